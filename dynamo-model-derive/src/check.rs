@@ -1,0 +1,254 @@
+//! Semantic checks: builds the validated model of an entity from its attributes.
+//! Checks that need the table's declaration (index names, key attributes) cannot run here,
+//! because another derive owns it; they are emitted as `const` assertions instead
+//! (see `expand::entity`), which the compiler evaluates with a span on the attribute.
+
+use crate::attr::{self, FieldAttrs};
+use crate::ctxt::Ctxt;
+use crate::template::{self, Template};
+use syn::{Data, DeriveInput, Fields, Ident, LitStr, Type, Visibility};
+
+pub struct Field {
+    pub ident: Ident,
+    pub ty: Type,
+    pub name: String,
+    pub attrs: FieldAttrs,
+    pub in_primary_key: bool,
+    pub in_index_key: bool,
+}
+
+pub struct IndexModel {
+    pub index: Ident,
+    pub pk: Option<(Template, LitStr)>,
+    pub sk: Option<(Template, LitStr)>,
+}
+
+pub struct EntityModel {
+    pub ident: Ident,
+    pub vis: Visibility,
+    pub table: syn::Path,
+    pub entity_type: String,
+    pub fields: Vec<Field>,
+    pub pk: (Template, LitStr),
+    pub sk: Option<(Template, LitStr)>,
+    pub indexes: Vec<IndexModel>,
+    pub serde_default: bool,
+}
+
+impl EntityModel {
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.ident == name)
+    }
+
+    /// Fields of the primary key templates in order of first appearance (pk, then sk).
+    pub fn key_params(&self) -> Vec<&Field> {
+        let mut out: Vec<&Field> = Vec::new();
+        let templates = std::iter::once(&self.pk.0).chain(self.sk.as_ref().map(|s| &s.0));
+        for name in templates.flat_map(Template::fields) {
+            if let Some(f) = self.field(name) {
+                if !out.iter().any(|o| o.ident == f.ident) {
+                    out.push(f);
+                }
+            }
+        }
+        out
+    }
+}
+
+fn parse_template(cx: &mut Ctxt, lit: &LitStr, fields: &[Field], what: &str) -> Option<Template> {
+    let parsed = match template::parse(&lit.value()) {
+        Ok(t) => t,
+        Err(message) => {
+            cx.error_spanned_by(lit, format!("malformed {what} template: {message}"));
+            return None;
+        }
+    };
+    let mut ok = true;
+    for name in parsed.fields() {
+        match fields.iter().find(|f| f.ident == name) {
+            None => {
+                let known: Vec<String> = fields.iter().map(|f| f.ident.to_string()).collect();
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "unknown field `{name}` in {what} template; the struct's fields are: {}",
+                        known.join(", ")
+                    ),
+                );
+                ok = false;
+            }
+            Some(f) if f.attrs.skip => {
+                cx.error_spanned_by(
+                    lit,
+                    format!("field `{name}` is skipped by serde and cannot be part of a key"),
+                );
+                ok = false;
+            }
+            Some(f) if f.attrs.serde_codec => {
+                cx.error_spanned_by(
+                    lit,
+                    format!("field `{name}` is stored with #[dynamo(serde)] and cannot be part of a key; key parts implement `dynamo_model::KeyPart`"),
+                );
+                ok = false;
+            }
+            Some(_) => {}
+        }
+    }
+    ok.then_some(parsed)
+}
+
+pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
+    let attrs = attr::entity_attrs(cx, &input.attrs);
+
+    if !input.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &input.generics,
+            "#[derive(Entity)] does not support generic structs",
+        );
+    }
+    let named = match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => Some(named),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(named) = named else {
+        cx.error_spanned_by(
+            &input.ident,
+            "#[derive(Entity)] needs a struct with named fields",
+        );
+        return None;
+    };
+
+    let mut fields = Vec::new();
+    for f in &named.named {
+        let Some(ident) = f.ident.clone() else {
+            continue;
+        };
+        let fattrs = attr::field_attrs(cx, &f.attrs);
+        let raw = ident.to_string();
+        let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();
+        let name = match (&fattrs.rename, &attrs.rename_all) {
+            (Some(rename), _) => rename.clone(),
+            (None, Some((rule, _))) => rule.apply(&raw),
+            (None, None) => raw,
+        };
+        if name.is_empty() {
+            cx.error_spanned_by(f, "an attribute name cannot be empty");
+        }
+        fields.push(Field {
+            ident,
+            ty: f.ty.clone(),
+            name,
+            attrs: fattrs,
+            in_primary_key: false,
+            in_index_key: false,
+        });
+    }
+    for (i, f) in fields.iter().enumerate() {
+        if f.attrs.skip {
+            continue;
+        }
+        if let Some(other) = fields[..i]
+            .iter()
+            .find(|o| !o.attrs.skip && o.name == f.name)
+        {
+            cx.error_spanned_by(
+                &f.ident,
+                format!(
+                    "fields `{}` and `{}` are both stored as attribute `{}`",
+                    other.ident, f.ident, f.name
+                ),
+            );
+        }
+    }
+
+    if attrs.table.is_none() {
+        cx.error_spanned_by(
+            &input.ident,
+            "missing `table`: add #[dynamo(table = YourTable)] (a type deriving `Table`)",
+        );
+    }
+    let pk = match &attrs.pk {
+        Some(lit) => parse_template(cx, lit, &fields, "pk").map(|t| (t, lit.clone())),
+        None => {
+            cx.error_spanned_by(
+                &input.ident,
+                "missing `pk`: add a partition key template, e.g. #[dynamo(pk = \"USER#{id}\")]",
+            );
+            None
+        }
+    };
+    let sk = attrs
+        .sk
+        .as_ref()
+        .and_then(|lit| parse_template(cx, lit, &fields, "sk").map(|t| (t, lit.clone())));
+    if attrs.sk.is_some() && sk.is_none() {
+        return None;
+    }
+
+    let mut indexes = Vec::new();
+    for (i, it) in attrs.indexes.iter().enumerate() {
+        if attrs.indexes[..i].iter().any(|o| o.index == it.index) {
+            cx.error_spanned_by(&it.index, format!("index `{}` has two templates", it.index));
+        }
+        let pk = it
+            .pk
+            .as_ref()
+            .and_then(|lit| parse_template(cx, lit, &fields, "index pk").map(|t| (t, lit.clone())));
+        let sk = it
+            .sk
+            .as_ref()
+            .and_then(|lit| parse_template(cx, lit, &fields, "index sk").map(|t| (t, lit.clone())));
+        indexes.push(IndexModel {
+            index: it.index.clone(),
+            pk,
+            sk,
+        });
+    }
+
+    let pk = pk?;
+    let table = attrs.table?;
+    for name in std::iter::once(&pk.0)
+        .chain(sk.as_ref().map(|s| &s.0))
+        .flat_map(Template::fields)
+    {
+        if let Some(f) = fields.iter_mut().find(|f| f.ident == name) {
+            f.in_primary_key = true;
+        }
+    }
+    for index in &indexes {
+        for name in index
+            .pk
+            .iter()
+            .chain(index.sk.iter())
+            .flat_map(|t| t.0.fields())
+        {
+            if let Some(f) = fields.iter_mut().find(|f| f.ident == name) {
+                f.in_index_key = true;
+            }
+        }
+    }
+
+    let entity_type = match &attrs.entity_type {
+        Some(lit) if lit.value().is_empty() => {
+            cx.error_spanned_by(lit, "the entity type cannot be empty");
+            String::new()
+        }
+        Some(lit) => lit.value(),
+        None => input.ident.to_string(),
+    };
+
+    Some(EntityModel {
+        ident: input.ident.clone(),
+        vis: input.vis.clone(),
+        table,
+        entity_type,
+        fields,
+        pk,
+        sk,
+        indexes,
+        serde_default: attrs.serde_default,
+    })
+}

@@ -1,0 +1,2 @@
+pub mod entity;
+pub mod table;

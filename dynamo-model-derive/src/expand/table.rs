@@ -1,0 +1,119 @@
+//! `#[derive(Table)]`: a `const SCHEMA` describing the table.
+
+use crate::attr::{self, IndexKind, KeyAttr, Projection, ScalarType};
+use crate::ctxt::Ctxt;
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::DeriveInput;
+
+fn key_attr(k: &KeyAttr) -> TokenStream {
+    let name = &k.name;
+    let ty = match k.ty {
+        ScalarType::S => quote!(S),
+        ScalarType::N => quote!(N),
+        ScalarType::B => quote!(B),
+    };
+    quote!(::dynamo_model::schema::KeyAttribute { name: #name, ty: ::dynamo_model::schema::ScalarType::#ty })
+}
+
+fn valid_index_name(name: &str) -> bool {
+    // DynamoDB naming rule: 3 to 255 characters from [a-zA-Z0-9_.-].
+    (3..=255).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
+    let mut cx = Ctxt::default();
+    let attrs = attr::table_attrs(&mut cx, &input.attrs);
+    if !input.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &input.generics,
+            "#[derive(Table)] does not support generic types",
+        );
+    }
+    if attrs.pk.is_none() {
+        cx.error_spanned_by(
+            &input.ident,
+            "missing `pk`: name the partition key attribute, e.g. #[dynamo(pk = \"PK\", sk = \"SK\")]",
+        );
+    }
+    for (i, index) in attrs.indexes.iter().enumerate() {
+        let name = index.name.value();
+        if !valid_index_name(&name) {
+            cx.error_spanned_by(
+                &index.name,
+                "an index name is 3 to 255 characters from a-z, A-Z, 0-9, `_`, `-` and `.`",
+            );
+        }
+        if attrs.indexes[..i].iter().any(|o| o.name.value() == name) {
+            cx.error_spanned_by(&index.name, format!("index `{name}` is declared twice"));
+        }
+        if index.kind == IndexKind::Local && attrs.sk.is_none() {
+            cx.error_spanned_by(&index.name, "an LSI needs a table with a sort key");
+        }
+    }
+    if attrs
+        .indexes
+        .iter()
+        .filter(|i| i.kind == IndexKind::Local)
+        .count()
+        > 5
+    {
+        cx.error_spanned_by(&input.ident, "DynamoDB allows at most five LSIs per table");
+    }
+    cx.check()?;
+
+    let ident = &input.ident;
+    let type_name = ident.to_string();
+    let pk = attrs.pk.as_ref().map(key_attr);
+    let sk = match &attrs.sk {
+        Some(sk) => {
+            let sk = key_attr(sk);
+            quote!(::core::option::Option::Some(#sk))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let indexes = attrs.indexes.iter().map(|index| {
+        let name = index.name.value();
+        let kind = match index.kind {
+            IndexKind::Global => quote!(Global),
+            IndexKind::Local => quote!(Local),
+        };
+        let pk = index.pk.iter().map(key_attr);
+        let sk = index.sk.iter().map(key_attr);
+        let projection = match &index.projection {
+            Projection::All => quote!(All),
+            Projection::KeysOnly => quote!(KeysOnly),
+            Projection::Include(names) => quote!(Include(&[#(#names),*])),
+        };
+        quote! {
+            ::dynamo_model::schema::IndexSchema {
+                name: #name,
+                kind: ::dynamo_model::schema::IndexKind::#kind,
+                pk: &[#(#pk),*],
+                sk: &[#(#sk),*],
+                projection: ::dynamo_model::schema::Projection::#projection,
+            }
+        }
+    });
+    let ttl = match &attrs.ttl {
+        Some(ttl) => quote!(::core::option::Option::Some(#ttl)),
+        None => quote!(::core::option::Option::None),
+    };
+    let entity_type = attrs.entity_type.as_deref().unwrap_or("_type");
+
+    Ok(quote! {
+        impl ::dynamo_model::Table for #ident {
+            const SCHEMA: ::dynamo_model::TableSchema = ::dynamo_model::TableSchema {
+                type_name: #type_name,
+                pk: #pk,
+                sk: #sk,
+                indexes: &[#(#indexes),*],
+                ttl: #ttl,
+                entity_type: #entity_type,
+            };
+        }
+    })
+}

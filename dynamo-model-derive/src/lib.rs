@@ -1,0 +1,30 @@
+//! Derive macros for [`dynamo-model`](https://docs.rs/dynamo-model): `#[derive(Table)]`
+//! and `#[derive(Entity)]`. Use them through the `dynamo_model` crate, which re-exports
+//! them and documents their attributes.
+
+mod attr;
+mod check;
+mod ctxt;
+mod expand;
+mod template;
+
+use proc_macro::TokenStream;
+use syn::{parse_macro_input, DeriveInput};
+
+/// Declares a table's key attributes, indexes and TTL attribute. See `dynamo_model::Table`.
+#[proc_macro_derive(Table, attributes(dynamo))]
+pub fn derive_table(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::table::expand(&input)
+        .unwrap_or_else(ctxt::to_compile_errors)
+        .into()
+}
+
+/// Binds a struct to a table with key templates. See `dynamo_model::Entity`.
+#[proc_macro_derive(Entity, attributes(dynamo))]
+pub fn derive_entity(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::entity::expand(&input)
+        .unwrap_or_else(ctxt::to_compile_errors)
+        .into()
+}

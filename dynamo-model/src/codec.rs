@@ -1,0 +1,403 @@
+//! Entity ↔ item conversion.
+//!
+//! `#[derive(Entity)]` generates straight-line code that converts each field with
+//! [`AttrValue`]: no intermediate `serde` data model, no second pass over the item, and
+//! strings are moved out of decoded attributes rather than copied. Types the crate does
+//! not know are stored through `serde_dynamo` when the field says `#[dynamo(serde)]`.
+
+use crate::error::DecodeErrorKind;
+use aws_sdk_dynamodb::types::AttributeValue;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::BuildHasher;
+
+/// Why a value could not be turned into an attribute.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EncodeError(pub String);
+
+/// A Rust value stored as one DynamoDB attribute.
+///
+/// Implemented for strings, all integer types, floats, `bool`, `Option`, `Vec`, maps
+/// with string keys, string sets, [`Binary`], `time::OffsetDateTime` (feature `time`,
+/// stored as RFC 3339 UTC with nanoseconds so it sorts), `uuid::Uuid` (feature `uuid`)
+/// and [`Serde`] (anything serde can handle, through `serde_dynamo`).
+///
+/// ```
+/// use dynamo_model::AttrValue;
+/// use aws_sdk_dynamodb::types::AttributeValue;
+///
+/// assert_eq!(42u32.to_attr().unwrap(), AttributeValue::N("42".into()));
+/// assert_eq!(u32::from_attr(AttributeValue::N("42".into())).unwrap(), 42);
+/// // `None` is not stored at all, so sparse indexes and `attribute_not_exists` work.
+/// assert_eq!(None::<u32>.to_attr_opt().unwrap(), None);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be stored as a DynamoDB attribute by dynamo-model",
+    label = "unsupported field type",
+    note = "supported: String, integers, floats, bool, Option, Vec, HashMap/BTreeMap<String, _>, string sets, Binary, OffsetDateTime (feature `time`), Uuid (feature `uuid`); for other types add `#[dynamo(serde)]` to the field to store it through serde_dynamo"
+)]
+pub trait AttrValue: Sized {
+    /// Encodes the value.
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError>;
+
+    /// Encodes the value, or `None` when the attribute should not be written at all
+    /// (`Option::None`, and empty sets, which DynamoDB rejects).
+    fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
+        self.to_attr().map(Some)
+    }
+
+    /// Decodes the value, taking ownership of the attribute so strings are moved.
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind>;
+
+    /// The value of an attribute that is absent from the item (an error unless the type
+    /// has a natural empty value, like `Option` or sets).
+    fn from_missing() -> Result<Self, DecodeErrorKind> {
+        Err(DecodeErrorKind::Missing)
+    }
+}
+
+/// The DynamoDB type name of an attribute value, for error messages.
+pub fn type_name(value: &AttributeValue) -> &'static str {
+    match value {
+        AttributeValue::S(_) => "S",
+        AttributeValue::N(_) => "N",
+        AttributeValue::B(_) => "B",
+        AttributeValue::Bool(_) => "BOOL",
+        AttributeValue::Null(_) => "NULL",
+        AttributeValue::L(_) => "L",
+        AttributeValue::M(_) => "M",
+        AttributeValue::Ss(_) => "SS",
+        AttributeValue::Ns(_) => "NS",
+        AttributeValue::Bs(_) => "BS",
+        _ => "unknown",
+    }
+}
+
+fn wrong_type(expected: &'static str, found: &AttributeValue) -> DecodeErrorKind {
+    DecodeErrorKind::WrongType {
+        expected,
+        found: type_name(found),
+    }
+}
+
+impl AttrValue for String {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        Ok(AttributeValue::S(self.clone()))
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        match value {
+            AttributeValue::S(s) => Ok(s),
+            other => Err(wrong_type("S", &other)),
+        }
+    }
+}
+
+impl AttrValue for bool {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        Ok(AttributeValue::Bool(*self))
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        match value {
+            AttributeValue::Bool(b) => Ok(b),
+            other => Err(wrong_type("BOOL", &other)),
+        }
+    }
+}
+
+macro_rules! integer_attr {
+    ($($t:ty),*) => {$(
+        impl AttrValue for $t {
+            fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+                let n = self.to_string();
+                // DynamoDB numbers hold at most 38 significant digits (u128::MAX has 39).
+                if significant_digits(&n) > 38 {
+                    return Err(EncodeError(format!(
+                        "{n} has more than the 38 significant digits a DynamoDB number holds"
+                    )));
+                }
+                Ok(AttributeValue::N(n))
+            }
+            fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+                match value {
+                    AttributeValue::N(n) => n.parse::<$t>().map_err(|e| {
+                        DecodeErrorKind::Invalid(format!(
+                            "number {n:?} is not a {}: {e}", stringify!($t)
+                        ))
+                    }),
+                    other => Err(wrong_type("N", &other)),
+                }
+            }
+        }
+    )*};
+}
+integer_attr!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+fn significant_digits(n: &str) -> usize {
+    n.trim_start_matches('-')
+        .trim_start_matches('0')
+        .trim_end_matches('0')
+        .len()
+}
+
+macro_rules! float_attr {
+    ($($t:ty),*) => {$(
+        impl AttrValue for $t {
+            fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+                if !self.is_finite() {
+                    return Err(EncodeError(format!("{self} is not a number DynamoDB can store")));
+                }
+                // Plain notation for ordinary magnitudes; exponent notation otherwise, since
+                // `1e300` written out would exceed the 38 significant digits of a DynamoDB number.
+                let abs = self.abs();
+                let n = if abs == 0.0 || (1e-7..1e15).contains(&abs) {
+                    format!("{self}")
+                } else {
+                    format!("{self:e}")
+                };
+                Ok(AttributeValue::N(n))
+            }
+            fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+                match value {
+                    AttributeValue::N(n) => n.parse::<$t>().map_err(|e| {
+                        DecodeErrorKind::Invalid(format!("number {n:?} is not a {}: {e}", stringify!($t)))
+                    }),
+                    other => Err(wrong_type("N", &other)),
+                }
+            }
+        }
+    )*};
+}
+float_attr!(f32, f64);
+
+impl<T: AttrValue> AttrValue for Option<T> {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        match self {
+            Some(v) => v.to_attr(),
+            None => Ok(AttributeValue::Null(true)),
+        }
+    }
+    fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
+        match self {
+            Some(v) => v.to_attr_opt(),
+            None => Ok(None),
+        }
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        match value {
+            AttributeValue::Null(_) => Ok(None),
+            other => T::from_attr(other).map(Some),
+        }
+    }
+    fn from_missing() -> Result<Self, DecodeErrorKind> {
+        Ok(None)
+    }
+}
+
+impl<T: AttrValue> AttrValue for Box<T> {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        (**self).to_attr()
+    }
+    fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
+        (**self).to_attr_opt()
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        T::from_attr(value).map(Box::new)
+    }
+    fn from_missing() -> Result<Self, DecodeErrorKind> {
+        T::from_missing().map(Box::new)
+    }
+}
+
+impl<T: AttrValue> AttrValue for Vec<T> {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        let mut list = Vec::with_capacity(self.len());
+        for v in self {
+            // Inside a list `None` has to be kept as NULL to preserve positions.
+            list.push(v.to_attr()?);
+        }
+        Ok(AttributeValue::L(list))
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        match value {
+            AttributeValue::L(list) => list
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| T::from_attr(v).map_err(|e| nested(format!("[{i}]"), e)))
+                .collect(),
+            other => Err(wrong_type("L", &other)),
+        }
+    }
+}
+
+fn nested(at: String, e: DecodeErrorKind) -> DecodeErrorKind {
+    DecodeErrorKind::Invalid(format!("at {at}: {e}"))
+}
+
+fn encode_map<'a, T: AttrValue + 'a>(
+    entries: impl ExactSizeIterator<Item = (&'a String, &'a T)>,
+) -> Result<AttributeValue, EncodeError> {
+    let mut map = HashMap::with_capacity(entries.len());
+    for (k, v) in entries {
+        if let Some(v) = v.to_attr_opt()? {
+            map.insert(k.clone(), v);
+        }
+    }
+    Ok(AttributeValue::M(map))
+}
+
+fn decode_map<T: AttrValue, C: FromIterator<(String, T)>>(
+    value: AttributeValue,
+) -> Result<C, DecodeErrorKind> {
+    match value {
+        AttributeValue::M(map) => map
+            .into_iter()
+            .map(|(k, v)| match T::from_attr(v) {
+                Ok(v) => Ok((k, v)),
+                Err(e) => Err(nested(format!(".{k}"), e)),
+            })
+            .collect(),
+        other => Err(wrong_type("M", &other)),
+    }
+}
+
+impl<T: AttrValue> AttrValue for BTreeMap<String, T> {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        encode_map(self.iter())
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        decode_map(value)
+    }
+}
+
+impl<T: AttrValue, S: BuildHasher + Default> AttrValue for HashMap<String, T, S> {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        encode_map(self.iter())
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        decode_map(value)
+    }
+}
+
+fn string_set<'a>(items: impl ExactSizeIterator<Item = &'a String>) -> Option<AttributeValue> {
+    // DynamoDB rejects empty sets: an empty set is stored as no attribute at all.
+    (items.len() > 0).then(|| AttributeValue::Ss(items.cloned().collect()))
+}
+
+fn decode_string_set<C: FromIterator<String>>(value: AttributeValue) -> Result<C, DecodeErrorKind> {
+    match value {
+        AttributeValue::Ss(set) => Ok(set.into_iter().collect()),
+        other => Err(wrong_type("SS", &other)),
+    }
+}
+
+impl<S: BuildHasher + Default> AttrValue for HashSet<String, S> {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        string_set(self.iter()).ok_or_else(|| EncodeError("an empty set cannot be stored".into()))
+    }
+    fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
+        Ok(string_set(self.iter()))
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        decode_string_set(value)
+    }
+    fn from_missing() -> Result<Self, DecodeErrorKind> {
+        Ok(Self::default())
+    }
+}
+
+impl AttrValue for BTreeSet<String> {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        string_set(self.iter()).ok_or_else(|| EncodeError("an empty set cannot be stored".into()))
+    }
+    fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
+        Ok(string_set(self.iter()))
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        decode_string_set(value)
+    }
+    fn from_missing() -> Result<Self, DecodeErrorKind> {
+        Ok(Self::default())
+    }
+}
+
+/// Bytes stored as a DynamoDB binary (`B`) attribute (a plain `Vec<u8>` is a list of numbers).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Binary(pub Vec<u8>);
+
+impl AttrValue for Binary {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        Ok(AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(
+            self.0.clone(),
+        )))
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        match value {
+            AttributeValue::B(b) => Ok(Binary(b.into_inner())),
+            other => Err(wrong_type("B", &other)),
+        }
+    }
+}
+
+impl AttrValue for AttributeValue {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        Ok(self.clone())
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        Ok(value)
+    }
+}
+
+/// A value stored through `serde_dynamo`: for field types without an [`AttrValue`]
+/// implementation. `#[dynamo(serde)]` on a field uses it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Serde<T>(pub T);
+
+impl<T> From<T> for Serde<T> {
+    fn from(value: T) -> Self {
+        Serde(value)
+    }
+}
+
+impl<T: serde::Serialize + serde::de::DeserializeOwned> AttrValue for Serde<T> {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        serde_dynamo::to_attribute_value(&self.0).map_err(|e| EncodeError(e.to_string()))
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        serde_dynamo::from_attribute_value(value)
+            .map(Serde)
+            .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
+    }
+}
+
+#[cfg(feature = "time")]
+impl AttrValue for time::OffsetDateTime {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        // Same fixed-width UTC form as in keys, so the attribute sorts and can be an index key.
+        let mut s = String::with_capacity(30);
+        crate::key::KeyPart::encode_key(self, &mut s).map_err(|e| EncodeError(e.to_string()))?;
+        Ok(AttributeValue::S(s))
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        match value {
+            AttributeValue::S(s) => {
+                time::OffsetDateTime::parse(&s, &time::format_description::well_known::Rfc3339)
+                    .map_err(|e| DecodeErrorKind::Invalid(format!("{s:?} is not RFC 3339: {e}")))
+            }
+            other => Err(wrong_type("S", &other)),
+        }
+    }
+}
+
+#[cfg(feature = "uuid")]
+impl AttrValue for uuid::Uuid {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        Ok(AttributeValue::S(self.hyphenated().to_string()))
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        match value {
+            AttributeValue::S(s) => uuid::Uuid::parse_str(&s)
+                .map_err(|e| DecodeErrorKind::Invalid(format!("{s:?} is not a UUID: {e}"))),
+            other => Err(wrong_type("S", &other)),
+        }
+    }
+}

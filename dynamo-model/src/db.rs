@@ -1,0 +1,91 @@
+//! `Db`: a client bound to one table, the entry point of every operation.
+
+use crate::ops::{Delete, Get, Put, Update};
+use crate::{Entity, Error, Key, Table};
+use aws_sdk_dynamodb::Client;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// A DynamoDB client bound to one table of schema `T`.
+///
+/// The schema is static; the table name is runtime configuration (stage, tenant, one
+/// table per test). Cloning is cheap.
+///
+/// ```no_run
+/// # use dynamo_model::{Db, Table};
+/// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+/// # async fn demo(client: aws_sdk_dynamodb::Client) -> Result<(), dynamo_model::Error> {
+/// let db: Db<App> = Db::new(client, "app-prod");
+/// db.create_table().await?; // once, e.g. in a migration or a test
+/// # Ok(()) }
+/// ```
+pub struct Db<T> {
+    client: Client,
+    table_name: Arc<str>,
+    _table: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Db<T> {
+    fn clone(&self) -> Self {
+        Db {
+            client: self.client.clone(),
+            table_name: self.table_name.clone(),
+            _table: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Db<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("table_name", &self.table_name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Table> Db<T> {
+    /// Binds `client` to the table named `table_name`.
+    pub fn new(client: Client, table_name: impl Into<Arc<str>>) -> Self {
+        Db {
+            client,
+            table_name: table_name.into(),
+            _table: PhantomData,
+        }
+    }
+
+    /// The underlying SDK client, for anything this crate does not cover.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The table name.
+    pub fn table_name(&self) -> &str {
+        &self.table_name
+    }
+
+    /// Creates the table from the schema (keys, indexes, on-demand capacity), waits until
+    /// it is active, and enables TTL when the schema declares a TTL attribute.
+    pub async fn create_table(&self) -> Result<(), Error> {
+        crate::schema::create_table(&self.client, &self.table_name, &T::SCHEMA).await
+    }
+
+    /// Reads one item. Resolves to `Ok(None)` when there is no item under the key.
+    pub fn get<E: Entity<Table = T>>(&self, key: Key<E>) -> Get<'_, E> {
+        Get::new(self, key)
+    }
+
+    /// Writes a whole entity, replacing any item of the same entity type under its key.
+    pub fn put<'a, E: Entity<Table = T>>(&'a self, entity: &'a E) -> Put<'a, E> {
+        Put::new(self, entity)
+    }
+
+    /// Deletes one item.
+    pub fn delete<E: Entity<Table = T>>(&self, key: Key<E>) -> Delete<'_, E> {
+        Delete::new(self, key)
+    }
+
+    /// Changes some attributes of an existing item and returns the updated entity.
+    pub fn update<E: Entity<Table = T>>(&self, key: Key<E>) -> Update<'_, E> {
+        Update::new(self, key)
+    }
+}

@@ -1,0 +1,204 @@
+//! The `Entity` trait: one Rust type ↔ one kind of item in a single table.
+
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::{Error, Item, Key, Table};
+
+/// A Rust type stored as items of a single table. Implemented by `#[derive(Entity)]`.
+///
+/// Every item written for an entity carries the table's entity-type attribute with
+/// [`Entity::ENTITY_TYPE`]; decoding checks it, so reading an item of another entity type
+/// is a [`DecodeErrorKind::WrongEntityType`] error, never garbage.
+pub trait Entity: Sized + Send + Sync + 'static {
+    /// The table the entity lives in.
+    type Table: Table;
+
+    /// The value of the entity-type attribute on this entity's items.
+    const ENTITY_TYPE: &'static str;
+
+    /// Attribute names of the fields the primary key templates are built from. These
+    /// fields cannot be changed by an update (that would move the item to another key).
+    const KEY_FIELDS: &'static [&'static str];
+
+    /// Attribute names of the fields the secondary-index templates are built from.
+    const INDEX_FIELDS: &'static [&'static str];
+
+    /// This entity's primary key.
+    fn primary_key(&self) -> Key<Self>;
+
+    /// Encodes the entity into a complete item: key attributes, index attributes (only
+    /// those whose template fields are all present), the entity-type attribute and every
+    /// field.
+    fn to_item(&self) -> Result<Item, Error>;
+
+    /// Decodes an item, checking its entity type first.
+    fn from_item(item: Item) -> Result<Self, DecodeError>;
+}
+
+#[doc(hidden)]
+pub mod __private {
+    //! Support for generated code. Not a public API.
+    use super::*;
+    use crate::codec::AttrValue;
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    pub use crate::key::{KeyArg, KeyPart, OptionalKeyPart};
+    pub use aws_sdk_dynamodb::types::AttributeValue as Av;
+    pub use std::collections::HashMap;
+
+    /// Inserts a field's attribute unless it is absent (`None`, empty set).
+    #[inline]
+    pub fn put_field<E: Entity, T: AttrValue>(
+        item: &mut Item,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        match value.to_attr_opt() {
+            Ok(Some(av)) => {
+                item.insert(name.to_owned(), av);
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(e) => Err(Error::Validation {
+                entity: E::ENTITY_TYPE,
+                message: format!("field `{name}` cannot be stored: {e}"),
+                source: Some(Box::new(e)),
+            }),
+        }
+    }
+
+    /// Inserts a `#[dynamo(serde)]` field's attribute, encoded by `serde_dynamo`.
+    pub fn put_serde_field<E: Entity, T: serde::Serialize>(
+        item: &mut Item,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        match serde_dynamo::to_attribute_value::<_, AttributeValue>(value) {
+            Ok(av) => {
+                item.insert(name.to_owned(), av);
+                Ok(())
+            }
+            Err(e) => Err(Error::Validation {
+                entity: E::ENTITY_TYPE,
+                message: format!("field `{name}` cannot be stored: {e}"),
+                source: Some(Box::new(e)),
+            }),
+        }
+    }
+
+    /// Takes a field's attribute out of the item and decodes it; `default` supplies the
+    /// value of a missing attribute (`#[serde(default)]`).
+    #[inline]
+    pub fn take_field<E: Entity, T: AttrValue>(
+        item: &mut Item,
+        name: &'static str,
+        default: Option<fn() -> T>,
+    ) -> Result<T, DecodeError> {
+        let decoded = match (item.remove(name), default) {
+            (Some(av), _) => T::from_attr(av),
+            (None, Some(default)) => Ok(default()),
+            (None, None) => T::from_missing(),
+        };
+        decoded.map_err(|kind| decode_error::<E>(item, Some(name), kind))
+    }
+
+    /// Takes a `#[dynamo(serde)]` field's attribute out of the item and decodes it with
+    /// `serde_dynamo` (a missing attribute decodes as serde's `null`, so `Option` works).
+    pub fn take_serde_field<E: Entity, T: serde::de::DeserializeOwned>(
+        item: &mut Item,
+        name: &'static str,
+        default: Option<fn() -> T>,
+    ) -> Result<T, DecodeError> {
+        let av = match (item.remove(name), default) {
+            (Some(av), _) => av,
+            (None, Some(default)) => return Ok(default()),
+            (None, None) => AttributeValue::Null(true),
+        };
+        serde_dynamo::from_attribute_value(av).map_err(|e| {
+            let kind = if item.contains_key(name) {
+                DecodeErrorKind::Invalid(e.to_string())
+            } else {
+                DecodeErrorKind::Invalid(format!("{e} (attribute missing or unreadable)"))
+            };
+            decode_error::<E>(item, Some(name), kind)
+        })
+    }
+
+    /// Checks the entity-type attribute.
+    #[inline]
+    pub fn check_entity_type<E: Entity>(item: &Item) -> Result<(), DecodeError> {
+        let attr = <E::Table as Table>::SCHEMA.entity_type;
+        match item.get(attr) {
+            Some(AttributeValue::S(found)) if found == E::ENTITY_TYPE => Ok(()),
+            other => {
+                let found = other.map(|v| match v {
+                    AttributeValue::S(s) => s.clone(),
+                    v => format!("<{} attribute>", crate::codec::type_name(v)),
+                });
+                Err(decode_error::<E>(
+                    item,
+                    None,
+                    DecodeErrorKind::WrongEntityType {
+                        expected: E::ENTITY_TYPE,
+                        found,
+                    },
+                ))
+            }
+        }
+    }
+
+    /// Inserts the key, entity type and index attributes common to every item.
+    #[inline]
+    pub fn put_key<E: Entity>(item: &mut Item, key: Key<E>) -> Result<(), Error> {
+        let schema = &<E::Table as Table>::SCHEMA;
+        let raw = key.raw()?;
+        item.insert(schema.pk.name.to_owned(), AttributeValue::S(raw.pk.clone()));
+        if let (Some(attr), Some(sk)) = (schema.sk, &raw.sk) {
+            item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
+        }
+        item.insert(
+            schema.entity_type.to_owned(),
+            AttributeValue::S(E::ENTITY_TYPE.to_owned()),
+        );
+        Ok(())
+    }
+
+    /// Renders an index's key attributes from its templates. They are written only when
+    /// every field of every template is present (sparse index): an item is either fully in
+    /// the index or not in it at all.
+    #[inline]
+    pub fn put_index<E: Entity>(
+        item: &mut Item,
+        pk_attribute: Option<&'static str>,
+        sk_attribute: Option<&'static str>,
+        render: impl FnOnce(&mut String, &mut String) -> Result<bool, crate::key::KeyError>,
+    ) -> Result<(), Error> {
+        let (mut pk, mut sk) = (String::new(), String::new());
+        match render(&mut pk, &mut sk) {
+            Ok(true) => {
+                if let Some(attribute) = pk_attribute {
+                    item.insert(attribute.to_owned(), AttributeValue::S(pk));
+                }
+                if let Some(attribute) = sk_attribute {
+                    item.insert(attribute.to_owned(), AttributeValue::S(sk));
+                }
+                Ok(())
+            }
+            Ok(false) => Ok(()),
+            Err(e) => Err(Error::key(E::ENTITY_TYPE, e)),
+        }
+    }
+
+    /// A decode error with the item's key for context.
+    pub fn decode_error<E: Entity>(
+        item: &Item,
+        attribute: Option<&str>,
+        kind: DecodeErrorKind,
+    ) -> DecodeError {
+        DecodeError {
+            entity: E::ENTITY_TYPE,
+            key: crate::key::describe_item_key(&<E::Table as Table>::SCHEMA, item),
+            attribute: attribute.map(str::to_owned),
+            kind,
+        }
+    }
+}

@@ -1,0 +1,1240 @@
+//! Order-preserving encoding of values into DynamoDB key strings.
+//!
+//! A key template such as `ORDER#{created_at}#{order_id}` is rendered by
+//! writing its literal text and, for every `{field}` placeholder, the encoding
+//! produced by [`KeyPart::encode_key`]. DynamoDB compares string keys by their
+//! UTF-8 bytes, so every encoding here is chosen such that:
+//!
+//! * the byte order of the encodings equals the logical order of the values
+//!   (for strings: the byte order of the raw UTF-8);
+//! * it is injective, and [`KeyPart::decode_key`] restores the value exactly;
+//! * it never contains the [`DELIMITER`] `#`. A `#` inside a string value is
+//!   escaped reversibly, so a value can never forge a delimiter, every `#` in
+//!   a full key is a component boundary, and a whole-component prefix such as
+//!   `ORDER#1#` can never match a longer value such as `ORDER#10#...`.
+//!
+//! | type | encoding |
+//! |------|----------|
+//! | `String` | the text, with `"` written as `""` and `#` written as `"$` |
+//! | `u8` … `u128`, `usize` | zero-padded decimal, width of the type's `MAX` (`usize` as `u64`) |
+//! | `i8` … `i128`, `isize` | `v >= 0`: zero-padded decimal, width of `MAX`; `v < 0`: `-` then `v - MIN` zero-padded to the same width (`isize` as `i64`) |
+//! | `bool` | `false` / `true` |
+//! | `time::OffsetDateTime` (feature `time`) | UTC, `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` |
+//! | `uuid::Uuid` (feature `uuid`) | lowercase hyphenated |
+//!
+//! ```text
+//! 5i64            -> 0000000000000000005
+//! -1i64           -> -9223372036854775807
+//! i64::MIN        -> -0000000000000000000
+//! "a#b"           -> a"$b
+//! ORDER#{created_at}#{order_id}
+//!                 -> ORDER#2024-01-02T03:04:05.000000000Z#00000000000000000042
+//! ```
+//!
+//! An empty string is a valid component (`ORDER##x`), but DynamoDB rejects a
+//! key attribute whose whole value is empty; that is checked by the caller.
+
+/// The delimiter between key components.
+///
+/// No encoding produced by this module contains it, so every `#` in a full
+/// key separates two components.
+pub const DELIMITER: char = '#';
+
+/// Escape character for string values; must sort immediately below
+/// [`DELIMITER`] (no other character lies between the two).
+const ESCAPE: u8 = b'"';
+/// Escape sequence for a literal `"` inside a string value.
+const ESCAPED_ESCAPE: &str = "\"\"";
+/// Escape sequence for a literal `#` inside a string value. It sorts after
+/// [`ESCAPED_ESCAPE`] and before every character above `#`, just like `#`.
+const ESCAPED_DELIMITER: &str = "\"$";
+
+/// An error while encoding a value into a key or decoding it from a key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// The value contains a character that cannot be represented in a key.
+    ///
+    /// The built-in encodings accept every character (delimiters are escaped);
+    /// this variant is available to custom [`KeyPart`] implementations.
+    #[error("character {ch:?} is not allowed in a key value (in {value:?})")]
+    ForbiddenChar {
+        /// The rejected character.
+        ch: char,
+        /// The value that contains it.
+        value: String,
+    },
+    /// The value is valid for its type but outside the range keys can encode.
+    #[error("{type_name} value {value} cannot be encoded in a key: {reason}")]
+    OutOfRange {
+        /// The Rust type of the value.
+        type_name: &'static str,
+        /// The value, formatted for display.
+        value: String,
+        /// Why it is out of range.
+        reason: &'static str,
+    },
+    /// A key component is not a valid encoding of the expected type.
+    #[error("malformed {type_name} key component {input:?}: {reason}")]
+    Malformed {
+        /// The Rust type that was expected.
+        type_name: &'static str,
+        /// The component that failed to decode.
+        input: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+}
+
+fn malformed(type_name: &'static str, input: &str, reason: &'static str) -> KeyError {
+    KeyError::Malformed {
+        type_name,
+        input: input.to_owned(),
+        reason,
+    }
+}
+
+/// A value that can be a component of a key template.
+///
+/// Implementations must guarantee that
+///
+/// * the byte order of encodings equals the logical order of values;
+/// * distinct values have distinct encodings;
+/// * no encoding contains [`DELIMITER`] (so a whole-component prefix such as
+///   `ORDER#1#` never matches a longer value such as `ORDER#10#...`);
+/// * `decode_key` inverts `encode_key` and accepts nothing else.
+///
+/// Custom string-like types can delegate to [`escape_str`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used in a key template",
+    label = "this field is used in a key template",
+    note = "key fields must implement `dynamo_model::KeyPart`: String, integers, bool, time::OffsetDateTime (feature `time`), uuid::Uuid (feature `uuid`), or your own type implementing it"
+)]
+pub trait KeyPart: Sized {
+    /// Appends the order-preserving encoding of `self` to `out`.
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError>;
+
+    /// Parses one component produced by `encode_key` (already split from the
+    /// full key, e.g. with [`split_components`]).
+    ///
+    /// Decoding is strict: only the exact output of `encode_key` is accepted;
+    /// anything else is a [`KeyError::Malformed`].
+    fn decode_key(component: &str) -> Result<Self, KeyError>;
+}
+
+/// An argument accepted where a key field of type `T` is expected: `T`, `&T`,
+/// and `&str` for `String` fields.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used as a key argument of type `{T}`",
+    note = "pass a `{T}` or a `&{T}` (or a `&str` for a `String` field)"
+)]
+pub trait KeyArg<T> {
+    /// Appends the encoding of this argument, as a value of type `T`, to `out`.
+    fn encode_key_arg(&self, out: &mut String) -> Result<(), KeyError>;
+}
+
+impl<T: KeyPart> KeyArg<T> for T {
+    fn encode_key_arg(&self, out: &mut String) -> Result<(), KeyError> {
+        self.encode_key(out)
+    }
+}
+
+impl<T: KeyPart> KeyArg<T> for &T {
+    fn encode_key_arg(&self, out: &mut String) -> Result<(), KeyError> {
+        (**self).encode_key(out)
+    }
+}
+
+impl KeyArg<String> for &str {
+    fn encode_key_arg(&self, out: &mut String) -> Result<(), KeyError> {
+        escape_str(self, out)
+    }
+}
+
+/// A template field that may be absent, as used by sparse indexes: a
+/// `T: KeyPart` is always present, an `Option<T>` is present when `Some`.
+pub trait OptionalKeyPart {
+    /// Appends the encoding to `out` and returns `true` if the value is
+    /// present; returns `false` and leaves `out` unchanged if it is absent.
+    fn encode_optional_key(&self, out: &mut String) -> Result<bool, KeyError>;
+}
+
+impl<T: KeyPart> OptionalKeyPart for T {
+    fn encode_optional_key(&self, out: &mut String) -> Result<bool, KeyError> {
+        self.encode_key(out).map(|()| true)
+    }
+}
+
+impl<T: KeyPart> OptionalKeyPart for Option<T> {
+    fn encode_optional_key(&self, out: &mut String) -> Result<bool, KeyError> {
+        match self {
+            Some(value) => value.encode_key(out).map(|()| true),
+            None => Ok(false),
+        }
+    }
+}
+
+/// Splits a full key string into its components at the delimiters.
+///
+/// Encoded values never contain [`DELIMITER`], so every `#` is a boundary.
+/// Escapes stay inside the returned slices, so each one can be passed to
+/// [`KeyPart::decode_key`]. A key without delimiters yields one component; an
+/// empty key yields one empty component.
+pub fn split_components(key: &str) -> impl Iterator<Item = &str> {
+    key.split(DELIMITER)
+}
+
+/// Escapes a raw string value exactly like `String::encode_key` and appends
+/// it to `out`; used to build partial (prefix) keys.
+///
+/// `"` becomes `""` and `#` becomes `"$`; every other character is copied
+/// unchanged. The built-in escaping never fails; the `Result` leaves room for
+/// stricter rules.
+pub fn escape_str(value: &str, out: &mut String) -> Result<(), KeyError> {
+    out.reserve(value.len());
+    let mut rest = value;
+    while let Some(i) = rest.find(['"', DELIMITER]) {
+        out.push_str(&rest[..i]);
+        out.push_str(if rest.as_bytes()[i] == ESCAPE {
+            ESCAPED_ESCAPE
+        } else {
+            ESCAPED_DELIMITER
+        });
+        rest = &rest[i + 1..];
+    }
+    out.push_str(rest);
+    Ok(())
+}
+
+fn unescape_str(component: &str) -> Result<String, KeyError> {
+    const NAME: &str = "String";
+    let mut value = String::with_capacity(component.len());
+    let mut rest = component;
+    while let Some(i) = rest.find(['"', DELIMITER]) {
+        value.push_str(&rest[..i]);
+        let bytes = rest.as_bytes();
+        if bytes[i] != ESCAPE {
+            return Err(malformed(NAME, component, "contains an unescaped `#`"));
+        }
+        match bytes.get(i + 1) {
+            Some(b'"') => value.push('"'),
+            Some(b'$') => value.push(DELIMITER),
+            _ => {
+                return Err(malformed(
+                    NAME,
+                    component,
+                    "`\"` must be followed by `\"` or `$`",
+                ))
+            }
+        }
+        // Both bytes of the escape are ASCII, so this is a char boundary.
+        rest = &rest[i + 2..];
+    }
+    value.push_str(rest);
+    Ok(value)
+}
+
+impl KeyPart for String {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        escape_str(self, out)
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        unescape_str(component)
+    }
+}
+
+/// Appends `v` as decimal, left-padded with zeros to `width` digits.
+/// `width` must be at least the number of digits of `v` (at most 20).
+fn push_padded_u64(out: &mut String, mut v: u64, width: usize) {
+    let mut buf = [b'0'; 20];
+    let mut i = buf.len();
+    while v > 0 {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    debug_assert!(buf.len() - i <= width && width <= buf.len());
+    out.extend(buf[buf.len() - width..].iter().map(|&b| char::from(b)));
+}
+
+/// Like [`push_padded_u64`] for `u128` (width at most 39).
+fn push_padded_u128(out: &mut String, mut v: u128, width: usize) {
+    // Fast path: avoid 128-bit division for values that fit in a u64.
+    if let Ok(small) = u64::try_from(v) {
+        if width <= 20 {
+            return push_padded_u64(out, small, width);
+        }
+        out.extend(std::iter::repeat_n('0', width - 20));
+        return push_padded_u64(out, small, 20);
+    }
+    let mut buf = [b'0'; 39];
+    let mut i = buf.len();
+    while v > 0 {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    debug_assert!(buf.len() - i <= width && width <= buf.len());
+    out.extend(buf[buf.len() - width..].iter().map(|&b| char::from(b)));
+}
+
+/// Parses exactly `width` ASCII digits (no sign) into `U`.
+fn parse_fixed<U: std::str::FromStr>(
+    digits: &str,
+    width: usize,
+    type_name: &'static str,
+    input: &str,
+) -> Result<U, KeyError> {
+    if digits.len() != width {
+        return Err(malformed(type_name, input, "wrong number of digits"));
+    }
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(malformed(type_name, input, "expected only ASCII digits"));
+    }
+    digits
+        .parse()
+        .map_err(|_| malformed(type_name, input, "value out of range"))
+}
+
+/// Zero-padded widths (number of decimal digits of `MAX`).
+mod width {
+    pub const U8: usize = 3;
+    pub const U16: usize = 5;
+    pub const U32: usize = 10;
+    pub const U64: usize = 20;
+    pub const U128: usize = 39;
+    pub const I8: usize = 3;
+    pub const I16: usize = 5;
+    pub const I32: usize = 10;
+    pub const I64: usize = 19;
+    pub const I128: usize = 39;
+}
+
+macro_rules! impl_unsigned {
+    ($($t:ident => $wide:ident, $push:ident, $width:expr;)*) => {$(
+        impl KeyPart for $t {
+            fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+                $push(out, <$wide>::from(*self), $width);
+                Ok(())
+            }
+
+            fn decode_key(component: &str) -> Result<Self, KeyError> {
+                parse_fixed::<$t>(component, $width, stringify!($t), component)
+            }
+        }
+    )*};
+}
+
+impl_unsigned! {
+    u8 => u64, push_padded_u64, width::U8;
+    u16 => u64, push_padded_u64, width::U16;
+    u32 => u64, push_padded_u64, width::U32;
+    u64 => u64, push_padded_u64, width::U64;
+    u128 => u128, push_padded_u128, width::U128;
+}
+
+macro_rules! impl_signed {
+    ($($t:ident => $unsigned:ident, $wide:ident, $push:ident, $width:expr;)*) => {$(
+        impl KeyPart for $t {
+            fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+                let magnitude: $unsigned = if *self < 0 {
+                    out.push('-');
+                    // v - MIN, in 0..=MAX for negative v; cannot overflow.
+                    self.abs_diff(<$t>::MIN)
+                } else {
+                    self.unsigned_abs()
+                };
+                $push(out, <$wide>::from(magnitude), $width);
+                Ok(())
+            }
+
+            fn decode_key(component: &str) -> Result<Self, KeyError> {
+                const NAME: &str = stringify!($t);
+                let (negative, digits) = match component.strip_prefix('-') {
+                    Some(digits) => (true, digits),
+                    None => (false, component),
+                };
+                let magnitude: $unsigned = parse_fixed(digits, $width, NAME, component)?;
+                // Both forms carry a magnitude in 0..=MAX.
+                let magnitude = <$t>::try_from(magnitude)
+                    .map_err(|_| malformed(NAME, component, "value out of range"))?;
+                Ok(if negative {
+                    <$t>::MIN + magnitude
+                } else {
+                    magnitude
+                })
+            }
+        }
+    )*};
+}
+
+impl_signed! {
+    i8 => u8, u64, push_padded_u64, width::I8;
+    i16 => u16, u64, push_padded_u64, width::I16;
+    i32 => u32, u64, push_padded_u64, width::I32;
+    i64 => u64, u64, push_padded_u64, width::I64;
+    i128 => u128, u128, push_padded_u128, width::I128;
+}
+
+/// Encoded as `u64`, so keys do not depend on the platform's pointer width.
+impl KeyPart for usize {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        let value = u64::try_from(*self).map_err(|_| KeyError::OutOfRange {
+            type_name: "usize",
+            value: self.to_string(),
+            reason: "does not fit in u64",
+        })?;
+        value.encode_key(out)
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        let value: u64 = parse_fixed(component, width::U64, "usize", component)?;
+        usize::try_from(value).map_err(|_| malformed("usize", component, "value out of range"))
+    }
+}
+
+/// Encoded as `i64`, so keys do not depend on the platform's pointer width.
+impl KeyPart for isize {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        let value = i64::try_from(*self).map_err(|_| KeyError::OutOfRange {
+            type_name: "isize",
+            value: self.to_string(),
+            reason: "does not fit in i64",
+        })?;
+        value.encode_key(out)
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        let value = i64::decode_key(component).map_err(|error| match error {
+            KeyError::Malformed { input, reason, .. } => KeyError::Malformed {
+                type_name: "isize",
+                input,
+                reason,
+            },
+            other => other,
+        })?;
+        isize::try_from(value).map_err(|_| malformed("isize", component, "value out of range"))
+    }
+}
+
+impl KeyPart for bool {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        out.push_str(if *self { "true" } else { "false" });
+        Ok(())
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        match component {
+            "false" => Ok(false),
+            "true" => Ok(true),
+            _ => Err(malformed("bool", component, "expected `false` or `true`")),
+        }
+    }
+}
+
+/// Converted to UTC and written as `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` (always 30
+/// characters). The offset is not preserved: decoding yields the same instant
+/// in UTC. Instants whose UTC year is outside `0000..=9999` are
+/// [`KeyError::OutOfRange`].
+#[cfg(feature = "time")]
+impl KeyPart for time::OffsetDateTime {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        let utc = self
+            .checked_to_offset(time::UtcOffset::UTC)
+            .filter(|utc| (0..=9999).contains(&utc.year()))
+            .ok_or_else(|| KeyError::OutOfRange {
+                type_name: "OffsetDateTime",
+                value: self.to_string(),
+                reason: "the year in UTC must be between 0000 and 9999",
+            })?;
+        // The year is in 0..=9999, hence non-negative.
+        push_padded_u64(out, utc.year().unsigned_abs().into(), 4);
+        out.push('-');
+        push_padded_u64(out, u8::from(utc.month()).into(), 2);
+        out.push('-');
+        push_padded_u64(out, utc.day().into(), 2);
+        out.push('T');
+        push_padded_u64(out, utc.hour().into(), 2);
+        out.push(':');
+        push_padded_u64(out, utc.minute().into(), 2);
+        out.push(':');
+        push_padded_u64(out, utc.second().into(), 2);
+        out.push('.');
+        push_padded_u64(out, utc.nanosecond().into(), 9);
+        out.push('Z');
+        Ok(())
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        const NAME: &str = "OffsetDateTime";
+        const FORMAT: &str = "expected `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`";
+        const SEPARATORS: [(usize, u8); 7] = [
+            (4, b'-'),
+            (7, b'-'),
+            (10, b'T'),
+            (13, b':'),
+            (16, b':'),
+            (19, b'.'),
+            (29, b'Z'),
+        ];
+        let bytes = component.as_bytes();
+        if bytes.len() != 30
+            || SEPARATORS
+                .iter()
+                .any(|&(index, separator)| bytes[index] != separator)
+        {
+            return Err(malformed(NAME, component, FORMAT));
+        }
+        let number = |range: std::ops::Range<usize>| -> Result<u32, KeyError> {
+            bytes[range].iter().try_fold(0u32, |acc, &b| {
+                if b.is_ascii_digit() {
+                    // At most 9 digits: cannot overflow a u32.
+                    Ok(acc * 10 + u32::from(b - b'0'))
+                } else {
+                    Err(malformed(NAME, component, FORMAT))
+                }
+            })
+        };
+        let year = number(0..4)?;
+        let month = number(5..7)?;
+        let day = number(8..10)?;
+        let hour = number(11..13)?;
+        let minute = number(14..16)?;
+        let second = number(17..19)?;
+        let nanosecond = number(20..29)?;
+
+        let invalid_date = |_| malformed(NAME, component, "not a valid calendar date");
+        let invalid_time = |_| malformed(NAME, component, "not a valid time of day");
+        // All narrowing conversions below are lossless: at most 4 or 2 digits.
+        let month = time::Month::try_from(month as u8).map_err(invalid_date)?;
+        let date =
+            time::Date::from_calendar_date(year as i32, month, day as u8).map_err(invalid_date)?;
+        let time = time::Time::from_hms_nano(hour as u8, minute as u8, second as u8, nanosecond)
+            .map_err(invalid_time)?;
+        Ok(time::PrimitiveDateTime::new(date, time).assume_utc())
+    }
+}
+
+/// Written lowercase hyphenated (36 characters), whose byte order equals the
+/// UUID's byte order.
+#[cfg(feature = "uuid")]
+impl KeyPart for uuid::Uuid {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        let mut buf = uuid::Uuid::encode_buffer();
+        out.push_str(self.hyphenated().encode_lower(&mut buf));
+        Ok(())
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        const NAME: &str = "Uuid";
+        let bytes = component.as_bytes();
+        let well_formed = bytes.len() == 36
+            && bytes.iter().enumerate().all(|(i, &b)| match i {
+                8 | 13 | 18 | 23 => b == b'-',
+                _ => matches!(b, b'0'..=b'9' | b'a'..=b'f'),
+            });
+        if !well_formed {
+            return Err(malformed(
+                NAME,
+                component,
+                "expected a lowercase hyphenated UUID",
+            ));
+        }
+        uuid::Uuid::try_parse(component)
+            .map_err(|_| malformed(NAME, component, "expected a lowercase hyphenated UUID"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::cmp::Ordering;
+    use std::fmt::Debug;
+
+    fn enc<T: KeyPart>(value: &T) -> String {
+        let mut out = String::new();
+        value.encode_key(&mut out).expect("encodable value");
+        out
+    }
+
+    fn key_error(error: KeyError) -> TestCaseError {
+        TestCaseError::fail(error.to_string())
+    }
+
+    fn check_roundtrip<T: KeyPart + PartialEq + Debug>(value: &T) -> Result<(), TestCaseError> {
+        let encoded = enc(value);
+        prop_assert!(!encoded.contains(DELIMITER), "{encoded:?} contains `#`");
+        let decoded = T::decode_key(&encoded).map_err(key_error)?;
+        prop_assert_eq!(&decoded, value);
+        Ok(())
+    }
+
+    fn check_order<T: KeyPart + Debug>(
+        a: &T,
+        b: &T,
+        logical: Ordering,
+    ) -> Result<(), TestCaseError> {
+        let (ea, eb) = (enc(a), enc(b));
+        prop_assert_eq!(
+            ea.as_bytes().cmp(eb.as_bytes()),
+            logical,
+            "{:?} -> {:?}, {:?} -> {:?}",
+            a,
+            ea,
+            b,
+            eb
+        );
+        Ok(())
+    }
+
+    fn check_injective<T: KeyPart + PartialEq + Debug>(a: &T, b: &T) -> Result<(), TestCaseError> {
+        if a != b {
+            prop_assert_ne!(enc(a), enc(b));
+        }
+        Ok(())
+    }
+
+    /// `enc(a) + "#"` is never a prefix of `enc(b) + "#" + tail` for `a != b`.
+    fn check_prefix<T: KeyPart + PartialEq + Debug>(
+        a: &T,
+        b: &T,
+        tail: &str,
+    ) -> Result<(), TestCaseError> {
+        if a != b {
+            let prefix = format!("{}{DELIMITER}", enc(a));
+            let key = format!("{}{DELIMITER}{tail}", enc(b));
+            prop_assert!(
+                !key.starts_with(&prefix),
+                "{prefix:?} is a prefix of {key:?}"
+            );
+        }
+        Ok(())
+    }
+
+    /// Decoding never panics, and whatever it accepts is canonical: it
+    /// re-encodes to exactly the input.
+    fn check_decode<T: KeyPart + Debug>(input: &str) -> Result<(), TestCaseError> {
+        match T::decode_key(input) {
+            Ok(value) => prop_assert_eq!(enc(&value), input),
+            Err(error) => prop_assert!(
+                matches!(error, KeyError::Malformed { .. }),
+                "unexpected error {error:?}"
+            ),
+        }
+        Ok(())
+    }
+
+    fn mutate(input: &str, index: usize, op: u8, ch: char) -> String {
+        let mut chars: Vec<char> = input.chars().collect();
+        let len = chars.len();
+        match op {
+            0 if len > 0 => chars[index % len] = ch,
+            1 => chars.insert(index % (len + 1), ch),
+            2 if len > 0 => {
+                chars.remove(index % len);
+            }
+            _ => chars.truncate(index % (len + 1)),
+        }
+        chars.into_iter().collect()
+    }
+
+    fn mutation() -> impl Strategy<Value = (usize, u8, char)> {
+        let chars = vec![
+            '0', '1', '9', 'a', 'f', 'g', 'A', 'F', '-', '+', '#', '"', '$', ':', '.', 'T', 'Z',
+            ' ', '\u{0}', '\u{1}', 'é', '€',
+        ];
+        (any::<usize>(), 0u8..4, prop::sample::select(chars))
+    }
+
+    fn strings() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a#!\"$]{0,8}",
+            "[\\x00-\\x02 #\"$a~\\x7f]{0,6}",
+            "\\PC*",
+            any::<String>(),
+        ]
+    }
+
+    macro_rules! unsigned_values {
+        ($t:ty) => {
+            prop_oneof![
+                3 => any::<$t>(),
+                3 => (any::<$t>(), 0..<$t>::BITS).prop_map(|(v, shift)| v >> shift),
+                1 => Just(<$t>::MIN),
+                1 => Just(<$t>::MAX),
+                1 => 0..=(20 as $t),
+                1 => (<$t>::MAX - 20)..=<$t>::MAX,
+            ]
+        };
+    }
+
+    macro_rules! signed_values {
+        ($t:ty) => {
+            prop_oneof![
+                3 => any::<$t>(),
+                3 => (any::<$t>(), 0..<$t>::BITS).prop_map(|(v, shift)| v >> shift),
+                1 => Just(<$t>::MIN),
+                1 => Just(<$t>::MAX),
+                1 => Just(0 as $t),
+                1 => Just(-1 as $t),
+                1 => (-20 as $t)..=(20 as $t),
+                1 => <$t>::MIN..=(<$t>::MIN + 20),
+                1 => (<$t>::MAX - 20)..=<$t>::MAX,
+            ]
+        };
+    }
+
+    /// Generates the six property tests for one type.
+    macro_rules! properties {
+        ($module:ident, $t:ty, $values:expr, $cmp:expr) => {
+            mod $module {
+                use super::*;
+
+                fn logical(a: &$t, b: &$t) -> Ordering {
+                    let cmp: fn(&$t, &$t) -> Ordering = $cmp;
+                    cmp(a, b)
+                }
+
+                proptest! {
+                    #[test]
+                    fn roundtrip(v in $values) {
+                        check_roundtrip::<$t>(&v)?;
+                    }
+
+                    #[test]
+                    fn order(a in $values, b in $values) {
+                        check_order::<$t>(&a, &b, logical(&a, &b))?;
+                    }
+
+                    #[test]
+                    fn injective(a in $values, b in $values) {
+                        check_injective::<$t>(&a, &b)?;
+                    }
+
+                    #[test]
+                    fn prefix(a in $values, b in $values, tail in "[a0#\"$-]{0,6}") {
+                        check_prefix::<$t>(&a, &b, &tail)?;
+                    }
+
+                    #[test]
+                    fn decode_arbitrary(input in "\\PC{0,64}|.{0,64}") {
+                        check_decode::<$t>(&input)?;
+                    }
+
+                    #[test]
+                    fn decode_mutated(v in $values, (index, op, ch) in mutation()) {
+                        check_decode::<$t>(&mutate(&enc(&v), index, op, ch))?;
+                    }
+                }
+            }
+        };
+    }
+
+    /// Strings are ordered by the bytes of their raw UTF-8.
+    fn raw_byte_order(a: &String, b: &String) -> Ordering {
+        a.as_bytes().cmp(b.as_bytes())
+    }
+
+    properties!(prop_string, String, strings(), raw_byte_order);
+    properties!(prop_u8, u8, unsigned_values!(u8), Ord::cmp);
+    properties!(prop_u16, u16, unsigned_values!(u16), Ord::cmp);
+    properties!(prop_u32, u32, unsigned_values!(u32), Ord::cmp);
+    properties!(prop_u64, u64, unsigned_values!(u64), Ord::cmp);
+    properties!(prop_u128, u128, unsigned_values!(u128), Ord::cmp);
+    properties!(prop_usize, usize, unsigned_values!(usize), Ord::cmp);
+    properties!(prop_i8, i8, signed_values!(i8), Ord::cmp);
+    properties!(prop_i16, i16, signed_values!(i16), Ord::cmp);
+    properties!(prop_i32, i32, signed_values!(i32), Ord::cmp);
+    properties!(prop_i64, i64, signed_values!(i64), Ord::cmp);
+    properties!(prop_i128, i128, signed_values!(i128), Ord::cmp);
+    properties!(prop_isize, isize, signed_values!(isize), Ord::cmp);
+    properties!(prop_bool, bool, any::<bool>(), Ord::cmp);
+
+    #[cfg(feature = "time")]
+    mod datetime_values {
+        use proptest::prelude::*;
+        use time::macros::datetime;
+        use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
+
+        pub const MIN: OffsetDateTime = datetime!(0000-01-01 0:00 UTC);
+        pub const MAX: OffsetDateTime = datetime!(9999-12-31 23:59:59.999_999_999 UTC);
+
+        fn offset() -> impl Strategy<Value = UtcOffset> {
+            prop_oneof![
+                Just(UtcOffset::UTC),
+                (-93_599i32..=93_599)
+                    .prop_map(|s| UtcOffset::from_whole_seconds(s).unwrap_or(UtcOffset::UTC)),
+            ]
+        }
+
+        /// Instants whose UTC year is in 0..=9999, shown in a random offset.
+        pub fn datetimes() -> impl Strategy<Value = OffsetDateTime> {
+            let (min, max) = (MIN.unix_timestamp_nanos(), MAX.unix_timestamp_nanos());
+            // A window one microsecond wide, so pairs often share a second.
+            let near = 1_700_000_000_000_000_000i128;
+            let nanos = prop_oneof![
+                4 => min..=max,
+                1 => Just(min),
+                1 => Just(max),
+                1 => min..=min + 2_000,
+                1 => max - 2_000..=max,
+                2 => near..=near + 1_000,
+            ];
+            (nanos, offset()).prop_map(|(nanos, offset)| {
+                let utc = OffsetDateTime::from_unix_timestamp_nanos(nanos).expect("in range");
+                utc.checked_to_offset(offset).unwrap_or(utc)
+            })
+        }
+
+        /// Local date-times with years 0..=9999 in a random offset; the UTC
+        /// instant may fall outside the encodable range.
+        pub fn local_datetimes() -> impl Strategy<Value = OffsetDateTime> {
+            let min = PrimitiveDateTime::new(MIN.date(), MIN.time()).assume_utc();
+            let (min, max) = (min.unix_timestamp_nanos(), MAX.unix_timestamp_nanos());
+            (min..=max, offset()).prop_map(|(nanos, offset)| {
+                let local = OffsetDateTime::from_unix_timestamp_nanos(nanos).expect("in range");
+                PrimitiveDateTime::new(local.date(), local.time()).assume_offset(offset)
+            })
+        }
+    }
+
+    #[cfg(feature = "time")]
+    properties!(
+        prop_datetime,
+        time::OffsetDateTime,
+        datetime_values::datetimes(),
+        |a, b| a.unix_timestamp_nanos().cmp(&b.unix_timestamp_nanos())
+    );
+
+    #[cfg(feature = "uuid")]
+    properties!(
+        prop_uuid,
+        uuid::Uuid,
+        prop_oneof![
+            4 => any::<u128>().prop_map(uuid::Uuid::from_u128),
+            1 => Just(uuid::Uuid::nil()),
+            1 => Just(uuid::Uuid::max()),
+            1 => (0u128..=20).prop_map(uuid::Uuid::from_u128),
+        ],
+        |a, b| a.as_bytes().cmp(b.as_bytes())
+    );
+
+    proptest! {
+        /// Two-component keys identify their components, and split back into them.
+        #[test]
+        fn full_key_is_injective_and_splits(
+            s1 in strings(), s2 in strings(), t1 in strings(), t2 in strings()
+        ) {
+            let key = |a: &String, b: &String| format!("{}{DELIMITER}{}", enc(a), enc(b));
+            let (ks, kt) = (key(&s1, &s2), key(&t1, &t2));
+            if ks == kt {
+                prop_assert_eq!((&s1, &s2), (&t1, &t2));
+            }
+            for (key, (a, b)) in [(&ks, (&s1, &s2)), (&kt, (&t1, &t2))] {
+                let parts: Vec<&str> = split_components(key).collect();
+                prop_assert_eq!(parts.len(), 2, "{:?}", key);
+                prop_assert_eq!(&String::decode_key(parts[0]).map_err(key_error)?, a);
+                prop_assert_eq!(&String::decode_key(parts[1]).map_err(key_error)?, b);
+            }
+        }
+
+        /// Full keys built from components that share prefixes (`#`-heavy).
+        #[test]
+        fn full_key_with_shared_prefixes(
+            base in "[a#\"$]{0,4}", x in "[a#\"$]{0,3}", y in "[a#\"$]{0,3}",
+            u in "[a#\"$]{0,3}", w in "[a#\"$]{0,3}"
+        ) {
+            let (s1, s2, t1, t2) = (base.clone() + &x, y, base + &u, w);
+            let key = |a: &String, b: &String| format!("{}{DELIMITER}{}", enc(a), enc(b));
+            if key(&s1, &s2) == key(&t1, &t2) {
+                prop_assert_eq!((&s1, &s2), (&t1, &t2));
+            }
+        }
+
+        /// A string value is never matched by the whole-component prefix of a
+        /// different value that it extends.
+        #[test]
+        fn string_prefix_of_extension(
+            a in strings(), suffix in "[a#!\"$]{1,4}", tail in "\\PC{0,8}"
+        ) {
+            let b = a.clone() + &suffix;
+            check_prefix(&a, &b, &tail)?;
+        }
+
+        /// Whatever mix of types, a template key splits into its components.
+        #[test]
+        fn mixed_template_roundtrip(id in any::<u64>(), name in strings(), n in any::<i32>(), flag in any::<bool>()) {
+            let mut key = String::from("USER");
+            key.push(DELIMITER);
+            id.encode_key(&mut key).map_err(key_error)?;
+            key.push(DELIMITER);
+            name.encode_key(&mut key).map_err(key_error)?;
+            key.push(DELIMITER);
+            n.encode_key(&mut key).map_err(key_error)?;
+            key.push(DELIMITER);
+            flag.encode_key(&mut key).map_err(key_error)?;
+            let parts: Vec<&str> = split_components(&key).collect();
+            prop_assert_eq!(parts.len(), 5);
+            prop_assert_eq!(parts[0], "USER");
+            prop_assert_eq!(u64::decode_key(parts[1]).map_err(key_error)?, id);
+            prop_assert_eq!(String::decode_key(parts[2]).map_err(key_error)?, name);
+            prop_assert_eq!(i32::decode_key(parts[3]).map_err(key_error)?, n);
+            prop_assert_eq!(bool::decode_key(parts[4]).map_err(key_error)?, flag);
+        }
+    }
+
+    #[cfg(feature = "time")]
+    proptest! {
+        /// Any local date-time either encodes (and round-trips) or is
+        /// `OutOfRange` exactly when its UTC year is outside 0000..=9999.
+        #[test]
+        fn datetime_local_years(v in datetime_values::local_datetimes()) {
+            let in_range = (datetime_values::MIN..=datetime_values::MAX).contains(&v);
+            let mut out = String::new();
+            match v.encode_key(&mut out) {
+                Ok(()) => {
+                    prop_assert!(in_range);
+                    prop_assert_eq!(time::OffsetDateTime::decode_key(&out).map_err(key_error)?, v);
+                }
+                Err(error) => {
+                    prop_assert!(!in_range, "{:?}", v);
+                    prop_assert!(matches!(error, KeyError::OutOfRange { .. }), "{:?}", error);
+                }
+            }
+        }
+    }
+
+    #[cfg(feature = "time")]
+    fn enc_err<T: KeyPart>(value: &T) -> KeyError {
+        let mut out = String::new();
+        value.encode_key(&mut out).expect_err("encoding must fail")
+    }
+
+    fn assert_malformed<T: KeyPart + Debug>(input: &str) {
+        match T::decode_key(input) {
+            Err(KeyError::Malformed {
+                input: got,
+                type_name,
+                ..
+            }) => {
+                assert_eq!(got, input);
+                assert_eq!(
+                    type_name,
+                    std::any::type_name::<T>().rsplit("::").next().unwrap()
+                );
+            }
+            other => panic!("{input:?} decoded to {other:?}"),
+        }
+    }
+
+    #[test]
+    fn widths_match_max() {
+        assert_eq!(width::U8, u8::MAX.to_string().len());
+        assert_eq!(width::U16, u16::MAX.to_string().len());
+        assert_eq!(width::U32, u32::MAX.to_string().len());
+        assert_eq!(width::U64, u64::MAX.to_string().len());
+        assert_eq!(width::U128, u128::MAX.to_string().len());
+        assert_eq!(width::I8, i8::MAX.to_string().len());
+        assert_eq!(width::I16, i16::MAX.to_string().len());
+        assert_eq!(width::I32, i32::MAX.to_string().len());
+        assert_eq!(width::I64, i64::MAX.to_string().len());
+        assert_eq!(width::I128, i128::MAX.to_string().len());
+    }
+
+    #[test]
+    fn integer_examples() {
+        assert_eq!(enc(&5i64), "0000000000000000005");
+        assert_eq!(enc(&-1i64), "-9223372036854775807");
+        assert_eq!(enc(&i64::MIN), "-0000000000000000000");
+        assert_eq!(enc(&i64::MAX), "9223372036854775807");
+        assert_eq!(enc(&0i8), "000");
+        assert_eq!(enc(&127i8), "127");
+        assert_eq!(enc(&-1i8), "-127");
+        assert_eq!(enc(&-128i8), "-000");
+        assert_eq!(enc(&-2i16), "-32766");
+        assert_eq!(enc(&i32::MIN), "-0000000000");
+        assert_eq!(enc(&i128::MIN), format!("-{}", "0".repeat(39)));
+        assert_eq!(enc(&i128::MAX), "170141183460469231731687303715884105727");
+        assert_eq!(enc(&-1i128), "-170141183460469231731687303715884105727");
+        assert_eq!(enc(&-1isize), "-9223372036854775807");
+        assert_eq!(enc(&7u8), "007");
+        assert_eq!(enc(&u8::MAX), "255");
+        assert_eq!(enc(&42u16), "00042");
+        assert_eq!(enc(&42u32), "0000000042");
+        assert_eq!(enc(&42u64), "00000000000000000042");
+        assert_eq!(enc(&42usize), "00000000000000000042");
+        assert_eq!(enc(&u64::MAX), "18446744073709551615");
+        assert_eq!(enc(&1u128), format!("{}1", "0".repeat(38)));
+        assert_eq!(enc(&u128::MAX), "340282366920938463463374607431768211455");
+        assert_eq!(i64::decode_key("-0000000000000000000"), Ok(i64::MIN));
+        assert_eq!(i8::decode_key("-127"), Ok(-1));
+        assert_eq!(
+            u128::decode_key("340282366920938463463374607431768211455"),
+            Ok(u128::MAX)
+        );
+    }
+
+    #[test]
+    fn integer_rejects_malformed() {
+        assert_malformed::<i64>("5");
+        assert_malformed::<i64>("+000000000000000005");
+        assert_malformed::<i64>("00000000000000000005");
+        assert_malformed::<i64>("9223372036854775808");
+        assert_malformed::<i64>("-9223372036854775808");
+        assert_malformed::<i64>("-");
+        assert_malformed::<i64>("--000000000000000005");
+        assert_malformed::<i64>("000000000000000000a");
+        assert_malformed::<i64>(" 000000000000000005");
+        assert_malformed::<i64>("");
+        assert_malformed::<i8>("128");
+        assert_malformed::<i8>("-128");
+        assert_malformed::<i8>("-1");
+        assert_malformed::<u8>("256");
+        assert_malformed::<u8>("-001");
+        assert_malformed::<u8>("+01");
+        assert_malformed::<u8>("１２３"); // full-width digits
+        assert_malformed::<u64>("18446744073709551616");
+        assert_malformed::<u64>("99999999999999999999");
+        assert_malformed::<u128>("340282366920938463463374607431768211456");
+        assert_malformed::<i128>("170141183460469231731687303715884105728");
+        assert_malformed::<usize>("18446744073709551616");
+        assert_malformed::<usize>("042");
+        assert_malformed::<isize>("9223372036854775808");
+        assert_malformed::<isize>("42");
+    }
+
+    #[test]
+    fn bool_examples() {
+        assert_eq!(enc(&false), "false");
+        assert_eq!(enc(&true), "true");
+        assert_eq!(bool::decode_key("true"), Ok(true));
+        assert_malformed::<bool>("TRUE");
+        assert_malformed::<bool>("1");
+        assert_malformed::<bool>("");
+    }
+
+    #[test]
+    fn string_examples() {
+        assert_eq!(enc(&String::new()), "");
+        assert_eq!(enc(&"plain".to_owned()), "plain");
+        assert_eq!(enc(&"a#b".to_owned()), "a\"$b");
+        assert_eq!(enc(&"say \"hi\"".to_owned()), "say \"\"hi\"\"");
+        assert_eq!(enc(&"##".to_owned()), "\"$\"$");
+        assert_eq!(enc(&"\"#".to_owned()), "\"\"\"$");
+        for value in ["", "a#b", "\"", "#", "\"$", "\u{1}", "#\u{1}", "\0", "é#€"] {
+            assert_eq!(
+                String::decode_key(&enc(&value.to_owned())).as_deref(),
+                Ok(value)
+            );
+        }
+        let mut out = String::from("ORDER#");
+        escape_str("x#y", &mut out).unwrap();
+        assert_eq!(out, "ORDER#x\"$y");
+    }
+
+    #[test]
+    fn string_accepts_every_character() {
+        // With the `"`-escape no character needs to be forbidden, U+0001 included.
+        for ch in [
+            '\u{0}',
+            '\u{1}',
+            '\u{2}',
+            '"',
+            '#',
+            '$',
+            '\u{7f}',
+            '\u{10ffff}',
+        ] {
+            let value = format!("a{ch}b{ch}");
+            assert_eq!(String::decode_key(&enc(&value)), Ok(value));
+        }
+    }
+
+    #[test]
+    fn string_rejects_malformed() {
+        assert_malformed::<String>("a#b");
+        assert_malformed::<String>("#");
+        assert_malformed::<String>("#\u{1}");
+        assert_malformed::<String>("\"");
+        assert_malformed::<String>("a\"");
+        assert_malformed::<String>("a\"b");
+        assert_malformed::<String>("a\"#");
+        assert_malformed::<String>("\"\"\"");
+    }
+
+    /// The escape proposed originally (`#` -> `#` U+0001) leaves a raw `#` in
+    /// the encoding of `x#`, so `x#` (a whole-component prefix for the value
+    /// `x`) would match it. The chosen escape must not.
+    #[test]
+    fn whole_component_prefix_does_not_match_value_ending_in_delimiter() {
+        let original = |s: &str| s.replace('#', "#\u{1}");
+        assert!(format!("{}#", original("x#")).starts_with(&format!("{}#", original("x"))));
+
+        let prefix = format!("ORDER#{}#", enc(&"x".to_owned()));
+        for other in ["x#", "x#y", "x\"", "x\"$", "x$"] {
+            let key = format!("ORDER#{}#rest", enc(&other.to_owned()));
+            assert!(!key.starts_with(&prefix), "{prefix:?} matches {key:?}");
+        }
+        let prefix = format!("ORDER#{}#", enc(&1u64));
+        assert!(!format!("ORDER#{}#x", enc(&10u64)).starts_with(&prefix));
+    }
+
+    #[test]
+    fn split_components_examples() {
+        fn parts(key: &str) -> Vec<&str> {
+            split_components(key).collect()
+        }
+        assert_eq!(parts(""), [""]);
+        assert_eq!(parts("USER"), ["USER"]);
+        assert_eq!(parts("ORDER##x"), ["ORDER", "", "x"]);
+        assert_eq!(parts("ORDER#a\"$b#c\"\"d"), ["ORDER", "a\"$b", "c\"\"d"]);
+        assert_eq!(parts("a#"), ["a", ""]);
+    }
+
+    #[test]
+    fn key_arg_and_optional() {
+        fn arg<T, A: KeyArg<T>>(a: A) -> String {
+            let mut out = String::new();
+            a.encode_key_arg(&mut out).unwrap();
+            out
+        }
+        let owned = "a#b".to_owned();
+        assert_eq!(arg::<String, _>(&owned), "a\"$b");
+        assert_eq!(arg::<String, _>("a#b"), "a\"$b");
+        assert_eq!(arg::<String, _>(owned.clone()), "a\"$b");
+        assert_eq!(arg::<u32, _>(7u32), "0000000007");
+        assert_eq!(arg::<u32, _>(&7u32), "0000000007");
+
+        fn optional<T: OptionalKeyPart>(value: T) -> (bool, String) {
+            let mut out = String::from("GSI#");
+            let present = value.encode_optional_key(&mut out).unwrap();
+            (present, out)
+        }
+        assert_eq!(optional(3u8), (true, "GSI#003".to_owned()));
+        assert_eq!(optional(Some(3u8)), (true, "GSI#003".to_owned()));
+        assert_eq!(optional(None::<u8>), (false, "GSI#".to_owned()));
+        assert_eq!(optional(Some("#".to_owned())), (true, "GSI#\"$".to_owned()));
+    }
+
+    #[test]
+    fn error_messages() {
+        let forbidden = KeyError::ForbiddenChar {
+            ch: '\u{1}',
+            value: "a\u{1}".to_owned(),
+        };
+        assert_eq!(
+            forbidden.to_string(),
+            "character '\\u{1}' is not allowed in a key value (in \"a\\u{1}\")"
+        );
+        assert_eq!(
+            u8::decode_key("25").unwrap_err().to_string(),
+            "malformed u8 key component \"25\": wrong number of digits"
+        );
+        assert_eq!(
+            String::decode_key("a#b").unwrap_err().to_string(),
+            "malformed String key component \"a#b\": contains an unescaped `#`"
+        );
+    }
+
+    #[cfg(feature = "time")]
+    #[test]
+    fn datetime_examples() {
+        use time::macros::datetime;
+        use time::OffsetDateTime;
+        let v = datetime!(2024-01-02 03:04:05.000_000_006 +01:00);
+        assert_eq!(enc(&v), "2024-01-02T02:04:05.000000006Z");
+        assert_eq!(
+            OffsetDateTime::decode_key("2024-01-02T02:04:05.000000006Z"),
+            Ok(v)
+        );
+        assert_eq!(
+            OffsetDateTime::decode_key("2024-01-02T02:04:05.000000006Z")
+                .unwrap()
+                .offset(),
+            time::UtcOffset::UTC
+        );
+        assert_eq!(enc(&datetime_values::MIN), "0000-01-01T00:00:00.000000000Z");
+        assert_eq!(enc(&datetime_values::MAX), "9999-12-31T23:59:59.999999999Z");
+        assert_eq!(
+            enc(&datetime!(1970-01-01 0:00 UTC)),
+            "1970-01-01T00:00:00.000000000Z"
+        );
+    }
+
+    #[cfg(feature = "time")]
+    #[test]
+    fn datetime_rejects_out_of_range_years() {
+        use time::macros::datetime;
+        for v in [
+            datetime!(-0001-12-31 23:59:59.999_999_999 UTC),
+            datetime!(-9999-01-01 0:00 UTC),
+            // Year 0000 locally, but year -1 in UTC.
+            datetime!(0000-01-01 0:00 +01:00),
+            // Year 9999 locally, but year 10000 in UTC.
+            datetime!(9999-12-31 23:30 -01:00),
+        ] {
+            match enc_err(&v) {
+                KeyError::OutOfRange { type_name, .. } => assert_eq!(type_name, "OffsetDateTime"),
+                other => panic!("{v}: {other:?}"),
+            }
+        }
+        let message = enc_err(&datetime!(-0001-01-01 0:00 UTC)).to_string();
+        assert!(message.contains("between 0000 and 9999"), "{message}");
+    }
+
+    #[cfg(feature = "time")]
+    #[test]
+    fn datetime_rejects_malformed() {
+        use time::OffsetDateTime;
+        for input in [
+            "",
+            "2024-01-02T02:04:05Z",
+            "2024-01-02T02:04:05.000000006",
+            "2024-01-02T02:04:05.000000006+00:00",
+            "2024-01-02 02:04:05.000000006Z",
+            "2024-01-02t02:04:05.000000006z",
+            "2024-01-02T02:04:05.0000000060Z",
+            "2024-02-30T02:04:05.000000006Z",
+            "2023-02-29T00:00:00.000000000Z",
+            "2024-13-01T00:00:00.000000000Z",
+            "2024-00-01T00:00:00.000000000Z",
+            "2024-01-00T00:00:00.000000000Z",
+            "2024-01-02T24:00:00.000000000Z",
+            "2024-01-02T23:60:00.000000000Z",
+            "2024-12-31T23:59:60.000000000Z",
+            "+024-01-02T02:04:05.000000006Z",
+            "-024-01-02T02:04:05.000000006Z",
+            "2024-1-02T02:04:05.0000000006Z",
+            "２０２4-01-02T02:04:05.000000Z",
+        ] {
+            assert_malformed::<OffsetDateTime>(input);
+        }
+    }
+
+    #[cfg(feature = "uuid")]
+    #[test]
+    fn uuid_examples() {
+        use uuid::Uuid;
+        let v = Uuid::from_u128(0x67e5_5044_10b1_426f_9247_bb68_0e5f_e0c8);
+        assert_eq!(enc(&v), "67e55044-10b1-426f-9247-bb680e5fe0c8");
+        assert_eq!(
+            Uuid::decode_key("67e55044-10b1-426f-9247-bb680e5fe0c8"),
+            Ok(v)
+        );
+        assert_eq!(enc(&Uuid::nil()), "00000000-0000-0000-0000-000000000000");
+        for input in [
+            "67E55044-10B1-426F-9247-BB680E5FE0C8",
+            "67e5504410b1426f9247bb680e5fe0c8",
+            "{67e55044-10b1-426f-9247-bb680e5fe0c8}",
+            "urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8",
+            "67e55044-10b1-426f-9247-bb680e5fe0c",
+            "67e55044-10b1-426f-9247-bb680e5fe0c8 ",
+            "67e5504410b1-426f-9247-bb680e5fe0c8-",
+            "g7e55044-10b1-426f-9247-bb680e5fe0c8",
+        ] {
+            assert_malformed::<Uuid>(input);
+        }
+    }
+}

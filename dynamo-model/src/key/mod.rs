@@ -1,0 +1,180 @@
+//! Keys: order-preserving encoding of key parts and typed keys.
+//!
+//! A key template such as `ORDER#{created_at}#{order_id}` is parsed at compile time by
+//! `#[derive(Entity)]`; the generated constructor renders it with [`KeyPart`], whose
+//! encodings sort in byte order exactly as the values sort logically (zero-padded and
+//! offset integers, fixed-width RFC 3339 UTC timestamps, escaped delimiters).
+
+mod encode;
+
+pub use encode::{
+    escape_str, split_components, KeyArg, KeyError, KeyPart, OptionalKeyPart, DELIMITER,
+};
+
+use crate::{Entity, Error, Item, Table};
+use aws_sdk_dynamodb::types::AttributeValue;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
+
+/// DynamoDB limit on a partition key value, in bytes.
+pub const MAX_PARTITION_KEY_BYTES: usize = 2048;
+/// DynamoDB limit on a sort key value, in bytes.
+pub const MAX_SORT_KEY_BYTES: usize = 1024;
+
+/// The rendered key attribute values of an item.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RawKey {
+    /// Partition key value.
+    pub pk: String,
+    /// Sort key value (for tables with a sort key).
+    pub sk: Option<String>,
+}
+
+/// The primary key of one item of entity `E`.
+///
+/// Built by the constructor `#[derive(Entity)]` generates (`Order::key(...)`) or by
+/// [`Entity::primary_key`]. A `Key<Order>` cannot be passed where a `Key<User>` is
+/// expected. A value that cannot be encoded (see [`KeyError`]) makes the operation using
+/// the key fail with [`Error::Validation`] before anything is sent.
+pub struct Key<E> {
+    repr: Result<RawKey, KeyError>,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E: Entity> Key<E> {
+    #[doc(hidden)]
+    pub fn __build(
+        has_sk: bool,
+        render: impl FnOnce(&mut String, &mut String) -> Result<(), KeyError>,
+    ) -> Self {
+        let mut pk = String::new();
+        let mut sk = String::new();
+        let repr = render(&mut pk, &mut sk).map(|()| RawKey {
+            pk,
+            sk: has_sk.then_some(sk),
+        });
+        Key {
+            repr,
+            _entity: PhantomData,
+        }
+    }
+
+    /// Builds a key from already rendered values (e.g. read back from an index).
+    pub fn from_raw(raw: RawKey) -> Self {
+        Key {
+            repr: Ok(raw),
+            _entity: PhantomData,
+        }
+    }
+
+    /// The rendered key values, or the validation error that makes the key unusable
+    /// (an unencodable part, an empty or over-long key value).
+    pub fn raw(&self) -> Result<&RawKey, Error> {
+        let raw = self
+            .repr
+            .as_ref()
+            .map_err(|e| Error::key(E::ENTITY_TYPE, e.clone()))?;
+        check_len(
+            E::ENTITY_TYPE,
+            "partition",
+            &raw.pk,
+            MAX_PARTITION_KEY_BYTES,
+        )?;
+        if let Some(sk) = &raw.sk {
+            check_len(E::ENTITY_TYPE, "sort", sk, MAX_SORT_KEY_BYTES)?;
+        }
+        Ok(raw)
+    }
+
+    /// The key as the attribute map DynamoDB expects in `Key` parameters.
+    pub fn to_item(&self) -> Result<Item, Error> {
+        let raw = self.raw()?;
+        let schema = &<E::Table as Table>::SCHEMA;
+        let mut item = Item::with_capacity(2);
+        item.insert(schema.pk.name.to_owned(), AttributeValue::S(raw.pk.clone()));
+        if let (Some(attr), Some(sk)) = (schema.sk, &raw.sk) {
+            item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
+        }
+        Ok(item)
+    }
+}
+
+fn check_len(entity: &'static str, which: &str, value: &str, max: usize) -> Result<(), Error> {
+    if value.is_empty() {
+        return Err(Error::validation(
+            entity,
+            format!("the {which} key value is empty; DynamoDB requires at least one byte"),
+        ));
+    }
+    if value.len() > max {
+        return Err(Error::validation(
+            entity,
+            format!(
+                "the {which} key value is {} bytes; DynamoDB allows at most {max}",
+                value.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl<E: Entity> fmt::Display for Key<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let schema = &<E::Table as Table>::SCHEMA;
+        match &self.repr {
+            Ok(raw) => {
+                write!(f, "{}={}", schema.pk.name, raw.pk)?;
+                if let (Some(attr), Some(sk)) = (schema.sk, &raw.sk) {
+                    write!(f, ", {}={}", attr.name, sk)?;
+                }
+                Ok(())
+            }
+            Err(e) => write!(f, "<unencodable key: {e}>"),
+        }
+    }
+}
+
+impl<E> fmt::Debug for Key<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Key").field("repr", &self.repr).finish()
+    }
+}
+
+impl<E> Clone for Key<E> {
+    fn clone(&self) -> Self {
+        Key {
+            repr: self.repr.clone(),
+            _entity: PhantomData,
+        }
+    }
+}
+
+impl<E> PartialEq for Key<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.repr == other.repr
+    }
+}
+
+impl<E> Eq for Key<E> {}
+
+impl<E> Hash for Key<E> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match &self.repr {
+            Ok(raw) => raw.hash(state),
+            Err(e) => e.to_string().hash(state),
+        }
+    }
+}
+
+/// Renders an item's key attributes as `PK=..., SK=...` for error messages.
+pub(crate) fn describe_item_key(schema: &crate::TableSchema, item: &Item) -> Option<String> {
+    let pk = item.get(schema.pk.name)?.as_s().ok()?;
+    let mut out = format!("{}={}", schema.pk.name, pk);
+    if let Some(attr) = schema.sk {
+        if let Some(Ok(sk)) = item.get(attr.name).map(|v| v.as_s()) {
+            out.push_str(&format!(", {}={}", attr.name, sk));
+        }
+    }
+    Some(out)
+}

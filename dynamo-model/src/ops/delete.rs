@@ -1,0 +1,111 @@
+use super::{
+    absent_or_entity, and, condition_failed, is_entity, item_exists, render, user_condition,
+};
+use crate::expr::Placeholders;
+use crate::{Condition, Db, Entity, Error, Key};
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
+
+/// A `DeleteItem` request; see [`Db::delete`].
+///
+/// Deleting a key with no item succeeds (DynamoDB semantics) unless
+/// [`must_exist`](Delete::must_exist) is set. An item of another entity type under the key
+/// is never deleted: that fails with [`Error::ConditionFailed`].
+#[must_use = "a request does nothing until it is sent or awaited"]
+pub struct Delete<'a, E: Entity> {
+    db: &'a Db<E::Table>,
+    key: Key<E>,
+    must_exist: bool,
+    condition: Option<Condition<E>>,
+}
+
+impl<'a, E: Entity> Delete<'a, E> {
+    pub(crate) fn new(db: &'a Db<E::Table>, key: Key<E>) -> Self {
+        Delete {
+            db,
+            key,
+            must_exist: false,
+            condition: None,
+        }
+    }
+
+    /// Fail with [`Error::NotFound`] when there is no item under the key.
+    pub fn must_exist(mut self) -> Self {
+        self.must_exist = true;
+        self
+    }
+
+    /// Only delete if `condition` holds on the stored item.
+    pub fn condition(mut self, condition: Condition<E>) -> Self {
+        self.condition = Some(match self.condition.take() {
+            Some(existing) => existing.and(condition),
+            None => condition,
+        });
+        self
+    }
+
+    /// Also return the deleted entity (`ReturnValues=ALL_OLD`).
+    pub fn return_old(self) -> DeleteReturningOld<'a, E> {
+        DeleteReturningOld(self)
+    }
+
+    async fn run(self, return_old: bool) -> Result<Option<E>, Error> {
+        let guard = if self.must_exist {
+            and(item_exists::<E>(), Some(is_entity::<E>()))
+        } else {
+            absent_or_entity::<E>()
+        };
+        let node = and(guard, user_condition(self.condition));
+        let mut p = Placeholders::default();
+        let expression = render::<E>(&mut p, &node)?;
+        let (names, values) = p.finish();
+        let result = self
+            .db
+            .client()
+            .delete_item()
+            .table_name(self.db.table_name())
+            .set_key(Some(self.key.to_item()?))
+            .condition_expression(expression)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .return_values(if return_old {
+                ReturnValue::AllOld
+            } else {
+                ReturnValue::None
+            })
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(out) => match out.attributes {
+                Some(item) if return_old && !item.is_empty() => Ok(Some(E::from_item(item)?)),
+                _ => Ok(None),
+            },
+            Err(e) => match e.into_service_error() {
+                DeleteItemError::ConditionalCheckFailedException(failed) => Err(
+                    condition_failed::<E>(self.key.to_string(), failed.item, self.must_exist),
+                ),
+                other => Err(Error::service("DeleteItem", self.db.table_name(), other)),
+            },
+        }
+    }
+
+    /// Sends the request.
+    pub async fn send(self) -> Result<(), Error> {
+        self.run(false).await.map(|_| ())
+    }
+}
+
+/// A delete that returns the deleted entity; see [`Delete::return_old`].
+#[must_use = "a request does nothing until it is sent or awaited"]
+pub struct DeleteReturningOld<'a, E: Entity>(Delete<'a, E>);
+
+impl<E: Entity> DeleteReturningOld<'_, E> {
+    /// Sends the request; `Ok(None)` when there was no item.
+    pub async fn send(self) -> Result<Option<E>, Error> {
+        self.0.run(true).await
+    }
+}
+
+super::into_future!(Delete, ());
+super::into_future!(DeleteReturningOld, Option<E>);

@@ -1,0 +1,109 @@
+//! Single-item operations: get, put, delete, update.
+//!
+//! Each is a builder ending in `.send().await` (or just `.await`, through `IntoFuture`).
+
+mod delete;
+mod get;
+mod put;
+mod update;
+
+pub use delete::{Delete, DeleteReturningOld};
+pub use get::Get;
+pub use put::Put;
+pub use update::{Numeric, Update};
+
+use crate::expr::{Node, Placeholders};
+use crate::{Condition, Entity, Error, Item, Table};
+use aws_sdk_dynamodb::types::AttributeValue;
+
+/// Boxed future returned by the builders' `IntoFuture` implementations.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// `attribute_exists(PK)`: the item exists.
+pub(crate) fn item_exists<E: Entity>() -> Node {
+    Node::Function {
+        function: "attribute_exists",
+        path: <E::Table as Table>::SCHEMA.pk.name,
+    }
+}
+
+/// `attribute_not_exists(PK)`: there is no item under the key.
+pub(crate) fn item_absent<E: Entity>() -> Node {
+    Node::Function {
+        function: "attribute_not_exists",
+        path: <E::Table as Table>::SCHEMA.pk.name,
+    }
+}
+
+/// The stored item is of entity type `E`.
+pub(crate) fn is_entity<E: Entity>() -> Node {
+    Node::Compare {
+        path: <E::Table as Table>::SCHEMA.entity_type,
+        op: crate::expr::CompareOp::Eq,
+        value: Ok(AttributeValue::S(E::ENTITY_TYPE.to_owned())),
+    }
+}
+
+/// No item, or an item of entity type `E`: writes through a `Key<E>` never clobber an
+/// item of another entity type that happens to share the key.
+pub(crate) fn absent_or_entity<E: Entity>() -> Node {
+    Node::Or(Box::new(item_absent::<E>()), Box::new(is_entity::<E>()))
+}
+
+pub(crate) fn and(a: Node, b: Option<Node>) -> Node {
+    match b {
+        Some(b) => Node::And(Box::new(a), Box::new(b)),
+        None => a,
+    }
+}
+
+/// Renders a condition into the request's placeholders, turning an unencodable value
+/// into a validation error.
+pub(crate) fn render<E: Entity>(p: &mut Placeholders, node: &Node) -> Result<String, Error> {
+    p.render_condition(node).map_err(|e| Error::Validation {
+        entity: E::ENTITY_TYPE,
+        message: format!(
+            "condition value for `{}` cannot be stored: {}",
+            e.path, e.source
+        ),
+        source: Some(Box::new(e.source)),
+    })
+}
+
+pub(crate) fn user_condition<E>(c: Option<Condition<E>>) -> Option<Node> {
+    c.map(|c| c.node)
+}
+
+/// The error for a failed condition: `NotFound` when the operation needed an item and
+/// there is none, `ConditionFailed` with the current item otherwise.
+pub(crate) fn condition_failed<E: Entity>(
+    key: String,
+    current: Option<Item>,
+    needs_item: bool,
+) -> Error {
+    match current {
+        None if needs_item => Error::NotFound {
+            entity: E::ENTITY_TYPE,
+            key,
+        },
+        current => Error::ConditionFailed {
+            entity: E::ENTITY_TYPE,
+            key,
+            current: current.map(Box::new),
+        },
+    }
+}
+
+/// Implements `IntoFuture` for a builder with an `async fn send(self)`.
+macro_rules! into_future {
+    ($builder:ident, $output:ty) => {
+        impl<'a, E: $crate::Entity> ::std::future::IntoFuture for $builder<'a, E> {
+            type Output = Result<$output, $crate::Error>;
+            type IntoFuture = $crate::ops::BoxFuture<'a, Self::Output>;
+            fn into_future(self) -> Self::IntoFuture {
+                Box::pin(self.send())
+            }
+        }
+    };
+}
+pub(crate) use into_future;

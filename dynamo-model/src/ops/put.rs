@@ -1,0 +1,84 @@
+use super::{absent_or_entity, and, condition_failed, item_absent, render, user_condition};
+use crate::expr::Placeholders;
+use crate::{Condition, Db, Entity, Error};
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
+
+/// A `PutItem` request; see [`Db::put`].
+///
+/// By default the put replaces an item of the same entity type under the key and refuses
+/// (with [`Error::ConditionFailed`]) to overwrite an item of another entity type.
+#[must_use = "a request does nothing until it is sent or awaited"]
+pub struct Put<'a, E: Entity> {
+    db: &'a Db<E::Table>,
+    entity: &'a E,
+    if_absent: bool,
+    condition: Option<Condition<E>>,
+}
+
+impl<'a, E: Entity> Put<'a, E> {
+    pub(crate) fn new(db: &'a Db<E::Table>, entity: &'a E) -> Self {
+        Put {
+            db,
+            entity,
+            if_absent: false,
+            condition: None,
+        }
+    }
+
+    /// Only write if no item exists under the key; otherwise fail with
+    /// [`Error::ConditionFailed`] carrying the existing item.
+    pub fn if_absent(mut self) -> Self {
+        self.if_absent = true;
+        self
+    }
+
+    /// Only write if `condition` holds on the stored item (evaluated against an empty
+    /// item when there is none). Combined with `if_absent` by AND.
+    pub fn condition(mut self, condition: Condition<E>) -> Self {
+        self.condition = Some(match self.condition.take() {
+            Some(existing) => existing.and(condition),
+            None => condition,
+        });
+        self
+    }
+
+    /// Sends the request.
+    pub async fn send(self) -> Result<(), Error> {
+        let item = self.entity.to_item()?;
+        crate::size::check_item_size::<E>(&item)?;
+        let guard = if self.if_absent {
+            item_absent::<E>()
+        } else {
+            absent_or_entity::<E>()
+        };
+        let node = and(guard, user_condition(self.condition));
+        let mut p = Placeholders::default();
+        let expression = render::<E>(&mut p, &node)?;
+        let (names, values) = p.finish();
+        let key = self.entity.primary_key();
+        let result = self
+            .db
+            .client()
+            .put_item()
+            .table_name(self.db.table_name())
+            .set_item(Some(item))
+            .condition_expression(expression)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => match e.into_service_error() {
+                PutItemError::ConditionalCheckFailedException(failed) => {
+                    Err(condition_failed::<E>(key.to_string(), failed.item, false))
+                }
+                other => Err(Error::service("PutItem", self.db.table_name(), other)),
+            },
+        }
+    }
+}
+
+super::into_future!(Put, ());

@@ -1,0 +1,223 @@
+use super::{and, condition_failed, is_entity, item_exists, render, user_condition};
+use crate::codec::AttrValue;
+use crate::expr::{Mutable, Path, Placeholders, ValueError};
+use crate::{Condition, Db, Entity, Error, Key};
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
+
+/// Number types that `ADD` can increment (also through `Option`, since `ADD` on a
+/// missing attribute starts from zero).
+pub trait Numeric: AttrValue {
+    /// The type of the increment.
+    type Delta: AttrValue;
+}
+
+macro_rules! numeric {
+    ($($t:ty),*) => {$( impl Numeric for $t { type Delta = $t; } )*};
+}
+numeric!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+
+impl<T: Numeric> Numeric for Option<T> {
+    type Delta = T::Delta;
+}
+
+enum Action {
+    Set(&'static str, Result<AttributeValue, ValueError>),
+    Remove(&'static str),
+    Add(&'static str, Result<AttributeValue, ValueError>),
+}
+
+impl Action {
+    fn path(&self) -> &'static str {
+        match self {
+            Action::Set(p, _) | Action::Remove(p) | Action::Add(p, _) => p,
+        }
+    }
+}
+
+/// An `UpdateItem` request; see [`Db::update`].
+///
+/// The item must exist and be of entity type `E` (otherwise [`Error::NotFound`] or
+/// [`Error::ConditionFailed`]); the update never creates a half-formed item. Fields of
+/// the primary key templates cannot be updated (their paths have no update methods: the
+/// item would have to move to another key). Resolves to the entity as stored after the
+/// update.
+///
+/// ```no_run
+/// # use dynamo_model::{Db, Entity, Table};
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+/// # #[derive(Entity, Serialize, Deserialize)]
+/// # #[dynamo(table = App, pk = "ACCOUNT#{id}", sk = "ACCOUNT")]
+/// # struct Account { id: String, status: String, balance: i64, note: Option<String> }
+/// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+/// let f = Account::fields();
+/// let account = db
+///     .update(Account::key("a-1"))
+///     .add(f.balance, -25)
+///     .set(f.status, "open")
+///     .remove(f.note)
+///     .condition(f.balance.ge(25))
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[must_use = "a request does nothing until it is sent or awaited"]
+pub struct Update<'a, E: Entity> {
+    db: &'a Db<E::Table>,
+    key: Key<E>,
+    actions: Vec<Action>,
+    condition: Option<Condition<E>>,
+}
+
+impl<'a, E: Entity> Update<'a, E> {
+    pub(crate) fn new(db: &'a Db<E::Table>, key: Key<E>) -> Self {
+        Update {
+            db,
+            key,
+            actions: Vec::new(),
+            condition: None,
+        }
+    }
+
+    /// `SET path = value`. Setting `None` (or an empty set) removes the attribute.
+    pub fn set<V: AttrValue>(mut self, path: Path<E, V, Mutable>, value: impl Into<V>) -> Self {
+        let name = path.name();
+        self.actions.push(match value.into().to_attr_opt() {
+            Ok(Some(av)) => Action::Set(name, Ok(av)),
+            Ok(None) => Action::Remove(name),
+            Err(source) => Action::Set(name, Err(ValueError { path: name, source })),
+        });
+        self
+    }
+
+    /// `REMOVE path`: clears an optional field.
+    pub fn remove<V: AttrValue>(mut self, path: Path<E, Option<V>, Mutable>) -> Self {
+        self.actions.push(Action::Remove(path.name()));
+        self
+    }
+
+    /// `ADD path delta`: atomic increment (negative deltas decrement); a missing
+    /// attribute counts as zero.
+    pub fn add<V: Numeric>(mut self, path: Path<E, V, Mutable>, delta: V::Delta) -> Self {
+        let name = path.name();
+        let value = delta
+            .to_attr()
+            .map_err(|source| ValueError { path: name, source });
+        self.actions.push(Action::Add(name, value));
+        self
+    }
+
+    /// Only update if `condition` holds on the stored item.
+    pub fn condition(mut self, condition: Condition<E>) -> Self {
+        self.condition = Some(match self.condition.take() {
+            Some(existing) => existing.and(condition),
+            None => condition,
+        });
+        self
+    }
+
+    fn validate(&self) -> Result<(), Error> {
+        if self.actions.is_empty() {
+            return Err(Error::validation(
+                E::ENTITY_TYPE,
+                "an update needs at least one set, remove or add",
+            ));
+        }
+        for (i, action) in self.actions.iter().enumerate() {
+            let path = action.path();
+            // DynamoDB rejects two actions on one path ("Two document paths overlap").
+            if self.actions[..i].iter().any(|a| a.path() == path) {
+                return Err(Error::validation(
+                    E::ENTITY_TYPE,
+                    format!("the update changes `{path}` twice"),
+                ));
+            }
+            // Index key attributes are rendered from these fields at put time; changing the
+            // field alone would leave the index key stale.
+            if E::INDEX_FIELDS.contains(&path) {
+                return Err(Error::validation(
+                    E::ENTITY_TYPE,
+                    format!(
+                        "`{path}` is used by a secondary-index key template; an update of it \
+                         would leave the index key stale, so write the whole entity with put"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn render_actions(&self, p: &mut Placeholders) -> Result<String, Error> {
+        let invalid = |e: &ValueError| Error::Validation {
+            entity: E::ENTITY_TYPE,
+            message: format!("value for `{}` cannot be stored: {}", e.path, e.source),
+            source: Some(Box::new(e.source.clone())),
+        };
+        let (mut set, mut remove, mut add) = (Vec::new(), Vec::new(), Vec::new());
+        for action in &self.actions {
+            match action {
+                Action::Set(path, value) => {
+                    let value = value.as_ref().map_err(invalid)?.clone();
+                    set.push(format!("{} = {}", p.name(path), p.value(value)));
+                }
+                Action::Remove(path) => remove.push(p.name(path)),
+                Action::Add(path, value) => {
+                    let value = value.as_ref().map_err(invalid)?.clone();
+                    add.push(format!("{} {}", p.name(path), p.value(value)));
+                }
+            }
+        }
+        let mut clauses = Vec::with_capacity(3);
+        for (keyword, parts) in [("SET", set), ("REMOVE", remove), ("ADD", add)] {
+            if !parts.is_empty() {
+                clauses.push(format!("{keyword} {}", parts.join(", ")));
+            }
+        }
+        Ok(clauses.join(" "))
+    }
+
+    /// Sends the request and returns the entity as stored after the update.
+    pub async fn send(self) -> Result<E, Error> {
+        self.validate()?;
+        let key_item = self.key.to_item()?;
+        let mut p = Placeholders::default();
+        let update_expression = self.render_actions(&mut p)?;
+        let node = and(
+            and(item_exists::<E>(), Some(is_entity::<E>())),
+            user_condition(self.condition),
+        );
+        let condition = render::<E>(&mut p, &node)?;
+        let (names, values) = p.finish();
+        let result = self
+            .db
+            .client()
+            .update_item()
+            .table_name(self.db.table_name())
+            .set_key(Some(key_item))
+            .update_expression(update_expression)
+            .condition_expression(condition)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .return_values(ReturnValue::AllNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(out) => match out.attributes {
+                Some(item) => Ok(E::from_item(item)?),
+                None => Err(Error::validation(
+                    E::ENTITY_TYPE,
+                    "DynamoDB returned no attributes for ReturnValues=ALL_NEW",
+                )),
+            },
+            Err(e) => match e.into_service_error() {
+                UpdateItemError::ConditionalCheckFailedException(failed) => Err(
+                    condition_failed::<E>(self.key.to_string(), failed.item, true),
+                ),
+                other => Err(Error::service("UpdateItem", self.db.table_name(), other)),
+            },
+        }
+    }
+}
+
+super::into_future!(Update, E);

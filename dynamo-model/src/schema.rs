@@ -1,0 +1,330 @@
+//! Table declarations: key attributes, secondary indexes, TTL, and creating the table.
+//!
+//! A schema is static (declared once with `#[derive(Table)]`); the table *name* is
+//! runtime configuration given to [`Db::new`](crate::Db::new), so the same schema serves
+//! every stage and every test table.
+
+use crate::Error;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
+    LocalSecondaryIndex, Projection as SdkProjection, ProjectionType, ScalarAttributeType,
+    TableStatus, TimeToLiveSpecification,
+};
+use aws_sdk_dynamodb::Client;
+use std::time::Duration;
+
+/// A table declaration. Implemented by `#[derive(Table)]`.
+///
+/// ```
+/// use dynamo_model::Table;
+///
+/// #[derive(Table)]
+/// #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"), ttl = "expires")]
+/// struct App;
+///
+/// assert_eq!(App::SCHEMA.pk.name, "PK");
+/// assert!(App::SCHEMA.index("GSI1").is_some());
+/// ```
+pub trait Table: Send + Sync + 'static {
+    /// The static description of the table.
+    const SCHEMA: TableSchema;
+}
+
+/// The static description of a table: key attributes, indexes, TTL attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableSchema {
+    /// Rust name of the declaring type, for messages.
+    pub type_name: &'static str,
+    /// Partition key attribute (always a string attribute: keys are rendered templates).
+    pub pk: KeyAttribute,
+    /// Sort key attribute, if the table has one.
+    pub sk: Option<KeyAttribute>,
+    /// Global and local secondary indexes.
+    pub indexes: &'static [IndexSchema],
+    /// The TTL attribute (epoch seconds), enabled by [`create_table`].
+    pub ttl: Option<&'static str>,
+    /// The attribute holding each item's entity type.
+    pub entity_type: &'static str,
+}
+
+/// A key attribute of the table or of an index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyAttribute {
+    /// Attribute name.
+    pub name: &'static str,
+    /// DynamoDB scalar type of the attribute.
+    pub ty: ScalarType,
+}
+
+/// DynamoDB scalar types usable as key attributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarType {
+    /// String (`S`).
+    S,
+    /// Number (`N`).
+    N,
+    /// Binary (`B`).
+    B,
+}
+
+/// Global or local secondary index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    /// A GSI: its own partition and sort key.
+    Global,
+    /// An LSI: the table's partition key with another sort key; strongly consistent reads.
+    Local,
+}
+
+/// Which attributes an index holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Projection {
+    /// Every attribute.
+    All,
+    /// Only the table and index keys.
+    KeysOnly,
+    /// The keys plus these attributes.
+    Include(&'static [&'static str]),
+}
+
+/// A secondary index declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexSchema {
+    /// Index name.
+    pub name: &'static str,
+    /// GSI or LSI.
+    pub kind: IndexKind,
+    /// Partition key attributes (several for a multi-attribute GSI key; empty for an LSI,
+    /// which uses the table's partition key).
+    pub pk: &'static [KeyAttribute],
+    /// Sort key attributes (up to four for a multi-attribute GSI key).
+    pub sk: &'static [KeyAttribute],
+    /// Attributes projected into the index.
+    pub projection: Projection,
+}
+
+/// `const` string equality (`str::eq` is not `const`).
+#[doc(hidden)]
+pub const fn const_str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+impl TableSchema {
+    /// The index with this name, if declared.
+    pub const fn index(&self, name: &str) -> Option<&IndexSchema> {
+        let mut i = 0;
+        while i < self.indexes.len() {
+            if const_str_eq(self.indexes[i].name, name) {
+                return Some(&self.indexes[i]);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Whether `attribute` is a key attribute of the table or of any index, or the
+    /// entity-type attribute: names an entity field must not take.
+    pub const fn is_reserved_attribute(&self, attribute: &str) -> bool {
+        if const_str_eq(self.pk.name, attribute) || const_str_eq(self.entity_type, attribute) {
+            return true;
+        }
+        if let Some(sk) = self.sk {
+            if const_str_eq(sk.name, attribute) {
+                return true;
+            }
+        }
+        let mut i = 0;
+        while i < self.indexes.len() {
+            let index = &self.indexes[i];
+            let mut j = 0;
+            while j < index.pk.len() {
+                if const_str_eq(index.pk[j].name, attribute) {
+                    return true;
+                }
+                j += 1;
+            }
+            j = 0;
+            while j < index.sk.len() {
+                if const_str_eq(index.sk[j].name, attribute) {
+                    return true;
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        false
+    }
+}
+
+fn sdk_type(ty: ScalarType) -> ScalarAttributeType {
+    match ty {
+        ScalarType::S => ScalarAttributeType::S,
+        ScalarType::N => ScalarAttributeType::N,
+        ScalarType::B => ScalarAttributeType::B,
+    }
+}
+
+fn key_element(name: &str, key_type: KeyType) -> Result<KeySchemaElement, Error> {
+    KeySchemaElement::builder()
+        .attribute_name(name)
+        .key_type(key_type)
+        .build()
+        .map_err(|e| build_error("CreateTable", e))
+}
+
+fn build_error(operation: &'static str, e: aws_sdk_dynamodb::error::BuildError) -> Error {
+    Error::Validation {
+        entity: operation,
+        message: format!("cannot build request: {e}"),
+        source: Some(Box::new(e)),
+    }
+}
+
+fn projection(p: Projection) -> SdkProjection {
+    match p {
+        Projection::All => SdkProjection::builder()
+            .projection_type(ProjectionType::All)
+            .build(),
+        Projection::KeysOnly => SdkProjection::builder()
+            .projection_type(ProjectionType::KeysOnly)
+            .build(),
+        Projection::Include(attrs) => SdkProjection::builder()
+            .projection_type(ProjectionType::Include)
+            .set_non_key_attributes(Some(attrs.iter().map(|a| a.to_string()).collect()))
+            .build(),
+    }
+}
+
+/// Creates a table for `schema` under `table_name` (on-demand capacity), waits until it
+/// is `ACTIVE`, and enables TTL on the schema's TTL attribute.
+///
+/// Most code calls [`Db::create_table`](crate::Db::create_table) instead.
+pub async fn create_table(
+    client: &Client,
+    table_name: &str,
+    schema: &TableSchema,
+) -> Result<(), Error> {
+    const OP: &str = "CreateTable";
+    let mut definitions: Vec<KeyAttribute> = Vec::new();
+    let mut define = |attr: KeyAttribute| {
+        if !definitions.iter().any(|d| d.name == attr.name) {
+            definitions.push(attr);
+        }
+    };
+    define(schema.pk);
+    schema.sk.into_iter().for_each(&mut define);
+    for index in schema.indexes {
+        index
+            .pk
+            .iter()
+            .chain(index.sk)
+            .copied()
+            .for_each(&mut define);
+    }
+
+    let mut request = client
+        .create_table()
+        .table_name(table_name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .key_schema(key_element(schema.pk.name, KeyType::Hash)?);
+    if let Some(sk) = schema.sk {
+        request = request.key_schema(key_element(sk.name, KeyType::Range)?);
+    }
+    for def in &definitions {
+        request = request.attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name(def.name)
+                .attribute_type(sdk_type(def.ty))
+                .build()
+                .map_err(|e| build_error(OP, e))?,
+        );
+    }
+    for index in schema.indexes {
+        match index.kind {
+            IndexKind::Global => {
+                let mut gsi = GlobalSecondaryIndex::builder()
+                    .index_name(index.name)
+                    .projection(projection(index.projection));
+                for attr in index.pk {
+                    gsi = gsi.key_schema(key_element(attr.name, KeyType::Hash)?);
+                }
+                for attr in index.sk {
+                    gsi = gsi.key_schema(key_element(attr.name, KeyType::Range)?);
+                }
+                request =
+                    request.global_secondary_indexes(gsi.build().map_err(|e| build_error(OP, e))?);
+            }
+            IndexKind::Local => {
+                // An LSI shares the table's partition key (DynamoDB rule).
+                let mut lsi = LocalSecondaryIndex::builder()
+                    .index_name(index.name)
+                    .projection(projection(index.projection))
+                    .key_schema(key_element(schema.pk.name, KeyType::Hash)?);
+                for attr in index.sk {
+                    lsi = lsi.key_schema(key_element(attr.name, KeyType::Range)?);
+                }
+                request =
+                    request.local_secondary_indexes(lsi.build().map_err(|e| build_error(OP, e))?);
+            }
+        }
+    }
+    request
+        .send()
+        .await
+        .map_err(|e| Error::service(OP, table_name, e))?;
+
+    wait_until_active(client, table_name).await?;
+
+    if let Some(ttl) = schema.ttl {
+        client
+            .update_time_to_live()
+            .table_name(table_name)
+            .time_to_live_specification(
+                TimeToLiveSpecification::builder()
+                    .attribute_name(ttl)
+                    .enabled(true)
+                    .build()
+                    .map_err(|e| build_error("UpdateTimeToLive", e))?,
+            )
+            .send()
+            .await
+            .map_err(|e| Error::service("UpdateTimeToLive", table_name, e))?;
+    }
+    Ok(())
+}
+
+/// Polls `DescribeTable` until the table and all its indexes are `ACTIVE` (the real
+/// service takes seconds to minutes; DynamoDB Local is immediate).
+async fn wait_until_active(client: &Client, table_name: &str) -> Result<(), Error> {
+    let mut delay = Duration::from_millis(20);
+    loop {
+        let out = client
+            .describe_table()
+            .table_name(table_name)
+            .send()
+            .await
+            .map_err(|e| Error::service("DescribeTable", table_name, e))?;
+        if let Some(table) = out.table() {
+            let indexes_active = table
+                .global_secondary_indexes()
+                .iter()
+                .all(|g| g.index_status() == Some(&aws_sdk_dynamodb::types::IndexStatus::Active));
+            if table.table_status() == Some(&TableStatus::Active) && indexes_active {
+                return Ok(());
+            }
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(2));
+    }
+}

@@ -1,0 +1,81 @@
+//! The single-table model shared by the tests.
+
+use dynamo_model::{Entity, Table};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
+
+#[derive(Table)]
+#[dynamo(
+    pk = "PK",
+    sk = "SK",
+    gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"),
+    ttl = "expires_at"
+)]
+pub struct App;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "USER#{user_id}", sk = "PROFILE",
+         index(GSI1, pk = "EMAIL#{email}", sk = "USER"))]
+#[serde(rename_all = "camelCase")]
+pub struct User {
+    pub user_id: String,
+    pub display_name: String,
+    pub email: Option<String>,
+    pub login_count: u32,
+    #[serde(rename = "tags")]
+    pub labels: Vec<String>,
+}
+
+impl User {
+    pub fn sample(id: &str) -> Self {
+        User {
+            user_id: id.into(),
+            display_name: format!("User {id}"),
+            email: None,
+            login_count: 0,
+            labels: vec!["new".into()],
+        }
+    }
+}
+
+/// Shares `User`'s key shape on purpose: reading one as the other must be a typed error.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "USER#{user_id}", sk = "PROFILE", entity_type = "Impostor")]
+pub struct Impostor {
+    pub user_id: String,
+}
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{created_at}#{order_id}")]
+pub struct Order {
+    pub user_id: String,
+    pub order_id: Uuid,
+    pub created_at: OffsetDateTime,
+    pub total_cents: u64,
+    pub status: String,
+    pub note: Option<String>,
+}
+
+/// Field names that are DynamoDB reserved words: every expression must alias them.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "THING#{name}", sk = "THING")]
+pub struct Thing {
+    pub name: String,
+    pub status: String,
+    pub data: Option<String>,
+    pub ttl: Option<i64>,
+    pub r#type: String,
+    pub size: i32,
+}
+
+/// Signed integer and bool key parts.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "READING#{sensor}", sk = "{delta}#{valid}")]
+pub struct Reading {
+    pub sensor: String,
+    pub delta: i64,
+    pub valid: bool,
+}

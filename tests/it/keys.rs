@@ -1,0 +1,178 @@
+//! Key rendering end to end: escaping, ordering as DynamoDB sorts, validation before sending.
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_model::{local, Db, Entity, Error};
+use time::macros::datetime;
+use uuid::Uuid;
+
+async fn item_count(db: &Db<App>) -> Result<i32, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(db
+        .client()
+        .scan()
+        .table_name(db.table_name())
+        .send()
+        .await?
+        .count())
+}
+
+/// Sort keys of a partition in the order DynamoDB returns them.
+async fn sort_keys(
+    db: &Db<App>,
+    pk: &str,
+) -> Result<Vec<String>, Box<dyn std::error::Error + Send + Sync>> {
+    let out = db
+        .client()
+        .query()
+        .table_name(db.table_name())
+        .key_condition_expression("PK = :pk")
+        .expression_attribute_values(":pk", AttributeValue::S(pk.into()))
+        .send()
+        .await?;
+    Ok(out
+        .items()
+        .iter()
+        .filter_map(|i| i.get("SK").and_then(|v| v.as_s().ok()).cloned())
+        .collect())
+}
+
+#[tokio::test]
+async fn a_delimiter_inside_a_value_cannot_forge_another_key() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    // Without escaping, both would render as USER#a#b.
+    let mut tricky = User::sample("a#b");
+    tricky.display_name = "tricky".into();
+    let plain = User::sample("a");
+    db.put(&tricky).await?;
+    db.put(&plain).await?;
+    assert_eq!(db.get(User::key("a#b")).await?, Some(tricky));
+    assert_eq!(db.get(User::key("a")).await?, Some(plain));
+    assert_eq!(item_count(&db).await?, 2);
+    Ok(())
+}
+
+#[tokio::test]
+async fn signed_integer_and_bool_parts_sort_as_numbers_in_dynamodb() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let deltas = [
+        i64::MIN,
+        -1_000_000,
+        -10,
+        -9,
+        -1,
+        0,
+        1,
+        9,
+        10,
+        1_000_000,
+        i64::MAX,
+    ];
+    for &delta in deltas.iter().rev() {
+        for valid in [true, false] {
+            db.put(&Reading {
+                sensor: "s".into(),
+                delta,
+                valid,
+            })
+            .await?;
+        }
+    }
+    let mut expected = Vec::new();
+    for &delta in &deltas {
+        for valid in [false, true] {
+            expected.push(
+                Reading {
+                    sensor: "s".into(),
+                    delta,
+                    valid,
+                }
+                .primary_key()
+                .raw()?
+                .sk
+                .clone()
+                .ok_or("no sk")?,
+            );
+        }
+    }
+    assert_eq!(sort_keys(&db, "READING#s").await?, expected);
+    Ok(())
+}
+
+#[tokio::test]
+async fn timestamps_sort_chronologically_whatever_their_offset() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let times = [
+        datetime!(1999-12-31 23:59:59.999999999 UTC),
+        datetime!(2024-01-01 00:30:00 +02:00), // 2023-12-31 22:30 UTC
+        datetime!(2024-01-01 00:00:00 UTC),
+        datetime!(2024-01-01 00:00:00.000000001 UTC),
+    ];
+    for (i, &created_at) in times.iter().enumerate() {
+        let order = Order {
+            user_id: "u".into(),
+            order_id: Uuid::from_u128(i as u128),
+            created_at,
+            total_cents: i as u64,
+            status: "open".into(),
+            note: None,
+        };
+        db.put(&order).await?;
+        assert_eq!(
+            db.get(Order::key("u", created_at, order.order_id)).await?,
+            Some(order)
+        );
+    }
+    let order: Vec<u64> = {
+        let keys = sort_keys(&db, "USER#u").await?;
+        let mut out = Vec::new();
+        for sk in keys {
+            let i = times
+                .iter()
+                .enumerate()
+                .position(|(i, &t)| {
+                    Order::key("u", t, Uuid::from_u128(i as u128))
+                        .raw()
+                        .map(|r| r.sk.as_deref() == Some(sk.as_str()))
+                        .unwrap_or(false)
+                })
+                .ok_or("unknown sort key")?;
+            out.push(i as u64);
+        }
+        out
+    };
+    assert_eq!(order, [0, 1, 2, 3]);
+    Ok(())
+}
+
+#[tokio::test]
+async fn unencodable_keys_are_refused_before_sending() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    // DynamoDB limits a partition key to 2048 bytes.
+    let err = db.put(&User::sample(&"x".repeat(3000))).await.unwrap_err();
+    assert!(
+        matches!(err, Error::Validation { entity: "User", .. }),
+        "{err:?}"
+    );
+    let err = db.get(User::key("x".repeat(3000))).await.unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    // Years beyond 9999 have no fixed-width RFC 3339 form, so they cannot be a key part.
+    let far = datetime!(9999-12-31 23:30 -01:00); // 10000-01-01 in UTC
+    let err = db.get(Order::key("u", far, Uuid::nil())).await.unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    assert_eq!(item_count(&db).await?, 0);
+    Ok(())
+}
+
+#[tokio::test]
+async fn oversized_items_are_refused_before_sending() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let mut user = User::sample("big");
+    user.labels = vec!["x".repeat(1024); 400];
+    let err = db.put(&user).await.unwrap_err();
+    match &err {
+        Error::Validation { message, .. } => assert!(message.contains("409600"), "{message}"),
+        other => panic!("expected Validation, got {other:?}"),
+    }
+    assert_eq!(item_count(&db).await?, 0);
+    Ok(())
+}
