@@ -64,6 +64,16 @@ fn parse_template(cx: &mut Ctxt, lit: &LitStr, fields: &[Field], what: &str) -> 
         }
     };
     let mut ok = true;
+    let names: Vec<&str> = parsed.fields().collect();
+    for (i, name) in names.iter().enumerate() {
+        if names[..i].contains(name) {
+            cx.error_spanned_by(
+                lit,
+                format!("field `{name}` appears twice in the {what} template"),
+            );
+            ok = false;
+        }
+    }
     for name in parsed.fields() {
         match fields.iter().find(|f| f.ident == name) {
             None => {

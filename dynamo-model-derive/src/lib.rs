@@ -28,3 +28,12 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
         .unwrap_or_else(ctxt::to_compile_errors)
         .into()
 }
+
+/// Declares an enum over entity types sharing a partition. See `dynamo_model::Collection`.
+#[proc_macro_derive(Collection)]
+pub fn derive_collection(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::collection::expand(&input)
+        .unwrap_or_else(ctxt::to_compile_errors)
+        .into()
+}

@@ -22,6 +22,7 @@ use std::sync::Arc;
 pub struct Db<T> {
     client: Client,
     table_name: Arc<str>,
+    cursor_secret: Arc<[u8]>,
     _table: PhantomData<fn() -> T>,
 }
 
@@ -30,6 +31,7 @@ impl<T> Clone for Db<T> {
         Db {
             client: self.client.clone(),
             table_name: self.table_name.clone(),
+            cursor_secret: self.cursor_secret.clone(),
             _table: PhantomData,
         }
     }
@@ -49,8 +51,22 @@ impl<T: Table> Db<T> {
         Db {
             client,
             table_name: table_name.into(),
+            cursor_secret: Arc::from(Vec::new()),
             _table: PhantomData,
         }
+    }
+
+    /// Keys the checksum of pagination cursors with `secret`, so that clients holding
+    /// cursors (e.g. in a public API) cannot forge them. Without a secret the checksum
+    /// still detects altered cursors and cursors of other queries. Every service instance
+    /// handing out and accepting cursors must use the same secret.
+    pub fn with_cursor_secret(mut self, secret: impl AsRef<[u8]>) -> Self {
+        self.cursor_secret = Arc::from(secret.as_ref());
+        self
+    }
+
+    pub(crate) fn cursor_secret(&self) -> &[u8] {
+        &self.cursor_secret
     }
 
     /// The underlying SDK client, for anything this crate does not cover.

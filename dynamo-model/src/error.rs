@@ -60,6 +60,16 @@ pub enum Error {
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
 
+    /// A pagination cursor was refused: altered, malformed, or from another query.
+    #[error("invalid cursor for {target}: {source}")]
+    Cursor {
+        /// The entity or collection queried.
+        target: &'static str,
+        /// Why the cursor was refused.
+        #[source]
+        source: crate::cursor::CursorError,
+    },
+
     /// DynamoDB (or the transport to it) answered with an error.
     #[error("{operation} on table {table} failed: {source}")]
     Service {

@@ -48,6 +48,8 @@
 extern crate self as dynamo_model;
 
 pub mod codec;
+pub mod collection;
+pub mod cursor;
 mod db;
 pub mod entity;
 pub mod error;
@@ -60,12 +62,16 @@ pub mod schema;
 mod size;
 
 pub use codec::{AttrValue, Binary, Serde};
+pub use collection::{Collection, Target};
+pub use cursor::Cursor;
 pub use db::Db;
 pub use entity::Entity;
 pub use error::{DecodeError, DecodeErrorKind, Error};
 pub use expr::{Condition, Path};
+pub use key::sort::{Partition, SortKeyCondition, SortKeyRange};
 pub use key::{Key, KeyPart, RawKey};
 pub use ops::Numeric;
+pub use ops::{Page, UnknownEntity};
 pub use schema::{Table, TableSchema};
 pub use size::{item_size, value_size, MAX_ITEM_BYTES};
 
@@ -125,10 +131,18 @@ pub use dynamo_model_derive::Table;
 /// [`Path`] per field for conditions and updates.
 pub use dynamo_model_derive::Entity;
 
+/// `#[derive(Collection)]`: an enum over entity types that share a partition, so one
+/// query returns all of them, dispatched on the entity-type attribute. See [`Collection`].
+pub use dynamo_model_derive::Collection;
+
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::collection::__private::*;
+    pub use crate::collection::{Decoded, Includes};
     pub use crate::entity::__private::*;
     pub use crate::expr::{KeyField, Mutable};
+    pub use crate::key::sort::{encode_arg, Compare, SortKeyOp, SortKeyPrefix};
+    pub use crate::ops::IntoSortKey;
 }
 
 /// An item as DynamoDB represents it: attribute name → value.

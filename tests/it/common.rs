@@ -79,3 +79,63 @@ pub struct Reading {
     pub delta: i64,
     pub valid: bool,
 }
+
+/// `ORDER#1` vs `ORDER#10`: whole-component prefixes must not collide.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "SHOP#{shop}", sk = "ORDER#{order_no}#{line}")]
+pub struct Line {
+    pub shop: String,
+    pub order_no: String,
+    pub line: u16,
+    pub qty: u32,
+    pub status: String,
+}
+
+/// Hierarchical sort key, queryable at every level.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "STORES", sk = "{country}#{region}#{state}#{city}")]
+pub struct Store {
+    pub country: String,
+    pub region: String,
+    pub state: String,
+    pub city: String,
+}
+
+/// Members of one order partition, for collection queries.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "PURCHASE#{purchase_id}", sk = "A#PURCHASE")]
+pub struct Purchase {
+    pub purchase_id: String,
+    pub buyer: String,
+}
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "PURCHASE#{purchase_id}", sk = "ITEM#{n}")]
+pub struct PurchaseItem {
+    pub purchase_id: String,
+    pub n: u8,
+    pub sku: String,
+}
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "PURCHASE#{purchase_id}", sk = "INVOICE#{invoice_no}")]
+pub struct Invoice {
+    pub purchase_id: String,
+    pub invoice_no: u32,
+    pub amount_cents: u64,
+}
+
+/// Shares the partition but is not part of `PurchaseDetails`.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "PURCHASE#{purchase_id}", sk = "NOTE#{n}")]
+pub struct PurchaseNote {
+    pub purchase_id: String,
+    pub n: u8,
+}
+
+#[derive(dynamo_model::Collection, Debug, Clone, PartialEq)]
+pub enum PurchaseDetails {
+    Purchase(Purchase),
+    Item(PurchaseItem),
+    Invoice(Invoice),
+}

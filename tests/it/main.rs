@@ -4,4 +4,5 @@
 mod common;
 mod decode;
 mod keys;
+mod query;
 mod single_item;

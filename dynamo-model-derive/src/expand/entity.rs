@@ -260,6 +260,40 @@ fn generate(m: &EntityModel) -> TokenStream {
     });
     let fields_doc = format!("Typed attribute paths of [`{ident}`], for conditions and updates.");
 
+    // ---- partition and sort-key chain (queries)
+    let pk_params = {
+        let mut seen: Vec<&Ident> = Vec::new();
+        m.pk.0
+            .fields()
+            .filter_map(|name| {
+                let f = field(m, name);
+                if seen.contains(&&f.ident) {
+                    return None;
+                }
+                seen.push(&f.ident);
+                let (fi, ty) = (&f.ident, &f.ty);
+                Some(quote!(#fi: impl #private::KeyArg<#ty>))
+            })
+            .collect::<Vec<_>>()
+    };
+    let partition_doc = format!(
+        "The partition `{}` of [`{ident}`] items, for queries.",
+        m.pk.1.value()
+    );
+    let (sk_prefix, sk_fixed) = match &m.sk {
+        Some((t, _)) => {
+            let lead = match t.segments.first() {
+                Some(Segment::Lit(l)) => l.clone(),
+                _ => String::new(),
+            };
+            (lead, t.fields().next().is_none())
+        }
+        None => (String::new(), true),
+    };
+    let sk_chain =
+        m.sk.as_ref()
+            .map(|(t, lit)| sort_key_chain(m, t, lit, &sk_prefix, sk_fixed));
+
     quote! {
         #[doc = #fields_doc]
         #[derive(Debug, Clone, Copy)]
@@ -283,7 +317,17 @@ fn generate(m: &EntityModel) -> TokenStream {
             #vis const fn fields() -> #fields_ident {
                 #fields_ident { #(#path_inits)* }
             }
+
+            #[doc = #partition_doc]
+            #vis fn partition(#(#pk_params),*) -> #dm::Partition<#ident> {
+                #dm::Partition::__build(|#pk_out| {
+                    #pk_args
+                    ::core::result::Result::Ok(())
+                })
+            }
         }
+
+        #sk_chain
 
         const _: () = {
             const __SCHEMA: #dm::TableSchema = <#table as #dm::Table>::SCHEMA;
@@ -296,6 +340,8 @@ fn generate(m: &EntityModel) -> TokenStream {
                 const ENTITY_TYPE: &'static str = #entity_type;
                 const KEY_FIELDS: &'static [&'static str] = &[#(#key_fields),*];
                 const INDEX_FIELDS: &'static [&'static str] = &[#(#index_fields),*];
+                const SK_PREFIX: &'static str = #sk_prefix;
+                const SK_FIXED: bool = #sk_fixed;
 
                 fn primary_key(&self) -> #dm::Key<Self> {
                     #dm::Key::__build(#has_sk, |#pk_out, #sk_out| {
@@ -328,4 +374,109 @@ fn generate(m: &EntityModel) -> TokenStream {
 fn field<'a>(m: &'a EntityModel, name: &str) -> &'a Field {
     // Template fields were checked to exist in `check::entity`.
     m.field(name).unwrap_or_else(|| &m.fields[0])
+}
+
+/// The typed sort-key chain: `Type::sk()` returns `TypeSk<0>`; level `i` fixes field `i`
+/// (`.field(v)` → `TypeSk<i+1>`) or ends in a range on it (`.field_lt(v)`, ...).
+fn sort_key_chain(
+    m: &EntityModel,
+    t: &Template,
+    lit: &LitStr,
+    root: &str,
+    fixed: bool,
+) -> TokenStream {
+    let ident = &m.ident;
+    let vis = &m.vis;
+    let dm = quote!(::dynamo_model);
+    let private = quote!(#dm::__private);
+    let chain = format_ident!("{}Sk", ident);
+    let chain_doc = format!(
+        "Sort-key conditions of [`{ident}`] (`sk = {:?}`), from [`{ident}::sk`]: each level fixes one more field, \
+         or ends in a range on the next one. A level is itself a condition: `begins_with` the fixed part.",
+        lit.value()
+    );
+    let sk_doc = format!("Sort-key conditions for queries of [`{ident}`]; see [`{chain}`].");
+    let fields: Vec<(usize, &str)> = t
+        .segments
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            Segment::Field(f) => Some((i, f.as_str())),
+            Segment::Lit(_) => None,
+        })
+        .collect();
+    let levels = fields.iter().enumerate().map(|(level, (at, name))| {
+        let f = field(m, name);
+        let (fi, ty) = (&f.ident, &f.ty);
+        let following = match t.segments.get(at + 1) {
+            Some(Segment::Lit(l)) => l.clone(),
+            _ => String::new(),
+        };
+        let followed = !following.is_empty();
+        let complete = level + 1 == fields.len();
+        let next = level + 1;
+        let [lt, le, gt, ge, between, starts] = ["lt", "le", "gt", "ge", "between", "starts_with"]
+            .map(|suffix| format_ident!("{}_{}", fi.to_string().trim_start_matches("r#"), suffix));
+        let doc_fix = format!("Fixes `{name}`: items whose sort key starts with the components so far and this value.");
+        let doc_cmp = |op: &str| format!("Items whose `{name}` is {op} the value (the components before it fixed).");
+        let (d_lt, d_le, d_gt, d_ge) = (doc_cmp("<"), doc_cmp("<="), doc_cmp(">"), doc_cmp(">="));
+        let d_between = format!("Items whose `{name}` is in `[low, high]` (inclusive).");
+        let d_starts = format!("Items whose `{name}` starts with this partial value, e.g. `\"2023-10\"` of a timestamp.");
+        let cmp = |op: &str, method: &Ident, doc: &str| {
+            let op = format_ident!("{}", op);
+            quote! {
+                #[doc = #doc]
+                #vis fn #method(self, value: impl #private::KeyArg<#ty>) -> #dm::SortKeyCondition<#ident> {
+                    self.0.__compare(#private::Compare::#op, #private::encode_arg::<#ty>(value), #followed)
+                }
+            }
+        };
+        let (c_lt, c_le, c_gt, c_ge) = (cmp("Lt", &lt, &d_lt), cmp("Le", &le, &d_le), cmp("Gt", &gt, &d_gt), cmp("Ge", &ge, &d_ge));
+        quote! {
+            impl #chain<#level> {
+                #[doc = #doc_fix]
+                #vis fn #fi(self, value: impl #private::KeyArg<#ty>) -> #chain<#next> {
+                    #chain(self.0.__push(#private::encode_arg::<#ty>(value), #following, #complete))
+                }
+                #c_lt
+                #c_le
+                #c_gt
+                #c_ge
+                #[doc = #d_between]
+                #vis fn #between(self, low: impl #private::KeyArg<#ty>, high: impl #private::KeyArg<#ty>) -> #dm::SortKeyCondition<#ident> {
+                    self.0.__between(#private::encode_arg::<#ty>(low), #private::encode_arg::<#ty>(high), #followed)
+                }
+                #[doc = #d_starts]
+                #vis fn #starts(self, partial: &str) -> #dm::SortKeyCondition<#ident> {
+                    self.0.__starts_with(partial)
+                }
+            }
+        }
+    });
+    quote! {
+        #[doc = #chain_doc]
+        #[derive(Debug, Clone)]
+        #vis struct #chain<const N: usize>(#private::SortKeyPrefix<#ident>);
+
+        impl #ident {
+            #[doc = #sk_doc]
+            #vis fn sk() -> #chain<0> {
+                #chain(#private::SortKeyPrefix::__root(#root, #fixed))
+            }
+        }
+
+        #(#levels)*
+
+        impl<const N: usize> ::core::convert::From<#chain<N>> for #dm::SortKeyCondition<#ident> {
+            fn from(chain: #chain<N>) -> Self {
+                chain.0.condition()
+            }
+        }
+
+        impl<__T: #private::Includes<#ident>, const N: usize> #private::IntoSortKey<__T> for #chain<N> {
+            fn into_sort_key(self) -> ::core::result::Result<#dm::SortKeyRange, #dm::key::KeyError> {
+                self.0.condition().range().cloned().map_err(::core::clone::Clone::clone)
+            }
+        }
+    }
 }

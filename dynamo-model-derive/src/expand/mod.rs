@@ -1,2 +1,3 @@
+pub mod collection;
 pub mod entity;
 pub mod table;

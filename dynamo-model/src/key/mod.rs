@@ -6,6 +6,7 @@
 //! offset integers, fixed-width RFC 3339 UTC timestamps, escaped delimiters).
 
 mod encode;
+pub mod sort;
 
 pub use encode::{
     escape_str, split_components, KeyArg, KeyError, KeyPart, OptionalKeyPart, DELIMITER,

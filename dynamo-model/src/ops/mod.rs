@@ -5,11 +5,13 @@
 mod delete;
 mod get;
 mod put;
+mod query;
 mod update;
 
 pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
 pub use put::Put;
+pub use query::{IntoSortKey, Page, Query, UnknownEntity};
 pub use update::{Numeric, Update};
 
 use crate::expr::{Node, Placeholders};
@@ -60,8 +62,17 @@ pub(crate) fn and(a: Node, b: Option<Node>) -> Node {
 /// Renders a condition into the request's placeholders, turning an unencodable value
 /// into a validation error.
 pub(crate) fn render<E: Entity>(p: &mut Placeholders, node: &Node) -> Result<String, Error> {
+    render_for(E::ENTITY_TYPE, p, node)
+}
+
+/// [`render`] for a target named `entity` (an entity or a collection).
+pub(crate) fn render_for(
+    entity: &'static str,
+    p: &mut Placeholders,
+    node: &Node,
+) -> Result<String, Error> {
     p.render_condition(node).map_err(|e| Error::Validation {
-        entity: E::ENTITY_TYPE,
+        entity,
         message: format!(
             "condition value for `{}` cannot be stored: {}",
             e.path, e.source

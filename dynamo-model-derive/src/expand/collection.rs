@@ -1,0 +1,115 @@
+//! `#[derive(Collection)]`: an enum over entity types sharing a partition, decoded by
+//! dispatching on the entity-type attribute.
+
+use crate::ctxt::Ctxt;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields};
+
+pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
+    let mut cx = Ctxt::default();
+    let Data::Enum(data) = &input.data else {
+        cx.error_spanned_by(&input.ident, "#[derive(Collection)] needs an enum with one variant per entity type, e.g. `enum Details { Order(Order), Item(OrderItem) }`");
+        return Err(cx.check().err().unwrap_or_default());
+    };
+    if !input.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &input.generics,
+            "#[derive(Collection)] does not support generic enums",
+        );
+    }
+    if data.variants.is_empty() {
+        cx.error_spanned_by(&input.ident, "a collection needs at least one variant");
+    }
+    let mut variants = Vec::new();
+    for v in &data.variants {
+        match &v.fields {
+            Fields::Unnamed(f) if f.unnamed.len() == 1 => {
+                variants.push((&v.ident, &f.unnamed[0].ty))
+            }
+            _ => cx.error_spanned_by(
+                v,
+                "each variant holds exactly one entity, e.g. `Order(Order)`",
+            ),
+        }
+    }
+    for (i, (ident, ty)) in variants.iter().enumerate() {
+        if variants[..i]
+            .iter()
+            .any(|(_, other)| quote!(#other).to_string() == quote!(#ty).to_string())
+        {
+            cx.error_spanned_by(ident, "this entity type already has a variant");
+        }
+    }
+    cx.check()?;
+
+    let ident = &input.ident;
+    let name = ident.to_string();
+    let dm = quote!(::dynamo_model);
+    let private = quote!(#dm::__private);
+    let first = variants[0].1;
+    let table = quote!(<#first as #dm::Entity>::Table);
+    let same_table = variants
+        .iter()
+        .map(|(_, ty)| quote_spanned!(ty.span()=> __same_table::<#ty, #table>();));
+    let types: Vec<TokenStream> = variants
+        .iter()
+        .map(|(_, ty)| quote!(<#ty as #dm::Entity>::ENTITY_TYPE))
+        .collect();
+    let arms = variants.iter().enumerate().map(|(i, (_, ty))| {
+        quote!(::core::option::Option::Some(t) if t == <#ty as #dm::Entity>::ENTITY_TYPE => #i,)
+    });
+    let decodes = variants.iter().enumerate().map(|(i, (variant, ty))| {
+        quote!(#i => <#ty as #dm::Entity>::from_item(item).map(|e| #private::Decoded::Item(#ident::#variant(e))),)
+    });
+    let includes = variants
+        .iter()
+        .map(|(_, ty)| quote!(impl #private::Includes<#ty> for #ident {}));
+    let n = variants.len();
+
+    Ok(quote! {
+        const _: () = {
+            fn __same_table<E: #dm::Entity<Table = T>, T: #dm::Table>() {}
+            #[allow(dead_code)]
+            fn __check() { #(#same_table)* }
+            const __TYPES: [&str; #n] = [#(#types),*];
+            const _: () = {
+                let mut i = 0;
+                while i < __TYPES.len() {
+                    let mut j = 0;
+                    while j < i {
+                        if #dm::schema::const_str_eq(__TYPES[i], __TYPES[j]) {
+                            ::core::panic!("two variants of the collection have the same entity type");
+                        }
+                        j += 1;
+                    }
+                    i += 1;
+                }
+            };
+
+            impl #dm::Target for #ident {
+                type Table = #table;
+                const NAME: &'static str = #name;
+                const ONLY_ENTITY_TYPE: ::core::option::Option<&'static str> = ::core::option::Option::None;
+
+                fn decode(item: #dm::Item) -> ::core::result::Result<#private::Decoded<Self>, #dm::DecodeError> {
+                    let which = match #private::entity_type_of::<Self>(&item) {
+                        #(#arms)*
+                        _ => usize::MAX,
+                    };
+                    match which {
+                        #(#decodes)*
+                        _ => ::core::result::Result::Ok(#private::unknown::<Self>(&item)),
+                    }
+                }
+            }
+
+            impl #dm::Collection for #ident {
+                const ENTITY_TYPES: &'static [&'static str] = &__TYPES;
+            }
+
+            #(#includes)*
+        };
+    })
+}

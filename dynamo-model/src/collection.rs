@@ -1,0 +1,92 @@
+//! What queries and scans return: one entity type, or a collection of entity types that
+//! share a partition (`#[derive(Collection)]` on an enum).
+
+use crate::error::DecodeError;
+use crate::{Entity, Item, Table};
+
+/// The result type of a query or scan: an [`Entity`], or a [`Collection`] of them.
+pub trait Target: Sized + Send + 'static {
+    /// The table the items live in.
+    type Table: Table;
+
+    /// Name used in errors and to bind cursors.
+    const NAME: &'static str;
+
+    /// The one entity type to keep, when the target is a single entity: queries add a
+    /// filter on the entity-type attribute so other types sharing the partition never
+    /// come back.
+    const ONLY_ENTITY_TYPE: Option<&'static str>;
+
+    /// Decodes an item, or reports that its entity type is not part of the target.
+    fn decode(item: Item) -> Result<Decoded<Self>, DecodeError>;
+}
+
+/// The outcome of decoding one item into a [`Target`].
+#[derive(Debug)]
+pub enum Decoded<T> {
+    /// The item belongs to the target.
+    Item(T),
+    /// The item's entity type is not part of the target (the value found, if any).
+    Unknown(Option<String>),
+}
+
+impl<E: Entity> Target for E {
+    type Table = E::Table;
+    const NAME: &'static str = E::ENTITY_TYPE;
+    const ONLY_ENTITY_TYPE: Option<&'static str> = Some(E::ENTITY_TYPE);
+
+    fn decode(item: Item) -> Result<Decoded<Self>, DecodeError> {
+        E::from_item(item).map(Decoded::Item)
+    }
+}
+
+/// `T` can hold items of entity `E`: every entity includes itself, and a collection
+/// includes each of its variants' entities. Lets sort-key conditions and filters of a
+/// member entity be used in a collection query.
+pub trait Includes<E: Entity>: Target {}
+
+impl<E: Entity> Includes<E> for E {}
+
+/// An enum over entity types that share a partition. Implemented by
+/// `#[derive(Collection)]`.
+///
+/// ```
+/// # use dynamo_model::{Collection, Entity, Table};
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[dynamo(table = App, pk = "ORDER#{order_id}", sk = "ORDER")]
+/// struct Order { order_id: String, total: u64 }
+///
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[dynamo(table = App, pk = "ORDER#{order_id}", sk = "ITEM#{line}")]
+/// struct OrderItem { order_id: String, line: u32, sku: String }
+///
+/// #[derive(Collection)]
+/// enum OrderDetails {
+///     Order(Order),
+///     Item(OrderItem),
+/// }
+/// // db.query_collection::<OrderDetails, _>(Order::partition("o-1")).all().await?
+/// ```
+pub trait Collection: Target {
+    /// The entity types of the variants.
+    const ENTITY_TYPES: &'static [&'static str];
+}
+
+#[doc(hidden)]
+pub mod __private {
+    use super::*;
+
+    /// Reads the entity-type attribute of an item (for the generated dispatch).
+    pub fn entity_type_of<C: Collection>(item: &Item) -> Option<&str> {
+        item.get(<C::Table as Table>::SCHEMA.entity_type)
+            .and_then(|v| v.as_s().ok())
+            .map(String::as_str)
+    }
+
+    /// An item whose entity type is not a variant of the collection.
+    pub fn unknown<C: Collection>(item: &Item) -> Decoded<C> {
+        Decoded::Unknown(entity_type_of::<C>(item).map(str::to_owned))
+    }
+}

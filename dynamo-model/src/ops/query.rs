@@ -1,0 +1,638 @@
+//! `Query`: typed key conditions, filters, direction, limits that count matching items,
+//! pagination with bound cursors, and a stream over all pages.
+
+use crate::collection::{Decoded, Includes, Target};
+use crate::cursor::{self, Cursor, Fingerprint};
+use crate::expr::{CompareOp, Node, Placeholders};
+use crate::key::sort::{Partition, SortKeyCondition, SortKeyOp, SortKeyPrefix, SortKeyRange};
+use crate::key::KeyError;
+use crate::schema::{IndexKind, IndexSchema};
+use crate::{Condition, Db, Entity, Error, Item, Table};
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+use futures_util::stream::{self, Stream};
+use std::collections::{HashMap, VecDeque};
+
+/// What to do with items whose entity type is not part of a collection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnknownEntity {
+    /// Leave them out of the results (default).
+    #[default]
+    Skip,
+    /// Fail with [`DecodeErrorKind::WrongEntityType`](crate::DecodeErrorKind::WrongEntityType).
+    Error,
+}
+
+/// A page of results.
+#[derive(Debug, Clone)]
+pub struct Page<T> {
+    /// The items, in key order (reversed with `reverse()`).
+    pub items: Vec<T>,
+    /// Where to continue, or `None` when the results are exhausted.
+    pub cursor: Option<Cursor>,
+    /// Read capacity units consumed by the requests behind this page.
+    pub consumed_capacity: f64,
+}
+
+/// Something that can be turned into a sort-key condition for target `T`: the generated
+/// `Type::sk()` chain and the [`SortKeyCondition`]s it produces, for `T` or any entity a
+/// collection `T` includes.
+pub trait IntoSortKey<T> {
+    /// The condition's operator and bounds.
+    fn into_sort_key(self) -> Result<SortKeyRange, KeyError>;
+}
+
+impl<E: Entity, T: Includes<E>> IntoSortKey<T> for SortKeyCondition<E> {
+    fn into_sort_key(self) -> Result<SortKeyRange, KeyError> {
+        self.range
+    }
+}
+
+impl<E: Entity, T: Includes<E>> IntoSortKey<T> for SortKeyPrefix<E> {
+    fn into_sort_key(self) -> Result<SortKeyRange, KeyError> {
+        self.condition().range
+    }
+}
+
+/// A `Query` request; see [`Db::query`] and [`Db::query_collection`].
+#[must_use = "a query does nothing until one of all(), page() or stream() is awaited"]
+pub struct Query<'a, T: Target> {
+    db: &'a Db<T::Table>,
+    index: Option<&'static IndexSchema>,
+    pk: Result<String, KeyError>,
+    sk: Result<SortKeyRange, KeyError>,
+    filter: Option<Node>,
+    reverse: bool,
+    limit: Option<usize>,
+    page_size: Option<usize>,
+    max_pages: Option<usize>,
+    consistent: bool,
+    unknown: UnknownEntity,
+}
+
+/// The key attributes of the queried table or index.
+struct KeyNames {
+    pk: &'static str,
+    sk: Option<&'static str>,
+    /// Every attribute of `LastEvaluatedKey` (table key plus index key).
+    cursor: Vec<&'static str>,
+}
+
+/// One rendered request, reused for every page.
+struct Prepared {
+    key_condition: String,
+    filter: Option<String>,
+    names: Option<HashMap<String, String>>,
+    values: Option<HashMap<String, AttributeValue>>,
+    fingerprint: Fingerprint,
+    cursor_names: Vec<&'static str>,
+    pk_attr: &'static str,
+    pk_value: String,
+    sk_attr: Option<&'static str>,
+    sk_range: SortKeyRange,
+}
+
+impl<'a, T: Target> Query<'a, T> {
+    pub(crate) fn new<E: Entity>(
+        db: &'a Db<T::Table>,
+        partition: Partition<E>,
+        sk: Result<SortKeyRange, KeyError>,
+    ) -> Self {
+        Query {
+            db,
+            index: None,
+            pk: partition.value,
+            sk,
+            filter: None,
+            reverse: false,
+            limit: None,
+            page_size: None,
+            max_pages: None,
+            consistent: false,
+            unknown: UnknownEntity::Skip,
+        }
+    }
+
+    /// Restricts the sort key with a condition from the generated `Type::sk()` chain.
+    pub fn sk(mut self, condition: impl IntoSortKey<T>) -> Self {
+        self.sk = condition.into_sort_key();
+        self
+    }
+
+    /// Keeps only items matching `condition` (a `FilterExpression`: evaluated after the
+    /// read, so filtered items still consume read capacity).
+    pub fn filter<E: Entity>(mut self, condition: Condition<E>) -> Self
+    where
+        T: Includes<E>,
+    {
+        self.filter = Some(match self.filter.take() {
+            Some(existing) => Node::And(Box::new(existing), Box::new(condition.node)),
+            None => condition.node,
+        });
+        self
+    }
+
+    /// Descending sort-key order (`ScanIndexForward=false`), e.g. newest first or top-N.
+    pub fn reverse(mut self) -> Self {
+        self.reverse = true;
+        self
+    }
+
+    /// Return at most `n` items *that match* (DynamoDB's own `Limit` counts items read
+    /// before filtering; this keeps reading pages until `n` items matched or the results
+    /// end, or [`max_pages`](Query::max_pages) requests were made).
+    pub fn limit(mut self, n: usize) -> Self {
+        self.limit = Some(n);
+        self
+    }
+
+    /// Items read per request (DynamoDB `Limit`); DynamoDB also stops a page at 1 MB.
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.page_size = Some(n.max(1));
+        self
+    }
+
+    /// At most `n` requests for one `all()` or `page()` call; the returned cursor
+    /// continues where it stopped.
+    pub fn max_pages(mut self, n: usize) -> Self {
+        self.max_pages = Some(n.max(1));
+        self
+    }
+
+    /// Strongly consistent reads (tables and LSIs only; GSIs are eventually consistent).
+    pub fn consistent(mut self) -> Self {
+        self.consistent = true;
+        self
+    }
+
+    /// What to do with items of entity types outside a collection (default: skip).
+    pub fn on_unknown(mut self, policy: UnknownEntity) -> Self {
+        self.unknown = policy;
+        self
+    }
+
+    #[doc(hidden)]
+    pub fn __index(mut self, index: &'static IndexSchema) -> Self {
+        self.index = Some(index);
+        self
+    }
+
+    fn key_names(&self) -> Result<KeyNames, Error> {
+        let schema = &<T::Table as Table>::SCHEMA;
+        let table_keys = std::iter::once(schema.pk.name).chain(schema.sk.map(|a| a.name));
+        match self.index {
+            None => Ok(KeyNames {
+                pk: schema.pk.name,
+                sk: schema.sk.map(|a| a.name),
+                cursor: table_keys.collect(),
+            }),
+            Some(index) => {
+                let pk = match index.kind {
+                    IndexKind::Local => schema.pk.name,
+                    IndexKind::Global => match index.pk {
+                        [single] => single.name,
+                        _ => {
+                            return Err(Error::validation(
+                                T::NAME,
+                                format!("index `{}` has a multi-attribute partition key; query it with its typed key", index.name),
+                            ))
+                        }
+                    },
+                };
+                let sk = match index.sk {
+                    [] => None,
+                    [single] => Some(single.name),
+                    _ => {
+                        return Err(Error::validation(
+                            T::NAME,
+                            format!("index `{}` has a multi-attribute sort key; query it with its typed key", index.name),
+                        ))
+                    }
+                };
+                let mut cursor: Vec<&'static str> = table_keys.collect();
+                for name in index.pk.iter().chain(index.sk).map(|a| a.name) {
+                    if !cursor.contains(&name) {
+                        cursor.push(name);
+                    }
+                }
+                Ok(KeyNames { pk, sk, cursor })
+            }
+        }
+    }
+
+    fn prepare(&self) -> Result<Prepared, Error> {
+        let key_error = |e: &KeyError| Error::key(T::NAME, e.clone());
+        let pk_value = self.pk.as_ref().map_err(key_error)?.clone();
+        let sk = self.sk.as_ref().map_err(key_error)?;
+        if self.consistent && matches!(self.index, Some(i) if i.kind == IndexKind::Global) {
+            return Err(Error::validation(
+                T::NAME,
+                "a GSI supports only eventually consistent reads",
+            ));
+        }
+        let names = self.key_names()?;
+        let mut p = Placeholders::default();
+        let mut key_condition = format!(
+            "{} = {}",
+            p.name(names.pk),
+            p.value(AttributeValue::S(pk_value.clone()))
+        );
+        let sk_text = match names.sk {
+            Some(attr) => render_sort_key(&mut p, attr, &sk.op),
+            None if sk.op == SortKeyOp::Any => None,
+            None => {
+                return Err(Error::validation(
+                    T::NAME,
+                    "a sort-key condition on a table or index without a sort key",
+                ));
+            }
+        };
+        if let Some(text) = &sk_text {
+            key_condition.push_str(" AND ");
+            key_condition.push_str(text);
+        }
+        let type_filter = T::ONLY_ENTITY_TYPE.map(|entity_type| Node::Compare {
+            path: <T::Table as Table>::SCHEMA.entity_type,
+            op: CompareOp::Eq,
+            value: Ok(AttributeValue::S(entity_type.to_owned())),
+        });
+        let filter = match (type_filter, self.filter.clone()) {
+            (Some(a), Some(b)) => Some(Node::And(Box::new(a), Box::new(b))),
+            (a, b) => a.or(b),
+        };
+        let filter = match filter {
+            Some(node) => Some(super::render_for(T::NAME, &mut p, &node)?),
+            None => None,
+        };
+        let (names_map, values) = p.finish();
+        let index_name = self.index.map(|i| i.name).unwrap_or("");
+        let direction: &[u8] = if self.reverse { b"desc" } else { b"asc" };
+        let fingerprint = Fingerprint::of(&[
+            b"query",
+            self.db.table_name().as_bytes(),
+            index_name.as_bytes(),
+            T::NAME.as_bytes(),
+            pk_value.as_bytes(),
+            format!("{sk:?}").as_bytes(),
+            direction,
+        ]);
+        Ok(Prepared {
+            key_condition,
+            filter,
+            names: names_map,
+            values,
+            fingerprint,
+            cursor_names: names.cursor,
+            pk_attr: names.pk,
+            pk_value,
+            sk_attr: names.sk,
+            sk_range: sk.clone(),
+        })
+    }
+
+    async fn fetch(
+        &self,
+        prepared: &Prepared,
+        start: Option<Item>,
+        limit: Option<i32>,
+    ) -> Result<RawPage, Error> {
+        let out = self
+            .db
+            .client()
+            .query()
+            .table_name(self.db.table_name())
+            .set_index_name(self.index.map(|i| i.name.to_owned()))
+            .key_condition_expression(&prepared.key_condition)
+            .set_filter_expression(prepared.filter.clone())
+            .set_expression_attribute_names(prepared.names.clone())
+            .set_expression_attribute_values(prepared.values.clone())
+            .scan_index_forward(!self.reverse)
+            .consistent_read(self.consistent)
+            .set_limit(limit)
+            .set_exclusive_start_key(start)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await
+            .map_err(|e| Error::service("Query", self.db.table_name(), e))?;
+        Ok(RawPage {
+            consumed: out
+                .consumed_capacity
+                .as_ref()
+                .and_then(|c| c.capacity_units)
+                .unwrap_or(0.0),
+            evaluated: out.scanned_count.max(0) as usize,
+            items: out.items.unwrap_or_default(),
+            last_key: out.last_evaluated_key.filter(|k| !k.is_empty()),
+        })
+    }
+
+    fn decode(&self, item: Item) -> Result<Option<T>, Error> {
+        match T::decode(item)? {
+            Decoded::Item(t) => Ok(Some(t)),
+            Decoded::Unknown(found) if self.unknown == UnknownEntity::Error => {
+                Err(Error::Decode(crate::DecodeError {
+                    entity: T::NAME,
+                    key: None,
+                    attribute: None,
+                    kind: crate::DecodeErrorKind::WrongEntityType {
+                        expected: T::NAME,
+                        found,
+                    },
+                }))
+            }
+            Decoded::Unknown(_) => Ok(None),
+        }
+    }
+
+    fn start_key(
+        &self,
+        prepared: &Prepared,
+        cursor: Option<&Cursor>,
+    ) -> Result<Option<Item>, Error> {
+        let Some(cursor) = cursor else {
+            return Ok(None);
+        };
+        let key =
+            cursor::decode(cursor, prepared.fingerprint, self.db.cursor_secret()).map_err(|e| {
+                Error::Cursor {
+                    target: T::NAME,
+                    source: e,
+                }
+            })?;
+        // Even a well-formed cursor must stay in the queried partition.
+        if key.get(prepared.pk_attr).and_then(|v| v.as_s().ok()) != Some(&prepared.pk_value) {
+            return Err(Error::Cursor {
+                target: T::NAME,
+                source: cursor::CursorError::WrongQuery,
+            });
+        }
+        Ok(Some(key))
+    }
+
+    /// Reads until `want` items matched (or the results end, or `max_pages`), starting at
+    /// `start`. `single_page` stops after one request when no `want` is given.
+    async fn collect(
+        &self,
+        prepared: &Prepared,
+        mut start: Option<Item>,
+        want: Option<usize>,
+        single_page: bool,
+    ) -> Result<Page<T>, Error> {
+        let mut items = Vec::new();
+        let mut consumed = 0.0;
+        let mut requests = 0usize;
+        let mut request_limit = self
+            .page_size
+            .or(want)
+            .map(|n| n.clamp(1, i32::MAX as usize));
+        loop {
+            let remaining = want.map(|w| w - items.len());
+            let limit = match (self.page_size, remaining, request_limit) {
+                (Some(size), _, _) => Some(size),
+                (None, Some(r), Some(l)) => Some(l.max(r)),
+                (None, _, l) => l,
+            };
+            let page = self
+                .fetch(
+                    prepared,
+                    start.take(),
+                    limit.map(|l| l.min(i32::MAX as usize) as i32),
+                )
+                .await?;
+            requests += 1;
+            consumed += page.consumed;
+            let matched_in_page = page.items.len();
+            let mut iter = page.items.into_iter();
+            let mut stopped_at: Option<Item> = None;
+            while want.is_none_or(|w| items.len() < w) {
+                let Some(item) = iter.next() else { break };
+                if !prepared.admits(&item) {
+                    continue;
+                }
+                // Only the item that fills the request is copied, for the cursor.
+                let fills = want.is_some_and(|w| items.len() + 1 == w);
+                let key = fills.then(|| key_of(&item, &prepared.cursor_names));
+                if let Some(t) = self.decode(item)? {
+                    items.push(t);
+                    stopped_at = key.or(stopped_at);
+                }
+            }
+            let more_in_page = iter.len() > 0;
+            if want.is_some_and(|w| items.len() >= w) {
+                // Continue after the last returned item if this page had more, else after the page.
+                let next = if more_in_page {
+                    stopped_at.or(page.last_key)
+                } else {
+                    page.last_key
+                };
+                return Ok(self.make_page(items, next, prepared, consumed));
+            }
+            match page.last_key {
+                None => return Ok(self.make_page(items, None, prepared, consumed)),
+                Some(last) => {
+                    if (single_page && want.is_none())
+                        || self.max_pages.is_some_and(|m| requests >= m)
+                    {
+                        return Ok(self.make_page(items, Some(last), prepared, consumed));
+                    }
+                    start = Some(last);
+                }
+            }
+            // A filter dropped items: read more per request next time, up to 1,000.
+            if matched_in_page < page.evaluated {
+                request_limit = request_limit.map(|l| (l * 2).min(1000));
+            }
+        }
+    }
+
+    fn make_page(
+        &self,
+        items: Vec<T>,
+        next: Option<Item>,
+        prepared: &Prepared,
+        consumed: f64,
+    ) -> Page<T> {
+        Page {
+            items,
+            cursor: next
+                .map(|key| cursor::encode(prepared.fingerprint, &key, self.db.cursor_secret())),
+            consumed_capacity: consumed,
+        }
+    }
+
+    /// All matching items (at most `limit`), reading as many pages as needed.
+    pub async fn all(self) -> Result<Page<T>, Error> {
+        let prepared = self.prepare()?;
+        self.collect(&prepared, None, self.limit, false).await
+    }
+
+    /// One page: up to `limit` matching items (or one DynamoDB page without a limit),
+    /// starting after `cursor` (from a previous page of the *same* query).
+    pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
+        let prepared = self.prepare()?;
+        let start = self.start_key(&prepared, cursor)?;
+        self.collect(&prepared, start, self.limit, true).await
+    }
+
+    /// Every matching item (at most `limit`) as a stream, fetching pages as it is polled.
+    pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send + 'a
+    where
+        T: Send,
+    {
+        struct State<'a, T: Target> {
+            query: Query<'a, T>,
+            prepared: Option<Prepared>,
+            buffer: VecDeque<T>,
+            next: Option<Item>,
+            done: bool,
+            yielded: usize,
+        }
+        let state = State {
+            query: self,
+            prepared: None,
+            buffer: VecDeque::new(),
+            next: None,
+            done: false,
+            yielded: 0,
+        };
+        stream::unfold(state, |mut s| async move {
+            loop {
+                if s.query.limit.is_some_and(|l| s.yielded >= l) {
+                    return None;
+                }
+                if let Some(item) = s.buffer.pop_front() {
+                    s.yielded += 1;
+                    return Some((Ok(item), s));
+                }
+                if s.done {
+                    return None;
+                }
+                if s.prepared.is_none() {
+                    match s.query.prepare() {
+                        Ok(p) => s.prepared = Some(p),
+                        Err(e) => {
+                            s.done = true;
+                            return Some((Err(e), s));
+                        }
+                    }
+                }
+                let prepared = s.prepared.as_ref()?;
+                let want = s.query.limit.map(|l| l - s.yielded);
+                match s.query.collect(prepared, s.next.take(), want, true).await {
+                    Ok(page) => {
+                        s.buffer.extend(page.items);
+                        match page.cursor {
+                            Some(c) => {
+                                s.next = cursor::decode(
+                                    &c,
+                                    prepared.fingerprint,
+                                    s.query.db.cursor_secret(),
+                                )
+                                .ok()
+                            }
+                            None => s.done = true,
+                        }
+                        if s.next.is_none() {
+                            s.done = true;
+                        }
+                    }
+                    Err(e) => {
+                        s.done = true;
+                        return Some((Err(e), s));
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// Renders a sort-key condition, or `None` for [`SortKeyOp::Any`].
+fn render_sort_key(p: &mut Placeholders, attr: &'static str, op: &SortKeyOp) -> Option<String> {
+    if *op == SortKeyOp::Any {
+        return None;
+    }
+    let n = p.name(attr);
+    let mut v = |s: &String| p.value(AttributeValue::S(s.clone()));
+    Some(match op {
+        SortKeyOp::Any => return None,
+        SortKeyOp::Eq(s) => format!("{n} = {}", v(s)),
+        SortKeyOp::BeginsWith(s) => format!("begins_with({n}, {})", v(s)),
+        SortKeyOp::Le(s) => format!("{n} <= {}", v(s)),
+        SortKeyOp::Ge(s) => format!("{n} >= {}", v(s)),
+        SortKeyOp::Between(a, b) => {
+            let (a, b) = (v(a), v(b));
+            format!("{n} BETWEEN {a} AND {b}")
+        }
+    })
+}
+
+impl Prepared {
+    /// The part of the sort-key condition DynamoDB could not apply (see [`SortKeyRange`]).
+    fn admits(&self, item: &Item) -> bool {
+        match (self.sk_attr, item.get(self.sk_attr.unwrap_or_default())) {
+            (Some(_), Some(AttributeValue::S(sk))) => self.sk_range.admits(sk),
+            _ => true,
+        }
+    }
+}
+
+struct RawPage {
+    items: Vec<Item>,
+    last_key: Option<Item>,
+    consumed: f64,
+    evaluated: usize,
+}
+
+/// The `LastEvaluatedKey`-shaped key of an item.
+fn key_of(item: &Item, names: &[&'static str]) -> Item {
+    names
+        .iter()
+        .filter_map(|n| item.get(*n).map(|v| ((*n).to_owned(), v.clone())))
+        .collect()
+}
+
+impl<T: Table> Db<T> {
+    /// Queries one partition for items of entity `E`, by default every item of `E` in
+    /// it (sort key beginning with the template's leading literal).
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{placed_at}#{order_id}")]
+    /// struct Order { user_id: String, order_id: String, placed_at: u64, total: u64 }
+    ///
+    /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+    /// // The ten newest orders of u-1 placed in [1000, 2000], with a filter.
+    /// let page = db
+    ///     .query(Order::partition("u-1"))
+    ///     .sk(Order::sk().placed_at_between(1000u64, 2000u64))
+    ///     .filter(Order::fields().total.gt(100u64))
+    ///     .reverse()
+    ///     .limit(10)
+    ///     .all()
+    ///     .await?;
+    /// println!("{} orders, {} RCU", page.items.len(), page.consumed_capacity);
+    /// # Ok(()) }
+    /// ```
+    pub fn query<E: Entity<Table = T>>(&self, partition: Partition<E>) -> Query<'_, E> {
+        let sk = if <T as Table>::SCHEMA.sk.is_some() {
+            SortKeyPrefix::<E>::__root(E::SK_PREFIX, E::SK_FIXED)
+                .condition()
+                .range
+        } else {
+            Ok(SortKeyRange::op(SortKeyOp::Any))
+        };
+        Query::new(self, partition, sk)
+    }
+
+    /// Queries one partition for every item of the collection `C` (an enum over entity
+    /// types sharing the partition), dispatched on the entity-type attribute.
+    pub fn query_collection<C, E>(&self, partition: Partition<E>) -> Query<'_, C>
+    where
+        C: Includes<E> + Target<Table = T>,
+        E: Entity<Table = T>,
+    {
+        Query::new(self, partition, Ok(SortKeyRange::op(SortKeyOp::Any)))
+    }
+}

@@ -1,0 +1,587 @@
+//! Queries: every key-condition operator, prefixes, hierarchies, direction, limits,
+//! filters, pagination, cursor misuse, collections.
+
+use crate::common::*;
+use dynamo_model::{local, Cursor, Db, DecodeErrorKind, Error, UnknownEntity};
+use futures_util::TryStreamExt;
+use time::macros::datetime;
+use time::Duration;
+use uuid::Uuid;
+
+fn line(shop: &str, order_no: &str, line: u16, qty: u32) -> Line {
+    Line {
+        shop: shop.into(),
+        order_no: order_no.into(),
+        line,
+        qty,
+        status: if qty.is_multiple_of(2) { "even" } else { "odd" }.into(),
+    }
+}
+
+async fn seed_lines(db: &Db<App>) -> TestResult {
+    for order_no in ["1", "10", "100", "2"] {
+        for l in 0..3u16 {
+            db.put(&line("s", order_no, l, u32::from(l))).await?;
+        }
+    }
+    // Another partition whose key extends this one's: `SHOP#s` vs `SHOP#s1`.
+    db.put(&line("s1", "1", 0, 0)).await?;
+    Ok(())
+}
+
+fn ids(lines: &[Line]) -> Vec<(String, u16)> {
+    lines.iter().map(|l| (l.order_no.clone(), l.line)).collect()
+}
+
+#[tokio::test]
+async fn whole_component_prefixes_never_match_longer_values() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    seed_lines(&db).await?;
+    let page = db
+        .query(Line::partition("s"))
+        .sk(Line::sk().order_no("1"))
+        .all()
+        .await?;
+    assert_eq!(
+        ids(&page.items),
+        [("1".into(), 0), ("1".into(), 1), ("1".into(), 2)]
+    );
+    assert!(page.consumed_capacity > 0.0);
+
+    // USER#1 vs USER#10: a partition never includes a longer partition key.
+    db.put(&User::sample("1")).await?;
+    db.put(&User::sample("10")).await?;
+    let users = db.query(User::partition("1")).all().await?.items;
+    assert_eq!(
+        users.iter().map(|u| u.user_id.as_str()).collect::<Vec<_>>(),
+        ["1"]
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn every_sort_key_operator() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    seed_lines(&db).await?;
+    let q = || db.query(Line::partition("s"));
+    let all = q().all().await?.items;
+    // Sorted by the string order of order_no, then numerically by line.
+    assert_eq!(all.len(), 12);
+    assert_eq!(
+        ids(&all)[..4],
+        [
+            ("1".into(), 0),
+            ("1".into(), 1),
+            ("1".into(), 2),
+            ("10".into(), 0)
+        ]
+    );
+
+    let eq = q()
+        .sk(Line::sk().order_no("10").line(1u16))
+        .all()
+        .await?
+        .items;
+    assert_eq!(ids(&eq), [("10".into(), 1)]);
+
+    let lt = q()
+        .sk(Line::sk().order_no("10").line_lt(2u16))
+        .all()
+        .await?
+        .items;
+    assert_eq!(ids(&lt), [("10".into(), 0), ("10".into(), 1)]);
+    let le = q()
+        .sk(Line::sk().order_no("10").line_le(1u16))
+        .all()
+        .await?
+        .items;
+    assert_eq!(ids(&le), [("10".into(), 0), ("10".into(), 1)]);
+    let gt = q()
+        .sk(Line::sk().order_no("10").line_gt(0u16))
+        .all()
+        .await?
+        .items;
+    assert_eq!(ids(&gt), [("10".into(), 1), ("10".into(), 2)]);
+    let ge = q()
+        .sk(Line::sk().order_no("10").line_ge(2u16))
+        .all()
+        .await?
+        .items;
+    assert_eq!(ids(&ge), [("10".into(), 2)]);
+    let between = q()
+        .sk(Line::sk().order_no("10").line_between(1u16, 2u16))
+        .all()
+        .await?
+        .items;
+    assert_eq!(ids(&between), [("10".into(), 1), ("10".into(), 2)]);
+
+    // Ranges on a component followed by more components include every suffix of the bound.
+    let orders = |items: Vec<Line>| {
+        let mut o: Vec<String> = items.into_iter().map(|l| l.order_no).collect();
+        o.dedup();
+        o
+    };
+    assert_eq!(
+        orders(q().sk(Line::sk().order_no_lt("10")).all().await?.items),
+        ["1"]
+    );
+    assert_eq!(
+        orders(q().sk(Line::sk().order_no_le("10")).all().await?.items),
+        ["1", "10"]
+    );
+    assert_eq!(
+        orders(q().sk(Line::sk().order_no_gt("10")).all().await?.items),
+        ["100", "2"]
+    );
+    assert_eq!(
+        orders(q().sk(Line::sk().order_no_ge("100")).all().await?.items),
+        ["100", "2"]
+    );
+    assert_eq!(
+        orders(
+            q().sk(Line::sk().order_no_between("10", "100"))
+                .all()
+                .await?
+                .items
+        ),
+        ["10", "100"]
+    );
+    // An explicit partial value does match longer values.
+    assert_eq!(
+        orders(
+            q().sk(Line::sk().order_no_starts_with("1"))
+                .all()
+                .await?
+                .items
+        ),
+        ["1", "10", "100"]
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn partial_timestamps_select_a_month() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let base = datetime!(2023-09-28 12:00 UTC);
+    for day in 0..10 {
+        let order = Order {
+            user_id: "u".into(),
+            order_id: Uuid::from_u128(day),
+            created_at: base + Duration::days(day as i64),
+            total_cents: 100,
+            status: "open".into(),
+            note: None,
+        };
+        db.put(&order).await?;
+    }
+    let october = db
+        .query(Order::partition("u"))
+        .sk(Order::sk().created_at_starts_with("2023-10"))
+        .all()
+        .await?
+        .items;
+    assert_eq!(october.len(), 7);
+    assert!(october
+        .iter()
+        .all(|o| o.created_at.month() == time::Month::October));
+
+    let from = datetime!(2023-09-30 00:00 UTC);
+    let to = datetime!(2023-10-02 23:59 UTC);
+    let newest_first = db
+        .query(Order::partition("u"))
+        .sk(Order::sk().created_at_between(from, to))
+        .reverse()
+        .all()
+        .await?
+        .items;
+    let days: Vec<u8> = newest_first.iter().map(|o| o.created_at.day()).collect();
+    assert_eq!(days, [2, 1, 30]);
+    Ok(())
+}
+
+#[tokio::test]
+async fn hierarchical_keys_at_every_level() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    for (country, region, state, city) in [
+        ("US", "West", "WA", "Seattle"),
+        ("US", "West", "WA", "Spokane"),
+        ("US", "West", "OR", "Portland"),
+        ("US", "East", "NY", "New York"),
+        ("USA", "X", "Y", "Z"), // longer country value: must not match "US"
+        ("CA", "West", "BC", "Vancouver"),
+    ] {
+        db.put(&Store {
+            country: country.into(),
+            region: region.into(),
+            state: state.into(),
+            city: city.into(),
+        })
+        .await?;
+    }
+    let cities = |stores: Vec<Store>| stores.into_iter().map(|s| s.city).collect::<Vec<_>>();
+    let q = || db.query(Store::partition());
+    assert_eq!(cities(q().all().await?.items).len(), 6);
+    assert_eq!(
+        cities(q().sk(Store::sk().country("US")).all().await?.items),
+        ["New York", "Portland", "Seattle", "Spokane"]
+    );
+    assert_eq!(
+        cities(
+            q().sk(Store::sk().country("US").region("West"))
+                .all()
+                .await?
+                .items
+        ),
+        ["Portland", "Seattle", "Spokane"]
+    );
+    assert_eq!(
+        cities(
+            q().sk(Store::sk().country("US").region("West").state("WA"))
+                .all()
+                .await?
+                .items
+        ),
+        ["Seattle", "Spokane"]
+    );
+    assert_eq!(
+        cities(
+            q().sk(Store::sk()
+                .country("US")
+                .region("West")
+                .state("WA")
+                .city("Seattle"))
+                .all()
+                .await?
+                .items
+        ),
+        ["Seattle"]
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn limit_counts_matching_items_with_and_without_filters() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    for l in 0..40u16 {
+        db.put(&line("s", "7", l, u32::from(l))).await?;
+    }
+    let f = Line::fields();
+    let q = || db.query(Line::partition("s"));
+
+    let first = q().limit(5).all().await?;
+    assert_eq!(
+        first.items.iter().map(|l| l.line).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4]
+    );
+    let last = q().reverse().limit(3).all().await?;
+    assert_eq!(
+        last.items.iter().map(|l| l.line).collect::<Vec<_>>(),
+        [39, 38, 37]
+    );
+
+    // Only every fifth line matches: DynamoDB's own Limit would return fewer items.
+    let filtered = q()
+        .filter(f.qty.between(0u32, 39u32).and(f.line.ge(10u16)))
+        .filter(f.status.eq("odd"))
+        .limit(4)
+        .all()
+        .await?;
+    assert_eq!(
+        filtered.items.iter().map(|l| l.line).collect::<Vec<_>>(),
+        [11, 13, 15, 17]
+    );
+    let sparse = q()
+        .filter(f.qty.gt(34u32))
+        .limit(3)
+        .page_size(2)
+        .all()
+        .await?;
+    assert_eq!(
+        sparse.items.iter().map(|l| l.line).collect::<Vec<_>>(),
+        [35, 36, 37]
+    );
+
+    // Continuing from the cursor of a limited page resumes right after its last item.
+    let next = q()
+        .filter(f.status.eq("odd"))
+        .limit(4)
+        .page(filtered_cursor(&db).await?.as_ref())
+        .await?;
+    assert_eq!(
+        next.items.iter().map(|l| l.line).collect::<Vec<_>>(),
+        [9, 11, 13, 15]
+    );
+    Ok(())
+}
+
+async fn filtered_cursor(
+    db: &Db<App>,
+) -> Result<Option<Cursor>, Box<dyn std::error::Error + Send + Sync>> {
+    let f = Line::fields();
+    let page = db
+        .query(Line::partition("s"))
+        .filter(f.status.eq("odd"))
+        .limit(4)
+        .page(None)
+        .await?;
+    assert_eq!(
+        page.items.iter().map(|l| l.line).collect::<Vec<_>>(),
+        [1, 3, 5, 7]
+    );
+    Ok(page.cursor)
+}
+
+#[tokio::test]
+async fn pagination_across_many_pages_and_streaming() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    for l in 0..250u16 {
+        db.put(&line("p", "1", l, u32::from(l))).await?;
+    }
+    let mut seen = Vec::new();
+    let mut cursor: Option<Cursor> = None;
+    let mut pages = 0;
+    loop {
+        // Rebuilt every time, as a stateless API handler would.
+        let page = db
+            .query(Line::partition("p"))
+            .limit(7)
+            .page(cursor.as_ref())
+            .await?;
+        pages += 1;
+        seen.extend(page.items.iter().map(|l| l.line));
+        // Cursors travel as strings.
+        cursor = page.cursor.map(|c| Cursor::from(c.to_string()));
+        if cursor.is_none() {
+            break;
+        }
+        assert!(pages < 100, "pagination does not terminate");
+    }
+    assert_eq!(seen, (0..250).collect::<Vec<_>>());
+    assert_eq!(pages, 36); // 35 full pages, then 5 items
+
+    // Without a limit a page is one DynamoDB page; DynamoDB's page_size splits it.
+    let small = db
+        .query(Line::partition("p"))
+        .page_size(100)
+        .page(None)
+        .await?;
+    assert_eq!(small.items.len(), 100);
+    assert!(small.cursor.is_some());
+
+    let streamed: Vec<u16> = db
+        .query(Line::partition("p"))
+        .page_size(30)
+        .stream()
+        .map_ok(|l| l.line)
+        .try_collect()
+        .await?;
+    assert_eq!(streamed, (0..250).collect::<Vec<_>>());
+    let top: Vec<u16> = db
+        .query(Line::partition("p"))
+        .reverse()
+        .limit(12)
+        .page_size(5)
+        .stream()
+        .map_ok(|l| l.line)
+        .try_collect()
+        .await?;
+    assert_eq!(top, (238..250).rev().collect::<Vec<_>>());
+    Ok(())
+}
+
+#[tokio::test]
+async fn cursors_are_bound_to_their_query() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    for l in 0..5u16 {
+        db.put(&line("a", "1", l, 1)).await?;
+        db.put(&line("b", "1", l, 1)).await?;
+    }
+    let page = db.query(Line::partition("a")).limit(2).page(None).await?;
+    let cursor = page.cursor.ok_or("expected a cursor")?;
+    let refused = |r: Result<_, Error>| match r {
+        Err(Error::Cursor { source, .. }) => source,
+        other => panic!("expected a cursor error, got {other:?}"),
+    };
+    use dynamo_model::cursor::CursorError;
+    // Another partition, another direction, another key condition, another table.
+    assert_eq!(
+        refused(
+            db.query(Line::partition("b"))
+                .limit(2)
+                .page(Some(&cursor))
+                .await
+        ),
+        CursorError::WrongQuery
+    );
+    assert_eq!(
+        refused(
+            db.query(Line::partition("a"))
+                .reverse()
+                .page(Some(&cursor))
+                .await
+        ),
+        CursorError::WrongQuery
+    );
+    assert_eq!(
+        refused(
+            db.query(Line::partition("a"))
+                .sk(Line::sk().order_no("1"))
+                .page(Some(&cursor))
+                .await
+        ),
+        CursorError::WrongQuery
+    );
+    let other_table = local::fresh_table::<App>().await?;
+    assert_eq!(
+        refused(
+            other_table
+                .query(Line::partition("a"))
+                .page(Some(&cursor))
+                .await
+        ),
+        CursorError::WrongQuery
+    );
+    // Tampering: flip one character.
+    let mut text = cursor.to_string().into_bytes();
+    let i = text.len() / 2;
+    text[i] = if text[i] == b'A' { b'B' } else { b'A' };
+    let tampered = Cursor::from(String::from_utf8(text)?);
+    assert_eq!(
+        refused(db.query(Line::partition("a")).page(Some(&tampered)).await),
+        CursorError::Tampered
+    );
+    assert!(matches!(
+        refused(
+            db.query(Line::partition("a"))
+                .page(Some(&Cursor::from("not a cursor")))
+                .await
+        ),
+        CursorError::Malformed(_)
+    ));
+    // A keyed table rejects unkeyed cursors.
+    let keyed = db.clone().with_cursor_secret("s3cret");
+    assert_eq!(
+        refused(keyed.query(Line::partition("a")).page(Some(&cursor)).await),
+        CursorError::Tampered
+    );
+    // The right query continues.
+    let rest = db.query(Line::partition("a")).page(Some(&cursor)).await?;
+    assert_eq!(
+        rest.items.iter().map(|l| l.line).collect::<Vec<_>>(),
+        [2, 3, 4]
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn filters_on_typed_paths() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let f = Thing::fields();
+    for (i, status) in ["new", "used", "broken", "new"].iter().enumerate() {
+        db.put(&Thing {
+            name: format!("t{i}"),
+            status: (*status).into(),
+            data: (i % 2 == 0).then(|| "x".repeat(i + 1)),
+            ttl: Some(i as i64),
+            r#type: "gadget".into(),
+            size: i as i32,
+        })
+        .await?;
+    }
+    // Each Thing is its own partition; scan-like checks go through one partition each.
+    let matches = |name: &str, cond: dynamo_model::Condition<Thing>| {
+        let db = db.clone();
+        let name = name.to_owned();
+        async move {
+            Ok::<_, Error>(
+                !db.query(Thing::partition(name))
+                    .filter(cond)
+                    .all()
+                    .await?
+                    .items
+                    .is_empty(),
+            )
+        }
+    };
+    assert!(matches("t0", f.status.eq("new").and(f.r#type.begins_with("gad"))).await?);
+    assert!(!matches("t0", f.status.ne("new")).await?);
+    assert!(matches("t1", f.data.not_exists()).await?);
+    assert!(matches("t2", f.data.exists().and(f.data.size().eq(3))).await?);
+    assert!(matches("t2", f.status.contains("rok")).await?);
+    assert!(matches("t3", f.status.eq("x").or(!f.ttl.lt(Some(3)))).await?);
+    assert!(!matches("t3", f.size.between(0, 2)).await?);
+    Ok(())
+}
+
+#[tokio::test]
+async fn collections_dispatch_on_entity_type() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let p = "p-1";
+    db.put(&Purchase {
+        purchase_id: p.into(),
+        buyer: "ada".into(),
+    })
+    .await?;
+    for n in 1..=3u8 {
+        db.put(&PurchaseItem {
+            purchase_id: p.into(),
+            n,
+            sku: format!("sku-{n}"),
+        })
+        .await?;
+    }
+    db.put(&Invoice {
+        purchase_id: p.into(),
+        invoice_no: 9,
+        amount_cents: 500,
+    })
+    .await?;
+    db.put(&PurchaseNote {
+        purchase_id: p.into(),
+        n: 1,
+    })
+    .await?;
+
+    let details = db
+        .query_collection::<PurchaseDetails, _>(Purchase::partition(p))
+        .all()
+        .await?
+        .items;
+    assert_eq!(details.len(), 5, "{details:?}");
+    assert!(matches!(&details[0], PurchaseDetails::Purchase(x) if x.buyer == "ada"));
+    assert!(matches!(&details[1], PurchaseDetails::Invoice(i) if i.invoice_no == 9));
+    assert!(details[2..]
+        .iter()
+        .all(|d| matches!(d, PurchaseDetails::Item(_))));
+
+    // A member's sort-key condition narrows the collection query.
+    let items = db
+        .query_collection::<PurchaseDetails, _>(Purchase::partition(p))
+        .sk(PurchaseItem::sk().n_ge(2u8))
+        .all()
+        .await?
+        .items;
+    assert_eq!(items.len(), 2);
+
+    let err = db
+        .query_collection::<PurchaseDetails, _>(Purchase::partition(p))
+        .on_unknown(UnknownEntity::Error)
+        .all()
+        .await
+        .unwrap_err();
+    match err {
+        Error::Decode(e) => assert_eq!(
+            e.kind,
+            DecodeErrorKind::WrongEntityType {
+                expected: "PurchaseDetails",
+                found: Some("PurchaseNote".into())
+            }
+        ),
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+
+    // Single-entity queries of a shared partition return only that entity.
+    let invoices = db.query(Invoice::partition(p)).all().await?.items;
+    assert_eq!(invoices.len(), 1);
+    Ok(())
+}
