@@ -12,10 +12,11 @@ pub trait Target: Sized + Send + 'static {
     /// Name used in errors and to bind cursors.
     const NAME: &'static str;
 
-    /// The one entity type to keep, when the target is a single entity: queries add a
-    /// filter on the entity-type attribute so other types sharing the partition never
-    /// come back.
-    const ONLY_ENTITY_TYPE: Option<&'static str>;
+    /// The entity types the target is made of.
+    const ENTITY_TYPES: &'static [&'static str];
+
+    /// Whether the target is a collection (several entity types) rather than one entity.
+    const IS_COLLECTION: bool;
 
     /// Decodes an item, or reports that its entity type is not part of the target.
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError>;
@@ -33,7 +34,8 @@ pub enum Decoded<T> {
 impl<E: Entity> Target for E {
     type Table = E::Table;
     const NAME: &'static str = E::ENTITY_TYPE;
-    const ONLY_ENTITY_TYPE: Option<&'static str> = Some(E::ENTITY_TYPE);
+    const ENTITY_TYPES: &'static [&'static str] = &[E::ENTITY_TYPE];
+    const IS_COLLECTION: bool = false;
 
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError> {
         E::from_item(item).map(Decoded::Item)
@@ -69,10 +71,7 @@ impl<E: Entity> Includes<E> for E {}
 /// }
 /// // db.query_collection::<OrderDetails, _>(Order::partition("o-1")).all().await?
 /// ```
-pub trait Collection: Target {
-    /// The entity types of the variants.
-    const ENTITY_TYPES: &'static [&'static str];
-}
+pub trait Collection: Target {}
 
 #[doc(hidden)]
 pub mod __private {

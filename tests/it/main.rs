@@ -5,4 +5,5 @@ mod common;
 mod decode;
 mod keys;
 mod query;
+mod scan;
 mod single_item;

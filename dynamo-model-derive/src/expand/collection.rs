@@ -91,7 +91,8 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
             impl #dm::Target for #ident {
                 type Table = #table;
                 const NAME: &'static str = #name;
-                const ONLY_ENTITY_TYPE: ::core::option::Option<&'static str> = ::core::option::Option::None;
+                const ENTITY_TYPES: &'static [&'static str] = &__TYPES;
+                const IS_COLLECTION: bool = true;
 
                 fn decode(item: #dm::Item) -> ::core::result::Result<#private::Decoded<Self>, #dm::DecodeError> {
                     let which = match #private::entity_type_of::<Self>(&item) {
@@ -105,9 +106,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
                 }
             }
 
-            impl #dm::Collection for #ident {
-                const ENTITY_TYPES: &'static [&'static str] = &__TYPES;
-            }
+            impl #dm::Collection for #ident {}
 
             #(#includes)*
         };

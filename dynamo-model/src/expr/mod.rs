@@ -117,6 +117,21 @@ impl<E, V: AttrValue, M> Path<E, V, M> {
             path: self.name,
         })
     }
+    /// `path IN (v1, v2, ..)`: at most 100 values (DynamoDB limit), checked when sent.
+    pub fn is_in<I>(self, values: I) -> Condition<E>
+    where
+        I: IntoIterator,
+        I::Item: Into<V>,
+    {
+        Condition::new(Node::In {
+            path: self.name,
+            values: values
+                .into_iter()
+                .map(|v| encode(self.name, &v.into()))
+                .collect(),
+        })
+    }
+
     /// `size(path) <op> n`: the length of a string or binary, or the element count of a
     /// list, map or set.
     pub fn size(self) -> SizeOf<E> {
@@ -274,6 +289,10 @@ pub(crate) enum Node {
         path: &'static str,
         op: CompareOp,
         n: usize,
+    },
+    In {
+        path: &'static str,
+        values: Vec<Result<AttributeValue, ValueError>>,
     },
     And(Box<Node>, Box<Node>),
     Or(Box<Node>, Box<Node>),

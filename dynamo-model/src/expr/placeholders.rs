@@ -79,6 +79,24 @@ impl Placeholders {
                 let v = self.value(AttributeValue::N(n.to_string()));
                 let _ = write!(out, "size({name}) {} {v}", op.symbol());
             }
+            Node::In { path, values } => {
+                // DynamoDB: the IN comparator takes at most 100 operands.
+                if values.is_empty() || values.len() > 100 {
+                    return Err(ValueError {
+                        path,
+                        source: crate::codec::EncodeError(format!(
+                            "IN takes 1 to 100 values, got {}",
+                            values.len()
+                        )),
+                    });
+                }
+                let n = self.name(path);
+                let mut list = Vec::with_capacity(values.len());
+                for v in values {
+                    list.push(self.value_of(v)?);
+                }
+                let _ = write!(out, "{n} IN ({})", list.join(", "));
+            }
             Node::And(a, b) | Node::Or(a, b) => {
                 let joiner = if matches!(node, Node::And(..)) {
                     " AND "

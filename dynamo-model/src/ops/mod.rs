@@ -6,12 +6,14 @@ mod delete;
 mod get;
 mod put;
 mod query;
+mod scan;
 mod update;
 
 pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
 pub use put::Put;
 pub use query::{IntoSortKey, Page, Query, UnknownEntity};
+pub use scan::Scan;
 pub use update::{Numeric, Update};
 
 use crate::expr::{Node, Placeholders};
@@ -50,6 +52,13 @@ pub(crate) fn is_entity<E: Entity>() -> Node {
 /// item of another entity type that happens to share the key.
 pub(crate) fn absent_or_entity<E: Entity>() -> Node {
     Node::Or(Box::new(item_absent::<E>()), Box::new(is_entity::<E>()))
+}
+
+pub(crate) fn and_opt(a: Option<Node>, b: Option<Node>) -> Option<Node> {
+    match (a, b) {
+        (Some(a), b) => Some(and(a, b)),
+        (None, b) => b,
+    }
 }
 
 pub(crate) fn and(a: Node, b: Option<Node>) -> Node {

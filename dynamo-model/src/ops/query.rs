@@ -3,7 +3,7 @@
 
 use crate::collection::{Decoded, Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
-use crate::expr::{CompareOp, Node, Placeholders};
+use crate::expr::{Node, Placeholders};
 use crate::key::sort::{Partition, SortKeyCondition, SortKeyOp, SortKeyPrefix, SortKeyRange};
 use crate::key::KeyError;
 use crate::schema::{IndexKind, IndexSchema};
@@ -250,15 +250,9 @@ impl<'a, T: Target> Query<'a, T> {
             key_condition.push_str(" AND ");
             key_condition.push_str(text);
         }
-        let type_filter = T::ONLY_ENTITY_TYPE.map(|entity_type| Node::Compare {
-            path: <T::Table as Table>::SCHEMA.entity_type,
-            op: CompareOp::Eq,
-            value: Ok(AttributeValue::S(entity_type.to_owned())),
-        });
-        let filter = match (type_filter, self.filter.clone()) {
-            (Some(a), Some(b)) => Some(Node::And(Box::new(a), Box::new(b))),
-            (a, b) => a.or(b),
-        };
+        // A collection keeps the whole partition, so unknown types can be reported.
+        let type_filter = (!T::IS_COLLECTION).then(entity_type_filter::<T>);
+        let filter = super::and_opt(type_filter, self.filter.clone());
         let filter = match filter {
             Some(node) => Some(super::render_for(T::NAME, &mut p, &node)?),
             None => None,
@@ -545,6 +539,39 @@ impl<'a, T: Target> Query<'a, T> {
     }
 }
 
+/// `_type IN (..)`: only items of the target's entity types.
+pub(crate) fn entity_type_filter<T: Target>() -> Node {
+    Node::In {
+        path: <T::Table as Table>::SCHEMA.entity_type,
+        values: T::ENTITY_TYPES
+            .iter()
+            .map(|t| Ok(AttributeValue::S((*t).to_owned())))
+            .collect(),
+    }
+}
+
+/// Decodes an item into the target, applying the unknown-entity policy.
+pub(crate) fn decode_target<T: Target>(
+    item: Item,
+    unknown: UnknownEntity,
+) -> Result<Option<T>, Error> {
+    match T::decode(item)? {
+        Decoded::Item(t) => Ok(Some(t)),
+        Decoded::Unknown(found) if unknown == UnknownEntity::Error => {
+            Err(Error::Decode(crate::DecodeError {
+                entity: T::NAME,
+                key: None,
+                attribute: None,
+                kind: crate::DecodeErrorKind::WrongEntityType {
+                    expected: T::NAME,
+                    found,
+                },
+            }))
+        }
+        Decoded::Unknown(_) => Ok(None),
+    }
+}
+
 /// Renders a sort-key condition, or `None` for [`SortKeyOp::Any`].
 fn render_sort_key(p: &mut Placeholders, attr: &'static str, op: &SortKeyOp) -> Option<String> {
     if *op == SortKeyOp::Any {
@@ -575,11 +602,12 @@ impl Prepared {
     }
 }
 
-struct RawPage {
-    items: Vec<Item>,
-    last_key: Option<Item>,
-    consumed: f64,
-    evaluated: usize,
+/// One response of a Query or Scan, before decoding.
+pub(crate) struct RawPage {
+    pub(crate) items: Vec<Item>,
+    pub(crate) last_key: Option<Item>,
+    pub(crate) consumed: f64,
+    pub(crate) evaluated: usize,
 }
 
 /// The `LastEvaluatedKey`-shaped key of an item.
