@@ -69,7 +69,7 @@ impl<E: Entity> Includes<E> for E {}
 ///     Order(Order),
 ///     Item(OrderItem),
 /// }
-/// // db.query_collection::<OrderDetails, _>(Order::partition("o-1")).all().await?
+/// // db.query(Order::partition("o-1")).collection::<OrderDetails>().all().await?
 /// ```
 pub trait Collection: Target {}
 

@@ -22,13 +22,6 @@ pub trait Entity: Sized + Send + Sync + 'static {
     /// Attribute names of the fields the secondary-index templates are built from.
     const INDEX_FIELDS: &'static [&'static str];
 
-    /// The sort-key template's leading literal (`"ORDER#"` for `"ORDER#{id}"`): a query
-    /// for the entity is `begins_with(SK, SK_PREFIX)` by default.
-    const SK_PREFIX: &'static str;
-
-    /// Whether the sort-key template is a literal without fields (one item per partition).
-    const SK_FIXED: bool;
-
     /// This entity's primary key.
     fn primary_key(&self) -> Key<Self>;
 

@@ -68,7 +68,7 @@ pub use db::Db;
 pub use entity::Entity;
 pub use error::{DecodeError, DecodeErrorKind, Error};
 pub use expr::{Condition, Path};
-pub use key::sort::{Partition, SortKeyCondition, SortKeyRange};
+pub use key::sort::{IndexAt, KeySpace, Partition, Primary, SortKeyCondition, SortKeyRange};
 pub use key::{Key, KeyPart, RawKey};
 pub use ops::Numeric;
 pub use ops::{Page, UnknownEntity};

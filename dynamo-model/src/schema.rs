@@ -133,6 +133,19 @@ impl TableSchema {
         None
     }
 
+    /// Position of the index named `name` in [`TableSchema::indexes`] (`usize::MAX` when
+    /// there is none; generated code checks that separately with a clear message).
+    pub const fn index_position(&self, name: &str) -> usize {
+        let mut i = 0;
+        while i < self.indexes.len() {
+            if const_str_eq(self.indexes[i].name, name) {
+                return i;
+            }
+            i += 1;
+        }
+        usize::MAX
+    }
+
     /// Whether `attribute` is a key attribute of the table or of any index, or the
     /// entity-type attribute: names an entity field must not take.
     pub const fn is_reserved_attribute(&self, attribute: &str) -> bool {

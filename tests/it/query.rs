@@ -543,7 +543,8 @@ async fn collections_dispatch_on_entity_type() -> TestResult {
     .await?;
 
     let details = db
-        .query_collection::<PurchaseDetails, _>(Purchase::partition(p))
+        .query(Purchase::partition(p))
+        .collection::<PurchaseDetails>()
         .all()
         .await?
         .items;
@@ -556,7 +557,8 @@ async fn collections_dispatch_on_entity_type() -> TestResult {
 
     // A member's sort-key condition narrows the collection query.
     let items = db
-        .query_collection::<PurchaseDetails, _>(Purchase::partition(p))
+        .query(Purchase::partition(p))
+        .collection::<PurchaseDetails>()
         .sk(PurchaseItem::sk().n_ge(2u8))
         .all()
         .await?
@@ -564,7 +566,8 @@ async fn collections_dispatch_on_entity_type() -> TestResult {
     assert_eq!(items.len(), 2);
 
     let err = db
-        .query_collection::<PurchaseDetails, _>(Purchase::partition(p))
+        .query(Purchase::partition(p))
+        .collection::<PurchaseDetails>()
         .on_unknown(UnknownEntity::Error)
         .all()
         .await

@@ -1,7 +1,7 @@
 //! `#[derive(Entity)]`: `impl Entity`, the typed key constructor, typed field paths, and
 //! compile-time checks against the table declaration.
 
-use crate::check::{self, EntityModel, Field};
+use crate::check::{self, EntityModel, Field, IndexModel};
 use crate::ctxt::Ctxt;
 use crate::template::{Segment, Template};
 use proc_macro2::{Span, TokenStream};
@@ -290,9 +290,23 @@ fn generate(m: &EntityModel) -> TokenStream {
         }
         None => (String::new(), true),
     };
-    let sk_chain =
-        m.sk.as_ref()
-            .map(|(t, lit)| sort_key_chain(m, t, lit, &sk_prefix, sk_fixed));
+    let sk_chain = m.sk.as_ref().map(|(t, lit)| {
+        let chain = format_ident!("{}Sk", ident);
+        sort_key_chain(
+            m,
+            t,
+            lit,
+            &chain,
+            &format_ident!("sk"),
+            &quote!(#dm::Primary),
+            false,
+        )
+    });
+    let index_queries: Vec<TokenStream> = m
+        .indexes
+        .iter()
+        .map(|index| index_query(m, index, &pk_args))
+        .collect();
 
     quote! {
         #[doc = #fields_doc]
@@ -320,7 +334,7 @@ fn generate(m: &EntityModel) -> TokenStream {
 
             #[doc = #partition_doc]
             #vis fn partition(#(#pk_params),*) -> #dm::Partition<#ident> {
-                #dm::Partition::__build(|#pk_out| {
+                #dm::Partition::__build(#sk_prefix, #sk_fixed, |#pk_out| {
                     #pk_args
                     ::core::result::Result::Ok(())
                 })
@@ -328,6 +342,7 @@ fn generate(m: &EntityModel) -> TokenStream {
         }
 
         #sk_chain
+        #(#index_queries)*
 
         const _: () = {
             const __SCHEMA: #dm::TableSchema = <#table as #dm::Table>::SCHEMA;
@@ -340,8 +355,6 @@ fn generate(m: &EntityModel) -> TokenStream {
                 const ENTITY_TYPE: &'static str = #entity_type;
                 const KEY_FIELDS: &'static [&'static str] = &[#(#key_fields),*];
                 const INDEX_FIELDS: &'static [&'static str] = &[#(#index_fields),*];
-                const SK_PREFIX: &'static str = #sk_prefix;
-                const SK_FIXED: bool = #sk_fixed;
 
                 fn primary_key(&self) -> #dm::Key<Self> {
                     #dm::Key::__build(#has_sk, |#pk_out, #sk_out| {
@@ -382,20 +395,25 @@ fn sort_key_chain(
     m: &EntityModel,
     t: &Template,
     lit: &LitStr,
-    root: &str,
-    fixed: bool,
+    chain: &Ident,
+    root_fn: &Ident,
+    space: &TokenStream,
+    index: bool,
 ) -> TokenStream {
     let ident = &m.ident;
     let vis = &m.vis;
     let dm = quote!(::dynamo_model);
     let private = quote!(#dm::__private);
-    let chain = format_ident!("{}Sk", ident);
+    let (root, fixed) = template_root(t);
     let chain_doc = format!(
         "Sort-key conditions of [`{ident}`] (`sk = {:?}`), from [`{ident}::sk`]: each level fixes one more field, \
          or ends in a range on the next one. A level is itself a condition: `begins_with` the fixed part.",
         lit.value()
     );
-    let sk_doc = format!("Sort-key conditions for queries of [`{ident}`]; see [`{chain}`].");
+    let sk_doc = format!(
+        "Sort-key conditions for queries of [`{ident}`] (`{}`); see [`{chain}`].",
+        lit.value()
+    );
     let fields: Vec<(usize, &str)> = t
         .segments
         .iter()
@@ -407,7 +425,7 @@ fn sort_key_chain(
         .collect();
     let levels = fields.iter().enumerate().map(|(level, (at, name))| {
         let f = field(m, name);
-        let (fi, ty) = (&f.ident, &f.ty);
+        let (fi, ty) = (&f.ident, key_type(f, index));
         let following = match t.segments.get(at + 1) {
             Some(Segment::Lit(l)) => l.clone(),
             _ => String::new(),
@@ -426,7 +444,7 @@ fn sort_key_chain(
             let op = format_ident!("{}", op);
             quote! {
                 #[doc = #doc]
-                #vis fn #method(self, value: impl #private::KeyArg<#ty>) -> #dm::SortKeyCondition<#ident> {
+                #vis fn #method(self, value: impl #private::KeyArg<#ty>) -> #dm::SortKeyCondition<#ident, #space> {
                     self.0.__compare(#private::Compare::#op, #private::encode_arg::<#ty>(value), #followed)
                 }
             }
@@ -443,11 +461,11 @@ fn sort_key_chain(
                 #c_gt
                 #c_ge
                 #[doc = #d_between]
-                #vis fn #between(self, low: impl #private::KeyArg<#ty>, high: impl #private::KeyArg<#ty>) -> #dm::SortKeyCondition<#ident> {
+                #vis fn #between(self, low: impl #private::KeyArg<#ty>, high: impl #private::KeyArg<#ty>) -> #dm::SortKeyCondition<#ident, #space> {
                     self.0.__between(#private::encode_arg::<#ty>(low), #private::encode_arg::<#ty>(high), #followed)
                 }
                 #[doc = #d_starts]
-                #vis fn #starts(self, partial: &str) -> #dm::SortKeyCondition<#ident> {
+                #vis fn #starts(self, partial: &str) -> #dm::SortKeyCondition<#ident, #space> {
                     self.0.__starts_with(partial)
                 }
             }
@@ -456,27 +474,147 @@ fn sort_key_chain(
     quote! {
         #[doc = #chain_doc]
         #[derive(Debug, Clone)]
-        #vis struct #chain<const N: usize>(#private::SortKeyPrefix<#ident>);
+        #vis struct #chain<const N: usize>(#private::SortKeyPrefix<#ident, #space>);
 
         impl #ident {
             #[doc = #sk_doc]
-            #vis fn sk() -> #chain<0> {
+            #vis fn #root_fn() -> #chain<0> {
                 #chain(#private::SortKeyPrefix::__root(#root, #fixed))
             }
         }
 
         #(#levels)*
 
-        impl<const N: usize> ::core::convert::From<#chain<N>> for #dm::SortKeyCondition<#ident> {
+        impl<const N: usize> ::core::convert::From<#chain<N>> for #dm::SortKeyCondition<#ident, #space> {
             fn from(chain: #chain<N>) -> Self {
                 chain.0.condition()
             }
         }
 
-        impl<__T: #private::Includes<#ident>, const N: usize> #private::IntoSortKey<__T> for #chain<N> {
+        impl<__T: #private::Includes<#ident>, const N: usize> #private::IntoSortKey<__T, #space> for #chain<N> {
             fn into_sort_key(self) -> ::core::result::Result<#dm::SortKeyRange, #dm::key::KeyError> {
                 self.0.condition().range().cloned().map_err(::core::clone::Clone::clone)
             }
         }
+    }
+}
+
+/// The template's leading literal and whether the template has no field at all.
+fn template_root(t: &Template) -> (String, bool) {
+    let lead = match t.segments.first() {
+        Some(Segment::Lit(l)) => l.clone(),
+        _ => String::new(),
+    };
+    (lead, t.fields().next().is_none())
+}
+
+/// Code rendering a template from key-constructor arguments (named after the fields).
+fn pk_args_for(m: &EntityModel, t: &Template) -> TokenStream {
+    let out = format_ident!("__pk");
+    render(t, &out, |name, out| {
+        let f = field(m, name);
+        let (fi, ty) = (&f.ident, key_type(f, true));
+        quote_spanned!(f.ty.span()=> ::dynamo_model::__private::KeyArg::<#ty>::encode_key_arg(&#fi, #out)?;)
+    })
+}
+
+/// The type a key argument takes for field `f`: the field type for the primary key, the
+/// present value's type for an index (whose fields may be `Option`: sparse indexes).
+fn key_type(f: &Field, index: bool) -> TokenStream {
+    let ty = &f.ty;
+    if index {
+        quote_spanned!(ty.span()=> <#ty as ::dynamo_model::__private::OptionalKeyPart>::Part)
+    } else {
+        quote!(#ty)
+    }
+}
+
+/// `GSI1` → `gsi1`, `ByEmail` → `by_email`, `orders-by-date` → `orders_by_date`.
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            if prev_lower {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+            prev_lower = false;
+        } else if c.is_ascii_alphanumeric() {
+            out.push(c);
+            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        } else {
+            if !out.ends_with('_') && !out.is_empty() {
+                out.push('_');
+            }
+            prev_lower = false;
+        }
+    }
+    out
+}
+
+/// `Type::{index}_partition(..)` and `Type::{index}_sk()` for an index template.
+fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream) -> TokenStream {
+    let ident = &m.ident;
+    let vis = &m.vis;
+    let table = &m.table;
+    let dm = quote!(::dynamo_model);
+    let private = quote!(#dm::__private);
+    let index_name = index.index.to_string();
+    let snake = snake_case(&index_name);
+    let space =
+        quote!(#dm::IndexAt<{ <#table as #dm::Table>::SCHEMA.index_position(#index_name) }>);
+    let partition_fn = format_ident!("{}_partition", snake);
+    let sk_fn = format_ident!("{}_sk", snake);
+    let pascal: String = snake
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect();
+    let chain = format_ident!("{}{}Sk", ident, pascal);
+    // An LSI shares the table's partition key; a GSI has its own template.
+    let (pk_template, pk_args) = match &index.pk {
+        Some((t, _)) => (t, pk_args_for(m, t)),
+        None => (&m.pk.0, table_pk_args.clone()),
+    };
+    let mut seen: Vec<&Ident> = Vec::new();
+    let params: Vec<TokenStream> = pk_template
+        .fields()
+        .filter_map(|name| {
+            let f = field(m, name);
+            if seen.contains(&&f.ident) {
+                return None;
+            }
+            seen.push(&f.ident);
+            let (fi, ty) = (&f.ident, key_type(f, true));
+            Some(quote!(#fi: impl #private::KeyArg<#ty>))
+        })
+        .collect();
+    let (root, fixed) = match &index.sk {
+        Some((t, _)) => template_root(t),
+        None => (String::new(), true),
+    };
+    let doc =
+        format!("The partition of index `{index_name}` holding [`{ident}`] items, for queries.");
+    let chain_tokens = index
+        .sk
+        .as_ref()
+        .map(|(t, lit)| sort_key_chain(m, t, lit, &chain, &sk_fn, &space, true));
+    let pk_out = format_ident!("__pk");
+    quote! {
+        impl #ident {
+            #[doc = #doc]
+            #vis fn #partition_fn(#(#params),*) -> #dm::Partition<#ident, #space> {
+                #dm::Partition::__build(#root, #fixed, |#pk_out| {
+                    #pk_args
+                    ::core::result::Result::Ok(())
+                })
+            }
+        }
+        #chain_tokens
     }
 }

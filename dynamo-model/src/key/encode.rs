@@ -154,18 +154,26 @@ impl KeyArg<String> for &str {
 /// A template field that may be absent, as used by sparse indexes: a
 /// `T: KeyPart` is always present, an `Option<T>` is present when `Some`.
 pub trait OptionalKeyPart {
+    /// The key part when present (`T` for both `T` and `Option<T>`): what queries on the
+    /// index take.
+    type Part: KeyPart;
+
     /// Appends the encoding to `out` and returns `true` if the value is
     /// present; returns `false` and leaves `out` unchanged if it is absent.
     fn encode_optional_key(&self, out: &mut String) -> Result<bool, KeyError>;
 }
 
 impl<T: KeyPart> OptionalKeyPart for T {
+    type Part = T;
+
     fn encode_optional_key(&self, out: &mut String) -> Result<bool, KeyError> {
         self.encode_key(out).map(|()| true)
     }
 }
 
 impl<T: KeyPart> OptionalKeyPart for Option<T> {
+    type Part = T;
+
     fn encode_optional_key(&self, out: &mut String) -> Result<bool, KeyError> {
         match self {
             Some(value) => value.encode_key(out).map(|()| true),

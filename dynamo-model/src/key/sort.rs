@@ -19,36 +19,82 @@
 //! characters, space, `!`, `"`): `"a"` and `"a!"` may come in either order.
 
 use super::{escape_str, KeyError, KeyPart};
-use crate::Entity;
+use crate::schema::IndexSchema;
+use crate::{Entity, Table};
 use std::marker::PhantomData;
 
-/// The partition key value of entity `E`'s items, for queries.
-pub struct Partition<E> {
-    pub(crate) value: Result<String, KeyError>,
-    _entity: PhantomData<fn() -> E>,
+/// Which key a query reads: the table's primary key ([`Primary`]) or a secondary index
+/// ([`IndexAt`]). Partitions and sort-key conditions carry it in their type, so a
+/// condition built for one index cannot be used on another.
+pub trait KeySpace: Send + Sync + 'static {
+    /// The index of table `T`, or `None` for the table itself.
+    fn index<T: Table>() -> Option<&'static IndexSchema>;
 }
 
-impl<E> Clone for Partition<E> {
+/// The table's primary key.
+#[derive(Debug, Clone, Copy)]
+pub enum Primary {}
+
+impl KeySpace for Primary {
+    fn index<T: Table>() -> Option<&'static IndexSchema> {
+        None
+    }
+}
+
+/// The `N`-th secondary index declared on the table (generated code names it).
+#[derive(Debug, Clone, Copy)]
+pub enum IndexAt<const N: usize> {}
+
+impl<const N: usize> KeySpace for IndexAt<N> {
+    fn index<T: Table>() -> Option<&'static IndexSchema> {
+        T::SCHEMA.indexes.get(N)
+    }
+}
+
+/// The partition key value of entity `E`'s items in key space `K` (the table, or an
+/// index), for queries; with the default sort-key condition selecting `E`'s items.
+pub struct Partition<E, K = Primary> {
+    pub(crate) value: Result<String, KeyError>,
+    pub(crate) default_range: SortKeyRange,
+    _entity: PhantomData<fn() -> (E, K)>,
+}
+
+impl<E, K> Clone for Partition<E, K> {
     fn clone(&self) -> Self {
         Partition {
             value: self.value.clone(),
+            default_range: self.default_range.clone(),
             _entity: PhantomData,
         }
     }
 }
 
-impl<E> std::fmt::Debug for Partition<E> {
+impl<E, K> std::fmt::Debug for Partition<E, K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("Partition").field(&self.value).finish()
     }
 }
 
-impl<E: Entity> Partition<E> {
+impl<E: Entity, K: KeySpace> Partition<E, K> {
+    /// `sk_root` and `sk_fixed`: the sort-key template's leading literal and whether it
+    /// has no fields; the default query selects every item of `E` in the partition.
     #[doc(hidden)]
-    pub fn __build(render: impl FnOnce(&mut String) -> Result<(), KeyError>) -> Self {
+    pub fn __build(
+        sk_root: &str,
+        sk_fixed: bool,
+        render: impl FnOnce(&mut String) -> Result<(), KeyError>,
+    ) -> Self {
         let mut value = String::new();
+        let default_range = match SortKeyPrefix::<E, K>::__root(sk_root, sk_fixed)
+            .condition()
+            .range
+        {
+            Ok(range) => range,
+            Err(_) => SortKeyRange::op(SortKeyOp::Any),
+        };
         Partition {
             value: render(&mut value).map(|()| value),
+            default_range,
             _entity: PhantomData,
         }
     }
@@ -63,9 +109,9 @@ impl<E: Entity> Partition<E> {
 
 /// A condition on the sort key of entity `E`'s items, built from its template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SortKeyCondition<E> {
+pub struct SortKeyCondition<E, K = Primary> {
     pub(crate) range: Result<SortKeyRange, KeyError>,
-    _entity: PhantomData<fn() -> E>,
+    _entity: PhantomData<fn() -> (E, K)>,
 }
 
 /// The operators DynamoDB allows on a sort key in a key condition.
@@ -119,7 +165,7 @@ impl SortKeyRange {
     }
 }
 
-impl<E> SortKeyCondition<E> {
+impl<E, K> SortKeyCondition<E, K> {
     fn new(range: Result<SortKeyRange, KeyError>) -> Self {
         SortKeyCondition {
             range,
@@ -194,13 +240,13 @@ pub enum Compare {
 
 /// A sort-key prefix of entity `E` made of whole leading components; the generated
 /// `Type::sk()` chain wraps it. `complete` is set once every component is fixed.
-pub struct SortKeyPrefix<E> {
+pub struct SortKeyPrefix<E, K = Primary> {
     rendered: Result<String, KeyError>,
     complete: bool,
-    _entity: PhantomData<fn() -> E>,
+    _entity: PhantomData<fn() -> (E, K)>,
 }
 
-impl<E> Clone for SortKeyPrefix<E> {
+impl<E, K> Clone for SortKeyPrefix<E, K> {
     fn clone(&self) -> Self {
         SortKeyPrefix {
             rendered: self.rendered.clone(),
@@ -210,7 +256,7 @@ impl<E> Clone for SortKeyPrefix<E> {
     }
 }
 
-impl<E> std::fmt::Debug for SortKeyPrefix<E> {
+impl<E, K> std::fmt::Debug for SortKeyPrefix<E, K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SortKeyPrefix")
             .field("rendered", &self.rendered)
@@ -220,7 +266,7 @@ impl<E> std::fmt::Debug for SortKeyPrefix<E> {
 }
 
 #[doc(hidden)]
-impl<E> SortKeyPrefix<E> {
+impl<E, K> SortKeyPrefix<E, K> {
     /// The template's leading literal (may be empty); `complete` if the template has no field.
     pub fn __root(literal: &str, complete: bool) -> Self {
         SortKeyPrefix {
@@ -256,7 +302,7 @@ impl<E> SortKeyPrefix<E> {
         op: Compare,
         encode: impl FnOnce(&mut String) -> Result<(), KeyError>,
         followed: bool,
-    ) -> SortKeyCondition<E> {
+    ) -> SortKeyCondition<E, K> {
         let range = self.rendered.and_then(|prefix| {
             let mut v = prefix.clone();
             encode(&mut v)?;
@@ -289,7 +335,7 @@ impl<E> SortKeyPrefix<E> {
         low: impl FnOnce(&mut String) -> Result<(), KeyError>,
         high: impl FnOnce(&mut String) -> Result<(), KeyError>,
         followed: bool,
-    ) -> SortKeyCondition<E> {
+    ) -> SortKeyCondition<E, K> {
         let range = self.rendered.and_then(|prefix| {
             let (mut lo, mut hi) = (prefix.clone(), prefix.clone());
             low(&mut lo)?;
@@ -304,7 +350,7 @@ impl<E> SortKeyPrefix<E> {
     }
 
     /// A partial raw value of the next component (escaped like a string value).
-    pub fn __starts_with(self, partial: &str) -> SortKeyCondition<E> {
+    pub fn __starts_with(self, partial: &str) -> SortKeyCondition<E, K> {
         let range = self.rendered.and_then(|mut s| {
             escape_str(partial, &mut s)?;
             Ok(SortKeyRange::op(SortKeyOp::BeginsWith(s)))
@@ -314,13 +360,13 @@ impl<E> SortKeyPrefix<E> {
 
     /// The condition matching every key that starts with the fixed components (or the
     /// one key, once every component is fixed).
-    pub fn condition(self) -> SortKeyCondition<E> {
+    pub fn condition(self) -> SortKeyCondition<E, K> {
         let complete = self.complete;
         SortKeyCondition::new(self.rendered.map(|s| {
-            SortKeyRange::op(if complete {
-                SortKeyOp::Eq(s)
-            } else if s.is_empty() {
+            SortKeyRange::op(if s.is_empty() {
                 SortKeyOp::Any
+            } else if complete {
+                SortKeyOp::Eq(s)
             } else {
                 SortKeyOp::BeginsWith(s)
             })
@@ -328,8 +374,8 @@ impl<E> SortKeyPrefix<E> {
     }
 }
 
-impl<E> From<SortKeyPrefix<E>> for SortKeyCondition<E> {
-    fn from(prefix: SortKeyPrefix<E>) -> Self {
+impl<E, K> From<SortKeyPrefix<E, K>> for SortKeyCondition<E, K> {
+    fn from(prefix: SortKeyPrefix<E, K>) -> Self {
         prefix.condition()
     }
 }

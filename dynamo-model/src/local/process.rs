@@ -56,7 +56,7 @@ const OUTPUT_LINES: usize = 30;
 /// the `read` loop sees end of file, and java is killed. A Rust static is never dropped,
 /// so for the shared instance this is the only thing that stops java.
 ///
-/// - java gets `/dev/null` as stdin and no fd 3, so only the watcher holds the pipe.
+/// - java gets `/dev/null` as stdin and no fd 3: it has no business with the pipe.
 /// - java's stdout goes to stderr: stdout carries just the pid line the owner waits for.
 /// - The watcher is a subshell running only builtins, so it is a single process the
 ///   shell can kill once java is gone (a `cat` child would be left behind blocking).
@@ -65,8 +65,9 @@ const OUTPUT_LINES: usize = 30;
 /// - SIGKILL, because the data is in memory and thrown away anyway, and a JVM cannot
 ///   ignore it or stall in shutdown hooks.
 /// - The trap makes SIGTERM/SIGINT/SIGHUP to the shell (Ctrl-C, a test runner stopping
-///   its children) take java down too; it interrupts `wait`, hence the second loop that
-///   reaps java before the shell exits.
+///   its children) take java down too, which as a background job ignores SIGINT itself.
+///   A trapped signal interrupts `wait`, hence the second loop that reaps java before
+///   the shell exits.
 const WATCHDOG_SCRIPT: &str = r#"
 exec 3<&0
 "$@" </dev/null >&2 3<&- &
@@ -330,6 +331,9 @@ impl LocalInstance {
             .arg(java)
             // Relative, as Amazon documents it: the working directory is the install folder.
             .arg("-Djava.library.path=./DynamoDBLocal_lib")
+            // -sharedDb: the region and credentials a test's SDK client happens to use
+            // must not select a different database. -disableTelemetry: test runs must
+            // not phone home.
             .args([
                 "-jar",
                 JAR,
@@ -454,8 +458,8 @@ impl Drop for LocalInstance {
                 _ => break,
             }
         }
-        // The watchdog is stuck; java is still its child (not reaped, so the pid
-        // cannot have been reused), and killing the shell alone would orphan it.
+        // The watchdog is stuck. It reaps java only just before it exits, so java's pid
+        // is still java's; killing the shell alone would orphan java.
         if self.pid != 0 {
             let _ = Command::new("kill")
                 .args(["-9", &self.pid.to_string()])
@@ -474,7 +478,8 @@ impl Drop for LocalInstance {
 /// `$DYNAMODB_ENDPOINT`, if set and not empty, is returned as is and nothing is
 /// started. Otherwise the first call starts a [`LocalInstance`] that lives as long as
 /// the process (it is stopped when the process exits, however it exits), and later
-/// calls return its endpoint. Concurrent first calls start exactly one instance.
+/// calls return its endpoint. Concurrent first calls start exactly one instance. If
+/// that instance was killed from outside, the next call starts a new one.
 ///
 /// If starting fails, the error goes to the caller that tried and to every caller that
 /// was waiting for that attempt; a call made after that tries again.
@@ -497,8 +502,12 @@ pub fn shared_endpoint() -> Result<String, LocalError> {
     // Nothing panics while holding the lock, but a poisoned lock must not turn into a
     // panic for every later test either.
     let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(instance) = &shared.instance {
-        return Ok(instance.endpoint.clone());
+    if let Some(instance) = shared.instance.as_mut() {
+        if !matches!(instance.child.try_wait(), Ok(Some(_))) {
+            return Ok(instance.endpoint.clone());
+        }
+        // Killed from outside: handing out its endpoint would only fail later calls.
+        shared.instance = None;
     }
     // Callers queued behind a failed start share its error instead of each waiting
     // through a start (up to a minute) of their own.
@@ -536,7 +545,7 @@ impl Drop for TempPath {
     }
 }
 
-/// A downloaded tarball; `guard` is the file itself or the folder around it.
+/// A downloaded tarball; `_guard` deletes the file itself or the folder around it.
 struct Download {
     file: PathBuf,
     _guard: TempPath,
@@ -617,10 +626,13 @@ fn download(cache: &Path) -> Result<Download, LocalError> {
         dir.display()
     )))?;
     let guard = TempPath(dir.clone());
-    // Run inside the temp folder so that npm finds no package.json of the caller.
+    // Run inside the temp folder so that npm finds no package.json of the caller, and
+    // with its cache there too, so that no second 50 MB copy stays in ~/.npm.
     let npm = Command::new("npm")
         .args(["pack", NPM_SPEC, "--pack-destination"])
         .arg(&dir)
+        .arg("--cache")
+        .arg(dir.join("npm-cache"))
         .current_dir(&dir)
         .stdin(Stdio::null())
         .output();
@@ -756,13 +768,18 @@ fn apt_install_java() -> Result<(), LocalError> {
         ],
     ];
     for args in steps {
-        // `-n`: fail instead of prompting for a password nobody can type in a test run.
-        let mut argv = if is_root { vec![] } else { vec!["sudo", "-n"] };
-        argv.push("apt-get");
-        argv.extend_from_slice(args);
-        let shown = argv.join(" ");
-        let out = Command::new(argv[0])
-            .args(&argv[1..])
+        let mut command = if is_root {
+            Command::new("apt-get")
+        } else {
+            // `-n`: fail instead of prompting for a password nobody can type in a test.
+            let mut sudo = Command::new("sudo");
+            sudo.args(["-n", "apt-get"]);
+            sudo
+        };
+        let sudo = if is_root { "" } else { "sudo -n " };
+        let shown = format!("{sudo}apt-get {}", args.join(" "));
+        let out = command
+            .args(args)
             .env("DEBIAN_FRONTEND", "noninteractive")
             .stdin(Stdio::null())
             .output()

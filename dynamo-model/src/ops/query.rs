@@ -4,13 +4,16 @@
 use crate::collection::{Decoded, Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
-use crate::key::sort::{Partition, SortKeyCondition, SortKeyOp, SortKeyPrefix, SortKeyRange};
+use crate::key::sort::{
+    KeySpace, Partition, Primary, SortKeyCondition, SortKeyOp, SortKeyPrefix, SortKeyRange,
+};
 use crate::key::KeyError;
 use crate::schema::{IndexKind, IndexSchema};
 use crate::{Condition, Db, Entity, Error, Item, Table};
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures_util::stream::{self, Stream};
 use std::collections::{HashMap, VecDeque};
+use std::marker::PhantomData;
 
 /// What to do with items whose entity type is not part of a collection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -36,28 +39,29 @@ pub struct Page<T> {
 /// Something that can be turned into a sort-key condition for target `T`: the generated
 /// `Type::sk()` chain and the [`SortKeyCondition`]s it produces, for `T` or any entity a
 /// collection `T` includes.
-pub trait IntoSortKey<T> {
+pub trait IntoSortKey<T, K> {
     /// The condition's operator and bounds.
     fn into_sort_key(self) -> Result<SortKeyRange, KeyError>;
 }
 
-impl<E: Entity, T: Includes<E>> IntoSortKey<T> for SortKeyCondition<E> {
+impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for SortKeyCondition<E, K> {
     fn into_sort_key(self) -> Result<SortKeyRange, KeyError> {
         self.range
     }
 }
 
-impl<E: Entity, T: Includes<E>> IntoSortKey<T> for SortKeyPrefix<E> {
+impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for SortKeyPrefix<E, K> {
     fn into_sort_key(self) -> Result<SortKeyRange, KeyError> {
         self.condition().range
     }
 }
 
-/// A `Query` request; see [`Db::query`] and [`Db::query_collection`].
+/// A `Query` request; see [`Db::query`] and [`Query::collection`].
 #[must_use = "a query does nothing until one of all(), page() or stream() is awaited"]
-pub struct Query<'a, T: Target> {
+pub struct Query<'a, T: Target, K: KeySpace = Primary> {
     db: &'a Db<T::Table>,
     index: Option<&'static IndexSchema>,
+    _key_space: PhantomData<fn() -> K>,
     pk: Result<String, KeyError>,
     sk: Result<SortKeyRange, KeyError>,
     filter: Option<Node>,
@@ -91,17 +95,18 @@ struct Prepared {
     sk_range: SortKeyRange,
 }
 
-impl<'a, T: Target> Query<'a, T> {
+impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     pub(crate) fn new<E: Entity>(
         db: &'a Db<T::Table>,
-        partition: Partition<E>,
-        sk: Result<SortKeyRange, KeyError>,
+        partition: Partition<E, K>,
+        sk: Option<SortKeyRange>,
     ) -> Self {
         Query {
             db,
-            index: None,
+            index: K::index::<T::Table>(),
+            _key_space: PhantomData,
+            sk: Ok(sk.unwrap_or(partition.default_range)),
             pk: partition.value,
-            sk,
             filter: None,
             reverse: false,
             limit: None,
@@ -113,7 +118,7 @@ impl<'a, T: Target> Query<'a, T> {
     }
 
     /// Restricts the sort key with a condition from the generated `Type::sk()` chain.
-    pub fn sk(mut self, condition: impl IntoSortKey<T>) -> Self {
+    pub fn sk(mut self, condition: impl IntoSortKey<T, K>) -> Self {
         self.sk = condition.into_sort_key();
         self
     }
@@ -164,15 +169,58 @@ impl<'a, T: Target> Query<'a, T> {
         self
     }
 
+    /// Reads the partition as collection `C` (an enum over entity types sharing it,
+    /// dispatched on the entity-type attribute) instead of entity `T` alone: every item
+    /// of the partition, unless narrowed with [`sk`](Query::sk) (a condition of any
+    /// member entity).
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Collection, Db, Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, Serialize, Deserialize)]
+    /// # #[dynamo(table = App, pk = "ORDER#{order_id}", sk = "ORDER")]
+    /// # struct Order { order_id: String }
+    /// # #[derive(Entity, Serialize, Deserialize)]
+    /// # #[dynamo(table = App, pk = "ORDER#{order_id}", sk = "ITEM#{line}")]
+    /// # struct OrderItem { order_id: String, line: u32 }
+    /// #[derive(Collection)]
+    /// enum OrderDetails { Order(Order), Item(OrderItem) }
+    ///
+    /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+    /// let details = db.query(Order::partition("o-1")).collection::<OrderDetails>().all().await?;
+    /// for d in details.items {
+    ///     match d {
+    ///         OrderDetails::Order(o) => println!("order {}", o.order_id),
+    ///         OrderDetails::Item(i) => println!("line {}", i.line),
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn collection<C>(self) -> Query<'a, C, K>
+    where
+        T: Entity,
+        C: Target<Table = <T as Target>::Table> + Includes<T>,
+    {
+        Query {
+            db: self.db,
+            index: self.index,
+            _key_space: PhantomData,
+            pk: self.pk,
+            sk: Ok(SortKeyRange::op(SortKeyOp::Any)),
+            filter: self.filter,
+            reverse: self.reverse,
+            limit: self.limit,
+            page_size: self.page_size,
+            max_pages: self.max_pages,
+            consistent: self.consistent,
+            unknown: self.unknown,
+        }
+    }
+
     /// What to do with items of entity types outside a collection (default: skip).
     pub fn on_unknown(mut self, policy: UnknownEntity) -> Self {
         self.unknown = policy;
-        self
-    }
-
-    #[doc(hidden)]
-    pub fn __index(mut self, index: &'static IndexSchema) -> Self {
-        self.index = Some(index);
         self
     }
 
@@ -472,8 +520,8 @@ impl<'a, T: Target> Query<'a, T> {
     where
         T: Send,
     {
-        struct State<'a, T: Target> {
-            query: Query<'a, T>,
+        struct State<'a, T: Target, K: KeySpace> {
+            query: Query<'a, T, K>,
             prepared: Option<Prepared>,
             buffer: VecDeque<T>,
             next: Option<Item>,
@@ -643,24 +691,10 @@ impl<T: Table> Db<T> {
     /// println!("{} orders, {} RCU", page.items.len(), page.consumed_capacity);
     /// # Ok(()) }
     /// ```
-    pub fn query<E: Entity<Table = T>>(&self, partition: Partition<E>) -> Query<'_, E> {
-        let sk = if <T as Table>::SCHEMA.sk.is_some() {
-            SortKeyPrefix::<E>::__root(E::SK_PREFIX, E::SK_FIXED)
-                .condition()
-                .range
-        } else {
-            Ok(SortKeyRange::op(SortKeyOp::Any))
-        };
-        Query::new(self, partition, sk)
-    }
-
-    /// Queries one partition for every item of the collection `C` (an enum over entity
-    /// types sharing the partition), dispatched on the entity-type attribute.
-    pub fn query_collection<C, E>(&self, partition: Partition<E>) -> Query<'_, C>
-    where
-        C: Includes<E> + Target<Table = T>,
-        E: Entity<Table = T>,
-    {
-        Query::new(self, partition, Ok(SortKeyRange::op(SortKeyOp::Any)))
+    pub fn query<E: Entity<Table = T>, K: KeySpace>(
+        &self,
+        partition: Partition<E, K>,
+    ) -> Query<'_, E, K> {
+        Query::new(self, partition, None)
     }
 }
