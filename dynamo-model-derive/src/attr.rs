@@ -6,6 +6,21 @@ use syn::{Attribute, Ident, LitStr, Path, Token};
 
 // ---------------------------------------------------------------- table
 
+/// Stores an option's value, refusing a second occurrence (rather than silently keeping
+/// the last one).
+fn set_once<T>(
+    slot: &mut Option<T>,
+    value: T,
+    meta: &ParseNestedMeta,
+    name: &str,
+) -> syn::Result<()> {
+    if slot.is_some() {
+        return Err(meta.error(format!("`{name}` is given twice")));
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
 pub struct KeyAttr {
     pub name: String,
     pub ty: ScalarType,
@@ -39,6 +54,8 @@ pub struct IndexDecl {
 }
 
 pub struct TableAttrs {
+    /// Some option could not be parsed: "missing" checks would only add noise.
+    pub parse_failed: bool,
     pub pk: Option<KeyAttr>,
     pub sk: Option<KeyAttr>,
     pub indexes: Vec<IndexDecl>,
@@ -170,6 +187,7 @@ fn index_decl(meta: &ParseNestedMeta, kind: IndexKind) -> syn::Result<IndexDecl>
 
 pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
     let mut out = TableAttrs {
+        parse_failed: false,
         pk: None,
         sk: None,
         indexes: Vec::new(),
@@ -179,17 +197,19 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
     for attr in attrs.iter().filter(|a| a.path().is_ident("dynamo")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("pk") {
-                out.pk = Some(single_key_attr(&meta)?);
+                set_once(&mut out.pk, single_key_attr(&meta)?, &meta, "pk")?;
             } else if meta.path.is_ident("sk") {
-                out.sk = Some(single_key_attr(&meta)?);
+                set_once(&mut out.sk, single_key_attr(&meta)?, &meta, "sk")?;
             } else if meta.path.is_ident("gsi") {
                 out.indexes.push(index_decl(&meta, IndexKind::Global)?);
             } else if meta.path.is_ident("lsi") {
                 out.indexes.push(index_decl(&meta, IndexKind::Local)?);
             } else if meta.path.is_ident("ttl") {
-                out.ttl = Some(meta.value()?.parse::<LitStr>()?.value());
+                let ttl = meta.value()?.parse::<LitStr>()?.value();
+                set_once(&mut out.ttl, ttl, &meta, "ttl")?;
             } else if meta.path.is_ident("entity_type") {
-                out.entity_type = Some(meta.value()?.parse::<LitStr>()?.value());
+                let name = meta.value()?.parse::<LitStr>()?.value();
+                set_once(&mut out.entity_type, name, &meta, "entity_type")?;
             } else {
                 return Err(meta.error(
                     "unknown table option; expected `pk`, `sk`, `gsi(..)`, `lsi(..)`, `ttl` or `entity_type`",
@@ -198,6 +218,7 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
             Ok(())
         });
         if let Err(e) = result {
+            out.parse_failed = true;
             cx.syn_error(e);
         }
     }
@@ -213,6 +234,8 @@ pub struct IndexTemplate {
 }
 
 pub struct EntityAttrs {
+    /// Some option could not be parsed: "missing" checks would only add noise.
+    pub parse_failed: bool,
     pub table: Option<Path>,
     pub pk: Option<LitStr>,
     pub sk: Option<LitStr>,
@@ -224,6 +247,7 @@ pub struct EntityAttrs {
 
 pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
     let mut out = EntityAttrs {
+        parse_failed: false,
         table: None,
         pk: None,
         sk: None,
@@ -236,13 +260,13 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
         if attr.path().is_ident("dynamo") {
             let result = attr.parse_nested_meta(|meta| {
                 if meta.path.is_ident("table") {
-                    out.table = Some(meta.value()?.parse()?);
+                    set_once(&mut out.table, meta.value()?.parse()?, &meta, "table")?;
                 } else if meta.path.is_ident("pk") {
-                    out.pk = Some(meta.value()?.parse()?);
+                    set_once(&mut out.pk, meta.value()?.parse()?, &meta, "pk")?;
                 } else if meta.path.is_ident("sk") {
-                    out.sk = Some(meta.value()?.parse()?);
+                    set_once(&mut out.sk, meta.value()?.parse()?, &meta, "sk")?;
                 } else if meta.path.is_ident("entity_type") {
-                    out.entity_type = Some(meta.value()?.parse()?);
+                    set_once(&mut out.entity_type, meta.value()?.parse()?, &meta, "entity_type")?;
                 } else if meta.path.is_ident("index") {
                     out.indexes.push(index_template(&meta)?);
                 } else {
@@ -253,6 +277,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                 Ok(())
             });
             if let Err(e) = result {
+                out.parse_failed = true;
                 cx.syn_error(e);
             }
         } else if attr.path().is_ident("serde") {
@@ -354,6 +379,7 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         skip_serializing_if: None,
     };
     let (mut skip_ser, mut skip_de) = (false, false);
+    let mut one_direction: Option<&Attribute> = None;
     for attr in attrs {
         if attr.path().is_ident("dynamo") {
             let result = attr.parse_nested_meta(|meta| {
@@ -382,8 +408,10 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                     out.skip = true;
                 } else if path.is_ident("skip_serializing") {
                     skip_ser = true;
+                    one_direction = Some(attr);
                 } else if path.is_ident("skip_deserializing") {
                     skip_de = true;
+                    one_direction = Some(attr);
                 } else if path.is_ident("default") {
                     out.default = Some(if meta.input.peek(Token![=]) {
                         let lit: LitStr = meta.value()?.parse()?;
@@ -417,7 +445,7 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         out.skip = true;
     } else if skip_ser || skip_de {
         cx.error_spanned_by(
-            attrs.iter().find(|a| a.path().is_ident("serde")),
+            one_direction,
             "#[derive(Entity)] reads and writes the same attributes: skip a field with `#[serde(skip)]`, not only one direction",
         );
     }

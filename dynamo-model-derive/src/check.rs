@@ -174,7 +174,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         }
     }
 
-    if attrs.table.is_none() {
+    if attrs.table.is_none() && !attrs.parse_failed {
         cx.error_spanned_by(
             &input.ident,
             "missing `table`: add #[dynamo(table = YourTable)] (a type deriving `Table`)",

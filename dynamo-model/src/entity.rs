@@ -32,6 +32,51 @@ pub trait Entity: Sized + Send + Sync + 'static {
 
     /// Decodes an item, checking its entity type first.
     fn from_item(item: Item) -> Result<Self, DecodeError>;
+
+    /// The index key attributes an update must also change so no index key goes stale:
+    /// for every index whose template fields the update touches, the recomputed values
+    /// (`Some`) or their removal (`None`, the item leaves a sparse index). Errors when the
+    /// update touches some but not all of an index's template fields.
+    #[doc(hidden)]
+    fn __index_updates(
+        changes: &IndexChanges<'_>,
+    ) -> Result<
+        Vec<(
+            &'static str,
+            Option<aws_sdk_dynamodb::types::AttributeValue>,
+        )>,
+        Error,
+    > {
+        let _ = changes;
+        Ok(Vec::new())
+    }
+}
+
+/// What an update does to one attribute (for index-key recomputation).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub enum Touch<'a> {
+    /// Not changed by the update.
+    Untouched,
+    /// Set to this value.
+    Set(&'a aws_sdk_dynamodb::types::AttributeValue),
+    /// Removed.
+    Removed,
+    /// Incremented with `ADD`: its new value is unknown before the request.
+    Added,
+}
+
+/// The changes of one update, by attribute name.
+#[doc(hidden)]
+pub struct IndexChanges<'a> {
+    pub(crate) lookup: &'a dyn Fn(&str) -> Touch<'a>,
+}
+
+impl<'a> IndexChanges<'a> {
+    /// What the update does to `attribute`.
+    pub fn touch(&self, attribute: &str) -> Touch<'a> {
+        (self.lookup)(attribute)
+    }
 }
 
 #[doc(hidden)]
@@ -186,6 +231,62 @@ pub mod __private {
             Ok(false) => Ok(()),
             Err(e) => Err(Error::key(E::ENTITY_TYPE, e)),
         }
+    }
+
+    /// The value an update gives a template field, decoded into the field's type.
+    pub fn decode_touch<E: Entity, T: AttrValue>(
+        attribute: &'static str,
+        touch: Touch<'_>,
+    ) -> Result<T, Error> {
+        let decoded = match touch {
+            Touch::Set(av) => T::from_attr(av.clone()),
+            Touch::Removed => T::from_missing(),
+            Touch::Untouched | Touch::Added => Err(DecodeErrorKind::Missing),
+        };
+        decoded.map_err(|kind| Error::Validation {
+            entity: E::ENTITY_TYPE,
+            message: format!(
+                "the update's value for `{attribute}` is unusable in an index key: {kind}"
+            ),
+            source: Some(Box::new(kind)),
+        })
+    }
+
+    /// Turns a key-encoding failure into the entity's validation error.
+    pub fn key_result<E: Entity, T>(result: Result<T, crate::key::KeyError>) -> Result<T, Error> {
+        result.map_err(|e| Error::key(E::ENTITY_TYPE, e))
+    }
+
+    /// Refuses an update that would leave index `index` stale.
+    pub fn stale_index<E: Entity>(index: &str, touched: &[(&str, Touch<'_>)]) -> Error {
+        let changed: Vec<&str> = touched
+            .iter()
+            .filter(|(_, t)| !matches!(t, Touch::Untouched))
+            .map(|(a, _)| *a)
+            .collect();
+        let missing: Vec<&str> = touched
+            .iter()
+            .filter(|(_, t)| matches!(t, Touch::Untouched))
+            .map(|(a, _)| *a)
+            .collect();
+        let added: Vec<&str> = touched
+            .iter()
+            .filter(|(_, t)| matches!(t, Touch::Added))
+            .map(|(a, _)| *a)
+            .collect();
+        let message = if !added.is_empty() {
+            format!(
+                "`{}` feeds the key of index `{index}`: ADD cannot recompute it (the new value is only known to DynamoDB); set it instead, or put the whole entity",
+                added.join("`, `")
+            )
+        } else {
+            format!(
+                "the update changes `{}`, which feed the key of index `{index}`, without `{}`: the index key would go stale; set those too (or put the whole entity)",
+                changed.join("`, `"),
+                missing.join("`, `")
+            )
+        };
+        Error::validation(E::ENTITY_TYPE, message)
     }
 
     /// A decode error with the item's key for context.

@@ -67,7 +67,7 @@ pub use cursor::Cursor;
 pub use db::Db;
 pub use entity::Entity;
 pub use error::{DecodeError, DecodeErrorKind, Error};
-pub use expr::{Condition, Path};
+pub use expr::{Condition, Path, UpdatablePath};
 pub use key::sort::{IndexAt, KeySpace, Partition, Primary, SortKeyCondition, SortKeyRange};
 pub use key::{Key, KeyPart, RawKey};
 pub use ops::Numeric;
@@ -140,6 +140,7 @@ pub mod __private {
     pub use crate::collection::__private::*;
     pub use crate::collection::{Decoded, Includes};
     pub use crate::entity::__private::*;
+    pub use crate::entity::{IndexChanges, Touch};
     pub use crate::expr::{KeyField, Mutable};
     pub use crate::key::sort::{encode_arg, Compare, SortKeyOp, SortKeyPrefix};
     pub use crate::ops::IntoSortKey;

@@ -146,37 +146,16 @@ impl TableSchema {
         usize::MAX
     }
 
-    /// Whether `attribute` is a key attribute of the table or of any index, or the
-    /// entity-type attribute: names an entity field must not take.
+    /// Whether `attribute` is written by the crate on every item: the table's key
+    /// attributes or the entity-type attribute. No field and no index template may use it.
     pub const fn is_reserved_attribute(&self, attribute: &str) -> bool {
         if const_str_eq(self.pk.name, attribute) || const_str_eq(self.entity_type, attribute) {
             return true;
         }
-        if let Some(sk) = self.sk {
-            if const_str_eq(sk.name, attribute) {
-                return true;
-            }
+        match self.sk {
+            Some(sk) => const_str_eq(sk.name, attribute),
+            None => false,
         }
-        let mut i = 0;
-        while i < self.indexes.len() {
-            let index = &self.indexes[i];
-            let mut j = 0;
-            while j < index.pk.len() {
-                if const_str_eq(index.pk[j].name, attribute) {
-                    return true;
-                }
-                j += 1;
-            }
-            j = 0;
-            while j < index.sk.len() {
-                if const_str_eq(index.sk[j].name, attribute) {
-                    return true;
-                }
-                j += 1;
-            }
-            i += 1;
-        }
-        false
     }
 }
 

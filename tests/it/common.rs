@@ -12,6 +12,7 @@ pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
     pk = "PK",
     sk = "SK",
     gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"),
+    lsi(name = "LSI1", sk = "LSI1SK"),
     ttl = "expires_at"
 )]
 pub struct App;
@@ -49,7 +50,8 @@ pub struct Impostor {
 }
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{created_at}#{order_id}")]
+#[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{created_at}#{order_id}",
+         index(LSI1, sk = "STATUS#{status}"))]
 pub struct Order {
     pub user_id: String,
     pub order_id: Uuid,
@@ -138,4 +140,39 @@ pub enum PurchaseDetails {
     Purchase(Purchase),
     Item(PurchaseItem),
     Invoice(Invoice),
+}
+
+/// GSI1 is overloaded: teams, their members and badges share a `TEAM#..` partition there
+/// (and users sit under `EMAIL#..`).
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "TEAM#{team}", sk = "TEAM", index(GSI1, pk = "TEAM#{team}", sk = "A#TEAM"))]
+pub struct Team {
+    pub team: String,
+    pub motto: String,
+}
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "MEMBER#{id}", sk = "MEMBER",
+         index(GSI1, pk = "TEAM#{team}", sk = "M#{level}#{nick}"))]
+pub struct Member {
+    pub id: String,
+    pub team: Option<String>,
+    pub level: u32,
+    pub nick: String,
+    pub points: u64,
+}
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "BADGE#{badge}", sk = "TEAM#{team}",
+         index(GSI1, pk = "TEAM#{team}", sk = "B#{badge}"))]
+pub struct Badge {
+    pub badge: String,
+    pub team: String,
+}
+
+#[derive(dynamo_model::Collection, Debug, Clone, PartialEq)]
+pub enum TeamView {
+    Team(Team),
+    Member(Member),
+    Badge(Badge),
 }

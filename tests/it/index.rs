@@ -50,3 +50,251 @@ async fn a_sparse_gsi_holds_only_items_whose_template_fields_are_present() -> Te
     assert!(matches!(err, Error::Validation { .. }), "{err:?}");
     Ok(())
 }
+
+fn member(id: &str, team: Option<&str>, level: u32, nick: &str) -> Member {
+    Member {
+        id: id.into(),
+        team: team.map(Into::into),
+        level,
+        nick: nick.into(),
+        points: 0,
+    }
+}
+
+async fn team_members(db: &dynamo_model::Db<App>, team: &str) -> Result<Vec<String>, Error> {
+    let items = db.query(Member::gsi1_partition(team)).all().await?.items;
+    Ok(items.into_iter().map(|m| m.id).collect())
+}
+
+#[tokio::test]
+async fn an_overloaded_gsi_serves_three_entity_types_in_one_partition() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    db.put(&Team {
+        team: "red".into(),
+        motto: "go".into(),
+    })
+    .await?;
+    db.put(&member("m1", Some("red"), 3, "ann")).await?;
+    db.put(&member("m2", Some("red"), 10, "bob")).await?;
+    db.put(&member("m3", Some("blue"), 1, "cy")).await?;
+    db.put(&Badge {
+        badge: "gold".into(),
+        team: "red".into(),
+    })
+    .await?;
+    let mut user = User::sample("u");
+    user.email = Some("red".into()); // EMAIL#red: same index, another partition
+    db.put(&user).await?;
+
+    let view = db
+        .query(Team::gsi1_partition("red"))
+        .collection::<TeamView>()
+        .all()
+        .await?
+        .items;
+    assert!(
+        matches!(&view[0], TeamView::Team(t) if t.motto == "go"),
+        "{view:?}"
+    );
+    assert!(
+        matches!(&view[1], TeamView::Badge(b) if b.badge == "gold"),
+        "{view:?}"
+    );
+    let members: Vec<&str> = view[2..]
+        .iter()
+        .filter_map(|v| match v {
+            TeamView::Member(m) => Some(m.id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(members, ["m1", "m2"], "members sorted by level");
+    assert_eq!(view.len(), 4);
+
+    // Each entity's own view of the same index partition.
+    assert_eq!(team_members(&db, "red").await?, ["m1", "m2"]);
+    let senior = db
+        .query(Member::gsi1_partition("red"))
+        .sk(Member::gsi1_sk().level_ge(5u32))
+        .all()
+        .await?
+        .items;
+    assert_eq!(
+        senior.iter().map(|m| m.nick.as_str()).collect::<Vec<_>>(),
+        ["bob"]
+    );
+    let teams = db.query(Team::gsi1_partition("red")).all().await?.items;
+    assert_eq!(teams.len(), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn updates_recompute_or_refuse_every_index_key_they_touch() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let f = Member::fields();
+    db.put(&member("m", Some("red"), 1, "ann")).await?;
+
+    // A field outside every template: the index entry is untouched.
+    db.update(Member::key("m")).add(f.points, 5).await?;
+    assert_eq!(team_members(&db, "red").await?, ["m"]);
+
+    // Part of a template without the rest: refused, nothing written.
+    for attempt in [
+        db.update(Member::key("m"))
+            .set(f.team, Some("blue".to_string())),
+        db.update(Member::key("m"))
+            .set(f.team, Some("blue".to_string()))
+            .set(f.level, 2u32),
+        db.update(Member::key("m")).set(f.nick, "bo"),
+        db.update(Member::key("m"))
+            .set(f.level, 2u32)
+            .set(f.nick, "bo")
+            .add(f.points, 1),
+    ] {
+        let err = attempt.await.unwrap_err();
+        assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    }
+    // ADD cannot be recomputed client-side.
+    let err = db
+        .update(Member::key("m"))
+        .set(f.team, Some("red".to_string()))
+        .set(f.nick, "ann")
+        .add(f.level, 1)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("ADD"), "{err}");
+    let stored = db
+        .get(Member::key("m"))
+        .consistent()
+        .await?
+        .ok_or("missing")?;
+    assert_eq!(
+        (
+            stored.team.as_deref(),
+            stored.level,
+            stored.nick.as_str(),
+            stored.points
+        ),
+        (Some("red"), 1, "ann", 5)
+    );
+
+    // Every field of the template: recomputed in the same request.
+    let moved = db
+        .update(Member::key("m"))
+        .set(f.team, Some("blue".to_string()))
+        .set(f.level, 7u32)
+        .set(f.nick, "bo")
+        .await?;
+    assert_eq!(moved.team.as_deref(), Some("blue"));
+    assert!(team_members(&db, "red").await?.is_empty());
+    assert_eq!(team_members(&db, "blue").await?, ["m"]);
+    let by_level = db
+        .query(Member::gsi1_partition("blue"))
+        .sk(Member::gsi1_sk().level(7u32).nick("bo"))
+        .all()
+        .await?
+        .items;
+    assert_eq!(by_level.len(), 1);
+
+    // Clearing an optional template field takes the item out of the sparse index,
+    // even when the other fields are not part of the update.
+    db.update(Member::key("m")).set(f.team, None).await?;
+    assert!(team_members(&db, "blue").await?.is_empty());
+    let raw = db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .key(
+            "PK",
+            dynamo_model::aws_sdk_dynamodb::types::AttributeValue::S("MEMBER#m".into()),
+        )
+        .key(
+            "SK",
+            dynamo_model::aws_sdk_dynamodb::types::AttributeValue::S("MEMBER".into()),
+        )
+        .send()
+        .await?
+        .item
+        .ok_or("missing")?;
+    assert!(
+        !raw.contains_key("GSI1PK") && !raw.contains_key("GSI1SK"),
+        "{raw:?}"
+    );
+
+    // Setting every field again brings it back.
+    db.update(Member::key("m"))
+        .set(f.team, Some("red".to_string()))
+        .set(f.level, 2u32)
+        .set(f.nick, "al")
+        .await?;
+    assert_eq!(team_members(&db, "red").await?, ["m"]);
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_lsi_is_queried_with_strong_consistency_and_kept_fresh() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let f = Order::fields();
+    let t = time::macros::datetime!(2024-01-01 0:00 UTC);
+    let id = |i: u128| uuid::Uuid::from_u128(i);
+    for (i, status) in ["open", "shipped", "open", "cancelled"]
+        .into_iter()
+        .enumerate()
+    {
+        db.put(&Order {
+            user_id: "u".into(),
+            order_id: id(i as u128),
+            created_at: t + time::Duration::hours(i as i64),
+            total_cents: 100 * i as u64,
+            status: status.into(),
+            note: None,
+        })
+        .await?;
+    }
+    // Items with equal index sort keys come in no defined order.
+    let totals = |items: Vec<Order>| {
+        let mut t: Vec<u64> = items.iter().map(|o| o.total_cents).collect();
+        t.sort_unstable();
+        t
+    };
+    let open = db
+        .query(Order::lsi1_partition("u"))
+        .sk(Order::lsi1_sk().status("open"))
+        .consistent()
+        .all()
+        .await?
+        .items;
+    assert_eq!(totals(open), [0, 200]);
+    let statuses: Vec<String> = db
+        .query(Order::lsi1_partition("u"))
+        .consistent()
+        .all()
+        .await?
+        .items
+        .into_iter()
+        .map(|o| o.status)
+        .collect();
+    assert_eq!(statuses, ["cancelled", "open", "open", "shipped"]);
+
+    // Updating the LSI's field recomputes its sort key in the same request; a strongly
+    // consistent read of the LSI sees it at once.
+    db.update(Order::key("u", t, id(0)))
+        .set(f.status, "shipped")
+        .await?;
+    let open = db
+        .query(Order::lsi1_partition("u"))
+        .sk(Order::lsi1_sk().status("open"))
+        .consistent()
+        .all()
+        .await?
+        .items;
+    assert_eq!(totals(open), [200]);
+    let shipped = db
+        .query(Order::lsi1_partition("u"))
+        .sk(Order::lsi1_sk().status_starts_with("ship"))
+        .consistent()
+        .all()
+        .await?
+        .items;
+    assert_eq!(shipped.len(), 2);
+    Ok(())
+}

@@ -85,6 +85,7 @@ fn generate(m: &EntityModel) -> TokenStream {
     // Index attribute names, resolved at compile time (a missing index fails compilation).
     let mut index_consts = Vec::new();
     let mut index_writes = Vec::new();
+    let mut index_updates = Vec::new();
     for (n, index) in m.indexes.iter().enumerate() {
         let index_name = index.index.to_string();
         let span = index.index.span();
@@ -123,6 +124,34 @@ fn generate(m: &EntityModel) -> TokenStream {
             if (#has_pk_template && #idx.pk.len() != 1) || #idx.sk.len() > 1 { #multi }
             if #has_sk_template != (#idx.sk.len() == 1) { #sk_mismatch }
         });
+        // What a template writes: never the table's own keys (that would move the item),
+        // always a string attribute, never a field's attribute.
+        let stored_names: Vec<&String> = m
+            .fields
+            .iter()
+            .filter(|f| !f.attrs.skip)
+            .map(|f| &f.name)
+            .collect();
+        for (which, present) in [("pk", has_pk_template), ("sk", has_sk_template)] {
+            if !present {
+                continue;
+            }
+            let key = format_ident!("{}", which);
+            let reserved = const_panic(span, format!(
+                "the `{which}` key attribute of index `{index_name}` is a key or the entity-type attribute of table `{table_name}`: a template cannot write it"
+            ));
+            let not_string = const_panic(span, format!(
+                "the `{which}` key attribute of index `{index_name}` is not a string (S), so it cannot hold a rendered template"
+            ));
+            let collides = const_panic(span, format!(
+                "the `{which}` key attribute of index `{index_name}` is also the attribute of a field of `{}`", m.ident
+            ));
+            checks.push(quote! {
+                if __SCHEMA.is_reserved_attribute(#idx.#key[0].name) { #reserved }
+                if !::core::matches!(#idx.#key[0].ty, #dm::schema::ScalarType::S) { #not_string }
+                #( if #dm::schema::const_str_eq(#idx.#key[0].name, #stored_names) { #collides } )*
+            });
+        }
 
         let optional_part = |name: &str, out: &Ident| {
             let f = field(m, name);
@@ -153,6 +182,71 @@ fn generate(m: &EntityModel) -> TokenStream {
                 #sk_render
                 ::core::result::Result::Ok(true)
             })?;
+        });
+
+        // The same rendering from an update's values, for index_updates.
+        let mut template_fields: Vec<&Field> = Vec::new();
+        for name in index
+            .pk
+            .iter()
+            .chain(index.sk.iter())
+            .flat_map(|t| t.0.fields())
+        {
+            let f = field(m, name);
+            if !template_fields.iter().any(|o| o.ident == f.ident) {
+                template_fields.push(f);
+            }
+        }
+        if template_fields.is_empty() {
+            continue; // literal-only templates never change
+        }
+        let var = |f: &Field| format_ident!("__v_{}", f.ident.to_string().trim_start_matches("r#"));
+        let update_part = |name: &str, out: &Ident| {
+            let f = field(m, name);
+            let (v, ty) = (var(f), &f.ty);
+            quote_spanned! {ty.span()=>
+                if !<#ty as #private::OptionalKeyPart>::encode_optional_key(&#v, #out)? {
+                    return ::core::result::Result::Ok(false);
+                }
+            }
+        };
+        let pk_update = index.pk.as_ref().map(|t| render(&t.0, &ipk, update_part));
+        let sk_update = index.sk.as_ref().map(|t| render(&t.0, &isk, update_part));
+        let attrs: Vec<&String> = template_fields.iter().map(|f| &f.name).collect();
+        let count = attrs.len();
+        let decodes = template_fields.iter().enumerate().map(|(i, f)| {
+            let (v, ty, attr) = (var(f), &f.ty, &f.name);
+            quote!(let #v: #ty = #private::decode_touch::<Self, #ty>(#attr, __touched[#i].1)?;)
+        });
+        index_updates.push(quote! {
+            {
+                let __touched: [(&str, #private::Touch<'_>); #count] = [#((#attrs, changes.touch(#attrs))),*];
+                if __touched.iter().any(|(_, t)| ::core::matches!(t, #private::Touch::Removed)) {
+                    // A template field became absent: the item leaves the (sparse) index.
+                    for attribute in [#pk_attr, #sk_attr].into_iter().flatten() {
+                        out.push((attribute, ::core::option::Option::None));
+                    }
+                } else if __touched.iter().any(|(_, t)| !::core::matches!(t, #private::Touch::Untouched)) {
+                    if __touched.iter().any(|(_, t)| ::core::matches!(t, #private::Touch::Untouched | #private::Touch::Added)) {
+                        return ::core::result::Result::Err(#private::stale_index::<Self>(#index_name, &__touched));
+                    }
+                    #(#decodes)*
+                    let (mut __pk_s, mut __sk_s) = (::std::string::String::new(), ::std::string::String::new());
+                    let __render = |#ipk: &mut ::std::string::String, #isk: &mut ::std::string::String| -> ::core::result::Result<bool, #dm::key::KeyError> {
+                        let _ = (&#ipk, &#isk);
+                        #pk_update
+                        #sk_update
+                        ::core::result::Result::Ok(true)
+                    };
+                    let __present = #private::key_result::<Self, bool>(__render(&mut __pk_s, &mut __sk_s))?;
+                    let __attrs: [(::core::option::Option<&'static str>, ::std::string::String); 2] = [(#pk_attr, __pk_s), (#sk_attr, __sk_s)];
+                    for (attribute, value) in __attrs {
+                        if let ::core::option::Option::Some(attribute) = attribute {
+                            out.push((attribute, __present.then(|| #private::Av::S(value))));
+                        }
+                    }
+                }
+            }
         });
     }
 
@@ -371,6 +465,16 @@ fn generate(m: &EntityModel) -> TokenStream {
                     #(#index_writes)*
                     #(#encode_fields)*
                     ::core::result::Result::Ok(item)
+                }
+
+                fn __index_updates(
+                    changes: &#private::IndexChanges<'_>,
+                ) -> ::core::result::Result<::std::vec::Vec<(&'static str, ::core::option::Option<#private::Av>)>, #dm::Error> {
+                    let _ = changes;
+                    #[allow(unused_mut)]
+                    let mut out = ::std::vec::Vec::new();
+                    #(#index_updates)*
+                    ::core::result::Result::Ok(out)
                 }
 
                 fn from_item(mut item: #dm::Item) -> ::core::result::Result<Self, #dm::DecodeError> {

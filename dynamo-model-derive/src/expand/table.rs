@@ -33,7 +33,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
             "#[derive(Table)] does not support generic types",
         );
     }
-    if attrs.pk.is_none() {
+    if attrs.pk.is_none() && !attrs.parse_failed {
         cx.error_spanned_by(
             &input.ident,
             "missing `pk`: name the partition key attribute, e.g. #[dynamo(pk = \"PK\", sk = \"SK\")]",

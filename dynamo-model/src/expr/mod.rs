@@ -47,6 +47,23 @@ impl<E, V, M> std::fmt::Debug for Path<E, V, M> {
     }
 }
 
+/// A path an update may change: every field's path except those of primary-key fields.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is the path of a primary-key field, which an update cannot change",
+    label = "this field is part of the item's key",
+    note = "changing a key field moves the item to another key: delete the old item and put the new one (atomically, in a transaction)"
+)]
+pub trait UpdatablePath<E, V>: Copy {
+    /// The attribute name.
+    fn attribute(&self) -> &'static str;
+}
+
+impl<E, V> UpdatablePath<E, V> for Path<E, V, Mutable> {
+    fn attribute(&self) -> &'static str {
+        self.name
+    }
+}
+
 impl<E, V, M> Path<E, V, M> {
     #[doc(hidden)]
     pub const fn __new(name: &'static str) -> Self {

@@ -153,6 +153,11 @@ impl KeyArg<String> for &str {
 
 /// A template field that may be absent, as used by sparse indexes: a
 /// `T: KeyPart` is always present, an `Option<T>` is present when `Some`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used in an index key template",
+    label = "this field is used in an index key template",
+    note = "index key fields implement `dynamo_model::KeyPart` (String, integers, bool, time::OffsetDateTime with feature `time`, uuid::Uuid with feature `uuid`, or your own type), optionally wrapped in `Option` for a sparse index"
+)]
 pub trait OptionalKeyPart {
     /// The key part when present (`T` for both `T` and `Option<T>`): what queries on the
     /// index take.

@@ -1,6 +1,7 @@
 use super::{and, condition_failed, is_entity, item_exists, render, user_condition};
 use crate::codec::AttrValue;
-use crate::expr::{Mutable, Path, Placeholders, ValueError};
+use crate::entity::{IndexChanges, Touch};
+use crate::expr::{Placeholders, UpdatablePath, ValueError};
 use crate::{Condition, Db, Entity, Error, Key};
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
@@ -80,8 +81,12 @@ impl<'a, E: Entity> Update<'a, E> {
     }
 
     /// `SET path = value`. Setting `None` (or an empty set) removes the attribute.
-    pub fn set<V: AttrValue>(mut self, path: Path<E, V, Mutable>, value: impl Into<V>) -> Self {
-        let name = path.name();
+    pub fn set<V: AttrValue>(
+        mut self,
+        path: impl UpdatablePath<E, V>,
+        value: impl Into<V>,
+    ) -> Self {
+        let name = path.attribute();
         self.actions.push(match value.into().to_attr_opt() {
             Ok(Some(av)) => Action::Set(name, Ok(av)),
             Ok(None) => Action::Remove(name),
@@ -91,15 +96,15 @@ impl<'a, E: Entity> Update<'a, E> {
     }
 
     /// `REMOVE path`: clears an optional field.
-    pub fn remove<V: AttrValue>(mut self, path: Path<E, Option<V>, Mutable>) -> Self {
-        self.actions.push(Action::Remove(path.name()));
+    pub fn remove<V: AttrValue>(mut self, path: impl UpdatablePath<E, Option<V>>) -> Self {
+        self.actions.push(Action::Remove(path.attribute()));
         self
     }
 
     /// `ADD path delta`: atomic increment (negative deltas decrement); a missing
     /// attribute counts as zero.
-    pub fn add<V: Numeric>(mut self, path: Path<E, V, Mutable>, delta: V::Delta) -> Self {
-        let name = path.name();
+    pub fn add<V: Numeric>(mut self, path: impl UpdatablePath<E, V>, delta: V::Delta) -> Self {
+        let name = path.attribute();
         let value = delta
             .to_attr()
             .map_err(|source| ValueError { path: name, source });
@@ -132,19 +137,31 @@ impl<'a, E: Entity> Update<'a, E> {
                     format!("the update changes `{path}` twice"),
                 ));
             }
-            // Index key attributes are rendered from these fields at put time; changing the
-            // field alone would leave the index key stale.
-            if E::INDEX_FIELDS.contains(&path) {
-                return Err(Error::validation(
-                    E::ENTITY_TYPE,
-                    format!(
-                        "`{path}` is used by a secondary-index key template; an update of it \
-                         would leave the index key stale, so write the whole entity with put"
-                    ),
-                ));
-            }
         }
         Ok(())
+    }
+
+    /// Index key attributes to change along with the fields they are rendered from, so
+    /// no index key goes stale (the same request: atomically).
+    fn index_actions(&self) -> Result<Vec<Action>, Error> {
+        let lookup = |attribute: &str| -> Touch<'_> {
+            match self.actions.iter().find(|a| a.path() == attribute) {
+                None => Touch::Untouched,
+                Some(Action::Set(_, Ok(av))) => Touch::Set(av),
+                // An unencodable value is reported by render_actions.
+                Some(Action::Set(_, Err(_))) => Touch::Untouched,
+                Some(Action::Remove(_)) => Touch::Removed,
+                Some(Action::Add(..)) => Touch::Added,
+            }
+        };
+        let changes = IndexChanges { lookup: &lookup };
+        Ok(E::__index_updates(&changes)?
+            .into_iter()
+            .map(|(attribute, value)| match value {
+                Some(v) => Action::Set(attribute, Ok(v)),
+                None => Action::Remove(attribute),
+            })
+            .collect())
     }
 
     fn render_actions(&self, p: &mut Placeholders) -> Result<String, Error> {
@@ -154,7 +171,7 @@ impl<'a, E: Entity> Update<'a, E> {
             source: Some(Box::new(e.source.clone())),
         };
         let (mut set, mut remove, mut add) = (Vec::new(), Vec::new(), Vec::new());
-        for action in &self.actions {
+        for action in self.actions.iter().chain(&self.index_actions()?) {
             match action {
                 Action::Set(path, value) => {
                     let value = value.as_ref().map_err(invalid)?.clone();

@@ -1,0 +1,15 @@
+use dynamo_model::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+struct App;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = App, pk = "USER#{user_id}", sk = "PROFILE")]
+#[serde(rename_all(serialize = "camelCase"))]
+struct User {
+    user_id: String,
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use dynamo_model::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+struct App;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#order_id}")]
+struct Order {
+    user_id: String,
+    order_id: String,
+}
+
+fn main() {}
