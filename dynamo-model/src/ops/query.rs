@@ -57,6 +57,117 @@ impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for SortKeyPrefix<E, K> {
 }
 
 /// A `Query` request; see [`Db::query`] and [`Query::collection`].
+///
+/// The examples below share this model:
+///
+/// ```
+/// # use dynamo_model::{Entity, Table};
+/// # use serde::{Deserialize, Serialize};
+/// #[derive(Table)]
+/// #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+/// struct App;
+///
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{placed_at}#{order_id}",
+///          index(GSI1, pk = "STATUS#{status}", sk = "{placed_at}"))]
+/// struct Order { user_id: String, order_id: String, placed_at: u64, status: String, tags: Vec<String>, note: Option<String> }
+///
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[dynamo(table = App, pk = "STORE", sk = "{country}#{region}#{city}")]
+/// struct Store { country: String, region: String, city: String }
+/// ```
+///
+/// **Sort-key conditions** come from the generated `Type::sk()` chain: fix whole leading
+/// components (`begins_with`, never matching a longer value of the last fixed
+/// component), all of them (`=`), or end with a range on the next component:
+///
+/// ```no_run
+/// # use dynamo_model::{Db, Entity, Table};
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+/// # #[derive(Entity, Serialize, Deserialize)]
+/// # #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{placed_at}#{order_id}")]
+/// # struct Order { user_id: String, order_id: String, placed_at: u64 }
+/// # #[derive(Entity, Serialize, Deserialize)]
+/// # #[dynamo(table = App, pk = "STORE", sk = "{country}#{region}#{city}")]
+/// # struct Store { country: String, region: String, city: String }
+/// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+/// let q = || db.query(Order::partition("u-1"));
+/// q().all().await?;                                                  // begins_with(SK, "ORDER#")
+/// q().sk(Order::sk().placed_at(5u64)).all().await?;                  // begins_with "ORDER#<5>#"
+/// q().sk(Order::sk().placed_at(5u64).order_id("o-1")).all().await?;  // SK = the full key
+/// q().sk(Order::sk().placed_at_lt(5u64)).all().await?;               // also _le, _gt, _ge
+/// q().sk(Order::sk().placed_at_between(1u64, 9u64)).all().await?;    // inclusive
+/// // Hierarchies at any level: every store of a country, of a region, of a city.
+/// db.query(Store::partition()).sk(Store::sk().country("US").region("West")).all().await?;
+/// // A partial value of a component, asked for explicitly (e.g. a month of a timestamp):
+/// db.query(Store::partition()).sk(Store::sk().country("US").region_starts_with("We")).all().await?;
+/// # Ok(()) }
+/// ```
+///
+/// **Filters** use typed paths (`Type::fields()`), always through placeholders:
+///
+/// ```no_run
+/// # use dynamo_model::{Db, Entity, Table};
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+/// # #[derive(Entity, Serialize, Deserialize)]
+/// # #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{placed_at}#{order_id}")]
+/// # struct Order { user_id: String, order_id: String, placed_at: u64, status: String, tags: Vec<String>, note: Option<String> }
+/// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+/// let f = Order::fields();
+/// let matching = f.status.eq("open")                       // =, ne, lt, le, gt, ge
+///     .and(f.placed_at.between(100u64, 200u64))
+///     .and(f.status.begins_with("op").or(f.tags.contains("gift")))
+///     .and(f.note.exists())                                // exists, not_exists
+///     .and(f.tags.size().le(3))                            // size(path) comparisons
+///     .and(!f.status.is_in(["void", "lost"]));             // IN, NOT
+/// db.query(Order::partition("u-1")).filter(matching).all().await?;
+/// # Ok(()) }
+/// ```
+///
+/// **Direction, limits and pages**: `reverse()` reads newest (largest) first; `limit(n)`
+/// counts *matching* items; `page(cursor)` returns a page and an opaque cursor bound to
+/// this query; `stream()` yields every item across pages:
+///
+/// ```no_run
+/// # use dynamo_model::{Cursor, Db, Entity, Table};
+/// # use futures_util::TryStreamExt;
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+/// # #[derive(Entity, Serialize, Deserialize)]
+/// # #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{placed_at}#{order_id}")]
+/// # struct Order { user_id: String, order_id: String, placed_at: u64 }
+/// # async fn demo(db: Db<App>, from_client: Option<String>) -> Result<(), dynamo_model::Error> {
+/// let cursor = from_client.map(Cursor::from);
+/// let page = db.query(Order::partition("u-1")).reverse().limit(20).page(cursor.as_ref()).await?;
+/// let next_for_client: Option<String> = page.cursor.map(|c| c.to_string());
+///
+/// let all: Vec<Order> = db.query(Order::partition("u-1")).stream().try_collect().await?;
+/// # Ok(()) }
+/// ```
+///
+/// **Indexes** have their own typed partitions and sort-key chains
+/// (`Type::{index}_partition`, `Type::{index}_sk`), so a condition of one key space cannot
+/// be used on another:
+///
+/// ```no_run
+/// # use dynamo_model::{Db, Entity, Table};
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))] struct App;
+/// # #[derive(Entity, Serialize, Deserialize)]
+/// # #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{placed_at}#{order_id}",
+/// #          index(GSI1, pk = "STATUS#{status}", sk = "{placed_at}"))]
+/// # struct Order { user_id: String, order_id: String, placed_at: u64, status: String }
+/// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+/// let open_recent = db
+///     .query(Order::gsi1_partition("open"))
+///     .sk(Order::gsi1_sk().placed_at_ge(1_700_000_000u64))
+///     .reverse()
+///     .all()
+///     .await?;
+/// # Ok(()) }
+/// ```
 #[must_use = "a query does nothing until one of all(), page() or stream() is awaited"]
 pub struct Query<'a, T: Target, K: KeySpace = Primary> {
     db: &'a Db<T::Table>,
