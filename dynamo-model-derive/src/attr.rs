@@ -344,9 +344,6 @@ fn index_template(meta: &ParseNestedMeta) -> syn::Result<IndexTemplate> {
     let index = index.ok_or_else(|| {
         meta.error("expected the index name first, e.g. `index(GSI1, pk = \"..\")`")
     })?;
-    if pk.is_none() && sk.is_none() {
-        return Err(meta.error("an index template needs `pk` and/or `sk`"));
-    }
     Ok(IndexTemplate { index, pk, sk })
 }
 

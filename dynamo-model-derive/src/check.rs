@@ -19,6 +19,9 @@ pub struct Field {
 
 pub struct IndexModel {
     pub index: Ident,
+    /// No templates: the index's keys are the table's keys swapped (an inverted index,
+    /// for adjacency lists), so nothing extra is written.
+    pub inverted: bool,
     pub pk: Option<(Template, LitStr)>,
     pub sk: Option<(Template, LitStr)>,
 }
@@ -211,8 +214,16 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
             .sk
             .as_ref()
             .and_then(|lit| parse_template(cx, lit, &fields, "index sk").map(|t| (t, lit.clone())));
+        let inverted = it.pk.is_none() && it.sk.is_none();
+        if inverted && attrs.sk.is_none() {
+            cx.error_spanned_by(
+                &it.index,
+                "an inverted index (no templates) swaps the table's keys, so the entity needs an `sk` template",
+            );
+        }
         indexes.push(IndexModel {
             index: it.index.clone(),
+            inverted,
             pk,
             sk,
         });

@@ -3,6 +3,7 @@
 
 mod common;
 mod decode;
+mod faults;
 mod index;
 mod keys;
 mod query;

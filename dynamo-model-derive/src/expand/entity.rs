@@ -113,6 +113,22 @@ fn generate(m: &EntityModel) -> TokenStream {
             span,
             format!("the `sk` template of index `{index_name}` does not match its declaration (a template exactly when the index has one sort key attribute)"),
         );
+        if index.inverted {
+            let not_inverted = const_panic(span, format!(
+                "index `{index_name}` is used without templates, so its keys must be the table's keys swapped (pk = the table's sort key, sk = its partition key): an inverted index"
+            ));
+            checks.push(quote! {
+                let __inverted = match (#idx.pk, #idx.sk, __SCHEMA.sk) {
+                    ([pk], [sk], ::core::option::Option::Some(table_sk)) => {
+                        #dm::schema::const_str_eq(pk.name, table_sk.name)
+                            && #dm::schema::const_str_eq(sk.name, __SCHEMA.pk.name)
+                    }
+                    _ => false,
+                };
+                if !__inverted { #not_inverted }
+            });
+            continue; // its keys are the table's own: nothing extra to write or update
+        }
         let has_pk_template = index.pk.is_some();
         let has_sk_template = index.sk.is_some();
         checks.push(quote! {
@@ -680,10 +696,18 @@ fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream)
         })
         .collect();
     let chain = format_ident!("{}{}Sk", ident, pascal);
-    // An LSI shares the table's partition key; a GSI has its own template.
-    let (pk_template, pk_args) = match &index.pk {
-        Some((t, _)) => (t, pk_args_for(m, t)),
-        None => (&m.pk.0, table_pk_args.clone()),
+    // An inverted index is partitioned by the table's sort key and sorted by its
+    // partition key; an LSI shares the table's partition key; a GSI has its own template.
+    let inverted_sk = if index.inverted { m.sk.as_ref() } else { None };
+    let (pk_template, pk_args) = match (&index.pk, inverted_sk) {
+        (_, Some((t, _))) => (t, pk_args_for(m, t)),
+        (Some((t, _)), None) => (t, pk_args_for(m, t)),
+        (None, None) => (&m.pk.0, table_pk_args.clone()),
+    };
+    let sort_template = if index.inverted {
+        Some((&m.pk.0, &m.pk.1))
+    } else {
+        index.sk.as_ref().map(|(t, l)| (t, l))
     };
     let mut seen: Vec<&Ident> = Vec::new();
     let params: Vec<TokenStream> = pk_template
@@ -698,16 +722,14 @@ fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream)
             Some(quote!(#fi: impl #private::KeyArg<#ty>))
         })
         .collect();
-    let (root, fixed) = match &index.sk {
+    let (root, fixed) = match sort_template {
         Some((t, _)) => template_root(t),
         None => (String::new(), true),
     };
     let doc =
         format!("The partition of index `{index_name}` holding [`{ident}`] items, for queries.");
-    let chain_tokens = index
-        .sk
-        .as_ref()
-        .map(|(t, lit)| sort_key_chain(m, t, lit, &chain, &sk_fn, &space, true));
+    let chain_tokens = sort_template
+        .map(|(t, lit)| sort_key_chain(m, t, lit, &chain, &sk_fn, &space, !index.inverted));
     let pk_out = format_ident!("__pk");
     quote! {
         impl #ident {

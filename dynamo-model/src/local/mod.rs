@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod faults;
 mod process;
 
 pub use process::{cache_dir, ensure_java, install, shared_endpoint, LocalError, LocalInstance};

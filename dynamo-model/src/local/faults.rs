@@ -1,0 +1,946 @@
+//! Fault injection for DynamoDB Local (feature `local`).
+//!
+//! DynamoDB Local never throttles, never answers with a 500 and always processes a whole
+//! batch, so code that must survive those failures cannot be tested against it directly.
+//! [`client_with_faults`] builds an SDK client whose HTTP calls still go to DynamoDB Local
+//! through the SDK's own HTTPS/HTTP client, but pass through a [`Faults`] plan on the way:
+//! call by call, the plan decides (deterministically, from a seed) whether to inject one
+//! of the [`FaultKind`]s real DynamoDB produces, and counts what it did in [`FaultStats`].
+//!
+//! Faults are injected below the SDK's retry layer: every attempt the SDK makes is one
+//! HTTP call here, so with [`RetryConfig::disabled`] a test sees every fault, and with
+//! [`RetryConfig::standard`] the SDK retries the retryable ones (throttling, 500s) as it
+//! would against DynamoDB.
+//!
+//! ```no_run
+//! use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
+//! use dynamo_model::local::{self, faults::{client_with_faults, FaultKind, Faults}};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+//! let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+//! let faults = Faults::new(42)
+//!     .rate(0.3)
+//!     .kinds([FaultKind::Throttle, FaultKind::PartialBatch])
+//!     .operations(["BatchWriteItem"]);
+//! let client = client_with_faults(&endpoint, &faults, RetryConfig::disabled());
+//! // ... drive the code under test with `client` ...
+//! println!("{:?}", faults.stats());
+//! # Ok(()) }
+//! ```
+
+use aws_sdk_dynamodb::config::retry::RetryConfig;
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use aws_sdk_dynamodb::Client;
+use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode};
+use aws_smithy_runtime_api::box_error::BoxError;
+use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
+use aws_smithy_runtime_api::client::http::{
+    HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient,
+    SharedHttpConnector,
+};
+use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
+use aws_smithy_runtime_api::client::result::ConnectorError;
+use aws_smithy_runtime_api::client::runtime_components::{
+    RuntimeComponents, RuntimeComponentsBuilder,
+};
+use aws_smithy_runtime_api::http::StatusCode;
+use aws_smithy_types::body::SdkBody;
+use aws_smithy_types::byte_stream::ByteStream;
+use aws_smithy_types::config_bag::ConfigBag;
+use serde_json::{json, Map, Value};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+/// The JSON 1.0 protocol's error-type namespace DynamoDB uses in `__type`.
+const ERROR_NAMESPACE: &str = "com.amazonaws.dynamodb.v20120810";
+
+/// A shared, cloneable fault plan: decides for each HTTP call whether to inject a fault.
+///
+/// Clones share everything: the configuration, the on/off switch, the random sequence
+/// and the counters. Configure it with the builder methods, hand it to
+/// [`client_with_faults`] (one plan may serve several clients), then read
+/// [`stats`](Faults::stats) from any clone.
+///
+/// For each HTTP call (each attempt of each SDK call) the plan:
+/// 1. counts it in [`FaultStats::calls`];
+/// 2. lets it through untouched when injection is off ([`set_enabled`](Faults::set_enabled))
+///    or the call's operation is not selected ([`operations`](Faults::operations));
+/// 3. otherwise keeps the configured [`kinds`](Faults::kinds) that apply to the call
+///    ([`FaultKind::PartialBatch`] only to a BatchWriteItem / BatchGetItem of at least two
+///    items, [`FaultKind::TransactionConflict`] only to a TransactWriteItems, every other
+///    kind to any call), and when there is one, faults the call with probability
+///    [`rate`](Faults::rate), picking one of those kinds uniformly.
+///
+/// The choices come from a small PRNG seeded by `seed`, so a test that makes the same
+/// calls in the same order sees the same faults.
+///
+/// ```
+/// use dynamo_model::local::faults::{FaultKind, FaultStats, Faults};
+///
+/// let faults = Faults::new(7).rate(0.5).kinds([FaultKind::Throttle, FaultKind::ServerError]);
+/// faults.set_enabled(false); // e.g. while seeding the table
+/// assert_eq!(faults.stats(), FaultStats::default());
+/// ```
+#[derive(Clone)]
+pub struct Faults {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    enabled: AtomicBool,
+    plan: Mutex<Plan>,
+    rng: Mutex<SplitMix64>,
+    stats: Mutex<FaultStats>,
+    next_request_id: AtomicU64,
+}
+
+#[derive(Debug, Clone)]
+struct Plan {
+    rate: f64,
+    kinds: Vec<FaultKind>,
+    /// `None`: every operation is eligible.
+    operations: Option<Vec<&'static str>>,
+}
+
+impl Faults {
+    /// No faults until configured. `seed` makes the choice of calls deterministic.
+    ///
+    /// A new plan is enabled, has a [`rate`](Faults::rate) of 1.0, no
+    /// [`kinds`](Faults::kinds) (so it injects nothing yet) and selects every operation.
+    ///
+    /// ```
+    /// use dynamo_model::local::faults::{FaultKind, Faults};
+    ///
+    /// let every_call_throttled = Faults::new(1).kinds([FaultKind::Throttle]);
+    /// # drop(every_call_throttled);
+    /// ```
+    pub fn new(seed: u64) -> Self {
+        Faults {
+            shared: Arc::new(Shared {
+                enabled: AtomicBool::new(true),
+                plan: Mutex::new(Plan {
+                    rate: 1.0,
+                    kinds: Vec::new(),
+                    operations: None,
+                }),
+                rng: Mutex::new(SplitMix64(seed)),
+                stats: Mutex::new(FaultStats::default()),
+                next_request_id: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// Fraction (0.0..=1.0) of eligible calls that get a fault.
+    ///
+    /// Values outside the range are clamped; NaN counts as 0.0. The default is 1.0.
+    ///
+    /// ```
+    /// use dynamo_model::local::faults::{FaultKind, Faults};
+    ///
+    /// let about_one_in_ten = Faults::new(3).rate(0.1).kinds([FaultKind::ServerError]);
+    /// # drop(about_one_in_ten);
+    /// ```
+    pub fn rate(self, rate: f64) -> Self {
+        let rate = if rate.is_nan() {
+            0.0
+        } else {
+            rate.clamp(0.0, 1.0)
+        };
+        lock(&self.shared.plan).rate = rate;
+        self
+    }
+
+    /// The fault kinds to choose from (uniformly) when a call is faulted.
+    ///
+    /// Replaces any kinds set before. Listing a kind twice doubles its weight.
+    ///
+    /// ```
+    /// use dynamo_model::local::faults::{FaultKind, Faults};
+    /// use std::time::Duration;
+    ///
+    /// let faults = Faults::new(9).kinds([
+    ///     FaultKind::Throttle,
+    ///     FaultKind::ServerErrorAfterApply,
+    ///     FaultKind::Delay(Duration::from_millis(50)),
+    /// ]);
+    /// # drop(faults);
+    /// ```
+    pub fn kinds(self, kinds: impl IntoIterator<Item = FaultKind>) -> Self {
+        lock(&self.shared.plan).kinds = kinds.into_iter().collect();
+        self
+    }
+
+    /// Only calls of these DynamoDB operations are eligible (by the `X-Amz-Target` header
+    /// suffix, e.g. "BatchWriteItem"); default: all.
+    ///
+    /// Replaces any selection made before; an empty list makes no call eligible.
+    ///
+    /// ```
+    /// use dynamo_model::local::faults::{FaultKind, Faults};
+    ///
+    /// let faults = Faults::new(5)
+    ///     .kinds([FaultKind::Throttle])
+    ///     .operations(["BatchWriteItem", "BatchGetItem"]);
+    /// # drop(faults);
+    /// ```
+    pub fn operations(self, ops: impl IntoIterator<Item = &'static str>) -> Self {
+        lock(&self.shared.plan).operations = Some(ops.into_iter().collect());
+        self
+    }
+
+    /// Turn injection on/off at run time (e.g. off while seeding, on while testing).
+    ///
+    /// Calls made while it is off are still counted in [`FaultStats::calls`], and do not
+    /// advance the random sequence.
+    ///
+    /// ```
+    /// use dynamo_model::local::faults::{FaultKind, Faults};
+    ///
+    /// let faults = Faults::new(0).kinds([FaultKind::Throttle]);
+    /// faults.set_enabled(false);
+    /// // ... seed the table through a client built with `faults` ...
+    /// faults.set_enabled(true);
+    /// ```
+    pub fn set_enabled(&self, enabled: bool) {
+        self.shared.enabled.store(enabled, Ordering::SeqCst);
+    }
+
+    /// Counters of what happened so far.
+    ///
+    /// ```
+    /// use dynamo_model::local::faults::Faults;
+    ///
+    /// let faults = Faults::new(0);
+    /// assert_eq!(faults.stats().calls, 0);
+    /// ```
+    pub fn stats(&self) -> FaultStats {
+        lock(&self.shared.stats).clone()
+    }
+
+    /// Decides what to do with one HTTP call, before it is sent.
+    fn decide(&self, request: &HttpRequest) -> Action {
+        lock(&self.shared.stats).calls += 1;
+        if !self.shared.enabled.load(Ordering::SeqCst) {
+            return Action::Forward;
+        }
+        let op = operation(request);
+        let plan = lock(&self.shared.plan).clone();
+        if let Some(ops) = &plan.operations {
+            if !ops.contains(&op) {
+                return Action::Forward;
+            }
+        }
+        if plan.kinds.is_empty() || plan.rate <= 0.0 {
+            return Action::Forward;
+        }
+
+        // Only the batch and transaction faults need the request body.
+        let batch = BatchOp::of(op);
+        let wants_body = plan.kinds.iter().any(|kind| match kind {
+            FaultKind::PartialBatch => batch.is_some(),
+            FaultKind::TransactionConflict => op == "TransactWriteItems",
+            _ => false,
+        });
+        let body: Option<Value> = if wants_body {
+            request
+                .body()
+                .bytes()
+                .and_then(|bytes| serde_json::from_slice(bytes).ok())
+        } else {
+            None
+        };
+        let batch_items = match (batch, &body) {
+            (Some(batch), Some(body)) => batch.count(body),
+            _ => 0,
+        };
+        let transact_items = match &body {
+            Some(body) if op == "TransactWriteItems" => transact_len(body),
+            _ => 0,
+        };
+        let applicable: Vec<FaultKind> = plan
+            .kinds
+            .iter()
+            .copied()
+            .filter(|kind| match kind {
+                FaultKind::PartialBatch => batch_items >= 2,
+                FaultKind::TransactionConflict => transact_items >= 1,
+                _ => true,
+            })
+            .collect();
+        if applicable.is_empty() {
+            return Action::Forward;
+        }
+
+        let mut rng = lock(&self.shared.rng);
+        if rng.next_f64() >= plan.rate {
+            return Action::Forward;
+        }
+        let Some(kind) = applicable.get(rng.below(applicable.len())).copied() else {
+            return Action::Forward;
+        };
+        let action = match kind {
+            FaultKind::Throttle => Action::Respond {
+                status: 400,
+                body: error_body(
+                    "ProvisionedThroughputExceededException",
+                    "The level of configured provisioned throughput for the table was exceeded. \
+                     Consider increasing your provisioning level with the UpdateTable API.",
+                ),
+            },
+            FaultKind::ServerError => Action::Respond {
+                status: 500,
+                body: internal_error_body(),
+            },
+            FaultKind::ServerErrorAfterApply => Action::ReplaceWithServerError,
+            FaultKind::Delay(delay) => Action::Delay(delay),
+            FaultKind::PartialBatch => {
+                let (Some(batch), Some(body)) = (batch, body) else {
+                    return Action::Forward;
+                };
+                match batch.split(body, &mut rng) {
+                    Some((body, unprocessed)) => Action::PartialBatch {
+                        batch,
+                        body,
+                        unprocessed,
+                    },
+                    None => return Action::Forward,
+                }
+            }
+            FaultKind::TransactionConflict => Action::Respond {
+                status: 400,
+                body: conflict_body(transact_items, rng.below(transact_items)),
+            },
+        };
+        drop(rng);
+
+        let mut stats = lock(&self.shared.stats);
+        match kind {
+            FaultKind::Throttle => stats.throttled += 1,
+            FaultKind::ServerError => stats.server_errors += 1,
+            FaultKind::ServerErrorAfterApply => stats.server_errors_after_apply += 1,
+            FaultKind::Delay(_) => stats.delayed += 1,
+            FaultKind::PartialBatch => stats.partial_batches += 1,
+            FaultKind::TransactionConflict => stats.transaction_conflicts += 1,
+        }
+        action
+    }
+
+    /// A canned DynamoDB-style JSON 1.0 response.
+    fn respond(&self, status: u16, body: String) -> Result<HttpResponse, ConnectorError> {
+        let status = StatusCode::try_from(status)
+            .map_err(|err| ConnectorError::other(Box::new(err), None))?;
+        let id = self.shared.next_request_id.fetch_add(1, Ordering::Relaxed);
+        let len = body.len();
+        let mut response = HttpResponse::new(status, SdkBody::from(body));
+        let headers = response.headers_mut();
+        // Constant, valid header names and values: these cannot fail.
+        let _ = headers.try_insert("content-type", "application/x-amz-json-1.0");
+        let _ = headers.try_insert("content-length", len.to_string());
+        let _ = headers.try_insert("x-amzn-requestid", format!("FAULTINJECTED{id:040}"));
+        Ok(response)
+    }
+}
+
+impl fmt::Debug for Faults {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plan = lock(&self.shared.plan).clone();
+        f.debug_struct("Faults")
+            .field("enabled", &self.shared.enabled.load(Ordering::SeqCst))
+            .field("rate", &plan.rate)
+            .field("kinds", &plan.kinds)
+            .field("operations", &plan.operations)
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+/// A failure [`Faults`] can inject into one HTTP call.
+///
+/// ```
+/// use dynamo_model::local::faults::FaultKind;
+/// use std::time::Duration;
+///
+/// let kinds = [FaultKind::Throttle, FaultKind::Delay(Duration::from_millis(300))];
+/// assert_ne!(kinds[0], kinds[1]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum FaultKind {
+    /// HTTP 400 `ProvisionedThroughputExceededException`, returned WITHOUT forwarding the
+    /// request (nothing applied). The SDK's retry classifier treats it as throttling
+    /// (retryable).
+    Throttle,
+    /// HTTP 500 `InternalServerError`, returned without forwarding (nothing applied).
+    /// Retryable for the SDK (a transient 500).
+    ServerError,
+    /// The request IS forwarded and applied by DynamoDB Local, then its response is replaced
+    /// by an HTTP 500: the ambiguous write every retry loop must survive.
+    ServerErrorAfterApply,
+    /// The request is forwarded; the response is delayed by this long before being
+    /// returned.
+    Delay(Duration),
+    /// BatchWriteItem / BatchGetItem only (other operations pass through untouched): a
+    /// random non-empty proper subset of the request's WriteRequests / Keys is removed from
+    /// the request before forwarding, and returned in the response's `UnprocessedItems` /
+    /// `UnprocessedKeys` (merged with any the real response already had), exactly as
+    /// DynamoDB does when it processes only part of a batch (HTTP 200).
+    ///
+    /// A batch of a single item cannot be split, so it is not eligible. If DynamoDB Local
+    /// rejects the reduced request, its error response is returned unchanged.
+    PartialBatch,
+    /// TransactWriteItems only: returned without forwarding, HTTP 400
+    /// `TransactionCanceledException` with one `CancellationReasons` entry per TransactItems
+    /// element, code `TransactionConflict` for one randomly chosen element and `None` for
+    /// the others, message "Transaction cancelled, please refer cancellation reasons for
+    /// specific reasons [None, TransactionConflict]" in the same style DynamoDB uses.
+    TransactionConflict,
+}
+
+/// Counters of a [`Faults`] plan: HTTP calls seen and faults injected, by kind.
+///
+/// A fault is counted when the plan chooses it for a call, before the call completes.
+///
+/// ```
+/// use dynamo_model::local::faults::FaultStats;
+///
+/// let stats = FaultStats { calls: 3, throttled: 1, ..FaultStats::default() };
+/// assert_eq!(stats.server_errors, 0);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FaultStats {
+    /// HTTP calls that went through the plan (every SDK attempt is one), faulted or not,
+    /// including those made while injection was off.
+    pub calls: u64,
+    /// [`FaultKind::Throttle`] faults injected.
+    pub throttled: u64,
+    /// [`FaultKind::ServerError`] faults injected.
+    pub server_errors: u64,
+    /// [`FaultKind::ServerErrorAfterApply`] faults injected.
+    pub server_errors_after_apply: u64,
+    /// [`FaultKind::Delay`] faults injected.
+    pub delayed: u64,
+    /// [`FaultKind::PartialBatch`] faults injected.
+    pub partial_batches: u64,
+    /// [`FaultKind::TransactionConflict`] faults injected.
+    pub transaction_conflicts: u64,
+}
+
+/// An SDK client for `endpoint` (same dummy credentials/region as
+/// [`client_for`](super::client_for)) whose HTTP calls pass through `faults`.
+///
+/// `retries`: the SDK's own retry config to use (e.g.
+/// [`RetryConfig::disabled()`] to see every fault, or [`RetryConfig::standard()`]).
+///
+/// The real transport is the SDK's hyper-based client with rustls (aws-lc), the same
+/// stack the SDK uses by default, without a proxy; it speaks plain HTTP to DynamoDB
+/// Local as well as HTTPS.
+///
+/// ```no_run
+/// use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
+/// use dynamo_model::local::{self, faults::{client_with_faults, FaultKind, Faults}};
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+/// let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+/// let faults = Faults::new(1).kinds([FaultKind::Throttle]);
+/// let client = client_with_faults(&endpoint, &faults, RetryConfig::disabled());
+/// let err = client.list_tables().send().await.unwrap_err();
+/// assert_eq!(faults.stats().throttled, 1);
+/// # drop(err); Ok(()) }
+/// ```
+pub fn client_with_faults(endpoint: &str, faults: &Faults, retries: RetryConfig) -> Client {
+    let transport = aws_smithy_http_client::Builder::new()
+        .tls_provider(tls::Provider::Rustls(CryptoMode::AwsLc))
+        .build_https();
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .endpoint_url(endpoint)
+        .credentials_provider(Credentials::new(
+            "dynamomodel",
+            "local",
+            None,
+            None,
+            "dynamo-model-local",
+        ))
+        .retry_config(retries)
+        .http_client(FaultClient {
+            inner: transport,
+            faults: faults.clone(),
+        })
+        .build();
+    Client::from_conf(config)
+}
+
+/// The [`HttpClient`] handed to the SDK: wraps each connector of the real client.
+#[derive(Debug)]
+struct FaultClient {
+    inner: SharedHttpClient,
+    faults: Faults,
+}
+
+impl HttpClient for FaultClient {
+    fn http_connector(
+        &self,
+        settings: &HttpConnectorSettings,
+        components: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        SharedHttpConnector::new(FaultConnector {
+            inner: self.inner.http_connector(settings, components),
+            faults: self.faults.clone(),
+        })
+    }
+
+    fn validate_base_client_config(
+        &self,
+        runtime_components: &RuntimeComponentsBuilder,
+        cfg: &ConfigBag,
+    ) -> Result<(), BoxError> {
+        self.inner
+            .validate_base_client_config(runtime_components, cfg)
+    }
+
+    fn validate_final_config(
+        &self,
+        runtime_components: &RuntimeComponents,
+        cfg: &ConfigBag,
+    ) -> Result<(), BoxError> {
+        self.inner.validate_final_config(runtime_components, cfg)
+    }
+
+    fn connector_metadata(&self) -> Option<ConnectorMetadata> {
+        self.inner.connector_metadata()
+    }
+}
+
+#[derive(Debug)]
+struct FaultConnector {
+    inner: SharedHttpConnector,
+    faults: Faults,
+}
+
+impl HttpConnector for FaultConnector {
+    fn call(&self, mut request: HttpRequest) -> HttpConnectorFuture {
+        // Decided here, synchronously, so the order of decisions is the order of calls.
+        let action = self.faults.decide(&request);
+        let inner = self.inner.clone();
+        let faults = self.faults.clone();
+        HttpConnectorFuture::new(async move {
+            match action {
+                Action::Forward => inner.call(request).await,
+                Action::Respond { status, body } => faults.respond(status, body),
+                Action::ReplaceWithServerError => {
+                    let response = inner.call(request).await?;
+                    // Drain the real response: it was applied; only its answer is lost.
+                    let _ = ByteStream::new(response.into_body()).collect().await;
+                    faults.respond(500, internal_error_body())
+                }
+                Action::Delay(delay) => {
+                    let (mut response, body) = buffer(inner.call(request).await?).await?;
+                    *response.body_mut() = SdkBody::from(body);
+                    tokio::time::sleep(delay).await;
+                    Ok(response)
+                }
+                Action::PartialBatch {
+                    batch,
+                    body,
+                    unprocessed,
+                } => {
+                    let len = body.len();
+                    *request.body_mut() = SdkBody::from(body);
+                    let _ = request
+                        .headers_mut()
+                        .try_insert("content-length", len.to_string());
+                    let (mut response, body) = buffer(inner.call(request).await?).await?;
+                    let merged = if response.status().as_u16() == 200 {
+                        batch.merge(&body, unprocessed)
+                    } else {
+                        None
+                    };
+                    match merged {
+                        Some(merged) => {
+                            let headers = response.headers_mut();
+                            let _ = headers.try_insert("content-length", merged.len().to_string());
+                            // Its checksum was of the original body.
+                            headers.remove("x-amz-crc32");
+                            *response.body_mut() = SdkBody::from(merged);
+                        }
+                        None => *response.body_mut() = SdkBody::from(body),
+                    }
+                    Ok(response)
+                }
+            }
+        })
+    }
+}
+
+/// What the connector does with one call.
+enum Action {
+    /// Send it as it is.
+    Forward,
+    /// Answer without sending it.
+    Respond { status: u16, body: String },
+    /// Send it, then answer with a 500 instead of the real response.
+    ReplaceWithServerError,
+    /// Send it, then hold the response back this long.
+    Delay(Duration),
+    /// Send `body` instead (the batch without the removed entries), then add `unprocessed`
+    /// to the response.
+    PartialBatch {
+        batch: BatchOp,
+        body: Vec<u8>,
+        unprocessed: Map<String, Value>,
+    },
+}
+
+/// The two batch operations [`FaultKind::PartialBatch`] splits.
+#[derive(Debug, Clone, Copy)]
+enum BatchOp {
+    /// `RequestItems: {table: [WriteRequest]}`, `UnprocessedItems` of the same shape.
+    Write,
+    /// `RequestItems: {table: {Keys: [key], ...}}`, `UnprocessedKeys` of the same shape.
+    Get,
+}
+
+impl BatchOp {
+    fn of(op: &str) -> Option<Self> {
+        match op {
+            "BatchWriteItem" => Some(BatchOp::Write),
+            "BatchGetItem" => Some(BatchOp::Get),
+            _ => None,
+        }
+    }
+
+    fn unprocessed_field(self) -> &'static str {
+        match self {
+            BatchOp::Write => "UnprocessedItems",
+            BatchOp::Get => "UnprocessedKeys",
+        }
+    }
+
+    /// The list of entries (WriteRequests or Keys) of one table's value.
+    fn entries(self, table: &Value) -> Option<&Vec<Value>> {
+        match self {
+            BatchOp::Write => table.as_array(),
+            BatchOp::Get => table.get("Keys")?.as_array(),
+        }
+    }
+
+    fn entries_mut(self, table: &mut Value) -> Option<&mut Vec<Value>> {
+        match self {
+            BatchOp::Write => table.as_array_mut(),
+            BatchOp::Get => table.get_mut("Keys")?.as_array_mut(),
+        }
+    }
+
+    /// How many entries the request holds, over all its tables.
+    fn count(self, request: &Value) -> usize {
+        request
+            .get("RequestItems")
+            .and_then(Value::as_object)
+            .map_or(0, |tables| {
+                tables
+                    .values()
+                    .filter_map(|table| self.entries(table))
+                    .map(Vec::len)
+                    .sum()
+            })
+    }
+
+    /// Removes a random non-empty proper subset of the entries: returns the reduced request
+    /// and the removed entries in the shape of `UnprocessedItems` / `UnprocessedKeys`.
+    fn split(
+        self,
+        mut request: Value,
+        rng: &mut SplitMix64,
+    ) -> Option<(Vec<u8>, Map<String, Value>)> {
+        let n = self.count(&request);
+        if n < 2 {
+            return None;
+        }
+        let removed_count = 1 + rng.below(n - 1);
+        let mut order: Vec<usize> = (0..n).collect();
+        for i in 0..removed_count {
+            let j = i + rng.below(n - i);
+            order.swap(i, j);
+        }
+        let mut removed = vec![false; n];
+        for &i in order.iter().take(removed_count) {
+            if let Some(flag) = removed.get_mut(i) {
+                *flag = true;
+            }
+        }
+
+        let tables = request.get_mut("RequestItems")?.as_object_mut()?;
+        let mut unprocessed = Map::new();
+        let mut emptied = Vec::new();
+        let mut position = 0;
+        for (name, table) in tables.iter_mut() {
+            let Some(entries) = self.entries_mut(table) else {
+                continue;
+            };
+            let mut kept = Vec::new();
+            let mut gone = Vec::new();
+            for entry in std::mem::take(entries) {
+                if removed.get(position).copied().unwrap_or(false) {
+                    gone.push(entry);
+                } else {
+                    kept.push(entry);
+                }
+                position += 1;
+            }
+            if kept.is_empty() {
+                // DynamoDB rejects a table with an empty list.
+                emptied.push(name.clone());
+            }
+            *entries = kept;
+            if !gone.is_empty() {
+                let entry = match self {
+                    BatchOp::Write => Value::Array(gone),
+                    BatchOp::Get => {
+                        // Same ProjectionExpression, ConsistentRead, ... as requested.
+                        let mut keys_and_attributes = table.clone();
+                        if let Some(object) = keys_and_attributes.as_object_mut() {
+                            object.insert("Keys".to_owned(), Value::Array(gone));
+                        }
+                        keys_and_attributes
+                    }
+                };
+                unprocessed.insert(name.clone(), entry);
+            }
+        }
+        for name in emptied {
+            tables.remove(&name);
+        }
+        let body = serde_json::to_vec(&request).ok()?;
+        Some((body, unprocessed))
+    }
+
+    /// Adds `unprocessed` to the response body's `UnprocessedItems` / `UnprocessedKeys`;
+    /// `None` when the body is not a JSON object.
+    fn merge(self, response: &[u8], unprocessed: Map<String, Value>) -> Option<Vec<u8>> {
+        let mut response: Value = serde_json::from_slice(response).ok()?;
+        let field = response
+            .as_object_mut()?
+            .entry(self.unprocessed_field())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !field.is_object() {
+            *field = Value::Object(Map::new());
+        }
+        let target = field.as_object_mut()?;
+        for (name, mut extra) in unprocessed {
+            let existing = target.get_mut(&name);
+            match existing.and_then(|table| self.entries_mut(table)) {
+                Some(entries) => {
+                    if let Some(more) = self.entries_mut(&mut extra) {
+                        entries.append(more);
+                    }
+                }
+                None => {
+                    target.insert(name, extra);
+                }
+            }
+        }
+        serde_json::to_vec(&response).ok()
+    }
+}
+
+/// The DynamoDB operation of a request: the `X-Amz-Target` suffix after the last `.`
+/// (`DynamoDB_20120810.PutItem` → `PutItem`), or "" without one.
+fn operation(request: &HttpRequest) -> &str {
+    request
+        .headers()
+        .get("x-amz-target")
+        .and_then(|target| target.rsplit('.').next())
+        .unwrap_or("")
+}
+
+fn transact_len(request: &Value) -> usize {
+    request
+        .get("TransactItems")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
+}
+
+/// A DynamoDB JSON 1.0 error body.
+fn error_body(error_type: &str, message: &str) -> String {
+    json!({ "__type": format!("{ERROR_NAMESPACE}#{error_type}"), "message": message }).to_string()
+}
+
+fn internal_error_body() -> String {
+    error_body("InternalServerError", "Internal server error")
+}
+
+/// A `TransactionCanceledException` for `len` items, item `conflicted` in conflict.
+fn conflict_body(len: usize, conflicted: usize) -> String {
+    let codes: Vec<&str> = (0..len)
+        .map(|i| {
+            if i == conflicted {
+                "TransactionConflict"
+            } else {
+                "None"
+            }
+        })
+        .collect();
+    let reasons: Vec<Value> = codes
+        .iter()
+        .map(|&code| match code {
+            "None" => json!({ "Code": "None" }),
+            code => json!({ "Code": code, "Message": "Transaction is ongoing for the item" }),
+        })
+        .collect();
+    json!({
+        "__type": format!("{ERROR_NAMESPACE}#TransactionCanceledException"),
+        "Message": format!(
+            "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]",
+            codes.join(", ")
+        ),
+        "CancellationReasons": reasons,
+    })
+    .to_string()
+}
+
+/// Reads the whole response body.
+async fn buffer(mut response: HttpResponse) -> Result<(HttpResponse, Vec<u8>), ConnectorError> {
+    let body = ByteStream::new(response.take_body())
+        .collect()
+        .await
+        .map_err(|err| ConnectorError::io(Box::new(err)))?
+        .to_vec();
+    Ok((response, body))
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Nothing panics while holding these locks; a poisoned one is still consistent.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// splitmix64: tiny, fast, good enough to pick calls and subsets.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`.
+    fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in `0..n` (0 when `n` is 0).
+    fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn below_stays_in_range_and_is_deterministic() {
+        let mut a = SplitMix64(11);
+        let mut b = SplitMix64(11);
+        for n in 1..200 {
+            let x = a.below(n);
+            assert!(x < n);
+            assert_eq!(x, b.below(n));
+        }
+        assert_eq!(a.below(0), 0);
+        let f = a.next_f64();
+        assert!((0.0..1.0).contains(&f));
+    }
+
+    #[test]
+    fn batch_write_split_is_a_proper_partition() {
+        let request = json!({
+            "RequestItems": {
+                "a": (0..5).map(|i| json!({"PutRequest": {"Item": {"PK": {"S": format!("a{i}")}}}})).collect::<Vec<_>>(),
+                "b": (0..3).map(|i| json!({"DeleteRequest": {"Key": {"PK": {"S": format!("b{i}")}}}})).collect::<Vec<_>>(),
+            }
+        });
+        for seed in 0..200 {
+            let mut rng = SplitMix64(seed);
+            let (body, unprocessed) = BatchOp::Write
+                .split(request.clone(), &mut rng)
+                .expect("splits");
+            let reduced: Value = serde_json::from_slice(&body).expect("json");
+            let kept = BatchOp::Write.count(&reduced);
+            let gone: usize = unprocessed
+                .values()
+                .filter_map(|t| BatchOp::Write.entries(t))
+                .map(Vec::len)
+                .sum();
+            assert!(kept >= 1 && gone >= 1, "seed {seed}");
+            assert_eq!(kept + gone, 8);
+            for table in reduced["RequestItems"]
+                .as_object()
+                .expect("object")
+                .values()
+            {
+                assert!(!table.as_array().expect("array").is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn batch_get_split_keeps_table_options_and_merges() {
+        let request = json!({
+            "RequestItems": {
+                "t": {
+                    "Keys": (0..4).map(|i| json!({"PK": {"S": format!("k{i}")}})).collect::<Vec<_>>(),
+                    "ConsistentRead": true,
+                    "ProjectionExpression": "#a",
+                    "ExpressionAttributeNames": {"#a": "A"},
+                }
+            }
+        });
+        let mut rng = SplitMix64(3);
+        let (body, unprocessed) = BatchOp::Get.split(request, &mut rng).expect("splits");
+        let reduced: Value = serde_json::from_slice(&body).expect("json");
+        let gone = &unprocessed["t"];
+        assert_eq!(gone["ConsistentRead"], json!(true));
+        assert_eq!(gone["ProjectionExpression"], json!("#a"));
+        let kept_n = reduced["RequestItems"]["t"]["Keys"]
+            .as_array()
+            .map_or(0, Vec::len);
+        let gone_n = gone["Keys"].as_array().map_or(0, Vec::len);
+        assert_eq!(kept_n + gone_n, 4);
+
+        let real = json!({
+            "Responses": {"t": []},
+            "UnprocessedKeys": {"t": {"Keys": [{"PK": {"S": "other"}}], "ConsistentRead": true}}
+        });
+        let merged = BatchOp::Get
+            .merge(&serde_json::to_vec(&real).expect("json"), unprocessed)
+            .expect("merges");
+        let merged: Value = serde_json::from_slice(&merged).expect("json");
+        assert_eq!(
+            merged["UnprocessedKeys"]["t"]["Keys"]
+                .as_array()
+                .map_or(0, Vec::len),
+            gone_n + 1
+        );
+        assert_eq!(BatchOp::Get.merge(b"not json", Map::new()), None);
+    }
+
+    #[test]
+    fn conflict_body_lists_reasons_in_dynamodb_style() {
+        let body: Value = serde_json::from_str(&conflict_body(2, 1)).expect("json");
+        assert_eq!(
+            body["Message"],
+            json!("Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]")
+        );
+        assert_eq!(body["CancellationReasons"][0]["Code"], json!("None"));
+        assert_eq!(
+            body["CancellationReasons"][1]["Code"],
+            json!("TransactionConflict")
+        );
+    }
+}
