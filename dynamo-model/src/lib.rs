@@ -47,6 +47,7 @@
 
 extern crate self as dynamo_model;
 
+pub mod batch;
 pub mod codec;
 pub mod collection;
 pub mod cursor;
@@ -58,9 +59,11 @@ pub mod key;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod ops;
+pub mod retry;
 pub mod schema;
 mod size;
 
+pub use batch::{BatchGetOutput, BatchWriteOutput, Progress, WriteOp};
 pub use codec::{AttrValue, Binary, Serde};
 pub use collection::{Collection, Target};
 pub use cursor::Cursor;
@@ -72,6 +75,7 @@ pub use key::sort::{IndexAt, KeySpace, Partition, Primary, SortKeyCondition, Sor
 pub use key::{Key, KeyPart, RawKey};
 pub use ops::Numeric;
 pub use ops::{Page, UnknownEntity};
+pub use retry::RetryPolicy;
 pub use schema::{Table, TableSchema};
 pub use size::{item_size, value_size, MAX_ITEM_BYTES};
 

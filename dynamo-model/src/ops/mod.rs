@@ -5,7 +5,7 @@
 mod delete;
 mod get;
 mod put;
-mod query;
+pub(crate) mod query;
 mod scan;
 mod update;
 

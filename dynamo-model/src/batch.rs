@@ -1,0 +1,746 @@
+//! Batch reads and writes that never drop anything.
+//!
+//! DynamoDB limits a `BatchGetItem` to 100 keys and a `BatchWriteItem` to 25 requests,
+//! rejects duplicate keys in one call, and may process only part of a call, returning the
+//! rest as `UnprocessedKeys`/`UnprocessedItems` with HTTP 200 — invisible to the SDK's
+//! retries. This module chunks, de-duplicates (or refuses duplicates), runs chunks with
+//! bounded concurrency, retries the unprocessed part and transient errors with backoff and
+//! full jitter until a deadline, and reports whatever is still left instead of dropping it.
+
+use crate::collection::{Includes, Target};
+use crate::ops::query::decode_target;
+use crate::ops::UnknownEntity;
+use crate::retry::{is_retryable, Deadline, RetryPolicy};
+use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
+use aws_sdk_dynamodb::types::{
+    DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest,
+};
+use futures_util::stream::{self, StreamExt};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// DynamoDB: at most 100 keys per `BatchGetItem`.
+pub const MAX_BATCH_GET: usize = 100;
+/// DynamoDB: at most 25 put or delete requests per `BatchWriteItem`.
+pub const MAX_BATCH_WRITE: usize = 25;
+
+fn raw_key_of(schema: &crate::TableSchema, item: &Item) -> Option<RawKey> {
+    let pk = item.get(schema.pk.name)?.as_s().ok()?.clone();
+    let sk = match schema.sk {
+        Some(attr) => Some(item.get(attr.name)?.as_s().ok()?.clone()),
+        None => None,
+    };
+    Some(RawKey { pk, sk })
+}
+
+fn key_item(schema: &crate::TableSchema, key: &RawKey) -> Item {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let mut item = Item::with_capacity(2);
+    item.insert(schema.pk.name.to_owned(), AttributeValue::S(key.pk.clone()));
+    if let (Some(attr), Some(sk)) = (schema.sk, &key.sk) {
+        item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
+    }
+    item
+}
+
+fn build_error(operation: &'static str, e: aws_sdk_dynamodb::error::BuildError) -> Error {
+    Error::Validation {
+        entity: operation,
+        message: format!("cannot build request: {e}"),
+        source: Some(Box::new(e)),
+    }
+}
+
+// ------------------------------------------------------------------ batch get
+
+/// The outcome of a [`BatchGet`]: what was found, what does not exist, and what could not
+/// be read before the deadline.
+#[derive(Debug, Clone)]
+pub struct BatchGetOutput<T> {
+    /// The items found (in the order of the requested keys with
+    /// [`keep_order`](BatchGet::keep_order), otherwise in no particular order).
+    pub items: Vec<T>,
+    /// Requested keys with no item.
+    pub not_found: Vec<RawKey>,
+    /// Keys still unprocessed when the deadline passed: neither found nor known missing.
+    pub unprocessed: Vec<RawKey>,
+    /// Read capacity units consumed.
+    pub consumed_capacity: f64,
+}
+
+/// A `BatchGetItem` of any number of keys; see [`Db::batch_get`].
+#[must_use = "a batch does nothing until it is sent or awaited"]
+pub struct BatchGet<'a, T: Target> {
+    db: &'a Db<T::Table>,
+    keys: Vec<RawKey>,
+    error: Option<Error>,
+    consistent: bool,
+    concurrency: usize,
+    policy: RetryPolicy,
+    keep_order: bool,
+    unknown: UnknownEntity,
+}
+
+impl<'a, T: Target> BatchGet<'a, T> {
+    /// Adds a key (of `T`, or of any entity of collection `T`).
+    pub fn key<M: Entity>(mut self, key: Key<M>) -> Self
+    where
+        T: Includes<M>,
+    {
+        match key.raw() {
+            Ok(raw) => self.keys.push(raw.clone()),
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
+        }
+        self
+    }
+
+    /// Adds keys.
+    pub fn keys<M: Entity>(self, keys: impl IntoIterator<Item = Key<M>>) -> Self
+    where
+        T: Includes<M>,
+    {
+        keys.into_iter().fold(self, |b, k| b.key(k))
+    }
+
+    /// Strongly consistent reads.
+    pub fn consistent(mut self) -> Self {
+        self.consistent = true;
+        self
+    }
+
+    /// How many `BatchGetItem` calls run at once (default 4).
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
+        self
+    }
+
+    /// Backoff and deadline for unprocessed keys and transient errors.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Return items in the order their keys were given (DynamoDB returns them in no order).
+    pub fn keep_order(mut self) -> Self {
+        self.keep_order = true;
+        self
+    }
+
+    /// What to do with items of entity types outside `T` (default: skip).
+    pub fn on_unknown(mut self, policy: UnknownEntity) -> Self {
+        self.unknown = policy;
+        self
+    }
+
+    /// Reads every key: chunks of 100, duplicates removed, unprocessed keys retried.
+    pub async fn send(self) -> Result<BatchGetOutput<T>, Error> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        // DynamoDB rejects a batch holding the same key twice: ask once.
+        let mut seen = HashSet::with_capacity(self.keys.len());
+        let unique: Vec<RawKey> = self
+            .keys
+            .into_iter()
+            .filter(|k| seen.insert(k.clone()))
+            .collect();
+        let schema = &<T::Table as Table>::SCHEMA;
+        let deadline = Arc::new(Deadline::after(self.policy.deadline));
+        let chunks: Vec<Vec<RawKey>> = unique
+            .chunks(MAX_BATCH_GET)
+            .map(<[RawKey]>::to_vec)
+            .collect();
+        let db = self.db;
+        let (consistent, policy) = (self.consistent, self.policy);
+        let results: Vec<Result<GetChunk, Error>> = stream::iter(chunks)
+            .map(|chunk| {
+                let deadline = Arc::clone(&deadline);
+                async move { get_chunk(db, chunk, consistent, &policy, &deadline).await }
+            })
+            .buffer_unordered(self.concurrency)
+            .collect()
+            .await;
+
+        let mut found: Vec<(RawKey, Item)> = Vec::with_capacity(unique.len());
+        let mut unprocessed = Vec::new();
+        let mut consumed = 0.0;
+        for r in results {
+            let r = r?;
+            consumed += r.consumed;
+            found.extend(
+                r.items
+                    .into_iter()
+                    .filter_map(|i| raw_key_of(schema, &i).map(|k| (k, i))),
+            );
+            unprocessed.extend(r.unprocessed);
+        }
+        let found_keys: HashSet<&RawKey> = found.iter().map(|(k, _)| k).collect();
+        let pending: HashSet<&RawKey> = unprocessed.iter().collect();
+        let not_found: Vec<RawKey> = unique
+            .iter()
+            .filter(|k| !found_keys.contains(k) && !pending.contains(k))
+            .cloned()
+            .collect();
+        if self.keep_order {
+            let position: HashMap<&RawKey, usize> =
+                unique.iter().enumerate().map(|(i, k)| (k, i)).collect();
+            found.sort_by_key(|(k, _)| position.get(k).copied().unwrap_or(usize::MAX));
+        }
+        let mut items = Vec::with_capacity(found.len());
+        for (_, item) in found {
+            if let Some(t) = decode_target(item, self.unknown)? {
+                items.push(t);
+            }
+        }
+        Ok(BatchGetOutput {
+            items,
+            not_found,
+            unprocessed,
+            consumed_capacity: consumed,
+        })
+    }
+}
+
+struct GetChunk {
+    items: Vec<Item>,
+    unprocessed: Vec<RawKey>,
+    consumed: f64,
+}
+
+async fn get_chunk<X: Table>(
+    db: &Db<X>,
+    mut keys: Vec<RawKey>,
+    consistent: bool,
+    policy: &RetryPolicy,
+    deadline: &Deadline,
+) -> Result<GetChunk, Error> {
+    const OP: &str = "BatchGetItem";
+    let schema = &X::SCHEMA;
+    let mut out = GetChunk {
+        items: Vec::new(),
+        unprocessed: Vec::new(),
+        consumed: 0.0,
+    };
+    let mut attempt = 0;
+    while !keys.is_empty() {
+        if attempt > 0 && !deadline.backoff(policy, attempt).await {
+            out.unprocessed = keys;
+            break;
+        }
+        attempt += 1;
+        let request = KeysAndAttributes::builder()
+            .set_keys(Some(keys.iter().map(|k| key_item(schema, k)).collect()))
+            .consistent_read(consistent)
+            .build()
+            .map_err(|e| build_error(OP, e))?;
+        let result = db
+            .client()
+            .batch_get_item()
+            .request_items(db.table_name(), request)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        match result {
+            Ok(resp) => {
+                out.consumed += resp
+                    .consumed_capacity()
+                    .iter()
+                    .filter_map(|c| c.capacity_units)
+                    .sum::<f64>();
+                if let Some(mut responses) = resp.responses {
+                    out.items
+                        .extend(responses.remove(db.table_name()).unwrap_or_default());
+                }
+                keys = resp
+                    .unprocessed_keys
+                    .and_then(|mut u| u.remove(db.table_name()))
+                    .map(|ka| {
+                        ka.keys
+                            .iter()
+                            .filter_map(|k| raw_key_of(schema, k))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+            }
+            Err(e) if is_retryable(&e) => {} // the whole chunk again
+            Err(e) => return Err(Error::service(OP, db.table_name(), e)),
+        }
+    }
+    Ok(out)
+}
+
+// ------------------------------------------------------------------ batch write
+
+/// One put or delete of a batch write.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteOp {
+    /// Put this item.
+    Put {
+        /// Entity type of the item.
+        entity: &'static str,
+        /// The item's key.
+        key: RawKey,
+        /// The whole item.
+        item: Item,
+    },
+    /// Delete the item under this key.
+    Delete {
+        /// Entity type of the key.
+        entity: &'static str,
+        /// The key.
+        key: RawKey,
+    },
+}
+
+impl WriteOp {
+    /// The key the operation writes.
+    pub fn key(&self) -> &RawKey {
+        match self {
+            WriteOp::Put { key, .. } | WriteOp::Delete { key, .. } => key,
+        }
+    }
+
+    fn request(&self, schema: &crate::TableSchema) -> Result<WriteRequest, Error> {
+        const OP: &str = "BatchWriteItem";
+        Ok(match self {
+            WriteOp::Put { item, .. } => WriteRequest::builder()
+                .put_request(
+                    PutRequest::builder()
+                        .set_item(Some(item.clone()))
+                        .build()
+                        .map_err(|e| build_error(OP, e))?,
+                )
+                .build(),
+            WriteOp::Delete { key, .. } => WriteRequest::builder()
+                .delete_request(
+                    DeleteRequest::builder()
+                        .set_key(Some(key_item(schema, key)))
+                        .build()
+                        .map_err(|e| build_error(OP, e))?,
+                )
+                .build(),
+        })
+    }
+}
+
+/// The outcome of a [`BatchWrite`] or bulk load.
+#[derive(Debug, Clone, Default)]
+pub struct BatchWriteOutput {
+    /// Operations DynamoDB confirmed.
+    pub written: usize,
+    /// Operations still unprocessed when the deadline passed: returned, never dropped.
+    pub unprocessed: Vec<WriteOp>,
+    /// Write capacity units consumed.
+    pub consumed_capacity: f64,
+}
+
+/// Progress of a bulk load, reported after each `BatchWriteItem` call completes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Operations confirmed so far.
+    pub written: usize,
+    /// Operations given up on so far.
+    pub unprocessed: usize,
+    /// All operations of the load.
+    pub total: usize,
+}
+
+type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// A `BatchWriteItem` of any number of puts and deletes across the table's entity types;
+/// see [`Db::batch_write`]. Two operations on the same key are refused before anything is
+/// sent (DynamoDB would reject the call, and their order would be undefined).
+#[must_use = "a batch does nothing until it is sent or awaited"]
+pub struct BatchWrite<'a, T: Table> {
+    db: &'a Db<T>,
+    ops: Vec<WriteOp>,
+    error: Option<Error>,
+    concurrency: usize,
+    policy: RetryPolicy,
+    progress: Option<ProgressFn>,
+    interleave: bool,
+}
+
+impl<'a, T: Table> BatchWrite<'a, T> {
+    fn fail(mut self, e: Error) -> Self {
+        self.error.get_or_insert(e);
+        self
+    }
+
+    /// Adds a put of `entity`.
+    pub fn put<E: Entity<Table = T>>(mut self, entity: &E) -> Self {
+        let item = match entity.to_item() {
+            Ok(item) => item,
+            Err(e) => return self.fail(e),
+        };
+        if let Err(e) = crate::size::check_item_size::<E>(&item) {
+            return self.fail(e);
+        }
+        match entity.primary_key().raw() {
+            Ok(key) => {
+                let key = key.clone();
+                self.ops.push(WriteOp::Put {
+                    entity: E::ENTITY_TYPE,
+                    key,
+                    item,
+                });
+                self
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// Adds puts.
+    pub fn puts<'e, E: Entity<Table = T>>(self, entities: impl IntoIterator<Item = &'e E>) -> Self {
+        entities.into_iter().fold(self, |b, e| b.put(e))
+    }
+
+    /// Adds a delete.
+    pub fn delete<E: Entity<Table = T>>(mut self, key: Key<E>) -> Self {
+        match key.raw() {
+            Ok(raw) => {
+                let key = raw.clone();
+                self.ops.push(WriteOp::Delete {
+                    entity: E::ENTITY_TYPE,
+                    key,
+                });
+                self
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// Adds deletes.
+    pub fn deletes<E: Entity<Table = T>>(self, keys: impl IntoIterator<Item = Key<E>>) -> Self {
+        keys.into_iter().fold(self, |b, k| b.delete(k))
+    }
+
+    /// How many `BatchWriteItem` calls run at once (default 4).
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
+        self
+    }
+
+    /// Backoff and deadline for unprocessed items and transient errors.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Called after each `BatchWriteItem` call completes.
+    pub fn on_progress(mut self, f: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(f));
+        self
+    }
+
+    /// Spreads consecutive writes over partition keys: each call takes at most one item of
+    /// a partition while others are waiting, instead of writing one partition at a time
+    /// (which concentrates a bulk upload's load on one partition).
+    pub fn interleave_partitions(mut self) -> Self {
+        self.interleave = true;
+        self
+    }
+
+    fn check_duplicates(&self) -> Result<(), Error> {
+        let mut seen: HashMap<&RawKey, &WriteOp> = HashMap::with_capacity(self.ops.len());
+        for op in &self.ops {
+            if let Some(first) = seen.insert(op.key(), op) {
+                let entity = match first {
+                    WriteOp::Put { entity, .. } | WriteOp::Delete { entity, .. } => *entity,
+                };
+                return Err(Error::validation(
+                    entity,
+                    format!(
+                        "two operations of one batch write target the same key (PK={}{}); DynamoDB rejects that, and their order would be undefined",
+                        op.key().pk,
+                        op.key().sk.as_deref().map(|s| format!(", SK={s}")).unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Round-robin over partitions, keeping each partition's own order.
+    fn interleaved(ops: Vec<WriteOp>) -> Vec<WriteOp> {
+        let mut order: Vec<String> = Vec::new();
+        let mut queues: HashMap<String, std::collections::VecDeque<WriteOp>> = HashMap::new();
+        for op in ops {
+            let pk = op.key().pk.clone();
+            queues
+                .entry(pk.clone())
+                .or_insert_with(|| {
+                    order.push(pk);
+                    Default::default()
+                })
+                .push_back(op);
+        }
+        let mut out = Vec::new();
+        while !order.is_empty() {
+            order.retain(|pk| match queues.get_mut(pk).and_then(|q| q.pop_front()) {
+                Some(op) => {
+                    out.push(op);
+                    true
+                }
+                None => false,
+            });
+        }
+        out
+    }
+
+    /// Writes everything: chunks of 25, unprocessed items retried; what is left after the
+    /// deadline is returned in [`BatchWriteOutput::unprocessed`].
+    pub async fn send(self) -> Result<BatchWriteOutput, Error> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        self.check_duplicates()?;
+        let total = self.ops.len();
+        let ops = if self.interleave {
+            Self::interleaved(self.ops)
+        } else {
+            self.ops
+        };
+        let chunks: Vec<Vec<WriteOp>> = ops
+            .chunks(MAX_BATCH_WRITE)
+            .map(<[WriteOp]>::to_vec)
+            .collect();
+        let deadline = Arc::new(Deadline::after(self.policy.deadline));
+        let db = self.db;
+        let policy = self.policy;
+        let progress = self.progress;
+        let mut output = BatchWriteOutput::default();
+        let mut results = stream::iter(chunks)
+            .map(|chunk| {
+                let deadline = Arc::clone(&deadline);
+                async move { write_chunk(db, chunk, &policy, &deadline).await }
+            })
+            .buffer_unordered(self.concurrency);
+        while let Some(result) = results.next().await {
+            let chunk = result?;
+            output.written += chunk.written;
+            output.consumed_capacity += chunk.consumed;
+            output.unprocessed.extend(chunk.unprocessed);
+            if let Some(f) = &progress {
+                f(Progress {
+                    written: output.written,
+                    unprocessed: output.unprocessed.len(),
+                    total,
+                });
+            }
+        }
+        Ok(output)
+    }
+}
+
+struct WriteChunk {
+    written: usize,
+    unprocessed: Vec<WriteOp>,
+    consumed: f64,
+}
+
+async fn write_chunk<X: Table>(
+    db: &Db<X>,
+    mut ops: Vec<WriteOp>,
+    policy: &RetryPolicy,
+    deadline: &Deadline,
+) -> Result<WriteChunk, Error> {
+    const OP: &str = "BatchWriteItem";
+    let schema = &X::SCHEMA;
+    let mut out = WriteChunk {
+        written: 0,
+        unprocessed: Vec::new(),
+        consumed: 0.0,
+    };
+    let mut attempt = 0;
+    while !ops.is_empty() {
+        if attempt > 0 && !deadline.backoff(policy, attempt).await {
+            out.unprocessed = ops;
+            break;
+        }
+        attempt += 1;
+        let requests = ops
+            .iter()
+            .map(|op| op.request(schema))
+            .collect::<Result<Vec<_>, _>>()?;
+        let result = db
+            .client()
+            .batch_write_item()
+            .request_items(db.table_name(), requests)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        match result {
+            Ok(resp) => {
+                out.consumed += resp
+                    .consumed_capacity()
+                    .iter()
+                    .filter_map(|c| c.capacity_units)
+                    .sum::<f64>();
+                let left: HashSet<RawKey> = resp
+                    .unprocessed_items
+                    .and_then(|mut u| u.remove(db.table_name()))
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|w| {
+                        let item = match (&w.put_request, &w.delete_request) {
+                            (Some(p), _) => &p.item,
+                            (None, Some(d)) => &d.key,
+                            (None, None) => return None,
+                        };
+                        raw_key_of(schema, item)
+                    })
+                    .collect();
+                let before = ops.len();
+                ops.retain(|op| left.contains(op.key()));
+                out.written += before - ops.len();
+            }
+            Err(e) if is_retryable(&e) => {} // the whole chunk again: puts and deletes are idempotent
+            Err(e) => return Err(Error::service(OP, db.table_name(), e)),
+        }
+    }
+    Ok(out)
+}
+
+impl<T: Table> Db<T> {
+    /// Reads many items by key: of entity `X`, or of any entity of collection `X`.
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, Serialize, Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE")]
+    /// # struct User { id: String }
+    /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+    /// let out = db
+    ///     .batch_get::<User>()
+    ///     .keys((0..250).map(|i| User::key(format!("u-{i}"))))
+    ///     .keep_order()
+    ///     .await?;
+    /// println!("{} found, {} missing, {} unread", out.items.len(), out.not_found.len(), out.unprocessed.len());
+    /// # Ok(()) }
+    /// ```
+    pub fn batch_get<X: Target<Table = T>>(&self) -> BatchGet<'_, X> {
+        BatchGet {
+            db: self,
+            keys: Vec::new(),
+            error: None,
+            consistent: false,
+            concurrency: 4,
+            policy: RetryPolicy::default(),
+            keep_order: false,
+            unknown: UnknownEntity::Skip,
+        }
+    }
+
+    /// Puts and deletes many items, of any entity types of the table.
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, Serialize, Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE")]
+    /// # struct User { id: String }
+    /// # async fn demo(db: Db<App>, users: Vec<User>) -> Result<(), dynamo_model::Error> {
+    /// let out = db.batch_write().puts(&users).delete(User::key("gone")).await?;
+    /// assert!(out.unprocessed.is_empty(), "{} writes left after the deadline", out.unprocessed.len());
+    /// # Ok(()) }
+    /// ```
+    pub fn batch_write(&self) -> BatchWrite<'_, T> {
+        BatchWrite {
+            db: self,
+            ops: Vec::new(),
+            error: None,
+            concurrency: 4,
+            policy: RetryPolicy::default(),
+            progress: None,
+            interleave: false,
+        }
+    }
+
+    /// A batch write set up for bulk uploads: writes interleaved across partition keys,
+    /// eight concurrent calls. Add items with `puts` and follow progress with
+    /// `on_progress`.
+    pub fn bulk_load(&self) -> BatchWrite<'_, T> {
+        self.batch_write().interleave_partitions().concurrency(8)
+    }
+}
+
+impl<'a, X: Target> std::future::IntoFuture for BatchGet<'a, X> {
+    type Output = Result<BatchGetOutput<X>, Error>;
+    type IntoFuture = crate::ops::BoxFuture<'a, Self::Output>;
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+impl<'a, T: Table> std::future::IntoFuture for BatchWrite<'a, T> {
+    type Output = Result<BatchWriteOutput, Error>;
+    type IntoFuture = crate::ops::BoxFuture<'a, Self::Output>;
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put(pk: &str, sk: &str) -> WriteOp {
+        WriteOp::Delete {
+            entity: "E",
+            key: RawKey {
+                pk: pk.into(),
+                sk: Some(sk.into()),
+            },
+        }
+    }
+
+    #[test]
+    fn interleaving_spreads_partitions_and_keeps_each_partitions_order() {
+        let mut ops = Vec::new();
+        for p in ["a", "b", "c"] {
+            for i in 0..3 {
+                ops.push(put(p, &i.to_string()));
+            }
+        }
+        ops.push(put("d", "0"));
+        let out = BatchWrite::<Dummy>::interleaved(ops);
+        let keys: Vec<(String, String)> = out
+            .iter()
+            .map(|o| (o.key().pk.clone(), o.key().sk.clone().unwrap_or_default()))
+            .collect();
+        let expect = [
+            ("a", "0"),
+            ("b", "0"),
+            ("c", "0"),
+            ("d", "0"),
+            ("a", "1"),
+            ("b", "1"),
+            ("c", "1"),
+            ("a", "2"),
+            ("b", "2"),
+            ("c", "2"),
+        ];
+        assert_eq!(keys, expect.map(|(a, b)| (a.to_string(), b.to_string())));
+    }
+
+    struct Dummy;
+    impl Table for Dummy {
+        const SCHEMA: crate::TableSchema = crate::TableSchema {
+            type_name: "Dummy",
+            pk: crate::schema::KeyAttribute {
+                name: "PK",
+                ty: crate::schema::ScalarType::S,
+            },
+            sk: None,
+            indexes: &[],
+            ttl: None,
+            entity_type: "_type",
+        };
+    }
+}

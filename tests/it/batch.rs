@@ -1,0 +1,250 @@
+//! Batch get / write under injected failures: nothing lost, nothing duplicated, leftovers
+//! reported.
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
+use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::{local, Db, Entity, Error, Progress, RetryPolicy};
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The same table seen through a client that suffers `faults` (with the SDK's own retries
+/// off, so every fault reaches the crate's loops).
+async fn faulty(db: &Db<App>, faults: &Faults) -> Result<Db<App>, BoxError> {
+    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+    Ok(Db::new(
+        client_with_faults(&endpoint, faults, RetryConfig::disabled()),
+        db.table_name(),
+    ))
+}
+
+fn twenty_percent(seed: u64) -> Faults {
+    Faults::new(seed).rate(0.2).kinds([
+        FaultKind::PartialBatch,
+        FaultKind::Throttle,
+        FaultKind::ServerError,
+        FaultKind::ServerErrorAfterApply,
+    ])
+}
+
+fn reading(i: usize) -> Reading {
+    Reading {
+        sensor: format!("s{}", i % 97),
+        delta: i as i64 - 5_000,
+        valid: i % 2 == 0,
+    }
+}
+
+async fn stored_readings(db: &Db<App>) -> Result<Vec<Reading>, BoxError> {
+    Ok(db.scan::<Reading>().all().await?.items)
+}
+
+#[tokio::test]
+async fn ten_thousand_items_survive_twenty_percent_failures_exactly_once() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let faults = twenty_percent(7);
+    let flaky = faulty(&db, &faults).await?;
+    let readings: Vec<Reading> = (0..10_000).map(reading).collect();
+
+    let written = flaky.batch_write().puts(&readings).concurrency(8).await?;
+    assert_eq!(written.written, 10_000);
+    assert!(written.unprocessed.is_empty());
+    let stats = faults.stats();
+    assert!(
+        stats.partial_batches > 10 && stats.throttled > 10 && stats.server_errors_after_apply > 0,
+        "{stats:?}"
+    );
+
+    // Checked through a client without faults: every item once, nothing else.
+    let mut stored = stored_readings(&db).await?;
+    assert_eq!(stored.len(), 10_000);
+    stored.sort_by_key(|r| r.delta);
+    assert_eq!(stored, readings);
+
+    // Reading them back, plus 100 keys that do not exist, under the same failure rate.
+    let before = faults.stats();
+    let missing = (10_000..10_100).map(reading);
+    let keys: Vec<_> = readings
+        .iter()
+        .chain(&missing.collect::<Vec<_>>())
+        .map(|r| Reading::key(r.sensor.as_str(), r.delta, r.valid))
+        .collect();
+    let got = flaky
+        .batch_get::<Reading>()
+        .keys(keys)
+        .keep_order()
+        .concurrency(8)
+        .await?;
+    assert_eq!(got.items, readings, "every item once, in key order");
+    assert_eq!(got.not_found.len(), 100);
+    assert!(got.unprocessed.is_empty());
+    let after = faults.stats();
+    assert!(after.partial_batches > before.partial_batches, "{after:?}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn deletes_mixed_with_puts_across_entity_types() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let flaky = faulty(&db, &twenty_percent(11)).await?;
+    let users: Vec<User> = (0..60).map(|i| User::sample(&format!("u{i}"))).collect();
+    let readings: Vec<Reading> = (0..60).map(reading).collect();
+    flaky.batch_write().puts(&users).puts(&readings).await?;
+    let out = flaky
+        .batch_write()
+        .deletes((0..30).map(|i| User::key(format!("u{i}"))))
+        .put(&Thing {
+            name: "t".into(),
+            status: "s".into(),
+            data: None,
+            ttl: None,
+            r#type: "x".into(),
+            size: 1,
+        })
+        .await?;
+    assert_eq!(out.written, 31);
+    let left = db.scan::<User>().all().await?.items;
+    assert_eq!(
+        left.iter()
+            .map(|u| u.user_id.clone())
+            .collect::<BTreeSet<_>>(),
+        (30..60).map(|i| format!("u{i}")).collect()
+    );
+    assert_eq!(stored_readings(&db).await?.len(), 60);
+    Ok(())
+}
+
+#[tokio::test]
+async fn what_cannot_be_written_before_the_deadline_is_returned_not_dropped() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let faults = Faults::new(3)
+        .rate(1.0)
+        .kinds([FaultKind::PartialBatch, FaultKind::Throttle]);
+    let flaky = faulty(&db, &faults).await?;
+    let readings: Vec<Reading> = (0..200).map(reading).collect();
+    let policy = RetryPolicy {
+        base: Duration::from_millis(5),
+        cap: Duration::from_millis(20),
+        deadline: Duration::from_millis(150),
+    };
+    let out = flaky.batch_write().puts(&readings).retry(policy).await?;
+    assert!(!out.unprocessed.is_empty(), "every call was faulted");
+    assert_eq!(out.written + out.unprocessed.len(), 200);
+    // Exactly the confirmed writes are stored; the returned ones can be retried later.
+    assert_eq!(stored_readings(&db).await?.len(), out.written);
+    faults.set_enabled(false);
+    let mut retry = flaky.batch_write();
+    for op in &out.unprocessed {
+        let i = readings
+            .iter()
+            .position(|r| r.primary_key().raw().ok() == Some(op.key()))
+            .ok_or("unknown op")?;
+        retry = retry.put(&readings[i]);
+    }
+    assert_eq!(retry.await?.written, out.unprocessed.len());
+    assert_eq!(stored_readings(&db).await?.len(), 200);
+
+    // Reads behave the same way: unread keys are reported, not silently missing.
+    faults.set_enabled(true);
+    let got = flaky
+        .batch_get::<Reading>()
+        .keys(readings.iter().map(|r| r.primary_key()))
+        .retry(policy)
+        .await?;
+    assert_eq!(
+        got.items.len() + got.unprocessed.len() + got.not_found.len(),
+        200
+    );
+    assert!(got.not_found.is_empty());
+    assert!(!got.unprocessed.is_empty());
+    Ok(())
+}
+
+#[tokio::test]
+async fn duplicate_keys_are_refused_in_writes_and_merged_in_reads() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let user = User::sample("dup");
+    let err = db
+        .batch_write()
+        .put(&user)
+        .delete(User::key("dup"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    assert!(
+        db.get(User::key("dup")).await?.is_none(),
+        "nothing was written"
+    );
+
+    db.put(&user).await?;
+    let got = db
+        .batch_get::<User>()
+        .key(User::key("dup"))
+        .key(User::key("dup"))
+        .key(User::key("other"))
+        .await?;
+    assert_eq!(got.items, [user]);
+    assert_eq!(got.not_found.len(), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn collections_are_read_in_one_batch() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    db.put(&Purchase {
+        purchase_id: "p".into(),
+        buyer: "b".into(),
+    })
+    .await?;
+    db.put(&Invoice {
+        purchase_id: "p".into(),
+        invoice_no: 1,
+        amount_cents: 10,
+    })
+    .await?;
+    let got = db
+        .batch_get::<PurchaseDetails>()
+        .key(Purchase::key("p"))
+        .key(Invoice::key("p", 1u32))
+        .key(PurchaseItem::key("p", 1u8))
+        .keep_order()
+        .await?;
+    assert!(
+        matches!(
+            got.items.as_slice(),
+            [PurchaseDetails::Purchase(_), PurchaseDetails::Invoice(_)]
+        ),
+        "{got:?}"
+    );
+    assert_eq!(got.not_found.len(), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn bulk_load_interleaves_partitions_and_reports_progress() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let flaky = faulty(&db, &twenty_percent(5)).await?;
+    // Sorted by partition, the way exports usually arrive.
+    let mut readings: Vec<Reading> = (0..1_000).map(reading).collect();
+    readings.sort_by(|a, b| a.sensor.cmp(&b.sensor));
+    let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
+    let log = Arc::clone(&seen);
+    let out = flaky
+        .bulk_load()
+        .puts(&readings)
+        .on_progress(move |p| log.lock().map(|mut l| l.push(p)).unwrap_or(()))
+        .await?;
+    assert_eq!(out.written, 1_000);
+    let progress = seen.lock().map_err(|_| "poisoned")?.clone();
+    assert_eq!(progress.len(), 40, "one report per call of 25");
+    assert!(progress.windows(2).all(|w| w[0].written <= w[1].written));
+    assert_eq!(
+        progress.last().map(|p| (p.written, p.total)),
+        Some((1_000, 1_000))
+    );
+    assert_eq!(stored_readings(&db).await?.len(), 1_000);
+    Ok(())
+}
