@@ -34,7 +34,7 @@ fn reading(i: usize) -> Reading {
     Reading {
         sensor: format!("s{}", i % 97),
         delta: i as i64 - 5_000,
-        valid: i % 2 == 0,
+        valid: i.is_multiple_of(2),
     }
 }
 
