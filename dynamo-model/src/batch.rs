@@ -24,14 +24,7 @@ pub const MAX_BATCH_GET: usize = 100;
 /// DynamoDB: at most 25 put or delete requests per `BatchWriteItem`.
 pub const MAX_BATCH_WRITE: usize = 25;
 
-fn raw_key_of(schema: &crate::TableSchema, item: &Item) -> Option<RawKey> {
-    let pk = item.get(schema.pk.name)?.as_s().ok()?.clone();
-    let sk = match schema.sk {
-        Some(attr) => Some(item.get(attr.name)?.as_s().ok()?.clone()),
-        None => None,
-    };
-    Some(RawKey { pk, sk })
-}
+use crate::key::raw_key_of;
 
 fn key_item(schema: &crate::TableSchema, key: &RawKey) -> Item {
     use aws_sdk_dynamodb::types::AttributeValue;

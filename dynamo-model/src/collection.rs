@@ -18,6 +18,9 @@ pub trait Target: Sized + Send + 'static {
     /// Whether the target is a collection (several entity types) rather than one entity.
     const IS_COLLECTION: bool;
 
+    /// Whether the target is made of keys only (readable from a `KEYS_ONLY` index).
+    const IS_KEYS: bool = false;
+
     /// Decodes an item, or reports that its entity type is not part of the target.
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError>;
 }
@@ -42,12 +45,37 @@ impl<E: Entity> Target for E {
     }
 }
 
+/// Keys as query results: reading an index that projects only keys (`KEYS_ONLY`) gives
+/// the typed keys of the items it holds; see [`Query::keys_only`](crate::ops::Query::keys_only).
+impl<E: Entity> Target for crate::Key<E> {
+    type Table = E::Table;
+    const NAME: &'static str = E::ENTITY_TYPE;
+    const ENTITY_TYPES: &'static [&'static str] = &[E::ENTITY_TYPE];
+    const IS_COLLECTION: bool = false;
+    const IS_KEYS: bool = true;
+
+    fn decode(item: Item) -> Result<Decoded<Self>, DecodeError> {
+        let schema = &<E::Table as Table>::SCHEMA;
+        match crate::key::raw_key_of(schema, &item) {
+            Some(raw) => Ok(Decoded::Item(crate::Key::from_raw(raw))),
+            None => Err(DecodeError {
+                entity: E::ENTITY_TYPE,
+                key: None,
+                attribute: Some(schema.pk.name.to_owned()),
+                kind: crate::DecodeErrorKind::Missing,
+            }),
+        }
+    }
+}
+
 /// `T` can hold items of entity `E`: every entity includes itself, and a collection
 /// includes each of its variants' entities. Lets sort-key conditions and filters of a
 /// member entity be used in a collection query.
 pub trait Includes<E: Entity>: Target {}
 
 impl<E: Entity> Includes<E> for E {}
+
+impl<E: Entity> Includes<E> for crate::Key<E> {}
 
 /// An enum over entity types that share a partition. Implemented by
 /// `#[derive(Collection)]`.

@@ -39,18 +39,20 @@ pub trait Entity: Sized + Send + Sync + 'static {
     /// update touches some but not all of an index's template fields.
     #[doc(hidden)]
     fn __index_updates(
+        key: &crate::RawKey,
         changes: &IndexChanges<'_>,
-    ) -> Result<
-        Vec<(
-            &'static str,
-            Option<aws_sdk_dynamodb::types::AttributeValue>,
-        )>,
-        Error,
-    > {
-        let _ = changes;
+    ) -> Result<IndexUpdates, Error> {
+        let _ = (key, changes);
         Ok(Vec::new())
     }
 }
+
+/// Index key attributes an update must also set (`Some`) or remove (`None`).
+#[doc(hidden)]
+pub type IndexUpdates = Vec<(
+    &'static str,
+    Option<aws_sdk_dynamodb::types::AttributeValue>,
+)>;
 
 /// What an update does to one attribute (for index-key recomputation).
 #[doc(hidden)]
@@ -250,6 +252,45 @@ pub mod __private {
             ),
             source: Some(Box::new(kind)),
         })
+    }
+
+    /// One field's value read back from a rendered key: `segments` describe the template
+    /// (`Some(literal)` or `None` for a field) and `field` is the field's ordinal among the
+    /// template's fields. Encoded values never contain `#` and a field is always followed
+    /// by the end or by a literal starting with `#`, so the split is exact.
+    pub fn key_component<E: Entity, T: crate::KeyPart>(
+        rendered: Option<&str>,
+        segments: &[Option<&str>],
+        field: usize,
+    ) -> Result<T, Error> {
+        let fail = |why: &str| {
+            Error::validation(
+                E::ENTITY_TYPE,
+                format!("cannot read a key field back from the key {rendered:?}: {why}"),
+            )
+        };
+        let rendered = rendered.ok_or_else(|| fail("no sort key"))?;
+        let mut rest = rendered;
+        let mut ordinal = 0;
+        for segment in segments {
+            match segment {
+                Some(literal) => {
+                    rest = rest
+                        .strip_prefix(literal)
+                        .ok_or_else(|| fail("literal mismatch"))?;
+                }
+                None => {
+                    let end = rest.find('#').unwrap_or(rest.len());
+                    let (value, tail) = rest.split_at(end);
+                    if ordinal == field {
+                        return T::decode_key(value).map_err(|e| Error::key(E::ENTITY_TYPE, e));
+                    }
+                    ordinal += 1;
+                    rest = tail;
+                }
+            }
+        }
+        Err(fail("field not in template"))
     }
 
     /// Turns a key-encoding failure into the entity's validation error.

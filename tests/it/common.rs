@@ -12,6 +12,9 @@ pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
     pk = "PK",
     sk = "SK",
     gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"),
+    gsi(name = "GSI2", pk = "GSI2PK", sk = "GSI2SK", projection = keys_only),
+    gsi(name = "GSI3", pk = "GSI3PK", sk = "GSI3SK",
+        projection(include = ["_type", "userId", "orderId", "createdAt", "totalCents"])),
     lsi(name = "LSI1", sk = "LSI1SK"),
     ttl = "expires_at"
 )]
@@ -51,7 +54,10 @@ pub struct Impostor {
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{created_at}#{order_id}",
-         index(LSI1, sk = "STATUS#{status}"))]
+         index(LSI1, sk = "STATUS#{status}"),
+         index(GSI2, pk = "STATUS#{status}", sk = "{created_at}#{order_id}"),
+         index(GSI3, pk = "BY_TOTAL", sk = "{total_cents}#{order_id}"))]
+#[serde(rename_all = "camelCase")]
 pub struct Order {
     pub user_id: String,
     pub order_id: Uuid,
@@ -175,4 +181,17 @@ pub enum TeamView {
     Team(Team),
     Member(Member),
     Badge(Badge),
+}
+
+/// A partial view of `Order` over the INCLUDE projection of GSI3: same entity type and
+/// templates, only the projected fields. Read it; never put it.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{created_at}#{order_id}",
+         entity_type = "Order", index(GSI3, pk = "BY_TOTAL", sk = "{total_cents}#{order_id}"))]
+#[serde(rename_all = "camelCase")]
+pub struct OrderTotal {
+    pub user_id: String,
+    pub order_id: Uuid,
+    pub created_at: OffsetDateTime,
+    pub total_cents: u64,
 }

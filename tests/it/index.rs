@@ -1,7 +1,7 @@
 //! Secondary-index queries: typed partitions and sort keys per index, sparse entries.
 
 use crate::common::*;
-use dynamo_model::{local, Error};
+use dynamo_model::{local, Entity, Error};
 
 #[tokio::test]
 async fn a_sparse_gsi_holds_only_items_whose_template_fields_are_present() -> TestResult {
@@ -296,5 +296,121 @@ async fn an_lsi_is_queried_with_strong_consistency_and_kept_fresh() -> TestResul
         .await?
         .items;
     assert_eq!(shipped.len(), 2);
+    Ok(())
+}
+
+async fn seed_orders(db: &dynamo_model::Db<App>) -> Result<Vec<Order>, Error> {
+    let t = time::macros::datetime!(2024-01-01 0:00 UTC);
+    let mut orders = Vec::new();
+    for i in 0..6u128 {
+        let order = Order {
+            user_id: format!("u{}", i % 2),
+            order_id: uuid::Uuid::from_u128(i),
+            created_at: t + time::Duration::days(i as i64),
+            total_cents: 1000 - 100 * i as u64,
+            status: if i % 3 == 0 { "shipped" } else { "open" }.into(),
+            note: Some("n".into()),
+        };
+        db.put(&order).await?;
+        orders.push(order);
+    }
+    Ok(orders)
+}
+
+#[tokio::test]
+async fn a_keys_only_index_gives_typed_keys_and_hydrates_in_one_call() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let orders = seed_orders(&db).await?;
+    let open: Vec<&Order> = orders.iter().filter(|o| o.status == "open").collect();
+
+    let keys = db
+        .query(Order::gsi2_partition("open"))
+        .keys_only()
+        .all()
+        .await?
+        .items;
+    let expected: Vec<dynamo_model::Key<Order>> = open.iter().map(|o| o.primary_key()).collect();
+    assert_eq!(keys, expected, "sorted by created_at");
+
+    // Whole entities cannot come from a KEYS_ONLY index: refused with a hint.
+    let err = db
+        .query(Order::gsi2_partition("open"))
+        .all()
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("keys_only"), "{err}");
+
+    // Hydrate: newest two open orders, whole, in index order; the cursor continues.
+    let first = db
+        .query(Order::gsi2_partition("open"))
+        .keys_only()
+        .reverse()
+        .limit(2)
+        .hydrate(None)
+        .await?;
+    assert_eq!(first.items.iter().collect::<Vec<_>>(), [open[3], open[2]]);
+    let rest = db
+        .query(Order::gsi2_partition("open"))
+        .keys_only()
+        .reverse()
+        .limit(2)
+        .hydrate(first.cursor.as_ref())
+        .await?;
+    assert_eq!(rest.items.iter().collect::<Vec<_>>(), [open[1], open[0]]);
+    Ok(())
+}
+
+#[tokio::test]
+async fn updating_a_field_next_to_key_fields_in_a_template_recomputes_the_index_key() -> TestResult
+{
+    let db = local::fresh_table::<App>().await?;
+    let orders = seed_orders(&db).await?;
+    let o = &orders[1];
+    // GSI2 is `STATUS#{status}` / `{created_at}#{order_id}`: the key fields come from the key.
+    db.update(Order::key(o.user_id.as_str(), o.created_at, o.order_id))
+        .set(Order::fields().status, "shipped")
+        .await?;
+    let shipped = db
+        .query(Order::gsi2_partition("shipped"))
+        .keys_only()
+        .all()
+        .await?
+        .items;
+    assert!(shipped.contains(&o.primary_key()));
+    let open = db
+        .query(Order::gsi2_partition("open"))
+        .keys_only()
+        .all()
+        .await?
+        .items;
+    assert!(!open.contains(&o.primary_key()));
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_include_index_is_read_as_a_partial_view() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let orders = seed_orders(&db).await?;
+    let cheapest = db
+        .query(OrderTotal::gsi3_partition())
+        .limit(3)
+        .all()
+        .await?
+        .items;
+    let mut by_total: Vec<&Order> = orders.iter().collect();
+    by_total.sort_by_key(|o| o.total_cents);
+    assert_eq!(
+        cheapest
+            .iter()
+            .map(|v| (v.order_id, v.total_cents))
+            .collect::<Vec<_>>(),
+        by_total[..3]
+            .iter()
+            .map(|o| (o.order_id, o.total_cents))
+            .collect::<Vec<_>>()
+    );
+    // The full entity does not fit the projection: a typed decode error, not garbage.
+    let err = db.query(Order::gsi3_partition()).all().await.unwrap_err();
+    assert!(matches!(err, Error::Decode(_)), "{err:?}");
     Ok(())
 }

@@ -190,7 +190,7 @@ async fn update_sets_adds_and_removes() -> TestResult {
 
     let updated = db
         .update(Order::key("u-1", created_at, order_id))
-        .add(f.total_cents, 250)
+        .set(f.total_cents, 1250u64) // feeds GSI3's key: recomputed (ADD would be refused)
         .set(f.status, "shipped")
         .remove(f.note)
         .await?;

@@ -228,11 +228,36 @@ fn generate(m: &EntityModel) -> TokenStream {
         };
         let pk_update = index.pk.as_ref().map(|t| render(&t.0, &ipk, update_part));
         let sk_update = index.sk.as_ref().map(|t| render(&t.0, &isk, update_part));
-        let attrs: Vec<&String> = template_fields.iter().map(|f| &f.name).collect();
+        // Primary-key fields never change and are read back from the key; the others
+        // must all come with the update.
+        let mutable: Vec<&Field> = template_fields
+            .iter()
+            .copied()
+            .filter(|f| !f.in_primary_key)
+            .collect();
+        if mutable.is_empty() {
+            continue; // built from key fields only: never changes
+        }
+        let attrs: Vec<&String> = mutable.iter().map(|f| &f.name).collect();
         let count = attrs.len();
-        let decodes = template_fields.iter().enumerate().map(|(i, f)| {
+        let decodes = template_fields.iter().map(|f| {
             let (v, ty, attr) = (var(f), &f.ty, &f.name);
-            quote!(let #v: #ty = #private::decode_touch::<Self, #ty>(#attr, __touched[#i].1)?;)
+            match mutable.iter().position(|o| o.ident == f.ident) {
+                Some(i) => quote!(let #v: #ty = #private::decode_touch::<Self, #ty>(#attr, __touched[#i].1)?;),
+                None => {
+                    let (template, rendered) = if m.pk.0.fields().any(|n| f.ident == n) {
+                        (&m.pk.0, quote!(::core::option::Option::Some(key.pk.as_str())))
+                    } else {
+                        (m.sk.as_ref().map(|s| &s.0).unwrap_or(&m.pk.0), quote!(key.sk.as_deref()))
+                    };
+                    let segments = template.segments.iter().map(|s| match s {
+                        Segment::Lit(l) => quote!(::core::option::Option::Some(#l)),
+                        Segment::Field(_) => quote!(::core::option::Option::None),
+                    });
+                    let ordinal = template.fields().position(|n| f.ident == n).unwrap_or(0);
+                    quote!(let #v: #ty = #private::key_component::<Self, #ty>(#rendered, &[#(#segments),*], #ordinal)?;)
+                }
+            }
         });
         index_updates.push(quote! {
             {
@@ -484,9 +509,10 @@ fn generate(m: &EntityModel) -> TokenStream {
                 }
 
                 fn __index_updates(
+                    key: &#dm::RawKey,
                     changes: &#private::IndexChanges<'_>,
                 ) -> ::core::result::Result<::std::vec::Vec<(&'static str, ::core::option::Option<#private::Av>)>, #dm::Error> {
-                    let _ = changes;
+                    let _ = (key, changes);
                     #[allow(unused_mut)]
                     let mut out = ::std::vec::Vec::new();
                     #(#index_updates)*

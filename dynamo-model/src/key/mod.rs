@@ -168,6 +168,16 @@ impl<E> Hash for Key<E> {
     }
 }
 
+/// The table key of an item (its `PK`/`SK` string attributes), if it has them.
+pub(crate) fn raw_key_of(schema: &crate::TableSchema, item: &Item) -> Option<RawKey> {
+    let pk = item.get(schema.pk.name)?.as_s().ok()?.clone();
+    let sk = match schema.sk {
+        Some(attr) => Some(item.get(attr.name)?.as_s().ok()?.clone()),
+        None => None,
+    };
+    Some(RawKey { pk, sk })
+}
+
 /// Renders an item's key attributes as `PK=..., SK=...` for error messages.
 pub(crate) fn describe_item_key(schema: &crate::TableSchema, item: &Item) -> Option<String> {
     let pk = item.get(schema.pk.name)?.as_s().ok()?;

@@ -8,8 +8,8 @@ use crate::key::sort::{
     KeySpace, Partition, Primary, SortKeyCondition, SortKeyOp, SortKeyPrefix, SortKeyRange,
 };
 use crate::key::KeyError;
-use crate::schema::{IndexKind, IndexSchema};
-use crate::{Condition, Db, Entity, Error, Item, Table};
+use crate::schema::{IndexKind, IndexSchema, Projection};
+use crate::{Condition, Db, Entity, Error, Item, Key, Table};
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures_util::stream::{self, Stream};
 use std::collections::{HashMap, VecDeque};
@@ -329,10 +329,44 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         }
     }
 
+    /// Returns the typed keys of the matching items instead of the items: what an index
+    /// projecting only keys (`KEYS_ONLY`) holds. [`hydrate`](Query::hydrate) turns a page
+    /// of keys into whole items.
+    pub fn keys_only(self) -> Query<'a, Key<T>, K>
+    where
+        T: Entity<Table = <T as Target>::Table>,
+    {
+        Query {
+            db: self.db,
+            index: self.index,
+            _key_space: PhantomData,
+            pk: self.pk,
+            sk: self.sk,
+            filter: self.filter,
+            reverse: self.reverse,
+            limit: self.limit,
+            page_size: self.page_size,
+            max_pages: self.max_pages,
+            consistent: self.consistent,
+            unknown: self.unknown,
+        }
+    }
+
     /// What to do with items of entity types outside a collection (default: skip).
     pub fn on_unknown(mut self, policy: UnknownEntity) -> Self {
         self.unknown = policy;
         self
+    }
+
+    /// Whether the items read carry the entity-type attribute.
+    fn projects_entity_type(&self) -> bool {
+        match self.index.map(|i| i.projection) {
+            None | Some(Projection::All) => true,
+            Some(Projection::KeysOnly) => false,
+            Some(Projection::Include(attrs)) => {
+                attrs.contains(&<T::Table as Table>::SCHEMA.entity_type)
+            }
+        }
     }
 
     fn key_names(&self) -> Result<KeyNames, Error> {
@@ -379,6 +413,14 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     }
 
     fn prepare(&self) -> Result<Prepared, Error> {
+        if let Some(index) = self.index {
+            if index.projection == Projection::KeysOnly && !T::IS_COLLECTION && !T::IS_KEYS {
+                return Err(Error::validation(
+                    T::NAME,
+                    format!("index `{}` projects only keys: query it with .keys_only(), or .keys_only().hydrate(..) for whole items", index.name),
+                ));
+            }
+        }
         let key_error = |e: &KeyError| Error::key(T::NAME, e.clone());
         let pk_value = self.pk.as_ref().map_err(key_error)?.clone();
         let sk = self.sk.as_ref().map_err(key_error)?;
@@ -409,8 +451,10 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             key_condition.push_str(" AND ");
             key_condition.push_str(text);
         }
-        // A collection keeps the whole partition, so unknown types can be reported.
-        let type_filter = (!T::IS_COLLECTION).then(entity_type_filter::<T>);
+        // A collection keeps the whole partition, so unknown types can be reported; an
+        // index that does not project the entity-type attribute cannot be filtered on it.
+        let type_filter =
+            (!T::IS_COLLECTION && self.projects_entity_type()).then(entity_type_filter::<T>);
         let filter = super::and_opt(type_filter, self.filter.clone());
         let filter = match filter {
             Some(node) => Some(super::render_for(T::NAME, &mut p, &node)?),
@@ -732,6 +776,36 @@ pub(crate) fn decode_target<T: Target>(
 }
 
 /// Renders a sort-key condition, or `None` for [`SortKeyOp::Any`].
+impl<'a, E: Entity, K: KeySpace> Query<'a, Key<E>, K> {
+    /// One page of keys (as [`page`](Query::page)), then the whole items behind them,
+    /// fetched with one batch get and returned in the index's order. Keys whose item
+    /// vanished in between are left out.
+    pub async fn hydrate(self, cursor: Option<&Cursor>) -> Result<Page<E>, Error> {
+        let db = self.db;
+        let consistent = self.consistent;
+        let keys = self.page(cursor).await?;
+        let mut get = db.batch_get::<E>().keys(keys.items).keep_order();
+        if consistent {
+            get = get.consistent();
+        }
+        let full = get.send().await?;
+        if !full.unprocessed.is_empty() {
+            return Err(Error::validation(
+                E::ENTITY_TYPE,
+                format!(
+                    "{} items could not be read before the batch deadline",
+                    full.unprocessed.len()
+                ),
+            ));
+        }
+        Ok(Page {
+            items: full.items,
+            cursor: keys.cursor,
+            consumed_capacity: keys.consumed_capacity + full.consumed_capacity,
+        })
+    }
+}
+
 fn render_sort_key(p: &mut Placeholders, attr: &'static str, op: &SortKeyOp) -> Option<String> {
     if *op == SortKeyOp::Any {
         return None;

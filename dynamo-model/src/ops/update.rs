@@ -155,7 +155,7 @@ impl<'a, E: Entity> Update<'a, E> {
             }
         };
         let changes = IndexChanges { lookup: &lookup };
-        Ok(E::__index_updates(&changes)?
+        Ok(E::__index_updates(self.key.raw()?, &changes)?
             .into_iter()
             .map(|(attribute, value)| match value {
                 Some(v) => Action::Set(attribute, Ok(v)),
