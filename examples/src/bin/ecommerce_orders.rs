@@ -1,6 +1,7 @@
-//! E-commerce orders (seed 004): a user's orders in a date range, newest first, from the
-//! table; every user's recent orders (last 24 h / 7 days / month) from a GSI whose
-//! partition key is a fixed value and whose sort key is the order timestamp.
+//! E-commerce orders (seeds 000, 004): a user's orders in a date range, newest first, from
+//! the table; every user's recent orders (last 24 h / 7 days / month) from a GSI whose
+//! partition key is a fixed value and whose sort key is the order timestamp; and a sparse
+//! GSI of open orders that an order enters when placed and leaves when shipped.
 //!
 //! Run: `cargo run -p examples --bin ecommerce_orders`
 
@@ -12,20 +13,28 @@ use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 #[derive(Table)]
-#[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+#[dynamo(
+    pk = "PK",
+    sk = "SK",
+    gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"),
+    gsi(name = "GSI2", pk = "GSI2PK", sk = "GSI2SK")
+)]
 struct Shop;
 
 /// In the user's partition, sorted by time; also in GSI1 under the one partition
 /// `ORDERS`, sorted by time across all users. (A single GSI partition takes up to 1,000
-/// writes per second; beyond that, shard it.)
+/// writes per second; beyond that, shard it.) In GSI2 only while open: `open_since` is
+/// `Some` (sparse index).
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[dynamo(table = Shop, pk = "USER#{user_id}", sk = "ORDER#{created_at}#{order_id}",
-         index(GSI1, pk = "ORDERS", sk = "{created_at}#{order_id}"))]
+         index(GSI1, pk = "ORDERS", sk = "{created_at}#{order_id}"),
+         index(GSI2, pk = "OPEN_ORDERS", sk = "{open_since}#{order_id}"))]
 struct Order {
     user_id: String,
     order_id: Uuid,
     created_at: OffsetDateTime,
     total_cents: u64,
+    open_since: Option<OffsetDateTime>,
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -49,11 +58,14 @@ async fn main() -> Result<(), BoxError> {
     for u in 0..8 {
         for _ in 0..50 {
             let minutes = (lcg(&mut seed) % (60 * 24 * 60)) as i64;
+            let created_at = now - Duration::minutes(minutes);
             orders.push(Order {
                 user_id: format!("user-{u}"),
                 order_id: Uuid::from_u128(u128::from(lcg(&mut seed))),
-                created_at: now - Duration::minutes(minutes),
+                created_at,
                 total_cents: 500 + lcg(&mut seed) % 20_000,
+                // Orders of the last 3 days are still open.
+                open_since: (now - created_at < Duration::days(3)).then_some(created_at),
             });
         }
     }
@@ -140,6 +152,48 @@ async fn main() -> Result<(), BoxError> {
     all_sorted.sort_by_key(|o| std::cmp::Reverse((o.created_at, o.order_id)));
     assert_eq!(latest.items.iter().collect::<Vec<_>>(), all_sorted[..10]);
     println!("latest 10 orders: newest at {}", latest.items[0].created_at);
+
+    // 4. Open orders (sparse GSI2): oldest first, the ones to ship next.
+    let open = db.query(Order::gsi2_partition()).all().await?;
+    let expected_open = orders.iter().filter(|o| o.open_since.is_some()).count();
+    assert_eq!(open.items.len(), expected_open);
+    assert!(
+        open.items
+            .windows(2)
+            .all(|w| w[0].open_since <= w[1].open_since),
+        "oldest first"
+    );
+    println!(
+        "open orders: {} ({:.1} RCU; the index holds only open orders)",
+        open.items.len(),
+        open.consumed_capacity
+    );
+
+    // Shipping the three oldest: clearing `open_since` removes their GSI2 key attributes
+    // in the same update, so they leave the index.
+    let f = Order::fields();
+    for o in &open.items[..3] {
+        db.update(Order::key(o.user_id.as_str(), o.created_at, o.order_id))
+            .set(f.open_since, None)
+            .await?;
+        println!("shipped {} (open since {})", o.order_id, o.created_at);
+    }
+    let still_open = db.query(Order::gsi2_partition()).all().await?.items;
+    assert_eq!(still_open.len(), expected_open - 3);
+    assert!(open.items[..3]
+        .iter()
+        .all(|shipped| !still_open.iter().any(|o| o.order_id == shipped.order_id)));
+    let oldest = db
+        .query(Order::gsi2_partition())
+        .limit(1)
+        .all()
+        .await?
+        .items;
+    assert_eq!(
+        oldest.first().map(|o| o.order_id),
+        open.items.get(3).map(|o| o.order_id)
+    );
+    println!("open orders after shipping 3: {}", still_open.len());
 
     println!("ecommerce_orders: all assertions passed");
     Ok(())
