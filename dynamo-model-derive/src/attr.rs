@@ -231,6 +231,28 @@ pub struct IndexTemplate {
     pub index: Ident,
     pub pk: Option<LitStr>,
     pub sk: Option<LitStr>,
+    /// `pk = [field, ..]`: a multi-attribute key made of the entity's own fields.
+    pub pk_fields: Option<Vec<Ident>>,
+    /// `sk = [field, ..]`.
+    pub sk_fields: Option<Vec<Ident>>,
+}
+
+/// `[a, b]` after `=`: field names of a multi-attribute index key.
+fn field_list(meta: &ParseNestedMeta) -> syn::Result<Option<Vec<Ident>>> {
+    let value = meta.value()?;
+    if !value.peek(syn::token::Bracket) {
+        return Ok(None);
+    }
+    let content;
+    syn::bracketed!(content in value);
+    let fields: Vec<Ident> = content
+        .parse_terminated(<Ident as syn::parse::Parse>::parse, Token![,])?
+        .into_iter()
+        .collect();
+    if fields.is_empty() || fields.len() > 4 {
+        return Err(meta.error("a multi-attribute index key has one to four fields"));
+    }
+    Ok(Some(fields))
 }
 
 pub struct EntityAttrs {
@@ -318,12 +340,25 @@ fn index_template(meta: &ParseNestedMeta) -> syn::Result<IndexTemplate> {
     let mut index = None;
     let mut pk = None;
     let mut sk = None;
+    let mut pk_fields = None;
+    let mut sk_fields = None;
     meta.parse_nested_meta(|inner| {
         if inner.input.peek(Token![=]) {
+            let fork = inner.input.fork();
+            let _ = fork.parse::<Token![=]>();
+            let is_list = fork.peek(syn::token::Bracket);
             if inner.path.is_ident("pk") {
-                pk = Some(inner.value()?.parse()?);
+                if is_list {
+                    pk_fields = field_list(&inner)?;
+                } else {
+                    pk = Some(inner.value()?.parse()?);
+                }
             } else if inner.path.is_ident("sk") {
-                sk = Some(inner.value()?.parse()?);
+                if is_list {
+                    sk_fields = field_list(&inner)?;
+                } else {
+                    sk = Some(inner.value()?.parse()?);
+                }
             } else {
                 return Err(inner.error("expected `pk = \"..\"` or `sk = \"..\"`"));
             }
@@ -344,7 +379,18 @@ fn index_template(meta: &ParseNestedMeta) -> syn::Result<IndexTemplate> {
     let index = index.ok_or_else(|| {
         meta.error("expected the index name first, e.g. `index(GSI1, pk = \"..\")`")
     })?;
-    Ok(IndexTemplate { index, pk, sk })
+    if (pk.is_some() || sk.is_some()) && (pk_fields.is_some() || sk_fields.is_some()) {
+        return Err(meta.error(
+            "an index key is either templates (`pk = \"..\"`) or the entity's own fields (`pk = [a, b]`), not both",
+        ));
+    }
+    Ok(IndexTemplate {
+        index,
+        pk,
+        sk,
+        pk_fields,
+        sk_fields,
+    })
 }
 
 /// Consumes the value of a `#[serde(...)]` item this derive does not interpret.

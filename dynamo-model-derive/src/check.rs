@@ -22,6 +22,8 @@ pub struct IndexModel {
     /// No templates: the index's keys are the table's keys swapped (an inverted index,
     /// for adjacency lists), so nothing extra is written.
     pub inverted: bool,
+    /// A multi-attribute key of the entity's own fields (indices into `fields`), or `None`.
+    pub attributes: Option<(Vec<usize>, Vec<usize>)>,
     pub pk: Option<(Template, LitStr)>,
     pub sk: Option<(Template, LitStr)>,
 }
@@ -214,7 +216,25 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
             .sk
             .as_ref()
             .and_then(|lit| parse_template(cx, lit, &fields, "index sk").map(|t| (t, lit.clone())));
-        let inverted = it.pk.is_none() && it.sk.is_none();
+        let mut attributes = None;
+        if it.pk_fields.is_some() || it.sk_fields.is_some() {
+            let mut resolve = |list: &Option<Vec<Ident>>| -> Vec<usize> {
+                let mut out = Vec::new();
+                for ident in list.iter().flatten() {
+                    match fields.iter().position(|f| f.ident == *ident) {
+                        Some(i) if fields[i].attrs.skip || fields[i].attrs.serde_codec => cx.error_spanned_by(
+                            ident,
+                            format!("field `{ident}` is skipped or stored with #[dynamo(serde)] and cannot be an index key attribute"),
+                        ),
+                        Some(i) => out.push(i),
+                        None => cx.error_spanned_by(ident, format!("unknown field `{ident}` in the index key")),
+                    }
+                }
+                out
+            };
+            attributes = Some((resolve(&it.pk_fields), resolve(&it.sk_fields)));
+        }
+        let inverted = it.pk.is_none() && it.sk.is_none() && attributes.is_none();
         if inverted && attrs.sk.is_none() {
             cx.error_spanned_by(
                 &it.index,
@@ -224,6 +244,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         indexes.push(IndexModel {
             index: it.index.clone(),
             inverted,
+            attributes,
             pk,
             sk,
         });

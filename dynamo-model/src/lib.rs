@@ -71,10 +71,13 @@ pub use db::Db;
 pub use entity::Entity;
 pub use error::{DecodeError, DecodeErrorKind, Error};
 pub use expr::{Condition, Path, UpdatablePath};
-pub use key::sort::{IndexAt, KeySpace, Partition, Primary, SortKeyCondition, SortKeyRange};
+pub use key::sort::{
+    AttributeCondition, IndexAt, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
+    SortKeyRange,
+};
 pub use key::{Key, KeyPart, RawKey};
 pub use ops::Numeric;
-pub use ops::{Page, UnknownEntity};
+pub use ops::{Page, SortCondition, UnknownEntity};
 pub use retry::RetryPolicy;
 pub use schema::{Table, TableSchema};
 pub use size::{item_size, value_size, MAX_ITEM_BYTES};
@@ -146,7 +149,10 @@ pub mod __private {
     pub use crate::entity::__private::*;
     pub use crate::entity::{IndexChanges, Touch};
     pub use crate::expr::{KeyField, Mutable};
-    pub use crate::key::sort::{encode_arg, Compare, SortKeyOp, SortKeyPrefix};
+    pub use crate::key::sort::{
+        attribute_op, attribute_value, encode_arg, AttributeOp, AttributePrefix, Compare,
+        SortKeyOp, SortKeyPrefix,
+    };
     pub use crate::ops::IntoSortKey;
 }
 

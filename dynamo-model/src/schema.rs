@@ -103,6 +103,38 @@ pub struct IndexSchema {
     pub projection: Projection,
 }
 
+/// The DynamoDB type a field takes as a key attribute of a multi-attribute index.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a key attribute",
+    label = "used as an index key attribute",
+    note = "DynamoDB key attributes are strings (String, OffsetDateTime, Uuid), numbers (integers, floats) or binary (Binary), optionally in `Option` for a sparse index"
+)]
+pub trait KeyAttrType {
+    /// `S`, `N` or `B`.
+    const TYPE: ScalarType;
+}
+
+macro_rules! key_attr_type {
+    ($ty:expr => $($t:ty),*) => {$( impl KeyAttrType for $t { const TYPE: ScalarType = $ty; } )*};
+}
+key_attr_type!(ScalarType::S => String);
+key_attr_type!(ScalarType::N => u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+key_attr_type!(ScalarType::B => crate::Binary);
+#[cfg(feature = "time")]
+key_attr_type!(ScalarType::S => time::OffsetDateTime);
+#[cfg(feature = "uuid")]
+key_attr_type!(ScalarType::S => uuid::Uuid);
+
+impl<T: KeyAttrType> KeyAttrType for Option<T> {
+    const TYPE: ScalarType = T::TYPE;
+}
+
+/// `const` equality of scalar types.
+#[doc(hidden)]
+pub const fn scalar_eq(a: ScalarType, b: ScalarType) -> bool {
+    a as u8 == b as u8
+}
+
 /// `const` string equality (`str::eq` is not `const`).
 #[doc(hidden)]
 pub const fn const_str_eq(a: &str, b: &str) -> bool {

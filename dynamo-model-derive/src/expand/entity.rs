@@ -113,6 +113,34 @@ fn generate(m: &EntityModel) -> TokenStream {
             span,
             format!("the `sk` template of index `{index_name}` does not match its declaration (a template exactly when the index has one sort key attribute)"),
         );
+        if let Some((pk_ix, sk_ix)) = &index.attributes {
+            let count = const_panic(span, format!(
+                "index `{index_name}` has another number of key attributes than the {} + {} fields listed", pk_ix.len(), sk_ix.len()
+            ));
+            let (npk, nsk) = (pk_ix.len(), sk_ix.len());
+            let mut per_field = Vec::new();
+            for (key, list) in [(format_ident!("pk"), pk_ix), (format_ident!("sk"), sk_ix)] {
+                for (i, &fi) in list.iter().enumerate() {
+                    let f = &m.fields[fi];
+                    let (name, ty) = (&f.name, &f.ty);
+                    let wrong_name = const_panic(f.ident.span(), format!(
+                        "key attribute {} of the `{key}` of index `{index_name}` is not `{name}`, the attribute of field `{}`", i + 1, f.ident
+                    ));
+                    let wrong_type = const_panic(f.ident.span(), format!(
+                        "field `{}` does not have the DynamoDB type index `{index_name}` declares for `{name}`", f.ident
+                    ));
+                    per_field.push(quote_spanned! {ty.span()=>
+                        if !#dm::schema::const_str_eq(#idx.#key[#i].name, #name) { #wrong_name }
+                        if !#dm::schema::scalar_eq(#idx.#key[#i].ty, <#ty as #dm::schema::KeyAttrType>::TYPE) { #wrong_type }
+                    });
+                }
+            }
+            checks.push(quote! {
+                if #idx.pk.len() != #npk || #idx.sk.len() != #nsk { #count }
+                #(#per_field)*
+            });
+            continue; // the key attributes are the fields themselves: nothing to derive
+        }
         if index.inverted {
             let not_inverted = const_panic(span, format!(
                 "index `{index_name}` is used without templates, so its keys must be the table's keys swapped (pk = the table's sort key, sk = its partition key): an inverted index"
@@ -638,8 +666,8 @@ fn sort_key_chain(
         }
 
         impl<__T: #private::Includes<#ident>, const N: usize> #private::IntoSortKey<__T, #space> for #chain<N> {
-            fn into_sort_key(self) -> ::core::result::Result<#dm::SortKeyRange, #dm::key::KeyError> {
-                self.0.condition().range().cloned().map_err(::core::clone::Clone::clone)
+            fn into_sort_key(self) -> ::core::result::Result<#dm::SortCondition, #dm::key::KeyError> {
+                #private::IntoSortKey::<__T, #space>::into_sort_key(self.0)
             }
         }
     }
@@ -722,6 +750,18 @@ fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream)
         })
         .collect();
     let chain = format_ident!("{}{}Sk", ident, pascal);
+    if let Some((pk_ix, sk_ix)) = &index.attributes {
+        return attribute_index_query(
+            m,
+            &index_name,
+            &partition_fn,
+            &sk_fn,
+            &chain,
+            &space,
+            pk_ix,
+            sk_ix,
+        );
+    }
     // An inverted index is partitioned by the table's sort key and sorted by its
     // partition key; an LSI shares the table's partition key; a GSI has its own template.
     let inverted_sk = if index.inverted { m.sk.as_ref() } else { None };
@@ -765,6 +805,123 @@ fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream)
                     #pk_args
                     ::core::result::Result::Ok(())
                 })
+            }
+        }
+        #chain_tokens
+    }
+}
+
+/// `Option<T>` → `T` (syntactically): multi-attribute key arguments take present values.
+fn present_type(ty: &syn::Type) -> &syn::Type {
+    if let syn::Type::Path(p) = ty {
+        if let Some(last) = p.path.segments.last() {
+            if last.ident == "Option" {
+                if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+                    if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
+                        return inner;
+                    }
+                }
+            }
+        }
+    }
+    ty
+}
+
+/// The typed partition and sort chain of a multi-attribute index key.
+#[allow(clippy::too_many_arguments)]
+fn attribute_index_query(
+    m: &EntityModel,
+    index_name: &str,
+    partition_fn: &Ident,
+    sk_fn: &Ident,
+    chain: &Ident,
+    space: &TokenStream,
+    pk_ix: &[usize],
+    sk_ix: &[usize],
+) -> TokenStream {
+    let ident = &m.ident;
+    let vis = &m.vis;
+    let dm = quote!(::dynamo_model);
+    let private = quote!(#dm::__private);
+    let params = pk_ix.iter().map(|&i| {
+        let f = &m.fields[i];
+        let (fi, ty) = (&f.ident, present_type(&f.ty));
+        quote!(#fi: impl ::core::convert::Into<#ty>)
+    });
+    let values = pk_ix.iter().map(|&i| {
+        let f = &m.fields[i];
+        let (fi, ty, name) = (&f.ident, present_type(&f.ty), &f.name);
+        quote!(#private::attribute_value::<#ty>(#name, #fi.into()))
+    });
+    let doc = format!(
+        "The partition of index `{index_name}` (a multi-attribute key) holding [`{ident}`] items."
+    );
+    let sk_doc = format!("Sort-key conditions on the multi-attribute sort key of index `{index_name}`: equality on leading attributes, then one comparison.");
+    let levels = sk_ix.iter().enumerate().map(|(level, &i)| {
+        let f = &m.fields[i];
+        let (fi, ty, name) = (&f.ident, present_type(&f.ty), &f.name);
+        let next = level + 1;
+        let base = fi.to_string().trim_start_matches("r#").to_string();
+        let op = |suffix: &str, variant: &str| {
+            let method = format_ident!("{}_{}", base, suffix);
+            let variant = format_ident!("{}", variant);
+            let doc = format!("Items whose `{name}` is {suffix} the value (the attributes before it fixed).");
+            quote! {
+                #[doc = #doc]
+                #vis fn #method(self, value: impl ::core::convert::Into<#ty>) -> #dm::AttributeCondition<#ident, #space> {
+                    self.0.__compare(#name, move || #private::attribute_op(#private::AttributeOp::#variant, #private::attribute_value::<#ty>(#name, value.into())))
+                }
+            }
+        };
+        let (lt, le, gt, ge) = (op("lt", "Lt"), op("le", "Le"), op("gt", "Gt"), op("ge", "Ge"));
+        let begins = (quote!(#ty).to_string() == "String").then(|| op("begins_with", "BeginsWith"));
+        let between = format_ident!("{}_between", base);
+        let fix_doc = format!("Fixes `{name}` (equality).");
+        quote! {
+            impl #chain<#level> {
+                #[doc = #fix_doc]
+                #vis fn #fi(self, value: impl ::core::convert::Into<#ty>) -> #chain<#next> {
+                    #chain(self.0.__push(#private::attribute_value::<#ty>(#name, value.into())))
+                }
+                #lt #le #gt #ge #begins
+                /// Items whose attribute is in `[low, high]` (inclusive).
+                #vis fn #between(self, low: impl ::core::convert::Into<#ty>, high: impl ::core::convert::Into<#ty>) -> #dm::AttributeCondition<#ident, #space> {
+                    self.0.__compare(#name, move || {
+                        let low = #private::attribute_value::<#ty>(#name, low.into())?.1;
+                        let high = #private::attribute_value::<#ty>(#name, high.into())?.1;
+                        ::core::result::Result::Ok(#private::AttributeOp::Between(low, high))
+                    })
+                }
+            }
+        }
+    });
+    let chain_tokens = (!sk_ix.is_empty()).then(|| {
+        quote! {
+            #[doc = #sk_doc]
+            #[derive(Debug, Clone)]
+            #vis struct #chain<const N: usize>(#private::AttributePrefix<#ident, #space>);
+
+            impl #ident {
+                #[doc = #sk_doc]
+                #vis fn #sk_fn() -> #chain<0> {
+                    #chain(#private::AttributePrefix::__root())
+                }
+            }
+
+            #(#levels)*
+
+            impl<__T: #private::Includes<#ident>, const N: usize> #private::IntoSortKey<__T, #space> for #chain<N> {
+                fn into_sort_key(self) -> ::core::result::Result<#dm::SortCondition, #dm::key::KeyError> {
+                    #private::IntoSortKey::<__T, #space>::into_sort_key(self.0)
+                }
+            }
+        }
+    });
+    quote! {
+        impl #ident {
+            #[doc = #doc]
+            #vis fn #partition_fn(#(#params),*) -> #dm::MultiPartition<#ident, #space> {
+                #dm::MultiPartition::__build(::std::vec![#(#values),*])
             }
         }
         #chain_tokens

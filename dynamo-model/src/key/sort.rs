@@ -480,3 +480,176 @@ mod tests {
         );
     }
 }
+
+// ------------------------------------------------------------ multi-attribute keys
+
+/// A comparison on one attribute of a multi-attribute index sort key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttributeOp {
+    /// `attr < value`
+    Lt(aws_sdk_dynamodb::types::AttributeValue),
+    /// `attr <= value`
+    Le(aws_sdk_dynamodb::types::AttributeValue),
+    /// `attr > value`
+    Gt(aws_sdk_dynamodb::types::AttributeValue),
+    /// `attr >= value`
+    Ge(aws_sdk_dynamodb::types::AttributeValue),
+    /// `attr BETWEEN low AND high`
+    Between(
+        aws_sdk_dynamodb::types::AttributeValue,
+        aws_sdk_dynamodb::types::AttributeValue,
+    ),
+    /// `begins_with(attr, value)`
+    BeginsWith(aws_sdk_dynamodb::types::AttributeValue),
+}
+
+/// A condition on a multi-attribute sort key: equality on leading attributes, then at most
+/// one comparison on the next (DynamoDB's rule for multi-attribute keys).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AttributeRange {
+    /// `attr = value` for the leading attributes, in key order.
+    pub eq: Vec<(&'static str, aws_sdk_dynamodb::types::AttributeValue)>,
+    /// The comparison on the next attribute.
+    pub last: Option<(&'static str, AttributeOp)>,
+}
+
+/// The partition of a multi-attribute index key: one value per key attribute.
+pub struct MultiPartition<E, K> {
+    pub(crate) values:
+        Result<Vec<(&'static str, aws_sdk_dynamodb::types::AttributeValue)>, KeyError>,
+    _entity: PhantomData<fn() -> (E, K)>,
+}
+
+impl<E, K> Clone for MultiPartition<E, K> {
+    fn clone(&self) -> Self {
+        MultiPartition {
+            values: self.values.clone(),
+            _entity: PhantomData,
+        }
+    }
+}
+
+impl<E, K> std::fmt::Debug for MultiPartition<E, K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("MultiPartition").field(&self.values).finish()
+    }
+}
+
+/// Encodes a multi-attribute key value (helper for generated code).
+#[doc(hidden)]
+pub fn attribute_value<T: crate::AttrValue>(
+    attribute: &'static str,
+    value: T,
+) -> Result<(&'static str, aws_sdk_dynamodb::types::AttributeValue), KeyError> {
+    value
+        .to_attr()
+        .map(|v| (attribute, v))
+        .map_err(|e| KeyError::OutOfRange {
+            type_name: std::any::type_name::<T>(),
+            value: attribute.to_owned(),
+            reason: if e.0.is_empty() {
+                "cannot be stored"
+            } else {
+                "cannot be stored as a key attribute"
+            },
+        })
+}
+
+#[doc(hidden)]
+impl<E, K> MultiPartition<E, K> {
+    pub fn __build(
+        values: Vec<Result<(&'static str, aws_sdk_dynamodb::types::AttributeValue), KeyError>>,
+    ) -> Self {
+        MultiPartition {
+            values: values.into_iter().collect(),
+            _entity: PhantomData,
+        }
+    }
+}
+
+/// A multi-attribute sort-key condition of entity `E` in key space `K`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttributeCondition<E, K> {
+    pub(crate) range: Result<AttributeRange, KeyError>,
+    _entity: PhantomData<fn() -> (E, K)>,
+}
+
+/// A multi-attribute sort-key prefix (equality on leading attributes); the generated
+/// `Type::{index}_sk()` chain wraps it.
+pub struct AttributePrefix<E, K> {
+    range: Result<AttributeRange, KeyError>,
+    _entity: PhantomData<fn() -> (E, K)>,
+}
+
+impl<E, K> Clone for AttributePrefix<E, K> {
+    fn clone(&self) -> Self {
+        AttributePrefix {
+            range: self.range.clone(),
+            _entity: PhantomData,
+        }
+    }
+}
+
+impl<E, K> std::fmt::Debug for AttributePrefix<E, K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("AttributePrefix").field(&self.range).finish()
+    }
+}
+
+#[doc(hidden)]
+impl<E, K> AttributePrefix<E, K> {
+    pub fn __root() -> Self {
+        AttributePrefix {
+            range: Ok(AttributeRange::default()),
+            _entity: PhantomData,
+        }
+    }
+
+    /// `attr = value` on the next attribute.
+    pub fn __push(
+        self,
+        value: Result<(&'static str, aws_sdk_dynamodb::types::AttributeValue), KeyError>,
+    ) -> Self {
+        let range = self.range.and_then(|mut r| {
+            r.eq.push(value?);
+            Ok(r)
+        });
+        AttributePrefix {
+            range,
+            _entity: PhantomData,
+        }
+    }
+
+    /// Ends with a comparison on the next attribute.
+    pub fn __compare(
+        self,
+        attribute: &'static str,
+        op: impl FnOnce() -> Result<AttributeOp, KeyError>,
+    ) -> AttributeCondition<E, K> {
+        let range = self.range.and_then(|mut r| {
+            r.last = Some((attribute, op()?));
+            Ok(r)
+        });
+        AttributeCondition {
+            range,
+            _entity: PhantomData,
+        }
+    }
+
+    /// The equality prefix as a condition.
+    pub fn condition(self) -> AttributeCondition<E, K> {
+        AttributeCondition {
+            range: self.range,
+            _entity: PhantomData,
+        }
+    }
+}
+
+/// Helper for generated code: a comparison from an encoded value.
+#[doc(hidden)]
+pub fn attribute_op(
+    make: fn(aws_sdk_dynamodb::types::AttributeValue) -> AttributeOp,
+    value: Result<(&'static str, aws_sdk_dynamodb::types::AttributeValue), KeyError>,
+) -> Result<AttributeOp, KeyError> {
+    value.map(|(_, v)| make(v))
+}

@@ -12,7 +12,9 @@ mod update;
 pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
 pub use put::Put;
-pub use query::{IntoSortKey, Page, Query, UnknownEntity};
+pub use query::{
+    IntoPartition, IntoSortKey, Page, PartitionValue, Query, SortCondition, UnknownEntity,
+};
 pub use scan::Scan;
 pub use update::{Numeric, Update};
 

@@ -5,7 +5,8 @@ use crate::collection::{Decoded, Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
 use crate::key::sort::{
-    KeySpace, Partition, Primary, SortKeyCondition, SortKeyOp, SortKeyPrefix, SortKeyRange,
+    AttributeCondition, AttributeOp, AttributePrefix, AttributeRange, KeySpace, MultiPartition,
+    Partition, Primary, SortKeyCondition, SortKeyOp, SortKeyPrefix, SortKeyRange,
 };
 use crate::key::KeyError;
 use crate::schema::{IndexKind, IndexSchema, Projection};
@@ -41,18 +42,106 @@ pub struct Page<T> {
 /// collection `T` includes.
 pub trait IntoSortKey<T, K> {
     /// The condition's operator and bounds.
-    fn into_sort_key(self) -> Result<SortKeyRange, KeyError>;
+    fn into_sort_key(self) -> Result<SortCondition, KeyError>;
 }
 
 impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for SortKeyCondition<E, K> {
-    fn into_sort_key(self) -> Result<SortKeyRange, KeyError> {
-        self.range
+    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
+        self.range.map(SortCondition::Rendered)
     }
 }
 
 impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for SortKeyPrefix<E, K> {
-    fn into_sort_key(self) -> Result<SortKeyRange, KeyError> {
-        self.condition().range
+    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
+        self.condition().range.map(SortCondition::Rendered)
+    }
+}
+
+impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for AttributeCondition<E, K> {
+    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
+        self.range.map(SortCondition::Attributes)
+    }
+}
+
+impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for AttributePrefix<E, K> {
+    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
+        self.condition().range.map(SortCondition::Attributes)
+    }
+}
+
+/// The partition of a query: a rendered key template, or a multi-attribute key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PartitionValue {
+    /// The value of the single (string) partition key attribute.
+    Rendered(String),
+    /// One value per attribute of a multi-attribute partition key.
+    Attributes(Vec<(&'static str, AttributeValue)>),
+}
+
+/// The sort-key part of a query's key condition.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SortCondition {
+    /// On a single string sort key rendered from a template.
+    Rendered(SortKeyRange),
+    /// On a multi-attribute sort key.
+    Attributes(AttributeRange),
+}
+
+impl SortCondition {
+    fn any() -> Self {
+        SortCondition::Rendered(SortKeyRange::op(SortKeyOp::Any))
+    }
+}
+
+/// A partition to query: from `Type::partition(..)`, `Type::{index}_partition(..)`.
+pub trait IntoPartition<E, K> {
+    /// The partition and the default sort-key condition (the entity's items).
+    fn into_partition(self) -> (Result<PartitionValue, KeyError>, SortCondition);
+}
+
+impl<E, K> IntoPartition<E, K> for Partition<E, K> {
+    fn into_partition(self) -> (Result<PartitionValue, KeyError>, SortCondition) {
+        (
+            self.value.map(PartitionValue::Rendered),
+            SortCondition::Rendered(self.default_range),
+        )
+    }
+}
+
+impl<E, K> IntoPartition<E, K> for MultiPartition<E, K> {
+    fn into_partition(self) -> (Result<PartitionValue, KeyError>, SortCondition) {
+        (
+            self.values.map(PartitionValue::Attributes),
+            SortCondition::Attributes(AttributeRange::default()),
+        )
+    }
+}
+
+/// Whether a multi-attribute condition follows the sort key's attribute order: equality
+/// on a prefix, then at most one comparison on the next attribute.
+fn attribute_range_fits(range: &AttributeRange, attrs: &[&'static str]) -> bool {
+    let eq_ok =
+        range.eq.len() <= attrs.len() && range.eq.iter().zip(attrs).all(|((a, _), b)| a == b);
+    let last_ok = match &range.last {
+        None => true,
+        Some((attr, _)) => attrs.get(range.eq.len()) == Some(attr),
+    };
+    eq_ok && last_ok
+}
+
+fn render_attribute_op(p: &mut Placeholders, attr: &'static str, op: &AttributeOp) -> String {
+    let n = p.name(attr);
+    let mut v = |x: &AttributeValue| p.value(x.clone());
+    match op {
+        AttributeOp::Lt(x) => format!("{n} < {}", v(x)),
+        AttributeOp::Le(x) => format!("{n} <= {}", v(x)),
+        AttributeOp::Gt(x) => format!("{n} > {}", v(x)),
+        AttributeOp::Ge(x) => format!("{n} >= {}", v(x)),
+        AttributeOp::Between(a, b) => {
+            let (a, b) = (v(a), v(b));
+            format!("{n} BETWEEN {a} AND {b}")
+        }
+        AttributeOp::BeginsWith(x) => format!("begins_with({n}, {})", v(x)),
     }
 }
 
@@ -173,8 +262,8 @@ pub struct Query<'a, T: Target, K: KeySpace = Primary> {
     db: &'a Db<T::Table>,
     index: Option<&'static IndexSchema>,
     _key_space: PhantomData<fn() -> K>,
-    pk: Result<String, KeyError>,
-    sk: Result<SortKeyRange, KeyError>,
+    pk: Result<PartitionValue, KeyError>,
+    sk: Result<SortCondition, KeyError>,
     filter: Option<Node>,
     reverse: bool,
     limit: Option<usize>,
@@ -186,8 +275,8 @@ pub struct Query<'a, T: Target, K: KeySpace = Primary> {
 
 /// The key attributes of the queried table or index.
 struct KeyNames {
-    pk: &'static str,
-    sk: Option<&'static str>,
+    pk: Vec<&'static str>,
+    sk: Vec<&'static str>,
     /// Every attribute of `LastEvaluatedKey` (table key plus index key).
     cursor: Vec<&'static str>,
 }
@@ -200,24 +289,25 @@ struct Prepared {
     values: Option<HashMap<String, AttributeValue>>,
     fingerprint: Fingerprint,
     cursor_names: Vec<&'static str>,
-    pk_attr: &'static str,
-    pk_value: String,
+    /// The partition's attributes and values: a cursor must stay inside it.
+    pk_check: Vec<(&'static str, AttributeValue)>,
     sk_attr: Option<&'static str>,
-    sk_range: SortKeyRange,
+    sk_range: Option<SortKeyRange>,
 }
 
 impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     pub(crate) fn new<E: Entity>(
         db: &'a Db<T::Table>,
-        partition: Partition<E, K>,
-        sk: Option<SortKeyRange>,
+        partition: impl IntoPartition<E, K>,
+        sk: Option<SortCondition>,
     ) -> Self {
+        let (pk, default_sk) = partition.into_partition();
         Query {
             db,
             index: K::index::<T::Table>(),
             _key_space: PhantomData,
-            sk: Ok(sk.unwrap_or(partition.default_range)),
-            pk: partition.value,
+            sk: Ok(sk.unwrap_or(default_sk)),
+            pk,
             filter: None,
             reverse: false,
             limit: None,
@@ -318,7 +408,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             index: self.index,
             _key_space: PhantomData,
             pk: self.pk,
-            sk: Ok(SortKeyRange::op(SortKeyOp::Any)),
+            sk: Ok(SortCondition::any()),
             filter: self.filter,
             reverse: self.reverse,
             limit: self.limit,
@@ -372,34 +462,19 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     fn key_names(&self) -> Result<KeyNames, Error> {
         let schema = &<T::Table as Table>::SCHEMA;
         let table_keys = std::iter::once(schema.pk.name).chain(schema.sk.map(|a| a.name));
+        let names = |attrs: &[crate::schema::KeyAttribute]| {
+            attrs.iter().map(|a| a.name).collect::<Vec<_>>()
+        };
         match self.index {
             None => Ok(KeyNames {
-                pk: schema.pk.name,
-                sk: schema.sk.map(|a| a.name),
+                pk: vec![schema.pk.name],
+                sk: schema.sk.map(|a| a.name).into_iter().collect(),
                 cursor: table_keys.collect(),
             }),
             Some(index) => {
                 let pk = match index.kind {
-                    IndexKind::Local => schema.pk.name,
-                    IndexKind::Global => match index.pk {
-                        [single] => single.name,
-                        _ => {
-                            return Err(Error::validation(
-                                T::NAME,
-                                format!("index `{}` has a multi-attribute partition key; query it with its typed key", index.name),
-                            ))
-                        }
-                    },
-                };
-                let sk = match index.sk {
-                    [] => None,
-                    [single] => Some(single.name),
-                    _ => {
-                        return Err(Error::validation(
-                            T::NAME,
-                            format!("index `{}` has a multi-attribute sort key; query it with its typed key", index.name),
-                        ))
-                    }
+                    IndexKind::Local => vec![schema.pk.name],
+                    IndexKind::Global => names(index.pk),
                 };
                 let mut cursor: Vec<&'static str> = table_keys.collect();
                 for name in index.pk.iter().chain(index.sk).map(|a| a.name) {
@@ -407,7 +482,11 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
                         cursor.push(name);
                     }
                 }
-                Ok(KeyNames { pk, sk, cursor })
+                Ok(KeyNames {
+                    pk,
+                    sk: names(index.sk),
+                    cursor,
+                })
             }
         }
     }
@@ -432,25 +511,46 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         }
         let names = self.key_names()?;
         let mut p = Placeholders::default();
-        let mut key_condition = format!(
-            "{} = {}",
-            p.name(names.pk),
-            p.value(AttributeValue::S(pk_value.clone()))
-        );
-        let sk_text = match names.sk {
-            Some(attr) => render_sort_key(&mut p, attr, &sk.op),
-            None if sk.op == SortKeyOp::Any => None,
-            None => {
+        let pk_check: Vec<(&'static str, AttributeValue)> = match (&pk_value, names.pk.as_slice()) {
+            (PartitionValue::Rendered(v), [attr]) => vec![(*attr, AttributeValue::S(v.clone()))],
+            (PartitionValue::Attributes(values), attrs)
+                if values.len() == attrs.len()
+                    && values.iter().zip(attrs).all(|((a, _), b)| a == b) =>
+            {
+                values.clone()
+            }
+            _ => {
                 return Err(Error::validation(
                     T::NAME,
-                    "a sort-key condition on a table or index without a sort key",
-                ));
+                    "the partition does not match the key attributes of the table or index queried",
+                ))
             }
         };
-        if let Some(text) = &sk_text {
-            key_condition.push_str(" AND ");
-            key_condition.push_str(text);
+        let mut parts: Vec<String> = pk_check
+            .iter()
+            .map(|(attr, v)| format!("{} = {}", p.name(attr), p.value(v.clone())))
+            .collect();
+        match (sk, names.sk.as_slice()) {
+            (SortCondition::Rendered(range), [attr]) => {
+                parts.extend(render_sort_key(&mut p, attr, &range.op))
+            }
+            (SortCondition::Rendered(range), []) if range.op == SortKeyOp::Any => {}
+            (SortCondition::Attributes(range), attrs) if attribute_range_fits(range, attrs) => {
+                for (attr, v) in &range.eq {
+                    parts.push(format!("{} = {}", p.name(attr), p.value(v.clone())));
+                }
+                if let Some((attr, op)) = &range.last {
+                    parts.push(render_attribute_op(&mut p, attr, op));
+                }
+            }
+            _ => {
+                return Err(Error::validation(
+                    T::NAME,
+                    "the sort-key condition does not match the sort key of the table or index queried",
+                ));
+            }
         }
+        let key_condition = parts.join(" AND ");
         // A collection keeps the whole partition, so unknown types can be reported; an
         // index that does not project the entity-type attribute cannot be filtered on it.
         let type_filter =
@@ -468,7 +568,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             self.db.table_name().as_bytes(),
             index_name.as_bytes(),
             T::NAME.as_bytes(),
-            pk_value.as_bytes(),
+            format!("{pk_value:?}").as_bytes(),
             format!("{sk:?}").as_bytes(),
             direction,
         ]);
@@ -479,10 +579,12 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             values,
             fingerprint,
             cursor_names: names.cursor,
-            pk_attr: names.pk,
-            pk_value,
-            sk_attr: names.sk,
-            sk_range: sk.clone(),
+            pk_check,
+            sk_attr: names.sk.first().copied().filter(|_| names.sk.len() == 1),
+            sk_range: match sk {
+                SortCondition::Rendered(range) => Some(range.clone()),
+                SortCondition::Attributes(_) => None,
+            },
         })
     }
 
@@ -556,7 +658,11 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
                 }
             })?;
         // Even a well-formed cursor must stay in the queried partition.
-        if key.get(prepared.pk_attr).and_then(|v| v.as_s().ok()) != Some(&prepared.pk_value) {
+        if !prepared
+            .pk_check
+            .iter()
+            .all(|(attr, v)| key.get(*attr) == Some(v))
+        {
             return Err(Error::Cursor {
                 target: T::NAME,
                 source: cursor::CursorError::WrongQuery,
@@ -828,8 +934,8 @@ fn render_sort_key(p: &mut Placeholders, attr: &'static str, op: &SortKeyOp) -> 
 impl Prepared {
     /// The part of the sort-key condition DynamoDB could not apply (see [`SortKeyRange`]).
     fn admits(&self, item: &Item) -> bool {
-        match (self.sk_attr, item.get(self.sk_attr.unwrap_or_default())) {
-            (Some(_), Some(AttributeValue::S(sk))) => self.sk_range.admits(sk),
+        match (&self.sk_range, self.sk_attr.and_then(|a| item.get(a))) {
+            (Some(range), Some(AttributeValue::S(sk))) => range.admits(sk),
             _ => true,
         }
     }
@@ -878,7 +984,7 @@ impl<T: Table> Db<T> {
     /// ```
     pub fn query<E: Entity<Table = T>, K: KeySpace>(
         &self,
-        partition: Partition<E, K>,
+        partition: impl IntoPartition<E, K>,
     ) -> Query<'_, E, K> {
         Query::new(self, partition, None)
     }

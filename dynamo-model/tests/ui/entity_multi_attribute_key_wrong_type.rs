@@ -1,0 +1,16 @@
+use dynamo_model::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK", gsi(name = "ByRegion", pk = ["tournament"], sk = ["score:N"]))]
+struct Arena;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = Arena, pk = "MATCH#{id}", sk = "MATCH", index(ByRegion, pk = [tournament], sk = [score]))]
+struct Match {
+    id: u32,
+    tournament: String,
+    score: String,
+}
+
+fn main() {}
