@@ -60,6 +60,15 @@ pub enum Error {
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
 
+    /// A transaction was cancelled: nothing was applied. Lists each failed operation
+    /// with its position, entity, key and reason (and the current item when a condition
+    /// failed).
+    #[error("transaction cancelled: {}", describe_cancellations(operations))]
+    TransactionCanceled {
+        /// The operations that failed (those that would have succeeded are not listed).
+        operations: Vec<crate::transact::CancelledOperation>,
+    },
+
     /// A pagination cursor was refused: altered, malformed, or from another query.
     #[error("invalid cursor for {target}: {source}")]
     Cursor {
@@ -123,6 +132,18 @@ impl Error {
             table: table.to_owned(),
             source: Box::new(source.into()),
         }
+    }
+}
+
+fn describe_cancellations(ops: &[crate::transact::CancelledOperation]) -> String {
+    let parts: Vec<String> = ops
+        .iter()
+        .map(|o| format!("#{} {} {}: {:?}", o.index, o.entity, o.key, o.reason))
+        .collect();
+    if parts.is_empty() {
+        "no reason given".to_owned()
+    } else {
+        parts.join("; ")
     }
 }
 

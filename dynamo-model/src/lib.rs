@@ -62,6 +62,7 @@ pub mod ops;
 pub mod retry;
 pub mod schema;
 mod size;
+pub mod transact;
 
 pub use batch::{BatchGetOutput, BatchWriteOutput, Progress, WriteOp};
 pub use codec::{AttrValue, Binary, Serde};

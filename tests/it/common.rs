@@ -195,3 +195,11 @@ pub struct OrderTotal {
     pub created_at: OffsetDateTime,
     pub total_cents: u64,
 }
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "ACCOUNT#{id}", sk = "ACCOUNT")]
+pub struct Account {
+    pub id: String,
+    pub balance: i64,
+    pub transfers: u32,
+}

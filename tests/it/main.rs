@@ -10,3 +10,4 @@ mod keys;
 mod query;
 mod scan;
 mod single_item;
+mod transact;

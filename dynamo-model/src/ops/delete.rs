@@ -1,5 +1,6 @@
 use super::{
     absent_or_entity, and, condition_failed, is_entity, item_exists, render, user_condition,
+    PreparedWrite,
 };
 use crate::expr::Placeholders;
 use crate::{Condition, Db, Entity, Error, Key};
@@ -49,7 +50,7 @@ impl<'a, E: Entity> Delete<'a, E> {
         DeleteReturningOld(self)
     }
 
-    async fn run(self, return_old: bool) -> Result<Option<E>, Error> {
+    pub(crate) fn prepare(self) -> Result<PreparedWrite, Error> {
         let guard = if self.must_exist {
             and(item_exists::<E>(), Some(is_entity::<E>()))
         } else {
@@ -57,17 +58,32 @@ impl<'a, E: Entity> Delete<'a, E> {
         };
         let node = and(guard, user_condition(self.condition));
         let mut p = Placeholders::default();
-        let expression = render::<E>(&mut p, &node)?;
+        let condition = render::<E>(&mut p, &node)?;
         let (names, values) = p.finish();
-        let result = self
-            .db
+        Ok(PreparedWrite {
+            entity: E::ENTITY_TYPE,
+            key: self.key.to_string(),
+            key_item: self.key.to_item()?,
+            item: None,
+            update: None,
+            condition,
+            names,
+            values,
+            needs_item: self.must_exist,
+        })
+    }
+
+    async fn run(self, return_old: bool) -> Result<Option<E>, Error> {
+        let db = self.db;
+        let p = self.prepare()?;
+        let result = db
             .client()
             .delete_item()
-            .table_name(self.db.table_name())
-            .set_key(Some(self.key.to_item()?))
-            .condition_expression(expression)
-            .set_expression_attribute_names(names)
-            .set_expression_attribute_values(values)
+            .table_name(db.table_name())
+            .set_key(Some(p.key_item))
+            .condition_expression(p.condition)
+            .set_expression_attribute_names(p.names)
+            .set_expression_attribute_values(p.values)
             .return_values(if return_old {
                 ReturnValue::AllOld
             } else {
@@ -82,10 +98,10 @@ impl<'a, E: Entity> Delete<'a, E> {
                 _ => Ok(None),
             },
             Err(e) => match e.into_service_error() {
-                DeleteItemError::ConditionalCheckFailedException(failed) => Err(
-                    condition_failed::<E>(self.key.to_string(), failed.item, self.must_exist),
-                ),
-                other => Err(Error::service("DeleteItem", self.db.table_name(), other)),
+                DeleteItemError::ConditionalCheckFailedException(failed) => {
+                    Err(condition_failed::<E>(p.key, failed.item, p.needs_item))
+                }
+                other => Err(Error::service("DeleteItem", db.table_name(), other)),
             },
         }
     }

@@ -22,6 +22,24 @@ use crate::expr::{Node, Placeholders};
 use crate::{Condition, Entity, Error, Item, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 
+/// A single-item write rendered once, for its own request or as a transaction item.
+pub(crate) struct PreparedWrite {
+    pub(crate) entity: &'static str,
+    /// The key as `PK=..., SK=...`, for errors.
+    pub(crate) key: String,
+    /// The key attributes (absent for a put: the item carries them).
+    pub(crate) key_item: Item,
+    /// The whole item, for a put.
+    pub(crate) item: Option<Item>,
+    /// The update expression, for an update.
+    pub(crate) update: Option<String>,
+    pub(crate) condition: String,
+    pub(crate) names: Option<std::collections::HashMap<String, String>>,
+    pub(crate) values: Option<std::collections::HashMap<String, AttributeValue>>,
+    /// A failed condition with no current item means "not found" (update, must_exist delete).
+    pub(crate) needs_item: bool,
+}
+
 /// Boxed future returned by the builders' `IntoFuture` implementations.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 

@@ -1,4 +1,6 @@
-use super::{absent_or_entity, and, condition_failed, item_absent, render, user_condition};
+use super::{
+    absent_or_entity, and, condition_failed, item_absent, render, user_condition, PreparedWrite,
+};
 use crate::expr::Placeholders;
 use crate::{Condition, Db, Entity, Error};
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
@@ -43,8 +45,7 @@ impl<'a, E: Entity> Put<'a, E> {
         self
     }
 
-    /// Sends the request.
-    pub async fn send(self) -> Result<(), Error> {
+    pub(crate) fn prepare(self) -> Result<PreparedWrite, Error> {
         let item = self.entity.to_item()?;
         crate::size::check_item_size::<E>(&item)?;
         let guard = if self.if_absent {
@@ -54,18 +55,33 @@ impl<'a, E: Entity> Put<'a, E> {
         };
         let node = and(guard, user_condition(self.condition));
         let mut p = Placeholders::default();
-        let expression = render::<E>(&mut p, &node)?;
+        let condition = render::<E>(&mut p, &node)?;
         let (names, values) = p.finish();
-        let key = self.entity.primary_key();
-        let result = self
-            .db
+        Ok(PreparedWrite {
+            entity: E::ENTITY_TYPE,
+            key: self.entity.primary_key().to_string(),
+            key_item: self.entity.primary_key().to_item()?,
+            item: Some(item),
+            update: None,
+            condition,
+            names,
+            values,
+            needs_item: false,
+        })
+    }
+
+    /// Sends the request.
+    pub async fn send(self) -> Result<(), Error> {
+        let db = self.db;
+        let p = self.prepare()?;
+        let result = db
             .client()
             .put_item()
-            .table_name(self.db.table_name())
-            .set_item(Some(item))
-            .condition_expression(expression)
-            .set_expression_attribute_names(names)
-            .set_expression_attribute_values(values)
+            .table_name(db.table_name())
+            .set_item(p.item)
+            .condition_expression(p.condition)
+            .set_expression_attribute_names(p.names)
+            .set_expression_attribute_values(p.values)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .send()
             .await;
@@ -73,9 +89,9 @@ impl<'a, E: Entity> Put<'a, E> {
             Ok(_) => Ok(()),
             Err(e) => match e.into_service_error() {
                 PutItemError::ConditionalCheckFailedException(failed) => {
-                    Err(condition_failed::<E>(key.to_string(), failed.item, false))
+                    Err(condition_failed::<E>(p.key, failed.item, false))
                 }
-                other => Err(Error::service("PutItem", self.db.table_name(), other)),
+                other => Err(Error::service("PutItem", db.table_name(), other)),
             },
         }
     }

@@ -1,4 +1,4 @@
-use super::{and, condition_failed, is_entity, item_exists, render, user_condition};
+use super::{and, condition_failed, is_entity, item_exists, render, user_condition, PreparedWrite};
 use crate::codec::AttrValue;
 use crate::entity::{IndexChanges, Touch};
 use crate::expr::{Placeholders, UpdatablePath, ValueError};
@@ -194,27 +194,43 @@ impl<'a, E: Entity> Update<'a, E> {
     }
 
     /// Sends the request and returns the entity as stored after the update.
-    pub async fn send(self) -> Result<E, Error> {
+    pub(crate) fn prepare(self) -> Result<PreparedWrite, Error> {
         self.validate()?;
         let key_item = self.key.to_item()?;
         let mut p = Placeholders::default();
-        let update_expression = self.render_actions(&mut p)?;
+        let update = self.render_actions(&mut p)?;
         let node = and(
             and(item_exists::<E>(), Some(is_entity::<E>())),
             user_condition(self.condition),
         );
         let condition = render::<E>(&mut p, &node)?;
         let (names, values) = p.finish();
-        let result = self
-            .db
+        Ok(PreparedWrite {
+            entity: E::ENTITY_TYPE,
+            key: self.key.to_string(),
+            key_item,
+            item: None,
+            update: Some(update),
+            condition,
+            names,
+            values,
+            needs_item: true,
+        })
+    }
+
+    /// Sends the request and returns the entity as stored after the update.
+    pub async fn send(self) -> Result<E, Error> {
+        let db = self.db;
+        let p = self.prepare()?;
+        let result = db
             .client()
             .update_item()
-            .table_name(self.db.table_name())
-            .set_key(Some(key_item))
-            .update_expression(update_expression)
-            .condition_expression(condition)
-            .set_expression_attribute_names(names)
-            .set_expression_attribute_values(values)
+            .table_name(db.table_name())
+            .set_key(Some(p.key_item))
+            .set_update_expression(p.update)
+            .condition_expression(p.condition)
+            .set_expression_attribute_names(p.names)
+            .set_expression_attribute_values(p.values)
             .return_values(ReturnValue::AllNew)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .send()
@@ -228,10 +244,10 @@ impl<'a, E: Entity> Update<'a, E> {
                 )),
             },
             Err(e) => match e.into_service_error() {
-                UpdateItemError::ConditionalCheckFailedException(failed) => Err(
-                    condition_failed::<E>(self.key.to_string(), failed.item, true),
-                ),
-                other => Err(Error::service("UpdateItem", self.db.table_name(), other)),
+                UpdateItemError::ConditionalCheckFailedException(failed) => {
+                    Err(condition_failed::<E>(p.key, failed.item, true))
+                }
+                other => Err(Error::service("UpdateItem", db.table_name(), other)),
             },
         }
     }

@@ -1,0 +1,484 @@
+//! Transactions: all-or-nothing writes across items and entity types, and consistent
+//! multi-item reads.
+//!
+//! DynamoDB rules enforced before sending: at most 100 operations, no two on the same
+//! item. A write transaction carries a `ClientRequestToken`; the SDK makes a new one per
+//! `send()`, so this crate sets its own and reuses it whenever it retries the same
+//! transaction (after a conflict, an in-flight duplicate, or an ambiguous error): DynamoDB
+//! then applies it at most once. A cancelled transaction becomes
+//! [`Error::TransactionCanceled`], which says, for each failed operation, its position,
+//! entity, key and reason, with the current item when a condition failed.
+
+use crate::collection::{Includes, Target};
+use crate::expr::Placeholders;
+use crate::ops::query::decode_target;
+use crate::ops::{
+    and, is_entity, item_exists, render, Delete, PreparedWrite, Put, UnknownEntity, Update,
+};
+use crate::retry::{is_retryable, Deadline, RetryPolicy};
+use crate::{Condition, Db, Entity, Error, Item, Key, Table};
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    ConditionCheck, Delete as TxDelete, Get, Put as TxPut, ReturnValuesOnConditionCheckFailure,
+    TransactGetItem, TransactWriteItem, Update as TxUpdate,
+};
+use std::collections::HashSet;
+
+/// DynamoDB: at most 100 operations per transaction.
+pub const MAX_TRANSACTION_ITEMS: usize = 100;
+
+/// Why one operation of a cancelled transaction failed (DynamoDB's cancellation codes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CancelReason {
+    /// Its condition (or the crate's existence / entity-type guard) was false.
+    ConditionalCheckFailed,
+    /// Another transaction was in progress on the item.
+    TransactionConflict,
+    /// Provisioned throughput exceeded.
+    ProvisionedThroughputExceeded,
+    /// On-demand or GSI throttling.
+    ThrottlingError,
+    /// An LSI item collection would exceed 10 GB.
+    ItemCollectionSizeLimitExceeded,
+    /// The operation is invalid (size, types, ...).
+    ValidationError,
+    /// Any other code DynamoDB returns.
+    Other(String),
+}
+
+impl CancelReason {
+    fn from_code(code: &str) -> Self {
+        match code {
+            "ConditionalCheckFailed" => CancelReason::ConditionalCheckFailed,
+            "TransactionConflict" => CancelReason::TransactionConflict,
+            "ProvisionedThroughputExceeded" => CancelReason::ProvisionedThroughputExceeded,
+            "ThrottlingError" => CancelReason::ThrottlingError,
+            "ItemCollectionSizeLimitExceeded" => CancelReason::ItemCollectionSizeLimitExceeded,
+            "ValidationError" => CancelReason::ValidationError,
+            other => CancelReason::Other(other.to_owned()),
+        }
+    }
+
+    /// Worth retrying the same transaction for.
+    fn transient(&self) -> bool {
+        matches!(
+            self,
+            CancelReason::TransactionConflict
+                | CancelReason::ProvisionedThroughputExceeded
+                | CancelReason::ThrottlingError
+        )
+    }
+}
+
+/// One failed operation of a cancelled transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CancelledOperation {
+    /// Position of the operation in the transaction (0-based, in the order added).
+    pub index: usize,
+    /// Entity type of the operation.
+    pub entity: &'static str,
+    /// The item's key, as `PK=..., SK=...`.
+    pub key: String,
+    /// Why it failed.
+    pub reason: CancelReason,
+    /// DynamoDB's message, when it gave one.
+    pub message: Option<String>,
+    /// The item as stored, when a condition failed and there was one.
+    pub current: Option<Box<Item>>,
+}
+
+impl CancelledOperation {
+    /// Decodes the current item, when there is one.
+    pub fn current<E: Entity>(&self) -> Option<Result<E, Error>> {
+        self.current
+            .as_ref()
+            .map(|item| E::from_item(item.as_ref().clone()).map_err(Error::from))
+    }
+}
+
+enum Kind {
+    Put,
+    Update,
+    Delete,
+    Check,
+}
+
+struct Operation {
+    kind: Kind,
+    prepared: PreparedWrite,
+}
+
+/// A `TransactWriteItems` request; see [`Db::transact_write`].
+#[must_use = "a transaction does nothing until it is sent or awaited"]
+pub struct TransactWrite<'a, T: Table> {
+    db: &'a Db<T>,
+    operations: Vec<Result<Operation, Error>>,
+    token: Option<String>,
+    policy: RetryPolicy,
+}
+
+impl<'a, T: Table> TransactWrite<'a, T> {
+    fn push(mut self, kind: Kind, prepared: Result<PreparedWrite, Error>) -> Self {
+        self.operations
+            .push(prepared.map(|prepared| Operation { kind, prepared }));
+        self
+    }
+
+    /// Adds a put, with its conditions (`if_absent`, `condition`).
+    pub fn put<E: Entity<Table = T>>(self, put: Put<'_, E>) -> Self {
+        let prepared = put.prepare();
+        self.push(Kind::Put, prepared)
+    }
+
+    /// Adds an update, with its changes and conditions (the item must exist).
+    pub fn update<E: Entity<Table = T>>(self, update: Update<'_, E>) -> Self {
+        let prepared = update.prepare();
+        self.push(Kind::Update, prepared)
+    }
+
+    /// Adds a delete, with its conditions.
+    pub fn delete<E: Entity<Table = T>>(self, delete: Delete<'_, E>) -> Self {
+        let prepared = delete.prepare();
+        self.push(Kind::Delete, prepared)
+    }
+
+    /// Adds a condition on an item the transaction does not write: the item must exist,
+    /// be of entity `E`, and satisfy `condition`.
+    pub fn check<E: Entity<Table = T>>(self, key: Key<E>, condition: Condition<E>) -> Self {
+        let prepared = (|| {
+            let node = and(
+                and(item_exists::<E>(), Some(is_entity::<E>())),
+                Some(condition.node),
+            );
+            let mut p = Placeholders::default();
+            let condition = render::<E>(&mut p, &node)?;
+            let (names, values) = p.finish();
+            Ok(PreparedWrite {
+                entity: E::ENTITY_TYPE,
+                key: key.to_string(),
+                key_item: key.to_item()?,
+                item: None,
+                update: None,
+                condition,
+                names,
+                values,
+                needs_item: true,
+            })
+        })();
+        self.push(Kind::Check, prepared)
+    }
+
+    /// The idempotency token (1 to 36 characters). Without one a random token is made.
+    /// Sending again with the same token within 10 minutes does not apply it twice.
+    pub fn token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// Backoff and deadline for retrying conflicts and transient errors.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    fn request_items(&self, ops: &[&Operation]) -> Result<Vec<TransactWriteItem>, Error> {
+        let table = self.db.table_name();
+        let build = |e: aws_sdk_dynamodb::error::BuildError| Error::Validation {
+            entity: "TransactWriteItems",
+            message: format!("cannot build request: {e}"),
+            source: Some(Box::new(e)),
+        };
+        let fail = ReturnValuesOnConditionCheckFailure::AllOld;
+        ops.iter()
+            .map(|op| {
+                let p = &op.prepared;
+                Ok(match op.kind {
+                    Kind::Put => TransactWriteItem::builder()
+                        .put(
+                            TxPut::builder()
+                                .table_name(table)
+                                .set_item(p.item.clone())
+                                .condition_expression(&p.condition)
+                                .set_expression_attribute_names(p.names.clone())
+                                .set_expression_attribute_values(p.values.clone())
+                                .return_values_on_condition_check_failure(fail.clone())
+                                .build()
+                                .map_err(build)?,
+                        )
+                        .build(),
+                    Kind::Update => TransactWriteItem::builder()
+                        .update(
+                            TxUpdate::builder()
+                                .table_name(table)
+                                .set_key(Some(p.key_item.clone()))
+                                .set_update_expression(p.update.clone())
+                                .condition_expression(&p.condition)
+                                .set_expression_attribute_names(p.names.clone())
+                                .set_expression_attribute_values(p.values.clone())
+                                .return_values_on_condition_check_failure(fail.clone())
+                                .build()
+                                .map_err(build)?,
+                        )
+                        .build(),
+                    Kind::Delete => TransactWriteItem::builder()
+                        .delete(
+                            TxDelete::builder()
+                                .table_name(table)
+                                .set_key(Some(p.key_item.clone()))
+                                .condition_expression(&p.condition)
+                                .set_expression_attribute_names(p.names.clone())
+                                .set_expression_attribute_values(p.values.clone())
+                                .return_values_on_condition_check_failure(fail.clone())
+                                .build()
+                                .map_err(build)?,
+                        )
+                        .build(),
+                    Kind::Check => TransactWriteItem::builder()
+                        .condition_check(
+                            ConditionCheck::builder()
+                                .table_name(table)
+                                .set_key(Some(p.key_item.clone()))
+                                .condition_expression(&p.condition)
+                                .set_expression_attribute_names(p.names.clone())
+                                .set_expression_attribute_values(p.values.clone())
+                                .return_values_on_condition_check_failure(fail.clone())
+                                .build()
+                                .map_err(build)?,
+                        )
+                        .build(),
+                })
+            })
+            .collect()
+    }
+
+    /// Sends the transaction (retrying it with the same token while it conflicts or fails
+    /// transiently, until the deadline).
+    pub async fn send(self) -> Result<(), Error> {
+        const OP: &str = "TransactWriteItems";
+        let mut ops: Vec<&Operation> = Vec::with_capacity(self.operations.len());
+        for (index, op) in self.operations.iter().enumerate() {
+            match op {
+                Ok(op) => ops.push(op),
+                Err(e) => {
+                    return Err(Error::validation(
+                        OP,
+                        format!("operation {index} is invalid: {e}"),
+                    ))
+                }
+            }
+        }
+        if ops.is_empty() {
+            return Err(Error::validation(
+                OP,
+                "a transaction needs at least one operation",
+            ));
+        }
+        if ops.len() > MAX_TRANSACTION_ITEMS {
+            return Err(Error::validation(
+                OP,
+                format!("{} operations; DynamoDB allows at most {MAX_TRANSACTION_ITEMS} per transaction", ops.len()),
+            ));
+        }
+        let mut seen = HashSet::with_capacity(ops.len());
+        for op in &ops {
+            if !seen.insert(op.prepared.key.as_str()) {
+                return Err(Error::validation(
+                    op.prepared.entity,
+                    format!(
+                        "two operations of one transaction target {}; DynamoDB rejects that",
+                        op.prepared.key
+                    ),
+                ));
+            }
+        }
+        let token = match &self.token {
+            Some(t) if (1..=36).contains(&t.len()) => t.clone(),
+            Some(t) => {
+                return Err(Error::validation(
+                    OP,
+                    format!(
+                        "a ClientRequestToken has 1 to 36 characters, not {}",
+                        t.len()
+                    ),
+                ))
+            }
+            None => format!("{:032x}", fastrand::u128(..)),
+        };
+        let items = self.request_items(&ops)?;
+        let deadline = Deadline::after(self.policy.deadline);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let result = self
+                .db
+                .client()
+                .transact_write_items()
+                .set_transact_items(Some(items.clone()))
+                .client_request_token(&token)
+                .send()
+                .await;
+            let error = match result {
+                Ok(_) => return Ok(()),
+                Err(e) if is_retryable(&e) => Error::service(OP, self.db.table_name(), e),
+                Err(e) => match e.into_service_error() {
+                    TransactWriteItemsError::TransactionCanceledException(cancelled) => {
+                        let operations = cancellations(&ops, cancelled.cancellation_reasons());
+                        let transient = !operations.is_empty()
+                            && operations.iter().all(|o| o.reason.transient());
+                        let error = Error::TransactionCanceled { operations };
+                        if !transient {
+                            return Err(error);
+                        }
+                        error
+                    }
+                    other => return Err(Error::service(OP, self.db.table_name(), other)),
+                },
+            };
+            if !deadline.backoff(&self.policy, attempt).await {
+                return Err(error);
+            }
+        }
+    }
+}
+
+fn cancellations(
+    ops: &[&Operation],
+    reasons: &[aws_sdk_dynamodb::types::CancellationReason],
+) -> Vec<CancelledOperation> {
+    reasons
+        .iter()
+        .enumerate()
+        .filter_map(|(index, r)| {
+            let code = r.code()?;
+            if code == "None" {
+                return None;
+            }
+            let op = ops.get(index)?;
+            Some(CancelledOperation {
+                index,
+                entity: op.prepared.entity,
+                key: op.prepared.key.clone(),
+                reason: CancelReason::from_code(code),
+                message: r.message().map(str::to_owned),
+                current: r.item.clone().filter(|i| !i.is_empty()).map(Box::new),
+            })
+        })
+        .collect()
+}
+
+/// A `TransactGetItems` request; see [`Db::transact_get`].
+#[must_use = "a transaction does nothing until it is sent or awaited"]
+pub struct TransactGet<'a, X: Target> {
+    db: &'a Db<X::Table>,
+    keys: Vec<Result<Item, Error>>,
+    unknown: UnknownEntity,
+}
+
+impl<'a, X: Target> TransactGet<'a, X> {
+    /// Adds a key (of `X`, or of any entity of collection `X`).
+    pub fn key<M: Entity>(mut self, key: Key<M>) -> Self
+    where
+        X: Includes<M>,
+    {
+        self.keys.push(key.to_item());
+        self
+    }
+
+    /// Reads the items as of one point in time; `None` where there is no item.
+    pub async fn send(self) -> Result<Vec<Option<X>>, Error> {
+        const OP: &str = "TransactGetItems";
+        if self.keys.len() > MAX_TRANSACTION_ITEMS {
+            return Err(Error::validation(
+                OP,
+                format!(
+                    "{} keys; DynamoDB allows at most {MAX_TRANSACTION_ITEMS}",
+                    self.keys.len()
+                ),
+            ));
+        }
+        let mut items = Vec::with_capacity(self.keys.len());
+        for key in self.keys {
+            let get = Get::builder()
+                .table_name(self.db.table_name())
+                .set_key(Some(key?))
+                .build()
+                .map_err(|e| Error::validation(OP, format!("cannot build request: {e}")))?;
+            items.push(TransactGetItem::builder().get(get).build());
+        }
+        let out = self
+            .db
+            .client()
+            .transact_get_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await
+            .map_err(|e| Error::service(OP, self.db.table_name(), e))?;
+        let mut results = Vec::new();
+        for response in out.responses.unwrap_or_default() {
+            match response.item {
+                Some(item) if !item.is_empty() => results.push(decode_target(item, self.unknown)?),
+                _ => results.push(None),
+            }
+        }
+        Ok(results)
+    }
+}
+
+impl<T: Table> Db<T> {
+    /// A write transaction: puts, updates, deletes and condition checks, all applied or
+    /// none.
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct Bank;
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[dynamo(table = Bank, pk = "ACCOUNT#{id}", sk = "ACCOUNT")]
+    /// struct Account { id: String, balance: i64 }
+    ///
+    /// # async fn demo(db: Db<Bank>) -> Result<(), dynamo_model::Error> {
+    /// let f = Account::fields();
+    /// db.transact_write()
+    ///     .update(db.update(Account::key("a")).add(f.balance, -50).condition(f.balance.ge(50)))
+    ///     .update(db.update(Account::key("b")).add(f.balance, 50))
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn transact_write(&self) -> TransactWrite<'_, T> {
+        TransactWrite {
+            db: self,
+            operations: Vec::new(),
+            token: None,
+            policy: RetryPolicy {
+                deadline: std::time::Duration::from_secs(10),
+                ..RetryPolicy::default()
+            },
+        }
+    }
+
+    /// A read transaction of up to 100 items, of entity `X` or of a collection `X`.
+    pub fn transact_get<X: Target<Table = T>>(&self) -> TransactGet<'_, X> {
+        TransactGet {
+            db: self,
+            keys: Vec::new(),
+            unknown: UnknownEntity::Skip,
+        }
+    }
+}
+
+impl<'a, T: Table> std::future::IntoFuture for TransactWrite<'a, T> {
+    type Output = Result<(), Error>;
+    type IntoFuture = crate::ops::BoxFuture<'a, Self::Output>;
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+impl<'a, X: Target> std::future::IntoFuture for TransactGet<'a, X> {
+    type Output = Result<Vec<Option<X>>, Error>;
+    type IntoFuture = crate::ops::BoxFuture<'a, Self::Output>;
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}

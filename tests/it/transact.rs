@@ -1,0 +1,236 @@
+//! Transactions: all or nothing, cancellation reasons per operation, idempotent retries.
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
+use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::transact::CancelReason;
+use dynamo_model::{local, Db, Error};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+async fn accounts(db: &Db<App>, balances: &[i64]) -> Result<(), Error> {
+    for (i, b) in balances.iter().enumerate() {
+        db.put(&Account {
+            id: format!("a{i}"),
+            balance: *b,
+            transfers: 0,
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+async fn balance(db: &Db<App>, id: &str) -> Result<i64, BoxError> {
+    Ok(db
+        .get(Account::key(id))
+        .consistent()
+        .await?
+        .ok_or("no account")?
+        .balance)
+}
+
+fn transfer<'a>(
+    db: &'a Db<App>,
+    from: &str,
+    to: &str,
+    amount: i64,
+) -> dynamo_model::transact::TransactWrite<'a, App> {
+    let f = Account::fields();
+    db.transact_write()
+        .update(
+            db.update(Account::key(from))
+                .add(f.balance, -amount)
+                .add(f.transfers, 1)
+                .condition(f.balance.ge(amount)),
+        )
+        .update(
+            db.update(Account::key(to))
+                .add(f.balance, amount)
+                .add(f.transfers, 1),
+        )
+}
+
+#[tokio::test]
+async fn a_transaction_applies_everything_or_nothing() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    accounts(&db, &[100, 0]).await?;
+    transfer(&db, "a0", "a1", 60).await?;
+    assert_eq!(
+        (balance(&db, "a0").await?, balance(&db, "a1").await?),
+        (40, 60)
+    );
+
+    // Not enough money: the condition on operation 0 fails and nothing is applied.
+    let err = transfer(&db, "a0", "a1", 50).await.unwrap_err();
+    match &err {
+        Error::TransactionCanceled { operations } => {
+            assert_eq!(operations.len(), 1, "{operations:?}");
+            let op = &operations[0];
+            assert_eq!(
+                (op.index, op.entity, op.reason.clone()),
+                (0, "Account", CancelReason::ConditionalCheckFailed)
+            );
+            assert_eq!(op.key, "PK=ACCOUNT#a0, SK=ACCOUNT");
+            let current: Account = op.current().ok_or("no current item")??;
+            assert_eq!(current.balance, 40);
+        }
+        other => panic!("expected TransactionCanceled, got {other:?}"),
+    }
+    assert_eq!(
+        (balance(&db, "a0").await?, balance(&db, "a1").await?),
+        (40, 60)
+    );
+
+    // An update of a missing item fails the same way (reason ConditionalCheckFailed, no item).
+    let err = transfer(&db, "a0", "nobody", 10).await.unwrap_err();
+    match err {
+        Error::TransactionCanceled { operations } => {
+            assert_eq!(
+                (operations[0].index, operations[0].current.is_none()),
+                (1, true)
+            );
+        }
+        other => panic!("expected TransactionCanceled, got {other:?}"),
+    }
+    assert_eq!(balance(&db, "a0").await?, 40);
+    Ok(())
+}
+
+#[tokio::test]
+async fn puts_deletes_and_checks_across_entity_types() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    accounts(&db, &[10, 0]).await?;
+    let f = Account::fields();
+    db.transact_write()
+        .put(db.put(&User::sample("u")).if_absent())
+        .check(Account::key("a0"), f.balance.gt(5))
+        .delete(db.delete(Account::key("a1")))
+        .await?;
+    assert!(db.get(User::key("u")).await?.is_some());
+    assert!(db.get(Account::key("a1")).await?.is_none());
+
+    // A failing check cancels the writes around it.
+    let err = db
+        .transact_write()
+        .check(Account::key("a0"), f.balance.gt(50))
+        .delete(db.delete(User::key("u")))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::TransactionCanceled { operations } if operations[0].index == 0),
+        "{err:?}"
+    );
+    assert!(db.get(User::key("u")).await?.is_some());
+
+    let err = db
+        .transact_write()
+        .put(db.put(&User::sample("u")).if_absent())
+        .put(db.put(&User::sample("v")))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::TransactionCanceled { operations } if operations[0].index == 0),
+        "{err:?}"
+    );
+    assert!(db.get(User::key("v")).await?.is_none(), "nothing applied");
+    Ok(())
+}
+
+#[tokio::test]
+async fn limits_are_checked_before_sending() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let users: Vec<User> = (0..101).map(|i| User::sample(&format!("u{i}"))).collect();
+    let tx = users
+        .iter()
+        .fold(db.transact_write(), |tx, u| tx.put(db.put(u)));
+    let err = tx.await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Validation { message, .. } if message.contains("101")),
+        "{err:?}"
+    );
+    assert!(
+        db.scan::<User>().all().await?.items.is_empty(),
+        "nothing was sent"
+    );
+
+    let err = db
+        .transact_write()
+        .put(db.put(&users[0]))
+        .delete(db.delete(User::key("u0")))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    let err = db.transact_write().await.unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_same_token_applies_a_transaction_once() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    accounts(&db, &[100, 0]).await?;
+    transfer(&db, "a0", "a1", 10).token("transfer-42").await?;
+    // A client retrying the same request (e.g. after a timeout) with the same token.
+    transfer(&db, "a0", "a1", 10).token("transfer-42").await?;
+    assert_eq!(
+        (balance(&db, "a0").await?, balance(&db, "a1").await?),
+        (90, 10)
+    );
+    let err = transfer(&db, "a0", "a1", 10)
+        .token("x".repeat(37))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn conflicts_and_ambiguous_failures_are_retried_exactly_once() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    accounts(&db, &[1_000, 0]).await?;
+    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+    let faults = Faults::new(9)
+        .rate(0.5)
+        .kinds([
+            FaultKind::TransactionConflict,
+            FaultKind::ServerErrorAfterApply,
+            FaultKind::ServerError,
+        ])
+        .operations(["TransactWriteItems"]);
+    let flaky: Db<App> = Db::new(
+        client_with_faults(&endpoint, &faults, RetryConfig::disabled()),
+        db.table_name(),
+    );
+    for _ in 0..20 {
+        transfer(&flaky, "a0", "a1", 10).await?;
+    }
+    let stats = faults.stats();
+    assert!(
+        stats.transaction_conflicts > 0 && stats.server_errors_after_apply > 0,
+        "{stats:?}"
+    );
+    // 20 transfers, each applied exactly once even when its first attempt was applied
+    // and then reported as a failure.
+    assert_eq!(
+        (balance(&db, "a0").await?, balance(&db, "a1").await?),
+        (800, 200)
+    );
+    let a0 = db.get(Account::key("a0")).await?.ok_or("missing")?;
+    assert_eq!(a0.transfers, 20);
+    Ok(())
+}
+
+#[tokio::test]
+async fn transact_get_reads_several_items_at_once() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    accounts(&db, &[5, 6]).await?;
+    let got = db
+        .transact_get::<Account>()
+        .key(Account::key("a0"))
+        .key(Account::key("missing"))
+        .key(Account::key("a1"))
+        .await?;
+    let balances: Vec<Option<i64>> = got.iter().map(|a| a.as_ref().map(|a| a.balance)).collect();
+    assert_eq!(balances, [Some(5), None, Some(6)]);
+    Ok(())
+}
