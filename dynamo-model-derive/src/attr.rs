@@ -407,6 +407,10 @@ fn skip_meta_value(meta: &ParseNestedMeta) -> syn::Result<()> {
 
 pub struct FieldAttrs {
     pub serde_codec: bool,
+    /// `#[dynamo(version)]`: optimistic-locking counter managed by the crate.
+    pub version: bool,
+    /// `#[dynamo(ttl)]`: stored as epoch seconds under the table's TTL attribute.
+    pub ttl: bool,
     pub rename: Option<String>,
     pub skip: bool,
     pub default: Option<Option<Path>>,
@@ -416,6 +420,8 @@ pub struct FieldAttrs {
 pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     let mut out = FieldAttrs {
         serde_codec: false,
+        version: false,
+        ttl: false,
         rename: None,
         skip: false,
         default: None,
@@ -429,8 +435,14 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 if meta.path.is_ident("serde") {
                     out.serde_codec = true;
                     Ok(())
+                } else if meta.path.is_ident("version") {
+                    out.version = true;
+                    Ok(())
+                } else if meta.path.is_ident("ttl") {
+                    out.ttl = true;
+                    Ok(())
                 } else {
-                    Err(meta.error("unknown field option; expected `serde`"))
+                    Err(meta.error("unknown field option; expected `serde`, `version` or `ttl`"))
                 }
             });
             if let Err(e) = result {

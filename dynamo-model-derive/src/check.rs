@@ -99,6 +99,10 @@ fn parse_template(cx: &mut Ctxt, lit: &LitStr, fields: &[Field], what: &str) -> 
                 );
                 ok = false;
             }
+            Some(f) if f.attrs.version || f.attrs.ttl => {
+                cx.error_spanned_by(lit, format!("field `{name}` is managed (#[dynamo(version)] or #[dynamo(ttl)]) and cannot be part of a key"));
+                ok = false;
+            }
             Some(f) if f.attrs.serde_codec => {
                 cx.error_spanned_by(
                     lit,
@@ -179,6 +183,32 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         }
     }
 
+    for (flag, what) in [(0, "version"), (1, "ttl")] {
+        let marked: Vec<&Field> = fields
+            .iter()
+            .filter(|f| {
+                if flag == 0 {
+                    f.attrs.version
+                } else {
+                    f.attrs.ttl
+                }
+            })
+            .collect();
+        if marked.len() > 1 {
+            cx.error_spanned_by(
+                &marked[1].ident,
+                format!("only one field can be #[dynamo({what})]"),
+            );
+        }
+        for f in marked {
+            if f.attrs.skip || f.attrs.serde_codec {
+                cx.error_spanned_by(&f.ident, format!("a #[dynamo({what})] field cannot be skipped or stored with #[dynamo(serde)]"));
+            }
+            if f.attrs.version && f.attrs.ttl {
+                cx.error_spanned_by(&f.ident, "a field cannot be both the version and the TTL");
+            }
+        }
+    }
     if attrs.table.is_none() && !attrs.parse_failed {
         cx.error_spanned_by(
             &input.ident,

@@ -401,3 +401,107 @@ impl AttrValue for uuid::Uuid {
         }
     }
 }
+
+/// Unix epoch seconds, stored as a DynamoDB number: the only form DynamoDB's TTL reads.
+/// The stored type of `#[dynamo(ttl)]` fields (their paths compare against it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Epoch(pub i64);
+
+impl AttrValue for Epoch {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        self.0.to_attr()
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        i64::from_attr(value).map(Epoch)
+    }
+}
+
+impl From<i64> for Epoch {
+    fn from(seconds: i64) -> Self {
+        Epoch(seconds)
+    }
+}
+
+#[cfg(feature = "time")]
+impl From<time::OffsetDateTime> for Epoch {
+    fn from(t: time::OffsetDateTime) -> Self {
+        Epoch(t.unix_timestamp())
+    }
+}
+
+/// A type a `#[dynamo(ttl)]` field may have: `OffsetDateTime` (feature `time`), `i64` or
+/// `u64` epoch seconds, or an `Option` of those (no expiry).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a TTL field",
+    label = "#[dynamo(ttl)] field",
+    note = "DynamoDB's TTL reads epoch seconds: use time::OffsetDateTime (feature `time`), i64 or u64, optionally in Option"
+)]
+pub trait TtlValue: Sized {
+    /// How it is stored.
+    type Stored: AttrValue;
+    /// To epoch seconds.
+    fn to_stored(&self) -> Self::Stored;
+    /// From epoch seconds.
+    fn from_stored(stored: Self::Stored) -> Result<Self, DecodeErrorKind>;
+}
+
+impl TtlValue for i64 {
+    type Stored = Epoch;
+    fn to_stored(&self) -> Epoch {
+        Epoch(*self)
+    }
+    fn from_stored(stored: Epoch) -> Result<Self, DecodeErrorKind> {
+        Ok(stored.0)
+    }
+}
+
+impl TtlValue for u64 {
+    type Stored = Epoch;
+    fn to_stored(&self) -> Epoch {
+        Epoch(i64::try_from(*self).unwrap_or(i64::MAX))
+    }
+    fn from_stored(stored: Epoch) -> Result<Self, DecodeErrorKind> {
+        u64::try_from(stored.0)
+            .map_err(|_| DecodeErrorKind::Invalid(format!("negative epoch seconds {}", stored.0)))
+    }
+}
+
+#[cfg(feature = "time")]
+impl TtlValue for time::OffsetDateTime {
+    type Stored = Epoch;
+    fn to_stored(&self) -> Epoch {
+        Epoch(self.unix_timestamp())
+    }
+    fn from_stored(stored: Epoch) -> Result<Self, DecodeErrorKind> {
+        time::OffsetDateTime::from_unix_timestamp(stored.0)
+            .map_err(|e| DecodeErrorKind::Invalid(format!("epoch seconds {}: {e}", stored.0)))
+    }
+}
+
+impl<T: TtlValue> TtlValue for Option<T> {
+    type Stored = Option<T::Stored>;
+    fn to_stored(&self) -> Self::Stored {
+        self.as_ref().map(T::to_stored)
+    }
+    fn from_stored(stored: Self::Stored) -> Result<Self, DecodeErrorKind> {
+        stored.map(T::from_stored).transpose()
+    }
+}
+
+/// A type a `#[dynamo(version)]` field may have: an unsigned or signed integer.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a version field",
+    label = "#[dynamo(version)] field",
+    note = "a version is an integer (u32, u64, i64, ...) counting writes; 0 means never written"
+)]
+pub trait VersionValue {
+    /// The version as a number.
+    fn get(&self) -> u64;
+}
+
+macro_rules! version_value {
+    ($($t:ty),*) => {$( impl VersionValue for $t {
+        fn get(&self) -> u64 { u64::try_from(*self).unwrap_or(0) }
+    } )*};
+}
+version_value!(u8, u16, u32, u64, usize, i32, i64);

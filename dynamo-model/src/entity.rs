@@ -22,6 +22,15 @@ pub trait Entity: Sized + Send + Sync + 'static {
     /// Attribute names of the fields the secondary-index templates are built from.
     const INDEX_FIELDS: &'static [&'static str];
 
+    /// The attribute of the `#[dynamo(version)]` field, if the entity has one: puts,
+    /// updates and deletes then check it and puts and updates increment it.
+    const VERSION: Option<&'static str> = None;
+
+    /// The value of the `#[dynamo(version)]` field (0: never written).
+    fn version(&self) -> u64 {
+        0
+    }
+
     /// This entity's primary key.
     fn primary_key(&self) -> Key<Self>;
 
@@ -130,6 +139,15 @@ pub mod __private {
                 source: Some(Box::new(e)),
             }),
         }
+    }
+
+    /// Decodes a `#[dynamo(ttl)]` field from its stored epoch seconds.
+    pub fn ttl_field<E: Entity, T: crate::codec::TtlValue>(
+        item: &Item,
+        name: &'static str,
+        stored: T::Stored,
+    ) -> Result<T, DecodeError> {
+        T::from_stored(stored).map_err(|kind| decode_error::<E>(item, Some(name), kind))
     }
 
     /// Takes a field's attribute out of the item and decodes it; `default` supplies the

@@ -34,6 +34,22 @@ pub enum Error {
         current: Option<Box<Item>>,
     },
 
+    /// Optimistic locking: the stored item's version is not the one the write expected
+    /// (someone else wrote it meanwhile). `current` is the item as stored now.
+    #[error("version conflict on {entity} {key}: expected version {expected}, found {found:?}")]
+    VersionConflict {
+        /// Entity type the request was for.
+        entity: &'static str,
+        /// The item's key, rendered as `PK=..., SK=...`.
+        key: String,
+        /// The version the write expected.
+        expected: u64,
+        /// The stored version (`None`: no item, or no version attribute).
+        found: Option<u64>,
+        /// The item as stored, if there is one.
+        current: Option<Box<Item>>,
+    },
+
     /// The operation needs an existing item (an update, or a delete with
     /// `must_exist`) and there is none under that key.
     #[error("{entity} {key} not found")]
@@ -93,12 +109,17 @@ pub enum Error {
 }
 
 impl Error {
-    /// Decodes the current item carried by a [`Error::ConditionFailed`], if there is one.
+    /// Decodes the current item carried by a [`Error::ConditionFailed`] or
+    /// [`Error::VersionConflict`], if there is one.
     ///
     /// Returns `None` for other variants or when no item exists under the key.
     pub fn current<E: crate::Entity>(&self) -> Option<Result<E, Error>> {
         match self {
             Error::ConditionFailed {
+                current: Some(item),
+                ..
+            }
+            | Error::VersionConflict {
                 current: Some(item),
                 ..
             } => Some(E::from_item(item.as_ref().clone()).map_err(Error::from)),

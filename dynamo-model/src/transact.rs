@@ -164,6 +164,7 @@ impl<'a, T: Table> TransactWrite<'a, T> {
                 names,
                 values,
                 needs_item: true,
+                expected_version: None,
             })
         })();
         self.push(Kind::Check, prepared)

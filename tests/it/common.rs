@@ -203,3 +203,16 @@ pub struct Account {
     pub balance: i64,
     pub transfers: u32,
 }
+
+/// Optimistic locking and TTL.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "DOC#{id}", sk = "DOC#{rev}")]
+pub struct Doc {
+    pub id: String,
+    pub rev: u32,
+    pub body: String,
+    #[dynamo(version)]
+    pub version: u64,
+    #[dynamo(ttl)]
+    pub expires: Option<OffsetDateTime>,
+}

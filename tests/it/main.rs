@@ -7,6 +7,7 @@ mod decode;
 mod faults;
 mod index;
 mod keys;
+mod locking;
 mod query;
 mod scan;
 mod single_item;

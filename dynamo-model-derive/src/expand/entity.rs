@@ -70,7 +70,17 @@ fn generate(m: &EntityModel) -> TokenStream {
             checks.push(quote!(if __SCHEMA.sk.is_some() { #p }));
         }
     }
-    for f in m.fields.iter().filter(|f| !f.attrs.skip) {
+    for f in m.fields.iter().filter(|f| f.attrs.ttl) {
+        let p = const_panic(
+            f.ident.span(),
+            format!(
+                "field `{}` is #[dynamo(ttl)] but table `{table_name}` declares no `ttl` attribute",
+                f.ident
+            ),
+        );
+        checks.push(quote!(if __SCHEMA.ttl.is_none() { #p }));
+    }
+    for f in m.fields.iter().filter(|f| !f.attrs.skip && !f.attrs.ttl) {
         let name = &f.name;
         let p = const_panic(
             f.ident.span(),
@@ -353,7 +363,9 @@ fn generate(m: &EntityModel) -> TokenStream {
     let capacity = stored.len() + 3 + 2 * m.indexes.len();
     let encode_fields = stored.iter().map(|f| {
         let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
-        let put = if f.attrs.serde_codec {
+        let put = if f.attrs.ttl {
+            quote_spanned!(ty.span()=> #private::put_field::<Self, <#ty as #dm::TtlValue>::Stored>(&mut item, __TTL_ATTR, &#dm::TtlValue::to_stored(&self.#fi))?;)
+        } else if f.attrs.serde_codec {
             quote_spanned!(ty.span()=> #private::put_serde_field::<Self, #ty>(&mut item, #name, &self.#fi)?;)
         } else {
             quote_spanned!(ty.span()=> #private::put_field::<Self, #ty>(&mut item, #name, &self.#fi)?;)
@@ -374,6 +386,18 @@ fn generate(m: &EntityModel) -> TokenStream {
         if f.attrs.skip {
             let default = default.unwrap_or(quote!(::core::default::Default::default));
             return quote!(#fi: #default(),);
+        }
+        if f.attrs.ttl {
+            let fallback = match default {
+                Some(default) => quote!(::core::option::Option::Some(|| #dm::TtlValue::to_stored(&#default()))),
+                None => quote!(::core::option::Option::None),
+            };
+            return quote_spanned! {ty.span()=>
+                #fi: {
+                    let stored = #private::take_field::<Self, <#ty as #dm::TtlValue>::Stored>(&mut item, __TTL_ATTR, #fallback)?;
+                    #private::ttl_field::<Self, #ty>(&item, __TTL_ATTR, stored)?
+                },
+            };
         }
         let take = if f.attrs.serde_codec {
             quote_spanned!(ty.span()=> #private::take_serde_field::<Self, #ty>)
@@ -400,16 +424,30 @@ fn generate(m: &EntityModel) -> TokenStream {
         .map(|f| &f.name)
         .collect();
 
+    // ---- managed fields
+    let version_items = m.fields.iter().find(|f| f.attrs.version).map(|f| {
+        let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
+        quote_spanned! {ty.span()=>
+            const VERSION: ::core::option::Option<&'static str> = ::core::option::Option::Some(#name);
+            fn version(&self) -> u64 {
+                <#ty as #dm::VersionValue>::get(&self.#fi)
+            }
+        }
+    });
+
     // ---- typed paths
     let fields_ident = format_ident!("{}Fields", ident);
     let path_decls = stored.iter().map(|f| {
         let (fi, ty) = (&f.ident, &f.ty);
         let value = if f.attrs.serde_codec {
             quote!(#dm::Serde<#ty>)
+        } else if f.attrs.ttl {
+            quote!(<#ty as #dm::TtlValue>::Stored)
         } else {
             quote!(#ty)
         };
-        let marker = if f.in_primary_key {
+        // The version is managed by the crate: conditions yes, updates no.
+        let marker = if f.in_primary_key || f.attrs.version {
             quote!(KeyField)
         } else {
             quote!(Mutable)
@@ -419,6 +457,12 @@ fn generate(m: &EntityModel) -> TokenStream {
     });
     let path_inits = stored.iter().map(|f| {
         let (fi, name) = (&f.ident, &f.name);
+        if f.attrs.ttl {
+            return quote!(#fi: #dm::Path::__new(match <#table as #dm::Table>::SCHEMA.ttl {
+                ::core::option::Option::Some(ttl) => ttl,
+                ::core::option::Option::None => #name,
+            }),);
+        }
         quote!(#fi: #dm::Path::__new(#name),)
     });
     let fields_doc = format!("Typed attribute paths of [`{ident}`], for conditions and updates.");
@@ -510,6 +554,11 @@ fn generate(m: &EntityModel) -> TokenStream {
         const _: () = {
             const __SCHEMA: #dm::TableSchema = <#table as #dm::Table>::SCHEMA;
             static __SCHEMA_REF: #dm::TableSchema = __SCHEMA;
+            #[allow(dead_code)]
+            const __TTL_ATTR: &str = match __SCHEMA.ttl {
+                ::core::option::Option::Some(ttl) => ttl,
+                ::core::option::Option::None => "",
+            };
             #(#index_consts)*
             const _: () = { #(#checks)* };
 
@@ -518,6 +567,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                 const ENTITY_TYPE: &'static str = #entity_type;
                 const KEY_FIELDS: &'static [&'static str] = &[#(#key_fields),*];
                 const INDEX_FIELDS: &'static [&'static str] = &[#(#index_fields),*];
+                #version_items
 
                 fn primary_key(&self) -> #dm::Key<Self> {
                     #dm::Key::__build(#has_sk, |#pk_out, #sk_out| {

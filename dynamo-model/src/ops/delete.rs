@@ -1,6 +1,6 @@
 use super::{
     absent_or_entity, and, condition_failed, is_entity, item_exists, render, user_condition,
-    PreparedWrite,
+    version_guard, version_is, PreparedWrite, VersionCheck,
 };
 use crate::expr::Placeholders;
 use crate::{Condition, Db, Entity, Error, Key};
@@ -18,6 +18,7 @@ pub struct Delete<'a, E: Entity> {
     key: Key<E>,
     must_exist: bool,
     condition: Option<Condition<E>>,
+    version: VersionCheck,
 }
 
 impl<'a, E: Entity> Delete<'a, E> {
@@ -27,7 +28,21 @@ impl<'a, E: Entity> Delete<'a, E> {
             key,
             must_exist: false,
             condition: None,
+            version: VersionCheck::Unspecified,
         }
+    }
+
+    /// Optimistic locking: only delete if the stored item is at `version`; otherwise
+    /// [`Error::VersionConflict`] with the current item.
+    pub fn if_version(mut self, version: u64) -> Self {
+        self.version = VersionCheck::Expect(version);
+        self
+    }
+
+    /// Deletes a versioned entity whatever its version.
+    pub fn any_version(mut self) -> Self {
+        self.version = VersionCheck::Any;
+        self
     }
 
     /// Fail with [`Error::NotFound`] when there is no item under the key.
@@ -51,10 +66,15 @@ impl<'a, E: Entity> Delete<'a, E> {
     }
 
     pub(crate) fn prepare(self) -> Result<PreparedWrite, Error> {
-        let guard = if self.must_exist {
+        let expected_version = version_guard::<E>(self.version, "delete")?;
+        let guard = if self.must_exist || expected_version.is_some() {
             and(item_exists::<E>(), Some(is_entity::<E>()))
         } else {
             absent_or_entity::<E>()
+        };
+        let guard = match expected_version {
+            Some((attr, v)) => and(guard, Some(version_is(attr, v))),
+            None => guard,
         };
         let node = and(guard, user_condition(self.condition));
         let mut p = Placeholders::default();
@@ -70,6 +90,7 @@ impl<'a, E: Entity> Delete<'a, E> {
             names,
             values,
             needs_item: self.must_exist,
+            expected_version,
         })
     }
 
@@ -98,9 +119,9 @@ impl<'a, E: Entity> Delete<'a, E> {
                 _ => Ok(None),
             },
             Err(e) => match e.into_service_error() {
-                DeleteItemError::ConditionalCheckFailedException(failed) => {
-                    Err(condition_failed::<E>(p.key, failed.item, p.needs_item))
-                }
+                DeleteItemError::ConditionalCheckFailedException(failed) => Err(
+                    condition_failed::<E>(p.key, failed.item, p.needs_item, p.expected_version),
+                ),
                 other => Err(Error::service("DeleteItem", db.table_name(), other)),
             },
         }

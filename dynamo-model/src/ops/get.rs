@@ -6,6 +6,7 @@ pub struct Get<'a, E: Entity> {
     db: &'a Db<E::Table>,
     key: Key<E>,
     consistent: bool,
+    exclude_expired: bool,
 }
 
 impl<'a, E: Entity> Get<'a, E> {
@@ -14,6 +15,7 @@ impl<'a, E: Entity> Get<'a, E> {
             db,
             key,
             consistent: false,
+            exclude_expired: false,
         }
     }
 
@@ -21,6 +23,13 @@ impl<'a, E: Entity> Get<'a, E> {
     /// consistent read).
     pub fn consistent(mut self) -> Self {
         self.consistent = true;
+        self
+    }
+
+    /// Treats an item whose TTL has passed as absent (DynamoDB deletes expired items only
+    /// eventually).
+    pub fn exclude_expired(mut self) -> Self {
+        self.exclude_expired = true;
         self
     }
 
@@ -38,6 +47,7 @@ impl<'a, E: Entity> Get<'a, E> {
             .await
             .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
         match out.item {
+            Some(item) if self.exclude_expired && super::is_expired::<E::Table>(&item) => Ok(None),
             Some(item) => Ok(Some(E::from_item(item)?)),
             None => Ok(None),
         }

@@ -38,6 +38,86 @@ pub(crate) struct PreparedWrite {
     pub(crate) values: Option<std::collections::HashMap<String, AttributeValue>>,
     /// A failed condition with no current item means "not found" (update, must_exist delete).
     pub(crate) needs_item: bool,
+    /// The version attribute and the version the write expects to find.
+    pub(crate) expected_version: Option<(&'static str, u64)>,
+}
+
+/// How an update or delete of a versioned entity treats the version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VersionCheck {
+    /// Not chosen yet: refused for versioned entities.
+    Unspecified,
+    /// The stored version must be this.
+    Expect(u64),
+    /// Any version (the update still increments it).
+    Any,
+}
+
+fn now_epoch() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// `attribute_not_exists(ttl) OR ttl > :now`: items not yet expired. DynamoDB deletes
+/// expired items lazily (typically within days), so reads see them until then.
+pub(crate) fn not_expired<T: crate::Table>() -> Option<Node> {
+    let ttl = T::SCHEMA.ttl?;
+    Some(Node::Or(
+        Box::new(Node::Function {
+            function: "attribute_not_exists",
+            path: ttl,
+        }),
+        Box::new(Node::Compare {
+            path: ttl,
+            op: crate::expr::CompareOp::Gt,
+            value: Ok(AttributeValue::N(now_epoch().to_string())),
+        }),
+    ))
+}
+
+/// Whether an item's TTL attribute lies in the past.
+pub(crate) fn is_expired<T: crate::Table>(item: &Item) -> bool {
+    let Some(ttl) = T::SCHEMA.ttl else {
+        return false;
+    };
+    item.get(ttl)
+        .and_then(|v| v.as_n().ok())
+        .and_then(|n| n.parse::<f64>().ok())
+        .is_some_and(|t| t <= now_epoch() as f64)
+}
+
+/// `version = :v` on the stored item.
+pub(crate) fn version_is(attr: &'static str, version: u64) -> Node {
+    Node::Compare {
+        path: attr,
+        op: crate::expr::CompareOp::Eq,
+        value: Ok(AttributeValue::N(version.to_string())),
+    }
+}
+
+/// The version condition of an update or delete, or the error for a versioned entity
+/// whose caller did not say which version it expects.
+pub(crate) fn version_guard<E: Entity>(
+    check: VersionCheck,
+    operation: &str,
+) -> Result<Option<(&'static str, u64)>, Error> {
+    match (E::VERSION, check) {
+        (None, VersionCheck::Expect(_)) => Err(Error::validation(
+            E::ENTITY_TYPE,
+            "if_version on an entity without a #[dynamo(version)] field",
+        )),
+        (None, _) | (Some(_), VersionCheck::Any) => Ok(None),
+        (Some(attr), VersionCheck::Expect(v)) => Ok(Some((attr, v))),
+        (Some(_), VersionCheck::Unspecified) => Err(Error::validation(
+            E::ENTITY_TYPE,
+            format!(
+                "{} is versioned: {operation} with .if_version(v) (checked) or .any_version()",
+                E::ENTITY_TYPE
+            ),
+        )),
+    }
 }
 
 /// Boxed future returned by the builders' `IntoFuture` implementations.
@@ -115,12 +195,29 @@ pub(crate) fn user_condition<E>(c: Option<Condition<E>>) -> Option<Node> {
 }
 
 /// The error for a failed condition: `NotFound` when the operation needed an item and
-/// there is none, `ConditionFailed` with the current item otherwise.
+/// there is none, `VersionConflict` when the stored version is not the expected one,
+/// `ConditionFailed` with the current item otherwise.
 pub(crate) fn condition_failed<E: Entity>(
     key: String,
     current: Option<Item>,
     needs_item: bool,
+    expected_version: Option<(&'static str, u64)>,
 ) -> Error {
+    if let (Some((attr, expected)), Some(item)) = (expected_version, &current) {
+        let found = item
+            .get(attr)
+            .and_then(|v| v.as_n().ok())
+            .and_then(|n| n.parse::<u64>().ok());
+        if found != Some(expected) {
+            return Error::VersionConflict {
+                entity: E::ENTITY_TYPE,
+                key,
+                expected,
+                found,
+                current: current.map(Box::new),
+            };
+        }
+    }
     match current {
         None if needs_item => Error::NotFound {
             entity: E::ENTITY_TYPE,

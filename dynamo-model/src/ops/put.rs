@@ -1,9 +1,11 @@
 use super::{
-    absent_or_entity, and, condition_failed, item_absent, render, user_condition, PreparedWrite,
+    absent_or_entity, and, condition_failed, is_entity, item_absent, render, user_condition,
+    version_is, PreparedWrite,
 };
 use crate::expr::Placeholders;
 use crate::{Condition, Db, Entity, Error};
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 
 /// A `PutItem` request; see [`Db::put`].
@@ -46,12 +48,23 @@ impl<'a, E: Entity> Put<'a, E> {
     }
 
     pub(crate) fn prepare(self) -> Result<PreparedWrite, Error> {
-        let item = self.entity.to_item()?;
+        let mut item = self.entity.to_item()?;
+        // Optimistic locking: version 0 is a new item; otherwise the stored item must be
+        // at this version. The put writes the next version.
+        let expected_version = E::VERSION.map(|attr| (attr, self.entity.version()));
+        let version_guard = expected_version.map(|(attr, v)| {
+            item.insert(attr.to_owned(), AttributeValue::N((v + 1).to_string()));
+            if v == 0 {
+                item_absent::<E>()
+            } else {
+                and(version_is(attr, v), Some(is_entity::<E>()))
+            }
+        });
         crate::size::check_item_size::<E>(&item)?;
-        let guard = if self.if_absent {
-            item_absent::<E>()
-        } else {
-            absent_or_entity::<E>()
+        let guard = match (self.if_absent, version_guard) {
+            (true, _) => item_absent::<E>(),
+            (false, Some(guard)) => guard,
+            (false, None) => absent_or_entity::<E>(),
         };
         let node = and(guard, user_condition(self.condition));
         let mut p = Placeholders::default();
@@ -67,6 +80,7 @@ impl<'a, E: Entity> Put<'a, E> {
             names,
             values,
             needs_item: false,
+            expected_version,
         })
     }
 
@@ -88,9 +102,9 @@ impl<'a, E: Entity> Put<'a, E> {
         match result {
             Ok(_) => Ok(()),
             Err(e) => match e.into_service_error() {
-                PutItemError::ConditionalCheckFailedException(failed) => {
-                    Err(condition_failed::<E>(p.key, failed.item, false))
-                }
+                PutItemError::ConditionalCheckFailedException(failed) => Err(
+                    condition_failed::<E>(p.key, failed.item, false, p.expected_version),
+                ),
                 other => Err(Error::service("PutItem", db.table_name(), other)),
             },
         }

@@ -271,6 +271,7 @@ pub struct Query<'a, T: Target, K: KeySpace = Primary> {
     max_pages: Option<usize>,
     consistent: bool,
     unknown: UnknownEntity,
+    exclude_expired: bool,
 }
 
 /// The key attributes of the queried table or index.
@@ -315,7 +316,14 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             max_pages: None,
             consistent: false,
             unknown: UnknownEntity::Skip,
+            exclude_expired: false,
         }
+    }
+
+    /// Leaves out items whose TTL has passed (DynamoDB deletes them only eventually).
+    pub fn exclude_expired(mut self) -> Self {
+        self.exclude_expired = true;
+        self
     }
 
     /// Restricts the sort key with a condition from the generated `Type::sk()` chain.
@@ -416,6 +424,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             max_pages: self.max_pages,
             consistent: self.consistent,
             unknown: self.unknown,
+            exclude_expired: self.exclude_expired,
         }
     }
 
@@ -439,6 +448,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             max_pages: self.max_pages,
             consistent: self.consistent,
             unknown: self.unknown,
+            exclude_expired: self.exclude_expired,
         }
     }
 
@@ -555,7 +565,12 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         // index that does not project the entity-type attribute cannot be filtered on it.
         let type_filter =
             (!T::IS_COLLECTION && self.projects_entity_type()).then(entity_type_filter::<T>);
-        let filter = super::and_opt(type_filter, self.filter.clone());
+        let expiry = if self.exclude_expired {
+            super::not_expired::<T::Table>()
+        } else {
+            None
+        };
+        let filter = super::and_opt(super::and_opt(type_filter, expiry), self.filter.clone());
         let filter = match filter {
             Some(node) => Some(super::render_for(T::NAME, &mut p, &node)?),
             None => None,

@@ -51,6 +51,7 @@ pub struct Scan<'a, T: Target> {
     consistent: bool,
     limit: Option<usize>,
     unknown: UnknownEntity,
+    exclude_expired: bool,
 }
 
 /// Keeps consumed read capacity under a per-second budget, across all segments: each
@@ -205,6 +206,7 @@ impl<'a, T: Target> Scan<'a, T> {
             consistent: false,
             limit: None,
             unknown: UnknownEntity::Skip,
+            exclude_expired: false,
         }
     }
 
@@ -241,6 +243,12 @@ impl<'a, T: Target> Scan<'a, T> {
         self
     }
 
+    /// Leaves out items whose TTL has passed (DynamoDB deletes them only eventually).
+    pub fn exclude_expired(mut self) -> Self {
+        self.exclude_expired = true;
+        self
+    }
+
     /// Strongly consistent reads.
     pub fn consistent(mut self) -> Self {
         self.consistent = true;
@@ -262,7 +270,12 @@ impl<'a, T: Target> Scan<'a, T> {
 
     fn prepare(&self) -> Result<Prepared, Error> {
         let type_filter = (self.unknown == UnknownEntity::Skip).then(entity_type_filter::<T>);
-        let node = and_opt(type_filter, self.filter.clone());
+        let expiry = if self.exclude_expired {
+            super::not_expired::<T::Table>()
+        } else {
+            None
+        };
+        let node = and_opt(and_opt(type_filter, expiry), self.filter.clone());
         let mut p = Placeholders::default();
         let filter = match &node {
             Some(node) => Some(super::render_for(T::NAME, &mut p, node)?),

@@ -1,4 +1,7 @@
-use super::{and, condition_failed, is_entity, item_exists, render, user_condition, PreparedWrite};
+use super::{
+    and, condition_failed, is_entity, item_exists, render, user_condition, version_guard,
+    version_is, PreparedWrite, VersionCheck,
+};
 use crate::codec::AttrValue;
 use crate::entity::{IndexChanges, Touch};
 use crate::expr::{Placeholders, UpdatablePath, ValueError};
@@ -68,6 +71,7 @@ pub struct Update<'a, E: Entity> {
     key: Key<E>,
     actions: Vec<Action>,
     condition: Option<Condition<E>>,
+    version: VersionCheck,
 }
 
 impl<'a, E: Entity> Update<'a, E> {
@@ -77,7 +81,22 @@ impl<'a, E: Entity> Update<'a, E> {
             key,
             actions: Vec::new(),
             condition: None,
+            version: VersionCheck::Unspecified,
         }
+    }
+
+    /// Optimistic locking: only update if the stored item is at `version` (it becomes
+    /// `version + 1`); otherwise [`Error::VersionConflict`] with the current item.
+    pub fn if_version(mut self, version: u64) -> Self {
+        self.version = VersionCheck::Expect(version);
+        self
+    }
+
+    /// Updates a versioned entity whatever its version (still incrementing it), e.g. for
+    /// commutative changes such as counters.
+    pub fn any_version(mut self) -> Self {
+        self.version = VersionCheck::Any;
+        self
     }
 
     /// `SET path = value`. Setting `None` (or an empty set) removes the attribute.
@@ -194,15 +213,23 @@ impl<'a, E: Entity> Update<'a, E> {
     }
 
     /// Sends the request and returns the entity as stored after the update.
-    pub(crate) fn prepare(self) -> Result<PreparedWrite, Error> {
+    pub(crate) fn prepare(mut self) -> Result<PreparedWrite, Error> {
         self.validate()?;
+        let expected_version = version_guard::<E>(self.version, "update")?;
+        if let Some(attr) = E::VERSION {
+            self.actions.push(match expected_version {
+                Some((_, v)) => Action::Set(attr, Ok(AttributeValue::N((v + 1).to_string()))),
+                None => Action::Add(attr, Ok(AttributeValue::N("1".into()))),
+            });
+        }
         let key_item = self.key.to_item()?;
         let mut p = Placeholders::default();
         let update = self.render_actions(&mut p)?;
-        let node = and(
-            and(item_exists::<E>(), Some(is_entity::<E>())),
-            user_condition(self.condition),
-        );
+        let mut guard = and(item_exists::<E>(), Some(is_entity::<E>()));
+        if let Some((attr, v)) = expected_version {
+            guard = and(guard, Some(version_is(attr, v)));
+        }
+        let node = and(guard, user_condition(self.condition));
         let condition = render::<E>(&mut p, &node)?;
         let (names, values) = p.finish();
         Ok(PreparedWrite {
@@ -215,6 +242,7 @@ impl<'a, E: Entity> Update<'a, E> {
             names,
             values,
             needs_item: true,
+            expected_version,
         })
     }
 
@@ -244,9 +272,9 @@ impl<'a, E: Entity> Update<'a, E> {
                 )),
             },
             Err(e) => match e.into_service_error() {
-                UpdateItemError::ConditionalCheckFailedException(failed) => {
-                    Err(condition_failed::<E>(p.key, failed.item, true))
-                }
+                UpdateItemError::ConditionalCheckFailedException(failed) => Err(
+                    condition_failed::<E>(p.key, failed.item, true, p.expected_version),
+                ),
                 other => Err(Error::service("UpdateItem", db.table_name(), other)),
             },
         }
