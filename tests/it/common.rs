@@ -216,3 +216,14 @@ pub struct Doc {
     #[dynamo(ttl)]
     pub expires: Option<OffsetDateTime>,
 }
+
+/// Lists, sets and counters for update expressions.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "PROFILE#{id}", sk = "PROFILE")]
+pub struct Profile {
+    pub id: String,
+    pub credits: u32,
+    pub tags: Vec<String>,
+    pub roles: std::collections::BTreeSet<String>,
+    pub nickname: Option<String>,
+}

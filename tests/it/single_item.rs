@@ -359,3 +359,88 @@ async fn create_table_enables_ttl() -> TestResult {
     assert_eq!(description.attribute_name(), Some("expires_at"));
     Ok(())
 }
+
+#[tokio::test]
+async fn update_expressions_for_counters_lists_sets_and_defaults() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let f = Profile::fields();
+    let key = || Profile::key("p");
+    db.put(&Profile {
+        id: "p".into(),
+        credits: 10,
+        tags: vec!["m".into()],
+        roles: Default::default(),
+        nickname: None,
+    })
+    .await?;
+
+    let p = db
+        .update(key())
+        .subtract(f.credits, 3)
+        .append(f.tags, vec!["z".to_string()])
+        .add_to_set(f.roles, ["admin", "dev"])
+        .set_if_absent(f.nickname, Some("first".to_string()))
+        .condition(f.credits.ge(3u32))
+        .await?;
+    assert_eq!(
+        (p.credits, p.tags.clone(), p.nickname.as_deref()),
+        (7, vec!["m".to_string(), "z".into()], Some("first"))
+    );
+    assert_eq!(
+        p.roles.iter().map(String::as_str).collect::<Vec<_>>(),
+        ["admin", "dev"]
+    );
+
+    let p = db
+        .update(key())
+        .prepend(f.tags, vec!["a".to_string()])
+        .delete_from_set(f.roles, ["admin"])
+        .set_if_absent(f.nickname, Some("second".to_string()))
+        .await?;
+    assert_eq!(p.tags, ["a", "m", "z"]);
+    assert_eq!(
+        p.roles.iter().map(String::as_str).collect::<Vec<_>>(),
+        ["dev"]
+    );
+    assert_eq!(
+        p.nickname.as_deref(),
+        Some("first"),
+        "if_not_exists keeps the existing value"
+    );
+
+    // Unsigned counters cannot go below zero when the condition guards the subtraction.
+    let err = db
+        .update(key())
+        .subtract(f.credits, 8)
+        .condition(f.credits.ge(8u32))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
+
+    // Return values: the old entity, only the updated attributes, or nothing.
+    let old = db
+        .update(key())
+        .subtract(f.credits, 1)
+        .send_returning_old()
+        .await?;
+    assert_eq!(old.credits, 7);
+    let updated = db
+        .update(key())
+        .subtract(f.credits, 1)
+        .send_returning_updated()
+        .await?;
+    assert_eq!(
+        updated
+            .get("credits")
+            .and_then(|v| v.as_n().ok())
+            .map(String::as_str),
+        Some("5")
+    );
+    assert!(!updated.contains_key("tags"));
+    db.update(key())
+        .subtract(f.credits, 1)
+        .send_returning_nothing()
+        .await?;
+    assert_eq!(db.get(key()).await?.map(|p| p.credits), Some(4));
+    Ok(())
+}

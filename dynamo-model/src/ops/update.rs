@@ -5,7 +5,7 @@ use super::{
 use crate::codec::AttrValue;
 use crate::entity::{IndexChanges, Touch};
 use crate::expr::{Placeholders, UpdatablePath, ValueError};
-use crate::{Condition, Db, Entity, Error, Key};
+use crate::{Condition, Db, Entity, Error, Item, Key};
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
 
@@ -25,18 +25,46 @@ impl<T: Numeric> Numeric for Option<T> {
     type Delta = T::Delta;
 }
 
+/// `SET path = f(path, value)` forms whose result DynamoDB computes.
+#[derive(Debug, Clone, Copy)]
+enum SetFn {
+    /// `path - value`
+    Subtract,
+    /// `list_append(if_not_exists(path, []), value)`
+    Append,
+    /// `list_append(value, if_not_exists(path, []))`
+    Prepend,
+    /// `if_not_exists(path, value)`
+    IfNotExists,
+}
+
 enum Action {
     Set(&'static str, Result<AttributeValue, ValueError>),
+    SetFn(&'static str, SetFn, Result<AttributeValue, ValueError>),
     Remove(&'static str),
     Add(&'static str, Result<AttributeValue, ValueError>),
+    Delete(&'static str, Result<AttributeValue, ValueError>),
 }
 
 impl Action {
     fn path(&self) -> &'static str {
         match self {
-            Action::Set(p, _) | Action::Remove(p) | Action::Add(p, _) => p,
+            Action::Set(p, _)
+            | Action::SetFn(p, ..)
+            | Action::Remove(p)
+            | Action::Add(p, _)
+            | Action::Delete(p, _) => p,
         }
     }
+}
+
+/// What an update returns (`ReturnValues`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Returning {
+    New,
+    Old,
+    Updated,
+    Nothing,
 }
 
 /// An `UpdateItem` request; see [`Db::update`].
@@ -131,6 +159,84 @@ impl<'a, E: Entity> Update<'a, E> {
         self
     }
 
+    fn push_value<V: AttrValue>(
+        mut self,
+        path: &'static str,
+        value: &V,
+        make: impl FnOnce(&'static str, Result<AttributeValue, ValueError>) -> Action,
+    ) -> Self {
+        let encoded = value
+            .to_attr()
+            .map_err(|source| ValueError { path, source });
+        self.actions.push(make(path, encoded));
+        self
+    }
+
+    /// `SET path = path - amount`: decrement without going through a negative `ADD`
+    /// (which unsigned types cannot express). Combine with a condition such as
+    /// `path.ge(amount)` to keep unsigned values from going below zero.
+    pub fn subtract<V: Numeric>(self, path: impl UpdatablePath<E, V>, amount: V::Delta) -> Self {
+        self.push_value(path.attribute(), &amount, |p, v| {
+            Action::SetFn(p, SetFn::Subtract, v)
+        })
+    }
+
+    /// `SET path = if_not_exists(path, value)`: set only when the attribute is absent.
+    pub fn set_if_absent<V: AttrValue>(
+        self,
+        path: impl UpdatablePath<E, V>,
+        value: impl Into<V>,
+    ) -> Self {
+        self.push_value(path.attribute(), &value.into(), |p, v| {
+            Action::SetFn(p, SetFn::IfNotExists, v)
+        })
+    }
+
+    /// Appends elements to a list attribute (an absent list counts as empty).
+    pub fn append<T: AttrValue>(
+        self,
+        path: impl UpdatablePath<E, Vec<T>>,
+        elements: Vec<T>,
+    ) -> Self {
+        self.push_value(path.attribute(), &elements, |p, v| {
+            Action::SetFn(p, SetFn::Append, v)
+        })
+    }
+
+    /// Prepends elements to a list attribute (an absent list counts as empty).
+    pub fn prepend<T: AttrValue>(
+        self,
+        path: impl UpdatablePath<E, Vec<T>>,
+        elements: Vec<T>,
+    ) -> Self {
+        self.push_value(path.attribute(), &elements, |p, v| {
+            Action::SetFn(p, SetFn::Prepend, v)
+        })
+    }
+
+    /// `ADD path :elements` on a string set: adds the elements (creating the set).
+    pub fn add_to_set<S: AttrValue>(
+        self,
+        path: impl UpdatablePath<E, S>,
+        elements: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        let set: std::collections::BTreeSet<String> =
+            elements.into_iter().map(Into::into).collect();
+        self.push_value(path.attribute(), &set, Action::Add)
+    }
+
+    /// `DELETE path :elements` on a string set: removes the elements (DynamoDB drops an
+    /// emptied set).
+    pub fn delete_from_set<S: AttrValue>(
+        self,
+        path: impl UpdatablePath<E, S>,
+        elements: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        let set: std::collections::BTreeSet<String> =
+            elements.into_iter().map(Into::into).collect();
+        self.push_value(path.attribute(), &set, Action::Delete)
+    }
+
     /// Only update if `condition` holds on the stored item.
     pub fn condition(mut self, condition: Condition<E>) -> Self {
         self.condition = Some(match self.condition.take() {
@@ -170,7 +276,8 @@ impl<'a, E: Entity> Update<'a, E> {
                 // An unencodable value is reported by render_actions.
                 Some(Action::Set(_, Err(_))) => Touch::Untouched,
                 Some(Action::Remove(_)) => Touch::Removed,
-                Some(Action::Add(..)) => Touch::Added,
+                // DynamoDB computes these values: they cannot be rendered into a key here.
+                Some(Action::Add(..) | Action::SetFn(..) | Action::Delete(..)) => Touch::Added,
             }
         };
         let changes = IndexChanges { lookup: &lookup };
@@ -189,12 +296,33 @@ impl<'a, E: Entity> Update<'a, E> {
             message: format!("value for `{}` cannot be stored: {}", e.path, e.source),
             source: Some(Box::new(e.source.clone())),
         };
-        let (mut set, mut remove, mut add) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut set, mut remove, mut add, mut delete) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for action in self.actions.iter().chain(&self.index_actions()?) {
             match action {
                 Action::Set(path, value) => {
                     let value = value.as_ref().map_err(invalid)?.clone();
                     set.push(format!("{} = {}", p.name(path), p.value(value)));
+                }
+                Action::SetFn(path, f, value) => {
+                    let value = value.as_ref().map_err(invalid)?.clone();
+                    let (n, v) = (p.name(path), p.value(value));
+                    let empty = || AttributeValue::L(Vec::new());
+                    let rhs = match f {
+                        SetFn::Subtract => format!("{n} - {v}"),
+                        SetFn::IfNotExists => format!("if_not_exists({n}, {v})"),
+                        SetFn::Append => {
+                            format!("list_append(if_not_exists({n}, {}), {v})", p.value(empty()))
+                        }
+                        SetFn::Prepend => {
+                            format!("list_append({v}, if_not_exists({n}, {}))", p.value(empty()))
+                        }
+                    };
+                    set.push(format!("{n} = {rhs}"));
+                }
+                Action::Delete(path, value) => {
+                    let value = value.as_ref().map_err(invalid)?.clone();
+                    delete.push(format!("{} {}", p.name(path), p.value(value)));
                 }
                 Action::Remove(path) => remove.push(p.name(path)),
                 Action::Add(path, value) => {
@@ -203,8 +331,13 @@ impl<'a, E: Entity> Update<'a, E> {
                 }
             }
         }
-        let mut clauses = Vec::with_capacity(3);
-        for (keyword, parts) in [("SET", set), ("REMOVE", remove), ("ADD", add)] {
+        let mut clauses = Vec::with_capacity(4);
+        for (keyword, parts) in [
+            ("SET", set),
+            ("REMOVE", remove),
+            ("ADD", add),
+            ("DELETE", delete),
+        ] {
             if !parts.is_empty() {
                 clauses.push(format!("{keyword} {}", parts.join(", ")));
             }
@@ -212,7 +345,6 @@ impl<'a, E: Entity> Update<'a, E> {
         Ok(clauses.join(" "))
     }
 
-    /// Sends the request and returns the entity as stored after the update.
     pub(crate) fn prepare(mut self) -> Result<PreparedWrite, Error> {
         self.validate()?;
         let expected_version = version_guard::<E>(self.version, "update")?;
@@ -246,8 +378,7 @@ impl<'a, E: Entity> Update<'a, E> {
         })
     }
 
-    /// Sends the request and returns the entity as stored after the update.
-    pub async fn send(self) -> Result<E, Error> {
+    async fn run(self, returning: Returning) -> Result<Option<Item>, Error> {
         let db = self.db;
         let p = self.prepare()?;
         let result = db
@@ -259,18 +390,17 @@ impl<'a, E: Entity> Update<'a, E> {
             .condition_expression(p.condition)
             .set_expression_attribute_names(p.names)
             .set_expression_attribute_values(p.values)
-            .return_values(ReturnValue::AllNew)
+            .return_values(match returning {
+                Returning::New => ReturnValue::AllNew,
+                Returning::Old => ReturnValue::AllOld,
+                Returning::Updated => ReturnValue::UpdatedNew,
+                Returning::Nothing => ReturnValue::None,
+            })
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .send()
             .await;
         match result {
-            Ok(out) => match out.attributes {
-                Some(item) => Ok(E::from_item(item)?),
-                None => Err(Error::validation(
-                    E::ENTITY_TYPE,
-                    "DynamoDB returned no attributes for ReturnValues=ALL_NEW",
-                )),
-            },
+            Ok(out) => Ok(out.attributes),
             Err(e) => match e.into_service_error() {
                 UpdateItemError::ConditionalCheckFailedException(failed) => Err(
                     condition_failed::<E>(p.key, failed.item, true, p.expected_version),
@@ -278,6 +408,41 @@ impl<'a, E: Entity> Update<'a, E> {
                 other => Err(Error::service("UpdateItem", db.table_name(), other)),
             },
         }
+    }
+
+    /// Sends the request and returns the entity as stored after the update
+    /// (`ReturnValues=ALL_NEW`).
+    pub async fn send(self) -> Result<E, Error> {
+        match self.run(Returning::New).await? {
+            Some(item) => Ok(E::from_item(item)?),
+            None => Err(Error::validation(
+                E::ENTITY_TYPE,
+                "DynamoDB returned no attributes for ReturnValues=ALL_NEW",
+            )),
+        }
+    }
+
+    /// Sends the request and returns the entity as it was before the update
+    /// (`ReturnValues=ALL_OLD`).
+    pub async fn send_returning_old(self) -> Result<E, Error> {
+        match self.run(Returning::Old).await? {
+            Some(item) => Ok(E::from_item(item)?),
+            None => Err(Error::validation(
+                E::ENTITY_TYPE,
+                "DynamoDB returned no attributes for ReturnValues=ALL_OLD",
+            )),
+        }
+    }
+
+    /// Sends the request and returns only the updated attributes, new values
+    /// (`ReturnValues=UPDATED_NEW`), e.g. the value of a counter after `add`.
+    pub async fn send_returning_updated(self) -> Result<Item, Error> {
+        Ok(self.run(Returning::Updated).await?.unwrap_or_default())
+    }
+
+    /// Sends the request and returns nothing (`ReturnValues=NONE`: the least data back).
+    pub async fn send_returning_nothing(self) -> Result<(), Error> {
+        self.run(Returning::Nothing).await.map(|_| ())
     }
 }
 
