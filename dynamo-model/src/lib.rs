@@ -71,7 +71,7 @@ pub use cursor::Cursor;
 pub use db::Db;
 pub use entity::Entity;
 pub use error::{DecodeError, DecodeErrorKind, Error};
-pub use expr::{Condition, Path, UpdatablePath};
+pub use expr::{AttrPath, Condition, MapPath, Path, UpdatablePath};
 pub use key::sort::{
     AttributeCondition, IndexAt, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
     SortKeyRange,

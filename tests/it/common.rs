@@ -227,3 +227,20 @@ pub struct Profile {
     pub roles: std::collections::BTreeSet<String>,
     pub nickname: Option<String>,
 }
+
+/// Map attributes and a serde document, for nested paths.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "PREFS#{id}", sk = "PREFS")]
+pub struct Prefs {
+    pub id: String,
+    pub settings: std::collections::HashMap<String, String>,
+    pub counters: std::collections::BTreeMap<String, u64>,
+    #[dynamo(serde)]
+    pub address: Address,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Address {
+    pub city: String,
+    pub zip: String,
+}

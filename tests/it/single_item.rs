@@ -444,3 +444,92 @@ async fn update_expressions_for_counters_lists_sets_and_defaults() -> TestResult
     assert_eq!(db.get(key()).await?.map(|p| p.credits), Some(4));
     Ok(())
 }
+
+#[tokio::test]
+async fn nested_map_paths_in_updates_and_conditions() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let f = Prefs::fields();
+    let key = || Prefs::key("p");
+    let prefs = Prefs {
+        id: "p".into(),
+        settings: [
+            ("theme".to_string(), "light".to_string()),
+            ("old".into(), "x".into()),
+        ]
+        .into(),
+        counters: [("logins".to_string(), 1u64)].into(),
+        address: Address {
+            city: "Paris".into(),
+            zip: "75001".into(),
+        },
+    };
+    db.put(&prefs).await?;
+
+    let updated = db
+        .update(key())
+        .set(f.settings.at("theme"), "dark")
+        .set(f.settings.at("lang.with.dots"), "fr") // keys are aliased: any character works
+        .remove_at(f.settings.at("old"))
+        .add(f.counters.at("logins"), 1)
+        .add(f.counters.at("exports"), 5) // absent: counts from zero
+        .set(f.address.field::<String>("city"), "Lyon")
+        .condition(
+            f.settings
+                .at("theme")
+                .eq("light")
+                .and(f.address.field::<String>("zip").begins_with("75")),
+        )
+        .await?;
+    assert_eq!(
+        updated.settings.get("theme").map(String::as_str),
+        Some("dark")
+    );
+    assert_eq!(
+        updated.settings.get("lang.with.dots").map(String::as_str),
+        Some("fr")
+    );
+    assert!(!updated.settings.contains_key("old"));
+    assert_eq!(updated.counters.get("logins"), Some(&2));
+    assert_eq!(updated.counters.get("exports"), Some(&5));
+    assert_eq!(
+        updated.address,
+        Address {
+            city: "Lyon".into(),
+            zip: "75001".into()
+        }
+    );
+
+    // A failing nested condition changes nothing.
+    let err = db
+        .update(key())
+        .set(f.settings.at("theme"), "x")
+        .condition(f.settings.at("theme").eq("light"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
+    // Overlapping paths are refused before sending.
+    let err = db
+        .update(key())
+        .set(f.settings.at("theme"), "x")
+        .remove_at(f.settings.at("theme"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+
+    // Nested paths in query filters.
+    let found = db
+        .query(Prefs::partition("p"))
+        .filter(f.address.field::<String>("city").eq("Lyon"))
+        .all()
+        .await?
+        .items;
+    assert_eq!(found.len(), 1);
+    let none = db
+        .query(Prefs::partition("p"))
+        .filter(f.settings.at("theme").eq("light"))
+        .all()
+        .await?
+        .items;
+    assert!(none.is_empty());
+    Ok(())
+}

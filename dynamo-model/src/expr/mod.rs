@@ -15,6 +15,61 @@ use crate::codec::{AttrValue, EncodeError};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::marker::PhantomData;
 
+/// Where an attribute is: a top-level attribute, or a path into maps (`a.b.c`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum AttrPath {
+    /// A top-level attribute.
+    Top(&'static str),
+    /// A nested path: the top-level attribute, then map keys.
+    Nested(std::sync::Arc<[std::borrow::Cow<'static, str>]>),
+}
+
+impl AttrPath {
+    /// The top-level attribute.
+    pub fn top(&self) -> &str {
+        match self {
+            AttrPath::Top(name) => name,
+            AttrPath::Nested(parts) => parts.first().map(|p| p.as_ref()).unwrap_or(""),
+        }
+    }
+
+    /// Every segment, from the top-level attribute down.
+    pub fn segments(&self) -> Vec<&str> {
+        match self {
+            AttrPath::Top(name) => vec![name],
+            AttrPath::Nested(parts) => parts.iter().map(|p| p.as_ref()).collect(),
+        }
+    }
+
+    /// Whether one path is the other or contains it (DynamoDB rejects such a pair in one
+    /// update: "two document paths overlap").
+    pub fn overlaps(&self, other: &AttrPath) -> bool {
+        let (a, b) = (self.segments(), other.segments());
+        a.iter().zip(&b).all(|(x, y)| x == y)
+    }
+
+    fn child(&self, key: std::borrow::Cow<'static, str>) -> AttrPath {
+        let mut parts: Vec<std::borrow::Cow<'static, str>> = match self {
+            AttrPath::Top(name) => vec![std::borrow::Cow::Borrowed(*name)],
+            AttrPath::Nested(parts) => parts.to_vec(),
+        };
+        parts.push(key);
+        AttrPath::Nested(parts.into())
+    }
+}
+
+impl From<&'static str> for AttrPath {
+    fn from(name: &'static str) -> Self {
+        AttrPath::Top(name)
+    }
+}
+
+impl std::fmt::Display for AttrPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.segments().join("."))
+    }
+}
+
 /// Marker: a field an update may change.
 #[derive(Debug, Clone, Copy)]
 pub enum Mutable {}
@@ -53,16 +108,89 @@ impl<E, V, M> std::fmt::Debug for Path<E, V, M> {
     label = "this field is part of the item's key",
     note = "changing a key field moves the item to another key: delete the old item and put the new one (atomically, in a transaction)"
 )]
-pub trait UpdatablePath<E, V>: Copy {
-    /// The attribute name.
-    fn attribute(&self) -> &'static str;
+pub trait UpdatablePath<E, V> {
+    /// Where the attribute is.
+    fn attribute(&self) -> AttrPath;
 }
 
 impl<E, V> UpdatablePath<E, V> for Path<E, V, Mutable> {
-    fn attribute(&self) -> &'static str {
-        self.name
+    fn attribute(&self) -> AttrPath {
+        AttrPath::Top(self.name)
     }
 }
+
+impl<E, V> UpdatablePath<E, V> for MapPath<E, V, Mutable> {
+    fn attribute(&self) -> AttrPath {
+        self.path.clone()
+    }
+}
+
+/// A path into a map attribute (`settings.theme`, `address.city`): from
+/// [`Path::at`] on map fields, or [`Path::field`] on `#[dynamo(serde)]` documents. Supports
+/// the same conditions and updates as a field's [`Path`].
+pub struct MapPath<E, V, M = Mutable> {
+    path: AttrPath,
+    _marker: PathMarker<E, V, M>,
+}
+
+impl<E, V, M> Clone for MapPath<E, V, M> {
+    fn clone(&self) -> Self {
+        MapPath {
+            path: self.path.clone(),
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<E, V, M> std::fmt::Debug for MapPath<E, V, M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MapPath({})", self.path)
+    }
+}
+
+impl<E, V, M> MapPath<E, V, M> {
+    fn attr_path(&self) -> AttrPath {
+        self.path.clone()
+    }
+}
+
+macro_rules! navigation {
+    ($ty:ident) => {
+        impl<E, V, M, S> $ty<E, std::collections::HashMap<String, V, S>, M> {
+            /// The entry `key` of this map attribute.
+            pub fn at(&self, key: impl Into<String>) -> MapPath<E, V, M> {
+                MapPath {
+                    path: self.attr_path().child(std::borrow::Cow::Owned(key.into())),
+                    _marker: PhantomData,
+                }
+            }
+        }
+
+        impl<E, V, M> $ty<E, std::collections::BTreeMap<String, V>, M> {
+            /// The entry `key` of this map attribute.
+            pub fn at(&self, key: impl Into<String>) -> MapPath<E, V, M> {
+                MapPath {
+                    path: self.attr_path().child(std::borrow::Cow::Owned(key.into())),
+                    _marker: PhantomData,
+                }
+            }
+        }
+
+        impl<E, T, M> $ty<E, crate::codec::Serde<T>, M> {
+            /// The member `name` of this document (a struct stored as a map through serde),
+            /// holding values of type `V` (as serde_dynamo stores them: give the matching
+            /// type, e.g. `String` for a string member).
+            pub fn field<V>(&self, name: &'static str) -> MapPath<E, V, M> {
+                MapPath {
+                    path: self.attr_path().child(std::borrow::Cow::Borrowed(name)),
+                    _marker: PhantomData,
+                }
+            }
+        }
+    };
+}
+navigation!(Path);
+navigation!(MapPath);
 
 impl<E, V, M> Path<E, V, M> {
     #[doc(hidden)]
@@ -77,151 +205,162 @@ impl<E, V, M> Path<E, V, M> {
     pub const fn name(&self) -> &'static str {
         self.name
     }
+
+    fn attr_path(&self) -> AttrPath {
+        AttrPath::Top(self.name)
+    }
 }
 
-impl<E, V: AttrValue, M> Path<E, V, M> {
-    fn compare(self, op: CompareOp, value: impl Into<V>) -> Condition<E> {
-        Condition::new(Node::Compare {
-            path: self.name,
-            op,
-            value: encode(self.name, &value.into()),
-        })
-    }
+macro_rules! conditions {
+    ($ty:ident) => {
+        impl<E, V: AttrValue, M> $ty<E, V, M> {
+            fn compare(self, op: CompareOp, value: impl Into<V>) -> Condition<E> {
+                Condition::new(Node::Compare {
+                    path: self.attr_path(),
+                    op,
+                    value: encode(&self.attr_path(), &value.into()),
+                })
+            }
 
-    /// `path = value`
-    pub fn eq(self, value: impl Into<V>) -> Condition<E> {
-        self.compare(CompareOp::Eq, value)
-    }
-    /// `path <> value`
-    pub fn ne(self, value: impl Into<V>) -> Condition<E> {
-        self.compare(CompareOp::Ne, value)
-    }
-    /// `path < value`
-    pub fn lt(self, value: impl Into<V>) -> Condition<E> {
-        self.compare(CompareOp::Lt, value)
-    }
-    /// `path <= value`
-    pub fn le(self, value: impl Into<V>) -> Condition<E> {
-        self.compare(CompareOp::Le, value)
-    }
-    /// `path > value`
-    pub fn gt(self, value: impl Into<V>) -> Condition<E> {
-        self.compare(CompareOp::Gt, value)
-    }
-    /// `path >= value`
-    pub fn ge(self, value: impl Into<V>) -> Condition<E> {
-        self.compare(CompareOp::Ge, value)
-    }
-    /// `path BETWEEN low AND high` (inclusive).
-    pub fn between(self, low: impl Into<V>, high: impl Into<V>) -> Condition<E> {
-        Condition::new(Node::Between {
-            path: self.name,
-            low: encode(self.name, &low.into()),
-            high: encode(self.name, &high.into()),
-        })
-    }
-    /// `attribute_exists(path)`
-    pub fn exists(self) -> Condition<E> {
-        Condition::new(Node::Function {
-            function: "attribute_exists",
-            path: self.name,
-        })
-    }
-    /// `attribute_not_exists(path)`
-    pub fn not_exists(self) -> Condition<E> {
-        Condition::new(Node::Function {
-            function: "attribute_not_exists",
-            path: self.name,
-        })
-    }
-    /// `path IN (v1, v2, ..)`: at most 100 values (DynamoDB limit), checked when sent.
-    pub fn is_in<I>(self, values: I) -> Condition<E>
-    where
-        I: IntoIterator,
-        I::Item: Into<V>,
-    {
-        Condition::new(Node::In {
-            path: self.name,
-            values: values
-                .into_iter()
-                .map(|v| encode(self.name, &v.into()))
-                .collect(),
-        })
-    }
+            /// `path = value`
+            pub fn eq(self, value: impl Into<V>) -> Condition<E> {
+                self.compare(CompareOp::Eq, value)
+            }
+            /// `path <> value`
+            pub fn ne(self, value: impl Into<V>) -> Condition<E> {
+                self.compare(CompareOp::Ne, value)
+            }
+            /// `path < value`
+            pub fn lt(self, value: impl Into<V>) -> Condition<E> {
+                self.compare(CompareOp::Lt, value)
+            }
+            /// `path <= value`
+            pub fn le(self, value: impl Into<V>) -> Condition<E> {
+                self.compare(CompareOp::Le, value)
+            }
+            /// `path > value`
+            pub fn gt(self, value: impl Into<V>) -> Condition<E> {
+                self.compare(CompareOp::Gt, value)
+            }
+            /// `path >= value`
+            pub fn ge(self, value: impl Into<V>) -> Condition<E> {
+                self.compare(CompareOp::Ge, value)
+            }
+            /// `path BETWEEN low AND high` (inclusive).
+            pub fn between(self, low: impl Into<V>, high: impl Into<V>) -> Condition<E> {
+                Condition::new(Node::Between {
+                    path: self.attr_path(),
+                    low: encode(&self.attr_path(), &low.into()),
+                    high: encode(&self.attr_path(), &high.into()),
+                })
+            }
+            /// `attribute_exists(path)`
+            pub fn exists(self) -> Condition<E> {
+                Condition::new(Node::Function {
+                    function: "attribute_exists",
+                    path: self.attr_path(),
+                })
+            }
+            /// `attribute_not_exists(path)`
+            pub fn not_exists(self) -> Condition<E> {
+                Condition::new(Node::Function {
+                    function: "attribute_not_exists",
+                    path: self.attr_path(),
+                })
+            }
+            /// `path IN (v1, v2, ..)`: at most 100 values (DynamoDB limit), checked when sent.
+            pub fn is_in<I>(self, values: I) -> Condition<E>
+            where
+                I: IntoIterator,
+                I::Item: Into<V>,
+            {
+                Condition::new(Node::In {
+                    path: self.attr_path(),
+                    values: values
+                        .into_iter()
+                        .map(|v| encode(&self.attr_path(), &v.into()))
+                        .collect(),
+                })
+            }
 
-    /// `size(path) <op> n`: the length of a string or binary, or the element count of a
-    /// list, map or set.
-    pub fn size(self) -> SizeOf<E> {
-        SizeOf {
-            path: self.name,
-            _entity: PhantomData,
+            /// `size(path) <op> n`: the length of a string or binary, or the element count of a
+            /// list, map or set.
+            pub fn size(self) -> SizeOf<E> {
+                SizeOf {
+                    path: self.attr_path(),
+                    _entity: PhantomData,
+                }
+            }
         }
-    }
-}
 
-impl<E, M> Path<E, String, M> {
-    /// `begins_with(path, prefix)`
-    pub fn begins_with(self, prefix: impl Into<String>) -> Condition<E> {
-        Condition::new(Node::BeginsWith {
-            path: self.name,
-            value: Ok(AttributeValue::S(prefix.into())),
-        })
-    }
-    /// `contains(path, substring)`
-    pub fn contains(self, substring: impl Into<String>) -> Condition<E> {
-        Condition::new(Node::Contains {
-            path: self.name,
-            value: Ok(AttributeValue::S(substring.into())),
-        })
-    }
-}
+        impl<E, M> $ty<E, String, M> {
+            /// `begins_with(path, prefix)`
+            pub fn begins_with(self, prefix: impl Into<String>) -> Condition<E> {
+                Condition::new(Node::BeginsWith {
+                    path: self.attr_path(),
+                    value: Ok(AttributeValue::S(prefix.into())),
+                })
+            }
+            /// `contains(path, substring)`
+            pub fn contains(self, substring: impl Into<String>) -> Condition<E> {
+                Condition::new(Node::Contains {
+                    path: self.attr_path(),
+                    value: Ok(AttributeValue::S(substring.into())),
+                })
+            }
+        }
 
-impl<E, M> Path<E, Option<String>, M> {
-    /// `begins_with(path, prefix)`
-    pub fn begins_with(self, prefix: impl Into<String>) -> Condition<E> {
-        Condition::new(Node::BeginsWith {
-            path: self.name,
-            value: Ok(AttributeValue::S(prefix.into())),
-        })
-    }
-}
+        impl<E, M> $ty<E, Option<String>, M> {
+            /// `begins_with(path, prefix)`
+            pub fn begins_with(self, prefix: impl Into<String>) -> Condition<E> {
+                Condition::new(Node::BeginsWith {
+                    path: self.attr_path(),
+                    value: Ok(AttributeValue::S(prefix.into())),
+                })
+            }
+        }
 
-impl<E, T: AttrValue, M> Path<E, Vec<T>, M> {
-    /// `contains(path, element)`: the list holds this element.
-    pub fn contains(self, element: impl Into<T>) -> Condition<E> {
-        Condition::new(Node::Contains {
-            path: self.name,
-            value: encode(self.name, &element.into()),
-        })
-    }
-}
+        impl<E, T: AttrValue, M> $ty<E, Vec<T>, M> {
+            /// `contains(path, element)`: the list holds this element.
+            pub fn contains(self, element: impl Into<T>) -> Condition<E> {
+                Condition::new(Node::Contains {
+                    path: self.attr_path(),
+                    value: encode(&self.attr_path(), &element.into()),
+                })
+            }
+        }
 
-impl<E, S, M> Path<E, std::collections::HashSet<String, S>, M> {
-    /// `contains(path, element)`: the set holds this string.
-    pub fn contains(self, element: impl Into<String>) -> Condition<E> {
-        Condition::new(Node::Contains {
-            path: self.name,
-            value: Ok(AttributeValue::S(element.into())),
-        })
-    }
+        impl<E, S, M> $ty<E, std::collections::HashSet<String, S>, M> {
+            /// `contains(path, element)`: the set holds this string.
+            pub fn contains(self, element: impl Into<String>) -> Condition<E> {
+                Condition::new(Node::Contains {
+                    path: self.attr_path(),
+                    value: Ok(AttributeValue::S(element.into())),
+                })
+            }
+        }
+    };
 }
+conditions!(Path);
+conditions!(MapPath);
 
-fn encode<V: AttrValue>(path: &'static str, value: &V) -> Result<AttributeValue, ValueError> {
-    value
-        .to_attr()
-        .map_err(|source| ValueError { path, source })
+fn encode<V: AttrValue>(path: &AttrPath, value: &V) -> Result<AttributeValue, ValueError> {
+    value.to_attr().map_err(|source| ValueError {
+        path: path.to_string(),
+        source,
+    })
 }
 
 /// A value that could not be encoded for a condition; reported when the request is sent.
 #[derive(Debug, Clone)]
 pub(crate) struct ValueError {
-    pub(crate) path: &'static str,
+    pub(crate) path: String,
     pub(crate) source: EncodeError,
 }
 
 /// `size(path)` in a condition.
 pub struct SizeOf<E> {
-    path: &'static str,
+    path: AttrPath,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -281,34 +420,34 @@ impl CompareOp {
 #[derive(Debug, Clone)]
 pub(crate) enum Node {
     Compare {
-        path: &'static str,
+        path: AttrPath,
         op: CompareOp,
         value: Result<AttributeValue, ValueError>,
     },
     Between {
-        path: &'static str,
+        path: AttrPath,
         low: Result<AttributeValue, ValueError>,
         high: Result<AttributeValue, ValueError>,
     },
     Function {
         function: &'static str,
-        path: &'static str,
+        path: AttrPath,
     },
     BeginsWith {
-        path: &'static str,
+        path: AttrPath,
         value: Result<AttributeValue, ValueError>,
     },
     Contains {
-        path: &'static str,
+        path: AttrPath,
         value: Result<AttributeValue, ValueError>,
     },
     Size {
-        path: &'static str,
+        path: AttrPath,
         op: CompareOp,
         n: usize,
     },
     In {
-        path: &'static str,
+        path: AttrPath,
         values: Vec<Result<AttributeValue, ValueError>>,
     },
     And(Box<Node>, Box<Node>),

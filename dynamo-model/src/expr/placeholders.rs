@@ -10,20 +10,30 @@ use std::fmt::Write;
 #[derive(Debug, Default)]
 pub(crate) struct Placeholders {
     names: HashMap<String, String>,
-    by_attribute: HashMap<&'static str, usize>,
+    by_attribute: HashMap<String, usize>,
     values: HashMap<String, AttributeValue>,
 }
 
 impl Placeholders {
     /// The placeholder for an attribute name.
-    pub(crate) fn name(&mut self, attribute: &'static str) -> String {
+    pub(crate) fn name(&mut self, attribute: &str) -> String {
         let next = self.by_attribute.len();
-        let n = *self.by_attribute.entry(attribute).or_insert(next);
+        let n = *self
+            .by_attribute
+            .entry(attribute.to_owned())
+            .or_insert(next);
         let placeholder = format!("#n{n}");
         self.names
             .entry(placeholder.clone())
             .or_insert_with(|| attribute.to_owned());
         placeholder
+    }
+
+    /// The placeholders of a path: `#n0` or, nested, `#n0.#n1` (every segment aliased, so
+    /// map keys may contain any character).
+    pub(crate) fn path(&mut self, path: &super::AttrPath) -> String {
+        let segments: Vec<String> = path.segments().iter().map(|s| self.name(s)).collect();
+        segments.join(".")
     }
 
     /// A fresh placeholder for a value.
@@ -54,28 +64,28 @@ impl Placeholders {
         // `write!` into a String cannot fail; the results are ignored on purpose.
         match node {
             Node::Compare { path, op, value } => {
-                let (n, v) = (self.name(path), self.value_of(value)?);
+                let (n, v) = (self.path(path), self.value_of(value)?);
                 let _ = write!(out, "{n} {} {v}", op.symbol());
             }
             Node::Between { path, low, high } => {
-                let n = self.name(path);
+                let n = self.path(path);
                 let (lo, hi) = (self.value_of(low)?, self.value_of(high)?);
                 let _ = write!(out, "{n} BETWEEN {lo} AND {hi}");
             }
             Node::Function { function, path } => {
-                let n = self.name(path);
+                let n = self.path(path);
                 let _ = write!(out, "{function}({n})");
             }
             Node::BeginsWith { path, value } => {
-                let (n, v) = (self.name(path), self.value_of(value)?);
+                let (n, v) = (self.path(path), self.value_of(value)?);
                 let _ = write!(out, "begins_with({n}, {v})");
             }
             Node::Contains { path, value } => {
-                let (n, v) = (self.name(path), self.value_of(value)?);
+                let (n, v) = (self.path(path), self.value_of(value)?);
                 let _ = write!(out, "contains({n}, {v})");
             }
             Node::Size { path, op, n } => {
-                let name = self.name(path);
+                let name = self.path(path);
                 let v = self.value(AttributeValue::N(n.to_string()));
                 let _ = write!(out, "size({name}) {} {v}", op.symbol());
             }
@@ -83,14 +93,14 @@ impl Placeholders {
                 // DynamoDB: the IN comparator takes at most 100 operands.
                 if values.is_empty() || values.len() > 100 {
                     return Err(ValueError {
-                        path,
+                        path: path.to_string(),
                         source: crate::codec::EncodeError(format!(
                             "IN takes 1 to 100 values, got {}",
                             values.len()
                         )),
                     });
                 }
-                let n = self.name(path);
+                let n = self.path(path);
                 let mut list = Vec::with_capacity(values.len());
                 for v in values {
                     list.push(self.value_of(v)?);
@@ -144,12 +154,12 @@ mod tests {
     fn names_are_deduplicated_and_values_are_not() {
         let mut p = Placeholders::default();
         let a = Node::Compare {
-            path: "status",
+            path: "status".into(),
             op: CompareOp::Eq,
             value: Ok(AttributeValue::S("open".into())),
         };
         let b = Node::Compare {
-            path: "status",
+            path: "status".into(),
             op: CompareOp::Ne,
             value: Ok(AttributeValue::S("open".into())),
         };
@@ -169,11 +179,34 @@ mod tests {
             let expr = p
                 .render_condition(&Node::Function {
                     function: "attribute_exists",
-                    path: word,
+                    path: word.into(),
                 })
                 .unwrap();
             assert!(!expr.contains(word), "{expr}");
         }
+    }
+
+    #[test]
+    fn nested_paths_alias_every_segment_and_detect_overlap() {
+        use crate::expr::AttrPath;
+        let nested = |parts: &[&'static str]| {
+            AttrPath::Nested(
+                parts
+                    .iter()
+                    .map(|p| std::borrow::Cow::Borrowed(*p))
+                    .collect::<Vec<_>>()
+                    .into(),
+            )
+        };
+        let mut p = Placeholders::default();
+        assert_eq!(p.path(&nested(&["settings", "a.b"])), "#n0.#n1");
+        assert_eq!(p.path(&AttrPath::Top("settings")), "#n0");
+        let (names, _) = p.finish();
+        assert_eq!(names.unwrap().get("#n1").map(String::as_str), Some("a.b"));
+        assert!(nested(&["a", "b"]).overlaps(&AttrPath::Top("a")));
+        assert!(AttrPath::Top("a").overlaps(&nested(&["a", "b"])));
+        assert!(!nested(&["a", "b"]).overlaps(&nested(&["a", "c"])));
+        assert!(!AttrPath::Top("a").overlaps(&AttrPath::Top("ab")));
     }
 
     #[test]

@@ -67,10 +67,10 @@ pub(crate) fn not_expired<T: crate::Table>() -> Option<Node> {
     Some(Node::Or(
         Box::new(Node::Function {
             function: "attribute_not_exists",
-            path: ttl,
+            path: ttl.into(),
         }),
         Box::new(Node::Compare {
-            path: ttl,
+            path: ttl.into(),
             op: crate::expr::CompareOp::Gt,
             value: Ok(AttributeValue::N(now_epoch().to_string())),
         }),
@@ -91,7 +91,7 @@ pub(crate) fn is_expired<T: crate::Table>(item: &Item) -> bool {
 /// `version = :v` on the stored item.
 pub(crate) fn version_is(attr: &'static str, version: u64) -> Node {
     Node::Compare {
-        path: attr,
+        path: attr.into(),
         op: crate::expr::CompareOp::Eq,
         value: Ok(AttributeValue::N(version.to_string())),
     }
@@ -127,7 +127,7 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 pub(crate) fn item_exists<E: Entity>() -> Node {
     Node::Function {
         function: "attribute_exists",
-        path: <E::Table as Table>::SCHEMA.pk.name,
+        path: <E::Table as Table>::SCHEMA.pk.name.into(),
     }
 }
 
@@ -135,14 +135,14 @@ pub(crate) fn item_exists<E: Entity>() -> Node {
 pub(crate) fn item_absent<E: Entity>() -> Node {
     Node::Function {
         function: "attribute_not_exists",
-        path: <E::Table as Table>::SCHEMA.pk.name,
+        path: <E::Table as Table>::SCHEMA.pk.name.into(),
     }
 }
 
 /// The stored item is of entity type `E`.
 pub(crate) fn is_entity<E: Entity>() -> Node {
     Node::Compare {
-        path: <E::Table as Table>::SCHEMA.entity_type,
+        path: <E::Table as Table>::SCHEMA.entity_type.into(),
         op: crate::expr::CompareOp::Eq,
         value: Ok(AttributeValue::S(E::ENTITY_TYPE.to_owned())),
     }

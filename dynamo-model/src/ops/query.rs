@@ -866,7 +866,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
 /// `_type IN (..)`: only items of the target's entity types.
 pub(crate) fn entity_type_filter<T: Target>() -> Node {
     Node::In {
-        path: <T::Table as Table>::SCHEMA.entity_type,
+        path: <T::Table as Table>::SCHEMA.entity_type.into(),
         values: T::ENTITY_TYPES
             .iter()
             .map(|t| Ok(AttributeValue::S((*t).to_owned())))

@@ -4,7 +4,7 @@ use super::{
 };
 use crate::codec::AttrValue;
 use crate::entity::{IndexChanges, Touch};
-use crate::expr::{Placeholders, UpdatablePath, ValueError};
+use crate::expr::{AttrPath, Placeholders, UpdatablePath, ValueError};
 use crate::{Condition, Db, Entity, Error, Item, Key};
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
@@ -39,15 +39,15 @@ enum SetFn {
 }
 
 enum Action {
-    Set(&'static str, Result<AttributeValue, ValueError>),
-    SetFn(&'static str, SetFn, Result<AttributeValue, ValueError>),
-    Remove(&'static str),
-    Add(&'static str, Result<AttributeValue, ValueError>),
-    Delete(&'static str, Result<AttributeValue, ValueError>),
+    Set(AttrPath, Result<AttributeValue, ValueError>),
+    SetFn(AttrPath, SetFn, Result<AttributeValue, ValueError>),
+    Remove(AttrPath),
+    Add(AttrPath, Result<AttributeValue, ValueError>),
+    Delete(AttrPath, Result<AttributeValue, ValueError>),
 }
 
 impl Action {
-    fn path(&self) -> &'static str {
+    fn path(&self) -> &AttrPath {
         match self {
             Action::Set(p, _)
             | Action::SetFn(p, ..)
@@ -137,7 +137,10 @@ impl<'a, E: Entity> Update<'a, E> {
         self.actions.push(match value.into().to_attr_opt() {
             Ok(Some(av)) => Action::Set(name, Ok(av)),
             Ok(None) => Action::Remove(name),
-            Err(source) => Action::Set(name, Err(ValueError { path: name, source })),
+            Err(source) => {
+                let path = name.to_string();
+                Action::Set(name, Err(ValueError { path, source }))
+            }
         });
         self
     }
@@ -148,26 +151,29 @@ impl<'a, E: Entity> Update<'a, E> {
         self
     }
 
+    /// `REMOVE path` for an entry of a map attribute or a member of a document.
+    pub fn remove_at<V>(mut self, path: crate::expr::MapPath<E, V, crate::expr::Mutable>) -> Self {
+        self.actions
+            .push(Action::Remove(UpdatablePath::<E, V>::attribute(&path)));
+        self
+    }
+
     /// `ADD path delta`: atomic increment (negative deltas decrement); a missing
     /// attribute counts as zero.
-    pub fn add<V: Numeric>(mut self, path: impl UpdatablePath<E, V>, delta: V::Delta) -> Self {
-        let name = path.attribute();
-        let value = delta
-            .to_attr()
-            .map_err(|source| ValueError { path: name, source });
-        self.actions.push(Action::Add(name, value));
-        self
+    pub fn add<V: Numeric>(self, path: impl UpdatablePath<E, V>, delta: V::Delta) -> Self {
+        self.push_value(path.attribute(), &delta, Action::Add)
     }
 
     fn push_value<V: AttrValue>(
         mut self,
-        path: &'static str,
+        path: AttrPath,
         value: &V,
-        make: impl FnOnce(&'static str, Result<AttributeValue, ValueError>) -> Action,
+        make: impl FnOnce(AttrPath, Result<AttributeValue, ValueError>) -> Action,
     ) -> Self {
-        let encoded = value
-            .to_attr()
-            .map_err(|source| ValueError { path, source });
+        let encoded = value.to_attr().map_err(|source| ValueError {
+            path: path.to_string(),
+            source,
+        });
         self.actions.push(make(path, encoded));
         self
     }
@@ -255,11 +261,15 @@ impl<'a, E: Entity> Update<'a, E> {
         }
         for (i, action) in self.actions.iter().enumerate() {
             let path = action.path();
-            // DynamoDB rejects two actions on one path ("Two document paths overlap").
-            if self.actions[..i].iter().any(|a| a.path() == path) {
+            // DynamoDB rejects two actions on one path, or on a path and a path inside
+            // it ("Two document paths overlap").
+            if let Some(other) = self.actions[..i].iter().find(|a| a.path().overlaps(path)) {
                 return Err(Error::validation(
                     E::ENTITY_TYPE,
-                    format!("the update changes `{path}` twice"),
+                    format!(
+                        "the update changes `{path}` and `{}`, which overlap",
+                        other.path()
+                    ),
                 ));
             }
         }
@@ -270,7 +280,11 @@ impl<'a, E: Entity> Update<'a, E> {
     /// no index key goes stale (the same request: atomically).
     fn index_actions(&self) -> Result<Vec<Action>, Error> {
         let lookup = |attribute: &str| -> Touch<'_> {
-            match self.actions.iter().find(|a| a.path() == attribute) {
+            match self
+                .actions
+                .iter()
+                .find(|a| a.path().segments() == [attribute])
+            {
                 None => Touch::Untouched,
                 Some(Action::Set(_, Ok(av))) => Touch::Set(av),
                 // An unencodable value is reported by render_actions.
@@ -284,8 +298,8 @@ impl<'a, E: Entity> Update<'a, E> {
         Ok(E::__index_updates(self.key.raw()?, &changes)?
             .into_iter()
             .map(|(attribute, value)| match value {
-                Some(v) => Action::Set(attribute, Ok(v)),
-                None => Action::Remove(attribute),
+                Some(v) => Action::Set(attribute.into(), Ok(v)),
+                None => Action::Remove(attribute.into()),
             })
             .collect())
     }
@@ -302,11 +316,11 @@ impl<'a, E: Entity> Update<'a, E> {
             match action {
                 Action::Set(path, value) => {
                     let value = value.as_ref().map_err(invalid)?.clone();
-                    set.push(format!("{} = {}", p.name(path), p.value(value)));
+                    set.push(format!("{} = {}", p.path(path), p.value(value)));
                 }
                 Action::SetFn(path, f, value) => {
                     let value = value.as_ref().map_err(invalid)?.clone();
-                    let (n, v) = (p.name(path), p.value(value));
+                    let (n, v) = (p.path(path), p.value(value));
                     let empty = || AttributeValue::L(Vec::new());
                     let rhs = match f {
                         SetFn::Subtract => format!("{n} - {v}"),
@@ -322,12 +336,22 @@ impl<'a, E: Entity> Update<'a, E> {
                 }
                 Action::Delete(path, value) => {
                     let value = value.as_ref().map_err(invalid)?.clone();
-                    delete.push(format!("{} {}", p.name(path), p.value(value)));
+                    delete.push(format!("{} {}", p.path(path), p.value(value)));
                 }
-                Action::Remove(path) => remove.push(p.name(path)),
+                Action::Remove(path) => remove.push(p.path(path)),
+                // ADD works on top-level attributes only: a nested number is incremented
+                // with SET, still atomically.
+                Action::Add(path @ AttrPath::Nested(_), Ok(value @ AttributeValue::N(_))) => {
+                    let n = p.path(path);
+                    let (zero, v) = (
+                        p.value(AttributeValue::N("0".into())),
+                        p.value(value.clone()),
+                    );
+                    set.push(format!("{n} = if_not_exists({n}, {zero}) + {v}"));
+                }
                 Action::Add(path, value) => {
                     let value = value.as_ref().map_err(invalid)?.clone();
-                    add.push(format!("{} {}", p.name(path), p.value(value)));
+                    add.push(format!("{} {}", p.path(path), p.value(value)));
                 }
             }
         }
@@ -350,8 +374,10 @@ impl<'a, E: Entity> Update<'a, E> {
         let expected_version = version_guard::<E>(self.version, "update")?;
         if let Some(attr) = E::VERSION {
             self.actions.push(match expected_version {
-                Some((_, v)) => Action::Set(attr, Ok(AttributeValue::N((v + 1).to_string()))),
-                None => Action::Add(attr, Ok(AttributeValue::N("1".into()))),
+                Some((_, v)) => {
+                    Action::Set(attr.into(), Ok(AttributeValue::N((v + 1).to_string())))
+                }
+                None => Action::Add(attr.into(), Ok(AttributeValue::N("1".into()))),
             });
         }
         let key_item = self.key.to_item()?;
