@@ -77,9 +77,6 @@ pub fn parse(input: &str) -> Result<Template, String> {
                 segments.push(Segment::Field(name));
             }
             '}' => return Err(format!("unmatched `}}` at byte {at}")),
-            '\u{1}' => {
-                return Err("a key template cannot contain U+0001 (the escape marker)".into())
-            }
             c => lit.push(c),
         }
     }

@@ -47,8 +47,8 @@ fn build_error(operation: &'static str, e: aws_sdk_dynamodb::error::BuildError) 
 // ------------------------------------------------------------------ batch get
 
 /// The outcome of a [`BatchGet`]: what was found, what does not exist, and what could not
-/// be read before the deadline.
-#[derive(Debug, Clone)]
+/// be read before the deadline or failed.
+#[derive(Debug)]
 pub struct BatchGetOutput<T> {
     /// The items found (in the order of the requested keys with
     /// [`keep_order`](BatchGet::keep_order), otherwise in no particular order).
@@ -57,6 +57,9 @@ pub struct BatchGetOutput<T> {
     pub not_found: Vec<RawKey>,
     /// Keys still unprocessed when the deadline passed: neither found nor known missing.
     pub unprocessed: Vec<RawKey>,
+    /// Chunks of keys DynamoDB refused with a non-retryable error (the other chunks were
+    /// still read).
+    pub failed: Vec<(Vec<RawKey>, Error)>,
     /// Read capacity units consumed.
     pub consumed_capacity: f64,
 }
@@ -158,10 +161,12 @@ impl<'a, T: Target> BatchGet<'a, T> {
 
         let mut found: Vec<(RawKey, Item)> = Vec::with_capacity(unique.len());
         let mut unprocessed = Vec::new();
+        let mut failed = Vec::new();
         let mut consumed = 0.0;
         for r in results {
             let r = r?;
             consumed += r.consumed;
+            failed.extend(r.failed);
             found.extend(
                 r.items
                     .into_iter()
@@ -170,7 +175,10 @@ impl<'a, T: Target> BatchGet<'a, T> {
             unprocessed.extend(r.unprocessed);
         }
         let found_keys: HashSet<&RawKey> = found.iter().map(|(k, _)| k).collect();
-        let pending: HashSet<&RawKey> = unprocessed.iter().collect();
+        let pending: HashSet<&RawKey> = unprocessed
+            .iter()
+            .chain(failed.iter().flat_map(|(keys, _)| keys))
+            .collect();
         let not_found: Vec<RawKey> = unique
             .iter()
             .filter(|k| !found_keys.contains(k) && !pending.contains(k))
@@ -191,6 +199,7 @@ impl<'a, T: Target> BatchGet<'a, T> {
             items,
             not_found,
             unprocessed,
+            failed,
             consumed_capacity: consumed,
         })
     }
@@ -199,6 +208,7 @@ impl<'a, T: Target> BatchGet<'a, T> {
 struct GetChunk {
     items: Vec<Item>,
     unprocessed: Vec<RawKey>,
+    failed: Option<(Vec<RawKey>, Error)>,
     consumed: f64,
 }
 
@@ -214,6 +224,7 @@ async fn get_chunk<X: Table>(
     let mut out = GetChunk {
         items: Vec::new(),
         unprocessed: Vec::new(),
+        failed: None,
         consumed: 0.0,
     };
     let mut attempt = 0;
@@ -258,7 +269,11 @@ async fn get_chunk<X: Table>(
                     .unwrap_or_default();
             }
             Err(e) if is_retryable(&e) => {} // the whole chunk again
-            Err(e) => return Err(Error::service(OP, db.table_name(), e)),
+            Err(e) => {
+                // Reported with its keys; the other chunks go on.
+                out.failed = Some((keys, Error::service(OP, db.table_name(), e)));
+                break;
+            }
         }
     }
     Ok(out)
@@ -319,12 +334,16 @@ impl WriteOp {
 }
 
 /// The outcome of a [`BatchWrite`] or bulk load.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct BatchWriteOutput {
     /// Operations DynamoDB confirmed.
     pub written: usize,
-    /// Operations still unprocessed when the deadline passed: returned, never dropped.
+    /// Operations still unprocessed when the deadline passed: returned, never dropped
+    /// (resubmit them with [`BatchWrite::ops`]).
     pub unprocessed: Vec<WriteOp>,
+    /// Chunks DynamoDB refused with a non-retryable error, with their operations (the
+    /// other chunks were still written).
+    pub failed: Vec<(Vec<WriteOp>, Error)>,
     /// Write capacity units consumed.
     pub consumed_capacity: f64,
 }
@@ -362,8 +381,16 @@ impl<'a, T: Table> BatchWrite<'a, T> {
         self
     }
 
-    /// Adds a put of `entity`.
+    /// Adds a put of `entity`. Entities with a `#[dynamo(version)]` field are refused:
+    /// a batch write cannot carry the version check (DynamoDB rule), so it could overwrite
+    /// a newer version; put them with [`Db::put`] or in a transaction.
     pub fn put<E: Entity<Table = T>>(mut self, entity: &E) -> Self {
+        if E::VERSION.is_some() {
+            return self.fail(Error::validation(
+                E::ENTITY_TYPE,
+                "a batch write cannot check the version of a #[dynamo(version)] entity; use put or transact_write",
+            ));
+        }
         let item = match entity.to_item() {
             Ok(item) => item,
             Err(e) => return self.fail(e),
@@ -408,6 +435,12 @@ impl<'a, T: Table> BatchWrite<'a, T> {
     /// Adds deletes.
     pub fn deletes<E: Entity<Table = T>>(self, keys: impl IntoIterator<Item = Key<E>>) -> Self {
         keys.into_iter().fold(self, |b, k| b.delete(k))
+    }
+
+    /// Adds operations as returned in [`BatchWriteOutput::unprocessed`], to resubmit them.
+    pub fn ops(mut self, ops: impl IntoIterator<Item = WriteOp>) -> Self {
+        self.ops.extend(ops);
+        self
     }
 
     /// How many `BatchWriteItem` calls run at once (default 4).
@@ -516,10 +549,12 @@ impl<'a, T: Table> BatchWrite<'a, T> {
             output.written += chunk.written;
             output.consumed_capacity += chunk.consumed;
             output.unprocessed.extend(chunk.unprocessed);
+            output.failed.extend(chunk.failed);
             if let Some(f) = &progress {
+                let failed: usize = output.failed.iter().map(|(ops, _)| ops.len()).sum();
                 f(Progress {
                     written: output.written,
-                    unprocessed: output.unprocessed.len(),
+                    unprocessed: output.unprocessed.len() + failed,
                     total,
                 });
             }
@@ -531,6 +566,7 @@ impl<'a, T: Table> BatchWrite<'a, T> {
 struct WriteChunk {
     written: usize,
     unprocessed: Vec<WriteOp>,
+    failed: Option<(Vec<WriteOp>, Error)>,
     consumed: f64,
 }
 
@@ -545,6 +581,7 @@ async fn write_chunk<X: Table>(
     let mut out = WriteChunk {
         written: 0,
         unprocessed: Vec::new(),
+        failed: None,
         consumed: 0.0,
     };
     let mut attempt = 0;
@@ -591,7 +628,11 @@ async fn write_chunk<X: Table>(
                 out.written += before - ops.len();
             }
             Err(e) if is_retryable(&e) => {} // the whole chunk again: puts and deletes are idempotent
-            Err(e) => return Err(Error::service(OP, db.table_name(), e)),
+            Err(e) => {
+                // Reported with its operations; the other chunks go on.
+                out.failed = Some((ops, Error::service(OP, db.table_name(), e)));
+                break;
+            }
         }
     }
     Ok(out)

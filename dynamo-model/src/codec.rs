@@ -488,20 +488,20 @@ impl<T: TtlValue> TtlValue for Option<T> {
     }
 }
 
-/// A type a `#[dynamo(version)]` field may have: an unsigned or signed integer.
+/// A type a `#[dynamo(version)]` field may have: `u64` (a narrower type could overflow
+/// when the crate increments it).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a version field",
     label = "#[dynamo(version)] field",
-    note = "a version is an integer (u32, u64, i64, ...) counting writes; 0 means never written"
+    note = "a version is a u64 counting writes; 0 means never written"
 )]
 pub trait VersionValue {
     /// The version as a number.
     fn get(&self) -> u64;
 }
 
-macro_rules! version_value {
-    ($($t:ty),*) => {$( impl VersionValue for $t {
-        fn get(&self) -> u64 { u64::try_from(*self).unwrap_or(0) }
-    } )*};
+impl VersionValue for u64 {
+    fn get(&self) -> u64 {
+        *self
+    }
 }
-version_value!(u8, u16, u32, u64, usize, i32, i64);

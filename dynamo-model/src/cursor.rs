@@ -89,18 +89,30 @@ impl Fingerprint {
     }
 }
 
+type HmacSha256 = hmac::Hmac<Sha256>;
+
+fn keyed(secret: &[u8], body: &[u8]) -> HmacSha256 {
+    use hmac::Mac;
+    // HMAC accepts keys of any length, the empty one included.
+    let mut mac = <HmacSha256 as Mac>::new_from_slice(secret)
+        .unwrap_or_else(|_| <HmacSha256 as Mac>::new(&Default::default()));
+    mac.update(body);
+    mac
+}
+
+/// HMAC-SHA256 of the body, truncated to `MAC_LEN` bytes.
 fn mac(secret: &[u8], body: &[u8]) -> [u8; MAC_LEN] {
-    // HMAC-like construction (key both before and after the message) over a fixed-size
-    // digest; enough to make cursors unforgeable without the secret.
-    let mut h = Sha256::new();
-    h.update((secret.len() as u64).to_be_bytes());
-    h.update(secret);
-    h.update(body);
-    h.update(secret);
-    let digest = h.finalize();
+    use hmac::Mac;
+    let digest = keyed(secret, body).finalize().into_bytes();
     let mut out = [0u8; MAC_LEN];
     out.copy_from_slice(&digest[..MAC_LEN]);
     out
+}
+
+/// Constant-time check of a truncated tag, so timing reveals nothing about the right one.
+fn verify(secret: &[u8], body: &[u8], tag: &[u8]) -> bool {
+    use hmac::Mac;
+    keyed(secret, body).verify_truncated_left(tag).is_ok()
 }
 
 pub(crate) fn encode(fingerprint: Fingerprint, key: &Item, secret: &[u8]) -> Cursor {
@@ -157,7 +169,7 @@ pub(crate) fn decode(
         return Err(CursorError::Malformed("too short"));
     }
     let (body, tag) = raw.split_at(raw.len() - MAC_LEN);
-    if mac(secret, body) != tag {
+    if !verify(secret, body, tag) {
         return Err(CursorError::Tampered);
     }
     let mut r = Reader(body);

@@ -15,13 +15,6 @@ pub trait Entity: Sized + Send + Sync + 'static {
     /// The value of the entity-type attribute on this entity's items.
     const ENTITY_TYPE: &'static str;
 
-    /// Attribute names of the fields the primary key templates are built from. These
-    /// fields cannot be changed by an update (that would move the item to another key).
-    const KEY_FIELDS: &'static [&'static str];
-
-    /// Attribute names of the fields the secondary-index templates are built from.
-    const INDEX_FIELDS: &'static [&'static str];
-
     /// The attribute of the `#[dynamo(version)]` field, if the entity has one: puts,
     /// updates and deletes then check it and puts and updates increment it.
     const VERSION: Option<&'static str> = None;
@@ -241,16 +234,29 @@ pub mod __private {
         match render(&mut pk, &mut sk) {
             Ok(true) => {
                 if let Some(attribute) = pk_attribute {
-                    item.insert(attribute.to_owned(), AttributeValue::S(pk));
+                    item.insert(attribute.to_owned(), index_value::<E>(attribute, pk, true)?);
                 }
                 if let Some(attribute) = sk_attribute {
-                    item.insert(attribute.to_owned(), AttributeValue::S(sk));
+                    item.insert(
+                        attribute.to_owned(),
+                        index_value::<E>(attribute, sk, false)?,
+                    );
                 }
                 Ok(())
             }
             Ok(false) => Ok(()),
             Err(e) => Err(Error::key(E::ENTITY_TYPE, e)),
         }
+    }
+
+    /// A rendered index key value, checked against DynamoDB's key limits.
+    pub fn index_value<E: Entity>(
+        attribute: &str,
+        value: String,
+        partition: bool,
+    ) -> Result<AttributeValue, Error> {
+        crate::key::check_index_key(E::ENTITY_TYPE, attribute, &value, partition)?;
+        Ok(AttributeValue::S(value))
     }
 
     /// The value an update gives a template field, decoded into the field's type.
@@ -335,7 +341,7 @@ pub mod __private {
             .collect();
         let message = if !added.is_empty() {
             format!(
-                "`{}` feeds the key of index `{index}`: ADD cannot recompute it (the new value is only known to DynamoDB); set it instead, or put the whole entity",
+                "`{}` feeds the key of index `{index}`: its new value is computed by DynamoDB (add, subtract, append, set_if_absent, set operations), so the index key cannot be recomputed; set it instead, or put the whole entity",
                 added.join("`, `")
             )
         } else {

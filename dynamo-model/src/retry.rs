@@ -41,19 +41,22 @@ impl RetryPolicy {
 }
 
 /// A deadline for one batch call.
-pub(crate) struct Deadline(Instant);
+/// `None`: no deadline (too far away to represent).
+pub(crate) struct Deadline(Option<Instant>);
 
 impl Deadline {
     pub(crate) fn after(d: Duration) -> Self {
-        Deadline(Instant::now() + d)
+        Deadline(Instant::now().checked_add(d))
     }
 
     /// Sleeps the backoff for `attempt` unless that would pass the deadline; `false` means
     /// give up.
     pub(crate) async fn backoff(&self, policy: &RetryPolicy, attempt: u32) -> bool {
         let wait = policy.backoff(attempt);
-        if Instant::now() + wait >= self.0 {
-            return false;
+        if let (Some(deadline), Some(wake)) = (self.0, Instant::now().checked_add(wait)) {
+            if wake >= deadline {
+                return false;
+            }
         }
         tokio::time::sleep(wait).await;
         true

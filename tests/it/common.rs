@@ -244,3 +244,11 @@ pub struct Address {
     pub city: String,
     pub zip: String,
 }
+
+/// An index partition key made of one field: an empty value would render an empty key.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "TAG#{id}", sk = "TAG", index(GSI1, pk = "{label}", sk = "TAG"))]
+pub struct Tag {
+    pub id: String,
+    pub label: String,
+}

@@ -161,7 +161,7 @@ async fn updates_recompute_or_refuse_every_index_key_they_touch() -> TestResult 
         .add(f.level, 1)
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("ADD"), "{err}");
+    assert!(err.to_string().contains("computed by DynamoDB"), "{err}");
     let stored = db
         .get(Member::key("m"))
         .consistent()
@@ -512,5 +512,59 @@ async fn a_multi_attribute_gsi_key_is_declared_and_queried_through_the_same_api(
         .set(Match::fields().score, 30u32)
         .await?;
     assert_eq!(q().reverse().limit(1).all().await?.items[0].player, "ann");
+    Ok(())
+}
+
+#[tokio::test]
+async fn empty_index_keys_and_expiry_on_keys_only_indexes_are_refused_before_sending() -> TestResult
+{
+    let db = local::fresh_table::<App>().await?;
+    // GSI1PK would be "": DynamoDB rejects empty key values, so nothing is sent.
+    let err = db
+        .put(&Tag {
+            id: "t".into(),
+            label: String::new(),
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Validation { message, .. } if message.contains("empty")),
+        "{err:?}"
+    );
+    let err = db
+        .put(&Tag {
+            id: "t".into(),
+            label: "x".repeat(3000),
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    assert!(db.get(Tag::key("t")).await?.is_none());
+    db.put(&Tag {
+        id: "t".into(),
+        label: "ok".into(),
+    })
+    .await?;
+    let err = db
+        .update(Tag::key("t"))
+        .set(Tag::fields().label, "")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    assert_eq!(
+        db.get(Tag::key("t")).await?.map(|t| t.label),
+        Some("ok".into())
+    );
+
+    // A KEYS_ONLY index does not carry the TTL attribute: excluding expired items there
+    // would exclude nothing, so it is refused.
+    let err = db
+        .query(Order::gsi2_partition("open"))
+        .keys_only()
+        .exclude_expired()
+        .all()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
     Ok(())
 }

@@ -221,3 +221,23 @@ async fn ttl_is_stored_as_epoch_seconds_and_expired_items_can_be_excluded() -> T
     assert_eq!(expiring.iter().map(|d| d.rev).collect::<Vec<_>>(), [1]);
     Ok(())
 }
+
+#[tokio::test]
+async fn versioned_entities_stay_out_of_batch_writes_and_vanished_items_conflict() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let err = db.batch_write().put(&doc("d", "x", 0)).await.unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+
+    db.put(&doc("d", "v1", 0)).await?;
+    db.delete(Doc::key("d", 1u32)).if_version(1).await?;
+    // A writer holding version 1 of an item that is gone meanwhile.
+    let err = db.put(&doc("d", "late", 1)).await.unwrap_err();
+    assert_eq!(conflict(err), (1, None));
+    let err = db
+        .delete(Doc::key("d", 1u32))
+        .if_version(1)
+        .await
+        .unwrap_err();
+    assert_eq!(conflict(err), (1, None));
+    Ok(())
+}

@@ -588,3 +588,96 @@ async fn collections_dispatch_on_entity_type() -> TestResult {
     assert_eq!(invoices.len(), 1);
     Ok(())
 }
+
+#[tokio::test]
+async fn limited_pages_never_skip_items_and_limit_zero_reads_nothing() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    for l in 0..30u16 {
+        db.put(&line("z", "1", l, u32::from(l))).await?;
+    }
+    // Scan pages with a limit continue right after the last returned item.
+    let mut seen = Vec::new();
+    let mut cursor: Option<Cursor> = None;
+    for _ in 0..20 {
+        let page = db.scan::<Line>().limit(7).page(cursor.as_ref()).await?;
+        seen.extend(page.items.iter().map(|l| l.line));
+        cursor = page.cursor;
+        if cursor.is_none() {
+            break;
+        }
+    }
+    seen.sort_unstable();
+    assert_eq!(seen, (0..30).collect::<Vec<_>>());
+
+    // limit(0): nothing read, the cursor stays where it was.
+    let first = db.query(Line::partition("z")).limit(2).page(None).await?;
+    let zero = db
+        .query(Line::partition("z"))
+        .limit(0)
+        .page(first.cursor.as_ref())
+        .await?;
+    assert!(zero.items.is_empty());
+    assert_eq!(zero.cursor, first.cursor);
+    let next = db
+        .query(Line::partition("z"))
+        .limit(2)
+        .page(zero.cursor.as_ref())
+        .await?;
+    assert_eq!(
+        next.items.iter().map(|l| l.line).collect::<Vec<_>>(),
+        [2, 3]
+    );
+    assert!(db
+        .query(Line::partition("z"))
+        .limit(0)
+        .all()
+        .await?
+        .items
+        .is_empty());
+    Ok(())
+}
+
+#[tokio::test]
+async fn comparing_with_none_means_absent_or_present() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let f = Thing::fields();
+    for (name, data) in [("a", None), ("b", Some("x".to_string()))] {
+        db.put(&Thing {
+            name: name.into(),
+            status: "s".into(),
+            data,
+            ttl: None,
+            r#type: "t".into(),
+            size: 0,
+        })
+        .await?;
+    }
+    let absent = db
+        .scan::<Thing>()
+        .filter(f.data.eq(None))
+        .all()
+        .await?
+        .items;
+    assert_eq!(
+        absent.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["a"]
+    );
+    let present = db
+        .scan::<Thing>()
+        .filter(f.data.ne(None))
+        .all()
+        .await?
+        .items;
+    assert_eq!(
+        present.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["b"]
+    );
+    let err = db
+        .scan::<Thing>()
+        .filter(f.data.lt(None))
+        .all()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    Ok(())
+}

@@ -319,9 +319,14 @@ fn generate(m: &EntityModel) -> TokenStream {
                     };
                     let __present = #private::key_result::<Self, bool>(__render(&mut __pk_s, &mut __sk_s))?;
                     let __attrs: [(::core::option::Option<&'static str>, ::std::string::String); 2] = [(#pk_attr, __pk_s), (#sk_attr, __sk_s)];
-                    for (attribute, value) in __attrs {
+                    for (position, (attribute, value)) in __attrs.into_iter().enumerate() {
                         if let ::core::option::Option::Some(attribute) = attribute {
-                            out.push((attribute, __present.then(|| #private::Av::S(value))));
+                            let value = if __present {
+                                ::core::option::Option::Some(#private::index_value::<Self>(attribute, value, position == 0)?)
+                            } else {
+                                ::core::option::Option::None
+                            };
+                            out.push((attribute, value));
                         }
                     }
                 }
@@ -411,19 +416,6 @@ fn generate(m: &EntityModel) -> TokenStream {
             None => quote!(#fi: #take(&mut item, #name, ::core::option::Option::None)?,),
         }
     });
-    let key_fields: Vec<&String> = m
-        .fields
-        .iter()
-        .filter(|f| f.in_primary_key)
-        .map(|f| &f.name)
-        .collect();
-    let index_fields: Vec<&String> = m
-        .fields
-        .iter()
-        .filter(|f| f.in_index_key)
-        .map(|f| &f.name)
-        .collect();
-
     // ---- managed fields
     let version_items = m.fields.iter().find(|f| f.attrs.version).map(|f| {
         let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
@@ -565,8 +557,6 @@ fn generate(m: &EntityModel) -> TokenStream {
             impl #dm::Entity for #ident {
                 type Table = #table;
                 const ENTITY_TYPE: &'static str = #entity_type;
-                const KEY_FIELDS: &'static [&'static str] = &[#(#key_fields),*];
-                const INDEX_FIELDS: &'static [&'static str] = &[#(#index_fields),*];
                 #version_items
 
                 fn primary_key(&self) -> #dm::Key<Self> {

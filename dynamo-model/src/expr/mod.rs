@@ -215,11 +215,35 @@ macro_rules! conditions {
     ($ty:ident) => {
         impl<E, V: AttrValue, M> $ty<E, V, M> {
             fn compare(self, op: CompareOp, value: impl Into<V>) -> Condition<E> {
-                Condition::new(Node::Compare {
-                    path: self.attr_path(),
-                    op,
-                    value: encode(&self.attr_path(), &value.into()),
-                })
+                let path = self.attr_path();
+                // An absent value (`None`, an empty set) is not stored at all, so equality
+                // with it means the attribute does not exist.
+                let value = match value.into().to_attr_opt() {
+                    Ok(Some(v)) => Ok(v),
+                    Ok(None) if op == CompareOp::Eq => {
+                        return Condition::new(Node::Function {
+                            function: "attribute_not_exists",
+                            path,
+                        })
+                    }
+                    Ok(None) if op == CompareOp::Ne => {
+                        return Condition::new(Node::Function {
+                            function: "attribute_exists",
+                            path,
+                        })
+                    }
+                    Ok(None) => Err(ValueError {
+                        path: path.to_string(),
+                        source: EncodeError(
+                            "an absent value (None) can only be compared with eq or ne".into(),
+                        ),
+                    }),
+                    Err(source) => Err(ValueError {
+                        path: path.to_string(),
+                        source,
+                    }),
+                };
+                Condition::new(Node::Compare { path, op, value })
             }
 
             /// `path = value`

@@ -101,6 +101,22 @@ impl<E: Entity> Key<E> {
     }
 }
 
+/// Checks a rendered index key value against DynamoDB's key limits (1 to 2048 bytes for
+/// a partition key, 1 to 1024 for a sort key) before anything is sent.
+pub(crate) fn check_index_key(
+    entity: &'static str,
+    attribute: &str,
+    value: &str,
+    partition: bool,
+) -> Result<(), Error> {
+    let (which, max) = if partition {
+        ("index partition", MAX_PARTITION_KEY_BYTES)
+    } else {
+        ("index sort", MAX_SORT_KEY_BYTES)
+    };
+    check_len(entity, &format!("{which} (`{attribute}`)"), value, max)
+}
+
 fn check_len(entity: &'static str, which: &str, value: &str, max: usize) -> Result<(), Error> {
     if value.is_empty() {
         return Err(Error::validation(

@@ -16,7 +16,7 @@ pub use query::{
     IntoPartition, IntoSortKey, Page, PartitionValue, Query, SortCondition, UnknownEntity,
 };
 pub use scan::Scan;
-pub use update::{Numeric, Update};
+pub use update::{Numeric, StringSet, Update};
 
 use crate::expr::{Node, Placeholders};
 use crate::{Condition, Entity, Error, Item, Table};
@@ -86,6 +86,16 @@ pub(crate) fn is_expired<T: crate::Table>(item: &Item) -> bool {
         .and_then(|v| v.as_n().ok())
         .and_then(|n| n.parse::<f64>().ok())
         .is_some_and(|t| t <= now_epoch() as f64)
+}
+
+/// The version a write stores after `v`, refusing to wrap around.
+pub(crate) fn next_version<E: Entity>(v: u64) -> Result<u64, Error> {
+    v.checked_add(1).ok_or_else(|| {
+        Error::validation(
+            E::ENTITY_TYPE,
+            "the version counter is at u64::MAX and cannot be incremented",
+        )
+    })
 }
 
 /// `version = :v` on the stored item.
@@ -203,12 +213,19 @@ pub(crate) fn condition_failed<E: Entity>(
     needs_item: bool,
     expected_version: Option<(&'static str, u64)>,
 ) -> Error {
-    if let (Some((attr, expected)), Some(item)) = (expected_version, &current) {
-        let found = item
-            .get(attr)
+    if let Some((attr, expected)) = expected_version {
+        let found = current
+            .as_ref()
+            .and_then(|item| item.get(attr))
             .and_then(|v| v.as_n().ok())
             .and_then(|n| n.parse::<u64>().ok());
-        if found != Some(expected) {
+        // Version 0 expects no item; any other version expects that version stored.
+        let mismatch = match (expected, &current) {
+            (0, current) => current.is_some(),
+            (_, None) => true,
+            (_, Some(_)) => found != Some(expected),
+        };
+        if mismatch {
             return Error::VersionConflict {
                 entity: E::ENTITY_TYPE,
                 key,

@@ -1,6 +1,6 @@
 use super::{
-    absent_or_entity, and, condition_failed, is_entity, item_absent, render, user_condition,
-    version_is, PreparedWrite,
+    absent_or_entity, and, condition_failed, is_entity, item_absent, next_version, render,
+    user_condition, version_is, PreparedWrite,
 };
 use crate::expr::Placeholders;
 use crate::{Condition, Db, Entity, Error};
@@ -52,14 +52,16 @@ impl<'a, E: Entity> Put<'a, E> {
         // Optimistic locking: version 0 is a new item; otherwise the stored item must be
         // at this version. The put writes the next version.
         let expected_version = E::VERSION.map(|attr| (attr, self.entity.version()));
-        let version_guard = expected_version.map(|(attr, v)| {
-            item.insert(attr.to_owned(), AttributeValue::N((v + 1).to_string()));
-            if v == 0 {
+        let mut version_guard = None;
+        if let Some((attr, v)) = expected_version {
+            let next = next_version::<E>(v)?;
+            item.insert(attr.to_owned(), AttributeValue::N(next.to_string()));
+            version_guard = Some(if v == 0 {
                 item_absent::<E>()
             } else {
                 and(version_is(attr, v), Some(is_entity::<E>()))
-            }
-        });
+            });
+        }
         crate::size::check_item_size::<E>(&item)?;
         let guard = match (self.if_absent, version_guard) {
             (true, _) => item_absent::<E>(),

@@ -460,12 +460,16 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
 
     /// Whether the items read carry the entity-type attribute.
     fn projects_entity_type(&self) -> bool {
-        match self.index.map(|i| i.projection) {
-            None | Some(Projection::All) => true,
-            Some(Projection::KeysOnly) => false,
-            Some(Projection::Include(attrs)) => {
-                attrs.contains(&<T::Table as Table>::SCHEMA.entity_type)
-            }
+        self.projects(Some(<T::Table as Table>::SCHEMA.entity_type))
+    }
+
+    /// Whether the items read carry `attribute` (a table read carries everything).
+    fn projects(&self, attribute: Option<&str>) -> bool {
+        match (self.index.map(|i| i.projection), attribute) {
+            (None | Some(Projection::All), _) => true,
+            (_, None) => false,
+            (Some(Projection::KeysOnly), _) => false,
+            (Some(Projection::Include(attrs)), Some(a)) => attrs.contains(&a),
         }
     }
 
@@ -565,6 +569,12 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         // index that does not project the entity-type attribute cannot be filtered on it.
         let type_filter =
             (!T::IS_COLLECTION && self.projects_entity_type()).then(entity_type_filter::<T>);
+        if self.exclude_expired && !self.projects(<T::Table as Table>::SCHEMA.ttl) {
+            return Err(Error::validation(
+                T::NAME,
+                "exclude_expired on an index that does not project the TTL attribute would exclude nothing",
+            ));
+        }
         let expiry = if self.exclude_expired {
             super::not_expired::<T::Table>()
         } else {
@@ -639,24 +649,6 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         })
     }
 
-    fn decode(&self, item: Item) -> Result<Option<T>, Error> {
-        match T::decode(item)? {
-            Decoded::Item(t) => Ok(Some(t)),
-            Decoded::Unknown(found) if self.unknown == UnknownEntity::Error => {
-                Err(Error::Decode(crate::DecodeError {
-                    entity: T::NAME,
-                    key: None,
-                    attribute: None,
-                    kind: crate::DecodeErrorKind::WrongEntityType {
-                        expected: T::NAME,
-                        found,
-                    },
-                }))
-            }
-            Decoded::Unknown(_) => Ok(None),
-        }
-    }
-
     fn start_key(
         &self,
         prepared: &Prepared,
@@ -694,7 +686,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         mut start: Option<Item>,
         want: Option<usize>,
         single_page: bool,
-    ) -> Result<Page<T>, Error> {
+    ) -> Result<Collected<T>, Error> {
         let mut items = Vec::new();
         let mut consumed = 0.0;
         let mut requests = 0usize;
@@ -729,7 +721,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
                 // Only the item that fills the request is copied, for the cursor.
                 let fills = want.is_some_and(|w| items.len() + 1 == w);
                 let key = fills.then(|| key_of(&item, &prepared.cursor_names));
-                if let Some(t) = self.decode(item)? {
+                if let Some(t) = decode_target(item, self.unknown)? {
                     items.push(t);
                     stopped_at = key.or(stopped_at);
                 }
@@ -742,15 +734,29 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
                 } else {
                     page.last_key
                 };
-                return Ok(self.make_page(items, next, prepared, consumed));
+                return Ok(Collected {
+                    items,
+                    next,
+                    consumed,
+                });
             }
             match page.last_key {
-                None => return Ok(self.make_page(items, None, prepared, consumed)),
+                None => {
+                    return Ok(Collected {
+                        items,
+                        next: None,
+                        consumed,
+                    })
+                }
                 Some(last) => {
                     if (single_page && want.is_none())
                         || self.max_pages.is_some_and(|m| requests >= m)
                     {
-                        return Ok(self.make_page(items, Some(last), prepared, consumed));
+                        return Ok(Collected {
+                            items,
+                            next: Some(last),
+                            consumed,
+                        });
                     }
                     start = Some(last);
                 }
@@ -762,33 +768,46 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         }
     }
 
-    fn make_page(
-        &self,
-        items: Vec<T>,
-        next: Option<Item>,
-        prepared: &Prepared,
-        consumed: f64,
-    ) -> Page<T> {
+    fn make_page(&self, collected: Collected<T>, prepared: &Prepared) -> Page<T> {
         Page {
-            items,
-            cursor: next
+            items: collected.items,
+            cursor: collected
+                .next
                 .map(|key| cursor::encode(prepared.fingerprint, &key, self.db.cursor_secret())),
-            consumed_capacity: consumed,
+            consumed_capacity: collected.consumed,
         }
     }
 
     /// All matching items (at most `limit`), reading as many pages as needed.
     pub async fn all(self) -> Result<Page<T>, Error> {
         let prepared = self.prepare()?;
-        self.collect(&prepared, None, self.limit, false).await
+        if self.limit == Some(0) {
+            return Ok(Page {
+                items: Vec::new(),
+                cursor: None,
+                consumed_capacity: 0.0,
+            });
+        }
+        let collected = self.collect(&prepared, None, self.limit, false).await?;
+        Ok(self.make_page(collected, &prepared))
     }
 
     /// One page: up to `limit` matching items (or one DynamoDB page without a limit),
     /// starting after `cursor` (from a previous page of the *same* query).
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
         let prepared = self.prepare()?;
+        if self.limit == Some(0) {
+            // Nothing asked for: stay where we are (a request would skip an item).
+            self.start_key(&prepared, cursor)?;
+            return Ok(Page {
+                items: Vec::new(),
+                cursor: cursor.cloned(),
+                consumed_capacity: 0.0,
+            });
+        }
         let start = self.start_key(&prepared, cursor)?;
-        self.collect(&prepared, start, self.limit, true).await
+        let collected = self.collect(&prepared, start, self.limit, true).await?;
+        Ok(self.make_page(collected, &prepared))
     }
 
     /// Every matching item (at most `limit`) as a stream, fetching pages as it is polled.
@@ -836,22 +855,10 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
                 let prepared = s.prepared.as_ref()?;
                 let want = s.query.limit.map(|l| l - s.yielded);
                 match s.query.collect(prepared, s.next.take(), want, true).await {
-                    Ok(page) => {
-                        s.buffer.extend(page.items);
-                        match page.cursor {
-                            Some(c) => {
-                                s.next = cursor::decode(
-                                    &c,
-                                    prepared.fingerprint,
-                                    s.query.db.cursor_secret(),
-                                )
-                                .ok()
-                            }
-                            None => s.done = true,
-                        }
-                        if s.next.is_none() {
-                            s.done = true;
-                        }
+                    Ok(collected) => {
+                        s.buffer.extend(collected.items);
+                        s.next = collected.next;
+                        s.done = s.next.is_none();
                     }
                     Err(e) => {
                         s.done = true;
@@ -954,6 +961,13 @@ impl Prepared {
             _ => true,
         }
     }
+}
+
+/// What one `collect` read: the items and where to continue.
+struct Collected<T> {
+    items: Vec<T>,
+    next: Option<Item>,
+    consumed: f64,
 }
 
 /// One response of a Query or Scan, before decoding.

@@ -74,7 +74,8 @@ impl Pacer {
 
     /// How long to wait before the next request.
     fn delay(&self) -> Duration {
-        let due = Duration::from_secs_f64(self.consumed / self.budget);
+        // A tiny budget can make the due time unrepresentable: wait as long as possible.
+        let due = Duration::try_from_secs_f64(self.consumed / self.budget).unwrap_or(Duration::MAX);
         due.saturating_sub(self.started.elapsed())
     }
 }
@@ -309,11 +310,18 @@ impl<'a, T: Target> Scan<'a, T> {
     }
 
     fn source(&self) -> Result<Arc<DynamoSource<T::Table>>, Error> {
+        self.source_with_page_size(self.page_size)
+    }
+
+    fn source_with_page_size(
+        &self,
+        page_size: Option<usize>,
+    ) -> Result<Arc<DynamoSource<T::Table>>, Error> {
         Ok(Arc::new(DynamoSource {
             db: self.db.clone(),
             prepared: self.prepare()?,
             consistent: self.consistent,
-            page_size: self.page_size,
+            page_size,
         }))
     }
 
@@ -346,7 +354,20 @@ impl<'a, T: Target> Scan<'a, T> {
                 "page() reads one segment; use all() or stream() with segments",
             ));
         }
-        let source = self.source()?;
+        if self.limit == Some(0) {
+            return Ok(Page {
+                items: Vec::new(),
+                cursor: cursor.cloned(),
+                consumed_capacity: 0.0,
+            });
+        }
+        // Read at most `limit` items, so the page's LastEvaluatedKey never skips read items
+        // that the limit would drop.
+        let page_size = match (self.page_size, self.limit) {
+            (Some(p), Some(l)) => Some(p.min(l)),
+            (p, l) => p.or(l),
+        };
+        let source = self.source_with_page_size(page_size)?;
         let fingerprint = source.prepared.fingerprint;
         let start = match cursor {
             Some(c) => Some(

@@ -25,6 +25,14 @@ impl<T: Numeric> Numeric for Option<T> {
     type Delta = T::Delta;
 }
 
+/// String-set field types (`HashSet<String>`, `BTreeSet<String>`, or an `Option` of one),
+/// the types `add_to_set` and `delete_from_set` apply to.
+pub trait StringSet {}
+
+impl<S> StringSet for std::collections::HashSet<String, S> {}
+impl StringSet for std::collections::BTreeSet<String> {}
+impl<T: StringSet> StringSet for Option<T> {}
+
 /// `SET path = f(path, value)` forms whose result DynamoDB computes.
 #[derive(Debug, Clone, Copy)]
 enum SetFn {
@@ -220,10 +228,11 @@ impl<'a, E: Entity> Update<'a, E> {
         })
     }
 
-    /// `ADD path :elements` on a string set: adds the elements (creating the set).
-    pub fn add_to_set<S: AttrValue>(
+    /// `ADD path :elements` on a string-set field: adds the elements (creating the set).
+    /// DynamoDB's ADD works on top-level attributes only.
+    pub fn add_to_set<S: StringSet>(
         self,
-        path: impl UpdatablePath<E, S>,
+        path: crate::Path<E, S, crate::expr::Mutable>,
         elements: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
         let set: std::collections::BTreeSet<String> =
@@ -231,11 +240,11 @@ impl<'a, E: Entity> Update<'a, E> {
         self.push_value(path.attribute(), &set, Action::Add)
     }
 
-    /// `DELETE path :elements` on a string set: removes the elements (DynamoDB drops an
-    /// emptied set).
-    pub fn delete_from_set<S: AttrValue>(
+    /// `DELETE path :elements` on a string-set field: removes the elements (DynamoDB
+    /// drops an emptied set). DynamoDB's DELETE works on top-level attributes only.
+    pub fn delete_from_set<S: StringSet>(
         self,
-        path: impl UpdatablePath<E, S>,
+        path: crate::Path<E, S, crate::expr::Mutable>,
         elements: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
         let set: std::collections::BTreeSet<String> =
@@ -374,9 +383,10 @@ impl<'a, E: Entity> Update<'a, E> {
         let expected_version = version_guard::<E>(self.version, "update")?;
         if let Some(attr) = E::VERSION {
             self.actions.push(match expected_version {
-                Some((_, v)) => {
-                    Action::Set(attr.into(), Ok(AttributeValue::N((v + 1).to_string())))
-                }
+                Some((_, v)) => Action::Set(
+                    attr.into(),
+                    Ok(AttributeValue::N(super::next_version::<E>(v)?.to_string())),
+                ),
                 None => Action::Add(attr.into(), Ok(AttributeValue::N("1".into()))),
             });
         }
