@@ -208,10 +208,11 @@ pub mod __private {
     #[inline]
     pub fn put_key<E: Entity>(item: &mut Item, key: Key<E>) -> Result<(), Error> {
         let schema = &<E::Table as Table>::SCHEMA;
-        let raw = key.raw()?;
-        item.insert(schema.pk.name.to_owned(), AttributeValue::S(raw.pk.clone()));
-        if let (Some(attr), Some(sk)) = (schema.sk, &raw.sk) {
-            item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
+        // The key strings were rendered for this item: moved in, not copied.
+        let raw = key.into_raw()?;
+        item.insert(schema.pk.name.to_owned(), AttributeValue::S(raw.pk));
+        if let (Some(attr), Some(sk)) = (schema.sk, raw.sk) {
+            item.insert(attr.name.to_owned(), AttributeValue::S(sk));
         }
         item.insert(
             schema.entity_type.to_owned(),

@@ -49,8 +49,9 @@ impl<E: Entity> Key<E> {
         has_sk: bool,
         render: impl FnOnce(&mut String, &mut String) -> Result<(), KeyError>,
     ) -> Self {
-        let mut pk = String::new();
-        let mut sk = String::new();
+        // Typical keys fit without reallocating.
+        let mut pk = String::with_capacity(32);
+        let mut sk = String::with_capacity(if has_sk { 48 } else { 0 });
         let repr = render(&mut pk, &mut sk).map(|()| RawKey {
             pk,
             sk: has_sk.then_some(sk),
@@ -86,6 +87,12 @@ impl<E: Entity> Key<E> {
             check_len(E::ENTITY_TYPE, "sort", sk, MAX_SORT_KEY_BYTES)?;
         }
         Ok(raw)
+    }
+
+    /// The rendered key values, validated as by [`Key::raw`], taken out of the key.
+    pub fn into_raw(self) -> Result<RawKey, Error> {
+        self.raw()?;
+        self.repr.map_err(|e| Error::key(E::ENTITY_TYPE, e))
     }
 
     /// The key as the attribute map DynamoDB expects in `Key` parameters.
