@@ -133,6 +133,11 @@ fn projection(meta: &ParseNestedMeta) -> syn::Result<Projection> {
             syn::bracketed!(content in value);
             let names =
                 content.parse_terminated(<LitStr as syn::parse::Parse>::parse, Token![,])?;
+            if names.is_empty() {
+                return Err(inner.error(
+                    "an INCLUDE projection names at least one attribute; use `keys_only` for none",
+                ));
+            }
             include = Some(names.iter().map(LitStr::value).collect());
             Ok(())
         } else {

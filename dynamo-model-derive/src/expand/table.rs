@@ -63,6 +63,51 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
     {
         cx.error_spanned_by(&input.ident, "DynamoDB allows at most five LSIs per table");
     }
+    // Table key values are rendered templates: strings.
+    for key in attrs.pk.iter().chain(attrs.sk.iter()) {
+        if !matches!(key.ty, ScalarType::S) {
+            cx.error_spanned_by(
+                &input.ident,
+                format!(
+                    "table key attribute `{}` holds rendered key templates, so it is a string (S)",
+                    key.name
+                ),
+            );
+        }
+    }
+    // The crate writes these attributes on every item: they must be distinct.
+    let entity_type = attrs.entity_type.as_deref().unwrap_or("_type");
+    let mut roles: Vec<(&str, &str)> = Vec::new();
+    roles.extend(
+        attrs
+            .pk
+            .iter()
+            .map(|k| (k.name.as_str(), "the partition key")),
+    );
+    roles.extend(attrs.sk.iter().map(|k| (k.name.as_str(), "the sort key")));
+    roles.push((entity_type, "the entity-type attribute"));
+    roles.extend(attrs.ttl.iter().map(|n| (n.as_str(), "the TTL attribute")));
+    for (i, (name, role)) in roles.iter().enumerate() {
+        if let Some((_, other)) = roles[..i].iter().find(|(n, _)| n == name) {
+            cx.error_spanned_by(
+                &input.ident,
+                format!("`{name}` cannot be both {other} and {role}"),
+            );
+        }
+    }
+    for index in &attrs.indexes {
+        for key in index.pk.iter().chain(index.sk.iter()) {
+            if key.name == entity_type || attrs.ttl.as_deref() == Some(key.name.as_str()) {
+                cx.error_spanned_by(
+                    &index.name,
+                    format!(
+                        "index key attribute `{}` is also the entity-type or TTL attribute",
+                        key.name
+                    ),
+                );
+            }
+        }
+    }
     cx.check()?;
 
     let ident = &input.ident;

@@ -12,6 +12,11 @@ use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 ///
 /// By default the put replaces an item of the same entity type under the key and refuses
 /// (with [`Error::ConditionFailed`]) to overwrite an item of another entity type.
+///
+/// For an entity with a `#[dynamo(version)]` field the put is optimistic-locked: it
+/// expects the stored item at the entity's version (0: no item yet) and stores version + 1,
+/// failing with [`Error::VersionConflict`] otherwise. The caller's value is not changed:
+/// increment its version (or read the item again) before the next put.
 #[must_use = "a request does nothing until it is sent or awaited"]
 pub struct Put<'a, E: Entity> {
     db: &'a Db<E::Table>,
