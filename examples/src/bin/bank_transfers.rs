@@ -99,10 +99,13 @@ async fn main() -> Result<(), BoxError> {
             version: 0,
         })
         .collect();
-    let loaded = db.batch_write().puts(&accounts).await?;
-    assert!(loaded.unprocessed.is_empty());
-    // Batch writes cannot carry conditions (DynamoDB rule): the accounts are stored with
-    // the version they have (0), which the first transfer of each then checks.
+    // Versioned entities are written with conditional puts (a batch write cannot check
+    // versions): each account is created at version 1.
+    stream::iter(&accounts)
+        .map(|a| db.put(a).send())
+        .buffer_unordered(16)
+        .try_collect::<Vec<()>>()
+        .await?;
     let total_before: i64 = accounts.iter().map(|a| a.balance).sum();
     println!("{ACCOUNTS} accounts, {total_before} in total");
 
