@@ -36,6 +36,11 @@ fn key_item(schema: &crate::TableSchema, key: &RawKey) -> Item {
     item
 }
 
+/// Capacity units of a batch response (one entry per table).
+fn capacity_units(consumed: &[aws_sdk_dynamodb::types::ConsumedCapacity]) -> f64 {
+    consumed.iter().filter_map(|c| c.capacity_units).sum()
+}
+
 fn build_error(operation: &'static str, e: aws_sdk_dynamodb::error::BuildError) -> Error {
     Error::Validation {
         entity: operation,
@@ -248,11 +253,7 @@ async fn get_chunk<X: Table>(
             .await;
         match result {
             Ok(resp) => {
-                out.consumed += resp
-                    .consumed_capacity()
-                    .iter()
-                    .filter_map(|c| c.capacity_units)
-                    .sum::<f64>();
+                out.consumed += capacity_units(resp.consumed_capacity());
                 if let Some(mut responses) = resp.responses {
                     out.items
                         .extend(responses.remove(db.table_name()).unwrap_or_default());
@@ -604,11 +605,7 @@ async fn write_chunk<X: Table>(
             .await;
         match result {
             Ok(resp) => {
-                out.consumed += resp
-                    .consumed_capacity()
-                    .iter()
-                    .filter_map(|c| c.capacity_units)
-                    .sum::<f64>();
+                out.consumed += capacity_units(resp.consumed_capacity());
                 let left: HashSet<RawKey> = resp
                     .unprocessed_items
                     .and_then(|mut u| u.remove(db.table_name()))
