@@ -102,11 +102,12 @@ impl<E, V, M> std::fmt::Debug for Path<E, V, M> {
     }
 }
 
-/// A path an update may change: every field's path except those of primary-key fields.
+/// A path an update may change: every field's path except those of primary-key fields
+/// and of the `#[dynamo(version)]` field.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is the path of a primary-key field, which an update cannot change",
-    label = "this field is part of the item's key",
-    note = "changing a key field moves the item to another key: delete the old item and put the new one (atomically, in a transaction)"
+    message = "`{Self}` is the path of a primary-key or version field, which an update cannot set",
+    label = "a key field, or the #[dynamo(version)] field",
+    note = "changing a key field moves the item to another key: delete the old item and put the new one (atomically, in a transaction); the version is managed by the crate (use if_version / any_version)"
 )]
 pub trait UpdatablePath<E, V> {
     /// Where the attribute is.

@@ -1,0 +1,8 @@
+use dynamo_model::Collection;
+
+#[derive(Collection)]
+struct NotAnEnum {
+    a: u32,
+}
+
+fn main() {}

@@ -1,0 +1,16 @@
+use dynamo_model::{Collection, Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK", ttl = "expires_at", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"), gsi(name = "ByCity", pk = ["city"]))]
+struct App;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = App, pk = "DOC#{id}", sk = "V#{version}")]
+struct Doc {
+    id: String,
+    #[dynamo(version)]
+    version: u64,
+}
+
+fn main() {}

@@ -1,0 +1,19 @@
+use dynamo_model::{Collection, Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK", ttl = "expires_at", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"), gsi(name = "ByCity", pk = ["city"]))]
+struct App;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = App, pk = "SHOP#{id}", sk = "SHOP", index(ByCity, pk = [city, a, b, c, d]))]
+struct Shop {
+    id: String,
+    city: String,
+    a: String,
+    b: String,
+    c: String,
+    d: String,
+}
+
+fn main() {}

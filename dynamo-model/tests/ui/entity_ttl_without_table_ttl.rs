@@ -1,0 +1,20 @@
+use dynamo_model::{Collection, Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK", ttl = "expires_at", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"), gsi(name = "ByCity", pk = ["city"]))]
+struct App;
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+struct NoTtl;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = NoTtl, pk = "DOC#{id}", sk = "DOC")]
+struct Doc {
+    id: String,
+    #[dynamo(ttl)]
+    expires: Option<i64>,
+}
+
+fn main() {}
