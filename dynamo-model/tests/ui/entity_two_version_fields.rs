@@ -1,4 +1,4 @@
-use dynamo_model::{Collection, Entity, Table};
+use dynamo_model::{Entity, Table};
 use serde::{Deserialize, Serialize};
 
 #[derive(Table)]
