@@ -15,6 +15,9 @@ pub trait Entity: Sized + Send + Sync + 'static {
     /// The value of the entity-type attribute on this entity's items.
     const ENTITY_TYPE: &'static str;
 
+    /// The attributes of the entity's stored fields (what a projection of it reads).
+    const ATTRIBUTES: &'static [&'static str];
+
     /// The attribute of the `#[dynamo(version)]` field, if the entity has one: puts,
     /// updates and deletes then check it and puts and updates increment it.
     const VERSION: Option<&'static str> = None;

@@ -681,3 +681,60 @@ async fn comparing_with_none_means_absent_or_present() -> TestResult {
     assert!(matches!(err, Error::Validation { .. }), "{err:?}");
     Ok(())
 }
+
+#[tokio::test]
+async fn a_query_can_read_only_the_attributes_of_a_partial_view() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let t = datetime!(2024-02-02 0:00 UTC);
+    for i in 0..5u128 {
+        db.put(&Order {
+            user_id: "u".into(),
+            order_id: Uuid::from_u128(i),
+            created_at: t + Duration::minutes(i as i64),
+            total_cents: 100 * i as u64,
+            status: "open".into(),
+            note: Some("a long note that the list view does not need".into()),
+        })
+        .await?;
+    }
+    let views = db
+        .query(Order::partition("u"))
+        .project::<OrderTotal>()
+        .reverse()
+        .limit(3)
+        .all()
+        .await?
+        .items;
+    assert_eq!(
+        views.iter().map(|v| v.total_cents).collect::<Vec<_>>(),
+        [400, 300, 200]
+    );
+
+    // Paging through a projection (the key attributes are always projected).
+    let page = db
+        .query(Order::partition("u"))
+        .project::<OrderTotal>()
+        .limit(2)
+        .page(None)
+        .await?;
+    let rest = db
+        .query(Order::partition("u"))
+        .project::<OrderTotal>()
+        .limit(10)
+        .page(page.cursor.as_ref())
+        .await?;
+    assert_eq!(
+        page.items.len() + rest.items.len(),
+        5,
+        "cursors continue through a projection"
+    );
+
+    // A view must have the queried entity's type.
+    let err = db
+        .query(Line::partition("z"))
+        .project::<Impostor>()
+        .all()
+        .await;
+    assert!(matches!(err, Err(Error::Validation { .. })), "{err:?}");
+    Ok(())
+}

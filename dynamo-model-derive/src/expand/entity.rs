@@ -416,6 +416,19 @@ fn generate(m: &EntityModel) -> TokenStream {
             None => quote!(#fi: #take(&mut item, #name, ::core::option::Option::None)?,),
         }
     });
+    // ---- stored attribute names (the TTL field lives under the table's TTL attribute)
+    let attribute_names: Vec<TokenStream> = stored
+        .iter()
+        .map(|f| {
+            if f.attrs.ttl {
+                quote!(__TTL_ATTR)
+            } else {
+                let n = &f.name;
+                quote!(#n)
+            }
+        })
+        .collect();
+
     // ---- managed fields
     let version_items = m.fields.iter().find(|f| f.attrs.version).map(|f| {
         let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
@@ -557,6 +570,7 @@ fn generate(m: &EntityModel) -> TokenStream {
             impl #dm::Entity for #ident {
                 type Table = #table;
                 const ENTITY_TYPE: &'static str = #entity_type;
+                const ATTRIBUTES: &'static [&'static str] = &[#(#attribute_names),*];
                 #version_items
 
                 fn primary_key(&self) -> #dm::Key<Self> {

@@ -272,6 +272,8 @@ pub struct Query<'a, T: Target, K: KeySpace = Primary> {
     consistent: bool,
     unknown: UnknownEntity,
     exclude_expired: bool,
+    /// `ProjectionExpression` attributes, when only some are read.
+    projection: Option<&'static [&'static str]>,
 }
 
 /// The key attributes of the queried table or index.
@@ -294,6 +296,7 @@ struct Prepared {
     pk_check: Vec<(&'static str, AttributeValue)>,
     sk_attr: Option<&'static str>,
     sk_range: Option<SortKeyRange>,
+    projection: Option<String>,
 }
 
 impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
@@ -317,6 +320,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             consistent: false,
             unknown: UnknownEntity::Skip,
             exclude_expired: false,
+            projection: None,
         }
     }
 
@@ -425,6 +429,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             consistent: self.consistent,
             unknown: self.unknown,
             exclude_expired: self.exclude_expired,
+            projection: self.projection,
         }
     }
 
@@ -449,7 +454,53 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             consistent: self.consistent,
             unknown: self.unknown,
             exclude_expired: self.exclude_expired,
+            projection: self.projection,
         }
+    }
+
+    /// Reads only the attributes of `V`, a partial view of `T`: an entity with the same
+    /// entity type and key templates and a subset of the fields (`ProjectionExpression`).
+    /// Less data comes back; read capacity is the same (DynamoDB sizes reads on whole items).
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{order_id}")]
+    /// struct Order { user_id: String, order_id: String, total: u64, notes: String }
+    ///
+    /// /// Only what a list view needs.
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{order_id}", entity_type = "Order")]
+    /// struct OrderLine { user_id: String, order_id: String, total: u64 }
+    ///
+    /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+    /// let lines = db.query(Order::partition("u-1")).project::<OrderLine>().all().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn project<V>(self) -> Query<'a, V, K>
+    where
+        T: Entity<Table = <T as Target>::Table>,
+        V: Entity<Table = <T as Target>::Table>,
+    {
+        Query {
+            db: self.db,
+            index: self.index,
+            _key_space: PhantomData,
+            pk: self.pk,
+            sk: self.sk,
+            filter: self.filter,
+            reverse: self.reverse,
+            limit: self.limit,
+            page_size: self.page_size,
+            max_pages: self.max_pages,
+            consistent: self.consistent,
+            unknown: self.unknown,
+            exclude_expired: self.exclude_expired,
+            projection: Some(V::ATTRIBUTES),
+        }
+        .check_view::<T>()
     }
 
     /// What to do with items of entity types outside a collection (default: skip).
@@ -585,6 +636,20 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             Some(node) => Some(super::render_for(T::NAME, &mut p, &node)?),
             None => None,
         };
+        // The view's attributes, plus what every read needs: the entity type (decoding
+        // checks it) and the key attributes (cursors continue from them).
+        let projection = self.projection.map(|attrs| {
+            let mut wanted: Vec<&'static str> = attrs.to_vec();
+            wanted.push(<T::Table as Table>::SCHEMA.entity_type);
+            wanted.extend(names.cursor.iter().copied());
+            let mut seen = std::collections::HashSet::new();
+            wanted.retain(|a| seen.insert(*a));
+            wanted
+                .iter()
+                .map(|a| p.name(a))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
         let (names_map, values) = p.finish();
         let index_name = self.index.map(|i| i.name).unwrap_or("");
         let direction: &[u8] = if self.reverse { b"desc" } else { b"asc" };
@@ -606,6 +671,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             cursor_names: names.cursor,
             pk_check,
             sk_attr: names.sk.first().copied().filter(|_| names.sk.len() == 1),
+            projection,
             sk_range: match sk {
                 SortCondition::Rendered(range) => Some(range.clone()),
                 SortCondition::Attributes(_) => None,
@@ -627,6 +693,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             .set_index_name(self.index.map(|i| i.name.to_owned()))
             .key_condition_expression(&prepared.key_condition)
             .set_filter_expression(prepared.filter.clone())
+            .set_projection_expression(prepared.projection.clone())
             .set_expression_attribute_names(prepared.names.clone())
             .set_expression_attribute_values(prepared.values.clone())
             .scan_index_forward(!self.reverse)
@@ -904,6 +971,20 @@ pub(crate) fn decode_target<T: Target>(
 }
 
 /// Renders a sort-key condition, or `None` for [`SortKeyOp::Any`].
+impl<'a, V: Entity, K: KeySpace> Query<'a, V, K> {
+    /// A view must be of the same entity type, or the type filter would drop every item.
+    fn check_view<T: Entity>(mut self) -> Self {
+        if T::ENTITY_TYPE != V::ENTITY_TYPE {
+            self.pk = Err(KeyError::Malformed {
+                type_name: "projection",
+                input: V::ENTITY_TYPE.to_owned(),
+                reason: "a projected view must have the entity type of the queried entity",
+            });
+        }
+        self
+    }
+}
+
 impl<'a, E: Entity, K: KeySpace> Query<'a, Key<E>, K> {
     /// One page of keys (as [`page`](Query::page)), then the whole items behind them,
     /// fetched with one batch get and returned in the index's order. Keys whose item
@@ -1016,5 +1097,60 @@ impl<T: Table> Db<T> {
         partition: impl IntoPartition<E, K>,
     ) -> Query<'_, E, K> {
         Query::new(self, partition, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Db, Entity, Table};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Table)]
+    #[dynamo(pk = "PK", sk = "SK")]
+    struct App;
+
+    #[derive(Entity, Serialize, Deserialize)]
+    #[dynamo(table = App, pk = "U#{user}", sk = "O#{id}")]
+    struct Order {
+        user: String,
+        id: String,
+        total: u64,
+        note: String,
+    }
+
+    #[derive(Entity, Serialize, Deserialize)]
+    #[dynamo(table = App, pk = "U#{user}", sk = "O#{id}", entity_type = "Order")]
+    struct OrderTotal {
+        user: String,
+        id: String,
+        total: u64,
+    }
+
+    fn db() -> Db<App> {
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .build();
+        Db::new(aws_sdk_dynamodb::Client::from_conf(config), "t")
+    }
+
+    #[test]
+    fn a_projection_names_the_view_attributes_the_type_and_the_keys() {
+        let db = db();
+        let prepared = db
+            .query(Order::partition("u"))
+            .project::<OrderTotal>()
+            .prepare()
+            .unwrap();
+        let names = prepared.names.unwrap_or_default();
+        let projected: Vec<&str> = prepared
+            .projection
+            .as_deref()
+            .unwrap_or_default()
+            .split(", ")
+            .filter_map(|placeholder| names.get(placeholder).map(String::as_str))
+            .collect();
+        assert_eq!(projected, ["user", "id", "total", "_type", "PK", "SK"]);
+        let full = db.query(Order::partition("u")).prepare().unwrap();
+        assert!(full.projection.is_none());
     }
 }
