@@ -191,64 +191,39 @@ impl<'a, T: Table> TransactWrite<'a, T> {
             source: Some(Box::new(e)),
         };
         let fail = ReturnValuesOnConditionCheckFailure::AllOld;
+        // Every kind of operation carries the same table, condition and placeholders.
+        macro_rules! conditioned {
+            ($builder:expr, $p:expr) => {
+                $builder
+                    .table_name(table)
+                    .condition_expression(&$p.condition)
+                    .set_expression_attribute_names($p.names.clone())
+                    .set_expression_attribute_values($p.values.clone())
+                    .return_values_on_condition_check_failure(fail.clone())
+                    .build()
+                    .map_err(build)?
+            };
+        }
         ops.iter()
             .map(|op| {
                 let p = &op.prepared;
+                let item = TransactWriteItem::builder();
+                let key = Some(p.key_item.clone());
                 Ok(match op.kind {
-                    Kind::Put => TransactWriteItem::builder()
-                        .put(
-                            TxPut::builder()
-                                .table_name(table)
-                                .set_item(p.item.clone())
-                                .condition_expression(&p.condition)
-                                .set_expression_attribute_names(p.names.clone())
-                                .set_expression_attribute_values(p.values.clone())
-                                .return_values_on_condition_check_failure(fail.clone())
-                                .build()
-                                .map_err(build)?,
-                        )
-                        .build(),
-                    Kind::Update => TransactWriteItem::builder()
-                        .update(
-                            TxUpdate::builder()
-                                .table_name(table)
-                                .set_key(Some(p.key_item.clone()))
-                                .set_update_expression(p.update.clone())
-                                .condition_expression(&p.condition)
-                                .set_expression_attribute_names(p.names.clone())
-                                .set_expression_attribute_values(p.values.clone())
-                                .return_values_on_condition_check_failure(fail.clone())
-                                .build()
-                                .map_err(build)?,
-                        )
-                        .build(),
-                    Kind::Delete => TransactWriteItem::builder()
-                        .delete(
-                            TxDelete::builder()
-                                .table_name(table)
-                                .set_key(Some(p.key_item.clone()))
-                                .condition_expression(&p.condition)
-                                .set_expression_attribute_names(p.names.clone())
-                                .set_expression_attribute_values(p.values.clone())
-                                .return_values_on_condition_check_failure(fail.clone())
-                                .build()
-                                .map_err(build)?,
-                        )
-                        .build(),
-                    Kind::Check => TransactWriteItem::builder()
-                        .condition_check(
-                            ConditionCheck::builder()
-                                .table_name(table)
-                                .set_key(Some(p.key_item.clone()))
-                                .condition_expression(&p.condition)
-                                .set_expression_attribute_names(p.names.clone())
-                                .set_expression_attribute_values(p.values.clone())
-                                .return_values_on_condition_check_failure(fail.clone())
-                                .build()
-                                .map_err(build)?,
-                        )
-                        .build(),
-                })
+                    Kind::Put => {
+                        item.put(conditioned!(TxPut::builder().set_item(p.item.clone()), p))
+                    }
+                    Kind::Update => item.update(conditioned!(
+                        TxUpdate::builder()
+                            .set_key(key)
+                            .set_update_expression(p.update.clone()),
+                        p
+                    )),
+                    Kind::Delete => item.delete(conditioned!(TxDelete::builder().set_key(key), p)),
+                    Kind::Check => item
+                        .condition_check(conditioned!(ConditionCheck::builder().set_key(key), p)),
+                }
+                .build())
             })
             .collect()
     }

@@ -415,24 +415,10 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         T: Entity,
         C: Target<Table = <T as Target>::Table> + Includes<T>,
     {
-        Query {
-            db: self.db,
-            index: self.index,
-            _key_space: PhantomData,
-            pk: self.pk,
-            sk: Ok(SortCondition::any()),
-            filter: self.filter,
-            reverse: self.reverse,
-            limit: self.limit,
-            page_size: self.page_size,
-            max_pages: self.max_pages,
-            consistent: self.consistent,
-            unknown: self.unknown,
-            exclude_expired: self.exclude_expired,
-            projection: self.projection,
-        }
+        let mut query = self.retarget::<C>();
+        query.sk = Ok(SortCondition::any());
+        query
     }
-
     /// Returns the typed keys of the matching items instead of the items: what an index
     /// projecting only keys (`KEYS_ONLY`) holds. [`hydrate`](Query::hydrate) turns a page
     /// of keys into whole items.
@@ -440,24 +426,8 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     where
         T: Entity<Table = <T as Target>::Table>,
     {
-        Query {
-            db: self.db,
-            index: self.index,
-            _key_space: PhantomData,
-            pk: self.pk,
-            sk: self.sk,
-            filter: self.filter,
-            reverse: self.reverse,
-            limit: self.limit,
-            page_size: self.page_size,
-            max_pages: self.max_pages,
-            consistent: self.consistent,
-            unknown: self.unknown,
-            exclude_expired: self.exclude_expired,
-            projection: self.projection,
-        }
+        self.retarget()
     }
-
     /// Reads only the attributes of `V`, a partial view of `T`: an entity with the same
     /// entity type and key templates and a subset of the fields (`ProjectionExpression`).
     /// Less data comes back; read capacity is the same (DynamoDB sizes reads on whole items).
@@ -484,6 +454,13 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         T: Entity<Table = <T as Target>::Table>,
         V: Entity<Table = <T as Target>::Table>,
     {
+        let mut query = self.retarget::<V>();
+        query.projection = Some(V::ATTRIBUTES);
+        query.check_view::<T>()
+    }
+
+    /// The same query, decoding its results as `U`.
+    fn retarget<U: Target<Table = T::Table>>(self) -> Query<'a, U, K> {
         Query {
             db: self.db,
             index: self.index,
@@ -498,11 +475,9 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             consistent: self.consistent,
             unknown: self.unknown,
             exclude_expired: self.exclude_expired,
-            projection: Some(V::ATTRIBUTES),
+            projection: self.projection,
         }
-        .check_view::<T>()
     }
-
     /// What to do with items of entity types outside a collection (default: skip).
     pub fn on_unknown(mut self, policy: UnknownEntity) -> Self {
         self.unknown = policy;
