@@ -109,8 +109,9 @@ macro_rules! integer_attr {
         impl AttrValue for $t {
             fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
                 let n = self.to_string();
-                // DynamoDB numbers hold at most 38 significant digits (u128::MAX has 39).
-                if significant_digits(&n) > 38 {
+                // DynamoDB numbers hold at most 38 significant digits: only 128-bit
+                // integers can have more (u128::MAX has 39).
+                if <$t>::BITS > 64 && significant_digits(&n) > 38 {
                     return Err(EncodeError(format!(
                         "{n} has more than the 38 significant digits a DynamoDB number holds"
                     )));

@@ -206,7 +206,11 @@ pub fn split_components(key: &str) -> impl Iterator<Item = &str> {
 pub fn escape_str(value: &str, out: &mut String) -> Result<(), KeyError> {
     out.reserve(value.len());
     let mut rest = value;
-    while let Some(i) = rest.find(['"', DELIMITER]) {
+    // Both special characters are ASCII, so a byte scan finds them (and only them).
+    while let Some(i) = rest
+        .bytes()
+        .position(|b| b == ESCAPE || b == DELIMITER as u8)
+    {
         out.push_str(&rest[..i]);
         out.push_str(if rest.as_bytes()[i] == ESCAPE {
             ESCAPED_ESCAPE
