@@ -29,7 +29,6 @@
 //! ```
 
 use aws_sdk_dynamodb::config::retry::RetryConfig;
-use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_dynamodb::Client;
 use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode};
 use aws_smithy_runtime_api::box_error::BoxError;
@@ -453,17 +452,7 @@ pub fn client_with_faults(endpoint: &str, faults: &Faults, retries: RetryConfig)
     let transport = aws_smithy_http_client::Builder::new()
         .tls_provider(tls::Provider::Rustls(CryptoMode::AwsLc))
         .build_https();
-    let config = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .endpoint_url(endpoint)
-        .credentials_provider(Credentials::new(
-            "dynamomodel",
-            "local",
-            None,
-            None,
-            "dynamo-model-local",
-        ))
+    let config = super::config_for(endpoint)
         .retry_config(retries)
         .http_client(FaultClient {
             inner: transport,

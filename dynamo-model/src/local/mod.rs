@@ -31,10 +31,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Any boxed error: what the helpers of this module return.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// An SDK client for `endpoint` with the dummy credentials and region DynamoDB Local
-/// accepts (its access key may contain only letters and digits).
-pub fn client_for(endpoint: &str) -> Client {
-    let config = aws_sdk_dynamodb::Config::builder()
+/// The client configuration for `endpoint`: the dummy credentials and region DynamoDB
+/// Local accepts (its access key may contain only letters and digits).
+pub(crate) fn config_for(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .endpoint_url(endpoint)
@@ -45,8 +45,12 @@ pub fn client_for(endpoint: &str) -> Client {
             None,
             "dynamo-model-local",
         ))
-        .build();
-    Client::from_conf(config)
+}
+
+/// An SDK client for `endpoint` with the dummy credentials and region DynamoDB Local
+/// accepts.
+pub fn client_for(endpoint: &str) -> Client {
+    Client::from_conf(config_for(endpoint).build())
 }
 
 /// An SDK client for the process's shared DynamoDB Local (see [`shared_endpoint`]),
