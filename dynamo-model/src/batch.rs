@@ -42,11 +42,12 @@ fn capacity_units(consumed: &[aws_sdk_dynamodb::types::ConsumedCapacity]) -> f64
 }
 
 fn build_error(operation: &'static str, e: aws_sdk_dynamodb::error::BuildError) -> Error {
-    Error::Validation {
-        entity: operation,
-        message: format!("cannot build request: {e}"),
-        source: Some(Box::new(e)),
-    }
+    Error::invalid_request(
+        operation,
+        crate::ValidationReason::RequestBuild,
+        format!("cannot build request: {e}"),
+    )
+    .caused_by(e)
 }
 
 // ------------------------------------------------------------------ batch get
@@ -91,7 +92,7 @@ impl<'a, T: Target> BatchGet<'a, T> {
         match key.raw() {
             Ok(raw) => self.keys.push(raw.clone()),
             Err(e) => {
-                self.error.get_or_insert(e);
+                self.error.get_or_insert(e.during("BatchGetItem"));
             }
         }
         self
@@ -378,7 +379,7 @@ pub struct BatchWrite<'a, T: Table> {
 
 impl<'a, T: Table> BatchWrite<'a, T> {
     fn fail(mut self, e: Error) -> Self {
-        self.error.get_or_insert(e);
+        self.error.get_or_insert(e.during("BatchWriteItem"));
         self
     }
 
@@ -387,8 +388,9 @@ impl<'a, T: Table> BatchWrite<'a, T> {
     /// a newer version; put them with [`Db::put`] or in a transaction.
     pub fn put<E: Entity<Table = T>>(mut self, entity: &E) -> Self {
         if E::VERSION.is_some() {
-            return self.fail(Error::validation(
+            return self.fail(Error::invalid(
                 E::ENTITY_TYPE,
+                crate::ValidationReason::NotSupportedInBatch,
                 "a batch write cannot check the version of a #[dynamo(version)] entity; use put or transact_write",
             ));
         }
@@ -477,8 +479,9 @@ impl<'a, T: Table> BatchWrite<'a, T> {
                 let entity = match first {
                     WriteOp::Put { entity, .. } | WriteOp::Delete { entity, .. } => *entity,
                 };
-                return Err(Error::validation(
+                return Err(Error::invalid(
                     entity,
+                    crate::ValidationReason::DuplicateKey,
                     format!(
                         "two operations of one batch write target the same key (PK={}{}); DynamoDB rejects that, and their order would be undefined",
                         op.key().pk,

@@ -12,8 +12,35 @@ use std::hash::BuildHasher;
 
 /// Why a value could not be turned into an attribute.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct EncodeError(pub String);
+#[error("{message}")]
+pub struct EncodeError {
+    message: String,
+    number: bool,
+}
+
+impl EncodeError {
+    /// A value that cannot be stored, with the reason in words.
+    pub fn new(message: impl Into<String>) -> Self {
+        EncodeError {
+            message: message.into(),
+            number: false,
+        }
+    }
+
+    /// A number outside what a DynamoDB number can hold (38 significant digits,
+    /// magnitude from 1e-130 up to but excluding 1e126, finite).
+    pub fn number(message: impl Into<String>) -> Self {
+        EncodeError {
+            message: message.into(),
+            number: true,
+        }
+    }
+
+    /// Whether the value was refused as a number out of DynamoDB's range.
+    pub fn is_number(&self) -> bool {
+        self.number
+    }
+}
 
 /// A Rust value stored as one DynamoDB attribute.
 ///
@@ -112,7 +139,7 @@ macro_rules! integer_attr {
                 // DynamoDB numbers hold at most 38 significant digits: only 128-bit
                 // integers can have more (u128::MAX has 39).
                 if <$t>::BITS > 64 && significant_digits(&n) > 38 {
-                    return Err(EncodeError(format!(
+                    return Err(EncodeError::number(format!(
                         "{n} has more than the 38 significant digits a DynamoDB number holds"
                     )));
                 }
@@ -133,7 +160,7 @@ macro_rules! integer_attr {
 }
 integer_attr!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 
-fn significant_digits(n: &str) -> usize {
+pub(crate) fn significant_digits(n: &str) -> usize {
     n.trim_start_matches('-')
         .trim_start_matches('0')
         .trim_end_matches('0')
@@ -145,7 +172,16 @@ macro_rules! float_attr {
         impl AttrValue for $t {
             fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
                 if !self.is_finite() {
-                    return Err(EncodeError(format!("{self} is not a number DynamoDB can store")));
+                    return Err(EncodeError::number(format!("{self} is not a number DynamoDB can store")));
+                }
+                // DynamoDB numbers: magnitude from 1e-130 up to (not including) 1e126.
+                // The nearest double to each bound prints as the bound itself, so comparing
+                // with the bounds as doubles decides exactly what the service accepts.
+                let magnitude = f64::from(self.abs());
+                if magnitude != 0.0 && !(1e-130..1e126).contains(&magnitude) {
+                    return Err(EncodeError::number(format!(
+                        "{self} is outside the range of a DynamoDB number (magnitude 1e-130 to below 1e126)"
+                    )));
                 }
                 // Plain notation for ordinary magnitudes; exponent notation otherwise, since
                 // `1e300` written out would exceed the 38 significant digits of a DynamoDB number.
@@ -293,7 +329,7 @@ fn decode_string_set<C: FromIterator<String>>(value: AttributeValue) -> Result<C
 
 impl<S: BuildHasher + Default> AttrValue for HashSet<String, S> {
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-        string_set(self.iter()).ok_or_else(|| EncodeError("an empty set cannot be stored".into()))
+        string_set(self.iter()).ok_or_else(|| EncodeError::new("an empty set cannot be stored"))
     }
     fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
         Ok(string_set(self.iter()))
@@ -308,7 +344,7 @@ impl<S: BuildHasher + Default> AttrValue for HashSet<String, S> {
 
 impl AttrValue for BTreeSet<String> {
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-        string_set(self.iter()).ok_or_else(|| EncodeError("an empty set cannot be stored".into()))
+        string_set(self.iter()).ok_or_else(|| EncodeError::new("an empty set cannot be stored"))
     }
     fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
         Ok(string_set(self.iter()))
@@ -361,7 +397,7 @@ impl<T> From<T> for Serde<T> {
 
 impl<T: serde::Serialize + serde::de::DeserializeOwned> AttrValue for Serde<T> {
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-        serde_dynamo::to_attribute_value(&self.0).map_err(|e| EncodeError(e.to_string()))
+        serde_dynamo::to_attribute_value(&self.0).map_err(|e| EncodeError::new(e.to_string()))
     }
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         serde_dynamo::from_attribute_value(value)
@@ -375,7 +411,8 @@ impl AttrValue for time::OffsetDateTime {
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         // Same fixed-width UTC form as in keys, so the attribute sorts and can be an index key.
         let mut s = String::with_capacity(30);
-        crate::key::KeyPart::encode_key(self, &mut s).map_err(|e| EncodeError(e.to_string()))?;
+        crate::key::KeyPart::encode_key(self, &mut s)
+            .map_err(|e| EncodeError::new(e.to_string()))?;
         Ok(AttributeValue::S(s))
     }
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {

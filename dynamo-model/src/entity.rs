@@ -97,6 +97,24 @@ pub mod __private {
     pub use aws_sdk_dynamodb::types::AttributeValue as Av;
     pub use std::collections::HashMap;
 
+    /// The refusal of a field value that cannot be stored: a number out of DynamoDB's
+    /// range is [`crate::ValidationReason::InvalidNumber`], anything else
+    /// [`crate::ValidationReason::InvalidValue`].
+    #[cold]
+    pub fn field_error<E: Entity>(name: &str, e: crate::codec::EncodeError) -> Error {
+        let reason = if e.is_number() {
+            crate::ValidationReason::InvalidNumber
+        } else {
+            crate::ValidationReason::InvalidValue
+        };
+        Error::invalid(
+            E::ENTITY_TYPE,
+            reason,
+            format!("field `{name}` cannot be stored: {e}"),
+        )
+        .caused_by(e)
+    }
+
     /// Inserts a field's attribute unless it is absent (`None`, empty set).
     #[inline]
     pub fn put_field<E: Entity, T: AttrValue>(
@@ -110,11 +128,7 @@ pub mod __private {
                 Ok(())
             }
             Ok(None) => Ok(()),
-            Err(e) => Err(Error::Validation {
-                entity: E::ENTITY_TYPE,
-                message: format!("field `{name}` cannot be stored: {e}"),
-                source: Some(Box::new(e)),
-            }),
+            Err(e) => Err(field_error::<E>(name, e)),
         }
     }
 
@@ -129,11 +143,10 @@ pub mod __private {
                 item.insert(name.to_owned(), av);
                 Ok(())
             }
-            Err(e) => Err(Error::Validation {
-                entity: E::ENTITY_TYPE,
-                message: format!("field `{name}` cannot be stored: {e}"),
-                source: Some(Box::new(e)),
-            }),
+            Err(e) => Err(field_error::<E>(
+                name,
+                crate::codec::EncodeError::new(e.to_string()),
+            )),
         }
     }
 
@@ -273,12 +286,13 @@ pub mod __private {
             Touch::Removed => T::from_missing(),
             Touch::Untouched | Touch::Added => Err(DecodeErrorKind::Missing),
         };
-        decoded.map_err(|kind| Error::Validation {
-            entity: E::ENTITY_TYPE,
-            message: format!(
-                "the update's value for `{attribute}` is unusable in an index key: {kind}"
-            ),
-            source: Some(Box::new(kind)),
+        decoded.map_err(|kind| {
+            Error::invalid(
+                E::ENTITY_TYPE,
+                crate::ValidationReason::IncompleteIndexTemplate,
+                format!("the update's value for `{attribute}` is unusable in an index key: {kind}"),
+            )
+            .caused_by(kind)
         })
     }
 
@@ -292,8 +306,9 @@ pub mod __private {
         field: usize,
     ) -> Result<T, Error> {
         let fail = |why: &str| {
-            Error::validation(
+            Error::invalid(
                 E::ENTITY_TYPE,
+                crate::ValidationReason::KeyEncoding,
                 format!("cannot read a key field back from the key {rendered:?}: {why}"),
             )
         };
@@ -355,7 +370,11 @@ pub mod __private {
                 missing.join("`, `")
             )
         };
-        Error::validation(E::ENTITY_TYPE, message)
+        Error::invalid(
+            E::ENTITY_TYPE,
+            crate::ValidationReason::IncompleteIndexTemplate,
+            message,
+        )
     }
 
     /// A decode error with the item's key for context.

@@ -25,6 +25,7 @@ pub enum Error {
     /// it (the crate always asks for it: `ReturnValuesOnConditionCheckFailure=ALL_OLD`,
     /// which consumes no read capacity). Decode it with [`Error::current`].
     #[error("condition failed for {entity} {key}")]
+    #[non_exhaustive]
     ConditionFailed {
         /// Entity type the request was for.
         entity: &'static str,
@@ -37,6 +38,7 @@ pub enum Error {
     /// Optimistic locking: the stored item's version is not the one the write expected
     /// (someone else wrote it meanwhile). `current` is the item as stored now.
     #[error("version conflict on {entity} {key}: expected version {expected}, found {found:?}")]
+    #[non_exhaustive]
     VersionConflict {
         /// Entity type the request was for.
         entity: &'static str,
@@ -53,6 +55,7 @@ pub enum Error {
     /// The operation needs an existing item (an update, or a delete with
     /// `must_exist`) and there is none under that key.
     #[error("{entity} {key} not found")]
+    #[non_exhaustive]
     NotFound {
         /// Entity type the request was for.
         entity: &'static str,
@@ -64,11 +67,29 @@ pub enum Error {
     #[error(transparent)]
     Decode(#[from] DecodeError),
 
-    /// The request was refused before anything was sent.
-    #[error("invalid request for {entity}: {message}")]
+    /// The request was refused before anything was sent: nothing was written or read.
+    ///
+    /// Match on [`reason`](Error::Validation::reason) to react to a particular refusal;
+    /// `message` says the same in words, with the values involved.
+    ///
+    /// ```
+    /// # fn demo(err: dynamo_model::Error) {
+    /// use dynamo_model::{Error, ValidationReason};
+    /// match err {
+    ///     Error::Validation { reason: ValidationReason::ItemTooLarge, .. } => println!("split the item"),
+    ///     other => eprintln!("{other}"),
+    /// }
+    /// # }
+    /// ```
+    #[error("invalid {} request{}: {message}", operation.unwrap_or("DynamoDB"), entity.map(|e| format!(" for {e}")).unwrap_or_default())]
+    #[non_exhaustive]
     Validation {
-        /// Entity type the request was for.
-        entity: &'static str,
+        /// Entity type (or collection) the request was for, when it concerns one.
+        entity: Option<&'static str>,
+        /// The DynamoDB API call that was refused (e.g. `PutItem`), when known.
+        operation: Option<&'static str>,
+        /// Why the request was refused, for matching.
+        reason: ValidationReason,
         /// What is wrong, in words.
         message: String,
         /// The underlying cause, when there is one (e.g. a [`KeyError`]).
@@ -76,10 +97,43 @@ pub enum Error {
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
 
+    /// A call made of several requests (a batch get behind `hydrate`, for example) could
+    /// not read or write everything: `missing` items are not in the result. Nothing is
+    /// silently dropped: this error replaces a short result.
+    #[error("{operation} for {entity}: {missing} item(s) could not be processed{}", source.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
+    #[non_exhaustive]
+    Incomplete {
+        /// Entity type (or collection) the call was for.
+        entity: &'static str,
+        /// The DynamoDB API call that could not complete (e.g. `BatchGetItem`).
+        operation: &'static str,
+        /// How many items are missing from the result.
+        missing: usize,
+        /// The error that stopped the last request, if one did (none: the retry deadline
+        /// passed with items still unprocessed).
+        #[source]
+        source: Option<Box<Error>>,
+    },
+
+    /// DynamoDB answered with something the request cannot have produced (e.g. no
+    /// attributes for `ReturnValues=ALL_NEW`). The request was sent and may have been
+    /// applied.
+    #[error("unexpected {operation} response for {entity}: {message}")]
+    #[non_exhaustive]
+    UnexpectedResponse {
+        /// Entity type the request was for.
+        entity: &'static str,
+        /// The DynamoDB API call.
+        operation: &'static str,
+        /// What was unexpected.
+        message: String,
+    },
+
     /// A transaction was cancelled: nothing was applied. Lists each failed operation
     /// with its position, entity, key and reason (and the current item when a condition
     /// failed).
     #[error("transaction cancelled: {}", describe_cancellations(operations))]
+    #[non_exhaustive]
     TransactionCanceled {
         /// The operations that failed (those that would have succeeded are not listed).
         operations: Vec<crate::transact::CancelledOperation>,
@@ -87,6 +141,7 @@ pub enum Error {
 
     /// A pagination cursor was refused: altered, malformed, or from another query.
     #[error("invalid cursor for {target}: {source}")]
+    #[non_exhaustive]
     Cursor {
         /// The entity or collection queried.
         target: &'static str,
@@ -97,6 +152,7 @@ pub enum Error {
 
     /// DynamoDB (or the transport to it) answered with an error.
     #[error("{operation} on table {table} failed: {source}")]
+    #[non_exhaustive]
     Service {
         /// The DynamoDB API call, e.g. `PutItem`.
         operation: &'static str,
@@ -127,20 +183,84 @@ impl Error {
         }
     }
 
-    pub(crate) fn validation(entity: &'static str, message: impl Into<String>) -> Self {
+    /// A refusal before sending, for `entity`, with its reason and message.
+    pub(crate) fn invalid(
+        entity: &'static str,
+        reason: ValidationReason,
+        message: impl Into<String>,
+    ) -> Self {
         Error::Validation {
-            entity,
+            entity: Some(entity),
+            operation: None,
+            reason,
             message: message.into(),
             source: None,
         }
     }
 
-    pub(crate) fn key(entity: &'static str, source: KeyError) -> Self {
+    /// A refusal that concerns a whole request rather than one entity (a transaction, a
+    /// batch), for `operation`.
+    pub(crate) fn invalid_request(
+        operation: &'static str,
+        reason: ValidationReason,
+        message: impl Into<String>,
+    ) -> Self {
         Error::Validation {
-            entity,
-            message: format!("key cannot be encoded: {source}"),
-            source: Some(Box::new(source)),
+            entity: None,
+            operation: Some(operation),
+            reason,
+            message: message.into(),
+            source: None,
         }
+    }
+
+    /// Attaches the cause of a refusal (kept as its `source()`).
+    pub(crate) fn caused_by(
+        mut self,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        if let Error::Validation { source, .. } = &mut self {
+            *source = Some(Box::new(cause));
+        }
+        self
+    }
+
+    /// Names the DynamoDB call a refusal was for, unless it already names one.
+    pub(crate) fn during(mut self, call: &'static str) -> Self {
+        if let Error::Validation { operation, .. } = &mut self {
+            operation.get_or_insert(call);
+        }
+        self
+    }
+
+    /// A refused operation of a transaction or batch: the call is `call`, and the message
+    /// says which operation (0-based, in the order added) was refused.
+    pub(crate) fn in_transaction(mut self, call: &'static str, index: usize) -> Self {
+        if let Error::Validation {
+            operation, message, ..
+        } = &mut self
+        {
+            *operation = Some(call);
+            *message = format!("operation {index}: {message}");
+        }
+        self
+    }
+
+    /// The reason of a [`Error::Validation`], if this is one.
+    pub fn validation_reason(&self) -> Option<ValidationReason> {
+        match self {
+            Error::Validation { reason, .. } => Some(*reason),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn key(entity: &'static str, source: KeyError) -> Self {
+        Error::invalid(
+            entity,
+            ValidationReason::KeyEncoding,
+            format!("key cannot be encoded: {source}"),
+        )
+        .caused_by(source)
     }
 
     pub(crate) fn service(
@@ -153,6 +273,64 @@ impl Error {
             table: table.to_owned(),
             source: Box::new(source.into()),
         }
+    }
+}
+
+/// Why a request was refused before it was sent ([`Error::Validation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ValidationReason {
+    /// A key value cannot be encoded (see the [`KeyError`] source).
+    KeyEncoding,
+    /// A key attribute value would be empty; DynamoDB requires at least one byte.
+    EmptyKeyValue,
+    /// A key attribute value is over DynamoDB's limit (2048 bytes for a partition key,
+    /// 1024 for a sort key).
+    KeyTooLong,
+    /// The item is over DynamoDB's 400 KB limit.
+    ItemTooLarge,
+    /// A number outside DynamoDB's range (38 significant digits, magnitude between
+    /// 1e-130 and 1e126) or not finite.
+    InvalidNumber,
+    /// A value cannot be stored (its encoding failed).
+    InvalidValue,
+    /// Two operations of one request target the same item.
+    DuplicateKey,
+    /// More operations than one request can carry.
+    TooManyOperations,
+    /// A request with nothing to do (no operation, no update action).
+    NoOperations,
+    /// Two update actions change overlapping attribute paths.
+    OverlappingPaths,
+    /// An update changes some, but not all, fields an index key is built from, or
+    /// changes them in a way whose result is unknown before the request.
+    IncompleteIndexTemplate,
+    /// The version counter cannot be incremented any further.
+    VersionOverflow,
+    /// A versioned entity's update or delete must say which version it expects.
+    VersionCheckRequired,
+    /// A version check on an entity without a version field.
+    NotVersioned,
+    /// The operation is not possible in a batch (e.g. a version check).
+    NotSupportedInBatch,
+    /// The key of this write is also a key of another entity type of the table; a
+    /// write that cannot check the stored item's type (a batch write) is refused.
+    ForeignKeySpace,
+    /// The index queried does not project an attribute the request needs.
+    IndexProjection,
+    /// A strongly consistent read of a global secondary index.
+    ConsistentIndexRead,
+    /// A partition or sort-key condition built for another table or index.
+    WrongKeySpace,
+    /// A builder option that does not apply to this call.
+    InvalidOption,
+    /// The SDK refused to build the request.
+    RequestBuild,
+}
+
+impl fmt::Display for ValidationReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
     }
 }
 

@@ -70,7 +70,7 @@ pub use collection::{Collection, Target};
 pub use cursor::Cursor;
 pub use db::Db;
 pub use entity::Entity;
-pub use error::{DecodeError, DecodeErrorKind, Error};
+pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::{AttrPath, Condition, MapPath, Path, UpdatablePath};
 pub use key::sort::{
     AttributeCondition, IndexAt, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,

@@ -208,11 +208,12 @@ fn key_element(name: &str, key_type: KeyType) -> Result<KeySchemaElement, Error>
 }
 
 fn build_error(operation: &'static str, e: aws_sdk_dynamodb::error::BuildError) -> Error {
-    Error::Validation {
-        entity: operation,
-        message: format!("cannot build request: {e}"),
-        source: Some(Box::new(e)),
-    }
+    Error::invalid_request(
+        operation,
+        crate::ValidationReason::RequestBuild,
+        format!("cannot build request: {e}"),
+    )
+    .caused_by(e)
 }
 
 fn projection(p: Projection) -> SdkProjection {

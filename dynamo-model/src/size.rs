@@ -81,8 +81,9 @@ fn number_size(n: &str) -> usize {
 pub(crate) fn check_item_size<E: Entity>(item: &Item) -> Result<(), Error> {
     let size = item_size(item);
     if size > MAX_ITEM_BYTES {
-        return Err(Error::validation(
+        return Err(Error::invalid(
             E::ENTITY_TYPE,
+            crate::ValidationReason::ItemTooLarge,
             format!("the item is {size} bytes; DynamoDB allows at most {MAX_ITEM_BYTES}"),
         ));
     }

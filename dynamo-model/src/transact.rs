@@ -185,10 +185,13 @@ impl<'a, T: Table> TransactWrite<'a, T> {
 
     fn request_items(&self, ops: &[&Operation]) -> Result<Vec<TransactWriteItem>, Error> {
         let table = self.db.table_name();
-        let build = |e: aws_sdk_dynamodb::error::BuildError| Error::Validation {
-            entity: "TransactWriteItems",
-            message: format!("cannot build request: {e}"),
-            source: Some(Box::new(e)),
+        let build = |e: aws_sdk_dynamodb::error::BuildError| {
+            Error::invalid_request(
+                "TransactWriteItems",
+                crate::ValidationReason::RequestBuild,
+                format!("cannot build request: {e}"),
+            )
+            .caused_by(e)
         };
         let fail = ReturnValuesOnConditionCheckFailure::AllOld;
         // Every kind of operation carries the same table, condition and placeholders.
@@ -230,37 +233,38 @@ impl<'a, T: Table> TransactWrite<'a, T> {
 
     /// Sends the transaction (retrying it with the same token while it conflicts or fails
     /// transiently, until the deadline).
-    pub async fn send(self) -> Result<(), Error> {
+    pub async fn send(mut self) -> Result<(), Error> {
         const OP: &str = "TransactWriteItems";
-        let mut ops: Vec<&Operation> = Vec::with_capacity(self.operations.len());
-        for (index, op) in self.operations.iter().enumerate() {
+        let operations = std::mem::take(&mut self.operations);
+        let mut owned: Vec<Operation> = Vec::with_capacity(operations.len());
+        for (index, op) in operations.into_iter().enumerate() {
             match op {
-                Ok(op) => ops.push(op),
-                Err(e) => {
-                    return Err(Error::validation(
-                        OP,
-                        format!("operation {index} is invalid: {e}"),
-                    ))
-                }
+                Ok(op) => owned.push(op),
+                // The operation's own error, reason and source intact, placed in the call.
+                Err(e) => return Err(e.in_transaction(OP, index)),
             }
         }
+        let ops: Vec<&Operation> = owned.iter().collect();
         if ops.is_empty() {
-            return Err(Error::validation(
+            return Err(Error::invalid_request(
                 OP,
+                crate::ValidationReason::NoOperations,
                 "a transaction needs at least one operation",
             ));
         }
         if ops.len() > MAX_TRANSACTION_ITEMS {
-            return Err(Error::validation(
+            return Err(Error::invalid_request(
                 OP,
+                crate::ValidationReason::TooManyOperations,
                 format!("{} operations; DynamoDB allows at most {MAX_TRANSACTION_ITEMS} per transaction", ops.len()),
             ));
         }
         let mut seen = HashSet::with_capacity(ops.len());
         for op in &ops {
             if !seen.insert(op.prepared.key.as_str()) {
-                return Err(Error::validation(
+                return Err(Error::invalid(
                     op.prepared.entity,
+                    crate::ValidationReason::DuplicateKey,
                     format!(
                         "two operations of one transaction target {}; DynamoDB rejects that",
                         op.prepared.key
@@ -271,8 +275,9 @@ impl<'a, T: Table> TransactWrite<'a, T> {
         let token = match &self.token {
             Some(t) if (1..=36).contains(&t.len()) => t.clone(),
             Some(t) => {
-                return Err(Error::validation(
+                return Err(Error::invalid_request(
                     OP,
+                    crate::ValidationReason::InvalidOption,
                     format!(
                         "a ClientRequestToken has 1 to 36 characters, not {}",
                         t.len()
@@ -365,8 +370,9 @@ impl<'a, X: Target> TransactGet<'a, X> {
     pub async fn send(self) -> Result<Vec<Option<X>>, Error> {
         const OP: &str = "TransactGetItems";
         if self.keys.len() > MAX_TRANSACTION_ITEMS {
-            return Err(Error::validation(
+            return Err(Error::invalid_request(
                 OP,
+                crate::ValidationReason::TooManyOperations,
                 format!(
                     "{} keys; DynamoDB allows at most {MAX_TRANSACTION_ITEMS}",
                     self.keys.len()
@@ -379,7 +385,14 @@ impl<'a, X: Target> TransactGet<'a, X> {
                 .table_name(self.db.table_name())
                 .set_key(Some(key?))
                 .build()
-                .map_err(|e| Error::validation(OP, format!("cannot build request: {e}")))?;
+                .map_err(|e| {
+                    Error::invalid_request(
+                        OP,
+                        crate::ValidationReason::RequestBuild,
+                        format!("cannot build request: {e}"),
+                    )
+                    .caused_by(e)
+                })?;
             items.push(TransactGetItem::builder().get(get).build());
         }
         let out = self

@@ -4,7 +4,7 @@
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
-use dynamo_model::{local, Db, Entity, Error, Progress, RetryPolicy};
+use dynamo_model::{local, Db, Entity, Progress, RetryPolicy};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -167,7 +167,7 @@ async fn duplicate_keys_are_refused_in_writes_and_merged_in_reads() -> TestResul
         .delete(User::key("dup"))
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::DuplicateKey);
     assert!(
         db.get(User::key("dup")).await?.is_none(),
         "nothing was written"

@@ -7,6 +7,17 @@ use uuid::Uuid;
 
 pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
+/// Asserts that `err` is a refusal before sending for exactly `reason`.
+#[track_caller]
+pub fn assert_refused(err: &dynamo_model::Error, reason: dynamo_model::ValidationReason) {
+    match err {
+        dynamo_model::Error::Validation { reason: got, .. } => {
+            assert_eq!(*got, reason, "refused for another reason: {err}")
+        }
+        other => panic!("expected a refusal ({reason}), got {other:?}"),
+    }
+}
+
 #[derive(Table)]
 #[dynamo(
     pk = "PK",

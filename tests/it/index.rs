@@ -47,7 +47,7 @@ async fn a_sparse_gsi_holds_only_items_whose_template_fields_are_present() -> Te
         .all()
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::ConsistentIndexRead);
     Ok(())
 }
 
@@ -151,7 +151,10 @@ async fn updates_recompute_or_refuse_every_index_key_they_touch() -> TestResult 
             .add(f.points, 1),
     ] {
         let err = attempt.await.unwrap_err();
-        assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+        crate::common::assert_refused(
+            &err,
+            dynamo_model::ValidationReason::IncompleteIndexTemplate,
+        );
     }
     // ADD cannot be recomputed client-side.
     let err = db
@@ -528,7 +531,7 @@ async fn empty_index_keys_and_expiry_on_keys_only_indexes_are_refused_before_sen
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, Error::Validation { message, .. } if message.contains("empty")),
+        matches!(&err, Error::Validation { message, reason: dynamo_model::ValidationReason::EmptyKeyValue, .. } if message.contains("empty")),
         "{err:?}"
     );
     let err = db
@@ -538,7 +541,7 @@ async fn empty_index_keys_and_expiry_on_keys_only_indexes_are_refused_before_sen
         })
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::KeyTooLong);
     assert!(db.get(Tag::key("t")).await?.is_none());
     db.put(&Tag {
         id: "t".into(),
@@ -550,7 +553,7 @@ async fn empty_index_keys_and_expiry_on_keys_only_indexes_are_refused_before_sen
         .set(Tag::fields().label, "")
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::EmptyKeyValue);
     assert_eq!(
         db.get(Tag::key("t")).await?.map(|t| t.label),
         Some("ok".into())
@@ -565,6 +568,6 @@ async fn empty_index_keys_and_expiry_on_keys_only_indexes_are_refused_before_sen
         .all()
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::IndexProjection);
     Ok(())
 }

@@ -150,15 +150,23 @@ async fn unencodable_keys_are_refused_before_sending() -> TestResult {
     // DynamoDB limits a partition key to 2048 bytes.
     let err = db.put(&User::sample(&"x".repeat(3000))).await.unwrap_err();
     assert!(
-        matches!(err, Error::Validation { entity: "User", .. }),
+        matches!(
+            err,
+            Error::Validation {
+                entity: Some("User"),
+                operation: Some("PutItem"),
+                reason: dynamo_model::ValidationReason::KeyTooLong,
+                ..
+            }
+        ),
         "{err:?}"
     );
     let err = db.get(User::key("x".repeat(3000))).await.unwrap_err();
-    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::KeyTooLong);
     // Years beyond 9999 have no fixed-width RFC 3339 form, so they cannot be a key part.
     let far = datetime!(9999-12-31 23:30 -01:00); // 10000-01-01 in UTC
     let err = db.get(Order::key("u", far, Uuid::nil())).await.unwrap_err();
-    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::KeyEncoding);
     assert_eq!(item_count(&db).await?, 0);
     Ok(())
 }
@@ -170,7 +178,11 @@ async fn oversized_items_are_refused_before_sending() -> TestResult {
     user.labels = vec!["x".repeat(1024); 400];
     let err = db.put(&user).await.unwrap_err();
     match &err {
-        Error::Validation { message, .. } => assert!(message.contains("409600"), "{message}"),
+        Error::Validation {
+            message,
+            reason: dynamo_model::ValidationReason::ItemTooLarge,
+            ..
+        } => assert!(message.contains("409600"), "{message}"),
         other => panic!("expected Validation, got {other:?}"),
     }
     assert_eq!(item_count(&db).await?, 0);

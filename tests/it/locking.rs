@@ -71,7 +71,7 @@ async fn updates_and_deletes_check_the_version_too() -> TestResult {
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, Error::Validation { message, .. } if message.contains("if_version")),
+        matches!(&err, Error::Validation { message, reason: dynamo_model::ValidationReason::VersionCheckRequired, .. } if message.contains("if_version")),
         "{err:?}"
     );
     let err = db
@@ -95,7 +95,7 @@ async fn updates_and_deletes_check_the_version_too() -> TestResult {
     assert_eq!(counted.version, 3);
 
     let err = db.delete(Doc::key("d", 1u32)).await.unwrap_err();
-    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::VersionCheckRequired);
     let err = db
         .delete(Doc::key("d", 1u32))
         .if_version(2)
@@ -226,7 +226,7 @@ async fn ttl_is_stored_as_epoch_seconds_and_expired_items_can_be_excluded() -> T
 async fn versioned_entities_stay_out_of_batch_writes_and_vanished_items_conflict() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     let err = db.batch_write().put(&doc("d", "x", 0)).await.unwrap_err();
-    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::NotSupportedInBatch);
 
     db.put(&doc("d", "v1", 0)).await?;
     db.delete(Doc::key("d", 1u32)).if_version(1).await?;

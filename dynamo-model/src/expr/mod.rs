@@ -235,8 +235,8 @@ macro_rules! conditions {
                     }
                     Ok(None) => Err(ValueError {
                         path: path.to_string(),
-                        source: EncodeError(
-                            "an absent value (None) can only be compared with eq or ne".into(),
+                        source: EncodeError::new(
+                            "an absent value (None) can only be compared with eq or ne",
                         ),
                     }),
                     Err(source) => Err(ValueError {

@@ -94,7 +94,7 @@ impl Placeholders {
                 if values.is_empty() || values.len() > 100 {
                     return Err(ValueError {
                         path: path.to_string(),
-                        source: crate::codec::EncodeError(format!(
+                        source: crate::codec::EncodeError::new(format!(
                             "IN takes 1 to 100 values, got {}",
                             values.len()
                         )),

@@ -126,14 +126,16 @@ pub(crate) fn check_index_key(
 
 fn check_len(entity: &'static str, which: &str, value: &str, max: usize) -> Result<(), Error> {
     if value.is_empty() {
-        return Err(Error::validation(
+        return Err(Error::invalid(
             entity,
+            crate::ValidationReason::EmptyKeyValue,
             format!("the {which} key value is empty; DynamoDB requires at least one byte"),
         ));
     }
     if value.len() > max {
-        return Err(Error::validation(
+        return Err(Error::invalid(
             entity,
+            crate::ValidationReason::KeyTooLong,
             format!(
                 "the {which} key value is {} bytes; DynamoDB allows at most {max}",
                 value.len()

@@ -547,8 +547,8 @@ pub fn attribute_value<T: crate::AttrValue>(
         .map_err(|e| KeyError::OutOfRange {
             type_name: std::any::type_name::<T>(),
             value: attribute.to_owned(),
-            reason: if e.0.is_empty() {
-                "cannot be stored"
+            reason: if e.is_number() {
+                "is outside the range of a DynamoDB number"
             } else {
                 "cannot be stored as a key attribute"
             },

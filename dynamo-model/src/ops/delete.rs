@@ -96,7 +96,7 @@ impl<'a, E: Entity> Delete<'a, E> {
 
     async fn run(self, return_old: bool) -> Result<Option<E>, Error> {
         let db = self.db;
-        let p = self.prepare()?;
+        let p = self.prepare().map_err(|e| e.during("DeleteItem"))?;
         let result = db
             .client()
             .delete_item()

@@ -41,7 +41,7 @@ impl<'a, E: Entity> Get<'a, E> {
             .client()
             .get_item()
             .table_name(self.db.table_name())
-            .set_key(Some(self.key.to_item()?))
+            .set_key(Some(self.key.to_item().map_err(|e| e.during("GetItem"))?))
             .consistent_read(self.consistent)
             .send()
             .await

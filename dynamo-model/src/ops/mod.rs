@@ -91,8 +91,9 @@ pub(crate) fn is_expired<T: crate::Table>(item: &Item) -> bool {
 /// The version a write stores after `v`, refusing to wrap around.
 pub(crate) fn next_version<E: Entity>(v: u64) -> Result<u64, Error> {
     v.checked_add(1).ok_or_else(|| {
-        Error::validation(
+        Error::invalid(
             E::ENTITY_TYPE,
+            crate::ValidationReason::VersionOverflow,
             "the version counter is at u64::MAX and cannot be incremented",
         )
     })
@@ -114,14 +115,16 @@ pub(crate) fn version_guard<E: Entity>(
     operation: &str,
 ) -> Result<Option<(&'static str, u64)>, Error> {
     match (E::VERSION, check) {
-        (None, VersionCheck::Expect(_)) => Err(Error::validation(
+        (None, VersionCheck::Expect(_)) => Err(Error::invalid(
             E::ENTITY_TYPE,
+            crate::ValidationReason::NotVersioned,
             "if_version on an entity without a #[dynamo(version)] field",
         )),
         (None, _) | (Some(_), VersionCheck::Any) => Ok(None),
         (Some(attr), VersionCheck::Expect(v)) => Ok(Some((attr, v))),
-        (Some(_), VersionCheck::Unspecified) => Err(Error::validation(
+        (Some(_), VersionCheck::Unspecified) => Err(Error::invalid(
             E::ENTITY_TYPE,
+            crate::ValidationReason::VersionCheckRequired,
             format!(
                 "{} is versioned: {operation} with .if_version(v) (checked) or .any_version()",
                 E::ENTITY_TYPE
@@ -190,13 +193,21 @@ pub(crate) fn render_for(
     p: &mut Placeholders,
     node: &Node,
 ) -> Result<String, Error> {
-    p.render_condition(node).map_err(|e| Error::Validation {
-        entity,
-        message: format!(
-            "condition value for `{}` cannot be stored: {}",
-            e.path, e.source
-        ),
-        source: Some(Box::new(e.source)),
+    p.render_condition(node).map_err(|e| {
+        let reason = if e.source.is_number() {
+            crate::ValidationReason::InvalidNumber
+        } else {
+            crate::ValidationReason::InvalidValue
+        };
+        Error::invalid(
+            entity,
+            reason,
+            format!(
+                "condition value for `{}` cannot be stored: {}",
+                e.path, e.source
+            ),
+        )
+        .caused_by(e.source)
     })
 }
 

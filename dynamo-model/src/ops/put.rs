@@ -94,7 +94,7 @@ impl<'a, E: Entity> Put<'a, E> {
     /// Sends the request.
     pub async fn send(self) -> Result<(), Error> {
         let db = self.db;
-        let p = self.prepare()?;
+        let p = self.prepare().map_err(|e| e.during("PutItem"))?;
         let result = db
             .client()
             .put_item()

@@ -534,8 +534,9 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     fn prepare(&self) -> Result<Prepared, Error> {
         if let Some(index) = self.index {
             if index.projection == Projection::KeysOnly && !T::IS_COLLECTION && !T::IS_KEYS {
-                return Err(Error::validation(
+                return Err(Error::invalid(
                     T::NAME,
+                    crate::ValidationReason::IndexProjection,
                     format!("index `{}` projects only keys: query it with .keys_only(), or .keys_only().hydrate(..) for whole items", index.name),
                 ));
             }
@@ -544,8 +545,9 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         let pk_value = self.pk.as_ref().map_err(key_error)?.clone();
         let sk = self.sk.as_ref().map_err(key_error)?;
         if self.consistent && matches!(self.index, Some(i) if i.kind == IndexKind::Global) {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 T::NAME,
+                crate::ValidationReason::ConsistentIndexRead,
                 "a GSI supports only eventually consistent reads",
             ));
         }
@@ -560,8 +562,9 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
                 values.clone()
             }
             _ => {
-                return Err(Error::validation(
+                return Err(Error::invalid(
                     T::NAME,
+                    crate::ValidationReason::WrongKeySpace,
                     "the partition does not match the key attributes of the table or index queried",
                 ))
             }
@@ -584,8 +587,9 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
                 }
             }
             _ => {
-                return Err(Error::validation(
+                return Err(Error::invalid(
                     T::NAME,
+                    crate::ValidationReason::WrongKeySpace,
                     "the sort-key condition does not match the sort key of the table or index queried",
                 ));
             }
@@ -596,8 +600,9 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         let type_filter =
             (!T::IS_COLLECTION && self.projects_entity_type()).then(entity_type_filter::<T>);
         if self.exclude_expired && !self.projects(<T::Table as Table>::SCHEMA.ttl) {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 T::NAME,
+                crate::ValidationReason::IndexProjection,
                 "exclude_expired on an index that does not project the TTL attribute would exclude nothing",
             ));
         }
@@ -822,7 +827,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
 
     /// All matching items (at most `limit`), reading as many pages as needed.
     pub async fn all(self) -> Result<Page<T>, Error> {
-        let prepared = self.prepare()?;
+        let prepared = self.prepare().map_err(|e| e.during("Query"))?;
         if self.limit == Some(0) {
             return Ok(Page {
                 items: Vec::new(),
@@ -837,7 +842,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     /// One page: up to `limit` matching items (or one DynamoDB page without a limit),
     /// starting after `cursor` (from a previous page of the *same* query).
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
-        let prepared = self.prepare()?;
+        let prepared = self.prepare().map_err(|e| e.during("Query"))?;
         if self.limit == Some(0) {
             // Nothing asked for: stay where we are (a request would skip an item).
             self.start_key(&prepared, cursor)?;
@@ -972,15 +977,20 @@ impl<'a, E: Entity, K: KeySpace> Query<'a, Key<E>, K> {
         if consistent {
             get = get.consistent();
         }
-        let full = get.send().await?;
-        if !full.unprocessed.is_empty() {
-            return Err(Error::validation(
-                E::ENTITY_TYPE,
-                format!(
-                    "{} items could not be read before the batch deadline",
-                    full.unprocessed.len()
-                ),
-            ));
+        let mut full = get.send().await?;
+        let missing = full.unprocessed.len()
+            + full
+                .failed
+                .iter()
+                .map(|(keys, _)| keys.len())
+                .sum::<usize>();
+        if missing > 0 {
+            return Err(Error::Incomplete {
+                entity: E::ENTITY_TYPE,
+                operation: "BatchGetItem",
+                missing,
+                source: full.failed.pop().map(|(_, e)| Box::new(e)),
+            });
         }
         Ok(Page {
             items: full.items,

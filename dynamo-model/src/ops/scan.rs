@@ -319,7 +319,7 @@ impl<'a, T: Target> Scan<'a, T> {
     ) -> Result<Arc<DynamoSource<T::Table>>, Error> {
         Ok(Arc::new(DynamoSource {
             db: self.db.clone(),
-            prepared: self.prepare()?,
+            prepared: self.prepare().map_err(|e| e.during("Scan"))?,
             consistent: self.consistent,
             page_size,
         }))
@@ -349,8 +349,9 @@ impl<'a, T: Target> Scan<'a, T> {
     /// scan over time (e.g. one page per job run).
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
         if self.segments > 1 {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 T::NAME,
+                crate::ValidationReason::InvalidOption,
                 "page() reads one segment; use all() or stream() with segments",
             ));
         }

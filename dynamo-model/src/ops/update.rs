@@ -263,8 +263,9 @@ impl<'a, E: Entity> Update<'a, E> {
 
     fn validate(&self) -> Result<(), Error> {
         if self.actions.is_empty() {
-            return Err(Error::validation(
+            return Err(Error::invalid(
                 E::ENTITY_TYPE,
+                crate::ValidationReason::NoOperations,
                 "an update needs at least one set, remove or add",
             ));
         }
@@ -273,8 +274,9 @@ impl<'a, E: Entity> Update<'a, E> {
             // DynamoDB rejects two actions on one path, or on a path and a path inside
             // it ("Two document paths overlap").
             if let Some(other) = self.actions[..i].iter().find(|a| a.path().overlaps(path)) {
-                return Err(Error::validation(
+                return Err(Error::invalid(
                     E::ENTITY_TYPE,
+                    crate::ValidationReason::OverlappingPaths,
                     format!(
                         "the update changes `{path}` and `{}`, which overlap",
                         other.path()
@@ -314,10 +316,18 @@ impl<'a, E: Entity> Update<'a, E> {
     }
 
     fn render_actions(&self, p: &mut Placeholders) -> Result<String, Error> {
-        let invalid = |e: &ValueError| Error::Validation {
-            entity: E::ENTITY_TYPE,
-            message: format!("value for `{}` cannot be stored: {}", e.path, e.source),
-            source: Some(Box::new(e.source.clone())),
+        let invalid = |e: &ValueError| {
+            let reason = if e.source.is_number() {
+                crate::ValidationReason::InvalidNumber
+            } else {
+                crate::ValidationReason::InvalidValue
+            };
+            Error::invalid(
+                E::ENTITY_TYPE,
+                reason,
+                format!("value for `{}` cannot be stored: {}", e.path, e.source),
+            )
+            .caused_by(e.source.clone())
         };
         let (mut set, mut remove, mut add, mut delete) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -416,7 +426,7 @@ impl<'a, E: Entity> Update<'a, E> {
 
     async fn run(self, returning: Returning) -> Result<Option<Item>, Error> {
         let db = self.db;
-        let p = self.prepare()?;
+        let p = self.prepare().map_err(|e| e.during("UpdateItem"))?;
         let result = db
             .client()
             .update_item()
@@ -451,10 +461,11 @@ impl<'a, E: Entity> Update<'a, E> {
     pub async fn send(self) -> Result<E, Error> {
         match self.run(Returning::New).await? {
             Some(item) => Ok(E::from_item(item)?),
-            None => Err(Error::validation(
-                E::ENTITY_TYPE,
-                "DynamoDB returned no attributes for ReturnValues=ALL_NEW",
-            )),
+            None => Err(Error::UnexpectedResponse {
+                entity: E::ENTITY_TYPE,
+                operation: "UpdateItem",
+                message: "no attributes for ReturnValues=ALL_NEW".to_owned(),
+            }),
         }
     }
 
@@ -463,10 +474,11 @@ impl<'a, E: Entity> Update<'a, E> {
     pub async fn send_returning_old(self) -> Result<E, Error> {
         match self.run(Returning::Old).await? {
             Some(item) => Ok(E::from_item(item)?),
-            None => Err(Error::validation(
-                E::ENTITY_TYPE,
-                "DynamoDB returned no attributes for ReturnValues=ALL_OLD",
-            )),
+            None => Err(Error::UnexpectedResponse {
+                entity: E::ENTITY_TYPE,
+                operation: "UpdateItem",
+                message: "no attributes for ReturnValues=ALL_OLD".to_owned(),
+            }),
         }
     }
 

@@ -38,6 +38,7 @@ enum Outcome {
     Applied { attempts: u32 },
     InsufficientFunds,
     GaveUp,
+    NoSuchAccount,
 }
 
 /// Reads both accounts, then moves the money in one transaction that only commits if
@@ -50,12 +51,7 @@ async fn transfer(db: &Db<Bank>, t: Transfer) -> Result<Outcome, Error> {
             db.get(Account::key(t.to)).consistent().await?,
         ) {
             (Some(from), Some(to)) => (from, to),
-            _ => {
-                return Err(Error::NotFound {
-                    entity: "Account",
-                    key: format!("{} or {}", t.from, t.to),
-                })
-            }
+            _ => return Ok(Outcome::NoSuchAccount),
         };
         if from.balance < t.amount {
             return Ok(Outcome::InsufficientFunds);
@@ -77,7 +73,7 @@ async fn transfer(db: &Db<Bank>, t: Transfer) -> Result<Outcome, Error> {
         match result {
             Ok(()) => return Ok(Outcome::Applied { attempts: attempt }),
             // Another transfer changed one of the accounts first: read again.
-            Err(Error::TransactionCanceled { operations })
+            Err(Error::TransactionCanceled { operations, .. })
                 if operations
                     .iter()
                     .all(|o| o.reason == CancelReason::ConditionalCheckFailed) => {}
