@@ -180,7 +180,7 @@ macro_rules! float_attr {
                 let magnitude = f64::from(self.abs());
                 if magnitude != 0.0 && !(1e-130..1e126).contains(&magnitude) {
                     return Err(EncodeError::number(format!(
-                        "{self} is outside the range of a DynamoDB number (magnitude 1e-130 to below 1e126)"
+                        "{self:e} is outside the range of a DynamoDB number (magnitude 1e-130 to below 1e126)"
                     )));
                 }
                 // Plain notation for ordinary magnitudes; exponent notation otherwise, since

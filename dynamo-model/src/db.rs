@@ -85,6 +85,18 @@ impl<T: Table> Db<T> {
         crate::schema::create_table(&self.client, &self.table_name, &T::SCHEMA).await
     }
 
+    /// Deletes the table (and every item in it). DynamoDB deletes it in the background;
+    /// the call returns once the deletion is accepted.
+    pub async fn delete_table(&self) -> Result<(), Error> {
+        self.client
+            .delete_table()
+            .table_name(self.table_name.as_ref())
+            .send()
+            .await
+            .map_err(|e| Error::service("DeleteTable", &self.table_name, e))?;
+        Ok(())
+    }
+
     /// Reads one item. Resolves to `Ok(None)` when there is no item under the key.
     pub fn get<E: Entity<Table = T>>(&self, key: Key<E>) -> Get<'_, E> {
         Get::new(self, key)

@@ -12,3 +12,4 @@ mod query;
 mod scan;
 mod single_item;
 mod transact;
+mod trust;

@@ -1,11 +1,11 @@
 //! Scans: one entity type or a collection out of a mixed table, pages, segments, budget.
 
 use crate::common::*;
-use dynamo_model::{local, Cursor, Db, Error, UnknownEntity};
+use dynamo_model::{local, Cursor, Error, UnknownEntity};
 use futures_util::TryStreamExt;
 use std::collections::BTreeSet;
 
-async fn mixed_table() -> Result<Db<App>, Box<dyn std::error::Error + Send + Sync>> {
+async fn mixed_table() -> Result<local::TempTable<App>, Box<dyn std::error::Error + Send + Sync>> {
     let db = local::fresh_table::<App>().await?;
     for i in 0..30 {
         let mut u = User::sample(&format!("u{i:02}"));

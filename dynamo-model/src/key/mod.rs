@@ -77,14 +77,14 @@ impl<E: Entity> Key<E> {
             .repr
             .as_ref()
             .map_err(|e| Error::key(E::ENTITY_TYPE, e.clone()))?;
-        check_len(
+        check_key_value(
             E::ENTITY_TYPE,
             "partition",
             &raw.pk,
             MAX_PARTITION_KEY_BYTES,
         )?;
         if let Some(sk) = &raw.sk {
-            check_len(E::ENTITY_TYPE, "sort", sk, MAX_SORT_KEY_BYTES)?;
+            check_key_value(E::ENTITY_TYPE, "sort", sk, MAX_SORT_KEY_BYTES)?;
         }
         Ok(raw)
     }
@@ -121,10 +121,16 @@ pub(crate) fn check_index_key(
     } else {
         ("index sort", MAX_SORT_KEY_BYTES)
     };
-    check_len(entity, &format!("{which} (`{attribute}`)"), value, max)
+    check_key_value(entity, &format!("{which} (`{attribute}`)"), value, max)
 }
 
-fn check_len(entity: &'static str, which: &str, value: &str, max: usize) -> Result<(), Error> {
+/// Checks one key value against DynamoDB's limits: not empty, at most `max` bytes.
+pub(crate) fn check_key_value(
+    entity: &'static str,
+    which: &str,
+    value: &str,
+    max: usize,
+) -> Result<(), Error> {
     if value.is_empty() {
         return Err(Error::invalid(
             entity,

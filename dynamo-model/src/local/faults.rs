@@ -311,6 +311,13 @@ impl Faults {
                 status: 400,
                 body: conflict_body(transact_items, rng.below(transact_items)),
             },
+            FaultKind::Reject => Action::Respond {
+                status: 400,
+                body: error_body(
+                    "ValidationException",
+                    "One or more parameter values were invalid (injected)",
+                ),
+            },
         };
         drop(rng);
 
@@ -322,6 +329,7 @@ impl Faults {
             FaultKind::Delay(_) => stats.delayed += 1,
             FaultKind::PartialBatch => stats.partial_batches += 1,
             FaultKind::TransactionConflict => stats.transaction_conflicts += 1,
+            FaultKind::Reject => stats.rejected += 1,
         }
         action
     }
@@ -395,6 +403,10 @@ pub enum FaultKind {
     /// the others, message "Transaction cancelled, please refer cancellation reasons for
     /// specific reasons [None, TransactionConflict]" in the same style DynamoDB uses.
     TransactionConflict,
+    /// HTTP 400 `ValidationException`, returned without forwarding (nothing applied): a
+    /// refusal no retry can overcome, to test that callers report it rather than drop the
+    /// work it concerned.
+    Reject,
 }
 
 /// Counters of a [`Faults`] plan: HTTP calls seen and faults injected, by kind.
@@ -418,6 +430,8 @@ pub struct FaultStats {
     pub server_errors: u64,
     /// [`FaultKind::ServerErrorAfterApply`] faults injected.
     pub server_errors_after_apply: u64,
+    /// [`FaultKind::Reject`] faults injected.
+    pub rejected: u64,
     /// [`FaultKind::Delay`] faults injected.
     pub delayed: u64,
     /// [`FaultKind::PartialBatch`] faults injected.

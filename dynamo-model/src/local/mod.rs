@@ -76,10 +76,86 @@ pub fn unique_table_name(prefix: &str) -> String {
 }
 
 /// Creates a fresh, uniquely named table of schema `T` on the shared DynamoDB Local and
-/// returns a [`Db`] bound to it.
-pub async fn fresh_table<T: Table>() -> Result<Db<T>, BoxError> {
-    let client = client().await?;
-    let db = Db::new(client, unique_table_name(T::SCHEMA.type_name));
+/// returns it as a [`TempTable`]: a [`Db`] (through `Deref`) that deletes its table when
+/// dropped, so tables do not pile up on a long-lived `DYNAMODB_ENDPOINT`.
+pub async fn fresh_table<T: Table>() -> Result<TempTable<T>, BoxError> {
+    // Installing and starting block for seconds: keep that off the async worker threads.
+    let endpoint = tokio::task::spawn_blocking(shared_endpoint).await??;
+    let db = Db::new(
+        client_for(&endpoint),
+        unique_table_name(T::SCHEMA.type_name),
+    );
     db.create_table().await?;
-    Ok(db)
+    Ok(TempTable {
+        db,
+        endpoint,
+        armed: true,
+    })
+}
+
+/// A table made by [`fresh_table`], deleted when the guard is dropped (or explicitly with
+/// [`TempTable::drop_table`]); [`TempTable::keep`] keeps it. Use it as the [`Db`] it wraps.
+///
+/// Dropping deletes the table from a short-lived thread with its own client and runtime,
+/// so it works at the end of any test, async or not, without an executor to spawn on.
+pub struct TempTable<T: Table> {
+    db: Db<T>,
+    endpoint: String,
+    /// Whether dropping the guard deletes the table.
+    armed: bool,
+}
+
+impl<T: Table> TempTable<T> {
+    /// Deletes the table now, reporting a failure instead of ignoring it.
+    pub async fn drop_table(mut self) -> Result<(), crate::Error> {
+        self.armed = false;
+        self.db.delete_table().await
+    }
+
+    /// Keeps the table (it is not deleted) and returns its [`Db`].
+    pub fn keep(mut self) -> Db<T> {
+        self.armed = false;
+        self.db.clone()
+    }
+}
+
+impl<T: Table> std::ops::Deref for TempTable<T> {
+    type Target = Db<T>;
+
+    fn deref(&self) -> &Db<T> {
+        &self.db
+    }
+}
+
+impl<T: Table> std::fmt::Debug for TempTable<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TempTable")
+            .field("table", &self.db.table_name())
+            .field("endpoint", &self.endpoint)
+            .finish()
+    }
+}
+
+impl<T: Table> Drop for TempTable<T> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let table = self.db.table_name().to_owned();
+        let endpoint = std::mem::take(&mut self.endpoint);
+        // A fresh client on a fresh runtime: the caller's runtime may be shutting down, or
+        // be the current-thread runtime this drop is blocking.
+        let deleting = std::thread::spawn(move || {
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            let client = client_for(&endpoint);
+            // Best effort: the table may already be gone, or DynamoDB Local stopped.
+            let _ = runtime.block_on(client.delete_table().table_name(table).send());
+        });
+        let _ = deleting.join();
+    }
 }

@@ -264,6 +264,9 @@ pub struct Query<'a, T: Target, K: KeySpace = Primary> {
     _key_space: PhantomData<fn() -> K>,
     pk: Result<PartitionValue, KeyError>,
     sk: Result<SortCondition, KeyError>,
+    /// Whether the caller chose the sort-key condition (`sk(..)`), rather than the
+    /// default range of the partition's entity; a collection keeps a chosen one.
+    sk_chosen: bool,
     filter: Option<Node>,
     reverse: bool,
     limit: Option<usize>,
@@ -310,6 +313,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             db,
             index: K::index::<T::Table>(),
             _key_space: PhantomData,
+            sk_chosen: sk.is_some(),
             sk: Ok(sk.unwrap_or(default_sk)),
             pk,
             filter: None,
@@ -333,6 +337,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     /// Restricts the sort key with a condition from the generated `Type::sk()` chain.
     pub fn sk(mut self, condition: impl IntoSortKey<T, K>) -> Self {
         self.sk = condition.into_sort_key();
+        self.sk_chosen = true;
         self
     }
 
@@ -385,7 +390,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     /// Reads the partition as collection `C` (an enum over entity types sharing it,
     /// dispatched on the entity-type attribute) instead of entity `T` alone: every item
     /// of the partition, unless narrowed with [`sk`](Query::sk) (a condition of any
-    /// member entity).
+    /// member entity, given before or after this call).
     ///
     /// ```no_run
     /// # use dynamo_model::{Collection, Db, Entity, Table};
@@ -416,7 +421,11 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         C: Target<Table = <T as Target>::Table> + Includes<T>,
     {
         let mut query = self.retarget::<C>();
-        query.sk = Ok(SortCondition::any());
+        // The entity's default range would hide the other members; a condition the caller
+        // chose (in either order of `sk` and `collection`) is kept.
+        if !query.sk_chosen {
+            query.sk = Ok(SortCondition::any());
+        }
         query
     }
     /// Returns the typed keys of the matching items instead of the items: what an index
@@ -467,6 +476,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             _key_space: PhantomData,
             pk: self.pk,
             sk: self.sk,
+            sk_chosen: self.sk_chosen,
             filter: self.filter,
             reverse: self.reverse,
             limit: self.limit,
@@ -482,6 +492,34 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     pub fn on_unknown(mut self, policy: UnknownEntity) -> Self {
         self.unknown = policy;
         self
+    }
+
+    /// The attributes decoding needs that an `INCLUDE` index does not project (`None` when
+    /// nothing is missing): the entity type (every decode checks it) and, for an entity or a
+    /// view, its stored fields. Sending such a query would pay for items that all fail to
+    /// decode, or decode with fields silently absent.
+    fn unprojected_attributes(&self) -> Option<Vec<&'static str>> {
+        let index = self.index?;
+        let Projection::Include(included) = index.projection else {
+            return None;
+        };
+        if T::IS_KEYS {
+            return None;
+        }
+        let schema = &<T::Table as Table>::SCHEMA;
+        let keys = self.key_names().ok()?;
+        let needed = std::iter::once(schema.entity_type).chain(
+            self.projection
+                .or(T::ATTRIBUTES)
+                .unwrap_or_default()
+                .iter()
+                .copied(),
+        );
+        let mut missing: Vec<&'static str> = needed
+            .filter(|a| !included.contains(a) && !keys.cursor.contains(a))
+            .collect();
+        missing.dedup();
+        (!missing.is_empty()).then_some(missing)
     }
 
     /// Whether the items read carry the entity-type attribute.
@@ -541,8 +579,28 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
                 ));
             }
         }
+        if let Some(missing) = self.unprojected_attributes() {
+            let index = self.index.map(|i| i.name).unwrap_or_default();
+            return Err(Error::invalid(
+                T::NAME,
+                crate::ValidationReason::IndexProjection,
+                format!(
+                    "index `{index}` does not project `{}`, which reading {} needs; read a view of the projected attributes (.project::<View>()), or .keys_only().hydrate(..) for whole items",
+                    missing.join("`, `"),
+                    T::NAME
+                ),
+            ));
+        }
         let key_error = |e: &KeyError| Error::key(T::NAME, e.clone());
         let pk_value = self.pk.as_ref().map_err(key_error)?.clone();
+        if let PartitionValue::Rendered(value) = &pk_value {
+            crate::key::check_key_value(
+                T::NAME,
+                "partition",
+                value,
+                crate::key::MAX_PARTITION_KEY_BYTES,
+            )?;
+        }
         let sk = self.sk.as_ref().map_err(key_error)?;
         if self.consistent && matches!(self.index, Some(i) if i.kind == IndexKind::Global) {
             return Err(Error::invalid(

@@ -1,0 +1,295 @@
+//! Regression tests for defects found when the crate was attacked with hostile input:
+//! silent short results, builder-order surprises, requests sent only to be refused.
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
+use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::{local, Db, Entity, Error, Table, ValidationReason};
+use serde::{Deserialize, Serialize};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// `table` seen through a client whose `operation` calls are all refused with a
+/// non-retryable ValidationException (nothing forwarded).
+async fn rejecting<T: Table>(table: &Db<T>, operation: &'static str) -> Result<Db<T>, BoxError> {
+    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+    let faults = Faults::new(1)
+        .rate(1.0)
+        .kinds([FaultKind::Reject])
+        .operations([operation]);
+    Ok(Db::new(
+        client_with_faults(&endpoint, &faults, RetryConfig::disabled()),
+        table.table_name(),
+    ))
+}
+
+fn order(user: &str, n: u32, status: &str) -> Order {
+    Order {
+        user_id: user.into(),
+        order_id: uuid::Uuid::from_u128(n.into()),
+        created_at: time::macros::datetime!(2024-01-01 0:00 UTC) + time::Duration::days(n.into()),
+        total_cents: 100,
+        status: status.into(),
+        note: None,
+    }
+}
+
+#[tokio::test]
+async fn hydrate_reports_a_failed_batch_get_instead_of_a_short_page() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    for n in 0..4 {
+        db.put(&order("u", n, "open")).await?;
+    }
+    // The index query works; the batch get behind `hydrate` is refused.
+    let flaky = rejecting(&db, "BatchGetItem").await?;
+    let err = flaky
+        .query(Order::gsi2_partition("open"))
+        .keys_only()
+        .hydrate(None)
+        .await
+        .unwrap_err();
+    match &err {
+        Error::Incomplete {
+            entity,
+            operation,
+            missing,
+            source,
+            ..
+        } => {
+            assert_eq!(
+                (*entity, *operation, *missing),
+                ("Order", "BatchGetItem", 4)
+            );
+            assert!(
+                matches!(source.as_deref(), Some(Error::Service { .. })),
+                "{source:?}"
+            );
+        }
+        other => panic!("expected Incomplete, got {other:?}"),
+    }
+    // Without the fault the same call returns every item.
+    let page = db
+        .query(Order::gsi2_partition("open"))
+        .keys_only()
+        .hydrate(None)
+        .await?;
+    assert_eq!(page.items.len(), 4);
+    Ok(())
+}
+
+async fn seed_purchase(db: &Db<App>, p: &str) -> TestResult {
+    db.put(&Purchase {
+        purchase_id: p.into(),
+        buyer: "ada".into(),
+    })
+    .await?;
+    for n in 1..=3u8 {
+        db.put(&PurchaseItem {
+            purchase_id: p.into(),
+            n,
+            sku: format!("sku-{n}"),
+        })
+        .await?;
+    }
+    db.put(&Invoice {
+        purchase_id: p.into(),
+        invoice_no: 9,
+        amount_cents: 500,
+    })
+    .await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_sort_key_condition_is_kept_whichever_side_of_collection_it_is_given() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    seed_purchase(&db, "p").await?;
+    let before = db
+        .query(PurchaseItem::partition("p"))
+        .sk(PurchaseItem::sk().n_ge(2u8))
+        .collection::<PurchaseDetails>()
+        .all()
+        .await?
+        .items;
+    let after = db
+        .query(PurchaseItem::partition("p"))
+        .collection::<PurchaseDetails>()
+        .sk(PurchaseItem::sk().n_ge(2u8))
+        .all()
+        .await?
+        .items;
+    assert_eq!(before, after);
+    let lines: Vec<u8> = before
+        .iter()
+        .map(|d| match d {
+            PurchaseDetails::Item(i) => Ok(i.n),
+            other => Err(format!("outside the range: {other:?}")),
+        })
+        .collect::<Result<_, _>>()?;
+    assert_eq!(lines, [2, 3]);
+    // A fixed sort key kept too: the purchase alone, not the whole partition.
+    let alone = db
+        .query(Purchase::partition("p"))
+        .sk(Purchase::sk())
+        .collection::<PurchaseDetails>()
+        .all()
+        .await?
+        .items;
+    assert!(
+        matches!(alone.as_slice(), [PurchaseDetails::Purchase(_)]),
+        "{alone:?}"
+    );
+    // Without a condition the collection still reads the whole partition.
+    let all = db
+        .query(Purchase::partition("p"))
+        .collection::<PurchaseDetails>()
+        .all()
+        .await?
+        .items;
+    assert_eq!(all.len(), 5);
+    Ok(())
+}
+
+/// An `INCLUDE` index that leaves out the entity-type attribute (and a field).
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK",
+         gsi(name = "ByTotal", pk = "GSI1PK", sk = "GSI1SK",
+             projection(include = ["orderId", "totalCents"])))]
+pub struct Shop;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = Shop, pk = "ORDER#{order_id}", sk = "ORDER",
+         index(ByTotal, pk = "TOTALS", sk = "{total_cents}"))]
+#[serde(rename_all = "camelCase")]
+pub struct ShopOrder {
+    pub order_id: String,
+    pub total_cents: u64,
+    pub note: String,
+}
+
+#[tokio::test]
+async fn a_query_of_an_index_that_does_not_project_what_decoding_needs_is_refused() -> TestResult {
+    let db = local::fresh_table::<Shop>().await?;
+    db.put(&ShopOrder {
+        order_id: "o".into(),
+        total_cents: 5,
+        note: "n".into(),
+    })
+    .await?;
+    // Nothing is sent: the same query through a client that refuses every Query still
+    // fails with the refusal, not with the service error.
+    let refusing = rejecting(&db, "Query").await?;
+    let err = refusing
+        .query(ShopOrder::by_total_partition())
+        .all()
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::IndexProjection);
+    let message = err.to_string();
+    assert!(
+        message.contains("`_type`") && message.contains("`note`"),
+        "{message}"
+    );
+    // Keys are what every index holds: still readable.
+    let keys = db
+        .query(ShopOrder::by_total_partition())
+        .keys_only()
+        .all()
+        .await?
+        .items;
+    assert_eq!(keys, [ShopOrder::key("o")]);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_partition_value_over_2048_bytes_is_refused_before_sending() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let refusing = rejecting(&db, "Query").await?;
+    let err = refusing
+        .query(Order::partition("x".repeat(2100)))
+        .all()
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::KeyTooLong);
+    // At the limit it is sent (and finds nothing).
+    let prefix_len = Order::partition("").value()?.len();
+    let fits = db
+        .query(Order::partition("x".repeat(2048 - prefix_len)))
+        .all()
+        .await?;
+    assert!(fits.items.is_empty());
+    Ok(())
+}
+
+#[tokio::test]
+async fn floats_outside_the_number_range_are_refused_before_sending() -> TestResult {
+    let db = local::fresh_table::<Shop>().await?;
+    let refusing = rejecting(&db, "PutItem").await?;
+    for bad in [
+        f64::MAX,
+        1e126,
+        -1e126,
+        5e-324,
+        -1e-131,
+        f64::NAN,
+        f64::INFINITY,
+    ] {
+        let err = refusing
+            .put(&Measure {
+                id: "m".into(),
+                value: bad,
+            })
+            .await
+            .unwrap_err();
+        assert_refused(&err, ValidationReason::InvalidNumber);
+    }
+    // The bounds DynamoDB accepts are stored and read back exactly.
+    let largest = f64::from_bits(1e126_f64.to_bits() - 1);
+    for good in [largest, -largest, 1e-130, -1e-130, 0.0, 1.5] {
+        let m = Measure {
+            id: format!("{good:e}"),
+            value: good,
+        };
+        db.put(&m).await?;
+        let back = db.get(Measure::key(m.id.as_str())).consistent().await?;
+        assert_eq!(back.map(|b| b.value), Some(good));
+    }
+    Ok(())
+}
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = Shop, pk = "MEASURE#{id}", sk = "MEASURE")]
+pub struct Measure {
+    pub id: String,
+    pub value: f64,
+}
+
+#[tokio::test]
+async fn a_temp_table_is_deleted_when_dropped_and_kept_on_request() -> TestResult {
+    let table = local::fresh_table::<Shop>().await?;
+    let name = table.table_name().to_owned();
+    let client = table.client().clone();
+    let exists = |name: String| {
+        let client = client.clone();
+        async move {
+            match client.describe_table().table_name(name).send().await {
+                Ok(_) => Ok(true),
+                Err(e)
+                    if e.as_service_error()
+                        .is_some_and(|s| s.is_resource_not_found_exception()) =>
+                {
+                    Ok(false)
+                }
+                Err(e) => Err(e),
+            }
+        }
+    };
+    assert!(exists(name.clone()).await?);
+    drop(table);
+    assert!(!exists(name).await?);
+
+    let kept = local::fresh_table::<Shop>().await?.keep();
+    assert!(exists(kept.table_name().to_owned()).await?);
+    kept.delete_table().await?;
+    Ok(())
+}
