@@ -267,6 +267,9 @@ pub struct Query<'a, T: Target, K: KeySpace = Primary> {
     /// Whether the caller chose the sort-key condition (`sk(..)`), rather than the
     /// default range of the partition's entity; a collection keeps a chosen one.
     sk_chosen: bool,
+    /// A refusal decided while building (e.g. a view of another entity type), reported
+    /// when the query is sent.
+    refusal: Option<(crate::ValidationReason, String)>,
     filter: Option<Node>,
     reverse: bool,
     limit: Option<usize>,
@@ -314,6 +317,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             index: K::index::<T::Table>(),
             _key_space: PhantomData,
             sk_chosen: sk.is_some(),
+            refusal: None,
             sk: Ok(sk.unwrap_or(default_sk)),
             pk,
             filter: None,
@@ -477,6 +481,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             pk: self.pk,
             sk: self.sk,
             sk_chosen: self.sk_chosen,
+            refusal: self.refusal,
             filter: self.filter,
             reverse: self.reverse,
             limit: self.limit,
@@ -570,6 +575,9 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     }
 
     fn prepare(&self) -> Result<Prepared, Error> {
+        if let Some((reason, message)) = &self.refusal {
+            return Err(Error::invalid(T::NAME, *reason, message.clone()));
+        }
         if let Some(index) = self.index {
             if index.projection == Projection::KeysOnly && !T::IS_COLLECTION && !T::IS_KEYS {
                 return Err(Error::invalid(
@@ -1013,11 +1021,15 @@ impl<'a, V: Entity, K: KeySpace> Query<'a, V, K> {
     /// A view must be of the same entity type, or the type filter would drop every item.
     fn check_view<T: Entity>(mut self) -> Self {
         if T::ENTITY_TYPE != V::ENTITY_TYPE {
-            self.pk = Err(KeyError::Malformed {
-                type_name: "projection",
-                input: V::ENTITY_TYPE.to_owned(),
-                reason: "a projected view must have the entity type of the queried entity",
-            });
+            self.refusal = Some((
+                crate::ValidationReason::InvalidOption,
+                format!(
+                    "the view `{}` has entity type `{}`, not `{}` of the queried entity: a view must have the entity type of what it reads",
+                    std::any::type_name::<V>(),
+                    V::ENTITY_TYPE,
+                    T::ENTITY_TYPE
+                ),
+            ));
         }
         self
     }
