@@ -293,3 +293,54 @@ async fn a_temp_table_is_deleted_when_dropped_and_kept_on_request() -> TestResul
     kept.delete_table().await?;
     Ok(())
 }
+
+#[tokio::test]
+async fn a_refused_transaction_operation_keeps_its_reason_and_source() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let mut big = User::sample("big");
+    big.labels = vec!["x".repeat(1024); 400];
+    let err = db
+        .transact_write()
+        .put(db.put(&User::sample("ok")))
+        .put(db.put(&big))
+        .await
+        .unwrap_err();
+    match &err {
+        Error::Validation {
+            entity,
+            operation,
+            reason,
+            message,
+            ..
+        } => {
+            assert_eq!(
+                (*entity, *operation, *reason),
+                (
+                    Some("User"),
+                    Some("TransactWriteItems"),
+                    ValidationReason::ItemTooLarge
+                )
+            );
+            assert!(message.starts_with("operation 1: "), "{message}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    // A key that cannot be encoded keeps the KeyError as its source.
+    let far = time::macros::datetime!(9999-12-31 23:30 -01:00); // year 10000 in UTC
+    let err = db
+        .transact_write()
+        .delete(db.delete(Order::key("u", far, uuid::Uuid::nil())))
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::KeyEncoding);
+    let source = std::error::Error::source(&err).map(|s| s.to_string());
+    assert!(
+        source
+            .as_deref()
+            .is_some_and(|s| s.contains("cannot be encoded in a key")),
+        "{source:?}"
+    );
+    // Nothing was written.
+    assert!(db.get(User::key("ok")).consistent().await?.is_none());
+    Ok(())
+}
