@@ -342,6 +342,11 @@ impl<E, K> SortKeyPrefix<E, K> {
         let range = self.rendered.and_then(|prefix| {
             let mut v = prefix.clone();
             encode(&mut v)?;
+            if matches!(op, Compare::Lt) && v.len() == prefix.len() {
+                // An empty encoding is the least: no value sorts below it (a request
+                // would only read nothing).
+                return Ok(SortKeyRange::op(SortKeyOp::Nothing));
+            }
             Ok(if followed {
                 // Keys whose component equals v are exactly those in [v#, v$]: '$' is the
                 // character after the delimiter '#'. A component c < v has a key below v:
@@ -595,6 +600,10 @@ mod tests {
         for followed in [false, true] {
             assert_eq!(
                 op(bare().__compare(Compare::Lt, string(""), followed)),
+                SortKeyOp::Nothing
+            );
+            assert_eq!(
+                op(root().__compare(Compare::Lt, string(""), followed)),
                 SortKeyOp::Nothing
             );
             assert_eq!(
