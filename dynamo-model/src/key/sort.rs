@@ -817,6 +817,8 @@ mod range_properties {
         String,
         Option<(Index, Index)>,
     );
+    /// (leading components, shares the fixed components, field value, tail component)
+    type ItemSeed<T> = (Vec<String>, bool, T, String);
 
     fn cases<T: Subject + 'static>(values: BoxedStrategy<T>) -> impl Strategy<Value = Case<T>> {
         let roots = prop::sample::select(&["", "N#"][..]);
@@ -839,7 +841,7 @@ mod range_properties {
                 prop::option::weighted(0.7, any::<(Index, Index)>()),
             );
             (fixed, prop::collection::vec(item, 1..24), seed).prop_map(
-                move |(fixed, items, seed): (_, Vec<(Vec<String>, bool, T, String)>, OpSeed<T>)| {
+                move |(fixed, items, seed): (_, Vec<ItemSeed<T>>, OpSeed<T>)| {
                     // Half of the items share the fixed components.
                     let items: Vec<(Vec<String>, T, String)> = items
                         .into_iter()
