@@ -9,6 +9,7 @@ mod index;
 mod keys;
 mod locking;
 mod query;
+mod ranges;
 mod scan;
 mod single_item;
 mod transact;

@@ -8,14 +8,17 @@
 //! * the byte order of the encodings equals the logical order of the values
 //!   (for strings: the byte order of the raw UTF-8);
 //! * it is injective, and [`KeyPart::decode_key`] restores the value exactly;
-//! * it never contains the [`DELIMITER`] `#`. A `#` inside a string value is
-//!   escaped reversibly, so a value can never forge a delimiter, every `#` in
-//!   a full key is a component boundary, and a whole-component prefix such as
-//!   `ORDER#1#` can never match a longer value such as `ORDER#10#...`.
+//! * it never contains the [`DELIMITER`] `#`, so a value can never forge a
+//!   delimiter, every `#` in a full key is a component boundary, and a
+//!   whole-component prefix such as `ORDER#1#` can never match a longer value
+//!   such as `ORDER#10#...`;
+//! * when one encoding is a proper prefix of another, the byte that follows in
+//!   the longer one sorts above `#`, so ranges on a component followed by
+//!   more components are exact (see [`KeyPart`]'s *Composite keys*).
 //!
 //! | type | encoding |
 //! |------|----------|
-//! | `String` | the text, with `"` written as `""` and `#` written as `"$` |
+//! | `String` | the UTF-8 text; every character up to `%` (U+0000 to U+0025: controls, space, `!`, `"`, `#`, `$`, `%`) written as `%` and two uppercase hex digits, every other character as is |
 //! | `u8` … `u128`, `usize` | zero-padded decimal, width of the type's `MAX` (`usize` as `u64`) |
 //! | `i8` … `i128`, `isize` | `v >= 0`: zero-padded decimal, width of `MAX`; `v < 0`: `-` then `v - MIN` zero-padded to the same width (`isize` as `i64`) |
 //! | `bool` | `false` / `true` |
@@ -26,7 +29,10 @@
 //! 5i64            -> 0000000000000000005
 //! -1i64           -> -9223372036854775807
 //! i64::MIN        -> -0000000000000000000
-//! "a#b"           -> a"$b
+//! "a#b"           -> a%23b
+//! "John Smith"    -> John%20Smith
+//! "100%"          -> 100%25
+//! "é"             -> é
 //! ORDER#{created_at}#{order_id}
 //!                 -> ORDER#2024-01-02T03:04:05.000000000Z#00000000000000000042
 //! ```
@@ -40,14 +46,29 @@
 /// key separates two components.
 pub const DELIMITER: char = '#';
 
-/// Escape character for string values; must sort immediately below
-/// [`DELIMITER`] (no other character lies between the two).
-const ESCAPE: u8 = b'"';
-/// Escape sequence for a literal `"` inside a string value.
-const ESCAPED_ESCAPE: &str = "\"\"";
-/// Escape sequence for a literal `#` inside a string value. It sorts after
-/// [`ESCAPED_ESCAPE`] and before every character above `#`, just like `#`.
-const ESCAPED_DELIMITER: &str = "\"$";
+/// Escape character for string values: `%` and two uppercase hex digits write one
+/// character up to `%` itself. Every byte of an encoded string is therefore `%` or
+/// above, so it sorts above the [`DELIMITER`] (see [`KeyPart`]'s *Composite keys*).
+const ESCAPE: u8 = b'%';
+
+/// Whether a byte of a string value is written as an escape: the characters U+0000 to
+/// U+0025 (`%` included). They are ASCII, and no byte of a multi-byte UTF-8 character
+/// is below 0x80, so a byte scan finds exactly these characters.
+fn needs_escape(byte: u8) -> bool {
+    byte <= ESCAPE
+}
+
+/// Uppercase hex digits: `0`-`9` sort below `A`-`F`, so the escapes sort by value.
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+/// The value of an uppercase hex digit (lowercase is not produced, so not accepted).
+fn hex_value(digit: u8) -> Option<u8> {
+    match digit {
+        b'0'..=b'9' => Some(digit - b'0'),
+        b'A'..=b'F' => Some(digit - b'A' + 10),
+        _ => None,
+    }
+}
 
 /// An error while encoding a value into a key or decoding it from a key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -102,9 +123,40 @@ fn malformed(type_name: &'static str, input: &str, reason: &'static str) -> KeyE
 /// * distinct values have distinct encodings;
 /// * no encoding contains [`DELIMITER`] (so a whole-component prefix such as
 ///   `ORDER#1#` never matches a longer value such as `ORDER#10#...`);
+/// * when one encoding is a proper prefix of another, the byte that follows in
+///   the longer one sorts above [`DELIMITER`]. Either every encoding has the
+///   same length, or no encoding contains a byte at or below `#` (controls,
+///   space, `!`, `"`, `#`): otherwise ranges on a component followed by more
+///   components return wrong items (see [Composite keys](#composite-keys));
 /// * `decode_key` inverts `encode_key` and accepts nothing else.
 ///
-/// Custom string-like types can delegate to [`escape_str`].
+/// Custom string-like types can delegate to [`escape_str`], which keeps every
+/// rule.
+///
+/// # Composite keys
+///
+/// In a key such as `N#{name}#{n}` a component is followed by `#` and more
+/// text, so keys sort by `enc(name) + "#" + …`, not by `enc(name)` alone. A
+/// range on `name` is exact only if `a < b` implies `enc(a) + "#" + x <
+/// enc(b) + "#" + y` whatever `x` and `y` are. That fails when `enc(a)` is a
+/// proper prefix of `enc(b)` and the next byte of `enc(b)` sorts below `#`:
+/// with `"` or `!` written as is, `b!` (`N#b!#…`) would sort *below* `b`
+/// (`N#b#…`), so `name <= "b"` would return `b!` and `name >= "John"` would
+/// miss `John Smith` (space, 0x20). Hence the last rule above, which every
+/// built-in encoding keeps:
+///
+/// * strings contain no byte at or below `%` (0x25): those characters are
+///   written as `%` and two uppercase hex digits (`#` as `%23`, space as
+///   `%20`, `%` as `%25`), and the bytes of multi-byte UTF-8 characters are
+///   all 0x80 or above. The escape keeps the order: `%` sorts below every
+///   character written as is, and uppercase hex digits sort like the values
+///   they write;
+/// * integers, timestamps and UUIDs have a fixed width per type (a negative
+///   integer starts with `-`, a non-negative one with a digit, so neither is
+///   a prefix of the other), and `false` / `true` are no prefix of each other.
+///
+/// The sort-key conditions of [`sort`](crate::key::sort) rely on it: the keys whose
+/// component equals `v` are exactly those in `[v#, v$]`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used in a key template",
     label = "this field is used in a key template",
@@ -200,23 +252,30 @@ pub fn split_components(key: &str) -> impl Iterator<Item = &str> {
 /// Escapes a raw string value exactly like `String::encode_key` and appends
 /// it to `out`; used to build partial (prefix) keys.
 ///
-/// `"` becomes `""` and `#` becomes `"$`; every other character is copied
-/// unchanged. The built-in escaping never fails; the `Result` leaves room for
-/// stricter rules.
+/// Every character up to `%` (U+0000 to U+0025: controls, space, `!`, `"`,
+/// `#`, `$`, `%`) becomes `%` and two uppercase hex digits; every other
+/// character is copied unchanged. The result contains no byte below `%`, so it
+/// sorts like the raw value even when `#` and more components follow it. The
+/// encoding of a prefix of a value is a prefix of the value's encoding (and
+/// only then), so `begins_with` on an escaped partial value is exact. The
+/// built-in escaping never fails; the `Result` leaves room for stricter rules.
+///
+/// ```
+/// let mut out = String::from("N#");
+/// dynamo_model::key::escape_str("John Smith #1", &mut out)?;
+/// assert_eq!(out, "N#John%20Smith%20%231");
+/// # Ok::<(), dynamo_model::key::KeyError>(())
+/// ```
 pub fn escape_str(value: &str, out: &mut String) -> Result<(), KeyError> {
     out.reserve(value.len());
     let mut rest = value;
-    // Both special characters are ASCII, so a byte scan finds them (and only them).
-    while let Some(i) = rest
-        .bytes()
-        .position(|b| b == ESCAPE || b == DELIMITER as u8)
-    {
+    while let Some(i) = rest.bytes().position(needs_escape) {
         out.push_str(&rest[..i]);
-        out.push_str(if rest.as_bytes()[i] == ESCAPE {
-            ESCAPED_ESCAPE
-        } else {
-            ESCAPED_DELIMITER
-        });
+        let byte = rest.as_bytes()[i];
+        out.push(char::from(ESCAPE));
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0x0F)]));
+        // The escaped byte is ASCII, so the next index is a char boundary.
         rest = &rest[i + 1..];
     }
     out.push_str(rest);
@@ -227,25 +286,44 @@ fn unescape_str(component: &str) -> Result<String, KeyError> {
     const NAME: &str = "String";
     let mut value = String::with_capacity(component.len());
     let mut rest = component;
-    while let Some(i) = rest.find(['"', DELIMITER]) {
+    while let Some(i) = rest.bytes().position(needs_escape) {
         value.push_str(&rest[..i]);
         let bytes = rest.as_bytes();
-        if bytes[i] != ESCAPE {
-            return Err(malformed(NAME, component, "contains an unescaped `#`"));
-        }
-        match bytes.get(i + 1) {
-            Some(b'"') => value.push('"'),
-            Some(b'$') => value.push(DELIMITER),
+        match bytes[i] {
+            ESCAPE => {}
+            b'#' => return Err(malformed(NAME, component, "contains an unescaped `#`")),
             _ => {
                 return Err(malformed(
                     NAME,
                     component,
-                    "`\"` must be followed by `\"` or `$`",
+                    "contains an unescaped character up to `%`",
                 ))
             }
         }
-        // Both bytes of the escape are ASCII, so this is a char boundary.
-        rest = &rest[i + 2..];
+        let escaped = match (
+            bytes.get(i + 1).copied().and_then(hex_value),
+            bytes.get(i + 2).copied().and_then(hex_value),
+        ) {
+            (Some(high), Some(low)) => high << 4 | low,
+            _ => {
+                return Err(malformed(
+                    NAME,
+                    component,
+                    "`%` must be followed by two uppercase hex digits",
+                ))
+            }
+        };
+        // Only what `escape_str` writes is accepted: a character above `%` is never escaped.
+        if !needs_escape(escaped) {
+            return Err(malformed(
+                NAME,
+                component,
+                "escapes a character that is written as is",
+            ));
+        }
+        value.push(char::from(escaped));
+        // The escape is three ASCII bytes, so this is a char boundary.
+        rest = &rest[i + 3..];
     }
     value.push_str(rest);
     Ok(value)
@@ -566,6 +644,8 @@ impl KeyPart for uuid::Uuid {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::key::testing::*;
+    use crate::key::testing::{signed_values, unsigned_values};
     use proptest::prelude::*;
     use std::cmp::Ordering;
     use std::fmt::Debug;
@@ -630,6 +710,32 @@ mod tests {
         Ok(())
     }
 
+    /// Distinct values keep their order when each is followed by a delimiter and any
+    /// rest (`KeyPart`'s composite-key rule): `enc(a) + "#" + x` sorts like `a` against
+    /// `enc(b) + "#" + y`.
+    fn check_composite_order<T: KeyPart + Debug>(
+        a: &T,
+        b: &T,
+        x: &str,
+        y: &str,
+        logical: Ordering,
+    ) -> Result<(), TestCaseError> {
+        if logical != Ordering::Equal {
+            let ka = format!("{}{DELIMITER}{x}", enc(a));
+            let kb = format!("{}{DELIMITER}{y}", enc(b));
+            prop_assert_eq!(
+                ka.as_bytes().cmp(kb.as_bytes()),
+                logical,
+                "{:?} -> {:?}, {:?} -> {:?}",
+                a,
+                ka,
+                b,
+                kb
+            );
+        }
+        Ok(())
+    }
+
     /// Decoding never panics, and whatever it accepts is canonical: it
     /// re-encodes to exactly the input.
     fn check_decode<T: KeyPart + Debug>(input: &str) -> Result<(), TestCaseError> {
@@ -659,48 +765,10 @@ mod tests {
 
     fn mutation() -> impl Strategy<Value = (usize, u8, char)> {
         let chars = vec![
-            '0', '1', '9', 'a', 'f', 'g', 'A', 'F', '-', '+', '#', '"', '$', ':', '.', 'T', 'Z',
-            ' ', '\u{0}', '\u{1}', 'é', '€',
+            '0', '1', '2', '5', '9', 'a', 'f', 'g', 'A', 'F', '-', '+', '#', '"', '$', '%', ':',
+            '.', 'T', 'Z', ' ', '\u{0}', '\u{1}', 'é', '€',
         ];
         (any::<usize>(), 0u8..4, prop::sample::select(chars))
-    }
-
-    fn strings() -> impl Strategy<Value = String> {
-        prop_oneof![
-            "[a#!\"$]{0,8}",
-            "[\\x00-\\x02 #\"$a~\\x7f]{0,6}",
-            "\\PC*",
-            any::<String>(),
-        ]
-    }
-
-    macro_rules! unsigned_values {
-        ($t:ty) => {
-            prop_oneof![
-                3 => any::<$t>(),
-                3 => (any::<$t>(), 0..<$t>::BITS).prop_map(|(v, shift)| v >> shift),
-                1 => Just(<$t>::MIN),
-                1 => Just(<$t>::MAX),
-                1 => 0..=(20 as $t),
-                1 => (<$t>::MAX - 20)..=<$t>::MAX,
-            ]
-        };
-    }
-
-    macro_rules! signed_values {
-        ($t:ty) => {
-            prop_oneof![
-                3 => any::<$t>(),
-                3 => (any::<$t>(), 0..<$t>::BITS).prop_map(|(v, shift)| v >> shift),
-                1 => Just(<$t>::MIN),
-                1 => Just(<$t>::MAX),
-                1 => Just(0 as $t),
-                1 => Just(-1 as $t),
-                1 => (-20 as $t)..=(20 as $t),
-                1 => <$t>::MIN..=(<$t>::MIN + 20),
-                1 => (<$t>::MAX - 20)..=<$t>::MAX,
-            ]
-        };
     }
 
     /// Generates the six property tests for one type.
@@ -733,6 +801,11 @@ mod tests {
                     #[test]
                     fn prefix(a in $values, b in $values, tail in "[a0#\"$-]{0,6}") {
                         check_prefix::<$t>(&a, &b, &tail)?;
+                    }
+
+                    #[test]
+                    fn composite_order(a in $values, b in $values, x in strings(), y in strings()) {
+                        check_composite_order::<$t>(&a, &b, &x, &y, logical(&a, &b))?;
                     }
 
                     #[test]
@@ -770,54 +843,6 @@ mod tests {
     properties!(prop_bool, bool, any::<bool>(), Ord::cmp);
 
     #[cfg(feature = "time")]
-    mod datetime_values {
-        use proptest::prelude::*;
-        use time::macros::datetime;
-        use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
-
-        pub const MIN: OffsetDateTime = datetime!(0000-01-01 0:00 UTC);
-        pub const MAX: OffsetDateTime = datetime!(9999-12-31 23:59:59.999_999_999 UTC);
-
-        fn offset() -> impl Strategy<Value = UtcOffset> {
-            prop_oneof![
-                Just(UtcOffset::UTC),
-                (-93_599i32..=93_599)
-                    .prop_map(|s| UtcOffset::from_whole_seconds(s).unwrap_or(UtcOffset::UTC)),
-            ]
-        }
-
-        /// Instants whose UTC year is in 0..=9999, shown in a random offset.
-        pub fn datetimes() -> impl Strategy<Value = OffsetDateTime> {
-            let (min, max) = (MIN.unix_timestamp_nanos(), MAX.unix_timestamp_nanos());
-            // A window one microsecond wide, so pairs often share a second.
-            let near = 1_700_000_000_000_000_000i128;
-            let nanos = prop_oneof![
-                4 => min..=max,
-                1 => Just(min),
-                1 => Just(max),
-                1 => min..=min + 2_000,
-                1 => max - 2_000..=max,
-                2 => near..=near + 1_000,
-            ];
-            (nanos, offset()).prop_map(|(nanos, offset)| {
-                let utc = OffsetDateTime::from_unix_timestamp_nanos(nanos).expect("in range");
-                utc.checked_to_offset(offset).unwrap_or(utc)
-            })
-        }
-
-        /// Local date-times with years 0..=9999 in a random offset; the UTC
-        /// instant may fall outside the encodable range.
-        pub fn local_datetimes() -> impl Strategy<Value = OffsetDateTime> {
-            let min = PrimitiveDateTime::new(MIN.date(), MIN.time()).assume_utc();
-            let (min, max) = (min.unix_timestamp_nanos(), MAX.unix_timestamp_nanos());
-            (min..=max, offset()).prop_map(|(nanos, offset)| {
-                let local = OffsetDateTime::from_unix_timestamp_nanos(nanos).expect("in range");
-                PrimitiveDateTime::new(local.date(), local.time()).assume_offset(offset)
-            })
-        }
-    }
-
-    #[cfg(feature = "time")]
     properties!(
         prop_datetime,
         time::OffsetDateTime,
@@ -826,17 +851,9 @@ mod tests {
     );
 
     #[cfg(feature = "uuid")]
-    properties!(
-        prop_uuid,
-        uuid::Uuid,
-        prop_oneof![
-            4 => any::<u128>().prop_map(uuid::Uuid::from_u128),
-            1 => Just(uuid::Uuid::nil()),
-            1 => Just(uuid::Uuid::max()),
-            1 => (0u128..=20).prop_map(uuid::Uuid::from_u128),
-        ],
-        |a, b| a.as_bytes().cmp(b.as_bytes())
-    );
+    properties!(prop_uuid, uuid::Uuid, uuids(), |a, b| a
+        .as_bytes()
+        .cmp(b.as_bytes()));
 
     proptest! {
         /// Two-component keys identify their components, and split back into them.
@@ -874,10 +891,35 @@ mod tests {
         /// different value that it extends.
         #[test]
         fn string_prefix_of_extension(
-            a in strings(), suffix in "[a#!\"$]{1,4}", tail in "\\PC{0,8}"
+            a in strings(), suffix in "[a#!\"$% \x00]{1,4}", tail in "\\PC{0,8}", rest in strings()
         ) {
             let b = a.clone() + &suffix;
             check_prefix(&a, &b, &tail)?;
+            // ... and sorts above it, whatever follows either.
+            check_composite_order(&a, &b, &tail, &rest, Ordering::Less)?;
+        }
+
+        /// `begins_with` on an escaped partial value is exact: the escape of `p` is a
+        /// prefix of the escape of `v` exactly when `p` is a prefix of `v`.
+        #[test]
+        fn escaped_prefixes_match_raw_prefixes(v in strings(), p in strings(), cut in any::<prop::sample::Index>()) {
+            let chars: Vec<char> = v.chars().collect();
+            let own: String = chars[..cut.index(chars.len() + 1)].iter().collect();
+            for p in [p, own] {
+                let (mut ev, mut ep) = (String::new(), String::new());
+                escape_str(&v, &mut ev).map_err(key_error)?;
+                escape_str(&p, &mut ep).map_err(key_error)?;
+                prop_assert_eq!(ev.starts_with(&ep), v.starts_with(&p), "{:?} / {:?}", v, p);
+            }
+        }
+
+        /// No encoded string contains a byte at or below `#`, nor a `%` that does not
+        /// start an escape.
+        #[test]
+        fn encoded_strings_stay_above_the_delimiter(v in strings()) {
+            let e = enc(&v);
+            prop_assert!(e.bytes().all(|b| b > b'#' && (b != b'$')), "{:?} -> {:?}", v, e);
+            prop_assert_eq!(e.matches('%').count(), v.bytes().filter(|&b| b <= b'%').count());
         }
 
         /// Whatever mix of types, a template key splits into its components.
@@ -899,6 +941,42 @@ mod tests {
             prop_assert_eq!(String::decode_key(parts[2]).map_err(key_error)?, name);
             prop_assert_eq!(i32::decode_key(parts[3]).map_err(key_error)?, n);
             prop_assert_eq!(bool::decode_key(parts[4]).map_err(key_error)?, flag);
+        }
+    }
+
+    /// `key_component` (how an update reads key fields back to rebuild an index key)
+    /// splits a rendered key exactly, whatever the string values hold.
+    mod key_component_split {
+        use super::*;
+        use crate::entity::__private::key_component;
+        use crate::{Entity, Table};
+        use serde::{Deserialize, Serialize};
+
+        #[derive(Table)]
+        #[dynamo(pk = "PK", sk = "SK")]
+        struct App;
+
+        #[derive(Entity, Serialize, Deserialize)]
+        #[dynamo(table = App, pk = "P#{a}", sk = "N#{a}#{b}#X#{c}")]
+        struct Row {
+            a: String,
+            b: String,
+            c: u32,
+        }
+
+        proptest! {
+            #[test]
+            fn key_component_reads_back_every_field(a in strings(), b in strings(), c in any::<u32>()) {
+                let row = Row { a: a.clone(), b: b.clone(), c };
+                let key = row.primary_key().into_raw().map_err(|e| TestCaseError::fail(e.to_string()))?;
+                let sk = key.sk.as_deref();
+                let segments = [Some("N#"), None, Some("#"), None, Some("#X#"), None];
+                let read = |field| key_component::<Row, String>(sk, &segments, field).ok();
+                prop_assert_eq!(read(0), Some(a.clone()));
+                prop_assert_eq!(read(1), Some(b));
+                prop_assert_eq!(key_component::<Row, u32>(sk, &segments, 2).ok(), Some(c));
+                prop_assert_eq!(key_component::<Row, String>(Some(&key.pk), &[Some("P#"), None], 0).ok(), Some(a));
+            }
         }
     }
 
@@ -1036,11 +1114,22 @@ mod tests {
     fn string_examples() {
         assert_eq!(enc(&String::new()), "");
         assert_eq!(enc(&"plain".to_owned()), "plain");
-        assert_eq!(enc(&"a#b".to_owned()), "a\"$b");
-        assert_eq!(enc(&"say \"hi\"".to_owned()), "say \"\"hi\"\"");
-        assert_eq!(enc(&"##".to_owned()), "\"$\"$");
-        assert_eq!(enc(&"\"#".to_owned()), "\"\"\"$");
-        for value in ["", "a#b", "\"", "#", "\"$", "\u{1}", "#\u{1}", "\0", "é#€"] {
+        assert_eq!(enc(&"a#b".to_owned()), "a%23b");
+        assert_eq!(enc(&"John Smith".to_owned()), "John%20Smith");
+        assert_eq!(enc(&"say \"hi\"!".to_owned()), "say%20%22hi%22%21");
+        assert_eq!(enc(&"100% $5".to_owned()), "100%25%20%245");
+        assert_eq!(enc(&"%23".to_owned()), "%2523");
+        assert_eq!(enc(&"##".to_owned()), "%23%23");
+        assert_eq!(enc(&"\u{0}\u{1}\u{1f}".to_owned()), "%00%01%1F");
+        // Characters above `%` are written as is, multi-byte UTF-8 included.
+        assert_eq!(
+            enc(&"&'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~\u{7f}".to_owned()),
+            "&'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~\u{7f}"
+        );
+        assert_eq!(enc(&"é#€".to_owned()), "é%23€");
+        for value in [
+            "", "a#b", "\"", "#", "\"$", "%", "%23", "\u{1}", "#\u{1}", "\0", "é#€",
+        ] {
             assert_eq!(
                 String::decode_key(&enc(&value.to_owned())).as_deref(),
                 Ok(value)
@@ -1048,19 +1137,46 @@ mod tests {
         }
         let mut out = String::from("ORDER#");
         escape_str("x#y", &mut out).unwrap();
-        assert_eq!(out, "ORDER#x\"$y");
+        assert_eq!(out, "ORDER#x%23y");
+    }
+
+    /// The issue's examples: a value sorts below its own extensions when both are
+    /// followed by `#` and more components.
+    #[test]
+    fn string_values_sort_below_their_extensions_in_composite_keys() {
+        let key = |v: &str| format!("N#{}#00001", enc(&v.to_owned()));
+        for (lower, higher) in [
+            ("b", "b!"),
+            ("b", "b "),
+            ("b", "b#"),
+            ("b", "b\""),
+            ("b", "b$"),
+            ("b", "b%"),
+            ("John", "John Smith"),
+            ("a", "a!"),
+            ("a", "a#"),
+            ("", "\u{0}"),
+            ("a\u{0}", "a\u{1}"),
+            ("a%", "a&"),
+            ("a~", "aé"),
+        ] {
+            assert!(key(lower) < key(higher), "{lower:?} vs {higher:?}");
+        }
     }
 
     #[test]
     fn string_accepts_every_character() {
-        // With the `"`-escape no character needs to be forbidden, U+0001 included.
+        // With the `%`-escape no character needs to be forbidden, U+0001 included.
         for ch in [
             '\u{0}',
             '\u{1}',
             '\u{2}',
+            ' ',
             '"',
             '#',
             '$',
+            '%',
+            '&',
             '\u{7f}',
             '\u{10ffff}',
         ] {
@@ -1071,14 +1187,25 @@ mod tests {
 
     #[test]
     fn string_rejects_malformed() {
-        assert_malformed::<String>("a#b");
-        assert_malformed::<String>("#");
-        assert_malformed::<String>("#\u{1}");
-        assert_malformed::<String>("\"");
-        assert_malformed::<String>("a\"");
-        assert_malformed::<String>("a\"b");
-        assert_malformed::<String>("a\"#");
-        assert_malformed::<String>("\"\"\"");
+        // Raw characters up to `%`: encode never writes them.
+        for input in [
+            "a#b", "#", "#\u{1}", "\"", "a\"b", "\"\"", "\"$", "a b", " ", "!", "$", "\u{0}",
+            "\u{1f}", "a%",
+        ] {
+            assert_malformed::<String>(input);
+        }
+        // Escapes that encode never writes: incomplete, lowercase or not hex, or of a
+        // character above `%` (written as is).
+        for input in [
+            "%", "%2", "a%2", "%2x", "%G0", "%-1", "%+1", "%2a", "%2f", "%26", "%41", "%7F", "%FF",
+            "%C3%A9", "% 23", "%%23", "%\u{e9}",
+        ] {
+            assert_malformed::<String>(input);
+        }
+        assert_eq!(
+            String::decode_key("%25%23%20%00"),
+            Ok("%# \u{0}".to_owned())
+        );
     }
 
     /// The escape proposed originally (`#` -> `#` U+0001) leaves a raw `#` in
@@ -1090,7 +1217,7 @@ mod tests {
         assert!(format!("{}#", original("x#")).starts_with(&format!("{}#", original("x"))));
 
         let prefix = format!("ORDER#{}#", enc(&"x".to_owned()));
-        for other in ["x#", "x#y", "x\"", "x\"$", "x$"] {
+        for other in ["x#", "x#y", "x\"", "x\"$", "x$", "x%", "x%23", "x "] {
             let key = format!("ORDER#{}#rest", enc(&other.to_owned()));
             assert!(!key.starts_with(&prefix), "{prefix:?} matches {key:?}");
         }
@@ -1106,7 +1233,7 @@ mod tests {
         assert_eq!(parts(""), [""]);
         assert_eq!(parts("USER"), ["USER"]);
         assert_eq!(parts("ORDER##x"), ["ORDER", "", "x"]);
-        assert_eq!(parts("ORDER#a\"$b#c\"\"d"), ["ORDER", "a\"$b", "c\"\"d"]);
+        assert_eq!(parts("ORDER#a%23b#c%22d"), ["ORDER", "a%23b", "c%22d"]);
         assert_eq!(parts("a#"), ["a", ""]);
     }
 
@@ -1118,9 +1245,9 @@ mod tests {
             out
         }
         let owned = "a#b".to_owned();
-        assert_eq!(arg::<String, _>(&owned), "a\"$b");
-        assert_eq!(arg::<String, _>("a#b"), "a\"$b");
-        assert_eq!(arg::<String, _>(owned.clone()), "a\"$b");
+        assert_eq!(arg::<String, _>(&owned), "a%23b");
+        assert_eq!(arg::<String, _>("a#b"), "a%23b");
+        assert_eq!(arg::<String, _>(owned.clone()), "a%23b");
         assert_eq!(arg::<u32, _>(7u32), "0000000007");
         assert_eq!(arg::<u32, _>(&7u32), "0000000007");
 
@@ -1132,7 +1259,7 @@ mod tests {
         assert_eq!(optional(3u8), (true, "GSI#003".to_owned()));
         assert_eq!(optional(Some(3u8)), (true, "GSI#003".to_owned()));
         assert_eq!(optional(None::<u8>), (false, "GSI#".to_owned()));
-        assert_eq!(optional(Some("#".to_owned())), (true, "GSI#\"$".to_owned()));
+        assert_eq!(optional(Some("#".to_owned())), (true, "GSI#%23".to_owned()));
     }
 
     #[test]

@@ -3,10 +3,14 @@
 //! A key template such as `ORDER#{created_at}#{order_id}` is parsed at compile time by
 //! `#[derive(Entity)]`; the generated constructor renders it with [`KeyPart`], whose
 //! encodings sort in byte order exactly as the values sort logically (zero-padded and
-//! offset integers, fixed-width RFC 3339 UTC timestamps, escaped delimiters).
+//! offset integers, fixed-width RFC 3339 UTC timestamps, strings with every character up
+//! to `%` written as `%XX`, so none contains the `#` delimiter or sorts below it); the
+//! stored format and its rules for custom types are in [`KeyPart`].
 
 mod encode;
 pub mod sort;
+#[cfg(test)]
+mod testing;
 
 pub use encode::{
     escape_str, split_components, KeyArg, KeyError, KeyPart, OptionalKeyPart, DELIMITER,

@@ -12,11 +12,19 @@
 //! - `.created_at_starts_with("2023-10")`: an explicit *partial* value of the next
 //!   component (e.g. all timestamps of a month).
 //!
-//! Ranges are exact for fixed-width encodings (integers, timestamps, UUIDs, bools) and
-//! for the last component of a template. For a string component followed by more
-//! components, keys sort by the encoded string *followed by `#`*, so a value compares
-//! below its own extensions that start with a character sorting before `#` (control
-//! characters, space, `!`, `"`): `"a"` and `"a!"` may come in either order.
+//! Every condition returns exactly the items whose component satisfies it, for every
+//! value: the keys whose component equals `v` are exactly those in `[v#, v$]`, because no
+//! encoded value contains `#` and, when one encoding extends another, the next byte sorts
+//! above `#` (see [Composite keys](super::KeyPart#composite-keys)); so `v#` and `v$` bound
+//! the component however many components follow it. Bounds are inclusive in DynamoDB
+//! (`<=`, `>=`, `BETWEEN`); a strict bound on the last component leaves the one equal key
+//! out after the read ([`SortKeyRange::exclude`]).
+//!
+//! DynamoDB refuses an empty key value in a key condition and a `BETWEEN` whose low bound
+//! exceeds its high bound. A condition that would need one says what it means instead:
+//! no bound at all ([`SortKeyOp::Any`], e.g. `>= ""` or `starts_with("")` on a template
+//! that starts with a field), or no item ([`SortKeyOp::Nothing`], e.g. `< ""` or
+//! `between("b", "a")`), which a query answers without sending a request.
 
 use super::{escape_str, KeyError, KeyPart};
 use crate::schema::IndexSchema;
@@ -119,6 +127,11 @@ pub struct SortKeyCondition<E, K = Primary> {
 pub enum SortKeyOp {
     /// No condition: the whole partition.
     Any,
+    /// No sort key can satisfy the condition (e.g. `< ""`, or `between` with its bounds
+    /// reversed): the query returns no items without sending a request, as DynamoDB would
+    /// refuse the only ways to write it (an empty key value, a `BETWEEN` whose low bound
+    /// exceeds its high bound).
+    Nothing,
     /// `SK = value`
     Eq(String),
     /// `begins_with(SK, value)`
@@ -157,7 +170,8 @@ impl SortKeyRange {
 
     /// Whether a sort key read under `op` satisfies the rest of the condition.
     pub fn admits(&self, sort_key: &str) -> bool {
-        self.exclude.as_deref() != Some(sort_key)
+        self.op != SortKeyOp::Nothing
+            && self.exclude.as_deref() != Some(sort_key)
             && self
                 .prefix
                 .as_deref()
@@ -193,8 +207,23 @@ fn prefix_end(prefix: &str) -> Option<String> {
     None
 }
 
+/// `begins_with(SK, prefix)`; every key begins with the empty string, which DynamoDB
+/// refuses as a key value.
+fn begins_with(prefix: String) -> SortKeyOp {
+    if prefix.is_empty() {
+        SortKeyOp::Any
+    } else {
+        SortKeyOp::BeginsWith(prefix)
+    }
+}
+
 /// Builds the range `[low, high]` (inclusive) confined to keys starting with `prefix`.
 /// An absent bound is the prefix's own start or end.
+///
+/// DynamoDB refuses an empty key value and a `BETWEEN` whose low bound exceeds its high
+/// bound, so neither is ever sent: no sort key is empty (DynamoDB refuses one on write),
+/// hence `>= ""` is no bound and `<= ""` matches nothing, and reversed bounds match
+/// nothing.
 fn confined(
     prefix: &str,
     low: Option<String>,
@@ -202,7 +231,12 @@ fn confined(
     exclude: Option<String>,
 ) -> SortKeyRange {
     let mut guard = None;
-    let low = low.or_else(|| (!prefix.is_empty()).then(|| prefix.to_owned()));
+    if high.as_deref() == Some("") {
+        return SortKeyRange::op(SortKeyOp::Nothing);
+    }
+    let low = low
+        .filter(|l| !l.is_empty())
+        .or_else(|| (!prefix.is_empty()).then(|| prefix.to_owned()));
     let high = high.or_else(|| {
         if prefix.is_empty() {
             return None;
@@ -216,6 +250,8 @@ fn confined(
         end
     });
     let op = match (low, high) {
+        // String comparison is byte-wise, as DynamoDB compares key strings.
+        (Some(l), Some(h)) if l > h => SortKeyOp::Nothing,
         (Some(l), Some(h)) => SortKeyOp::Between(l, h),
         (Some(l), None) => SortKeyOp::Ge(l),
         (None, Some(h)) => SortKeyOp::Le(h),
@@ -306,10 +342,20 @@ impl<E, K> SortKeyPrefix<E, K> {
         let range = self.rendered.and_then(|prefix| {
             let mut v = prefix.clone();
             encode(&mut v)?;
+            if matches!(op, Compare::Lt) && v.len() == prefix.len() {
+                // An empty encoding is the least: no value sorts below it (a request
+                // would only read nothing).
+                return Ok(SortKeyRange::op(SortKeyOp::Nothing));
+            }
             Ok(if followed {
-                // Keys whose component equals v lie in [v#, v$]: '$' is the character
-                // after the delimiter '#', and no encoded value contains '#'. No key ends
-                // right after v, so v and v$ are never keys themselves.
+                // Keys whose component equals v are exactly those in [v#, v$]: '$' is the
+                // character after the delimiter '#'. A component c < v has a key below v:
+                // enc(c) has a smaller byte where it departs from enc(v), or is a proper
+                // prefix of enc(v) and its '#' is below the next byte of enc(v), which the
+                // `KeyPart` rules put above '#'. A component c > v has a key above v$:
+                // enc(c) has a larger byte where it departs from enc(v), or extends enc(v)
+                // with a byte above '#'. No key of this entity is v or v$ (a delimiter
+                // follows every component), so both bounds can be used inclusively.
                 let (at, after) = (format!("{v}#"), format!("{v}$"));
                 match op {
                     Compare::Lt => confined(&prefix, None, Some(v), None),
@@ -341,6 +387,7 @@ impl<E, K> SortKeyPrefix<E, K> {
             low(&mut lo)?;
             high(&mut hi)?;
             if followed {
+                // Every key whose component is in [low, high]: see `__compare`.
                 lo.push('#');
                 hi.push('$');
             }
@@ -353,7 +400,7 @@ impl<E, K> SortKeyPrefix<E, K> {
     pub fn __starts_with(self, partial: &str) -> SortKeyCondition<E, K> {
         let range = self.rendered.and_then(|mut s| {
             escape_str(partial, &mut s)?;
-            Ok(SortKeyRange::op(SortKeyOp::BeginsWith(s)))
+            Ok(SortKeyRange::op(begins_with(s)))
         });
         SortKeyCondition::new(range)
     }
@@ -363,12 +410,11 @@ impl<E, K> SortKeyPrefix<E, K> {
     pub fn condition(self) -> SortKeyCondition<E, K> {
         let complete = self.complete;
         SortKeyCondition::new(self.rendered.map(|s| {
-            SortKeyRange::op(if s.is_empty() {
-                SortKeyOp::Any
-            } else if complete {
-                SortKeyOp::Eq(s)
-            } else {
-                SortKeyOp::BeginsWith(s)
+            SortKeyRange::op(match (complete, s.is_empty()) {
+                // An empty sort key cannot be stored, so no item has it.
+                (true, true) => SortKeyOp::Nothing,
+                (true, false) => SortKeyOp::Eq(s),
+                (false, _) => begins_with(s),
             })
         }))
     }
@@ -476,8 +522,437 @@ mod tests {
         let c = root().__starts_with("2023-10#");
         assert_eq!(
             range(c).op,
-            SortKeyOp::BeginsWith("ORDER#2023-10\"$".into())
+            SortKeyOp::BeginsWith("ORDER#2023-10%23".into())
         );
+    }
+
+    fn string(v: &'static str) -> impl FnOnce(&mut String) -> Result<(), KeyError> {
+        move |out| escape_str(v, out)
+    }
+
+    /// `sk = "N#{name}#{n}"`: the bounds of a range on `name` enclose exactly the keys of
+    /// the names in range, `b!`, `b `, `b#`, `b"` and `John Smith` included.
+    #[test]
+    fn string_ranges_on_a_followed_component() {
+        let n = SortKeyPrefix::<E>::__root("N#", false);
+        let key = |name: &str| {
+            let mut k = String::from("N#");
+            escape_str(name, &mut k).unwrap();
+            k + "#0000000001"
+        };
+        let returned = |c: SortKeyCondition<E>, name: &str| {
+            let r = range(c);
+            let k = key(name);
+            let inside = match &r.op {
+                SortKeyOp::Between(a, b) => a <= &k && &k <= b,
+                other => panic!("{other:?}"),
+            };
+            inside && r.admits(&k)
+        };
+        for name in ["b!", "b ", "b#", "b\"", "b$", "b%", "ba", "c"] {
+            assert!(
+                !returned(n.clone().__compare(Compare::Le, string("b"), true), name),
+                "{name:?} <= b"
+            );
+            assert!(
+                returned(n.clone().__compare(Compare::Gt, string("b"), true), name),
+                "{name:?} > b"
+            );
+        }
+        for name in ["a", "b", "a!", "a#", "a\"", "", "\u{0}"] {
+            assert!(
+                returned(n.clone().__compare(Compare::Le, string("b"), true), name),
+                "{name:?} <= b"
+            );
+        }
+        assert!(returned(
+            n.clone().__compare(Compare::Ge, string("John"), true),
+            "John Smith"
+        ));
+        assert!(returned(
+            n.clone().__compare(Compare::Gt, string("John"), true),
+            "John Smith"
+        ));
+        assert!(!returned(
+            n.clone().__compare(Compare::Lt, string("John"), true),
+            "John Smith"
+        ));
+        for name in ["a", "a!", "a#", "a ", "ab", "b"] {
+            assert!(
+                returned(n.clone().__between(string("a"), string("b"), true), name),
+                "{name:?}"
+            );
+        }
+        for name in ["b!", "b#", "", "`"] {
+            assert!(
+                !returned(n.clone().__between(string("a"), string("b"), true), name),
+                "{name:?}"
+            );
+        }
+    }
+
+    /// `sk = "{name}"` and `sk = "{name}#{n}"`: empty values never reach DynamoDB (which
+    /// refuses an empty key value); they mean every item or none.
+    #[test]
+    fn empty_values_mean_everything_or_nothing() {
+        let bare = || SortKeyPrefix::<E>::__root("", false);
+        let op = |c: SortKeyCondition<E>| range(c).op;
+        for followed in [false, true] {
+            assert_eq!(
+                op(bare().__compare(Compare::Lt, string(""), followed)),
+                SortKeyOp::Nothing
+            );
+            assert_eq!(
+                op(root().__compare(Compare::Lt, string(""), followed)),
+                SortKeyOp::Nothing
+            );
+            assert_eq!(
+                op(bare().__between(string("b"), string("a"), followed)),
+                SortKeyOp::Nothing
+            );
+        }
+        assert_eq!(op(bare().__starts_with("")), SortKeyOp::Any);
+        // The last component: no sort key is empty.
+        assert_eq!(
+            op(bare().__compare(Compare::Le, string(""), false)),
+            SortKeyOp::Nothing
+        );
+        assert_eq!(
+            op(bare().__compare(Compare::Ge, string(""), false)),
+            SortKeyOp::Any
+        );
+        let gt = range(bare().__compare(Compare::Gt, string(""), false));
+        assert_eq!(gt.op, SortKeyOp::Any);
+        assert!(gt.admits("a"));
+        assert_eq!(
+            op(bare().__between(string(""), string("b"), false)),
+            SortKeyOp::Le("b".into())
+        );
+        assert_eq!(
+            op(bare().__push(string(""), "", true).condition()),
+            SortKeyOp::Nothing
+        );
+        assert!(!range(bare().__push(string(""), "", true).condition()).admits(""));
+        // Followed by more components: `""` is a value like any other (keys `#...`).
+        assert_eq!(
+            op(bare().__compare(Compare::Le, string(""), true)),
+            SortKeyOp::Le("$".into())
+        );
+        assert_eq!(
+            op(bare().__compare(Compare::Ge, string(""), true)),
+            SortKeyOp::Ge("#".into())
+        );
+        assert_eq!(
+            op(bare().__compare(Compare::Gt, string(""), true)),
+            SortKeyOp::Ge("$".into())
+        );
+        assert_eq!(
+            op(bare().__between(string(""), string(""), true)),
+            SortKeyOp::Between("#".into(), "$".into())
+        );
+        assert_eq!(
+            op(bare().__push(string(""), "#", false).condition()),
+            SortKeyOp::BeginsWith("#".into())
+        );
+    }
+}
+
+/// The property behind every sort-key condition: on composite keys, the items a
+/// condition returns (as DynamoDB evaluates it, plus [`SortKeyRange::admits`]) are
+/// exactly the items a reference filter over the values selects, for every operator and
+/// every key type, after any number of fixed string components and followed by more
+/// components or not.
+#[cfg(test)]
+mod range_properties {
+    use super::*;
+    use crate::key::testing::*;
+    use crate::key::testing::{signed_values, unsigned_values};
+    use proptest::prelude::*;
+    use proptest::sample::Index;
+    use std::collections::BTreeMap;
+    use std::fmt::Debug;
+
+    struct E;
+
+    /// DynamoDB's evaluation of a sort-key condition on one stored key: key strings
+    /// compare by their UTF-8 bytes, `BETWEEN` is inclusive.
+    fn dynamodb_matches(op: &SortKeyOp, sk: &str) -> bool {
+        let sk = sk.as_bytes();
+        match op {
+            SortKeyOp::Any => true,
+            SortKeyOp::Nothing => false,
+            SortKeyOp::Eq(v) => sk == v.as_bytes(),
+            SortKeyOp::BeginsWith(p) => sk.starts_with(p.as_bytes()),
+            SortKeyOp::Le(v) => sk <= v.as_bytes(),
+            SortKeyOp::Ge(v) => sk >= v.as_bytes(),
+            SortKeyOp::Between(a, b) => a.as_bytes() <= sk && sk <= b.as_bytes(),
+        }
+    }
+
+    /// Why DynamoDB would refuse the condition: an empty key value, or a `BETWEEN`
+    /// whose low bound exceeds its high bound (ValidationException).
+    fn dynamodb_refuses(op: &SortKeyOp) -> Option<&'static str> {
+        let values: Vec<&String> = match op {
+            SortKeyOp::Any | SortKeyOp::Nothing => vec![],
+            SortKeyOp::Eq(v) | SortKeyOp::BeginsWith(v) | SortKeyOp::Le(v) | SortKeyOp::Ge(v) => {
+                vec![v]
+            }
+            SortKeyOp::Between(a, b) => {
+                if a > b {
+                    return Some("BETWEEN bounds reversed");
+                }
+                vec![a, b]
+            }
+        };
+        values
+            .iter()
+            .any(|v| v.is_empty())
+            .then_some("empty key value")
+    }
+
+    /// A key type under test: ordered like its values, and the text `starts_with`
+    /// compares with (the raw value of a string, the key encoding of anything else).
+    trait Subject: KeyPart + Ord + Clone + Debug {
+        fn text(&self) -> String {
+            let mut out = String::new();
+            self.encode_key(&mut out).map(|()| out).unwrap_or_default()
+        }
+    }
+    impl Subject for String {
+        fn text(&self) -> String {
+            self.clone()
+        }
+    }
+    macro_rules! subjects {
+        ($($t:ty),*) => { $(impl Subject for $t {})* };
+    }
+    subjects!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, bool);
+    #[cfg(feature = "time")]
+    impl Subject for time::OffsetDateTime {}
+    #[cfg(feature = "uuid")]
+    impl Subject for uuid::Uuid {}
+
+    #[derive(Debug, Clone)]
+    enum Op<T> {
+        Lt(T),
+        Le(T),
+        Gt(T),
+        Ge(T),
+        Between(T, T),
+        StartsWith(String),
+        /// The whole component: `.field(v)` (`begins_with` up to the next delimiter, or
+        /// `=` when it is the last component).
+        Is(T),
+    }
+
+    impl<T: Subject> Op<T> {
+        /// The reference filter.
+        fn holds(&self, v: &T) -> bool {
+            match self {
+                Op::Lt(b) => v < b,
+                Op::Le(b) => v <= b,
+                Op::Gt(b) => v > b,
+                Op::Ge(b) => v >= b,
+                Op::Between(a, b) => a <= v && v <= b,
+                Op::StartsWith(p) => v.text().starts_with(p.as_str()),
+                Op::Is(b) => v == b,
+            }
+        }
+
+        /// The condition, as the generated `sk()` chain builds it after `prefix`.
+        fn condition(&self, prefix: SortKeyPrefix<E>, mid: Option<&str>) -> SortKeyCondition<E> {
+            let followed = mid.is_some();
+            let arg = |v: &T| encode_arg::<T>(v.clone());
+            let cmp = |op, v| prefix.clone().__compare(op, arg(v), followed);
+            match self {
+                Op::Lt(b) => cmp(Compare::Lt, b),
+                Op::Le(b) => cmp(Compare::Le, b),
+                Op::Gt(b) => cmp(Compare::Gt, b),
+                Op::Ge(b) => cmp(Compare::Ge, b),
+                Op::Between(a, b) => prefix.__between(arg(a), arg(b), followed),
+                Op::StartsWith(p) => prefix.__starts_with(p),
+                Op::Is(b) => prefix
+                    .__push(arg(b), mid.unwrap_or(""), !followed)
+                    .condition(),
+            }
+        }
+    }
+
+    /// A template `{root}{fixed strings…}{field}{mid}{tail}` (the field last when `mid`
+    /// is `None`), items of it, and a condition on the field after the fixed components.
+    #[derive(Debug, Clone)]
+    struct Case<T> {
+        root: &'static str,
+        fixed: Vec<String>,
+        mid: Option<&'static str>,
+        /// (leading components, field value, tail component)
+        items: Vec<(Vec<String>, T, String)>,
+        op: Op<T>,
+    }
+
+    impl<T: Subject> Case<T> {
+        fn key(&self, lead: &[String], v: &T, tail: &str) -> Result<String, KeyError> {
+            let mut key = self.root.to_owned();
+            for s in lead {
+                s.encode_key(&mut key)?;
+                key.push('#');
+            }
+            v.encode_key(&mut key)?;
+            if let Some(mid) = self.mid {
+                key.push_str(mid);
+                tail.to_owned().encode_key(&mut key)?;
+            }
+            Ok(key)
+        }
+    }
+
+    /// The raw material of an operator; bounds are either fresh values or the values of
+    /// generated items (so that equal values and extensions of values are common).
+    type OpSeed<T> = (
+        u8,
+        T,
+        T,
+        Option<Index>,
+        Option<Index>,
+        String,
+        Option<(Index, Index)>,
+    );
+    /// (leading components, shares the fixed components, field value, tail component)
+    type ItemSeed<T> = (Vec<String>, bool, T, String);
+
+    fn cases<T: Subject + 'static>(values: BoxedStrategy<T>) -> impl Strategy<Value = Case<T>> {
+        let roots = prop::sample::select(&["", "N#"][..]);
+        let mids = prop::sample::select(&[None, Some("#"), Some("#L#")][..]);
+        (0usize..=2, roots, mids).prop_flat_map(move |(leads, root, mid)| {
+            let fixed = prop::collection::vec(colliding_strings(), leads);
+            let item = (
+                prop::collection::vec(colliding_strings(), leads),
+                any::<bool>(),
+                values.clone(),
+                strings(),
+            );
+            let seed = (
+                0u8..7,
+                values.clone(),
+                values.clone(),
+                prop::option::of(any::<Index>()),
+                prop::option::of(any::<Index>()),
+                strings(),
+                prop::option::weighted(0.7, any::<(Index, Index)>()),
+            );
+            (fixed, prop::collection::vec(item, 1..24), seed).prop_map(
+                move |(fixed, items, seed): (_, Vec<ItemSeed<T>>, OpSeed<T>)| {
+                    // Half of the items share the fixed components.
+                    let items: Vec<(Vec<String>, T, String)> = items
+                        .into_iter()
+                        .map(|(lead, same, v, tail)| {
+                            (if same { fixed.clone() } else { lead }, v, tail)
+                        })
+                        .collect();
+                    let (kind, a, b, pick_a, pick_b, partial, pick_partial) = seed;
+                    let pick = |fresh: T, at: Option<Index>| match at {
+                        Some(at) => items[at.index(items.len())].1.clone(),
+                        None => fresh,
+                    };
+                    let (a, b) = (pick(a, pick_a), pick(b, pick_b));
+                    let op = match kind {
+                        0 => Op::Lt(a),
+                        1 => Op::Le(a),
+                        2 => Op::Gt(a),
+                        3 => Op::Ge(a),
+                        4 => Op::Between(a, b),
+                        5 => Op::StartsWith(match pick_partial {
+                            // A prefix of an item's value, cut at a character boundary.
+                            Some((at, cut)) => {
+                                let text = items[at.index(items.len())].1.text();
+                                let chars: Vec<char> = text.chars().collect();
+                                chars[..cut.index(chars.len() + 1)].iter().collect()
+                            }
+                            None => partial,
+                        }),
+                        _ => Op::Is(a),
+                    };
+                    Case {
+                        root,
+                        fixed,
+                        mid,
+                        items,
+                        op,
+                    }
+                },
+            )
+        })
+    }
+
+    fn check<T: Subject>(case: &Case<T>) -> Result<(), TestCaseError> {
+        let fail = |e: KeyError| TestCaseError::fail(e.to_string());
+        // One item per key, as in a table; DynamoDB refuses an empty sort key.
+        let mut stored = BTreeMap::new();
+        for (lead, v, tail) in &case.items {
+            let key = case.key(lead, v, tail).map_err(fail)?;
+            if !key.is_empty() {
+                stored.entry(key).or_insert((lead, v));
+            }
+        }
+        let mut prefix = SortKeyPrefix::<E>::__root(case.root, false);
+        for s in &case.fixed {
+            prefix = prefix.__push(encode_arg::<String>(s.clone()), "#", false);
+        }
+        let condition = case.op.condition(prefix, case.mid);
+        let range = condition.range().map_err(|e| fail(e.clone()))?;
+        prop_assert_eq!(dynamodb_refuses(&range.op), None, "{:?}", range);
+        let returned: Vec<&String> = stored
+            .keys()
+            .filter(|k| dynamodb_matches(&range.op, k) && range.admits(k))
+            .collect();
+        let expected: Vec<&String> = stored
+            .iter()
+            .filter(|(_, (lead, v))| **lead == case.fixed && case.op.holds(v))
+            .map(|(k, _)| k)
+            .collect();
+        prop_assert_eq!(returned, expected, "{:?}", range);
+        Ok(())
+    }
+
+    macro_rules! range_property {
+        ($($name:ident: $t:ty = $values:expr;)*) => {
+            proptest! {
+                #![proptest_config(ProptestConfig::with_cases(256))]
+                $(
+                    #[test]
+                    fn $name(case in cases::<$t>($values.boxed())) {
+                        check(&case)?;
+                    }
+                )*
+            }
+        };
+    }
+
+    range_property! {
+        string_ranges: String = prop_oneof![colliding_strings(), strings()];
+        u8_ranges: u8 = unsigned_values!(u8);
+        u16_ranges: u16 = unsigned_values!(u16);
+        u32_ranges: u32 = unsigned_values!(u32);
+        u64_ranges: u64 = unsigned_values!(u64);
+        u128_ranges: u128 = unsigned_values!(u128);
+        usize_ranges: usize = unsigned_values!(usize);
+        i8_ranges: i8 = signed_values!(i8);
+        i16_ranges: i16 = signed_values!(i16);
+        i32_ranges: i32 = signed_values!(i32);
+        i64_ranges: i64 = signed_values!(i64);
+        i128_ranges: i128 = signed_values!(i128);
+        isize_ranges: isize = signed_values!(isize);
+        bool_ranges: bool = any::<bool>();
+    }
+
+    #[cfg(feature = "time")]
+    range_property! {
+        datetime_ranges: time::OffsetDateTime = datetime_values::datetimes();
+    }
+
+    #[cfg(feature = "uuid")]
+    range_property! {
+        uuid_ranges: uuid::Uuid = uuids();
     }
 }
 

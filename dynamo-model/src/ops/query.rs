@@ -731,6 +731,15 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         start: Option<Item>,
         limit: Option<i32>,
     ) -> Result<RawPage, Error> {
+        // No sort key can match, and DynamoDB would refuse every way to say so.
+        if matches!(&prepared.sk_range, Some(r) if r.op == SortKeyOp::Nothing) {
+            return Ok(RawPage {
+                items: Vec::new(),
+                last_key: None,
+                consumed: 0.0,
+                evaluated: 0,
+            });
+        }
         let out = self
             .db
             .client()
@@ -1077,7 +1086,8 @@ fn render_sort_key(p: &mut Placeholders, attr: &'static str, op: &SortKeyOp) -> 
     let n = p.name(attr);
     let mut v = |s: &String| p.value(AttributeValue::S(s.clone()));
     Some(match op {
-        SortKeyOp::Any => return None,
+        // Never sent: `fetch` answers without a request.
+        SortKeyOp::Any | SortKeyOp::Nothing => return None,
         SortKeyOp::Eq(s) => format!("{n} = {}", v(s)),
         SortKeyOp::BeginsWith(s) => format!("begins_with({n}, {})", v(s)),
         SortKeyOp::Le(s) => format!("{n} <= {}", v(s)),

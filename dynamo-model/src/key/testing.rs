@@ -1,0 +1,157 @@
+//! Value generators shared by the key properties (`encode` and `sort`), biased to the
+//! values that break key encodings: bytes below and above the `#` delimiter, the escape
+//! character and look-alikes of its escapes, the empty string, multi-byte UTF-8, and the
+//! extremes of every integer type.
+
+use proptest::prelude::*;
+
+/// Pieces that, concatenated, make hostile strings sharing prefixes: bytes below `#`
+/// (controls, space, `!`, `"`), `#` itself, `$` and `%` (the byte after `#`, the escape),
+/// escape look-alikes, bytes just above (`&`), multi-byte UTF-8 and plain letters.
+const PIECES: &[&str] = &[
+    "",
+    "a",
+    "b",
+    "John",
+    "Smith",
+    " ",
+    "!",
+    "\"",
+    "#",
+    "$",
+    "%",
+    "&",
+    "'",
+    "%23",
+    "%2",
+    "%25",
+    "%20",
+    "%%",
+    "\"$",
+    "\"\"",
+    "\u{0}",
+    "\u{1}",
+    "\u{1f}",
+    "\u{7f}",
+    "é",
+    "€",
+    "\u{10FFFF}",
+    "~",
+    "Z",
+    "0",
+    "-",
+];
+
+/// Strings biased to hostile characters; about one in ten is empty.
+pub fn strings() -> impl Strategy<Value = String> {
+    prop_oneof![
+        1 => Just(String::new()),
+        3 => "[ab#!\"$%&]{0,8}",
+        2 => "[\\x00-\\x02 !\"#$%&a~\\x7f]{0,6}",
+        4 => prop::collection::vec(prop::sample::select(PIECES), 1..5).prop_map(|p| p.concat()),
+        1 => "\\PC{0,12}",
+        1 => any::<String>(),
+    ]
+}
+
+/// Short strings from a tiny alphabet, so that several generated values are equal.
+pub fn colliding_strings() -> impl Strategy<Value = String> {
+    prop_oneof![
+        1 => Just(String::new()),
+        2 => "[a!# %]{0,2}",
+        2 => prop::sample::select(&["a", "a!", "a ", "a#", "a%", "b", "%23", "é"][..])
+            .prop_map(str::to_owned),
+    ]
+}
+
+/// Unsigned integers of type `$t`: uniform, small magnitudes, and the extremes.
+macro_rules! unsigned_values {
+    ($t:ty) => {
+        prop_oneof![
+            3 => any::<$t>(),
+            3 => (any::<$t>(), 0..<$t>::BITS).prop_map(|(v, shift)| v >> shift),
+            1 => Just(<$t>::MIN),
+            1 => Just(<$t>::MAX),
+            1 => 0..=(20 as $t),
+            1 => (<$t>::MAX - 20)..=<$t>::MAX,
+        ]
+    };
+}
+pub(crate) use unsigned_values;
+
+/// Signed integers of type `$t`: uniform, small magnitudes of both signs, and the extremes.
+macro_rules! signed_values {
+    ($t:ty) => {
+        prop_oneof![
+            3 => any::<$t>(),
+            3 => (any::<$t>(), 0..<$t>::BITS).prop_map(|(v, shift)| v >> shift),
+            1 => Just(<$t>::MIN),
+            1 => Just(<$t>::MAX),
+            1 => Just(0 as $t),
+            1 => Just(-1 as $t),
+            1 => (-20 as $t)..=(20 as $t),
+            1 => <$t>::MIN..=(<$t>::MIN + 20),
+            1 => (<$t>::MAX - 20)..=<$t>::MAX,
+        ]
+    };
+}
+pub(crate) use signed_values;
+
+/// UUIDs: uniform, nil, max and small values.
+#[cfg(feature = "uuid")]
+pub fn uuids() -> impl Strategy<Value = uuid::Uuid> {
+    prop_oneof![
+        4 => any::<u128>().prop_map(uuid::Uuid::from_u128),
+        1 => Just(uuid::Uuid::nil()),
+        1 => Just(uuid::Uuid::max()),
+        1 => (0u128..=20).prop_map(uuid::Uuid::from_u128),
+    ]
+}
+
+#[cfg(feature = "time")]
+pub mod datetime_values {
+    use proptest::prelude::*;
+    use time::macros::datetime;
+    use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
+
+    pub const MIN: OffsetDateTime = datetime!(0000-01-01 0:00 UTC);
+    pub const MAX: OffsetDateTime = datetime!(9999-12-31 23:59:59.999_999_999 UTC);
+
+    fn offset() -> impl Strategy<Value = UtcOffset> {
+        prop_oneof![
+            Just(UtcOffset::UTC),
+            (-93_599i32..=93_599)
+                .prop_map(|s| UtcOffset::from_whole_seconds(s).unwrap_or(UtcOffset::UTC)),
+        ]
+    }
+
+    /// Instants whose UTC year is in 0..=9999, shown in a random offset.
+    pub fn datetimes() -> impl Strategy<Value = OffsetDateTime> {
+        let (min, max) = (MIN.unix_timestamp_nanos(), MAX.unix_timestamp_nanos());
+        // A window one microsecond wide, so pairs often share a second.
+        let near = 1_700_000_000_000_000_000i128;
+        let nanos = prop_oneof![
+            4 => min..=max,
+            1 => Just(min),
+            1 => Just(max),
+            1 => min..=min + 2_000,
+            1 => max - 2_000..=max,
+            2 => near..=near + 1_000,
+        ];
+        (nanos, offset()).prop_map(|(nanos, offset)| {
+            let utc = OffsetDateTime::from_unix_timestamp_nanos(nanos).expect("in range");
+            utc.checked_to_offset(offset).unwrap_or(utc)
+        })
+    }
+
+    /// Local date-times with years 0..=9999 in a random offset; the UTC
+    /// instant may fall outside the encodable range.
+    pub fn local_datetimes() -> impl Strategy<Value = OffsetDateTime> {
+        let min = PrimitiveDateTime::new(MIN.date(), MIN.time()).assume_utc();
+        let (min, max) = (min.unix_timestamp_nanos(), MAX.unix_timestamp_nanos());
+        (min..=max, offset()).prop_map(|(nanos, offset)| {
+            let local = OffsetDateTime::from_unix_timestamp_nanos(nanos).expect("in range");
+            PrimitiveDateTime::new(local.date(), local.time()).assume_offset(offset)
+        })
+    }
+}

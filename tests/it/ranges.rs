@@ -1,0 +1,521 @@
+//! Sort-key ranges on composite keys against DynamoDB Local: a range on a component that
+//! more components follow returns exactly the items whose component is in range, whatever
+//! the characters of the values, through pagination and in both directions; conditions
+//! with an empty value mean every item or none and never send an invalid request.
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
+use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::{local, Cursor, Db, Entity, Error, IndexAt, Page, SortKeyCondition};
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The issue's template: a string component followed by another. On GSI1 the sort key
+/// starts with the field.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "PEOPLE#{group}", sk = "N#{name}#{n}",
+         index(GSI1, pk = "PEOPLE_BY_NAME#{group}", sk = "{name}#{n}"))]
+pub struct Person {
+    pub group: String,
+    pub name: String,
+    pub n: u32,
+}
+
+/// A sort key that is one field.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "LABELS#{group}", sk = "{name}")]
+pub struct Label {
+    pub group: String,
+    pub name: String,
+}
+
+async fn put_people(db: &Db<App>, group: &str, people: &[(&str, u32)]) -> TestResult {
+    for (name, n) in people {
+        db.put(&Person {
+            group: group.into(),
+            name: (*name).into(),
+            n: *n,
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+fn names(people: &[Person]) -> Vec<&str> {
+    people.iter().map(|p| p.name.as_str()).collect()
+}
+
+/// Runs `condition` on the table (`N#{name}#{n}`) and on GSI1 (`{name}#{n}`); both must
+/// return the same names.
+async fn on_table_and_index(
+    db: &Db<App>,
+    group: &str,
+    table: SortKeyCondition<Person>,
+    index: SortKeyCondition<Person, IndexAt<0>>,
+) -> Result<Vec<String>, Error> {
+    let on_table = db.query(Person::partition(group)).sk(table).all().await?;
+    let on_index = db
+        .query(Person::gsi1_partition(group))
+        .sk(index)
+        .all()
+        .await?;
+    assert_eq!(names(&on_table.items), names(&on_index.items));
+    Ok(on_table.items.into_iter().map(|p| p.name).collect())
+}
+
+// ---------------------------------------------------------------- point 1: the issue's examples
+
+#[tokio::test]
+async fn name_le_leaves_out_names_that_extend_the_bound() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let all = ["a", "b", "b!", "b ", "b#", "b\"", "b$", "b%", "ba", "c"];
+    put_people(&db, "g", &all.map(|name| (name, 1))).await?;
+    let le = on_table_and_index(
+        &db,
+        "g",
+        Person::sk().name_le("b"),
+        Person::gsi1_sk().name_le("b"),
+    )
+    .await?;
+    assert_eq!(le, ["a", "b"]);
+    let lt = on_table_and_index(
+        &db,
+        "g",
+        Person::sk().name_lt("b"),
+        Person::gsi1_sk().name_lt("b"),
+    )
+    .await?;
+    assert_eq!(lt, ["a"]);
+    Ok(())
+}
+
+#[tokio::test]
+async fn name_ge_and_gt_keep_names_that_extend_the_bound() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let all = [
+        "Joh",
+        "John",
+        "John Smith",
+        "John!",
+        "John#",
+        "Johnny",
+        "Johm",
+    ];
+    put_people(&db, "g", &all.map(|name| (name, 1))).await?;
+    let ge = on_table_and_index(
+        &db,
+        "g",
+        Person::sk().name_ge("John"),
+        Person::gsi1_sk().name_ge("John"),
+    )
+    .await?;
+    assert_eq!(ge, ["John", "John Smith", "John!", "John#", "Johnny"]);
+    let gt = on_table_and_index(
+        &db,
+        "g",
+        Person::sk().name_gt("John"),
+        Person::gsi1_sk().name_gt("John"),
+    )
+    .await?;
+    assert_eq!(gt, ["John Smith", "John!", "John#", "Johnny"]);
+    Ok(())
+}
+
+#[tokio::test]
+async fn name_between_keeps_extensions_of_the_low_bound_and_drops_those_of_the_high() -> TestResult
+{
+    let db = local::fresh_table::<App>().await?;
+    let all = [
+        "`", "a", "a!", "a#", "a\"", "a b", "ab", "b", "b!", "b#", "b ", "c",
+    ];
+    put_people(&db, "g", &all.map(|name| (name, 1))).await?;
+    let between = on_table_and_index(
+        &db,
+        "g",
+        Person::sk().name_between("a", "b"),
+        Person::gsi1_sk().name_between("a", "b"),
+    )
+    .await?;
+    assert_eq!(between, ["a", "a b", "a!", "a\"", "a#", "ab", "b"]);
+    Ok(())
+}
+
+// ---------------------------------------------------------------- point 6: empty values
+
+/// The same table through a client on which every Query fails: a condition that matches
+/// nothing must not send one.
+async fn no_queries(
+    db: &Db<App>,
+) -> Result<(Db<App>, Faults), Box<dyn std::error::Error + Send + Sync>> {
+    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+    let faults = Faults::new(6)
+        .kinds([FaultKind::ServerError])
+        .operations(["Query"]);
+    let client = client_with_faults(&endpoint, &faults, RetryConfig::disabled());
+    Ok((Db::new(client, db.table_name()), faults))
+}
+
+#[tokio::test]
+async fn empty_values_on_a_sort_key_that_is_one_field() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    for name in ["a", "m", "z"] {
+        db.put(&Label {
+            group: "g".into(),
+            name: name.into(),
+        })
+        .await?;
+    }
+    let labels =
+        |page: Page<Label>| -> Vec<String> { page.items.into_iter().map(|l| l.name).collect() };
+    let q = || db.query(Label::partition("g"));
+    let all = ["a", "m", "z"];
+    assert_eq!(
+        labels(q().sk(Label::sk().name_starts_with("")).all().await?),
+        all
+    );
+    assert_eq!(labels(q().sk(Label::sk().name_gt("")).all().await?), all);
+    assert_eq!(labels(q().sk(Label::sk().name_ge("")).all().await?), all);
+    assert_eq!(
+        labels(q().sk(Label::sk().name_between("", "m")).all().await?),
+        ["a", "m"]
+    );
+    assert_eq!(
+        labels(q().sk(Label::sk().name_gt("")).reverse().all().await?),
+        ["z", "m", "a"]
+    );
+
+    // No label is empty (DynamoDB refuses an empty key): these match nothing, unsent.
+    let (unsent, faults) = no_queries(&db).await?;
+    let q = || unsent.query(Label::partition("g"));
+    let none: [SortKeyCondition<Label>; 5] = [
+        Label::sk().name_lt(""),
+        Label::sk().name_le(""),
+        Label::sk().name_between("m", ""),
+        Label::sk().name_between("z", "a"),
+        Label::sk().name("").into(),
+    ];
+    for condition in none {
+        assert_eq!(
+            labels(q().sk(condition.clone()).all().await?),
+            Vec::<String>::new(),
+            "{condition:?}"
+        );
+        let page = q().sk(condition.clone()).limit(1).page(None).await?;
+        assert!(
+            page.items.is_empty() && page.cursor.is_none(),
+            "{condition:?}"
+        );
+        assert_eq!(q().sk(condition).reverse().all().await?.items, []);
+    }
+    assert_eq!(faults.stats().calls, 0);
+    Ok(())
+}
+
+#[tokio::test]
+async fn empty_values_on_a_sort_key_that_starts_with_a_field() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    // `""` is a valid component when more follow: GSI1SK `#0000000001`, SK `N##0000000001`.
+    put_people(&db, "g", &[("", 1), ("", 2), ("a", 1), ("b", 1)]).await?;
+    let index = || db.query(Person::gsi1_partition("g"));
+    let got = |page: Page<Person>| -> Vec<(String, u32)> {
+        page.items.into_iter().map(|p| (p.name, p.n)).collect()
+    };
+    let all = [
+        ("".into(), 1),
+        ("".into(), 2),
+        ("a".into(), 1),
+        ("b".into(), 1),
+    ];
+    let s = Person::gsi1_sk;
+    assert_eq!(got(index().sk(s().name_starts_with("")).all().await?), all);
+    assert_eq!(got(index().sk(s().name_ge("")).all().await?), all);
+    assert_eq!(got(index().sk(s().name_gt("")).all().await?), all[2..]);
+    assert_eq!(got(index().sk(s().name_le("")).all().await?), all[..2]);
+    assert_eq!(got(index().sk(s().name("")).all().await?), all[..2]);
+    assert_eq!(
+        got(index().sk(s().name("").n(2u32)).all().await?),
+        all[1..2]
+    );
+    assert_eq!(
+        got(index().sk(s().name_between("", "a")).all().await?),
+        all[..3]
+    );
+    assert_eq!(
+        got(index().sk(s().name_between("", "")).all().await?),
+        all[..2]
+    );
+    // The table's template starts with a literal; the same conditions hold there.
+    let table = || db.query(Person::partition("g"));
+    assert_eq!(
+        got(table().sk(Person::sk().name_le("")).all().await?),
+        all[..2]
+    );
+    assert_eq!(
+        got(table().sk(Person::sk().name_gt("")).all().await?),
+        all[2..]
+    );
+
+    let (unsent, faults) = no_queries(&db).await?;
+    let index = || unsent.query(Person::gsi1_partition("g"));
+    assert_eq!(index().sk(s().name_lt("")).all().await?.items, []);
+    assert_eq!(
+        index().sk(s().name_between("b", "a")).all().await?.items,
+        []
+    );
+    assert_eq!(
+        unsent
+            .query(Person::partition("g"))
+            .sk(Person::sk().name_lt(""))
+            .all()
+            .await?
+            .items,
+        []
+    );
+    assert_eq!(faults.stats().calls, 0);
+    Ok(())
+}
+
+// ---------------------------------------------------------------- property
+
+/// Names biased to what broke key encodings: bytes below and above `#`, `%` and escape
+/// look-alikes, the empty string, multi-byte UTF-8, and values extending each other.
+fn hostile_names() -> impl Strategy<Value = String> {
+    const PIECES: &[&str] = &[
+        "",
+        "a",
+        "b",
+        "John",
+        " Smith",
+        " ",
+        "!",
+        "\"",
+        "#",
+        "$",
+        "%",
+        "&",
+        "%23",
+        "%2",
+        "%25",
+        "\"$",
+        "\u{1}",
+        "\u{1f}",
+        "\u{7f}",
+        "é",
+        "€",
+        "\u{10FFFF}",
+        "~",
+    ];
+    prop_oneof![
+        1 => Just(String::new()),
+        3 => "[ab!#$% \"]{0,3}",
+        3 => prop::collection::vec(prop::sample::select(PIECES), 1..4).prop_map(|p| p.concat()),
+    ]
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Lt(String),
+    Le(String),
+    Gt(String),
+    Ge(String),
+    Between(String, String),
+    StartsWith(String),
+    /// The whole component: `.name(v)`.
+    Is(String),
+}
+
+impl Op {
+    fn holds(&self, name: &str) -> bool {
+        // Rust compares `str` by bytes, as DynamoDB compares key strings.
+        match self {
+            Op::Lt(b) => name < b.as_str(),
+            Op::Le(b) => name <= b.as_str(),
+            Op::Gt(b) => name > b.as_str(),
+            Op::Ge(b) => name >= b.as_str(),
+            Op::Between(a, b) => a.as_str() <= name && name <= b.as_str(),
+            Op::StartsWith(p) => name.starts_with(p.as_str()),
+            Op::Is(b) => name == b,
+        }
+    }
+
+    fn on_table(&self) -> SortKeyCondition<Person> {
+        let s = Person::sk();
+        match self {
+            Op::Lt(b) => s.name_lt(b),
+            Op::Le(b) => s.name_le(b),
+            Op::Gt(b) => s.name_gt(b),
+            Op::Ge(b) => s.name_ge(b),
+            Op::Between(a, b) => s.name_between(a, b),
+            Op::StartsWith(p) => s.name_starts_with(p),
+            Op::Is(b) => s.name(b).into(),
+        }
+    }
+
+    fn on_index(&self) -> SortKeyCondition<Person, IndexAt<0>> {
+        let s = Person::gsi1_sk();
+        match self {
+            Op::Lt(b) => s.name_lt(b),
+            Op::Le(b) => s.name_le(b),
+            Op::Gt(b) => s.name_gt(b),
+            Op::Ge(b) => s.name_ge(b),
+            Op::Between(a, b) => s.name_between(a, b),
+            Op::StartsWith(p) => s.name_starts_with(p),
+            Op::Is(b) => s.name(b).into(),
+        }
+    }
+}
+
+type Row = (String, u32);
+
+fn rows(people: Vec<Person>) -> Vec<Row> {
+    people.into_iter().map(|p| (p.name, p.n)).collect()
+}
+
+/// Every page of a query with `limit(2)`, following cursors.
+async fn paged(
+    query: impl Fn() -> dynamo_model::ops::Query<'static, Person>,
+) -> Result<Vec<Row>, Error> {
+    let mut out = Vec::new();
+    let mut cursor: Option<Cursor> = None;
+    for _ in 0..100 {
+        let page = query().limit(2).page(cursor.as_ref()).await?;
+        out.extend(rows(page.items));
+        match page.cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(out),
+        }
+    }
+    panic!("more than 100 pages");
+}
+
+async fn check_case(
+    db: &'static Db<App>,
+    group: &str,
+    people: &[Row],
+    ops: &[Op],
+) -> Result<(), TestCaseError> {
+    let fail = |e: Error| TestCaseError::fail(e.to_string());
+    let mut stored: Vec<Row> = Vec::new();
+    for (name, n) in people {
+        if !stored.contains(&(name.clone(), *n)) {
+            stored.push((name.clone(), *n));
+            db.put(&Person {
+                group: group.into(),
+                name: name.clone(),
+                n: *n,
+            })
+            .await
+            .map_err(fail)?;
+        }
+    }
+    // Key order: by name (UTF-8 bytes), then by n.
+    stored.sort();
+    for op in ops {
+        let expected: Vec<Row> = stored
+            .iter()
+            .filter(|(name, _)| op.holds(name))
+            .cloned()
+            .collect();
+        let mut reversed = expected.clone();
+        reversed.reverse();
+        let table = || db.query(Person::partition(group)).sk(op.on_table());
+        let index = || db.query(Person::gsi1_partition(group)).sk(op.on_index());
+
+        let forward = rows(table().page_size(2).all().await.map_err(fail)?.items);
+        prop_assert_eq!(&forward, &expected, "table {:?}", op);
+        let backward = rows(
+            table()
+                .reverse()
+                .page_size(3)
+                .all()
+                .await
+                .map_err(fail)?
+                .items,
+        );
+        prop_assert_eq!(&backward, &reversed, "table reversed {:?}", op);
+        prop_assert_eq!(
+            &paged(table).await.map_err(fail)?,
+            &expected,
+            "table pages {:?}",
+            op
+        );
+        let reverse_pages = paged(|| table().reverse()).await.map_err(fail)?;
+        prop_assert_eq!(&reverse_pages, &reversed, "table reversed pages {:?}", op);
+
+        let on_index = rows(
+            index()
+                .reverse()
+                .page_size(2)
+                .all()
+                .await
+                .map_err(fail)?
+                .items,
+        );
+        prop_assert_eq!(&on_index, &reversed, "index reversed {:?}", op);
+    }
+    Ok(())
+}
+
+/// Bounds and partial values: a stored name, a prefix of one, or a fresh hostile string.
+fn operand(names: &[String], fresh: String, pick: Option<Index>) -> String {
+    match pick {
+        Some(at) if !names.is_empty() => names[at.index(names.len())].clone(),
+        _ => fresh,
+    }
+}
+
+#[test]
+fn every_operator_returns_exactly_the_reference_items_of_hostile_names() -> TestResult {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    // Leaked so that `paged` can take `'static` queries; one per test process.
+    let db: &'static Db<App> = Box::leak(Box::new(runtime.block_on(local::fresh_table::<App>())?));
+    let groups = AtomicUsize::new(0);
+    let people = prop::collection::vec((hostile_names(), 0u32..3), 1..12);
+    let operands = prop::collection::vec(
+        (
+            hostile_names(),
+            prop::option::weighted(0.6, any::<Index>()),
+            any::<Index>(),
+        ),
+        2,
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 16,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let outcome = runner.run(&(people, operands), |(people, operands)| {
+        let names: Vec<String> = people.iter().map(|(name, _)| name.clone()).collect();
+        let [a, b] = [0, 1].map(|i| {
+            let (fresh, pick, _) = operands[i].clone();
+            operand(&names, fresh, pick)
+        });
+        // A prefix of a bound, cut at a character boundary.
+        let chars: Vec<char> = a.chars().collect();
+        let partial: String = chars[..operands[1].2.index(chars.len() + 1)]
+            .iter()
+            .collect();
+        let ops = [
+            Op::Lt(a.clone()),
+            Op::Le(a.clone()),
+            Op::Gt(a.clone()),
+            Op::Ge(a.clone()),
+            Op::Between(a.clone(), b.clone()),
+            Op::Between(a.clone().min(b.clone()), a.clone().max(b.clone())),
+            Op::StartsWith(partial),
+            Op::Is(a.clone()),
+        ];
+        let group = format!("p{}", groups.fetch_add(1, Ordering::Relaxed));
+        runtime.block_on(check_case(db, &group, &people, &ops))
+    });
+    match outcome {
+        Ok(()) => Ok(()),
+        Err(e) => Err(e.to_string().into()),
+    }
+}
