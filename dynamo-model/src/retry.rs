@@ -31,14 +31,22 @@ impl Default for RetryPolicy {
 
 impl RetryPolicy {
     /// The sleep before retry number `attempt` (1-based): uniform in `[0, min(cap, base·2^(attempt-1))]`.
+    ///
+    /// Never panics, whatever the durations: the exponent saturates, and the jitter is drawn
+    /// in whole nanoseconds (a float product of `Duration::MAX` could round above it).
     pub fn backoff(&self, attempt: u32) -> Duration {
         let exp = self
             .base
             .saturating_mul(1u32 << attempt.saturating_sub(1).min(20));
         let ceiling = exp.min(self.cap);
-        ceiling.mul_f64(fastrand::f64())
+        let nanos = fastrand::u128(..=ceiling.as_nanos());
+        // `nanos <= ceiling.as_nanos()`, so its whole seconds fit in a u64.
+        let secs = u64::try_from(nanos / NANOS_PER_SEC).unwrap_or(u64::MAX);
+        Duration::new(secs, (nanos % NANOS_PER_SEC) as u32)
     }
 }
+
+const NANOS_PER_SEC: u128 = 1_000_000_000;
 
 /// A deadline for one batch call.
 /// `None`: no deadline (too far away to represent).
@@ -49,14 +57,20 @@ impl Deadline {
         Deadline(Instant::now().checked_add(d))
     }
 
-    /// Sleeps the backoff for `attempt` unless that would pass the deadline; `false` means
-    /// give up.
+    /// Time left before the deadline (`None`: unbounded).
+    fn remaining(&self) -> Option<Duration> {
+        self.0
+            .map(|deadline| deadline.saturating_duration_since(Instant::now()))
+    }
+
+    /// Sleeps the backoff for `attempt` unless that would reach the deadline; `false` means
+    /// give up (nothing slept).
     pub(crate) async fn backoff(&self, policy: &RetryPolicy, attempt: u32) -> bool {
         let wait = policy.backoff(attempt);
-        if let (Some(deadline), Some(wake)) = (self.0, Instant::now().checked_add(wait)) {
-            if wake >= deadline {
-                return false;
-            }
+        // Compared as durations: `now + wait` may not be representable (a `Duration::MAX`
+        // backoff), and that must not skip the check.
+        if self.remaining().is_some_and(|left| wait >= left) {
+            return false;
         }
         tokio::time::sleep(wait).await;
         true
@@ -95,6 +109,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn backoff_is_full_jitter_under_an_exponential_cap() {
@@ -108,5 +123,74 @@ mod tests {
         // Jitter: not always the ceiling.
         let samples: Vec<Duration> = (0..50).map(|_| p.backoff(10)).collect();
         assert!(samples.iter().any(|d| *d < p.cap / 2));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_huge_backoff_gives_up_at_the_deadline_instead_of_sleeping() {
+        let policy = RetryPolicy {
+            base: Duration::MAX,
+            cap: Duration::MAX,
+            deadline: Duration::from_millis(300),
+        };
+        let started = Instant::now();
+        let deadline = Deadline::after(policy.deadline);
+        for attempt in [1, 2, 3, 21, 64, u32::MAX] {
+            assert!(
+                !deadline.backoff(&policy, attempt).await,
+                "attempt {attempt}: a backoff of up to Duration::MAX cannot fit in 300 ms"
+            );
+        }
+        assert_eq!(started.elapsed(), Duration::ZERO, "nothing was slept");
+    }
+
+    /// Durations from zero to `Duration::MAX`, with the edges and small values favoured.
+    fn duration() -> impl Strategy<Value = Duration> {
+        prop_oneof![
+            Just(Duration::ZERO),
+            Just(Duration::MAX),
+            (0u64..2_000).prop_map(Duration::from_millis),
+            any::<u64>().prop_map(Duration::from_nanos),
+            (any::<u64>(), 0u32..1_000_000_000).prop_map(|(s, n)| Duration::new(s, n)),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn backoff_never_panics_and_stays_under_its_ceiling(
+            base in duration(),
+            cap in duration(),
+            attempt in any::<u32>(),
+        ) {
+            let policy = RetryPolicy { base, cap, deadline: Duration::ZERO };
+            let ceiling = base
+                .saturating_mul(1u32 << attempt.saturating_sub(1).min(20))
+                .min(cap);
+            prop_assert!(policy.backoff(attempt) <= ceiling);
+        }
+
+        #[test]
+        fn a_backoff_never_sleeps_past_the_deadline(
+            base in duration(),
+            cap in duration(),
+            deadline in duration(),
+            attempt in any::<u32>(),
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .start_paused(true)
+                .build()
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let policy = RetryPolicy { base, cap, deadline };
+            let (slept, elapsed) = runtime.block_on(async {
+                let started = Instant::now();
+                let slept = Deadline::after(deadline).backoff(&policy, attempt).await;
+                (slept, started.elapsed())
+            });
+            if slept {
+                prop_assert!(elapsed < deadline, "slept {elapsed:?} of a {deadline:?} deadline");
+            } else {
+                prop_assert_eq!(elapsed, Duration::ZERO, "gave up after sleeping");
+            }
+        }
     }
 }
