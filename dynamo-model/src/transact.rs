@@ -22,7 +22,6 @@ use aws_sdk_dynamodb::types::{
     ConditionCheck, Delete as TxDelete, Get, Put as TxPut, ReturnValuesOnConditionCheckFailure,
     TransactGetItem, TransactWriteItem, Update as TxUpdate,
 };
-use std::collections::HashSet;
 
 /// DynamoDB: at most 100 operations per transaction.
 pub const MAX_TRANSACTION_ITEMS: usize = 100;
@@ -259,9 +258,15 @@ impl<'a, T: Table> TransactWrite<'a, T> {
                 format!("{} operations; DynamoDB allows at most {MAX_TRANSACTION_ITEMS} per transaction", ops.len()),
             ));
         }
-        let mut seen = HashSet::with_capacity(ops.len());
-        for op in &ops {
-            if !seen.insert(op.prepared.key.as_str()) {
+        // DynamoDB cancels a transaction with two operations on one item. Compared on the
+        // key attribute values themselves: the `PK=…, SK=…` text is for people, and two
+        // distinct keys can render to the same text (a value containing ", SK=").
+        // At most 100 operations, so comparing every pair costs nothing.
+        for (i, op) in ops.iter().enumerate() {
+            if ops[..i]
+                .iter()
+                .any(|earlier| earlier.prepared.key_item == op.prepared.key_item)
+            {
                 return Err(Error::invalid(
                     op.prepared.entity,
                     crate::ValidationReason::DuplicateKey,

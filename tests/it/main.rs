@@ -4,6 +4,7 @@
 mod batch;
 mod common;
 mod decode;
+mod duplicates;
 mod faults;
 mod index;
 mod keys;
