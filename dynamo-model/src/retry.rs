@@ -13,7 +13,9 @@ pub struct RetryPolicy {
     pub base: Duration,
     /// Largest backoff ceiling.
     pub cap: Duration,
-    /// Give up (and report what is left) after this long.
+    /// Give up (and report what is left) after this long. It bounds the whole call: the
+    /// backoff sleeps, and a request still in flight when it passes, which is cut off (its
+    /// work is then reported as not confirmed; see the call's output).
     pub deadline: Duration,
 }
 
@@ -48,9 +50,13 @@ impl RetryPolicy {
 
 const NANOS_PER_SEC: u128 = 1_000_000_000;
 
-/// A deadline for one batch call.
+/// A deadline for one batch call or transaction.
 /// `None`: no deadline (too far away to represent).
 pub(crate) struct Deadline(Option<Instant>);
+
+/// A request cut off by its deadline while in flight: it may have been applied.
+#[derive(Debug)]
+pub(crate) struct CutOff;
 
 impl Deadline {
     pub(crate) fn after(d: Duration) -> Self {
@@ -74,6 +80,25 @@ impl Deadline {
         }
         tokio::time::sleep(wait).await;
         true
+    }
+
+    /// Runs one request, cut off when the deadline passes. The retry loop's own sleeps stop
+    /// at the deadline, and so must a request in flight: a stalled connection or the SDK's
+    /// own retries (throttling backs off up to 20 s) would otherwise hold the call long
+    /// past it.
+    ///
+    /// `Err(CutOff)` means the request may have reached DynamoDB and been applied: callers
+    /// report its work as not confirmed (unprocessed), never as done or dropped.
+    pub(crate) async fn run<F: std::future::Future>(
+        &self,
+        request: F,
+    ) -> Result<F::Output, CutOff> {
+        match self.0 {
+            Some(deadline) => tokio::time::timeout_at(deadline, request)
+                .await
+                .map_err(|_| CutOff),
+            None => Ok(request.await),
+        }
     }
 }
 
@@ -141,6 +166,31 @@ mod tests {
             );
         }
         assert_eq!(started.elapsed(), Duration::ZERO, "nothing was slept");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_in_flight_is_cut_off_at_the_deadline() {
+        let started = Instant::now();
+        let deadline = Deadline::after(Duration::from_millis(500));
+        let slow = deadline
+            .run(tokio::time::sleep(Duration::from_secs(8)))
+            .await;
+        assert!(slow.is_err(), "an 8 s request must be cut off");
+        assert_eq!(started.elapsed(), Duration::from_millis(500));
+        // Past the deadline, a request that is not done at once is not waited for.
+        assert!(deadline.run(std::future::pending::<()>()).await.is_err());
+        assert_eq!(started.elapsed(), Duration::from_millis(500));
+
+        let fresh = Deadline::after(Duration::from_secs(1));
+        let quick = fresh.run(async {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            7
+        });
+        assert_eq!(quick.await.ok(), Some(7));
+        // No deadline at all (too far away to represent): nothing is cut off.
+        let unbounded = Deadline::after(Duration::MAX);
+        let long = unbounded.run(tokio::time::sleep(Duration::from_secs(3600)));
+        assert!(long.await.is_ok());
     }
 
     /// Durations from zero to `Duration::MAX`, with the edges and small values favoured.

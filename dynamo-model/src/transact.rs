@@ -176,7 +176,8 @@ impl<'a, T: Table> TransactWrite<'a, T> {
         self
     }
 
-    /// Backoff and deadline for retrying conflicts and transient errors.
+    /// Backoff and deadline for retrying conflicts and transient errors (default: 10 s
+    /// in all). The deadline also bounds a request in flight.
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.policy = policy;
         self
@@ -231,7 +232,9 @@ impl<'a, T: Table> TransactWrite<'a, T> {
     }
 
     /// Sends the transaction (retrying it with the same token while it conflicts or fails
-    /// transiently, until the deadline).
+    /// transiently, until the deadline). A request still in flight when the deadline
+    /// passes is cut off: [`Error::DeadlineExceeded`] then carries the token to resend the
+    /// transaction with ([`token`](Self::token)), which applies it at most once.
     pub async fn send(mut self) -> Result<(), Error> {
         const OP: &str = "TransactWriteItems";
         let operations = std::mem::take(&mut self.operations);
@@ -296,14 +299,23 @@ impl<'a, T: Table> TransactWrite<'a, T> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let result = self
+            let request = self
                 .db
                 .client()
                 .transact_write_items()
                 .set_transact_items(Some(items.clone()))
                 .client_request_token(&token)
-                .send()
-                .await;
+                .send();
+            let Ok(result) = deadline.run(request).await else {
+                // Cut off in flight: applied or not, nobody knows. The token lets the
+                // caller resend it safely (DynamoDB applies a token at most once within
+                // 10 minutes).
+                return Err(Error::DeadlineExceeded {
+                    operation: OP,
+                    table: self.db.table_name().to_owned(),
+                    client_request_token: Some(token),
+                });
+            };
             let error = match result {
                 Ok(_) => return Ok(()),
                 Err(e) if is_retryable(&e) => Error::service(OP, self.db.table_name(), e),

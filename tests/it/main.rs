@@ -3,6 +3,7 @@
 
 mod batch;
 mod common;
+mod deadlines;
 mod decode;
 mod duplicates;
 mod faults;
