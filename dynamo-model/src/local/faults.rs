@@ -70,7 +70,9 @@ const ERROR_NAMESPACE: &str = "com.amazonaws.dynamodb.v20120810";
 ///    ([`FaultKind::PartialBatch`] only to a BatchWriteItem / BatchGetItem of at least two
 ///    items, [`FaultKind::TransactionConflict`] only to a TransactWriteItems, every other
 ///    kind to any call), and when there is one, faults the call with probability
-///    [`rate`](Faults::rate), picking one of those kinds uniformly.
+///    [`rate`](Faults::rate), picking one of those kinds uniformly;
+/// 4. keeps a copy of it when [`record`](Faults::record) was asked for, with the fault
+///    chosen (read them with [`calls`](Faults::calls)).
 ///
 /// The choices come from a small PRNG seeded by `seed`, so a test that makes the same
 /// calls in the same order sees the same faults.
@@ -89,6 +91,8 @@ pub struct Faults {
 
 struct Shared {
     enabled: AtomicBool,
+    recording: AtomicBool,
+    calls: Mutex<Vec<Call>>,
     plan: Mutex<Plan>,
     rng: Mutex<SplitMix64>,
     stats: Mutex<FaultStats>,
@@ -119,6 +123,8 @@ impl Faults {
         Faults {
             shared: Arc::new(Shared {
                 enabled: AtomicBool::new(true),
+                recording: AtomicBool::new(false),
+                calls: Mutex::new(Vec::new()),
                 plan: Mutex::new(Plan {
                     rate: 1.0,
                     kinds: Vec::new(),
@@ -218,21 +224,69 @@ impl Faults {
         lock(&self.shared.stats).clone()
     }
 
-    /// Decides what to do with one HTTP call, before it is sent.
+    /// Keeps a copy of every call from now on (see [`calls`](Faults::calls)), faulted or
+    /// not, whether injection is on or off: for tests that check what the code under test
+    /// sent, and when.
+    ///
+    /// ```
+    /// use dynamo_model::local::faults::Faults;
+    ///
+    /// let watched = Faults::new(0).record(); // no kinds: observes, injects nothing
+    /// assert!(watched.calls().is_empty());
+    /// ```
+    pub fn record(self) -> Self {
+        self.shared.recording.store(true, Ordering::SeqCst);
+        self
+    }
+
+    /// The calls recorded so far (see [`record`](Faults::record)), in the order they were
+    /// made.
+    ///
+    /// ```
+    /// use dynamo_model::local::faults::Faults;
+    ///
+    /// let faults = Faults::new(0);
+    /// assert!(faults.calls().is_empty(), "nothing is recorded unless asked");
+    /// ```
+    pub fn calls(&self) -> Vec<Call> {
+        lock(&self.shared.calls).clone()
+    }
+
+    /// Decides what to do with one HTTP call, before it is sent, and records the call
+    /// when recording is on.
     fn decide(&self, request: &HttpRequest) -> Action {
+        let (action, fault) = self.choose(request);
+        if self.shared.recording.load(Ordering::SeqCst) {
+            let call = Call {
+                operation: operation(request).to_owned(),
+                body: request
+                    .body()
+                    .bytes()
+                    .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+                    .unwrap_or_default(),
+                at: std::time::Instant::now(),
+                fault,
+            };
+            lock(&self.shared.calls).push(call);
+        }
+        action
+    }
+
+    /// The action for one call, and the fault it injects (if any).
+    fn choose(&self, request: &HttpRequest) -> (Action, Option<FaultKind>) {
         lock(&self.shared.stats).calls += 1;
         if !self.shared.enabled.load(Ordering::SeqCst) {
-            return Action::Forward;
+            return (Action::Forward, None);
         }
         let op = operation(request);
         let plan = lock(&self.shared.plan).clone();
         if let Some(ops) = &plan.operations {
             if !ops.contains(&op) {
-                return Action::Forward;
+                return (Action::Forward, None);
             }
         }
         if plan.kinds.is_empty() || plan.rate <= 0.0 {
-            return Action::Forward;
+            return (Action::Forward, None);
         }
 
         // Only the batch and transaction faults need the request body.
@@ -269,15 +323,15 @@ impl Faults {
             })
             .collect();
         if applicable.is_empty() {
-            return Action::Forward;
+            return (Action::Forward, None);
         }
 
         let mut rng = lock(&self.shared.rng);
         if rng.next_f64() >= plan.rate {
-            return Action::Forward;
+            return (Action::Forward, None);
         }
         let Some(kind) = applicable.get(rng.below(applicable.len())).copied() else {
-            return Action::Forward;
+            return (Action::Forward, None);
         };
         let action = match kind {
             FaultKind::Throttle => Action::Respond {
@@ -296,7 +350,7 @@ impl Faults {
             FaultKind::Delay(delay) => Action::Delay(delay),
             FaultKind::PartialBatch => {
                 let (Some(batch), Some(body)) = (batch, body) else {
-                    return Action::Forward;
+                    return (Action::Forward, None);
                 };
                 match batch.split(body, &mut rng) {
                     Some((body, unprocessed)) => Action::PartialBatch {
@@ -304,7 +358,7 @@ impl Faults {
                         body,
                         unprocessed,
                     },
-                    None => return Action::Forward,
+                    None => return (Action::Forward, None),
                 }
             }
             FaultKind::TransactionConflict => Action::Respond {
@@ -323,7 +377,7 @@ impl Faults {
             FaultKind::PartialBatch => stats.partial_batches += 1,
             FaultKind::TransactionConflict => stats.transaction_conflicts += 1,
         }
-        action
+        (action, Some(kind))
     }
 
     /// A canned DynamoDB-style JSON 1.0 response.
@@ -424,6 +478,29 @@ pub struct FaultStats {
     pub partial_batches: u64,
     /// [`FaultKind::TransactionConflict`] faults injected.
     pub transaction_conflicts: u64,
+}
+
+/// One HTTP call as a recording [`Faults`] plan saw it (see [`Faults::record`]).
+///
+/// ```
+/// use dynamo_model::local::faults::Call;
+///
+/// fn scans(calls: &[Call]) -> usize {
+///     calls.iter().filter(|c| c.operation == "Scan").count()
+/// }
+/// # assert_eq!(scans(&[]), 0);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Call {
+    /// The DynamoDB operation (the `X-Amz-Target` suffix, e.g. `Scan`).
+    pub operation: String,
+    /// The request body (JSON) as the SDK sent it, before any fault changed it.
+    pub body: String,
+    /// When the call reached the connector.
+    pub at: std::time::Instant,
+    /// The fault injected into the call, if any.
+    pub fault: Option<FaultKind>,
 }
 
 /// An SDK client for `endpoint` (same dummy credentials/region as
