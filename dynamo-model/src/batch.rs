@@ -61,7 +61,8 @@ pub struct BatchGetOutput<T> {
     pub items: Vec<T>,
     /// Requested keys with no item.
     pub not_found: Vec<RawKey>,
-    /// Keys still unprocessed when the deadline passed: neither found nor known missing.
+    /// Keys still unprocessed when the deadline passed (including those of a request it
+    /// cut off in flight): neither found nor known missing.
     pub unprocessed: Vec<RawKey>,
     /// Chunks of keys DynamoDB refused with a non-retryable error (the other chunks were
     /// still read).
@@ -245,13 +246,17 @@ async fn get_chunk<X: Table>(
             .consistent_read(consistent)
             .build()
             .map_err(|e| build_error(OP, e))?;
-        let result = db
+        let request = db
             .client()
             .batch_get_item()
             .request_items(db.table_name(), request)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await;
+            .send();
+        let Ok(result) = deadline.run(request).await else {
+            // Cut off by the deadline: these keys were not read.
+            out.unprocessed = keys;
+            break;
+        };
         match result {
             Ok(resp) => {
                 out.consumed += capacity_units(resp.consumed_capacity());
@@ -340,8 +345,10 @@ impl WriteOp {
 pub struct BatchWriteOutput {
     /// Operations DynamoDB confirmed.
     pub written: usize,
-    /// Operations still unprocessed when the deadline passed: returned, never dropped
-    /// (resubmit them with [`BatchWrite::ops`]).
+    /// Operations not confirmed when the deadline passed: returned, never dropped
+    /// (resubmit them with [`BatchWrite::ops`]). Those of a request the deadline cut off
+    /// in flight may have been applied; resubmitting them is still safe, as writing the
+    /// same put or delete again leaves the same item.
     pub unprocessed: Vec<WriteOp>,
     /// Chunks DynamoDB refused with a non-retryable error, with their operations (the
     /// other chunks were still written).
@@ -599,13 +606,20 @@ async fn write_chunk<X: Table>(
             .iter()
             .map(|op| op.request(schema))
             .collect::<Result<Vec<_>, _>>()?;
-        let result = db
+        let request = db
             .client()
             .batch_write_item()
             .request_items(db.table_name(), requests)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await;
+            .send();
+        let Ok(result) = deadline.run(request).await else {
+            // Cut off by the deadline in flight: DynamoDB may have applied any of these
+            // writes, or none. Not confirmed, so not counted as written; returned as
+            // unprocessed, where resubmitting is safe (a put or delete applied twice
+            // leaves the same item).
+            out.unprocessed = ops;
+            break;
+        };
         match result {
             Ok(resp) => {
                 out.consumed += capacity_units(resp.consumed_capacity());

@@ -150,6 +150,25 @@ pub enum Error {
         source: crate::cursor::CursorError,
     },
 
+    /// The call's retry deadline ([`RetryPolicy::deadline`](crate::RetryPolicy)) passed
+    /// while a request was in flight: the request was cut off, and DynamoDB may or may not
+    /// have applied it. Batch calls never return this: they report the work of a request
+    /// cut off as unprocessed.
+    ///
+    /// A write transaction cut off can be resent safely with the same
+    /// `client_request_token` ([`TransactWrite::token`](crate::transact::TransactWrite::token))
+    /// within 10 minutes: DynamoDB applies one token at most once.
+    #[error("{operation} on table {table}: the deadline passed while a request was in flight; it may have been applied")]
+    #[non_exhaustive]
+    DeadlineExceeded {
+        /// The DynamoDB API call, e.g. `TransactWriteItems`.
+        operation: &'static str,
+        /// The table name.
+        table: String,
+        /// The idempotency token of the request cut off, for the calls that have one.
+        client_request_token: Option<String>,
+    },
+
     /// DynamoDB (or the transport to it) answered with an error.
     #[error("{operation} on table {table} failed: {source}")]
     #[non_exhaustive]

@@ -22,7 +22,6 @@ use aws_sdk_dynamodb::types::{
     ConditionCheck, Delete as TxDelete, Get, Put as TxPut, ReturnValuesOnConditionCheckFailure,
     TransactGetItem, TransactWriteItem, Update as TxUpdate,
 };
-use std::collections::HashSet;
 
 /// DynamoDB: at most 100 operations per transaction.
 pub const MAX_TRANSACTION_ITEMS: usize = 100;
@@ -177,7 +176,8 @@ impl<'a, T: Table> TransactWrite<'a, T> {
         self
     }
 
-    /// Backoff and deadline for retrying conflicts and transient errors.
+    /// Backoff and deadline for retrying conflicts and transient errors (default: 10 s
+    /// in all). The deadline also bounds a request in flight.
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.policy = policy;
         self
@@ -232,7 +232,9 @@ impl<'a, T: Table> TransactWrite<'a, T> {
     }
 
     /// Sends the transaction (retrying it with the same token while it conflicts or fails
-    /// transiently, until the deadline).
+    /// transiently, until the deadline). A request still in flight when the deadline
+    /// passes is cut off: [`Error::DeadlineExceeded`] then carries the token to resend the
+    /// transaction with ([`token`](Self::token)), which applies it at most once.
     pub async fn send(mut self) -> Result<(), Error> {
         const OP: &str = "TransactWriteItems";
         let operations = std::mem::take(&mut self.operations);
@@ -259,9 +261,15 @@ impl<'a, T: Table> TransactWrite<'a, T> {
                 format!("{} operations; DynamoDB allows at most {MAX_TRANSACTION_ITEMS} per transaction", ops.len()),
             ));
         }
-        let mut seen = HashSet::with_capacity(ops.len());
-        for op in &ops {
-            if !seen.insert(op.prepared.key.as_str()) {
+        // DynamoDB cancels a transaction with two operations on one item. Compared on the
+        // key attribute values themselves: the `PK=…, SK=…` text is for people, and two
+        // distinct keys can render to the same text (a value containing ", SK=").
+        // At most 100 operations, so comparing every pair costs nothing.
+        for (i, op) in ops.iter().enumerate() {
+            if ops[..i]
+                .iter()
+                .any(|earlier| earlier.prepared.key_item == op.prepared.key_item)
+            {
                 return Err(Error::invalid(
                     op.prepared.entity,
                     crate::ValidationReason::DuplicateKey,
@@ -291,14 +299,23 @@ impl<'a, T: Table> TransactWrite<'a, T> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let result = self
+            let request = self
                 .db
                 .client()
                 .transact_write_items()
                 .set_transact_items(Some(items.clone()))
                 .client_request_token(&token)
-                .send()
-                .await;
+                .send();
+            let Ok(result) = deadline.run(request).await else {
+                // Cut off in flight: applied or not, nobody knows. The token lets the
+                // caller resend it safely (DynamoDB applies a token at most once within
+                // 10 minutes).
+                return Err(Error::DeadlineExceeded {
+                    operation: OP,
+                    table: self.db.table_name().to_owned(),
+                    client_request_token: Some(token),
+                });
+            };
             let error = match result {
                 Ok(_) => return Ok(()),
                 Err(e) if is_retryable(&e) => Error::service(OP, self.db.table_name(), e),

@@ -3,7 +3,9 @@
 
 mod batch;
 mod common;
+mod deadlines;
 mod decode;
+mod duplicates;
 mod faults;
 mod index;
 mod keys;

@@ -70,7 +70,9 @@ const ERROR_NAMESPACE: &str = "com.amazonaws.dynamodb.v20120810";
 ///    ([`FaultKind::PartialBatch`] only to a BatchWriteItem / BatchGetItem of at least two
 ///    items, [`FaultKind::TransactionConflict`] only to a TransactWriteItems, every other
 ///    kind to any call), and when there is one, faults the call with probability
-///    [`rate`](Faults::rate), picking one of those kinds uniformly.
+///    [`rate`](Faults::rate), picking one of those kinds uniformly;
+/// 4. keeps a copy of it when [`record`](Faults::record) was asked for, with the fault
+///    chosen (read them with [`calls`](Faults::calls)).
 ///
 /// The choices come from a small PRNG seeded by `seed`, so a test that makes the same
 /// calls in the same order sees the same faults.
@@ -89,6 +91,8 @@ pub struct Faults {
 
 struct Shared {
     enabled: AtomicBool,
+    recording: AtomicBool,
+    calls: Mutex<Vec<Call>>,
     plan: Mutex<Plan>,
     rng: Mutex<SplitMix64>,
     stats: Mutex<FaultStats>,
@@ -119,6 +123,8 @@ impl Faults {
         Faults {
             shared: Arc::new(Shared {
                 enabled: AtomicBool::new(true),
+                recording: AtomicBool::new(false),
+                calls: Mutex::new(Vec::new()),
                 plan: Mutex::new(Plan {
                     rate: 1.0,
                     kinds: Vec::new(),
@@ -218,21 +224,69 @@ impl Faults {
         lock(&self.shared.stats).clone()
     }
 
-    /// Decides what to do with one HTTP call, before it is sent.
+    /// Keeps a copy of every call from now on (see [`calls`](Faults::calls)), faulted or
+    /// not, whether injection is on or off: for tests that check what the code under test
+    /// sent, and when.
+    ///
+    /// ```
+    /// use dynamo_model::local::faults::Faults;
+    ///
+    /// let watched = Faults::new(0).record(); // no kinds: observes, injects nothing
+    /// assert!(watched.calls().is_empty());
+    /// ```
+    pub fn record(self) -> Self {
+        self.shared.recording.store(true, Ordering::SeqCst);
+        self
+    }
+
+    /// The calls recorded so far (see [`record`](Faults::record)), in the order they were
+    /// made.
+    ///
+    /// ```
+    /// use dynamo_model::local::faults::Faults;
+    ///
+    /// let faults = Faults::new(0);
+    /// assert!(faults.calls().is_empty(), "nothing is recorded unless asked");
+    /// ```
+    pub fn calls(&self) -> Vec<Call> {
+        lock(&self.shared.calls).clone()
+    }
+
+    /// Decides what to do with one HTTP call, before it is sent, and records the call
+    /// when recording is on.
     fn decide(&self, request: &HttpRequest) -> Action {
+        let (action, fault) = self.choose(request);
+        if self.shared.recording.load(Ordering::SeqCst) {
+            let call = Call {
+                operation: operation(request).to_owned(),
+                body: request
+                    .body()
+                    .bytes()
+                    .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+                    .unwrap_or_default(),
+                at: std::time::Instant::now(),
+                fault,
+            };
+            lock(&self.shared.calls).push(call);
+        }
+        action
+    }
+
+    /// The action for one call, and the fault it injects (if any).
+    fn choose(&self, request: &HttpRequest) -> (Action, Option<FaultKind>) {
         lock(&self.shared.stats).calls += 1;
         if !self.shared.enabled.load(Ordering::SeqCst) {
-            return Action::Forward;
+            return (Action::Forward, None);
         }
         let op = operation(request);
         let plan = lock(&self.shared.plan).clone();
         if let Some(ops) = &plan.operations {
             if !ops.contains(&op) {
-                return Action::Forward;
+                return (Action::Forward, None);
             }
         }
         if plan.kinds.is_empty() || plan.rate <= 0.0 {
-            return Action::Forward;
+            return (Action::Forward, None);
         }
 
         // Only the batch and transaction faults need the request body.
@@ -269,15 +323,15 @@ impl Faults {
             })
             .collect();
         if applicable.is_empty() {
-            return Action::Forward;
+            return (Action::Forward, None);
         }
 
         let mut rng = lock(&self.shared.rng);
         if rng.next_f64() >= plan.rate {
-            return Action::Forward;
+            return (Action::Forward, None);
         }
         let Some(kind) = applicable.get(rng.below(applicable.len())).copied() else {
-            return Action::Forward;
+            return (Action::Forward, None);
         };
         let action = match kind {
             FaultKind::Throttle => Action::Respond {
@@ -296,7 +350,7 @@ impl Faults {
             FaultKind::Delay(delay) => Action::Delay(delay),
             FaultKind::PartialBatch => {
                 let (Some(batch), Some(body)) = (batch, body) else {
-                    return Action::Forward;
+                    return (Action::Forward, None);
                 };
                 match batch.split(body, &mut rng) {
                     Some((body, unprocessed)) => Action::PartialBatch {
@@ -304,7 +358,7 @@ impl Faults {
                         body,
                         unprocessed,
                     },
-                    None => return Action::Forward,
+                    None => return (Action::Forward, None),
                 }
             }
             FaultKind::TransactionConflict => Action::Respond {
@@ -331,7 +385,7 @@ impl Faults {
             FaultKind::TransactionConflict => stats.transaction_conflicts += 1,
             FaultKind::Reject => stats.rejected += 1,
         }
-        action
+        (action, Some(kind))
     }
 
     /// A canned DynamoDB-style JSON 1.0 response.
@@ -438,6 +492,29 @@ pub struct FaultStats {
     pub partial_batches: u64,
     /// [`FaultKind::TransactionConflict`] faults injected.
     pub transaction_conflicts: u64,
+}
+
+/// One HTTP call as a recording [`Faults`] plan saw it (see [`Faults::record`]).
+///
+/// ```
+/// use dynamo_model::local::faults::Call;
+///
+/// fn scans(calls: &[Call]) -> usize {
+///     calls.iter().filter(|c| c.operation == "Scan").count()
+/// }
+/// # assert_eq!(scans(&[]), 0);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Call {
+    /// The DynamoDB operation (the `X-Amz-Target` suffix, e.g. `Scan`).
+    pub operation: String,
+    /// The request body (JSON) as the SDK sent it, before any fault changed it.
+    pub body: String,
+    /// When the call reached the connector.
+    pub at: std::time::Instant,
+    /// The fault injected into the call, if any.
+    pub fault: Option<FaultKind>,
 }
 
 /// An SDK client for `endpoint` (same dummy credentials/region as
@@ -845,6 +922,187 @@ impl SplitMix64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An SDK request of DynamoDB operation `op` with a JSON `body`.
+    fn request(op: &str, body: &str) -> HttpRequest {
+        let mut request = HttpRequest::new(SdkBody::from(body.to_owned()));
+        request
+            .headers_mut()
+            .insert("x-amz-target", format!("DynamoDB_20120810.{op}"));
+        request
+    }
+
+    impl Action {
+        fn is_forward(&self) -> bool {
+            matches!(self, Action::Forward)
+        }
+    }
+
+    /// A BatchWriteItem body with `n` puts.
+    fn batch_write(n: usize) -> String {
+        let puts: Vec<Value> = (0..n)
+            .map(|i| json!({"PutRequest": {"Item": {"PK": {"S": format!("k{i}")}}}}))
+            .collect();
+        json!({ "RequestItems": { "t": puts } }).to_string()
+    }
+
+    fn error_type(body: &str) -> Value {
+        serde_json::from_str::<Value>(body).expect("json")["__type"].clone()
+    }
+
+    #[test]
+    fn only_selected_operations_are_faulted_and_only_while_enabled() {
+        let faults = Faults::new(50)
+            .kinds([FaultKind::Throttle])
+            .operations(["BatchWriteItem"]);
+        assert!(matches!(
+            faults.decide(&request("PutItem", "{}")),
+            Action::Forward
+        ));
+        assert!(matches!(
+            faults.decide(&request("BatchWriteItem", &batch_write(1))),
+            Action::Respond { status: 400, .. }
+        ));
+        faults.set_enabled(false);
+        assert!(matches!(
+            faults.decide(&request("BatchWriteItem", &batch_write(1))),
+            Action::Forward
+        ));
+        faults.set_enabled(true);
+        assert!(matches!(
+            faults.decide(&request("BatchWriteItem", &batch_write(1))),
+            Action::Respond { status: 400, .. }
+        ));
+        assert_eq!(
+            faults.stats(),
+            FaultStats {
+                calls: 4,
+                throttled: 2,
+                ..FaultStats::default()
+            }
+        );
+        assert!(Faults::new(0)
+            .operations([])
+            .kinds([FaultKind::Throttle])
+            .decide(&request("PutItem", "{}"))
+            .is_forward());
+    }
+
+    #[test]
+    fn calls_made_while_disabled_do_not_shift_the_random_sequence() {
+        let choices = |pause: bool| {
+            let faults = Faults::new(7).rate(0.5).kinds([FaultKind::ServerError]);
+            (0..40)
+                .map(|i| {
+                    if pause && i == 10 {
+                        faults.set_enabled(false);
+                        for _ in 0..5 {
+                            faults.decide(&request("PutItem", "{}"));
+                        }
+                        faults.set_enabled(true);
+                    }
+                    faults.decide(&request("PutItem", "{}")).is_forward()
+                })
+                .collect::<Vec<bool>>()
+        };
+        let plain = choices(false);
+        assert_eq!(plain, choices(true));
+        assert!(plain.contains(&true) && plain.contains(&false), "{plain:?}");
+    }
+
+    #[test]
+    fn batch_and_transaction_faults_apply_only_where_they_can() {
+        let partial = Faults::new(51).kinds([FaultKind::PartialBatch]);
+        assert!(partial.decide(&request("PutItem", "{}")).is_forward());
+        assert!(
+            partial
+                .decide(&request("BatchWriteItem", &batch_write(1)))
+                .is_forward(),
+            "a batch of one item cannot be split"
+        );
+        assert!(matches!(
+            partial.decide(&request("BatchWriteItem", &batch_write(2))),
+            Action::PartialBatch { .. }
+        ));
+        let conflict = Faults::new(52).kinds([FaultKind::TransactionConflict]);
+        assert!(conflict
+            .decide(&request("BatchWriteItem", &batch_write(3)))
+            .is_forward());
+        let transaction = json!({"TransactItems": [{}, {}, {}]}).to_string();
+        assert!(matches!(
+            conflict.decide(&request("TransactWriteItems", &transaction)),
+            Action::Respond { status: 400, ref body } if error_type(body)
+                == json!(format!("{ERROR_NAMESPACE}#TransactionCanceledException"))
+        ));
+        assert_eq!(partial.stats().partial_batches, 1);
+        assert_eq!(conflict.stats().transaction_conflicts, 1);
+    }
+
+    #[test]
+    fn refusals_look_like_dynamodb_errors() {
+        let throttle = Faults::new(1).kinds([FaultKind::Throttle]);
+        let Action::Respond { status, body } = throttle.decide(&request("PutItem", "{}")) else {
+            panic!("a throttle answers without forwarding");
+        };
+        assert_eq!(
+            error_type(&body),
+            json!("com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException")
+        );
+        let response = throttle.respond(status, body).expect("response");
+        assert_eq!(response.status().as_u16(), 400);
+        let headers = response.headers();
+        assert_eq!(
+            headers.get("content-type"),
+            Some("application/x-amz-json-1.0")
+        );
+        assert!(headers.get("x-amzn-requestid").is_some());
+
+        let server = Faults::new(2).kinds([FaultKind::ServerError]);
+        let Action::Respond { status, body } = server.decide(&request("PutItem", "{}")) else {
+            panic!("a 500 answers without forwarding");
+        };
+        assert_eq!(status, 500);
+        assert_eq!(
+            error_type(&body),
+            json!(format!("{ERROR_NAMESPACE}#InternalServerError"))
+        );
+        let after = Faults::new(3).kinds([FaultKind::ServerErrorAfterApply]);
+        assert!(matches!(
+            after.decide(&request("PutItem", "{}")),
+            Action::ReplaceWithServerError
+        ));
+        let delay = Duration::from_millis(300);
+        let slow = Faults::new(4).kinds([FaultKind::Delay(delay)]);
+        assert!(matches!(slow.decide(&request("PutItem", "{}")), Action::Delay(d) if d == delay));
+    }
+
+    #[test]
+    fn a_recording_plan_keeps_every_call_with_its_fault() {
+        let faults = Faults::new(5)
+            .kinds([FaultKind::Throttle])
+            .operations(["BatchWriteItem"])
+            .record();
+        let body = batch_write(2);
+        faults.decide(&request("PutItem", "{\"a\":1}"));
+        faults.decide(&request("BatchWriteItem", &body));
+        let calls = faults.calls();
+        let seen: Vec<(&str, &str, Option<FaultKind>)> = calls
+            .iter()
+            .map(|c| (c.operation.as_str(), c.body.as_str(), c.fault))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("PutItem", "{\"a\":1}", None),
+                ("BatchWriteItem", body.as_str(), Some(FaultKind::Throttle)),
+            ]
+        );
+        assert!(calls[0].at <= calls[1].at);
+
+        let quiet = Faults::new(5).kinds([FaultKind::Throttle]);
+        quiet.decide(&request("PutItem", "{}"));
+        assert!(quiet.calls().is_empty(), "nothing is recorded unless asked");
+    }
 
     #[test]
     fn below_stays_in_range_and_is_deterministic() {

@@ -1,0 +1,228 @@
+//! A retry deadline bounds the whole call: its backoff sleeps (however large the policy's
+//! durations) and the requests in flight when it passes. What a call could not confirm
+//! before its deadline is reported, never dropped and never counted as done.
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
+use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::{local, Db, Entity, Error, RetryPolicy};
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The same table seen through a client that suffers `faults` (the SDK's own retries off).
+async fn faulty(db: &Db<App>, faults: &Faults) -> Result<Db<App>, BoxError> {
+    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+    Ok(Db::new(
+        client_with_faults(&endpoint, faults, RetryConfig::disabled()),
+        db.table_name(),
+    ))
+}
+
+/// How long every delayed response is held back: far longer than the short deadlines.
+const SLOW: Duration = Duration::from_secs(3);
+/// The short deadline under test, and the generous bound a call must return within.
+const DEADLINE: Duration = Duration::from_millis(500);
+const BOUND: Duration = Duration::from_secs(2);
+
+fn short_deadline() -> RetryPolicy {
+    RetryPolicy {
+        deadline: DEADLINE,
+        ..RetryPolicy::default()
+    }
+}
+
+/// Every response of `operation` held back for [`SLOW`] (the request itself is applied).
+fn slow(operation: &'static str) -> Faults {
+    Faults::new(80)
+        .kinds([FaultKind::Delay(SLOW)])
+        .operations([operation])
+}
+
+fn users(n: usize) -> Vec<User> {
+    (0..n).map(|i| User::sample(&format!("u{i:02}"))).collect()
+}
+
+async fn stored_ids(db: &Db<App>) -> Result<BTreeSet<String>, BoxError> {
+    Ok(db
+        .scan::<User>()
+        .consistent()
+        .all()
+        .await?
+        .items
+        .into_iter()
+        .map(|u| u.user_id)
+        .collect())
+}
+
+#[tokio::test]
+async fn a_batch_write_returns_at_its_deadline_with_what_it_could_not_confirm() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let faults = slow("BatchWriteItem");
+    let flaky = faulty(&db, &faults).await?;
+    let users = users(40); // two requests of 25 and 15, in flight together
+
+    let started = Instant::now();
+    let out = flaky
+        .batch_write()
+        .puts(&users)
+        .retry(short_deadline())
+        .await?;
+    let took = started.elapsed();
+    assert!(
+        took < BOUND,
+        "a {DEADLINE:?} deadline, returned after {took:?}"
+    );
+    assert_eq!(faults.stats().delayed, 2);
+    // Cut off in flight: nothing confirmed, everything handed back, nothing dropped.
+    assert_eq!(out.written, 0);
+    assert!(out.failed.is_empty(), "{:?}", out.failed);
+    let returned: BTreeSet<String> = out
+        .unprocessed
+        .iter()
+        .map(|op| op.key().pk.clone())
+        .collect();
+    let all: BTreeSet<String> = users
+        .iter()
+        .map(|u| u.primary_key().into_raw().map(|k| k.pk))
+        .collect::<Result<_, _>>()?;
+    assert_eq!(returned, all);
+
+    // Resubmitting what came back is safe even though DynamoDB may have applied it.
+    faults.set_enabled(false);
+    let again = flaky.batch_write().ops(out.unprocessed).await?;
+    assert_eq!(again.written, 40);
+    assert_eq!(stored_ids(&db).await?.len(), 40);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_batch_write_with_the_default_deadline_waits_for_slow_responses() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let faults = slow("BatchWriteItem");
+    let flaky = faulty(&db, &faults).await?;
+    let users = users(40);
+
+    let started = Instant::now();
+    let out = flaky.batch_write().puts(&users).await?;
+    assert!(started.elapsed() >= SLOW, "the responses were delayed");
+    assert_eq!(out.written, 40);
+    assert!(out.unprocessed.is_empty() && out.failed.is_empty());
+    assert_eq!(stored_ids(&db).await?.len(), 40);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_batch_get_returns_at_its_deadline_with_the_keys_it_did_not_read() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let users = users(30);
+    db.batch_write().puts(&users).await?;
+    let faults = slow("BatchGetItem");
+    let flaky = faulty(&db, &faults).await?;
+    let keys = || users.iter().map(|u| u.primary_key());
+
+    let started = Instant::now();
+    let got = flaky
+        .batch_get::<User>()
+        .keys(keys())
+        .retry(short_deadline())
+        .await?;
+    let took = started.elapsed();
+    assert!(
+        took < BOUND,
+        "a {DEADLINE:?} deadline, returned after {took:?}"
+    );
+    assert!(got.items.is_empty() && got.not_found.is_empty());
+    assert_eq!(got.unprocessed.len(), 30, "every key reported unread");
+
+    let got = flaky.batch_get::<User>().keys(keys()).await?;
+    assert_eq!(got.items.len(), 30, "the default deadline waits");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_transaction_cut_off_by_its_deadline_can_be_resent_with_its_token() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    for (id, balance) in [("a", 100), ("b", 0)] {
+        db.put(&Account {
+            id: id.into(),
+            balance,
+            transfers: 0,
+        })
+        .await?;
+    }
+    let faults = slow("TransactWriteItems");
+    let flaky = faulty(&db, &faults).await?;
+    let f = Account::fields();
+
+    let started = Instant::now();
+    let err = flaky
+        .transact_write()
+        .update(flaky.update(Account::key("a")).add(f.balance, -10))
+        .update(flaky.update(Account::key("b")).add(f.balance, 10))
+        .retry(short_deadline())
+        .await
+        .unwrap_err();
+    let took = started.elapsed();
+    assert!(
+        took < BOUND,
+        "a {DEADLINE:?} deadline, returned after {took:?}"
+    );
+    let Error::DeadlineExceeded {
+        client_request_token: Some(token),
+        ..
+    } = err
+    else {
+        panic!("expected DeadlineExceeded with the token, got {err:?}");
+    };
+
+    // Applied or not, resending with the token applies it exactly once.
+    faults.set_enabled(false);
+    flaky
+        .transact_write()
+        .update(flaky.update(Account::key("a")).add(f.balance, -10))
+        .update(flaky.update(Account::key("b")).add(f.balance, 10))
+        .token(token)
+        .await?;
+    let a = db
+        .get(Account::key("a"))
+        .consistent()
+        .await?
+        .ok_or("no a")?;
+    let b = db
+        .get(Account::key("b"))
+        .consistent()
+        .await?
+        .ok_or("no b")?;
+    assert_eq!((a.balance, b.balance), (90, 10));
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_huge_backoff_still_stops_at_the_deadline() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    // Every batch is split: there is always something to retry, so the backoff decides.
+    let faults = Faults::new(81).kinds([FaultKind::PartialBatch]);
+    let flaky = faulty(&db, &faults).await?;
+    let policy = RetryPolicy {
+        base: Duration::MAX,
+        cap: Duration::MAX,
+        deadline: Duration::from_millis(300),
+    };
+    let users = users(25);
+    let started = Instant::now();
+    // Bounded here so that a regression fails instead of hanging the suite.
+    let out = tokio::time::timeout(
+        Duration::from_secs(20),
+        flaky.batch_write().puts(&users).retry(policy),
+    )
+    .await
+    .map_err(|_| "the batch write ignored its 300 ms deadline")??;
+    let took = started.elapsed();
+    assert!(took < BOUND, "a 300 ms deadline, returned after {took:?}");
+    assert!(!out.unprocessed.is_empty(), "the split part is handed back");
+    assert_eq!(out.written + out.unprocessed.len(), 25);
+    assert_eq!(stored_ids(&db).await?.len(), out.written);
+    Ok(())
+}
