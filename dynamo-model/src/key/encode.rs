@@ -22,6 +22,13 @@
 //! | `u8` … `u128`, `usize` | zero-padded decimal, width of the type's `MAX` (`usize` as `u64`) |
 //! | `i8` … `i128`, `isize` | `v >= 0`: zero-padded decimal, width of `MAX`; `v < 0`: `-` then `v - MIN` zero-padded to the same width (`isize` as `i64`) |
 //! | `bool` | `false` / `true` |
+//!
+//! `u128` and `i128` values with more than 38 significant digits are refused
+//! ([`KeyError::OutOfRange`]): key fields are also stored as number attributes, and a
+//! DynamoDB number holds at most 38 significant digits.
+//!
+//! | type | encoding |
+//! |------|----------|
 //! | `time::OffsetDateTime` (feature `time`) | UTC, `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` |
 //! | `uuid::Uuid` (feature `uuid`) | lowercase hyphenated |
 //!
@@ -406,16 +413,41 @@ mod width {
     pub const I128: usize = 39;
 }
 
+/// Key fields are stored as number attributes too, and a DynamoDB number holds at most 38
+/// significant digits: only 128-bit integers can have more (`u128::MAX` has 39). Keys
+/// refuse what the item could not store, so an entity is never keyable but unstorable.
+fn storable<T: Copy + std::fmt::Display>(
+    value: &T,
+    type_name: &'static str,
+) -> Result<(), KeyError> {
+    if std::mem::size_of::<T>() <= 8 {
+        return Ok(());
+    }
+    let digits = value.to_string();
+    if crate::codec::significant_digits(&digits) > 38 {
+        return Err(KeyError::OutOfRange {
+            type_name,
+            value: digits,
+            reason: "a DynamoDB number holds at most 38 significant digits",
+        });
+    }
+    Ok(())
+}
+
 macro_rules! impl_unsigned {
     ($($t:ident => $wide:ident, $push:ident, $width:expr;)*) => {$(
         impl KeyPart for $t {
             fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+                storable(self, stringify!($t))?;
                 $push(out, <$wide>::from(*self), $width);
                 Ok(())
             }
 
             fn decode_key(component: &str) -> Result<Self, KeyError> {
-                parse_fixed::<$t>(component, $width, stringify!($t), component)
+                let value = parse_fixed::<$t>(component, $width, stringify!($t), component)?;
+                storable(&value, stringify!($t))
+                    .map_err(|_| malformed(stringify!($t), component, "more than 38 significant digits"))?;
+                Ok(value)
             }
         }
     )*};
@@ -433,6 +465,7 @@ macro_rules! impl_signed {
     ($($t:ident => $unsigned:ident, $wide:ident, $push:ident, $width:expr;)*) => {$(
         impl KeyPart for $t {
             fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+                storable(self, stringify!($t))?;
                 let magnitude: $unsigned = if *self < 0 {
                     out.push('-');
                     // v - MIN, in 0..=MAX for negative v; cannot overflow.
@@ -454,11 +487,14 @@ macro_rules! impl_signed {
                 // Both forms carry a magnitude in 0..=MAX.
                 let magnitude = <$t>::try_from(magnitude)
                     .map_err(|_| malformed(NAME, component, "value out of range"))?;
-                Ok(if negative {
+                let value = if negative {
                     <$t>::MIN + magnitude
                 } else {
                     magnitude
-                })
+                };
+                storable(&value, NAME)
+                    .map_err(|_| malformed(NAME, component, "more than 38 significant digits"))?;
+                Ok(value)
             }
         }
     )*};
@@ -1024,6 +1060,25 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// A 128-bit key field is stored as a number attribute too: the key accepts a
+        /// value exactly when the attribute can hold it, so no entity is keyable but
+        /// unstorable.
+        #[test]
+        fn wide_integers_key_exactly_what_the_attribute_stores(
+            u in any::<u128>(), shift in 0..128u32, i in any::<i128>(), e in 0..39u32,
+        ) {
+            use crate::codec::AttrValue;
+            let round = 10u128.pow(e).saturating_mul(u % 100); // few significant digits, any length
+            for v in [u, u >> shift, round] {
+                prop_assert_eq!(v.encode_key(&mut String::new()).is_ok(), v.to_attr().is_ok(), "{}", v);
+            }
+            for v in [i, i >> shift, -i.saturating_abs() / 3] {
+                prop_assert_eq!(v.encode_key(&mut String::new()).is_ok(), v.to_attr().is_ok(), "{}", v);
+            }
+        }
+    }
+
     #[test]
     fn widths_match_max() {
         assert_eq!(width::U8, u8::MAX.to_string().len());
@@ -1050,8 +1105,21 @@ mod tests {
         assert_eq!(enc(&-128i8), "-000");
         assert_eq!(enc(&-2i16), "-32766");
         assert_eq!(enc(&i32::MIN), "-0000000000");
-        assert_eq!(enc(&i128::MIN), format!("-{}", "0".repeat(39)));
-        assert_eq!(enc(&i128::MAX), "170141183460469231731687303715884105727");
+        // 128-bit values are limited to what a DynamoDB number holds: 38 significant digits.
+        let nines = 10i128.pow(38) - 1;
+        assert_eq!(enc(&nines), format!("0{}", "9".repeat(38)));
+        assert_eq!(enc(&-nines), "-070141183460469231731687303715884105729");
+        // 10^38 is 39 digits long but has one significant digit: storable.
+        assert_eq!(enc(&10i128.pow(38)), format!("1{}", "0".repeat(38)));
+        assert_eq!(enc(&(34 * 10u128.pow(37))), format!("34{}", "0".repeat(37)));
+        let refused = |r: Result<(), KeyError>| matches!(r, Err(KeyError::OutOfRange { .. }));
+        assert!(refused(i128::MIN.encode_key(&mut String::new())));
+        assert!(refused(i128::MAX.encode_key(&mut String::new())));
+        assert!(refused(u128::MAX.encode_key(&mut String::new())));
+        assert!(refused((10u128.pow(38) + 1).encode_key(&mut String::new())));
+        // Decoding accepts exactly what encoding produces.
+        assert_malformed::<i128>(&format!("-{}", "0".repeat(39)));
+        assert_malformed::<u128>("100000000000000000000000000000000000001");
         assert_eq!(enc(&-1i128), "-170141183460469231731687303715884105727");
         assert_eq!(enc(&-1isize), "-9223372036854775807");
         assert_eq!(enc(&7u8), "007");
@@ -1062,12 +1130,11 @@ mod tests {
         assert_eq!(enc(&42usize), "00000000000000000042");
         assert_eq!(enc(&u64::MAX), "18446744073709551615");
         assert_eq!(enc(&1u128), format!("{}1", "0".repeat(38)));
-        assert_eq!(enc(&u128::MAX), "340282366920938463463374607431768211455");
         assert_eq!(i64::decode_key("-0000000000000000000"), Ok(i64::MIN));
         assert_eq!(i8::decode_key("-127"), Ok(-1));
         assert_eq!(
-            u128::decode_key("340282366920938463463374607431768211455"),
-            Ok(u128::MAX)
+            u128::decode_key("100000000000000000000000000000000000000"),
+            Ok(10u128.pow(38))
         );
     }
 

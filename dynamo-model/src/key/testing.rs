@@ -64,7 +64,8 @@ pub fn colliding_strings() -> impl Strategy<Value = String> {
     ]
 }
 
-/// Unsigned integers of type `$t`: uniform, small magnitudes, and the extremes.
+/// Unsigned integers of type `$t`: uniform, small magnitudes, and the extremes; for
+/// 128-bit types only values a DynamoDB number can hold (see [`storable`]).
 macro_rules! unsigned_values {
     ($t:ty) => {
         prop_oneof![
@@ -75,7 +76,18 @@ macro_rules! unsigned_values {
             1 => 0..=(20 as $t),
             1 => (<$t>::MAX - 20)..=<$t>::MAX,
         ]
+        .prop_map(|v: $t| $crate::key::testing::storable(v, |v| v / 10))
     };
+}
+
+/// `value` itself when a DynamoDB number can hold it (at most 38 significant digits),
+/// otherwise `shrink(value)`: keys refuse 128-bit values with more (`u128::MAX` has 39).
+pub fn storable<T: Copy + std::fmt::Display>(value: T, shrink: fn(T) -> T) -> T {
+    if crate::codec::significant_digits(&value.to_string()) > 38 {
+        shrink(value)
+    } else {
+        value
+    }
 }
 pub(crate) use unsigned_values;
 
@@ -93,6 +105,7 @@ macro_rules! signed_values {
             1 => <$t>::MIN..=(<$t>::MIN + 20),
             1 => (<$t>::MAX - 20)..=<$t>::MAX,
         ]
+        .prop_map(|v: $t| $crate::key::testing::storable(v, |v| v / 10))
     };
 }
 pub(crate) use signed_values;
