@@ -22,15 +22,12 @@
 //! | `u8` … `u128`, `usize` | zero-padded decimal, width of the type's `MAX` (`usize` as `u64`) |
 //! | `i8` … `i128`, `isize` | `v >= 0`: zero-padded decimal, width of `MAX`; `v < 0`: `-` then `v - MIN` zero-padded to the same width (`isize` as `i64`) |
 //! | `bool` | `false` / `true` |
+//! | `time::OffsetDateTime` (feature `time`) | UTC, `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` |
+//! | `uuid::Uuid` (feature `uuid`) | lowercase hyphenated |
 //!
 //! `u128` and `i128` values with more than 38 significant digits are refused
 //! ([`KeyError::OutOfRange`]): key fields are also stored as number attributes, and a
 //! DynamoDB number holds at most 38 significant digits.
-//!
-//! | type | encoding |
-//! |------|----------|
-//! | `time::OffsetDateTime` (feature `time`) | UTC, `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` |
-//! | `uuid::Uuid` (feature `uuid`) | lowercase hyphenated |
 //!
 //! ```text
 //! 5i64            -> 0000000000000000005
