@@ -344,3 +344,24 @@ async fn a_refused_transaction_operation_keeps_its_reason_and_source() -> TestRe
     assert!(db.get(User::key("ok")).consistent().await?.is_none());
     Ok(())
 }
+
+#[tokio::test]
+async fn a_sort_key_bound_over_1024_bytes_is_refused_before_sending() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let refusing = rejecting(&db, "Query").await?;
+    let err = refusing
+        .query(Store::partition())
+        .sk(Store::sk().country_ge("x".repeat(1100)))
+        .all()
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::KeyTooLong);
+    // Within the limit the query is sent (and finds nothing).
+    let none = db
+        .query(Store::partition())
+        .sk(Store::sk().country_ge("x".repeat(1000)))
+        .all()
+        .await?;
+    assert!(none.items.is_empty());
+    Ok(())
+}

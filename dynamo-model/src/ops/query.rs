@@ -639,6 +639,25 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             .iter()
             .map(|(attr, v)| format!("{} = {}", p.name(attr), p.value(v.clone())))
             .collect();
+        if let SortCondition::Rendered(range) = sk {
+            let values: &[&String] = match &range.op {
+                SortKeyOp::Eq(v)
+                | SortKeyOp::BeginsWith(v)
+                | SortKeyOp::Le(v)
+                | SortKeyOp::Ge(v) => &[v],
+                SortKeyOp::Between(low, high) => &[low, high],
+                SortKeyOp::Any | SortKeyOp::Nothing => &[],
+            };
+            // DynamoDB refuses a key condition value longer than a sort key can be.
+            for value in values {
+                crate::key::check_key_value(
+                    T::NAME,
+                    "sort-key condition",
+                    value,
+                    crate::key::MAX_SORT_KEY_BYTES,
+                )?;
+            }
+        }
         match (sk, names.sk.as_slice()) {
             (SortCondition::Rendered(range), [attr]) => {
                 parts.extend(render_sort_key(&mut p, attr, &range.op))
