@@ -488,7 +488,7 @@ async fn returning_old_values_after_a_lost_response_says_the_write_was_applied()
     let (updates, update_faults) = lossy(&db, 11, 0.6, "UpdateItem").await?;
     let (deletes, delete_faults) = lossy(&db, 12, 0.6, "DeleteItem").await?;
     let f = Line::fields();
-    let (mut lost_updates, mut lost_deletes) = (0, 0);
+    let (mut lost_updates, mut lost_deletes) = (0, [0, 0]);
     for i in 0..16 {
         db.put(&line("s", i, "PENDING")).await?;
         let key = Line::key("s", "o-1", i);
@@ -507,14 +507,25 @@ async fn returning_old_values_after_a_lost_response_says_the_write_was_applied()
             }
             Err(other) => return Err(other.into()),
         }
-        match deletes.delete(key.clone()).must_exist().return_old().await {
+        // With must_exist the retry fails its condition; without, it deletes nothing.
+        let delete = deletes.delete(key.clone());
+        let delete = if i % 2 == 0 {
+            delete.must_exist()
+        } else {
+            delete
+        };
+        match delete.return_old().await {
             Ok(old) => assert_eq!(old.map(|l| l.status), Some("SHIPPED".into())),
-            Err(Error::ReturnValuesLost { current: None, .. }) => lost_deletes += 1,
+            Err(Error::ReturnValuesLost { current: None, .. }) => lost_deletes[i as usize % 2] += 1,
             Err(other) => return Err(other.into()),
         }
         assert_eq!(db.get(key).consistent().await?, None);
     }
-    assert!(lost_updates > 0 && lost_deletes > 0);
+    // Both kinds of delete met a lost response.
+    assert!(
+        lost_updates > 0 && lost_deletes.iter().all(|n| *n > 0),
+        "{lost_updates} {lost_deletes:?}"
+    );
     assert!(lost(&update_faults) > 0 && lost(&delete_faults) > 0);
     Ok(())
 }

@@ -137,9 +137,18 @@ impl<'a, E: Entity> Delete<'a, E> {
             .interceptor(ambiguous.clone())
             .send()
             .await;
+        let values_lost = |key: String| Error::ReturnValuesLost {
+            entity: E::ENTITY_TYPE,
+            operation: "DeleteItem",
+            key,
+            current: None,
+        };
         match result {
             Ok(out) => match out.attributes {
                 Some(item) if return_old && !item.is_empty() => Ok(Some(E::from_item(item)?)),
+                // Nothing deleted now, but an earlier attempt may have deleted the item and
+                // taken it away with its response: "there was no item" would be a guess.
+                _ if return_old && ambiguous.seen() => Err(values_lost(p.key)),
                 _ => Ok(None),
             },
             Err(e) => match e.into_service_error() {
@@ -150,12 +159,7 @@ impl<'a, E: Entity> Delete<'a, E> {
                         && ambiguous.seen() =>
                 {
                     if return_old {
-                        Err(Error::ReturnValuesLost {
-                            entity: E::ENTITY_TYPE,
-                            operation: "DeleteItem",
-                            key: p.key,
-                            current: None,
-                        })
+                        Err(values_lost(p.key))
                     } else {
                         Ok(None)
                     }
@@ -181,9 +185,10 @@ pub struct DeleteReturningOld<'a, E: Entity>(Delete<'a, E>);
 impl<E: Entity> DeleteReturningOld<'_, E> {
     /// Sends the request; `Ok(None)` when there was no item.
     ///
-    /// When the response of a delete is lost and the SDK's retry finds the key empty
-    /// (see [ambiguous errors](Delete#ambiguous-errors)), the deleted item went with the
-    /// response: this fails with [`Error::ReturnValuesLost`].
+    /// When an attempt of the delete ended ambiguously and the SDK's retry finds the key
+    /// empty (see [ambiguous errors](Delete#ambiguous-errors)), the deleted item, if there
+    /// was one, went with the lost response: this fails with [`Error::ReturnValuesLost`]
+    /// rather than guess `Ok(None)`.
     pub async fn send(self) -> Result<Option<E>, Error> {
         self.0.run(true).await
     }
