@@ -61,6 +61,7 @@ pub struct TableAttrs {
     pub indexes: Vec<IndexDecl>,
     pub ttl: Option<String>,
     pub entity_type: Option<String>,
+    pub write_token: Option<String>,
 }
 
 /// `"name"` or `"name:N"`, or a list of them (multi-attribute GSI keys).
@@ -198,6 +199,7 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
         indexes: Vec::new(),
         ttl: None,
         entity_type: None,
+        write_token: None,
     };
     for attr in attrs.iter().filter(|a| a.path().is_ident("dynamo")) {
         let result = attr.parse_nested_meta(|meta| {
@@ -215,9 +217,12 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
             } else if meta.path.is_ident("entity_type") {
                 let name = meta.value()?.parse::<LitStr>()?.value();
                 set_once(&mut out.entity_type, name, &meta, "entity_type")?;
+            } else if meta.path.is_ident("write_token") {
+                let name = meta.value()?.parse::<LitStr>()?.value();
+                set_once(&mut out.write_token, name, &meta, "write_token")?;
             } else {
                 return Err(meta.error(
-                    "unknown table option; expected `pk`, `sk`, `gsi(..)`, `lsi(..)`, `ttl` or `entity_type`",
+                    "unknown table option; expected `pk`, `sk`, `gsi(..)`, `lsi(..)`, `ttl`, `entity_type` or `write_token`",
                 ));
             }
             Ok(())

@@ -789,6 +789,7 @@ mod tests {
             indexes: &[],
             ttl: None,
             entity_type: "_type",
+            write_token: "_wt",
         };
     }
 }

@@ -129,6 +129,30 @@ pub enum Error {
         message: String,
     },
 
+    /// The write was applied by this call, but the values it was asked to return were
+    /// lost with its response: DynamoDB applied the request, the response was lost (an
+    /// HTTP 500 or a timeout after the write), and the SDK's retry of the same request
+    /// found the call's own write where the values from before it had been.
+    ///
+    /// Returned by [`Update::send_returning_old`](crate::ops::Update::send_returning_old)
+    /// (the stored item carries the call's write token) and by
+    /// [`DeleteReturningOld`](crate::ops::DeleteReturningOld) (the item is gone after an
+    /// ambiguous attempt; see [`Delete`](crate::ops::Delete) for what that proves). The
+    /// write is done: sending it again would apply it twice. `current` is the item as
+    /// stored now (none after a delete).
+    #[error("{operation} for {entity} {key} was applied, but the values it was to return were lost with its response")]
+    #[non_exhaustive]
+    ReturnValuesLost {
+        /// Entity type the request was for.
+        entity: &'static str,
+        /// The DynamoDB API call (`UpdateItem` or `DeleteItem`).
+        operation: &'static str,
+        /// The item's key, rendered as `PK=..., SK=...`.
+        key: String,
+        /// The item as stored now, if there is one.
+        current: Option<Box<Item>>,
+    },
+
     /// A transaction was cancelled: nothing was applied. Lists each failed operation
     /// with its position, entity, key and reason (and the current item when a condition
     /// failed).
@@ -184,8 +208,8 @@ pub enum Error {
 }
 
 impl Error {
-    /// Decodes the current item carried by a [`Error::ConditionFailed`] or
-    /// [`Error::VersionConflict`], if there is one.
+    /// Decodes the current item carried by a [`Error::ConditionFailed`],
+    /// [`Error::VersionConflict`] or [`Error::ReturnValuesLost`], if there is one.
     ///
     /// Returns `None` for other variants or when no item exists under the key.
     pub fn current<E: crate::Entity>(&self) -> Option<Result<E, Error>> {
@@ -195,6 +219,10 @@ impl Error {
                 ..
             }
             | Error::VersionConflict {
+                current: Some(item),
+                ..
+            }
+            | Error::ReturnValuesLost {
                 current: Some(item),
                 ..
             } => Some(E::from_item(item.as_ref().clone()).map_err(Error::from)),

@@ -97,6 +97,7 @@ pub use size::{item_size, value_size, MAX_ITEM_BYTES};
 ///     lsi(name = "LSI1", sk = "LSI1SK", projection(include = ["total"])),
 ///     ttl = "expires_at",
 ///     entity_type = "_type",
+///     write_token = "_wt",
 /// )]
 /// struct App;
 /// ```
@@ -104,7 +105,9 @@ pub use size::{item_size, value_size, MAX_ITEM_BYTES};
 /// Options: `pk` (required) and `sk` name the key attributes; `gsi(name, pk, sk,
 /// projection)` and `lsi(name, sk, projection)` declare indexes (projection `all` (default),
 /// `keys_only`, or `projection(include = [...])`); `ttl` names the TTL attribute;
-/// `entity_type` names the entity-type attribute (default `_type`).
+/// `entity_type` names the entity-type attribute (default `_type`); `write_token` names the
+/// attribute in which single-item puts and updates store their write token (default `_wt`,
+/// see [`TableSchema::write_token`]).
 pub use dynamo_model_derive::Table;
 
 /// `#[derive(Entity)]`: binds a struct to a table with key templates.

@@ -45,6 +45,25 @@ pub struct TableSchema {
     pub ttl: Option<&'static str>,
     /// The attribute holding each item's entity type.
     pub entity_type: &'static str,
+    /// The write-token attribute (`_wt` unless the table sets `write_token = "..."`).
+    ///
+    /// Every single-item put and update this crate sends stores in it a short random
+    /// token (16 characters) unique to the call, the same on the SDK's retries of that
+    /// call. When DynamoDB applies a write but its response is lost (an HTTP 500 or a
+    /// timeout after the write) and the SDK sends the request again, the retry's condition
+    /// fails against the call's own write; the token in the current item that DynamoDB
+    /// returns with the failure shows that this very call wrote it, so the call reports
+    /// success instead of a conflict (see [`Put`](crate::ops::Put),
+    /// [`Update`](crate::ops::Update)). Updates are also conditioned on the token not
+    /// being stored yet, so a retried `add` is never added twice.
+    ///
+    /// Stored format: a string attribute, overwritten by every single-item put or update
+    /// (a put replaces the whole item, so the token always belongs to the last put or
+    /// update the crate made through [`Db`](crate::Db)); batch writes and transactions do
+    /// not write it (batch writes carry no condition, and transactions are made idempotent
+    /// by their `ClientRequestToken`). It counts in the item size like any attribute.
+    /// Decoding ignores it; no field and no index key may use its name.
+    pub write_token: &'static str,
 }
 
 /// A key attribute of the table or of an index.

@@ -138,12 +138,14 @@ async fn stored_layout_follows_serde_names_and_sparse_index_rules() -> TestResul
     let mut names: Vec<&str> = item.keys().map(String::as_str).collect();
     names.sort_unstable();
     // `email` is None: neither the attribute nor the GSI1 key attributes are written.
+    // `_wt`: the put's write token (16 characters), to recognise its own write on a retry.
     assert_eq!(
         names,
         [
             "PK",
             "SK",
             "_type",
+            "_wt",
             "displayName",
             "loginCount",
             "tags",
@@ -151,6 +153,7 @@ async fn stored_layout_follows_serde_names_and_sparse_index_rules() -> TestResul
         ]
     );
     assert_eq!(item.get("_type"), Some(&s("User")));
+    assert!(matches!(item.get("_wt"), Some(AttributeValue::S(t)) if t.len() == 16));
 
     user.email = Some("one@example.com".into());
     db.put(&user).await?;

@@ -90,6 +90,14 @@ fn generate(m: &EntityModel) -> TokenStream {
             ),
         );
         checks.push(quote!(if __SCHEMA.is_reserved_attribute(#name) { #p }));
+        let token = const_panic(
+            f.ident.span(),
+            format!(
+                "field `{}` would be stored as attribute `{name}`, which table `{table_name}` uses for the write token; rename the field with #[serde(rename = \"...\")] or the token with #[dynamo(write_token = \"...\")] on the table",
+                f.ident
+            ),
+        );
+        checks.push(quote!(if #dm::schema::const_str_eq(__SCHEMA.write_token, #name) { #token }));
     }
 
     // Index attribute names, resolved at compile time (a missing index fails compilation).

@@ -87,6 +87,14 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
     roles.extend(attrs.sk.iter().map(|k| (k.name.as_str(), "the sort key")));
     roles.push((entity_type, "the entity-type attribute"));
     roles.extend(attrs.ttl.iter().map(|n| (n.as_str(), "the TTL attribute")));
+    let write_token = attrs.write_token.as_deref().unwrap_or("_wt");
+    if write_token.is_empty() {
+        cx.error_spanned_by(
+            &input.ident,
+            "`write_token` names an attribute: it cannot be empty",
+        );
+    }
+    roles.push((write_token, "the write-token attribute"));
     for (i, (name, role)) in roles.iter().enumerate() {
         if let Some((_, other)) = roles[..i].iter().find(|(n, _)| n == name) {
             cx.error_spanned_by(
@@ -102,6 +110,15 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
                     &index.name,
                     format!(
                         "index key attribute `{}` is also the entity-type or TTL attribute",
+                        key.name
+                    ),
+                );
+            }
+            if key.name == write_token {
+                cx.error_spanned_by(
+                    &index.name,
+                    format!(
+                        "index key attribute `{}` is also the write-token attribute",
                         key.name
                     ),
                 );
@@ -148,6 +165,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
         None => quote!(::core::option::Option::None),
     };
     let entity_type = attrs.entity_type.as_deref().unwrap_or("_type");
+    let write_token = attrs.write_token.as_deref().unwrap_or("_wt");
 
     Ok(quote! {
         impl ::dynamo_model::Table for #ident {
@@ -158,6 +176,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
                 indexes: &[#(#indexes),*],
                 ttl: #ttl,
                 entity_type: #entity_type,
+                write_token: #write_token,
             };
         }
     })

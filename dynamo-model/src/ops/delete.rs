@@ -1,3 +1,4 @@
+use super::ambiguous::AmbiguousAttempts;
 use super::{
     absent_or_entity, and, condition_failed, is_entity, item_exists, render, user_condition,
     version_guard, version_is, PreparedWrite, VersionCheck,
@@ -12,6 +13,26 @@ use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 /// Deleting a key with no item succeeds (DynamoDB semantics) unless
 /// [`must_exist`](Delete::must_exist) is set. An item of another entity type under the key
 /// is never deleted: that fails with [`Error::ConditionFailed`].
+///
+/// # Ambiguous errors
+///
+/// DynamoDB may apply a delete and lose its response (an HTTP 500 or a timeout after the
+/// write); the SDK then sends the same request again. The retry of a
+/// [`must_exist`](Delete::must_exist), [versioned](Delete::if_version) or
+/// [conditional](Delete::condition) delete then fails its condition: the item is gone.
+/// A delete leaves no item to carry a token, so the delete watches its own attempts
+/// instead: when its condition fails with no item under the key and an earlier attempt
+/// of the same call ended ambiguously (HTTP 5xx, timeout, connection or I/O error), it
+/// reports success ([`DeleteReturningOld`] fails with [`Error::ReturnValuesLost`]: the
+/// deleted item was in the lost response).
+///
+/// What this proves, and what it does not: the key is empty, as a successful delete
+/// leaves it, and the most likely remover is this call's own earlier attempt. But if there
+/// was no item when that attempt ran, or another writer deleted it between the attempts,
+/// the delete also reports success where it would otherwise have reported
+/// [`Error::NotFound`], [`Error::VersionConflict`] or [`Error::ConditionFailed`]. Without
+/// an ambiguous attempt (the usual case) those errors are reported as always, and a
+/// condition that fails on an item that is still there is always reported.
 #[must_use = "a request does nothing until it is sent or awaited"]
 pub struct Delete<'a, E: Entity> {
     db: &'a Db<E::Table>,
@@ -97,6 +118,7 @@ impl<'a, E: Entity> Delete<'a, E> {
     async fn run(self, return_old: bool) -> Result<Option<E>, Error> {
         let db = self.db;
         let p = self.prepare().map_err(|e| e.during("DeleteItem"))?;
+        let ambiguous = AmbiguousAttempts::default();
         let result = db
             .client()
             .delete_item()
@@ -111,14 +133,37 @@ impl<'a, E: Entity> Delete<'a, E> {
                 ReturnValue::None
             })
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .customize()
+            .interceptor(ambiguous.clone())
             .send()
             .await;
+        let values_lost = |key: String| Error::ReturnValuesLost {
+            entity: E::ENTITY_TYPE,
+            operation: "DeleteItem",
+            key,
+            current: None,
+        };
         match result {
             Ok(out) => match out.attributes {
                 Some(item) if return_old && !item.is_empty() => Ok(Some(E::from_item(item)?)),
+                // Nothing deleted now, but an earlier attempt may have deleted the item and
+                // taken it away with its response: "there was no item" would be a guess.
+                _ if return_old && ambiguous.seen() => Err(values_lost(p.key)),
                 _ => Ok(None),
             },
             Err(e) => match e.into_service_error() {
+                // The item is gone after an attempt that may have removed it: see
+                // "Ambiguous errors" on `Delete` for what this does and does not prove.
+                DeleteItemError::ConditionalCheckFailedException(failed)
+                    if failed.item.as_ref().is_none_or(|item| item.is_empty())
+                        && ambiguous.seen() =>
+                {
+                    if return_old {
+                        Err(values_lost(p.key))
+                    } else {
+                        Ok(None)
+                    }
+                }
                 DeleteItemError::ConditionalCheckFailedException(failed) => Err(
                     condition_failed::<E>(p.key, failed.item, p.needs_item, p.expected_version),
                 ),
@@ -139,6 +184,11 @@ pub struct DeleteReturningOld<'a, E: Entity>(Delete<'a, E>);
 
 impl<E: Entity> DeleteReturningOld<'_, E> {
     /// Sends the request; `Ok(None)` when there was no item.
+    ///
+    /// When an attempt of the delete ended ambiguously and the SDK's retry finds the key
+    /// empty (see [ambiguous errors](Delete#ambiguous-errors)), the deleted item, if there
+    /// was one, went with the lost response: this fails with [`Error::ReturnValuesLost`]
+    /// rather than guess `Ok(None)`.
     pub async fn send(self) -> Result<Option<E>, Error> {
         self.0.run(true).await
     }

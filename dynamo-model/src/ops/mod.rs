@@ -1,7 +1,29 @@
 //! Single-item operations: get, put, delete, update.
 //!
 //! Each is a builder ending in `.send().await` (or just `.await`, through `IntoFuture`).
+//!
+//! # Ambiguous errors
+//!
+//! DynamoDB may apply a write and lose its response: an HTTP 500 after the write, a
+//! timeout, a broken connection. The SDK retries such errors by sending the same request
+//! again, and the retry of a conditional write then fails its condition against the
+//! call's own write. The single-item writes recognise that case and report success:
+//! - [`Put`] and [`Update`] store a token unique to the call in the table's write-token
+//!   attribute ([`TableSchema::write_token`](crate::TableSchema::write_token), `_wt` by
+//!   default). A failed condition returns the item as stored
+//!   (`ReturnValuesOnConditionCheckFailure=ALL_OLD`); when it carries the call's token,
+//!   the call wrote it. Updates are also conditioned on the token not being stored yet,
+//!   so a retried `add` is not added twice.
+//! - [`Delete`] leaves no item to carry a token: it reports success when its condition
+//!   fails with no item under the key after one of its own attempts ended ambiguously.
+//!
+//! Each builder's "Ambiguous errors" section says exactly what is recognised and what
+//! stays ambiguous. An error that reaches the caller after all of the SDK's attempts
+//! (a `Service` error with a 500, a timeout) still leaves open whether the write was
+//! applied; sending it again is a new call with a new token. Transactions are made
+//! idempotent by their `ClientRequestToken` instead ([`transact`](crate::transact)).
 
+mod ambiguous;
 mod delete;
 mod get;
 mod put;

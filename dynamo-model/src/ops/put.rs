@@ -1,3 +1,4 @@
+use super::ambiguous::WriteToken;
 use super::{
     absent_or_entity, and, condition_failed, is_entity, item_absent, next_version, render,
     user_condition, version_is, PreparedWrite,
@@ -17,6 +18,22 @@ use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 /// expects the stored item at the entity's version (0: no item yet) and stores version + 1,
 /// failing with [`Error::VersionConflict`] otherwise. The caller's value is not changed:
 /// increment its version (or read the item again) before the next put.
+///
+/// # Ambiguous errors
+///
+/// DynamoDB may apply a put and lose its response (an HTTP 500 or a timeout after the
+/// write); the SDK then sends the same request again, and the condition of an
+/// `if_absent`, versioned or conditional put fails against the put's own item. The put
+/// therefore stores a token unique to the call in the table's write-token attribute
+/// ([`TableSchema::write_token`](crate::TableSchema::write_token), `_wt` by default), and
+/// when a condition fails on an item carrying this call's token, it reports success: the
+/// item is the one this call wrote. A put without conditions needs no such help: sent
+/// twice, it stores the same item.
+///
+/// Not recognised: a write by another caller between the lost response and the SDK's
+/// retry replaces the token, so the put then reports the conflict with that write
+/// ([`Error::VersionConflict`] / [`Error::ConditionFailed`]) although its own item was
+/// stored first, for a moment.
 #[must_use = "a request does nothing until it is sent or awaited"]
 pub struct Put<'a, E: Entity> {
     db: &'a Db<E::Table>,
@@ -52,8 +69,21 @@ impl<'a, E: Entity> Put<'a, E> {
         self
     }
 
+    /// The put as a transaction item: no write token (a transaction is made idempotent
+    /// by its `ClientRequestToken`).
     pub(crate) fn prepare(self) -> Result<PreparedWrite, Error> {
+        self.prepare_with(None)
+    }
+
+    /// The put, storing `token` in the write-token attribute when there is one.
+    fn prepare_with(self, token: Option<&WriteToken>) -> Result<PreparedWrite, Error> {
         let mut item = self.entity.to_item()?;
+        if let Some(token) = token {
+            item.insert(
+                <E::Table as crate::Table>::SCHEMA.write_token.to_owned(),
+                token.value(),
+            );
+        }
         // Optimistic locking: version 0 is a new item; otherwise the stored item must be
         // at this version. The put writes the next version.
         let expected_version = E::VERSION.map(|attr| (attr, self.entity.version()));
@@ -67,6 +97,7 @@ impl<'a, E: Entity> Put<'a, E> {
                 and(version_is(attr, v), Some(is_entity::<E>()))
             });
         }
+        // The token counts against the 400 KB limit like any attribute.
         crate::size::check_item_size::<E>(&item)?;
         let guard = match (self.if_absent, version_guard) {
             (true, _) => item_absent::<E>(),
@@ -94,7 +125,10 @@ impl<'a, E: Entity> Put<'a, E> {
     /// Sends the request.
     pub async fn send(self) -> Result<(), Error> {
         let db = self.db;
-        let p = self.prepare().map_err(|e| e.during("PutItem"))?;
+        let token = WriteToken::new();
+        let p = self
+            .prepare_with(Some(&token))
+            .map_err(|e| e.during("PutItem"))?;
         let result = db
             .client()
             .put_item()
@@ -109,9 +143,20 @@ impl<'a, E: Entity> Put<'a, E> {
         match result {
             Ok(_) => Ok(()),
             Err(e) => match e.into_service_error() {
-                PutItemError::ConditionalCheckFailedException(failed) => Err(
-                    condition_failed::<E>(p.key, failed.item, false, p.expected_version),
-                ),
+                PutItemError::ConditionalCheckFailedException(failed) => {
+                    let attribute = <E::Table as crate::Table>::SCHEMA.write_token;
+                    if token.written_in(failed.item.as_ref(), attribute) {
+                        // An earlier attempt of this call stored the item; its response
+                        // was lost and the SDK's retry found it.
+                        return Ok(());
+                    }
+                    Err(condition_failed::<E>(
+                        p.key,
+                        failed.item,
+                        false,
+                        p.expected_version,
+                    ))
+                }
                 other => Err(Error::service("PutItem", db.table_name(), other)),
             },
         }
@@ -119,3 +164,73 @@ impl<'a, E: Entity> Put<'a, E> {
 }
 
 super::into_future!(Put, ());
+
+#[cfg(test)]
+mod tests {
+    use super::WriteToken;
+    use crate::{Db, Entity, Table, ValidationReason, MAX_ITEM_BYTES};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Table)]
+    #[dynamo(pk = "PK", sk = "SK", write_token = "tok")]
+    struct App;
+
+    #[derive(Entity, Serialize, Deserialize)]
+    #[dynamo(table = App, pk = "N#{id}", sk = "N")]
+    struct Note {
+        id: String,
+        text: String,
+    }
+
+    fn db() -> Db<App> {
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .build();
+        Db::new(aws_sdk_dynamodb::Client::from_conf(config), "t")
+    }
+
+    #[test]
+    fn the_write_token_is_stored_under_the_tables_name_and_counts_in_the_item_size() {
+        let db = db();
+        let mut note = Note {
+            id: "n".into(),
+            text: String::new(),
+        };
+        let bare = crate::item_size(&note.to_item().expect("item"));
+        note.text = "x".repeat(MAX_ITEM_BYTES - bare);
+        assert_eq!(
+            crate::item_size(&note.to_item().expect("item")),
+            MAX_ITEM_BYTES
+        );
+
+        // Exactly at the limit without a token (a transaction item): accepted.
+        let in_transaction = db.put(&note).prepare().expect("at the limit");
+        assert!(!in_transaction.item.expect("item").contains_key("tok"));
+        // The single-item put adds "tok" + 16 characters: 19 bytes over.
+        let err = db
+            .put(&note)
+            .prepare_with(Some(&WriteToken::new()))
+            .err()
+            .expect("over the limit");
+        assert_eq!(
+            err.validation_reason(),
+            Some(ValidationReason::ItemTooLarge)
+        );
+        assert!(
+            err.to_string()
+                .contains(&format!("{}", MAX_ITEM_BYTES + 19)),
+            "{err}"
+        );
+
+        note.text.truncate(note.text.len() - 19);
+        let token = WriteToken::new();
+        let put = db
+            .put(&note)
+            .prepare_with(Some(&token))
+            .expect("fits with the token");
+        let item = put.item.expect("item");
+        assert_eq!(crate::item_size(&item), MAX_ITEM_BYTES);
+        assert_eq!(item.get("tok"), Some(&token.value()));
+        assert!(!item.contains_key("_wt"));
+    }
+}

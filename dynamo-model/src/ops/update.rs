@@ -1,3 +1,4 @@
+use super::ambiguous::{project, WriteToken};
 use super::{
     and, condition_failed, is_entity, item_exists, render, user_condition, version_guard,
     version_is, PreparedWrite, VersionCheck,
@@ -82,6 +83,32 @@ enum Returning {
 /// the primary key templates cannot be updated (their paths have no update methods: the
 /// item would have to move to another key). Resolves to the entity as stored after the
 /// update.
+///
+/// # Ambiguous errors
+///
+/// DynamoDB may apply an update and lose its response (an HTTP 500 or a timeout after the
+/// write); the SDK then sends the same request again. So that the retry neither applies
+/// the update twice (an `add` counted twice) nor reports a conflict with its own write,
+/// every update stores a token unique to the call in the table's write-token attribute
+/// ([`TableSchema::write_token`](crate::TableSchema::write_token), `_wt` by default) and
+/// is conditioned on that token not being stored yet. When the condition fails on an item
+/// carrying this call's token, the update was applied by this very call and reports
+/// success:
+/// - [`send`](Update::send) returns the item DynamoDB returned with the failure: the item
+///   as stored now, which is the state this update produced (unless a writer outside this
+///   crate changed it since without replacing the token);
+/// - [`send_returning_updated`](Update::send_returning_updated) returns the updated
+///   attributes taken from that item;
+/// - [`send_returning_nothing`](Update::send_returning_nothing) returns `Ok(())`;
+/// - [`send_returning_old`](Update::send_returning_old) cannot: the values from before the
+///   update were in the lost response. It fails with [`Error::ReturnValuesLost`], which
+///   says the update *was* applied (do not send it again).
+///
+/// Not recognised: a write by another caller between the lost response and the SDK's
+/// retry replaces the token, so the update then reports the conflict with that write
+/// ([`Error::VersionConflict`] / [`Error::ConditionFailed`]) although it was applied before
+/// it. An update without a condition of its own is applied once all the same: the token
+/// condition stops the retry.
 ///
 /// ```no_run
 /// # use dynamo_model::{Db, Entity, Table};
@@ -315,7 +342,7 @@ impl<'a, E: Entity> Update<'a, E> {
             .collect())
     }
 
-    fn render_actions(&self, p: &mut Placeholders) -> Result<String, Error> {
+    fn render_actions(&self, p: &mut Placeholders, index: &[Action]) -> Result<String, Error> {
         let invalid = |e: &ValueError| {
             let reason = if e.source.is_number() {
                 crate::ValidationReason::InvalidNumber
@@ -331,7 +358,7 @@ impl<'a, E: Entity> Update<'a, E> {
         };
         let (mut set, mut remove, mut add, mut delete) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for action in self.actions.iter().chain(&self.index_actions()?) {
+        for action in self.actions.iter().chain(index) {
             match action {
                 Action::Set(path, value) => {
                     let value = value.as_ref().map_err(invalid)?.clone();
@@ -388,7 +415,19 @@ impl<'a, E: Entity> Update<'a, E> {
         Ok(clauses.join(" "))
     }
 
-    pub(crate) fn prepare(mut self) -> Result<PreparedWrite, Error> {
+    /// The update as a transaction item: no write token (a transaction is made idempotent
+    /// by its `ClientRequestToken`).
+    pub(crate) fn prepare(self) -> Result<PreparedWrite, Error> {
+        self.prepare_with(None).map(|(prepared, _)| prepared)
+    }
+
+    /// The update, storing `token` in the write-token attribute and conditioned on it not
+    /// being stored yet, when there is one. Also returns the paths the update sets (what
+    /// `ReturnValues=UPDATED_NEW` returns), without the token.
+    fn prepare_with(
+        mut self,
+        token: Option<&WriteToken>,
+    ) -> Result<(PreparedWrite, Vec<AttrPath>), Error> {
         self.validate()?;
         let expected_version = version_guard::<E>(self.version, "update")?;
         if let Some(attr) = E::VERSION {
@@ -400,17 +439,31 @@ impl<'a, E: Entity> Update<'a, E> {
                 None => Action::Add(attr.into(), Ok(AttributeValue::N("1".into()))),
             });
         }
-        let key_item = self.key.to_item()?;
-        let mut p = Placeholders::default();
-        let update = self.render_actions(&mut p)?;
+        let index = self.index_actions()?;
+        let updated: Vec<AttrPath> = self
+            .actions
+            .iter()
+            .chain(&index)
+            .filter(|a| !matches!(a, Action::Remove(_)))
+            .map(|a| a.path().clone())
+            .collect();
         let mut guard = and(item_exists::<E>(), Some(is_entity::<E>()));
         if let Some((attr, v)) = expected_version {
             guard = and(guard, Some(version_is(attr, v)));
         }
+        if let Some(token) = token {
+            let attr = <E::Table as crate::Table>::SCHEMA.write_token;
+            self.actions
+                .push(Action::Set(attr.into(), Ok(token.value())));
+            guard = and(guard, Some(token.not_written(attr)));
+        }
+        let key_item = self.key.to_item()?;
+        let mut p = Placeholders::default();
+        let update = self.render_actions(&mut p, &index)?;
         let node = and(guard, user_condition(self.condition));
         let condition = render::<E>(&mut p, &node)?;
         let (names, values) = p.finish();
-        Ok(PreparedWrite {
+        let prepared = PreparedWrite {
             entity: E::ENTITY_TYPE,
             key: self.key.to_string(),
             key_item,
@@ -421,12 +474,17 @@ impl<'a, E: Entity> Update<'a, E> {
             values,
             needs_item: true,
             expected_version,
-        })
+        };
+        Ok((prepared, updated))
     }
 
     async fn run(self, returning: Returning) -> Result<Option<Item>, Error> {
         let db = self.db;
-        let p = self.prepare().map_err(|e| e.during("UpdateItem"))?;
+        let token = WriteToken::new();
+        let token_attr = <E::Table as crate::Table>::SCHEMA.write_token;
+        let (p, updated) = self
+            .prepare_with(Some(&token))
+            .map_err(|e| e.during("UpdateItem"))?;
         let result = db
             .client()
             .update_item()
@@ -445,12 +503,39 @@ impl<'a, E: Entity> Update<'a, E> {
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .send()
             .await;
+        // The token is the crate's bookkeeping, not a value the caller asked for.
+        let without_token = |mut item: Item| {
+            item.remove(token_attr);
+            item
+        };
         match result {
-            Ok(out) => Ok(out.attributes),
+            Ok(out) => Ok(out.attributes.map(without_token)),
             Err(e) => match e.into_service_error() {
-                UpdateItemError::ConditionalCheckFailedException(failed) => Err(
-                    condition_failed::<E>(p.key, failed.item, true, p.expected_version),
-                ),
+                UpdateItemError::ConditionalCheckFailedException(failed) => {
+                    match failed.item {
+                        // An earlier attempt of this call applied the update; its response
+                        // was lost and the SDK's retry found the call's token.
+                        Some(item) if token.written_in(Some(&item), token_attr) => {
+                            match returning {
+                                Returning::New => Ok(Some(without_token(item))),
+                                Returning::Updated => Ok(Some(project(&item, &updated))),
+                                Returning::Nothing => Ok(None),
+                                Returning::Old => Err(Error::ReturnValuesLost {
+                                    entity: E::ENTITY_TYPE,
+                                    operation: "UpdateItem",
+                                    key: p.key,
+                                    current: Some(Box::new(item)),
+                                }),
+                            }
+                        }
+                        current => Err(condition_failed::<E>(
+                            p.key,
+                            current,
+                            true,
+                            p.expected_version,
+                        )),
+                    }
+                }
                 other => Err(Error::service("UpdateItem", db.table_name(), other)),
             },
         }
@@ -471,6 +556,11 @@ impl<'a, E: Entity> Update<'a, E> {
 
     /// Sends the request and returns the entity as it was before the update
     /// (`ReturnValues=ALL_OLD`).
+    ///
+    /// When the response of an applied update is lost and the SDK's retry finds the
+    /// update's own write, the values from before it are gone: this fails with
+    /// [`Error::ReturnValuesLost`] (the update *was* applied; see
+    /// [ambiguous errors](Update#ambiguous-errors)).
     pub async fn send_returning_old(self) -> Result<E, Error> {
         match self.run(Returning::Old).await? {
             Some(item) => Ok(E::from_item(item)?),
@@ -483,7 +573,8 @@ impl<'a, E: Entity> Update<'a, E> {
     }
 
     /// Sends the request and returns only the updated attributes, new values
-    /// (`ReturnValues=UPDATED_NEW`), e.g. the value of a counter after `add`.
+    /// (`ReturnValues=UPDATED_NEW`), e.g. the value of a counter after `add`. The write
+    /// token is not among them.
     pub async fn send_returning_updated(self) -> Result<Item, Error> {
         Ok(self.run(Returning::Updated).await?.unwrap_or_default())
     }
@@ -495,3 +586,83 @@ impl<'a, E: Entity> Update<'a, E> {
 }
 
 super::into_future!(Update, E);
+
+#[cfg(test)]
+mod tests {
+    use super::WriteToken;
+    use crate::{AttrPath, Db, Entity, Table};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Table)]
+    #[dynamo(pk = "PK", sk = "SK")]
+    struct App;
+
+    #[derive(Entity, Serialize, Deserialize)]
+    #[dynamo(table = App, pk = "C#{id}", sk = "C")]
+    struct Counter {
+        id: String,
+        hits: u64,
+        #[dynamo(version)]
+        version: u64,
+    }
+
+    fn db() -> Db<App> {
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .build();
+        Db::new(aws_sdk_dynamodb::Client::from_conf(config), "t")
+    }
+
+    #[test]
+    fn a_single_item_update_sets_its_token_and_requires_it_absent() {
+        let db = db();
+        let f = Counter::fields();
+        let token = WriteToken::new();
+        let (p, updated) = db
+            .update(Counter::key("c"))
+            .add(f.hits, 1)
+            .any_version()
+            .prepare_with(Some(&token))
+            .expect("prepared");
+        let names = p.names.clone().unwrap_or_default();
+        let values = p.values.clone().unwrap_or_default();
+        let wt = names
+            .iter()
+            .find(|(_, attribute)| *attribute == "_wt")
+            .map(|(placeholder, _)| placeholder.clone())
+            .expect("the token attribute is named");
+        let token_values: Vec<&String> = values
+            .iter()
+            .filter(|(_, value)| **value == token.value())
+            .map(|(placeholder, _)| placeholder)
+            .collect();
+        let update = p.update.expect("an update expression");
+        assert!(
+            token_values
+                .iter()
+                .any(|v| update.contains(&format!("{wt} = {v}"))),
+            "{update}"
+        );
+        assert!(
+            token_values.iter().any(|v| p
+                .condition
+                .contains(&format!("(attribute_not_exists({wt})) OR ({wt} <> {v})"))),
+            "{}",
+            p.condition
+        );
+        // What UPDATED_NEW returns: the caller's paths and the version, not the token.
+        assert_eq!(
+            updated,
+            vec![AttrPath::Top("hits"), AttrPath::Top("version")]
+        );
+
+        // As a transaction item: no token (the ClientRequestToken makes it idempotent).
+        let tx = db
+            .update(Counter::key("c"))
+            .add(f.hits, 1)
+            .any_version()
+            .prepare()
+            .expect("prepared");
+        assert!(!tx.names.unwrap_or_default().values().any(|a| a == "_wt"));
+    }
+}

@@ -1,0 +1,216 @@
+//! Recognising a call's own write after an ambiguous error.
+//!
+//! DynamoDB may apply a write and lose its response (an HTTP 500 after the write, a
+//! timeout, a broken connection); the SDK then sends the same request again. A
+//! conditional write's retry fails its condition against the call's own write. Two
+//! pieces tell such a failure from a genuine conflict:
+//! - [`WriteToken`]: puts and updates store a token unique to the call; the current item
+//!   DynamoDB returns with a failed condition (`ReturnValuesOnConditionCheckFailure=ALL_OLD`)
+//!   carries it exactly when this call's write was applied.
+//! - [`AmbiguousAttempts`]: an SDK interceptor that records whether an earlier attempt of
+//!   the call ended without a definite answer; a delete leaves no item to carry a token.
+
+use crate::expr::{AttrPath, CompareOp, Node};
+use crate::Item;
+use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
+use aws_sdk_dynamodb::types::AttributeValue;
+use base64::Engine;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// A token unique to one put or update call, stored in the table's write-token attribute
+/// ([`TableSchema::write_token`](crate::TableSchema::write_token)).
+///
+/// 96 random bits (16 base64url characters): two calls that write the same item never
+/// share one. The SDK serialises the request once per `send()` and resends the same bytes
+/// on its retries, so every attempt of a call carries the same token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WriteToken(String);
+
+impl WriteToken {
+    pub(crate) fn new() -> Self {
+        let bytes = fastrand::u128(..).to_le_bytes();
+        WriteToken(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&bytes[..12]))
+    }
+
+    /// The value stored in the item.
+    pub(crate) fn value(&self) -> AttributeValue {
+        AttributeValue::S(self.0.clone())
+    }
+
+    /// Whether `item` (the item as stored, returned with a failed condition) holds this
+    /// token in `attribute`: then this very call wrote it.
+    pub(crate) fn written_in(&self, item: Option<&Item>, attribute: &str) -> bool {
+        matches!(
+            item.and_then(|item| item.get(attribute)),
+            Some(AttributeValue::S(stored)) if *stored == self.0
+        )
+    }
+
+    /// `attribute_not_exists(token) OR token <> :this`: the stored item was not written
+    /// by this call. DynamoDB evaluates `<>` on a missing attribute as false, hence the
+    /// first half.
+    pub(crate) fn not_written(&self, attribute: &'static str) -> Node {
+        Node::Or(
+            Box::new(Node::Function {
+                function: "attribute_not_exists",
+                path: attribute.into(),
+            }),
+            Box::new(Node::Compare {
+                path: attribute.into(),
+                op: CompareOp::Ne,
+                value: Ok(self.value()),
+            }),
+        )
+    }
+}
+
+/// An SDK interceptor, added to one call, that records whether any attempt of that call
+/// ended without a definite answer: DynamoDB may or may not have applied it.
+///
+/// Ambiguous: an HTTP 5xx response (DynamoDB: "a 500 on a write may have been applied"),
+/// a timeout, a connection or I/O error, or a response that could not be read. Not
+/// ambiguous: a 4xx response (throttling, a failed condition, a validation error: the
+/// write was not applied) and a success. A connection error before the request left the
+/// machine also counts as ambiguous: the connector does not always say when it failed.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct AmbiguousAttempts(Arc<AtomicBool>);
+
+impl AmbiguousAttempts {
+    /// Whether an attempt of the call ended ambiguously.
+    pub(crate) fn seen(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+impl Intercept for AmbiguousAttempts {
+    fn name(&self) -> &'static str {
+        "dynamo_model::AmbiguousAttempts"
+    }
+
+    fn read_after_attempt(
+        &self,
+        context: &FinalizerInterceptorContextRef<'_>,
+        _runtime_components: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let server_error = context
+            .response()
+            .is_some_and(|response| response.status().is_server_error());
+        let transport = match context.output_or_error() {
+            Some(Err(e)) => {
+                e.is_timeout_error()
+                    || e.is_response_error()
+                    || e.as_connector_error().is_some_and(|c| !c.is_user())
+            }
+            _ => false,
+        };
+        if server_error || transport {
+            self.0.store(true, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+}
+
+/// The attributes of `item` at `paths`, nested as in the item: what `ReturnValues=UPDATED_NEW`
+/// returns for an update of those paths (a path the update removed is absent).
+pub(crate) fn project(item: &Item, paths: &[AttrPath]) -> Item {
+    let mut out = Item::new();
+    for path in paths {
+        let segments = path.segments();
+        let Some((first, rest)) = segments.split_first() else {
+            continue;
+        };
+        let mut value = item.get(*first);
+        for segment in rest {
+            value = match value {
+                Some(AttributeValue::M(map)) => map.get(*segment),
+                _ => None,
+            };
+        }
+        if let Some(value) = value {
+            insert_at(&mut out, &segments, value.clone());
+        }
+    }
+    out
+}
+
+fn insert_at(out: &mut Item, segments: &[&str], value: AttributeValue) {
+    match segments {
+        [] => {}
+        [last] => {
+            out.insert((*last).to_owned(), value);
+        }
+        [first, rest @ ..] => {
+            let entry = out
+                .entry((*first).to_owned())
+                .or_insert_with(|| AttributeValue::M(Item::new()));
+            if let AttributeValue::M(map) = entry {
+                insert_at(map, rest, value);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn tokens_are_short_distinct_and_recognised() {
+        let tokens: HashSet<String> = (0..10_000).map(|_| WriteToken::new().0).collect();
+        assert_eq!(tokens.len(), 10_000);
+        assert!(tokens.iter().all(|t| t.len() == 16
+            && t.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')));
+
+        let token = WriteToken::new();
+        let mine = Item::from([("_wt".to_owned(), token.value())]);
+        let other = Item::from([("_wt".to_owned(), WriteToken::new().value())]);
+        assert!(token.written_in(Some(&mine), "_wt"));
+        assert!(!token.written_in(Some(&mine), "other"));
+        assert!(!token.written_in(Some(&other), "_wt"));
+        assert!(!token.written_in(Some(&Item::new()), "_wt"));
+        assert!(!token.written_in(None, "_wt"));
+    }
+
+    #[test]
+    fn projection_keeps_exactly_the_updated_paths() {
+        let s = |v: &str| AttributeValue::S(v.to_owned());
+        let item = Item::from([
+            ("a".to_owned(), s("1")),
+            ("b".to_owned(), s("2")),
+            (
+                "m".to_owned(),
+                AttributeValue::M(Item::from([
+                    ("x".to_owned(), s("3")),
+                    ("y".to_owned(), s("4")),
+                ])),
+            ),
+        ]);
+        let nested = |parts: &[&'static str]| {
+            AttrPath::Nested(parts.iter().map(|p| (*p).into()).collect::<Vec<_>>().into())
+        };
+        let got = project(
+            &item,
+            &[
+                AttrPath::Top("a"),
+                nested(&["m", "y"]),
+                AttrPath::Top("gone"),
+                nested(&["m", "missing"]),
+                nested(&["a", "not-a-map"]),
+            ],
+        );
+        let expected = Item::from([
+            ("a".to_owned(), s("1")),
+            (
+                "m".to_owned(),
+                AttributeValue::M(Item::from([("y".to_owned(), s("4"))])),
+            ),
+        ]);
+        assert_eq!(got, expected);
+    }
+}

@@ -1,0 +1,573 @@
+//! Ambiguous errors on single-item writes: DynamoDB applies a write and its response is
+//! lost (HTTP 500 after the write), and the SDK sends the same request again. A
+//! conditional write must recognise its own applied write and report success, once; a
+//! genuine conflict with another writer must still be reported.
+//!
+//! The fault connector loses the responses of one operation only, and the SDK retries (up
+//! to 40 attempts, millisecond backoff), so every call gets an answer in the end.
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition, TokenBucket};
+use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::local::{self, BoxError};
+use dynamo_model::{Db, Entity, Error, Table};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use std::cell::Cell;
+use std::collections::BTreeSet;
+use std::fmt::Debug;
+use std::future::Future;
+use std::time::Duration;
+
+/// Cases per property: each runs a handful of calls against DynamoDB Local.
+const CASES: u32 = 16;
+
+fn retries() -> RetryConfig {
+    RetryConfig::standard()
+        .with_max_attempts(40)
+        .with_initial_backoff(Duration::from_millis(1))
+        .with_max_backoff(Duration::from_millis(10))
+}
+
+/// A `Db` on `db`'s table whose `operation` calls are applied and then answered with
+/// HTTP 500 with probability `rate`.
+async fn lossy(
+    db: &Db<App>,
+    seed: u64,
+    rate: f64,
+    operation: &'static str,
+) -> Result<(Db<App>, Faults), BoxError> {
+    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+    let faults = Faults::new(seed)
+        .rate(rate)
+        .kinds([FaultKind::ServerErrorAfterApply])
+        .operations([operation]);
+    let client = client_with_faults(&endpoint, &faults, retries());
+    // A retry that ends in a failed condition never gives its retry-quota tokens back, and
+    // the SDK's default quota is shared by every client of the process: these tests would
+    // drain it for the other tests (and themselves). Give them a quota of their own.
+    let partition = RetryPartition::custom("ambiguous-writes")
+        .token_bucket(TokenBucket::unlimited())
+        .build();
+    let config = client
+        .config()
+        .to_builder()
+        .retry_partition(partition)
+        .build();
+    let client = dynamo_model::aws_sdk_dynamodb::Client::from_conf(config);
+    Ok((Db::new(client, db.table_name().to_owned()), faults))
+}
+
+/// Checks `case` on generated inputs against one fresh table (each case on its own keys,
+/// numbered by the first argument), on a runtime of its own. `case` returns how many
+/// responses it lost; over all cases some must have been lost, or nothing was proved.
+fn property<S, F, Fut>(strategy: S, case: F)
+where
+    S: Strategy,
+    S::Value: Debug,
+    F: Fn(Db<App>, u64, S::Value) -> Fut,
+    Fut: Future<Output = Result<u64, BoxError>>,
+{
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+    let db = runtime
+        .block_on(local::fresh_table::<App>())
+        .expect("a fresh table");
+    let mut runner = TestRunner::new(Config {
+        cases: CASES,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let (next, lost) = (Cell::new(0u64), Cell::new(0u64));
+    let result = runner.run(&strategy, |input| {
+        next.set(next.get() + 1);
+        let n = runtime
+            .block_on(case(db.clone(), next.get(), input))
+            .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+        lost.set(lost.get() + n);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    assert!(lost.get() > 0, "no response was lost: nothing was proved");
+}
+
+fn lost(faults: &Faults) -> u64 {
+    faults.stats().server_errors_after_apply
+}
+
+fn doc(id: &str, body: &str, version: u64) -> Doc {
+    Doc {
+        id: id.into(),
+        rev: 1,
+        body: body.into(),
+        version,
+        expires: None,
+    }
+}
+
+fn line(shop: &str, n: u16, status: &str) -> Line {
+    Line {
+        shop: shop.into(),
+        order_no: "o-1".into(),
+        line: n,
+        qty: 1,
+        status: status.into(),
+    }
+}
+
+fn keys(item: &dynamo_model::Item) -> BTreeSet<&str> {
+    item.keys().map(String::as_str).collect()
+}
+
+fn number(item: &dynamo_model::Item, attribute: &str) -> Option<u64> {
+    match item.get(attribute) {
+        Some(AttributeValue::N(n)) => n.parse().ok(),
+        _ => None,
+    }
+}
+
+#[test]
+fn versioned_updates_under_lost_responses_apply_exactly_once() {
+    let inputs = (any::<u64>(), 3u64..12, 0.2f64..0.7);
+    property(inputs, |db, case, (seed, n, rate)| async move {
+        let id = format!("d{case}");
+        db.put(&doc(&id, "v1", 0)).await?;
+        let (lossy, faults) = lossy(&db, seed, rate, "UpdateItem").await?;
+        let f = Doc::fields();
+        for i in 0..n {
+            let (expected, body) = (1 + i, format!("body {i}"));
+            let update = lossy
+                .update(Doc::key(&id, 1u32))
+                .set(f.body, body.clone())
+                .if_version(expected);
+            // Every way of sending reports success, once.
+            match i % 3 {
+                0 => {
+                    let stored = update.await?;
+                    assert_eq!((stored.version, stored.body), (expected + 1, body));
+                }
+                1 => {
+                    let updated = update.send_returning_updated().await?;
+                    assert_eq!(keys(&updated), BTreeSet::from(["body", "version"]));
+                    assert_eq!(number(&updated, "version"), Some(expected + 1));
+                }
+                _ => update.send_returning_nothing().await?,
+            }
+        }
+        let stored = db
+            .get(Doc::key(&id, 1u32))
+            .consistent()
+            .await?
+            .ok_or("gone")?;
+        assert_eq!(stored.version, 1 + n, "{n} updates from version 1");
+        Ok(lost(&faults))
+    });
+}
+
+#[test]
+fn a_caller_retrying_on_conflict_applies_each_change_once() {
+    // The caller's loop most code has: read, update at that version, start over on a
+    // conflict. A conflict reported for the call's own write made it apply twice.
+    let inputs = (any::<u64>(), 3u64..10, 0.2f64..0.7);
+    property(inputs, |db, case, (seed, n, rate)| async move {
+        let id = format!("d{case}");
+        db.put(&doc(&id, "", 0)).await?;
+        let (lossy, faults) = lossy(&db, seed, rate, "UpdateItem").await?;
+        let f = Doc::fields();
+        let mut conflicts = 0;
+        for i in 0..n {
+            loop {
+                let current = lossy
+                    .get(Doc::key(&id, 1u32))
+                    .consistent()
+                    .await?
+                    .ok_or("gone")?;
+                let result = lossy
+                    .update(Doc::key(&id, 1u32))
+                    .set(f.body, format!("{}{i}", current.body))
+                    .if_version(current.version)
+                    .await;
+                match result {
+                    Ok(_) => break,
+                    Err(Error::VersionConflict { .. }) => conflicts += 1,
+                    Err(other) => return Err(other.into()),
+                }
+            }
+        }
+        let stored = db
+            .get(Doc::key(&id, 1u32))
+            .consistent()
+            .await?
+            .ok_or("gone")?;
+        let expected: String = (0..n).map(|i| i.to_string()).collect();
+        assert_eq!((stored.version, stored.body), (1 + n, expected));
+        assert_eq!(conflicts, 0, "a lone writer has nobody to conflict with");
+        Ok(lost(&faults))
+    });
+}
+
+#[test]
+fn add_counters_under_lost_responses_count_each_call_once() {
+    let inputs = (any::<u64>(), 3u32..12, 0.2f64..0.7);
+    property(inputs, |db, case, (seed, n, rate)| async move {
+        let id = format!("a{case}");
+        db.put(&Account {
+            id: id.clone(),
+            balance: 0,
+            transfers: 0,
+        })
+        .await?;
+        let (lossy, faults) = lossy(&db, seed, rate, "UpdateItem").await?;
+        let f = Account::fields();
+        for i in 1..=n {
+            // No condition of the caller's: only the write token stops a second ADD.
+            let update = lossy
+                .update(Account::key(&id))
+                .add(f.transfers, 1)
+                .add(f.balance, 10);
+            match i % 3 {
+                0 => {
+                    let account = update.await?;
+                    assert_eq!((account.transfers, account.balance), (i, 10 * i as i64));
+                }
+                1 => {
+                    let updated = update.send_returning_updated().await?;
+                    assert_eq!(keys(&updated), BTreeSet::from(["balance", "transfers"]));
+                    assert_eq!(number(&updated, "transfers"), Some(u64::from(i)));
+                }
+                _ => update.send_returning_nothing().await?,
+            }
+        }
+        let stored = db
+            .get(Account::key(&id))
+            .consistent()
+            .await?
+            .ok_or("gone")?;
+        assert_eq!((stored.transfers, stored.balance), (n, 10 * n as i64));
+        Ok(lost(&faults))
+    });
+}
+
+#[test]
+fn if_absent_puts_report_their_own_item_and_still_refuse_an_existing_one() {
+    let inputs = (any::<u64>(), 2usize..8, 0.2f64..0.7);
+    property(inputs, |db, case, (seed, n, rate)| async move {
+        let (lossy, faults) = lossy(&db, seed, rate, "PutItem").await?;
+        let users: Vec<User> = (0..n)
+            .map(|i| User::sample(&format!("u{case}-{i}")))
+            .collect();
+        for user in &users {
+            lossy.put(user).if_absent().await?;
+        }
+        for user in &users {
+            let stored = db.get(user.primary_key()).consistent().await?;
+            assert_eq!(stored.as_ref(), Some(user));
+            // A second writer of the same key: a genuine conflict, lost responses or not.
+            let rival = User {
+                display_name: "rival".into(),
+                ..user.clone()
+            };
+            match lossy.put(&rival).if_absent().await {
+                Err(err @ Error::ConditionFailed { .. }) => {
+                    let current: User = err.current().ok_or("no current item")??;
+                    assert_eq!(&current, user);
+                }
+                other => panic!("expected ConditionFailed, got {other:?}"),
+            }
+            let stored = db.get(user.primary_key()).consistent().await?;
+            assert_eq!(stored.as_ref(), Some(user));
+        }
+        Ok(lost(&faults))
+    });
+}
+
+#[test]
+fn versioned_puts_report_their_own_item_and_still_refuse_a_stale_one() {
+    let inputs = (any::<u64>(), 2u64..10, 0.2f64..0.7);
+    property(inputs, |db, case, (seed, n, rate)| async move {
+        let id = format!("d{case}");
+        let (lossy, faults) = lossy(&db, seed, rate, "PutItem").await?;
+        for v in 0..n {
+            lossy.put(&doc(&id, &format!("v{}", v + 1), v)).await?;
+        }
+        let stored = db
+            .get(Doc::key(&id, 1u32))
+            .consistent()
+            .await?
+            .ok_or("gone")?;
+        assert_eq!((stored.version, stored.body), (n, format!("v{n}")));
+
+        // A writer holding an older version loses.
+        let stale = n - 1;
+        match lossy.put(&doc(&id, "stale", stale)).await {
+            Err(Error::VersionConflict {
+                expected, found, ..
+            }) => assert_eq!((expected, found), (stale, Some(n))),
+            other => panic!("expected VersionConflict, got {other:?}"),
+        }
+        let after = db.get(Doc::key(&id, 1u32)).consistent().await?;
+        assert_eq!(after.map(|d| d.version), Some(n));
+        Ok(lost(&faults))
+    });
+}
+
+#[test]
+fn conditional_updates_report_their_own_write_and_still_refuse_a_false_condition() {
+    let inputs = (any::<u64>(), 2u16..8, 0.2f64..0.7);
+    property(inputs, |db, case, (seed, n, rate)| async move {
+        let shop = format!("s{case}");
+        for i in 0..n {
+            db.put(&line(&shop, i, "PENDING")).await?;
+        }
+        let (lossy, faults) = lossy(&db, seed, rate, "UpdateItem").await?;
+        let f = Line::fields();
+        let ship = |i: u16| {
+            lossy
+                .update(Line::key(&shop, "o-1", i))
+                .set(f.status, "SHIPPED")
+                .condition(f.status.eq("PENDING"))
+        };
+        for i in 0..n {
+            let shipped = ship(i).await?;
+            assert_eq!(shipped, line(&shop, i, "SHIPPED"));
+        }
+        for i in 0..n {
+            // Shipping again: the condition is false now, for real.
+            match ship(i).await {
+                Err(err @ Error::ConditionFailed { .. }) => {
+                    let current: Line = err.current().ok_or("no current item")??;
+                    assert_eq!(current.status, "SHIPPED");
+                }
+                other => panic!("expected ConditionFailed, got {other:?}"),
+            }
+        }
+        Ok(lost(&faults))
+    });
+}
+
+#[test]
+fn conditional_versioned_and_must_exist_deletes_report_their_own_delete() {
+    let inputs = (any::<u64>(), 2u16..6, 0.2f64..0.7);
+    property(inputs, |db, case, (seed, n, rate)| async move {
+        let shop = format!("s{case}");
+        for i in 0..n {
+            db.put(&line(&shop, i, "CANCELLED")).await?;
+            db.put(&doc(&format!("{shop}-{i}"), "body", 0)).await?;
+        }
+        let (lossy, faults) = lossy(&db, seed, rate, "DeleteItem").await?;
+        let f = Line::fields();
+        for i in 0..n {
+            let key = Line::key(&shop, "o-1", i);
+            if i % 2 == 0 {
+                lossy.delete(key.clone()).must_exist().await?;
+            } else {
+                lossy
+                    .delete(key.clone())
+                    .condition(f.status.eq("CANCELLED"))
+                    .await?;
+            }
+            assert_eq!(db.get(key).consistent().await?, None);
+            let doc_key = Doc::key(format!("{shop}-{i}"), 1u32);
+            lossy.delete(doc_key.clone()).if_version(1).await?;
+            assert_eq!(db.get(doc_key).consistent().await?, None);
+        }
+        Ok(lost(&faults))
+    });
+}
+
+#[test]
+fn deletes_still_report_a_condition_that_fails_on_an_item_still_there() {
+    let inputs = (any::<u64>(), 2u16..6, 0.3f64..0.7);
+    property(inputs, |db, case, (seed, n, rate)| async move {
+        let shop = format!("s{case}");
+        let (lossy, faults) = lossy(&db, seed, rate, "DeleteItem").await?;
+        let f = Line::fields();
+        for i in 0..n {
+            let kept = line(&shop, i, "SHIPPED");
+            db.put(&kept).await?;
+            match lossy
+                .delete(kept.primary_key())
+                .condition(f.status.eq("CANCELLED"))
+                .await
+            {
+                Err(Error::ConditionFailed {
+                    current: Some(_), ..
+                }) => {}
+                other => panic!("expected ConditionFailed, got {other:?}"),
+            }
+            let id = format!("{shop}-{i}");
+            db.put(&doc(&id, "body", 0)).await?;
+            match lossy.delete(Doc::key(&id, 1u32)).if_version(7).await {
+                Err(Error::VersionConflict {
+                    expected, found, ..
+                }) => assert_eq!((expected, found), (7, Some(1))),
+                other => panic!("expected VersionConflict, got {other:?}"),
+            }
+            assert_eq!(db.get(kept.primary_key()).consistent().await?, Some(kept));
+            assert!(db.get(Doc::key(&id, 1u32)).consistent().await?.is_some());
+        }
+        Ok(lost(&faults))
+    });
+}
+
+#[tokio::test]
+async fn must_exist_deletes_without_a_lost_response_still_report_not_found() -> TestResult {
+    // Lost responses of another operation only: no attempt of the delete is ambiguous.
+    let db = local::fresh_table::<App>().await?;
+    let (lossy, faults) = lossy(&db, 3, 1.0, "PutItem").await?;
+    let err = lossy
+        .delete(Line::key("s", "o-1", 1))
+        .must_exist()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::NotFound { .. }), "{err:?}");
+    let err = lossy
+        .delete(Doc::key("d", 1u32))
+        .if_version(1)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::VersionConflict { found: None, .. }),
+        "{err:?}"
+    );
+    assert_eq!(lost(&faults), 0);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_conflict_with_another_writer_is_still_a_conflict() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let f = Doc::fields();
+    for seed in 0..8 {
+        let id = format!("d{seed}");
+        db.put(&doc(&id, "v1", 0)).await?;
+        let (lossy, _) = lossy(&db, seed, 0.5, "UpdateItem").await?;
+        let (rival, _) = lossy_rival(&db, seed).await?;
+        // Another writer (through the crate, with its own token) moves the doc on.
+        let theirs = rival
+            .update(Doc::key(&id, 1u32))
+            .set(f.body, "theirs")
+            .if_version(1)
+            .await?;
+        assert_eq!(theirs.version, 2);
+        // Ours still expects version 1: a conflict, not a success.
+        let err = lossy
+            .update(Doc::key(&id, 1u32))
+            .set(f.body, "ours")
+            .if_version(1)
+            .await
+            .unwrap_err();
+        match err {
+            Error::VersionConflict {
+                expected, found, ..
+            } => assert_eq!((expected, found), (1, Some(2))),
+            other => panic!("expected VersionConflict, got {other:?}"),
+        }
+        let stored = db.get(Doc::key(&id, 1u32)).consistent().await?;
+        assert_eq!(
+            stored.map(|d| (d.version, d.body)),
+            Some((2, "theirs".into()))
+        );
+    }
+    Ok(())
+}
+
+/// The rival writer of [`a_conflict_with_another_writer_is_still_a_conflict`] loses its
+/// responses too.
+async fn lossy_rival(db: &Db<App>, seed: u64) -> Result<(Db<App>, Faults), BoxError> {
+    lossy(db, seed ^ 0xdead_beef, 0.5, "UpdateItem").await
+}
+
+#[tokio::test]
+async fn returning_old_values_after_a_lost_response_says_the_write_was_applied() -> TestResult {
+    // Every first attempt loses its response (rate 1.0 would lose all of them: the SDK
+    // would give up), so both outcomes occur over a few calls.
+    let db = local::fresh_table::<App>().await?;
+    let (updates, update_faults) = lossy(&db, 11, 0.6, "UpdateItem").await?;
+    let (deletes, delete_faults) = lossy(&db, 12, 0.6, "DeleteItem").await?;
+    let f = Line::fields();
+    let (mut lost_updates, mut lost_deletes) = (0, [0, 0]);
+    for i in 0..16 {
+        db.put(&line("s", i, "PENDING")).await?;
+        let key = Line::key("s", "o-1", i);
+        match updates
+            .update(key.clone())
+            .set(f.status, "SHIPPED")
+            .condition(f.status.eq("PENDING"))
+            .send_returning_old()
+            .await
+        {
+            Ok(old) => assert_eq!(old.status, "PENDING"),
+            Err(err @ Error::ReturnValuesLost { .. }) => {
+                let current: Line = err.current().ok_or("no current item")??;
+                assert_eq!(current.status, "SHIPPED");
+                lost_updates += 1;
+            }
+            Err(other) => return Err(other.into()),
+        }
+        // With must_exist the retry fails its condition; without, it deletes nothing.
+        let delete = deletes.delete(key.clone());
+        let delete = if i % 2 == 0 {
+            delete.must_exist()
+        } else {
+            delete
+        };
+        match delete.return_old().await {
+            Ok(old) => assert_eq!(old.map(|l| l.status), Some("SHIPPED".into())),
+            Err(Error::ReturnValuesLost { current: None, .. }) => lost_deletes[i as usize % 2] += 1,
+            Err(other) => return Err(other.into()),
+        }
+        assert_eq!(db.get(key).consistent().await?, None);
+    }
+    // Both kinds of delete met a lost response.
+    assert!(
+        lost_updates > 0 && lost_deletes.iter().all(|n| *n > 0),
+        "{lost_updates} {lost_deletes:?}"
+    );
+    assert!(lost(&update_faults) > 0 && lost(&delete_faults) > 0);
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_write_token_is_stored_ignored_by_decoding_and_named_by_the_table() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let user = User::sample("u");
+    db.put(&user).await?;
+    let primary = user.primary_key();
+    let key = primary.raw()?;
+    let raw = db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .key("PK", AttributeValue::S(key.pk.clone()))
+        .key("SK", AttributeValue::S(key.sk.clone().unwrap_or_default()))
+        .consistent_read(true)
+        .send()
+        .await?;
+    let item = raw.item().ok_or("no item")?;
+    let first = match item.get("_wt") {
+        Some(AttributeValue::S(token)) => token.clone(),
+        other => panic!("no write token: {other:?}"),
+    };
+    assert_eq!(first.len(), 16);
+    assert_eq!(User::from_item(item.clone())?, user);
+
+    // Every put and update stores its own token.
+    let f = User::fields();
+    db.update(user.primary_key()).add(f.login_count, 1).await?;
+    let raw = db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .key("PK", AttributeValue::S(key.pk.clone()))
+        .key("SK", AttributeValue::S(key.sk.clone().unwrap_or_default()))
+        .consistent_read(true)
+        .send()
+        .await?;
+    let second = raw.item().and_then(|i| i.get("_wt")).cloned();
+    assert!(matches!(&second, Some(AttributeValue::S(t)) if *t != first && t.len() == 16));
+    assert_eq!(App::SCHEMA.write_token, "_wt");
+    Ok(())
+}
