@@ -148,7 +148,7 @@ pub mod __private {
     pub use crate::collection::__private::*;
     pub use crate::collection::{Decoded, Includes};
     pub use crate::entity::__private::*;
-    pub use crate::entity::{IndexChanges, Touch};
+    pub use crate::entity::{IndexChanges, IndexKeyAttributes, Touch};
     pub use crate::expr::{KeyField, Mutable};
     pub use crate::key::sort::{
         attribute_op, attribute_value, encode_arg, AttributeOp, AttributePrefix, Compare,

@@ -95,7 +95,10 @@ fn generate(m: &EntityModel) -> TokenStream {
     // Index attribute names, resolved at compile time (a missing index fails compilation).
     let mut index_consts = Vec::new();
     let mut index_writes = Vec::new();
+    let mut index_renders = Vec::new();
+    let mut index_keys = Vec::new();
     let mut index_updates = Vec::new();
+    let (ipk, isk) = (format_ident!("__ipk"), format_ident!("__isk"));
     for (n, index) in m.indexes.iter().enumerate() {
         let index_name = index.index.to_string();
         let span = index.index.span();
@@ -216,7 +219,6 @@ fn generate(m: &EntityModel) -> TokenStream {
                 }
             }
         };
-        let (ipk, isk) = (format_ident!("__ipk"), format_ident!("__isk"));
         let pk_render = index.pk.as_ref().map(|t| render(&t.0, &ipk, optional_part));
         let sk_render = index.sk.as_ref().map(|t| render(&t.0, &isk, optional_part));
         let pk_attr = if has_pk_template {
@@ -229,12 +231,21 @@ fn generate(m: &EntityModel) -> TokenStream {
         } else {
             quote!(::core::option::Option::None)
         };
-        index_writes.push(quote! {
-            #private::put_index::<Self>(&mut item, #pk_attr, #sk_attr, |#ipk, #isk| {
+        // Rendered once, by `__render_index_key`: for writing the item and for checking
+        // a decoded item against its stored index keys.
+        let position = index_keys.len();
+        index_keys.push(quote!(#private::IndexKeyAttributes { pk: #pk_attr, sk: #sk_attr }));
+        index_renders.push(quote! {
+            #position => {
                 let _ = (&#ipk, &#isk);
                 #pk_render
                 #sk_render
                 ::core::result::Result::Ok(true)
+            }
+        });
+        index_writes.push(quote! {
+            #private::put_index::<Self>(&mut item, #pk_attr, #sk_attr, |#ipk, #isk| {
+                #dm::Entity::__render_index_key(self, #position, #ipk, #isk)
             })?;
         });
 
@@ -573,13 +584,38 @@ fn generate(m: &EntityModel) -> TokenStream {
                 const ATTRIBUTES: &'static [&'static str] = &[#(#attribute_names),*];
                 #version_items
 
+                const __INDEX_KEYS: &'static [#private::IndexKeyAttributes] = &[#(#index_keys),*];
+
                 fn primary_key(&self) -> #dm::Key<Self> {
                     #dm::Key::__build(#has_sk, |#pk_out, #sk_out| {
-                        let _ = &#sk_out;
-                        #pk_self
-                        #sk_self
-                        ::core::result::Result::Ok(())
+                        #dm::Entity::__render_primary_key(self, #pk_out, #sk_out)
                     })
+                }
+
+                fn __render_primary_key(
+                    &self,
+                    #pk_out: &mut ::std::string::String,
+                    #sk_out: &mut ::std::string::String,
+                ) -> ::core::result::Result<(), #dm::key::KeyError> {
+                    let _ = &#sk_out;
+                    #pk_self
+                    #sk_self
+                    ::core::result::Result::Ok(())
+                }
+
+                fn __render_index_key(
+                    &self,
+                    index: usize,
+                    #ipk: &mut ::std::string::String,
+                    #isk: &mut ::std::string::String,
+                ) -> ::core::result::Result<bool, #dm::key::KeyError> {
+                    match index {
+                        #(#index_renders)*
+                        _ => {
+                            let _ = (#ipk, #isk);
+                            ::core::result::Result::Ok(false)
+                        }
+                    }
                 }
 
                 fn to_item(&self) -> ::core::result::Result<#dm::Item, #dm::Error> {
@@ -603,9 +639,12 @@ fn generate(m: &EntityModel) -> TokenStream {
 
                 fn from_item(mut item: #dm::Item) -> ::core::result::Result<Self, #dm::DecodeError> {
                     #private::check_entity_type::<Self>(&item)?;
-                    ::core::result::Result::Ok(Self {
+                    let value = Self {
                         #(#decode_fields)*
-                    })
+                    };
+                    // The key attributes, not the plain ones, say which item this is.
+                    #private::verify_keys::<Self>(&item, &value)?;
+                    ::core::result::Result::Ok(value)
                 }
             }
         };

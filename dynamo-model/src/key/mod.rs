@@ -95,6 +95,12 @@ impl<E: Entity> Key<E> {
         self.repr.map_err(|e| Error::key(E::ENTITY_TYPE, e))
     }
 
+    /// The rendered values or the encoding error, without the length checks of
+    /// [`Key::raw`].
+    pub(crate) fn into_repr(self) -> Result<RawKey, KeyError> {
+        self.repr
+    }
+
     /// The key as the attribute map DynamoDB expects in `Key` parameters.
     pub fn to_item(&self) -> Result<Item, Error> {
         let raw = self.raw()?;
