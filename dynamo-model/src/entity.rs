@@ -485,8 +485,7 @@ pub mod __private {
                         .ok_or_else(|| fail("literal mismatch"))?;
                 }
                 None => {
-                    let end = rest.find('#').unwrap_or(rest.len());
-                    let (value, tail) = rest.split_at(end);
+                    let (value, tail) = crate::key::split_component(rest);
                     if ordinal == field {
                         return T::decode_key(value).map_err(|e| Error::key(E::ENTITY_TYPE, e));
                     }

@@ -313,8 +313,11 @@ pub enum ValidationReason {
     NotVersioned,
     /// The operation is not possible in a batch (e.g. a version check).
     NotSupportedInBatch,
-    /// The key of this write is also a key of another entity type of the table; a
-    /// write that cannot check the stored item's type (a batch write) is refused.
+    /// A write that cannot check the stored item's entity type (a batch write or bulk
+    /// load: `BatchWriteItem` takes no condition) has a key that another entity type of
+    /// the table can also own, or one its own entity's templates do not render, so it
+    /// could replace or remove an item of another type. The message names that type; see
+    /// [`crate::registry`].
     ForeignKeySpace,
     /// The index queried does not project an attribute the request needs.
     IndexProjection,

@@ -59,6 +59,7 @@ pub mod key;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod ops;
+pub mod registry;
 pub mod retry;
 pub mod schema;
 mod size;
@@ -155,6 +156,8 @@ pub mod __private {
         SortKeyOp, SortKeyPrefix,
     };
     pub use crate::ops::IntoSortKey;
+    pub use crate::registry::{key_component_is, EntityRegistration, Segment as KeySegment};
+    pub use inventory;
 }
 
 /// An item as DynamoDB represents it: attribute name → value.

@@ -57,7 +57,7 @@ fn decode_kind(err: Error) -> (Option<String>, Option<String>, DecodeErrorKind) 
 async fn an_item_of_another_entity_type_is_a_typed_error() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     db.put(&User::sample("u-1")).await?;
-    let err = db.get(Impostor::key("u-1")).await.unwrap_err();
+    let err = twin(&db).get(Impostor::key("u-1")).await.unwrap_err();
     let message = err.to_string();
     let (key, attribute, kind) = decode_kind(err);
     assert_eq!(key.as_deref(), Some("PK=USER#u-1, SK=PROFILE"));

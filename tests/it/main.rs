@@ -6,6 +6,7 @@ mod common;
 mod decode;
 mod faults;
 mod index;
+mod isolation;
 mod keys;
 mod locking;
 mod query;

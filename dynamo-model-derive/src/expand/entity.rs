@@ -525,6 +525,27 @@ fn generate(m: &EntityModel) -> TokenStream {
             false,
         )
     });
+    // ---- registration: which keys this entity can own (see `dynamo_model::registry`)
+    let registered_template = |t: &Template| {
+        let segments = t.segments.iter().map(|segment| match segment {
+            Segment::Lit(lit) => quote!(#private::KeySegment::Literal(#lit)),
+            Segment::Field(name) => {
+                let ty = &field(m, name).ty;
+                quote!(#private::KeySegment::Field(#private::key_component_is::<#ty>))
+            }
+        });
+        quote!(&[#(#segments),*])
+    };
+    let registered_pk = registered_template(&m.pk.0);
+    let registered_sk = match &m.sk {
+        Some((t, _)) => {
+            let t = registered_template(t);
+            quote!(::core::option::Option::Some(#t))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let type_name = ident.to_string();
+
     let index_queries: Vec<TokenStream> = m
         .indexes
         .iter()
@@ -577,6 +598,16 @@ fn generate(m: &EntityModel) -> TokenStream {
             };
             #(#index_consts)*
             const _: () = { #(#checks)* };
+
+            #private::inventory::submit! {
+                #private::EntityRegistration {
+                    table: ::core::any::TypeId::of::<#table>,
+                    entity_type: #entity_type,
+                    type_name: #type_name,
+                    pk: #registered_pk,
+                    sk: #registered_sk,
+                }
+            }
 
             impl #dm::Entity for #ident {
                 type Table = #table;

@@ -8,6 +8,7 @@
 mod encode;
 pub mod sort;
 
+pub(crate) use encode::split_component;
 pub use encode::{
     escape_str, split_components, KeyArg, KeyError, KeyPart, OptionalKeyPart, DELIMITER,
 };
