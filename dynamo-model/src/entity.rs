@@ -8,6 +8,12 @@ use crate::{Error, Item, Key, Table};
 /// Every item written for an entity carries the table's entity-type attribute with
 /// [`Entity::ENTITY_TYPE`]; decoding checks it, so reading an item of another entity type
 /// is a [`DecodeErrorKind::WrongEntityType`] error, never garbage.
+///
+/// Implement it with the derive, not by hand: the derive also registers the entity's key
+/// templates with the table (see [`crate::registry`]), which batch writes rely on to
+/// never replace or remove an item of another entity type. A hand-written
+/// implementation is unknown there: its own batch writes are refused, and other entity
+/// types' batch writes cannot see its keys.
 pub trait Entity: Sized + Send + Sync + 'static {
     /// The table the entity lives in.
     type Table: Table;

@@ -156,7 +156,7 @@ pub mod __private {
         SortKeyOp, SortKeyPrefix,
     };
     pub use crate::ops::IntoSortKey;
-    pub use crate::registry::{key_component_is, EntityRegistration, Segment as KeySegment};
+    pub use crate::registry::{EntityRegistration, Segment as KeySegment};
     pub use inventory;
 }
 

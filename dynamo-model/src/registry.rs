@@ -27,7 +27,7 @@
 
 use crate::batch::WriteOp;
 use crate::key::{raw_key_of, split_component};
-use crate::{Error, KeyPart, RawKey, Table, ValidationReason};
+use crate::{Error, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -39,7 +39,8 @@ use std::sync::OnceLock;
 pub enum Segment {
     /// Literal text.
     Literal(&'static str),
-    /// A field: whether a component is a valid encoding of the field's type.
+    /// A field: whether a component is exactly the encoding of some value of the field's
+    /// type (its [`KeyPart::decode_key`](crate::KeyPart::decode_key) accepts it).
     Field(fn(&str) -> bool),
 }
 
@@ -60,12 +61,6 @@ pub struct EntityRegistration {
 }
 
 inventory::collect!(EntityRegistration);
-
-/// Whether `component` is the exact encoding of some `T` (a template field's check).
-#[doc(hidden)]
-pub fn key_component_is<T: KeyPart>(component: &str) -> bool {
-    T::decode_key(component).is_ok()
-}
 
 impl EntityRegistration {
     /// Whether this entity's templates can render `key`.

@@ -531,7 +531,11 @@ fn generate(m: &EntityModel) -> TokenStream {
             Segment::Lit(lit) => quote!(#private::KeySegment::Literal(#lit)),
             Segment::Field(name) => {
                 let ty = &field(m, name).ty;
-                quote!(#private::KeySegment::Field(#private::key_component_is::<#ty>))
+                // The same trait path as the key rendering, so a field type that is not a
+                // `KeyPart` is reported once.
+                quote_spanned!(ty.span()=> #private::KeySegment::Field(|component| {
+                    <#ty as #private::KeyPart>::decode_key(component).is_ok()
+                }))
             }
         });
         quote!(&[#(#segments),*])
