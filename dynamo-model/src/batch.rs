@@ -457,6 +457,9 @@ impl<'a, T: Table> BatchWrite<'a, T> {
     }
 
     /// Adds operations as returned in [`BatchWriteOutput::unprocessed`], to resubmit them.
+    /// They are checked like the others when the batch is sent: a put's item must be of
+    /// its entity type and under its key, and the key one that no other entity type can
+    /// own ([`ValidationReason::ForeignKeySpace`](crate::ValidationReason::ForeignKeySpace)).
     pub fn ops(mut self, ops: impl IntoIterator<Item = WriteOp>) -> Self {
         self.ops.extend(ops);
         self
