@@ -12,7 +12,7 @@
 //! the [`inventory`] crate, no user code needed), and writes without a type condition —
 //! [`Db::batch_write`](crate::Db::batch_write) and [`Db::bulk_load`](crate::Db::bulk_load)
 //! — are refused before anything is sent
-//! ([`ValidationReason::ForeignKeySpace`](crate::ValidationReason::ForeignKeySpace)) when
+//! ([`ValidationReason::ForeignKeySpace`]) when
 //! a key can also belong to another entity type of the table, or is not one the entity's
 //! own templates render. A key belongs to an entity type when its templates can render it:
 //! the literal text matches and every field's component decodes strictly with that
