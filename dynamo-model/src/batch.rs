@@ -373,6 +373,22 @@ type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 /// A `BatchWriteItem` of any number of puts and deletes across the table's entity types;
 /// see [`Db::batch_write`]. Two operations on the same key are refused before anything is
 /// sent (DynamoDB would reject the call, and their order would be undefined).
+///
+/// # Keys another entity type can own
+///
+/// `BatchWriteItem` takes no condition expression (DynamoDB rule), so unlike
+/// [`Db::put`] and [`Db::delete`] a batch cannot check that the item it replaces or
+/// removes is of the operation's entity type. Instead, the whole batch is refused before
+/// anything is sent, with [`ValidationReason::ForeignKeySpace`](crate::ValidationReason::ForeignKeySpace),
+/// when an operation's key can also be the key of another entity type of the table (a
+/// `Note` at `sk = "{note_id}"` with `note_id = "PROFILE"` has the key of a `User` at
+/// `sk = "PROFILE"`), or is not a key its own entity's templates render (a
+/// [`Key::from_raw`]). Write such items with [`Db::put`] / [`Db::delete`] or in a
+/// transaction, whose conditions check the stored entity type.
+/// [`registry::entity_types_of_key`](crate::registry::entity_types_of_key) tells which
+/// entity types can own a key; the [`registry`](crate::registry) module says which
+/// entity types are known (those compiled into the program, bound to the same `Table`
+/// type).
 #[must_use = "a batch does nothing until it is sent or awaited"]
 pub struct BatchWrite<'a, T: Table> {
     db: &'a Db<T>,
@@ -448,6 +464,9 @@ impl<'a, T: Table> BatchWrite<'a, T> {
     }
 
     /// Adds operations as returned in [`BatchWriteOutput::unprocessed`], to resubmit them.
+    /// They are checked like the others when the batch is sent: a put's item must be of
+    /// its entity type and under its key, and the key one that no other entity type can
+    /// own ([`ValidationReason::ForeignKeySpace`](crate::ValidationReason::ForeignKeySpace)).
     pub fn ops(mut self, ops: impl IntoIterator<Item = WriteOp>) -> Self {
         self.ops.extend(ops);
         self
@@ -534,6 +553,12 @@ impl<'a, T: Table> BatchWrite<'a, T> {
             return Err(e);
         }
         self.check_duplicates()?;
+        // BatchWriteItem takes no condition, so nothing checks the stored item's type:
+        // refuse keys another entity type can also own (see `crate::registry`).
+        for op in &self.ops {
+            crate::registry::check_unconditional_write::<T>(op)
+                .map_err(|e| e.during("BatchWriteItem"))?;
+        }
         let total = self.ops.len();
         let ops = if self.interleave {
             Self::interleaved(self.ops)
@@ -686,6 +711,10 @@ impl<T: Table> Db<T> {
 
     /// Puts and deletes many items, of any entity types of the table.
     ///
+    /// An operation whose key another entity type of the table can also own is refused
+    /// before anything is sent ([`ValidationReason::ForeignKeySpace`](crate::ValidationReason::ForeignKeySpace)):
+    /// a batch cannot check the stored item's type; see [`BatchWrite`].
+    ///
     /// ```no_run
     /// # use dynamo_model::{Db, Entity, Table};
     /// # use serde::{Deserialize, Serialize};
@@ -712,7 +741,8 @@ impl<T: Table> Db<T> {
 
     /// A batch write set up for bulk uploads: writes interleaved across partition keys,
     /// eight concurrent calls. Add items with `puts` and follow progress with
-    /// `on_progress`.
+    /// `on_progress`. Keys another entity type can own are refused, as in every
+    /// [`BatchWrite`].
     pub fn bulk_load(&self) -> BatchWrite<'_, T> {
         self.batch_write().interleave_partitions().concurrency(8)
     }

@@ -8,6 +8,12 @@ use crate::{Error, Item, Key, Table};
 /// Every item written for an entity carries the table's entity-type attribute with
 /// [`Entity::ENTITY_TYPE`]; decoding checks it, so reading an item of another entity type
 /// is a [`DecodeErrorKind::WrongEntityType`] error, never garbage.
+///
+/// Implement it with the derive, not by hand: the derive also registers the entity's key
+/// templates with the table (see [`crate::registry`]), which batch writes rely on to
+/// never replace or remove an item of another entity type. A hand-written
+/// implementation is unknown there: its own batch writes are refused, and other entity
+/// types' batch writes cannot see its keys.
 pub trait Entity: Sized + Send + Sync + 'static {
     /// The table the entity lives in.
     type Table: Table;
@@ -36,7 +42,47 @@ pub trait Entity: Sized + Send + Sync + 'static {
     fn to_item(&self) -> Result<Item, Error>;
 
     /// Decodes an item, checking its entity type first.
+    ///
+    /// The fields the key templates are built from are checked against the item's key
+    /// attributes: the primary key (and every index key attribute the item carries) must
+    /// be exactly what the decoded fields render, otherwise the item is refused with
+    /// [`DecodeErrorKind::KeyMismatch`]. An item stored under one key whose plain
+    /// attributes claim another (a forged or corrupted item) never decodes, so its
+    /// [`primary_key`](Entity::primary_key) always names the item it was read from.
     fn from_item(item: Item) -> Result<Self, DecodeError>;
+
+    /// The key attributes of the indexes whose keys are rendered from templates, in the
+    /// order [`Entity::__render_index_key`] numbers them.
+    #[doc(hidden)]
+    const __INDEX_KEYS: &'static [IndexKeyAttributes] = &[];
+
+    /// Appends the rendered primary key to `pk` and `sk` (what [`Entity::primary_key`]
+    /// holds), without allocating when the buffers are large enough.
+    #[doc(hidden)]
+    fn __render_primary_key(
+        &self,
+        pk: &mut String,
+        sk: &mut String,
+    ) -> Result<(), crate::key::KeyError> {
+        let raw = self.primary_key().into_repr()?;
+        pk.push_str(&raw.pk);
+        sk.push_str(raw.sk.as_deref().unwrap_or_default());
+        Ok(())
+    }
+
+    /// Appends the rendered key of template index `index` (a position in
+    /// [`Entity::__INDEX_KEYS`]) to `pk` and `sk`; `Ok(false)` when a template field is
+    /// absent, so the item is not in that (sparse) index.
+    #[doc(hidden)]
+    fn __render_index_key(
+        &self,
+        index: usize,
+        pk: &mut String,
+        sk: &mut String,
+    ) -> Result<bool, crate::key::KeyError> {
+        let _ = (index, pk, sk);
+        Ok(false)
+    }
 
     /// The index key attributes an update must also change so no index key goes stale:
     /// for every index whose template fields the update touches, the recomputed values
@@ -50,6 +96,17 @@ pub trait Entity: Sized + Send + Sync + 'static {
         let _ = (key, changes);
         Ok(Vec::new())
     }
+}
+
+/// The key attributes of one index whose keys an entity renders from templates (`None`:
+/// the index key has no such attribute, or the entity gives it no template).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexKeyAttributes {
+    /// The partition key attribute the entity's `pk` template writes.
+    pub pk: Option<&'static str>,
+    /// The sort key attribute the entity's `sk` template writes.
+    pub sk: Option<&'static str>,
 }
 
 /// Index key attributes an update must also set (`Some`) or remove (`None`).
@@ -220,6 +277,117 @@ pub mod __private {
         }
     }
 
+    /// Checks that the item's key attributes are what its decoded fields render: the
+    /// primary key exactly, and every index key attribute the item carries. Called by
+    /// the generated `from_item` once the fields are decoded.
+    ///
+    /// The key attributes are where DynamoDB stores, finds and deletes an item; the
+    /// plain attributes are only what the writer claimed. An item whose claims differ
+    /// from its key (written by hand, by another program, or forged) would otherwise
+    /// decode as another item: its `primary_key()` would name, and a delete by it would
+    /// remove, that other item. Index key attributes are held to the same rule (a stored
+    /// `GSI1PK` that the fields do not render puts the item in another index partition),
+    /// except that an absent one is accepted: an item written before an index template
+    /// existed is simply not in that index yet.
+    ///
+    /// Keys are rendered into per-thread buffers, so a matching item costs no allocation.
+    pub fn verify_keys<E: Entity>(item: &Item, entity: &E) -> Result<(), DecodeError> {
+        thread_local! {
+            static BUFFERS: std::cell::RefCell<(String, String)> =
+                const { std::cell::RefCell::new((String::new(), String::new())) };
+        }
+        let fresh = || verify_keys_with(item, entity, &mut String::new(), &mut String::new());
+        BUFFERS
+            .try_with(|cell| match cell.try_borrow_mut() {
+                Ok(mut buffers) => {
+                    let (pk, sk) = &mut *buffers;
+                    let result = verify_keys_with(item, entity, pk, sk);
+                    // Keys are at most 2 KB; a huge forged value must not stay resident.
+                    for buffer in [pk, sk] {
+                        if buffer.capacity() > 4096 {
+                            *buffer = String::new();
+                        }
+                    }
+                    result
+                }
+                // Re-entered from a custom `KeyPart` (or during thread teardown): render
+                // into fresh buffers instead.
+                Err(_) => fresh(),
+            })
+            .unwrap_or_else(|_| fresh())
+    }
+
+    fn verify_keys_with<E: Entity>(
+        item: &Item,
+        entity: &E,
+        pk: &mut String,
+        sk: &mut String,
+    ) -> Result<(), DecodeError> {
+        let schema = &<E::Table as Table>::SCHEMA;
+        pk.clear();
+        sk.clear();
+        entity
+            .__render_primary_key(pk, sk)
+            .map_err(|e| unrenderable::<E>(item, schema.pk.name, e))?;
+        stored_key::<E>(item, schema.pk.name, Some(pk), true)?;
+        if let Some(attr) = schema.sk {
+            stored_key::<E>(item, attr.name, Some(sk), true)?;
+        }
+        for (position, index) in E::__INDEX_KEYS.iter().enumerate() {
+            pk.clear();
+            sk.clear();
+            let attribute = index.pk.or(index.sk).unwrap_or_default();
+            let present = entity
+                .__render_index_key(position, pk, sk)
+                .map_err(|e| unrenderable::<E>(item, attribute, e))?;
+            for (attribute, rendered) in [(index.pk, &*pk), (index.sk, &*sk)] {
+                if let Some(attribute) = attribute {
+                    stored_key::<E>(item, attribute, present.then_some(rendered), false)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Compares one stored key attribute with what the fields render (`None`: the fields
+    /// leave the item out of this sparse index).
+    fn stored_key<E: Entity>(
+        item: &Item,
+        attribute: &str,
+        rendered: Option<&str>,
+        required: bool,
+    ) -> Result<(), DecodeError> {
+        let kind = match (item.get(attribute), rendered) {
+            (Some(AttributeValue::S(found)), Some(rendered)) if found == rendered => return Ok(()),
+            (Some(AttributeValue::S(found)), rendered) => DecodeErrorKind::KeyMismatch {
+                expected: rendered.map(str::to_owned),
+                found: found.clone(),
+            },
+            (Some(other), _) => DecodeErrorKind::WrongType {
+                expected: "S",
+                found: crate::codec::type_name(other),
+            },
+            (None, _) if !required => return Ok(()),
+            (None, _) => DecodeErrorKind::Missing,
+        };
+        Err(decode_error::<E>(item, Some(attribute), kind))
+    }
+
+    #[cold]
+    fn unrenderable<E: Entity>(
+        item: &Item,
+        attribute: &str,
+        e: crate::key::KeyError,
+    ) -> DecodeError {
+        decode_error::<E>(
+            item,
+            Some(attribute),
+            DecodeErrorKind::Invalid(format!(
+                "the fields cannot render this key attribute, so it cannot have been written from them: {e}"
+            )),
+        )
+    }
+
     /// Inserts the key, entity type and index attributes common to every item.
     #[inline]
     pub fn put_key<E: Entity>(item: &mut Item, key: Key<E>) -> Result<(), Error> {
@@ -323,8 +491,7 @@ pub mod __private {
                         .ok_or_else(|| fail("literal mismatch"))?;
                 }
                 None => {
-                    let end = rest.find('#').unwrap_or(rest.len());
-                    let (value, tail) = rest.split_at(end);
+                    let (value, tail) = crate::key::split_component(rest);
                     if ordinal == field {
                         return T::decode_key(value).map_err(|e| Error::key(E::ENTITY_TYPE, e));
                     }
@@ -389,5 +556,116 @@ pub mod __private {
             attribute: attribute.map(str::to_owned),
             kind,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{DecodeErrorKind, Entity, Item, Table};
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use proptest::prelude::*;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Table)]
+    #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+    struct App;
+
+    #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[dynamo(table = App, pk = "USER#{user}", sk = "ORDER#{placed}#{id}",
+             index(GSI1, pk = "OPEN#{region}", sk = "{placed}#{id}"))]
+    struct Order {
+        user: String,
+        id: String,
+        placed: i64,
+        region: Option<String>,
+        total: u64,
+    }
+
+    fn order() -> impl Strategy<Value = Order> {
+        (
+            "[a-z#\"$]{0,6}",
+            "\\PC{0,6}",
+            any::<i64>(),
+            proptest::option::of("[A-Z#]{0,4}"),
+            any::<u64>(),
+        )
+            .prop_map(|(user, id, placed, region, total)| Order {
+                user,
+                id,
+                placed,
+                region,
+                total,
+            })
+    }
+
+    fn kind_of(item: Item) -> (Option<String>, DecodeErrorKind) {
+        match Order::from_item(item) {
+            Ok(order) => panic!("decoded {order:?}"),
+            Err(e) => (e.attribute, e.kind),
+        }
+    }
+
+    proptest! {
+        /// Every item the crate writes decodes back; changing any key attribute the item
+        /// carries (or adding a sparse index key the fields leave out) is a key mismatch
+        /// on exactly that attribute.
+        #[test]
+        fn key_attributes_must_be_what_the_fields_render(order in order(), other in order(), junk in "\\PC{1,8}") {
+            let item = order.to_item().unwrap();
+            prop_assert_eq!(Order::from_item(item.clone()).unwrap(), order.clone());
+            let other_item = other.to_item().unwrap();
+            for attribute in ["PK", "SK", "GSI1PK", "GSI1SK"] {
+                let replacement = other_item
+                    .get(attribute)
+                    .filter(|v| Some(*v) != item.get(attribute))
+                    .cloned()
+                    .unwrap_or_else(|| AttributeValue::S(format!("{junk}#x")));
+                let mut forged = item.clone();
+                let present = forged.insert(attribute.to_owned(), replacement).is_some();
+                let (at, kind) = kind_of(forged);
+                prop_assert_eq!(at.as_deref(), Some(attribute));
+                match kind {
+                    DecodeErrorKind::KeyMismatch { expected, .. } => {
+                        prop_assert_eq!(expected.is_some(), present || attribute.starts_with(['P', 'S']));
+                    }
+                    other => prop_assert!(false, "{:?}", other),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn key_attributes_must_be_present_and_strings() {
+        let order = Order {
+            user: "u".into(),
+            id: "o".into(),
+            placed: 1,
+            region: Some("EU".into()),
+            total: 3,
+        };
+        let item = order.to_item().unwrap();
+        let mut without_sk = item.clone();
+        without_sk.remove("SK");
+        assert_eq!(
+            kind_of(without_sk),
+            (Some("SK".into()), DecodeErrorKind::Missing)
+        );
+        let mut numeric = item.clone();
+        numeric.insert("GSI1SK".into(), AttributeValue::N("1".into()));
+        assert_eq!(
+            kind_of(numeric),
+            (
+                Some("GSI1SK".into()),
+                DecodeErrorKind::WrongType {
+                    expected: "S",
+                    found: "N"
+                }
+            )
+        );
+        // Index keys may be absent: the item is then only missing from the index.
+        let mut unindexed = item;
+        unindexed.remove("GSI1PK");
+        unindexed.remove("GSI1SK");
+        assert_eq!(Order::from_item(unindexed).unwrap(), order);
     }
 }

@@ -360,8 +360,11 @@ pub enum ValidationReason {
     NotVersioned,
     /// The operation is not possible in a batch (e.g. a version check).
     NotSupportedInBatch,
-    /// The key of this write is also a key of another entity type of the table; a
-    /// write that cannot check the stored item's type (a batch write) is refused.
+    /// A write that cannot check the stored item's entity type (a batch write or bulk
+    /// load: `BatchWriteItem` takes no condition) has a key that another entity type of
+    /// the table can also own, or one its own entity's templates do not render, so it
+    /// could replace or remove an item of another type. The message names that type; see
+    /// [`crate::registry`].
     ForeignKeySpace,
     /// The index queried does not project an attribute the request needs.
     IndexProjection,
@@ -432,6 +435,30 @@ pub enum DecodeErrorKind {
     /// The attribute has the right type but an unusable value (e.g. a number out of range).
     #[error("invalid value: {0}")]
     Invalid(String),
+    /// A key attribute (of the table, or of an index the item carries) is not what the
+    /// item's fields render: the item is not stored under its own key (a forged or
+    /// corrupted item), so it is refused rather than decoded as the item its fields
+    /// describe. [`DecodeError::attribute`] names the key attribute.
+    #[error("{}", describe_key_mismatch(expected.as_deref(), found))]
+    #[non_exhaustive]
+    KeyMismatch {
+        /// What the fields render (`None`: the fields leave the item out of this sparse
+        /// index, so the attribute should be absent).
+        expected: Option<String>,
+        /// The stored value.
+        found: String,
+    },
+}
+
+fn describe_key_mismatch(expected: Option<&str>, found: &str) -> String {
+    match expected {
+        Some(expected) => format!(
+            "the key attribute holds {found:?} but the item's fields render {expected:?}: the item is not stored under its own key"
+        ),
+        None => format!(
+            "the key attribute holds {found:?} but the item's fields leave it out of this sparse index"
+        ),
+    }
 }
 
 impl fmt::Display for DecodeError {

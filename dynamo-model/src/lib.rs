@@ -59,6 +59,7 @@ pub mod key;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod ops;
+pub mod registry;
 pub mod retry;
 pub mod schema;
 mod size;
@@ -151,13 +152,15 @@ pub mod __private {
     pub use crate::collection::__private::*;
     pub use crate::collection::{Decoded, Includes};
     pub use crate::entity::__private::*;
-    pub use crate::entity::{IndexChanges, Touch};
+    pub use crate::entity::{IndexChanges, IndexKeyAttributes, Touch};
     pub use crate::expr::{KeyField, Mutable};
     pub use crate::key::sort::{
         attribute_op, attribute_value, encode_arg, AttributeOp, AttributePrefix, Compare,
         SortKeyOp, SortKeyPrefix,
     };
     pub use crate::ops::IntoSortKey;
+    pub use crate::registry::{EntityRegistration, Segment as KeySegment};
+    pub use inventory;
 }
 
 /// An item as DynamoDB represents it: attribute name → value.

@@ -9,6 +9,7 @@ mod decode;
 mod duplicates;
 mod faults;
 mod index;
+mod isolation;
 mod keys;
 mod locking;
 mod query;

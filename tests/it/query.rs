@@ -732,7 +732,7 @@ async fn a_query_can_read_only_the_attributes_of_a_partial_view() -> TestResult 
     // A view must have the queried entity's type.
     let err = db
         .query(Line::partition("z"))
-        .project::<Impostor>()
+        .project::<Thing>()
         .all()
         .await;
     assert_refused(

@@ -98,7 +98,7 @@ async fn put_never_overwrites_another_entity_type_under_the_same_key() -> TestRe
     let db = local::fresh_table::<App>().await?;
     let user = User::sample("u-1");
     db.put(&user).await?;
-    let err = db
+    let err = twin(&db)
         .put(&Impostor {
             user_id: "u-1".into(),
         })
@@ -167,7 +167,7 @@ async fn delete_with_a_condition_and_returning_the_old_item() -> TestResult {
 async fn delete_never_removes_another_entity_type() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     db.put(&User::sample("u-1")).await?;
-    let err = db.delete(Impostor::key("u-1")).await.unwrap_err();
+    let err = twin(&db).delete(Impostor::key("u-1")).await.unwrap_err();
     assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
     assert!(db.get(User::key("u-1")).await?.is_some());
     Ok(())

@@ -103,7 +103,10 @@ fn generate(m: &EntityModel) -> TokenStream {
     // Index attribute names, resolved at compile time (a missing index fails compilation).
     let mut index_consts = Vec::new();
     let mut index_writes = Vec::new();
+    let mut index_renders = Vec::new();
+    let mut index_keys = Vec::new();
     let mut index_updates = Vec::new();
+    let (ipk, isk) = (format_ident!("__ipk"), format_ident!("__isk"));
     for (n, index) in m.indexes.iter().enumerate() {
         let index_name = index.index.to_string();
         let span = index.index.span();
@@ -224,7 +227,6 @@ fn generate(m: &EntityModel) -> TokenStream {
                 }
             }
         };
-        let (ipk, isk) = (format_ident!("__ipk"), format_ident!("__isk"));
         let pk_render = index.pk.as_ref().map(|t| render(&t.0, &ipk, optional_part));
         let sk_render = index.sk.as_ref().map(|t| render(&t.0, &isk, optional_part));
         let pk_attr = if has_pk_template {
@@ -237,12 +239,21 @@ fn generate(m: &EntityModel) -> TokenStream {
         } else {
             quote!(::core::option::Option::None)
         };
-        index_writes.push(quote! {
-            #private::put_index::<Self>(&mut item, #pk_attr, #sk_attr, |#ipk, #isk| {
+        // Rendered once, by `__render_index_key`: for writing the item and for checking
+        // a decoded item against its stored index keys.
+        let position = index_keys.len();
+        index_keys.push(quote!(#private::IndexKeyAttributes { pk: #pk_attr, sk: #sk_attr }));
+        index_renders.push(quote! {
+            #position => {
                 let _ = (&#ipk, &#isk);
                 #pk_render
                 #sk_render
                 ::core::result::Result::Ok(true)
+            }
+        });
+        index_writes.push(quote! {
+            #private::put_index::<Self>(&mut item, #pk_attr, #sk_attr, |#ipk, #isk| {
+                #dm::Entity::__render_index_key(self, #position, #ipk, #isk)
             })?;
         });
 
@@ -522,6 +533,31 @@ fn generate(m: &EntityModel) -> TokenStream {
             false,
         )
     });
+    // ---- registration: which keys this entity can own (see `dynamo_model::registry`)
+    let registered_template = |t: &Template| {
+        let segments = t.segments.iter().map(|segment| match segment {
+            Segment::Lit(lit) => quote!(#private::KeySegment::Literal(#lit)),
+            Segment::Field(name) => {
+                let ty = &field(m, name).ty;
+                // The same trait path as the key rendering, so a field type that is not a
+                // `KeyPart` is reported once.
+                quote_spanned!(ty.span()=> #private::KeySegment::Field(|component| {
+                    <#ty as #private::KeyPart>::decode_key(component).is_ok()
+                }))
+            }
+        });
+        quote!(&[#(#segments),*])
+    };
+    let registered_pk = registered_template(&m.pk.0);
+    let registered_sk = match &m.sk {
+        Some((t, _)) => {
+            let t = registered_template(t);
+            quote!(::core::option::Option::Some(#t))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let type_name = ident.to_string();
+
     let index_queries: Vec<TokenStream> = m
         .indexes
         .iter()
@@ -575,19 +611,54 @@ fn generate(m: &EntityModel) -> TokenStream {
             #(#index_consts)*
             const _: () = { #(#checks)* };
 
+            #private::inventory::submit! {
+                #private::EntityRegistration {
+                    table: ::core::any::TypeId::of::<#table>,
+                    entity_type: #entity_type,
+                    type_name: #type_name,
+                    pk: #registered_pk,
+                    sk: #registered_sk,
+                }
+            }
+
             impl #dm::Entity for #ident {
                 type Table = #table;
                 const ENTITY_TYPE: &'static str = #entity_type;
                 const ATTRIBUTES: &'static [&'static str] = &[#(#attribute_names),*];
                 #version_items
 
+                const __INDEX_KEYS: &'static [#private::IndexKeyAttributes] = &[#(#index_keys),*];
+
                 fn primary_key(&self) -> #dm::Key<Self> {
                     #dm::Key::__build(#has_sk, |#pk_out, #sk_out| {
-                        let _ = &#sk_out;
-                        #pk_self
-                        #sk_self
-                        ::core::result::Result::Ok(())
+                        #dm::Entity::__render_primary_key(self, #pk_out, #sk_out)
                     })
+                }
+
+                fn __render_primary_key(
+                    &self,
+                    #pk_out: &mut ::std::string::String,
+                    #sk_out: &mut ::std::string::String,
+                ) -> ::core::result::Result<(), #dm::key::KeyError> {
+                    let _ = &#sk_out;
+                    #pk_self
+                    #sk_self
+                    ::core::result::Result::Ok(())
+                }
+
+                fn __render_index_key(
+                    &self,
+                    index: usize,
+                    #ipk: &mut ::std::string::String,
+                    #isk: &mut ::std::string::String,
+                ) -> ::core::result::Result<bool, #dm::key::KeyError> {
+                    match index {
+                        #(#index_renders)*
+                        _ => {
+                            let _ = (#ipk, #isk);
+                            ::core::result::Result::Ok(false)
+                        }
+                    }
                 }
 
                 fn to_item(&self) -> ::core::result::Result<#dm::Item, #dm::Error> {
@@ -611,9 +682,12 @@ fn generate(m: &EntityModel) -> TokenStream {
 
                 fn from_item(mut item: #dm::Item) -> ::core::result::Result<Self, #dm::DecodeError> {
                     #private::check_entity_type::<Self>(&item)?;
-                    ::core::result::Result::Ok(Self {
+                    let value = Self {
                         #(#decode_fields)*
-                    })
+                    };
+                    // The key attributes, not the plain ones, say which item this is.
+                    #private::verify_keys::<Self>(&item, &value)?;
+                    ::core::result::Result::Ok(value)
                 }
             }
         };

@@ -253,6 +253,17 @@ pub fn split_components(key: &str) -> impl Iterator<Item = &str> {
     key.split(DELIMITER)
 }
 
+/// Splits the encoded component at the start of `rest` (the text of a rendered key from
+/// a field's position on) from what follows it: a component ends at the next
+/// [`DELIMITER`] or at the end of the key, since no encoding contains a delimiter and
+/// templates follow every field with the end or with a literal starting with one.
+///
+/// The one place that decides where a field's component ends, for reading fields back
+/// from keys and for telling which templates can have rendered a key.
+pub(crate) fn split_component(rest: &str) -> (&str, &str) {
+    rest.split_at(rest.find(DELIMITER).unwrap_or(rest.len()))
+}
+
 /// Escapes a raw string value exactly like `String::encode_key` and appends
 /// it to `out`; used to build partial (prefix) keys.
 ///

@@ -12,6 +12,7 @@ pub mod sort;
 #[cfg(test)]
 mod testing;
 
+pub(crate) use encode::split_component;
 pub use encode::{
     escape_str, split_components, KeyArg, KeyError, KeyPart, OptionalKeyPart, DELIMITER,
 };
@@ -97,6 +98,12 @@ impl<E: Entity> Key<E> {
     pub fn into_raw(self) -> Result<RawKey, Error> {
         self.raw()?;
         self.repr.map_err(|e| Error::key(E::ENTITY_TYPE, e))
+    }
+
+    /// The rendered values or the encoding error, without the length checks of
+    /// [`Key::raw`].
+    pub(crate) fn into_repr(self) -> Result<RawKey, KeyError> {
+        self.repr
     }
 
     /// The key as the attribute map DynamoDB expects in `Key` parameters.

@@ -1,0 +1,338 @@
+//! The entity types of each table, known at run time: which of them can own a key.
+//!
+//! Several entity types share one table, and nothing stops two of their key templates from
+//! rendering the same key: a `Note` at `sk = "{note_id}"` with `note_id = "PROFILE"` has the
+//! key of a `User` at `sk = "PROFILE"`. Single-item writes and transactions carry a
+//! condition on the stored item's entity-type attribute, so they never replace or remove an
+//! item of another type. `BatchWriteItem` takes no condition expression (DynamoDB rule),
+//! so a batch put or delete under such a key would silently replace or remove the other
+//! type's item.
+//!
+//! `#[derive(Entity)]` therefore registers every entity's primary-key templates here (with
+//! the [`inventory`] crate, no user code needed), and writes without a type condition —
+//! [`Db::batch_write`](crate::Db::batch_write) and [`Db::bulk_load`](crate::Db::bulk_load)
+//! — are refused before anything is sent
+//! ([`ValidationReason::ForeignKeySpace`]) when
+//! a key can also belong to another entity type of the table, or is not one the entity's
+//! own templates render. A key belongs to an entity type when its templates can render it:
+//! the literal text matches and every field's component decodes strictly with that
+//! field's [`KeyPart`](crate::KeyPart).
+//!
+//! What the registry knows: the entity types compiled into this program and bound to the
+//! same [`Table`] type. Items that only another program (or another `Table` type declared
+//! over the same physical table) writes are invisible to it; write keys those may share
+//! through single-item writes or transactions, whose conditions check the stored type.
+//! Entity types with the same entity-type name (a partial view and its entity) are one
+//! type: writing through either may replace the other's item, as a single put may.
+
+use crate::batch::WriteOp;
+use crate::key::{raw_key_of, split_component};
+use crate::{Error, RawKey, Table, ValidationReason};
+use aws_sdk_dynamodb::types::AttributeValue;
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// One segment of a registered key template.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub enum Segment {
+    /// Literal text.
+    Literal(&'static str),
+    /// A field: whether a component is exactly the encoding of some value of the field's
+    /// type (its [`KeyPart::decode_key`](crate::KeyPart::decode_key) accepts it).
+    Field(fn(&str) -> bool),
+}
+
+/// What `#[derive(Entity)]` registers for each entity.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct EntityRegistration {
+    /// The `TypeId` of the entity's table type.
+    pub table: fn() -> TypeId,
+    /// The entity-type attribute value.
+    pub entity_type: &'static str,
+    /// The Rust type, for messages.
+    pub type_name: &'static str,
+    /// The partition key template.
+    pub pk: &'static [Segment],
+    /// The sort key template (tables with a sort key).
+    pub sk: Option<&'static [Segment]>,
+}
+
+inventory::collect!(EntityRegistration);
+
+impl EntityRegistration {
+    /// Whether this entity's templates can render `key`.
+    fn owns(&self, key: &RawKey) -> bool {
+        let sk_ok = match (self.sk, key.sk.as_deref()) {
+            (Some(template), Some(sk)) => follows(template, sk),
+            (None, None) => true,
+            _ => false,
+        };
+        sk_ok && follows(self.pk, &key.pk)
+    }
+}
+
+/// Whether `value` is a rendering of `template`.
+fn follows(template: &[Segment], value: &str) -> bool {
+    let mut rest = value;
+    for segment in template {
+        match segment {
+            Segment::Literal(literal) => match rest.strip_prefix(literal) {
+                Some(tail) => rest = tail,
+                None => return false,
+            },
+            Segment::Field(valid) => {
+                let (component, tail) = split_component(rest);
+                if !valid(component) {
+                    return false;
+                }
+                rest = tail;
+            }
+        }
+    }
+    rest.is_empty()
+}
+
+/// The registered entities of the table whose type has this `TypeId`.
+fn registered(table: TypeId) -> &'static [&'static EntityRegistration] {
+    static BY_TABLE: OnceLock<HashMap<TypeId, Vec<&'static EntityRegistration>>> = OnceLock::new();
+    BY_TABLE
+        .get_or_init(|| {
+            let mut by_table: HashMap<TypeId, Vec<&'static EntityRegistration>> = HashMap::new();
+            for registration in inventory::iter::<EntityRegistration> {
+                by_table
+                    .entry((registration.table)())
+                    .or_default()
+                    .push(registration);
+            }
+            by_table
+        })
+        .get(&table)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// The entity types of table `T` (among those compiled into this program) whose
+/// primary-key templates can render `key`, each named once.
+///
+/// More than one means items of several types can be stored under that key; batch
+/// writes refuse such keys ([`ValidationReason::ForeignKeySpace`]).
+///
+/// ```
+/// use dynamo_model::{registry, Entity, Table};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Table)]
+/// #[dynamo(pk = "PK", sk = "SK")]
+/// struct App;
+///
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[dynamo(table = App, pk = "USER#{user_id}", sk = "PROFILE")]
+/// struct User { user_id: String }
+///
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[dynamo(table = App, pk = "USER#{user_id}", sk = "{note_id}")]
+/// struct Note { user_id: String, note_id: String }
+///
+/// let profile = User::key("u-1").into_raw().unwrap();
+/// let mut owners = registry::entity_types_of_key::<App>(&profile);
+/// owners.sort();
+/// assert_eq!(owners, ["Note", "User"]); // a Note with note_id "PROFILE" has this key
+/// ```
+pub fn entity_types_of_key<T: Table>(key: &RawKey) -> Vec<&'static str> {
+    let mut owners: Vec<&'static str> = Vec::new();
+    for registration in registered(TypeId::of::<T>()) {
+        if !owners.contains(&registration.entity_type) && registration.owns(key) {
+            owners.push(registration.entity_type);
+        }
+    }
+    owners
+}
+
+/// Refuses a batch operation that could replace or remove an item of another entity type:
+/// its key must be one its own entity type's templates render and no other type's, and a
+/// put's item must be of that type and under that key.
+pub(crate) fn check_unconditional_write<T: Table>(op: &WriteOp) -> Result<(), Error> {
+    let (entity, key) = match op {
+        WriteOp::Put { entity, key, .. } | WriteOp::Delete { entity, key } => (*entity, key),
+    };
+    let refuse =
+        |message: String| Error::invalid(entity, ValidationReason::ForeignKeySpace, message);
+    let shown = || {
+        let schema = &T::SCHEMA;
+        let mut shown = format!("{}={}", schema.pk.name, key.pk);
+        if let (Some(attr), Some(sk)) = (schema.sk, &key.sk) {
+            shown.push_str(&format!(", {}={sk}", attr.name));
+        }
+        shown
+    };
+    if let WriteOp::Put { item, .. } = op {
+        let schema = &T::SCHEMA;
+        let typed =
+            matches!(item.get(schema.entity_type), Some(AttributeValue::S(t)) if t == entity);
+        if !typed || raw_key_of(schema, item).as_ref() != Some(key) {
+            return Err(refuse(format!(
+                "the item of this put is not an item of {entity} under {}",
+                shown()
+            )));
+        }
+    }
+    let mut own = false;
+    for registration in registered(TypeId::of::<T>()) {
+        if !registration.owns(key) {
+            continue;
+        }
+        if registration.entity_type == entity {
+            own = true;
+        } else {
+            return Err(refuse(format!(
+                "{} is also a key of entity type {} (`{}`), and a batch write cannot check which type is stored there, so it could replace or remove such an item; write it with put/delete or in a transaction, whose conditions check the stored type",
+                shown(),
+                registration.entity_type,
+                registration.type_name
+            )));
+        }
+    }
+    if !own {
+        return Err(refuse(format!(
+            "{} is not a key the templates of {entity} render, so a batch write cannot know which entity type's item it would replace or remove; write it with put/delete or in a transaction, whose conditions check the stored type",
+            shown()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Entity, Key};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Table)]
+    #[dynamo(pk = "PK", sk = "SK")]
+    struct App;
+
+    #[derive(Entity, Serialize, Deserialize)]
+    #[dynamo(table = App, pk = "USER#{user}", sk = "PROFILE")]
+    struct User {
+        user: String,
+    }
+
+    #[derive(Entity, Serialize, Deserialize)]
+    #[dynamo(table = App, pk = "USER#{user}", sk = "{note}")]
+    struct Note {
+        user: String,
+        note: String,
+    }
+
+    #[derive(Entity, Serialize, Deserialize)]
+    #[dynamo(table = App, pk = "USER#{user}", sk = "ORDER#{day}#{n}")]
+    struct Order {
+        user: String,
+        day: String,
+        n: u32,
+    }
+
+    /// A view of `Order`: same entity type, so never foreign to it.
+    #[derive(Entity, Serialize, Deserialize)]
+    #[dynamo(table = App, pk = "USER#{user}", sk = "ORDER#{day}#{n}", entity_type = "Order")]
+    struct OrderView {
+        user: String,
+        day: String,
+        n: u32,
+    }
+
+    /// Another table: its entities never meet `App`'s.
+    #[derive(Table)]
+    #[dynamo(pk = "PK", sk = "SK")]
+    struct Other;
+
+    #[derive(Entity, Serialize, Deserialize)]
+    #[dynamo(table = Other, pk = "USER#{user}", sk = "{anything}")]
+    struct Anything {
+        user: String,
+        anything: String,
+    }
+
+    fn raw(pk: &str, sk: &str) -> RawKey {
+        RawKey {
+            pk: pk.into(),
+            sk: Some(sk.into()),
+        }
+    }
+
+    fn owners(key: &RawKey) -> Vec<&'static str> {
+        let mut owners = entity_types_of_key::<App>(key);
+        owners.sort_unstable();
+        owners
+    }
+
+    fn delete<E: Entity>(key: Key<E>) -> WriteOp {
+        WriteOp::Delete {
+            entity: E::ENTITY_TYPE,
+            key: key.into_raw().unwrap(),
+        }
+    }
+
+    fn reason(result: Result<(), Error>) -> Option<ValidationReason> {
+        result.err().and_then(|e| e.validation_reason())
+    }
+
+    #[test]
+    fn a_key_belongs_to_every_entity_whose_templates_render_it() {
+        assert_eq!(owners(&raw("USER#u", "PROFILE")), ["Note", "User"]);
+        assert_eq!(owners(&raw("USER#u", "ORDER#2024#0000000007")), ["Order"]);
+        // Components decode strictly: a number must have its full width, `#` in a value
+        // is escaped, literals match exactly.
+        assert_eq!(owners(&raw("USER#u", "ORDER#2024#7")), Vec::<&str>::new());
+        assert_eq!(owners(&raw("USER#u", "ORDER")), ["Note"]);
+        assert_eq!(owners(&raw("USER#u", "a\"$b")), ["Note"]);
+        assert_eq!(owners(&raw("USER#u", "a\"b")), Vec::<&str>::new());
+        assert_eq!(owners(&raw("USERS#u", "PROFILE")), Vec::<&str>::new());
+        assert_eq!(owners(&raw("USER#u#v", "PROFILE")), Vec::<&str>::new());
+        assert_eq!(
+            owners(&RawKey {
+                pk: "USER#u".into(),
+                sk: None
+            }),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            entity_types_of_key::<Other>(&raw("USER#u", "PROFILE")),
+            ["Anything"]
+        );
+    }
+
+    #[test]
+    fn batch_operations_into_another_entity_types_key_space_are_refused() {
+        let refused = Some(ValidationReason::ForeignKeySpace);
+        let check = check_unconditional_write::<App>;
+        assert_eq!(reason(check(&delete(Note::key("u", "PROFILE")))), refused);
+        assert_eq!(reason(check(&delete(User::key("u")))), refused);
+        assert_eq!(reason(check(&delete(Note::key("u", "n-1")))), None);
+        assert_eq!(reason(check(&delete(Order::key("u", "d", 7u32)))), None);
+        assert_eq!(reason(check(&delete(OrderView::key("u", "d", 7u32)))), None);
+        // A crafted key outside the entity's own templates.
+        let crafted = Key::<Note>::from_raw(raw("USER#u", "ORDER#d#0000000007"));
+        assert_eq!(reason(check(&delete(crafted))), refused);
+        // A put whose item is not what the operation says.
+        let note = Note {
+            user: "u".into(),
+            note: "n".into(),
+        };
+        let mut item = note.to_item().unwrap();
+        let put = |item: crate::Item| WriteOp::Put {
+            entity: "Note",
+            key: raw("USER#u", "n"),
+            item,
+        };
+        assert_eq!(reason(check(&put(item.clone()))), None);
+        item.insert("SK".into(), AttributeValue::S("PROFILE".into()));
+        assert_eq!(reason(check(&put(item.clone()))), refused);
+        item.insert("SK".into(), AttributeValue::S("n".into()));
+        item.insert("_type".into(), AttributeValue::S("User".into()));
+        assert_eq!(reason(check(&put(item))), refused);
+    }
+}
