@@ -288,8 +288,9 @@ mod tests {
         // is escaped, literals match exactly.
         assert_eq!(owners(&raw("USER#u", "ORDER#2024#7")), Vec::<&str>::new());
         assert_eq!(owners(&raw("USER#u", "ORDER")), ["Note"]);
-        assert_eq!(owners(&raw("USER#u", "a\"$b")), ["Note"]);
-        assert_eq!(owners(&raw("USER#u", "a\"b")), Vec::<&str>::new());
+        assert_eq!(owners(&raw("USER#u", "a%23b")), ["Note"]);
+        assert_eq!(owners(&raw("USER#u", "a%41b")), Vec::<&str>::new());
+        assert_eq!(owners(&raw("USER#u", "a b")), Vec::<&str>::new());
         assert_eq!(owners(&raw("USERS#u", "PROFILE")), Vec::<&str>::new());
         assert_eq!(owners(&raw("USER#u#v", "PROFILE")), Vec::<&str>::new());
         assert_eq!(
