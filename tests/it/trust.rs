@@ -365,3 +365,39 @@ async fn a_sort_key_bound_over_1024_bytes_is_refused_before_sending() -> TestRes
     assert!(none.items.is_empty());
     Ok(())
 }
+
+#[tokio::test]
+async fn empty_values_on_a_multi_attribute_index_key_mean_everything_or_nothing() -> TestResult {
+    use crate::index::{Arena, Match};
+    let db = local::fresh_table::<Arena>().await?;
+    for (i, player) in ["ann", "bob"].into_iter().enumerate() {
+        db.put(&Match {
+            match_id: i as u32,
+            tournament: "worlds".into(),
+            region: Some("EU".into()),
+            score: 10,
+            player: player.into(),
+        })
+        .await?;
+    }
+    // Through a client that refuses every Query: an answer proves nothing was sent.
+    let refusing = rejecting(&db, "Query").await?;
+    let q = || refusing.query(Match::by_region_partition("worlds", "EU"));
+    let sk = || Match::by_region_sk().score(10u32);
+    for nothing in [sk().player_lt(""), sk().player_le("")] {
+        assert!(q().sk(nothing).all().await?.items.is_empty());
+    }
+    assert!(q().sk(sk().player("")).all().await?.items.is_empty());
+    let players = |items: Vec<Match>| items.into_iter().map(|m| m.player).collect::<Vec<_>>();
+    let q = || db.query(Match::by_region_partition("worlds", "EU"));
+    for everything in [sk().player_ge(""), sk().player_gt(""), sk().player_begins_with("")] {
+        assert_eq!(players(q().sk(everything).all().await?.items), ["ann", "bob"]);
+    }
+    let err = db
+        .query(Match::by_region_partition("", "EU"))
+        .all()
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::EmptyKeyValue);
+    Ok(())
+}

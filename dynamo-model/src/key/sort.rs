@@ -956,6 +956,64 @@ mod range_properties {
     }
 }
 
+#[cfg(test)]
+mod attribute_range_tests {
+    use super::*;
+    use aws_sdk_dynamodb::types::AttributeValue as Av;
+
+    fn range(eq: &[&str], last: Option<AttributeOp>) -> AttributeRange {
+        AttributeRange {
+            eq: eq.iter().map(|v| ("a", Av::S((*v).into()))).collect(),
+            last: last.map(|op| ("b", op)),
+        }
+    }
+
+    fn s(v: &str) -> Av {
+        Av::S(v.into())
+    }
+
+    #[test]
+    fn empty_values_and_reversed_bounds_mean_everything_or_nothing() {
+        use AttributeOp::*;
+        assert_eq!(range(&[""], None).normalized(), None);
+        for nothing in [
+            Lt(s("")),
+            Le(s("")),
+            Between(s("x"), s("")),
+            Between(s("b"), s("a")),
+        ] {
+            assert_eq!(
+                range(&["x"], Some(nothing.clone())).normalized(),
+                None,
+                "{nothing:?}"
+            );
+        }
+        assert_eq!(
+            range(&["x"], Some(Between(Av::N("10".into()), Av::N("9".into())))).normalized(),
+            None
+        );
+        for everything in [Gt(s("")), Ge(s("")), BeginsWith(s(""))] {
+            assert_eq!(
+                range(&["x"], Some(everything)).normalized(),
+                Some(range(&["x"], None))
+            );
+        }
+        assert_eq!(
+            range(&["x"], Some(Between(s(""), s("m")))).normalized(),
+            Some(range(&["x"], Some(Le(s("m")))))
+        );
+        let kept = range(&["x"], Some(Between(s("a"), s("b"))));
+        assert_eq!(kept.normalized(), Some(kept.clone()));
+        assert_eq!(
+            range(&[], Some(Between(Av::N("9".into()), Av::N("10".into())))).normalized(),
+            Some(range(
+                &[],
+                Some(Between(Av::N("9".into()), Av::N("10".into())))
+            ))
+        );
+    }
+}
+
 // ------------------------------------------------------------ multi-attribute keys
 
 /// A comparison on one attribute of a multi-attribute index sort key.
@@ -986,6 +1044,52 @@ pub struct AttributeRange {
     pub eq: Vec<(&'static str, aws_sdk_dynamodb::types::AttributeValue)>,
     /// The comparison on the next attribute.
     pub last: Option<(&'static str, AttributeOp)>,
+}
+
+impl AttributeRange {
+    /// The condition as DynamoDB accepts it, or `None` when no item can match.
+    ///
+    /// DynamoDB refuses an empty string as a key value and a `BETWEEN` whose low bound is
+    /// above its high bound, so those are turned into what they mean: `= ""`, `< ""`,
+    /// `<= ""` and reversed bounds match nothing; `> ""`, `>= ""` and `begins_with("")`
+    /// match every value (a key attribute is always present on an index item), and
+    /// `BETWEEN "" AND h` is `<= h`.
+    pub fn normalized(&self) -> Option<AttributeRange> {
+        use aws_sdk_dynamodb::types::AttributeValue as Av;
+        let empty = |v: &Av| matches!(v, Av::S(s) if s.is_empty());
+        if self.eq.iter().any(|(_, v)| empty(v)) {
+            return None;
+        }
+        let reversed = |low: &Av, high: &Av| match (low, high) {
+            (Av::S(l), Av::S(h)) => l.as_bytes() > h.as_bytes(),
+            (Av::N(l), Av::N(h)) => match (l.parse::<f64>(), h.parse::<f64>()) {
+                (Ok(l), Ok(h)) => l > h,
+                _ => false,
+            },
+            _ => false,
+        };
+        let last = match &self.last {
+            None => None,
+            Some((attribute, op)) => match op {
+                AttributeOp::Lt(v) | AttributeOp::Le(v) if empty(v) => return None,
+                AttributeOp::Gt(v) | AttributeOp::Ge(v) | AttributeOp::BeginsWith(v)
+                    if empty(v) =>
+                {
+                    None
+                }
+                AttributeOp::Between(_, high) if empty(high) => return None,
+                AttributeOp::Between(low, high) if reversed(low, high) => return None,
+                AttributeOp::Between(low, high) if empty(low) => {
+                    Some((*attribute, AttributeOp::Le(high.clone())))
+                }
+                other => Some((*attribute, other.clone())),
+            },
+        };
+        Some(AttributeRange {
+            eq: self.eq.clone(),
+            last,
+        })
+    }
 }
 
 /// The partition of a multi-attribute index key: one value per key attribute.

@@ -303,6 +303,8 @@ struct Prepared {
     sk_attr: Option<&'static str>,
     sk_range: Option<SortKeyRange>,
     projection: Option<String>,
+    /// No item can match: pages are empty and nothing is sent.
+    nothing: bool,
 }
 
 impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
@@ -625,6 +627,17 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
                 if values.len() == attrs.len()
                     && values.iter().zip(attrs).all(|((a, _), b)| a == b) =>
             {
+                // DynamoDB refuses an empty string as a key attribute value.
+                if let Some((attr, _)) = values
+                    .iter()
+                    .find(|(_, v)| matches!(v, AttributeValue::S(s) if s.is_empty()))
+                {
+                    return Err(Error::invalid(
+                        T::NAME,
+                        crate::ValidationReason::EmptyKeyValue,
+                        format!("the partition value of `{attr}` is empty; DynamoDB requires at least one byte"),
+                    ));
+                }
                 values.clone()
             }
             _ => {
@@ -658,17 +671,24 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
                 )?;
             }
         }
+        // No sort key can match (and DynamoDB would refuse every way of saying so).
+        let mut nothing = matches!(sk, SortCondition::Rendered(r) if r.op == SortKeyOp::Nothing);
         match (sk, names.sk.as_slice()) {
             (SortCondition::Rendered(range), [attr]) => {
                 parts.extend(render_sort_key(&mut p, attr, &range.op))
             }
             (SortCondition::Rendered(range), []) if range.op == SortKeyOp::Any => {}
             (SortCondition::Attributes(range), attrs) if attribute_range_fits(range, attrs) => {
-                for (attr, v) in &range.eq {
-                    parts.push(format!("{} = {}", p.name(attr), p.value(v.clone())));
-                }
-                if let Some((attr, op)) = &range.last {
-                    parts.push(render_attribute_op(&mut p, attr, op));
+                match range.normalized() {
+                    Some(range) => {
+                        for (attr, v) in &range.eq {
+                            parts.push(format!("{} = {}", p.name(attr), p.value(v.clone())));
+                        }
+                        if let Some((attr, op)) = &range.last {
+                            parts.push(render_attribute_op(&mut p, attr, op));
+                        }
+                    }
+                    None => nothing = true,
                 }
             }
             _ => {
@@ -741,6 +761,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
                 SortCondition::Rendered(range) => Some(range.clone()),
                 SortCondition::Attributes(_) => None,
             },
+            nothing,
         })
     }
 
@@ -751,7 +772,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         limit: Option<i32>,
     ) -> Result<RawPage, Error> {
         // No sort key can match, and DynamoDB would refuse every way to say so.
-        if matches!(&prepared.sk_range, Some(r) if r.op == SortKeyOp::Nothing) {
+        if prepared.nothing {
             return Ok(RawPage {
                 items: Vec::new(),
                 last_key: None,
