@@ -236,7 +236,13 @@ async fn get_chunk<X: Table>(
     };
     let mut attempt = 0;
     while !keys.is_empty() {
-        if attempt > 0 && !deadline.backoff(policy, attempt).await {
+        // A chunk that waited for its turn past the deadline is not started at all.
+        let go_on = if attempt == 0 {
+            !deadline.passed()
+        } else {
+            deadline.backoff(policy, attempt).await
+        };
+        if !go_on {
             out.unprocessed = keys;
             break;
         }
@@ -622,7 +628,13 @@ async fn write_chunk<X: Table>(
     };
     let mut attempt = 0;
     while !ops.is_empty() {
-        if attempt > 0 && !deadline.backoff(policy, attempt).await {
+        // A chunk that waited for its turn past the deadline is not started at all.
+        let go_on = if attempt == 0 {
+            !deadline.passed()
+        } else {
+            deadline.backoff(policy, attempt).await
+        };
+        if !go_on {
             out.unprocessed = ops;
             break;
         }

@@ -175,14 +175,15 @@ pub enum Error {
     },
 
     /// The call's retry deadline ([`RetryPolicy::deadline`](crate::RetryPolicy)) passed
-    /// while a request was in flight: the request was cut off, and DynamoDB may or may not
-    /// have applied it. Batch calls never return this: they report the work of a request
-    /// cut off as unprocessed.
+    /// while the outcome of its last request was unknown: the request was cut off in
+    /// flight, or its last attempt ended in a server error or timeout, and DynamoDB may or
+    /// may not have applied it. Batch calls never return this: they report the work of
+    /// such a request as unprocessed.
     ///
     /// A write transaction cut off can be resent safely with the same
     /// `client_request_token` ([`TransactWrite::token`](crate::transact::TransactWrite::token))
     /// within 10 minutes: DynamoDB applies one token at most once.
-    #[error("{operation} on table {table}: the deadline passed while a request was in flight; it may have been applied")]
+    #[error("{operation} on table {table}: the deadline passed with the outcome of the last request unknown; it may have been applied")]
     #[non_exhaustive]
     DeadlineExceeded {
         /// The DynamoDB API call, e.g. `TransactWriteItems`.

@@ -63,6 +63,11 @@ impl Deadline {
         Deadline(Instant::now().checked_add(d))
     }
 
+    /// Whether the deadline has passed.
+    pub(crate) fn passed(&self) -> bool {
+        self.remaining().is_some_and(|left| left.is_zero())
+    }
+
     /// Time left before the deadline (`None`: unbounded).
     fn remaining(&self) -> Option<Duration> {
         self.0
@@ -113,6 +118,21 @@ const RETRYABLE_CODES: &[&str] = &[
     "TransactionInProgressException",
     "LimitExceededException",
 ];
+
+/// Whether a failed request may nevertheless have been applied: anything but a 4xx
+/// answer (which DynamoDB gives before applying), except `TransactionInProgressException`,
+/// which says an earlier attempt with the same token is still being applied.
+pub(crate) fn may_have_applied<E: ProvideErrorMetadata>(
+    err: &SdkError<E, aws_sdk_dynamodb::config::http::HttpResponse>,
+) -> bool {
+    match err {
+        SdkError::ServiceError(service) => {
+            service.err().code() == Some("TransactionInProgressException")
+                || !(400..500).contains(&service.raw().status().as_u16())
+        }
+        _ => true,
+    }
+}
 
 /// Whether an SDK error is transient: the same request may succeed later.
 pub(crate) fn is_retryable<E: ProvideErrorMetadata, R>(err: &SdkError<E, R>) -> bool

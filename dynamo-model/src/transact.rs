@@ -316,9 +316,15 @@ impl<'a, T: Table> TransactWrite<'a, T> {
                     client_request_token: Some(token),
                 });
             };
+            // Whether this attempt may have been applied (a 5xx, a timeout, a lost
+            // connection): then giving up must hand back the token, as a cut-off does.
+            let mut ambiguous = false;
             let error = match result {
                 Ok(_) => return Ok(()),
-                Err(e) if is_retryable(&e) => Error::service(OP, self.db.table_name(), e),
+                Err(e) if is_retryable(&e) => {
+                    ambiguous = crate::retry::may_have_applied(&e);
+                    Error::service(OP, self.db.table_name(), e)
+                }
                 Err(e) => match e.into_service_error() {
                     TransactWriteItemsError::TransactionCanceledException(cancelled) => {
                         let operations = cancellations(&ops, cancelled.cancellation_reasons());
@@ -334,6 +340,13 @@ impl<'a, T: Table> TransactWrite<'a, T> {
                 },
             };
             if !deadline.backoff(&self.policy, attempt).await {
+                if ambiguous {
+                    return Err(Error::DeadlineExceeded {
+                        operation: OP,
+                        table: self.db.table_name().to_owned(),
+                        client_request_token: Some(token),
+                    });
+                }
                 return Err(error);
             }
         }

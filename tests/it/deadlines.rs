@@ -226,3 +226,73 @@ async fn a_huge_backoff_still_stops_at_the_deadline() -> TestResult {
     assert_eq!(stored_ids(&db).await?.len(), out.written);
     Ok(())
 }
+
+#[tokio::test]
+async fn a_transaction_out_of_time_after_server_errors_returns_its_token() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    for (id, balance) in [("a", 100), ("b", 0)] {
+        db.put(&Account {
+            id: id.into(),
+            balance,
+            transfers: 0,
+        })
+        .await?;
+    }
+    // Every attempt is applied (the first for real, the others as replays of its token)
+    // and answered with a 500: the outcome stays unknown until the deadline.
+    let faults = Faults::new(82)
+        .rate(1.0)
+        .kinds([FaultKind::ServerErrorAfterApply])
+        .operations(["TransactWriteItems"]);
+    let flaky = faulty(&db, &faults).await?;
+    let f = Account::fields();
+    let transfer = || {
+        flaky
+            .transact_write()
+            .update(flaky.update(Account::key("a")).add(f.balance, -10))
+            .update(flaky.update(Account::key("b")).add(f.balance, 10))
+    };
+    let err = transfer().retry(short_deadline()).await.unwrap_err();
+    let Error::DeadlineExceeded {
+        client_request_token: Some(token),
+        ..
+    } = err
+    else {
+        panic!("expected DeadlineExceeded with the token, got {err:?}");
+    };
+    assert!(faults.stats().server_errors_after_apply >= 2);
+    faults.set_enabled(false);
+    transfer().token(token).await?;
+    let balance = |id: &'static str| {
+        let db = &db;
+        async move {
+            db.get(Account::key(id))
+                .consistent()
+                .await
+                .map(|a| a.map(|a| a.balance))
+        }
+    };
+    assert_eq!(
+        (balance("a").await?, balance("b").await?),
+        (Some(90), Some(10))
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn chunks_waiting_past_the_deadline_are_not_sent() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let faults = slow("BatchWriteItem");
+    let flaky = faulty(&db, &faults).await?;
+    let users = users(100); // four requests of 25, one at a time
+    let out = flaky
+        .batch_write()
+        .puts(&users)
+        .concurrency(1)
+        .retry(short_deadline())
+        .await?;
+    assert_eq!(out.written, 0);
+    assert_eq!(out.unprocessed.len(), 100, "nothing dropped");
+    assert_eq!(faults.stats().calls, 1, "only the first request was sent");
+    Ok(())
+}

@@ -390,8 +390,15 @@ async fn empty_values_on_a_multi_attribute_index_key_mean_everything_or_nothing(
     assert!(q().sk(sk().player("")).all().await?.items.is_empty());
     let players = |items: Vec<Match>| items.into_iter().map(|m| m.player).collect::<Vec<_>>();
     let q = || db.query(Match::by_region_partition("worlds", "EU"));
-    for everything in [sk().player_ge(""), sk().player_gt(""), sk().player_begins_with("")] {
-        assert_eq!(players(q().sk(everything).all().await?.items), ["ann", "bob"]);
+    for everything in [
+        sk().player_ge(""),
+        sk().player_gt(""),
+        sk().player_begins_with(""),
+    ] {
+        assert_eq!(
+            players(q().sk(everything).all().await?.items),
+            ["ann", "bob"]
+        );
     }
     let err = db
         .query(Match::by_region_partition("", "EU"))
