@@ -353,8 +353,10 @@ pub struct BatchWriteOutput {
     pub written: usize,
     /// Operations not confirmed when the deadline passed: returned, never dropped
     /// (resubmit them with [`BatchWrite::ops`]). Those of a request the deadline cut off
-    /// in flight may have been applied; resubmitting them is still safe, as writing the
-    /// same put or delete again leaves the same item.
+    /// in flight may have been applied: resubmitting one leaves the item as that operation
+    /// alone would, but it also undoes whatever another writer changed on that item in
+    /// between (batch writes carry no condition), so resubmit only items nobody else
+    /// writes meanwhile, or re-read them first.
     pub unprocessed: Vec<WriteOp>,
     /// Chunks DynamoDB refused with a non-retryable error, with their operations (the
     /// other chunks were still written).
@@ -652,8 +654,8 @@ async fn write_chunk<X: Table>(
         let Ok(result) = deadline.run(request).await else {
             // Cut off by the deadline in flight: DynamoDB may have applied any of these
             // writes, or none. Not confirmed, so not counted as written; returned as
-            // unprocessed, where resubmitting is safe (a put or delete applied twice
-            // leaves the same item).
+            // unprocessed (a put or delete applied twice leaves the same item, unless
+            // another writer changed it in between: see `BatchWriteOutput::unprocessed`).
             out.unprocessed = ops;
             break;
         };

@@ -58,10 +58,10 @@ pub struct TableSchema {
     /// being stored yet, so a retried `add` is never added twice.
     ///
     /// Stored format: a string attribute, overwritten by every single-item put or update
-    /// (a put replaces the whole item, so the token always belongs to the last put or
-    /// update the crate made through [`Db`](crate::Db)); batch writes and transactions do
-    /// not write it (batch writes carry no condition, and transactions are made idempotent
-    /// by their `ClientRequestToken`). It counts in the item size like any attribute.
+    /// made through [`Db`](crate::Db). Batch writes and transactions do not write it (batch
+    /// writes carry no condition, and transactions are made idempotent by their
+    /// `ClientRequestToken`): a batch put removes it, while a transaction update, like any
+    /// writer outside this crate, leaves the previous token in place. It counts in the item size like any attribute.
     /// Decoding ignores it; no field and no index key may use its name.
     pub write_token: &'static str,
 }

@@ -413,7 +413,7 @@ impl<'a, X: Target> TransactGet<'a, X> {
         for key in self.keys {
             let get = Get::builder()
                 .table_name(self.db.table_name())
-                .set_key(Some(key?))
+                .set_key(Some(key.map_err(|e| e.during(OP))?))
                 .build()
                 .map_err(|e| {
                     Error::invalid_request(

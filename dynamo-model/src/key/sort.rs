@@ -124,6 +124,7 @@ pub struct SortKeyCondition<E, K = Primary> {
 
 /// The operators DynamoDB allows on a sort key in a key condition.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum SortKeyOp {
     /// No condition: the whole partition.
     Any,

@@ -153,8 +153,12 @@ impl<T: Table> Drop for TempTable<T> {
                 return;
             };
             let client = client_for(&endpoint);
-            // Best effort: the table may already be gone, or DynamoDB Local stopped.
-            let _ = runtime.block_on(client.delete_table().table_name(table).send());
+            // Best effort, and bounded: the table may already be gone, or DynamoDB Local
+            // stopped or stalled; a test must not hang on its clean-up.
+            let _ = runtime.block_on(tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                client.delete_table().table_name(table).send(),
+            ));
         });
         let _ = deleting.join();
     }

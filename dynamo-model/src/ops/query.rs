@@ -1006,7 +1006,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
                     return None;
                 }
                 if s.prepared.is_none() {
-                    match s.query.prepare() {
+                    match s.query.prepare().map_err(|e| e.during("Query")) {
                         Ok(p) => s.prepared = Some(p),
                         Err(e) => {
                             s.done = true;

@@ -95,8 +95,8 @@ enum Returning {
 /// carrying this call's token, the update was applied by this very call and reports
 /// success:
 /// - [`send`](Update::send) returns the item DynamoDB returned with the failure: the item
-///   as stored now, which is the state this update produced (unless a writer outside this
-///   crate changed it since without replacing the token);
+///   as stored now: the state this update produced, plus whatever a transaction, a batch
+///   write or a writer outside this crate changed since without replacing the token;
 /// - [`send_returning_updated`](Update::send_returning_updated) returns the updated
 ///   attributes taken from that item;
 /// - [`send_returning_nothing`](Update::send_returning_nothing) returns `Ok(())`;
@@ -104,10 +104,12 @@ enum Returning {
 ///   update were in the lost response. It fails with [`Error::ReturnValuesLost`], which
 ///   says the update *was* applied (do not send it again).
 ///
-/// Not recognised: a write by another caller between the lost response and the SDK's
-/// retry replaces the token, so the update then reports the conflict with that write
-/// ([`Error::VersionConflict`] / [`Error::ConditionFailed`]) although it was applied before
-/// it. An update without a condition of its own is applied once all the same: the token
+/// Not recognised: a single-item put or update by another caller between the lost
+/// response and the SDK's retry replaces the token, so the update then reports the
+/// conflict with that write ([`Error::VersionConflict`] / [`Error::ConditionFailed`])
+/// although it was applied before it. A transaction update or an outside writer in that
+/// window leaves the token in place: the update reports success, with a state that
+/// includes that other write. An update without a condition of its own is applied once all the same: the token
 /// condition stops the retry.
 ///
 /// ```no_run
