@@ -384,6 +384,65 @@ impl AttrValue for AttributeValue {
     }
 }
 
+/// Encodes `value` with `serde_dynamo`, then checks every number in it: `serde_dynamo`
+/// writes any float it is given (`f64::MAX`, `1e-300`, NaN), which DynamoDB would only
+/// refuse after the request is sent.
+pub(crate) fn to_checked_attribute<T: serde::Serialize + ?Sized>(
+    value: &T,
+) -> Result<AttributeValue, EncodeError> {
+    let av =
+        serde_dynamo::to_attribute_value(value).map_err(|e| EncodeError::new(e.to_string()))?;
+    check_numbers(&av)?;
+    Ok(av)
+}
+
+/// Checks every number in an attribute value, nested maps, lists and number sets included.
+fn check_numbers(av: &AttributeValue) -> Result<(), EncodeError> {
+    match av {
+        AttributeValue::N(n) => check_number(n),
+        AttributeValue::Ns(ns) => ns.iter().try_for_each(|n| check_number(n)),
+        AttributeValue::L(list) => list.iter().try_for_each(check_numbers),
+        AttributeValue::M(map) => map.values().try_for_each(check_numbers),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `n` is a number DynamoDB stores: decimal (an optional `-`, digits with an
+/// optional `.`, an optional exponent), at most 38 significant digits, and zero or a
+/// magnitude from 1e-130 up to, not including, 1e126.
+pub(crate) fn check_number(n: &str) -> Result<(), EncodeError> {
+    let refuse = |why: &str| Err(EncodeError::number(format!("{n} {why}")));
+    let unsigned = n.strip_prefix('-').unwrap_or(n);
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(i) => (&unsigned[..i], &unsigned[i + 1..]),
+        None => (unsigned, "0"),
+    };
+    let Ok(exponent) = exponent.parse::<i64>() else {
+        return refuse("is not a decimal number");
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let valid_digits = |d: &str| d.bytes().all(|b| b.is_ascii_digit());
+    if int.len() + frac.len() == 0 || !valid_digits(int) || !valid_digits(frac) {
+        return refuse("is not a decimal number");
+    }
+    let digits = format!("{int}{frac}");
+    let Some(first) = digits.bytes().position(|b| b != b'0') else {
+        return Ok(()); // zero
+    };
+    let last = digits.bytes().rposition(|b| b != b'0').unwrap_or(first);
+    if last - first + 1 > 38 {
+        return refuse("has more than the 38 significant digits a DynamoDB number holds");
+    }
+    // The power of ten of the first significant digit: floor(log10(|n|)).
+    let magnitude = exponent.saturating_add(int.len() as i64 - 1 - first as i64);
+    if !(-130..=125).contains(&magnitude) {
+        return refuse(
+            "is outside the range of a DynamoDB number (magnitude 1e-130 to below 1e126)",
+        );
+    }
+    Ok(())
+}
+
 /// A value stored through `serde_dynamo`: for field types without an [`AttrValue`]
 /// implementation. `#[dynamo(serde)]` on a field uses it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -397,7 +456,7 @@ impl<T> From<T> for Serde<T> {
 
 impl<T: serde::Serialize + serde::de::DeserializeOwned> AttrValue for Serde<T> {
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-        serde_dynamo::to_attribute_value(&self.0).map_err(|e| EncodeError::new(e.to_string()))
+        to_checked_attribute(&self.0)
     }
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         serde_dynamo::from_attribute_value(value)
@@ -541,5 +600,95 @@ pub trait VersionValue {
 impl VersionValue for u64 {
     fn get(&self) -> u64 {
         *self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn numbers_dynamodb_refuses_are_refused_before_sending() {
+        for bad in [
+            "1e126",
+            "-1e126",
+            "10e125",
+            "1.7976931348623157e308",
+            "5e-324",
+            "9e-131",
+            "0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000009",
+            "123456789012345678901234567890123456789",
+            "NaN",
+            "inf",
+            "-",
+            "1e",
+            "1.2.3",
+            "",
+            "0x10",
+        ] {
+            assert!(check_number(bad).is_err(), "{bad:?} accepted");
+            assert!(check_number(bad).err().is_some_and(|e| e.is_number()));
+        }
+        for good in [
+            "0",
+            "-0",
+            "0.0",
+            "0e500",
+            "1e-130",
+            "-1e-130",
+            "9.9999999999999999999999999999999999999e125",
+            "99999999999999999999999999999999999999",
+            "100000000000000000000000000000000000000000",
+            "1.5",
+            "-42",
+            "0.001",
+            "12345678901234567890123456789012345678e-100",
+        ] {
+            assert_eq!(check_number(good), Ok(()), "{good:?} refused");
+        }
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Point {
+        x: f64,
+        tags: Vec<f64>,
+    }
+
+    #[test]
+    fn serde_values_are_checked_at_every_depth() {
+        let ok = Serde(Point {
+            x: 1.5,
+            tags: vec![2.0, -1e-100],
+        });
+        assert!(ok.to_attr().is_ok());
+        for bad in [
+            Point {
+                x: f64::MAX,
+                tags: vec![],
+            },
+            Point {
+                x: 0.0,
+                tags: vec![1.0, 1e200],
+            },
+            Point {
+                x: f64::NAN,
+                tags: vec![],
+            },
+        ] {
+            let err = Serde(bad).to_attr().unwrap_err();
+            assert!(err.is_number(), "{err}");
+        }
+    }
+
+    proptest! {
+        /// A float the crate stores directly is refused exactly when the same value
+        /// inside a serde-encoded structure is.
+        #[test]
+        fn direct_and_nested_floats_agree(bits in any::<u64>()) {
+            let v = f64::from_bits(bits);
+            let nested = Serde(Point { x: v, tags: vec![] }).to_attr();
+            prop_assert_eq!(v.to_attr().is_ok(), nested.is_ok(), "{:e}", v);
+        }
     }
 }

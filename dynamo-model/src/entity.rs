@@ -195,15 +195,12 @@ pub mod __private {
         name: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        match serde_dynamo::to_attribute_value::<_, AttributeValue>(value) {
+        match crate::codec::to_checked_attribute(value) {
             Ok(av) => {
                 item.insert(name.to_owned(), av);
                 Ok(())
             }
-            Err(e) => Err(field_error::<E>(
-                name,
-                crate::codec::EncodeError::new(e.to_string()),
-            )),
+            Err(e) => Err(field_error::<E>(name, e)),
         }
     }
 
