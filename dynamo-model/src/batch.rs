@@ -451,7 +451,10 @@ impl<'a, T: Table> BatchWrite<'a, T> {
         entities.into_iter().fold(self, |b, e| b.put(e))
     }
 
-    /// Adds a delete.
+    /// Adds a delete. Keys of an entity with a `#[dynamo(version)]` field are refused when
+    /// the batch is sent ([`ValidationReason::NotSupportedInBatch`](crate::ValidationReason)):
+    /// a batch write cannot check the stored version; delete those with
+    /// [`Db::delete`](crate::Db::delete) and `if_version`, or in a transaction.
     pub fn delete<E: Entity<Table = T>>(mut self, key: Key<E>) -> Self {
         match key.raw() {
             Ok(raw) => {

@@ -58,6 +58,8 @@ pub struct EntityRegistration {
     pub pk: &'static [Segment],
     /// The sort key template (tables with a sort key).
     pub sk: Option<&'static [Segment]>,
+    /// Whether the entity has a `#[dynamo(version)]` field: a batch write cannot check it.
+    pub versioned: bool,
 }
 
 inventory::collect!(EntityRegistration);
@@ -185,6 +187,16 @@ pub(crate) fn check_unconditional_write<T: Table>(op: &WriteOp) -> Result<(), Er
             continue;
         }
         if registration.entity_type == entity {
+            if registration.versioned {
+                return Err(Error::invalid(
+                    entity,
+                    ValidationReason::NotSupportedInBatch,
+                    format!(
+                        "{entity} is versioned: a batch write cannot check the stored version of {}, so it could overwrite or remove a newer one; use put/delete with if_version, or a transaction",
+                        shown()
+                    ),
+                ));
+            }
             own = true;
         } else {
             return Err(refuse(format!(

@@ -408,3 +408,45 @@ async fn empty_values_on_a_multi_attribute_index_key_mean_everything_or_nothing(
     assert_refused(&err, ValidationReason::EmptyKeyValue);
     Ok(())
 }
+
+#[tokio::test]
+async fn no_batch_write_path_bypasses_the_version_check() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let newer = Doc {
+        id: "d".into(),
+        rev: 1,
+        body: "newer".into(),
+        version: 0,
+        expires: None,
+    };
+    db.put(&newer).await?; // stored at version 1
+    let mut stale = newer.clone();
+    stale.body = "stale".into();
+    stale.version = 7;
+    // An operation list (as resubmitted from `unprocessed`) carrying a versioned item.
+    let put = dynamo_model::WriteOp::Put {
+        entity: "Doc",
+        key: stale.primary_key().into_raw()?,
+        item: stale.to_item()?,
+    };
+    let err = db.batch_write().ops([put]).await.unwrap_err();
+    assert_refused(&err, ValidationReason::NotSupportedInBatch);
+    let err = db
+        .batch_write()
+        .delete(newer.primary_key())
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::NotSupportedInBatch);
+    let err = db
+        .bulk_load()
+        .delete(newer.primary_key())
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::NotSupportedInBatch);
+    let stored = db.get(newer.primary_key()).consistent().await?;
+    assert_eq!(
+        stored.map(|d| (d.body, d.version)),
+        Some(("newer".into(), 1))
+    );
+    Ok(())
+}

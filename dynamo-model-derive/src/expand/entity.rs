@@ -618,6 +618,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                     type_name: #type_name,
                     pk: #registered_pk,
                     sk: #registered_sk,
+                    versioned: <#ident as #dm::Entity>::VERSION.is_some(),
                 }
             }
 
