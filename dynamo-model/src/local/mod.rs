@@ -155,10 +155,10 @@ impl<T: Table> Drop for TempTable<T> {
             let client = client_for(&endpoint);
             // Best effort, and bounded: the table may already be gone, or DynamoDB Local
             // stopped or stalled; a test must not hang on its clean-up.
-            let _ = runtime.block_on(tokio::time::timeout(
-                std::time::Duration::from_secs(10),
-                client.delete_table().table_name(table).send(),
-            ));
+            runtime.block_on(async {
+                let deletion = client.delete_table().table_name(table).send();
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(10), deletion).await;
+            });
         });
         let _ = deleting.join();
     }
