@@ -21,7 +21,7 @@ struct Event {
     seen_at: Option<OffsetDateTime>,
 }
 
-fn main() {
+pub fn run() {
     let user_id = Uuid::from_u128(1);
     let event_id = Uuid::from_u128(2);
     let at = datetime!(2024-05-06 07:08:09.5 +02:00);
@@ -32,6 +32,8 @@ fn main() {
         session: Some(Uuid::from_u128(3)),
         seen_at: None,
     };
+    // A key argument may be a value or a reference: both forms are what is tested here.
+    #[allow(clippy::needless_borrows_for_generic_args)]
     let key = Event::key(user_id, &at, event_id);
     assert_eq!(key.raw().unwrap(), event.primary_key().raw().unwrap());
     assert_eq!(

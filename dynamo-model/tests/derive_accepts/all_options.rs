@@ -105,7 +105,7 @@ struct Counter {
     enabled: bool,
 }
 
-fn main() {
+pub fn run() {
     let user = User {
         user_id: "u-1".into(),
         tenant: "acme".into(),

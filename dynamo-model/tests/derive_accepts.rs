@@ -1,0 +1,19 @@
+//! Derive inputs that must compile and behave, as a user's crate would write them.
+//!
+//! Ordinary tests rather than trybuild `pass` cases: trybuild builds each pass case from
+//! scratch, while these share the crate's own build.
+
+#[path = "derive_accepts/all_options.rs"]
+mod all_options;
+#[path = "derive_accepts/time_uuid_keys.rs"]
+mod time_uuid_keys;
+
+#[test]
+fn every_derive_option_together() {
+    all_options::run();
+}
+
+#[test]
+fn time_and_uuid_key_fields() {
+    time_uuid_keys::run();
+}
