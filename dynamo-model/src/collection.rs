@@ -21,9 +21,10 @@ pub trait Target: Sized + Send + 'static {
     /// Whether the target is made of keys only (readable from a `KEYS_ONLY` index).
     const IS_KEYS: bool = false;
 
-    /// The stored attributes decoding reads, when they are known (an entity's fields); a
-    /// query on an `INCLUDE` index is refused when the index does not project them.
-    const ATTRIBUTES: Option<&'static [&'static str]> = None;
+    /// The stored attributes decoding reads, per member entity (an entity is its own one
+    /// member); a query on a global index with an `INCLUDE` projection is refused when the
+    /// index does not project them.
+    const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] = &[];
 
     /// Decodes an item, or reports that its entity type is not part of the target.
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError>;
@@ -43,7 +44,7 @@ impl<E: Entity> Target for E {
     const NAME: &'static str = E::ENTITY_TYPE;
     const ENTITY_TYPES: &'static [&'static str] = &[E::ENTITY_TYPE];
     const IS_COLLECTION: bool = false;
-    const ATTRIBUTES: Option<&'static [&'static str]> = Some(E::ATTRIBUTES);
+    const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] = &[E::ATTRIBUTES];
 
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError> {
         E::from_item(item).map(Decoded::Item)

@@ -450,3 +450,62 @@ async fn no_batch_write_path_bypasses_the_version_check() -> TestResult {
     );
     Ok(())
 }
+
+/// A feed index that projects the posts' fields but not the comments' bodies.
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK",
+         gsi(name = "Feed", pk = "GSI1PK", sk = "GSI1SK",
+             projection(include = ["_type", "post_id", "title", "comment_id"])))]
+pub struct Blog;
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = Blog, pk = "POST#{post_id}", sk = "POST",
+         index(Feed, pk = "FEED", sk = "P#{post_id}"))]
+pub struct Post {
+    pub post_id: String,
+    pub title: String,
+}
+
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = Blog, pk = "POST#{post_id}", sk = "C#{comment_id}",
+         index(Feed, pk = "FEED", sk = "C#{comment_id}"))]
+pub struct Comment {
+    pub post_id: String,
+    pub comment_id: String,
+    pub body: String,
+}
+
+#[derive(dynamo_model::Collection, Debug, Clone, PartialEq)]
+pub enum FeedItem {
+    Post(Post),
+    Comment(Comment),
+}
+
+#[tokio::test]
+async fn a_collection_query_of_an_index_missing_a_members_fields_is_refused() -> TestResult {
+    let db = local::fresh_table::<Blog>().await?;
+    let post = Post {
+        post_id: "p".into(),
+        title: "t".into(),
+    };
+    db.put(&post).await?;
+    db.put(&Comment {
+        post_id: "p".into(),
+        comment_id: "c".into(),
+        body: "b".into(),
+    })
+    .await?;
+    let refusing = rejecting(&db, "Query").await?;
+    let err = refusing
+        .query(Post::feed_partition())
+        .collection::<FeedItem>()
+        .all()
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::IndexProjection);
+    assert!(err.to_string().contains("`body`"), "{err}");
+    // The member whose fields the index holds reads fine on its own.
+    let posts = db.query(Post::feed_partition()).all().await?.items;
+    assert_eq!(posts, [post]);
+    Ok(())
+}

@@ -67,6 +67,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
         .iter()
         .map(|(_, ty)| quote!(impl #private::Includes<#ty> for #ident {}));
     let n = variants.len();
+    let member_types = variants.iter().map(|(_, ty)| ty);
 
     Ok(quote! {
         const _: () = {
@@ -93,6 +94,8 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
                 const NAME: &'static str = #name;
                 const ENTITY_TYPES: &'static [&'static str] = &__TYPES;
                 const IS_COLLECTION: bool = true;
+                const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] =
+                    &[#(<#member_types as #dm::Entity>::ATTRIBUTES),*];
 
                 fn decode(item: #dm::Item) -> ::core::result::Result<#private::Decoded<Self>, #dm::DecodeError> {
                     let which = match #private::entity_type_of::<Self>(&item) {

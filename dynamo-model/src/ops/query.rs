@@ -501,31 +501,35 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
         self
     }
 
-    /// The attributes decoding needs that an `INCLUDE` index does not project (`None` when
-    /// nothing is missing): the entity type (every decode checks it) and, for an entity or a
-    /// view, its stored fields. Sending such a query would pay for items that all fail to
-    /// decode, or decode with fields silently absent.
+    /// The attributes decoding needs that a global index with an `INCLUDE` projection does
+    /// not project (`None` when nothing is missing): the entity type (every decode checks
+    /// it) and the stored fields of the view, the entity or every member of a collection.
+    /// Sending such a query would pay for items that all fail to decode, or decode with
+    /// fields silently absent. (A local index fetches what it does not project from the
+    /// table, so it is not refused.)
     fn unprojected_attributes(&self) -> Option<Vec<&'static str>> {
         let index = self.index?;
         let Projection::Include(included) = index.projection else {
             return None;
         };
-        if T::IS_KEYS {
+        if T::IS_KEYS || index.kind == IndexKind::Local {
             return None;
         }
         let schema = &<T::Table as Table>::SCHEMA;
         let keys = self.key_names().ok()?;
-        let needed = std::iter::once(schema.entity_type).chain(
-            self.projection
-                .or(T::ATTRIBUTES)
-                .unwrap_or_default()
-                .iter()
-                .copied(),
-        );
-        let mut missing: Vec<&'static str> = needed
-            .filter(|a| !included.contains(a) && !keys.cursor.contains(a))
-            .collect();
-        missing.dedup();
+        let fields: Vec<&'static str> = match self.projection {
+            Some(view) => view.to_vec(),
+            None => T::MEMBER_ATTRIBUTES.concat(),
+        };
+        let mut missing: Vec<&'static str> = Vec::new();
+        for attribute in std::iter::once(schema.entity_type).chain(fields) {
+            if !included.contains(&attribute)
+                && !keys.cursor.contains(&attribute)
+                && !missing.contains(&attribute)
+            {
+                missing.push(attribute);
+            }
+        }
         (!missing.is_empty()).then_some(missing)
     }
 
