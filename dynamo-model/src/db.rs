@@ -117,3 +117,12 @@ impl<T: Table> Db<T> {
         Update::new(self, key)
     }
 }
+
+/// A `Db` whose client is never used to send: for unit tests that build requests.
+#[cfg(test)]
+pub(crate) fn offline<T: Table>() -> Db<T> {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+        .build();
+    Db::new(Client::from_conf(config), "t")
+}

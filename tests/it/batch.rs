@@ -2,24 +2,13 @@
 //! reported.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
-use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::{local, Db, Entity, Progress, RawKey, RetryPolicy};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-/// The same table seen through a client that suffers `faults` (with the SDK's own retries
-/// off, so every fault reaches the crate's loops).
-async fn faulty(db: &Db<App>, faults: &Faults) -> Result<Db<App>, BoxError> {
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
-    Ok(Db::new(
-        client_with_faults(&endpoint, faults, RetryConfig::disabled()),
-        db.table_name(),
-    ))
-}
 
 fn twenty_percent(seed: u64) -> Faults {
     Faults::new(seed).rate(0.2).kinds([

@@ -7,6 +7,20 @@ use uuid::Uuid;
 
 pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
+/// The same table seen through a client that suffers `faults`, with the SDK's own
+/// retries off so that every fault reaches the library's loops.
+pub async fn faulty<T: Table>(
+    db: &dynamo_model::Db<T>,
+    faults: &dynamo_model::local::faults::Faults,
+) -> Result<dynamo_model::Db<T>, Box<dyn std::error::Error + Send + Sync>> {
+    let endpoint = tokio::task::spawn_blocking(dynamo_model::local::shared_endpoint).await??;
+    let retries = dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig::disabled();
+    Ok(dynamo_model::Db::new(
+        dynamo_model::local::faults::client_with_faults(&endpoint, faults, retries),
+        db.table_name(),
+    ))
+}
+
 /// Asserts that `err` is a refusal before sending for exactly `reason`.
 #[track_caller]
 pub fn assert_refused(err: &dynamo_model::Error, reason: dynamo_model::ValidationReason) {

@@ -3,22 +3,12 @@
 //! before its deadline is reported, never dropped and never counted as done.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
-use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::{local, Db, Entity, Error, RetryPolicy};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-/// The same table seen through a client that suffers `faults` (the SDK's own retries off).
-async fn faulty(db: &Db<App>, faults: &Faults) -> Result<Db<App>, BoxError> {
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
-    Ok(Db::new(
-        client_with_faults(&endpoint, faults, RetryConfig::disabled()),
-        db.table_name(),
-    ))
-}
 
 /// How long every delayed response is held back: far longer than the short deadlines.
 const SLOW: Duration = Duration::from_secs(3);

@@ -7,23 +7,12 @@
 //! bodies it writes) are unit-tested next to it, in `dynamo-model/src/local/faults.rs`.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
-use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::{local, Db, Entity, RetryPolicy};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-/// The same table seen through a client that suffers `faults`, with the SDK's own
-/// retries off so that every fault reaches the library's loops.
-async fn faulty(db: &Db<App>, faults: &Faults) -> Result<Db<App>, BoxError> {
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
-    Ok(Db::new(
-        client_with_faults(&endpoint, faults, RetryConfig::disabled()),
-        db.table_name(),
-    ))
-}
 
 /// Quick retries for a short while: long enough for several attempts.
 fn brief() -> RetryPolicy {

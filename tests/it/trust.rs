@@ -2,8 +2,7 @@
 //! silent short results, builder-order surprises, requests sent only to be refused.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
-use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::{local, Db, Entity, Error, Table, ValidationReason};
 use serde::{Deserialize, Serialize};
 
@@ -12,15 +11,11 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// `table` seen through a client whose `operation` calls are all refused with a
 /// non-retryable ValidationException (nothing forwarded).
 async fn rejecting<T: Table>(table: &Db<T>, operation: &'static str) -> Result<Db<T>, BoxError> {
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
     let faults = Faults::new(1)
         .rate(1.0)
         .kinds([FaultKind::Reject])
         .operations([operation]);
-    Ok(Db::new(
-        client_with_faults(&endpoint, &faults, RetryConfig::disabled()),
-        table.table_name(),
-    ))
+    faulty(table, &faults).await
 }
 
 fn order(user: &str, n: u32, status: &str) -> Order {

@@ -1236,10 +1236,7 @@ mod tests {
     }
 
     fn db() -> Db<App> {
-        let config = aws_sdk_dynamodb::Config::builder()
-            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-            .build();
-        Db::new(aws_sdk_dynamodb::Client::from_conf(config), "t")
+        crate::db::offline()
     }
 
     #[test]
