@@ -9,9 +9,14 @@
 
 use crate::collection::{Includes, Target};
 use crate::ops::query::decode_target;
+use crate::ops::request::Customize;
 use crate::ops::UnknownEntity;
 use crate::retry::{is_retryable, Deadline, RetryPolicy};
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
+use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
+use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
+use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
 use aws_sdk_dynamodb::types::{
     DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest,
 };
@@ -73,8 +78,9 @@ pub struct BatchGetOutput<T> {
 
 /// A `BatchGetItem` of any number of keys; see [`Db::batch_get`].
 #[must_use = "a batch does nothing until it is sent or awaited"]
-pub struct BatchGet<'a, T: Target> {
-    db: &'a Db<T::Table>,
+pub struct BatchGet<T: Target> {
+    db: Db<T::Table>,
+    customize: Customize<BatchGetItemFluentBuilder>,
     keys: Vec<RawKey>,
     error: Option<Error>,
     consistent: bool,
@@ -84,7 +90,7 @@ pub struct BatchGet<'a, T: Target> {
     unknown: UnknownEntity,
 }
 
-impl<'a, T: Target> BatchGet<'a, T> {
+impl<T: Target> BatchGet<T> {
     /// Adds a key (of `T`, or of any entity of collection `T`).
     pub fn key<M: Entity>(mut self, key: Key<M>) -> Self
     where
@@ -137,30 +143,73 @@ impl<'a, T: Target> BatchGet<'a, T> {
         self
     }
 
-    /// Reads every key: chunks of 100, duplicates removed, unprocessed keys retried.
-    pub async fn send(self) -> Result<BatchGetOutput<T>, Error> {
-        if let Some(e) = self.error {
+    /// Adjusts the SDK request of every chunk (and every retry of its unprocessed keys)
+    /// before it is sent: `hook` receives the [`BatchGetItemFluentBuilder`] as the crate
+    /// built it and returns it. Hooks run in the order they were added (also by
+    /// [`params`](Self::params)). A hook that changes the keys takes the batch out of the
+    /// crate's accounting of found, missing and unprocessed keys.
+    pub fn customize(
+        mut self,
+        hook: impl Fn(BatchGetItemFluentBuilder) -> BatchGetItemFluentBuilder + Send + Sync + 'static,
+    ) -> Self {
+        self.customize = self.customize.then(hook);
+        self
+    }
+
+    /// The keys to read, once each (DynamoDB rejects a batch holding a key twice).
+    fn unique_keys(&mut self) -> Result<Vec<RawKey>, Error> {
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
-        // DynamoDB rejects a batch holding the same key twice: ask once.
         let mut seen = HashSet::with_capacity(self.keys.len());
-        let unique: Vec<RawKey> = self
-            .keys
+        Ok(std::mem::take(&mut self.keys)
             .into_iter()
             .filter(|k| seen.insert(k.clone()))
-            .collect();
+            .collect())
+    }
+
+    /// The `BatchGetItem` input of each chunk of 100 keys, instead of sending them (like
+    /// ElectroDB's `.params()`). Unprocessed keys are sent again in inputs of the same
+    /// form.
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE")]
+    /// # struct User { id: String }
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// let inputs = db.batch_get::<User>().keys((0..250).map(|i| User::key(format!("u-{i}")))).params()?;
+    /// assert_eq!(inputs.len(), 3); // 100 + 100 + 50
+    /// assert_eq!(inputs[2].request_items().unwrap()["app"].keys().len(), 50);
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn params(mut self) -> Result<Vec<BatchGetItemInput>, Error> {
+        let unique = self.unique_keys()?;
+        unique
+            .chunks(MAX_BATCH_GET)
+            .map(|chunk| {
+                let request = get_request(&self.db, &self.customize, chunk, self.consistent)?;
+                crate::ops::request::input("BatchGetItem", request.as_input().clone().build())
+            })
+            .collect()
+    }
+
+    /// Reads every key: chunks of 100, duplicates removed, unprocessed keys retried.
+    pub async fn send(mut self) -> Result<BatchGetOutput<T>, Error> {
+        let unique = self.unique_keys()?;
         let schema = &<T::Table as Table>::SCHEMA;
         let deadline = Arc::new(Deadline::after(self.policy.deadline));
         let chunks: Vec<Vec<RawKey>> = unique
             .chunks(MAX_BATCH_GET)
             .map(<[RawKey]>::to_vec)
             .collect();
-        let db = self.db;
+        let (db, customize) = (&self.db, &self.customize);
         let (consistent, policy) = (self.consistent, self.policy);
         let results: Vec<Result<GetChunk, Error>> = stream::iter(chunks)
             .map(|chunk| {
                 let deadline = Arc::clone(&deadline);
-                async move { get_chunk(db, chunk, consistent, &policy, &deadline).await }
+                async move { get_chunk(db, customize, chunk, consistent, &policy, &deadline).await }
             })
             .buffer_unordered(self.concurrency)
             .collect()
@@ -219,8 +268,29 @@ struct GetChunk {
     consumed: f64,
 }
 
+/// One `BatchGetItem` request, rendered into the SDK's builder and customized.
+fn get_request<X: Table>(
+    db: &Db<X>,
+    customize: &Customize<BatchGetItemFluentBuilder>,
+    keys: &[RawKey],
+    consistent: bool,
+) -> Result<BatchGetItemFluentBuilder, Error> {
+    let request = KeysAndAttributes::builder()
+        .set_keys(Some(keys.iter().map(|k| key_item(&X::SCHEMA, k)).collect()))
+        .consistent_read(consistent)
+        .build()
+        .map_err(|e| build_error("BatchGetItem", e))?;
+    let request = db
+        .client()
+        .batch_get_item()
+        .request_items(db.table_name(), request)
+        .return_consumed_capacity(ReturnConsumedCapacity::Total);
+    Ok(customize.apply(request))
+}
+
 async fn get_chunk<X: Table>(
     db: &Db<X>,
+    customize: &Customize<BatchGetItemFluentBuilder>,
     mut keys: Vec<RawKey>,
     consistent: bool,
     policy: &RetryPolicy,
@@ -247,17 +317,7 @@ async fn get_chunk<X: Table>(
             break;
         }
         attempt += 1;
-        let request = KeysAndAttributes::builder()
-            .set_keys(Some(keys.iter().map(|k| key_item(schema, k)).collect()))
-            .consistent_read(consistent)
-            .build()
-            .map_err(|e| build_error(OP, e))?;
-        let request = db
-            .client()
-            .batch_get_item()
-            .request_items(db.table_name(), request)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send();
+        let request = get_request(db, customize, &keys, consistent)?.send();
         let Ok(result) = deadline.run(request).await else {
             // Cut off by the deadline: these keys were not read.
             out.unprocessed = keys;
@@ -398,8 +458,9 @@ type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 /// entity types are known (those compiled into the program, bound to the same `Table`
 /// type).
 #[must_use = "a batch does nothing until it is sent or awaited"]
-pub struct BatchWrite<'a, T: Table> {
-    db: &'a Db<T>,
+pub struct BatchWrite<T: Table> {
+    db: Db<T>,
+    customize: Customize<BatchWriteItemFluentBuilder>,
     ops: Vec<WriteOp>,
     error: Option<Error>,
     concurrency: usize,
@@ -408,7 +469,7 @@ pub struct BatchWrite<'a, T: Table> {
     interleave: bool,
 }
 
-impl<'a, T: Table> BatchWrite<'a, T> {
+impl<T: Table> BatchWrite<T> {
     fn fail(mut self, e: Error) -> Self {
         self.error.get_or_insert(e.during("BatchWriteItem"));
         self
@@ -557,10 +618,26 @@ impl<'a, T: Table> BatchWrite<'a, T> {
         out
     }
 
-    /// Writes everything: chunks of 25, unprocessed items retried; what is left after the
-    /// deadline is returned in [`BatchWriteOutput::unprocessed`].
-    pub async fn send(self) -> Result<BatchWriteOutput, Error> {
-        if let Some(e) = self.error {
+    /// Adjusts the SDK request of every chunk (and every retry of its unprocessed items)
+    /// before it is sent: `hook` receives the [`BatchWriteItemFluentBuilder`] as the crate
+    /// built it and returns it. Hooks run in the order they were added (also by
+    /// [`params`](Self::params)). A hook that changes the writes takes the batch out of
+    /// the crate's guarantees (key-space checks, the accounting of what was written).
+    pub fn customize(
+        mut self,
+        hook: impl Fn(BatchWriteItemFluentBuilder) -> BatchWriteItemFluentBuilder
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        self.customize = self.customize.then(hook);
+        self
+    }
+
+    /// The operations, checked (no error while adding, no key twice, no key another
+    /// entity type can own) and in sending order, in chunks of 25.
+    fn checked_chunks(&mut self) -> Result<Vec<Vec<WriteOp>>, Error> {
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
         self.check_duplicates()?;
@@ -570,25 +647,59 @@ impl<'a, T: Table> BatchWrite<'a, T> {
             crate::registry::check_unconditional_write::<T>(op)
                 .map_err(|e| e.during("BatchWriteItem"))?;
         }
-        let total = self.ops.len();
+        let ops = std::mem::take(&mut self.ops);
         let ops = if self.interleave {
-            Self::interleaved(self.ops)
+            Self::interleaved(ops)
         } else {
-            self.ops
+            ops
         };
-        let chunks: Vec<Vec<WriteOp>> = ops
+        Ok(ops
             .chunks(MAX_BATCH_WRITE)
             .map(<[WriteOp]>::to_vec)
-            .collect();
+            .collect())
+    }
+
+    /// The `BatchWriteItem` input of each chunk of 25 writes, in sending order, instead
+    /// of sending them (like ElectroDB's `.params()`). Everything `send` refuses before
+    /// sending is refused here too. Unprocessed items are sent again in inputs of the
+    /// same form.
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE")]
+    /// # struct User { id: String }
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// let users: Vec<User> = (0..30).map(|i| User { id: format!("u-{i}") }).collect();
+    /// let inputs = db.batch_write().puts(&users).params()?;
+    /// assert_eq!(inputs.len(), 2); // 25 + 5
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn params(mut self) -> Result<Vec<BatchWriteItemInput>, Error> {
+        self.checked_chunks()?
+            .iter()
+            .map(|chunk| {
+                let request = write_request(&self.db, &self.customize, chunk)?;
+                crate::ops::request::input("BatchWriteItem", request.as_input().clone().build())
+            })
+            .collect()
+    }
+
+    /// Writes everything: chunks of 25, unprocessed items retried; what is left after the
+    /// deadline is returned in [`BatchWriteOutput::unprocessed`].
+    pub async fn send(mut self) -> Result<BatchWriteOutput, Error> {
+        let total = self.ops.len();
+        let chunks = self.checked_chunks()?;
         let deadline = Arc::new(Deadline::after(self.policy.deadline));
-        let db = self.db;
+        let (db, customize) = (&self.db, &self.customize);
         let policy = self.policy;
-        let progress = self.progress;
+        let progress = self.progress.take();
         let mut output = BatchWriteOutput::default();
         let mut results = stream::iter(chunks)
             .map(|chunk| {
                 let deadline = Arc::clone(&deadline);
-                async move { write_chunk(db, chunk, &policy, &deadline).await }
+                async move { write_chunk(db, customize, chunk, &policy, &deadline).await }
             })
             .buffer_unordered(self.concurrency);
         while let Some(result) = results.next().await {
@@ -617,8 +728,27 @@ struct WriteChunk {
     consumed: f64,
 }
 
+/// One `BatchWriteItem` request, rendered into the SDK's builder and customized.
+fn write_request<X: Table>(
+    db: &Db<X>,
+    customize: &Customize<BatchWriteItemFluentBuilder>,
+    ops: &[WriteOp],
+) -> Result<BatchWriteItemFluentBuilder, Error> {
+    let requests = ops
+        .iter()
+        .map(|op| op.request(&X::SCHEMA))
+        .collect::<Result<Vec<_>, _>>()?;
+    let request = db
+        .client()
+        .batch_write_item()
+        .request_items(db.table_name(), requests)
+        .return_consumed_capacity(ReturnConsumedCapacity::Total);
+    Ok(customize.apply(request))
+}
+
 async fn write_chunk<X: Table>(
     db: &Db<X>,
+    customize: &Customize<BatchWriteItemFluentBuilder>,
     mut ops: Vec<WriteOp>,
     policy: &RetryPolicy,
     deadline: &Deadline,
@@ -644,16 +774,7 @@ async fn write_chunk<X: Table>(
             break;
         }
         attempt += 1;
-        let requests = ops
-            .iter()
-            .map(|op| op.request(schema))
-            .collect::<Result<Vec<_>, _>>()?;
-        let request = db
-            .client()
-            .batch_write_item()
-            .request_items(db.table_name(), requests)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send();
+        let request = write_request(db, customize, &ops)?.send();
         let Ok(result) = deadline.run(request).await else {
             // Cut off by the deadline in flight: DynamoDB may have applied any of these
             // writes, or none. Not confirmed, so not counted as written; returned as
@@ -713,9 +834,10 @@ impl<T: Table> Db<T> {
     /// println!("{} found, {} missing, {} unread", out.items.len(), out.not_found.len(), out.unprocessed.len());
     /// # Ok(()) }
     /// ```
-    pub fn batch_get<X: Target<Table = T>>(&self) -> BatchGet<'_, X> {
+    pub fn batch_get<X: Target<Table = T>>(&self) -> BatchGet<X> {
         BatchGet {
-            db: self,
+            db: self.clone(),
+            customize: Customize::default(),
             keys: Vec::new(),
             error: None,
             consistent: false,
@@ -744,9 +866,10 @@ impl<T: Table> Db<T> {
     /// assert!(out.unprocessed.is_empty(), "{} writes left after the deadline", out.unprocessed.len());
     /// # Ok(()) }
     /// ```
-    pub fn batch_write(&self) -> BatchWrite<'_, T> {
+    pub fn batch_write(&self) -> BatchWrite<T> {
         BatchWrite {
-            db: self,
+            db: self.clone(),
+            customize: Customize::default(),
             ops: Vec::new(),
             error: None,
             concurrency: 4,
@@ -760,22 +883,22 @@ impl<T: Table> Db<T> {
     /// eight concurrent calls. Add items with `puts` and follow progress with
     /// `on_progress`. Keys another entity type can own are refused, as in every
     /// [`BatchWrite`].
-    pub fn bulk_load(&self) -> BatchWrite<'_, T> {
+    pub fn bulk_load(&self) -> BatchWrite<T> {
         self.batch_write().interleave_partitions().concurrency(8)
     }
 }
 
-impl<'a, X: Target> std::future::IntoFuture for BatchGet<'a, X> {
+impl<X: Target> std::future::IntoFuture for BatchGet<X> {
     type Output = Result<BatchGetOutput<X>, Error>;
-    type IntoFuture = crate::ops::BoxFuture<'a, Self::Output>;
+    type IntoFuture = crate::ops::BoxFuture<'static, Self::Output>;
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
     }
 }
 
-impl<'a, T: Table> std::future::IntoFuture for BatchWrite<'a, T> {
+impl<T: Table> std::future::IntoFuture for BatchWrite<T> {
     type Output = Result<BatchWriteOutput, Error>;
-    type IntoFuture = crate::ops::BoxFuture<'a, Self::Output>;
+    type IntoFuture = crate::ops::BoxFuture<'static, Self::Output>;
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
     }

@@ -56,6 +56,23 @@ impl<T: Table> Db<T> {
         }
     }
 
+    /// A `Db` whose client has no region, endpoint or credentials: it builds requests but
+    /// cannot send them (sending fails with [`Error::Service`]). For unit tests that check
+    /// what an operation would send with `params()`, without DynamoDB Local:
+    ///
+    /// ```
+    /// # use dynamo_model::{Db, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// let db = Db::<App>::offline("app-test");
+    /// assert_eq!(db.table_name(), "app-test");
+    /// ```
+    pub fn offline(table_name: impl Into<Arc<str>>) -> Self {
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .build();
+        Db::new(Client::from_conf(config), table_name)
+    }
+
     /// Keys the checksum of pagination cursors with `secret`, so that clients holding
     /// cursors (e.g. in a public API) cannot forge them. Without a secret the checksum
     /// still detects altered cursors and cursors of other queries. Every service instance
@@ -98,22 +115,22 @@ impl<T: Table> Db<T> {
     }
 
     /// Reads one item. Resolves to `Ok(None)` when there is no item under the key.
-    pub fn get<E: Entity<Table = T>>(&self, key: Key<E>) -> Get<'_, E> {
+    pub fn get<E: Entity<Table = T>>(&self, key: Key<E>) -> Get<E> {
         Get::new(self, key)
     }
 
     /// Writes a whole entity, replacing any item of the same entity type under its key.
-    pub fn put<'a, E: Entity<Table = T>>(&'a self, entity: &'a E) -> Put<'a, E> {
+    pub fn put<E: Entity<Table = T>>(&self, entity: &E) -> Put<E> {
         Put::new(self, entity)
     }
 
     /// Deletes one item.
-    pub fn delete<E: Entity<Table = T>>(&self, key: Key<E>) -> Delete<'_, E> {
+    pub fn delete<E: Entity<Table = T>>(&self, key: Key<E>) -> Delete<E> {
         Delete::new(self, key)
     }
 
     /// Changes some attributes of an existing item and returns the updated entity.
-    pub fn update<E: Entity<Table = T>>(&self, key: Key<E>) -> Update<'_, E> {
+    pub fn update<E: Entity<Table = T>>(&self, key: Key<E>) -> Update<E> {
         Update::new(self, key)
     }
 }
@@ -121,8 +138,5 @@ impl<T: Table> Db<T> {
 /// A `Db` whose client is never used to send: for unit tests that build requests.
 #[cfg(test)]
 pub(crate) fn offline<T: Table>() -> Db<T> {
-    let config = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-        .build();
-    Db::new(Client::from_conf(config), "t")
+    Db::offline("t")
 }

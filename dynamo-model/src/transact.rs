@@ -12,12 +12,18 @@
 use crate::collection::{Includes, Target};
 use crate::expr::Placeholders;
 use crate::ops::query::decode_target;
+use crate::ops::request::Customize;
 use crate::ops::{
     and, is_entity, item_exists, render, Delete, PreparedWrite, Put, UnknownEntity, Update,
 };
 use crate::retry::{is_retryable, Deadline, RetryPolicy};
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsFluentBuilder;
+use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsInput;
+use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsFluentBuilder;
+use aws_sdk_dynamodb::operation::transact_write_items::{
+    TransactWriteItemsError, TransactWriteItemsInput,
+};
 use aws_sdk_dynamodb::types::{
     ConditionCheck, Delete as TxDelete, Get, Put as TxPut, ReturnValuesOnConditionCheckFailure,
     TransactGetItem, TransactWriteItem, Update as TxUpdate,
@@ -110,34 +116,37 @@ struct Operation {
 
 /// A `TransactWriteItems` request; see [`Db::transact_write`].
 #[must_use = "a transaction does nothing until it is sent or awaited"]
-pub struct TransactWrite<'a, T: Table> {
-    db: &'a Db<T>,
+pub struct TransactWrite<T: Table> {
+    db: Db<T>,
     operations: Vec<Result<Operation, Error>>,
     token: Option<String>,
     policy: RetryPolicy,
+    customize: Customize<TransactWriteItemsFluentBuilder>,
 }
 
-impl<'a, T: Table> TransactWrite<'a, T> {
+impl<T: Table> TransactWrite<T> {
     fn push(mut self, kind: Kind, prepared: Result<PreparedWrite, Error>) -> Self {
         self.operations
             .push(prepared.map(|prepared| Operation { kind, prepared }));
         self
     }
 
-    /// Adds a put, with its conditions (`if_absent`, `condition`).
-    pub fn put<E: Entity<Table = T>>(self, put: Put<'_, E>) -> Self {
+    /// Adds a put, with its conditions (`if_absent`, `condition`). Its
+    /// [`customize`](Put::customize) hooks, made for a `PutItem`, do not apply: customize
+    /// the transaction's request with [`TransactWrite::customize`].
+    pub fn put<E: Entity<Table = T>>(self, put: Put<E>) -> Self {
         let prepared = put.prepare();
         self.push(Kind::Put, prepared)
     }
 
     /// Adds an update, with its changes and conditions (the item must exist).
-    pub fn update<E: Entity<Table = T>>(self, update: Update<'_, E>) -> Self {
+    pub fn update<E: Entity<Table = T>>(self, update: Update<E>) -> Self {
         let prepared = update.prepare();
         self.push(Kind::Update, prepared)
     }
 
     /// Adds a delete, with its conditions.
-    pub fn delete<E: Entity<Table = T>>(self, delete: Delete<'_, E>) -> Self {
+    pub fn delete<E: Entity<Table = T>>(self, delete: Delete<E>) -> Self {
         let prepared = delete.prepare();
         self.push(Kind::Delete, prepared)
     }
@@ -231,11 +240,68 @@ impl<'a, T: Table> TransactWrite<'a, T> {
             .collect()
     }
 
-    /// Sends the transaction (retrying it with the same token while it conflicts or fails
-    /// transiently, until the deadline). A request still in flight when the deadline
-    /// passes is cut off: [`Error::DeadlineExceeded`] then carries the token to resend the
-    /// transaction with ([`token`](Self::token)), which applies it at most once.
-    pub async fn send(mut self) -> Result<(), Error> {
+    /// Adjusts the SDK request before it is sent (every attempt): `hook` receives the
+    /// [`TransactWriteItemsFluentBuilder`] as the crate built it and returns it. Hooks run
+    /// in the order they were added (also by [`params`](Self::params)). A hook that changes
+    /// the items or the token takes the transaction out of the crate's guarantees
+    /// (entity-type checks, idempotent retries).
+    pub fn customize(
+        mut self,
+        hook: impl Fn(TransactWriteItemsFluentBuilder) -> TransactWriteItemsFluentBuilder
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        self.customize = self.customize.then(hook);
+        self
+    }
+
+    /// The `TransactWriteItems` input this transaction would send, instead of sending it
+    /// (like ElectroDB's `.params()`), with the [`token`](Self::token) given or, without
+    /// one, a random token. Everything `send` refuses before sending is refused here too.
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct Bank;
+    /// # #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[dynamo(table = Bank, pk = "ACCOUNT#{id}", sk = "ACCOUNT")]
+    /// # struct Account { id: String, balance: i64 }
+    /// # let db = dynamo_model::Db::<Bank>::offline("bank");
+    /// let f = Account::fields();
+    /// let input = db
+    ///     .transact_write()
+    ///     .update(db.update(Account::key("a")).add(f.balance, -50).condition(f.balance.ge(50)))
+    ///     .update(db.update(Account::key("b")).add(f.balance, 50))
+    ///     .token("transfer-42")
+    ///     .params()?;
+    /// assert_eq!(input.transact_items().len(), 2);
+    /// assert_eq!(input.client_request_token(), Some("transfer-42"));
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn params(mut self) -> Result<TransactWriteItemsInput, Error> {
+        let (items, token, _) = self.checked()?;
+        let request = self.request(items, &token);
+        crate::ops::request::input("TransactWriteItems", request.as_input().clone().build())
+    }
+
+    /// The request of one attempt, rendered into the SDK's builder and customized.
+    fn request(
+        &self,
+        items: Vec<TransactWriteItem>,
+        token: &str,
+    ) -> TransactWriteItemsFluentBuilder {
+        let request = self
+            .db
+            .client()
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .client_request_token(token);
+        self.customize.apply(request)
+    }
+
+    /// The transaction's items, checked (no error while adding, 1 to 100 operations, no
+    /// item twice), its token, and its operations (to read cancellations).
+    fn checked(&mut self) -> Result<(Vec<TransactWriteItem>, String, Vec<Operation>), Error> {
         const OP: &str = "TransactWriteItems";
         let operations = std::mem::take(&mut self.operations);
         let mut owned: Vec<Operation> = Vec::with_capacity(operations.len());
@@ -295,17 +361,22 @@ impl<'a, T: Table> TransactWrite<'a, T> {
             None => format!("{:032x}", fastrand::u128(..)),
         };
         let items = self.request_items(&ops)?;
+        Ok((items, token, owned))
+    }
+
+    /// Sends the transaction (retrying it with the same token while it conflicts or fails
+    /// transiently, until the deadline). A request still in flight when the deadline
+    /// passes is cut off: [`Error::DeadlineExceeded`] then carries the token to resend the
+    /// transaction with ([`token`](Self::token)), which applies it at most once.
+    pub async fn send(mut self) -> Result<(), Error> {
+        const OP: &str = "TransactWriteItems";
+        let (items, token, owned) = self.checked()?;
+        let ops: Vec<&Operation> = owned.iter().collect();
         let deadline = Deadline::after(self.policy.deadline);
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let request = self
-                .db
-                .client()
-                .transact_write_items()
-                .set_transact_items(Some(items.clone()))
-                .client_request_token(&token)
-                .send();
+            let request = self.request(items.clone(), &token).send();
             let Ok(result) = deadline.run(request).await else {
                 // Cut off in flight: applied or not, nobody knows. The token lets the
                 // caller resend it safely (DynamoDB applies a token at most once within
@@ -380,13 +451,14 @@ fn cancellations(
 
 /// A `TransactGetItems` request; see [`Db::transact_get`].
 #[must_use = "a transaction does nothing until it is sent or awaited"]
-pub struct TransactGet<'a, X: Target> {
-    db: &'a Db<X::Table>,
+pub struct TransactGet<X: Target> {
+    db: Db<X::Table>,
     keys: Vec<Result<Item, Error>>,
     unknown: UnknownEntity,
+    customize: Customize<TransactGetItemsFluentBuilder>,
 }
 
-impl<'a, X: Target> TransactGet<'a, X> {
+impl<X: Target> TransactGet<X> {
     /// Adds a key (of `X`, or of any entity of collection `X`).
     pub fn key<M: Entity>(mut self, key: Key<M>) -> Self
     where
@@ -396,8 +468,47 @@ impl<'a, X: Target> TransactGet<'a, X> {
         self
     }
 
+    /// Adjusts the SDK request before it is sent: `hook` receives the
+    /// [`TransactGetItemsFluentBuilder`] as the crate built it and returns it. Hooks run
+    /// in the order they were added (also by [`params`](Self::params)).
+    pub fn customize(
+        mut self,
+        hook: impl Fn(TransactGetItemsFluentBuilder) -> TransactGetItemsFluentBuilder
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        self.customize = self.customize.then(hook);
+        self
+    }
+
+    /// The `TransactGetItems` input this read would send, instead of sending it (like
+    /// ElectroDB's `.params()`).
+    pub fn params(mut self) -> Result<TransactGetItemsInput, Error> {
+        let request = self.request()?;
+        crate::ops::request::input("TransactGetItems", request.as_input().clone().build())
+    }
+
     /// Reads the items as of one point in time; `None` where there is no item.
-    pub async fn send(self) -> Result<Vec<Option<X>>, Error> {
+    pub async fn send(mut self) -> Result<Vec<Option<X>>, Error> {
+        const OP: &str = "TransactGetItems";
+        let out = self
+            .request()?
+            .send()
+            .await
+            .map_err(|e| Error::service(OP, self.db.table_name(), e))?;
+        let mut results = Vec::new();
+        for response in out.responses.unwrap_or_default() {
+            match response.item {
+                Some(item) if !item.is_empty() => results.push(decode_target(item, self.unknown)?),
+                _ => results.push(None),
+            }
+        }
+        Ok(results)
+    }
+
+    /// The request, checked, rendered into the SDK's builder and customized.
+    fn request(&mut self) -> Result<TransactGetItemsFluentBuilder, Error> {
         const OP: &str = "TransactGetItems";
         if self.keys.len() > MAX_TRANSACTION_ITEMS {
             return Err(Error::invalid_request(
@@ -410,7 +521,7 @@ impl<'a, X: Target> TransactGet<'a, X> {
             ));
         }
         let mut items = Vec::with_capacity(self.keys.len());
-        for key in self.keys {
+        for key in std::mem::take(&mut self.keys) {
             let get = Get::builder()
                 .table_name(self.db.table_name())
                 .set_key(Some(key.map_err(|e| e.during(OP))?))
@@ -425,22 +536,12 @@ impl<'a, X: Target> TransactGet<'a, X> {
                 })?;
             items.push(TransactGetItem::builder().get(get).build());
         }
-        let out = self
+        let request = self
             .db
             .client()
             .transact_get_items()
-            .set_transact_items(Some(items))
-            .send()
-            .await
-            .map_err(|e| Error::service(OP, self.db.table_name(), e))?;
-        let mut results = Vec::new();
-        for response in out.responses.unwrap_or_default() {
-            match response.item {
-                Some(item) if !item.is_empty() => results.push(decode_target(item, self.unknown)?),
-                _ => results.push(None),
-            }
-        }
-        Ok(results)
+            .set_transact_items(Some(items));
+        Ok(self.customize.apply(request))
     }
 }
 
@@ -464,9 +565,10 @@ impl<T: Table> Db<T> {
     ///     .await?;
     /// # Ok(()) }
     /// ```
-    pub fn transact_write(&self) -> TransactWrite<'_, T> {
+    pub fn transact_write(&self) -> TransactWrite<T> {
         TransactWrite {
-            db: self,
+            db: self.clone(),
+            customize: Customize::default(),
             operations: Vec::new(),
             token: None,
             policy: RetryPolicy {
@@ -477,26 +579,27 @@ impl<T: Table> Db<T> {
     }
 
     /// A read transaction of up to 100 items, of entity `X` or of a collection `X`.
-    pub fn transact_get<X: Target<Table = T>>(&self) -> TransactGet<'_, X> {
+    pub fn transact_get<X: Target<Table = T>>(&self) -> TransactGet<X> {
         TransactGet {
-            db: self,
+            db: self.clone(),
+            customize: Customize::default(),
             keys: Vec::new(),
             unknown: UnknownEntity::Skip,
         }
     }
 }
 
-impl<'a, T: Table> std::future::IntoFuture for TransactWrite<'a, T> {
+impl<T: Table> std::future::IntoFuture for TransactWrite<T> {
     type Output = Result<(), Error>;
-    type IntoFuture = crate::ops::BoxFuture<'a, Self::Output>;
+    type IntoFuture = crate::ops::BoxFuture<'static, Self::Output>;
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
     }
 }
 
-impl<'a, X: Target> std::future::IntoFuture for TransactGet<'a, X> {
+impl<X: Target> std::future::IntoFuture for TransactGet<X> {
     type Output = Result<Vec<Option<X>>, Error>;
-    type IntoFuture = crate::ops::BoxFuture<'a, Self::Output>;
+    type IntoFuture = crate::ops::BoxFuture<'static, Self::Output>;
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
     }

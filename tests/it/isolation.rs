@@ -152,12 +152,12 @@ async fn a_crafted_batch_delete_never_removes_an_order() -> TestResult {
 
 /// An entity type the property writes through: what its update and check change.
 trait Writer: Entity<Table = Iso> + Clone + Debug {
-    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<'_, Self>;
+    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<Self>;
     fn condition() -> dynamo_model::Condition<Self>;
 }
 
 impl Writer for User {
-    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<'_, Self> {
+    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<Self> {
         db.update(key).set(User::fields().name, "changed")
     }
     fn condition() -> dynamo_model::Condition<Self> {
@@ -166,7 +166,7 @@ impl Writer for User {
 }
 
 impl Writer for Note {
-    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<'_, Self> {
+    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<Self> {
         db.update(key).set(Note::fields().text, "changed")
     }
     fn condition() -> dynamo_model::Condition<Self> {
@@ -175,7 +175,7 @@ impl Writer for Note {
 }
 
 impl Writer for Order {
-    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<'_, Self> {
+    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<Self> {
         db.update(key).set(Order::fields().total, 1u64)
     }
     fn condition() -> dynamo_model::Condition<Self> {
@@ -184,7 +184,7 @@ impl Writer for Order {
 }
 
 impl Writer for Event {
-    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<'_, Self> {
+    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<Self> {
         db.update(key).set(Event::fields().body, "changed")
     }
     fn condition() -> dynamo_model::Condition<Self> {

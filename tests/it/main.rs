@@ -14,6 +14,7 @@ mod keys;
 mod locking;
 mod query;
 mod ranges;
+mod requests;
 mod scan;
 mod single_item;
 mod transact;

@@ -375,9 +375,7 @@ fn rows(people: Vec<Person>) -> Vec<Row> {
 }
 
 /// Every page of a query with `limit(2)`, following cursors.
-async fn paged(
-    query: impl Fn() -> dynamo_model::ops::Query<'static, Person>,
-) -> Result<Vec<Row>, Error> {
+async fn paged(query: impl Fn() -> dynamo_model::ops::Query<Person>) -> Result<Vec<Row>, Error> {
     let mut out = Vec::new();
     let mut cursor: Option<Cursor> = None;
     for _ in 0..100 {

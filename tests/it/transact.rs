@@ -29,12 +29,12 @@ async fn balance(db: &Db<App>, id: &str) -> Result<i64, BoxError> {
         .balance)
 }
 
-fn transfer<'a>(
-    db: &'a Db<App>,
+fn transfer(
+    db: &Db<App>,
     from: &str,
     to: &str,
     amount: i64,
-) -> dynamo_model::transact::TransactWrite<'a, App> {
+) -> dynamo_model::transact::TransactWrite<App> {
     let f = Account::fields();
     db.transact_write()
         .update(

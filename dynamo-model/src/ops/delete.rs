@@ -1,11 +1,13 @@
 use super::ambiguous::AmbiguousAttempts;
+use super::request::{customizable, input, Customize};
 use super::{
     absent_or_entity, and, condition_failed, is_entity, item_exists, render, user_condition,
-    version_guard, version_is, PreparedWrite, VersionCheck,
+    version_guard, version_is, FailureContext, PreparedWrite, VersionCheck,
 };
 use crate::expr::Placeholders;
 use crate::{Condition, Db, Entity, Error, Key};
-use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::delete_item::{DeleteItemError, DeleteItemInput};
 use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 
 /// A `DeleteItem` request; see [`Db::delete`].
@@ -34,22 +36,24 @@ use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 /// an ambiguous attempt (the usual case) those errors are reported as always, and a
 /// condition that fails on an item that is still there is always reported.
 #[must_use = "a request does nothing until it is sent or awaited"]
-pub struct Delete<'a, E: Entity> {
-    db: &'a Db<E::Table>,
+pub struct Delete<E: Entity> {
+    db: Db<E::Table>,
     key: Key<E>,
     must_exist: bool,
     condition: Option<Condition<E>>,
     version: VersionCheck,
+    customize: Customize<DeleteItemFluentBuilder>,
 }
 
-impl<'a, E: Entity> Delete<'a, E> {
-    pub(crate) fn new(db: &'a Db<E::Table>, key: Key<E>) -> Self {
+impl<E: Entity> Delete<E> {
+    pub(crate) fn new(db: &Db<E::Table>, key: Key<E>) -> Self {
         Delete {
-            db,
+            db: db.clone(),
             key,
             must_exist: false,
             condition: None,
             version: VersionCheck::Unspecified,
+            customize: Customize::default(),
         }
     }
 
@@ -82,7 +86,7 @@ impl<'a, E: Entity> Delete<'a, E> {
     }
 
     /// Also return the deleted entity (`ReturnValues=ALL_OLD`).
-    pub fn return_old(self) -> DeleteReturningOld<'a, E> {
+    pub fn return_old(self) -> DeleteReturningOld<E> {
         DeleteReturningOld(self)
     }
 
@@ -115,11 +119,16 @@ impl<'a, E: Entity> Delete<'a, E> {
         })
     }
 
-    async fn run(self, return_old: bool) -> Result<Option<E>, Error> {
-        let db = self.db;
-        let p = self.prepare().map_err(|e| e.during("DeleteItem"))?;
-        let ambiguous = AmbiguousAttempts::default();
-        let result = db
+    /// The request rendered into the SDK's builder and customized, with what reading its
+    /// failure needs: the key (for errors), whether an item was required, the version.
+    fn request(
+        mut self,
+        return_old: bool,
+    ) -> Result<(DeleteItemFluentBuilder, FailureContext), Error> {
+        let db = self.db.clone();
+        let customize = std::mem::take(&mut self.customize);
+        let p = self.prepare()?;
+        let request = db
             .client()
             .delete_item()
             .table_name(db.table_name())
@@ -132,7 +141,41 @@ impl<'a, E: Entity> Delete<'a, E> {
             } else {
                 ReturnValue::None
             })
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let failure = FailureContext {
+            key: p.key,
+            needs_item: p.needs_item,
+            expected_version: p.expected_version,
+        };
+        Ok((customize.apply(request), failure))
+    }
+
+    /// The `DeleteItem` input this request would send, instead of sending it (like
+    /// ElectroDB's `.params()`).
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE")]
+    /// # struct User { id: String }
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// let input = db.delete(User::key("u-1")).must_exist().params()?;
+    /// assert_eq!(input.key().unwrap()["SK"].as_s().unwrap(), "PROFILE");
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn params(self) -> Result<DeleteItemInput, Error> {
+        let (request, _) = self.request(false).map_err(|e| e.during("DeleteItem"))?;
+        input("DeleteItem", request.as_input().clone().build())
+    }
+
+    async fn run(self, return_old: bool) -> Result<Option<E>, Error> {
+        let db = self.db.clone();
+        let (request, p) = self
+            .request(return_old)
+            .map_err(|e| e.during("DeleteItem"))?;
+        let ambiguous = AmbiguousAttempts::default();
+        let result = request
             .customize()
             .interceptor(ambiguous.clone())
             .send()
@@ -180,9 +223,24 @@ impl<'a, E: Entity> Delete<'a, E> {
 
 /// A delete that returns the deleted entity; see [`Delete::return_old`].
 #[must_use = "a request does nothing until it is sent or awaited"]
-pub struct DeleteReturningOld<'a, E: Entity>(Delete<'a, E>);
+pub struct DeleteReturningOld<E: Entity>(Delete<E>);
 
-impl<E: Entity> DeleteReturningOld<'_, E> {
+impl<E: Entity> DeleteReturningOld<E> {
+    /// The `DeleteItem` input this request would send (with `ReturnValues=ALL_OLD`),
+    /// instead of sending it.
+    pub fn params(self) -> Result<DeleteItemInput, Error> {
+        let (request, _) = self.0.request(true).map_err(|e| e.during("DeleteItem"))?;
+        input("DeleteItem", request.as_input().clone().build())
+    }
+
+    /// Adjusts the SDK request before it is sent; see [`Delete::customize`].
+    pub fn customize(
+        self,
+        hook: impl Fn(DeleteItemFluentBuilder) -> DeleteItemFluentBuilder + Send + Sync + 'static,
+    ) -> Self {
+        DeleteReturningOld(self.0.customize(hook))
+    }
+
     /// Sends the request; `Ok(None)` when there was no item.
     ///
     /// When an attempt of the delete ended ambiguously and the SDK's retry finds the key
@@ -194,5 +252,10 @@ impl<E: Entity> DeleteReturningOld<'_, E> {
     }
 }
 
+customizable!(
+    Delete<E>,
+    DeleteItemFluentBuilder,
+    "DeleteItemFluentBuilder"
+);
 super::into_future!(Delete, ());
 super::into_future!(DeleteReturningOld, Option<E>);

@@ -1,21 +1,29 @@
+use super::request::{customizable, input, Customize};
 use crate::{Db, Entity, Error, Key};
+use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
+use aws_sdk_dynamodb::operation::get_item::GetItemInput;
 
 /// A `GetItem` request; see [`Db::get`].
+///
+/// The builder owns a clone of the [`Db`] (cheap: a few reference counts), so it and the
+/// future it resolves to are `'static` and can be moved into a spawned task.
 #[must_use = "a request does nothing until it is sent or awaited"]
-pub struct Get<'a, E: Entity> {
-    db: &'a Db<E::Table>,
+pub struct Get<E: Entity> {
+    db: Db<E::Table>,
     key: Key<E>,
     consistent: bool,
     exclude_expired: bool,
+    customize: Customize<GetItemFluentBuilder>,
 }
 
-impl<'a, E: Entity> Get<'a, E> {
-    pub(crate) fn new(db: &'a Db<E::Table>, key: Key<E>) -> Self {
+impl<E: Entity> Get<E> {
+    pub(crate) fn new(db: &Db<E::Table>, key: Key<E>) -> Self {
         Get {
-            db,
+            db: db.clone(),
             key,
             consistent: false,
             exclude_expired: false,
+            customize: Customize::default(),
         }
     }
 
@@ -33,16 +41,43 @@ impl<'a, E: Entity> Get<'a, E> {
         self
     }
 
-    /// Sends the request. `Ok(None)` when there is no item under the key; an item of
-    /// another entity type under the key is a decode error.
-    pub async fn send(self) -> Result<Option<E>, Error> {
-        let out = self
+    fn request(&self) -> Result<GetItemFluentBuilder, Error> {
+        let request = self
             .db
             .client()
             .get_item()
             .table_name(self.db.table_name())
-            .set_key(Some(self.key.to_item().map_err(|e| e.during("GetItem"))?))
-            .consistent_read(self.consistent)
+            .set_key(Some(self.key.to_item()?))
+            .consistent_read(self.consistent);
+        Ok(self.customize.apply(request))
+    }
+
+    /// The `GetItem` input this request would send, instead of sending it (like
+    /// ElectroDB's `.params()`).
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE")]
+    /// # struct User { id: String }
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// let input = db.get(User::key("u-1")).consistent().params()?;
+    /// assert_eq!(input.table_name(), Some("app"));
+    /// assert_eq!(input.consistent_read(), Some(true));
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn params(self) -> Result<GetItemInput, Error> {
+        let request = self.request().map_err(|e| e.during("GetItem"))?;
+        input("GetItem", request.as_input().clone().build())
+    }
+
+    /// Sends the request. `Ok(None)` when there is no item under the key; an item of
+    /// another entity type under the key is a decode error.
+    pub async fn send(self) -> Result<Option<E>, Error> {
+        let out = self
+            .request()
+            .map_err(|e| e.during("GetItem"))?
             .send()
             .await
             .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
@@ -54,4 +89,5 @@ impl<'a, E: Entity> Get<'a, E> {
     }
 }
 
+customizable!(Get<E>, GetItemFluentBuilder, "GetItemFluentBuilder");
 super::into_future!(Get, Option<E>);

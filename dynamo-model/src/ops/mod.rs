@@ -28,6 +28,7 @@ mod delete;
 mod get;
 mod put;
 pub(crate) mod query;
+pub(crate) mod request;
 mod scan;
 mod update;
 
@@ -61,6 +62,16 @@ pub(crate) struct PreparedWrite {
     /// A failed condition with no current item means "not found" (update, must_exist delete).
     pub(crate) needs_item: bool,
     /// The version attribute and the version the write expects to find.
+    pub(crate) expected_version: Option<(&'static str, u64)>,
+}
+
+/// What reading a failed conditional write needs from its request.
+pub(crate) struct FailureContext {
+    /// The key as `PK=..., SK=...`, for errors.
+    pub(crate) key: String,
+    /// A failed condition with no current item means "not found".
+    pub(crate) needs_item: bool,
+    /// The version attribute and the version the write expected to find.
     pub(crate) expected_version: Option<(&'static str, u64)>,
 }
 
@@ -284,9 +295,9 @@ pub(crate) fn condition_failed<E: Entity>(
 /// Implements `IntoFuture` for a builder with an `async fn send(self)`.
 macro_rules! into_future {
     ($builder:ident, $output:ty) => {
-        impl<'a, E: $crate::Entity> ::std::future::IntoFuture for $builder<'a, E> {
+        impl<E: $crate::Entity> ::std::future::IntoFuture for $builder<E> {
             type Output = Result<$output, $crate::Error>;
-            type IntoFuture = $crate::ops::BoxFuture<'a, Self::Output>;
+            type IntoFuture = $crate::ops::BoxFuture<'static, Self::Output>;
             fn into_future(self) -> Self::IntoFuture {
                 Box::pin(self.send())
             }

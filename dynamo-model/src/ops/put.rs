@@ -1,11 +1,13 @@
 use super::ambiguous::WriteToken;
+use super::request::{customizable, input, Customize};
 use super::{
     absent_or_entity, and, condition_failed, is_entity, item_absent, next_version, render,
-    user_condition, version_is, PreparedWrite,
+    user_condition, version_is, FailureContext, PreparedWrite,
 };
 use crate::expr::Placeholders;
-use crate::{Condition, Db, Entity, Error};
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use crate::{Condition, Db, Entity, Error, Item, Key};
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
+use aws_sdk_dynamodb::operation::put_item::{PutItemError, PutItemInput};
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 
@@ -34,21 +36,31 @@ use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 /// retry replaces the token, so the put then reports the conflict with that write
 /// ([`Error::VersionConflict`] / [`Error::ConditionFailed`]) although its own item was
 /// stored first, for a moment.
+///
+/// The entity is encoded when the builder is made, and the builder owns a clone of the
+/// [`Db`], so it borrows nothing: it and its future are `'static`.
 #[must_use = "a request does nothing until it is sent or awaited"]
-pub struct Put<'a, E: Entity> {
-    db: &'a Db<E::Table>,
-    entity: &'a E,
+pub struct Put<E: Entity> {
+    db: Db<E::Table>,
+    /// The encoded entity, or why it cannot be encoded (reported when sent).
+    item: Result<Item, Error>,
+    key: Key<E>,
+    version: u64,
     if_absent: bool,
     condition: Option<Condition<E>>,
+    customize: Customize<PutItemFluentBuilder>,
 }
 
-impl<'a, E: Entity> Put<'a, E> {
-    pub(crate) fn new(db: &'a Db<E::Table>, entity: &'a E) -> Self {
+impl<E: Entity> Put<E> {
+    pub(crate) fn new(db: &Db<E::Table>, entity: &E) -> Self {
         Put {
-            db,
-            entity,
+            db: db.clone(),
+            item: entity.to_item(),
+            key: entity.primary_key(),
+            version: E::VERSION.map_or(0, |_| entity.version()),
             if_absent: false,
             condition: None,
+            customize: Customize::default(),
         }
     }
 
@@ -77,7 +89,7 @@ impl<'a, E: Entity> Put<'a, E> {
 
     /// The put, storing `token` in the write-token attribute when there is one.
     fn prepare_with(self, token: Option<&WriteToken>) -> Result<PreparedWrite, Error> {
-        let mut item = self.entity.to_item()?;
+        let mut item = self.item?;
         if let Some(token) = token {
             item.insert(
                 <E::Table as crate::Table>::SCHEMA.write_token.to_owned(),
@@ -86,7 +98,7 @@ impl<'a, E: Entity> Put<'a, E> {
         }
         // Optimistic locking: version 0 is a new item; otherwise the stored item must be
         // at this version. The put writes the next version.
-        let expected_version = E::VERSION.map(|attr| (attr, self.entity.version()));
+        let expected_version = E::VERSION.map(|attr| (attr, self.version));
         let mut version_guard = None;
         if let Some((attr, v)) = expected_version {
             let next = next_version::<E>(v)?;
@@ -110,8 +122,8 @@ impl<'a, E: Entity> Put<'a, E> {
         let (names, values) = p.finish();
         Ok(PreparedWrite {
             entity: E::ENTITY_TYPE,
-            key: self.entity.primary_key().to_string(),
-            key_item: self.entity.primary_key().to_item()?,
+            key: self.key.to_string(),
+            key_item: self.key.to_item()?,
             item: Some(item),
             update: None,
             condition,
@@ -122,14 +134,16 @@ impl<'a, E: Entity> Put<'a, E> {
         })
     }
 
-    /// Sends the request.
-    pub async fn send(self) -> Result<(), Error> {
-        let db = self.db;
-        let token = WriteToken::new();
-        let p = self
-            .prepare_with(Some(&token))
-            .map_err(|e| e.during("PutItem"))?;
-        let result = db
+    /// The request with `token`, rendered into the SDK's builder and customized, with
+    /// what reading its failure needs.
+    fn request(
+        mut self,
+        token: &WriteToken,
+    ) -> Result<(PutItemFluentBuilder, FailureContext), Error> {
+        let db = self.db.clone();
+        let customize = std::mem::take(&mut self.customize);
+        let p = self.prepare_with(Some(token))?;
+        let request = db
             .client()
             .put_item()
             .table_name(db.table_name())
@@ -137,10 +151,45 @@ impl<'a, E: Entity> Put<'a, E> {
             .condition_expression(p.condition)
             .set_expression_attribute_names(p.names)
             .set_expression_attribute_values(p.values)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
-            .await;
-        match result {
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let failure = FailureContext {
+            key: p.key,
+            needs_item: false,
+            expected_version: p.expected_version,
+        };
+        Ok((customize.apply(request), failure))
+    }
+
+    /// The `PutItem` input this request would send, instead of sending it (like
+    /// ElectroDB's `.params()`). Each put draws a new write token when it is sent or
+    /// rendered, so the token attribute differs from one put to the next.
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE")]
+    /// # struct User { id: String }
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// let user = User { id: "u-1".into() };
+    /// let input = db.put(&user).if_absent().params()?;
+    /// assert_eq!(input.condition_expression(), Some("attribute_not_exists(#n0)"));
+    /// assert_eq!(input.item().unwrap()["PK"].as_s().unwrap(), "USER#u-1");
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn params(self) -> Result<PutItemInput, Error> {
+        let (request, _) = self
+            .request(&WriteToken::new())
+            .map_err(|e| e.during("PutItem"))?;
+        input("PutItem", request.as_input().clone().build())
+    }
+
+    /// Sends the request.
+    pub async fn send(self) -> Result<(), Error> {
+        let token = WriteToken::new();
+        let table = self.db.clone();
+        let (request, failure) = self.request(&token).map_err(|e| e.during("PutItem"))?;
+        match request.send().await {
             Ok(_) => Ok(()),
             Err(e) => match e.into_service_error() {
                 PutItemError::ConditionalCheckFailedException(failed) => {
@@ -151,18 +200,19 @@ impl<'a, E: Entity> Put<'a, E> {
                         return Ok(());
                     }
                     Err(condition_failed::<E>(
-                        p.key,
+                        failure.key,
                         failed.item,
-                        false,
-                        p.expected_version,
+                        failure.needs_item,
+                        failure.expected_version,
                     ))
                 }
-                other => Err(Error::service("PutItem", db.table_name(), other)),
+                other => Err(Error::service("PutItem", table.table_name(), other)),
             },
         }
     }
 }
 
+customizable!(Put<E>, PutItemFluentBuilder, "PutItemFluentBuilder");
 super::into_future!(Put, ());
 
 #[cfg(test)]

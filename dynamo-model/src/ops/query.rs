@@ -1,6 +1,7 @@
 //! `Query`: typed key conditions, filters, direction, limits that count matching items,
 //! pagination with bound cursors, and a stream over all pages.
 
+use super::request::Customize;
 use crate::collection::{Decoded, Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
@@ -11,6 +12,8 @@ use crate::key::sort::{
 use crate::key::KeyError;
 use crate::schema::{IndexKind, IndexSchema, Projection};
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::query::QueryInput;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures_util::stream::{self, Stream};
 use std::collections::{HashMap, VecDeque};
@@ -258,8 +261,9 @@ fn render_attribute_op(p: &mut Placeholders, attr: &'static str, op: &AttributeO
 /// # Ok(()) }
 /// ```
 #[must_use = "a query does nothing until one of all(), page() or stream() is awaited"]
-pub struct Query<'a, T: Target, K: KeySpace = Primary> {
-    db: &'a Db<T::Table>,
+pub struct Query<T: Target, K: KeySpace = Primary> {
+    db: Db<T::Table>,
+    customize: Customize<QueryFluentBuilder>,
     index: Option<&'static IndexSchema>,
     _key_space: PhantomData<fn() -> K>,
     pk: Result<PartitionValue, KeyError>,
@@ -307,15 +311,16 @@ struct Prepared {
     nothing: bool,
 }
 
-impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
+impl<T: Target, K: KeySpace> Query<T, K> {
     pub(crate) fn new<E: Entity>(
-        db: &'a Db<T::Table>,
+        db: &Db<T::Table>,
         partition: impl IntoPartition<E, K>,
         sk: Option<SortCondition>,
     ) -> Self {
         let (pk, default_sk) = partition.into_partition();
         Query {
-            db,
+            db: db.clone(),
+            customize: Customize::default(),
             index: K::index::<T::Table>(),
             _key_space: PhantomData,
             sk_chosen: sk.is_some(),
@@ -421,7 +426,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     /// }
     /// # Ok(()) }
     /// ```
-    pub fn collection<C>(self) -> Query<'a, C, K>
+    pub fn collection<C>(self) -> Query<C, K>
     where
         T: Entity,
         C: Target<Table = <T as Target>::Table> + Includes<T>,
@@ -437,7 +442,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     /// Returns the typed keys of the matching items instead of the items: what an index
     /// projecting only keys (`KEYS_ONLY`) holds. [`hydrate`](Query::hydrate) turns a page
     /// of keys into whole items.
-    pub fn keys_only(self) -> Query<'a, Key<T>, K>
+    pub fn keys_only(self) -> Query<Key<T>, K>
     where
         T: Entity<Table = <T as Target>::Table>,
     {
@@ -464,7 +469,7 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     /// let lines = db.query(Order::partition("u-1")).project::<OrderLine>().all().await?;
     /// # Ok(()) }
     /// ```
-    pub fn project<V>(self) -> Query<'a, V, K>
+    pub fn project<V>(self) -> Query<V, K>
     where
         T: Entity<Table = <T as Target>::Table>,
         V: Entity<Table = <T as Target>::Table>,
@@ -475,9 +480,10 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     }
 
     /// The same query, decoding its results as `U`.
-    fn retarget<U: Target<Table = T::Table>>(self) -> Query<'a, U, K> {
+    fn retarget<U: Target<Table = T::Table>>(self) -> Query<U, K> {
         Query {
             db: self.db,
+            customize: self.customize,
             index: self.index,
             _key_space: PhantomData,
             pk: self.pk,
@@ -785,6 +791,30 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             });
         }
         let out = self
+            .request(prepared, start, limit)
+            .send()
+            .await
+            .map_err(|e| Error::service("Query", self.db.table_name(), e))?;
+        Ok(RawPage {
+            consumed: out
+                .consumed_capacity
+                .as_ref()
+                .and_then(|c| c.capacity_units)
+                .unwrap_or(0.0),
+            evaluated: out.scanned_count.max(0) as usize,
+            items: out.items.unwrap_or_default(),
+            last_key: out.last_evaluated_key.filter(|k| !k.is_empty()),
+        })
+    }
+
+    /// One page's request, rendered into the SDK's builder and customized.
+    fn request(
+        &self,
+        prepared: &Prepared,
+        start: Option<Item>,
+        limit: Option<i32>,
+    ) -> QueryFluentBuilder {
+        let request = self
             .db
             .client()
             .query()
@@ -799,20 +829,65 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
             .consistent_read(self.consistent)
             .set_limit(limit)
             .set_exclusive_start_key(start)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await
-            .map_err(|e| Error::service("Query", self.db.table_name(), e))?;
-        Ok(RawPage {
-            consumed: out
-                .consumed_capacity
-                .as_ref()
-                .and_then(|c| c.capacity_units)
-                .unwrap_or(0.0),
-            evaluated: out.scanned_count.max(0) as usize,
-            items: out.items.unwrap_or_default(),
-            last_key: out.last_evaluated_key.filter(|k| !k.is_empty()),
-        })
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        self.customize.apply(request)
+    }
+
+    /// The `Query` input of the first page, instead of sending it (like ElectroDB's
+    /// `.params()`). Later pages send the same input with `ExclusiveStartKey` set (and,
+    /// after a filter dropped items, a larger `Limit`).
+    ///
+    /// A query that no item can match (e.g. `between("b", "a")`) sends nothing: its
+    /// params are an error with [`ValidationReason::InvalidOption`](crate::ValidationReason).
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{order_id}")]
+    /// # struct Order { user_id: String, order_id: String }
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// let input = db.query(Order::partition("u-1")).reverse().limit(10).params()?;
+    /// assert_eq!(input.key_condition_expression(), Some("#n0 = :v0 AND begins_with(#n1, :v1)"));
+    /// assert_eq!(input.scan_index_forward(), Some(false));
+    /// assert_eq!(input.limit(), Some(10));
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn params(self) -> Result<QueryInput, Error> {
+        let prepared = self.prepare().map_err(|e| e.during("Query"))?;
+        if prepared.nothing {
+            return Err(Error::invalid(
+                T::NAME,
+                crate::ValidationReason::InvalidOption,
+                "no item can match this query's sort-key condition, so it sends no request",
+            )
+            .during("Query"));
+        }
+        let limit = self.first_limit();
+        let request = self.request(&prepared, None, limit);
+        super::request::input("Query", request.as_input().clone().build())
+    }
+
+    /// The `Limit` of the first request: the page size, else the number of items wanted.
+    fn first_limit(&self) -> Option<i32> {
+        self.page_size
+            .or(self.limit)
+            .map(|n| n.clamp(1, i32::MAX as usize) as i32)
+    }
+
+    /// Adjusts the SDK request of every page before it is sent: `hook` receives the
+    /// [`QueryFluentBuilder`] as the crate built it and returns it. Hooks run in the order
+    /// they were added (also by [`params`](Self::params)).
+    ///
+    /// For what the crate does not cover (e.g. `return_consumed_capacity` with indexes).
+    /// A hook that changes the key condition, filter, projection, placeholders, limit or
+    /// start key takes the query out of the crate's guarantees (typed results, cursors).
+    pub fn customize(
+        mut self,
+        hook: impl Fn(QueryFluentBuilder) -> QueryFluentBuilder + Send + Sync + 'static,
+    ) -> Self {
+        self.customize = self.customize.then(hook);
+        self
     }
 
     fn start_key(
@@ -977,12 +1052,12 @@ impl<'a, T: Target, K: KeySpace> Query<'a, T, K> {
     }
 
     /// Every matching item (at most `limit`) as a stream, fetching pages as it is polled.
-    pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send + 'a
+    pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send + 'static
     where
         T: Send,
     {
-        struct State<'a, T: Target, K: KeySpace> {
-            query: Query<'a, T, K>,
+        struct State<T: Target, K: KeySpace> {
+            query: Query<T, K>,
             prepared: Option<Prepared>,
             buffer: VecDeque<T>,
             next: Option<Item>,
@@ -1070,7 +1145,7 @@ pub(crate) fn decode_target<T: Target>(
 }
 
 /// Renders a sort-key condition, or `None` for [`SortKeyOp::Any`].
-impl<'a, V: Entity, K: KeySpace> Query<'a, V, K> {
+impl<V: Entity, K: KeySpace> Query<V, K> {
     /// A view must be of the same entity type, or the type filter would drop every item.
     fn check_view<T: Entity>(mut self) -> Self {
         if T::ENTITY_TYPE != V::ENTITY_TYPE {
@@ -1088,12 +1163,12 @@ impl<'a, V: Entity, K: KeySpace> Query<'a, V, K> {
     }
 }
 
-impl<'a, E: Entity, K: KeySpace> Query<'a, Key<E>, K> {
+impl<E: Entity, K: KeySpace> Query<Key<E>, K> {
     /// One page of keys (as [`page`](Query::page)), then the whole items behind them,
     /// fetched with one batch get and returned in the index's order. Keys whose item
     /// vanished in between are left out.
     pub async fn hydrate(self, cursor: Option<&Cursor>) -> Result<Page<E>, Error> {
-        let db = self.db;
+        let db = self.db.clone();
         let consistent = self.consistent;
         let keys = self.page(cursor).await?;
         let mut get = db.batch_get::<E>().keys(keys.items).keep_order();
@@ -1204,7 +1279,7 @@ impl<T: Table> Db<T> {
     pub fn query<E: Entity<Table = T>, K: KeySpace>(
         &self,
         partition: impl IntoPartition<E, K>,
-    ) -> Query<'_, E, K> {
+    ) -> Query<E, K> {
         Query::new(self, partition, None)
     }
 }

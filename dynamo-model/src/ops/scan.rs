@@ -7,12 +7,15 @@
 //! application's own reads.
 
 use super::query::{decode_target, entity_type_filter, RawPage};
+use super::request::Customize;
 use super::{and_opt, BoxFuture};
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
 use crate::ops::{Page, UnknownEntity};
 use crate::{Condition, Db, Entity, Error, Item, Table};
+use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
+use aws_sdk_dynamodb::operation::scan::ScanInput;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures_util::stream::{self, Stream, StreamExt};
 use std::collections::HashMap;
@@ -42,8 +45,9 @@ use tokio::time::Instant;
 /// # Ok(()) }
 /// ```
 #[must_use = "a scan does nothing until all(), page() or stream() is awaited"]
-pub struct Scan<'a, T: Target> {
-    db: &'a Db<T::Table>,
+pub struct Scan<T: Target> {
+    db: Db<T::Table>,
+    customize: Customize<ScanFluentBuilder>,
     filter: Option<Node>,
     page_size: Option<usize>,
     segments: u32,
@@ -155,14 +159,12 @@ struct DynamoSource<X: Table> {
     prepared: Prepared,
     consistent: bool,
     page_size: Option<usize>,
+    customize: Customize<ScanFluentBuilder>,
 }
 
-impl<X: Table> PageSource for DynamoSource<X> {
-    fn fetch(
-        &self,
-        segment: Option<(u32, u32)>,
-        start: Option<Item>,
-    ) -> BoxFuture<'_, Result<RawPage, Error>> {
+impl<X: Table> DynamoSource<X> {
+    /// One page's request, rendered into the SDK's builder and customized.
+    fn request(&self, segment: Option<(u32, u32)>, start: Option<Item>) -> ScanFluentBuilder {
         let (db, p) = (&self.db, &self.prepared);
         let request = db
             .client()
@@ -177,6 +179,18 @@ impl<X: Table> PageSource for DynamoSource<X> {
             .set_total_segments(segment.map(|s| s.1 as i32))
             .set_exclusive_start_key(start)
             .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        self.customize.apply(request)
+    }
+}
+
+impl<X: Table> PageSource for DynamoSource<X> {
+    fn fetch(
+        &self,
+        segment: Option<(u32, u32)>,
+        start: Option<Item>,
+    ) -> BoxFuture<'_, Result<RawPage, Error>> {
+        let db = &self.db;
+        let request = self.request(segment, start);
         Box::pin(async move {
             let out = request
                 .send()
@@ -196,10 +210,11 @@ impl<X: Table> PageSource for DynamoSource<X> {
     }
 }
 
-impl<'a, T: Target> Scan<'a, T> {
-    pub(crate) fn new(db: &'a Db<T::Table>) -> Self {
+impl<T: Target> Scan<T> {
+    pub(crate) fn new(db: &Db<T::Table>) -> Self {
         Scan {
-            db,
+            db: db.clone(),
+            customize: Customize::default(),
             filter: None,
             page_size: None,
             segments: 1,
@@ -322,7 +337,50 @@ impl<'a, T: Target> Scan<'a, T> {
             prepared: self.prepare().map_err(|e| e.during("Scan"))?,
             consistent: self.consistent,
             page_size,
+            customize: self.customize.clone(),
         }))
+    }
+
+    /// The `Scan` inputs of the first page of each segment (one input without segments),
+    /// instead of sending them (like ElectroDB's `.params()`). Later pages send the same
+    /// input with `ExclusiveStartKey` set.
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE")]
+    /// # struct User { id: String }
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// let inputs = db.scan::<User>().segments(4).params()?;
+    /// assert_eq!(inputs.len(), 4);
+    /// assert_eq!(inputs[3].segment(), Some(3));
+    /// assert_eq!(inputs[3].total_segments(), Some(4));
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn params(self) -> Result<Vec<ScanInput>, Error> {
+        let source = self.source()?;
+        (0..self.segments)
+            .map(|i| {
+                let segment = (self.segments > 1).then_some((i, self.segments));
+                let request = source.request(segment, None);
+                super::request::input("Scan", request.as_input().clone().build())
+            })
+            .collect()
+    }
+
+    /// Adjusts the SDK request of every page before it is sent: `hook` receives the
+    /// [`ScanFluentBuilder`] as the crate built it and returns it. Hooks run in the order
+    /// they were added (also by [`params`](Self::params)).
+    ///
+    /// A hook that changes the filter, placeholders, segments or start key takes the scan
+    /// out of the crate's guarantees (typed results, cursors).
+    pub fn customize(
+        mut self,
+        hook: impl Fn(ScanFluentBuilder) -> ScanFluentBuilder + Send + Sync + 'static,
+    ) -> Self {
+        self.customize = self.customize.then(hook);
+        self
     }
 
     /// Every matching item (at most `limit`), from all segments.
@@ -418,7 +476,7 @@ impl<'a, T: Target> Scan<'a, T> {
 
 impl<T: Table> Db<T> {
     /// Scans the table for every item of `X` (an entity or a collection).
-    pub fn scan<X: Target<Table = T>>(&self) -> Scan<'_, X> {
+    pub fn scan<X: Target<Table = T>>(&self) -> Scan<X> {
         Scan::new(self)
     }
 }

@@ -1,4 +1,5 @@
 use super::ambiguous::{project, WriteToken};
+use super::request::{customizable, input, Customize};
 use super::{
     and, condition_failed, is_entity, item_exists, render, user_condition, version_guard,
     version_is, PreparedWrite, VersionCheck,
@@ -7,7 +8,8 @@ use crate::codec::AttrValue;
 use crate::entity::{IndexChanges, Touch};
 use crate::expr::{AttrPath, Placeholders, UpdatablePath, ValueError};
 use crate::{Condition, Db, Entity, Error, Item, Key};
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
+use aws_sdk_dynamodb::operation::update_item::{UpdateItemError, UpdateItemInput};
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
 
 /// Number types that `ADD` can increment (also through `Option`, since `ADD` on a
@@ -131,22 +133,24 @@ enum Returning {
 /// # Ok(()) }
 /// ```
 #[must_use = "a request does nothing until it is sent or awaited"]
-pub struct Update<'a, E: Entity> {
-    db: &'a Db<E::Table>,
+pub struct Update<E: Entity> {
+    db: Db<E::Table>,
     key: Key<E>,
     actions: Vec<Action>,
     condition: Option<Condition<E>>,
     version: VersionCheck,
+    customize: Customize<UpdateItemFluentBuilder>,
 }
 
-impl<'a, E: Entity> Update<'a, E> {
-    pub(crate) fn new(db: &'a Db<E::Table>, key: Key<E>) -> Self {
+impl<E: Entity> Update<E> {
+    pub(crate) fn new(db: &Db<E::Table>, key: Key<E>) -> Self {
         Update {
-            db,
+            db: db.clone(),
             key,
             actions: Vec::new(),
             condition: None,
             version: VersionCheck::Unspecified,
+            customize: Customize::default(),
         }
     }
 
@@ -480,31 +484,68 @@ impl<'a, E: Entity> Update<'a, E> {
         Ok((prepared, updated))
     }
 
-    async fn run(self, returning: Returning) -> Result<Option<Item>, Error> {
-        let db = self.db;
-        let token = WriteToken::new();
-        let token_attr = <E::Table as crate::Table>::SCHEMA.write_token;
-        let (p, updated) = self
-            .prepare_with(Some(&token))
-            .map_err(|e| e.during("UpdateItem"))?;
-        let result = db
+    /// The request with `token`, rendered into the SDK's builder and customized, with
+    /// what reading its outcome needs: the key and version (for errors) and the paths
+    /// the update sets.
+    #[allow(clippy::type_complexity)]
+    fn request(
+        mut self,
+        token: &WriteToken,
+        returning: Returning,
+    ) -> Result<(UpdateItemFluentBuilder, PreparedWrite, Vec<AttrPath>), Error> {
+        let db = self.db.clone();
+        let customize = std::mem::take(&mut self.customize);
+        let (mut p, updated) = self.prepare_with(Some(token))?;
+        let request = db
             .client()
             .update_item()
             .table_name(db.table_name())
-            .set_key(Some(p.key_item))
-            .set_update_expression(p.update)
-            .condition_expression(p.condition)
-            .set_expression_attribute_names(p.names)
-            .set_expression_attribute_values(p.values)
+            .set_key(Some(std::mem::take(&mut p.key_item)))
+            .set_update_expression(p.update.take())
+            .condition_expression(std::mem::take(&mut p.condition))
+            .set_expression_attribute_names(p.names.take())
+            .set_expression_attribute_values(p.values.take())
             .return_values(match returning {
                 Returning::New => ReturnValue::AllNew,
                 Returning::Old => ReturnValue::AllOld,
                 Returning::Updated => ReturnValue::UpdatedNew,
                 Returning::Nothing => ReturnValue::None,
             })
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
-            .await;
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        Ok((customize.apply(request), p, updated))
+    }
+
+    /// The `UpdateItem` input [`send`](Self::send) would send (`ReturnValues=ALL_NEW`),
+    /// instead of sending it (like ElectroDB's `.params()`). Each update draws a new write
+    /// token when it is sent or rendered.
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE")]
+    /// # struct User { id: String, visits: u64 }
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// let input = db.update(User::key("u-1")).add(User::fields().visits, 1).params()?;
+    /// // The SET is the write token (see "Ambiguous errors").
+    /// assert!(input.update_expression().unwrap().ends_with("ADD #n0 :v0"), "{input:?}");
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn params(self) -> Result<UpdateItemInput, Error> {
+        let (request, _, _) = self
+            .request(&WriteToken::new(), Returning::New)
+            .map_err(|e| e.during("UpdateItem"))?;
+        input("UpdateItem", request.as_input().clone().build())
+    }
+
+    async fn run(self, returning: Returning) -> Result<Option<Item>, Error> {
+        let db = self.db.clone();
+        let token = WriteToken::new();
+        let token_attr = <E::Table as crate::Table>::SCHEMA.write_token;
+        let (request, p, updated) = self
+            .request(&token, returning)
+            .map_err(|e| e.during("UpdateItem"))?;
+        let result = request.send().await;
         // The token is the crate's bookkeeping, not a value the caller asked for.
         let without_token = |mut item: Item| {
             item.remove(token_attr);
@@ -587,6 +628,11 @@ impl<'a, E: Entity> Update<'a, E> {
     }
 }
 
+customizable!(
+    Update<E>,
+    UpdateItemFluentBuilder,
+    "UpdateItemFluentBuilder"
+);
 super::into_future!(Update, E);
 
 #[cfg(test)]

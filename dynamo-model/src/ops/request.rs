@@ -1,0 +1,102 @@
+//! The SDK request behind every operation: what `params()` shows and `customize()` adjusts.
+//!
+//! Each operation renders its request into the SDK's fluent builder (`PutItemFluentBuilder`,
+//! `QueryFluentBuilder`, ...) in one place. Sending calls `.send()` on that builder;
+//! `params()` returns the input the builder holds (`PutItemInput`, ...) without sending it;
+//! a `customize` hook receives the builder after the crate has filled it and returns it,
+//! adjusted, before either. So what `params()` shows is exactly what would be sent, hook
+//! included.
+
+use crate::Error;
+use std::sync::Arc;
+
+/// A caller's adjustment of an SDK request builder `B`, applied every time the operation
+/// builds the request (each page of a query, each chunk and retry of a batch).
+pub(crate) struct Customize<B>(Option<Arc<dyn Fn(B) -> B + Send + Sync>>);
+
+impl<B> Default for Customize<B> {
+    fn default() -> Self {
+        Customize(None)
+    }
+}
+
+impl<B> Clone for Customize<B> {
+    fn clone(&self) -> Self {
+        Customize(self.0.clone())
+    }
+}
+
+impl<B: 'static> Customize<B> {
+    /// Adds `hook` after the hooks set so far.
+    pub(crate) fn then(self, hook: impl Fn(B) -> B + Send + Sync + 'static) -> Self {
+        Customize(Some(match self.0 {
+            None => Arc::new(hook),
+            Some(first) => Arc::new(move |b| hook(first(b))),
+        }))
+    }
+
+    /// The builder after every hook.
+    pub(crate) fn apply(&self, builder: B) -> B {
+        match &self.0 {
+            Some(hook) => hook(builder),
+            None => builder,
+        }
+    }
+}
+
+/// The input an SDK fluent builder holds, as `params()` returns it. The SDK's input
+/// builders report a [`BuildError`](aws_sdk_dynamodb::error::BuildError) as
+/// [`ValidationReason::RequestBuild`](crate::ValidationReason).
+pub(crate) fn input<I>(
+    operation: &'static str,
+    built: Result<I, aws_sdk_dynamodb::error::BuildError>,
+) -> Result<I, Error> {
+    built.map_err(|e| {
+        Error::invalid_request(
+            operation,
+            crate::ValidationReason::RequestBuild,
+            format!("the SDK cannot build the {operation} input: {e}"),
+        )
+    })
+}
+
+/// Adds `params()` and `customize()` to a builder whose `fn request(&self, ..)` renders
+/// its SDK fluent builder.
+macro_rules! customizable {
+    ($builder:ident < $($generic:ident),* >, $fluent:ty, $doc_fluent:literal) => {
+        impl<$($generic: $crate::Entity),*> $builder<$($generic),*> {
+            #[doc = concat!(
+                "Adjusts the SDK request before it is sent: `hook` receives the [`",
+                $doc_fluent,
+                "`] as the crate built it and returns it. Hooks run in the order they were \
+                 added, every time the request is built (including by [`params`](Self::params)).\n\n\
+                 For what the crate does not cover (e.g. `return_consumed_capacity`). A hook that \
+                 changes the key, the expressions or their placeholders takes the request out of \
+                 the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
+            )]
+            pub fn customize(
+                mut self,
+                hook: impl Fn($fluent) -> $fluent + Send + Sync + 'static,
+            ) -> Self {
+                self.customize = self.customize.then(hook);
+                self
+            }
+        }
+    };
+}
+pub(crate) use customizable;
+
+#[cfg(test)]
+mod tests {
+    use super::Customize;
+
+    #[test]
+    fn hooks_run_in_the_order_they_were_added_every_time() {
+        let hooks = Customize::<String>::default()
+            .then(|s| s + "a")
+            .then(|s| s + "b");
+        assert_eq!(hooks.apply(String::new()), "ab");
+        assert_eq!(hooks.clone().apply("x".into()), "xab");
+        assert_eq!(Customize::<String>::default().apply("y".into()), "y");
+    }
+}
