@@ -56,6 +56,37 @@ impl<T: Table> Db<T> {
         }
     }
 
+    /// Binds a client configured from the standard AWS environment to the table named
+    /// `table_name` (feature `aws-config`): the one-liner for production.
+    ///
+    /// Region, credentials and endpoint come from `aws_config::load_defaults` with the
+    /// latest behavior version: environment variables (`AWS_REGION`, `AWS_ACCESS_KEY_ID`,
+    /// `AWS_PROFILE`, ...), the shared config and credentials files, web identity (EKS),
+    /// ECS and EC2 instance roles. `AWS_ENDPOINT_URL_DYNAMODB` (or `AWS_ENDPOINT_URL`)
+    /// points it at another endpoint, e.g. DynamoDB Local at `http://127.0.0.1:8000`.
+    /// Nothing is sent here: a missing region or credentials surface as
+    /// [`Error::Service`] on the first request.
+    ///
+    /// The crate enables only `aws-config`'s `rt-tokio` and `default-https-client`
+    /// features; to sign in with AWS IAM Identity Center (SSO) or a credentials process,
+    /// add `aws-config` with its `sso` or `credentials-process` feature to your own
+    /// dependencies (Cargo merges the features). To configure the client yourself (retry,
+    /// timeouts, a custom credentials provider), build the `SdkConfig` and use
+    /// [`Db::new`]: `Db::new(aws_sdk_dynamodb::Client::new(&config), "app-prod")`.
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # async fn demo() {
+    /// let db: Db<App> = Db::from_env("app-prod").await;
+    /// # }
+    /// ```
+    #[cfg(feature = "aws-config")]
+    pub async fn from_env(table_name: impl Into<Arc<str>>) -> Self {
+        let config = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+        Db::new(Client::new(&config), table_name)
+    }
+
     /// A `Db` whose client has no region, endpoint or credentials: it builds requests but
     /// cannot send them (sending fails with [`Error::Service`]). For unit tests that check
     /// what an operation would send with `params()`, without DynamoDB Local:
