@@ -369,18 +369,44 @@ fn generate(m: &EntityModel) -> TokenStream {
     let sk_self = m.sk.as_ref().map(|s| render(&s.0, &sk_out, self_part));
     let pk_args = render(&m.pk.0, &pk_out, arg_part);
     let sk_args = m.sk.as_ref().map(|s| render(&s.0, &sk_out, arg_part));
-    let params = m.key_params();
-    let param_decls = params.iter().map(|f| {
-        let (fi, ty) = (&f.ident, &f.ty);
-        quote!(#fi: impl #private::KeyArg<#ty>)
-    });
-    let key_doc = format!(
-        "The key of the [`{ident}`] item with these key fields (`pk = {:?}`{}).",
-        m.pk.1.value(),
-        m.sk.as_ref()
-            .map(|s| format!(", `sk = {:?}`", s.1.value()))
-            .unwrap_or_default()
+    let key_templates = std::iter::once(template_doc("pk", &m.pk.1))
+        .chain(m.sk.as_ref().map(|s| template_doc("sk", &s.1)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let key_fields: Vec<(&Ident, TokenStream)> = m
+        .key_params()
+        .into_iter()
+        .map(|f| {
+            let ty = &f.ty;
+            (&f.ident, quote!(#private::KeyArg<#ty>))
+        })
+        .collect();
+    let key_struct = format_ident!("{}Key", ident);
+    let key_example = format!(
+        "{ident}::key({key_struct} {{ {} }})",
+        key_fields
+            .iter()
+            .map(|(fi, _)| fi.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
+    let key_args = constructor_args(
+        m,
+        key_struct.clone(),
+        format_ident!("key"),
+        &key_fields,
+        format!(
+            "The key fields of [`{ident}`] ({key_templates}), by name, in any order: \
+             `{key_example}`, or `db.get({key_struct} {{ .. }}.into())` \
+             (a [`Key<{ident}>`](dynamo_model::Key))."
+        ),
+    );
+    let key_doc = match &key_args.named {
+        Some(_) => format!(
+            "The key of the [`{ident}`] item with these key fields ({key_templates}), named in a [`{key_struct}`]."
+        ),
+        None => format!("The key of the [`{ident}`] item with these key fields ({key_templates})."),
+    };
 
     // ---- fields
     let stored: Vec<&Field> = m.fields.iter().filter(|f| !f.attrs.skip).collect();
@@ -492,21 +518,27 @@ fn generate(m: &EntityModel) -> TokenStream {
     let fields_doc = format!("Typed attribute paths of [`{ident}`], for conditions and updates.");
 
     // ---- partition and sort-key chain (queries)
-    let pk_params = {
-        let mut seen: Vec<&Ident> = Vec::new();
-        m.pk.0
-            .fields()
-            .filter_map(|name| {
-                let f = field(m, name);
-                if seen.contains(&&f.ident) {
-                    return None;
-                }
-                seen.push(&f.ident);
-                let (fi, ty) = (&f.ident, &f.ty);
-                Some(quote!(#fi: impl #private::KeyArg<#ty>))
-            })
-            .collect::<Vec<_>>()
-    };
+    let partition_fields: Vec<(&Ident, TokenStream)> = distinct_fields(m, &m.pk.0)
+        .into_iter()
+        .map(|f| {
+            let ty = &f.ty;
+            (&f.ident, quote!(#private::KeyArg<#ty>))
+        })
+        .collect();
+    let partition_struct = format_ident!("{}Partition", ident);
+    let partition_args = constructor_args(
+        m,
+        partition_struct.clone(),
+        format_ident!("partition"),
+        &partition_fields,
+        partition_struct_doc(
+            ident,
+            &template_doc("pk", &m.pk.1),
+            &format_ident!("partition"),
+            &partition_struct,
+            &partition_fields,
+        ),
+    );
     let partition_doc = format!(
         "The partition `{}` of [`{ident}`] items, for queries.",
         m.pk.1.value()
@@ -564,6 +596,31 @@ fn generate(m: &EntityModel) -> TokenStream {
         .map(|index| index_query(m, index, &pk_args))
         .collect();
 
+    let Args {
+        generics: key_generics,
+        params: key_params,
+        bind: key_bind,
+        definition: key_definition,
+        named: key_named,
+    } = key_args;
+    // `db.get(OrderKey { .. }.into())`: the struct converts to the key it names.
+    let key_from = key_named.map(|named| {
+        quote! {
+            impl #key_generics ::core::convert::From<#named> for #dm::Key<#ident> {
+                fn from(key: #named) -> Self {
+                    #ident::key(key)
+                }
+            }
+        }
+    });
+    let Args {
+        generics: partition_generics,
+        params: partition_params,
+        bind: partition_bind,
+        definition: partition_definition,
+        ..
+    } = partition_args;
+
     quote! {
         #[doc = #fields_doc]
         #[derive(Debug, Clone, Copy)]
@@ -571,10 +628,14 @@ fn generate(m: &EntityModel) -> TokenStream {
             #(#path_decls)*
         }
 
+        #key_definition
+        #key_from
+        #partition_definition
+
         impl #ident {
             #[doc = #key_doc]
-            #[allow(clippy::too_many_arguments)]
-            #vis fn key(#(#param_decls),*) -> #dm::Key<#ident> {
+            #vis fn key #key_generics (#key_params) -> #dm::Key<#ident> {
+                #key_bind
                 #dm::Key::__build(#has_sk, |#pk_out, #sk_out| {
                     let _ = &#sk_out;
                     #pk_args
@@ -589,7 +650,8 @@ fn generate(m: &EntityModel) -> TokenStream {
             }
 
             #[doc = #partition_doc]
-            #vis fn partition(#(#pk_params),*) -> #dm::Partition<#ident> {
+            #vis fn partition #partition_generics (#partition_params) -> #dm::Partition<#ident> {
+                #partition_bind
                 #dm::Partition::__build(#sk_prefix, #sk_fixed, |#pk_out| {
                     #pk_args
                     ::core::result::Result::Ok(())
@@ -877,21 +939,15 @@ fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream)
         quote!(#dm::IndexAt<{ <#table as #dm::Table>::SCHEMA.index_position(#index_name) }>);
     let partition_fn = format_ident!("{}_partition", snake);
     let sk_fn = format_ident!("{}_sk", snake);
-    let pascal: String = snake
-        .split('_')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect();
+    let pascal = pascal_case(&snake);
     let chain = format_ident!("{}{}Sk", ident, pascal);
+    let partition_struct = format_ident!("{}{}Partition", ident, pascal);
     if let Some((pk_ix, sk_ix)) = &index.attributes {
         return attribute_index_query(
             m,
             &index_name,
             &partition_fn,
+            &partition_struct,
             &sk_fn,
             &chain,
             &space,
@@ -902,29 +958,38 @@ fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream)
     // An inverted index is partitioned by the table's sort key and sorted by its
     // partition key; an LSI shares the table's partition key; a GSI has its own template.
     let inverted_sk = if index.inverted { m.sk.as_ref() } else { None };
-    let (pk_template, pk_args) = match (&index.pk, inverted_sk) {
-        (_, Some((t, _))) => (t, pk_args_for(m, t)),
-        (Some((t, _)), None) => (t, pk_args_for(m, t)),
-        (None, None) => (&m.pk.0, table_pk_args.clone()),
+    let (pk_template, pk_lit, pk_args) = match (&index.pk, inverted_sk) {
+        (_, Some((t, l))) => (t, l, pk_args_for(m, t)),
+        (Some((t, l)), None) => (t, l, pk_args_for(m, t)),
+        (None, None) => (&m.pk.0, &m.pk.1, table_pk_args.clone()),
     };
     let sort_template = if index.inverted {
         Some((&m.pk.0, &m.pk.1))
     } else {
         index.sk.as_ref().map(|(t, l)| (t, l))
     };
-    let mut seen: Vec<&Ident> = Vec::new();
-    let params: Vec<TokenStream> = pk_template
-        .fields()
-        .filter_map(|name| {
-            let f = field(m, name);
-            if seen.contains(&&f.ident) {
-                return None;
-            }
-            seen.push(&f.ident);
-            let (fi, ty) = (&f.ident, key_type(f, true));
-            Some(quote!(#fi: impl #private::KeyArg<#ty>))
+    let fields: Vec<(&Ident, TokenStream)> = distinct_fields(m, pk_template)
+        .into_iter()
+        .map(|f| {
+            let ty = key_type(f, true);
+            (&f.ident, quote!(#private::KeyArg<#ty>))
         })
         .collect();
+    let rendered = format!("{} of index `{index_name}`", template_doc("pk", pk_lit));
+    let doc = partition_struct_doc(ident, &rendered, &partition_fn, &partition_struct, &fields);
+    let Args {
+        generics,
+        params,
+        bind,
+        definition,
+        ..
+    } = constructor_args(
+        m,
+        partition_struct,
+        format_ident!("partition"),
+        &fields,
+        doc,
+    );
     let (root, fixed) = match sort_template {
         Some((t, _)) => template_root(t),
         None => (String::new(), true),
@@ -935,9 +1000,12 @@ fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream)
         .map(|(t, lit)| sort_key_chain(m, t, lit, &chain, &sk_fn, &space, !index.inverted));
     let pk_out = format_ident!("__pk");
     quote! {
+        #definition
+
         impl #ident {
             #[doc = #doc]
-            #vis fn #partition_fn(#(#params),*) -> #dm::Partition<#ident, #space> {
+            #vis fn #partition_fn #generics (#params) -> #dm::Partition<#ident, #space> {
+                #bind
                 #dm::Partition::__build(#root, #fixed, |#pk_out| {
                     #pk_args
                     ::core::result::Result::Ok(())
@@ -970,6 +1038,7 @@ fn attribute_index_query(
     m: &EntityModel,
     index_name: &str,
     partition_fn: &Ident,
+    partition_struct: &Ident,
     sk_fn: &Ident,
     chain: &Ident,
     space: &TokenStream,
@@ -980,11 +1049,35 @@ fn attribute_index_query(
     let vis = &m.vis;
     let dm = quote!(::dynamo_model);
     let private = quote!(#dm::__private);
-    let params = pk_ix.iter().map(|&i| {
-        let f = &m.fields[i];
-        let (fi, ty) = (&f.ident, present_type(&f.ty));
-        quote!(#fi: impl ::core::convert::Into<#ty>)
-    });
+    let fields: Vec<(&Ident, TokenStream)> = pk_ix
+        .iter()
+        .map(|&i| {
+            let f = &m.fields[i];
+            let ty = present_type(&f.ty);
+            (&f.ident, quote!(::core::convert::Into<#ty>))
+        })
+        .collect();
+    let attributes = pk_ix
+        .iter()
+        .map(|&i| format!("`{}`", m.fields[i].name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let rendered = format!("the key attributes {attributes} of index `{index_name}`");
+    let struct_doc =
+        partition_struct_doc(ident, &rendered, partition_fn, partition_struct, &fields);
+    let Args {
+        generics,
+        params,
+        bind,
+        definition,
+        ..
+    } = constructor_args(
+        m,
+        partition_struct.clone(),
+        format_ident!("partition"),
+        &fields,
+        struct_doc,
+    );
     let values = pk_ix.iter().map(|&i| {
         let f = &m.fields[i];
         let (fi, ty, name) = (&f.ident, present_type(&f.ty), &f.name);
@@ -1055,12 +1148,156 @@ fn attribute_index_query(
         }
     });
     quote! {
+        #definition
+
         impl #ident {
             #[doc = #doc]
-            #vis fn #partition_fn(#(#params),*) -> #dm::MultiPartition<#ident, #space> {
+            #vis fn #partition_fn #generics (#params) -> #dm::MultiPartition<#ident, #space> {
+                #bind
                 #dm::MultiPartition::__build(::std::vec![#(#values),*])
             }
         }
         #chain_tokens
     }
+}
+
+/// The arguments of a key or partition constructor. With at most one field they stay
+/// positional, short to write (`User::key("u-1")`); with two or more, one generated struct
+/// names them (`Order::key(OrderKey { user_id, placed_at, order_id })`), so two fields of
+/// one type can never be swapped silently, and a missing, unknown or repeated field is
+/// rustc's own error at the call.
+struct Args {
+    /// `<A: Bound, ..>` of the constructor; empty when positional.
+    generics: TokenStream,
+    /// The constructor's parameter list.
+    params: TokenStream,
+    /// Binds each field's value to a local named after the field.
+    bind: TokenStream,
+    /// The generated struct's definition, if any.
+    definition: TokenStream,
+    /// The struct's type with its parameters (`OrderKey<UserId, ..>`), if any.
+    named: Option<TokenStream>,
+}
+
+/// `fields`: each field with the bound its argument must meet. `strukt`: the struct's name
+/// when named; `doc`: its rustdoc.
+fn constructor_args(
+    m: &EntityModel,
+    strukt: Ident,
+    param: Ident,
+    fields: &[(&Ident, TokenStream)],
+    doc: String,
+) -> Args {
+    if fields.len() < 2 {
+        let params = fields.iter().map(|(fi, bound)| quote!(#fi: impl #bound));
+        return Args {
+            generics: TokenStream::new(),
+            params: quote!(#(#params),*),
+            bind: TokenStream::new(),
+            definition: TokenStream::new(),
+            named: None,
+        };
+    }
+    let vis = &m.vis;
+    let generics = generic_names(&m.ident, fields);
+    let idents: Vec<&Ident> = fields.iter().map(|(fi, _)| *fi).collect();
+    let bounds = fields.iter().map(|(_, bound)| bound);
+    let field_docs = idents
+        .iter()
+        .map(|fi| format!("Value of `{}`.", fi.to_string().trim_start_matches("r#")));
+    let named = quote!(#strukt<#(#generics),*>);
+    Args {
+        generics: quote!(<#(#generics: #bounds),*>),
+        params: quote!(#param: #named),
+        bind: quote!(let #strukt { #(#idents),* } = #param;),
+        definition: quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, Copy)]
+            #vis struct #strukt<#(#generics),*> {
+                #( #[doc = #field_docs] pub #idents: #generics, )*
+            }
+        },
+        named: Some(named),
+    }
+}
+
+/// One type parameter per field, named after it (`user_id` → `UserId`), renamed when the
+/// name would shadow a type its bounds name, the entity, or `Self`.
+fn generic_names(entity: &Ident, fields: &[(&Ident, TokenStream)]) -> Vec<Ident> {
+    fn idents_of(tokens: TokenStream, out: &mut Vec<String>) {
+        for tree in tokens {
+            match tree {
+                proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+                proc_macro2::TokenTree::Group(g) => idents_of(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut taken = vec![entity.to_string(), "Self".to_string()];
+    for (_, bound) in fields {
+        idents_of(bound.clone(), &mut taken);
+    }
+    fields
+        .iter()
+        .map(|(fi, _)| {
+            let mut name = pascal_case(fi.to_string().trim_start_matches("r#"));
+            if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                name.insert_str(0, "Field");
+            }
+            while taken.contains(&name) {
+                name.push_str("Arg");
+            }
+            taken.push(name.clone());
+            format_ident!("{}", name)
+        })
+        .collect()
+}
+
+/// `user_id` → `UserId`, `gsi1` → `Gsi1`.
+fn pascal_case(snake: &str) -> String {
+    snake
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A template as users wrote it, for docs: `pk = "USER#{user_id}"`.
+fn template_doc(which: &str, lit: &LitStr) -> String {
+    format!("`{which} = {:?}`", lit.value())
+}
+
+/// The fields of a template, each once, in order of first appearance.
+fn distinct_fields<'a>(m: &'a EntityModel, t: &Template) -> Vec<&'a Field> {
+    let mut out: Vec<&Field> = Vec::new();
+    for name in t.fields() {
+        let f = field(m, name);
+        if !out.iter().any(|o| o.ident == f.ident) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// The rustdoc of a generated partition struct: which key it renders, and a call.
+fn partition_struct_doc(
+    ident: &Ident,
+    rendered: &str,
+    constructor: &Ident,
+    strukt: &Ident,
+    fields: &[(&Ident, TokenStream)],
+) -> String {
+    let names = fields
+        .iter()
+        .map(|(fi, _)| fi.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "The partition-key fields of [`{ident}`] ({rendered}), by name, in any order: \
+         `{ident}::{constructor}({strukt} {{ {names} }})`."
+    )
 }
