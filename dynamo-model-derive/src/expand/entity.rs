@@ -373,20 +373,17 @@ fn generate(m: &EntityModel) -> TokenStream {
         .chain(m.sk.as_ref().map(|s| template_doc("sk", &s.1)))
         .collect::<Vec<_>>()
         .join(", ");
-    let key_fields: Vec<(&Ident, TokenStream)> = m
+    let key_fields: Vec<ArgField> = m
         .key_params()
         .into_iter()
-        .map(|f| {
-            let ty = &f.ty;
-            (&f.ident, quote!(#private::KeyArg<#ty>))
-        })
+        .map(|f| ArgField::template(f, false))
         .collect();
     let key_struct = format_ident!("{}Key", ident);
     let key_example = format!(
         "{ident}::key({key_struct} {{ {} }})",
         key_fields
             .iter()
-            .map(|(fi, _)| fi.to_string())
+            .map(|a| a.ident.to_string())
             .collect::<Vec<_>>()
             .join(", ")
     );
@@ -401,12 +398,10 @@ fn generate(m: &EntityModel) -> TokenStream {
              (a [`Key<{ident}>`](dynamo_model::Key))."
         ),
     );
-    let key_doc = match &key_args.named {
-        Some(_) => format!(
-            "The key of the [`{ident}`] item with these key fields ({key_templates}), named in a [`{key_struct}`]."
-        ),
-        None => format!("The key of the [`{ident}`] item with these key fields ({key_templates})."),
-    };
+    let key_doc = format!(
+        "The key of the [`{ident}`] item with these key fields ({key_templates}).{}",
+        key_args.see
+    );
 
     // ---- fields
     let stored: Vec<&Field> = m.fields.iter().filter(|f| !f.attrs.skip).collect();
@@ -518,12 +513,9 @@ fn generate(m: &EntityModel) -> TokenStream {
     let fields_doc = format!("Typed attribute paths of [`{ident}`], for conditions and updates.");
 
     // ---- partition and sort-key chain (queries)
-    let partition_fields: Vec<(&Ident, TokenStream)> = distinct_fields(m, &m.pk.0)
+    let partition_fields: Vec<ArgField> = distinct_fields(m, &m.pk.0)
         .into_iter()
-        .map(|f| {
-            let ty = &f.ty;
-            (&f.ident, quote!(#private::KeyArg<#ty>))
-        })
+        .map(|f| ArgField::template(f, false))
         .collect();
     let partition_struct = format_ident!("{}Partition", ident);
     let partition_args = constructor_args(
@@ -540,8 +532,9 @@ fn generate(m: &EntityModel) -> TokenStream {
         ),
     );
     let partition_doc = format!(
-        "The partition `{}` of [`{ident}`] items, for queries.",
-        m.pk.1.value()
+        "The partition `{}` of [`{ident}`] items, for queries.{}",
+        m.pk.1.value(),
+        partition_args.see
     );
     let (sk_prefix, sk_fixed) = match &m.sk {
         Some((t, _)) => {
@@ -602,6 +595,7 @@ fn generate(m: &EntityModel) -> TokenStream {
         bind: key_bind,
         definition: key_definition,
         named: key_named,
+        ..
     } = key_args;
     // `db.get(OrderKey { .. }.into())`: the struct converts to the key it names.
     let key_from = key_named.map(|named| {
@@ -932,7 +926,6 @@ fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream)
     let vis = &m.vis;
     let table = &m.table;
     let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
     let index_name = index.index.to_string();
     let snake = snake_case(&index_name);
     let space =
@@ -968,34 +961,34 @@ fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream)
     } else {
         index.sk.as_ref().map(|(t, l)| (t, l))
     };
-    let fields: Vec<(&Ident, TokenStream)> = distinct_fields(m, pk_template)
+    let fields: Vec<ArgField> = distinct_fields(m, pk_template)
         .into_iter()
-        .map(|f| {
-            let ty = key_type(f, true);
-            (&f.ident, quote!(#private::KeyArg<#ty>))
-        })
+        .map(|f| ArgField::template(f, true))
         .collect();
     let rendered = format!("{} of index `{index_name}`", template_doc("pk", pk_lit));
-    let doc = partition_struct_doc(ident, &rendered, &partition_fn, &partition_struct, &fields);
+    let struct_doc =
+        partition_struct_doc(ident, &rendered, &partition_fn, &partition_struct, &fields);
     let Args {
         generics,
         params,
         bind,
         definition,
+        see,
         ..
     } = constructor_args(
         m,
         partition_struct,
         format_ident!("partition"),
         &fields,
-        doc,
+        struct_doc,
     );
     let (root, fixed) = match sort_template {
         Some((t, _)) => template_root(t),
         None => (String::new(), true),
     };
-    let doc =
-        format!("The partition of index `{index_name}` holding [`{ident}`] items, for queries.");
+    let doc = format!(
+        "The partition of index `{index_name}` holding [`{ident}`] items, for queries.{see}"
+    );
     let chain_tokens = sort_template
         .map(|(t, lit)| sort_key_chain(m, t, lit, &chain, &sk_fn, &space, !index.inverted));
     let pk_out = format_ident!("__pk");
@@ -1049,13 +1042,9 @@ fn attribute_index_query(
     let vis = &m.vis;
     let dm = quote!(::dynamo_model);
     let private = quote!(#dm::__private);
-    let fields: Vec<(&Ident, TokenStream)> = pk_ix
+    let fields: Vec<ArgField> = pk_ix
         .iter()
-        .map(|&i| {
-            let f = &m.fields[i];
-            let ty = present_type(&f.ty);
-            (&f.ident, quote!(::core::convert::Into<#ty>))
-        })
+        .map(|&i| ArgField::attribute(&m.fields[i]))
         .collect();
     let attributes = pk_ix
         .iter()
@@ -1070,6 +1059,7 @@ fn attribute_index_query(
         params,
         bind,
         definition,
+        see,
         ..
     } = constructor_args(
         m,
@@ -1084,7 +1074,7 @@ fn attribute_index_query(
         quote!(#private::attribute_value::<#ty>(#name, #fi.into()))
     });
     let doc = format!(
-        "The partition of index `{index_name}` (a multi-attribute key) holding [`{ident}`] items."
+        "The partition of index `{index_name}` (a multi-attribute key) holding [`{ident}`] items.{see}"
     );
     let sk_doc = format!("Sort-key conditions on the multi-attribute sort key of index `{index_name}`: equality on leading attributes, then one comparison.");
     let levels = sk_ix.iter().enumerate().map(|(level, &i)| {
@@ -1177,6 +1167,58 @@ struct Args {
     definition: TokenStream,
     /// The struct's type with its parameters (`OrderKey<UserId, ..>`), if any.
     named: Option<TokenStream>,
+    /// For the constructor's rustdoc: where the fields are named, if they are.
+    see: String,
+}
+
+/// One field of a key or partition constructor.
+struct ArgField<'a> {
+    ident: &'a Ident,
+    /// The trait its argument implements.
+    bound: TokenStream,
+    /// What the argument may be, for the rustdoc of the struct's field.
+    accepts: String,
+}
+
+impl<'a> ArgField<'a> {
+    /// A key-template field: a `KeyArg` of its type (of its present type for an index
+    /// template, whose fields may be `Option`: sparse indexes).
+    fn template(f: &'a Field, index: bool) -> Self {
+        let ty = key_type(f, index);
+        let shown = type_doc(if index { present_type(&f.ty) } else { &f.ty });
+        let accepts = if shown == "String" {
+            "`String`, `&String` or `&str`".to_string()
+        } else {
+            format!("`{shown}` or `&{shown}`")
+        };
+        ArgField {
+            ident: &f.ident,
+            bound: quote!(::dynamo_model::__private::KeyArg<#ty>),
+            accepts,
+        }
+    }
+
+    /// A field of a multi-attribute index key: anything that converts into its value.
+    fn attribute(f: &'a Field) -> Self {
+        let ty = present_type(&f.ty);
+        ArgField {
+            ident: &f.ident,
+            bound: quote!(::core::convert::Into<#ty>),
+            accepts: format!("anything `Into<{}>`", type_doc(ty)),
+        }
+    }
+}
+
+/// A type as written, for rustdoc: `time :: OffsetDateTime` → `time::OffsetDateTime`.
+fn type_doc(ty: &syn::Type) -> String {
+    ty.to_token_stream()
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
 }
 
 /// `fields`: each field with the bound its argument must meet. `strukt`: the struct's name
@@ -1185,26 +1227,35 @@ fn constructor_args(
     m: &EntityModel,
     strukt: Ident,
     param: Ident,
-    fields: &[(&Ident, TokenStream)],
+    fields: &[ArgField],
     doc: String,
 ) -> Args {
     if fields.len() < 2 {
-        let params = fields.iter().map(|(fi, bound)| quote!(#fi: impl #bound));
+        let params = fields.iter().map(|a| {
+            let (fi, bound) = (a.ident, &a.bound);
+            quote!(#fi: impl #bound)
+        });
         return Args {
             generics: TokenStream::new(),
             params: quote!(#(#params),*),
             bind: TokenStream::new(),
             definition: TokenStream::new(),
             named: None,
+            see: String::new(),
         };
     }
     let vis = &m.vis;
     let generics = generic_names(&m.ident, fields);
-    let idents: Vec<&Ident> = fields.iter().map(|(fi, _)| *fi).collect();
-    let bounds = fields.iter().map(|(_, bound)| bound);
-    let field_docs = idents
-        .iter()
-        .map(|fi| format!("Value of `{}`.", fi.to_string().trim_start_matches("r#")));
+    let idents: Vec<&Ident> = fields.iter().map(|a| a.ident).collect();
+    let bounds = fields.iter().map(|a| &a.bound);
+    let field_docs = fields.iter().map(|a| {
+        let name = a.ident.to_string();
+        format!(
+            "Value of `{}`: {}.",
+            name.trim_start_matches("r#"),
+            a.accepts
+        )
+    });
     let named = quote!(#strukt<#(#generics),*>);
     Args {
         generics: quote!(<#(#generics: #bounds),*>),
@@ -1218,12 +1269,13 @@ fn constructor_args(
             }
         },
         named: Some(named),
+        see: format!(" Its fields are named: see [`{strukt}`]."),
     }
 }
 
 /// One type parameter per field, named after it (`user_id` → `UserId`), renamed when the
 /// name would shadow a type its bounds name, the entity, or `Self`.
-fn generic_names(entity: &Ident, fields: &[(&Ident, TokenStream)]) -> Vec<Ident> {
+fn generic_names(entity: &Ident, fields: &[ArgField]) -> Vec<Ident> {
     fn idents_of(tokens: TokenStream, out: &mut Vec<String>) {
         for tree in tokens {
             match tree {
@@ -1234,13 +1286,13 @@ fn generic_names(entity: &Ident, fields: &[(&Ident, TokenStream)]) -> Vec<Ident>
         }
     }
     let mut taken = vec![entity.to_string(), "Self".to_string()];
-    for (_, bound) in fields {
-        idents_of(bound.clone(), &mut taken);
+    for a in fields {
+        idents_of(a.bound.clone(), &mut taken);
     }
     fields
         .iter()
-        .map(|(fi, _)| {
-            let mut name = pascal_case(fi.to_string().trim_start_matches("r#"));
+        .map(|a| {
+            let mut name = pascal_case(a.ident.to_string().trim_start_matches("r#"));
             if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
                 name.insert_str(0, "Field");
             }
@@ -1289,11 +1341,11 @@ fn partition_struct_doc(
     rendered: &str,
     constructor: &Ident,
     strukt: &Ident,
-    fields: &[(&Ident, TokenStream)],
+    fields: &[ArgField],
 ) -> String {
     let names = fields
         .iter()
-        .map(|(fi, _)| fi.to_string())
+        .map(|a| a.ident.to_string())
         .collect::<Vec<_>>()
         .join(", ");
     format!(
