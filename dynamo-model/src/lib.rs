@@ -27,9 +27,11 @@
 //! }
 //!
 //! let order = Order { user_id: "u-1".into(), order_id: "o-7".into(), placed_at: 42, total_cents: 1999 };
-//! let key = Order::key("u-1", 42u64, "o-7"); // typed: a Key<Order>
+//! // Typed (a Key<Order>), its fields named, in any order: none can be swapped or missed.
+//! let key = Order::key(OrderKey { user_id: "u-1", placed_at: 42, order_id: "o-7" });
 //! assert_eq!(key.raw().unwrap().pk, "USER#u-1");
 //! assert_eq!(key.raw().unwrap().sk.as_deref(), Some("ORDER#00000000000000000042#o-7"));
+//! assert_eq!(key.raw().unwrap(), order.primary_key().raw().unwrap());
 //!
 //! let item = order.to_item().unwrap();
 //! assert_eq!(Order::from_item(item).unwrap(), order);
@@ -138,9 +140,24 @@ pub use dynamo_model_derive::Table;
 /// `entity_type` (default: the struct name). Field option: `#[dynamo(serde)]`. Serde's
 /// `rename`, `rename_all`, `skip` and `default` are respected.
 ///
-/// Generated: `impl Entity`, a key constructor `Type::key(..)` taking the template
-/// fields in order of first appearance (pk, then sk), and `Type::fields()` with a typed
-/// [`Path`] per field for conditions and updates.
+/// Generated, next to the entity (so these names must be free in its module):
+/// - `impl Entity`;
+/// - `Type::key(..)`, the key constructor. A key of one field takes its value
+///   (`User::key("u-1")`, `Config::key()` for a key without fields). A key of two or more
+///   fields (pk and sk templates together) takes a generated struct `{Type}Key` with one
+///   field per key field, named and in any order, so two fields of one type cannot be
+///   swapped and a missing or unknown field is a compile error:
+///   `Order::key(OrderKey { user_id: "u-1", placed_at: 42, order_id: "o-7" })`. Each field
+///   takes what [`KeyArg`](key::KeyArg) accepts (`T`, `&T`, `&str` for a `String`), and
+///   `OrderKey { .. }.into()` is a [`Key<Order>`](Key) too;
+/// - `Type::partition(..)` and `Type::{index}_partition(..)` (`GSI1` → `gsi1_partition`),
+///   the partitions to [query](Db::query), by the same rule: one field by value, two or
+///   more in a struct `{Type}Partition` or `{Type}{Index}Partition` (`{Index}` in
+///   PascalCase: `GSI1` → `Gsi1`, `by-region` → `ByRegion`);
+/// - `Type::sk()` and `Type::{index}_sk()`: typed sort-key conditions (`{Type}Sk`,
+///   `{Type}{Index}Sk`);
+/// - `Type::fields()`: a `{Type}Fields` with a typed [`Path`] per field for conditions and
+///   updates.
 pub use dynamo_model_derive::Entity;
 
 /// `#[derive(Collection)]`: an enum over entity types that share a partition, so one

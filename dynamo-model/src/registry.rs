@@ -322,11 +322,37 @@ mod tests {
     fn batch_operations_into_another_entity_types_key_space_are_refused() {
         let refused = Some(ValidationReason::ForeignKeySpace);
         let check = check_unconditional_write::<App>;
-        assert_eq!(reason(check(&delete(Note::key("u", "PROFILE")))), refused);
+        assert_eq!(
+            reason(check(&delete(Note::key(NoteKey {
+                user: "u",
+                note: "PROFILE"
+            })))),
+            refused
+        );
         assert_eq!(reason(check(&delete(User::key("u")))), refused);
-        assert_eq!(reason(check(&delete(Note::key("u", "n-1")))), None);
-        assert_eq!(reason(check(&delete(Order::key("u", "d", 7u32)))), None);
-        assert_eq!(reason(check(&delete(OrderView::key("u", "d", 7u32)))), None);
+        assert_eq!(
+            reason(check(&delete(Note::key(NoteKey {
+                user: "u",
+                note: "n-1"
+            })))),
+            None
+        );
+        assert_eq!(
+            reason(check(&delete(Order::key(OrderKey {
+                user: "u",
+                day: "d",
+                n: 7u32
+            })))),
+            None
+        );
+        assert_eq!(
+            reason(check(&delete(OrderView::key(OrderViewKey {
+                user: "u",
+                day: "d",
+                n: 7u32
+            })))),
+            None
+        );
         // A crafted key outside the entity's own templates.
         let crafted = Key::<Note>::from_raw(raw("USER#u", "ORDER#d#0000000007"));
         assert_eq!(reason(check(&delete(crafted))), refused);

@@ -5,6 +5,8 @@
 
 #[path = "derive_accepts/all_options.rs"]
 mod all_options;
+#[path = "derive_accepts/named_keys.rs"]
+mod named_keys;
 #[path = "derive_accepts/time_uuid_keys.rs"]
 mod time_uuid_keys;
 
@@ -16,4 +18,9 @@ fn every_derive_option_together() {
 #[test]
 fn time_and_uuid_key_fields() {
     time_uuid_keys::run();
+}
+
+#[test]
+fn keys_and_partitions_name_their_fields() {
+    named_keys::run();
 }

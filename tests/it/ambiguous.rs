@@ -139,7 +139,7 @@ fn versioned_updates_under_lost_responses_apply_exactly_once() {
         for i in 0..n {
             let (expected, body) = (1 + i, format!("body {i}"));
             let update = lossy
-                .update(Doc::key(&id, 1u32))
+                .update(Doc::key(DocKey { id: &id, rev: 1u32 }))
                 .set(f.body, body.clone())
                 .if_version(expected);
             // Every way of sending reports success, once.
@@ -157,7 +157,7 @@ fn versioned_updates_under_lost_responses_apply_exactly_once() {
             }
         }
         let stored = db
-            .get(Doc::key(&id, 1u32))
+            .get(Doc::key(DocKey { id: &id, rev: 1u32 }))
             .consistent()
             .await?
             .ok_or("gone")?;
@@ -180,12 +180,12 @@ fn a_caller_retrying_on_conflict_applies_each_change_once() {
         for i in 0..n {
             loop {
                 let current = lossy
-                    .get(Doc::key(&id, 1u32))
+                    .get(Doc::key(DocKey { id: &id, rev: 1u32 }))
                     .consistent()
                     .await?
                     .ok_or("gone")?;
                 let result = lossy
-                    .update(Doc::key(&id, 1u32))
+                    .update(Doc::key(DocKey { id: &id, rev: 1u32 }))
                     .set(f.body, format!("{}{i}", current.body))
                     .if_version(current.version)
                     .await;
@@ -197,7 +197,7 @@ fn a_caller_retrying_on_conflict_applies_each_change_once() {
             }
         }
         let stored = db
-            .get(Doc::key(&id, 1u32))
+            .get(Doc::key(DocKey { id: &id, rev: 1u32 }))
             .consistent()
             .await?
             .ok_or("gone")?;
@@ -293,7 +293,7 @@ fn versioned_puts_report_their_own_item_and_still_refuse_a_stale_one() {
             lossy.put(&doc(&id, &format!("v{}", v + 1), v)).await?;
         }
         let stored = db
-            .get(Doc::key(&id, 1u32))
+            .get(Doc::key(DocKey { id: &id, rev: 1u32 }))
             .consistent()
             .await?
             .ok_or("gone")?;
@@ -307,7 +307,10 @@ fn versioned_puts_report_their_own_item_and_still_refuse_a_stale_one() {
             }) => assert_eq!((expected, found), (stale, Some(n))),
             other => panic!("expected VersionConflict, got {other:?}"),
         }
-        let after = db.get(Doc::key(&id, 1u32)).consistent().await?;
+        let after = db
+            .get(Doc::key(DocKey { id: &id, rev: 1u32 }))
+            .consistent()
+            .await?;
         assert_eq!(after.map(|d| d.version), Some(n));
         Ok(lost(&faults))
     });
@@ -325,7 +328,11 @@ fn conditional_updates_report_their_own_write_and_still_refuse_a_false_condition
         let f = Line::fields();
         let ship = |i: u16| {
             lossy
-                .update(Line::key(&shop, "o-1", i))
+                .update(Line::key(LineKey {
+                    shop: &shop,
+                    order_no: "o-1",
+                    line: i,
+                }))
                 .set(f.status, "SHIPPED")
                 .condition(f.status.eq("PENDING"))
         };
@@ -359,7 +366,11 @@ fn conditional_versioned_and_must_exist_deletes_report_their_own_delete() {
         let (lossy, faults) = lossy(&db, seed, rate, "DeleteItem").await?;
         let f = Line::fields();
         for i in 0..n {
-            let key = Line::key(&shop, "o-1", i);
+            let key = Line::key(LineKey {
+                shop: &shop,
+                order_no: "o-1",
+                line: i,
+            });
             if i % 2 == 0 {
                 lossy.delete(key.clone()).must_exist().await?;
             } else {
@@ -369,7 +380,10 @@ fn conditional_versioned_and_must_exist_deletes_report_their_own_delete() {
                     .await?;
             }
             assert_eq!(db.get(key).consistent().await?, None);
-            let doc_key = Doc::key(format!("{shop}-{i}"), 1u32);
+            let doc_key = Doc::key(DocKey {
+                id: format!("{shop}-{i}"),
+                rev: 1u32,
+            });
             lossy.delete(doc_key.clone()).if_version(1).await?;
             assert_eq!(db.get(doc_key).consistent().await?, None);
         }
@@ -399,14 +413,22 @@ fn deletes_still_report_a_condition_that_fails_on_an_item_still_there() {
             }
             let id = format!("{shop}-{i}");
             db.put(&doc(&id, "body", 0)).await?;
-            match lossy.delete(Doc::key(&id, 1u32)).if_version(7).await {
+            match lossy
+                .delete(Doc::key(DocKey { id: &id, rev: 1u32 }))
+                .if_version(7)
+                .await
+            {
                 Err(Error::VersionConflict {
                     expected, found, ..
                 }) => assert_eq!((expected, found), (7, Some(1))),
                 other => panic!("expected VersionConflict, got {other:?}"),
             }
             assert_eq!(db.get(kept.primary_key()).consistent().await?, Some(kept));
-            assert!(db.get(Doc::key(&id, 1u32)).consistent().await?.is_some());
+            assert!(db
+                .get(Doc::key(DocKey { id: &id, rev: 1u32 }))
+                .consistent()
+                .await?
+                .is_some());
         }
         Ok(lost(&faults))
     });
@@ -418,13 +440,17 @@ async fn must_exist_deletes_without_a_lost_response_still_report_not_found() -> 
     let db = local::fresh_table::<App>().await?;
     let (lossy, faults) = lossy(&db, 3, 1.0, "PutItem").await?;
     let err = lossy
-        .delete(Line::key("s", "o-1", 1))
+        .delete(Line::key(LineKey {
+            shop: "s",
+            order_no: "o-1",
+            line: 1,
+        }))
         .must_exist()
         .await
         .unwrap_err();
     assert!(matches!(err, Error::NotFound { .. }), "{err:?}");
     let err = lossy
-        .delete(Doc::key("d", 1u32))
+        .delete(Doc::key(DocKey { id: "d", rev: 1u32 }))
         .if_version(1)
         .await
         .unwrap_err();
@@ -447,14 +473,14 @@ async fn a_conflict_with_another_writer_is_still_a_conflict() -> TestResult {
         let (rival, _) = lossy_rival(&db, seed).await?;
         // Another writer (through the crate, with its own token) moves the doc on.
         let theirs = rival
-            .update(Doc::key(&id, 1u32))
+            .update(Doc::key(DocKey { id: &id, rev: 1u32 }))
             .set(f.body, "theirs")
             .if_version(1)
             .await?;
         assert_eq!(theirs.version, 2);
         // Ours still expects version 1: a conflict, not a success.
         let err = lossy
-            .update(Doc::key(&id, 1u32))
+            .update(Doc::key(DocKey { id: &id, rev: 1u32 }))
             .set(f.body, "ours")
             .if_version(1)
             .await
@@ -465,7 +491,10 @@ async fn a_conflict_with_another_writer_is_still_a_conflict() -> TestResult {
             } => assert_eq!((expected, found), (1, Some(2))),
             other => panic!("expected VersionConflict, got {other:?}"),
         }
-        let stored = db.get(Doc::key(&id, 1u32)).consistent().await?;
+        let stored = db
+            .get(Doc::key(DocKey { id: &id, rev: 1u32 }))
+            .consistent()
+            .await?;
         assert_eq!(
             stored.map(|d| (d.version, d.body)),
             Some((2, "theirs".into()))
@@ -491,7 +520,11 @@ async fn returning_old_values_after_a_lost_response_says_the_write_was_applied()
     let (mut lost_updates, mut lost_deletes) = (0, [0, 0]);
     for i in 0..16 {
         db.put(&line("s", i, "PENDING")).await?;
-        let key = Line::key("s", "o-1", i);
+        let key = Line::key(LineKey {
+            shop: "s",
+            order_no: "o-1",
+            line: i,
+        });
         match updates
             .update(key.clone())
             .set(f.status, "SHIPPED")

@@ -59,7 +59,13 @@ async fn ten_thousand_items_survive_twenty_percent_failures_exactly_once() -> Te
     let keys: Vec<_> = readings
         .iter()
         .chain(&missing.collect::<Vec<_>>())
-        .map(|r| Reading::key(r.sensor.as_str(), r.delta, r.valid))
+        .map(|r| {
+            Reading::key(ReadingKey {
+                sensor: r.sensor.as_str(),
+                delta: r.delta,
+                valid: r.valid,
+            })
+        })
         .collect();
     let got = flaky
         .batch_get::<Reading>()
@@ -204,8 +210,14 @@ async fn collections_are_read_in_one_batch() -> TestResult {
     let got = db
         .batch_get::<PurchaseDetails>()
         .key(Purchase::key("p"))
-        .key(Invoice::key("p", 1u32))
-        .key(PurchaseItem::key("p", 1u8))
+        .key(Invoice::key(InvoiceKey {
+            purchase_id: "p",
+            invoice_no: 1u32,
+        }))
+        .key(PurchaseItem::key(PurchaseItemKey {
+            purchase_id: "p",
+            n: 1u8,
+        }))
         .keep_order()
         .await?;
     assert!(

@@ -188,7 +188,11 @@ fn forged_order_item() -> Result<Item, dynamo_model::Error> {
 /// The key the forged item is really stored under.
 fn forged_key() -> dynamo_model::Key<Order> {
     let order = victim_order();
-    Order::key("attacker", order.created_at, order.order_id)
+    Order::key(OrderKey {
+        user_id: "attacker",
+        created_at: order.created_at,
+        order_id: order.order_id,
+    })
 }
 
 #[track_caller]

@@ -197,10 +197,10 @@ fn transactions_and_batches_refuse_exactly_the_requests_with_equal_raw_keys() ->
                     transaction = transaction.delete(db.delete(key(raw)));
                     // A batch takes only keys its entity renders: the same values as
                     // fields (rendering is injective, so equal exactly when the raw keys are).
-                    batch = batch.delete(Pair::key(
-                        raw.pk.as_str(),
-                        raw.sk.as_deref().unwrap_or_default(),
-                    ));
+                    batch = batch.delete(Pair::key(PairKey {
+                        left: raw.pk.as_str(),
+                        right: raw.sk.as_deref().unwrap_or_default(),
+                    }));
                 }
                 for (call, result) in [
                     ("transaction", transaction.await.map(|_| ())),

@@ -280,9 +280,13 @@ async fn an_lsi_is_queried_with_strong_consistency_and_kept_fresh() -> TestResul
 
     // Updating the LSI's field recomputes its sort key in the same request; a strongly
     // consistent read of the LSI sees it at once.
-    db.update(Order::key("u", t, id(0)))
-        .set(f.status, "shipped")
-        .await?;
+    db.update(Order::key(OrderKey {
+        user_id: "u",
+        created_at: t,
+        order_id: id(0),
+    }))
+    .set(f.status, "shipped")
+    .await?;
     let open = db
         .query(Order::lsi1_partition("u"))
         .sk(Order::lsi1_sk().status("open"))
@@ -370,9 +374,13 @@ async fn updating_a_field_next_to_key_fields_in_a_template_recomputes_the_index_
     let orders = seed_orders(&db).await?;
     let o = &orders[1];
     // GSI2 is `STATUS#{status}` / `{created_at}#{order_id}`: the key fields come from the key.
-    db.update(Order::key(o.user_id.as_str(), o.created_at, o.order_id))
-        .set(Order::fields().status, "shipped")
-        .await?;
+    db.update(Order::key(OrderKey {
+        user_id: o.user_id.as_str(),
+        created_at: o.created_at,
+        order_id: o.order_id,
+    }))
+    .set(Order::fields().status, "shipped")
+    .await?;
     let shipped = db
         .query(Order::gsi2_partition("shipped"))
         .keys_only()
@@ -461,7 +469,12 @@ async fn a_multi_attribute_gsi_key_is_declared_and_queried_through_the_same_api(
     })
     .await?;
 
-    let q = || db.query(Match::by_region_partition("worlds", "EU"));
+    let q = || {
+        db.query(Match::by_region_partition(MatchByRegionPartition {
+            tournament: "worlds",
+            region: "EU",
+        }))
+    };
     let eu: Vec<(u32, String)> = q()
         .all()
         .await?
@@ -490,7 +503,10 @@ async fn a_multi_attribute_gsi_key_is_declared_and_queried_through_the_same_api(
         .items;
     assert_eq!(exact.len(), 1);
     let na_a = db
-        .query(Match::by_region_partition("worlds", "NA"))
+        .query(Match::by_region_partition(MatchByRegionPartition {
+            tournament: "worlds",
+            region: "NA",
+        }))
         .sk(Match::by_region_sk().score(10u32).player_begins_with("a"))
         .all()
         .await?
@@ -506,7 +522,10 @@ async fn a_multi_attribute_gsi_key_is_declared_and_queried_through_the_same_api(
     assert_eq!(first.items.len() + rest.items.len(), 3);
     assert_eq!(rest.items[0].player, "bob");
     let err = db
-        .query(Match::by_region_partition("worlds", "NA"))
+        .query(Match::by_region_partition(MatchByRegionPartition {
+            tournament: "worlds",
+            region: "NA",
+        }))
         .page(first.cursor.as_ref())
         .await
         .unwrap_err();

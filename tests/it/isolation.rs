@@ -129,7 +129,11 @@ async fn a_crafted_batch_delete_never_removes_an_order() -> TestResult {
     let err = db.batch_write().delete(crafted).await.unwrap_err();
     assert_refused(&err, ValidationReason::ForeignKeySpace);
     // An event whose fields render the order's key.
-    let event = Event::key("u-1", "ORDER", "0000000007");
+    let event = Event::key(EventKey {
+        user_id: "u-1",
+        kind: "ORDER",
+        seq: "0000000007",
+    });
     assert_eq!(event.raw()?, &order_key);
     let err = db.batch_write().delete(event).await.unwrap_err();
     assert_refused(&err, ValidationReason::ForeignKeySpace);

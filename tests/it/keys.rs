@@ -118,7 +118,12 @@ async fn timestamps_sort_chronologically_whatever_their_offset() -> TestResult {
         };
         db.put(&order).await?;
         assert_eq!(
-            db.get(Order::key("u", created_at, order.order_id)).await?,
+            db.get(Order::key(OrderKey {
+                user_id: "u",
+                created_at,
+                order_id: order.order_id
+            }))
+            .await?,
             Some(order)
         );
     }
@@ -130,10 +135,14 @@ async fn timestamps_sort_chronologically_whatever_their_offset() -> TestResult {
                 .iter()
                 .enumerate()
                 .position(|(i, &t)| {
-                    Order::key("u", t, Uuid::from_u128(i as u128))
-                        .raw()
-                        .map(|r| r.sk.as_deref() == Some(sk.as_str()))
-                        .unwrap_or(false)
+                    Order::key(OrderKey {
+                        user_id: "u",
+                        created_at: t,
+                        order_id: Uuid::from_u128(i as u128),
+                    })
+                    .raw()
+                    .map(|r| r.sk.as_deref() == Some(sk.as_str()))
+                    .unwrap_or(false)
                 })
                 .ok_or("unknown sort key")?;
             out.push(i as u64);
@@ -165,7 +174,14 @@ async fn unencodable_keys_are_refused_before_sending() -> TestResult {
     crate::common::assert_refused(&err, dynamo_model::ValidationReason::KeyTooLong);
     // Years beyond 9999 have no fixed-width RFC 3339 form, so they cannot be a key part.
     let far = datetime!(9999-12-31 23:30 -01:00); // 10000-01-01 in UTC
-    let err = db.get(Order::key("u", far, Uuid::nil())).await.unwrap_err();
+    let err = db
+        .get(Order::key(OrderKey {
+            user_id: "u",
+            created_at: far,
+            order_id: Uuid::nil(),
+        }))
+        .await
+        .unwrap_err();
     crate::common::assert_refused(&err, dynamo_model::ValidationReason::KeyEncoding);
     assert_eq!(item_count(&db).await?, 0);
     Ok(())

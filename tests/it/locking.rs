@@ -28,7 +28,10 @@ fn conflict(err: Error) -> (u64, Option<u64>) {
 async fn puts_check_and_increment_the_version() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     db.put(&doc("d", "v1", 0)).await?;
-    let stored = db.get(Doc::key("d", 1u32)).await?.ok_or("missing")?;
+    let stored = db
+        .get(Doc::key(DocKey { id: "d", rev: 1u32 }))
+        .await?
+        .ok_or("missing")?;
     assert_eq!(stored.version, 1);
 
     // A writer still holding version 0 (it thinks the doc is new) loses.
@@ -51,7 +54,7 @@ async fn puts_check_and_increment_the_version() -> TestResult {
         .unwrap_err();
     assert_eq!(conflict(err), (1, Some(2)));
     assert_eq!(
-        db.get(Doc::key("d", 1u32))
+        db.get(Doc::key(DocKey { id: "d", rev: 1u32 }))
             .await?
             .map(|d| (d.body, d.version)),
         Some(("v2".into(), 2))
@@ -66,7 +69,7 @@ async fn updates_and_deletes_check_the_version_too() -> TestResult {
     db.put(&doc("d", "v1", 0)).await?;
 
     let err = db
-        .update(Doc::key("d", 1u32))
+        .update(Doc::key(DocKey { id: "d", rev: 1u32 }))
         .set(f.body, "x")
         .await
         .unwrap_err();
@@ -75,36 +78,47 @@ async fn updates_and_deletes_check_the_version_too() -> TestResult {
         "{err:?}"
     );
     let err = db
-        .update(Doc::key("d", 1u32))
+        .update(Doc::key(DocKey { id: "d", rev: 1u32 }))
         .set(f.body, "x")
         .if_version(7)
         .await
         .unwrap_err();
     assert_eq!(conflict(err), (7, Some(1)));
     let updated = db
-        .update(Doc::key("d", 1u32))
+        .update(Doc::key(DocKey { id: "d", rev: 1u32 }))
         .set(f.body, "v2")
         .if_version(1)
         .await?;
     assert_eq!((updated.body.as_str(), updated.version), ("v2", 2));
     let counted = db
-        .update(Doc::key("d", 1u32))
+        .update(Doc::key(DocKey { id: "d", rev: 1u32 }))
         .set(f.body, "v3")
         .any_version()
         .await?;
     assert_eq!(counted.version, 3);
 
-    let err = db.delete(Doc::key("d", 1u32)).await.unwrap_err();
+    let err = db
+        .delete(Doc::key(DocKey { id: "d", rev: 1u32 }))
+        .await
+        .unwrap_err();
     crate::common::assert_refused(&err, dynamo_model::ValidationReason::VersionCheckRequired);
     let err = db
-        .delete(Doc::key("d", 1u32))
+        .delete(Doc::key(DocKey { id: "d", rev: 1u32 }))
         .if_version(2)
         .await
         .unwrap_err();
     assert_eq!(conflict(err), (2, Some(3)));
-    assert!(db.get(Doc::key("d", 1u32)).await?.is_some());
-    db.delete(Doc::key("d", 1u32)).if_version(3).await?;
-    assert!(db.get(Doc::key("d", 1u32)).await?.is_none());
+    assert!(db
+        .get(Doc::key(DocKey { id: "d", rev: 1u32 }))
+        .await?
+        .is_some());
+    db.delete(Doc::key(DocKey { id: "d", rev: 1u32 }))
+        .if_version(3)
+        .await?;
+    assert!(db
+        .get(Doc::key(DocKey { id: "d", rev: 1u32 }))
+        .await?
+        .is_none());
     Ok(())
 }
 
@@ -113,7 +127,7 @@ async fn of_two_concurrent_writers_of_one_version_exactly_one_wins() -> TestResu
     let db = local::fresh_table::<App>().await?;
     db.put(&doc("d", "base", 0)).await?;
     let base = db
-        .get(Doc::key("d", 1u32))
+        .get(Doc::key(DocKey { id: "d", rev: 1u32 }))
         .consistent()
         .await?
         .ok_or("missing")?;
@@ -133,7 +147,7 @@ async fn of_two_concurrent_writers_of_one_version_exactly_one_wins() -> TestResu
     }
     assert_eq!(wins, 1);
     assert_eq!(
-        db.get(Doc::key("d", 1u32))
+        db.get(Doc::key(DocKey { id: "d", rev: 1u32 }))
             .consistent()
             .await?
             .map(|d| d.version),
@@ -170,7 +184,13 @@ async fn ttl_is_stored_as_epoch_seconds_and_expired_items_can_be_excluded() -> T
         .key("PK", AttributeValue::S("DOC#d".into()))
         .key(
             "SK",
-            AttributeValue::S(Doc::key("d", 1u32).raw()?.sk.clone().ok_or("sk")?),
+            AttributeValue::S(
+                Doc::key(DocKey { id: "d", rev: 1u32 })
+                    .raw()?
+                    .sk
+                    .clone()
+                    .ok_or("sk")?,
+            ),
         )
         .send()
         .await?
@@ -183,14 +203,17 @@ async fn ttl_is_stored_as_epoch_seconds_and_expired_items_can_be_excluded() -> T
     );
 
     // DynamoDB Local never deletes expired items; the real service does so lazily.
-    assert!(db.get(Doc::key("d", 1u32)).await?.is_some());
     assert!(db
-        .get(Doc::key("d", 1u32))
+        .get(Doc::key(DocKey { id: "d", rev: 1u32 }))
+        .await?
+        .is_some());
+    assert!(db
+        .get(Doc::key(DocKey { id: "d", rev: 1u32 }))
         .exclude_expired()
         .await?
         .is_none());
     assert!(db
-        .get(Doc::key("d", 2u32))
+        .get(Doc::key(DocKey { id: "d", rev: 2u32 }))
         .exclude_expired()
         .await?
         .is_some());
@@ -229,12 +252,14 @@ async fn versioned_entities_stay_out_of_batch_writes_and_vanished_items_conflict
     crate::common::assert_refused(&err, dynamo_model::ValidationReason::NotSupportedInBatch);
 
     db.put(&doc("d", "v1", 0)).await?;
-    db.delete(Doc::key("d", 1u32)).if_version(1).await?;
+    db.delete(Doc::key(DocKey { id: "d", rev: 1u32 }))
+        .if_version(1)
+        .await?;
     // A writer holding version 1 of an item that is gone meanwhile.
     let err = db.put(&doc("d", "late", 1)).await.unwrap_err();
     assert_eq!(conflict(err), (1, None));
     let err = db
-        .delete(Doc::key("d", 1u32))
+        .delete(Doc::key(DocKey { id: "d", rev: 1u32 }))
         .if_version(1)
         .await
         .unwrap_err();

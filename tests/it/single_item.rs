@@ -190,7 +190,11 @@ async fn update_sets_adds_and_removes() -> TestResult {
     db.put(&order).await?;
 
     let updated = db
-        .update(Order::key("u-1", created_at, order_id))
+        .update(Order::key(OrderKey {
+            user_id: "u-1",
+            created_at,
+            order_id,
+        }))
         .set(f.total_cents, 1250u64) // feeds GSI3's key: recomputed (ADD would be refused)
         .set(f.status, "shipped")
         .remove(f.note)
@@ -203,18 +207,31 @@ async fn update_sets_adds_and_removes() -> TestResult {
     };
     assert_eq!(updated, expected);
     assert_eq!(
-        db.get(Order::key("u-1", created_at, order_id)).await?,
+        db.get(Order::key(OrderKey {
+            user_id: "u-1",
+            created_at,
+            order_id
+        }))
+        .await?,
         Some(expected)
     );
 
     // Setting `None` removes the attribute too.
     let updated = db
-        .update(Order::key("u-1", created_at, order_id))
+        .update(Order::key(OrderKey {
+            user_id: "u-1",
+            created_at,
+            order_id,
+        }))
         .set(f.note, Some("again".to_string()))
         .await?;
     assert_eq!(updated.note.as_deref(), Some("again"));
     let updated = db
-        .update(Order::key("u-1", created_at, order_id))
+        .update(Order::key(OrderKey {
+            user_id: "u-1",
+            created_at,
+            order_id,
+        }))
         .set(f.note, None)
         .await?;
     assert_eq!(updated.note, None);

@@ -324,7 +324,11 @@ async fn a_refused_transaction_operation_keeps_its_reason_and_source() -> TestRe
     let far = time::macros::datetime!(9999-12-31 23:30 -01:00); // year 10000 in UTC
     let err = db
         .transact_write()
-        .delete(db.delete(Order::key("u", far, uuid::Uuid::nil())))
+        .delete(db.delete(Order::key(OrderKey {
+            user_id: "u",
+            created_at: far,
+            order_id: uuid::Uuid::nil(),
+        })))
         .await
         .unwrap_err();
     assert_refused(&err, ValidationReason::KeyEncoding);
@@ -363,7 +367,7 @@ async fn a_sort_key_bound_over_1024_bytes_is_refused_before_sending() -> TestRes
 
 #[tokio::test]
 async fn empty_values_on_a_multi_attribute_index_key_mean_everything_or_nothing() -> TestResult {
-    use crate::index::{Arena, Match};
+    use crate::index::{Arena, Match, MatchByRegionPartition};
     let db = local::fresh_table::<Arena>().await?;
     for (i, player) in ["ann", "bob"].into_iter().enumerate() {
         db.put(&Match {
@@ -377,14 +381,24 @@ async fn empty_values_on_a_multi_attribute_index_key_mean_everything_or_nothing(
     }
     // Through a client that refuses every Query: an answer proves nothing was sent.
     let refusing = rejecting(&db, "Query").await?;
-    let q = || refusing.query(Match::by_region_partition("worlds", "EU"));
+    let q = || {
+        refusing.query(Match::by_region_partition(MatchByRegionPartition {
+            tournament: "worlds",
+            region: "EU",
+        }))
+    };
     let sk = || Match::by_region_sk().score(10u32);
     for nothing in [sk().player_lt(""), sk().player_le("")] {
         assert!(q().sk(nothing).all().await?.items.is_empty());
     }
     assert!(q().sk(sk().player("")).all().await?.items.is_empty());
     let players = |items: Vec<Match>| items.into_iter().map(|m| m.player).collect::<Vec<_>>();
-    let q = || db.query(Match::by_region_partition("worlds", "EU"));
+    let q = || {
+        db.query(Match::by_region_partition(MatchByRegionPartition {
+            tournament: "worlds",
+            region: "EU",
+        }))
+    };
     for everything in [
         sk().player_ge(""),
         sk().player_gt(""),
@@ -396,7 +410,10 @@ async fn empty_values_on_a_multi_attribute_index_key_mean_everything_or_nothing(
         );
     }
     let err = db
-        .query(Match::by_region_partition("", "EU"))
+        .query(Match::by_region_partition(MatchByRegionPartition {
+            tournament: "",
+            region: "EU",
+        }))
         .all()
         .await
         .unwrap_err();

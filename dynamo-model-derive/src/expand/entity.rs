@@ -369,17 +369,38 @@ fn generate(m: &EntityModel) -> TokenStream {
     let sk_self = m.sk.as_ref().map(|s| render(&s.0, &sk_out, self_part));
     let pk_args = render(&m.pk.0, &pk_out, arg_part);
     let sk_args = m.sk.as_ref().map(|s| render(&s.0, &sk_out, arg_part));
-    let params = m.key_params();
-    let param_decls = params.iter().map(|f| {
-        let (fi, ty) = (&f.ident, &f.ty);
-        quote!(#fi: impl #private::KeyArg<#ty>)
-    });
+    let key_templates = std::iter::once(template_doc("pk", &m.pk.1))
+        .chain(m.sk.as_ref().map(|s| template_doc("sk", &s.1)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let key_fields: Vec<ArgField> = m
+        .key_params()
+        .into_iter()
+        .map(|f| ArgField::template(f, false))
+        .collect();
+    let key_struct = format_ident!("{}Key", ident);
+    let key_example = format!(
+        "{ident}::key({key_struct} {{ {} }})",
+        key_fields
+            .iter()
+            .map(|a| a.ident.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let key_args = constructor_args(
+        m,
+        key_struct.clone(),
+        format_ident!("key"),
+        &key_fields,
+        format!(
+            "The key fields of [`{ident}`] ({key_templates}), by name, in any order: \
+             `{key_example}`, or `db.get({key_struct} {{ .. }}.into())` \
+             (a [`Key<{ident}>`](dynamo_model::Key))."
+        ),
+    );
     let key_doc = format!(
-        "The key of the [`{ident}`] item with these key fields (`pk = {:?}`{}).",
-        m.pk.1.value(),
-        m.sk.as_ref()
-            .map(|s| format!(", `sk = {:?}`", s.1.value()))
-            .unwrap_or_default()
+        "The key of the [`{ident}`] item with these key fields ({key_templates}).{}",
+        key_args.see
     );
 
     // ---- fields
@@ -492,24 +513,28 @@ fn generate(m: &EntityModel) -> TokenStream {
     let fields_doc = format!("Typed attribute paths of [`{ident}`], for conditions and updates.");
 
     // ---- partition and sort-key chain (queries)
-    let pk_params = {
-        let mut seen: Vec<&Ident> = Vec::new();
-        m.pk.0
-            .fields()
-            .filter_map(|name| {
-                let f = field(m, name);
-                if seen.contains(&&f.ident) {
-                    return None;
-                }
-                seen.push(&f.ident);
-                let (fi, ty) = (&f.ident, &f.ty);
-                Some(quote!(#fi: impl #private::KeyArg<#ty>))
-            })
-            .collect::<Vec<_>>()
-    };
+    let partition_fields: Vec<ArgField> = distinct_fields(m, &m.pk.0)
+        .into_iter()
+        .map(|f| ArgField::template(f, false))
+        .collect();
+    let partition_struct = format_ident!("{}Partition", ident);
+    let partition_args = constructor_args(
+        m,
+        partition_struct.clone(),
+        format_ident!("partition"),
+        &partition_fields,
+        partition_struct_doc(
+            ident,
+            &template_doc("pk", &m.pk.1),
+            &format_ident!("partition"),
+            &partition_struct,
+            &partition_fields,
+        ),
+    );
     let partition_doc = format!(
-        "The partition `{}` of [`{ident}`] items, for queries.",
-        m.pk.1.value()
+        "The partition `{}` of [`{ident}`] items, for queries.{}",
+        m.pk.1.value(),
+        partition_args.see
     );
     let (sk_prefix, sk_fixed) = match &m.sk {
         Some((t, _)) => {
@@ -564,6 +589,32 @@ fn generate(m: &EntityModel) -> TokenStream {
         .map(|index| index_query(m, index, &pk_args))
         .collect();
 
+    let Args {
+        generics: key_generics,
+        params: key_params,
+        bind: key_bind,
+        definition: key_definition,
+        named: key_named,
+        ..
+    } = key_args;
+    // `db.get(OrderKey { .. }.into())`: the struct converts to the key it names.
+    let key_from = key_named.map(|named| {
+        quote! {
+            impl #key_generics ::core::convert::From<#named> for #dm::Key<#ident> {
+                fn from(key: #named) -> Self {
+                    #ident::key(key)
+                }
+            }
+        }
+    });
+    let Args {
+        generics: partition_generics,
+        params: partition_params,
+        bind: partition_bind,
+        definition: partition_definition,
+        ..
+    } = partition_args;
+
     quote! {
         #[doc = #fields_doc]
         #[derive(Debug, Clone, Copy)]
@@ -571,10 +622,14 @@ fn generate(m: &EntityModel) -> TokenStream {
             #(#path_decls)*
         }
 
+        #key_definition
+        #key_from
+        #partition_definition
+
         impl #ident {
             #[doc = #key_doc]
-            #[allow(clippy::too_many_arguments)]
-            #vis fn key(#(#param_decls),*) -> #dm::Key<#ident> {
+            #vis fn key #key_generics (#key_params) -> #dm::Key<#ident> {
+                #key_bind
                 #dm::Key::__build(#has_sk, |#pk_out, #sk_out| {
                     let _ = &#sk_out;
                     #pk_args
@@ -589,7 +644,8 @@ fn generate(m: &EntityModel) -> TokenStream {
             }
 
             #[doc = #partition_doc]
-            #vis fn partition(#(#pk_params),*) -> #dm::Partition<#ident> {
+            #vis fn partition #partition_generics (#partition_params) -> #dm::Partition<#ident> {
+                #partition_bind
                 #dm::Partition::__build(#sk_prefix, #sk_fixed, |#pk_out| {
                     #pk_args
                     ::core::result::Result::Ok(())
@@ -870,28 +926,21 @@ fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream)
     let vis = &m.vis;
     let table = &m.table;
     let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
     let index_name = index.index.to_string();
     let snake = snake_case(&index_name);
     let space =
         quote!(#dm::IndexAt<{ <#table as #dm::Table>::SCHEMA.index_position(#index_name) }>);
     let partition_fn = format_ident!("{}_partition", snake);
     let sk_fn = format_ident!("{}_sk", snake);
-    let pascal: String = snake
-        .split('_')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect();
+    let pascal = pascal_case(&snake);
     let chain = format_ident!("{}{}Sk", ident, pascal);
+    let partition_struct = format_ident!("{}{}Partition", ident, pascal);
     if let Some((pk_ix, sk_ix)) = &index.attributes {
         return attribute_index_query(
             m,
             &index_name,
             &partition_fn,
+            &partition_struct,
             &sk_fn,
             &chain,
             &space,
@@ -902,42 +951,54 @@ fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream)
     // An inverted index is partitioned by the table's sort key and sorted by its
     // partition key; an LSI shares the table's partition key; a GSI has its own template.
     let inverted_sk = if index.inverted { m.sk.as_ref() } else { None };
-    let (pk_template, pk_args) = match (&index.pk, inverted_sk) {
-        (_, Some((t, _))) => (t, pk_args_for(m, t)),
-        (Some((t, _)), None) => (t, pk_args_for(m, t)),
-        (None, None) => (&m.pk.0, table_pk_args.clone()),
+    let (pk_template, pk_lit, pk_args) = match (&index.pk, inverted_sk) {
+        (_, Some((t, l))) => (t, l, pk_args_for(m, t)),
+        (Some((t, l)), None) => (t, l, pk_args_for(m, t)),
+        (None, None) => (&m.pk.0, &m.pk.1, table_pk_args.clone()),
     };
     let sort_template = if index.inverted {
         Some((&m.pk.0, &m.pk.1))
     } else {
         index.sk.as_ref().map(|(t, l)| (t, l))
     };
-    let mut seen: Vec<&Ident> = Vec::new();
-    let params: Vec<TokenStream> = pk_template
-        .fields()
-        .filter_map(|name| {
-            let f = field(m, name);
-            if seen.contains(&&f.ident) {
-                return None;
-            }
-            seen.push(&f.ident);
-            let (fi, ty) = (&f.ident, key_type(f, true));
-            Some(quote!(#fi: impl #private::KeyArg<#ty>))
-        })
+    let fields: Vec<ArgField> = distinct_fields(m, pk_template)
+        .into_iter()
+        .map(|f| ArgField::template(f, true))
         .collect();
+    let rendered = format!("{} of index `{index_name}`", template_doc("pk", pk_lit));
+    let struct_doc =
+        partition_struct_doc(ident, &rendered, &partition_fn, &partition_struct, &fields);
+    let Args {
+        generics,
+        params,
+        bind,
+        definition,
+        see,
+        ..
+    } = constructor_args(
+        m,
+        partition_struct,
+        format_ident!("partition"),
+        &fields,
+        struct_doc,
+    );
     let (root, fixed) = match sort_template {
         Some((t, _)) => template_root(t),
         None => (String::new(), true),
     };
-    let doc =
-        format!("The partition of index `{index_name}` holding [`{ident}`] items, for queries.");
+    let doc = format!(
+        "The partition of index `{index_name}` holding [`{ident}`] items, for queries.{see}"
+    );
     let chain_tokens = sort_template
         .map(|(t, lit)| sort_key_chain(m, t, lit, &chain, &sk_fn, &space, !index.inverted));
     let pk_out = format_ident!("__pk");
     quote! {
+        #definition
+
         impl #ident {
             #[doc = #doc]
-            #vis fn #partition_fn(#(#params),*) -> #dm::Partition<#ident, #space> {
+            #vis fn #partition_fn #generics (#params) -> #dm::Partition<#ident, #space> {
+                #bind
                 #dm::Partition::__build(#root, #fixed, |#pk_out| {
                     #pk_args
                     ::core::result::Result::Ok(())
@@ -970,6 +1031,7 @@ fn attribute_index_query(
     m: &EntityModel,
     index_name: &str,
     partition_fn: &Ident,
+    partition_struct: &Ident,
     sk_fn: &Ident,
     chain: &Ident,
     space: &TokenStream,
@@ -980,18 +1042,39 @@ fn attribute_index_query(
     let vis = &m.vis;
     let dm = quote!(::dynamo_model);
     let private = quote!(#dm::__private);
-    let params = pk_ix.iter().map(|&i| {
-        let f = &m.fields[i];
-        let (fi, ty) = (&f.ident, present_type(&f.ty));
-        quote!(#fi: impl ::core::convert::Into<#ty>)
-    });
+    let fields: Vec<ArgField> = pk_ix
+        .iter()
+        .map(|&i| ArgField::attribute(&m.fields[i]))
+        .collect();
+    let attributes = pk_ix
+        .iter()
+        .map(|&i| format!("`{}`", m.fields[i].name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let rendered = format!("the key attributes {attributes} of index `{index_name}`");
+    let struct_doc =
+        partition_struct_doc(ident, &rendered, partition_fn, partition_struct, &fields);
+    let Args {
+        generics,
+        params,
+        bind,
+        definition,
+        see,
+        ..
+    } = constructor_args(
+        m,
+        partition_struct.clone(),
+        format_ident!("partition"),
+        &fields,
+        struct_doc,
+    );
     let values = pk_ix.iter().map(|&i| {
         let f = &m.fields[i];
         let (fi, ty, name) = (&f.ident, present_type(&f.ty), &f.name);
         quote!(#private::attribute_value::<#ty>(#name, #fi.into()))
     });
     let doc = format!(
-        "The partition of index `{index_name}` (a multi-attribute key) holding [`{ident}`] items."
+        "The partition of index `{index_name}` (a multi-attribute key) holding [`{ident}`] items.{see}"
     );
     let sk_doc = format!("Sort-key conditions on the multi-attribute sort key of index `{index_name}`: equality on leading attributes, then one comparison.");
     let levels = sk_ix.iter().enumerate().map(|(level, &i)| {
@@ -1055,12 +1138,218 @@ fn attribute_index_query(
         }
     });
     quote! {
+        #definition
+
         impl #ident {
             #[doc = #doc]
-            #vis fn #partition_fn(#(#params),*) -> #dm::MultiPartition<#ident, #space> {
+            #vis fn #partition_fn #generics (#params) -> #dm::MultiPartition<#ident, #space> {
+                #bind
                 #dm::MultiPartition::__build(::std::vec![#(#values),*])
             }
         }
         #chain_tokens
     }
+}
+
+/// The arguments of a key or partition constructor. With at most one field they stay
+/// positional, short to write (`User::key("u-1")`); with two or more, one generated struct
+/// names them (`Order::key(OrderKey { user_id, placed_at, order_id })`), so two fields of
+/// one type can never be swapped silently, and a missing, unknown or repeated field is
+/// rustc's own error at the call.
+struct Args {
+    /// `<A: Bound, ..>` of the constructor; empty when positional.
+    generics: TokenStream,
+    /// The constructor's parameter list.
+    params: TokenStream,
+    /// Binds each field's value to a local named after the field.
+    bind: TokenStream,
+    /// The generated struct's definition, if any.
+    definition: TokenStream,
+    /// The struct's type with its parameters (`OrderKey<UserId, ..>`), if any.
+    named: Option<TokenStream>,
+    /// For the constructor's rustdoc: where the fields are named, if they are.
+    see: String,
+}
+
+/// One field of a key or partition constructor.
+struct ArgField<'a> {
+    ident: &'a Ident,
+    /// The trait its argument implements.
+    bound: TokenStream,
+    /// What the argument may be, for the rustdoc of the struct's field.
+    accepts: String,
+}
+
+impl<'a> ArgField<'a> {
+    /// A key-template field: a `KeyArg` of its type (of its present type for an index
+    /// template, whose fields may be `Option`: sparse indexes).
+    fn template(f: &'a Field, index: bool) -> Self {
+        let ty = key_type(f, index);
+        let shown = type_doc(if index { present_type(&f.ty) } else { &f.ty });
+        let accepts = if shown == "String" {
+            "`String`, `&String` or `&str`".to_string()
+        } else {
+            format!("`{shown}` or `&{shown}`")
+        };
+        ArgField {
+            ident: &f.ident,
+            bound: quote!(::dynamo_model::__private::KeyArg<#ty>),
+            accepts,
+        }
+    }
+
+    /// A field of a multi-attribute index key: anything that converts into its value.
+    fn attribute(f: &'a Field) -> Self {
+        let ty = present_type(&f.ty);
+        ArgField {
+            ident: &f.ident,
+            bound: quote!(::core::convert::Into<#ty>),
+            accepts: format!("anything `Into<{}>`", type_doc(ty)),
+        }
+    }
+}
+
+/// A type as written, for rustdoc: `time :: OffsetDateTime` → `time::OffsetDateTime`.
+fn type_doc(ty: &syn::Type) -> String {
+    ty.to_token_stream()
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
+}
+
+/// `fields`: each field with the bound its argument must meet. `strukt`: the struct's name
+/// when named; `doc`: its rustdoc.
+fn constructor_args(
+    m: &EntityModel,
+    strukt: Ident,
+    param: Ident,
+    fields: &[ArgField],
+    doc: String,
+) -> Args {
+    if fields.len() < 2 {
+        let params = fields.iter().map(|a| {
+            let (fi, bound) = (a.ident, &a.bound);
+            quote!(#fi: impl #bound)
+        });
+        return Args {
+            generics: TokenStream::new(),
+            params: quote!(#(#params),*),
+            bind: TokenStream::new(),
+            definition: TokenStream::new(),
+            named: None,
+            see: String::new(),
+        };
+    }
+    let vis = &m.vis;
+    let generics = generic_names(&m.ident, fields);
+    let idents: Vec<&Ident> = fields.iter().map(|a| a.ident).collect();
+    let bounds = fields.iter().map(|a| &a.bound);
+    let field_docs = fields.iter().map(|a| {
+        let name = a.ident.to_string();
+        format!(
+            "Value of `{}`: {}.",
+            name.trim_start_matches("r#"),
+            a.accepts
+        )
+    });
+    let named = quote!(#strukt<#(#generics),*>);
+    Args {
+        generics: quote!(<#(#generics: #bounds),*>),
+        params: quote!(#param: #named),
+        bind: quote!(let #strukt { #(#idents),* } = #param;),
+        definition: quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, Copy)]
+            #vis struct #strukt<#(#generics),*> {
+                #( #[doc = #field_docs] pub #idents: #generics, )*
+            }
+        },
+        named: Some(named),
+        see: format!(" Its fields are named: see [`{strukt}`]."),
+    }
+}
+
+/// One type parameter per field, named after it (`user_id` → `UserId`), renamed when the
+/// name would shadow a type its bounds name, the entity, or `Self`.
+fn generic_names(entity: &Ident, fields: &[ArgField]) -> Vec<Ident> {
+    fn idents_of(tokens: TokenStream, out: &mut Vec<String>) {
+        for tree in tokens {
+            match tree {
+                proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+                proc_macro2::TokenTree::Group(g) => idents_of(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut taken = vec![entity.to_string(), "Self".to_string()];
+    for a in fields {
+        idents_of(a.bound.clone(), &mut taken);
+    }
+    fields
+        .iter()
+        .map(|a| {
+            let mut name = pascal_case(a.ident.to_string().trim_start_matches("r#"));
+            if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                name.insert_str(0, "Field");
+            }
+            while taken.contains(&name) {
+                name.push_str("Arg");
+            }
+            taken.push(name.clone());
+            format_ident!("{}", name)
+        })
+        .collect()
+}
+
+/// `user_id` → `UserId`, `gsi1` → `Gsi1`.
+fn pascal_case(snake: &str) -> String {
+    snake
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A template as users wrote it, for docs: `pk = "USER#{user_id}"`.
+fn template_doc(which: &str, lit: &LitStr) -> String {
+    format!("`{which} = {:?}`", lit.value())
+}
+
+/// The fields of a template, each once, in order of first appearance.
+fn distinct_fields<'a>(m: &'a EntityModel, t: &Template) -> Vec<&'a Field> {
+    let mut out: Vec<&Field> = Vec::new();
+    for name in t.fields() {
+        let f = field(m, name);
+        if !out.iter().any(|o| o.ident == f.ident) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// The rustdoc of a generated partition struct: which key it renders, and a call.
+fn partition_struct_doc(
+    ident: &Ident,
+    rendered: &str,
+    constructor: &Ident,
+    strukt: &Ident,
+    fields: &[ArgField],
+) -> String {
+    let names = fields
+        .iter()
+        .map(|a| a.ident.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "The partition-key fields of [`{ident}`] ({rendered}), by name, in any order: \
+         `{ident}::{constructor}({strukt} {{ {names} }})`."
+    )
 }

@@ -161,7 +161,15 @@ pub fn run() {
     assert!(item.contains_key("type"));
     assert_eq!(Order::from_item(item).unwrap(), order);
     assert_eq!(
-        Order::key("u-1", 42u64, "o-7").raw().unwrap().sk.as_deref(),
+        Order::key(OrderKey {
+            user_id: "u-1",
+            placed_at: 42u64,
+            order_id: "o-7"
+        })
+        .raw()
+        .unwrap()
+        .sk
+        .as_deref(),
         Some("ORDER#00000000000000000042#o-7")
     );
 
@@ -186,7 +194,12 @@ pub fn run() {
     };
     assert_eq!(
         counter.primary_key().raw().unwrap(),
-        Counter::key("hits", -3i16).raw().unwrap()
+        Counter::key(CounterKey {
+            name: "hits",
+            shard: -3i16
+        })
+        .raw()
+        .unwrap()
     );
 
     let f = User::fields();

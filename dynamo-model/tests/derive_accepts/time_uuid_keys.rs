@@ -34,7 +34,11 @@ pub fn run() {
     };
     // A key argument may be a value or a reference: both forms are what is tested here.
     #[allow(clippy::needless_borrows_for_generic_args)]
-    let key = Event::key(user_id, &at, event_id);
+    let key = Event::key(EventKey {
+        user_id,
+        at: &at,
+        event_id,
+    });
     assert_eq!(key.raw().unwrap(), event.primary_key().raw().unwrap());
     assert_eq!(
         key.raw().unwrap().sk.as_deref(),

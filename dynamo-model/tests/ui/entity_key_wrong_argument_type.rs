@@ -13,5 +13,5 @@ struct Order {
 }
 
 fn main() {
-    let _ = Order::key("u-1", "2024-01-01");
+    let _ = Order::key(OrderKey { user_id: "u-1", placed_at: "2024-01-01" });
 }

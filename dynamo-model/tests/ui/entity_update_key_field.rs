@@ -16,7 +16,7 @@ struct Order {
 }
 
 async fn move_order(db: Db<App>) -> Result<Order, dynamo_model::Error> {
-    db.update(Order::key("u-1", "o-1"))
+    db.update(Order::key(OrderKey { user_id: "u-1", order_id: "o-1" }))
         .set(Order::fields().user_id, "u-2".to_string())
         .await
 }

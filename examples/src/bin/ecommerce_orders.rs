@@ -173,9 +173,13 @@ async fn main() -> Result<(), BoxError> {
     // in the same update, so they leave the index.
     let f = Order::fields();
     for o in &open.items[..3] {
-        db.update(Order::key(o.user_id.as_str(), o.created_at, o.order_id))
-            .set(f.open_since, None)
-            .await?;
+        db.update(Order::key(OrderKey {
+            user_id: o.user_id.as_str(),
+            created_at: o.created_at,
+            order_id: o.order_id,
+        }))
+        .set(f.open_since, None)
+        .await?;
         println!("shipped {} (open since {})", o.order_id, o.created_at);
     }
     let still_open = db.query(Order::gsi2_partition()).all().await?.items;

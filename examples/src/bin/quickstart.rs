@@ -73,7 +73,11 @@ async fn main() -> Result<(), BoxError> {
 
     // Typed, conditional update; the key fields themselves cannot be updated.
     let f = Order::fields();
-    let key = Order::key("ada", created_at, order.order_id);
+    let key = Order::key(OrderKey {
+        user_id: "ada",
+        created_at,
+        order_id: order.order_id,
+    });
     let shipped = db
         .update(key.clone())
         .set(f.status, "SHIPPED")

@@ -123,7 +123,12 @@ async fn main() -> Result<(), BoxError> {
     );
 
     // Unfollow: one delete; both directions see it (the index follows the table).
-    db.delete(Follow::key("cy", "ada")).must_exist().await?;
+    db.delete(Follow::key(FollowKey {
+        follower: "cy",
+        followee: "ada",
+    }))
+    .must_exist()
+    .await?;
     println!("cy unfollows ada");
     let ada_followers = followers(&db, "ada").await?;
     let mutual: BTreeSet<String> = following(&db, "ada")

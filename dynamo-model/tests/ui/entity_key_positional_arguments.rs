@@ -1,0 +1,20 @@
+use dynamo_model::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+struct App;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{placed_at}#{order_id}")]
+struct Order {
+    user_id: String,
+    order_id: String,
+    placed_at: u64,
+    total: u64,
+}
+
+fn main() {
+    // Positional arguments could be swapped: a key of several fields names them.
+    let _ = Order::key("u-1", 42, "o-7");
+}
