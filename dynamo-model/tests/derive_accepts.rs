@@ -5,6 +5,10 @@
 
 #[path = "derive_accepts/all_options.rs"]
 mod all_options;
+#[path = "derive_accepts/no_serde.rs"]
+mod no_serde;
+#[path = "derive_accepts/serde_compat.rs"]
+mod serde_compat;
 #[path = "derive_accepts/time_uuid_keys.rs"]
 mod time_uuid_keys;
 
@@ -16,4 +20,9 @@ fn every_derive_option_together() {
 #[test]
 fn time_and_uuid_key_fields() {
     time_uuid_keys::run();
+}
+
+#[test]
+fn entities_and_nested_attributes_without_serde() {
+    no_serde::run();
 }
