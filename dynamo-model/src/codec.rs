@@ -91,7 +91,8 @@ impl std::error::Error for EncodeError {}
 /// Implemented for strings, all integer types, floats, `bool`, `Option`, `Vec`, maps
 /// with string keys, string sets, [`Binary`], `time::OffsetDateTime` (feature `time`,
 /// stored as RFC 3339 UTC with nanoseconds so it sorts), `uuid::Uuid` (feature `uuid`)
-/// and [`Serde`] (anything serde can handle, through `serde_dynamo`).
+/// and [`Serde`] (anything serde can handle, through `serde_dynamo`). Your own structs
+/// and enums get it from [`derive(Attribute)`](macro@crate::Attribute).
 ///
 /// ```
 /// use dynamo_model::AttrValue;
@@ -105,7 +106,7 @@ impl std::error::Error for EncodeError {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be stored as a DynamoDB attribute by dynamo-model",
     label = "unsupported field type",
-    note = "supported: String, integers, floats, bool, Option, Vec, HashMap/BTreeMap<String, _>, string sets, Binary, OffsetDateTime (feature `time`), Uuid (feature `uuid`); for other types add `#[dynamo(serde)]` to the field to store it through serde_dynamo"
+    note = "supported: String, integers, floats, bool, Option, Vec, HashMap/BTreeMap<String, _>, string sets, Binary, OffsetDateTime (feature `time`), Uuid (feature `uuid`), and types with `#[derive(dynamo_model::Attribute)]`: add that derive to your own structs and enums; for a foreign type add `#[dynamo(serde)]` to the field to store it through serde_dynamo"
 )]
 pub trait AttrValue: Sized {
     /// Encodes the value.

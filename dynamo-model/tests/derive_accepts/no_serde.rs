@@ -108,6 +108,26 @@ struct Reading {
     samples: Vec<Labelled<f64>>,
 }
 
+/// Container `default = "path"`: missing fields come from what the function returns.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "SETTINGS#{id}", sk = "SETTINGS", default = "Settings::new")]
+struct Settings {
+    id: String,
+    theme: String,
+    #[dynamo(skip)]
+    cache_size: u32,
+}
+
+impl Settings {
+    fn new() -> Self {
+        Settings {
+            id: String::new(),
+            theme: "dark".into(),
+            cache_size: 64,
+        }
+    }
+}
+
 fn order() -> Order {
     Order {
         id: "o-1".into(),
@@ -329,6 +349,11 @@ pub fn run() {
             .contains("field `samples[1].value` cannot be stored: NaN"),
         "{err}"
     );
+
+    let mut item = Settings::new().to_item().unwrap();
+    item.remove("theme");
+    let read = Settings::from_item(item).unwrap();
+    assert_eq!((read.theme.as_str(), read.cache_size), ("dark", 64));
 
     let paths = Order::fields();
     assert_eq!(paths.ship_to.name(), "shipTo");
