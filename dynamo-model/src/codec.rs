@@ -128,6 +128,11 @@ pub trait AttrValue: Sized {
     }
 }
 
+/// A type stored as a map attribute of named members: `#[derive(Attribute)]` on a struct
+/// with named fields implements it, so a typed path to such a field reaches its members
+/// (`Order::fields().ship_to.field::<String>("city")`) in conditions and updates.
+pub trait MapAttribute: AttrValue {}
+
 /// The DynamoDB type name of an attribute value, for error messages.
 pub fn type_name(value: &AttributeValue) -> &'static str {
     match value {

@@ -67,7 +67,7 @@ mod size;
 pub mod transact;
 
 pub use batch::{BatchGetOutput, BatchWriteOutput, Progress, WriteOp};
-pub use codec::{AttrValue, Binary, Epoch, Serde, TtlValue, VersionValue};
+pub use codec::{AttrValue, Binary, Epoch, MapAttribute, Serde, TtlValue, VersionValue};
 pub use collection::{Collection, Target};
 pub use cursor::Cursor;
 pub use db::Db;

@@ -79,10 +79,14 @@ fn generate(m: &AttributeModel) -> TokenStream {
         }
         Shape::Enum(variants) => enum_body(variants),
     };
+    let map_marker = matches!(m.shape, Shape::Struct { .. }).then(
+        || quote!(impl #impl_generics #dm::MapAttribute for #ident #ty_generics #where_clause {}),
+    );
     quote! {
         impl #impl_generics #dm::AttrValue for #ident #ty_generics #where_clause {
             #body
         }
+        #map_marker
     }
 }
 
