@@ -32,6 +32,7 @@ pub struct Address {
 
 #[derive(Attribute, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)] // a test value, not a hot path
 pub enum Event {
     Created,
     Renamed(String),
