@@ -1,6 +1,8 @@
 //! `#[dynamo(...)]` and the relevant `#[serde(...)]` attributes → plain structs.
 
 use crate::ctxt::Ctxt;
+use proc_macro2::TokenStream;
+use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Ident, LitStr, Path, Token};
 
@@ -273,8 +275,7 @@ pub struct EntityAttrs {
     pub sk: Option<LitStr>,
     pub indexes: Vec<IndexTemplate>,
     pub entity_type: Option<LitStr>,
-    pub rename_all: Option<(RenameRule, LitStr)>,
-    pub serde_default: bool,
+    pub naming: Naming,
 }
 
 pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
@@ -285,9 +286,9 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
         sk: None,
         indexes: Vec::new(),
         entity_type: None,
-        rename_all: None,
-        serde_default: false,
+        naming: Naming::default(),
     };
+    let mut naming = NamingSaid::default();
     for attr in attrs {
         if attr.path().is_ident("dynamo") {
             let result = attr.parse_nested_meta(|meta| {
@@ -301,9 +302,9 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                     set_once(&mut out.entity_type, meta.value()?.parse()?, &meta, "entity_type")?;
                 } else if meta.path.is_ident("index") {
                     out.indexes.push(index_template(&meta)?);
-                } else {
+                } else if !naming_option(&meta, &mut naming, Derive::Entity, Source::Dynamo)? {
                     return Err(meta.error(
-                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)` or `entity_type`",
+                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `entity_type`, `rename_all` or `default`",
                     ));
                 }
                 Ok(())
@@ -314,26 +315,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
             }
         } else if attr.path().is_ident("serde") {
             let result = attr.parse_nested_meta(|meta| {
-                if meta.path.is_ident("rename_all") {
-                    if meta.input.peek(Token![=]) {
-                        let lit: LitStr = meta.value()?.parse()?;
-                        match RenameRule::parse(&lit.value()) {
-                            Some(rule) => out.rename_all = Some((rule, lit)),
-                            None => return Err(syn::Error::new(lit.span(), "unknown rename_all rule")),
-                        }
-                    } else {
-                        return Err(meta.error(
-                            "#[derive(Entity)] needs one attribute name per field: use `rename_all = \"..\"`, not separate serialize/deserialize rules",
-                        ));
-                    }
-                } else if meta.path.is_ident("default") {
-                    if meta.input.peek(Token![=]) {
-                        return Err(meta.error(
-                            "#[derive(Entity)] supports container `#[serde(default)]` but not `default = \"path\"`",
-                        ));
-                    }
-                    out.serde_default = true;
-                } else {
+                if !naming_option(&meta, &mut naming, Derive::Entity, Source::Serde)? {
                     skip_meta_value(&meta)?;
                 }
                 Ok(())
@@ -343,6 +325,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
             }
         }
     }
+    out.naming = naming.resolve(cx);
     out
 }
 
@@ -413,6 +396,249 @@ fn skip_meta_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     Ok(())
 }
 
+// ---------------------------------------------------------------- naming (both derives)
+
+/// The derive reading the attributes: for messages, and for the options it takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Derive {
+    Entity,
+    Attribute,
+}
+
+impl Derive {
+    pub fn name(self) -> &'static str {
+        match self {
+            Derive::Entity => "#[derive(Entity)]",
+            Derive::Attribute => "#[derive(Attribute)]",
+        }
+    }
+}
+
+/// Which attribute an option comes from. Both are honoured: `#[dynamo(..)]` is the
+/// crate's own vocabulary, `#[serde(..)]` is read so serde-annotated types keep their
+/// attribute names without repeating them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Dynamo,
+    Serde,
+}
+
+/// One option as an attribute says it: its value, its text as written (what two sources
+/// are compared by, and what messages quote) and the tokens an error points at.
+struct Said<T> {
+    value: T,
+    text: String,
+    at: TokenStream,
+}
+
+fn said<T>(value: T, text: String, at: impl ToTokens) -> Said<T> {
+    Said {
+        value,
+        text,
+        at: at.into_token_stream(),
+    }
+}
+
+/// Keeps an option given by one source; a second occurrence in `#[dynamo(..)]` is an error
+/// (serde reports its own duplicates).
+fn say<T>(
+    slot: &mut Option<Said<T>>,
+    value: Said<T>,
+    source: Source,
+    meta: &ParseNestedMeta,
+) -> syn::Result<()> {
+    if source == Source::Dynamo && slot.is_some() {
+        let name = meta
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        return Err(meta.error(format!("`{name}` is given twice")));
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+/// The option both sources give, which must be the same when both give it.
+fn agree<T>(cx: &mut Ctxt, dynamo: Option<Said<T>>, serde: Option<Said<T>>) -> Option<Said<T>> {
+    match (dynamo, serde) {
+        (Some(d), Some(s)) => {
+            if d.text != s.text {
+                cx.error_spanned_by(
+                    &d.at,
+                    format!(
+                        "`#[dynamo({})]` disagrees with `#[serde({})]`: both are honoured, so they must say the same; remove one",
+                        d.text, s.text
+                    ),
+                );
+            }
+            Some(d)
+        }
+        (d, s) => d.or(s),
+    }
+}
+
+fn rename_rule(lit: &LitStr) -> syn::Result<RenameRule> {
+    RenameRule::parse(&lit.value()).ok_or_else(|| {
+        syn::Error::new(
+            lit.span(),
+            format!(
+                "unknown rename rule {:?}; expected one of \"lowercase\", \"UPPERCASE\", \"PascalCase\", \"camelCase\", \"snake_case\", \"SCREAMING_SNAKE_CASE\", \"kebab-case\", \"SCREAMING-KEBAB-CASE\"",
+                lit.value()
+            ),
+        )
+    })
+}
+
+/// `rename_all = ".."` (one rule for both directions).
+fn rename_all_value(
+    meta: &ParseNestedMeta,
+    derive: Derive,
+    option: &str,
+) -> syn::Result<Said<(RenameRule, LitStr)>> {
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error(format!(
+            "{} needs one attribute name per field: use `{option} = \"..\"`, not separate serialize/deserialize rules",
+            derive.name()
+        )));
+    }
+    let lit: LitStr = meta.value()?.parse()?;
+    let rule = rename_rule(&lit)?;
+    let path = &meta.path;
+    Ok(said(
+        (rule, lit.clone()),
+        format!("{option} = {:?}", lit.value()),
+        quote::quote!(#path = #lit),
+    ))
+}
+
+/// `default` or `default = "path"`.
+fn default_value(meta: &ParseNestedMeta) -> syn::Result<Said<Option<Path>>> {
+    let path = &meta.path;
+    if meta.input.peek(Token![=]) {
+        let lit: LitStr = meta.value()?.parse()?;
+        let function: Path = lit.parse()?;
+        let text = format!(
+            "default = \"{}\"",
+            function.to_token_stream().to_string().replace(' ', "")
+        );
+        Ok(said(Some(function), text, quote::quote!(#path = #lit)))
+    } else {
+        Ok(said(None, "default".to_owned(), path))
+    }
+}
+
+/// Container options both derives take: how members are named, and defaults.
+#[derive(Default)]
+pub struct Naming {
+    /// `rename_all`: the rule for field names (for an enum: variant names).
+    pub rename_all: Option<(RenameRule, LitStr)>,
+    /// `rename_all_fields` (enums): the rule for the fields of every struct variant.
+    pub rename_all_fields: Option<(RenameRule, LitStr)>,
+    /// `default` (`Some(None)`: `Default::default()`) or `default = "path"`: missing
+    /// fields take their value from this value of the whole struct.
+    pub default: Option<Option<Path>>,
+}
+
+#[derive(Default)]
+struct NamingSaid {
+    rename_all: [Option<Said<(RenameRule, LitStr)>>; 2],
+    rename_all_fields: [Option<Said<(RenameRule, LitStr)>>; 2],
+    default: [Option<Said<Option<Path>>>; 2],
+}
+
+impl NamingSaid {
+    fn resolve(self, cx: &mut Ctxt) -> Naming {
+        let [d, s] = self.rename_all;
+        let rename_all = agree(cx, d, s).map(|x| x.value);
+        let [d, s] = self.rename_all_fields;
+        let rename_all_fields = agree(cx, d, s).map(|x| x.value);
+        let [d, s] = self.default;
+        let default = agree(cx, d, s).map(|x| x.value);
+        Naming {
+            rename_all,
+            rename_all_fields,
+            default,
+        }
+    }
+}
+
+/// Reads a container naming option; `false` when `meta` is another option.
+fn naming_option(
+    meta: &ParseNestedMeta,
+    out: &mut NamingSaid,
+    derive: Derive,
+    source: Source,
+) -> syn::Result<bool> {
+    let i = source as usize;
+    if meta.path.is_ident("rename_all") {
+        say(
+            &mut out.rename_all[i],
+            rename_all_value(meta, derive, "rename_all")?,
+            source,
+            meta,
+        )?;
+    } else if meta.path.is_ident("rename_all_fields") && derive == Derive::Attribute {
+        say(
+            &mut out.rename_all_fields[i],
+            rename_all_value(meta, derive, "rename_all_fields")?,
+            source,
+            meta,
+        )?;
+    } else if meta.path.is_ident("default") {
+        say(&mut out.default[i], default_value(meta)?, source, meta)?;
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Container options of `#[derive(Attribute)]`.
+pub struct AttributeAttrs {
+    pub naming: Naming,
+}
+
+pub fn attribute_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> AttributeAttrs {
+    let mut naming = NamingSaid::default();
+    for attr in attrs {
+        let source = if attr.path().is_ident("dynamo") {
+            Source::Dynamo
+        } else if attr.path().is_ident("serde") {
+            Source::Serde
+        } else {
+            continue;
+        };
+        let result = attr.parse_nested_meta(|meta| {
+            if naming_option(&meta, &mut naming, Derive::Attribute, source)? {
+                return Ok(());
+            }
+            if source == Source::Dynamo {
+                return Err(meta.error(
+                    "unknown option of #[derive(Attribute)]; expected `rename_all`, `rename_all_fields` or `default`",
+                ));
+            }
+            let path = &meta.path;
+            if ["tag", "content", "untagged", "transparent", "from", "try_from", "into", "remote"]
+                .iter()
+                .any(|p| path.is_ident(p))
+            {
+                let name = path.get_ident().map(ToString::to_string).unwrap_or_default();
+                return Err(meta.error(format!(
+                    "`#[serde({name})]` changes how serde represents the type, which #[derive(Attribute)] does not follow: it stores structs as maps and enums externally tagged, serde's default; \
+                     remove it, or store the type through serde with `#[dynamo(serde)]` on the fields holding it"
+                )));
+            }
+            skip_meta_value(&meta)
+        });
+        if let Err(e) = result {
+            cx.syn_error(e);
+        }
+    }
+    AttributeAttrs {
+        naming: naming.resolve(cx),
+    }
+}
+
 // ---------------------------------------------------------------- fields
 
 pub struct FieldAttrs {
@@ -421,13 +647,81 @@ pub struct FieldAttrs {
     pub version: bool,
     /// `#[dynamo(ttl)]`: stored as epoch seconds under the table's TTL attribute.
     pub ttl: bool,
-    pub rename: Option<String>,
+    pub rename: Option<LitStr>,
     pub skip: bool,
     pub default: Option<Option<Path>>,
     pub skip_serializing_if: Option<Path>,
 }
 
-pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
+impl FieldAttrs {
+    /// Whether any option is given (a newtype's single field takes none).
+    pub fn any(&self) -> bool {
+        self.serde_codec
+            || self.version
+            || self.ttl
+            || self.rename.is_some()
+            || self.skip
+            || self.default.is_some()
+            || self.skip_serializing_if.is_some()
+    }
+}
+
+#[derive(Default)]
+struct FieldSaid {
+    rename: [Option<Said<LitStr>>; 2],
+    default: [Option<Said<Option<Path>>>; 2],
+    skip_serializing_if: [Option<Said<Path>>; 2],
+}
+
+/// Reads a field option both sources share; `false` when `meta` is another option.
+fn common_field_option(
+    meta: &ParseNestedMeta,
+    out: &mut FieldSaid,
+    skip: &mut bool,
+    derive: Derive,
+    source: Source,
+) -> syn::Result<bool> {
+    let i = source as usize;
+    let path = &meta.path;
+    if path.is_ident("rename") {
+        if !meta.input.peek(Token![=]) {
+            return Err(meta.error(format!(
+                "{} needs one attribute name per field: use `rename = \"..\"`, not separate serialize/deserialize names",
+                derive.name()
+            )));
+        }
+        let lit: LitStr = meta.value()?.parse()?;
+        let text = format!("rename = {:?}", lit.value());
+        say(
+            &mut out.rename[i],
+            said(lit.clone(), text, quote::quote!(#path = #lit)),
+            source,
+            meta,
+        )?;
+    } else if path.is_ident("skip") {
+        *skip = true;
+    } else if path.is_ident("default") {
+        say(&mut out.default[i], default_value(meta)?, source, meta)?;
+    } else if path.is_ident("skip_serializing_if") {
+        let lit: LitStr = meta.value()?.parse()?;
+        let function: Path = lit.parse()?;
+        let text = format!(
+            "skip_serializing_if = \"{}\"",
+            function.to_token_stream().to_string().replace(' ', "")
+        );
+        say(
+            &mut out.skip_serializing_if[i],
+            said(function, text, quote::quote!(#path = #lit)),
+            source,
+            meta,
+        )?;
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldAttrs {
     let mut out = FieldAttrs {
         serde_codec: false,
         version: false,
@@ -437,23 +731,33 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         default: None,
         skip_serializing_if: None,
     };
+    let mut said = FieldSaid::default();
+    let (mut dynamo_skip, mut serde_skip) = (false, false);
     let (mut skip_ser, mut skip_de) = (false, false);
     let mut one_direction: Option<&Attribute> = None;
+    let field_options = match derive {
+        Derive::Entity => {
+            "`rename`, `default`, `skip`, `skip_serializing_if`, `serde`, `version` or `ttl`"
+        }
+        Derive::Attribute => "`rename`, `default`, `skip`, `skip_serializing_if` or `serde`",
+    };
     for attr in attrs {
         if attr.path().is_ident("dynamo") {
             let result = attr.parse_nested_meta(|meta| {
-                if meta.path.is_ident("serde") {
+                if common_field_option(&meta, &mut said, &mut dynamo_skip, derive, Source::Dynamo)?
+                {
+                } else if meta.path.is_ident("serde") {
                     out.serde_codec = true;
-                    Ok(())
-                } else if meta.path.is_ident("version") {
+                } else if meta.path.is_ident("version") && derive == Derive::Entity {
                     out.version = true;
-                    Ok(())
-                } else if meta.path.is_ident("ttl") {
+                } else if meta.path.is_ident("ttl") && derive == Derive::Entity {
                     out.ttl = true;
-                    Ok(())
                 } else {
-                    Err(meta.error("unknown field option; expected `serde`, `version` or `ttl`"))
+                    return Err(
+                        meta.error(format!("unknown field option; expected {field_options}"))
+                    );
                 }
+                Ok(())
             });
             if let Err(e) = result {
                 cx.syn_error(e);
@@ -461,40 +765,22 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         } else if attr.path().is_ident("serde") {
             let result = attr.parse_nested_meta(|meta| {
                 let path = &meta.path;
-                if path.is_ident("rename") {
-                    if meta.input.peek(Token![=]) {
-                        out.rename = Some(meta.value()?.parse::<LitStr>()?.value());
-                    } else {
-                        return Err(meta.error(
-                            "#[derive(Entity)] needs one attribute name per field: use `rename = \"..\"`, not separate serialize/deserialize names",
-                        ));
-                    }
-                } else if path.is_ident("skip") {
-                    out.skip = true;
+                if common_field_option(&meta, &mut said, &mut serde_skip, derive, Source::Serde)? {
                 } else if path.is_ident("skip_serializing") {
                     skip_ser = true;
                     one_direction = Some(attr);
                 } else if path.is_ident("skip_deserializing") {
                     skip_de = true;
                     one_direction = Some(attr);
-                } else if path.is_ident("default") {
-                    out.default = Some(if meta.input.peek(Token![=]) {
-                        let lit: LitStr = meta.value()?.parse()?;
-                        Some(lit.parse()?)
-                    } else {
-                        None
-                    });
-                } else if path.is_ident("skip_serializing_if") {
-                    let lit: LitStr = meta.value()?.parse()?;
-                    out.skip_serializing_if = Some(lit.parse()?);
                 } else if ["flatten", "with", "serialize_with", "deserialize_with", "getter"]
                     .iter()
                     .any(|p| path.is_ident(p))
                 {
                     let name = path.get_ident().map(ToString::to_string).unwrap_or_default();
                     return Err(meta.error(format!(
-                        "`#[serde({name})]` is not supported by #[derive(Entity)], whose attribute codec does not go through serde; \
-                         implement `dynamo_model::AttrValue` for the field's type (e.g. a newtype) instead"
+                        "`#[serde({name})]` is not supported by {}, whose attribute codec does not go through serde; \
+                         implement `dynamo_model::AttrValue` for the field's type (e.g. a newtype) instead",
+                        derive.name()
                     )));
                 } else {
                     skip_meta_value(&meta)?;
@@ -506,15 +792,82 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             }
         }
     }
-    if skip_ser && skip_de {
-        out.skip = true;
-    } else if skip_ser || skip_de {
+    let [d, s] = said.rename;
+    out.rename = agree(cx, d, s).map(|x| x.value);
+    let [d, s] = said.default;
+    out.default = agree(cx, d, s).map(|x| x.value);
+    let [d, s] = said.skip_serializing_if;
+    out.skip_serializing_if = agree(cx, d, s).map(|x| x.value);
+    out.skip = dynamo_skip || serde_skip || (skip_ser && skip_de);
+    if (skip_ser != skip_de) && !dynamo_skip {
         cx.error_spanned_by(
             one_direction,
-            "#[derive(Entity)] reads and writes the same attributes: skip a field with `#[serde(skip)]`, not only one direction",
+            format!(
+                "{} reads and writes the same attributes: skip a field with `#[dynamo(skip)]`, not only one direction",
+                derive.name()
+            ),
         );
     }
     out
+}
+
+// ---------------------------------------------------------------- variants
+
+pub struct VariantAttrs {
+    pub rename: Option<LitStr>,
+    /// `rename_all` on a struct variant: the rule for its fields.
+    pub rename_all: Option<(RenameRule, LitStr)>,
+}
+
+pub fn variant_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> VariantAttrs {
+    let mut rename: [Option<Said<LitStr>>; 2] = [None, None];
+    let mut rename_all: [Option<Said<(RenameRule, LitStr)>>; 2] = [None, None];
+    for attr in attrs {
+        let source = if attr.path().is_ident("dynamo") {
+            Source::Dynamo
+        } else if attr.path().is_ident("serde") {
+            Source::Serde
+        } else {
+            continue;
+        };
+        let result = attr.parse_nested_meta(|meta| {
+            let path = &meta.path;
+            let i = source as usize;
+            if path.is_ident("rename") {
+                if !meta.input.peek(Token![=]) {
+                    return Err(meta.error(
+                        "#[derive(Attribute)] needs one name per variant: use `rename = \"..\"`, not separate serialize/deserialize names",
+                    ));
+                }
+                let lit: LitStr = meta.value()?.parse()?;
+                let text = format!("rename = {:?}", lit.value());
+                say(&mut rename[i], said(lit.clone(), text, quote::quote!(#path = #lit)), source, &meta)?;
+            } else if path.is_ident("rename_all") {
+                say(&mut rename_all[i], rename_all_value(&meta, Derive::Attribute, "rename_all")?, source, &meta)?;
+            } else if source == Source::Dynamo {
+                return Err(meta.error("unknown variant option; expected `rename` or `rename_all`"));
+            } else if ["skip", "skip_serializing", "skip_deserializing", "other", "untagged", "with", "serialize_with", "deserialize_with"]
+                .iter()
+                .any(|p| path.is_ident(p))
+            {
+                let name = path.get_ident().map(ToString::to_string).unwrap_or_default();
+                return Err(meta.error(format!(
+                    "`#[serde({name})]` on a variant is not supported by #[derive(Attribute)], which reads and writes every variant under its name"
+                )));
+            } else {
+                skip_meta_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.syn_error(e);
+        }
+    }
+    let [d, s] = rename;
+    let rename = agree(cx, d, s).map(|x| x.value);
+    let [d, s] = rename_all;
+    let rename_all = agree(cx, d, s).map(|x| x.value);
+    VariantAttrs { rename, rename_all }
 }
 
 // ---------------------------------------------------------------- rename rules
@@ -544,6 +897,41 @@ impl RenameRule {
             "SCREAMING-KEBAB-CASE" => RenameRule::ScreamingKebab,
             _ => return None,
         })
+    }
+
+    /// Applies the rule to a PascalCase variant name, as serde does.
+    pub fn apply_to_variant(self, variant: &str) -> String {
+        match self {
+            RenameRule::Pascal => variant.to_owned(),
+            RenameRule::Lower => variant.to_ascii_lowercase(),
+            RenameRule::Upper => variant.to_ascii_uppercase(),
+            RenameRule::Camel => {
+                let mut chars = variant.chars();
+                match chars.next() {
+                    Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
+                    None => String::new(),
+                }
+            }
+            RenameRule::Snake => {
+                let mut snake = String::new();
+                for (i, ch) in variant.char_indices() {
+                    if i > 0 && ch.is_uppercase() {
+                        snake.push('_');
+                    }
+                    snake.push(ch.to_ascii_lowercase());
+                }
+                snake
+            }
+            RenameRule::ScreamingSnake => RenameRule::Snake
+                .apply_to_variant(variant)
+                .to_ascii_uppercase(),
+            RenameRule::Kebab => RenameRule::Snake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
+            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
+        }
     }
 
     /// Applies the rule to a snake_case field name, as serde does.
@@ -595,5 +983,41 @@ mod tests {
         assert_eq!(RenameRule::Kebab.apply("display_name"), "display-name");
         assert_eq!(RenameRule::ScreamingKebab.apply("a_b"), "A-B");
         assert_eq!(RenameRule::Lower.apply("a_b"), "a_b");
+    }
+
+    #[test]
+    fn variant_rename_rules_match_serde() {
+        assert_eq!(
+            RenameRule::Snake.apply_to_variant("OutOfStock"),
+            "out_of_stock"
+        );
+        assert_eq!(
+            RenameRule::ScreamingSnake.apply_to_variant("OutOfStock"),
+            "OUT_OF_STOCK"
+        );
+        assert_eq!(
+            RenameRule::Kebab.apply_to_variant("OutOfStock"),
+            "out-of-stock"
+        );
+        assert_eq!(
+            RenameRule::ScreamingKebab.apply_to_variant("OutOfStock"),
+            "OUT-OF-STOCK"
+        );
+        assert_eq!(
+            RenameRule::Camel.apply_to_variant("OutOfStock"),
+            "outOfStock"
+        );
+        assert_eq!(
+            RenameRule::Pascal.apply_to_variant("OutOfStock"),
+            "OutOfStock"
+        );
+        assert_eq!(
+            RenameRule::Lower.apply_to_variant("OutOfStock"),
+            "outofstock"
+        );
+        assert_eq!(
+            RenameRule::Upper.apply_to_variant("OutOfStock"),
+            "OUTOFSTOCK"
+        );
     }
 }

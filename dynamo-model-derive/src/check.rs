@@ -3,10 +3,10 @@
 //! because another derive owns it; they are emitted as `const` assertions instead
 //! (see `expand::entity`), which the compiler evaluates with a span on the attribute.
 
-use crate::attr::{self, FieldAttrs};
+use crate::attr::{self, Derive, FieldAttrs, RenameRule};
 use crate::ctxt::Ctxt;
 use crate::template::{self, Template};
-use syn::{Data, DeriveInput, Fields, Ident, LitStr, Type, Visibility};
+use syn::{Data, DeriveInput, Fields, FieldsNamed, Ident, LitStr, Type, Visibility};
 
 pub struct Field {
     pub ident: Ident,
@@ -37,7 +37,8 @@ pub struct EntityModel {
     pub pk: (Template, LitStr),
     pub sk: Option<(Template, LitStr)>,
     pub indexes: Vec<IndexModel>,
-    pub serde_default: bool,
+    /// Container `default`: missing fields take their value from this whole value.
+    pub default: Option<Option<syn::Path>>,
 }
 
 impl EntityModel {
@@ -95,7 +96,7 @@ fn parse_template(cx: &mut Ctxt, lit: &LitStr, fields: &[Field], what: &str) -> 
             Some(f) if f.attrs.skip => {
                 cx.error_spanned_by(
                     lit,
-                    format!("field `{name}` is skipped by serde and cannot be part of a key"),
+                    format!("field `{name}` is skipped and cannot be part of a key"),
                 );
                 ok = false;
             }
@@ -114,6 +115,57 @@ fn parse_template(cx: &mut Ctxt, lit: &LitStr, fields: &[Field], what: &str) -> 
         }
     }
     ok.then_some(parsed)
+}
+
+/// The fields of a struct (or of a struct variant) with the attribute names they are
+/// stored under, checked: no empty name, no two fields under one name.
+pub fn named_fields(
+    cx: &mut Ctxt,
+    named: &FieldsNamed,
+    rename_all: Option<&(RenameRule, LitStr)>,
+    derive: Derive,
+) -> Vec<Field> {
+    let mut fields: Vec<Field> = Vec::new();
+    for f in &named.named {
+        let Some(ident) = f.ident.clone() else {
+            continue;
+        };
+        let fattrs = attr::field_attrs(cx, &f.attrs, derive);
+        let raw = ident.to_string();
+        let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();
+        let name = match (&fattrs.rename, rename_all) {
+            (Some(rename), _) => rename.value(),
+            (None, Some((rule, _))) => rule.apply(&raw),
+            (None, None) => raw,
+        };
+        if name.is_empty() {
+            match &fattrs.rename {
+                Some(lit) => cx.error_spanned_by(lit, "an attribute name cannot be empty"),
+                None => cx.error_spanned_by(f, "an attribute name cannot be empty"),
+            }
+        }
+        if !fattrs.skip {
+            if let Some(other) = fields.iter().find(|o| !o.attrs.skip && o.name == name) {
+                let message = format!(
+                    "fields `{}` and `{}` are both stored as attribute `{name}`; give one another name with #[dynamo(rename = \"...\")]",
+                    other.ident, ident
+                );
+                match &fattrs.rename {
+                    Some(lit) => cx.error_spanned_by(lit, message),
+                    None => cx.error_spanned_by(&ident, message),
+                }
+            }
+        }
+        fields.push(Field {
+            ident,
+            ty: f.ty.clone(),
+            name,
+            attrs: fattrs,
+            in_primary_key: false,
+            in_index_key: false,
+        });
+    }
+    fields
 }
 
 pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
@@ -140,48 +192,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         return None;
     };
 
-    let mut fields = Vec::new();
-    for f in &named.named {
-        let Some(ident) = f.ident.clone() else {
-            continue;
-        };
-        let fattrs = attr::field_attrs(cx, &f.attrs);
-        let raw = ident.to_string();
-        let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();
-        let name = match (&fattrs.rename, &attrs.rename_all) {
-            (Some(rename), _) => rename.clone(),
-            (None, Some((rule, _))) => rule.apply(&raw),
-            (None, None) => raw,
-        };
-        if name.is_empty() {
-            cx.error_spanned_by(f, "an attribute name cannot be empty");
-        }
-        fields.push(Field {
-            ident,
-            ty: f.ty.clone(),
-            name,
-            attrs: fattrs,
-            in_primary_key: false,
-            in_index_key: false,
-        });
-    }
-    for (i, f) in fields.iter().enumerate() {
-        if f.attrs.skip {
-            continue;
-        }
-        if let Some(other) = fields[..i]
-            .iter()
-            .find(|o| !o.attrs.skip && o.name == f.name)
-        {
-            cx.error_spanned_by(
-                &f.ident,
-                format!(
-                    "fields `{}` and `{}` are both stored as attribute `{}`",
-                    other.ident, f.ident, f.name
-                ),
-            );
-        }
-    }
+    let mut fields = named_fields(cx, named, attrs.naming.rename_all.as_ref(), Derive::Entity);
 
     for (flag, what) in [(0, "version"), (1, "ttl")] {
         let marked: Vec<&Field> = fields
@@ -321,6 +332,178 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         pk,
         sk,
         indexes,
-        serde_default: attrs.serde_default,
+        default: attrs.naming.default,
     })
+}
+
+// ---------------------------------------------------------------- #[derive(Attribute)]
+
+pub struct AttributeModel {
+    pub ident: Ident,
+    pub generics: syn::Generics,
+    pub shape: Shape,
+}
+
+pub enum Shape {
+    /// Named fields: a map attribute. `default` is the container default.
+    Struct {
+        fields: Vec<Field>,
+        default: Option<Option<syn::Path>>,
+    },
+    /// A single-field tuple struct, stored as its field.
+    Newtype(Type),
+    Enum(Vec<Variant>),
+}
+
+pub struct Variant {
+    pub ident: Ident,
+    /// The name it is stored under.
+    pub name: String,
+    pub kind: VariantKind,
+}
+
+pub enum VariantKind {
+    Unit,
+    Newtype(Type),
+    Tuple(Vec<Type>),
+    Struct(Vec<Field>),
+}
+
+pub fn attribute(cx: &mut Ctxt, input: &DeriveInput) -> Option<AttributeModel> {
+    let attrs = attr::attribute_attrs(cx, &input.attrs);
+    for param in &input.generics.params {
+        if !matches!(param, syn::GenericParam::Type(_)) {
+            cx.error_spanned_by(
+                param,
+                "#[derive(Attribute)] supports type parameters only (decoded values own their data, so no lifetimes; no const parameters)",
+            );
+        }
+    }
+    let naming = &attrs.naming;
+    let shape = match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => {
+                if let Some((_, lit)) = &naming.rename_all_fields {
+                    cx.error_spanned_by(lit, "`rename_all_fields` applies to the struct variants of an enum; on a struct use `rename_all`");
+                }
+                let fields = named_fields(cx, named, naming.rename_all.as_ref(), Derive::Attribute);
+                Shape::Struct {
+                    fields,
+                    default: naming.default.clone(),
+                }
+            }
+            Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
+                let field = &unnamed.unnamed[0];
+                if attr::field_attrs(cx, &field.attrs, Derive::Attribute).any() {
+                    cx.error_spanned_by(
+                        field,
+                        "a newtype is stored as its field's value: its field takes no options",
+                    );
+                }
+                container_options_unused(cx, naming, "a newtype (stored as its field's value)");
+                if naming.default.is_some() {
+                    cx.error_spanned_by(&input.ident, "container `default` applies to structs with named fields; a newtype is stored as its field's value");
+                }
+                Shape::Newtype(field.ty.clone())
+            }
+            _ => {
+                cx.error_spanned_by(
+                    &input.ident,
+                    "#[derive(Attribute)] needs a struct with named fields (stored as a map), a newtype `struct Name(T);` (stored as its field), or an enum; \
+                     a tuple struct of several fields or a unit struct has no attribute names: give its fields names",
+                );
+                return None;
+            }
+        },
+        Data::Enum(e) => {
+            if naming.default.is_some() {
+                cx.error_spanned_by(
+                    &input.ident,
+                    "container `default` applies to structs with named fields, not enums",
+                );
+            }
+            let mut variants: Vec<Variant> = Vec::new();
+            for v in &e.variants {
+                let vattrs = attr::variant_attrs(cx, &v.attrs);
+                let raw = v.ident.to_string();
+                let name = match (&vattrs.rename, &naming.rename_all) {
+                    (Some(lit), _) => lit.value(),
+                    (None, Some((rule, _))) => rule.apply_to_variant(&raw),
+                    (None, None) => raw,
+                };
+                if name.is_empty() {
+                    match &vattrs.rename {
+                        Some(lit) => cx.error_spanned_by(lit, "a variant name cannot be empty"),
+                        None => cx.error_spanned_by(&v.ident, "a variant name cannot be empty"),
+                    }
+                }
+                if let Some(other) = variants.iter().find(|o| o.name == name) {
+                    let message = format!(
+                        "variants `{}` and `{}` are both stored as `{name}`; give one another name with #[dynamo(rename = \"...\")]",
+                        other.ident, v.ident
+                    );
+                    match &vattrs.rename {
+                        Some(lit) => cx.error_spanned_by(lit, message),
+                        None => cx.error_spanned_by(&v.ident, message),
+                    }
+                }
+                if let (Some((_, lit)), false) =
+                    (&vattrs.rename_all, matches!(v.fields, Fields::Named(_)))
+                {
+                    cx.error_spanned_by(lit, "`rename_all` on a variant renames the fields of a struct variant; this variant has none");
+                }
+                let kind = match &v.fields {
+                    Fields::Unit => VariantKind::Unit,
+                    Fields::Unnamed(unnamed) => {
+                        for field in &unnamed.unnamed {
+                            if attr::field_attrs(cx, &field.attrs, Derive::Attribute).any() {
+                                cx.error_spanned_by(field, "the fields of a tuple variant take no options; use a struct variant to name them");
+                            }
+                        }
+                        let types: Vec<Type> =
+                            unnamed.unnamed.iter().map(|f| f.ty.clone()).collect();
+                        match <[Type; 1]>::try_from(types) {
+                            Ok([ty]) => VariantKind::Newtype(ty),
+                            Err(types) => VariantKind::Tuple(types),
+                        }
+                    }
+                    Fields::Named(named) => {
+                        let rule = vattrs
+                            .rename_all
+                            .as_ref()
+                            .or(naming.rename_all_fields.as_ref());
+                        VariantKind::Struct(named_fields(cx, named, rule, Derive::Attribute))
+                    }
+                };
+                variants.push(Variant {
+                    ident: v.ident.clone(),
+                    name,
+                    kind,
+                });
+            }
+            Shape::Enum(variants)
+        }
+        Data::Union(_) => {
+            cx.error_spanned_by(
+                &input.ident,
+                "#[derive(Attribute)] needs a struct or an enum; a union has no stored form",
+            );
+            return None;
+        }
+    };
+    Some(AttributeModel {
+        ident: input.ident.clone(),
+        generics: input.generics.clone(),
+        shape,
+    })
+}
+
+fn container_options_unused(cx: &mut Ctxt, naming: &attr::Naming, what: &str) {
+    let options = [
+        naming.rename_all.as_ref().map(|(_, lit)| lit),
+        naming.rename_all_fields.as_ref().map(|(_, lit)| lit),
+    ];
+    for lit in options.into_iter().flatten() {
+        cx.error_spanned_by(lit, format!("{what} has no names to rename"));
+    }
 }

@@ -1,5 +1,5 @@
-//! Derive macros for [`dynamo-model`](https://docs.rs/dynamo-model): `#[derive(Table)]`
-//! and `#[derive(Entity)]`. Use them through the `dynamo_model` crate, which re-exports
+//! Derive macros for [`dynamo-model`](https://docs.rs/dynamo-model): `#[derive(Table)]`,
+//! `#[derive(Entity)]`, `#[derive(Attribute)]` and `#[derive(Collection)]`. Use them through the `dynamo_model` crate, which re-exports
 //! them and documents their attributes.
 
 mod attr;
@@ -25,6 +25,16 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::entity::expand(&input)
+        .unwrap_or_else(ctxt::to_compile_errors)
+        .into()
+}
+
+/// Stores a struct or enum as one attribute value (`impl AttrValue`). See
+/// `dynamo_model::Attribute`.
+#[proc_macro_derive(Attribute, attributes(dynamo))]
+pub fn derive_attribute(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::attribute::expand(&input)
         .unwrap_or_else(ctxt::to_compile_errors)
         .into()
 }

@@ -11,11 +11,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::BuildHasher;
 
 /// Why a value could not be turned into an attribute.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodeError {
     message: String,
     number: bool,
+    path: String,
 }
 
 impl EncodeError {
@@ -24,6 +24,7 @@ impl EncodeError {
         EncodeError {
             message: message.into(),
             number: false,
+            path: String::new(),
         }
     }
 
@@ -33,6 +34,7 @@ impl EncodeError {
         EncodeError {
             message: message.into(),
             number: true,
+            path: String::new(),
         }
     }
 
@@ -40,14 +42,57 @@ impl EncodeError {
     pub fn is_number(&self) -> bool {
         self.number
     }
+
+    /// Where inside the attribute the refused value is (`.member` and `[index]` steps,
+    /// e.g. `.lines[2].price`); empty when it is the attribute itself.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Why the value was refused, without the path.
+    pub fn reason(&self) -> &str {
+        &self.message
+    }
+
+    /// This error, one step further down (`.member` or `[index]`, prepended).
+    #[cold]
+    pub fn at(mut self, step: impl std::fmt::Display) -> Self {
+        self.path = format!("{step}{}", self.path);
+        self
+    }
+
+    /// The error at a member of a map (`.name`).
+    #[cold]
+    pub fn at_member(self, name: &str) -> Self {
+        self.at(format_args!(".{name}"))
+    }
+
+    /// The error at an element of a list (`[index]`).
+    #[cold]
+    pub fn at_index(self, index: usize) -> Self {
+        self.at(format_args!("[{index}]"))
+    }
 }
+
+impl std::fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "at {}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
 
 /// A Rust value stored as one DynamoDB attribute.
 ///
 /// Implemented for strings, all integer types, floats, `bool`, `Option`, `Vec`, maps
 /// with string keys, string sets, [`Binary`], `time::OffsetDateTime` (feature `time`,
 /// stored as RFC 3339 UTC with nanoseconds so it sorts), `uuid::Uuid` (feature `uuid`)
-/// and [`Serde`] (anything serde can handle, through `serde_dynamo`).
+/// and [`Serde`] (anything serde can handle, through `serde_dynamo`). Your own structs
+/// and enums get it from [`derive(Attribute)`](macro@crate::Attribute).
 ///
 /// ```
 /// use dynamo_model::AttrValue;
@@ -61,7 +106,7 @@ impl EncodeError {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be stored as a DynamoDB attribute by dynamo-model",
     label = "unsupported field type",
-    note = "supported: String, integers, floats, bool, Option, Vec, HashMap/BTreeMap<String, _>, string sets, Binary, OffsetDateTime (feature `time`), Uuid (feature `uuid`); for other types add `#[dynamo(serde)]` to the field to store it through serde_dynamo"
+    note = "supported: String, integers, floats, bool, Option, Vec, HashMap/BTreeMap<String, _>, string sets, Binary, OffsetDateTime (feature `time`), Uuid (feature `uuid`), and types with `#[derive(dynamo_model::Attribute)]`: add that derive to your own structs and enums; for a foreign type add `#[dynamo(serde)]` to the field to store it through serde_dynamo"
 )]
 pub trait AttrValue: Sized {
     /// Encodes the value.
@@ -82,6 +127,11 @@ pub trait AttrValue: Sized {
         Err(DecodeErrorKind::Missing)
     }
 }
+
+/// A type stored as a map attribute of named members: `#[derive(Attribute)]` on a struct
+/// with named fields implements it, so a typed path to such a field reaches its members
+/// (`Order::fields().ship_to.field::<String>("city")`) in conditions and updates.
+pub trait MapAttribute: AttrValue {}
 
 /// The DynamoDB type name of an attribute value, for error messages.
 pub fn type_name(value: &AttributeValue) -> &'static str {
@@ -248,9 +298,9 @@ impl<T: AttrValue> AttrValue for Box<T> {
 impl<T: AttrValue> AttrValue for Vec<T> {
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         let mut list = Vec::with_capacity(self.len());
-        for v in self {
+        for (i, v) in self.iter().enumerate() {
             // Inside a list `None` has to be kept as NULL to preserve positions.
-            list.push(v.to_attr()?);
+            list.push(v.to_attr().map_err(|e| e.at_index(i))?);
         }
         Ok(AttributeValue::L(list))
     }
@@ -259,15 +309,11 @@ impl<T: AttrValue> AttrValue for Vec<T> {
             AttributeValue::L(list) => list
                 .into_iter()
                 .enumerate()
-                .map(|(i, v)| T::from_attr(v).map_err(|e| nested(format!("[{i}]"), e)))
+                .map(|(i, v)| T::from_attr(v).map_err(|e| e.at_index(i)))
                 .collect(),
             other => Err(wrong_type("L", &other)),
         }
     }
-}
-
-fn nested(at: String, e: DecodeErrorKind) -> DecodeErrorKind {
-    DecodeErrorKind::Invalid(format!("at {at}: {e}"))
 }
 
 fn encode_map<'a, T: AttrValue + 'a>(
@@ -275,7 +321,7 @@ fn encode_map<'a, T: AttrValue + 'a>(
 ) -> Result<AttributeValue, EncodeError> {
     let mut map = HashMap::with_capacity(entries.len());
     for (k, v) in entries {
-        if let Some(v) = v.to_attr_opt()? {
+        if let Some(v) = v.to_attr_opt().map_err(|e| e.at_member(k))? {
             map.insert(k.clone(), v);
         }
     }
@@ -290,7 +336,7 @@ fn decode_map<T: AttrValue, C: FromIterator<(String, T)>>(
             .into_iter()
             .map(|(k, v)| match T::from_attr(v) {
                 Ok(v) => Ok((k, v)),
-                Err(e) => Err(nested(format!(".{k}"), e)),
+                Err(e) => Err(e.at_member(&k)),
             })
             .collect(),
         other => Err(wrong_type("M", &other)),

@@ -167,7 +167,11 @@ pub mod __private {
         Error::invalid(
             E::ENTITY_TYPE,
             reason,
-            format!("field `{name}` cannot be stored: {e}"),
+            format!(
+                "field `{name}{}` cannot be stored: {}",
+                e.path(),
+                e.reason()
+            ),
         )
         .caused_by(e)
     }
@@ -547,10 +551,15 @@ pub mod __private {
         attribute: Option<&str>,
         kind: DecodeErrorKind,
     ) -> DecodeError {
+        // A nested error names its place in the attribute: `address.city`, `lines[2]`.
+        let (path, kind) = kind.into_path();
         DecodeError {
             entity: E::ENTITY_TYPE,
             key: crate::key::describe_item_key(&<E::Table as Table>::SCHEMA, item),
-            attribute: attribute.map(str::to_owned),
+            attribute: match attribute {
+                Some(a) => Some(format!("{a}{path}")),
+                None => (!path.is_empty()).then_some(path),
+            },
             kind,
         }
     }

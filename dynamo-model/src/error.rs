@@ -449,6 +449,66 @@ pub enum DecodeErrorKind {
         /// The stored value.
         found: String,
     },
+    /// A value inside an attribute (a member of a map, an element of a list, the value of
+    /// an enum variant) could not be decoded: `path` says where, e.g. `.address.city` or
+    /// `[2].sku`, and `source` what is wrong there. Decoding an entity moves the path into
+    /// [`DecodeError::attribute`] (`lines[2].sku`), leaving `kind` the innermost error.
+    #[error("at {path}: {source}")]
+    #[non_exhaustive]
+    Nested {
+        /// Where in the attribute: `.member` and `[index]` steps.
+        path: String,
+        /// What is wrong at that place (never itself `Nested`).
+        source: Box<DecodeErrorKind>,
+    },
+    /// An enum stored under a variant name the type does not have (renamed or removed
+    /// since the item was written, or written by another program).
+    #[error("unknown variant `{found}`, expected one of: {}", expected.join(", "))]
+    #[non_exhaustive]
+    UnknownVariant {
+        /// The stored variant name.
+        found: String,
+        /// The variant names the type reads.
+        expected: &'static [&'static str],
+    },
+}
+
+impl DecodeErrorKind {
+    /// This error, one step further down: `step` is `.member` or `[index]`, prepended to
+    /// the path of an error already nested, so the path reads from the outside in.
+    #[cold]
+    pub fn at(self, step: impl std::fmt::Display) -> Self {
+        match self {
+            DecodeErrorKind::Nested { path, source } => DecodeErrorKind::Nested {
+                path: format!("{step}{path}"),
+                source,
+            },
+            other => DecodeErrorKind::Nested {
+                path: step.to_string(),
+                source: Box::new(other),
+            },
+        }
+    }
+
+    /// The error at a member of a map (`.name`).
+    #[cold]
+    pub fn at_member(self, name: &str) -> Self {
+        self.at(format_args!(".{name}"))
+    }
+
+    /// The error at an element of a list (`[index]`).
+    #[cold]
+    pub fn at_index(self, index: usize) -> Self {
+        self.at(format_args!("[{index}]"))
+    }
+
+    /// Splits off the path of a nested error: `("", self)` when it is not nested.
+    pub(crate) fn into_path(self) -> (String, DecodeErrorKind) {
+        match self {
+            DecodeErrorKind::Nested { path, source } => (path, *source),
+            other => (String::new(), other),
+        }
+    }
 }
 
 fn describe_key_mismatch(expected: Option<&str>, found: &str) -> String {

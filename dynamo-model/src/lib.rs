@@ -49,6 +49,7 @@
 
 extern crate self as dynamo_model;
 
+mod attribute;
 pub mod batch;
 pub mod codec;
 pub mod collection;
@@ -68,7 +69,7 @@ mod size;
 pub mod transact;
 
 pub use batch::{BatchGetOutput, BatchWriteOutput, Progress, WriteOp};
-pub use codec::{AttrValue, Binary, Epoch, Serde, TtlValue, VersionValue};
+pub use codec::{AttrValue, Binary, Epoch, MapAttribute, Serde, TtlValue, VersionValue};
 pub use collection::{Collection, Target};
 pub use cursor::Cursor;
 pub use db::Db;
@@ -116,29 +117,62 @@ pub use dynamo_model_derive::Table;
 /// `#[derive(Entity)]`: binds a struct to a table with key templates.
 ///
 /// ```
-/// # use dynamo_model::{Entity, Table};
-/// # use serde::{Deserialize, Serialize};
+/// # use dynamo_model::{Attribute, Entity, Table};
 /// # #[derive(Table)]
 /// # #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
 /// # struct App;
-/// #[derive(Entity, Serialize, Deserialize)]
+/// #[derive(Attribute, Debug, PartialEq)]
+/// struct Preferences {
+///     theme: String,
+///     languages: Vec<String>,
+/// }
+///
+/// #[derive(Entity, Debug, PartialEq)]
 /// #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE",
-///          index(GSI1, pk = "EMAIL#{email}", sk = "USER"), entity_type = "User")]
-/// #[serde(rename_all = "camelCase")]
+///          index(GSI1, pk = "EMAIL#{email}", sk = "USER"), entity_type = "User",
+///          rename_all = "camelCase")]
 /// struct User {
 ///     id: String,
 ///     email: Option<String>,      // sparse: no GSI1 attributes while `None`
 ///     display_name: String,       // stored as `displayName`
+///     #[dynamo(rename = "prefs", default)]
+///     preferences: Option<Preferences>, // a map attribute, through #[derive(Attribute)]
 ///     #[dynamo(serde)]
-///     preferences: Vec<(String, u8)>, // stored through serde_dynamo
+///     history: Vec<(String, u8)>, // a foreign type: stored through serde_dynamo
+///     #[dynamo(skip)]
+///     cached: usize,              // not stored; `Default::default()` when read
 /// }
 /// ```
 ///
-/// Container options: `table` (the `#[derive(Table)]` type), `pk` and `sk` templates
-/// (literal text and `{field}` placeholders; a placeholder is followed by the end of the
-/// template or by `#`), `index(NAME, pk = .., sk = ..)` templates onto a declared index,
-/// `entity_type` (default: the struct name). Field option: `#[dynamo(serde)]`. Serde's
-/// `rename`, `rename_all`, `skip` and `default` are respected.
+/// No serde derive is needed: the codec is generated. Container options:
+/// - `table` (the `#[derive(Table)]` type), `pk` and `sk` templates (literal text and
+///   `{field}` placeholders; a placeholder is followed by the end of the template or by
+///   `#`);
+/// - `index(NAME, pk = .., sk = ..)`: templates onto a declared index (or `pk = [a, b]`:
+///   a multi-attribute key of the entity's own fields);
+/// - `entity_type` (default: the struct name);
+/// - `rename_all = ".."`: attribute names from field names by serde's rules (`lowercase`,
+///   `UPPERCASE`, `PascalCase`, `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`,
+///   `kebab-case`, `SCREAMING-KEBAB-CASE`);
+/// - `default` or `default = "path"`: a missing attribute takes its field's value in
+///   `Self::default()` (or in what the function returns).
+///
+/// Field options:
+/// - `rename = ".."`: the attribute name (1 byte or more; not the table's key,
+///   entity-type or write-token attribute, and not another field's);
+/// - `default` or `default = "path"`: the value when the attribute is missing
+///   (`Option` and sets are `None`/empty without it);
+/// - `skip`: not stored, `Default::default()` (or the `default`) when read;
+/// - `skip_serializing_if = "path"`: not written when the function says so;
+/// - `serde`: stored through serde_dynamo (for a type without [`AttrValue`]; prefer
+///   [`derive(Attribute)`](macro@Attribute) for your own types);
+/// - `version`: the optimistic-locking counter (a `u64`);
+/// - `ttl`: the expiry, stored as epoch seconds under the table's TTL attribute.
+///
+/// The same options in `#[serde(..)]` (`rename`, `rename_all`, `default`, `skip`,
+/// `skip_serializing_if`) are honoured too, so a serde-annotated struct keeps its
+/// attribute names; when `#[dynamo(..)]` and `#[serde(..)]` both give an option they must
+/// agree, or compilation fails naming both.
 ///
 /// Generated, next to the entity (so these names must be free in its module):
 /// - `impl Entity`;
@@ -160,12 +194,87 @@ pub use dynamo_model_derive::Table;
 ///   updates.
 pub use dynamo_model_derive::Entity;
 
+/// `#[derive(Attribute)]`: stores your own struct or enum as one attribute value
+/// (implements [`AttrValue`]), so an entity field of that type needs no
+/// `#[dynamo(serde)]`.
+///
+/// - a struct with named fields is a map (`M`) of its fields, each converted with
+///   [`AttrValue`]; `None` fields are not written, and an explicit `NULL` reads as `None`;
+/// - a newtype `struct Sku(String);` is stored as its field;
+/// - an enum is stored as serde stores it by default (externally tagged): a unit variant
+///   as its name (`S`), a variant with data as a map of its name to its value (a newtype
+///   variant's value, a list for a tuple variant, a map for a struct variant).
+///
+/// These are serde_dynamo's forms too, so data written before through
+/// `#[dynamo(serde)]` reads back unchanged (only a `None` field is left out rather than
+/// written as `NULL`; either form reads).
+///
+/// ```
+/// use dynamo_model::{Attribute, AttrValue};
+/// use dynamo_model::aws_sdk_dynamodb::types::AttributeValue as Av;
+///
+/// #[derive(Attribute, Debug, PartialEq)]
+/// #[dynamo(rename_all = "camelCase")]
+/// struct Address {
+///     street_line: String,       // stored as `streetLine`
+///     #[dynamo(rename = "zip")]
+///     postal_code: Option<String>,
+/// }
+///
+/// #[derive(Attribute, Debug, PartialEq)]
+/// enum Status {
+///     Pending,                   // "Pending"
+///     Shipped { carrier: String }, // {"Shipped": {"carrier": ..}}
+///     #[dynamo(rename = "gone")]
+///     Cancelled(String),         // {"gone": ..}
+/// }
+///
+/// let address = Address { street_line: "1 Main St".into(), postal_code: None };
+/// let Av::M(map) = address.to_attr().unwrap() else { unreachable!() };
+/// assert_eq!(map["streetLine"], Av::S("1 Main St".into()));
+/// assert!(!map.contains_key("zip")); // None is not written
+///
+/// assert_eq!(Status::Pending.to_attr().unwrap(), Av::S("Pending".into()));
+/// let shipped = Status::Shipped { carrier: "DHL".into() };
+/// assert_eq!(Status::from_attr(shipped.to_attr().unwrap()).unwrap(), shipped);
+///
+/// // A wrong shape is an error naming where it is, never a panic.
+/// let err = Status::from_attr(Av::S("Lost".into())).unwrap_err();
+/// assert_eq!(err.to_string(), "unknown variant `Lost`, expected one of: Pending, Shipped, gone");
+/// ```
+///
+/// Options, in `#[dynamo(..)]` (or the same in `#[serde(..)]`, honoured as for
+/// [`derive(Entity)`](macro@Entity)): on the container `rename_all` (field names of a
+/// struct, variant names of an enum), `rename_all_fields` (the fields of every struct
+/// variant) and `default`; on a variant `rename` and `rename_all` (its fields); on a field
+/// `rename`, `default`, `skip`, `skip_serializing_if` and `serde` (a foreign type, through
+/// serde_dynamo). Serde options that change the representation (`tag`, `untagged`,
+/// `transparent`, ...) are refused rather than silently not followed.
+///
+/// A generic struct gets `T: AttrValue` bounds on its type parameters:
+///
+/// ```
+/// use dynamo_model::{Attribute, AttrValue};
+///
+/// #[derive(Attribute, Debug, PartialEq)]
+/// struct Tagged<T> {
+///     tag: String,
+///     value: T,
+/// }
+///
+/// let v = Tagged { tag: "n".to_string(), value: 3u8 };
+/// assert_eq!(Tagged::<u8>::from_attr(v.to_attr().unwrap()).unwrap(), v);
+/// ```
+pub use dynamo_model_derive::Attribute;
+
 /// `#[derive(Collection)]`: an enum over entity types that share a partition, so one
 /// query returns all of them, dispatched on the entity-type attribute. See [`Collection`].
 pub use dynamo_model_derive::Collection;
 
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::attribute::*;
+    pub use crate::codec::EncodeError;
     pub use crate::collection::__private::*;
     pub use crate::collection::{Decoded, Includes};
     pub use crate::entity::__private::*;

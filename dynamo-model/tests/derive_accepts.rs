@@ -7,6 +7,10 @@
 mod all_options;
 #[path = "derive_accepts/named_keys.rs"]
 mod named_keys;
+#[path = "derive_accepts/no_serde.rs"]
+mod no_serde;
+#[path = "derive_accepts/serde_compat.rs"]
+mod serde_compat;
 #[path = "derive_accepts/time_uuid_keys.rs"]
 mod time_uuid_keys;
 
@@ -23,4 +27,9 @@ fn time_and_uuid_key_fields() {
 #[test]
 fn keys_and_partitions_name_their_fields() {
     named_keys::run();
+}
+
+#[test]
+fn entities_and_nested_attributes_without_serde() {
+    no_serde::run();
 }

@@ -12,6 +12,7 @@ mod index;
 mod isolation;
 mod keys;
 mod locking;
+mod nested;
 mod query;
 mod ranges;
 mod requests;

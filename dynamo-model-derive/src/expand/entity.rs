@@ -82,18 +82,20 @@ fn generate(m: &EntityModel) -> TokenStream {
     }
     for f in m.fields.iter().filter(|f| !f.attrs.skip && !f.attrs.ttl) {
         let name = &f.name;
+        // Point at the rename when there is one: that is what to change.
+        let span = f.attrs.rename.as_ref().map_or(f.ident.span(), LitStr::span);
         let p = const_panic(
-            f.ident.span(),
+            span,
             format!(
-                "field `{}` would be stored as attribute `{name}`, which table `{table_name}` uses for a key or the entity type; rename it with #[serde(rename = \"...\")]",
+                "field `{}` would be stored as attribute `{name}`, which table `{table_name}` uses for a key or the entity type; store it under another name with #[dynamo(rename = \"...\")]",
                 f.ident
             ),
         );
         checks.push(quote!(if __SCHEMA.is_reserved_attribute(#name) { #p }));
         let token = const_panic(
-            f.ident.span(),
+            span,
             format!(
-                "field `{}` would be stored as attribute `{name}`, which table `{table_name}` uses for the write token; rename the field with #[serde(rename = \"...\")] or the token with #[dynamo(write_token = \"...\")] on the table",
+                "field `{}` would be stored as attribute `{name}`, which table `{table_name}` uses for the write token; store the field under another name with #[dynamo(rename = \"...\")] or rename the token with #[dynamo(write_token = \"...\")] on the table",
                 f.ident
             ),
         );
@@ -422,12 +424,7 @@ fn generate(m: &EntityModel) -> TokenStream {
     });
     let decode_fields = m.fields.iter().map(|f| {
         let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
-        let default = match &f.attrs.default {
-            Some(Some(path)) => Some(quote!(#path)),
-            Some(None) => Some(quote!(::core::default::Default::default)),
-            None if m.serde_default => Some(quote!(::core::default::Default::default)),
-            None => None,
-        };
+        let default = field_default(fi, &f.attrs.default, &m.default);
         if f.attrs.skip {
             let default = default.unwrap_or(quote!(::core::default::Default::default));
             return quote!(#fi: #default(),);
@@ -748,6 +745,26 @@ fn generate(m: &EntityModel) -> TokenStream {
                 }
             }
         };
+    }
+}
+
+/// The function giving a missing field's value, as serde has it: the field's own
+/// `default` (`Default::default()` or `default = "path"`), else the field of the
+/// container's `default` value (`Self::default()` or the container's `default = "path"`).
+/// A closure capturing nothing, so it is a `fn() -> T`.
+pub(crate) fn field_default(
+    field: &Ident,
+    own: &Option<Option<syn::Path>>,
+    container: &Option<Option<syn::Path>>,
+) -> Option<TokenStream> {
+    match (own, container) {
+        (Some(Some(path)), _) => Some(quote!(#path)),
+        (Some(None), _) => Some(quote!(::core::default::Default::default)),
+        (None, Some(Some(path))) => Some(quote!((|| #path().#field))),
+        (None, Some(None)) => {
+            Some(quote!((|| <Self as ::core::default::Default>::default().#field)))
+        }
+        (None, None) => None,
     }
 }
 

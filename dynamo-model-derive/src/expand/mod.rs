@@ -1,3 +1,4 @@
+pub mod attribute;
 pub mod collection;
 pub mod entity;
 pub mod table;

@@ -177,6 +177,17 @@ macro_rules! navigation {
             }
         }
 
+        impl<E, T: crate::codec::MapAttribute, M> $ty<E, T, M> {
+            /// The member `name` of this map attribute (a `#[derive(Attribute)]` struct),
+            /// holding values of type `V` (give the member's type, e.g. `String`).
+            pub fn field<V>(&self, name: &'static str) -> MapPath<E, V, M> {
+                MapPath {
+                    path: self.attr_path().child(std::borrow::Cow::Borrowed(name)),
+                    _marker: PhantomData,
+                }
+            }
+        }
+
         impl<E, T, M> $ty<E, crate::codec::Serde<T>, M> {
             /// The member `name` of this document (a struct stored as a map through serde),
             /// holding values of type `V` (as serde_dynamo stores them: give the matching

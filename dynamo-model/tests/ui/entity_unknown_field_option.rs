@@ -9,7 +9,7 @@ struct App;
 #[dynamo(table = App, pk = "USER#{user_id}", sk = "PROFILE")]
 struct User {
     user_id: String,
-    #[dynamo(rename = "nick")]
+    #[dynamo(nickname = "nick")]
     nickname: String,
 }
 
