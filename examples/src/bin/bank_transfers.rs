@@ -6,7 +6,7 @@
 //! Run: `cargo run -p examples --bin bank_transfers`
 
 use dynamo_model::transact::CancelReason;
-use dynamo_model::{local, Db, Entity, Error, Table};
+use dynamo_model::{Db, Entity, Error, Table};
 use futures_util::{stream, StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -85,7 +85,7 @@ async fn transfer(db: &Db<Bank>, t: Transfer) -> Result<Outcome, Error> {
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
-    let db = local::fresh_table::<Bank>().await?;
+    let db = examples::table::<Bank>("bank-transfers").await?;
     const ACCOUNTS: u32 = 100;
     const INITIAL: i64 = 1_000;
     let accounts: Vec<Account> = (0..ACCOUNTS)

@@ -5,7 +5,7 @@
 //!
 //! Run: `cargo run -p examples --bin ecommerce_orders`
 
-use dynamo_model::{local, Entity, Table};
+use dynamo_model::{Entity, Table};
 use futures_util::{stream, StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
 use time::macros::datetime;
@@ -49,7 +49,7 @@ fn lcg(seed: &mut u64) -> u64 {
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
-    let db = local::fresh_table::<Shop>().await?;
+    let db = examples::table::<Shop>("ecommerce-orders").await?;
     let now = datetime!(2024-06-30 12:00 UTC);
 
     // 8 users × 50 orders over the last 60 days.

@@ -8,7 +8,7 @@
 //!
 //! Run: `cargo run -p examples --bin game_invites`
 
-use dynamo_model::{local, Entity, Table};
+use dynamo_model::{Entity, Table};
 use futures_util::{stream, StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
 use time::macros::datetime;
@@ -44,7 +44,7 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
-    let db = local::fresh_table::<Games>().await?;
+    let db = examples::table::<Games>("game-invites").await?;
     let start = datetime!(2014-10-01 00:00 UTC);
     // 400 invites to one player; every 16th is still pending.
     let invites: Vec<Invite> = (0..400)

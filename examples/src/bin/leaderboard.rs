@@ -4,7 +4,7 @@
 //!
 //! Run: `cargo run -p examples --bin leaderboard`
 
-use dynamo_model::{local, Entity, Table};
+use dynamo_model::{Entity, Table};
 use futures_util::{stream, StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
 
@@ -25,7 +25,7 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
-    let db = local::fresh_table::<Arcade>().await?;
+    let db = examples::table::<Arcade>("leaderboard").await?;
     // Scores with many ties and a wide range (9 vs 10 vs 100 must sort numerically).
     let mut seed: u64 = 42;
     let scores: Vec<Score> = (0..1000)

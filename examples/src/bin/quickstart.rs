@@ -3,7 +3,7 @@
 //!
 //! Run: `cargo run -p examples --bin quickstart`
 
-use dynamo_model::{local, Entity, Error, Table};
+use dynamo_model::{Entity, Error, Table};
 use serde::{Deserialize, Serialize};
 use time::macros::datetime;
 use time::OffsetDateTime;
@@ -37,9 +37,9 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
-    // A fresh, uniquely named table on DynamoDB Local. In production:
-    // `Db::new(aws_sdk_dynamodb::Client::new(&aws_config::load_from_env().await), "app-prod")`.
-    let db = local::fresh_table::<App>().await?;
+    // A fresh, uniquely named table on DynamoDB Local, or, with AWS_ENDPOINT_URL_DYNAMODB
+    // set, through `Db::from_env(name)`: the production path (README, "Going to production").
+    let db = examples::table::<App>("quickstart").await?;
     println!("table: {}", db.table_name());
 
     let ada = User {

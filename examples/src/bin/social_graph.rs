@@ -7,7 +7,7 @@
 //!
 //! Run: `cargo run -p examples --bin social_graph`
 
-use dynamo_model::{local, Entity, Table};
+use dynamo_model::{Entity, Table};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -60,7 +60,7 @@ fn set(names: &[&str]) -> BTreeSet<String> {
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
-    let db = local::fresh_table::<Social>().await?;
+    let db = examples::table::<Social>("social-graph").await?;
     for (id, name) in [
         ("ada", "Ada"),
         ("bob", "Bob"),
