@@ -8,7 +8,7 @@
 //! full jitter until a deadline, and reports whatever is still left instead of dropping it.
 
 use crate::collection::{Includes, Target};
-use crate::ops::query::decode_target;
+use crate::ops::page::decode_target;
 use crate::ops::request::Customize;
 use crate::ops::UnknownEntity;
 use crate::retry::{is_retryable, Deadline, RetryPolicy};

@@ -11,7 +11,7 @@
 
 use crate::collection::{Includes, Target};
 use crate::expr::Placeholders;
-use crate::ops::query::decode_target;
+use crate::ops::page::decode_target;
 use crate::ops::request::Customize;
 use crate::ops::{
     and, is_entity, item_exists, render, Delete, PreparedWrite, Put, UnknownEntity, Update,

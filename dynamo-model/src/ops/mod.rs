@@ -26,18 +26,21 @@
 mod ambiguous;
 mod delete;
 mod get;
+mod key_condition;
+pub(crate) mod page;
+mod pager;
 mod put;
-pub(crate) mod query;
+mod query;
 pub(crate) mod request;
 mod scan;
 mod update;
 
 pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
+pub use key_condition::{IntoPartition, IntoSortKey, PartitionValue, SortCondition};
+pub use page::{Page, UnknownEntity};
 pub use put::Put;
-pub use query::{
-    IntoPartition, IntoSortKey, Page, PartitionValue, Query, SortCondition, UnknownEntity,
-};
+pub use query::Query;
 pub use scan::Scan;
 pub use update::{Numeric, StringSet, Update};
 

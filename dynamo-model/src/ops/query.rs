@@ -1,14 +1,18 @@
 //! `Query`: typed key conditions, filters, direction, limits that count matching items,
 //! pagination with bound cursors, and a stream over all pages.
 
+use super::key_condition::{
+    attribute_range_fits, render_attribute_op, render_sort_key, IntoPartition, IntoSortKey,
+    PartitionValue, SortCondition,
+};
+use super::page::{decode_target, entity_type_filter, Page, UnknownEntity};
+use super::pager::{self, Collected, PageRequest, PageSource, RawPage};
 use super::request::Customize;
-use crate::collection::{Decoded, Includes, Target};
+use super::BoxFuture;
+use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
-use crate::key::sort::{
-    AttributeCondition, AttributeOp, AttributePrefix, AttributeRange, KeySpace, MultiPartition,
-    Partition, Primary, SortKeyCondition, SortKeyOp, SortKeyPrefix, SortKeyRange,
-};
+use crate::key::sort::{KeySpace, Primary, SortKeyOp, SortKeyRange};
 use crate::key::KeyError;
 use crate::schema::{IndexKind, IndexSchema, Projection};
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
@@ -18,135 +22,6 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures_util::stream::{self, Stream};
 use std::collections::{HashMap, VecDeque};
 use std::marker::PhantomData;
-
-/// What to do with items whose entity type is not part of a collection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum UnknownEntity {
-    /// Leave them out of the results (default).
-    #[default]
-    Skip,
-    /// Fail with [`DecodeErrorKind::WrongEntityType`](crate::DecodeErrorKind::WrongEntityType).
-    Error,
-}
-
-/// A page of results.
-#[derive(Debug, Clone)]
-pub struct Page<T> {
-    /// The items, in key order (reversed with `reverse()`).
-    pub items: Vec<T>,
-    /// Where to continue, or `None` when the results are exhausted.
-    pub cursor: Option<Cursor>,
-    /// Read capacity units consumed by the requests behind this page.
-    pub consumed_capacity: f64,
-}
-
-/// Something that can be turned into a sort-key condition for target `T`: the generated
-/// `Type::sk()` chain and the [`SortKeyCondition`]s it produces, for `T` or any entity a
-/// collection `T` includes.
-pub trait IntoSortKey<T, K> {
-    /// The condition's operator and bounds.
-    fn into_sort_key(self) -> Result<SortCondition, KeyError>;
-}
-
-impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for SortKeyCondition<E, K> {
-    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
-        self.range.map(SortCondition::Rendered)
-    }
-}
-
-impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for SortKeyPrefix<E, K> {
-    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
-        self.condition().range.map(SortCondition::Rendered)
-    }
-}
-
-impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for AttributeCondition<E, K> {
-    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
-        self.range.map(SortCondition::Attributes)
-    }
-}
-
-impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for AttributePrefix<E, K> {
-    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
-        self.condition().range.map(SortCondition::Attributes)
-    }
-}
-
-/// The partition of a query: a rendered key template, or a multi-attribute key.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PartitionValue {
-    /// The value of the single (string) partition key attribute.
-    Rendered(String),
-    /// One value per attribute of a multi-attribute partition key.
-    Attributes(Vec<(&'static str, AttributeValue)>),
-}
-
-/// The sort-key part of a query's key condition.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SortCondition {
-    /// On a single string sort key rendered from a template.
-    Rendered(SortKeyRange),
-    /// On a multi-attribute sort key.
-    Attributes(AttributeRange),
-}
-
-impl SortCondition {
-    fn any() -> Self {
-        SortCondition::Rendered(SortKeyRange::op(SortKeyOp::Any))
-    }
-}
-
-/// A partition to query: from `Type::partition(..)`, `Type::{index}_partition(..)`.
-pub trait IntoPartition<E, K> {
-    /// The partition and the default sort-key condition (the entity's items).
-    fn into_partition(self) -> (Result<PartitionValue, KeyError>, SortCondition);
-}
-
-impl<E, K> IntoPartition<E, K> for Partition<E, K> {
-    fn into_partition(self) -> (Result<PartitionValue, KeyError>, SortCondition) {
-        (
-            self.value.map(PartitionValue::Rendered),
-            SortCondition::Rendered(self.default_range),
-        )
-    }
-}
-
-impl<E, K> IntoPartition<E, K> for MultiPartition<E, K> {
-    fn into_partition(self) -> (Result<PartitionValue, KeyError>, SortCondition) {
-        (
-            self.values.map(PartitionValue::Attributes),
-            SortCondition::Attributes(AttributeRange::default()),
-        )
-    }
-}
-
-/// Whether a multi-attribute condition follows the sort key's attribute order: equality
-/// on a prefix, then at most one comparison on the next attribute.
-fn attribute_range_fits(range: &AttributeRange, attrs: &[&'static str]) -> bool {
-    let eq_ok =
-        range.eq.len() <= attrs.len() && range.eq.iter().zip(attrs).all(|((a, _), b)| a == b);
-    let last_ok = match &range.last {
-        None => true,
-        Some((attr, _)) => attrs.get(range.eq.len()) == Some(attr),
-    };
-    eq_ok && last_ok
-}
-
-fn render_attribute_op(p: &mut Placeholders, attr: &'static str, op: &AttributeOp) -> String {
-    let n = p.name(attr);
-    let mut v = |x: &AttributeValue| p.value(x.clone());
-    match op {
-        AttributeOp::Lt(x) => format!("{n} < {}", v(x)),
-        AttributeOp::Le(x) => format!("{n} <= {}", v(x)),
-        AttributeOp::Gt(x) => format!("{n} > {}", v(x)),
-        AttributeOp::Ge(x) => format!("{n} >= {}", v(x)),
-        AttributeOp::Between(a, b) => {
-            let (a, b) = (v(a), v(b));
-            format!("{n} BETWEEN {a} AND {b}")
-        }
-        AttributeOp::BeginsWith(x) => format!("begins_with({n}, {})", v(x)),
-    }
-}
 
 /// A `Query` request; see [`Db::query`] and [`Query::collection`].
 ///
@@ -775,62 +650,16 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         })
     }
 
-    async fn fetch(
-        &self,
-        prepared: &Prepared,
-        start: Option<Item>,
-        limit: Option<i32>,
-    ) -> Result<RawPage, Error> {
-        // No sort key can match, and DynamoDB would refuse every way to say so.
-        if prepared.nothing {
-            return Ok(RawPage {
-                items: Vec::new(),
-                last_key: None,
-                consumed: 0.0,
-                evaluated: 0,
-            });
-        }
-        let out = self
-            .request(prepared, start, limit)
-            .send()
-            .await
-            .map_err(|e| Error::service("Query", self.db.table_name(), e))?;
-        Ok(RawPage {
-            consumed: out
-                .consumed_capacity
-                .as_ref()
-                .and_then(|c| c.capacity_units)
-                .unwrap_or(0.0),
-            evaluated: out.scanned_count.max(0) as usize,
-            items: out.items.unwrap_or_default(),
-            last_key: out.last_evaluated_key.filter(|k| !k.is_empty()),
+    /// The prepared request as a page source: what every page of this query sends.
+    fn source(&self) -> Result<QuerySource<T::Table>, Error> {
+        Ok(QuerySource {
+            db: self.db.clone(),
+            index: self.index.map(|i| i.name),
+            forward: !self.reverse,
+            consistent: self.consistent,
+            prepared: self.prepare().map_err(|e| e.during("Query"))?,
+            customize: self.customize.clone(),
         })
-    }
-
-    /// One page's request, rendered into the SDK's builder and customized.
-    fn request(
-        &self,
-        prepared: &Prepared,
-        start: Option<Item>,
-        limit: Option<i32>,
-    ) -> QueryFluentBuilder {
-        let request = self
-            .db
-            .client()
-            .query()
-            .table_name(self.db.table_name())
-            .set_index_name(self.index.map(|i| i.name.to_owned()))
-            .key_condition_expression(&prepared.key_condition)
-            .set_filter_expression(prepared.filter.clone())
-            .set_projection_expression(prepared.projection.clone())
-            .set_expression_attribute_names(prepared.names.clone())
-            .set_expression_attribute_values(prepared.values.clone())
-            .scan_index_forward(!self.reverse)
-            .consistent_read(self.consistent)
-            .set_limit(limit)
-            .set_exclusive_start_key(start)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        self.customize.apply(request)
     }
 
     /// The `Query` input of the first page, instead of sending it (like ElectroDB's
@@ -854,8 +683,8 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     /// # Ok::<(), dynamo_model::Error>(())
     /// ```
     pub fn params(self) -> Result<QueryInput, Error> {
-        let prepared = self.prepare().map_err(|e| e.during("Query"))?;
-        if prepared.nothing {
+        let source = self.source()?;
+        if source.prepared.nothing {
             return Err(Error::invalid(
                 T::NAME,
                 crate::ValidationReason::InvalidOption,
@@ -863,16 +692,12 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             )
             .during("Query"));
         }
-        let limit = self.first_limit();
-        let request = self.request(&prepared, None, limit);
+        let request = source.request(PageRequest {
+            segment: None,
+            start: None,
+            limit: pager::first_limit(self.page_size, self.limit),
+        });
         super::request::input("Query", request.as_input().clone().build())
-    }
-
-    /// The `Limit` of the first request: the page size, else the number of items wanted.
-    fn first_limit(&self) -> Option<i32> {
-        self.page_size
-            .or(self.limit)
-            .map(|n| n.clamp(1, i32::MAX as usize) as i32)
     }
 
     /// Adjusts the SDK request of every page before it is sent: `hook` receives the
@@ -920,93 +745,28 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 
     /// Reads until `want` items matched (or the results end, or `max_pages`), starting at
-    /// `start`. `single_page` stops after one request when no `want` is given.
+    /// `start`, through the one pager. `single_page` stops after one request when no
+    /// `want` is given.
     async fn collect(
         &self,
-        prepared: &Prepared,
-        mut start: Option<Item>,
+        source: &QuerySource<T::Table>,
+        start: Option<Item>,
         want: Option<usize>,
         single_page: bool,
     ) -> Result<Collected<T>, Error> {
-        let mut items = Vec::new();
-        let mut consumed = 0.0;
-        let mut requests = 0usize;
-        let mut request_limit = self
-            .page_size
-            .or(want)
-            .map(|n| n.clamp(1, i32::MAX as usize));
-        loop {
-            let remaining = want.map(|w| w - items.len());
-            let limit = match (self.page_size, remaining, request_limit) {
-                (Some(size), _, _) => Some(size),
-                (None, Some(r), Some(l)) => Some(l.max(r)),
-                (None, _, l) => l,
-            };
-            let page = self
-                .fetch(
-                    prepared,
-                    start.take(),
-                    limit.map(|l| l.min(i32::MAX as usize) as i32),
-                )
-                .await?;
-            requests += 1;
-            consumed += page.consumed;
-            let matched_in_page = page.items.len();
-            let mut iter = page.items.into_iter();
-            let mut stopped_at: Option<Item> = None;
-            while want.is_none_or(|w| items.len() < w) {
-                let Some(item) = iter.next() else { break };
-                if !prepared.admits(&item) {
-                    continue;
-                }
-                // Only the item that fills the request is copied, for the cursor.
-                let fills = want.is_some_and(|w| items.len() + 1 == w);
-                let key = fills.then(|| key_of(&item, &prepared.cursor_names));
-                if let Some(t) = decode_target(item, self.unknown)? {
-                    items.push(t);
-                    stopped_at = key.or(stopped_at);
-                }
+        let reading = pager::Reading {
+            page_size: self.page_size,
+            max_pages: self.max_pages,
+            cursor_names: &source.prepared.cursor_names,
+        };
+        let unknown = self.unknown;
+        pager::collect(source, reading, start, want, single_page, |item| {
+            if !source.prepared.admits(&item) {
+                return Ok(None);
             }
-            let more_in_page = iter.len() > 0;
-            if want.is_some_and(|w| items.len() >= w) {
-                // Continue after the last returned item if this page had more, else after the page.
-                let next = if more_in_page {
-                    stopped_at.or(page.last_key)
-                } else {
-                    page.last_key
-                };
-                return Ok(Collected {
-                    items,
-                    next,
-                    consumed,
-                });
-            }
-            match page.last_key {
-                None => {
-                    return Ok(Collected {
-                        items,
-                        next: None,
-                        consumed,
-                    })
-                }
-                Some(last) => {
-                    if (single_page && want.is_none())
-                        || self.max_pages.is_some_and(|m| requests >= m)
-                    {
-                        return Ok(Collected {
-                            items,
-                            next: Some(last),
-                            consumed,
-                        });
-                    }
-                    start = Some(last);
-                }
-            }
-            // A filter dropped items: read more per request next time, up to 1,000.
-            if matched_in_page < page.evaluated {
-                request_limit = request_limit.map(|l| (l * 2).min(1000));
-            }
-        }
+            decode_target(item, unknown)
+        })
+        .await
     }
 
     fn make_page(&self, collected: Collected<T>, prepared: &Prepared) -> Page<T> {
@@ -1021,7 +781,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
 
     /// All matching items (at most `limit`), reading as many pages as needed.
     pub async fn all(self) -> Result<Page<T>, Error> {
-        let prepared = self.prepare().map_err(|e| e.during("Query"))?;
+        let source = self.source()?;
         if self.limit == Some(0) {
             return Ok(Page {
                 items: Vec::new(),
@@ -1029,26 +789,27 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                 consumed_capacity: 0.0,
             });
         }
-        let collected = self.collect(&prepared, None, self.limit, false).await?;
-        Ok(self.make_page(collected, &prepared))
+        let collected = self.collect(&source, None, self.limit, false).await?;
+        Ok(self.make_page(collected, &source.prepared))
     }
 
     /// One page: up to `limit` matching items (or one DynamoDB page without a limit),
     /// starting after `cursor` (from a previous page of the *same* query).
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
-        let prepared = self.prepare().map_err(|e| e.during("Query"))?;
+        let source = self.source()?;
+        let prepared = &source.prepared;
         if self.limit == Some(0) {
             // Nothing asked for: stay where we are (a request would skip an item).
-            self.start_key(&prepared, cursor)?;
+            self.start_key(prepared, cursor)?;
             return Ok(Page {
                 items: Vec::new(),
                 cursor: cursor.cloned(),
                 consumed_capacity: 0.0,
             });
         }
-        let start = self.start_key(&prepared, cursor)?;
-        let collected = self.collect(&prepared, start, self.limit, true).await?;
-        Ok(self.make_page(collected, &prepared))
+        let start = self.start_key(prepared, cursor)?;
+        let collected = self.collect(&source, start, self.limit, true).await?;
+        Ok(self.make_page(collected, prepared))
     }
 
     /// Every matching item (at most `limit`) as a stream, fetching pages as it is polled.
@@ -1058,7 +819,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     {
         struct State<T: Target, K: KeySpace> {
             query: Query<T, K>,
-            prepared: Option<Prepared>,
+            source: Option<QuerySource<T::Table>>,
             buffer: VecDeque<T>,
             next: Option<Item>,
             done: bool,
@@ -1066,7 +827,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         }
         let state = State {
             query: self,
-            prepared: None,
+            source: None,
             buffer: VecDeque::new(),
             next: None,
             done: false,
@@ -1084,18 +845,18 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                 if s.done {
                     return None;
                 }
-                if s.prepared.is_none() {
-                    match s.query.prepare().map_err(|e| e.during("Query")) {
-                        Ok(p) => s.prepared = Some(p),
+                if s.source.is_none() {
+                    match s.query.source() {
+                        Ok(source) => s.source = Some(source),
                         Err(e) => {
                             s.done = true;
                             return Some((Err(e), s));
                         }
                     }
                 }
-                let prepared = s.prepared.as_ref()?;
+                let source = s.source.as_ref()?;
                 let want = s.query.limit.map(|l| l - s.yielded);
-                match s.query.collect(prepared, s.next.take(), want, true).await {
+                match s.query.collect(source, s.next.take(), want, true).await {
                     Ok(collected) => {
                         s.buffer.extend(collected.items);
                         s.next = collected.next;
@@ -1111,40 +872,6 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 }
 
-/// `_type IN (..)`: only items of the target's entity types.
-pub(crate) fn entity_type_filter<T: Target>() -> Node {
-    Node::In {
-        path: <T::Table as Table>::SCHEMA.entity_type.into(),
-        values: T::ENTITY_TYPES
-            .iter()
-            .map(|t| Ok(AttributeValue::S((*t).to_owned())))
-            .collect(),
-    }
-}
-
-/// Decodes an item into the target, applying the unknown-entity policy.
-pub(crate) fn decode_target<T: Target>(
-    item: Item,
-    unknown: UnknownEntity,
-) -> Result<Option<T>, Error> {
-    match T::decode(item)? {
-        Decoded::Item(t) => Ok(Some(t)),
-        Decoded::Unknown(found) if unknown == UnknownEntity::Error => {
-            Err(Error::Decode(crate::DecodeError {
-                entity: T::NAME,
-                key: None,
-                attribute: None,
-                kind: crate::DecodeErrorKind::WrongEntityType {
-                    expected: T::NAME,
-                    found,
-                },
-            }))
-        }
-        Decoded::Unknown(_) => Ok(None),
-    }
-}
-
-/// Renders a sort-key condition, or `None` for [`SortKeyOp::Any`].
 impl<V: Entity, K: KeySpace> Query<V, K> {
     /// A view must be of the same entity type, or the type filter would drop every item.
     fn check_view<T: Entity>(mut self) -> Self {
@@ -1198,24 +925,64 @@ impl<E: Entity, K: KeySpace> Query<Key<E>, K> {
     }
 }
 
-fn render_sort_key(p: &mut Placeholders, attr: &'static str, op: &SortKeyOp) -> Option<String> {
-    if *op == SortKeyOp::Any {
-        return None;
+/// A prepared query against DynamoDB: the page source behind `all`, `page` and `stream`.
+struct QuerySource<X: Table> {
+    db: Db<X>,
+    index: Option<&'static str>,
+    forward: bool,
+    consistent: bool,
+    prepared: Prepared,
+    customize: Customize<QueryFluentBuilder>,
+}
+
+impl<X: Table> QuerySource<X> {
+    /// One page's request, rendered into the SDK's builder and customized.
+    fn request(&self, r: PageRequest) -> QueryFluentBuilder {
+        let p = &self.prepared;
+        let request = self
+            .db
+            .client()
+            .query()
+            .table_name(self.db.table_name())
+            .set_index_name(self.index.map(str::to_owned))
+            .key_condition_expression(&p.key_condition)
+            .set_filter_expression(p.filter.clone())
+            .set_projection_expression(p.projection.clone())
+            .set_expression_attribute_names(p.names.clone())
+            .set_expression_attribute_values(p.values.clone())
+            .scan_index_forward(self.forward)
+            .consistent_read(self.consistent)
+            .set_limit(r.limit)
+            .set_exclusive_start_key(r.start)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        self.customize.apply(request)
     }
-    let n = p.name(attr);
-    let mut v = |s: &String| p.value(AttributeValue::S(s.clone()));
-    Some(match op {
-        // Never sent: `fetch` answers without a request.
-        SortKeyOp::Any | SortKeyOp::Nothing => return None,
-        SortKeyOp::Eq(s) => format!("{n} = {}", v(s)),
-        SortKeyOp::BeginsWith(s) => format!("begins_with({n}, {})", v(s)),
-        SortKeyOp::Le(s) => format!("{n} <= {}", v(s)),
-        SortKeyOp::Ge(s) => format!("{n} >= {}", v(s)),
-        SortKeyOp::Between(a, b) => {
-            let (a, b) = (v(a), v(b));
-            format!("{n} BETWEEN {a} AND {b}")
+}
+
+impl<X: Table> PageSource for QuerySource<X> {
+    fn fetch(&self, r: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>> {
+        // No sort key can match, and DynamoDB would refuse every way to say so.
+        if self.prepared.nothing {
+            return Box::pin(async { Ok(RawPage::default()) });
         }
-    })
+        let request = self.request(r);
+        Box::pin(async move {
+            let out = request
+                .send()
+                .await
+                .map_err(|e| Error::service("Query", self.db.table_name(), e))?;
+            Ok(RawPage {
+                consumed: out
+                    .consumed_capacity
+                    .as_ref()
+                    .and_then(|c| c.capacity_units)
+                    .unwrap_or(0.0),
+                evaluated: out.scanned_count.max(0) as usize,
+                items: out.items.unwrap_or_default(),
+                last_key: out.last_evaluated_key.filter(|k| !k.is_empty()),
+            })
+        })
+    }
 }
 
 impl Prepared {
@@ -1226,29 +993,6 @@ impl Prepared {
             _ => true,
         }
     }
-}
-
-/// What one `collect` read: the items and where to continue.
-struct Collected<T> {
-    items: Vec<T>,
-    next: Option<Item>,
-    consumed: f64,
-}
-
-/// One response of a Query or Scan, before decoding.
-pub(crate) struct RawPage {
-    pub(crate) items: Vec<Item>,
-    pub(crate) last_key: Option<Item>,
-    pub(crate) consumed: f64,
-    pub(crate) evaluated: usize,
-}
-
-/// The `LastEvaluatedKey`-shaped key of an item.
-fn key_of(item: &Item, names: &[&'static str]) -> Item {
-    names
-        .iter()
-        .filter_map(|n| item.get(*n).map(|v| ((*n).to_owned(), v.clone())))
-        .collect()
 }
 
 impl<T: Table> Db<T> {

@@ -1,0 +1,61 @@
+//! What a read returns: a page of typed results, and how items become results.
+
+use crate::collection::{Decoded, Target};
+use crate::cursor::Cursor;
+use crate::expr::Node;
+use crate::{Error, Item, Table};
+use aws_sdk_dynamodb::types::AttributeValue;
+
+/// What to do with items whose entity type is not part of a collection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnknownEntity {
+    /// Leave them out of the results (default).
+    #[default]
+    Skip,
+    /// Fail with [`DecodeErrorKind::WrongEntityType`](crate::DecodeErrorKind::WrongEntityType).
+    Error,
+}
+
+/// A page of results.
+#[derive(Debug, Clone)]
+pub struct Page<T> {
+    /// The items, in key order (reversed with `reverse()`).
+    pub items: Vec<T>,
+    /// Where to continue, or `None` when the results are exhausted.
+    pub cursor: Option<Cursor>,
+    /// Read capacity units consumed by the requests behind this page.
+    pub consumed_capacity: f64,
+}
+
+/// `_type IN (..)`: only items of the target's entity types.
+pub(crate) fn entity_type_filter<T: Target>() -> Node {
+    Node::In {
+        path: <T::Table as Table>::SCHEMA.entity_type.into(),
+        values: T::ENTITY_TYPES
+            .iter()
+            .map(|t| Ok(AttributeValue::S((*t).to_owned())))
+            .collect(),
+    }
+}
+
+/// Decodes an item into the target, applying the unknown-entity policy.
+pub(crate) fn decode_target<T: Target>(
+    item: Item,
+    unknown: UnknownEntity,
+) -> Result<Option<T>, Error> {
+    match T::decode(item)? {
+        Decoded::Item(t) => Ok(Some(t)),
+        Decoded::Unknown(found) if unknown == UnknownEntity::Error => {
+            Err(Error::Decode(crate::DecodeError {
+                entity: T::NAME,
+                key: None,
+                attribute: None,
+                kind: crate::DecodeErrorKind::WrongEntityType {
+                    expected: T::NAME,
+                    found,
+                },
+            }))
+        }
+        Decoded::Unknown(_) => Ok(None),
+    }
+}
