@@ -188,7 +188,7 @@ macro_rules! integer_attr {
                 let n = self.to_string();
                 // DynamoDB numbers hold at most 38 significant digits: only 128-bit
                 // integers can have more (u128::MAX has 39).
-                if <$t>::BITS > 64 && significant_digits(&n) > 38 {
+                if <$t>::BITS > 64 && crate::key::significant_digits(&n) > 38 {
                     return Err(EncodeError::number(format!(
                         "{n} has more than the 38 significant digits a DynamoDB number holds"
                     )));
@@ -209,13 +209,6 @@ macro_rules! integer_attr {
     )*};
 }
 integer_attr!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
-
-pub(crate) fn significant_digits(n: &str) -> usize {
-    n.trim_start_matches('-')
-        .trim_start_matches('0')
-        .trim_end_matches('0')
-        .len()
-}
 
 macro_rules! float_attr {
     ($($t:ty),*) => {$(

@@ -18,20 +18,7 @@ const VERSION: u8 = 1;
 const FINGERPRINT_LEN: usize = 16;
 const MAC_LEN: usize = 16;
 
-/// Why a cursor was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CursorError {
-    /// Not a cursor this crate produced (bad encoding or structure).
-    #[error("malformed cursor: {0}")]
-    Malformed(&'static str),
-    /// The checksum does not match: the cursor was altered.
-    #[error("the cursor was altered (checksum mismatch)")]
-    Tampered,
-    /// A valid cursor, but from another query (table, index, entity, key condition or direction).
-    #[error("the cursor belongs to another query")]
-    WrongQuery,
-}
+pub use crate::error::CursorError;
 
 /// An opaque position in a query's or scan's results. Print it (`to_string`) to hand it
 /// to a client; parse it back with `Cursor::from(string)`.

@@ -143,6 +143,32 @@ impl<'a> IndexChanges<'a> {
     }
 }
 
+/// Reading the item a failed write found: needs [`Entity`], so it lives here, above
+/// `error` in the layering.
+impl Error {
+    /// Decodes the current item carried by a [`Error::ConditionFailed`],
+    /// [`Error::VersionConflict`] or [`Error::ReturnValuesLost`], if there is one.
+    ///
+    /// Returns `None` for other variants or when no item exists under the key.
+    pub fn current<E: crate::Entity>(&self) -> Option<Result<E, Error>> {
+        match self {
+            Error::ConditionFailed {
+                current: Some(item),
+                ..
+            }
+            | Error::VersionConflict {
+                current: Some(item),
+                ..
+            }
+            | Error::ReturnValuesLost {
+                current: Some(item),
+                ..
+            } => Some(E::from_item(item.as_ref().clone()).map_err(Error::from)),
+            _ => None,
+        }
+    }
+}
+
 #[doc(hidden)]
 pub mod __private {
     //! Support for generated code. Not a public API.

@@ -1,6 +1,5 @@
 //! The one error type of the crate, with the entity, key and attribute involved.
 
-use crate::key::KeyError;
 use crate::Item;
 use std::fmt;
 
@@ -160,7 +159,7 @@ pub enum Error {
     #[non_exhaustive]
     TransactionCanceled {
         /// The operations that failed (those that would have succeeded are not listed).
-        operations: Vec<crate::transact::CancelledOperation>,
+        operations: Vec<CancelledOperation>,
     },
 
     /// A pagination cursor was refused: altered, malformed, or from another query.
@@ -171,7 +170,7 @@ pub enum Error {
         target: &'static str,
         /// Why the cursor was refused.
         #[source]
-        source: crate::cursor::CursorError,
+        source: CursorError,
     },
 
     /// The call's retry deadline ([`RetryPolicy::deadline`](crate::RetryPolicy)) passed
@@ -209,28 +208,6 @@ pub enum Error {
 }
 
 impl Error {
-    /// Decodes the current item carried by a [`Error::ConditionFailed`],
-    /// [`Error::VersionConflict`] or [`Error::ReturnValuesLost`], if there is one.
-    ///
-    /// Returns `None` for other variants or when no item exists under the key.
-    pub fn current<E: crate::Entity>(&self) -> Option<Result<E, Error>> {
-        match self {
-            Error::ConditionFailed {
-                current: Some(item),
-                ..
-            }
-            | Error::VersionConflict {
-                current: Some(item),
-                ..
-            }
-            | Error::ReturnValuesLost {
-                current: Some(item),
-                ..
-            } => Some(E::from_item(item.as_ref().clone()).map_err(Error::from)),
-            _ => None,
-        }
-    }
-
     /// A refusal before sending, for `entity`, with its reason and message.
     pub(crate) fn invalid(
         entity: &'static str,
@@ -385,7 +362,7 @@ impl fmt::Display for ValidationReason {
     }
 }
 
-fn describe_cancellations(ops: &[crate::transact::CancelledOperation]) -> String {
+fn describe_cancellations(ops: &[CancelledOperation]) -> String {
     let parts: Vec<String> = ops
         .iter()
         .map(|o| format!("#{} {} {}: {:?}", o.index, o.entity, o.key, o.reason))
@@ -539,4 +516,117 @@ impl std::error::Error for DecodeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.kind)
     }
+}
+
+/// An error while encoding a value into a key or decoding it from a key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// The value contains a character that cannot be represented in a key.
+    ///
+    /// The built-in encodings accept every character (delimiters are escaped);
+    /// this variant is available to custom [`KeyPart`](crate::KeyPart) implementations.
+    #[error("character {ch:?} is not allowed in a key value (in {value:?})")]
+    ForbiddenChar {
+        /// The rejected character.
+        ch: char,
+        /// The value that contains it.
+        value: String,
+    },
+    /// The value is valid for its type but outside the range keys can encode.
+    #[error("{type_name} value {value} cannot be encoded in a key: {reason}")]
+    OutOfRange {
+        /// The Rust type of the value.
+        type_name: &'static str,
+        /// The value, formatted for display.
+        value: String,
+        /// Why it is out of range.
+        reason: &'static str,
+    },
+    /// A key component is not a valid encoding of the expected type.
+    #[error("malformed {type_name} key component {input:?}: {reason}")]
+    Malformed {
+        /// The Rust type that was expected.
+        type_name: &'static str,
+        /// The component that failed to decode.
+        input: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+}
+
+/// Why a cursor was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CursorError {
+    /// Not a cursor this crate produced (bad encoding or structure).
+    #[error("malformed cursor: {0}")]
+    Malformed(&'static str),
+    /// The checksum does not match: the cursor was altered.
+    #[error("the cursor was altered (checksum mismatch)")]
+    Tampered,
+    /// A valid cursor, but from another query (table, index, entity, key condition or direction).
+    #[error("the cursor belongs to another query")]
+    WrongQuery,
+}
+
+/// Why one operation of a cancelled transaction failed (DynamoDB's cancellation codes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CancelReason {
+    /// Its condition (or the crate's existence / entity-type guard) was false.
+    ConditionalCheckFailed,
+    /// Another transaction was in progress on the item.
+    TransactionConflict,
+    /// Provisioned throughput exceeded.
+    ProvisionedThroughputExceeded,
+    /// On-demand or GSI throttling.
+    ThrottlingError,
+    /// An LSI item collection would exceed 10 GB.
+    ItemCollectionSizeLimitExceeded,
+    /// The operation is invalid (size, types, ...).
+    ValidationError,
+    /// Any other code DynamoDB returns.
+    Other(String),
+}
+
+impl CancelReason {
+    pub(crate) fn from_code(code: &str) -> Self {
+        match code {
+            "ConditionalCheckFailed" => CancelReason::ConditionalCheckFailed,
+            "TransactionConflict" => CancelReason::TransactionConflict,
+            "ProvisionedThroughputExceeded" => CancelReason::ProvisionedThroughputExceeded,
+            "ThrottlingError" => CancelReason::ThrottlingError,
+            "ItemCollectionSizeLimitExceeded" => CancelReason::ItemCollectionSizeLimitExceeded,
+            "ValidationError" => CancelReason::ValidationError,
+            other => CancelReason::Other(other.to_owned()),
+        }
+    }
+
+    /// Worth retrying the same transaction for.
+    pub(crate) fn transient(&self) -> bool {
+        matches!(
+            self,
+            CancelReason::TransactionConflict
+                | CancelReason::ProvisionedThroughputExceeded
+                | CancelReason::ThrottlingError
+        )
+    }
+}
+
+/// One failed operation of a cancelled transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CancelledOperation {
+    /// Position of the operation in the transaction (0-based, in the order added).
+    pub index: usize,
+    /// Entity type of the operation.
+    pub entity: &'static str,
+    /// The item's key, as `PK=..., SK=...`.
+    pub key: String,
+    /// Why it failed.
+    pub reason: CancelReason,
+    /// DynamoDB's message, when it gave one.
+    pub message: Option<String>,
+    /// The item as stored, when a condition failed and there was one.
+    pub current: Option<Box<Item>>,
 }

@@ -29,69 +29,10 @@ use aws_sdk_dynamodb::types::{
     TransactGetItem, TransactWriteItem, Update as TxUpdate,
 };
 
+pub use crate::error::{CancelReason, CancelledOperation};
+
 /// DynamoDB: at most 100 operations per transaction.
 pub const MAX_TRANSACTION_ITEMS: usize = 100;
-
-/// Why one operation of a cancelled transaction failed (DynamoDB's cancellation codes).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CancelReason {
-    /// Its condition (or the crate's existence / entity-type guard) was false.
-    ConditionalCheckFailed,
-    /// Another transaction was in progress on the item.
-    TransactionConflict,
-    /// Provisioned throughput exceeded.
-    ProvisionedThroughputExceeded,
-    /// On-demand or GSI throttling.
-    ThrottlingError,
-    /// An LSI item collection would exceed 10 GB.
-    ItemCollectionSizeLimitExceeded,
-    /// The operation is invalid (size, types, ...).
-    ValidationError,
-    /// Any other code DynamoDB returns.
-    Other(String),
-}
-
-impl CancelReason {
-    fn from_code(code: &str) -> Self {
-        match code {
-            "ConditionalCheckFailed" => CancelReason::ConditionalCheckFailed,
-            "TransactionConflict" => CancelReason::TransactionConflict,
-            "ProvisionedThroughputExceeded" => CancelReason::ProvisionedThroughputExceeded,
-            "ThrottlingError" => CancelReason::ThrottlingError,
-            "ItemCollectionSizeLimitExceeded" => CancelReason::ItemCollectionSizeLimitExceeded,
-            "ValidationError" => CancelReason::ValidationError,
-            other => CancelReason::Other(other.to_owned()),
-        }
-    }
-
-    /// Worth retrying the same transaction for.
-    fn transient(&self) -> bool {
-        matches!(
-            self,
-            CancelReason::TransactionConflict
-                | CancelReason::ProvisionedThroughputExceeded
-                | CancelReason::ThrottlingError
-        )
-    }
-}
-
-/// One failed operation of a cancelled transaction.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CancelledOperation {
-    /// Position of the operation in the transaction (0-based, in the order added).
-    pub index: usize,
-    /// Entity type of the operation.
-    pub entity: &'static str,
-    /// The item's key, as `PK=..., SK=...`.
-    pub key: String,
-    /// Why it failed.
-    pub reason: CancelReason,
-    /// DynamoDB's message, when it gave one.
-    pub message: Option<String>,
-    /// The item as stored, when a condition failed and there was one.
-    pub current: Option<Box<Item>>,
-}
 
 impl CancelledOperation {
     /// Decodes the current item, when there is one.

@@ -74,42 +74,7 @@ fn hex_value(digit: u8) -> Option<u8> {
     }
 }
 
-/// An error while encoding a value into a key or decoding it from a key.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum KeyError {
-    /// The value contains a character that cannot be represented in a key.
-    ///
-    /// The built-in encodings accept every character (delimiters are escaped);
-    /// this variant is available to custom [`KeyPart`] implementations.
-    #[error("character {ch:?} is not allowed in a key value (in {value:?})")]
-    ForbiddenChar {
-        /// The rejected character.
-        ch: char,
-        /// The value that contains it.
-        value: String,
-    },
-    /// The value is valid for its type but outside the range keys can encode.
-    #[error("{type_name} value {value} cannot be encoded in a key: {reason}")]
-    OutOfRange {
-        /// The Rust type of the value.
-        type_name: &'static str,
-        /// The value, formatted for display.
-        value: String,
-        /// Why it is out of range.
-        reason: &'static str,
-    },
-    /// A key component is not a valid encoding of the expected type.
-    #[error("malformed {type_name} key component {input:?}: {reason}")]
-    Malformed {
-        /// The Rust type that was expected.
-        type_name: &'static str,
-        /// The component that failed to decode.
-        input: String,
-        /// What is wrong with it.
-        reason: &'static str,
-    },
-}
+pub use crate::error::KeyError;
 
 fn malformed(type_name: &'static str, input: &str, reason: &'static str) -> KeyError {
     KeyError::Malformed {
@@ -432,7 +397,7 @@ fn storable<T: Copy + std::fmt::Display>(
         return Ok(());
     }
     let digits = value.to_string();
-    if crate::codec::significant_digits(&digits) > 38 {
+    if significant_digits(&digits) > 38 {
         return Err(KeyError::OutOfRange {
             type_name,
             value: digits,
@@ -683,6 +648,15 @@ impl KeyPart for uuid::Uuid {
         uuid::Uuid::try_parse(component)
             .map_err(|_| malformed(NAME, component, "expected a lowercase hyphenated UUID"))
     }
+}
+
+/// The significant digits of a decimal integer or number string: what DynamoDB counts
+/// against its limit of 38.
+pub(crate) fn significant_digits(n: &str) -> usize {
+    n.trim_start_matches('-')
+        .trim_start_matches('0')
+        .trim_end_matches('0')
+        .len()
 }
 
 #[cfg(test)]
