@@ -572,7 +572,7 @@ impl From<time::OffsetDateTime> for Epoch {
     label = "#[dynamo(ttl)] field",
     note = "DynamoDB's TTL reads epoch seconds: use time::OffsetDateTime (feature `time`), i64 or u64, optionally in Option"
 )]
-pub trait TtlValue: Sized {
+pub trait TtlValue: Sized + crate::sealed::TtlValue {
     /// How it is stored.
     type Stored: AttrValue;
     /// To epoch seconds.
@@ -580,6 +580,12 @@ pub trait TtlValue: Sized {
     /// From epoch seconds.
     fn from_stored(stored: Self::Stored) -> Result<Self, DecodeErrorKind>;
 }
+
+impl crate::sealed::TtlValue for i64 {}
+impl crate::sealed::TtlValue for u64 {}
+#[cfg(feature = "time")]
+impl crate::sealed::TtlValue for time::OffsetDateTime {}
+impl<T: TtlValue> crate::sealed::TtlValue for Option<T> {}
 
 impl TtlValue for i64 {
     type Stored = Epoch;
@@ -625,16 +631,18 @@ impl<T: TtlValue> TtlValue for Option<T> {
 }
 
 /// A type a `#[dynamo(version)]` field may have: `u64` (a narrower type could overflow
-/// when the crate increments it).
+/// when the crate increments it). Sealed: implemented by the crate only.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a version field",
     label = "#[dynamo(version)] field",
     note = "a version is a u64 counting writes; 0 means never written"
 )]
-pub trait VersionValue {
+pub trait VersionValue: crate::sealed::VersionValue {
     /// The version as a number.
     fn get(&self) -> u64;
 }
+
+impl crate::sealed::VersionValue for u64 {}
 
 impl VersionValue for u64 {
     fn get(&self) -> u64 {

@@ -65,6 +65,7 @@ pub mod ops;
 pub mod registry;
 pub mod retry;
 pub mod schema;
+mod sealed;
 mod size;
 pub mod transact;
 

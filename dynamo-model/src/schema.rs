@@ -123,18 +123,22 @@ pub struct IndexSchema {
 }
 
 /// The DynamoDB type a field takes as a key attribute of a multi-attribute index.
+/// Sealed: implemented by the crate only.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a key attribute",
     label = "used as an index key attribute",
     note = "DynamoDB key attributes are strings (String, OffsetDateTime, Uuid), numbers (integers, floats) or binary (Binary), optionally in `Option` for a sparse index"
 )]
-pub trait KeyAttrType {
+pub trait KeyAttrType: crate::sealed::KeyAttrType {
     /// `S`, `N` or `B`.
     const TYPE: ScalarType;
 }
 
 macro_rules! key_attr_type {
-    ($ty:expr => $($t:ty),*) => {$( impl KeyAttrType for $t { const TYPE: ScalarType = $ty; } )*};
+    ($ty:expr => $($t:ty),*) => {$(
+        impl KeyAttrType for $t { const TYPE: ScalarType = $ty; }
+        impl crate::sealed::KeyAttrType for $t {}
+    )*};
 }
 key_attr_type!(ScalarType::S => String);
 key_attr_type!(ScalarType::N => u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
@@ -147,6 +151,7 @@ key_attr_type!(ScalarType::S => uuid::Uuid);
 impl<T: KeyAttrType> KeyAttrType for Option<T> {
     const TYPE: ScalarType = T::TYPE;
 }
+impl<T: KeyAttrType> crate::sealed::KeyAttrType for Option<T> {}
 
 /// `const` equality of scalar types.
 #[doc(hidden)]

@@ -103,16 +103,19 @@ impl<E, V, M> std::fmt::Debug for Path<E, V, M> {
 }
 
 /// A path an update may change: every field's path except those of primary-key fields
-/// and of the `#[dynamo(version)]` field.
+/// and of the `#[dynamo(version)]` field. Sealed: implemented by the crate only.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is the path of a primary-key or version field, which an update cannot set",
     label = "a key field, or the #[dynamo(version)] field",
     note = "changing a key field moves the item to another key: delete the old item and put the new one (atomically, in a transaction); the version is managed by the crate (use if_version / any_version)"
 )]
-pub trait UpdatablePath<E, V> {
+pub trait UpdatablePath<E, V>: crate::sealed::UpdatablePath {
     /// Where the attribute is.
     fn attribute(&self) -> AttrPath;
 }
+
+impl<E, V> crate::sealed::UpdatablePath for Path<E, V, Mutable> {}
+impl<E, V> crate::sealed::UpdatablePath for MapPath<E, V, Mutable> {}
 
 impl<E, V> UpdatablePath<E, V> for Path<E, V, Mutable> {
     fn attribute(&self) -> AttrPath {

@@ -144,15 +144,20 @@ pub trait KeyPart: Sized {
 }
 
 /// An argument accepted where a key field of type `T` is expected: `T`, `&T`,
-/// and `&str` for `String` fields.
+/// and `&str` for `String` fields. Sealed: implemented by the crate only (implement
+/// [`KeyPart`] for a type of your own).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used as a key argument of type `{T}`",
     note = "pass a `{T}` or a `&{T}` (or a `&str` for a `String` field)"
 )]
-pub trait KeyArg<T> {
+pub trait KeyArg<T>: crate::sealed::KeyArg<T> {
     /// Appends the encoding of this argument, as a value of type `T`, to `out`.
     fn encode_key_arg(&self, out: &mut String) -> Result<(), KeyError>;
 }
+
+impl<T: KeyPart> crate::sealed::KeyArg<T> for T {}
+impl<T: KeyPart> crate::sealed::KeyArg<T> for &T {}
+impl crate::sealed::KeyArg<String> for &str {}
 
 impl<T: KeyPart> KeyArg<T> for T {
     fn encode_key_arg(&self, out: &mut String) -> Result<(), KeyError> {
@@ -179,7 +184,7 @@ impl KeyArg<String> for &str {
     label = "this field is used in an index key template",
     note = "index key fields implement `dynamo_model::KeyPart` (String, integers, bool, time::OffsetDateTime with feature `time`, uuid::Uuid with feature `uuid`, or your own type), optionally wrapped in `Option` for a sparse index"
 )]
-pub trait OptionalKeyPart {
+pub trait OptionalKeyPart: crate::sealed::OptionalKeyPart {
     /// The key part when present (`T` for both `T` and `Option<T>`): what queries on the
     /// index take.
     type Part: KeyPart;
@@ -188,6 +193,9 @@ pub trait OptionalKeyPart {
     /// present; returns `false` and leaves `out` unchanged if it is absent.
     fn encode_optional_key(&self, out: &mut String) -> Result<bool, KeyError>;
 }
+
+impl<T: KeyPart> crate::sealed::OptionalKeyPart for T {}
+impl<T: KeyPart> crate::sealed::OptionalKeyPart for Option<T> {}
 
 impl<T: KeyPart> OptionalKeyPart for T {
     type Part = T;

@@ -68,10 +68,14 @@ impl SortCondition {
 }
 
 /// A partition to query: from `Type::partition(..)`, `Type::{index}_partition(..)`.
-pub trait IntoPartition<E, K> {
+/// Sealed: implemented by the crate only.
+pub trait IntoPartition<E, K>: crate::sealed::IntoPartition {
     /// The partition and the default sort-key condition (the entity's items).
     fn into_partition(self) -> (Result<PartitionValue, KeyError>, SortCondition);
 }
+
+impl<E, K> crate::sealed::IntoPartition for Partition<E, K> {}
+impl<E, K> crate::sealed::IntoPartition for MultiPartition<E, K> {}
 
 impl<E, K> IntoPartition<E, K> for Partition<E, K> {
     fn into_partition(self) -> (Result<PartitionValue, KeyError>, SortCondition) {

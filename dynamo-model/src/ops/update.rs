@@ -13,28 +13,36 @@ use aws_sdk_dynamodb::operation::update_item::{UpdateItemError, UpdateItemInput}
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
 
 /// Number types that `ADD` can increment (also through `Option`, since `ADD` on a
-/// missing attribute starts from zero).
-pub trait Numeric: AttrValue {
+/// missing attribute starts from zero). Sealed: implemented by the crate only.
+pub trait Numeric: AttrValue + crate::sealed::Numeric {
     /// The type of the increment.
     type Delta: AttrValue;
 }
 
 macro_rules! numeric {
-    ($($t:ty),*) => {$( impl Numeric for $t { type Delta = $t; } )*};
+    ($($t:ty),*) => {$(
+        impl Numeric for $t { type Delta = $t; }
+        impl crate::sealed::Numeric for $t {}
+    )*};
 }
 numeric!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
 
 impl<T: Numeric> Numeric for Option<T> {
     type Delta = T::Delta;
 }
+impl<T: Numeric> crate::sealed::Numeric for Option<T> {}
 
 /// String-set field types (`HashSet<String>`, `BTreeSet<String>`, or an `Option` of one),
-/// the types `add_to_set` and `delete_from_set` apply to.
-pub trait StringSet {}
+/// the types `add_to_set` and `delete_from_set` apply to. Sealed: implemented by the
+/// crate only.
+pub trait StringSet: crate::sealed::StringSet {}
 
 impl<S> StringSet for std::collections::HashSet<String, S> {}
 impl StringSet for std::collections::BTreeSet<String> {}
 impl<T: StringSet> StringSet for Option<T> {}
+impl<S> crate::sealed::StringSet for std::collections::HashSet<String, S> {}
+impl crate::sealed::StringSet for std::collections::BTreeSet<String> {}
+impl<T: StringSet> crate::sealed::StringSet for Option<T> {}
 
 /// `SET path = f(path, value)` forms whose result DynamoDB computes.
 #[derive(Debug, Clone, Copy)]

@@ -1,0 +1,22 @@
+//! Supertraits of the public traits users must not implement: this module is private, so
+//! only this crate can implement them, and the public traits can grow without breaking
+//! anyone. Each public trait has its own, so their blanket implementations never overlap.
+
+/// For [`Numeric`](crate::Numeric).
+pub trait Numeric {}
+/// For [`StringSet`](crate::ops::StringSet).
+pub trait StringSet {}
+/// For [`UpdatablePath`](crate::UpdatablePath).
+pub trait UpdatablePath {}
+/// For [`KeyArg`](crate::key::KeyArg).
+pub trait KeyArg<T> {}
+/// For [`OptionalKeyPart`](crate::key::OptionalKeyPart).
+pub trait OptionalKeyPart {}
+/// For [`TtlValue`](crate::TtlValue).
+pub trait TtlValue {}
+/// For [`VersionValue`](crate::VersionValue).
+pub trait VersionValue {}
+/// For [`KeyAttrType`](crate::schema::KeyAttrType).
+pub trait KeyAttrType {}
+/// For [`IntoPartition`](crate::ops::IntoPartition).
+pub trait IntoPartition {}
