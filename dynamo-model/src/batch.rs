@@ -60,6 +60,7 @@ fn build_error(operation: &'static str, e: aws_sdk_dynamodb::error::BuildError) 
 /// The outcome of a [`BatchGet`]: what was found, what does not exist, and what could not
 /// be read before the deadline or failed.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct BatchGetOutput<T> {
     /// The items found (in the order of the requested keys with
     /// [`keep_order`](BatchGet::keep_order), otherwise in no particular order).
@@ -356,6 +357,7 @@ async fn get_chunk<X: Table>(
 
 /// One put or delete of a batch write.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum WriteOp {
     /// Put this item.
     Put {
@@ -408,6 +410,7 @@ impl WriteOp {
 
 /// The outcome of a [`BatchWrite`] or bulk load.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct BatchWriteOutput {
     /// Operations DynamoDB confirmed.
     pub written: usize,
@@ -427,6 +430,7 @@ pub struct BatchWriteOutput {
 
 /// Progress of a bulk load, reported after each `BatchWriteItem` call completes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Progress {
     /// Operations confirmed so far.
     pub written: usize,

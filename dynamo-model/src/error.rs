@@ -376,6 +376,7 @@ fn describe_cancellations(ops: &[CancelledOperation]) -> String {
 
 /// An item that could not be decoded into an entity.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DecodeError {
     /// The entity type being decoded.
     pub entity: &'static str,
@@ -616,6 +617,7 @@ impl CancelReason {
 
 /// One failed operation of a cancelled transaction.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CancelledOperation {
     /// Position of the operation in the transaction (0-based, in the order added).
     pub index: usize,

@@ -83,7 +83,9 @@ pub use key::sort::{
 };
 pub use key::{Key, KeyPart, RawKey};
 pub use ops::Numeric;
-pub use ops::{Page, SortCondition, UnknownEntity};
+#[doc(hidden)]
+pub use ops::SortCondition;
+pub use ops::{Page, UnknownEntity};
 pub use retry::RetryPolicy;
 pub use schema::{Table, TableSchema};
 pub use size::{item_size, value_size, MAX_ITEM_BYTES};

@@ -7,7 +7,16 @@ use tokio::time::Instant;
 
 /// How the crate retries batch work: exponential backoff with full jitter (AWS's
 /// recommendation for concurrent clients), until the work is done or the deadline passes.
+///
+/// ```
+/// use dynamo_model::RetryPolicy;
+/// use std::time::Duration;
+///
+/// let policy = RetryPolicy::default().deadline(Duration::from_secs(5));
+/// assert_eq!(policy.deadline, Duration::from_secs(5));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// First backoff ceiling.
     pub base: Duration,
@@ -32,6 +41,24 @@ impl Default for RetryPolicy {
 }
 
 impl RetryPolicy {
+    /// With `base` as the first backoff ceiling.
+    pub fn base(mut self, base: Duration) -> Self {
+        self.base = base;
+        self
+    }
+
+    /// With `cap` as the largest backoff ceiling.
+    pub fn cap(mut self, cap: Duration) -> Self {
+        self.cap = cap;
+        self
+    }
+
+    /// With `deadline` bounding the whole call.
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
     /// The sleep before retry number `attempt` (1-based): uniform in `[0, min(cap, base·2^(attempt-1))]`.
     ///
     /// Never panics, whatever the durations: the exponent saturates, and the jitter is drawn

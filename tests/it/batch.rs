@@ -120,11 +120,10 @@ async fn what_cannot_be_written_before_the_deadline_is_returned_not_dropped() ->
         .kinds([FaultKind::PartialBatch, FaultKind::Throttle]);
     let flaky = faulty(&db, &faults).await?;
     let readings: Vec<Reading> = (0..200).map(reading).collect();
-    let policy = RetryPolicy {
-        base: Duration::from_millis(5),
-        cap: Duration::from_millis(20),
-        deadline: Duration::from_millis(150),
-    };
+    let policy = RetryPolicy::default()
+        .base(Duration::from_millis(5))
+        .cap(Duration::from_millis(20))
+        .deadline(Duration::from_millis(150));
     let out = flaky.batch_write().puts(&readings).retry(policy).await?;
     assert!(!out.unprocessed.is_empty(), "every call was faulted");
     assert_eq!(out.written + out.unprocessed.len(), 200);

@@ -17,10 +17,7 @@ const DEADLINE: Duration = Duration::from_millis(500);
 const BOUND: Duration = Duration::from_secs(2);
 
 fn short_deadline() -> RetryPolicy {
-    RetryPolicy {
-        deadline: DEADLINE,
-        ..RetryPolicy::default()
-    }
+    RetryPolicy::default().deadline(DEADLINE)
 }
 
 /// Every response of `operation` held back for [`SLOW`] (the request itself is applied).
@@ -195,11 +192,10 @@ async fn a_huge_backoff_still_stops_at_the_deadline() -> TestResult {
     // Every batch is split: there is always something to retry, so the backoff decides.
     let faults = Faults::new(81).kinds([FaultKind::PartialBatch]);
     let flaky = faulty(&db, &faults).await?;
-    let policy = RetryPolicy {
-        base: Duration::MAX,
-        cap: Duration::MAX,
-        deadline: Duration::from_millis(300),
-    };
+    let policy = RetryPolicy::default()
+        .base(Duration::MAX)
+        .cap(Duration::MAX)
+        .deadline(Duration::from_millis(300));
     let users = users(25);
     let started = Instant::now();
     // Bounded here so that a regression fails instead of hanging the suite.

@@ -16,11 +16,10 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Quick retries for a short while: long enough for several attempts.
 fn brief() -> RetryPolicy {
-    RetryPolicy {
-        base: Duration::from_millis(5),
-        cap: Duration::from_millis(20),
-        deadline: Duration::from_millis(300),
-    }
+    RetryPolicy::default()
+        .base(Duration::from_millis(5))
+        .cap(Duration::from_millis(20))
+        .deadline(Duration::from_millis(300))
 }
 
 fn users(n: usize) -> Vec<User> {
@@ -83,10 +82,7 @@ async fn a_batch_write_applied_but_answered_with_a_500_is_not_counted_as_written
     let flaky = faulty(&db, &faults).await?;
     let users = users(30);
 
-    let policy = RetryPolicy {
-        deadline: Duration::from_secs(2),
-        ..brief()
-    };
+    let policy = brief().deadline(Duration::from_secs(2));
     let out = flaky.batch_write().puts(&users).retry(policy).await?;
     // DynamoDB applied the attempts (all but one cut off by the deadline, if any), but
     // confirmed none.

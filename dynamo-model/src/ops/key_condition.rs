@@ -16,6 +16,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 /// collection `T` includes.
 pub trait IntoSortKey<T, K> {
     /// The condition's operator and bounds.
+    #[doc(hidden)]
     fn into_sort_key(self) -> Result<SortCondition, KeyError>;
 }
 
@@ -43,7 +44,9 @@ impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for AttributePrefix<E, K> {
     }
 }
 
-/// The partition of a query: a rendered key template, or a multi-attribute key.
+/// The partition of a query: a rendered key template, or a multi-attribute key. Part of
+/// the query planner, not of the API: built by the partition constructors only.
+#[doc(hidden)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PartitionValue {
     /// The value of the single (string) partition key attribute.
@@ -52,7 +55,9 @@ pub enum PartitionValue {
     Attributes(Vec<(&'static str, AttributeValue)>),
 }
 
-/// The sort-key part of a query's key condition.
+/// The sort-key part of a query's key condition. Part of the query planner, not of the
+/// API: built by the sort-key chains only.
+#[doc(hidden)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum SortCondition {
     /// On a single string sort key rendered from a template.
@@ -71,6 +76,7 @@ impl SortCondition {
 /// Sealed: implemented by the crate only.
 pub trait IntoPartition<E, K>: crate::sealed::IntoPartition {
     /// The partition and the default sort-key condition (the entity's items).
+    #[doc(hidden)]
     fn into_partition(self) -> (Result<PartitionValue, KeyError>, SortCondition);
 }
 

@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 /// What to do with items whose entity type is not part of a collection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum UnknownEntity {
     /// Leave them out of the results (default).
     #[default]
@@ -18,6 +19,7 @@ pub enum UnknownEntity {
 
 /// A page of results.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Page<T> {
     /// The items, in key order (reversed with `reverse()`).
     pub items: Vec<T>,
