@@ -146,8 +146,10 @@ impl<T: Table> Db<T> {
     }
 
     /// Reads one item. Resolves to `Ok(None)` when there is no item under the key.
-    pub fn get<E: Entity<Table = T>>(&self, key: Key<E>) -> Get<E> {
-        Get::new(self, key)
+    ///
+    /// Takes a [`Key`] or a generated key struct (`OrderKey { .. }`) directly.
+    pub fn get<E: Entity<Table = T>>(&self, key: impl Into<Key<E>>) -> Get<E> {
+        Get::new(self, key.into())
     }
 
     /// Writes a whole entity, replacing any item of the same entity type under its key.
@@ -156,13 +158,13 @@ impl<T: Table> Db<T> {
     }
 
     /// Deletes one item.
-    pub fn delete<E: Entity<Table = T>>(&self, key: Key<E>) -> Delete<E> {
-        Delete::new(self, key)
+    pub fn delete<E: Entity<Table = T>>(&self, key: impl Into<Key<E>>) -> Delete<E> {
+        Delete::new(self, key.into())
     }
 
     /// Changes some attributes of an existing item and returns the updated entity.
-    pub fn update<E: Entity<Table = T>>(&self, key: Key<E>) -> Update<E> {
-        Update::new(self, key)
+    pub fn update<E: Entity<Table = T>>(&self, key: impl Into<Key<E>>) -> Update<E> {
+        Update::new(self, key.into())
     }
 }
 

@@ -332,3 +332,27 @@ async fn builders_own_their_db_so_their_futures_and_streams_can_be_spawned() -> 
     assert!(db.get(User::key("s0")).await?.is_none());
     Ok(())
 }
+
+#[test]
+fn a_generated_key_struct_is_taken_where_a_key_is() -> TestResult {
+    use crate::common::OrderKey;
+    let db = dynamo_model::Db::<crate::common::App>::offline("t");
+    let order_id = uuid::Uuid::from_u128(7);
+    let created_at = time::macros::datetime!(2024-05-01 09:30 UTC);
+    let named = || OrderKey {
+        user_id: "u-1",
+        created_at,
+        order_id,
+    };
+    let direct = db.get(named()).params()?;
+    let through_key = db.get(Order::key(named())).params()?;
+    assert_eq!(direct.key(), through_key.key());
+    assert_eq!(
+        db.delete(named()).params()?.key(),
+        db.update(named())
+            .set(Order::fields().note, Some("n".to_owned()))
+            .params()?
+            .key()
+    );
+    Ok(())
+}
