@@ -144,19 +144,6 @@ impl<T: Target> BatchGet<T> {
         self
     }
 
-    /// Adjusts the SDK request of every chunk (and every retry of its unprocessed keys)
-    /// before it is sent: `hook` receives the [`BatchGetItemFluentBuilder`] as the crate
-    /// built it and returns it. Hooks run in the order they were added (also by
-    /// [`params`](Self::params)). A hook that changes the keys takes the batch out of the
-    /// crate's accounting of found, missing and unprocessed keys.
-    pub fn customize(
-        mut self,
-        hook: impl Fn(BatchGetItemFluentBuilder) -> BatchGetItemFluentBuilder + Send + Sync + 'static,
-    ) -> Self {
-        self.customize = self.customize.then(hook);
-        self
-    }
-
     /// The keys to read, once each (DynamoDB rejects a batch holding a key twice).
     fn unique_keys(&mut self) -> Result<Vec<RawKey>, Error> {
         if let Some(e) = self.error.take() {
@@ -622,22 +609,6 @@ impl<T: Table> BatchWrite<T> {
         out
     }
 
-    /// Adjusts the SDK request of every chunk (and every retry of its unprocessed items)
-    /// before it is sent: `hook` receives the [`BatchWriteItemFluentBuilder`] as the crate
-    /// built it and returns it. Hooks run in the order they were added (also by
-    /// [`params`](Self::params)). A hook that changes the writes takes the batch out of
-    /// the crate's guarantees (key-space checks, the accounting of what was written).
-    pub fn customize(
-        mut self,
-        hook: impl Fn(BatchWriteItemFluentBuilder) -> BatchWriteItemFluentBuilder
-            + Send
-            + Sync
-            + 'static,
-    ) -> Self {
-        self.customize = self.customize.then(hook);
-        self
-    }
-
     /// The operations, checked (no error while adding, no key twice, no key another
     /// entity type can own) and in sending order, in chunks of 25.
     fn checked_chunks(&mut self) -> Result<Vec<Vec<WriteOp>>, Error> {
@@ -907,6 +878,22 @@ impl<T: Table> std::future::IntoFuture for BatchWrite<T> {
         Box::pin(self.send())
     }
 }
+
+crate::ops::request::customizable!(
+    impl[T: Target] BatchGet<T>,
+    BatchGetItemFluentBuilder,
+    "BatchGetItemFluentBuilder",
+    "of every chunk, and every retry of its unprocessed keys, before it is sent",
+    "A hook that changes the keys takes the batch out of the crate's accounting of found, missing and unprocessed keys."
+);
+
+crate::ops::request::customizable!(
+    impl[T: Table] BatchWrite<T>,
+    BatchWriteItemFluentBuilder,
+    "BatchWriteItemFluentBuilder",
+    "of every chunk, and every retry of its unprocessed items, before it is sent",
+    "A hook that changes the writes takes the batch out of the crate's guarantees (key-space checks, the accounting of what was written)."
+);
 
 #[cfg(test)]
 mod tests {

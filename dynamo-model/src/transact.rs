@@ -181,22 +181,6 @@ impl<T: Table> TransactWrite<T> {
             .collect()
     }
 
-    /// Adjusts the SDK request before it is sent (every attempt): `hook` receives the
-    /// [`TransactWriteItemsFluentBuilder`] as the crate built it and returns it. Hooks run
-    /// in the order they were added (also by [`params`](Self::params)). A hook that changes
-    /// the items or the token takes the transaction out of the crate's guarantees
-    /// (entity-type checks, idempotent retries).
-    pub fn customize(
-        mut self,
-        hook: impl Fn(TransactWriteItemsFluentBuilder) -> TransactWriteItemsFluentBuilder
-            + Send
-            + Sync
-            + 'static,
-    ) -> Self {
-        self.customize = self.customize.then(hook);
-        self
-    }
-
     /// The `TransactWriteItems` input this transaction would send, instead of sending it
     /// (like ElectroDB's `.params()`), with the [`token`](Self::token) given or, without
     /// one, a random token. Everything `send` refuses before sending is refused here too.
@@ -409,20 +393,6 @@ impl<X: Target> TransactGet<X> {
         self
     }
 
-    /// Adjusts the SDK request before it is sent: `hook` receives the
-    /// [`TransactGetItemsFluentBuilder`] as the crate built it and returns it. Hooks run
-    /// in the order they were added (also by [`params`](Self::params)).
-    pub fn customize(
-        mut self,
-        hook: impl Fn(TransactGetItemsFluentBuilder) -> TransactGetItemsFluentBuilder
-            + Send
-            + Sync
-            + 'static,
-    ) -> Self {
-        self.customize = self.customize.then(hook);
-        self
-    }
-
     /// The `TransactGetItems` input this read would send, instead of sending it (like
     /// ElectroDB's `.params()`).
     pub fn params(mut self) -> Result<TransactGetItemsInput, Error> {
@@ -545,3 +515,19 @@ impl<X: Target> std::future::IntoFuture for TransactGet<X> {
         Box::pin(self.send())
     }
 }
+
+crate::ops::request::customizable!(
+    impl[T: Table] TransactWrite<T>,
+    TransactWriteItemsFluentBuilder,
+    "TransactWriteItemsFluentBuilder",
+    "of every attempt before it is sent",
+    "A hook that changes the items or the token takes the transaction out of the crate's guarantees (entity-type checks, idempotent retries)."
+);
+
+crate::ops::request::customizable!(
+    impl[X: Target] TransactGet<X>,
+    TransactGetItemsFluentBuilder,
+    "TransactGetItemsFluentBuilder",
+    "before it is sent",
+    "A hook that changes the keys takes the read out of the crate's typed results."
+);

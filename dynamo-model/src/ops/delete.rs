@@ -253,9 +253,11 @@ impl<E: Entity> DeleteReturningOld<E> {
 }
 
 customizable!(
-    Delete<E>,
+    impl[E: Entity] Delete<E>,
     DeleteItemFluentBuilder,
-    "DeleteItemFluentBuilder"
+    "DeleteItemFluentBuilder",
+    "before it is sent",
+    "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
 );
 super::into_future!(Delete, ());
 super::into_future!(DeleteReturningOld, Option<E>);

@@ -24,6 +24,25 @@ pub(crate) struct RawPage {
     pub(crate) evaluated: usize,
 }
 
+impl RawPage {
+    /// A page from the members of a `QueryOutput` or `ScanOutput`.
+    pub(crate) fn from_output(
+        items: Option<Vec<Item>>,
+        last_evaluated_key: Option<Item>,
+        consumed_capacity: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>,
+        scanned_count: i32,
+    ) -> Self {
+        RawPage {
+            consumed: consumed_capacity
+                .and_then(|c| c.capacity_units)
+                .unwrap_or(0.0),
+            evaluated: scanned_count.max(0) as usize,
+            items: items.unwrap_or_default(),
+            last_key: last_evaluated_key.filter(|k| !k.is_empty()),
+        }
+    }
+}
+
 /// What the pager asks a source for.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PageRequest {

@@ -212,7 +212,13 @@ impl<E: Entity> Put<E> {
     }
 }
 
-customizable!(Put<E>, PutItemFluentBuilder, "PutItemFluentBuilder");
+customizable!(
+    impl[E: Entity] Put<E>,
+    PutItemFluentBuilder,
+    "PutItemFluentBuilder",
+    "before it is sent",
+    "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
+);
 super::into_future!(Put, ());
 
 #[cfg(test)]

@@ -700,21 +700,6 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         super::request::input("Query", request.as_input().clone().build())
     }
 
-    /// Adjusts the SDK request of every page before it is sent: `hook` receives the
-    /// [`QueryFluentBuilder`] as the crate built it and returns it. Hooks run in the order
-    /// they were added (also by [`params`](Self::params)).
-    ///
-    /// For what the crate does not cover (e.g. `return_consumed_capacity` with indexes).
-    /// A hook that changes the key condition, filter, projection, placeholders, limit or
-    /// start key takes the query out of the crate's guarantees (typed results, cursors).
-    pub fn customize(
-        mut self,
-        hook: impl Fn(QueryFluentBuilder) -> QueryFluentBuilder + Send + Sync + 'static,
-    ) -> Self {
-        self.customize = self.customize.then(hook);
-        self
-    }
-
     fn start_key(
         &self,
         prepared: &Prepared,
@@ -971,16 +956,12 @@ impl<X: Table> PageSource for QuerySource<X> {
                 .send()
                 .await
                 .map_err(|e| Error::service("Query", self.db.table_name(), e))?;
-            Ok(RawPage {
-                consumed: out
-                    .consumed_capacity
-                    .as_ref()
-                    .and_then(|c| c.capacity_units)
-                    .unwrap_or(0.0),
-                evaluated: out.scanned_count.max(0) as usize,
-                items: out.items.unwrap_or_default(),
-                last_key: out.last_evaluated_key.filter(|k| !k.is_empty()),
-            })
+            Ok(RawPage::from_output(
+                out.items,
+                out.last_evaluated_key,
+                out.consumed_capacity.as_ref(),
+                out.scanned_count,
+            ))
         })
     }
 }
@@ -1027,6 +1008,14 @@ impl<T: Table> Db<T> {
         Query::new(self, partition, None)
     }
 }
+
+crate::ops::request::customizable!(
+    impl[T: Target, K: KeySpace] Query<T, K>,
+    QueryFluentBuilder,
+    "QueryFluentBuilder",
+    "of every page before it is sent",
+    "A hook that changes the key condition, filter, projection, placeholders, limit or start key takes the query out of the crate's guarantees (typed results, cursors)."
+);
 
 #[cfg(test)]
 mod tests {

@@ -60,19 +60,18 @@ pub(crate) fn input<I>(
     })
 }
 
-/// Adds `params()` and `customize()` to a builder whose `fn request(&self, ..)` renders
-/// its SDK fluent builder.
+/// Adds `customize()` to a builder with a `customize: Customize<$fluent>` field:
+/// `customizable!(impl[E: Entity] Get<E>, GetItemFluentBuilder, "GetItemFluentBuilder",
+/// "before it is sent", "guarantees sentence")`.
 macro_rules! customizable {
-    ($builder:ident < $($generic:ident),* >, $fluent:ty, $doc_fluent:literal) => {
-        impl<$($generic: $crate::Entity),*> $builder<$($generic),*> {
+    (impl[$($generics:tt)*] $builder:ty, $fluent:ty, $doc_fluent:literal, $when:literal, $guarantees:literal) => {
+        impl<$($generics)*> $builder {
             #[doc = concat!(
-                "Adjusts the SDK request before it is sent: `hook` receives the [`",
-                $doc_fluent,
+                "Adjusts the SDK request ", $when, ": `hook` receives the [`", $doc_fluent,
                 "`] as the crate built it and returns it. Hooks run in the order they were \
-                 added, every time the request is built (including by [`params`](Self::params)).\n\n\
-                 For what the crate does not cover (e.g. `return_consumed_capacity`). A hook that \
-                 changes the key, the expressions or their placeholders takes the request out of \
-                 the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
+                 added, also when [`params`](Self::params) renders the request.\n\n\
+                 For what the crate does not cover (e.g. `return_consumed_capacity`). ",
+                $guarantees
             )]
             pub fn customize(
                 mut self,

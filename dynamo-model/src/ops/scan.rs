@@ -100,16 +100,12 @@ impl<X: Table> PageSource for DynamoSource<X> {
                 .send()
                 .await
                 .map_err(|e| Error::service("Scan", db.table_name(), e))?;
-            Ok(RawPage {
-                consumed: out
-                    .consumed_capacity
-                    .as_ref()
-                    .and_then(|c| c.capacity_units)
-                    .unwrap_or(0.0),
-                evaluated: out.scanned_count.max(0) as usize,
-                items: out.items.unwrap_or_default(),
-                last_key: out.last_evaluated_key.filter(|k| !k.is_empty()),
-            })
+            Ok(RawPage::from_output(
+                out.items,
+                out.last_evaluated_key,
+                out.consumed_capacity.as_ref(),
+                out.scanned_count,
+            ))
         })
     }
 }
@@ -256,20 +252,6 @@ impl<T: Target> Scan<T> {
             .collect()
     }
 
-    /// Adjusts the SDK request of every page before it is sent: `hook` receives the
-    /// [`ScanFluentBuilder`] as the crate built it and returns it. Hooks run in the order
-    /// they were added (also by [`params`](Self::params)).
-    ///
-    /// A hook that changes the filter, placeholders, segments or start key takes the scan
-    /// out of the crate's guarantees (typed results, cursors).
-    pub fn customize(
-        mut self,
-        hook: impl Fn(ScanFluentBuilder) -> ScanFluentBuilder + Send + Sync + 'static,
-    ) -> Self {
-        self.customize = self.customize.then(hook);
-        self
-    }
-
     /// Every matching item (at most `limit`), from all segments.
     pub async fn all(self) -> Result<Page<T>, Error> {
         let mut pages =
@@ -383,3 +365,11 @@ impl<T: Table> Db<T> {
         Scan::new(self)
     }
 }
+
+crate::ops::request::customizable!(
+    impl[T: Target] Scan<T>,
+    ScanFluentBuilder,
+    "ScanFluentBuilder",
+    "of every page before it is sent",
+    "A hook that changes the filter, placeholders, segments or start key takes the scan out of the crate's guarantees (typed results, cursors)."
+);

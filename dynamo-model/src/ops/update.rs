@@ -637,9 +637,11 @@ impl<E: Entity> Update<E> {
 }
 
 customizable!(
-    Update<E>,
+    impl[E: Entity] Update<E>,
     UpdateItemFluentBuilder,
-    "UpdateItemFluentBuilder"
+    "UpdateItemFluentBuilder",
+    "before it is sent",
+    "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
 );
 super::into_future!(Update, E);
 
