@@ -11,13 +11,12 @@
 //!
 //! ```
 //! use dynamo_model::{Entity, Table};
-//! use serde::{Deserialize, Serialize};
 //!
 //! #[derive(Table)]
 //! #[dynamo(pk = "PK", sk = "SK")]
 //! struct App;
 //!
-//! #[derive(Entity, Serialize, Deserialize, Debug, PartialEq)]
+//! #[derive(Entity, Debug, PartialEq)]
 //! #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{placed_at}#{order_id}")]
 //! struct Order {
 //!     user_id: String,
@@ -37,13 +36,17 @@
 //! assert_eq!(Order::from_item(item).unwrap(), order);
 //! ```
 //!
-//! Operations go through a [`Db`], a client bound to one table name:
-//! [`Db::get`], [`Db::put`], [`Db::delete`], [`Db::update`]. Every failure is a
-//! [`Error`] you can match on.
+//! Operations go through a [`Db`], a client bound to one table name
+//! ([`Db::from_env`] in production, feature `aws-config`): [`Db::get`], [`Db::put`],
+//! [`Db::delete`], [`Db::update`], queries, scans, batches and transactions. Each is a
+//! builder that owns a clone of the `Db` (so it and its future are `'static`), ends in
+//! `.send().await` (or just `.await`), shows the SDK input it would send with `params()`
+//! and takes `customize(..)` hooks for the SDK request. Every failure is an [`Error`]
+//! you can match on.
 //!
 //! Features: `time` and `uuid` add key encodings and codecs for `time::OffsetDateTime`
-//! and `uuid::Uuid`; `local` adds [`local`], which finds or starts DynamoDB Local and
-//! creates throw-away tables for tests.
+//! and `uuid::Uuid`; `aws-config` adds [`Db::from_env`]; `local` adds [`local`], which
+//! finds or starts DynamoDB Local and creates throw-away tables for tests.
 
 #![warn(missing_docs)]
 
