@@ -772,6 +772,14 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
                 } else if path.is_ident("skip_deserializing") {
                     skip_de = true;
                     one_direction = Some(attr);
+                } else if path.is_ident("alias") {
+                    // Reading under an old name too, as serde does, would need writing it
+                    // back under the new one: refused rather than silently read as missing.
+                    return Err(meta.error(format!(
+                        "`#[serde(alias)]` is not supported by {}, which reads each field under one attribute name; \
+                         rewrite the stored items under the new name (or keep the old one with `rename`)",
+                        derive.name()
+                    )));
                 } else if ["flatten", "with", "serialize_with", "deserialize_with", "getter"]
                     .iter()
                     .any(|p| path.is_ident(p))
@@ -846,7 +854,7 @@ pub fn variant_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> VariantAttrs {
                 say(&mut rename_all[i], rename_all_value(&meta, Derive::Attribute, "rename_all")?, source, &meta)?;
             } else if source == Source::Dynamo {
                 return Err(meta.error("unknown variant option; expected `rename` or `rename_all`"));
-            } else if ["skip", "skip_serializing", "skip_deserializing", "other", "untagged", "with", "serialize_with", "deserialize_with"]
+            } else if ["skip", "skip_serializing", "skip_deserializing", "other", "untagged", "with", "serialize_with", "deserialize_with", "alias"]
                 .iter()
                 .any(|p| path.is_ident(p))
             {

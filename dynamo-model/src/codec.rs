@@ -359,9 +359,19 @@ fn string_set<'a>(items: impl ExactSizeIterator<Item = &'a String>) -> Option<At
     (items.len() > 0).then(|| AttributeValue::Ss(items.cloned().collect()))
 }
 
+/// A string set: `SS` as the crate writes it, or a list of strings, as serde_dynamo
+/// writes a `HashSet<String>` (without its `string_set` helper), so data written through
+/// `#[dynamo(serde)]` reads back.
 fn decode_string_set<C: FromIterator<String>>(value: AttributeValue) -> Result<C, DecodeErrorKind> {
     match value {
         AttributeValue::Ss(set) => Ok(set.into_iter().collect()),
+        AttributeValue::L(list) => list
+            .into_iter()
+            .map(|v| match v {
+                AttributeValue::S(s) => Ok(s),
+                other => Err(wrong_type("S (a member of a string set)", &other)),
+            })
+            .collect(),
         other => Err(wrong_type("SS", &other)),
     }
 }
@@ -654,6 +664,26 @@ impl VersionValue for u64 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        /// A string set serde_dynamo wrote (a list of strings) reads back as the same set.
+        #[test]
+        fn string_sets_serde_dynamo_wrote_read_back(set in proptest::collection::btree_set(".{0,8}", 0..6)) {
+            let written = serde_dynamo::to_attribute_value::<_, AttributeValue>(&set).expect("serde_dynamo");
+            prop_assert_eq!(BTreeSet::<String>::from_attr(written.clone()).expect("read"), set.clone());
+            let hashed: HashSet<String> = HashSet::from_attr(written).expect("read");
+            prop_assert_eq!(hashed.into_iter().collect::<BTreeSet<_>>(), set);
+        }
+    }
+
+    #[test]
+    fn a_list_with_a_member_other_than_a_string_is_not_a_string_set() {
+        let list = AttributeValue::L(vec![AttributeValue::N("1".into())]);
+        assert!(matches!(
+            BTreeSet::<String>::from_attr(list),
+            Err(DecodeErrorKind::WrongType { .. })
+        ));
+    }
 
     #[test]
     fn numbers_dynamodb_refuses_are_refused_before_sending() {
