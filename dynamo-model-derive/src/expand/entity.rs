@@ -807,7 +807,8 @@ fn sort_key_chain(
         let next = level + 1;
         let doc =
             format!("The sort-key field `{name}`: fix it (`.eq(v)`) or end in a range on it.");
-        quote! {
+        // Spanned at the field's type: a type that is no `KeyPart` is reported there.
+        quote_spanned! {f.ty.span()=>
             impl #chain<#level> {
                 #[doc = #doc]
                 #vis fn #fi(self) -> #dm::SortKeyField<#ty, #chain<#next>> {
