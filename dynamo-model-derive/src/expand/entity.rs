@@ -807,8 +807,7 @@ fn sort_key_chain(
         let next = level + 1;
         let doc =
             format!("The sort-key field `{name}`: fix it (`.eq(v)`) or end in a range on it.");
-        // Spanned at the field's type: a type that is no `KeyPart` is reported there.
-        quote_spanned! {f.ty.span()=>
+        quote! {
             impl #chain<#level> {
                 #[doc = #doc]
                 #vis fn #fi(self) -> #dm::SortKeyField<#ty, #chain<#next>> {

@@ -9,7 +9,7 @@
 //!
 //! The typing is the same as a chain with one method per operator: a field is reached
 //! only from the level before it (template order), a value must be a
-//! [`KeyArg`](super::KeyArg) of the field's type, and the condition carries the entity and
+//! [`KeyArg`] of the field's type, and the condition carries the entity and
 //! the key space (table or index) it was built for.
 
 use super::sort::{
