@@ -939,6 +939,7 @@ mod tests {
     }
 
     struct Dummy;
+    impl crate::schema::Sealed for Dummy {}
     impl Table for Dummy {
         const SCHEMA: crate::TableSchema = crate::TableSchema {
             type_name: "Dummy",

@@ -13,8 +13,9 @@ use crate::{Error, Item, Key, Table};
 /// templates with the table (see [`crate::registry`]), which batch writes rely on to
 /// never replace or remove an item of another entity type. A hand-written
 /// implementation is unknown there: its own batch writes are refused, and other entity
-/// types' batch writes cannot see its keys.
-pub trait Entity: Sized + Send + Sync + 'static {
+/// types' batch writes cannot see its keys. Its hidden supertrait is the derive's
+/// contract with the runtime, which may change in any release.
+pub trait Entity: EntityInternals + Send + Sync + 'static {
     /// The table the entity lives in.
     type Table: Table;
 
@@ -50,30 +51,31 @@ pub trait Entity: Sized + Send + Sync + 'static {
     /// attributes claim another (a forged or corrupted item) never decodes, so its
     /// [`primary_key`](Entity::primary_key) always names the item it was read from.
     fn from_item(item: Item) -> Result<Self, DecodeError>;
+}
 
+/// What `#[derive(Entity)]` generates for the runtime besides [`Entity`] itself: key
+/// rendering into caller buffers and the index keys an update must recompute.
+///
+/// A hidden supertrait of [`Entity`], so the derive's contract with the runtime is not
+/// part of the visible trait and can change; implementing it (and so `Entity`) by hand is
+/// not supported.
+#[doc(hidden)]
+pub trait EntityInternals: Sized {
     /// The key attributes of the indexes whose keys are rendered from templates, in the
-    /// order [`Entity::__render_index_key`] numbers them.
-    #[doc(hidden)]
+    /// order [`EntityInternals::__render_index_key`] numbers them.
     const __INDEX_KEYS: &'static [IndexKeyAttributes] = &[];
 
     /// Appends the rendered primary key to `pk` and `sk` (what [`Entity::primary_key`]
     /// holds), without allocating when the buffers are large enough.
-    #[doc(hidden)]
     fn __render_primary_key(
         &self,
         pk: &mut String,
         sk: &mut String,
-    ) -> Result<(), crate::key::KeyError> {
-        let raw = self.primary_key().into_repr()?;
-        pk.push_str(&raw.pk);
-        sk.push_str(raw.sk.as_deref().unwrap_or_default());
-        Ok(())
-    }
+    ) -> Result<(), crate::key::KeyError>;
 
     /// Appends the rendered key of template index `index` (a position in
-    /// [`Entity::__INDEX_KEYS`]) to `pk` and `sk`; `Ok(false)` when a template field is
-    /// absent, so the item is not in that (sparse) index.
-    #[doc(hidden)]
+    /// [`EntityInternals::__INDEX_KEYS`]) to `pk` and `sk`; `Ok(false)` when a template
+    /// field is absent, so the item is not in that (sparse) index.
     fn __render_index_key(
         &self,
         index: usize,
@@ -84,17 +86,27 @@ pub trait Entity: Sized + Send + Sync + 'static {
         Ok(false)
     }
 
+    /// The index templates an update must keep current (see
+    /// [`index_updates`](crate::key::template::index_updates)).
+    const __INDEX_TEMPLATES: &'static [crate::key::template::IndexTemplate] = &[];
+
     /// The index key attributes an update must also change so no index key goes stale:
     /// for every index whose template fields the update touches, the recomputed values
     /// (`Some`) or their removal (`None`, the item leaves a sparse index). Errors when the
     /// update touches some but not all of an index's template fields.
-    #[doc(hidden)]
     fn __index_updates(
         key: &crate::RawKey,
         changes: &IndexChanges<'_>,
-    ) -> Result<IndexUpdates, Error> {
-        let _ = (key, changes);
-        Ok(Vec::new())
+    ) -> Result<IndexUpdates, Error>
+    where
+        Self: Entity,
+    {
+        crate::key::template::index_updates(
+            Self::ENTITY_TYPE,
+            key,
+            changes,
+            Self::__INDEX_TEMPLATES,
+        )
     }
 }
 
@@ -469,106 +481,6 @@ pub mod __private {
     ) -> Result<AttributeValue, Error> {
         crate::key::check_index_key(E::ENTITY_TYPE, attribute, &value, partition)?;
         Ok(AttributeValue::S(value))
-    }
-
-    /// The value an update gives a template field, decoded into the field's type.
-    pub fn decode_touch<E: Entity, T: AttrValue>(
-        attribute: &'static str,
-        touch: Touch<'_>,
-    ) -> Result<T, Error> {
-        let decoded = match touch {
-            Touch::Set(av) => T::from_attr(av.clone()),
-            Touch::Removed => T::from_missing(),
-            Touch::Untouched | Touch::Added => Err(DecodeErrorKind::Missing),
-        };
-        decoded.map_err(|kind| {
-            Error::invalid(
-                E::ENTITY_TYPE,
-                crate::ValidationReason::IncompleteIndexTemplate,
-                format!("the update's value for `{attribute}` is unusable in an index key: {kind}"),
-            )
-            .caused_by(kind)
-        })
-    }
-
-    /// One field's value read back from a rendered key: `segments` describe the template
-    /// (`Some(literal)` or `None` for a field) and `field` is the field's ordinal among the
-    /// template's fields. Encoded values never contain `#` and a field is always followed
-    /// by the end or by a literal starting with `#`, so the split is exact.
-    pub fn key_component<E: Entity, T: crate::KeyPart>(
-        rendered: Option<&str>,
-        segments: &[Option<&str>],
-        field: usize,
-    ) -> Result<T, Error> {
-        let fail = |why: &str| {
-            Error::invalid(
-                E::ENTITY_TYPE,
-                crate::ValidationReason::KeyEncoding,
-                format!("cannot read a key field back from the key {rendered:?}: {why}"),
-            )
-        };
-        let rendered = rendered.ok_or_else(|| fail("no sort key"))?;
-        let mut rest = rendered;
-        let mut ordinal = 0;
-        for segment in segments {
-            match segment {
-                Some(literal) => {
-                    rest = rest
-                        .strip_prefix(literal)
-                        .ok_or_else(|| fail("literal mismatch"))?;
-                }
-                None => {
-                    let (value, tail) = crate::key::split_component(rest);
-                    if ordinal == field {
-                        return T::decode_key(value).map_err(|e| Error::key(E::ENTITY_TYPE, e));
-                    }
-                    ordinal += 1;
-                    rest = tail;
-                }
-            }
-        }
-        Err(fail("field not in template"))
-    }
-
-    /// Turns a key-encoding failure into the entity's validation error.
-    pub fn key_result<E: Entity, T>(result: Result<T, crate::key::KeyError>) -> Result<T, Error> {
-        result.map_err(|e| Error::key(E::ENTITY_TYPE, e))
-    }
-
-    /// Refuses an update that would leave index `index` stale.
-    pub fn stale_index<E: Entity>(index: &str, touched: &[(&str, Touch<'_>)]) -> Error {
-        let changed: Vec<&str> = touched
-            .iter()
-            .filter(|(_, t)| !matches!(t, Touch::Untouched))
-            .map(|(a, _)| *a)
-            .collect();
-        let missing: Vec<&str> = touched
-            .iter()
-            .filter(|(_, t)| matches!(t, Touch::Untouched))
-            .map(|(a, _)| *a)
-            .collect();
-        let added: Vec<&str> = touched
-            .iter()
-            .filter(|(_, t)| matches!(t, Touch::Added))
-            .map(|(a, _)| *a)
-            .collect();
-        let message = if !added.is_empty() {
-            format!(
-                "`{}` feeds the key of index `{index}`: its new value is computed by DynamoDB (add, subtract, append, set_if_absent, set operations), so the index key cannot be recomputed; set it instead, or put the whole entity",
-                added.join("`, `")
-            )
-        } else {
-            format!(
-                "the update changes `{}`, which feed the key of index `{index}`, without `{}`: the index key would go stale; set those too (or put the whole entity)",
-                changed.join("`, `"),
-                missing.join("`, `")
-            )
-        };
-        Error::invalid(
-            E::ENTITY_TYPE,
-            crate::ValidationReason::IncompleteIndexTemplate,
-            message,
-        )
     }
 
     /// A decode error with the item's key for context.

@@ -80,8 +80,9 @@ pub use db::Db;
 pub use entity::Entity;
 pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::{AttrPath, Condition, MapPath, Path, UpdatablePath};
+pub use key::chain::{AttributeField, SortKeyField};
 pub use key::sort::{
-    AttributeCondition, IndexAt, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
+    AttributeCondition, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
     SortKeyRange,
 };
 pub use key::{Key, KeyPart, RawKey};
@@ -195,7 +196,10 @@ pub use dynamo_model_derive::Table;
 ///   more in a struct `{Type}Partition` or `{Type}{Index}Partition` (`{Index}` in
 ///   PascalCase: `GSI1` → `Gsi1`, `by-region` → `ByRegion`);
 /// - `Type::sk()` and `Type::{index}_sk()`: typed sort-key conditions (`{Type}Sk`,
-///   `{Type}{Index}Sk`);
+///   `{Type}{Index}Sk`), one accessor per template field in template order, each a
+///   [`SortKeyField`] to fix (`.eq(v)`) or to end in a range on:
+///   `Order::sk().placed_at().eq(5).order_id().lt("o-9")`,
+///   `Order::sk().placed_at().between(a, b)`;
 /// - `Type::fields()`: a `{Type}Fields` with a typed [`Path`] per field for conditions and
 ///   updates.
 pub use dynamo_model_derive::Entity;
@@ -284,14 +288,19 @@ pub mod __private {
     pub use crate::collection::__private::*;
     pub use crate::collection::{Decoded, Includes};
     pub use crate::entity::__private::*;
-    pub use crate::entity::{IndexChanges, IndexKeyAttributes, Touch};
+    pub use crate::entity::{EntityInternals, IndexChanges, IndexKeyAttributes, Touch};
     pub use crate::expr::{KeyField, Mutable};
+    pub use crate::key::chain::{AttributeChain, SortKeyChain};
     pub use crate::key::sort::{
         attribute_op, attribute_value, encode_arg, AttributeOp, AttributePrefix, Compare,
         SortKeyOp, SortKeyPrefix,
     };
+    pub use crate::key::template::{
+        encode_touch, reencode, IndexTemplate, Segment as TemplateSegment, TemplateField,
+    };
     pub use crate::ops::IntoSortKey;
     pub use crate::registry::{EntityRegistration, Segment as KeySegment};
+    pub use crate::schema::{Sealed, TableIndex};
     pub use inventory;
 }
 

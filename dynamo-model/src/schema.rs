@@ -25,7 +25,10 @@ use std::time::Duration;
 /// assert_eq!(App::SCHEMA.pk.name, "PK");
 /// assert!(App::SCHEMA.index("GSI1").is_some());
 /// ```
-pub trait Table: Send + Sync + 'static {
+///
+/// Implemented by the derive; implementing it by hand is not supported (its hidden
+/// supertrait may change in any release).
+pub trait Table: Sealed + Send + Sync + 'static {
     /// The static description of the table.
     const SCHEMA: TableSchema;
 }
@@ -64,6 +67,25 @@ pub struct TableSchema {
     /// writer outside this crate, leaves the previous token in place. It counts in the item size like any attribute.
     /// Decoding ignores it; no field and no index key may use its name.
     pub write_token: &'static str,
+}
+
+/// Implemented by the derives for the traits they implement ([`Table`],
+/// [`KeySpace`](crate::KeySpace)): a hand-written implementation of those traits is not
+/// supported, and this trait may change in any release.
+#[doc(hidden)]
+pub trait Sealed {}
+
+/// The key space of the index at `POSITION` in the table's [`TableSchema::indexes`]:
+/// how `#[derive(Entity)]` names the marker type `#[derive(Table)]` generates for an index
+/// it knows by name.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "table `{Self}` declares no index at position {POSITION}",
+    note = "the index is not declared on the table: see the error naming it"
+)]
+pub trait TableIndex<const POSITION: usize>: Table {
+    /// The index's marker type.
+    type Space: crate::KeySpace;
 }
 
 /// A key attribute of the table or of an index.
@@ -189,17 +211,16 @@ impl TableSchema {
         None
     }
 
-    /// Position of the index named `name` in [`TableSchema::indexes`] (`usize::MAX` when
-    /// there is none; generated code checks that separately with a clear message).
-    pub const fn index_position(&self, name: &str) -> usize {
+    /// Position of the index named `name` in [`TableSchema::indexes`], if declared.
+    pub const fn index_position(&self, name: &str) -> Option<usize> {
         let mut i = 0;
         while i < self.indexes.len() {
             if const_str_eq(self.indexes[i].name, name) {
-                return i;
+                return Some(i);
             }
             i += 1;
         }
-        usize::MAX
+        None
     }
 
     /// Whether `attribute` is written by the crate on every item: the table's key

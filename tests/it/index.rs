@@ -114,7 +114,7 @@ async fn an_overloaded_gsi_serves_three_entity_types_in_one_partition() -> TestR
     assert_eq!(team_members(&db, "red").await?, ["m1", "m2"]);
     let senior = db
         .query(Member::gsi1_partition("red"))
-        .sk(Member::gsi1_sk().level_ge(5u32))
+        .sk(Member::gsi1_sk().level().ge(5u32))
         .all()
         .await?
         .items;
@@ -192,7 +192,7 @@ async fn updates_recompute_or_refuse_every_index_key_they_touch() -> TestResult 
     assert_eq!(team_members(&db, "blue").await?, ["m"]);
     let by_level = db
         .query(Member::gsi1_partition("blue"))
-        .sk(Member::gsi1_sk().level(7u32).nick("bo"))
+        .sk(Member::gsi1_sk().level().eq(7u32).nick().eq("bo"))
         .all()
         .await?
         .items;
@@ -261,7 +261,7 @@ async fn an_lsi_is_queried_with_strong_consistency_and_kept_fresh() -> TestResul
     };
     let open = db
         .query(Order::lsi1_partition("u"))
-        .sk(Order::lsi1_sk().status("open"))
+        .sk(Order::lsi1_sk().status().eq("open"))
         .consistent()
         .all()
         .await?
@@ -289,7 +289,7 @@ async fn an_lsi_is_queried_with_strong_consistency_and_kept_fresh() -> TestResul
     .await?;
     let open = db
         .query(Order::lsi1_partition("u"))
-        .sk(Order::lsi1_sk().status("open"))
+        .sk(Order::lsi1_sk().status().eq("open"))
         .consistent()
         .all()
         .await?
@@ -297,7 +297,7 @@ async fn an_lsi_is_queried_with_strong_consistency_and_kept_fresh() -> TestResul
     assert_eq!(totals(open), [200]);
     let shipped = db
         .query(Order::lsi1_partition("u"))
-        .sk(Order::lsi1_sk().status_starts_with("ship"))
+        .sk(Order::lsi1_sk().status().starts_with("ship"))
         .consistent()
         .all()
         .await?
@@ -491,13 +491,13 @@ async fn a_multi_attribute_gsi_key_is_declared_and_queried_through_the_same_api(
     let top = q().reverse().limit(1).all().await?.items;
     assert_eq!(top[0].player, "bob");
     let from_10 = q()
-        .sk(Match::by_region_sk().score_ge(10u32))
+        .sk(Match::by_region_sk().score().ge(10u32))
         .all()
         .await?
         .items;
     assert_eq!(from_10.len(), 2);
     let exact = q()
-        .sk(Match::by_region_sk().score(10u32).player("dee"))
+        .sk(Match::by_region_sk().score().eq(10u32).player().eq("dee"))
         .all()
         .await?
         .items;
@@ -507,7 +507,11 @@ async fn a_multi_attribute_gsi_key_is_declared_and_queried_through_the_same_api(
             tournament: "worlds",
             region: "NA",
         }))
-        .sk(Match::by_region_sk().score(10u32).player_begins_with("a"))
+        .sk(Match::by_region_sk()
+            .score()
+            .eq(10u32)
+            .player()
+            .begins_with("a"))
         .all()
         .await?
         .items;

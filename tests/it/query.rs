@@ -39,7 +39,7 @@ async fn whole_component_prefixes_never_match_longer_values() -> TestResult {
     seed_lines(&db).await?;
     let page = db
         .query(Line::partition("s"))
-        .sk(Line::sk().order_no("1"))
+        .sk(Line::sk().order_no().eq("1"))
         .all()
         .await?;
     assert_eq!(
@@ -78,38 +78,38 @@ async fn every_sort_key_operator() -> TestResult {
     );
 
     let eq = q()
-        .sk(Line::sk().order_no("10").line(1u16))
+        .sk(Line::sk().order_no().eq("10").line().eq(1u16))
         .all()
         .await?
         .items;
     assert_eq!(ids(&eq), [("10".into(), 1)]);
 
     let lt = q()
-        .sk(Line::sk().order_no("10").line_lt(2u16))
+        .sk(Line::sk().order_no().eq("10").line().lt(2u16))
         .all()
         .await?
         .items;
     assert_eq!(ids(&lt), [("10".into(), 0), ("10".into(), 1)]);
     let le = q()
-        .sk(Line::sk().order_no("10").line_le(1u16))
+        .sk(Line::sk().order_no().eq("10").line().le(1u16))
         .all()
         .await?
         .items;
     assert_eq!(ids(&le), [("10".into(), 0), ("10".into(), 1)]);
     let gt = q()
-        .sk(Line::sk().order_no("10").line_gt(0u16))
+        .sk(Line::sk().order_no().eq("10").line().gt(0u16))
         .all()
         .await?
         .items;
     assert_eq!(ids(&gt), [("10".into(), 1), ("10".into(), 2)]);
     let ge = q()
-        .sk(Line::sk().order_no("10").line_ge(2u16))
+        .sk(Line::sk().order_no().eq("10").line().ge(2u16))
         .all()
         .await?
         .items;
     assert_eq!(ids(&ge), [("10".into(), 2)]);
     let between = q()
-        .sk(Line::sk().order_no("10").line_between(1u16, 2u16))
+        .sk(Line::sk().order_no().eq("10").line().between(1u16, 2u16))
         .all()
         .await?
         .items;
@@ -122,24 +122,24 @@ async fn every_sort_key_operator() -> TestResult {
         o
     };
     assert_eq!(
-        orders(q().sk(Line::sk().order_no_lt("10")).all().await?.items),
+        orders(q().sk(Line::sk().order_no().lt("10")).all().await?.items),
         ["1"]
     );
     assert_eq!(
-        orders(q().sk(Line::sk().order_no_le("10")).all().await?.items),
+        orders(q().sk(Line::sk().order_no().le("10")).all().await?.items),
         ["1", "10"]
     );
     assert_eq!(
-        orders(q().sk(Line::sk().order_no_gt("10")).all().await?.items),
+        orders(q().sk(Line::sk().order_no().gt("10")).all().await?.items),
         ["100", "2"]
     );
     assert_eq!(
-        orders(q().sk(Line::sk().order_no_ge("100")).all().await?.items),
+        orders(q().sk(Line::sk().order_no().ge("100")).all().await?.items),
         ["100", "2"]
     );
     assert_eq!(
         orders(
-            q().sk(Line::sk().order_no_between("10", "100"))
+            q().sk(Line::sk().order_no().between("10", "100"))
                 .all()
                 .await?
                 .items
@@ -149,7 +149,7 @@ async fn every_sort_key_operator() -> TestResult {
     // An explicit partial value does match longer values.
     assert_eq!(
         orders(
-            q().sk(Line::sk().order_no_starts_with("1"))
+            q().sk(Line::sk().order_no().starts_with("1"))
                 .all()
                 .await?
                 .items
@@ -176,7 +176,7 @@ async fn partial_timestamps_select_a_month() -> TestResult {
     }
     let october = db
         .query(Order::partition("u"))
-        .sk(Order::sk().created_at_starts_with("2023-10"))
+        .sk(Order::sk().created_at().starts_with("2023-10"))
         .all()
         .await?
         .items;
@@ -189,7 +189,7 @@ async fn partial_timestamps_select_a_month() -> TestResult {
     let to = datetime!(2023-10-02 23:59 UTC);
     let newest_first = db
         .query(Order::partition("u"))
-        .sk(Order::sk().created_at_between(from, to))
+        .sk(Order::sk().created_at().between(from, to))
         .reverse()
         .all()
         .await?
@@ -222,12 +222,12 @@ async fn hierarchical_keys_at_every_level() -> TestResult {
     let q = || db.query(Store::partition());
     assert_eq!(cities(q().all().await?.items).len(), 6);
     assert_eq!(
-        cities(q().sk(Store::sk().country("US")).all().await?.items),
+        cities(q().sk(Store::sk().country().eq("US")).all().await?.items),
         ["New York", "Portland", "Seattle", "Spokane"]
     );
     assert_eq!(
         cities(
-            q().sk(Store::sk().country("US").region("West"))
+            q().sk(Store::sk().country().eq("US").region().eq("West"))
                 .all()
                 .await?
                 .items
@@ -236,7 +236,13 @@ async fn hierarchical_keys_at_every_level() -> TestResult {
     );
     assert_eq!(
         cities(
-            q().sk(Store::sk().country("US").region("West").state("WA"))
+            q().sk(Store::sk()
+                .country()
+                .eq("US")
+                .region()
+                .eq("West")
+                .state()
+                .eq("WA"))
                 .all()
                 .await?
                 .items
@@ -246,10 +252,14 @@ async fn hierarchical_keys_at_every_level() -> TestResult {
     assert_eq!(
         cities(
             q().sk(Store::sk()
-                .country("US")
-                .region("West")
-                .state("WA")
-                .city("Seattle"))
+                .country()
+                .eq("US")
+                .region()
+                .eq("West")
+                .state()
+                .eq("WA")
+                .city()
+                .eq("Seattle"))
                 .all()
                 .await?
                 .items
@@ -425,7 +435,7 @@ async fn cursors_are_bound_to_their_query() -> TestResult {
     assert_eq!(
         refused(
             db.query(Line::partition("a"))
-                .sk(Line::sk().order_no("1"))
+                .sk(Line::sk().order_no().eq("1"))
                 .page(Some(&cursor))
                 .await
         ),
@@ -559,7 +569,7 @@ async fn collections_dispatch_on_entity_type() -> TestResult {
     let items = db
         .query(Purchase::partition(p))
         .collection::<PurchaseDetails>()
-        .sk(PurchaseItem::sk().n_ge(2u8))
+        .sk(PurchaseItem::sk().n().ge(2u8))
         .all()
         .await?
         .items;

@@ -6,7 +6,7 @@
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
-use dynamo_model::{local, Cursor, Db, Entity, Error, IndexAt, Page, SortKeyCondition};
+use dynamo_model::{local, Cursor, Db, Entity, Error, Page, SortKeyCondition};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -54,7 +54,7 @@ async fn on_table_and_index(
     db: &Db<App>,
     group: &str,
     table: SortKeyCondition<Person>,
-    index: SortKeyCondition<Person, IndexAt<0>>,
+    index: SortKeyCondition<Person, AppGsi1>,
 ) -> Result<Vec<String>, Error> {
     let on_table = db.query(Person::partition(group)).sk(table).all().await?;
     let on_index = db
@@ -76,16 +76,16 @@ async fn name_le_leaves_out_names_that_extend_the_bound() -> TestResult {
     let le = on_table_and_index(
         &db,
         "g",
-        Person::sk().name_le("b"),
-        Person::gsi1_sk().name_le("b"),
+        Person::sk().name().le("b"),
+        Person::gsi1_sk().name().le("b"),
     )
     .await?;
     assert_eq!(le, ["a", "b"]);
     let lt = on_table_and_index(
         &db,
         "g",
-        Person::sk().name_lt("b"),
-        Person::gsi1_sk().name_lt("b"),
+        Person::sk().name().lt("b"),
+        Person::gsi1_sk().name().lt("b"),
     )
     .await?;
     assert_eq!(lt, ["a"]);
@@ -108,16 +108,16 @@ async fn name_ge_and_gt_keep_names_that_extend_the_bound() -> TestResult {
     let ge = on_table_and_index(
         &db,
         "g",
-        Person::sk().name_ge("John"),
-        Person::gsi1_sk().name_ge("John"),
+        Person::sk().name().ge("John"),
+        Person::gsi1_sk().name().ge("John"),
     )
     .await?;
     assert_eq!(ge, ["John", "John Smith", "John!", "John#", "Johnny"]);
     let gt = on_table_and_index(
         &db,
         "g",
-        Person::sk().name_gt("John"),
-        Person::gsi1_sk().name_gt("John"),
+        Person::sk().name().gt("John"),
+        Person::gsi1_sk().name().gt("John"),
     )
     .await?;
     assert_eq!(gt, ["John Smith", "John!", "John#", "Johnny"]);
@@ -135,8 +135,8 @@ async fn name_between_keeps_extensions_of_the_low_bound_and_drops_those_of_the_h
     let between = on_table_and_index(
         &db,
         "g",
-        Person::sk().name_between("a", "b"),
-        Person::gsi1_sk().name_between("a", "b"),
+        Person::sk().name().between("a", "b"),
+        Person::gsi1_sk().name().between("a", "b"),
     )
     .await?;
     assert_eq!(between, ["a", "a b", "a!", "a\"", "a#", "ab", "b"]);
@@ -173,17 +173,17 @@ async fn empty_values_on_a_sort_key_that_is_one_field() -> TestResult {
     let q = || db.query(Label::partition("g"));
     let all = ["a", "m", "z"];
     assert_eq!(
-        labels(q().sk(Label::sk().name_starts_with("")).all().await?),
+        labels(q().sk(Label::sk().name().starts_with("")).all().await?),
         all
     );
-    assert_eq!(labels(q().sk(Label::sk().name_gt("")).all().await?), all);
-    assert_eq!(labels(q().sk(Label::sk().name_ge("")).all().await?), all);
+    assert_eq!(labels(q().sk(Label::sk().name().gt("")).all().await?), all);
+    assert_eq!(labels(q().sk(Label::sk().name().ge("")).all().await?), all);
     assert_eq!(
-        labels(q().sk(Label::sk().name_between("", "m")).all().await?),
+        labels(q().sk(Label::sk().name().between("", "m")).all().await?),
         ["a", "m"]
     );
     assert_eq!(
-        labels(q().sk(Label::sk().name_gt("")).reverse().all().await?),
+        labels(q().sk(Label::sk().name().gt("")).reverse().all().await?),
         ["z", "m", "a"]
     );
 
@@ -191,11 +191,11 @@ async fn empty_values_on_a_sort_key_that_is_one_field() -> TestResult {
     let (unsent, faults) = no_queries(&db).await?;
     let q = || unsent.query(Label::partition("g"));
     let none: [SortKeyCondition<Label>; 5] = [
-        Label::sk().name_lt(""),
-        Label::sk().name_le(""),
-        Label::sk().name_between("m", ""),
-        Label::sk().name_between("z", "a"),
-        Label::sk().name("").into(),
+        Label::sk().name().lt(""),
+        Label::sk().name().le(""),
+        Label::sk().name().between("m", ""),
+        Label::sk().name().between("z", "a"),
+        Label::sk().name().eq("").into(),
     ];
     for condition in none {
         assert_eq!(
@@ -230,45 +230,48 @@ async fn empty_values_on_a_sort_key_that_starts_with_a_field() -> TestResult {
         ("b".into(), 1),
     ];
     let s = Person::gsi1_sk;
-    assert_eq!(got(index().sk(s().name_starts_with("")).all().await?), all);
-    assert_eq!(got(index().sk(s().name_ge("")).all().await?), all);
-    assert_eq!(got(index().sk(s().name_gt("")).all().await?), all[2..]);
-    assert_eq!(got(index().sk(s().name_le("")).all().await?), all[..2]);
-    assert_eq!(got(index().sk(s().name("")).all().await?), all[..2]);
     assert_eq!(
-        got(index().sk(s().name("").n(2u32)).all().await?),
+        got(index().sk(s().name().starts_with("")).all().await?),
+        all
+    );
+    assert_eq!(got(index().sk(s().name().ge("")).all().await?), all);
+    assert_eq!(got(index().sk(s().name().gt("")).all().await?), all[2..]);
+    assert_eq!(got(index().sk(s().name().le("")).all().await?), all[..2]);
+    assert_eq!(got(index().sk(s().name().eq("")).all().await?), all[..2]);
+    assert_eq!(
+        got(index().sk(s().name().eq("").n().eq(2u32)).all().await?),
         all[1..2]
     );
     assert_eq!(
-        got(index().sk(s().name_between("", "a")).all().await?),
+        got(index().sk(s().name().between("", "a")).all().await?),
         all[..3]
     );
     assert_eq!(
-        got(index().sk(s().name_between("", "")).all().await?),
+        got(index().sk(s().name().between("", "")).all().await?),
         all[..2]
     );
     // The table's template starts with a literal; the same conditions hold there.
     let table = || db.query(Person::partition("g"));
     assert_eq!(
-        got(table().sk(Person::sk().name_le("")).all().await?),
+        got(table().sk(Person::sk().name().le("")).all().await?),
         all[..2]
     );
     assert_eq!(
-        got(table().sk(Person::sk().name_gt("")).all().await?),
+        got(table().sk(Person::sk().name().gt("")).all().await?),
         all[2..]
     );
 
     let (unsent, faults) = no_queries(&db).await?;
     let index = || unsent.query(Person::gsi1_partition("g"));
-    assert_eq!(index().sk(s().name_lt("")).all().await?.items, []);
+    assert_eq!(index().sk(s().name().lt("")).all().await?.items, []);
     assert_eq!(
-        index().sk(s().name_between("b", "a")).all().await?.items,
+        index().sk(s().name().between("b", "a")).all().await?.items,
         []
     );
     assert_eq!(
         unsent
             .query(Person::partition("g"))
-            .sk(Person::sk().name_lt(""))
+            .sk(Person::sk().name().lt(""))
             .all()
             .await?
             .items,
@@ -344,26 +347,26 @@ impl Op {
     fn on_table(&self) -> SortKeyCondition<Person> {
         let s = Person::sk();
         match self {
-            Op::Lt(b) => s.name_lt(b),
-            Op::Le(b) => s.name_le(b),
-            Op::Gt(b) => s.name_gt(b),
-            Op::Ge(b) => s.name_ge(b),
-            Op::Between(a, b) => s.name_between(a, b),
-            Op::StartsWith(p) => s.name_starts_with(p),
-            Op::Is(b) => s.name(b).into(),
+            Op::Lt(b) => s.name().lt(b),
+            Op::Le(b) => s.name().le(b),
+            Op::Gt(b) => s.name().gt(b),
+            Op::Ge(b) => s.name().ge(b),
+            Op::Between(a, b) => s.name().between(a, b),
+            Op::StartsWith(p) => s.name().starts_with(p),
+            Op::Is(b) => s.name().eq(b).into(),
         }
     }
 
-    fn on_index(&self) -> SortKeyCondition<Person, IndexAt<0>> {
+    fn on_index(&self) -> SortKeyCondition<Person, AppGsi1> {
         let s = Person::gsi1_sk();
         match self {
-            Op::Lt(b) => s.name_lt(b),
-            Op::Le(b) => s.name_le(b),
-            Op::Gt(b) => s.name_gt(b),
-            Op::Ge(b) => s.name_ge(b),
-            Op::Between(a, b) => s.name_between(a, b),
-            Op::StartsWith(p) => s.name_starts_with(p),
-            Op::Is(b) => s.name(b).into(),
+            Op::Lt(b) => s.name().lt(b),
+            Op::Le(b) => s.name().le(b),
+            Op::Gt(b) => s.name().gt(b),
+            Op::Ge(b) => s.name().ge(b),
+            Op::Between(a, b) => s.name().between(a, b),
+            Op::StartsWith(p) => s.name().starts_with(p),
+            Op::Is(b) => s.name().eq(b).into(),
         }
     }
 }

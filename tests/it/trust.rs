@@ -101,7 +101,7 @@ async fn a_sort_key_condition_is_kept_whichever_side_of_collection_it_is_given()
     seed_purchase(&db, "p").await?;
     let before = db
         .query(PurchaseItem::partition("p"))
-        .sk(PurchaseItem::sk().n_ge(2u8))
+        .sk(PurchaseItem::sk().n().ge(2u8))
         .collection::<PurchaseDetails>()
         .all()
         .await?
@@ -109,7 +109,7 @@ async fn a_sort_key_condition_is_kept_whichever_side_of_collection_it_is_given()
     let after = db
         .query(PurchaseItem::partition("p"))
         .collection::<PurchaseDetails>()
-        .sk(PurchaseItem::sk().n_ge(2u8))
+        .sk(PurchaseItem::sk().n().ge(2u8))
         .all()
         .await?
         .items;
@@ -350,7 +350,7 @@ async fn a_sort_key_bound_over_1024_bytes_is_refused_before_sending() -> TestRes
     let refusing = rejecting(&db, "Query").await?;
     let err = refusing
         .query(Store::partition())
-        .sk(Store::sk().country_ge("x".repeat(1100)))
+        .sk(Store::sk().country().ge("x".repeat(1100)))
         .all()
         .await
         .unwrap_err();
@@ -358,7 +358,7 @@ async fn a_sort_key_bound_over_1024_bytes_is_refused_before_sending() -> TestRes
     // Within the limit the query is sent (and finds nothing).
     let none = db
         .query(Store::partition())
-        .sk(Store::sk().country_ge("x".repeat(1000)))
+        .sk(Store::sk().country().ge("x".repeat(1000)))
         .all()
         .await?;
     assert!(none.items.is_empty());
@@ -387,11 +387,11 @@ async fn empty_values_on_a_multi_attribute_index_key_mean_everything_or_nothing(
             region: "EU",
         }))
     };
-    let sk = || Match::by_region_sk().score(10u32);
-    for nothing in [sk().player_lt(""), sk().player_le("")] {
+    let sk = || Match::by_region_sk().score().eq(10u32);
+    for nothing in [sk().player().lt(""), sk().player().le("")] {
         assert!(q().sk(nothing).all().await?.items.is_empty());
     }
-    assert!(q().sk(sk().player("")).all().await?.items.is_empty());
+    assert!(q().sk(sk().player().eq("")).all().await?.items.is_empty());
     let players = |items: Vec<Match>| items.into_iter().map(|m| m.player).collect::<Vec<_>>();
     let q = || {
         db.query(Match::by_region_partition(MatchByRegionPartition {
@@ -400,9 +400,9 @@ async fn empty_values_on_a_multi_attribute_index_key_mean_everything_or_nothing(
         }))
     };
     for everything in [
-        sk().player_ge(""),
-        sk().player_gt(""),
-        sk().player_begins_with(""),
+        sk().player().ge(""),
+        sk().player().gt(""),
+        sk().player().begins_with(""),
     ] {
         assert_eq!(
             players(q().sk(everything).all().await?.items),

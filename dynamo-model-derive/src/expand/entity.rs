@@ -104,6 +104,7 @@ fn generate(m: &EntityModel) -> TokenStream {
 
     // Index attribute names, resolved at compile time (a missing index fails compilation).
     let mut index_consts = Vec::new();
+    let mut index_positions = Vec::new();
     let mut index_writes = Vec::new();
     let mut index_renders = Vec::new();
     let mut index_keys = Vec::new();
@@ -117,11 +118,18 @@ fn generate(m: &EntityModel) -> TokenStream {
             format!("index `{index_name}` is not declared on table `{table_name}`"),
         );
         let idx = format_ident!("__INDEX_{}", n);
-        index_consts.push(quote_spanned! {span=>
-            const #idx: &#dm::schema::IndexSchema = match __SCHEMA_REF.index(#index_name) {
-                ::core::option::Option::Some(index) => index,
+        let position = position_const(n);
+        // The index's position, resolved once (a missing index fails here, with the
+        // message): its key space type and the checks below both use it.
+        index_positions.push(quote_spanned! {span=>
+            #[doc(hidden)]
+            const #position: usize = match <#table as #dm::Table>::SCHEMA.index_position(#index_name) {
+                ::core::option::Option::Some(position) => position,
                 ::core::option::Option::None => #missing,
             };
+        });
+        index_consts.push(quote_spanned! {span=>
+            const #idx: &#dm::schema::IndexSchema = &__SCHEMA_REF.indexes[#ident::#position];
         });
         let local = const_panic(span, format!("index `{index_name}` is an LSI: it uses the table's partition key, so give only `sk`"));
         let no_pk = const_panic(
@@ -255,7 +263,7 @@ fn generate(m: &EntityModel) -> TokenStream {
         });
         index_writes.push(quote! {
             #private::put_index::<Self>(&mut item, #pk_attr, #sk_attr, |#ipk, #isk| {
-                #dm::Entity::__render_index_key(self, #position, #ipk, #isk)
+                #private::EntityInternals::__render_index_key(self, #position, #ipk, #isk)
             })?;
         });
 
@@ -275,82 +283,62 @@ fn generate(m: &EntityModel) -> TokenStream {
         if template_fields.is_empty() {
             continue; // literal-only templates never change
         }
-        let var = |f: &Field| format_ident!("__v_{}", f.ident.to_string().trim_start_matches("r#"));
-        let update_part = |name: &str, out: &Ident| {
-            let f = field(m, name);
-            let (v, ty) = (var(f), &f.ty);
-            quote_spanned! {ty.span()=>
-                if !<#ty as #private::OptionalKeyPart>::encode_optional_key(&#v, #out)? {
-                    return ::core::result::Result::Ok(false);
-                }
-            }
-        };
-        let pk_update = index.pk.as_ref().map(|t| render(&t.0, &ipk, update_part));
-        let sk_update = index.sk.as_ref().map(|t| render(&t.0, &isk, update_part));
         // Primary-key fields never change and are read back from the key; the others
         // must all come with the update.
-        let mutable: Vec<&Field> = template_fields
-            .iter()
-            .copied()
-            .filter(|f| !f.in_primary_key)
-            .collect();
-        if mutable.is_empty() {
+        if template_fields.iter().all(|f| f.in_primary_key) {
             continue; // built from key fields only: never changes
         }
-        let attrs: Vec<&String> = mutable.iter().map(|f| &f.name).collect();
-        let count = attrs.len();
-        let decodes = template_fields.iter().map(|f| {
-            let (v, ty, attr) = (var(f), &f.ty, &f.name);
-            match mutable.iter().position(|o| o.ident == f.ident) {
-                Some(i) => quote!(let #v: #ty = #private::decode_touch::<Self, #ty>(#attr, __touched[#i].1)?;),
-                None => {
-                    let (template, rendered) = if m.pk.0.fields().any(|n| f.ident == n) {
-                        (&m.pk.0, quote!(::core::option::Option::Some(key.pk.as_str())))
-                    } else {
-                        (m.sk.as_ref().map(|s| &s.0).unwrap_or(&m.pk.0), quote!(key.sk.as_deref()))
-                    };
-                    let segments = template.segments.iter().map(|s| match s {
-                        Segment::Lit(l) => quote!(::core::option::Option::Some(#l)),
-                        Segment::Field(_) => quote!(::core::option::Option::None),
-                    });
-                    let ordinal = template.fields().position(|n| f.ident == n).unwrap_or(0);
-                    quote!(let #v: #ty = #private::key_component::<Self, #ty>(#rendered, &[#(#segments),*], #ordinal)?;)
+        let descriptors = template_fields.iter().map(|f| {
+            let (ty, attr) = (&f.ty, &f.name);
+            if !f.in_primary_key {
+                return quote_spanned! {ty.span()=>
+                    #private::TemplateField::Stored { attribute: #attr, encode: #private::encode_touch::<#ty> }
+                };
+            }
+            let (template, sort) = if m.pk.0.fields().any(|n| f.ident == n) {
+                (&m.pk.0, false)
+            } else {
+                (m.sk.as_ref().map(|s| &s.0).unwrap_or(&m.pk.0), true)
+            };
+            let segments = template.segments.iter().map(|s| match s {
+                Segment::Lit(l) => quote!(::core::option::Option::Some(#l)),
+                Segment::Field(_) => quote!(::core::option::Option::None),
+            });
+            let ordinal = template.fields().position(|n| f.ident == n).unwrap_or(0);
+            quote_spanned! {ty.span()=>
+                #private::TemplateField::Key {
+                    sort: #sort,
+                    segments: &[#(#segments),*],
+                    ordinal: #ordinal,
+                    reencode: #private::reencode::<#ty>,
                 }
             }
         });
-        index_updates.push(quote! {
-            {
-                let __touched: [(&str, #private::Touch<'_>); #count] = [#((#attrs, changes.touch(#attrs))),*];
-                if __touched.iter().any(|(_, t)| ::core::matches!(t, #private::Touch::Removed)) {
-                    // A template field became absent: the item leaves the (sparse) index.
-                    for attribute in [#pk_attr, #sk_attr].into_iter().flatten() {
-                        out.push((attribute, ::core::option::Option::None));
-                    }
-                } else if __touched.iter().any(|(_, t)| !::core::matches!(t, #private::Touch::Untouched)) {
-                    if __touched.iter().any(|(_, t)| ::core::matches!(t, #private::Touch::Untouched | #private::Touch::Added)) {
-                        return ::core::result::Result::Err(#private::stale_index::<Self>(#index_name, &__touched));
-                    }
-                    #(#decodes)*
-                    let (mut __pk_s, mut __sk_s) = (::std::string::String::new(), ::std::string::String::new());
-                    let __render = |#ipk: &mut ::std::string::String, #isk: &mut ::std::string::String| -> ::core::result::Result<bool, #dm::key::KeyError> {
-                        let _ = (&#ipk, &#isk);
-                        #pk_update
-                        #sk_update
-                        ::core::result::Result::Ok(true)
-                    };
-                    let __present = #private::key_result::<Self, bool>(__render(&mut __pk_s, &mut __sk_s))?;
-                    let __attrs: [(::core::option::Option<&'static str>, ::std::string::String); 2] = [(#pk_attr, __pk_s), (#sk_attr, __sk_s)];
-                    for (position, (attribute, value)) in __attrs.into_iter().enumerate() {
-                        if let ::core::option::Option::Some(attribute) = attribute {
-                            let value = if __present {
-                                ::core::option::Option::Some(#private::index_value::<Self>(attribute, value, position == 0)?)
-                            } else {
-                                ::core::option::Option::None
-                            };
-                            out.push((attribute, value));
-                        }
-                    }
+        let segments = |t: Option<&Template>| {
+            let segments = t.into_iter().flat_map(|t| &t.segments).map(|s| match s {
+                Segment::Lit(l) => quote!(#private::TemplateSegment::Literal(#l)),
+                Segment::Field(name) => {
+                    let at = template_fields
+                        .iter()
+                        .position(|f| f.ident == name)
+                        .unwrap_or(0);
+                    quote!(#private::TemplateSegment::Field(#at))
                 }
+            });
+            quote!(&[#(#segments),*])
+        };
+        let (pk_segments, sk_segments) = (
+            segments(index.pk.as_ref().map(|t| &t.0)),
+            segments(index.sk.as_ref().map(|t| &t.0)),
+        );
+        index_updates.push(quote! {
+            #private::IndexTemplate {
+                index: #index_name,
+                pk_attribute: #pk_attr,
+                sk_attribute: #sk_attr,
+                pk: #pk_segments,
+                sk: #sk_segments,
+                fields: &[#(#descriptors),*],
             }
         });
     }
@@ -583,7 +571,8 @@ fn generate(m: &EntityModel) -> TokenStream {
     let index_queries: Vec<TokenStream> = m
         .indexes
         .iter()
-        .map(|index| index_query(m, index, &pk_args))
+        .enumerate()
+        .map(|(n, index)| index_query(m, n, index, &pk_args))
         .collect();
 
     let Args {
@@ -650,6 +639,10 @@ fn generate(m: &EntityModel) -> TokenStream {
             }
         }
 
+        impl #ident {
+            #(#index_positions)*
+        }
+
         #sk_chain
         #(#index_queries)*
 
@@ -681,13 +674,33 @@ fn generate(m: &EntityModel) -> TokenStream {
                 const ATTRIBUTES: &'static [&'static str] = &[#(#attribute_names),*];
                 #version_items
 
-                const __INDEX_KEYS: &'static [#private::IndexKeyAttributes] = &[#(#index_keys),*];
-
                 fn primary_key(&self) -> #dm::Key<Self> {
                     #dm::Key::__build(#has_sk, |#pk_out, #sk_out| {
-                        #dm::Entity::__render_primary_key(self, #pk_out, #sk_out)
+                        #private::EntityInternals::__render_primary_key(self, #pk_out, #sk_out)
                     })
                 }
+
+                fn to_item(&self) -> ::core::result::Result<#dm::Item, #dm::Error> {
+                    let mut item = #dm::Item::with_capacity(#capacity);
+                    #private::put_key::<Self>(&mut item, #dm::Entity::primary_key(self))?;
+                    #(#index_writes)*
+                    #(#encode_fields)*
+                    ::core::result::Result::Ok(item)
+                }
+
+                fn from_item(mut item: #dm::Item) -> ::core::result::Result<Self, #dm::DecodeError> {
+                    #private::check_entity_type::<Self>(&item)?;
+                    let value = Self {
+                        #(#decode_fields)*
+                    };
+                    // The key attributes, not the plain ones, say which item this is.
+                    #private::verify_keys::<Self>(&item, &value)?;
+                    ::core::result::Result::Ok(value)
+                }
+            }
+
+            impl #private::EntityInternals for #ident {
+                const __INDEX_KEYS: &'static [#private::IndexKeyAttributes] = &[#(#index_keys),*];
 
                 fn __render_primary_key(
                     &self,
@@ -715,34 +728,8 @@ fn generate(m: &EntityModel) -> TokenStream {
                     }
                 }
 
-                fn to_item(&self) -> ::core::result::Result<#dm::Item, #dm::Error> {
-                    let mut item = #dm::Item::with_capacity(#capacity);
-                    #private::put_key::<Self>(&mut item, #dm::Entity::primary_key(self))?;
-                    #(#index_writes)*
-                    #(#encode_fields)*
-                    ::core::result::Result::Ok(item)
-                }
+                const __INDEX_TEMPLATES: &'static [#private::IndexTemplate] = &[#(#index_updates),*];
 
-                fn __index_updates(
-                    key: &#dm::RawKey,
-                    changes: &#private::IndexChanges<'_>,
-                ) -> ::core::result::Result<::std::vec::Vec<(&'static str, ::core::option::Option<#private::Av>)>, #dm::Error> {
-                    let _ = (key, changes);
-                    #[allow(unused_mut)]
-                    let mut out = ::std::vec::Vec::new();
-                    #(#index_updates)*
-                    ::core::result::Result::Ok(out)
-                }
-
-                fn from_item(mut item: #dm::Item) -> ::core::result::Result<Self, #dm::DecodeError> {
-                    #private::check_entity_type::<Self>(&item)?;
-                    let value = Self {
-                        #(#decode_fields)*
-                    };
-                    // The key attributes, not the plain ones, say which item this is.
-                    #private::verify_keys::<Self>(&item, &value)?;
-                    ::core::result::Result::Ok(value)
-                }
             }
         };
     }
@@ -773,8 +760,9 @@ fn field<'a>(m: &'a EntityModel, name: &str) -> &'a Field {
     m.field(name).unwrap_or_else(|| &m.fields[0])
 }
 
-/// The typed sort-key chain: `Type::sk()` returns `TypeSk<0>`; level `i` fixes field `i`
-/// (`.field(v)` → `TypeSk<i+1>`) or ends in a range on it (`.field_lt(v)`, ...).
+/// The typed sort-key chain: `Type::sk()` returns `TypeSk<0>`; level `i` has one accessor,
+/// for field `i`, returning the runtime's `SortKeyField` (whose `eq` gives `TypeSk<i+1>`
+/// and whose comparisons end the chain). Every operator lives in the runtime.
 fn sort_key_chain(
     m: &EntityModel,
     t: &Template,
@@ -790,8 +778,9 @@ fn sort_key_chain(
     let private = quote!(#dm::__private);
     let (root, fixed) = template_root(t);
     let chain_doc = format!(
-        "Sort-key conditions of [`{ident}`] (`sk = {:?}`), from [`{ident}::sk`]: each level fixes one more field, \
-         or ends in a range on the next one. A level is itself a condition: `begins_with` the fixed part.",
+        "Sort-key conditions of [`{ident}`] (`sk = {:?}`), from [`{ident}::{root_fn}`]: each level \
+         gives the next field, to fix (`.eq(v)`) or to end in a range on (`.lt(v)`, `.between(a, b)`, ...). \
+         A level is itself a condition: `begins_with` the fixed part.",
         lit.value()
     );
     let sk_doc = format!(
@@ -814,43 +803,15 @@ fn sort_key_chain(
             Some(Segment::Lit(l)) => l.clone(),
             _ => String::new(),
         };
-        let followed = !following.is_empty();
         let complete = level + 1 == fields.len();
         let next = level + 1;
-        let [lt, le, gt, ge, between, starts] = ["lt", "le", "gt", "ge", "between", "starts_with"]
-            .map(|suffix| format_ident!("{}_{}", fi.to_string().trim_start_matches("r#"), suffix));
-        let doc_fix = format!("Fixes `{name}`: items whose sort key starts with the components so far and this value.");
-        let doc_cmp = |op: &str| format!("Items whose `{name}` is {op} the value (the components before it fixed).");
-        let (d_lt, d_le, d_gt, d_ge) = (doc_cmp("<"), doc_cmp("<="), doc_cmp(">"), doc_cmp(">="));
-        let d_between = format!("Items whose `{name}` is in `[low, high]` (inclusive).");
-        let d_starts = format!("Items whose `{name}` starts with this partial value, e.g. `\"2023-10\"` of a timestamp.");
-        let cmp = |op: &str, method: &Ident, doc: &str| {
-            let op = format_ident!("{}", op);
-            quote! {
-                #[doc = #doc]
-                #vis fn #method(self, value: impl #private::KeyArg<#ty>) -> #dm::SortKeyCondition<#ident, #space> {
-                    self.0.__compare(#private::Compare::#op, #private::encode_arg::<#ty>(value), #followed)
-                }
-            }
-        };
-        let (c_lt, c_le, c_gt, c_ge) = (cmp("Lt", &lt, &d_lt), cmp("Le", &le, &d_le), cmp("Gt", &gt, &d_gt), cmp("Ge", &ge, &d_ge));
+        let doc =
+            format!("The sort-key field `{name}`: fix it (`.eq(v)`) or end in a range on it.");
         quote! {
             impl #chain<#level> {
-                #[doc = #doc_fix]
-                #vis fn #fi(self, value: impl #private::KeyArg<#ty>) -> #chain<#next> {
-                    #chain(self.0.__push(#private::encode_arg::<#ty>(value), #following, #complete))
-                }
-                #c_lt
-                #c_le
-                #c_gt
-                #c_ge
-                #[doc = #d_between]
-                #vis fn #between(self, low: impl #private::KeyArg<#ty>, high: impl #private::KeyArg<#ty>) -> #dm::SortKeyCondition<#ident, #space> {
-                    self.0.__between(#private::encode_arg::<#ty>(low), #private::encode_arg::<#ty>(high), #followed)
-                }
-                #[doc = #d_starts]
-                #vis fn #starts(self, partial: &str) -> #dm::SortKeyCondition<#ident, #space> {
-                    self.0.__starts_with(partial)
+                #[doc = #doc]
+                #vis fn #fi(self) -> #dm::SortKeyField<#ty, #chain<#next>> {
+                    #dm::SortKeyField::__new(self, #following, #complete)
                 }
             }
         }
@@ -869,18 +830,23 @@ fn sort_key_chain(
 
         #(#levels)*
 
-        impl<const N: usize> ::core::convert::From<#chain<N>> for #dm::SortKeyCondition<#ident, #space> {
-            fn from(chain: #chain<N>) -> Self {
-                chain.0.condition()
+        impl<const N: usize> #private::SortKeyChain for #chain<N> {
+            type Entity = #ident;
+            type Space = #space;
+            fn __from_prefix(prefix: #private::SortKeyPrefix<#ident, #space>) -> Self {
+                #chain(prefix)
             }
-        }
-
-        impl<__T: #private::Includes<#ident>, const N: usize> #private::IntoSortKey<__T, #space> for #chain<N> {
-            fn into_sort_key(self) -> ::core::result::Result<#dm::SortCondition, #dm::key::KeyError> {
-                #private::IntoSortKey::<__T, #space>::into_sort_key(self.0)
+            fn __into_prefix(self) -> #private::SortKeyPrefix<#ident, #space> {
+                self.0
             }
         }
     }
+}
+
+/// The name of the entity's hidden constant holding the position of its `n`-th index in
+/// the table's declaration.
+fn position_const(n: usize) -> Ident {
+    format_ident!("__INDEX_POSITION_{}", n)
 }
 
 /// The template's leading literal and whether the template has no field at all.
@@ -914,7 +880,7 @@ fn key_type(f: &Field, index: bool) -> TokenStream {
 }
 
 /// `GSI1` → `gsi1`, `ByEmail` → `by_email`, `orders-by-date` → `orders_by_date`.
-fn snake_case(name: &str) -> String {
+pub(crate) fn snake_case(name: &str) -> String {
     let mut out = String::new();
     let mut prev_lower = false;
     for c in name.chars() {
@@ -938,15 +904,20 @@ fn snake_case(name: &str) -> String {
 }
 
 /// `Type::{index}_partition(..)` and `Type::{index}_sk()` for an index template.
-fn index_query(m: &EntityModel, index: &IndexModel, table_pk_args: &TokenStream) -> TokenStream {
+fn index_query(
+    m: &EntityModel,
+    n: usize,
+    index: &IndexModel,
+    table_pk_args: &TokenStream,
+) -> TokenStream {
     let ident = &m.ident;
     let vis = &m.vis;
     let table = &m.table;
     let dm = quote!(::dynamo_model);
     let index_name = index.index.to_string();
     let snake = snake_case(&index_name);
-    let space =
-        quote!(#dm::IndexAt<{ <#table as #dm::Table>::SCHEMA.index_position(#index_name) }>);
+    let position = position_const(n);
+    let space = quote!(<#table as #dm::__private::TableIndex<{ #ident::#position }>>::Space);
     let partition_fn = format_ident!("{}_partition", snake);
     let sk_fn = format_ident!("{}_sk", snake);
     let pascal = pascal_case(&snake);
@@ -1098,36 +1069,13 @@ fn attribute_index_query(
         let f = &m.fields[i];
         let (fi, ty, name) = (&f.ident, present_type(&f.ty), &f.name);
         let next = level + 1;
-        let base = fi.to_string().trim_start_matches("r#").to_string();
-        let op = |suffix: &str, variant: &str| {
-            let method = format_ident!("{}_{}", base, suffix);
-            let variant = format_ident!("{}", variant);
-            let doc = format!("Items whose `{name}` is {suffix} the value (the attributes before it fixed).");
-            quote! {
-                #[doc = #doc]
-                #vis fn #method(self, value: impl ::core::convert::Into<#ty>) -> #dm::AttributeCondition<#ident, #space> {
-                    self.0.__compare(#name, move || #private::attribute_op(#private::AttributeOp::#variant, #private::attribute_value::<#ty>(#name, value.into())))
-                }
-            }
-        };
-        let (lt, le, gt, ge) = (op("lt", "Lt"), op("le", "Le"), op("gt", "Gt"), op("ge", "Ge"));
-        let begins = (quote!(#ty).to_string() == "String").then(|| op("begins_with", "BeginsWith"));
-        let between = format_ident!("{}_between", base);
-        let fix_doc = format!("Fixes `{name}` (equality).");
+        let doc =
+            format!("The key attribute `{name}`: fix it (`.eq(v)`) or end in a comparison on it.");
         quote! {
             impl #chain<#level> {
-                #[doc = #fix_doc]
-                #vis fn #fi(self, value: impl ::core::convert::Into<#ty>) -> #chain<#next> {
-                    #chain(self.0.__push(#private::attribute_value::<#ty>(#name, value.into())))
-                }
-                #lt #le #gt #ge #begins
-                /// Items whose attribute is in `[low, high]` (inclusive).
-                #vis fn #between(self, low: impl ::core::convert::Into<#ty>, high: impl ::core::convert::Into<#ty>) -> #dm::AttributeCondition<#ident, #space> {
-                    self.0.__compare(#name, move || {
-                        let low = #private::attribute_value::<#ty>(#name, low.into())?.1;
-                        let high = #private::attribute_value::<#ty>(#name, high.into())?.1;
-                        ::core::result::Result::Ok(#private::AttributeOp::Between(low, high))
-                    })
+                #[doc = #doc]
+                #vis fn #fi(self) -> #dm::AttributeField<#ty, #chain<#next>> {
+                    #dm::AttributeField::__new(self, #name)
                 }
             }
         }
@@ -1146,6 +1094,17 @@ fn attribute_index_query(
             }
 
             #(#levels)*
+
+            impl<const N: usize> #private::AttributeChain for #chain<N> {
+                type Entity = #ident;
+                type Space = #space;
+                fn __from_prefix(prefix: #private::AttributePrefix<#ident, #space>) -> Self {
+                    #chain(prefix)
+                }
+                fn __into_prefix(self) -> #private::AttributePrefix<#ident, #space> {
+                    self.0
+                }
+            }
 
             impl<__T: #private::Includes<#ident>, const N: usize> #private::IntoSortKey<__T, #space> for #chain<N> {
                 fn into_sort_key(self) -> ::core::result::Result<#dm::SortCondition, #dm::key::KeyError> {
@@ -1323,7 +1282,7 @@ fn generic_names(entity: &Ident, fields: &[ArgField]) -> Vec<Ident> {
 }
 
 /// `user_id` → `UserId`, `gsi1` → `Gsi1`.
-fn pascal_case(snake: &str) -> String {
+pub(crate) fn pascal_case(snake: &str) -> String {
     snake
         .split('_')
         .map(|w| {

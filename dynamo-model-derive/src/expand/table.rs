@@ -3,7 +3,7 @@
 use crate::attr::{self, IndexKind, KeyAttr, Projection, ScalarType};
 use crate::ctxt::Ctxt;
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 use syn::DeriveInput;
 
 fn key_attr(k: &KeyAttr) -> TokenStream {
@@ -167,7 +167,39 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
     let entity_type = attrs.entity_type.as_deref().unwrap_or("_type");
     let write_token = attrs.write_token.as_deref().unwrap_or("_wt");
 
+    // One marker type per index: the key space its partitions and sort-key conditions
+    // carry, `{Table}{Index}` (`App` + `GSI1` → `AppGsi1`).
+    let vis = &input.vis;
+    let dm = quote!(::dynamo_model);
+    let markers = attrs.indexes.iter().enumerate().map(|(position, index)| {
+        let name = index.name.value();
+        let marker = format_ident!(
+            "{}{}",
+            ident,
+            crate::expand::entity::pascal_case(&crate::expand::entity::snake_case(&name))
+        );
+        let doc = format!(
+            "The key space of index `{name}` of [`{ident}`]: the type parameter of its \
+             partitions and sort-key conditions."
+        );
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, Copy)]
+            #vis enum #marker {}
+            impl #dm::__private::Sealed for #marker {}
+            impl #dm::KeySpace for #marker {
+                const INDEX: ::core::option::Option<&'static str> = ::core::option::Option::Some(#name);
+            }
+            impl #dm::__private::TableIndex<#position> for #ident {
+                type Space = #marker;
+            }
+        }
+    });
+
     Ok(quote! {
+        impl #dm::__private::Sealed for #ident {}
+        #(#markers)*
+
         impl ::dynamo_model::Table for #ident {
             const SCHEMA: ::dynamo_model::TableSchema = ::dynamo_model::TableSchema {
                 type_name: #type_name,

@@ -7,8 +7,11 @@
 //! to `%` written as `%XX`, so none contains the `#` delimiter or sorts below it); the
 //! stored format and its rules for custom types are in [`KeyPart`].
 
+pub mod chain;
 mod encode;
 pub mod sort;
+#[doc(hidden)]
+pub mod template;
 #[cfg(test)]
 mod testing;
 
@@ -98,12 +101,6 @@ impl<E: Entity> Key<E> {
     pub fn into_raw(self) -> Result<RawKey, Error> {
         self.raw()?;
         self.repr.map_err(|e| Error::key(E::ENTITY_TYPE, e))
-    }
-
-    /// The rendered values or the encoding error, without the length checks of
-    /// [`Key::raw`].
-    pub(crate) fn into_repr(self) -> Result<RawKey, KeyError> {
-        self.repr
     }
 
     /// The key as the attribute map DynamoDB expects in `Key` parameters.

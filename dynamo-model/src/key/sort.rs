@@ -1,15 +1,16 @@
 //! Typed partition values and sort-key conditions built from key templates.
 //!
 //! `#[derive(Entity)]` generates `Order::partition(..)` and `Order::sk()`, a chain that
-//! fixes leading sort-key components one at a time and ends in a [`SortKeyCondition`]:
+//! reaches the template's fields in order ([`SortKeyField`](super::chain::SortKeyField))
+//! and ends in a [`SortKeyCondition`]:
 //!
 //! - `Order::sk()`: every item of the entity (`begins_with(SK, "ORDER#")`);
-//! - `.created_at(t)`: whole leading components (`begins_with(SK, "ORDER#<t>#")`), which
-//!   can never match a longer value of the same component (`ORDER#1#` is not a prefix of
-//!   `ORDER#10#`, because the encoding of a value never contains the delimiter);
-//! - `.created_at_lt(t)`, `_le`, `_gt`, `_ge`, `_between(a, b)`: a range on the next
+//! - `.created_at().eq(t)`: whole leading components (`begins_with(SK, "ORDER#<t>#")`),
+//!   which can never match a longer value of the same component (`ORDER#1#` is not a
+//!   prefix of `ORDER#10#`, because the encoding of a value never contains the delimiter);
+//! - `.created_at().lt(t)`, `.le`, `.gt`, `.ge`, `.between(a, b)`: a range on the next
 //!   component, whatever follows it;
-//! - `.created_at_starts_with("2023-10")`: an explicit *partial* value of the next
+//! - `.created_at().starts_with("2023-10")`: an explicit *partial* value of the next
 //!   component (e.g. all timestamps of a month).
 //!
 //! Every condition returns exactly the items whose component satisfies it, for every
@@ -32,31 +33,31 @@ use crate::{Entity, Table};
 use std::marker::PhantomData;
 
 /// Which key a query reads: the table's primary key ([`Primary`]) or a secondary index
-/// ([`IndexAt`]). Partitions and sort-key conditions carry it in their type, so a
+/// (a marker type `#[derive(Table)]` generates per index, e.g. `AppGsi1` for index
+/// `GSI1` of table `App`). Partitions and sort-key conditions carry it in their type, so a
 /// condition built for one index cannot be used on another.
-pub trait KeySpace: Send + Sync + 'static {
+///
+/// Implemented by [`Primary`] and by `#[derive(Table)]`; implementing it by hand is not
+/// supported (its hidden supertrait may change in any release).
+pub trait KeySpace: crate::schema::Sealed + Send + Sync + 'static {
+    /// The index's name, or `None` for the table's primary key.
+    const INDEX: Option<&'static str>;
+
     /// The index of table `T`, or `None` for the table itself.
-    fn index<T: Table>() -> Option<&'static IndexSchema>;
+    fn index<T: Table>() -> Option<&'static IndexSchema> {
+        let name = Self::INDEX?;
+        T::SCHEMA.indexes.iter().find(|index| index.name == name)
+    }
 }
 
 /// The table's primary key.
 #[derive(Debug, Clone, Copy)]
 pub enum Primary {}
 
+impl crate::schema::Sealed for Primary {}
+
 impl KeySpace for Primary {
-    fn index<T: Table>() -> Option<&'static IndexSchema> {
-        None
-    }
-}
-
-/// The `N`-th secondary index declared on the table (generated code names it).
-#[derive(Debug, Clone, Copy)]
-pub enum IndexAt<const N: usize> {}
-
-impl<const N: usize> KeySpace for IndexAt<N> {
-    fn index<T: Table>() -> Option<&'static IndexSchema> {
-        T::SCHEMA.indexes.get(N)
-    }
+    const INDEX: Option<&'static str> = None;
 }
 
 /// The partition key value of entity `E`'s items in key space `K` (the table, or an

@@ -60,15 +60,15 @@ use std::marker::PhantomData;
 /// # struct Store { country: String, region: String, city: String }
 /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
 /// let q = || db.query(Order::partition("u-1"));
-/// q().all().await?;                                                  // begins_with(SK, "ORDER#")
-/// q().sk(Order::sk().placed_at(5u64)).all().await?;                  // begins_with "ORDER#<5>#"
-/// q().sk(Order::sk().placed_at(5u64).order_id("o-1")).all().await?;  // SK = the full key
-/// q().sk(Order::sk().placed_at_lt(5u64)).all().await?;               // also _le, _gt, _ge
-/// q().sk(Order::sk().placed_at_between(1u64, 9u64)).all().await?;    // inclusive
+/// q().all().await?;                                                       // begins_with(SK, "ORDER#")
+/// q().sk(Order::sk().placed_at().eq(5u64)).all().await?;                  // begins_with "ORDER#<5>#"
+/// q().sk(Order::sk().placed_at().eq(5u64).order_id().eq("o-1")).all().await?; // SK = the full key
+/// q().sk(Order::sk().placed_at().lt(5u64)).all().await?;                  // also .le, .gt, .ge
+/// q().sk(Order::sk().placed_at().between(1u64, 9u64)).all().await?;       // inclusive
 /// // Hierarchies at any level: every store of a country, of a region, of a city.
-/// db.query(Store::partition()).sk(Store::sk().country("US").region("West")).all().await?;
+/// db.query(Store::partition()).sk(Store::sk().country().eq("US").region().eq("West")).all().await?;
 /// // A partial value of a component, asked for explicitly (e.g. a month of a timestamp):
-/// db.query(Store::partition()).sk(Store::sk().country("US").region_starts_with("We")).all().await?;
+/// db.query(Store::partition()).sk(Store::sk().country().eq("US").region().starts_with("We")).all().await?;
 /// # Ok(()) }
 /// ```
 ///
@@ -129,7 +129,7 @@ use std::marker::PhantomData;
 /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
 /// let open_recent = db
 ///     .query(Order::gsi1_partition("open"))
-///     .sk(Order::gsi1_sk().placed_at_ge(1_700_000_000u64))
+///     .sk(Order::gsi1_sk().placed_at().ge(1_700_000_000u64))
 ///     .reverse()
 ///     .all()
 ///     .await?;
@@ -992,7 +992,7 @@ impl<T: Table> Db<T> {
     /// // The ten newest orders of u-1 placed in [1000, 2000], with a filter.
     /// let page = db
     ///     .query(Order::partition("u-1"))
-    ///     .sk(Order::sk().placed_at_between(1000u64, 2000u64))
+    ///     .sk(Order::sk().placed_at().between(1000u64, 2000u64))
     ///     .filter(Order::fields().total.gt(100u64))
     ///     .reverse()
     ///     .limit(10)

@@ -83,7 +83,7 @@ async fn main() -> Result<(), BoxError> {
     );
     let page = db
         .query(Order::partition("user-3"))
-        .sk(Order::sk().created_at_between(from, to))
+        .sk(Order::sk().created_at().between(from, to))
         .reverse()
         .all()
         .await?;
@@ -116,7 +116,7 @@ async fn main() -> Result<(), BoxError> {
         let since = now - window;
         let page = db
             .query(Order::gsi1_partition())
-            .sk(Order::gsi1_sk().created_at_ge(since))
+            .sk(Order::gsi1_sk().created_at().ge(since))
             .reverse()
             .all()
             .await?;

@@ -85,7 +85,7 @@ async fn main() -> Result<(), BoxError> {
     // Composite key: only the pending invites are read.
     let composite = db
         .query(Invite::partition("alice"))
-        .sk(Invite::sk().status("PENDING"))
+        .sk(Invite::sk().status().eq("PENDING"))
         .reverse()
         .all()
         .await?;
@@ -137,7 +137,7 @@ async fn main() -> Result<(), BoxError> {
     let since = start + Duration::days(5);
     let recent = db
         .query(Invite::partition("alice"))
-        .sk(Invite::sk().status("PENDING").sent_at_ge(since))
+        .sk(Invite::sk().status().eq("PENDING").sent_at().ge(since))
         .reverse()
         .all()
         .await?;

@@ -110,7 +110,7 @@ async fn main() -> Result<(), BoxError> {
     // narrowed with the typed chain over the table's partition-key template.
     let from_b = db
         .query(Follow::inverted_partition("ada"))
-        .sk(Follow::inverted_sk().follower_ge("b"))
+        .sk(Follow::inverted_sk().follower().ge("b"))
         .all()
         .await?
         .items;

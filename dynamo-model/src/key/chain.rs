@@ -1,0 +1,332 @@
+//! The typed sort-key chains: `Order::sk().placed_at().eq(5).order_id().lt("o-9")`.
+//!
+//! `#[derive(Entity)]` generates one small type per sort-key template (`OrderSk<N>`, `N`
+//! the number of components fixed so far) and, per template field, one accessor on the
+//! level that reaches it (`OrderSk<0>::placed_at`). The accessor returns a
+//! [`SortKeyField`] (or an [`AttributeField`] for a multi-attribute index key), and every
+//! comparison lives here, generic over the field's type and the level that follows:
+//! the generated code stays one function per field whatever the operators are.
+//!
+//! The typing is the same as a chain with one method per operator: a field is reached
+//! only from the level before it (template order), a value must be a
+//! [`KeyArg`] of the field's type, and the condition carries the entity and
+//! the key space (table or index) it was built for.
+
+use super::sort::{
+    AttributeCondition, AttributeOp, AttributePrefix, KeySpace, SortKeyCondition, SortKeyPrefix,
+};
+use super::{KeyArg, KeyPart};
+use crate::collection::Includes;
+use crate::ops::{IntoSortKey, SortCondition};
+use crate::{AttrValue, Entity};
+use std::marker::PhantomData;
+
+/// One level of a generated sort-key chain on a rendered (template) sort key.
+/// Implemented by `#[derive(Entity)]`; not for implementation by hand.
+#[doc(hidden)]
+pub trait SortKeyChain: Sized {
+    /// The entity whose template the chain follows.
+    type Entity: Entity;
+    /// The table or index the chain's conditions are for.
+    type Space: KeySpace;
+    /// Wraps a prefix as this level.
+    fn __from_prefix(prefix: SortKeyPrefix<Self::Entity, Self::Space>) -> Self;
+    /// The prefix this level wraps.
+    fn __into_prefix(self) -> SortKeyPrefix<Self::Entity, Self::Space>;
+}
+
+/// One level of a generated sort-key chain on a multi-attribute index sort key.
+/// Implemented by `#[derive(Entity)]`; not for implementation by hand.
+#[doc(hidden)]
+pub trait AttributeChain: Sized {
+    /// The entity whose key attributes the chain follows.
+    type Entity: Entity;
+    /// The index the chain's conditions are for.
+    type Space: KeySpace;
+    /// Wraps a prefix as this level.
+    fn __from_prefix(prefix: AttributePrefix<Self::Entity, Self::Space>) -> Self;
+    /// The prefix this level wraps.
+    fn __into_prefix(self) -> AttributePrefix<Self::Entity, Self::Space>;
+}
+
+impl<C: SortKeyChain, T: Includes<C::Entity>> IntoSortKey<T, C::Space> for C {
+    fn into_sort_key(self) -> Result<SortCondition, super::KeyError> {
+        self.__into_prefix()
+            .condition()
+            .range
+            .map(SortCondition::Rendered)
+    }
+}
+
+/// The next component of a sort-key template, of type `T`, reached from a chain level;
+/// `Next` is the level after it. Fix it with [`eq`](SortKeyField::eq) or end the
+/// condition with a range on it.
+///
+/// Every condition selects whole components: the keys whose component equals `v` are
+/// exactly those in `[v#, v$]` (see [`sort`](super::sort)), so `placed_at().le(5)` never
+/// misses a key whose later components sort high, nor catches a longer value.
+#[must_use = "a sort-key field does nothing until it is compared"]
+pub struct SortKeyField<T, Next: SortKeyChain> {
+    prefix: SortKeyPrefix<Next::Entity, Next::Space>,
+    following: &'static str,
+    complete: bool,
+    _field: PhantomData<fn() -> T>,
+}
+
+impl<T, Next: SortKeyChain> std::fmt::Debug for SortKeyField<T, Next> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SortKeyField")
+            .field("prefix", &self.prefix)
+            .field("following", &self.following)
+            .finish()
+    }
+}
+
+impl<T: KeyPart, Next: SortKeyChain> SortKeyField<T, Next> {
+    /// `following`: the template's literal after this field (empty when it is the last
+    /// segment); `complete`: whether it is the template's last field.
+    #[doc(hidden)]
+    pub fn __new(
+        level: impl SortKeyChain<Entity = Next::Entity, Space = Next::Space>,
+        following: &'static str,
+        complete: bool,
+    ) -> Self {
+        SortKeyField {
+            prefix: level.__into_prefix(),
+            following,
+            complete,
+            _field: PhantomData,
+        }
+    }
+
+    /// Whether more of the template follows the field (a delimiter at least).
+    fn followed(&self) -> bool {
+        !self.following.is_empty()
+    }
+
+    /// Fixes the field: items whose sort key starts with the components so far and this
+    /// value (the whole component), or the one key once every field is fixed.
+    #[allow(clippy::should_implement_trait)]
+    pub fn eq(self, value: impl KeyArg<T>) -> Next {
+        Next::__from_prefix(self.prefix.__push(
+            move |out| value.encode_key_arg(out),
+            self.following,
+            self.complete,
+        ))
+    }
+
+    fn compare(
+        self,
+        op: super::sort::Compare,
+        value: impl KeyArg<T>,
+    ) -> SortKeyCondition<Next::Entity, Next::Space> {
+        let followed = self.followed();
+        self.prefix
+            .__compare(op, move |out| value.encode_key_arg(out), followed)
+    }
+
+    /// Items whose field is `<` the value (the components before it fixed).
+    pub fn lt(self, value: impl KeyArg<T>) -> SortKeyCondition<Next::Entity, Next::Space> {
+        self.compare(super::sort::Compare::Lt, value)
+    }
+
+    /// Items whose field is `<=` the value (the components before it fixed).
+    pub fn le(self, value: impl KeyArg<T>) -> SortKeyCondition<Next::Entity, Next::Space> {
+        self.compare(super::sort::Compare::Le, value)
+    }
+
+    /// Items whose field is `>` the value (the components before it fixed).
+    pub fn gt(self, value: impl KeyArg<T>) -> SortKeyCondition<Next::Entity, Next::Space> {
+        self.compare(super::sort::Compare::Gt, value)
+    }
+
+    /// Items whose field is `>=` the value (the components before it fixed).
+    pub fn ge(self, value: impl KeyArg<T>) -> SortKeyCondition<Next::Entity, Next::Space> {
+        self.compare(super::sort::Compare::Ge, value)
+    }
+
+    /// Items whose field is in `[low, high]` (inclusive).
+    pub fn between(
+        self,
+        low: impl KeyArg<T>,
+        high: impl KeyArg<T>,
+    ) -> SortKeyCondition<Next::Entity, Next::Space> {
+        let followed = self.followed();
+        self.prefix.__between(
+            move |out| low.encode_key_arg(out),
+            move |out| high.encode_key_arg(out),
+            followed,
+        )
+    }
+
+    /// Items whose field starts with this partial value, e.g. `"2023-10"` of a
+    /// timestamp (escaped like a string value).
+    pub fn starts_with(self, partial: &str) -> SortKeyCondition<Next::Entity, Next::Space> {
+        self.prefix.__starts_with(partial)
+    }
+}
+
+/// The next attribute of a multi-attribute index sort key, of type `T`, reached from a
+/// chain level; `Next` is the level after it. DynamoDB's rule for these keys: equality
+/// on leading attributes, then at most one comparison.
+#[must_use = "a sort-key attribute does nothing until it is compared"]
+pub struct AttributeField<T, Next: AttributeChain> {
+    prefix: AttributePrefix<Next::Entity, Next::Space>,
+    attribute: &'static str,
+    _field: PhantomData<fn() -> T>,
+}
+
+impl<T, Next: AttributeChain> std::fmt::Debug for AttributeField<T, Next> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AttributeField")
+            .field("prefix", &self.prefix)
+            .field("attribute", &self.attribute)
+            .finish()
+    }
+}
+
+impl<T: AttrValue, Next: AttributeChain> AttributeField<T, Next> {
+    #[doc(hidden)]
+    pub fn __new(
+        level: impl AttributeChain<Entity = Next::Entity, Space = Next::Space>,
+        attribute: &'static str,
+    ) -> Self {
+        AttributeField {
+            prefix: level.__into_prefix(),
+            attribute,
+            _field: PhantomData,
+        }
+    }
+
+    fn compare(
+        self,
+        make: fn(aws_sdk_dynamodb::types::AttributeValue) -> AttributeOp,
+        value: impl Into<T>,
+    ) -> AttributeCondition<Next::Entity, Next::Space> {
+        let attribute = self.attribute;
+        self.prefix.__compare(attribute, move || {
+            super::sort::attribute_op(make, super::sort::attribute_value(attribute, value.into()))
+        })
+    }
+
+    /// Fixes the attribute (equality).
+    #[allow(clippy::should_implement_trait)]
+    pub fn eq(self, value: impl Into<T>) -> Next {
+        let value = super::sort::attribute_value(self.attribute, value.into());
+        Next::__from_prefix(self.prefix.__push(value))
+    }
+
+    /// Items whose attribute is `<` the value (the attributes before it fixed).
+    pub fn lt(self, value: impl Into<T>) -> AttributeCondition<Next::Entity, Next::Space> {
+        self.compare(AttributeOp::Lt, value)
+    }
+
+    /// Items whose attribute is `<=` the value (the attributes before it fixed).
+    pub fn le(self, value: impl Into<T>) -> AttributeCondition<Next::Entity, Next::Space> {
+        self.compare(AttributeOp::Le, value)
+    }
+
+    /// Items whose attribute is `>` the value (the attributes before it fixed).
+    pub fn gt(self, value: impl Into<T>) -> AttributeCondition<Next::Entity, Next::Space> {
+        self.compare(AttributeOp::Gt, value)
+    }
+
+    /// Items whose attribute is `>=` the value (the attributes before it fixed).
+    pub fn ge(self, value: impl Into<T>) -> AttributeCondition<Next::Entity, Next::Space> {
+        self.compare(AttributeOp::Ge, value)
+    }
+
+    /// Items whose attribute is in `[low, high]` (inclusive).
+    pub fn between(
+        self,
+        low: impl Into<T>,
+        high: impl Into<T>,
+    ) -> AttributeCondition<Next::Entity, Next::Space> {
+        let attribute = self.attribute;
+        self.prefix.__compare(attribute, move || {
+            let low = super::sort::attribute_value::<T>(attribute, low.into())?.1;
+            let high = super::sort::attribute_value::<T>(attribute, high.into())?.1;
+            Ok(AttributeOp::Between(low, high))
+        })
+    }
+}
+
+impl<Next: AttributeChain> AttributeField<String, Next> {
+    /// Items whose (string) attribute begins with the value.
+    pub fn begins_with(
+        self,
+        value: impl Into<String>,
+    ) -> AttributeCondition<Next::Entity, Next::Space> {
+        self.compare(AttributeOp::BeginsWith, value)
+    }
+}
+
+/// A chain level as a condition: `begins_with` the fixed components (or the one key once
+/// every component is fixed).
+impl<C: SortKeyChain> From<C> for SortKeyCondition<C::Entity, C::Space> {
+    fn from(level: C) -> Self {
+        level.__into_prefix().condition()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::sort::{Primary, SortKeyOp};
+    use crate::Table;
+
+    #[derive(Table)]
+    #[dynamo(pk = "PK", sk = "SK")]
+    struct App;
+
+    #[derive(crate::Entity, Debug)]
+    #[dynamo(table = App, pk = "P#{p}", sk = "N#{name}#{n}")]
+    struct Row {
+        p: String,
+        name: String,
+        n: u32,
+    }
+
+    fn op(c: SortKeyCondition<Row, Primary>) -> SortKeyOp {
+        c.range().unwrap().op.clone()
+    }
+
+    /// The chain renders what the prefix primitives do, component by component.
+    #[test]
+    fn fields_follow_the_template() {
+        assert_eq!(op(Row::sk().into()), SortKeyOp::BeginsWith("N#".into()));
+        assert_eq!(
+            op(Row::sk().name().eq("b").into()),
+            SortKeyOp::BeginsWith("N#b#".into())
+        );
+        assert_eq!(
+            op(Row::sk().name().eq("b").n().eq(7u32).into()),
+            SortKeyOp::Eq("N#b#0000000007".into())
+        );
+        // A followed component: whole components, `[v#, v$]`.
+        assert_eq!(
+            op(Row::sk().name().le("b")),
+            SortKeyOp::Between("N#".into(), "N#b$".into())
+        );
+        assert_eq!(
+            op(Row::sk().name().between("a", "b")),
+            SortKeyOp::Between("N#a#".into(), "N#b$".into())
+        );
+        // The last component: a strict bound leaves the equal key out after the read.
+        let lt = Row::sk().name().eq("b").n().lt(7u32);
+        let range = lt.range().unwrap();
+        assert_eq!(range.exclude.as_deref(), Some("N#b#0000000007"));
+        assert_eq!(
+            op(Row::sk().name().starts_with("J#")),
+            SortKeyOp::BeginsWith("N#J%23".into())
+        );
+        assert_eq!(
+            op(Row::sk().name().eq("b").n().ge(3u32)),
+            SortKeyOp::Between("N#b#0000000003".into(), "N#b$".into())
+        );
+        assert_eq!(
+            op(Row::sk().name().gt("b")),
+            SortKeyOp::Between("N#b$".into(), "N$".into())
+        );
+    }
+}

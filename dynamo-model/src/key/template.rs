@@ -1,0 +1,456 @@
+//! Index key templates at run time: what an update must do to the index keys an entity
+//! renders from its fields.
+//!
+//! `#[derive(Entity)]` describes each index template as a `const` [`IndexTemplate`] (its
+//! literal and field segments, and where each field's value comes from in an update) and
+//! [`index_updates`] does the rest, so the generated code is a table, not a procedure.
+//!
+//! An update changes attributes, not the entity: an index key attribute rendered from a
+//! field would go stale if the update changed the field without rewriting the key. So an
+//! update that touches a template field must give every field of that template (or the
+//! field is a primary-key field, which never changes and is read back from the key), and
+//! the key attributes are recomputed from those values; removing a field takes the item
+//! out of the (sparse) index.
+
+use crate::entity::{IndexChanges, IndexUpdates, Touch};
+use crate::{AttrValue, Error, KeyPart, RawKey};
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::OptionalKeyPart;
+
+/// One segment of an index template: literal text, or the field at this position of
+/// [`IndexTemplate::fields`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment {
+    /// Literal text.
+    Literal(&'static str),
+    /// A field, by its position in [`IndexTemplate::fields`].
+    Field(usize),
+}
+
+/// Encodes the value an update gives a field into `out` (`Ok(false)`: the value is absent,
+/// so the item leaves the sparse index). The entity type names the error.
+pub type EncodeTouch =
+    fn(&'static str, &'static str, Touch<'_>, &mut String) -> Result<bool, Error>;
+
+/// Re-encodes a field's component read back from the rendered primary key into `out`.
+pub type Reencode = fn(&'static str, &str, &mut String) -> Result<(), Error>;
+
+/// Where an update's index-key recomputation takes one template field from.
+#[derive(Debug, Clone, Copy)]
+pub enum TemplateField {
+    /// A field stored in its own attribute, which the update may set or remove.
+    Stored {
+        /// The field's attribute.
+        attribute: &'static str,
+        /// Decodes the update's value into the field's type and encodes it as a key part.
+        encode: EncodeTouch,
+    },
+    /// A field of the primary key: it never changes, so its component is read back from
+    /// the rendered key.
+    Key {
+        /// Whether the field is in the sort key (else the partition key).
+        sort: bool,
+        /// The key template: `Some(literal)` or `None` for a field.
+        segments: &'static [Option<&'static str>],
+        /// The field's ordinal among the template's fields.
+        ordinal: usize,
+        /// Decodes the component into the field's type and encodes it again.
+        reencode: Reencode,
+    },
+}
+
+/// An index whose key attributes an entity renders from templates.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexTemplate {
+    /// The index's name (for messages).
+    pub index: &'static str,
+    /// The partition key attribute the `pk` template writes, if the entity gives one.
+    pub pk_attribute: Option<&'static str>,
+    /// The sort key attribute the `sk` template writes, if the entity gives one.
+    pub sk_attribute: Option<&'static str>,
+    /// The `pk` template (empty without one).
+    pub pk: &'static [Segment],
+    /// The `sk` template (empty without one).
+    pub sk: &'static [Segment],
+    /// The templates' fields, each once.
+    pub fields: &'static [TemplateField],
+}
+
+/// [`EncodeTouch`] for a field of type `T`.
+pub fn encode_touch<T: AttrValue + OptionalKeyPart>(
+    entity: &'static str,
+    attribute: &'static str,
+    touch: Touch<'_>,
+    out: &mut String,
+) -> Result<bool, Error> {
+    let decoded = match touch {
+        Touch::Set(av) => T::from_attr(av.clone()),
+        Touch::Removed => T::from_missing(),
+        Touch::Untouched | Touch::Added => Err(crate::DecodeErrorKind::Missing),
+    };
+    let value = decoded.map_err(|kind| {
+        Error::invalid(
+            entity,
+            crate::ValidationReason::IncompleteIndexTemplate,
+            format!("the update's value for `{attribute}` is unusable in an index key: {kind}"),
+        )
+        .caused_by(kind)
+    })?;
+    value
+        .encode_optional_key(out)
+        .map_err(|e| Error::key(entity, e))
+}
+
+/// [`Reencode`] for a primary-key field of type `T`.
+pub fn reencode<T: KeyPart>(
+    entity: &'static str,
+    component: &str,
+    out: &mut String,
+) -> Result<(), Error> {
+    T::decode_key(component)
+        .and_then(|value| value.encode_key(out))
+        .map_err(|e| Error::key(entity, e))
+}
+
+/// The index key attributes an update must also set (`Some`) or remove (`None`) so no
+/// index key of `templates` goes stale, given the primary key of the item and what the
+/// update does to each attribute. Refuses (before anything is sent) an update that
+/// touches some but not all of an index's stored template fields, or one that changes
+/// one with an operation whose result only DynamoDB knows (`ADD`, ...).
+pub fn index_updates(
+    entity: &'static str,
+    key: &RawKey,
+    changes: &IndexChanges<'_>,
+    templates: &[IndexTemplate],
+) -> Result<IndexUpdates, Error> {
+    let mut out = Vec::new();
+    for template in templates {
+        let touched: Vec<(&str, Touch<'_>)> = template
+            .fields
+            .iter()
+            .filter_map(|field| match field {
+                TemplateField::Stored { attribute, .. } => {
+                    Some((*attribute, changes.touch(attribute)))
+                }
+                TemplateField::Key { .. } => None,
+            })
+            .collect();
+        let attributes = [template.pk_attribute, template.sk_attribute];
+        if touched.iter().any(|(_, t)| matches!(t, Touch::Removed)) {
+            // A template field became absent: the item leaves the (sparse) index.
+            out.extend(attributes.into_iter().flatten().map(|a| (a, None)));
+            continue;
+        }
+        if touched.iter().all(|(_, t)| matches!(t, Touch::Untouched)) {
+            continue; // the index key does not change
+        }
+        if touched
+            .iter()
+            .any(|(_, t)| matches!(t, Touch::Untouched | Touch::Added))
+        {
+            return Err(stale_index(entity, template.index, &touched));
+        }
+        let mut present = true;
+        let mut rendered = [String::new(), String::new()];
+        for (segments, value) in [template.pk, template.sk].into_iter().zip(&mut rendered) {
+            for segment in segments {
+                match *segment {
+                    Segment::Literal(literal) => value.push_str(literal),
+                    Segment::Field(at) => {
+                        present &= field_component(entity, key, changes, template, at, value)?;
+                    }
+                }
+            }
+        }
+        for (position, (attribute, value)) in attributes.into_iter().zip(rendered).enumerate() {
+            if let Some(attribute) = attribute {
+                let value = if present {
+                    crate::key::check_index_key(entity, attribute, &value, position == 0)?;
+                    Some(AttributeValue::S(value))
+                } else {
+                    None
+                };
+                out.push((attribute, value));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Appends the encoded component of field `at`; `Ok(false)` if the update makes it absent.
+fn field_component(
+    entity: &'static str,
+    key: &RawKey,
+    changes: &IndexChanges<'_>,
+    template: &IndexTemplate,
+    at: usize,
+    out: &mut String,
+) -> Result<bool, Error> {
+    let Some(field) = template.fields.get(at) else {
+        return Err(descriptor_error(
+            entity,
+            "a template names a field it does not list",
+        ));
+    };
+    match *field {
+        TemplateField::Stored { attribute, encode } => {
+            encode(entity, attribute, changes.touch(attribute), out)
+        }
+        TemplateField::Key {
+            sort,
+            segments,
+            ordinal,
+            reencode,
+        } => {
+            let rendered = if sort {
+                key.sk.as_deref()
+            } else {
+                Some(key.pk.as_str())
+            };
+            let component = key_component(entity, rendered, segments, ordinal)?;
+            reencode(entity, component, out).map(|()| true)
+        }
+    }
+}
+
+#[cold]
+fn descriptor_error(entity: &'static str, why: &str) -> Error {
+    Error::invalid(
+        entity,
+        crate::ValidationReason::KeyEncoding,
+        format!("inconsistent index template: {why}"),
+    )
+}
+
+/// One field's encoded component in a rendered key: `segments` describe the template
+/// (`Some(literal)` or `None` for a field) and `field` is the field's ordinal among the
+/// template's fields. Encoded values never contain `#` and a field is always followed by
+/// the end or by a literal starting with `#`, so the split is exact.
+pub fn key_component<'k>(
+    entity: &'static str,
+    rendered: Option<&'k str>,
+    segments: &[Option<&str>],
+    field: usize,
+) -> Result<&'k str, Error> {
+    let fail = |why: &str| {
+        Error::invalid(
+            entity,
+            crate::ValidationReason::KeyEncoding,
+            format!("cannot read a key field back from the key {rendered:?}: {why}"),
+        )
+    };
+    let mut rest = rendered.ok_or_else(|| fail("no sort key"))?;
+    let mut ordinal = 0;
+    for segment in segments {
+        match segment {
+            Some(literal) => {
+                rest = rest
+                    .strip_prefix(literal)
+                    .ok_or_else(|| fail("literal mismatch"))?;
+            }
+            None => {
+                let (value, tail) = crate::key::split_component(rest);
+                if ordinal == field {
+                    return Ok(value);
+                }
+                ordinal += 1;
+                rest = tail;
+            }
+        }
+    }
+    Err(fail("field not in template"))
+}
+
+/// Refuses an update that would leave index `index` stale.
+fn stale_index(entity: &'static str, index: &str, touched: &[(&str, Touch<'_>)]) -> Error {
+    let names = |keep: fn(&Touch<'_>) -> bool| -> String {
+        touched
+            .iter()
+            .filter(|(_, t)| keep(t))
+            .map(|(a, _)| *a)
+            .collect::<Vec<_>>()
+            .join("`, `")
+    };
+    let added = names(|t| matches!(t, Touch::Added));
+    let message = if !added.is_empty() {
+        format!(
+            "`{added}` feeds the key of index `{index}`: its new value is computed by DynamoDB (add, subtract, append, set_if_absent, set operations), so the index key cannot be recomputed; set it instead, or put the whole entity"
+        )
+    } else {
+        format!(
+            "the update changes `{}`, which feed the key of index `{index}`, without `{}`: the index key would go stale; set those too (or put the whole entity)",
+            names(|t| !matches!(t, Touch::Untouched)),
+            names(|t| matches!(t, Touch::Untouched)),
+        )
+    };
+    Error::invalid(
+        entity,
+        crate::ValidationReason::IncompleteIndexTemplate,
+        message,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ValidationReason;
+
+    /// `sk = "ORDER#{placed}#{id}"` on the table; index `GSI1` with
+    /// `pk = "REGION#{region}"`, `sk = "{placed}#{id}#{status}"`: `region` and `status`
+    /// stored (`region` optional), `placed` and `id` read back from the sort key.
+    const SK: &[Option<&str>] = &[Some("ORDER#"), None, Some("#"), None];
+    const GSI1: IndexTemplate = IndexTemplate {
+        index: "GSI1",
+        pk_attribute: Some("GSI1PK"),
+        sk_attribute: Some("GSI1SK"),
+        pk: &[Segment::Literal("REGION#"), Segment::Field(0)],
+        sk: &[
+            Segment::Field(1),
+            Segment::Literal("#"),
+            Segment::Field(2),
+            Segment::Literal("#"),
+            Segment::Field(3),
+        ],
+        fields: &[
+            TemplateField::Stored {
+                attribute: "region",
+                encode: encode_touch::<Option<String>>,
+            },
+            TemplateField::Key {
+                sort: true,
+                segments: SK,
+                ordinal: 0,
+                reencode: reencode::<u32>,
+            },
+            TemplateField::Key {
+                sort: true,
+                segments: SK,
+                ordinal: 1,
+                reencode: reencode::<String>,
+            },
+            TemplateField::Stored {
+                attribute: "status",
+                encode: encode_touch::<String>,
+            },
+        ],
+    };
+
+    fn key() -> RawKey {
+        RawKey {
+            pk: "USER#u".into(),
+            sk: Some("ORDER#0000000042#o%231".into()),
+        }
+    }
+
+    fn run(touches: &[(&str, Touch<'_>)]) -> Result<IndexUpdates, Error> {
+        let lookup = |attribute: &str| {
+            touches
+                .iter()
+                .find(|(a, _)| *a == attribute)
+                .map_or(Touch::Untouched, |(_, t)| *t)
+        };
+        index_updates("Order", &key(), &IndexChanges { lookup: &lookup }, &[GSI1])
+    }
+
+    fn s(v: &str) -> AttributeValue {
+        AttributeValue::S(v.into())
+    }
+
+    fn reason(e: Error) -> ValidationReason {
+        match e {
+            Error::Validation { reason, .. } => reason,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn untouched_templates_change_nothing() {
+        assert_eq!(run(&[]).unwrap(), vec![]);
+        assert_eq!(run(&[("total", Touch::Set(&s("1")))]).unwrap(), vec![]);
+    }
+
+    /// Both stored fields set: both key attributes are rendered again, the primary-key
+    /// fields read back from the sort key (escaped components stay as stored).
+    #[test]
+    fn every_stored_field_set_renders_both_attributes() {
+        let (eu, open) = (s("EU#1"), s("open"));
+        let out = run(&[("region", Touch::Set(&eu)), ("status", Touch::Set(&open))]).unwrap();
+        assert_eq!(
+            out,
+            vec![
+                ("GSI1PK", Some(s("REGION#EU%231"))),
+                ("GSI1SK", Some(s("0000000042#o%231#open"))),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_removed_field_takes_the_item_out_of_the_index() {
+        let open = s("open");
+        for touches in [
+            vec![("region", Touch::Removed)],
+            vec![("region", Touch::Removed), ("status", Touch::Set(&open))],
+        ] {
+            assert_eq!(
+                run(&touches).unwrap(),
+                vec![("GSI1PK", None), ("GSI1SK", None)]
+            );
+        }
+        // An explicit NULL decodes as `None` for an optional field: out of the index too.
+        let null = AttributeValue::Null(true);
+        assert_eq!(
+            run(&[("region", Touch::Set(&null)), ("status", Touch::Set(&open))]).unwrap(),
+            vec![("GSI1PK", None), ("GSI1SK", None)]
+        );
+    }
+
+    #[test]
+    fn a_partial_or_computed_change_is_refused() {
+        let eu = s("EU");
+        let partial = run(&[("region", Touch::Set(&eu))]).unwrap_err();
+        assert!(
+            partial.to_string().contains("without `status`"),
+            "{partial}"
+        );
+        assert_eq!(reason(partial), ValidationReason::IncompleteIndexTemplate);
+        let added = run(&[("region", Touch::Set(&eu)), ("status", Touch::Added)]).unwrap_err();
+        assert!(
+            added.to_string().contains("computed by DynamoDB"),
+            "{added}"
+        );
+        assert_eq!(reason(added), ValidationReason::IncompleteIndexTemplate);
+    }
+
+    #[test]
+    fn unusable_values_are_refused_before_sending() {
+        let (number, open) = (AttributeValue::N("1".into()), s("open"));
+        let wrong = run(&[
+            ("region", Touch::Set(&number)),
+            ("status", Touch::Set(&open)),
+        ]);
+        assert_eq!(
+            reason(wrong.unwrap_err()),
+            ValidationReason::IncompleteIndexTemplate
+        );
+        // Removing a field always takes the item out, whatever else the update sets.
+        let eu = s("EU");
+        assert_eq!(
+            run(&[("region", Touch::Set(&eu)), ("status", Touch::Removed)]).unwrap(),
+            vec![("GSI1PK", None), ("GSI1SK", None)]
+        );
+        // An over-long key is refused like any index key.
+        let long = s(&"x".repeat(2100));
+        let too_long = run(&[("region", Touch::Set(&long)), ("status", Touch::Set(&open))]);
+        assert_eq!(reason(too_long.unwrap_err()), ValidationReason::KeyTooLong);
+    }
+
+    #[test]
+    fn key_components_are_read_back_exactly() {
+        let sk = Some("ORDER#0000000042#o%231");
+        assert_eq!(key_component("E", sk, SK, 0).unwrap(), "0000000042");
+        assert_eq!(key_component("E", sk, SK, 1).unwrap(), "o%231");
+        assert!(key_component("E", Some("OTHER#1#2"), SK, 0).is_err());
+        assert!(key_component("E", None, SK, 0).is_err());
+    }
+}
