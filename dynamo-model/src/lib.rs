@@ -81,9 +81,10 @@ pub use entity::Entity;
 pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::{AttrPath, Condition, MapPath, Path, UpdatablePath};
 pub use key::chain::{AttributeField, SortKeyField};
+#[doc(hidden)]
+pub use key::sort::SortKeyRange;
 pub use key::sort::{
     AttributeCondition, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
-    SortKeyRange,
 };
 pub use key::{Key, KeyPart, RawKey};
 pub use ops::Numeric;

@@ -72,21 +72,24 @@ impl<T: Table> TransactWrite<T> {
         self
     }
 
-    /// Adds a put, with its conditions (`if_absent`, `condition`). Its
-    /// [`customize`](Put::customize) hooks, made for a `PutItem`, do not apply: customize
-    /// the transaction's request with [`TransactWrite::customize`].
+    /// Adds a put, with its conditions (`if_absent`, `condition`). What the put owns for
+    /// a request of its own does not apply: its [`customize`](Put::customize) hooks (made
+    /// for a `PutItem`; customize the transaction with [`TransactWrite::customize`]) and its
+    /// `Db` (the transaction writes to its own table).
     pub fn put<E: Entity<Table = T>>(self, put: Put<E>) -> Self {
         let prepared = put.prepare();
         self.push(Kind::Put, prepared)
     }
 
-    /// Adds an update, with its changes and conditions (the item must exist).
+    /// Adds an update, with its changes and conditions (the item must exist). Its
+    /// `customize` hooks and its `Db` do not apply, as for [`put`](Self::put).
     pub fn update<E: Entity<Table = T>>(self, update: Update<E>) -> Self {
         let prepared = update.prepare();
         self.push(Kind::Update, prepared)
     }
 
-    /// Adds a delete, with its conditions.
+    /// Adds a delete, with its conditions. Its `customize` hooks and its `Db` do not
+    /// apply, as for [`put`](Self::put).
     pub fn delete<E: Entity<Table = T>>(self, delete: Delete<E>) -> Self {
         let prepared = delete.prepare();
         self.push(Kind::Delete, prepared)

@@ -356,3 +356,34 @@ fn a_generated_key_struct_is_taken_where_a_key_is() -> TestResult {
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn a_scan_page_is_one_bounded_request_and_a_query_of_nothing_has_no_params() -> TestResult {
+    let table = local::fresh_table::<crate::common::App>().await?;
+    let faults = Faults::new(0).record();
+    let db = faulty(&table, &faults).await?;
+    let users: Vec<User> = (0..20).map(|i| User::sample(&format!("p{i:02}"))).collect();
+    db.batch_write().puts(&users).send().await?;
+    // A filter nothing matches: the page still costs one request of at most 3 items.
+    let page = db
+        .scan::<User>()
+        .filter(User::fields().login_count.gt(1_000u32))
+        .page_size(50)
+        .limit(3)
+        .page(None)
+        .await?;
+    assert!(page.items.is_empty());
+    assert!(page.cursor.is_some(), "more of the table is left to read");
+    let scans = calls(&faults, "Scan");
+    assert_eq!(scans.len(), 1);
+    assert_eq!(scans[0]["Limit"].as_i64(), Some(3));
+
+    let err = db
+        .query(User::partition("p00"))
+        .limit(0)
+        .params()
+        .err()
+        .ok_or("a query of nothing rendered params")?;
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::InvalidOption);
+    Ok(())
+}

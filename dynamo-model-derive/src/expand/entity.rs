@@ -384,7 +384,7 @@ fn generate(m: &EntityModel) -> TokenStream {
         &key_fields,
         format!(
             "The key fields of [`{ident}`] ({key_templates}), by name, in any order: \
-             `{key_example}`, or `db.get({key_struct} {{ .. }}.into())` \
+             `{key_example}`, or `db.get({key_struct} {{ .. }})` \
              (a [`Key<{ident}>`](dynamo_model::Key))."
         ),
     );
@@ -583,7 +583,7 @@ fn generate(m: &EntityModel) -> TokenStream {
         named: key_named,
         ..
     } = key_args;
-    // `db.get(OrderKey { .. }.into())`: the struct converts to the key it names.
+    // `db.get(OrderKey { .. })`: the struct converts to the key it names.
     let key_from = key_named.map(|named| {
         quote! {
             impl #key_generics ::core::convert::From<#named> for #dm::Key<#ident> {

@@ -151,14 +151,18 @@ pub enum SortKeyOp {
 /// where no upper bound exists, the prefix every key must keep. A key condition takes one
 /// operator on the sort key and a filter cannot name key attributes (DynamoDB rules), so
 /// these two are checked on the items read.
+///
+/// Part of the query planner, not of the API: inspect what a query sends with
+/// [`Query::params`](crate::ops::Query::params).
+#[doc(hidden)]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SortKeyRange {
     /// The key condition on the sort key.
-    pub op: SortKeyOp,
+    pub(crate) op: SortKeyOp,
     /// A sort key value to leave out (strict `<` or `>` on a whole key).
-    pub exclude: Option<String>,
+    pub(crate) exclude: Option<String>,
     /// A prefix every returned sort key must have.
-    pub prefix: Option<String>,
+    pub(crate) prefix: Option<String>,
 }
 
 impl SortKeyRange {
@@ -171,6 +175,7 @@ impl SortKeyRange {
     }
 
     /// Whether a sort key read under `op` satisfies the rest of the condition.
+    #[doc(hidden)]
     pub fn admits(&self, sort_key: &str) -> bool {
         self.op != SortKeyOp::Nothing
             && self.exclude.as_deref() != Some(sort_key)
@@ -189,7 +194,9 @@ impl<E, K> SortKeyCondition<E, K> {
         }
     }
 
-    /// The rendered condition.
+    /// The rendered condition (planner detail; see [`Query::params`](crate::ops::Query::params)
+    /// for what a query sends).
+    #[doc(hidden)]
     pub fn range(&self) -> Result<&SortKeyRange, &KeyError> {
         self.range.as_ref()
     }

@@ -666,8 +666,9 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     /// `.params()`). Later pages send the same input with `ExclusiveStartKey` set (and,
     /// after a filter dropped items, a larger `Limit`).
     ///
-    /// A query that no item can match (e.g. `between("b", "a")`) sends nothing: its
-    /// params are an error with [`ValidationReason::InvalidOption`](crate::ValidationReason).
+    /// A query that sends nothing (no item can match, e.g. `between("b", "a")`, or
+    /// `limit(0)`) has no params: an error with
+    /// [`ValidationReason::InvalidOption`](crate::ValidationReason).
     ///
     /// ```
     /// # use dynamo_model::{Entity, Table};
@@ -684,6 +685,14 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     /// ```
     pub fn params(self) -> Result<QueryInput, Error> {
         let source = self.source()?;
+        if self.limit == Some(0) {
+            return Err(Error::invalid(
+                T::NAME,
+                crate::ValidationReason::InvalidOption,
+                "limit(0) asks for nothing, so the query sends no request",
+            )
+            .during("Query"));
+        }
         if source.prepared.nothing {
             return Err(Error::invalid(
                 T::NAME,

@@ -70,7 +70,10 @@ macro_rules! customizable {
                 "Adjusts the SDK request ", $when, ": `hook` receives the [`", $doc_fluent,
                 "`] as the crate built it and returns it. Hooks run in the order they were \
                  added, also when [`params`](Self::params) renders the request.\n\n\
-                 For what the crate does not cover (e.g. `return_consumed_capacity`). ",
+                 Use it for request members the crate does not set (e.g. \
+                 `return_consumed_capacity`). The hook sees the request's input members only: \
+                 per-request SDK configuration (timeouts, retries, interceptors) belongs on \
+                 the client given to the [`Db`](crate::Db). ",
                 $guarantees
             )]
             pub fn customize(

@@ -221,9 +221,10 @@ impl<T: Target> Scan<T> {
         }))
     }
 
-    /// The `Scan` inputs of the first page of each segment (one input without segments),
-    /// instead of sending them (like ElectroDB's `.params()`). Later pages send the same
-    /// input with `ExclusiveStartKey` set.
+    /// The `Scan` inputs of the first page of each segment (one input without segments)
+    /// as [`all`](Self::all) and [`stream`](Self::stream) send them, instead of sending
+    /// them (like ElectroDB's `.params()`). Later pages send the same input with
+    /// `ExclusiveStartKey` set; [`page`](Self::page) also caps `Limit` at the `limit`.
     ///
     /// ```
     /// # use dynamo_model::{Entity, Table};
@@ -280,10 +281,10 @@ impl<T: Target> Scan<T> {
         })
     }
 
-    /// One page of a single-segment scan, starting after `cursor`: up to `limit` matching
-    /// items (reading as many requests as that takes), or one DynamoDB page without a
-    /// limit. The cursor continues after the last item returned. Use it to spread a scan
-    /// over time (e.g. one page per job run).
+    /// One page of a single-segment scan, starting after `cursor`: one request reading at
+    /// most `page_size` (and at most `limit`) items, of which the matching ones are
+    /// returned; the cursor continues after the last item read. Use it to spread a scan
+    /// over time (e.g. one page per job run): each call costs one bounded request.
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
         if self.segments > 1 {
             return Err(Error::invalid(
@@ -317,9 +318,15 @@ impl<T: Target> Scan<T> {
         let key_names: Vec<&'static str> = std::iter::once(schema.pk.name)
             .chain(schema.sk.map(|a| a.name))
             .collect();
+        // One request per call, reading at most `limit` items: a page never reads more
+        // than it can return, and a job paging through the table stays within its pace.
+        let page_size = match (self.page_size, self.limit) {
+            (Some(p), Some(l)) => Some(p.min(l)),
+            (p, l) => p.or(l),
+        };
         let reading = pager::Reading {
-            page_size: self.page_size,
-            max_pages: None,
+            page_size,
+            max_pages: Some(1),
             cursor_names: &key_names,
         };
         let unknown = self.unknown;
