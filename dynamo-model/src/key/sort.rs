@@ -19,7 +19,7 @@
 //! above `#` (see [Composite keys](super::KeyPart#composite-keys)); so `v#` and `v$` bound
 //! the component however many components follow it. Bounds are inclusive in DynamoDB
 //! (`<=`, `>=`, `BETWEEN`); a strict bound on the last component leaves the one equal key
-//! out after the read ([`SortKeyRange::exclude`]).
+//! out after the read.
 //!
 //! DynamoDB refuses an empty key value in a key condition and a `BETWEEN` whose low bound
 //! exceeds its high bound. A condition that would need one says what it means instead:
