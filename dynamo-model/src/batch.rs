@@ -619,7 +619,11 @@ impl<T: Table> BatchWrite<T> {
         // BatchWriteItem takes no condition, so nothing checks the stored item's type:
         // refuse keys another entity type can also own (see `crate::registry`).
         for op in &self.ops {
-            crate::registry::check_unconditional_write::<T>(op)
+            let (entity, key, item) = match op {
+                WriteOp::Put { entity, key, item } => (*entity, key, Some(item)),
+                WriteOp::Delete { entity, key } => (*entity, key, None),
+            };
+            crate::registry::check_unconditional_write::<T>(entity, key, item)
                 .map_err(|e| e.during("BatchWriteItem"))?;
         }
         let ops = std::mem::take(&mut self.ops);

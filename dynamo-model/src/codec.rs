@@ -188,7 +188,7 @@ macro_rules! integer_attr {
                 let n = self.to_string();
                 // DynamoDB numbers hold at most 38 significant digits: only 128-bit
                 // integers can have more (u128::MAX has 39).
-                if <$t>::BITS > 64 && crate::key::significant_digits(&n) > 38 {
+                if <$t>::BITS > 64 && crate::text::significant_digits(&n) > 38 {
                     return Err(EncodeError::number(format!(
                         "{n} has more than the 38 significant digits a DynamoDB number holds"
                     )));
@@ -519,8 +519,8 @@ impl AttrValue for time::OffsetDateTime {
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         // Same fixed-width UTC form as in keys, so the attribute sorts and can be an index key.
         let mut s = String::with_capacity(30);
-        crate::key::KeyPart::encode_key(self, &mut s)
-            .map_err(|e| EncodeError::new(e.to_string()))?;
+        crate::text::push_utc_timestamp(self, &mut s)
+            .map_err(|reason| EncodeError::new(format!("{self}: {reason}")))?;
         Ok(AttributeValue::S(s))
     }
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {

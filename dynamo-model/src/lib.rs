@@ -70,6 +70,7 @@ pub mod retry;
 pub mod schema;
 mod sealed;
 mod size;
+mod text;
 pub mod transact;
 
 pub use batch::{BatchGetOutput, BatchWriteOutput, Progress, WriteOp};
@@ -292,6 +293,7 @@ pub mod __private {
     pub use crate::entity::{EntityInternals, IndexChanges, IndexKeyAttributes, Touch};
     pub use crate::expr::{KeyField, Mutable};
     pub use crate::key::chain::{AttributeChain, SortKeyChain};
+    pub use crate::key::sort::TableIndex;
     pub use crate::key::sort::{
         attribute_op, attribute_value, encode_arg, AttributeOp, AttributePrefix, Compare,
         SortKeyOp, SortKeyPrefix,
@@ -301,7 +303,7 @@ pub mod __private {
     };
     pub use crate::ops::IntoSortKey;
     pub use crate::registry::{EntityRegistration, Segment as KeySegment};
-    pub use crate::schema::{Sealed, TableIndex};
+    pub use crate::schema::Sealed;
     pub use inventory;
 }
 

@@ -25,9 +25,8 @@
 //! Entity types with the same entity-type name (a partial view and its entity) are one
 //! type: writing through either may replace the other's item, as a single put may.
 
-use crate::batch::WriteOp;
 use crate::key::{raw_key_of, split_component};
-use crate::{Error, RawKey, Table, ValidationReason};
+use crate::{Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -156,10 +155,13 @@ pub fn entity_types_of_key<T: Table>(key: &RawKey) -> Vec<&'static str> {
 /// Refuses a batch operation that could replace or remove an item of another entity type:
 /// its key must be one its own entity type's templates render and no other type's, and a
 /// put's item must be of that type and under that key.
-pub(crate) fn check_unconditional_write<T: Table>(op: &WriteOp) -> Result<(), Error> {
-    let (entity, key) = match op {
-        WriteOp::Put { entity, key, .. } | WriteOp::Delete { entity, key } => (*entity, key),
-    };
+///
+/// `item` is the put's item; `None` for a delete.
+pub(crate) fn check_unconditional_write<T: Table>(
+    entity: &'static str,
+    key: &RawKey,
+    item: Option<&Item>,
+) -> Result<(), Error> {
     let refuse =
         |message: String| Error::invalid(entity, ValidationReason::ForeignKeySpace, message);
     let shown = || {
@@ -170,7 +172,7 @@ pub(crate) fn check_unconditional_write<T: Table>(op: &WriteOp) -> Result<(), Er
         }
         shown
     };
-    if let WriteOp::Put { item, .. } = op {
+    if let Some(item) = item {
         let schema = &T::SCHEMA;
         let typed =
             matches!(item.get(schema.entity_type), Some(AttributeValue::S(t)) if t == entity);
@@ -219,6 +221,7 @@ pub(crate) fn check_unconditional_write<T: Table>(op: &WriteOp) -> Result<(), Er
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::batch::WriteOp;
     use crate::{Entity, Key};
     use serde::{Deserialize, Serialize};
 
@@ -321,7 +324,12 @@ mod tests {
     #[test]
     fn batch_operations_into_another_entity_types_key_space_are_refused() {
         let refused = Some(ValidationReason::ForeignKeySpace);
-        let check = check_unconditional_write::<App>;
+        let check = |op: &WriteOp| match op {
+            WriteOp::Put { entity, key, item } => {
+                check_unconditional_write::<App>(entity, key, Some(item))
+            }
+            WriteOp::Delete { entity, key } => check_unconditional_write::<App>(entity, key, None),
+        };
         assert_eq!(
             reason(check(&delete(Note::key(NoteKey {
                 user: "u",

@@ -75,19 +75,6 @@ pub struct TableSchema {
 #[doc(hidden)]
 pub trait Sealed {}
 
-/// The key space of the index at `POSITION` in the table's [`TableSchema::indexes`]:
-/// how `#[derive(Entity)]` names the marker type `#[derive(Table)]` generates for an index
-/// it knows by name.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "table `{Self}` declares no index at position {POSITION}",
-    note = "the index is not declared on the table: see the error naming it"
-)]
-pub trait TableIndex<const POSITION: usize>: Table {
-    /// The index's marker type.
-    type Space: crate::KeySpace;
-}
-
 /// A key attribute of the table or of an index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyAttribute {

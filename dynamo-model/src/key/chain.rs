@@ -16,8 +16,6 @@ use super::sort::{
     AttributeCondition, AttributeOp, AttributePrefix, KeySpace, SortKeyCondition, SortKeyPrefix,
 };
 use super::{KeyArg, KeyPart};
-use crate::collection::Includes;
-use crate::ops::{IntoSortKey, SortCondition};
 use crate::{AttrValue, Entity};
 use std::marker::PhantomData;
 
@@ -47,15 +45,6 @@ pub trait AttributeChain: Sized {
     fn __from_prefix(prefix: AttributePrefix<Self::Entity, Self::Space>) -> Self;
     /// The prefix this level wraps.
     fn __into_prefix(self) -> AttributePrefix<Self::Entity, Self::Space>;
-}
-
-impl<C: SortKeyChain, T: Includes<C::Entity>> IntoSortKey<T, C::Space> for C {
-    fn into_sort_key(self) -> Result<SortCondition, super::KeyError> {
-        self.__into_prefix()
-            .condition()
-            .range
-            .map(SortCondition::Rendered)
-    }
 }
 
 /// The next component of a sort-key template, of type `T`, reached from a chain level;

@@ -75,6 +75,8 @@ fn hex_value(digit: u8) -> Option<u8> {
 }
 
 pub use crate::error::KeyError;
+use crate::text::push_padded_u64;
+use crate::text::significant_digits;
 
 fn malformed(type_name: &'static str, input: &str, reason: &'static str) -> KeyError {
     KeyError::Malformed {
@@ -327,20 +329,6 @@ impl KeyPart for String {
     }
 }
 
-/// Appends `v` as decimal, left-padded with zeros to `width` digits.
-/// `width` must be at least the number of digits of `v` (at most 20).
-fn push_padded_u64(out: &mut String, mut v: u64, width: usize) {
-    let mut buf = [b'0'; 20];
-    let mut i = buf.len();
-    while v > 0 {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-    }
-    debug_assert!(buf.len() - i <= width && width <= buf.len());
-    out.extend(buf[buf.len() - width..].iter().map(|&b| char::from(b)));
-}
-
 /// Like [`push_padded_u64`] for `u128` (width at most 39).
 fn push_padded_u128(out: &mut String, mut v: u128, width: usize) {
     // Fast path: avoid 128-bit division for values that fit in a u64.
@@ -552,30 +540,11 @@ impl KeyPart for bool {
 #[cfg(feature = "time")]
 impl KeyPart for time::OffsetDateTime {
     fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
-        let utc = self
-            .checked_to_offset(time::UtcOffset::UTC)
-            .filter(|utc| (0..=9999).contains(&utc.year()))
-            .ok_or_else(|| KeyError::OutOfRange {
-                type_name: "OffsetDateTime",
-                value: self.to_string(),
-                reason: "the year in UTC must be between 0000 and 9999",
-            })?;
-        // The year is in 0..=9999, hence non-negative.
-        push_padded_u64(out, utc.year().unsigned_abs().into(), 4);
-        out.push('-');
-        push_padded_u64(out, u8::from(utc.month()).into(), 2);
-        out.push('-');
-        push_padded_u64(out, utc.day().into(), 2);
-        out.push('T');
-        push_padded_u64(out, utc.hour().into(), 2);
-        out.push(':');
-        push_padded_u64(out, utc.minute().into(), 2);
-        out.push(':');
-        push_padded_u64(out, utc.second().into(), 2);
-        out.push('.');
-        push_padded_u64(out, utc.nanosecond().into(), 9);
-        out.push('Z');
-        Ok(())
+        crate::text::push_utc_timestamp(self, out).map_err(|reason| KeyError::OutOfRange {
+            type_name: "OffsetDateTime",
+            value: self.to_string(),
+            reason,
+        })
     }
 
     fn decode_key(component: &str) -> Result<Self, KeyError> {
@@ -656,15 +625,6 @@ impl KeyPart for uuid::Uuid {
         uuid::Uuid::try_parse(component)
             .map_err(|_| malformed(NAME, component, "expected a lowercase hyphenated UUID"))
     }
-}
-
-/// The significant digits of a decimal integer or number string: what DynamoDB counts
-/// against its limit of 38.
-pub(crate) fn significant_digits(n: &str) -> usize {
-    n.trim_start_matches('-')
-        .trim_start_matches('0')
-        .trim_end_matches('0')
-        .len()
 }
 
 #[cfg(test)]

@@ -15,10 +15,10 @@ pub mod template;
 #[cfg(test)]
 mod testing;
 
+pub(crate) use encode::split_component;
 pub use encode::{
     escape_str, split_components, KeyArg, KeyError, KeyPart, OptionalKeyPart, DELIMITER,
 };
-pub(crate) use encode::{significant_digits, split_component};
 
 use crate::{Entity, Error, Item, Table};
 use aws_sdk_dynamodb::types::AttributeValue;

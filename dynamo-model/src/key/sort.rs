@@ -50,6 +50,19 @@ pub trait KeySpace: crate::schema::Sealed + Send + Sync + 'static {
     }
 }
 
+/// The key space of the index at `POSITION` in the table's [`TableSchema::indexes`](crate::TableSchema::indexes):
+/// how `#[derive(Entity)]` names the marker type `#[derive(Table)]` generates for an index
+/// it knows by name.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "table `{Self}` declares no index at position {POSITION}",
+    note = "the index is not declared on the table: see the error naming it"
+)]
+pub trait TableIndex<const POSITION: usize>: Table {
+    /// The index's marker type.
+    type Space: KeySpace;
+}
+
 /// The table's primary key.
 #[derive(Debug, Clone, Copy)]
 pub enum Primary {}

@@ -83,7 +83,7 @@ macro_rules! unsigned_values {
 /// `value` itself when a DynamoDB number can hold it (at most 38 significant digits),
 /// otherwise `shrink(value)`: keys refuse 128-bit values with more (`u128::MAX` has 39).
 pub fn storable<T: Copy + std::fmt::Display>(value: T, shrink: fn(T) -> T) -> T {
-    if crate::key::significant_digits(&value.to_string()) > 38 {
+    if crate::text::significant_digits(&value.to_string()) > 38 {
         shrink(value)
     } else {
         value

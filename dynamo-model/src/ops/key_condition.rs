@@ -3,6 +3,7 @@
 
 use crate::collection::Includes;
 use crate::expr::Placeholders;
+use crate::key::chain::SortKeyChain;
 use crate::key::sort::{
     AttributeCondition, AttributeOp, AttributePrefix, AttributeRange, MultiPartition, Partition,
     SortKeyCondition, SortKeyOp, SortKeyPrefix, SortKeyRange,
@@ -41,6 +42,15 @@ impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for AttributeCondition<E, K
 impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for AttributePrefix<E, K> {
     fn into_sort_key(self) -> Result<SortCondition, KeyError> {
         self.condition().range.map(SortCondition::Attributes)
+    }
+}
+
+impl<C: SortKeyChain, T: Includes<C::Entity>> IntoSortKey<T, C::Space> for C {
+    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
+        self.__into_prefix()
+            .condition()
+            .range
+            .map(SortCondition::Rendered)
     }
 }
 
