@@ -145,8 +145,14 @@ fn small() -> Small {
 
 fn small_hand_to_item(o: &Small) -> Item {
     let mut item = HashMap::with_capacity(8);
-    item.insert("PK".to_owned(), s(&format!("USER#{}", o.user_id)));
-    item.insert("SK".to_owned(), s(&format!("ORDER#{}", o.order_id)));
+    item.insert(
+        "PK".to_owned(),
+        AttributeValue::S(format!("USER#{}", o.user_id)),
+    );
+    item.insert(
+        "SK".to_owned(),
+        AttributeValue::S(format!("ORDER#{}", o.order_id)),
+    );
     item.insert("_type".to_owned(), s("Small"));
     item.insert("user_id".to_owned(), s(&o.user_id));
     item.insert("order_id".to_owned(), s(&o.order_id));
@@ -264,10 +270,22 @@ fn order() -> Order {
 
 fn order_hand_to_item(o: &Order) -> Item {
     let mut item = HashMap::with_capacity(25);
-    item.insert("PK".to_owned(), s(&format!("USER#{}", o.user_id)));
-    item.insert("SK".to_owned(), s(&format!("ORDER#{}", o.order_id)));
-    item.insert("GSI1PK".to_owned(), s(&format!("STATUS#{}", o.status)));
-    item.insert("GSI1SK".to_owned(), s(&format!("ORDER#{}", o.order_id)));
+    item.insert(
+        "PK".to_owned(),
+        AttributeValue::S(format!("USER#{}", o.user_id)),
+    );
+    item.insert(
+        "SK".to_owned(),
+        AttributeValue::S(format!("ORDER#{}", o.order_id)),
+    );
+    item.insert(
+        "GSI1PK".to_owned(),
+        AttributeValue::S(format!("STATUS#{}", o.status)),
+    );
+    item.insert(
+        "GSI1SK".to_owned(),
+        AttributeValue::S(format!("ORDER#{}", o.order_id)),
+    );
     item.insert("_type".to_owned(), s("Order"));
     item.insert("user_id".to_owned(), s(&o.user_id));
     item.insert("order_id".to_owned(), s(&o.order_id));
@@ -392,7 +410,10 @@ fn document() -> Document {
 
 fn document_hand_to_item(d: &Document) -> Item {
     let mut item = HashMap::with_capacity(5);
-    item.insert("PK".to_owned(), s(&format!("DOC#{}", d.doc_id)));
+    item.insert(
+        "PK".to_owned(),
+        AttributeValue::S(format!("DOC#{}", d.doc_id)),
+    );
     item.insert("SK".to_owned(), s("BODY"));
     item.insert("_type".to_owned(), s("Document"));
     item.insert("doc_id".to_owned(), s(&d.doc_id));
@@ -576,83 +597,137 @@ fn print(report: &Report, rounds: usize, iters: usize) {
     );
 }
 
+/// `--profile SHAPE [CODEC] [ITERATIONS]` (shape `a`, `b` or `c`; codec `derive`, `hand`
+/// or `serde`; 1,000,000 round trips by default): only that round trip, no table, to run
+/// under `perf record` or `valgrind --tool=callgrind` (instructions per round trip =
+/// total / iterations).
+fn profile(args: &[String]) {
+    fn spin<T>(value: &T, c: &Codec<T>, iters: usize) {
+        for _ in 0..iters {
+            assert!(black_box((c.encode)(black_box(value)).and_then(c.decode)).is_some());
+        }
+    }
+    fn pick<T>(codecs: [Codec<T>; 3], name: &str) -> Codec<T> {
+        let [hand, derive, serde] = codecs;
+        match name {
+            "hand" => hand,
+            "serde" => serde,
+            _ => derive,
+        }
+    }
+    let shape = args.first().map_or("a", String::as_str);
+    let codec = args.get(1).map_or("derive", String::as_str);
+    let iters = args
+        .get(2)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000_000);
+    match shape {
+        "a" => spin(&small(), &pick(small_codecs(), codec), iters),
+        "b" => spin(&order(), &pick(order_codecs(), codec), iters),
+        _ => spin(&document(), &pick(document_codecs(), codec), iters),
+    }
+}
+
+fn small_codecs() -> [Codec<Small>; 3] {
+    [
+        Codec {
+            name: "hand-built HashMap",
+            encode: |v| Some(small_hand_to_item(v)),
+            decode: |i| small_hand_from_item(i).ok(),
+        },
+        Codec {
+            name: "#[derive(Entity)]",
+            encode: |v| v.to_item().ok(),
+            decode: |i| Small::from_item(i).ok(),
+        },
+        Codec {
+            name: "serde_dynamo",
+            encode: small_serde_to_item,
+            decode: |i| serde_checked(i, "Small"),
+        },
+    ]
+}
+
+fn order_codecs() -> [Codec<Order>; 3] {
+    [
+        Codec {
+            name: "hand-built HashMap",
+            encode: |v| Some(order_hand_to_item(v)),
+            decode: |i| order_hand_from_item(i).ok(),
+        },
+        Codec {
+            name: "#[derive(Entity)]",
+            encode: |v| v.to_item().ok(),
+            decode: |i| Order::from_item(i).ok(),
+        },
+        Codec {
+            name: "serde_dynamo",
+            encode: order_serde_to_item,
+            decode: |i| serde_checked(i, "Order"),
+        },
+    ]
+}
+
+fn document_codecs() -> [Codec<Document>; 3] {
+    [
+        Codec {
+            name: "hand-built HashMap",
+            encode: |v| Some(document_hand_to_item(v)),
+            decode: |i| document_hand_from_item(i).ok(),
+        },
+        Codec {
+            name: "#[derive(Entity)]",
+            encode: |v| v.to_item().ok(),
+            decode: |i| Document::from_item(i).ok(),
+        },
+        Codec {
+            name: "serde_dynamo",
+            encode: document_serde_to_item,
+            decode: |i| serde_checked(i, "Document"),
+        },
+    ]
+}
+
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--profile") {
+        profile(&args[i + 1..]);
+        return;
+    }
+    let quick = args.iter().any(|a| a == "--quick");
     let rounds = if quick { 5 } else { 21 };
     let scale = if quick { 1 } else { 4 };
 
+    let shapes = [
+        (5_000, "(a) 5 scalar fields"),
+        (
+            1_000,
+            "(b) 20 fields, a nested struct, a list of 3 nested structs, one GSI",
+        ),
+        (25, "(c) one 300 KB string"),
+    ];
     let a = run_shape(
-        "(a) 5 scalar fields",
+        shapes[0].1,
         &small(),
-        [
-            Codec {
-                name: "hand-built HashMap",
-                encode: |v| Some(small_hand_to_item(v)),
-                decode: |i| small_hand_from_item(i).ok(),
-            },
-            Codec {
-                name: "#[derive(Entity)]",
-                encode: |v| v.to_item().ok(),
-                decode: |i| Small::from_item(i).ok(),
-            },
-            Codec {
-                name: "serde_dynamo",
-                encode: small_serde_to_item,
-                decode: |i| serde_checked(i, "Small"),
-            },
-        ],
-        5_000 * scale,
+        small_codecs(),
+        shapes[0].0 * scale,
         rounds,
     );
-    print(&a, rounds, 5_000 * scale);
-
+    print(&a, rounds, shapes[0].0 * scale);
     let b = run_shape(
-        "(b) 20 fields, a nested struct, a list of 3 nested structs, one GSI",
+        shapes[1].1,
         &order(),
-        [
-            Codec {
-                name: "hand-built HashMap",
-                encode: |v| Some(order_hand_to_item(v)),
-                decode: |i| order_hand_from_item(i).ok(),
-            },
-            Codec {
-                name: "#[derive(Entity)]",
-                encode: |v| v.to_item().ok(),
-                decode: |i| Order::from_item(i).ok(),
-            },
-            Codec {
-                name: "serde_dynamo",
-                encode: order_serde_to_item,
-                decode: |i| serde_checked(i, "Order"),
-            },
-        ],
-        1_000 * scale,
+        order_codecs(),
+        shapes[1].0 * scale,
         rounds,
     );
-    print(&b, rounds, 1_000 * scale);
-
+    print(&b, rounds, shapes[1].0 * scale);
     let c = run_shape(
-        "(c) one 300 KB string",
+        shapes[2].1,
         &document(),
-        [
-            Codec {
-                name: "hand-built HashMap",
-                encode: |v| Some(document_hand_to_item(v)),
-                decode: |i| document_hand_from_item(i).ok(),
-            },
-            Codec {
-                name: "#[derive(Entity)]",
-                encode: |v| v.to_item().ok(),
-                decode: |i| Document::from_item(i).ok(),
-            },
-            Codec {
-                name: "serde_dynamo",
-                encode: document_serde_to_item,
-                decode: |i| serde_checked(i, "Document"),
-            },
-        ],
-        25 * scale,
+        document_codecs(),
+        shapes[2].0 * scale,
         rounds,
     );
-    print(&c, rounds, 25 * scale);
+    print(&c, rounds, shapes[2].0 * scale);
 }

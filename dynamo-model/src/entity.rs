@@ -442,7 +442,11 @@ pub mod __private {
         sk_attribute: Option<&'static str>,
         render: impl FnOnce(&mut String, &mut String) -> Result<bool, crate::key::KeyError>,
     ) -> Result<(), Error> {
-        let (mut pk, mut sk) = (String::new(), String::new());
+        // Typical keys fit without reallocating (as in `Key::__build`).
+        let (mut pk, mut sk) = (
+            String::with_capacity(if pk_attribute.is_some() { 32 } else { 0 }),
+            String::with_capacity(if sk_attribute.is_some() { 48 } else { 0 }),
+        );
         match render(&mut pk, &mut sk) {
             Ok(true) => {
                 if let Some(attribute) = pk_attribute {
@@ -462,6 +466,7 @@ pub mod __private {
     }
 
     /// A rendered index key value, checked against DynamoDB's key limits.
+    #[inline]
     pub fn index_value<E: Entity>(
         attribute: &str,
         value: String,
