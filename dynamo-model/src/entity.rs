@@ -180,6 +180,33 @@ pub mod __private {
     pub use aws_sdk_dynamodb::types::AttributeValue as Av;
     pub use std::collections::HashMap;
 
+    /// The error of one field's encoding or decoding, boxed: every field returns a
+    /// `Result` with it, so the success path moves one pointer's worth of error, not the
+    /// 100-odd bytes of [`Error`] or [`DecodeError`]. The generated code's `?` unboxes it.
+    #[derive(Debug)]
+    pub struct FieldError<E>(Box<E>);
+
+    impl<E> FieldError<E> {
+        #[cold]
+        fn new(e: E) -> Self {
+            FieldError(Box::new(e))
+        }
+    }
+
+    impl From<FieldError<Error>> for Error {
+        #[cold]
+        fn from(e: FieldError<Error>) -> Self {
+            *e.0
+        }
+    }
+
+    impl From<FieldError<DecodeError>> for DecodeError {
+        #[cold]
+        fn from(e: FieldError<DecodeError>) -> Self {
+            *e.0
+        }
+    }
+
     /// The refusal of a field value that cannot be stored: a number out of DynamoDB's
     /// range is [`crate::ValidationReason::InvalidNumber`], anything else
     /// [`crate::ValidationReason::InvalidValue`].
@@ -208,14 +235,14 @@ pub mod __private {
         item: &mut Item,
         name: &'static str,
         value: &T,
-    ) -> Result<(), Error> {
+    ) -> Result<(), FieldError<Error>> {
         match value.to_attr_opt() {
             Ok(Some(av)) => {
                 item.insert(name.to_owned(), av);
                 Ok(())
             }
             Ok(None) => Ok(()),
-            Err(e) => Err(field_error::<E>(name, e)),
+            Err(e) => Err(FieldError::new(field_error::<E>(name, e))),
         }
     }
 
@@ -250,13 +277,13 @@ pub mod __private {
         item: &mut Item,
         name: &'static str,
         default: Option<fn() -> T>,
-    ) -> Result<T, DecodeError> {
+    ) -> Result<T, FieldError<DecodeError>> {
         let decoded = match (item.remove(name), default) {
             (Some(av), _) => T::from_attr(av),
             (None, Some(default)) => Ok(default()),
             (None, None) => T::from_missing(),
         };
-        decoded.map_err(|kind| decode_error::<E>(item, Some(name), kind))
+        decoded.map_err(|kind| FieldError::new(decode_error::<E>(item, Some(name), kind)))
     }
 
     /// Takes a `#[dynamo(serde)]` field's attribute out of the item and decodes it with
@@ -577,6 +604,7 @@ pub mod __private {
     }
 
     /// A decode error with the item's key for context.
+    #[cold]
     pub fn decode_error<E: Entity>(
         item: &Item,
         attribute: Option<&str>,
