@@ -11,8 +11,14 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::BuildHasher;
 
 /// Why a value could not be turned into an attribute.
+///
+/// One pointer wide: every field's encoding returns a `Result` with it, so the success
+/// path moves a small value, not a 56-byte error.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EncodeError {
+pub struct EncodeError(Box<EncodeErrorInner>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct EncodeErrorInner {
     message: String,
     number: bool,
     path: String,
@@ -20,44 +26,46 @@ pub struct EncodeError {
 
 impl EncodeError {
     /// A value that cannot be stored, with the reason in words.
+    #[cold]
     pub fn new(message: impl Into<String>) -> Self {
-        EncodeError {
+        EncodeError(Box::new(EncodeErrorInner {
             message: message.into(),
             number: false,
             path: String::new(),
-        }
+        }))
     }
 
     /// A number outside what a DynamoDB number can hold (38 significant digits,
     /// magnitude from 1e-130 up to but excluding 1e126, finite).
+    #[cold]
     pub fn number(message: impl Into<String>) -> Self {
-        EncodeError {
+        EncodeError(Box::new(EncodeErrorInner {
             message: message.into(),
             number: true,
             path: String::new(),
-        }
+        }))
     }
 
     /// Whether the value was refused as a number out of DynamoDB's range.
     pub fn is_number(&self) -> bool {
-        self.number
+        self.0.number
     }
 
     /// Where inside the attribute the refused value is (`.member` and `[index]` steps,
     /// e.g. `.lines[2].price`); empty when it is the attribute itself.
     pub fn path(&self) -> &str {
-        &self.path
+        &self.0.path
     }
 
     /// Why the value was refused, without the path.
     pub fn reason(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// This error, one step further down (`.member` or `[index]`, prepended).
     #[cold]
     pub fn at(mut self, step: impl std::fmt::Display) -> Self {
-        self.path = format!("{step}{}", self.path);
+        self.0.path = format!("{step}{}", self.0.path);
         self
     }
 
@@ -76,10 +84,10 @@ impl EncodeError {
 
 impl std::fmt::Display for EncodeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.message)
+        if self.0.path.is_empty() {
+            f.write_str(&self.0.message)
         } else {
-            write!(f, "at {}: {}", self.path, self.message)
+            write!(f, "at {}: {}", self.0.path, self.0.message)
         }
     }
 }
@@ -114,6 +122,7 @@ pub trait AttrValue: Sized {
 
     /// Encodes the value, or `None` when the attribute should not be written at all
     /// (`Option::None`, and empty sets, which DynamoDB rejects).
+    #[inline]
     fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
         self.to_attr().map(Some)
     }
@@ -123,6 +132,7 @@ pub trait AttrValue: Sized {
 
     /// The value of an attribute that is absent from the item (an error unless the type
     /// has a natural empty value, like `Option` or sets).
+    #[inline]
     fn from_missing() -> Result<Self, DecodeErrorKind> {
         Err(DecodeErrorKind::Missing)
     }
@@ -150,6 +160,7 @@ pub fn type_name(value: &AttributeValue) -> &'static str {
     }
 }
 
+#[cold]
 fn wrong_type(expected: &'static str, found: &AttributeValue) -> DecodeErrorKind {
     DecodeErrorKind::WrongType {
         expected,
@@ -158,9 +169,11 @@ fn wrong_type(expected: &'static str, found: &AttributeValue) -> DecodeErrorKind
 }
 
 impl AttrValue for String {
+    #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         Ok(AttributeValue::S(self.clone()))
     }
+    #[inline]
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         match value {
             AttributeValue::S(s) => Ok(s),
@@ -170,9 +183,11 @@ impl AttrValue for String {
 }
 
 impl AttrValue for bool {
+    #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         Ok(AttributeValue::Bool(*self))
     }
+    #[inline]
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         match value {
             AttributeValue::Bool(b) => Ok(b),
@@ -181,9 +196,16 @@ impl AttrValue for bool {
     }
 }
 
+/// A stored number that does not parse as the field's number type.
+#[cold]
+fn not_a(n: &str, type_name: &str, e: impl std::fmt::Display) -> DecodeErrorKind {
+    DecodeErrorKind::Invalid(format!("number {n:?} is not a {type_name}: {e}"))
+}
+
 macro_rules! integer_attr {
     ($($t:ty),*) => {$(
         impl AttrValue for $t {
+            #[inline]
             fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
                 let n = self.to_string();
                 // DynamoDB numbers hold at most 38 significant digits: only 128-bit
@@ -195,13 +217,10 @@ macro_rules! integer_attr {
                 }
                 Ok(AttributeValue::N(n))
             }
+            #[inline]
             fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
                 match value {
-                    AttributeValue::N(n) => n.parse::<$t>().map_err(|e| {
-                        DecodeErrorKind::Invalid(format!(
-                            "number {n:?} is not a {}: {e}", stringify!($t)
-                        ))
-                    }),
+                    AttributeValue::N(n) => n.parse::<$t>().map_err(|e| not_a(&n, stringify!($t), e)),
                     other => Err(wrong_type("N", &other)),
                 }
             }
@@ -213,6 +232,7 @@ integer_attr!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 macro_rules! float_attr {
     ($($t:ty),*) => {$(
         impl AttrValue for $t {
+            #[inline]
             fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
                 if !self.is_finite() {
                     return Err(EncodeError::number(format!("{self} is not a number DynamoDB can store")));
@@ -236,11 +256,10 @@ macro_rules! float_attr {
                 };
                 Ok(AttributeValue::N(n))
             }
+            #[inline]
             fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
                 match value {
-                    AttributeValue::N(n) => n.parse::<$t>().map_err(|e| {
-                        DecodeErrorKind::Invalid(format!("number {n:?} is not a {}: {e}", stringify!($t)))
-                    }),
+                    AttributeValue::N(n) => n.parse::<$t>().map_err(|e| not_a(&n, stringify!($t), e)),
                     other => Err(wrong_type("N", &other)),
                 }
             }
@@ -250,45 +269,54 @@ macro_rules! float_attr {
 float_attr!(f32, f64);
 
 impl<T: AttrValue> AttrValue for Option<T> {
+    #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         match self {
             Some(v) => v.to_attr(),
             None => Ok(AttributeValue::Null(true)),
         }
     }
+    #[inline]
     fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
         match self {
             Some(v) => v.to_attr_opt(),
             None => Ok(None),
         }
     }
+    #[inline]
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         match value {
             AttributeValue::Null(_) => Ok(None),
             other => T::from_attr(other).map(Some),
         }
     }
+    #[inline]
     fn from_missing() -> Result<Self, DecodeErrorKind> {
         Ok(None)
     }
 }
 
 impl<T: AttrValue> AttrValue for Box<T> {
+    #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         (**self).to_attr()
     }
+    #[inline]
     fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
         (**self).to_attr_opt()
     }
+    #[inline]
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         T::from_attr(value).map(Box::new)
     }
+    #[inline]
     fn from_missing() -> Result<Self, DecodeErrorKind> {
         T::from_missing().map(Box::new)
     }
 }
 
 impl<T: AttrValue> AttrValue for Vec<T> {
+    #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         let mut list = Vec::with_capacity(self.len());
         for (i, v) in self.iter().enumerate() {
@@ -297,6 +325,7 @@ impl<T: AttrValue> AttrValue for Vec<T> {
         }
         Ok(AttributeValue::L(list))
     }
+    #[inline]
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         match value {
             AttributeValue::L(list) => list
@@ -309,6 +338,7 @@ impl<T: AttrValue> AttrValue for Vec<T> {
     }
 }
 
+#[inline]
 fn encode_map<'a, T: AttrValue + 'a>(
     entries: impl ExactSizeIterator<Item = (&'a String, &'a T)>,
 ) -> Result<AttributeValue, EncodeError> {
@@ -321,6 +351,7 @@ fn encode_map<'a, T: AttrValue + 'a>(
     Ok(AttributeValue::M(map))
 }
 
+#[inline]
 fn decode_map<T: AttrValue, C: FromIterator<(String, T)>>(
     value: AttributeValue,
 ) -> Result<C, DecodeErrorKind> {
@@ -337,23 +368,28 @@ fn decode_map<T: AttrValue, C: FromIterator<(String, T)>>(
 }
 
 impl<T: AttrValue> AttrValue for BTreeMap<String, T> {
+    #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         encode_map(self.iter())
     }
+    #[inline]
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         decode_map(value)
     }
 }
 
 impl<T: AttrValue, S: BuildHasher + Default> AttrValue for HashMap<String, T, S> {
+    #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         encode_map(self.iter())
     }
+    #[inline]
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         decode_map(value)
     }
 }
 
+#[inline]
 fn string_set<'a>(items: impl ExactSizeIterator<Item = &'a String>) -> Option<AttributeValue> {
     // DynamoDB rejects empty sets: an empty set is stored as no attribute at all.
     (items.len() > 0).then(|| AttributeValue::Ss(items.cloned().collect()))
@@ -362,6 +398,7 @@ fn string_set<'a>(items: impl ExactSizeIterator<Item = &'a String>) -> Option<At
 /// A string set: `SS` as the crate writes it, or a list of strings, as serde_dynamo
 /// writes a `HashSet<String>` (without its `string_set` helper), so data written through
 /// `#[dynamo(serde)]` reads back.
+#[inline]
 fn decode_string_set<C: FromIterator<String>>(value: AttributeValue) -> Result<C, DecodeErrorKind> {
     match value {
         AttributeValue::Ss(set) => Ok(set.into_iter().collect()),
@@ -377,30 +414,38 @@ fn decode_string_set<C: FromIterator<String>>(value: AttributeValue) -> Result<C
 }
 
 impl<S: BuildHasher + Default> AttrValue for HashSet<String, S> {
+    #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         string_set(self.iter()).ok_or_else(|| EncodeError::new("an empty set cannot be stored"))
     }
+    #[inline]
     fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
         Ok(string_set(self.iter()))
     }
+    #[inline]
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         decode_string_set(value)
     }
+    #[inline]
     fn from_missing() -> Result<Self, DecodeErrorKind> {
         Ok(Self::default())
     }
 }
 
 impl AttrValue for BTreeSet<String> {
+    #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         string_set(self.iter()).ok_or_else(|| EncodeError::new("an empty set cannot be stored"))
     }
+    #[inline]
     fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
         Ok(string_set(self.iter()))
     }
+    #[inline]
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         decode_string_set(value)
     }
+    #[inline]
     fn from_missing() -> Result<Self, DecodeErrorKind> {
         Ok(Self::default())
     }
@@ -411,11 +456,13 @@ impl AttrValue for BTreeSet<String> {
 pub struct Binary(pub Vec<u8>);
 
 impl AttrValue for Binary {
+    #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         Ok(AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(
             self.0.clone(),
         )))
     }
+    #[inline]
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         match value {
             AttributeValue::B(b) => Ok(Binary(b.into_inner())),
@@ -425,9 +472,11 @@ impl AttrValue for Binary {
 }
 
 impl AttrValue for AttributeValue {
+    #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         Ok(self.clone())
     }
+    #[inline]
     fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
         Ok(value)
     }

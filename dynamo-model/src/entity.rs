@@ -192,6 +192,33 @@ pub mod __private {
     pub use aws_sdk_dynamodb::types::AttributeValue as Av;
     pub use std::collections::HashMap;
 
+    /// The error of one field's encoding or decoding, boxed: every field returns a
+    /// `Result` with it, so the success path moves one pointer's worth of error, not the
+    /// 100-odd bytes of [`Error`] or [`DecodeError`]. The generated code's `?` unboxes it.
+    #[derive(Debug)]
+    pub struct FieldError<E>(Box<E>);
+
+    impl<E> FieldError<E> {
+        #[cold]
+        fn new(e: E) -> Self {
+            FieldError(Box::new(e))
+        }
+    }
+
+    impl From<FieldError<Error>> for Error {
+        #[cold]
+        fn from(e: FieldError<Error>) -> Self {
+            *e.0
+        }
+    }
+
+    impl From<FieldError<DecodeError>> for DecodeError {
+        #[cold]
+        fn from(e: FieldError<DecodeError>) -> Self {
+            *e.0
+        }
+    }
+
     /// The refusal of a field value that cannot be stored: a number out of DynamoDB's
     /// range is [`crate::ValidationReason::InvalidNumber`], anything else
     /// [`crate::ValidationReason::InvalidValue`].
@@ -220,14 +247,14 @@ pub mod __private {
         item: &mut Item,
         name: &'static str,
         value: &T,
-    ) -> Result<(), Error> {
+    ) -> Result<(), FieldError<Error>> {
         match value.to_attr_opt() {
             Ok(Some(av)) => {
                 item.insert(name.to_owned(), av);
                 Ok(())
             }
             Ok(None) => Ok(()),
-            Err(e) => Err(field_error::<E>(name, e)),
+            Err(e) => Err(FieldError::new(field_error::<E>(name, e))),
         }
     }
 
@@ -262,13 +289,13 @@ pub mod __private {
         item: &mut Item,
         name: &'static str,
         default: Option<fn() -> T>,
-    ) -> Result<T, DecodeError> {
+    ) -> Result<T, FieldError<DecodeError>> {
         let decoded = match (item.remove(name), default) {
             (Some(av), _) => T::from_attr(av),
             (None, Some(default)) => Ok(default()),
             (None, None) => T::from_missing(),
         };
-        decoded.map_err(|kind| decode_error::<E>(item, Some(name), kind))
+        decoded.map_err(|kind| FieldError::new(decode_error::<E>(item, Some(name), kind)))
     }
 
     /// Takes a `#[dynamo(serde)]` field's attribute out of the item and decodes it with
@@ -454,7 +481,11 @@ pub mod __private {
         sk_attribute: Option<&'static str>,
         render: impl FnOnce(&mut String, &mut String) -> Result<bool, crate::key::KeyError>,
     ) -> Result<(), Error> {
-        let (mut pk, mut sk) = (String::new(), String::new());
+        // Typical keys fit without reallocating (as in `Key::__build`).
+        let (mut pk, mut sk) = (
+            String::with_capacity(if pk_attribute.is_some() { 32 } else { 0 }),
+            String::with_capacity(if sk_attribute.is_some() { 48 } else { 0 }),
+        );
         match render(&mut pk, &mut sk) {
             Ok(true) => {
                 if let Some(attribute) = pk_attribute {
@@ -474,6 +505,7 @@ pub mod __private {
     }
 
     /// A rendered index key value, checked against DynamoDB's key limits.
+    #[inline]
     pub fn index_value<E: Entity>(
         attribute: &str,
         value: String,
@@ -484,6 +516,7 @@ pub mod __private {
     }
 
     /// A decode error with the item's key for context.
+    #[cold]
     pub fn decode_error<E: Entity>(
         item: &Item,
         attribute: Option<&str>,

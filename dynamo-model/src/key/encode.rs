@@ -58,6 +58,7 @@ const ESCAPE: u8 = b'%';
 /// Whether a byte of a string value is written as an escape: the characters U+0000 to
 /// U+0025 (`%` included). They are ASCII, and no byte of a multi-byte UTF-8 character
 /// is below 0x80, so a byte scan finds exactly these characters.
+#[inline]
 fn needs_escape(byte: u8) -> bool {
     byte <= ESCAPE
 }
@@ -256,7 +257,20 @@ pub(crate) fn split_component(rest: &str) -> (&str, &str) {
 /// assert_eq!(out, "N#John%20Smith%20%231");
 /// # Ok::<(), dynamo_model::key::KeyError>(())
 /// ```
+#[inline]
 pub fn escape_str(value: &str, out: &mut String) -> Result<(), KeyError> {
+    // Most values need no escape: one branch-free pass (the compiler vectorises it),
+    // then a single copy.
+    if !value.bytes().fold(false, |any, b| any | needs_escape(b)) {
+        out.push_str(value);
+        return Ok(());
+    }
+    escape_each(value, out);
+    Ok(())
+}
+
+/// The slow path of [`escape_str`]: copies `value`, escaping the bytes that need it.
+fn escape_each(value: &str, out: &mut String) {
     out.reserve(value.len());
     let mut rest = value;
     while let Some(i) = rest.bytes().position(needs_escape) {
@@ -269,7 +283,6 @@ pub fn escape_str(value: &str, out: &mut String) -> Result<(), KeyError> {
         rest = &rest[i + 1..];
     }
     out.push_str(rest);
-    Ok(())
 }
 
 fn unescape_str(component: &str) -> Result<String, KeyError> {

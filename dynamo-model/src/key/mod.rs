@@ -129,7 +129,12 @@ pub(crate) fn check_index_key(
     } else {
         ("index sort", MAX_SORT_KEY_BYTES)
     };
-    check_key_value(entity, &format!("{which} (`{attribute}`)"), value, max)
+    // Checked before the label is formatted: a valid key (every write of an indexed
+    // item) costs two comparisons, no allocation.
+    if value.is_empty() || value.len() > max {
+        return check_key_value(entity, &format!("{which} (`{attribute}`)"), value, max);
+    }
+    Ok(())
 }
 
 /// Checks one key value against DynamoDB's limits: not empty, at most `max` bytes.
