@@ -30,13 +30,22 @@ pub struct Page<T> {
 }
 
 /// `_type IN (..)`: only items of the target's entity types.
+/// One entity type is `_type = :v`, the form DynamoDB evaluates most simply.
 pub(crate) fn entity_type_filter<T: Target>() -> Node {
-    Node::In {
-        path: <T::Table as Table>::SCHEMA.entity_type.into(),
-        values: T::ENTITY_TYPES
-            .iter()
-            .map(|t| Ok(AttributeValue::S((*t).to_owned())))
-            .collect(),
+    let path = <T::Table as Table>::SCHEMA.entity_type;
+    match T::ENTITY_TYPES {
+        [only] => Node::Compare {
+            path: path.into(),
+            op: crate::expr::CompareOp::Eq,
+            value: Ok(AttributeValue::S((*only).to_owned())),
+        },
+        types => Node::In {
+            path: path.into(),
+            values: types
+                .iter()
+                .map(|t| Ok(AttributeValue::S((*t).to_owned())))
+                .collect(),
+        },
     }
 }
 
