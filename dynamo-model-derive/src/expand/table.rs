@@ -24,6 +24,11 @@ fn valid_index_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
+/// The part of the generated type names an index contributes: `GSI1` → `Gsi1`.
+fn generated_name(index: &str) -> String {
+    crate::expand::entity::pascal_case(&crate::expand::entity::snake_case(index))
+}
+
 pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
     let mut cx = Ctxt::default();
     let attrs = attr::table_attrs(&mut cx, &input.attrs);
@@ -49,6 +54,21 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
         }
         if attrs.indexes[..i].iter().any(|o| o.name.value() == name) {
             cx.error_spanned_by(&index.name, format!("index `{name}` is declared twice"));
+        } else if let Some(other) = attrs.indexes[..i]
+            .iter()
+            .find(|o| generated_name(&o.name.value()) == generated_name(&name))
+        {
+            // The derives name a type per index after it (`AppGsi1`, `OrderGsi1Partition`).
+            cx.error_spanned_by(
+                &index.name,
+                format!(
+                    "indexes `{}` and `{name}` would both generate the type names `{}{}` and `<Entity>{}Partition`; rename one",
+                    other.name.value(),
+                    input.ident,
+                    generated_name(&name),
+                    generated_name(&name),
+                ),
+            );
         }
         if index.kind == IndexKind::Local && attrs.sk.is_none() {
             cx.error_spanned_by(&index.name, "an LSI needs a table with a sort key");
@@ -173,11 +193,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
     let dm = quote!(::dynamo_model);
     let markers = attrs.indexes.iter().enumerate().map(|(position, index)| {
         let name = index.name.value();
-        let marker = format_ident!(
-            "{}{}",
-            ident,
-            crate::expand::entity::pascal_case(&crate::expand::entity::snake_case(&name))
-        );
+        let marker = format_ident!("{}{}", ident, generated_name(&name));
         let doc = format!(
             "The key space of index `{name}` of [`{ident}`]: the type parameter of its \
              partitions and sort-key conditions."
