@@ -275,6 +275,8 @@ pub struct EntityAttrs {
     pub sk: Option<LitStr>,
     pub indexes: Vec<IndexTemplate>,
     pub entity_type: Option<LitStr>,
+    /// The name of the generated key struct, instead of `{Type}Key`.
+    pub key_struct: Option<syn::Ident>,
     pub naming: Naming,
 }
 
@@ -286,6 +288,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
         sk: None,
         indexes: Vec::new(),
         entity_type: None,
+        key_struct: None,
         naming: Naming::default(),
     };
     let mut naming = NamingSaid::default();
@@ -300,11 +303,13 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                     set_once(&mut out.sk, meta.value()?.parse()?, &meta, "sk")?;
                 } else if meta.path.is_ident("entity_type") {
                     set_once(&mut out.entity_type, meta.value()?.parse()?, &meta, "entity_type")?;
+                } else if meta.path.is_ident("key_struct") {
+                    set_once(&mut out.key_struct, meta.value()?.parse()?, &meta, "key_struct")?;
                 } else if meta.path.is_ident("index") {
                     out.indexes.push(index_template(&meta)?);
                 } else if !naming_option(&meta, &mut naming, Derive::Entity, Source::Dynamo)? {
                     return Err(meta.error(
-                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `entity_type`, `rename_all` or `default`",
+                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `entity_type`, `key_struct`, `rename_all` or `default`",
                     ));
                 }
                 Ok(())

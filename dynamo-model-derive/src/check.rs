@@ -33,6 +33,8 @@ pub struct EntityModel {
     pub vis: Visibility,
     pub table: syn::Path,
     pub entity_type: String,
+    /// The name of the generated key struct (`{Type}Key` unless `key_struct = ..`).
+    pub key_struct: Ident,
     pub fields: Vec<Field>,
     pub pk: (Template, LitStr),
     pub sk: Option<(Template, LitStr)>,
@@ -328,6 +330,10 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         vis: input.vis.clone(),
         table,
         entity_type,
+        key_struct: attrs
+            .key_struct
+            .clone()
+            .unwrap_or_else(|| quote::format_ident!("{}Key", input.ident)),
         fields,
         pk,
         sk,

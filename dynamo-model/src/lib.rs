@@ -160,6 +160,8 @@ pub use dynamo_model_derive::Table;
 /// - `index(NAME, pk = .., sk = ..)`: templates onto a declared index (or `pk = [a, b]`:
 ///   a multi-attribute key of the entity's own fields);
 /// - `entity_type` (default: the struct name);
+/// - `key_struct = Name`: the name of the generated key struct of a key with two or more
+///   fields (default `{Type}Key`), when that name is taken in the module;
 /// - `rename_all = ".."`: attribute names from field names by serde's rules (`lowercase`,
 ///   `UPPERCASE`, `PascalCase`, `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`,
 ///   `kebab-case`, `SCREAMING-KEBAB-CASE`);

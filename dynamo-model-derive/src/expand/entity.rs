@@ -368,7 +368,7 @@ fn generate(m: &EntityModel) -> TokenStream {
         .into_iter()
         .map(|f| ArgField::template(f, false))
         .collect();
-    let key_struct = format_ident!("{}Key", ident);
+    let key_struct = m.key_struct.clone();
     let key_example = format!(
         "{ident}::key({key_struct} {{ {} }})",
         key_fields

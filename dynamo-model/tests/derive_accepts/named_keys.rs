@@ -57,7 +57,32 @@ struct Shelf {
     kind: Kind,
 }
 
+/// The application already has a `LineKey`: the derive names its struct `LineId` instead.
+#[allow(dead_code)]
+struct LineKey;
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "ORDER#{order_id}", sk = "LINE#{line}", key_struct = LineId)]
+struct Line {
+    order_id: String,
+    line: u32,
+}
+
 pub fn run() {
+    // `key_struct` renames the generated key struct; the user's `LineKey` is untouched.
+    let line = Line {
+        order_id: "o-1".into(),
+        line: 3,
+    };
+    let _unrelated = LineKey;
+    assert_eq!(
+        Line::key(LineId {
+            line: 3u32,
+            order_id: "o-1"
+        }),
+        line.primary_key()
+    );
+
     let order = Order {
         user_id: "u-1".into(),
         order_id: "o-7".into(),
