@@ -108,24 +108,43 @@ impl Placeholders {
                 let _ = write!(out, "{n} IN ({})", list.join(", "));
             }
             Node::And(a, b) | Node::Or(a, b) => {
-                let joiner = if matches!(node, Node::And(..)) {
-                    " AND "
-                } else {
-                    " OR "
+                // Parentheses only where precedence needs them (NOT > AND > OR): what a
+                // person writes, and less for the service to parse.
+                let (joiner, wrap): (&str, fn(&Node) -> bool) = match node {
+                    Node::And(..) => (" AND ", |n| {
+                        matches!(n, Node::Or(..) | Node::Between { .. })
+                    }),
+                    _ => (" OR ", |n| matches!(n, Node::Between { .. })),
                 };
-                out.push('(');
-                self.render_into(a, out)?;
-                out.push(')');
+                self.render_operand(a, wrap(a), out)?;
                 out.push_str(joiner);
-                out.push('(');
-                self.render_into(b, out)?;
-                out.push(')');
+                self.render_operand(b, wrap(b), out)?;
             }
             Node::Not(inner) => {
-                out.push_str("NOT (");
-                self.render_into(inner, out)?;
-                out.push(')');
+                out.push_str("NOT ");
+                let atomic = !matches!(
+                    **inner,
+                    Node::And(..) | Node::Or(..) | Node::Not(..) | Node::Between { .. }
+                );
+                self.render_operand(inner, !atomic, out)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Renders `node`, in parentheses when `wrap`.
+    fn render_operand(
+        &mut self,
+        node: &Node,
+        wrap: bool,
+        out: &mut String,
+    ) -> Result<(), ValueError> {
+        if wrap {
+            out.push('(');
+        }
+        self.render_into(node, out)?;
+        if wrap {
+            out.push(')');
         }
         Ok(())
     }
@@ -148,7 +167,141 @@ impl Placeholders {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expr::CompareOp;
+    use crate::expr::{AttrPath, CompareOp};
+
+    /// A condition tree over boolean atoms (`Compare` on path `aK`, `Between` on `bK`).
+    fn tree() -> impl proptest::strategy::Strategy<Value = Node> {
+        use proptest::prelude::*;
+        let atom = (0usize..4, any::<bool>()).prop_map(|(k, between)| {
+            if between {
+                Node::Between {
+                    path: AttrPath::Top(["b0", "b1", "b2", "b3"][k]),
+                    low: Ok(AttributeValue::N("0".into())),
+                    high: Ok(AttributeValue::N("1".into())),
+                }
+            } else {
+                Node::Compare {
+                    path: AttrPath::Top(["a0", "a1", "a2", "a3"][k]),
+                    op: CompareOp::Eq,
+                    value: Ok(AttributeValue::N("1".into())),
+                }
+            }
+        });
+        atom.prop_recursive(4, 24, 2, |inner| {
+            prop_oneof![
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Node::And(Box::new(a), Box::new(b))),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Node::Or(Box::new(a), Box::new(b))),
+                inner.prop_map(|a| Node::Not(Box::new(a))),
+            ]
+        })
+    }
+
+    /// The truth of `node` when atom `name` is `truth[name]`.
+    fn eval(node: &Node, truth: &dyn Fn(&str) -> bool) -> bool {
+        match node {
+            Node::And(a, b) => eval(a, truth) && eval(b, truth),
+            Node::Or(a, b) => eval(a, truth) || eval(b, truth),
+            Node::Not(a) => !eval(a, truth),
+            Node::Compare { path, .. } | Node::Between { path, .. } => truth(&path.to_string()),
+            _ => false,
+        }
+    }
+
+    /// Evaluates a rendered condition as DynamoDB reads it: comparisons and BETWEEN bind
+    /// tightest, then NOT, then AND, then OR; parentheses group.
+    struct Reader<'a> {
+        tokens: Vec<&'a str>,
+        at: usize,
+        names: &'a HashMap<String, String>,
+        truth: &'a dyn Fn(&str) -> bool,
+    }
+
+    impl Reader<'_> {
+        fn next(&mut self) -> &str {
+            let t = self.tokens.get(self.at).copied().unwrap_or("");
+            self.at += 1;
+            t
+        }
+        fn peek(&self) -> &str {
+            self.tokens.get(self.at).copied().unwrap_or("")
+        }
+        fn or(&mut self) -> bool {
+            let mut v = self.and();
+            while self.peek() == "OR" {
+                self.next();
+                let r = self.and();
+                v = v || r;
+            }
+            v
+        }
+        fn and(&mut self) -> bool {
+            let mut v = self.not();
+            while self.peek() == "AND" {
+                self.next();
+                let r = self.not();
+                v = v && r;
+            }
+            v
+        }
+        fn not(&mut self) -> bool {
+            if self.peek() == "NOT" {
+                self.next();
+                return !self.not();
+            }
+            self.atom()
+        }
+        fn atom(&mut self) -> bool {
+            if self.peek() == "(" {
+                self.next();
+                let v = self.or();
+                assert_eq!(self.next(), ")");
+                return v;
+            }
+            let name = self.next().to_owned();
+            let attribute = self.names.get(&name).cloned().unwrap_or_default();
+            match self.next() {
+                "=" => {
+                    self.next();
+                }
+                "BETWEEN" => {
+                    self.next();
+                    assert_eq!(self.next(), "AND");
+                    self.next();
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+            (self.truth)(&attribute)
+        }
+    }
+
+    proptest::proptest! {
+        /// The rendered expression, read with DynamoDB's precedence, has the truth table of
+        /// the tree: parentheses are left out only where precedence makes them redundant.
+        #[test]
+        fn rendering_keeps_the_meaning_of_every_condition(node in tree(), bits in 0u8..=255) {
+            let mut p = Placeholders::default();
+            let expr = p.render_condition(&node).expect("renders");
+            let (names, _) = p.finish();
+            let names = names.unwrap_or_default();
+            let spaced = expr.replace('(', " ( ").replace(')', " ) ");
+            let truth = |attribute: &str| {
+                let k = ["a0", "a1", "a2", "a3", "b0", "b1", "b2", "b3"]
+                    .iter()
+                    .position(|a| *a == attribute)
+                    .unwrap_or(0);
+                bits & (1 << k) != 0
+            };
+            let mut reader = Reader {
+                tokens: spaced.split_whitespace().collect(),
+                at: 0,
+                names: &names,
+                truth: &truth,
+            };
+            let read = reader.or();
+            proptest::prop_assert_eq!(reader.at, reader.tokens.len(), "{}", expr);
+            proptest::prop_assert_eq!(read, eval(&node, &truth), "{}", expr);
+        }
+    }
 
     #[test]
     fn names_are_deduplicated_and_values_are_not() {
@@ -166,7 +319,7 @@ mod tests {
         let expr = p
             .render_condition(&Node::Or(Box::new(a), Box::new(Node::Not(Box::new(b)))))
             .unwrap();
-        assert_eq!(expr, "(#n0 = :v0) OR (NOT (#n0 <> :v1))");
+        assert_eq!(expr, "#n0 = :v0 OR NOT #n0 <> :v1");
         let (names, values) = p.finish();
         assert_eq!(names.unwrap().len(), 1);
         assert_eq!(values.unwrap().len(), 2);

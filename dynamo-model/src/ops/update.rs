@@ -701,7 +701,7 @@ mod tests {
         assert!(
             token_values.iter().any(|v| p
                 .condition
-                .contains(&format!("(attribute_not_exists({wt})) OR ({wt} <> {v})"))),
+                .contains(&format!("(attribute_not_exists({wt}) OR {wt} <> {v})"))),
             "{}",
             p.condition
         );
