@@ -189,8 +189,10 @@ mod tests {
         });
         atom.prop_recursive(4, 24, 2, |inner| {
             prop_oneof![
-                (inner.clone(), inner.clone()).prop_map(|(a, b)| Node::And(Box::new(a), Box::new(b))),
-                (inner.clone(), inner.clone()).prop_map(|(a, b)| Node::Or(Box::new(a), Box::new(b))),
+                (inner.clone(), inner.clone())
+                    .prop_map(|(a, b)| Node::And(Box::new(a), Box::new(b))),
+                (inner.clone(), inner.clone())
+                    .prop_map(|(a, b)| Node::Or(Box::new(a), Box::new(b))),
                 inner.prop_map(|a| Node::Not(Box::new(a))),
             ]
         })
