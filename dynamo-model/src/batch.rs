@@ -46,15 +46,6 @@ fn capacity_units(consumed: &[aws_sdk_dynamodb::types::ConsumedCapacity]) -> f64
     consumed.iter().filter_map(|c| c.capacity_units).sum()
 }
 
-fn build_error(operation: &'static str, e: aws_sdk_dynamodb::error::BuildError) -> Error {
-    Error::invalid_request(
-        operation,
-        crate::ValidationReason::RequestBuild,
-        format!("cannot build request: {e}"),
-    )
-    .caused_by(e)
-}
-
 // ------------------------------------------------------------------ batch get
 
 /// The outcome of a [`BatchGet`]: what was found, what does not exist, and what could not
@@ -149,10 +140,15 @@ impl<T: Target> BatchGet<T> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let mut seen = HashSet::with_capacity(self.keys.len());
-        Ok(std::mem::take(&mut self.keys)
+        let keys = std::mem::take(&mut self.keys);
+        // Which keys come first, found by reference: no key is copied to be compared.
+        let mut seen = HashSet::with_capacity(keys.len());
+        let first: Vec<bool> = keys.iter().map(|k| seen.insert(k)).collect();
+        drop(seen);
+        Ok(keys
             .into_iter()
-            .filter(|k| seen.insert(k.clone()))
+            .zip(first)
+            .filter_map(|(k, first)| first.then_some(k))
             .collect())
     }
 
@@ -267,7 +263,7 @@ fn get_request<X: Table>(
         .set_keys(Some(keys.iter().map(|k| key_item(&X::SCHEMA, k)).collect()))
         .consistent_read(consistent)
         .build()
-        .map_err(|e| build_error("BatchGetItem", e))?;
+        .map_err(|e| Error::request_build("BatchGetItem", e))?;
     let request = db
         .client()
         .batch_get_item()
@@ -380,7 +376,7 @@ impl WriteOp {
                     PutRequest::builder()
                         .set_item(Some(item.clone()))
                         .build()
-                        .map_err(|e| build_error(OP, e))?,
+                        .map_err(|e| Error::request_build(OP, e))?,
                 )
                 .build(),
             WriteOp::Delete { key, .. } => WriteRequest::builder()
@@ -388,7 +384,7 @@ impl WriteOp {
                     DeleteRequest::builder()
                         .set_key(Some(key_item(schema, key)))
                         .build()
-                        .map_err(|e| build_error(OP, e))?,
+                        .map_err(|e| Error::request_build(OP, e))?,
                 )
                 .build(),
         })

@@ -223,6 +223,19 @@ impl Error {
         }
     }
 
+    /// The SDK refused to build `operation`'s request (a required member missing).
+    pub(crate) fn request_build(
+        operation: &'static str,
+        e: aws_sdk_dynamodb::error::BuildError,
+    ) -> Self {
+        Error::invalid_request(
+            operation,
+            ValidationReason::RequestBuild,
+            format!("cannot build request: {e}"),
+        )
+        .caused_by(e)
+    }
+
     /// A refusal that concerns a whole request rather than one entity (a transaction, a
     /// batch), for `operation`.
     pub(crate) fn invalid_request(

@@ -236,16 +236,7 @@ fn key_element(name: &str, key_type: KeyType) -> Result<KeySchemaElement, Error>
         .attribute_name(name)
         .key_type(key_type)
         .build()
-        .map_err(|e| build_error("CreateTable", e))
-}
-
-fn build_error(operation: &'static str, e: aws_sdk_dynamodb::error::BuildError) -> Error {
-    Error::invalid_request(
-        operation,
-        crate::ValidationReason::RequestBuild,
-        format!("cannot build request: {e}"),
-    )
-    .caused_by(e)
+        .map_err(|e| Error::request_build("CreateTable", e))
 }
 
 fn projection(p: Projection) -> SdkProjection {
@@ -304,7 +295,7 @@ pub async fn create_table(
                 .attribute_name(def.name)
                 .attribute_type(sdk_type(def.ty))
                 .build()
-                .map_err(|e| build_error(OP, e))?,
+                .map_err(|e| Error::request_build(OP, e))?,
         );
     }
     for index in schema.indexes {
@@ -319,8 +310,9 @@ pub async fn create_table(
                 for attr in index.sk {
                     gsi = gsi.key_schema(key_element(attr.name, KeyType::Range)?);
                 }
-                request =
-                    request.global_secondary_indexes(gsi.build().map_err(|e| build_error(OP, e))?);
+                request = request.global_secondary_indexes(
+                    gsi.build().map_err(|e| Error::request_build(OP, e))?,
+                );
             }
             IndexKind::Local => {
                 // An LSI shares the table's partition key (DynamoDB rule).
@@ -331,8 +323,8 @@ pub async fn create_table(
                 for attr in index.sk {
                     lsi = lsi.key_schema(key_element(attr.name, KeyType::Range)?);
                 }
-                request =
-                    request.local_secondary_indexes(lsi.build().map_err(|e| build_error(OP, e))?);
+                request = request
+                    .local_secondary_indexes(lsi.build().map_err(|e| Error::request_build(OP, e))?);
             }
         }
     }
@@ -352,7 +344,7 @@ pub async fn create_table(
                     .attribute_name(ttl)
                     .enabled(true)
                     .build()
-                    .map_err(|e| build_error("UpdateTimeToLive", e))?,
+                    .map_err(|e| Error::request_build("UpdateTimeToLive", e))?,
             )
             .send()
             .await

@@ -138,14 +138,7 @@ impl<T: Table> TransactWrite<T> {
 
     fn request_items(&self, ops: &[&Operation]) -> Result<Vec<TransactWriteItem>, Error> {
         let table = self.db.table_name();
-        let build = |e: aws_sdk_dynamodb::error::BuildError| {
-            Error::invalid_request(
-                "TransactWriteItems",
-                crate::ValidationReason::RequestBuild,
-                format!("cannot build request: {e}"),
-            )
-            .caused_by(e)
-        };
+        let build = |e| Error::request_build("TransactWriteItems", e);
         let fail = ReturnValuesOnConditionCheckFailure::AllOld;
         // Every kind of operation carries the same table, condition and placeholders.
         macro_rules! conditioned {
@@ -440,14 +433,7 @@ impl<X: Target> TransactGet<X> {
                 .table_name(self.db.table_name())
                 .set_key(Some(key.map_err(|e| e.during(OP))?))
                 .build()
-                .map_err(|e| {
-                    Error::invalid_request(
-                        OP,
-                        crate::ValidationReason::RequestBuild,
-                        format!("cannot build request: {e}"),
-                    )
-                    .caused_by(e)
-                })?;
+                .map_err(|e| Error::request_build(OP, e))?;
             items.push(TransactGetItem::builder().get(get).build());
         }
         let request = self

@@ -44,7 +44,6 @@ pub struct Put<E: Entity> {
     db: Db<E::Table>,
     /// The encoded entity, or why it cannot be encoded (reported when sent).
     item: Result<Item, Error>,
-    key: Key<E>,
     version: u64,
     if_absent: bool,
     condition: Option<Condition<E>>,
@@ -56,7 +55,6 @@ impl<E: Entity> Put<E> {
         Put {
             db: db.clone(),
             item: entity.to_item(),
-            key: entity.primary_key(),
             version: E::VERSION.map_or(0, |_| entity.version()),
             if_absent: false,
             condition: None,
@@ -90,6 +88,16 @@ impl<E: Entity> Put<E> {
     /// The put, storing `token` in the write-token attribute when there is one.
     fn prepare_with(self, token: Option<&WriteToken>) -> Result<PreparedWrite, Error> {
         let mut item = self.item?;
+        // The key as the item holds it (rendered once, by `to_item`).
+        let key: Key<E> = crate::key::raw_key_of(&<E::Table as crate::Table>::SCHEMA, &item)
+            .map(Key::from_raw)
+            .ok_or_else(|| {
+                Error::invalid(
+                    E::ENTITY_TYPE,
+                    crate::ValidationReason::KeyEncoding,
+                    "the encoded item lacks its key attributes",
+                )
+            })?;
         if let Some(token) = token {
             item.insert(
                 <E::Table as crate::Table>::SCHEMA.write_token.to_owned(),
@@ -122,8 +130,8 @@ impl<E: Entity> Put<E> {
         let (names, values) = p.finish();
         Ok(PreparedWrite {
             entity: E::ENTITY_TYPE,
-            key: self.key.to_string(),
-            key_item: self.key.to_item()?,
+            key: key.to_string(),
+            key_item: key.to_item()?,
             item: Some(item),
             update: None,
             condition,

@@ -51,13 +51,7 @@ pub(crate) fn input<I>(
     operation: &'static str,
     built: Result<I, aws_sdk_dynamodb::error::BuildError>,
 ) -> Result<I, Error> {
-    built.map_err(|e| {
-        Error::invalid_request(
-            operation,
-            crate::ValidationReason::RequestBuild,
-            format!("the SDK cannot build the {operation} input: {e}"),
-        )
-    })
+    built.map_err(|e| Error::request_build(operation, e))
 }
 
 /// Adds `customize()` to a builder with a `customize: Customize<$fluent>` field:
