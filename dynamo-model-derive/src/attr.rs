@@ -277,7 +277,52 @@ pub struct EntityAttrs {
     pub entity_type: Option<LitStr>,
     /// The name of the generated key struct, instead of `{Type}Key`.
     pub key_struct: Option<syn::Ident>,
+    /// `versioned` / `versioned(..)`: the entity keeps its history.
+    pub versioned: Option<Versioned>,
     pub naming: Naming,
+}
+
+/// `#[dynamo(versioned(prefix = "v", width = 20, separator = "#", time_attribute = "_vt"))]`.
+pub struct Versioned {
+    /// The `versioned` word, for errors.
+    pub word: Path,
+    pub prefix: Option<LitStr>,
+    pub width: Option<syn::LitInt>,
+    pub separator: Option<LitStr>,
+    pub time_attribute: Option<LitStr>,
+}
+
+fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
+    let mut out = Versioned {
+        word: meta.path.clone(),
+        prefix: None,
+        width: None,
+        separator: None,
+        time_attribute: None,
+    };
+    if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| {
+            if inner.path.is_ident("prefix") {
+                set_once(&mut out.prefix, inner.value()?.parse()?, &inner, "prefix")
+            } else if inner.path.is_ident("width") {
+                set_once(&mut out.width, inner.value()?.parse()?, &inner, "width")
+            } else if inner.path.is_ident("separator") {
+                set_once(&mut out.separator, inner.value()?.parse()?, &inner, "separator")
+            } else if inner.path.is_ident("time_attribute") {
+                set_once(
+                    &mut out.time_attribute,
+                    inner.value()?.parse()?,
+                    &inner,
+                    "time_attribute",
+                )
+            } else {
+                Err(inner.error(
+                    "unknown versioned option; expected `prefix`, `width`, `separator` or `time_attribute`",
+                ))
+            }
+        })?;
+    }
+    Ok(out)
 }
 
 pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
@@ -289,6 +334,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
         indexes: Vec::new(),
         entity_type: None,
         key_struct: None,
+        versioned: None,
         naming: Naming::default(),
     };
     let mut naming = NamingSaid::default();
@@ -307,9 +353,14 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                     set_once(&mut out.key_struct, meta.value()?.parse()?, &meta, "key_struct")?;
                 } else if meta.path.is_ident("index") {
                     out.indexes.push(index_template(&meta)?);
+                } else if meta.path.is_ident("versioned") {
+                    if out.versioned.is_some() {
+                        return Err(meta.error("`versioned` is given twice"));
+                    }
+                    out.versioned = Some(versioned(&meta)?);
                 } else if !naming_option(&meta, &mut naming, Derive::Entity, Source::Dynamo)? {
                     return Err(meta.error(
-                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `entity_type`, `key_struct`, `rename_all` or `default`",
+                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `entity_type`, `key_struct`, `versioned`, `rename_all` or `default`",
                     ));
                 }
                 Ok(())

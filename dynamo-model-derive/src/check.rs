@@ -41,6 +41,112 @@ pub struct EntityModel {
     pub indexes: Vec<IndexModel>,
     /// Container `default`: missing fields take their value from this whole value.
     pub default: Option<Option<syn::Path>>,
+    /// `versioned`: where the sort key holds the revision number.
+    pub versioned: Option<VersionedModel>,
+}
+
+/// A checked `#[dynamo(versioned(..))]`.
+pub struct VersionedModel {
+    pub prefix: String,
+    pub width: usize,
+    pub separator: String,
+    pub time_attribute: String,
+}
+
+/// Checks `versioned(..)` against the entity: a version field (the revision number), a
+/// constant sort-key template (the item's identity is its partition key, so a range over
+/// its revisions holds nothing else of it), and a layout whose slots parse unambiguously.
+fn versioned_model(
+    cx: &mut Ctxt,
+    v: &attr::Versioned,
+    fields: &[Field],
+    sk: Option<&(Template, LitStr)>,
+) -> Option<VersionedModel> {
+    let mut ok = true;
+    if !fields.iter().any(|f| f.attrs.version) {
+        cx.error_spanned_by(
+            &v.word,
+            "a #[dynamo(versioned)] entity needs a `#[dynamo(version)] version: u64` field: the revision number, which the latest copy and each revision store",
+        );
+        ok = false;
+    }
+    match sk {
+        None => {
+            cx.error_spanned_by(
+                &v.word,
+                "#[dynamo(versioned)] needs a sort key: the revision number is part of it (declare the table with `sk = \"..\"` and give the entity an `sk` template)",
+            );
+            ok = false;
+        }
+        Some((template, lit)) if template.fields().next().is_some() => {
+            cx.error_spanned_by(
+                lit,
+                "a #[dynamo(versioned)] entity's sort-key template must be constant (e.g. `sk = \"DOC\"`): the revision number leads the sort key, so the item's identity must be its partition key",
+            );
+            ok = false;
+        }
+        Some(_) => {}
+    }
+    let prefix = v
+        .prefix
+        .as_ref()
+        .map_or_else(|| "v".to_owned(), LitStr::value);
+    if prefix.ends_with(|c: char| c.is_ascii_digit()) {
+        if let Some(lit) = &v.prefix {
+            cx.error_spanned_by(
+                lit,
+                "the prefix cannot end with a digit: the revision number follows it",
+            );
+        }
+        ok = false;
+    }
+    let separator = v
+        .separator
+        .as_ref()
+        .map_or_else(|| "#".to_owned(), LitStr::value);
+    if separator.is_empty() || separator.starts_with(|c: char| c.is_ascii_digit()) {
+        if let Some(lit) = &v.separator {
+            cx.error_spanned_by(lit, "the separator must not be empty or start with a digit: it ends the revision number");
+        }
+        ok = false;
+    }
+    let width = match &v.width {
+        None => 20,
+        Some(lit) => match lit.base10_parse::<usize>() {
+            Ok(w) if w <= 20 => w,
+            _ => {
+                cx.error_spanned_by(lit, "the width is 0 (unpadded) to 20 digits");
+                ok = false;
+                20
+            }
+        },
+    };
+    let time_attribute = v
+        .time_attribute
+        .as_ref()
+        .map_or_else(|| "_vt".to_owned(), LitStr::value);
+    if time_attribute.is_empty() {
+        if let Some(lit) = &v.time_attribute {
+            cx.error_spanned_by(lit, "an attribute name cannot be empty");
+        }
+        ok = false;
+    }
+    if let Some(f) = fields
+        .iter()
+        .find(|f| !f.attrs.skip && f.name == time_attribute)
+    {
+        cx.error_spanned_by(
+            &f.ident,
+            format!("field `{}` is stored as `{time_attribute}`, the attribute that holds when each revision was written; rename one (versioned(time_attribute = \"..\"))", f.ident),
+        );
+        ok = false;
+    }
+    ok.then_some(VersionedModel {
+        prefix,
+        width,
+        separator,
+        time_attribute,
+    })
 }
 
 impl EntityModel {
@@ -316,6 +422,11 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         }
     }
 
+    let versioned = match &attrs.versioned {
+        Some(v) => Some(versioned_model(cx, v, &fields, sk.as_ref())?),
+        None => None,
+    };
+
     let entity_type = match &attrs.entity_type {
         Some(lit) if lit.value().is_empty() => {
             cx.error_spanned_by(lit, "the entity type cannot be empty");
@@ -339,6 +450,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         sk,
         indexes,
         default: attrs.naming.default,
+        versioned,
     })
 }
 

@@ -21,6 +21,16 @@ pub trait Target: Sized + Send + 'static {
     /// Whether the target is made of keys only (readable from a `KEYS_ONLY` index).
     const IS_KEYS: bool = false;
 
+    /// Whether the target reads the revisions of `#[dynamo(versioned)]` entities (their
+    /// history); every other target skips them and sees the latest copies only.
+    #[doc(hidden)]
+    const READS_REVISIONS: bool = false;
+
+    /// The history layout of a `#[dynamo(versioned)]` entity target (its base-table
+    /// queries read the latest copies).
+    #[doc(hidden)]
+    const HISTORY: Option<&'static crate::history::HistoryLayout> = None;
+
     /// The stored attributes decoding reads, per member entity (an entity is its own one
     /// member); a query on a global index with an `INCLUDE` projection is refused when the
     /// index does not project them.
@@ -45,6 +55,7 @@ impl<E: Entity> Target for E {
     const ENTITY_TYPES: &'static [&'static str] = &[E::ENTITY_TYPE];
     const IS_COLLECTION: bool = false;
     const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] = &[E::ATTRIBUTES];
+    const HISTORY: Option<&'static crate::history::HistoryLayout> = E::__HISTORY;
 
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError> {
         E::from_item(item).map(Decoded::Item)

@@ -61,6 +61,10 @@ pub trait Entity: EntityInternals + Send + Sync + 'static {
 /// not supported.
 #[doc(hidden)]
 pub trait EntityInternals: Sized {
+    /// Where a `#[dynamo(versioned)]` entity's sort key holds the revision number
+    /// (`None`: not versioned). Keys the entity renders name its latest copy.
+    const __HISTORY: Option<&'static crate::history::HistoryLayout> = None;
+
     /// The key attributes of the indexes whose keys are rendered from templates, in the
     /// order [`EntityInternals::__render_index_key`] numbers them.
     const __INDEX_KEYS: &'static [IndexKeyAttributes] = &[];
@@ -84,6 +88,12 @@ pub trait EntityInternals: Sized {
     ) -> Result<bool, crate::key::KeyError> {
         let _ = (index, pk, sk);
         Ok(false)
+    }
+
+    /// Sets the `#[dynamo(version)]` field (entities without one ignore it): what a
+    /// history write returns carries the revision it wrote.
+    fn __set_version(&mut self, version: u64) {
+        let _ = version;
     }
 
     /// The index templates an update must keep current (see
@@ -397,6 +407,13 @@ pub mod __private {
             .map_err(|e| unrenderable::<E>(item, schema.pk.name, e))?;
         stored_key::<E>(item, schema.pk.name, Some(pk), true)?;
         if let Some(attr) = schema.sk {
+            if let Some(layout) = E::__HISTORY {
+                // Only the latest copy decodes as the entity; a revision is read through
+                // the history, which names its slot (`crate::history`).
+                let latest = layout.latest(sk);
+                sk.clear();
+                sk.push_str(&latest);
+            }
             stored_key::<E>(item, attr.name, Some(sk), true)?;
         }
         for (position, index) in E::__INDEX_KEYS.iter().enumerate() {

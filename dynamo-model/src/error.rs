@@ -367,6 +367,10 @@ pub enum ValidationReason {
     InvalidOption,
     /// The SDK refused to build the request.
     RequestBuild,
+    /// A plain put, update or delete of a `#[dynamo(versioned)]` entity, which would
+    /// change its latest copy without writing a revision: write it through
+    /// [`Db::versions`](crate::Db::versions).
+    KeepsHistory,
 }
 
 impl fmt::Display for ValidationReason {

@@ -61,6 +61,7 @@ mod db;
 pub mod entity;
 pub mod error;
 pub mod expr;
+pub mod history;
 pub mod key;
 #[cfg(feature = "local")]
 pub mod local;

@@ -59,6 +59,9 @@ pub struct EntityRegistration {
     pub sk: Option<&'static [Segment]>,
     /// Whether the entity has a `#[dynamo(version)]` field: a batch write cannot check it.
     pub versioned: bool,
+    /// Where a `#[dynamo(versioned)]` entity's sort key holds the revision number: its
+    /// stored sort keys are the template's rendering inside this layout.
+    pub history: Option<&'static crate::history::HistoryLayout>,
 }
 
 inventory::collect!(EntityRegistration);
@@ -67,7 +70,13 @@ impl EntityRegistration {
     /// Whether this entity's templates can render `key`.
     fn owns(&self, key: &RawKey) -> bool {
         let sk_ok = match (self.sk, key.sk.as_deref()) {
-            (Some(template), Some(sk)) => follows(template, sk),
+            (Some(template), Some(sk)) => match self.history {
+                // The latest copy and every revision: the template inside the layout.
+                Some(layout) => layout
+                    .parse(sk)
+                    .is_some_and(|(_, rest)| follows(template, rest)),
+                None => follows(template, sk),
+            },
             (None, None) => true,
             _ => false,
         };
@@ -113,6 +122,30 @@ fn registered(table: TypeId) -> &'static [&'static EntityRegistration] {
         .get(&table)
         .map(Vec::as_slice)
         .unwrap_or_default()
+}
+
+/// Whether `item` is a revision (not the latest copy) of a `#[dynamo(versioned)]` entity
+/// of table `T`, by its entity type and sort key. Reads of the entity skip revisions;
+/// only its history reads them.
+pub(crate) fn is_revision<T: Table>(item: &Item) -> bool {
+    let entities = registered(TypeId::of::<T>());
+    // Most tables have no versioned entity: one pass over a short list, then nothing.
+    if !entities.iter().any(|r| r.history.is_some()) {
+        return false;
+    }
+    let schema = &T::SCHEMA;
+    let (Some(sk_attr), Some(AttributeValue::S(found))) = (schema.sk, item.get(schema.entity_type))
+    else {
+        return false;
+    };
+    let Some(AttributeValue::S(sk)) = item.get(sk_attr.name) else {
+        return false;
+    };
+    entities
+        .iter()
+        .filter(|r| r.entity_type == found.as_str())
+        .filter_map(|r| r.history)
+        .any(|layout| matches!(layout.parse(sk), Some((slot, _)) if slot > 0))
 }
 
 /// The entity types of table `T` (among those compiled into this program) whose

@@ -72,6 +72,16 @@ impl<T: Table> TransactWrite<T> {
         self
     }
 
+    /// Adds a put the crate prepared itself (a revision of a versioned entity).
+    pub(crate) fn prepared_put(self, prepared: PreparedWrite) -> Self {
+        self.push(Kind::Put, Ok(prepared))
+    }
+
+    /// Adds a delete the crate prepared itself (a revision of a versioned entity).
+    pub(crate) fn prepared_delete(self, prepared: PreparedWrite) -> Self {
+        self.push(Kind::Delete, Ok(prepared))
+    }
+
     /// Adds a put, with its conditions (`if_absent`, `condition`). What the put owns for
     /// a request of its own does not apply: its [`customize`](Put::customize) hooks (made
     /// for a `PutItem`; customize the transaction with [`TransactWrite::customize`]) and its

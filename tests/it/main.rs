@@ -8,6 +8,7 @@ mod deadlines;
 mod decode;
 mod duplicates;
 mod faults;
+mod history;
 mod index;
 mod isolation;
 mod keys;

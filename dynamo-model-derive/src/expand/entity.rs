@@ -465,6 +465,30 @@ fn generate(m: &EntityModel) -> TokenStream {
         }
     });
 
+    // ---- version-prefix history
+    let history_items = m.versioned.as_ref().map(|v| {
+        let (prefix, width, separator, time) =
+            (&v.prefix, v.width, &v.separator, &v.time_attribute);
+        let set_version = m.fields.iter().find(|f| f.attrs.version).map(|f| {
+            let fi = &f.ident;
+            quote!(fn __set_version(&mut self, version: u64) { self.#fi = version; })
+        });
+        quote! {
+            const __HISTORY: ::core::option::Option<&'static #dm::history::HistoryLayout> =
+                ::core::option::Option::Some(&#dm::history::HistoryLayout {
+                    prefix: #prefix,
+                    width: #width,
+                    separator: #separator,
+                    time_attribute: #time,
+                });
+            #set_version
+        }
+    });
+    let versioned_impl = m
+        .versioned
+        .as_ref()
+        .map(|_| quote!(impl #dm::history::Versioned for #ident {}));
+
     // ---- typed paths
     let fields_ident = format_ident!("{}Fields", ident);
     let path_decls = stored.iter().map(|f| {
@@ -665,6 +689,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                     pk: #registered_pk,
                     sk: #registered_sk,
                     versioned: <#ident as #dm::Entity>::VERSION.is_some(),
+                    history: <#ident as #private::EntityInternals>::__HISTORY,
                 }
             }
 
@@ -699,7 +724,10 @@ fn generate(m: &EntityModel) -> TokenStream {
                 }
             }
 
+            #versioned_impl
+
             impl #private::EntityInternals for #ident {
+                #history_items
                 const __INDEX_KEYS: &'static [#private::IndexKeyAttributes] = &[#(#index_keys),*];
 
                 fn __render_primary_key(

@@ -62,7 +62,11 @@ impl<E: Entity> Key<E> {
         let mut sk = String::with_capacity(if has_sk { 48 } else { 0 });
         let repr = render(&mut pk, &mut sk).map(|()| RawKey {
             pk,
-            sk: has_sk.then_some(sk),
+            sk: has_sk.then(|| match E::__HISTORY {
+                // A versioned entity's key names its latest copy (slot 0).
+                Some(layout) => layout.latest(&sk),
+                None => sk,
+            }),
         });
         Key {
             repr,

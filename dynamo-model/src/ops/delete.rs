@@ -91,6 +91,7 @@ impl<E: Entity> Delete<E> {
     }
 
     pub(crate) fn prepare(self) -> Result<PreparedWrite, Error> {
+        super::refuse_history::<E>("delete")?;
         let expected_version = version_guard::<E>(self.version, "delete")?;
         let guard = if self.must_exist || expected_version.is_some() {
             and(item_exists::<E>(), Some(is_entity::<E>()))

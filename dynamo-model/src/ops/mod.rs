@@ -23,7 +23,7 @@
 //! applied; sending it again is a new call with a new token. Transactions are made
 //! idempotent by their `ClientRequestToken` instead ([`transact`](crate::transact)).
 
-mod ambiguous;
+pub(crate) mod ambiguous;
 mod delete;
 mod get;
 mod key_condition;
@@ -125,6 +125,19 @@ pub(crate) fn is_expired<T: crate::Table>(item: &Item) -> bool {
 }
 
 /// The version a write stores after `v`, refusing to wrap around.
+/// Refuses a plain write of a `#[dynamo(versioned)]` entity: it would change the latest
+/// copy without the revision that must go with it (see [`crate::history`]).
+pub(crate) fn refuse_history<E: Entity>(operation: &str) -> Result<(), Error> {
+    if E::__HISTORY.is_some() {
+        return Err(Error::invalid(
+            E::ENTITY_TYPE,
+            crate::ValidationReason::KeepsHistory,
+            format!("a {operation} would change the latest copy of a #[dynamo(versioned)] entity without writing its revision; use db.versions::<{}>() (create, add, revise, restore, delete_all)", E::ENTITY_TYPE),
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn next_version<E: Entity>(v: u64) -> Result<u64, Error> {
     v.checked_add(1).ok_or_else(|| {
         Error::invalid(

@@ -54,6 +54,12 @@ pub(crate) fn decode_target<T: Target>(
     item: Item,
     unknown: UnknownEntity,
 ) -> Result<Option<T>, Error> {
+    // A revision of a versioned entity is history, not an item of its own: reads other
+    // than the history's see the latest copy only (a collection over the partition, a
+    // scan, an index whose keys revisions also carry).
+    if !T::READS_REVISIONS && crate::registry::is_revision::<T::Table>(&item) {
+        return Ok(None);
+    }
     match T::decode(item)? {
         Decoded::Item(t) => Ok(Some(t)),
         Decoded::Unknown(found) if unknown == UnknownEntity::Error => {

@@ -87,6 +87,7 @@ impl<E: Entity> Put<E> {
 
     /// The put, storing `token` in the write-token attribute when there is one.
     fn prepare_with(self, token: Option<&WriteToken>) -> Result<PreparedWrite, Error> {
+        super::refuse_history::<E>("put")?;
         let mut item = self.item?;
         // The key as the item holds it (rendered once, by `to_item`).
         let key: Key<E> = crate::key::raw_key_of(&<E::Table as crate::Table>::SCHEMA, &item)

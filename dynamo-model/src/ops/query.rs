@@ -212,6 +212,25 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             exclude_expired: false,
             projection: None,
         }
+        .latest_copies()
+    }
+
+    /// On the base table of a `#[dynamo(versioned)]` entity, moves the sort-key condition
+    /// to the latest copies (slot 0 of its history layout): its revisions are history,
+    /// read with [`Versions::history`](crate::history::Versions::history).
+    fn latest_copies(mut self) -> Self {
+        if let (Some(layout), None, Ok(sk)) = (T::HISTORY, self.index, &self.sk) {
+            match latest_only(layout, sk.clone()) {
+                Some(latest) => self.sk = Ok(latest),
+                None => {
+                    self.refusal = Some((
+                        crate::ValidationReason::WrongKeySpace,
+                        "this sort-key condition cannot be applied to the latest copies of a #[dynamo(versioned)] entity; read its revisions with db.versions().history(key)".to_owned(),
+                    ))
+                }
+            }
+        }
+        self
     }
 
     /// Leaves out items whose TTL has passed (DynamoDB deletes them only eventually).
@@ -224,7 +243,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     pub fn sk(mut self, condition: impl IntoSortKey<T, K>) -> Self {
         self.sk = condition.into_sort_key();
         self.sk_chosen = true;
-        self
+        self.latest_copies()
     }
 
     /// Keeps only items matching `condition` (a `FilterExpression`: evaluated after the
@@ -927,6 +946,67 @@ struct QuerySource<X: Table> {
     consistent: bool,
     prepared: Prepared,
     customize: Customize<QueryFluentBuilder>,
+}
+
+impl<E: Entity> Query<crate::history::Revision<E>, Primary> {
+    /// The revisions of one item of a versioned entity: its partition, the sort keys
+    /// between `low` and `high` (which hold every revision and never the latest copy).
+    pub(crate) fn revisions(db: &Db<E::Table>, pk: String, low: String, high: String) -> Self {
+        Query {
+            db: db.clone(),
+            customize: Customize::default(),
+            index: None,
+            _key_space: PhantomData,
+            pk: Ok(PartitionValue::Rendered(pk)),
+            sk: Ok(SortCondition::Rendered(SortKeyRange::op(
+                SortKeyOp::Between(low, high),
+            ))),
+            sk_chosen: true,
+            refusal: None,
+            filter: None,
+            reverse: false,
+            limit: None,
+            page_size: None,
+            max_pages: None,
+            consistent: false,
+            unknown: UnknownEntity::Skip,
+            exclude_expired: false,
+            projection: None,
+        }
+    }
+
+    /// A history query that refuses to run, for `error` (reported when it is sent).
+    pub(crate) fn refused(db: &Db<E::Table>, error: Error) -> Self {
+        let (reason, message) = match error {
+            Error::Validation {
+                reason, message, ..
+            } => (reason, message),
+            other => (crate::ValidationReason::InvalidOption, other.to_string()),
+        };
+        let mut query = Self::revisions(db, String::new(), String::new(), String::new());
+        query.refusal = Some((reason, message));
+        query
+    }
+}
+
+/// The condition `sk` on a versioned entity's latest copies: its values moved into slot 0
+/// of `layout`, or `None` when that cannot be said as one key condition (a range over
+/// the template's rest would span slots).
+fn latest_only(layout: &crate::history::HistoryLayout, sk: SortCondition) -> Option<SortCondition> {
+    let SortCondition::Rendered(range) = &sk else {
+        return None;
+    };
+    let op = match &range.op {
+        SortKeyOp::Any => SortKeyOp::BeginsWith(layout.latest("")),
+        SortKeyOp::BeginsWith(v) => SortKeyOp::BeginsWith(layout.latest(v)),
+        SortKeyOp::Eq(v) => SortKeyOp::Eq(layout.latest(v)),
+        SortKeyOp::Nothing => SortKeyOp::Nothing,
+        _ => return None,
+    };
+    let mut latest = SortKeyRange::op(op);
+    latest.exclude = range.exclude.as_deref().map(|v| layout.latest(v));
+    latest.prefix = range.prefix.as_deref().map(|v| layout.latest(v));
+    Some(SortCondition::Rendered(latest))
 }
 
 impl<X: Table> QuerySource<X> {

@@ -442,6 +442,7 @@ impl<E: Entity> Update<E> {
         mut self,
         token: Option<&WriteToken>,
     ) -> Result<(PreparedWrite, Vec<AttrPath>), Error> {
+        super::refuse_history::<E>("update")?;
         self.validate()?;
         let expected_version = version_guard::<E>(self.version, "update")?;
         if let Some(attr) = E::VERSION {

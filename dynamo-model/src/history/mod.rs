@@ -1,0 +1,716 @@
+//! Version-prefix history: the latest copy of an item and every revision of it, in one
+//! partition, written atomically.
+//!
+//! An entity declared `#[dynamo(versioned)]` (it needs a `#[dynamo(version)]` field: the
+//! revision number) is stored twice on every change: its latest copy under slot 0 of its
+//! sort key and the revision under slot `k` (see [`HistoryLayout`] for the layout):
+//!
+//! ```text
+//! PK=DOC#d-1  SK=v00000000000000000000#DOC   version=3   the latest copy
+//! PK=DOC#d-1  SK=v00000000000000000001#DOC   version=1   revision 1
+//! PK=DOC#d-1  SK=v00000000000000000002#DOC   version=2   revision 2
+//! PK=DOC#d-1  SK=v00000000000000000003#DOC   version=3   revision 3
+//! ```
+//!
+//! Adding revision `N + 1` is one `TransactWriteItems`: put the revision (no item may exist
+//! under its key) and put the latest copy (its stored version must be `N`). Two writers
+//! racing from revision `N` cannot both win; the loser gets [`Error::VersionConflict`]
+//! with the version it found and the current item, and [`Versions::revise`] re-reads and
+//! tries again. Every read other than the history sees the latest copy only: `db.get`,
+//! queries, collections, scans and index queries skip revisions, and revisions carry no
+//! index key attribute rendered from a template, so they stay out of those indexes.
+//!
+//! Plain puts, updates and deletes of a versioned entity are refused
+//! ([`ValidationReason::KeepsHistory`](crate::ValidationReason::KeepsHistory)): they would
+//! change the latest copy without its revision.
+//!
+//! ```no_run
+//! use dynamo_model::{Db, Entity, Table};
+//!
+//! #[derive(Table)]
+//! #[dynamo(pk = "PK", sk = "SK")]
+//! struct App;
+//!
+//! #[derive(Entity, Clone)]
+//! #[dynamo(table = App, pk = "DOC#{doc_id}", sk = "DOC", versioned)]
+//! struct Document {
+//!     doc_id: String,
+//!     title: String,
+//!     #[dynamo(version)]
+//!     version: u64,
+//! }
+//!
+//! # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+//! let versions = db.versions::<Document>();
+//! let doc = Document { doc_id: "d-1".into(), title: "Draft".into(), version: 0 };
+//! assert_eq!(versions.create(&doc).await?, 1);
+//! // Read, change, write revision 2; re-read and retry if another writer got there first.
+//! let revised = versions
+//!     .revise(Document::key("d-1"), |doc| doc.title = "Final".into())
+//!     .await?;
+//! assert_eq!(revised.revision, 2);
+//! let first = versions.revision(Document::key("d-1"), 1).await?;
+//! let newest_first = versions.history(Document::key("d-1")).reverse().all().await?;
+//! # Ok(()) }
+//! ```
+
+mod layout;
+
+pub use layout::{HistoryLayout, MAX_WIDTH};
+
+use crate::collection::{Decoded, Target};
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::expr::Placeholders;
+use crate::ops::ambiguous::WriteToken;
+use crate::ops::{and, is_entity, item_absent, render, version_is, PreparedWrite, Query};
+use crate::retry::{Deadline, RetryPolicy};
+use crate::transact::MAX_TRANSACTION_ITEMS;
+use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
+use aws_sdk_dynamodb::types::AttributeValue;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// An entity declared `#[dynamo(versioned)]`: what [`Db::versions`] works on. Implemented
+/// by the derive.
+pub trait Versioned: Entity {}
+
+/// One revision of a versioned entity, read from its history.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Revision<E> {
+    /// The revision number (1 for the first).
+    pub revision: u64,
+    /// When the revision was written (`None` when the item carries no time, e.g. one
+    /// written by another program).
+    pub revised_at: Option<SystemTime>,
+    /// The entity as of this revision (its version field is `revision`).
+    pub value: E,
+}
+
+/// Which revisions [`Versions::prune`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Keep {
+    /// The newest `n` revisions (at least 1: the revision the latest copy holds).
+    Newest(usize),
+    /// Revisions written at or after this time (and always the newest revision).
+    Since(SystemTime),
+}
+
+/// What [`Versions::prune`] or [`Versions::delete_all`] removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Removed {
+    /// The revision numbers deleted, oldest first.
+    pub revisions: Vec<u64>,
+    /// The revisions left, oldest first.
+    pub kept: Vec<u64>,
+    /// Whether the latest copy was deleted (only [`Versions::delete_all`] does).
+    pub latest: bool,
+}
+
+/// The history operations of one versioned entity type; see [`Db::versions`] and the
+/// [module documentation](self).
+///
+/// Holds a clone of the [`Db`], so it borrows nothing and its futures are `'static`.
+pub struct Versions<E: Entity> {
+    db: Db<E::Table>,
+    policy: RetryPolicy,
+}
+
+impl<E: Entity> Clone for Versions<E> {
+    fn clone(&self) -> Self {
+        Versions {
+            db: self.db.clone(),
+            policy: self.policy,
+        }
+    }
+}
+
+impl<T: Table> Db<T> {
+    /// The history operations of versioned entity `E`: create, add and revise revisions,
+    /// read the latest copy, one revision or the history, prune, restore, delete.
+    pub fn versions<E: Versioned<Table = T>>(&self) -> Versions<E> {
+        Versions {
+            db: self.clone(),
+            policy: RetryPolicy::default(),
+        }
+    }
+}
+
+/// Why the current time cannot be stored (a clock before 1970).
+fn now_millis() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+impl<E: Versioned> Versions<E> {
+    /// Backoff and deadline for [`revise`](Self::revise) and [`restore`](Self::restore)
+    /// (re-reading after a lost race) and for the transactions of every write.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    fn layout() -> Result<&'static HistoryLayout, Error> {
+        E::__HISTORY.ok_or_else(|| {
+            Error::invalid(
+                E::ENTITY_TYPE,
+                crate::ValidationReason::NotVersioned,
+                "the entity is not declared #[dynamo(versioned)]",
+            )
+        })
+    }
+
+    fn version_attribute() -> Result<&'static str, Error> {
+        E::VERSION.ok_or_else(|| {
+            Error::invalid(
+                E::ENTITY_TYPE,
+                crate::ValidationReason::NotVersioned,
+                "a versioned entity needs a #[dynamo(version)] field",
+            )
+        })
+    }
+
+    /// Writes `value` as revision 1 and its latest copy, in one transaction. Fails with
+    /// [`Error::VersionConflict`] (expected 0, the version found, the current item) when
+    /// the item exists. `value`'s version field must be 0.
+    pub async fn create(&self, value: &E) -> Result<u64, Error> {
+        if value.version() != 0 {
+            return Err(Error::invalid(
+                E::ENTITY_TYPE,
+                crate::ValidationReason::InvalidValue,
+                format!(
+                    "create writes revision 1 of a new item; the value is at version {} (add revisions with add or revise)",
+                    value.version()
+                ),
+            ));
+        }
+        self.add(value).await
+    }
+
+    /// Writes `value` as the next revision: `value`'s version field says which revision
+    /// it was read at (`N`, 0 for a new item); the transaction writes revision `N + 1`
+    /// and the latest copy at `N + 1`, and returns `N + 1`. Fails with
+    /// [`Error::VersionConflict`] when the latest copy is no longer at `N`.
+    ///
+    /// An ambiguous failure (a response lost after DynamoDB applied the transaction) is
+    /// retried with the same `ClientRequestToken`, and a conflict with this call's own
+    /// write is recognised (the latest copy carries a token unique to the call), so a
+    /// revision is never written twice nor reported as a conflict with itself.
+    pub async fn add(&self, value: &E) -> Result<u64, Error> {
+        self.write(value, value.version()).await
+    }
+
+    /// Reads the latest copy, lets `change` modify it, and writes it as the next revision;
+    /// when another writer added a revision in between, reads again and re-applies
+    /// `change`, with backoff, until the retry policy's deadline. Returns the revision
+    /// written. [`Error::NotFound`] when there is no item under `key`.
+    pub async fn revise(
+        &self,
+        key: impl Into<Key<E>>,
+        mut change: impl FnMut(&mut E) + Send,
+    ) -> Result<Revision<E>, Error> {
+        let key = key.into();
+        let deadline = Deadline::after(self.policy.deadline);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut value = self.read_latest(&key).await?;
+            let expected = value.version();
+            change(&mut value);
+            match self.write(&value, expected).await {
+                Ok(revision) => return Ok(self.written(value, revision)),
+                Err(Error::VersionConflict { .. })
+                    if deadline.backoff(&self.policy, attempt).await => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Writes revision `k`'s content as a new revision (the latest copy then holds it),
+    /// re-reading and retrying when another writer gets in between, as
+    /// [`revise`](Self::revise) does. [`Error::NotFound`] when revision `k` (or the item)
+    /// does not exist.
+    pub async fn restore(&self, key: impl Into<Key<E>>, k: u64) -> Result<Revision<E>, Error> {
+        let key = key.into();
+        let Some(old) = self.revision(key.clone(), k).await? else {
+            return Err(Error::NotFound {
+                entity: E::ENTITY_TYPE,
+                key: format!("{key} revision {k}"),
+            });
+        };
+        let deadline = Deadline::after(self.policy.deadline);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let latest = self.read_latest(&key).await?;
+            match self.write(&old.value, latest.version()).await {
+                Ok(revision) => return Ok(self.written(old.value, revision)),
+                Err(Error::VersionConflict { .. })
+                    if deadline.backoff(&self.policy, attempt).await => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The latest copy under `key` (a strongly consistent read), as `db.get` reads it.
+    pub async fn latest(&self, key: impl Into<Key<E>>) -> Result<Option<E>, Error> {
+        self.db.get(key).consistent().send().await
+    }
+
+    /// Revision `k` of the item under `key`, `None` when there is none (never written, or
+    /// pruned). A strongly consistent read.
+    pub async fn revision(
+        &self,
+        key: impl Into<Key<E>>,
+        k: u64,
+    ) -> Result<Option<Revision<E>>, Error> {
+        const OP: &str = "GetItem";
+        let layout = Self::layout()?;
+        let key = key.into();
+        if k == 0 || k > layout.max_slot() {
+            return Ok(None);
+        }
+        let raw = revision_key(layout, key.raw()?, k)?;
+        let out = self
+            .db
+            .client()
+            .get_item()
+            .table_name(self.db.table_name())
+            .set_key(Some(key_item(&<E::Table as Table>::SCHEMA, &raw)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| Error::service(OP, self.db.table_name(), e))?;
+        match out.item {
+            Some(item) => match Revision::<E>::decode(item)? {
+                Decoded::Item(revision) => Ok(Some(revision)),
+                Decoded::Unknown(_) => Ok(None),
+            },
+            None => Ok(None),
+        }
+    }
+
+    /// The revisions of the item under `key`, oldest first (`.reverse()`: newest first),
+    /// never the latest copy: a query with the crate's paging and cursors (`.limit(n)`,
+    /// `.page(cursor)`, `.all()`, `.stream()`, `.params()`).
+    ///
+    /// With an unpadded layout (`width = 0`) the query returns revisions in the sort key's
+    /// text order (`v1`, `v10`, `v2`); sort them by [`Revision::revision`] after reading.
+    pub fn history(&self, key: impl Into<Key<E>>) -> Query<Revision<E>> {
+        let key = key.into();
+        let (pk, low, high) = match (Self::layout(), key.raw()) {
+            (Ok(layout), Ok(raw)) => match rest_of(layout, raw) {
+                Ok(rest) => {
+                    let (low, high) = layout.revision_bounds(rest);
+                    (raw.pk.clone(), low, high)
+                }
+                Err(e) => return Query::refused(&self.db, e),
+            },
+            (Err(e), _) | (_, Err(e)) => return Query::refused(&self.db, e),
+        };
+        Query::revisions(&self.db, pk, low, high)
+    }
+
+    /// Deletes revisions, keeping those `keep` names and always the newest one (the
+    /// revision the latest copy holds). Deletes go in transactions of up to 100, each
+    /// conditioned on the item being this entity's, so an interrupted prune can be run
+    /// again and finishes the work.
+    pub async fn prune(&self, key: impl Into<Key<E>>, keep: Keep) -> Result<Removed, Error> {
+        let key = key.into();
+        let mut revisions = self.history(key.clone()).consistent().all().await?.items;
+        revisions.sort_by_key(|r| r.revision);
+        let newest = revisions.len().saturating_sub(1);
+        let (mut doomed, mut kept) = (Vec::new(), Vec::new());
+        for (position, r) in revisions.iter().enumerate() {
+            let keep_it = position == newest
+                || match keep {
+                    Keep::Newest(n) => position + n.max(1) > newest,
+                    Keep::Since(t) => r.revised_at.is_some_and(|at| at >= t),
+                };
+            if keep_it {
+                kept.push(r.revision);
+            } else {
+                doomed.push(r.revision);
+            }
+        }
+        self.delete_revisions(&key, &doomed).await?;
+        Ok(Removed {
+            revisions: doomed,
+            kept,
+            latest: false,
+        })
+    }
+
+    /// Deletes every revision of the item under `key`, then its latest copy (conditioned
+    /// on its version being the one read, so a revision added meanwhile is not orphaned:
+    /// the history is read again and the deletion goes on, until the retry policy's
+    /// deadline).
+    pub async fn delete_all(&self, key: impl Into<Key<E>>) -> Result<Removed, Error> {
+        let key = key.into();
+        let version_attr = Self::version_attribute()?;
+        let deadline = Deadline::after(self.policy.deadline);
+        let mut removed = Removed::default();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let latest = self.db.get(key.clone()).consistent().send().await?;
+            let mut revisions: Vec<u64> = self
+                .history(key.clone())
+                .consistent()
+                .all()
+                .await?
+                .items
+                .into_iter()
+                .map(|r| r.revision)
+                .collect();
+            revisions.sort_unstable();
+            self.delete_revisions(&key, &revisions).await?;
+            removed.revisions.extend(revisions);
+            let Some(latest) = latest else {
+                removed.revisions.sort_unstable();
+                return Ok(removed);
+            };
+            // The latest copy, if still at the version read: nothing was added meanwhile.
+            let mut p = Placeholders::default();
+            let node = and(
+                version_is(version_attr, latest.version()),
+                Some(is_entity::<E>()),
+            );
+            let condition = render::<E>(&mut p, &node)?;
+            let (names, values) = p.finish();
+            let raw = key.raw()?;
+            let prepared = PreparedWrite {
+                entity: E::ENTITY_TYPE,
+                key: key.to_string(),
+                key_item: key_item(&<E::Table as Table>::SCHEMA, raw),
+                item: None,
+                update: None,
+                condition,
+                names,
+                values,
+                needs_item: true,
+                expected_version: Some((version_attr, latest.version())),
+            };
+            match self
+                .db
+                .transact_write()
+                .retry(self.policy)
+                .prepared_delete(prepared)
+                .send()
+                .await
+            {
+                Ok(()) => {
+                    removed.latest = true;
+                    removed.revisions.sort_unstable();
+                    return Ok(removed);
+                }
+                Err(Error::TransactionCanceled { operations })
+                    if operations.iter().all(|o| {
+                        o.reason == crate::error::CancelReason::ConditionalCheckFailed
+                    }) && deadline.backoff(&self.policy, attempt).await => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The latest copy, read strongly consistent; [`Error::NotFound`] when there is none.
+    async fn read_latest(&self, key: &Key<E>) -> Result<E, Error> {
+        self.db
+            .get(key.clone())
+            .consistent()
+            .send()
+            .await?
+            .ok_or_else(|| Error::NotFound {
+                entity: E::ENTITY_TYPE,
+                key: key.to_string(),
+            })
+    }
+
+    fn written(&self, mut value: E, revision: u64) -> Revision<E> {
+        value.__set_version(revision);
+        Revision {
+            revision,
+            revised_at: None,
+            value,
+        }
+    }
+
+    /// The transaction that writes revision `expected + 1` of `value` and the latest copy.
+    async fn write(&self, value: &E, expected: u64) -> Result<u64, Error> {
+        let layout = Self::layout()?;
+        let version_attr = Self::version_attribute()?;
+        let schema = &<E::Table as Table>::SCHEMA;
+        let next = crate::ops::next_version::<E>(expected)?;
+        if next > layout.max_slot() {
+            return Err(Error::invalid(
+                E::ENTITY_TYPE,
+                crate::ValidationReason::VersionOverflow,
+                format!(
+                    "revision {next} does not fit the history layout's {} digits",
+                    layout.width
+                ),
+            ));
+        }
+        let token = WriteToken::new();
+        let mut latest = value.to_item()?;
+        let latest_key = crate::key::raw_key_of(schema, &latest).ok_or_else(|| {
+            Error::invalid(
+                E::ENTITY_TYPE,
+                crate::ValidationReason::KeyEncoding,
+                "the encoded item lacks its key attributes",
+            )
+        })?;
+        let revision_key = revision_key(layout, &latest_key, next)?;
+        latest.insert(version_attr.to_owned(), AttributeValue::N(next.to_string()));
+        latest.insert(
+            layout.time_attribute.to_owned(),
+            AttributeValue::N(now_millis().to_string()),
+        );
+        // The revision: the same attributes under its own slot, without the index keys
+        // the entity renders (history stays out of its indexes) or the write token.
+        let mut revision = latest.clone();
+        for index in E::__INDEX_KEYS {
+            for attribute in [index.pk, index.sk].into_iter().flatten() {
+                revision.remove(attribute);
+            }
+        }
+        if let (Some(attr), Some(sk)) = (schema.sk, revision_key.sk.clone()) {
+            revision.insert(attr.name.to_owned(), AttributeValue::S(sk));
+        }
+        latest.insert(schema.write_token.to_owned(), token.value());
+        crate::size::check_item_size::<E>(&latest)?;
+        crate::size::check_item_size::<E>(&revision)?;
+
+        let revision_op = {
+            let mut p = Placeholders::default();
+            let condition = render::<E>(&mut p, &item_absent::<E>())?;
+            let (names, values) = p.finish();
+            PreparedWrite {
+                entity: E::ENTITY_TYPE,
+                key: describe(schema, &revision_key),
+                key_item: key_item(schema, &revision_key),
+                item: Some(revision),
+                update: None,
+                condition,
+                names,
+                values,
+                needs_item: false,
+                expected_version: None,
+            }
+        };
+        let latest_op = {
+            let guard = if expected == 0 {
+                item_absent::<E>()
+            } else {
+                and(version_is(version_attr, expected), Some(is_entity::<E>()))
+            };
+            let mut p = Placeholders::default();
+            let condition = render::<E>(&mut p, &guard)?;
+            let (names, values) = p.finish();
+            PreparedWrite {
+                entity: E::ENTITY_TYPE,
+                key: describe(schema, &latest_key),
+                key_item: key_item(schema, &latest_key),
+                item: Some(latest),
+                update: None,
+                condition,
+                names,
+                values,
+                needs_item: false,
+                expected_version: Some((version_attr, expected)),
+            }
+        };
+        let latest_described = latest_op.key.clone();
+        let result = self
+            .db
+            .transact_write()
+            .retry(self.policy)
+            .prepared_put(revision_op)
+            .prepared_put(latest_op)
+            .send()
+            .await;
+        match result {
+            Ok(()) => Ok(next),
+            Err(Error::TransactionCanceled { operations }) => {
+                // The latest copy's failed condition says what is stored there now.
+                let current = operations
+                    .iter()
+                    .find(|o| o.index == 1)
+                    .and_then(|o| o.current.clone());
+                // Our own write, applied by an attempt whose response was lost.
+                if token.written_in(current.as_deref(), schema.write_token) {
+                    return Ok(next);
+                }
+                let latest_failed = operations.iter().any(|o| {
+                    o.index == 1 && o.reason == crate::error::CancelReason::ConditionalCheckFailed
+                });
+                if latest_failed {
+                    let found = current
+                        .as_ref()
+                        .and_then(|item| item.get(version_attr))
+                        .and_then(|v| v.as_n().ok())
+                        .and_then(|n| n.parse::<u64>().ok());
+                    return Err(Error::VersionConflict {
+                        entity: E::ENTITY_TYPE,
+                        key: latest_described,
+                        expected,
+                        found,
+                        current,
+                    });
+                }
+                Err(Error::TransactionCanceled { operations })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Deletes these revisions of the item under `key`, up to 100 per transaction, each
+    /// conditioned on the item being absent or this entity's at that revision.
+    async fn delete_revisions(&self, key: &Key<E>, revisions: &[u64]) -> Result<(), Error> {
+        let layout = Self::layout()?;
+        let version_attr = Self::version_attribute()?;
+        let schema = &<E::Table as Table>::SCHEMA;
+        let latest = key.raw()?;
+        for chunk in revisions.chunks(MAX_TRANSACTION_ITEMS) {
+            let mut transaction = self.db.transact_write().retry(self.policy);
+            for &k in chunk {
+                let raw = revision_key(layout, latest, k)?;
+                let mut p = Placeholders::default();
+                // Gone already (an interrupted prune run again), or this very revision.
+                let node = crate::expr::Node::Or(
+                    Box::new(item_absent::<E>()),
+                    Box::new(and(version_is(version_attr, k), Some(is_entity::<E>()))),
+                );
+                let condition = render::<E>(&mut p, &node)?;
+                let (names, values) = p.finish();
+                transaction = transaction.prepared_delete(PreparedWrite {
+                    entity: E::ENTITY_TYPE,
+                    key: describe(schema, &raw),
+                    key_item: key_item(schema, &raw),
+                    item: None,
+                    update: None,
+                    condition,
+                    names,
+                    values,
+                    needs_item: false,
+                    expected_version: None,
+                });
+            }
+            transaction.send().await?;
+        }
+        Ok(())
+    }
+}
+
+/// The rest of a latest copy's sort key (what the entity's template renders).
+fn rest_of<'a>(layout: &HistoryLayout, latest: &'a RawKey) -> Result<&'a str, Error> {
+    match latest.sk.as_deref().and_then(|sk| layout.parse(sk)) {
+        Some((0, rest)) => Ok(rest),
+        _ => Err(Error::invalid(
+            "",
+            crate::ValidationReason::WrongKeySpace,
+            format!(
+                "the key's sort key {:?} is not the latest copy of a versioned item",
+                latest.sk
+            ),
+        )),
+    }
+}
+
+/// The key of revision `k` of the item whose latest copy is under `latest`.
+fn revision_key(layout: &HistoryLayout, latest: &RawKey, k: u64) -> Result<RawKey, Error> {
+    let rest = rest_of(layout, latest)?;
+    Ok(RawKey {
+        pk: latest.pk.clone(),
+        sk: Some(layout.key(k, rest)),
+    })
+}
+
+fn key_item(schema: &crate::TableSchema, key: &RawKey) -> Item {
+    let mut item = Item::with_capacity(2);
+    item.insert(schema.pk.name.to_owned(), AttributeValue::S(key.pk.clone()));
+    if let (Some(attr), Some(sk)) = (schema.sk, &key.sk) {
+        item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
+    }
+    item
+}
+
+fn describe(schema: &crate::TableSchema, key: &RawKey) -> String {
+    match (schema.sk, &key.sk) {
+        (Some(attr), Some(sk)) => format!("{}={}, {}={}", schema.pk.name, key.pk, attr.name, sk),
+        _ => format!("{}={}", schema.pk.name, key.pk),
+    }
+}
+
+impl<E: Entity> Target for Revision<E> {
+    type Table = E::Table;
+    const NAME: &'static str = E::ENTITY_TYPE;
+    const ENTITY_TYPES: &'static [&'static str] = &[E::ENTITY_TYPE];
+    const IS_COLLECTION: bool = false;
+    const READS_REVISIONS: bool = true;
+    const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] = &[E::ATTRIBUTES];
+
+    /// A revision: its slot must be its version, and with the slot moved to 0 it must
+    /// decode as the entity (the key check of [`Entity::from_item`] included).
+    fn decode(mut item: Item) -> Result<Decoded<Self>, DecodeError> {
+        let schema = &<E::Table as Table>::SCHEMA;
+        let fail = |item: &Item, attribute: Option<&str>, kind| DecodeError {
+            entity: E::ENTITY_TYPE,
+            key: crate::key::describe_item_key(schema, item),
+            attribute: attribute.map(str::to_owned),
+            kind,
+        };
+        let (Some(layout), Some(sk_attr)) = (E::__HISTORY, schema.sk) else {
+            return Err(fail(
+                &item,
+                None,
+                DecodeErrorKind::Invalid("the entity is not versioned".to_owned()),
+            ));
+        };
+        let sk = match item.get(sk_attr.name) {
+            Some(AttributeValue::S(sk)) => sk.clone(),
+            _ => return Err(fail(&item, Some(sk_attr.name), DecodeErrorKind::Missing)),
+        };
+        let Some((slot, rest)) = layout.parse(&sk) else {
+            return Err(fail(
+                &item,
+                Some(sk_attr.name),
+                DecodeErrorKind::Invalid(format!(
+                    "the sort key {sk:?} does not follow the entity's history layout"
+                )),
+            ));
+        };
+        if slot == 0 {
+            // The latest copy, not a revision.
+            return Ok(Decoded::Unknown(Some(E::ENTITY_TYPE.to_owned())));
+        }
+        let version = E::VERSION
+            .and_then(|attr| item.get(attr))
+            .and_then(|v| v.as_n().ok())
+            .and_then(|n| n.parse::<u64>().ok());
+        if version != Some(slot) {
+            return Err(fail(
+                &item,
+                E::VERSION,
+                DecodeErrorKind::Invalid(format!(
+                    "revision {slot} stores version {version:?}; a revision holds its own number"
+                )),
+            ));
+        }
+        let revised_at = item
+            .get(layout.time_attribute)
+            .and_then(|v| v.as_n().ok())
+            .and_then(|n| n.parse::<u64>().ok())
+            .and_then(|ms| UNIX_EPOCH.checked_add(Duration::from_millis(ms)));
+        let latest = layout.latest(rest);
+        item.insert(sk_attr.name.to_owned(), AttributeValue::S(latest));
+        let value = E::from_item(item)?;
+        Ok(Decoded::Item(Revision {
+            revision: slot,
+            revised_at,
+            value,
+        }))
+    }
+}

@@ -1,0 +1,113 @@
+//! Version-prefix history (`#[dynamo(versioned)]`): the latest copy and its revisions.
+
+use crate::common::*;
+use dynamo_model::history::{Keep, Revision};
+use dynamo_model::{local, Entity, Error, ValidationReason};
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "ARTICLE#{article_id}", sk = "ARTICLE", versioned,
+         index(GSI1, pk = "AUTHOR#{author}", sk = "ARTICLE#{article_id}"))]
+pub struct Article {
+    pub article_id: String,
+    pub author: String,
+    pub title: String,
+    #[dynamo(version)]
+    pub version: u64,
+}
+
+fn article(id: &str, title: &str) -> Article {
+    Article {
+        article_id: id.into(),
+        author: "ann".into(),
+        title: title.into(),
+        version: 0,
+    }
+}
+
+#[tokio::test]
+async fn create_revise_read_and_list() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let versions = db.versions::<Article>();
+    assert_eq!(versions.create(&article("a", "t1")).await?, 1);
+    for i in 2..=5u64 {
+        let r = versions
+            .revise(Article::key("a"), |a| a.title = format!("t{i}"))
+            .await?;
+        assert_eq!(r.revision, i);
+        assert_eq!(r.value.version, i);
+    }
+    let latest = db.get(Article::key("a")).await?.ok_or("missing")?;
+    assert_eq!((latest.title.as_str(), latest.version), ("t5", 5));
+    let third = versions
+        .revision(Article::key("a"), 3)
+        .await?
+        .ok_or("no r3")?;
+    assert_eq!((third.value.title.as_str(), third.revision), ("t3", 3));
+    assert!(third.revised_at.is_some());
+    let oldest_first: Vec<u64> = versions
+        .history(Article::key("a"))
+        .all()
+        .await?
+        .items
+        .iter()
+        .map(|r: &Revision<Article>| r.revision)
+        .collect();
+    assert_eq!(oldest_first, vec![1, 2, 3, 4, 5]);
+    let newest: Vec<u64> = versions
+        .history(Article::key("a"))
+        .reverse()
+        .limit(2)
+        .all()
+        .await?
+        .items
+        .iter()
+        .map(|r| r.revision)
+        .collect();
+    assert_eq!(newest, vec![5, 4]);
+
+    // Reads other than the history see the latest copy only.
+    let in_partition = db.query(Article::partition("a")).all().await?.items;
+    assert_eq!(in_partition, vec![latest.clone()]);
+    let by_author = db.query(Article::gsi1_partition("ann")).all().await?.items;
+    assert_eq!(by_author.len(), 1);
+
+    // A lost race is a typed conflict.
+    let stale = Article {
+        version: 3,
+        ..latest.clone()
+    };
+    match versions.add(&stale).await {
+        Err(Error::VersionConflict {
+            expected: 3,
+            found: Some(5),
+            ..
+        }) => {}
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    // Creating it again too.
+    match versions.create(&article("a", "again")).await {
+        Err(Error::VersionConflict {
+            expected: 0,
+            found: Some(5),
+            ..
+        }) => {}
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    // Plain writes are refused.
+    let err = db.put(&latest).await.unwrap_err();
+    assert_refused(&err, ValidationReason::KeepsHistory);
+
+    let restored = versions.restore(Article::key("a"), 2).await?;
+    assert_eq!(
+        (restored.revision, restored.value.title.as_str()),
+        (6, "t2")
+    );
+    let pruned = versions.prune(Article::key("a"), Keep::Newest(3)).await?;
+    assert_eq!(pruned.revisions, vec![1, 2, 3]);
+    assert_eq!(pruned.kept, vec![4, 5, 6]);
+    let removed = versions.delete_all(Article::key("a")).await?;
+    assert_eq!(removed.revisions, vec![4, 5, 6]);
+    assert!(removed.latest);
+    assert!(db.get(Article::key("a")).await?.is_none());
+    Ok(())
+}
