@@ -92,7 +92,8 @@ pub struct Revision<E> {
 pub enum Keep {
     /// The newest `n` revisions (at least 1: the revision the latest copy holds).
     Newest(usize),
-    /// Revisions written at or after this time (and always the newest revision).
+    /// Revisions written at or after this time, those whose time is unknown (written by
+    /// another program, without the time attribute), and always the newest revision.
     Since(SystemTime),
 }
 
@@ -327,7 +328,9 @@ impl<E: Versioned> Versions<E> {
             let keep_it = position == newest
                 || match keep {
                     Keep::Newest(n) => position + n.max(1) > newest,
-                    Keep::Since(t) => r.revised_at.is_some_and(|at| at >= t),
+                    // A revision of unknown time (written by another program) is kept:
+                    // nothing says it is older.
+                    Keep::Since(t) => r.revised_at.is_none_or(|at| at >= t),
                 };
             if keep_it {
                 kept.push(r.revision);
@@ -468,8 +471,12 @@ impl<E: Versioned> Versions<E> {
             layout.time_attribute.to_owned(),
             AttributeValue::N(now_millis().to_string()),
         );
+        // Both items carry a token unique to this call: a failed condition that finds it
+        // (on either item) found this call's own write, applied by an attempt whose
+        // response was lost, even when another writer has added a revision since.
+        latest.insert(schema.write_token.to_owned(), token.value());
         // The revision: the same attributes under its own slot, without the index keys
-        // the entity renders (history stays out of its indexes) or the write token.
+        // the entity renders (history stays out of its indexes).
         let mut revision = latest.clone();
         for index in E::__INDEX_KEYS {
             for attribute in [index.pk, index.sk].into_iter().flatten() {
@@ -479,7 +486,6 @@ impl<E: Versioned> Versions<E> {
         if let (Some(attr), Some(sk)) = (schema.sk, revision_key.sk.clone()) {
             revision.insert(attr.name.to_owned(), AttributeValue::S(sk));
         }
-        latest.insert(schema.write_token.to_owned(), token.value());
         crate::size::check_item_size::<E>(&latest)?;
         crate::size::check_item_size::<E>(&revision)?;
 
@@ -534,15 +540,19 @@ impl<E: Versioned> Versions<E> {
         match result {
             Ok(()) => Ok(next),
             Err(Error::TransactionCanceled { operations }) => {
+                // Our own write, applied by an attempt whose response was lost: the
+                // revision (or the latest copy, if nobody wrote since) holds our token.
+                if operations
+                    .iter()
+                    .any(|o| token.written_in(o.current.as_deref(), schema.write_token))
+                {
+                    return Ok(next);
+                }
                 // The latest copy's failed condition says what is stored there now.
                 let current = operations
                     .iter()
                     .find(|o| o.index == 1)
                     .and_then(|o| o.current.clone());
-                // Our own write, applied by an attempt whose response was lost.
-                if token.written_in(current.as_deref(), schema.write_token) {
-                    return Ok(next);
-                }
                 let latest_failed = operations.iter().any(|o| {
                     o.index == 1 && o.reason == crate::error::CancelReason::ConditionalCheckFailed
                 });
