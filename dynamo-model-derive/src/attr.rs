@@ -290,6 +290,8 @@ pub struct Versioned {
     pub width: Option<syn::LitInt>,
     pub separator: Option<LitStr>,
     pub time_attribute: Option<LitStr>,
+    /// `revisions_in(GSI1, ..)`: indexes whose keys revisions keep.
+    pub revisions_in: Vec<Ident>,
 }
 
 fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
@@ -299,6 +301,7 @@ fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
         width: None,
         separator: None,
         time_attribute: None,
+        revisions_in: Vec::new(),
     };
     if meta.input.peek(syn::token::Paren) {
         meta.parse_nested_meta(|inner| {
@@ -315,9 +318,17 @@ fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
                     &inner,
                     "time_attribute",
                 )
+            } else if inner.path.is_ident("revisions_in") {
+                inner.parse_nested_meta(|index| match index.path.get_ident() {
+                    Some(ident) => {
+                        out.revisions_in.push(ident.clone());
+                        Ok(())
+                    }
+                    None => Err(index.error("expected an index name, e.g. `revisions_in(GSI1)`")),
+                })
             } else {
                 Err(inner.error(
-                    "unknown versioned option; expected `prefix`, `width`, `separator` or `time_attribute`",
+                    "unknown versioned option; expected `prefix`, `width`, `separator`, `time_attribute` or `revisions_in(..)`",
                 ))
             }
         })?;

@@ -47,6 +47,8 @@ pub struct EntityModel {
 
 /// A checked `#[dynamo(versioned(..))]`.
 pub struct VersionedModel {
+    /// Names of the indexes whose keys revisions keep.
+    pub revisions_in: Vec<String>,
     pub prefix: String,
     pub width: usize,
     pub separator: String,
@@ -61,8 +63,32 @@ fn versioned_model(
     v: &attr::Versioned,
     fields: &[Field],
     sk: Option<&(Template, LitStr)>,
+    indexes: &[IndexModel],
 ) -> Option<VersionedModel> {
     let mut ok = true;
+    for (i, name) in v.revisions_in.iter().enumerate() {
+        if v.revisions_in[..i].contains(name) {
+            cx.error_spanned_by(name, format!("index `{name}` is named twice"));
+            ok = false;
+        }
+        match indexes.iter().find(|index| index.index == *name) {
+            Some(index) if index.pk.is_some() || index.sk.is_some() => {}
+            Some(_) => {
+                cx.error_spanned_by(
+                    name,
+                    format!("index `{name}` has no key template of this entity: revisions carry its key attributes anyway (the table's keys or plain attributes), so there is nothing to opt into"),
+                );
+                ok = false;
+            }
+            None => {
+                cx.error_spanned_by(
+                    name,
+                    format!("`{name}` is not one of this entity's indexes (`index({name}, ..)`)"),
+                );
+                ok = false;
+            }
+        }
+    }
     if !fields.iter().any(|f| f.attrs.version) {
         cx.error_spanned_by(
             &v.word,
@@ -142,6 +168,7 @@ fn versioned_model(
         ok = false;
     }
     ok.then_some(VersionedModel {
+        revisions_in: v.revisions_in.iter().map(Ident::to_string).collect(),
         prefix,
         width,
         separator,
@@ -423,7 +450,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
     }
 
     let versioned = match &attrs.versioned {
-        Some(v) => Some(versioned_model(cx, v, &fields, sk.as_ref())?),
+        Some(v) => Some(versioned_model(cx, v, &fields, sk.as_ref(), &indexes)?),
         None => None,
     };
 

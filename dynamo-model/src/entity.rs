@@ -125,6 +125,8 @@ pub trait EntityInternals: Sized {
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IndexKeyAttributes {
+    /// The index's name.
+    pub index: &'static str,
     /// The partition key attribute the entity's `pk` template writes.
     pub pk: Option<&'static str>,
     /// The sort key attribute the entity's `sk` template writes.

@@ -111,3 +111,62 @@ async fn create_revise_read_and_list() -> TestResult {
     assert!(db.get(Article::key("a")).await?.is_none());
     Ok(())
 }
+
+/// Revisions let into GSI1 (`revisions_in`): the index holds them, typed reads of the
+/// entity still see the latest copies, and `.revisions()` reads the revisions.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "NOTE#{note_id}", sk = "NOTE", versioned(revisions_in(GSI1)),
+         index(GSI1, pk = "OWNER#{owner}", sk = "NOTE#{note_id}"))]
+pub struct Note {
+    pub note_id: String,
+    pub owner: String,
+    pub text: String,
+    #[dynamo(version)]
+    pub version: u64,
+}
+
+#[tokio::test]
+async fn revisions_enter_only_the_indexes_named() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let notes = db.versions::<Note>();
+    let note = Note {
+        note_id: "n".into(),
+        owner: "olga".into(),
+        text: "one".into(),
+        version: 0,
+    };
+    notes.create(&note).await?;
+    notes
+        .revise(Note::key("n"), |n| n.text = "two".into())
+        .await?;
+    let latest = db.query(Note::gsi1_partition("olga")).all().await?.items;
+    assert_eq!(latest.len(), 1);
+    assert_eq!((latest[0].text.as_str(), latest[0].version), ("two", 2));
+    let revisions = db
+        .query(Note::gsi1_partition("olga"))
+        .revisions()
+        .all()
+        .await?
+        .items;
+    let mut seen: Vec<(u64, String)> = revisions
+        .into_iter()
+        .map(|r| (r.revision, r.value.text))
+        .collect();
+    seen.sort();
+    assert_eq!(seen, vec![(1, "one".to_owned()), (2, "two".to_owned())]);
+
+    // Article keeps its revisions out of GSI1: nothing to read there.
+    let articles = db.versions::<Article>();
+    articles.create(&article("b", "x")).await?;
+    articles
+        .revise(Article::key("b"), |a| a.title = "y".into())
+        .await?;
+    let in_index = db
+        .query(Article::gsi1_partition("ann"))
+        .revisions()
+        .all()
+        .await?
+        .items;
+    assert!(in_index.is_empty(), "{in_index:?}");
+    Ok(())
+}

@@ -252,7 +252,9 @@ fn generate(m: &EntityModel) -> TokenStream {
         // Rendered once, by `__render_index_key`: for writing the item and for checking
         // a decoded item against its stored index keys.
         let position = index_keys.len();
-        index_keys.push(quote!(#private::IndexKeyAttributes { pk: #pk_attr, sk: #sk_attr }));
+        index_keys.push(
+            quote!(#private::IndexKeyAttributes { index: #index_name, pk: #pk_attr, sk: #sk_attr }),
+        );
         index_renders.push(quote! {
             #position => {
                 let _ = (&#ipk, &#isk);
@@ -469,6 +471,7 @@ fn generate(m: &EntityModel) -> TokenStream {
     let history_items = m.versioned.as_ref().map(|v| {
         let (prefix, width, separator, time) =
             (&v.prefix, v.width, &v.separator, &v.time_attribute);
+        let revisions_in = &v.revisions_in;
         let set_version = m.fields.iter().find(|f| f.attrs.version).map(|f| {
             let fi = &f.ident;
             quote!(fn __set_version(&mut self, version: u64) { self.#fi = version; })
@@ -480,6 +483,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                     width: #width,
                     separator: #separator,
                     time_attribute: #time,
+                    revisions_in: &[#(#revisions_in),*],
                 });
             #set_version
         }

@@ -32,6 +32,9 @@ pub struct HistoryLayout {
     pub separator: &'static str,
     /// The attribute holding when a revision was written (epoch milliseconds).
     pub time_attribute: &'static str,
+    /// The indexes whose key attributes revisions keep (`versioned(revisions_in(..))`);
+    /// revisions carry no other index key attribute the entity renders from a template.
+    pub revisions_in: &'static [&'static str],
 }
 
 impl HistoryLayout {
@@ -41,6 +44,7 @@ impl HistoryLayout {
         width: MAX_WIDTH,
         separator: "#",
         time_attribute: "_vt",
+        revisions_in: &[],
     };
 
     /// The highest slot the layout can write: `10^width - 1`, or `u64::MAX` when the
@@ -130,6 +134,7 @@ mod tests {
         width: 0,
         separator: "_",
         time_attribute: "_vt",
+        revisions_in: &[],
     };
 
     const NARROW: HistoryLayout = HistoryLayout {
@@ -137,6 +142,7 @@ mod tests {
         width: 3,
         separator: "#",
         time_attribute: "_vt",
+        revisions_in: &[],
     };
 
     #[test]

@@ -17,8 +17,26 @@
 //! racing from revision `N` cannot both win; the loser gets [`Error::VersionConflict`]
 //! with the version it found and the current item, and [`Versions::revise`] re-reads and
 //! tries again. Every read other than the history sees the latest copy only: `db.get`,
-//! queries, collections, scans and index queries skip revisions, and revisions carry no
-//! index key attribute rendered from a template, so they stay out of those indexes.
+//! queries, collections, scans, batch and transactional gets and index queries skip
+//! revisions.
+//!
+//! # Indexes
+//!
+//! Revisions carry no index key attribute the entity renders from a template, so they
+//! stay out of those indexes (sparse-index rules hold on the latest copy as on any item).
+//! `versioned(revisions_in(GSI1))` lets them into the indexes named; typed reads of the
+//! entity there still skip them, and [`Query::revisions`] reads them. An index keyed on
+//! the table's own keys (an inverted index) or on plain attributes holds revisions too,
+//! since they carry those attributes; typed reads skip them there as well.
+//!
+//! # The stored format
+//!
+//! Each revision is the item the entity encodes (its fields, the entity-type attribute,
+//! TTL) with the revision number in the version attribute, the time it was written in
+//! the layout's time attribute (`_vt`, epoch milliseconds) and the write token of the call
+//! that wrote it (`_wt`); the latest copy is the same item under slot 0, with the index
+//! keys. Another program reads the latest copies with `begins_with(SK, "v000…0#")` and a
+//! revision by its key.
 //!
 //! Plain puts, updates and deletes of a versioned entity are refused
 //! ([`ValidationReason::KeepsHistory`](crate::ValidationReason::KeepsHistory)): they would
@@ -311,7 +329,7 @@ impl<E: Versioned> Versions<E> {
             },
             (Err(e), _) | (_, Err(e)) => return Query::refused(&self.db, e),
         };
-        Query::revisions(&self.db, pk, low, high)
+        Query::history_of(&self.db, pk, low, high)
     }
 
     /// Deletes revisions, keeping those `keep` names and always the newest one (the
@@ -479,6 +497,9 @@ impl<E: Versioned> Versions<E> {
         // the entity renders (history stays out of its indexes).
         let mut revision = latest.clone();
         for index in E::__INDEX_KEYS {
+            if layout.revisions_in.contains(&index.index) {
+                continue;
+            }
             for attribute in [index.pk, index.sk].into_iter().flatten() {
                 revision.remove(attribute);
             }

@@ -373,6 +373,18 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         query.check_view::<T>()
     }
 
+    /// Reads the revisions of a `#[dynamo(versioned)]` entity that this index holds
+    /// instead of its latest copies: for an index the entity lets its revisions into
+    /// (`versioned(revisions_in(GSI1))`), or one keyed on the table's keys or on plain
+    /// attributes, which revisions carry too. Revisions of one item are read with
+    /// [`Versions::history`](crate::history::Versions::history).
+    pub fn revisions(self) -> Query<crate::history::Revision<T>, K>
+    where
+        T: Entity<Table = <T as Target>::Table>,
+    {
+        self.retarget()
+    }
+
     /// The same query, decoding its results as `U`.
     fn retarget<U: Target<Table = T::Table>>(self) -> Query<U, K> {
         Query {
@@ -951,7 +963,7 @@ struct QuerySource<X: Table> {
 impl<E: Entity> Query<crate::history::Revision<E>, Primary> {
     /// The revisions of one item of a versioned entity: its partition, the sort keys
     /// between `low` and `high` (which hold every revision and never the latest copy).
-    pub(crate) fn revisions(db: &Db<E::Table>, pk: String, low: String, high: String) -> Self {
+    pub(crate) fn history_of(db: &Db<E::Table>, pk: String, low: String, high: String) -> Self {
         Query {
             db: db.clone(),
             customize: Customize::default(),
@@ -983,7 +995,7 @@ impl<E: Entity> Query<crate::history::Revision<E>, Primary> {
             } => (reason, message),
             other => (crate::ValidationReason::InvalidOption, other.to_string()),
         };
-        let mut query = Self::revisions(db, String::new(), String::new(), String::new());
+        let mut query = Self::history_of(db, String::new(), String::new(), String::new());
         query.refusal = Some((reason, message));
         query
     }
