@@ -221,6 +221,30 @@ impl TableSchema {
             None => false,
         }
     }
+
+    /// Whether `attribute` is a key attribute of one of the table's indexes.
+    pub const fn is_index_key_attribute(&self, attribute: &str) -> bool {
+        let mut i = 0;
+        while i < self.indexes.len() {
+            let index = &self.indexes[i];
+            let mut k = 0;
+            while k < index.pk.len() {
+                if const_str_eq(index.pk[k].name, attribute) {
+                    return true;
+                }
+                k += 1;
+            }
+            k = 0;
+            while k < index.sk.len() {
+                if const_str_eq(index.sk[k].name, attribute) {
+                    return true;
+                }
+                k += 1;
+            }
+            i += 1;
+        }
+        false
+    }
 }
 
 fn sdk_type(ty: ScalarType) -> ScalarAttributeType {
