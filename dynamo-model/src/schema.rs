@@ -401,3 +401,37 @@ async fn wait_until_active(client: &Client, table_name: &str) -> Result<(), Erro
         delay = (delay * 2).min(Duration::from_secs(2));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Table;
+
+    #[derive(crate::Table)]
+    #[dynamo(
+        pk = "PK",
+        sk = "SK",
+        gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"),
+        gsi(name = "ByRegion", pk = ["RegionPK", "RegionPK2"], sk = ["RegionSK:N"]),
+        lsi(name = "LSI1", sk = "LSI1SK")
+    )]
+    struct App;
+
+    #[test]
+    fn index_key_attributes_are_every_index_key_and_nothing_else() {
+        let schema = &App::SCHEMA;
+        for name in [
+            "GSI1PK",
+            "GSI1SK",
+            "RegionPK",
+            "RegionPK2",
+            "RegionSK",
+            "LSI1SK",
+        ] {
+            assert!(schema.is_index_key_attribute(name), "{name}");
+        }
+        // The table's own keys are reserved attributes, not index keys of their own.
+        for name in ["PK", "SK", "_type", "GSI1", "RegionSK:N", "gsi1pk", ""] {
+            assert!(!schema.is_index_key_attribute(name), "{name}");
+        }
+    }
+}
