@@ -53,6 +53,9 @@ pub struct VersionedModel {
     pub width: usize,
     pub separator: String,
     pub time_attribute: String,
+    /// Where a collision of the time attribute with the table's attributes is reported:
+    /// the `time_attribute` literal, or the `versioned` word when it is the default.
+    pub time_span: proc_macro2::Span,
 }
 
 /// Checks `versioned(..)` against the entity: a version field (the revision number), a
@@ -121,7 +124,7 @@ fn versioned_model(
         if let Some(lit) = &v.prefix {
             cx.error_spanned_by(
                 lit,
-                "the prefix cannot end with a digit: the revision number follows it",
+                "the prefix cannot end with a digit: the revision number follows it, and where it starts would be ambiguous",
             );
         }
         ok = false;
@@ -141,7 +144,7 @@ fn versioned_model(
         Some(lit) => match lit.base10_parse::<usize>() {
             Ok(w) if w <= 20 => w,
             _ => {
-                cx.error_spanned_by(lit, "the width is 0 (unpadded) to 20 digits");
+                cx.error_spanned_by(lit, "the width must be 0 (unpadded) to 20 digits: a revision number (u64) has at most 20");
                 ok = false;
                 20
             }
@@ -153,7 +156,7 @@ fn versioned_model(
         .map_or_else(|| "_vt".to_owned(), LitStr::value);
     if time_attribute.is_empty() {
         if let Some(lit) = &v.time_attribute {
-            cx.error_spanned_by(lit, "an attribute name cannot be empty");
+            cx.error_spanned_by(lit, "the time attribute name cannot be empty");
         }
         ok = false;
     }
@@ -167,12 +170,17 @@ fn versioned_model(
         );
         ok = false;
     }
+    let time_span = v
+        .time_attribute
+        .as_ref()
+        .map_or_else(|| syn::spanned::Spanned::span(&v.word), LitStr::span);
     ok.then_some(VersionedModel {
         revisions_in: v.revisions_in.iter().map(Ident::to_string).collect(),
         prefix,
         width,
         separator,
         time_attribute,
+        time_span,
     })
 }
 

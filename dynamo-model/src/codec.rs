@@ -699,6 +699,9 @@ impl<T: TtlValue> TtlValue for Option<T> {
 pub trait VersionValue: crate::sealed::VersionValue {
     /// The version as a number.
     fn get(&self) -> u64;
+
+    /// Stores `version` (a history write sets the revision it wrote).
+    fn set(&mut self, version: u64);
 }
 
 impl crate::sealed::VersionValue for u64 {}
@@ -706,6 +709,10 @@ impl crate::sealed::VersionValue for u64 {}
 impl VersionValue for u64 {
     fn get(&self) -> u64 {
         *self
+    }
+
+    fn set(&mut self, version: u64) {
+        *self = version;
     }
 }
 

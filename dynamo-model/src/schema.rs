@@ -221,6 +221,30 @@ impl TableSchema {
             None => false,
         }
     }
+
+    /// Whether `attribute` is a key attribute of one of the table's indexes.
+    pub const fn is_index_key_attribute(&self, attribute: &str) -> bool {
+        let mut i = 0;
+        while i < self.indexes.len() {
+            let index = &self.indexes[i];
+            let mut k = 0;
+            while k < index.pk.len() {
+                if const_str_eq(index.pk[k].name, attribute) {
+                    return true;
+                }
+                k += 1;
+            }
+            k = 0;
+            while k < index.sk.len() {
+                if const_str_eq(index.sk[k].name, attribute) {
+                    return true;
+                }
+                k += 1;
+            }
+            i += 1;
+        }
+        false
+    }
 }
 
 fn sdk_type(ty: ScalarType) -> ScalarAttributeType {
@@ -375,5 +399,39 @@ async fn wait_until_active(client: &Client, table_name: &str) -> Result<(), Erro
         }
         tokio::time::sleep(delay).await;
         delay = (delay * 2).min(Duration::from_secs(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Table;
+
+    #[derive(crate::Table)]
+    #[dynamo(
+        pk = "PK",
+        sk = "SK",
+        gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"),
+        gsi(name = "ByRegion", pk = ["RegionPK", "RegionPK2"], sk = ["RegionSK:N"]),
+        lsi(name = "LSI1", sk = "LSI1SK")
+    )]
+    struct App;
+
+    #[test]
+    fn index_key_attributes_are_every_index_key_and_nothing_else() {
+        let schema = &App::SCHEMA;
+        for name in [
+            "GSI1PK",
+            "GSI1SK",
+            "RegionPK",
+            "RegionPK2",
+            "RegionSK",
+            "LSI1SK",
+        ] {
+            assert!(schema.is_index_key_attribute(name), "{name}");
+        }
+        // The table's own keys are reserved attributes, not index keys of their own.
+        for name in ["PK", "SK", "_type", "GSI1", "RegionSK:N", "gsi1pk", ""] {
+            assert!(!schema.is_index_key_attribute(name), "{name}");
+        }
     }
 }

@@ -13,6 +13,8 @@ mod no_serde;
 mod serde_compat;
 #[path = "derive_accepts/time_uuid_keys.rs"]
 mod time_uuid_keys;
+#[path = "derive_accepts/versioned.rs"]
+mod versioned;
 
 #[test]
 fn every_derive_option_together() {
@@ -32,4 +34,9 @@ fn keys_and_partitions_name_their_fields() {
 #[test]
 fn entities_and_nested_attributes_without_serde() {
     no_serde::run();
+}
+
+#[test]
+fn versioned_layouts_with_ttl_and_index() {
+    versioned::run();
 }

@@ -56,10 +56,12 @@ fn generate(m: &EntityModel) -> TokenStream {
     let (pk_lit, sk_lit) = (&m.pk.1, m.sk.as_ref().map(|s| &s.1));
     match sk_lit {
         Some(lit) => {
-            let p = const_panic(
-                lit.span(),
-                format!("table `{table_name}` has no sort key: remove `sk`"),
-            );
+            let message = if m.versioned.is_some() {
+                format!("table `{table_name}` has no sort key, and a #[dynamo(versioned)] entity needs one: the revision number is part of it (declare the table with `sk = \"..\"`)")
+            } else {
+                format!("table `{table_name}` has no sort key: remove `sk`")
+            };
+            let p = const_panic(lit.span(), message);
             checks.push(quote!(if __SCHEMA.sk.is_none() { #p }));
         }
         None => {
@@ -100,6 +102,32 @@ fn generate(m: &EntityModel) -> TokenStream {
             ),
         );
         checks.push(quote!(if #dm::schema::const_str_eq(__SCHEMA.write_token, #name) { #token }));
+    }
+
+    // Every write of a versioned entity stores the revision's time under its time
+    // attribute, on the latest copy and on the revision: it must be no attribute the
+    // table gives another role (a key, the entity type, the write token, the TTL, an
+    // index key), or the time would overwrite it.
+    if let Some(v) = &m.versioned {
+        let time = &v.time_attribute;
+        let role = |what: &str| {
+            const_panic(
+                v.time_span,
+                format!("table `{table_name}` uses `{time}` for {what}, and a #[dynamo(versioned)] entity writes the time of each revision there; choose another attribute with versioned(time_attribute = \"..\")"),
+            )
+        };
+        let (reserved, token, ttl, index) = (
+            role("a key or the entity type"),
+            role("the write token"),
+            role("the TTL"),
+            role("an index key"),
+        );
+        checks.push(quote! {
+            if __SCHEMA.is_reserved_attribute(#time) { #reserved }
+            if #dm::schema::const_str_eq(__SCHEMA.write_token, #time) { #token }
+            if #dm::schema::const_str_eq(__TTL_ATTR, #time) { #ttl }
+            if __SCHEMA.is_index_key_attribute(#time) { #index }
+        });
     }
 
     // Index attribute names, resolved at compile time (a missing index fails compilation).
@@ -472,9 +500,15 @@ fn generate(m: &EntityModel) -> TokenStream {
         let (prefix, width, separator, time) =
             (&v.prefix, v.width, &v.separator, &v.time_attribute);
         let revisions_in = &v.revisions_in;
+        // Through `VersionValue`, spanned on the field's type: a field of the wrong type
+        // is reported once, by the trait's message, not also as a type mismatch here.
         let set_version = m.fields.iter().find(|f| f.attrs.version).map(|f| {
-            let fi = &f.ident;
-            quote!(fn __set_version(&mut self, version: u64) { self.#fi = version; })
+            let (fi, ty) = (&f.ident, &f.ty);
+            quote_spanned! {ty.span()=>
+                fn __set_version(&mut self, version: u64) {
+                    <#ty as #dm::VersionValue>::set(&mut self.#fi, version);
+                }
+            }
         });
         quote! {
             const __HISTORY: ::core::option::Option<&'static #dm::history::HistoryLayout> =
