@@ -175,21 +175,7 @@ async fn history_is_in_numeric_order_across_v9_v10_v99_v100_and_pages_with_curso
     }
     assert_eq!(reversed, (1..=N).rev().collect::<Vec<_>>());
 
-    // A cursor of one direction is not a cursor of the other query's position games:
-    // continuing the oldest-first query from a newest-first cursor is refused or reads
-    // on from that key in its own order, never repeats or skips silently into the latest.
-    let first_newest = versions
-        .history(key())
-        .reverse()
-        .limit(3)
-        .page(None)
-        .await?;
-    let c = first_newest.cursor.ok_or("a cursor")?;
-    if let Ok(page) = versions.history(key()).limit(3).page(Some(&c)).await {
-        assert!(page.items.iter().all(|r| r.revision >= 1));
-    }
-
-    // The stream reads every revision too.
+    // Small DynamoDB pages, read through: every revision.
     let via_all = versions.history(key()).page_size(10).all().await?.items;
     assert_eq!(numbers(&via_all), (1..=N).collect::<Vec<_>>());
 
@@ -260,11 +246,11 @@ async fn history_stays_out_of_every_index_query_and_of_base_and_collection_queri
         .all()
         .await?
         .items;
-    assert_eq!(top, [b2.clone()]);
+    assert_eq!(top, std::slice::from_ref(&b2));
 
     // The LSI (its key rendered from a template) likewise.
     let lsi = db.query(Book::lsi1_partition("b1")).all().await?.items;
-    assert_eq!(lsi, [b1.clone()]);
+    assert_eq!(lsi, std::slice::from_ref(&b1));
 
     // An index over plain attributes: revisions carry them, the query skips them.
     let plain = db.query(Book::by_owner_partition("ann")).all().await?.items;
@@ -288,7 +274,7 @@ async fn history_stays_out_of_every_index_query_and_of_base_and_collection_queri
 
     // The base table: the entity's partition query, with or without a limit.
     let base = db.query(Book::partition("b1")).all().await?.items;
-    assert_eq!(base, [b1.clone()]);
+    assert_eq!(base, std::slice::from_ref(&b1));
     let reversed = db
         .query(Book::partition("b1"))
         .reverse()
@@ -296,7 +282,7 @@ async fn history_stays_out_of_every_index_query_and_of_base_and_collection_queri
         .all()
         .await?
         .items;
-    assert_eq!(reversed, [b1.clone()]);
+    assert_eq!(reversed, std::slice::from_ref(&b1));
 
     // A collection over the partition: the note (`NOTE#1` sorts before `v0…`) and the
     // latest copy, no revision.
