@@ -2,7 +2,7 @@
 //! share a partition (`#[derive(Collection)]` on an enum).
 
 use crate::error::DecodeError;
-use crate::{Entity, Item, Table};
+use crate::{Entity, Item, RawKey, Table};
 
 /// The result type of a query or scan: an [`Entity`], or a [`Collection`] of them.
 pub trait Target: Sized + Send + 'static {
@@ -74,6 +74,13 @@ impl<E: Entity> Target for crate::Key<E> {
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError> {
         let schema = &<E::Table as Table>::SCHEMA;
         match crate::key::raw_key_of(schema, &item) {
+            // The key of a revision (an index without the entity-type attribute holds
+            // them too): history, not a key of the entity.
+            Some(RawKey { sk: Some(sk), .. })
+                if E::__HISTORY.is_some_and(|l| !matches!(l.parse(&sk), Some((0, _)))) =>
+            {
+                Ok(Decoded::Unknown(None))
+            }
             Some(raw) => Ok(Decoded::Item(crate::Key::from_raw(raw))),
             None => Err(DecodeError {
                 entity: E::ENTITY_TYPE,

@@ -237,7 +237,6 @@ async fn the_race_survives_faults_on_every_call_with_sdk_retries() -> TestResult
 /// `revise` (it re-reads the latest copy) must be retried under the versions' retry
 /// policy like its transaction, not surface to the caller.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "bug?: revise/restore re-read the latest copy with db.get, which has no retry loop of its own; with the SDK's retries off a throttled or 500 GetItem ends the revise although the versions' RetryPolicy deadline is far away (history/mod.rs read_latest)"]
 async fn the_race_survives_faulted_reads_without_sdk_retries() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     let faults = faults(10_003);

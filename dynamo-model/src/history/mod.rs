@@ -235,7 +235,7 @@ impl<E: Versioned> Versions<E> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let mut value = self.read_latest(&key).await?;
+            let mut value = self.read_latest(&key, &deadline).await?;
             let expected = value.version();
             change(&mut value);
             match self.write(&value, expected).await {
@@ -263,7 +263,7 @@ impl<E: Versioned> Versions<E> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let latest = self.read_latest(&key).await?;
+            let latest = self.read_latest(&key, &deadline).await?;
             match self.write(&old.value, latest.version()).await {
                 Ok(revision) => return Ok(self.written(old.value, revision)),
                 Err(Error::VersionConflict { .. })
@@ -316,7 +316,9 @@ impl<E: Versioned> Versions<E> {
     /// `.page(cursor)`, `.all()`, `.stream()`, `.params()`).
     ///
     /// With an unpadded layout (`width = 0`) the query returns revisions in the sort key's
-    /// text order (`v1`, `v10`, `v2`); sort them by [`Revision::revision`] after reading.
+    /// text order, not by number: with `_` as the separator (which sorts after the digits)
+    /// `v10_`, `v11_`, …, `v19_`, `v1_`, `v20_`, …; sort them by [`Revision::revision`]
+    /// after reading (`all()`), or page knowing the order is the text's.
     pub fn history(&self, key: impl Into<Key<E>>) -> Query<Revision<E>> {
         let key = key.into();
         let (pk, low, high) = match (Self::layout(), key.raw()) {
@@ -376,7 +378,12 @@ impl<E: Versioned> Versions<E> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let latest = self.db.get(key.clone()).consistent().send().await?;
+            let latest = self
+                .db
+                .get(key.clone())
+                .consistent()
+                .send_until(&self.policy, &deadline)
+                .await?;
             let mut revisions: Vec<u64> = self
                 .history(key.clone())
                 .consistent()
@@ -436,12 +443,13 @@ impl<E: Versioned> Versions<E> {
         }
     }
 
-    /// The latest copy, read strongly consistent; [`Error::NotFound`] when there is none.
-    async fn read_latest(&self, key: &Key<E>) -> Result<E, Error> {
+    /// The latest copy, read strongly consistent (again while the read fails transiently,
+    /// until `deadline`); [`Error::NotFound`] when there is none.
+    async fn read_latest(&self, key: &Key<E>, deadline: &Deadline) -> Result<E, Error> {
         self.db
             .get(key.clone())
             .consistent()
-            .send()
+            .send_until(&self.policy, deadline)
             .await?
             .ok_or_else(|| Error::NotFound {
                 entity: E::ENTITY_TYPE,

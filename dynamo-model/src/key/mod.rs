@@ -97,6 +97,17 @@ impl<E: Entity> Key<E> {
         )?;
         if let Some(sk) = &raw.sk {
             check_key_value(E::ENTITY_TYPE, "sort", sk, MAX_SORT_KEY_BYTES)?;
+            // A key of a versioned entity names its latest copy; a revision is read
+            // through the history, never as the entity (`Key::from_raw` of another slot).
+            if let Some(layout) = E::__HISTORY {
+                if !matches!(layout.parse(sk), Some((0, _))) {
+                    return Err(Error::invalid(
+                        E::ENTITY_TYPE,
+                        crate::ValidationReason::WrongKeySpace,
+                        format!("the sort key {sk:?} is not the latest copy of a #[dynamo(versioned)] item; read revisions with db.versions().revision(key, k) or .history(key)"),
+                    ));
+                }
+            }
         }
         Ok(raw)
     }

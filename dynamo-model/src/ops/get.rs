@@ -81,10 +81,37 @@ impl<E: Entity> Get<E> {
             .send()
             .await
             .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
-        match out.item {
+        self.decode(out.item)
+    }
+
+    fn decode(&self, item: Option<crate::Item>) -> Result<Option<E>, Error> {
+        match item {
             Some(item) if self.exclude_expired && super::is_expired::<E::Table>(&item) => Ok(None),
             Some(item) => Ok(Some(E::from_item(item)?)),
             None => Ok(None),
+        }
+    }
+
+    /// Sends, and sends again while the failure is transient (throttling, a 5xx, a lost
+    /// connection: a read is safe to repeat), with backoff until `deadline`. For reads
+    /// inside a retry loop of the crate's own (a read-modify-write), whose deadline
+    /// bounds the whole.
+    pub(crate) async fn send_until(
+        self,
+        policy: &crate::RetryPolicy,
+        deadline: &crate::retry::Deadline,
+    ) -> Result<Option<E>, Error> {
+        let request = self.request().map_err(|e| e.during("GetItem"))?;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match request.clone().send().await {
+                Ok(out) => return self.decode(out.item),
+                Err(e)
+                    if crate::retry::is_retryable(&e)
+                        && deadline.backoff(policy, attempt).await => {}
+                Err(e) => return Err(Error::service("GetItem", self.db.table_name(), e)),
+            }
         }
     }
 }

@@ -212,14 +212,44 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             exclude_expired: false,
             projection: None,
         }
+        .latest_partition()
         .latest_copies()
     }
 
-    /// On the base table of a `#[dynamo(versioned)]` entity, moves the sort-key condition
-    /// to the latest copies (slot 0 of its history layout): its revisions are history,
-    /// read with [`Versions::history`](crate::history::Versions::history).
+    /// Whether the queried table or index has `attribute` as its only key attribute of
+    /// the partition (`partition`) or sort key.
+    fn keyed_on(&self, attribute: &str, partition: bool) -> bool {
+        let schema = &<T::Table as Table>::SCHEMA;
+        match (self.index, partition) {
+            (None, true) => schema.pk.name == attribute,
+            (None, false) => schema.sk.is_some_and(|a| a.name == attribute),
+            (Some(index), true) => matches!(index.pk, [only] if only.name == attribute),
+            (Some(index), false) => matches!(index.sk, [only] if only.name == attribute),
+        }
+    }
+
+    /// On an index whose partition key is the table's sort key (an inverted index), a
+    /// `#[dynamo(versioned)]` entity's partition value is its latest copies' sort key.
+    fn latest_partition(mut self) -> Self {
+        let table_sk = <T::Table as Table>::SCHEMA.sk.map(|a| a.name);
+        if let (Some(layout), Some(sk), Some(_)) = (T::HISTORY, table_sk, self.index) {
+            if self.keyed_on(sk, true) {
+                if let Ok(PartitionValue::Rendered(value)) = &mut self.pk {
+                    *value = layout.latest(value);
+                }
+            }
+        }
+        self
+    }
+
+    /// Where the sort key queried is the table's (the base table), moves the sort-key
+    /// condition of a `#[dynamo(versioned)]` entity to its latest copies (slot 0 of its
+    /// history layout): its revisions are history, read with
+    /// [`Versions::history`](crate::history::Versions::history).
     fn latest_copies(mut self) -> Self {
-        if let (Some(layout), None, Ok(sk)) = (T::HISTORY, self.index, &self.sk) {
+        let table_sk = <T::Table as Table>::SCHEMA.sk.map(|a| a.name);
+        let on_table_sk = table_sk.is_some_and(|sk| self.keyed_on(sk, false));
+        if let (Some(layout), true, Ok(sk)) = (T::HISTORY, on_table_sk, &self.sk) {
             match latest_only(layout, sk.clone()) {
                 Some(latest) => self.sk = Ok(latest),
                 None => {
