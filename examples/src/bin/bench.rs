@@ -10,6 +10,9 @@
 //! operation N times on each side (or one side) and prints wall time and this process's
 //! CPU time per call (DynamoDB Local is a child process, so its CPU is not counted): the
 //! client-side cost of a call, and a steady loop to attach `perf record` or callgrind to.
+//! With `--wire`, both sides go through an SDK interceptor that records the request bodies
+//! and the HTTP round trip of every request (printed: the bodies, and call time against
+//! round-trip time).
 //!
 //! Not run by `.ci/run` (which runs every other example): it takes minutes and its figures
 //! mean something only in a release build.
@@ -21,6 +24,10 @@
 //! that both send the same items and keys, and that both read the same orders back.
 //! What the crate sends on top is printed under the table.
 
+use dynamo_model::aws_sdk_dynamodb::config::interceptors::{
+    BeforeDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
+};
+use dynamo_model::aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::aws_sdk_dynamodb::Client;
 use dynamo_model::{local, Entity, Item, Table};
@@ -988,6 +995,117 @@ async fn only(ctx: Ctx<'_>, op: &str, calls: usize, sides: &[bool]) -> Result<()
     Ok(())
 }
 
+/// Records every request body and the time from its transmission to its response (the
+/// HTTP round trip: DynamoDB Local's work plus loopback), through an SDK interceptor.
+#[derive(Debug, Clone, Default)]
+struct Wire(std::sync::Arc<std::sync::Mutex<WireLog>>);
+
+#[derive(Debug, Default)]
+struct WireLog {
+    sent: Option<Instant>,
+    bodies: Vec<Vec<u8>>,
+    round_trips: Vec<Duration>,
+}
+
+impl Intercept for Wire {
+    fn name(&self) -> &'static str {
+        "bench::Wire"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let body = context
+            .request()
+            .body()
+            .bytes()
+            .unwrap_or_default()
+            .to_vec();
+        let mut log = self.0.lock().map_err(|_| "wire log poisoned")?;
+        log.bodies.push(body);
+        log.sent = Some(Instant::now());
+        Ok(())
+    }
+
+    fn read_after_transmit(
+        &self,
+        _: &BeforeDeserializationInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let mut log = self.0.lock().map_err(|_| "wire log poisoned")?;
+        if let Some(sent) = log.sent.take() {
+            log.round_trips.push(sent.elapsed());
+        }
+        Ok(())
+    }
+}
+
+/// `--only OP --wire`: both sides through an SDK client that records request bodies and
+/// HTTP round trips; prints the first body of each side, the body sizes, and per call the
+/// median of the whole call, of the round trip, and of what is left (client work).
+async fn wire(ctx: Ctx<'_>, op: &str, calls: usize) -> Result<(), BoxError> {
+    let log = Wire::default();
+    let config = ctx
+        .client
+        .config()
+        .to_builder()
+        .interceptor(log.clone())
+        .build();
+    let client = Client::from_conf(config);
+    let db = dynamo_model::Db::<Shop>::new(client.clone(), ctx.table);
+    let ctx = Ctx {
+        db: &db,
+        client: &client,
+        ..ctx
+    };
+    // [side] -> (call, round trip) per call; bodies of the first recorded call.
+    let mut times: [Vec<(Duration, Duration)>; 2] = Default::default();
+    let mut first: [Vec<Vec<u8>>; 2] = Default::default();
+    for r in 0..calls + calls / 10 {
+        for raw in [r % 2 == 1, r % 2 == 0] {
+            std::mem::take(&mut *log.0.lock().map_err(|_| "poisoned")?);
+            let start = Instant::now();
+            one(ctx, op, raw, 1_000_000 + r).await?;
+            let call = start.elapsed();
+            let got = std::mem::take(&mut *log.0.lock().map_err(|_| "poisoned")?);
+            if r >= calls / 10 {
+                times[raw as usize].push((call, got.round_trips.iter().sum()));
+                if first[raw as usize].is_empty() {
+                    first[raw as usize] = got.bodies;
+                }
+            }
+        }
+    }
+    for (side, bodies) in ["crate", "raw"].iter().zip(&first) {
+        let sizes: Vec<usize> = bodies.iter().map(Vec::len).collect();
+        println!("{side}: {} request(s) of {sizes:?} bytes", bodies.len());
+        for b in bodies.iter().take(1) {
+            println!("  {}", String::from_utf8_lossy(&b[..b.len().min(4_000)]));
+        }
+    }
+    println!("\n| {op}, {calls} interleaved calls a side | call (median) | HTTP round trip (median) | call − round trip (median) |\n| --- | --- | --- | --- |");
+    for (side, t) in ["crate", "raw"].iter().zip(&times) {
+        let mut call: Vec<Duration> = t.iter().map(|x| x.0).collect();
+        let mut rt: Vec<Duration> = t.iter().map(|x| x.1).collect();
+        let mut rest: Vec<Duration> = t.iter().map(|x| x.0.saturating_sub(x.1)).collect();
+        call.sort();
+        rt.sort();
+        rest.sort();
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        println!(
+            "| {side} | {:.1} µs | {:.1} µs | {:.1} µs |",
+            us(median(&call)),
+            us(median(&rt)),
+            us(median(&rest))
+        );
+    }
+    Ok(())
+}
+
 // ------------------------------------------------------------------ main
 
 struct Plan {
@@ -1063,6 +1181,9 @@ async fn main() -> Result<(), BoxError> {
             Some("raw") => &[true],
             _ => &[false, true],
         };
+        if args.iter().any(|a| a == "--wire") {
+            return wire(ctx, &op, calls).await;
+        }
         return only(ctx, &op, calls, sides).await;
     }
     // The JVM of DynamoDB Local compiles its hot paths while running: one unrecorded pass
