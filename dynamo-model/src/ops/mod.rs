@@ -203,14 +203,17 @@ pub(crate) fn absent_or_entity<E: Entity>() -> Node {
     Node::Or(Box::new(item_absent::<E>()), Box::new(is_entity::<E>()))
 }
 
-/// [`absent_or_entity`] as rendered on its own: the condition, names and values the
-/// general renderer makes of it, written out (it is the guard of every plain put, and the
-/// renderer spends about 9,000 instructions on it; a unit test holds the two equal).
-pub(crate) fn absent_or_entity_rendered<E: Entity>() -> (
+/// A condition expression with its placeholder names and values.
+pub(crate) type RenderedCondition = (
     String,
     Option<std::collections::HashMap<String, String>>,
     Option<std::collections::HashMap<String, AttributeValue>>,
-) {
+);
+
+/// [`absent_or_entity`] as rendered on its own: the condition, names and values the
+/// general renderer makes of it, written out (it is the guard of every plain put, and the
+/// renderer spends about 9,000 instructions on it; a unit test holds the two equal).
+pub(crate) fn absent_or_entity_rendered<E: Entity>() -> RenderedCondition {
     let schema = &<E::Table as Table>::SCHEMA;
     (
         "attribute_not_exists(#n0) OR #n1 = :v0".to_owned(),

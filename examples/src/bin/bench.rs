@@ -951,20 +951,20 @@ async fn one(ctx: Ctx<'_>, op: &str, raw: bool, r: usize) -> Result<usize, BoxEr
 async fn only(ctx: Ctx<'_>, op: &str, calls: usize, sides: &[bool]) -> Result<(), BoxError> {
     let blocks = 10;
     let per_block = calls.div_ceil(blocks).max(1);
-    // [side][block] -> (wall, cpu)
-    let mut totals = vec![vec![(Duration::ZERO, Duration::ZERO); blocks]; 2];
+    // [block][side] -> (wall, cpu)
+    let mut totals = vec![[(Duration::ZERO, Duration::ZERO); 2]; blocks];
     for r in 0..calls / 10 {
         for &raw in sides {
             one(ctx, op, raw, r).await?;
         }
     }
-    for block in 0..blocks {
+    for (block, total) in totals.iter_mut().enumerate() {
         for i in 0..per_block {
             let r = calls + block * per_block + i;
             for &raw in sides {
                 let (wall, cpu) = (Instant::now(), cpu_time());
                 one(ctx, op, raw, r).await?;
-                let t = &mut totals[raw as usize][block];
+                let t = &mut total[raw as usize];
                 t.0 += wall.elapsed();
                 t.1 += cpu_time() - cpu;
             }
@@ -975,14 +975,13 @@ async fn only(ctx: Ctx<'_>, op: &str, calls: usize, sides: &[bool]) -> Result<()
         blocks * per_block
     );
     for &raw in sides {
-        let mut wall: Vec<Duration> = totals[raw as usize]
-            .iter()
-            .map(|t| t.0 / per_block as u32)
-            .collect();
-        let mut cpu: Vec<Duration> = totals[raw as usize]
-            .iter()
-            .map(|t| t.1 / per_block as u32)
-            .collect();
+        let side = |f: fn((Duration, Duration)) -> Duration| -> Vec<Duration> {
+            totals
+                .iter()
+                .map(|t| f(t[raw as usize]) / per_block as u32)
+                .collect()
+        };
+        let (mut wall, mut cpu) = (side(|t| t.0), side(|t| t.1));
         wall.sort();
         cpu.sort();
         println!(
