@@ -1082,8 +1082,8 @@ async fn wire(ctx: Ctx<'_>, op: &str, calls: usize) -> Result<(), BoxError> {
     for (side, bodies) in ["crate", "raw"].iter().zip(&first) {
         let sizes: Vec<usize> = bodies.iter().map(Vec::len).collect();
         println!("{side}: {} request(s) of {sizes:?} bytes", bodies.len());
-        for b in bodies.iter().take(1) {
-            println!("  {}", String::from_utf8_lossy(&b[..b.len().min(4_000)]));
+        if let Some(b) = bodies.first() {
+            println!("  {}", String::from_utf8_lossy(b));
         }
     }
     println!("\n| {op}, {calls} interleaved calls a side | call (median) | HTTP round trip (median) | call − round trip (median) |\n| --- | --- | --- | --- |");
