@@ -88,8 +88,9 @@ impl<T: Target> BatchGet<T> {
     where
         T: Includes<M>,
     {
-        match key.raw() {
-            Ok(raw) => self.keys.push(raw.clone()),
+        // The key strings were rendered for this batch: moved in, not copied.
+        match key.into_raw() {
+            Ok(raw) => self.keys.push(raw),
             Err(e) => {
                 self.error.get_or_insert(e.during("BatchGetItem"));
             }
@@ -173,7 +174,8 @@ impl<T: Target> BatchGet<T> {
         unique
             .chunks(MAX_BATCH_GET)
             .map(|chunk| {
-                let request = get_request(&self.db, &self.customize, chunk, self.consistent)?;
+                let request =
+                    get_request(&self.db, &self.customize, chunk.iter(), self.consistent)?;
                 crate::ops::request::input("BatchGetItem", request.as_input().clone().build())
             })
             .collect()
@@ -182,12 +184,16 @@ impl<T: Target> BatchGet<T> {
     /// Reads every key: chunks of 100, duplicates removed, unprocessed keys retried.
     pub async fn send(mut self) -> Result<BatchGetOutput<T>, Error> {
         let unique = self.unique_keys()?;
-        let schema = &<T::Table as Table>::SCHEMA;
+        let total = unique.len();
         let deadline = Arc::new(Deadline::after(self.policy.deadline));
-        let chunks: Vec<Vec<RawKey>> = unique
-            .chunks(MAX_BATCH_GET)
-            .map(<[RawKey]>::to_vec)
-            .collect();
+        // Each key keeps its position among the requested keys (for `keep_order` and the
+        // order of `not_found`); the keys move into their chunk, not copied.
+        let mut positioned = unique.into_iter().enumerate();
+        let chunks: Vec<Vec<(usize, RawKey)>> = std::iter::from_fn(|| {
+            let chunk: Vec<_> = positioned.by_ref().take(MAX_BATCH_GET).collect();
+            (!chunk.is_empty()).then_some(chunk)
+        })
+        .collect();
         let (db, customize) = (&self.db, &self.customize);
         let (consistent, policy) = (self.consistent, self.policy);
         let results: Vec<Result<GetChunk, Error>> = stream::iter(chunks)
@@ -199,7 +205,8 @@ impl<T: Target> BatchGet<T> {
             .collect()
             .await;
 
-        let mut found: Vec<(RawKey, Item)> = Vec::with_capacity(unique.len());
+        let mut found: Vec<(usize, Item)> = Vec::with_capacity(total);
+        let mut not_found = Vec::new();
         let mut unprocessed = Vec::new();
         let mut failed = Vec::new();
         let mut consumed = 0.0;
@@ -207,27 +214,14 @@ impl<T: Target> BatchGet<T> {
             let r = r?;
             consumed += r.consumed;
             failed.extend(r.failed);
-            found.extend(
-                r.items
-                    .into_iter()
-                    .filter_map(|i| raw_key_of(schema, &i).map(|k| (k, i))),
-            );
+            found.extend(r.found);
+            not_found.extend(r.not_found);
             unprocessed.extend(r.unprocessed);
         }
-        let found_keys: HashSet<&RawKey> = found.iter().map(|(k, _)| k).collect();
-        let pending: HashSet<&RawKey> = unprocessed
-            .iter()
-            .chain(failed.iter().flat_map(|(keys, _)| keys))
-            .collect();
-        let not_found: Vec<RawKey> = unique
-            .iter()
-            .filter(|k| !found_keys.contains(k) && !pending.contains(k))
-            .cloned()
-            .collect();
+        // Chunks finish in any order: `not_found` follows the requested keys' order.
+        not_found.sort_by_key(|(position, _)| *position);
         if self.keep_order {
-            let position: HashMap<&RawKey, usize> =
-                unique.iter().enumerate().map(|(i, k)| (k, i)).collect();
-            found.sort_by_key(|(k, _)| position.get(k).copied().unwrap_or(usize::MAX));
+            found.sort_by_key(|(position, _)| *position);
         }
         let mut items = Vec::with_capacity(found.len());
         for (_, item) in found {
@@ -237,7 +231,7 @@ impl<T: Target> BatchGet<T> {
         }
         Ok(BatchGetOutput {
             items,
-            not_found,
+            not_found: not_found.into_iter().map(|(_, key)| key).collect(),
             unprocessed,
             failed,
             consumed_capacity: consumed,
@@ -245,22 +239,102 @@ impl<T: Target> BatchGet<T> {
     }
 }
 
+/// What the requests of one chunk of keys found, and what became of each key.
+#[derive(Debug, Default)]
 struct GetChunk {
-    items: Vec<Item>,
+    /// Items returned, with the position of their requested key (`usize::MAX` for an item
+    /// whose key was not asked for, e.g. changed by a `customize` hook).
+    found: Vec<(usize, Item)>,
+    /// Keys DynamoDB answered for without an item.
+    not_found: Vec<(usize, RawKey)>,
     unprocessed: Vec<RawKey>,
     failed: Option<(Vec<RawKey>, Error)>,
     consumed: f64,
 }
 
+/// Where one response leaves the keys it answered.
+#[derive(Debug, Default, PartialEq)]
+struct Settled {
+    found: Vec<(usize, Item)>,
+    not_found: Vec<(usize, RawKey)>,
+    /// To be asked again.
+    unprocessed: Vec<(usize, RawKey)>,
+}
+
+/// Accounts for every key of one `BatchGetItem` response: each requested key is found
+/// (an item came back under it), unprocessed (DynamoDB handed it back), or else not found
+/// (DynamoDB answers every key it processed). Keys are compared borrowed from the items
+/// and the requested keys: nothing is copied, each key hashed once.
+fn settle(
+    schema: &crate::TableSchema,
+    asked: Vec<(usize, RawKey)>,
+    items: Vec<Item>,
+    unprocessed: &[Item],
+) -> Settled {
+    const NOT_FOUND: u8 = 0;
+    const FOUND: u8 = 1;
+    const UNPROCESSED: u8 = 2;
+    let mut state = vec![NOT_FOUND; asked.len()];
+    let mut found = Vec::with_capacity(items.len());
+    let mut strays = Vec::new();
+    {
+        let index: HashMap<(&str, Option<&str>), usize> = asked
+            .iter()
+            .enumerate()
+            .map(|(i, (_, k))| ((k.pk.as_str(), k.sk.as_deref()), i))
+            .collect();
+        let lookup = |item: &Item| {
+            let pk = item.get(schema.pk.name)?.as_s().ok()?;
+            let sk = match schema.sk {
+                Some(attr) => Some(item.get(attr.name)?.as_s().ok()?.as_str()),
+                None => None,
+            };
+            index.get(&(pk.as_str(), sk)).copied()
+        };
+        for item in items {
+            let position = match lookup(&item) {
+                Some(i) => {
+                    state[i] = FOUND;
+                    asked[i].0
+                }
+                None => usize::MAX,
+            };
+            found.push((position, item));
+        }
+        for key in unprocessed {
+            match lookup(key) {
+                Some(i) if state[i] == NOT_FOUND => state[i] = UNPROCESSED,
+                Some(_) => {}
+                // Not a key this request asked for (a `customize` hook changed the keys):
+                // asked again all the same, so it is not dropped.
+                None => strays.extend(raw_key_of(schema, key).map(|k| (usize::MAX, k))),
+            }
+        }
+    }
+    let mut settled = Settled {
+        found,
+        not_found: Vec::new(),
+        unprocessed: strays,
+    };
+    for (key, state) in asked.into_iter().zip(state) {
+        match state {
+            FOUND => {}
+            UNPROCESSED => settled.unprocessed.push(key),
+            _ => settled.not_found.push(key),
+        }
+    }
+    settled
+}
+
 /// One `BatchGetItem` request, rendered into the SDK's builder and customized.
-fn get_request<X: Table>(
+fn get_request<'k, X: Table>(
     db: &Db<X>,
     customize: &Customize<BatchGetItemFluentBuilder>,
-    keys: &[RawKey],
+    keys: impl Iterator<Item = &'k RawKey>,
     consistent: bool,
 ) -> Result<BatchGetItemFluentBuilder, Error> {
     let request = KeysAndAttributes::builder()
-        .set_keys(Some(keys.iter().map(|k| key_item(&X::SCHEMA, k)).collect()))
+        .set_keys(Some(keys.map(|k| key_item(&X::SCHEMA, k)).collect()))
         .consistent_read(consistent)
         .build()
         .map_err(|e| Error::request_build("BatchGetItem", e))?;
@@ -275,19 +349,14 @@ fn get_request<X: Table>(
 async fn get_chunk<X: Table>(
     db: &Db<X>,
     customize: &Customize<BatchGetItemFluentBuilder>,
-    mut keys: Vec<RawKey>,
+    mut keys: Vec<(usize, RawKey)>,
     consistent: bool,
     policy: &RetryPolicy,
     deadline: &Deadline,
 ) -> Result<GetChunk, Error> {
     const OP: &str = "BatchGetItem";
-    let schema = &X::SCHEMA;
-    let mut out = GetChunk {
-        items: Vec::new(),
-        unprocessed: Vec::new(),
-        failed: None,
-        consumed: 0.0,
-    };
+    let unpositioned = |keys: Vec<(usize, RawKey)>| keys.into_iter().map(|(_, k)| k).collect();
+    let mut out = GetChunk::default();
     let mut attempt = 0;
     while !keys.is_empty() {
         // A chunk that waited for its turn past the deadline is not started at all.
@@ -297,38 +366,37 @@ async fn get_chunk<X: Table>(
             deadline.backoff(policy, attempt).await
         };
         if !go_on {
-            out.unprocessed = keys;
+            out.unprocessed = unpositioned(keys);
             break;
         }
         attempt += 1;
-        let request = get_request(db, customize, &keys, consistent)?.send();
+        let request = get_request(db, customize, keys.iter().map(|(_, k)| k), consistent)?.send();
         let Ok(result) = deadline.run(request).await else {
             // Cut off by the deadline: these keys were not read.
-            out.unprocessed = keys;
+            out.unprocessed = unpositioned(keys);
             break;
         };
         match result {
             Ok(resp) => {
                 out.consumed += capacity_units(resp.consumed_capacity());
-                if let Some(mut responses) = resp.responses {
-                    out.items
-                        .extend(responses.remove(db.table_name()).unwrap_or_default());
-                }
-                keys = resp
+                let items = resp
+                    .responses
+                    .and_then(|mut r| r.remove(db.table_name()))
+                    .unwrap_or_default();
+                let unprocessed = resp
                     .unprocessed_keys
                     .and_then(|mut u| u.remove(db.table_name()))
-                    .map(|ka| {
-                        ka.keys
-                            .iter()
-                            .filter_map(|k| raw_key_of(schema, k))
-                            .collect()
-                    })
+                    .map(|ka| ka.keys)
                     .unwrap_or_default();
+                let settled = settle(&X::SCHEMA, keys, items, &unprocessed);
+                out.found.extend(settled.found);
+                out.not_found.extend(settled.not_found);
+                keys = settled.unprocessed;
             }
             Err(e) if is_retryable(&e) => {} // the whole chunk again
             Err(e) => {
                 // Reported with its keys; the other chunks go on.
-                out.failed = Some((keys, Error::service(OP, db.table_name(), e)));
+                out.failed = Some((unpositioned(keys), Error::service(OP, db.table_name(), e)));
                 break;
             }
         }
@@ -936,6 +1004,94 @@ mod tests {
             ("c", "2"),
         ];
         assert_eq!(keys, expect.map(|(a, b)| (a.to_string(), b.to_string())));
+    }
+
+    #[derive(crate::Table)]
+    #[dynamo(pk = "PK", sk = "SK")]
+    struct Keyed;
+
+    fn raw(pk: &str, sk: &str) -> RawKey {
+        RawKey {
+            pk: pk.into(),
+            sk: Some(sk.into()),
+        }
+    }
+
+    fn stored(key: &RawKey, extra: &str) -> Item {
+        let mut item = key_item(&Keyed::SCHEMA, key);
+        item.insert("x".into(), AttributeValue::S(extra.into()));
+        item
+    }
+
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every key asked for lands in exactly one of found, unprocessed and not found,
+        /// each found item carries its own key's position, and nothing returned is dropped.
+        #[test]
+        fn settle_accounts_for_every_key_once(
+            fates in proptest::collection::vec(0u8..3, 0..60),
+            positions_from in 0usize..1000,
+        ) {
+            // Pairs of keys differing only in where the partition key ends, ("p0", "s")
+            // and ("p", "0s"): the borrowed comparison must tell them apart.
+            let asked: Vec<(usize, RawKey)> = (0..fates.len())
+                .map(|j| {
+                    let i = j / 2;
+                    let key = if j % 2 == 0 { raw(&format!("p{i}"), "s") } else { raw("p", &format!("{i}s")) };
+                    (positions_from + j, key)
+                })
+                .collect();
+            let items: Vec<Item> = asked.iter().zip(&fates).filter(|(_, f)| **f == 1)
+                .map(|((_, k), _)| stored(k, "item")).collect();
+            let unprocessed: Vec<Item> = asked.iter().zip(&fates).filter(|(_, f)| **f == 2)
+                .map(|((_, k), _)| key_item(&Keyed::SCHEMA, k)).collect();
+            let settled = settle(&Keyed::SCHEMA, asked.clone(), items.clone(), &unprocessed);
+            let with = |fate: u8| -> Vec<(usize, RawKey)> {
+                asked.iter().zip(&fates).filter(|(_, f)| **f == fate).map(|(k, _)| k.clone()).collect()
+            };
+            let found_positions: Vec<usize> = with(1).iter().map(|(p, _)| *p).collect();
+            prop_assert_eq!(settled.found.iter().map(|(p, _)| *p).collect::<Vec<_>>(), found_positions);
+            prop_assert_eq!(settled.found.into_iter().map(|(_, i)| i).collect::<Vec<_>>(), items);
+            prop_assert_eq!(settled.unprocessed, with(2));
+            prop_assert_eq!(settled.not_found, with(0));
+        }
+    }
+
+    #[test]
+    fn settle_keeps_items_and_unprocessed_keys_it_did_not_ask_for() {
+        let asked = vec![(0, raw("a", "1")), (1, raw("a", "2"))];
+        let stray = raw("z", "9");
+        let settled = settle(
+            &Keyed::SCHEMA,
+            asked,
+            vec![stored(&raw("a", "2"), "mine"), stored(&stray, "stray")],
+            &[key_item(&Keyed::SCHEMA, &raw("y", "8"))],
+        );
+        assert_eq!(
+            settled.found,
+            vec![
+                (1, stored(&raw("a", "2"), "mine")),
+                (usize::MAX, stored(&stray, "stray"))
+            ]
+        );
+        assert_eq!(settled.not_found, vec![(0, raw("a", "1"))]);
+        // Asked again, not dropped.
+        assert_eq!(settled.unprocessed, vec![(usize::MAX, raw("y", "8"))]);
+    }
+
+    #[test]
+    fn settle_counts_a_key_found_and_handed_back_as_found() {
+        let key = raw("a", "1");
+        let settled = settle(
+            &Keyed::SCHEMA,
+            vec![(7, key.clone())],
+            vec![stored(&key, "v")],
+            &[key_item(&Keyed::SCHEMA, &key)],
+        );
+        assert_eq!(settled.found.len(), 1);
+        assert!(settled.unprocessed.is_empty() && settled.not_found.is_empty());
     }
 
     struct Dummy;

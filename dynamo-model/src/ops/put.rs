@@ -120,15 +120,22 @@ impl<E: Entity> Put<E> {
         }
         // The token counts against the 400 KB limit like any attribute.
         crate::size::check_item_size::<E>(&item)?;
-        let guard = match (self.if_absent, version_guard) {
-            (true, _) => item_absent::<E>(),
-            (false, Some(guard)) => guard,
-            (false, None) => absent_or_entity::<E>(),
+        let (condition, names, values) = match (self.if_absent, version_guard, self.condition) {
+            // A plain put (most puts): its guard is the same text for every item of `E`.
+            (false, None, None) => super::absent_or_entity_rendered::<E>(),
+            (if_absent, version_guard, condition) => {
+                let guard = match (if_absent, version_guard) {
+                    (true, _) => item_absent::<E>(),
+                    (false, Some(guard)) => guard,
+                    (false, None) => absent_or_entity::<E>(),
+                };
+                let node = and(guard, user_condition(condition));
+                let mut p = Placeholders::default();
+                let condition = render::<E>(&mut p, &node)?;
+                let (names, values) = p.finish();
+                (condition, names, values)
+            }
         };
-        let node = and(guard, user_condition(self.condition));
-        let mut p = Placeholders::default();
-        let condition = render::<E>(&mut p, &node)?;
-        let (names, values) = p.finish();
         Ok(PreparedWrite {
             entity: E::ENTITY_TYPE,
             key: key.to_string(),
@@ -249,6 +256,37 @@ mod tests {
 
     fn db() -> Db<App> {
         crate::db::offline()
+    }
+
+    /// The written-out guard of a plain put is exactly what the renderer makes of
+    /// `absent_or_entity` (a divergence would send another condition than the one tested).
+    #[test]
+    fn the_plain_put_guard_is_the_rendered_absent_or_entity_condition() {
+        let mut p = crate::expr::Placeholders::default();
+        let rendered =
+            super::super::render::<Note>(&mut p, &super::super::absent_or_entity::<Note>())
+                .unwrap();
+        let (names, values) = p.finish();
+        assert_eq!(
+            super::super::absent_or_entity_rendered::<Note>(),
+            (rendered, names, values)
+        );
+        // And a plain put sends it.
+        let note = Note {
+            id: "n".into(),
+            text: "t".into(),
+        };
+        let input = db().put(&note).params().unwrap();
+        assert_eq!(
+            input.condition_expression(),
+            Some("attribute_not_exists(#n0) OR #n1 = :v0")
+        );
+        assert_eq!(input.expression_attribute_names().unwrap()["#n0"], "PK");
+        assert_eq!(input.expression_attribute_names().unwrap()["#n1"], "_type");
+        assert_eq!(
+            input.expression_attribute_values().unwrap()[":v0"],
+            aws_sdk_dynamodb::types::AttributeValue::S("Note".into())
+        );
     }
 
     #[test]

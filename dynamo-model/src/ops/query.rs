@@ -689,8 +689,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             self.db.table_name().as_bytes(),
             index_name.as_bytes(),
             T::NAME.as_bytes(),
-            format!("{pk_value:?}").as_bytes(),
-            format!("{sk:?}").as_bytes(),
+            &condition_bytes(&pk_value, sk),
             direction,
         ]);
         Ok(Prepared {
@@ -1148,10 +1147,103 @@ crate::ops::request::customizable!(
     "A hook that changes the key condition, filter, projection, placeholders, limit or start key takes the query out of the crate's guarantees (typed results, cursors)."
 );
 
+/// The key condition as bytes for the cursor's fingerprint: every part tagged and
+/// length-prefixed, so two different conditions never give the same bytes. Written out
+/// for the common single-attribute keys (formatting them with `Debug` cost more than the
+/// rest of the fingerprint); multi-attribute keys keep their `Debug` text.
+fn condition_bytes(pk: &PartitionValue, sk: &SortCondition) -> Vec<u8> {
+    fn part(out: &mut Vec<u8>, tag: u8, bytes: &[u8]) {
+        out.push(tag);
+        out.extend_from_slice(&(bytes.len() as u64).to_be_bytes());
+        out.extend_from_slice(bytes);
+    }
+    let mut out = Vec::with_capacity(128);
+    match pk {
+        PartitionValue::Rendered(v) => part(&mut out, b'p', v.as_bytes()),
+        PartitionValue::Attributes(_) => part(&mut out, b'P', format!("{pk:?}").as_bytes()),
+    }
+    match sk {
+        SortCondition::Rendered(range) => {
+            let (tag, values): (u8, &[&String]) = match &range.op {
+                SortKeyOp::Any => (b'a', &[]),
+                SortKeyOp::Nothing => (b'n', &[]),
+                SortKeyOp::Eq(v) => (b'=', &[v]),
+                SortKeyOp::BeginsWith(v) => (b'^', &[v]),
+                SortKeyOp::Le(v) => (b'<', &[v]),
+                SortKeyOp::Ge(v) => (b'>', &[v]),
+                SortKeyOp::Between(low, high) => (b'[', &[low, high]),
+            };
+            part(&mut out, tag, &[values.len() as u8]);
+            for v in values {
+                part(&mut out, b's', v.as_bytes());
+            }
+            for (tag, v) in [(b'x', &range.exclude), (b'f', &range.prefix)] {
+                match v {
+                    Some(v) => part(&mut out, tag, v.as_bytes()),
+                    None => part(&mut out, b'-', &[]),
+                }
+            }
+        }
+        SortCondition::Attributes(_) => part(&mut out, b'S', format!("{sk:?}").as_bytes()),
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{Db, Entity, Table};
     use serde::{Deserialize, Serialize};
+
+    /// Cursors are bound to their query by these bytes: two different key conditions
+    /// (including ones whose strings only split differently) must never share them.
+    #[test]
+    fn condition_bytes_tell_every_condition_apart() {
+        use super::{condition_bytes, PartitionValue, SortCondition};
+        use crate::key::sort::{AttributeRange, SortKeyOp, SortKeyRange};
+        use aws_sdk_dynamodb::types::AttributeValue;
+        let s = |x: &str| x.to_owned();
+        let range = |op: SortKeyOp, exclude: Option<&str>, prefix: Option<&str>| {
+            SortCondition::Rendered(SortKeyRange {
+                op,
+                exclude: exclude.map(s),
+                prefix: prefix.map(s),
+            })
+        };
+        let pks = [
+            PartitionValue::Rendered(s("a")),
+            PartitionValue::Rendered(s("ab")),
+            PartitionValue::Rendered(s("")),
+            PartitionValue::Attributes(vec![("x", AttributeValue::S(s("a")))]),
+        ];
+        let sks = [
+            range(SortKeyOp::Any, None, None),
+            range(SortKeyOp::Nothing, None, None),
+            range(SortKeyOp::Eq(s("b")), None, None),
+            range(SortKeyOp::Eq(s("")), None, None),
+            range(SortKeyOp::BeginsWith(s("b")), None, None),
+            range(SortKeyOp::Le(s("b")), None, None),
+            range(SortKeyOp::Ge(s("b")), None, None),
+            range(SortKeyOp::Between(s("a"), s("bc")), None, None),
+            range(SortKeyOp::Between(s("ab"), s("c")), None, None),
+            range(SortKeyOp::Ge(s("b")), Some("b"), None),
+            range(SortKeyOp::Ge(s("b")), None, Some("b")),
+            range(SortKeyOp::Ge(s("b")), Some(""), None),
+            range(SortKeyOp::Ge(s("b")), Some("b"), Some("b")),
+            SortCondition::Attributes(AttributeRange::default()),
+        ];
+        let mut seen = std::collections::HashMap::new();
+        for pk in &pks {
+            for sk in &sks {
+                if let Some(other) = seen.insert(condition_bytes(pk, sk), (pk, sk)) {
+                    panic!("{pk:?} {sk:?} and {other:?} share their bytes");
+                }
+                assert_eq!(
+                    condition_bytes(pk, sk),
+                    condition_bytes(&pk.clone(), &sk.clone())
+                );
+            }
+        }
+    }
 
     #[derive(Table)]
     #[dynamo(pk = "PK", sk = "SK")]

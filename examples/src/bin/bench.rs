@@ -6,6 +6,14 @@
 //! Run: `cargo run --release -p examples --bin bench` (about 2 minutes after the build),
 //! or `cargo run --release -p examples --bin bench -- --quick` (under a minute).
 //!
+//! `--only OP [--calls N] [--side crate|raw]` (OP: put, get, query, batch, tx) runs one
+//! operation N times on each side (or one side) and prints wall time and this process's
+//! CPU time per call (DynamoDB Local is a child process, so its CPU is not counted): the
+//! client-side cost of a call, and a steady loop to attach `perf record` or callgrind to.
+//! With `--wire`, both sides go through an SDK interceptor that records the request bodies
+//! and the HTTP round trip of every request (printed: the bodies, and call time against
+//! round-trip time).
+//!
 //! Not run by `.ci/run` (which runs every other example): it takes minutes and its figures
 //! mean something only in a release build.
 //!
@@ -16,6 +24,10 @@
 //! that both send the same items and keys, and that both read the same orders back.
 //! What the crate sends on top is printed under the table.
 
+use dynamo_model::aws_sdk_dynamodb::config::interceptors::{
+    BeforeDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
+};
+use dynamo_model::aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::aws_sdk_dynamodb::Client;
 use dynamo_model::{local, Entity, Item, Table};
@@ -860,6 +872,239 @@ async fn suite(
     Ok(pairs)
 }
 
+// ------------------------------------------------------------------ one operation
+
+/// CPU time (user + system) of this process, all threads; children (DynamoDB Local's JVM)
+/// are not counted.
+fn cpu_time() -> Duration {
+    // SAFETY: getrusage writes into the zeroed struct it is given and reads nothing else.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// One call of operation `op` through the crate (`raw == false`) or the raw code.
+async fn one(ctx: Ctx<'_>, op: &str, raw: bool, r: usize) -> Result<usize, BoxError> {
+    let Ctx {
+        db,
+        client,
+        table,
+        orders,
+    } = ctx;
+    let o = &orders[(r * 7_919) % orders.len()];
+    let start = (r * 1_000) % (orders.len() - 999);
+    let window = &orders[start..start + 1_000];
+    let tag = if raw { "r" } else { "c" };
+    Ok(match (op, raw) {
+        ("put", false) => {
+            db.put(&order(&format!("pput{r:07}"), r, tag)).await?;
+            1
+        }
+        ("put", true) => {
+            raw::put(client, table, &order(&format!("pput{r:07}"), r, tag)).await?;
+            1
+        }
+        ("get", false) => db.get(o.primary_key()).await?.map_or(0, |_| 1),
+        ("get", true) => raw::get(client, table, &o.user_id, o.created_at, &o.order_id)
+            .await?
+            .map_or(0, |_| 1),
+        ("query", false) => {
+            let q = db.query(Order::partition(o.user_id.as_str()));
+            q.reverse().limit(10).all().await?.items.len()
+        }
+        ("query", true) => raw::newest(client, table, &o.user_id, 10).await?.len(),
+        ("batch", false) => {
+            let keys = window.iter().map(|o| o.primary_key());
+            db.batch_get::<Order>().keys(keys).send().await?.items.len()
+        }
+        ("batch", true) => {
+            let keys = window
+                .iter()
+                .map(raw::key_of)
+                .collect::<Result<Vec<_>, _>>()?;
+            raw::batch_get(client, table, keys).await?.len()
+        }
+        ("tx", _) => {
+            let ten: Vec<Order> = (0..10)
+                .map(|i| order(&format!("ptx{r:07}"), i, tag))
+                .collect();
+            if raw {
+                raw::transact_put(client, table, &ten).await?;
+            } else {
+                let tx = ten
+                    .iter()
+                    .fold(db.transact_write(), |tx, o| tx.put(db.put(o)));
+                tx.await?;
+            }
+            10
+        }
+        _ => return Err(format!("--only {op}: expected put, get, query, batch or tx").into()),
+    })
+}
+
+/// `--only`: `calls` calls of one operation per side after `calls / 10` of warm-up,
+/// alternating sides call by call; wall and CPU time per call, medians of 10 blocks.
+async fn only(ctx: Ctx<'_>, op: &str, calls: usize, sides: &[bool]) -> Result<(), BoxError> {
+    let blocks = 10;
+    let per_block = calls.div_ceil(blocks).max(1);
+    // [block][side] -> (wall, cpu)
+    let mut totals = vec![[(Duration::ZERO, Duration::ZERO); 2]; blocks];
+    for r in 0..calls / 10 {
+        for &raw in sides {
+            one(ctx, op, raw, r).await?;
+        }
+    }
+    for (block, total) in totals.iter_mut().enumerate() {
+        for i in 0..per_block {
+            let r = calls + block * per_block + i;
+            for &raw in sides {
+                let (wall, cpu) = (Instant::now(), cpu_time());
+                one(ctx, op, raw, r).await?;
+                let t = &mut total[raw as usize];
+                t.0 += wall.elapsed();
+                t.1 += cpu_time() - cpu;
+            }
+        }
+    }
+    println!(
+        "| {op}, {} calls a side | wall per call | bench process CPU per call |\n| --- | --- | --- |",
+        blocks * per_block
+    );
+    for &raw in sides {
+        let side = |f: fn((Duration, Duration)) -> Duration| -> Vec<Duration> {
+            totals
+                .iter()
+                .map(|t| f(t[raw as usize]) / per_block as u32)
+                .collect()
+        };
+        let (mut wall, mut cpu) = (side(|t| t.0), side(|t| t.1));
+        wall.sort();
+        cpu.sort();
+        println!(
+            "| {} | {:.1} µs | {:.1} µs |",
+            if raw { "raw" } else { "crate" },
+            median(&wall).as_secs_f64() * 1e6,
+            median(&cpu).as_secs_f64() * 1e6
+        );
+    }
+    Ok(())
+}
+
+/// Records every request body and the time from its transmission to its response (the
+/// HTTP round trip: DynamoDB Local's work plus loopback), through an SDK interceptor.
+#[derive(Debug, Clone, Default)]
+struct Wire(std::sync::Arc<std::sync::Mutex<WireLog>>);
+
+#[derive(Debug, Default)]
+struct WireLog {
+    sent: Option<Instant>,
+    bodies: Vec<Vec<u8>>,
+    round_trips: Vec<Duration>,
+}
+
+impl Intercept for Wire {
+    fn name(&self) -> &'static str {
+        "bench::Wire"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let body = context
+            .request()
+            .body()
+            .bytes()
+            .unwrap_or_default()
+            .to_vec();
+        let mut log = self.0.lock().map_err(|_| "wire log poisoned")?;
+        log.bodies.push(body);
+        log.sent = Some(Instant::now());
+        Ok(())
+    }
+
+    fn read_after_transmit(
+        &self,
+        _: &BeforeDeserializationInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let mut log = self.0.lock().map_err(|_| "wire log poisoned")?;
+        if let Some(sent) = log.sent.take() {
+            log.round_trips.push(sent.elapsed());
+        }
+        Ok(())
+    }
+}
+
+/// `--only OP --wire`: both sides through an SDK client that records request bodies and
+/// HTTP round trips; prints the first body of each side, the body sizes, and per call the
+/// median of the whole call, of the round trip, and of what is left (client work).
+async fn wire(ctx: Ctx<'_>, op: &str, calls: usize) -> Result<(), BoxError> {
+    let log = Wire::default();
+    let config = ctx
+        .client
+        .config()
+        .to_builder()
+        .interceptor(log.clone())
+        .build();
+    let client = Client::from_conf(config);
+    let db = dynamo_model::Db::<Shop>::new(client.clone(), ctx.table);
+    let ctx = Ctx {
+        db: &db,
+        client: &client,
+        ..ctx
+    };
+    // [side] -> (call, round trip) per call; bodies of the first recorded call.
+    let mut times: [Vec<(Duration, Duration)>; 2] = Default::default();
+    let mut first: [Vec<Vec<u8>>; 2] = Default::default();
+    for r in 0..calls + calls / 10 {
+        for raw in [r % 2 == 1, r % 2 == 0] {
+            std::mem::take(&mut *log.0.lock().map_err(|_| "poisoned")?);
+            let start = Instant::now();
+            one(ctx, op, raw, 1_000_000 + r).await?;
+            let call = start.elapsed();
+            let got = std::mem::take(&mut *log.0.lock().map_err(|_| "poisoned")?);
+            if r >= calls / 10 {
+                times[raw as usize].push((call, got.round_trips.iter().sum()));
+                if first[raw as usize].is_empty() {
+                    first[raw as usize] = got.bodies;
+                }
+            }
+        }
+    }
+    for (side, bodies) in ["crate", "raw"].iter().zip(&first) {
+        let sizes: Vec<usize> = bodies.iter().map(Vec::len).collect();
+        println!("{side}: {} request(s) of {sizes:?} bytes", bodies.len());
+        if let Some(b) = bodies.first() {
+            println!("  {}", String::from_utf8_lossy(b));
+        }
+    }
+    println!("\n| {op}, {calls} interleaved calls a side | call (median) | HTTP round trip (median) | call − round trip (median) |\n| --- | --- | --- | --- |");
+    for (side, t) in ["crate", "raw"].iter().zip(&times) {
+        let mut call: Vec<Duration> = t.iter().map(|x| x.0).collect();
+        let mut rt: Vec<Duration> = t.iter().map(|x| x.1).collect();
+        let mut rest: Vec<Duration> = t.iter().map(|x| x.0.saturating_sub(x.1)).collect();
+        call.sort();
+        rt.sort();
+        rest.sort();
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        println!(
+            "| {side} | {:.1} µs | {:.1} µs | {:.1} µs |",
+            us(median(&call)),
+            us(median(&rt)),
+            us(median(&rest))
+        );
+    }
+    Ok(())
+}
+
 // ------------------------------------------------------------------ main
 
 struct Plan {
@@ -873,7 +1118,14 @@ struct Plan {
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let quick = args.iter().any(|a| a == "--quick");
     let plan = if quick {
         Plan {
             warmup: 5,
@@ -921,6 +1173,18 @@ async fn main() -> Result<(), BoxError> {
         table: &table,
         orders: &orders,
     };
+    if let Some(op) = arg("--only") {
+        let calls = arg("--calls").map_or(Ok(1_000), |n| n.parse())?;
+        let sides: &[bool] = match arg("--side").as_deref() {
+            Some("crate") => &[false],
+            Some("raw") => &[true],
+            _ => &[false, true],
+        };
+        if args.iter().any(|a| a == "--wire") {
+            return wire(ctx, &op, calls).await;
+        }
+        return only(ctx, &op, calls, sides).await;
+    }
     // The JVM of DynamoDB Local compiles its hot paths while running: one unrecorded pass
     // of everything first, so no operation is measured on colder code than another.
     suite(ctx, "w", plan.warmup * 4, 0, 0).await?;
