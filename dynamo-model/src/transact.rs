@@ -304,10 +304,18 @@ impl<T: Table> TransactWrite<T> {
         let (items, token, owned) = self.checked()?;
         let ops: Vec<&Operation> = owned.iter().collect();
         let deadline = Deadline::after(self.policy.deadline);
+        // The first attempt sends the items built while checking; a retry builds them
+        // again from the operations (the SDK's request owns what it sends), so a
+        // transaction that succeeds at once copies each item into the request only once.
+        let mut first = Some(items);
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let request = self.request(items.clone(), &token).send();
+            let items = match first.take() {
+                Some(items) => items,
+                None => self.request_items(&ops)?,
+            };
+            let request = self.request(items, &token).send();
             let Ok(result) = deadline.run(request).await else {
                 // Cut off in flight: applied or not, nobody knows. The token lets the
                 // caller resend it safely (DynamoDB applies a token at most once within
