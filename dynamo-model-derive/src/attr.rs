@@ -718,12 +718,48 @@ pub struct FieldAttrs {
     pub skip: bool,
     pub default: Option<Option<Path>>,
     pub skip_serializing_if: Option<Path>,
+    /// `#[dynamo(chunked)]` / `chunked(inline = N, chunk_size = N)`.
+    pub chunked: Option<ChunkedAttr>,
+}
+
+/// `#[dynamo(chunked(inline = N, chunk_size = N))]` on a field.
+pub struct ChunkedAttr {
+    /// The `chunked` word, for errors.
+    pub word: Path,
+    pub inline: Option<syn::LitInt>,
+    pub chunk_size: Option<syn::LitInt>,
+}
+
+fn chunked_attr(meta: &ParseNestedMeta) -> syn::Result<ChunkedAttr> {
+    let mut out = ChunkedAttr {
+        word: meta.path.clone(),
+        inline: None,
+        chunk_size: None,
+    };
+    if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| {
+            if inner.path.is_ident("inline") {
+                set_once(&mut out.inline, inner.value()?.parse()?, &inner, "inline")
+            } else if inner.path.is_ident("chunk_size") {
+                set_once(
+                    &mut out.chunk_size,
+                    inner.value()?.parse()?,
+                    &inner,
+                    "chunk_size",
+                )
+            } else {
+                Err(inner.error("unknown chunked option; expected `inline` or `chunk_size`"))
+            }
+        })?;
+    }
+    Ok(out)
 }
 
 impl FieldAttrs {
     /// Whether any option is given (a newtype's single field takes none).
     pub fn any(&self) -> bool {
         self.serde_codec
+            || self.chunked.is_some()
             || self.version
             || self.ttl
             || self.rename.is_some()
@@ -797,6 +833,7 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
         skip: false,
         default: None,
         skip_serializing_if: None,
+        chunked: None,
     };
     let mut said = FieldSaid::default();
     let (mut dynamo_skip, mut serde_skip) = (false, false);
@@ -804,7 +841,7 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
     let mut one_direction: Option<&Attribute> = None;
     let field_options = match derive {
         Derive::Entity => {
-            "`rename`, `default`, `skip`, `skip_serializing_if`, `serde`, `version` or `ttl`"
+            "`rename`, `default`, `skip`, `skip_serializing_if`, `serde`, `version`, `ttl` or `chunked`"
         }
         Derive::Attribute => "`rename`, `default`, `skip`, `skip_serializing_if` or `serde`",
     };
@@ -819,6 +856,11 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
                     out.version = true;
                 } else if meta.path.is_ident("ttl") && derive == Derive::Entity {
                     out.ttl = true;
+                } else if meta.path.is_ident("chunked") && derive == Derive::Entity {
+                    if out.chunked.is_some() {
+                        return Err(meta.error("`chunked` is given twice"));
+                    }
+                    out.chunked = Some(chunked_attr(&meta)?);
                 } else {
                     return Err(
                         meta.error(format!("unknown field option; expected {field_options}"))

@@ -243,6 +243,13 @@ fn parse_template(cx: &mut Ctxt, lit: &LitStr, fields: &[Field], what: &str) -> 
                 );
                 ok = false;
             }
+            Some(f) if f.attrs.chunked.is_some() => {
+                cx.error_spanned_by(
+                    lit,
+                    format!("field `{name}` is chunked (stored in chunk items) and cannot be part of a key"),
+                );
+                ok = false;
+            }
             Some(f) if f.attrs.version || f.attrs.ttl => {
                 cx.error_spanned_by(lit, format!("field `{name}` is managed (#[dynamo(version)] or #[dynamo(ttl)]) and cannot be part of a key"));
                 ok = false;
@@ -362,6 +369,43 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
                 cx.error_spanned_by(&f.ident, "a field cannot be both the version and the TTL");
             }
         }
+    }
+    for f in &fields {
+        let Some(chunked) = &f.attrs.chunked else {
+            continue;
+        };
+        let a = &f.attrs;
+        if a.serde_codec
+            || a.version
+            || a.ttl
+            || a.skip
+            || a.skip_serializing_if.is_some()
+            || a.default.is_some()
+        {
+            cx.error_spanned_by(
+                &chunked.word,
+                "a #[dynamo(chunked)] field takes no `serde`, `version`, `ttl`, `skip`, `skip_serializing_if` or `default`: its type is `dynamo_model::Chunked<String>` or `Chunked<Vec<u8>>`",
+            );
+        }
+        if attrs.versioned.is_some() {
+            cx.error_spanned_by(
+                &chunked.word,
+                "a #[dynamo(versioned)] entity cannot have chunked fields yet: its revisions are written in one transaction, which has no room for chunk items",
+            );
+        }
+        let bounded =
+            |lit: &Option<syn::LitInt>, min: usize, max: usize, what: &str, cx: &mut Ctxt| {
+                if let Some(lit) = lit {
+                    match lit.base10_parse::<usize>() {
+                        Ok(n) if (min..=max).contains(&n) => {}
+                        _ => cx.error_spanned_by(lit, format!("{what} is {min} to {max} bytes")),
+                    }
+                }
+            };
+        // An item holds at most 400 KB (its key and other attributes included), and so
+        // does a chunk item.
+        bounded(&chunked.inline, 0, 300 * 1024, "`inline`", cx);
+        bounded(&chunked.chunk_size, 1024, 390 * 1024, "`chunk_size`", cx);
     }
     if attrs.table.is_none() && !attrs.parse_failed {
         cx.error_spanned_by(

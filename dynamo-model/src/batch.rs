@@ -184,59 +184,91 @@ impl<T: Target> BatchGet<T> {
     /// Reads every key: chunks of 100, duplicates removed, unprocessed keys retried.
     pub async fn send(mut self) -> Result<BatchGetOutput<T>, Error> {
         let unique = self.unique_keys()?;
-        let total = unique.len();
-        let deadline = Arc::new(Deadline::after(self.policy.deadline));
-        // Each key keeps its position among the requested keys (for `keep_order` and the
-        // order of `not_found`); the keys move into their chunk, not copied.
-        let mut positioned = unique.into_iter().enumerate();
-        let chunks: Vec<Vec<(usize, RawKey)>> = std::iter::from_fn(|| {
-            let chunk: Vec<_> = positioned.by_ref().take(MAX_BATCH_GET).collect();
-            (!chunk.is_empty()).then_some(chunk)
-        })
-        .collect();
-        let (db, customize) = (&self.db, &self.customize);
-        let (consistent, policy) = (self.consistent, self.policy);
-        let results: Vec<Result<GetChunk, Error>> = stream::iter(chunks)
-            .map(|chunk| {
-                let deadline = Arc::clone(&deadline);
-                async move { get_chunk(db, customize, chunk, consistent, &policy, &deadline).await }
-            })
-            .buffer_unordered(self.concurrency)
-            .collect()
-            .await;
-
-        let mut found: Vec<(usize, Item)> = Vec::with_capacity(total);
-        let mut not_found = Vec::new();
-        let mut unprocessed = Vec::new();
-        let mut failed = Vec::new();
-        let mut consumed = 0.0;
-        for r in results {
-            let r = r?;
-            consumed += r.consumed;
-            failed.extend(r.failed);
-            found.extend(r.found);
-            not_found.extend(r.not_found);
-            unprocessed.extend(r.unprocessed);
-        }
-        // Chunks finish in any order: `not_found` follows the requested keys' order.
-        not_found.sort_by_key(|(position, _)| *position);
+        let mut read = read_keys(
+            &self.db,
+            &self.customize,
+            unique,
+            self.consistent,
+            self.policy,
+            self.concurrency,
+        )
+        .await?;
         if self.keep_order {
-            found.sort_by_key(|(position, _)| *position);
+            read.found.sort_by_key(|(position, _)| *position);
         }
-        let mut items = Vec::with_capacity(found.len());
-        for (_, item) in found {
+        let mut items = Vec::with_capacity(read.found.len());
+        for (_, item) in read.found {
             if let Some(t) = decode_target(item, self.unknown)? {
                 items.push(t);
             }
         }
         Ok(BatchGetOutput {
             items,
-            not_found: not_found.into_iter().map(|(_, key)| key).collect(),
-            unprocessed,
-            failed,
-            consumed_capacity: consumed,
+            not_found: read.not_found.into_iter().map(|(_, key)| key).collect(),
+            unprocessed: read.unprocessed,
+            failed: read.failed,
+            consumed_capacity: read.consumed,
         })
     }
+}
+
+/// What reading a set of keys found, and what became of every key.
+#[derive(Debug, Default)]
+pub(crate) struct KeysRead {
+    /// Items, with the position of their requested key (in no particular order).
+    pub(crate) found: Vec<(usize, Item)>,
+    /// Keys with no item, in the requested keys' order.
+    pub(crate) not_found: Vec<(usize, RawKey)>,
+    /// Keys not read before the deadline.
+    pub(crate) unprocessed: Vec<RawKey>,
+    /// Chunks refused with a non-retryable error.
+    pub(crate) failed: Vec<(Vec<RawKey>, Error)>,
+    pub(crate) consumed: f64,
+}
+
+/// Reads distinct keys with `BatchGetItem`: chunks of 100, `concurrency` at once,
+/// unprocessed keys and transient errors retried until the policy's deadline.
+pub(crate) async fn read_keys<X: Table>(
+    db: &Db<X>,
+    customize: &Customize<BatchGetItemFluentBuilder>,
+    unique: Vec<RawKey>,
+    consistent: bool,
+    policy: RetryPolicy,
+    concurrency: usize,
+) -> Result<KeysRead, Error> {
+    let total = unique.len();
+    let deadline = Arc::new(Deadline::after(policy.deadline));
+    // Each key keeps its position among the requested keys (for `keep_order` and the
+    // order of `not_found`); the keys move into their chunk, not copied.
+    let mut positioned = unique.into_iter().enumerate();
+    let chunks: Vec<Vec<(usize, RawKey)>> = std::iter::from_fn(|| {
+        let chunk: Vec<_> = positioned.by_ref().take(MAX_BATCH_GET).collect();
+        (!chunk.is_empty()).then_some(chunk)
+    })
+    .collect();
+    let results: Vec<Result<GetChunk, Error>> = stream::iter(chunks)
+        .map(|chunk| {
+            let deadline = Arc::clone(&deadline);
+            async move { get_chunk(db, customize, chunk, consistent, &policy, &deadline).await }
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    let mut read = KeysRead {
+        found: Vec::with_capacity(total),
+        ..KeysRead::default()
+    };
+    for r in results {
+        let r = r?;
+        read.consumed += r.consumed;
+        read.failed.extend(r.failed);
+        read.found.extend(r.found);
+        read.not_found.extend(r.not_found);
+        read.unprocessed.extend(r.unprocessed);
+    }
+    // Chunks finish in any order: `not_found` follows the requested keys' order.
+    read.not_found.sort_by_key(|(position, _)| *position);
+    Ok(read)
 }
 
 /// What the requests of one chunk of keys found, and what became of each key.
@@ -522,6 +554,9 @@ pub struct BatchWrite<T: Table> {
     policy: RetryPolicy,
     progress: Option<ProgressFn>,
     interleave: bool,
+    /// The crate's own writes of chunk items (`crate::chunk`), in the chunk key space
+    /// that no entity can own: not checked against the registry.
+    chunks: bool,
 }
 
 impl<T: Table> BatchWrite<T> {
@@ -534,6 +569,9 @@ impl<T: Table> BatchWrite<T> {
     /// a batch write cannot carry the version check (DynamoDB rule), so it could overwrite
     /// a newer version; put them with [`Db::put`] or in a transaction.
     pub fn put<E: Entity<Table = T>>(mut self, entity: &E) -> Self {
+        if let Err(e) = crate::chunk::refuse::<E>("batch write") {
+            return self.fail(e);
+        }
         if E::VERSION.is_some() {
             return self.fail(Error::invalid(
                 E::ENTITY_TYPE,
@@ -572,6 +610,9 @@ impl<T: Table> BatchWrite<T> {
     /// a batch write cannot check the stored version; delete those with
     /// [`Db::delete`](crate::Db::delete) and `if_version`, or in a transaction.
     pub fn delete<E: Entity<Table = T>>(mut self, key: Key<E>) -> Self {
+        if let Err(e) = crate::chunk::refuse::<E>("batch write") {
+            return self.fail(e);
+        }
         match key.raw() {
             Ok(raw) => {
                 let key = raw.clone();
@@ -687,6 +728,9 @@ impl<T: Table> BatchWrite<T> {
                 WriteOp::Put { entity, key, item } => (*entity, key, Some(item)),
                 WriteOp::Delete { entity, key } => (*entity, key, None),
             };
+            if self.chunks && crate::chunk::is_chunk_key(key) {
+                continue;
+            }
             crate::registry::check_unconditional_write::<T>(entity, key, item)
                 .map_err(|e| e.during("BatchWriteItem"))?;
         }
@@ -919,6 +963,15 @@ impl<T: Table> Db<T> {
             policy: RetryPolicy::default(),
             progress: None,
             interleave: false,
+            chunks: false,
+        }
+    }
+
+    /// The crate's own batch write of chunk items (see [`crate::chunk`]).
+    pub(crate) fn chunk_write(&self) -> BatchWrite<T> {
+        BatchWrite {
+            chunks: true,
+            ..self.batch_write()
         }
     }
 

@@ -90,6 +90,22 @@ pub trait EntityInternals: Sized {
         Ok(false)
     }
 
+    /// The entity's `#[dynamo(chunked)]` fields (see [`crate::chunk`]), in the order
+    /// [`EntityInternals::__chunk_slot`] numbers them.
+    const __CHUNKED: &'static [crate::chunk::ChunkedField] = &[];
+
+    /// Chunked field `i`.
+    fn __chunk_slot(&self, i: usize) -> Option<&dyn crate::chunk::ChunkSlot> {
+        let _ = i;
+        None
+    }
+
+    /// Chunked field `i`, to load it.
+    fn __chunk_slot_mut(&mut self, i: usize) -> Option<&mut dyn crate::chunk::ChunkSlot> {
+        let _ = i;
+        None
+    }
+
     /// Sets the `#[dynamo(version)]` field (entities without one ignore it): what a
     /// history write returns carries the revision it wrote.
     fn __set_version(&mut self, version: u64) {
@@ -212,7 +228,7 @@ pub mod __private {
 
     impl<E> FieldError<E> {
         #[cold]
-        fn new(e: E) -> Self {
+        pub(crate) fn new(e: E) -> Self {
             FieldError(Box::new(e))
         }
     }

@@ -54,6 +54,7 @@ extern crate self as dynamo_model;
 
 mod attribute;
 pub mod batch;
+pub mod chunk;
 pub mod codec;
 pub mod collection;
 pub mod cursor;
@@ -75,6 +76,7 @@ mod text;
 pub mod transact;
 
 pub use batch::{BatchGetOutput, BatchWriteOutput, Progress, WriteOp};
+pub use chunk::Chunked;
 pub use codec::{AttrValue, Binary, Epoch, MapAttribute, Serde, TtlValue, VersionValue};
 pub use collection::{Collection, Target};
 pub use cursor::Cursor;

@@ -197,6 +197,12 @@ pub(crate) fn check_unconditional_write<T: Table>(
 ) -> Result<(), Error> {
     let refuse =
         |message: String| Error::invalid(entity, ValidationReason::ForeignKeySpace, message);
+    // Chunk items of chunked attributes are the crate's own (`crate::chunk`).
+    if crate::chunk::is_chunk_key(key) {
+        return Err(refuse(format!(
+            "the key {key:?} is in the key space of chunk items, which only the crate writes"
+        )));
+    }
     let shown = || {
         let schema = &T::SCHEMA;
         let mut shown = format!("{}={}", schema.pk.name, key.pk);

@@ -3,6 +3,7 @@
 
 mod ambiguous;
 mod batch;
+mod chunk;
 mod common;
 mod deadlines;
 mod decode;

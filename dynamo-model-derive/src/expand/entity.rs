@@ -426,8 +426,65 @@ fn generate(m: &EntityModel) -> TokenStream {
     // ---- fields
     let stored: Vec<&Field> = m.fields.iter().filter(|f| !f.attrs.skip).collect();
     let capacity = stored.len() + 3 + 2 * m.indexes.len();
+    // Chunked fields, numbered in declaration order (`crate::chunk`).
+    let chunked: Vec<&Field> = stored
+        .iter()
+        .copied()
+        .filter(|f| f.attrs.chunked.is_some())
+        .collect();
+    let chunk_index = |f: &Field| chunked.iter().position(|c| c.ident == f.ident).unwrap_or(0);
+    let chunked_fields = chunked.iter().map(|f| {
+        let name = &f.name;
+        let config = f.attrs.chunked.as_ref();
+        let inline = match config.and_then(|c| c.inline.as_ref()) {
+            Some(n) => quote!(#n),
+            None => quote!(#dm::chunk::DEFAULT_INLINE),
+        };
+        let chunk_size = match config.and_then(|c| c.chunk_size.as_ref()) {
+            Some(n) => quote!(#n),
+            None => quote!(#dm::chunk::DEFAULT_CHUNK_SIZE),
+        };
+        quote!(#dm::chunk::ChunkedField { attribute: #name, inline: #inline, chunk_size: #chunk_size })
+    });
+    let chunk_arms: Vec<_> = chunked
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let fi = &f.ident;
+            quote!(#i => ::core::option::Option::Some(&self.#fi),)
+        })
+        .collect();
+    let chunk_arms_mut: Vec<_> = chunked
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let fi = &f.ident;
+            quote!(#i => ::core::option::Option::Some(&mut self.#fi),)
+        })
+        .collect();
+    let chunk_items = (!chunked.is_empty()).then(|| {
+        quote! {
+            const __CHUNKED: &'static [#dm::chunk::ChunkedField] = &[#(#chunked_fields),*];
+            fn __chunk_slot(&self, i: usize) -> ::core::option::Option<&dyn #dm::chunk::ChunkSlot> {
+                match i { #(#chunk_arms)* _ => ::core::option::Option::None }
+            }
+            fn __chunk_slot_mut(&mut self, i: usize) -> ::core::option::Option<&mut dyn #dm::chunk::ChunkSlot> {
+                match i { #(#chunk_arms_mut)* _ => ::core::option::Option::None }
+            }
+        }
+    });
     let encode_fields = stored.iter().map(|f| {
         let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
+        if f.attrs.chunked.is_some() {
+            let k = chunk_index(f);
+            return quote_spanned! {ty.span()=>
+                #dm::chunk::__private::put_chunked::<Self, _>(
+                    &mut item,
+                    &<Self as #private::EntityInternals>::__CHUNKED[#k],
+                    &self.#fi,
+                );
+            };
+        }
         let put = if f.attrs.ttl {
             quote_spanned!(ty.span()=> #private::put_field::<Self, <#ty as #dm::TtlValue>::Stored>(&mut item, __TTL_ATTR, &#dm::TtlValue::to_stored(&self.#fi))?;)
         } else if f.attrs.serde_codec {
@@ -446,6 +503,15 @@ fn generate(m: &EntityModel) -> TokenStream {
         if f.attrs.skip {
             let default = default.unwrap_or(quote!(::core::default::Default::default));
             return quote!(#fi: #default(),);
+        }
+        if f.attrs.chunked.is_some() {
+            let k = chunk_index(f);
+            return quote_spanned! {ty.span()=>
+                #fi: #dm::chunk::__private::take_chunked::<Self, _>(
+                    &mut item,
+                    &<Self as #private::EntityInternals>::__CHUNKED[#k],
+                )?,
+            };
         }
         if f.attrs.ttl {
             let fallback = match default {
@@ -529,7 +595,13 @@ fn generate(m: &EntityModel) -> TokenStream {
 
     // ---- typed paths
     let fields_ident = format_ident!("{}Fields", ident);
-    let path_decls = stored.iter().map(|f| {
+    // Chunked fields are stored as bytes or a manifest: no conditions, no updates.
+    let pathed: Vec<&Field> = stored
+        .iter()
+        .copied()
+        .filter(|f| f.attrs.chunked.is_none())
+        .collect();
+    let path_decls = pathed.iter().map(|f| {
         let (fi, ty) = (&f.ident, &f.ty);
         let value = if f.attrs.serde_codec {
             quote!(#dm::Serde<#ty>)
@@ -547,7 +619,7 @@ fn generate(m: &EntityModel) -> TokenStream {
         let doc = format!("Path of attribute `{}`.", f.name);
         quote!(#[doc = #doc] pub #fi: #dm::Path<#ident, #value, #private::#marker>,)
     });
-    let path_inits = stored.iter().map(|f| {
+    let path_inits = pathed.iter().map(|f| {
         let (fi, name) = (&f.ident, &f.name);
         if f.attrs.ttl {
             return quote!(#fi: #dm::Path::__new(match <#table as #dm::Table>::SCHEMA.ttl {
@@ -766,6 +838,7 @@ fn generate(m: &EntityModel) -> TokenStream {
 
             impl #private::EntityInternals for #ident {
                 #history_items
+                #chunk_items
                 const __INDEX_KEYS: &'static [#private::IndexKeyAttributes] = &[#(#index_keys),*];
 
                 fn __render_primary_key(

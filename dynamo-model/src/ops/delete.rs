@@ -172,8 +172,10 @@ impl<E: Entity> Delete<E> {
 
     async fn run(self, return_old: bool) -> Result<Option<E>, Error> {
         let db = self.db.clone();
+        // An item with chunked fields names chunks to delete after it (`crate::chunk`).
+        let chunked = !E::__CHUNKED.is_empty();
         let (request, p) = self
-            .request(return_old)
+            .request(return_old || chunked)
             .map_err(|e| e.during("DeleteItem"))?;
         let ambiguous = AmbiguousAttempts::default();
         let result = request
@@ -187,6 +189,13 @@ impl<E: Entity> Delete<E> {
             key,
             current: None,
         };
+        if let (true, Ok(out)) = (chunked, &result) {
+            if let Some(old) = &out.attributes {
+                // The item is gone; chunks left behind (a failure here) are orphans that
+                // nothing reads.
+                let _ = crate::chunk::after_delete::<E>(&db, old).await;
+            }
+        }
         match result {
             Ok(out) => match out.attributes {
                 Some(item) if return_old && !item.is_empty() => Ok(Some(E::from_item(item)?)),

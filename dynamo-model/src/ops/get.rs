@@ -75,13 +75,30 @@ impl<E: Entity> Get<E> {
     /// Sends the request. `Ok(None)` when there is no item under the key; an item of
     /// another entity type under the key is a decode error.
     pub async fn send(self) -> Result<Option<E>, Error> {
-        let out = self
-            .request()
-            .map_err(|e| e.during("GetItem"))?
-            .send()
-            .await
-            .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
-        self.decode(out.item)
+        let request = self.request().map_err(|e| e.during("GetItem"))?;
+        // An item with chunked fields: its chunks too (`crate::chunk`). Chunks missing or
+        // not matching the manifest mean the value was replaced while being read: read
+        // the item again.
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let out = request
+                .clone()
+                .send()
+                .await
+                .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
+            let Some(mut entity) = self.decode(out.item)? else {
+                return Ok(None);
+            };
+            if E::__CHUNKED.is_empty() {
+                return Ok(Some(entity));
+            }
+            match crate::chunk::load(&self.db, std::slice::from_mut(&mut entity)).await {
+                Ok(()) => return Ok(Some(entity)),
+                Err(Error::Decode(_)) if attempt < 3 => continue,
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     fn decode(&self, item: Option<crate::Item>) -> Result<Option<E>, Error> {

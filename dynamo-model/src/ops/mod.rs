@@ -44,9 +44,10 @@ pub use query::Query;
 pub use scan::Scan;
 pub use update::{Numeric, StringSet, Update};
 
-use crate::expr::{Node, Placeholders};
+use crate::expr::{AttrPath, Node, Placeholders};
 use crate::{Condition, Entity, Error, Item, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
+use std::borrow::Cow;
 
 /// A single-item write rendered once, for its own request or as a transaction item.
 pub(crate) struct PreparedWrite {
@@ -198,6 +199,25 @@ pub(crate) fn item_absent<E: Entity>() -> Node {
     Node::Function {
         function: "attribute_not_exists",
         path: <E::Table as Table>::SCHEMA.pk.name.into(),
+    }
+}
+
+/// `attr.t = :token`: the stored chunked field names the chunks of write `token`
+/// (`crate::chunk`).
+pub(crate) fn manifest_is(attr: &'static str, token: &str) -> Node {
+    Node::Compare {
+        path: AttrPath::Nested(vec![Cow::Borrowed(attr), Cow::Borrowed("t")].into()),
+        op: crate::expr::CompareOp::Eq,
+        value: Ok(AttributeValue::S(token.to_owned())),
+    }
+}
+
+/// `attribute_not_exists(attr.t)`: the stored chunked field names no chunks (absent or
+/// inline).
+pub(crate) fn no_manifest(attr: &'static str) -> Node {
+    Node::Function {
+        function: "attribute_not_exists",
+        path: AttrPath::Nested(vec![Cow::Borrowed(attr), Cow::Borrowed("t")].into()),
     }
 }
 

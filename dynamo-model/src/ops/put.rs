@@ -48,6 +48,11 @@ pub struct Put<E: Entity> {
     if_absent: bool,
     condition: Option<Condition<E>>,
     customize: Customize<PutItemFluentBuilder>,
+    /// Values of chunked fields to write to chunk items (`crate::chunk`).
+    pending: Vec<crate::chunk::Pending>,
+    /// Set by the chunk protocol: the item's chunked fields are final, and the stored
+    /// manifests they replace must be these (`None`: not a chunk-protocol put).
+    chunk_conditions: Option<Vec<crate::expr::Node>>,
 }
 
 impl<E: Entity> Put<E> {
@@ -59,7 +64,32 @@ impl<E: Entity> Put<E> {
             if_absent: false,
             condition: None,
             customize: Customize::default(),
+            pending: crate::chunk::pending(entity),
+            chunk_conditions: None,
         }
+    }
+
+    pub(crate) fn db(&self) -> &Db<E::Table> {
+        &self.db
+    }
+
+    pub(crate) fn take_pending(&mut self) -> Vec<crate::chunk::Pending> {
+        std::mem::take(&mut self.pending)
+    }
+
+    pub(crate) fn take_item(&mut self) -> Result<Item, Error> {
+        std::mem::replace(&mut self.item, Ok(Item::new()))
+    }
+
+    pub(crate) fn restore_item(mut self, item: Item) -> Self {
+        self.item = Ok(item);
+        self
+    }
+
+    /// The chunk protocol's conditions on the stored manifests (see `crate::chunk::put`).
+    pub(crate) fn chunk_conditions(mut self, conditions: Vec<crate::expr::Node>) -> Self {
+        self.chunk_conditions = Some(conditions);
+        self
     }
 
     /// Only write if no item exists under the key; otherwise fail with
@@ -88,6 +118,11 @@ impl<E: Entity> Put<E> {
     /// The put, storing `token` in the write-token attribute when there is one.
     fn prepare_with(self, token: Option<&WriteToken>) -> Result<PreparedWrite, Error> {
         super::refuse_history::<E>("put")?;
+        // Chunked fields are written by `send` alone (chunks, then the item, then the old
+        // chunks): a transaction or `params` would store or show an incomplete item.
+        if self.chunk_conditions.is_none() {
+            crate::chunk::refuse::<E>("single request (a transaction, or params())")?;
+        }
         let mut item = self.item?;
         // The key as the item holds it (rendered once, by `to_item`).
         let key: Key<E> = crate::key::raw_key_of(&<E::Table as crate::Table>::SCHEMA, &item)
@@ -120,16 +155,20 @@ impl<E: Entity> Put<E> {
         }
         // The token counts against the 400 KB limit like any attribute.
         crate::size::check_item_size::<E>(&item)?;
+        let chunks = self.chunk_conditions.unwrap_or_default();
         let (condition, names, values) = match (self.if_absent, version_guard, self.condition) {
             // A plain put (most puts): its guard is the same text for every item of `E`.
-            (false, None, None) => super::absent_or_entity_rendered::<E>(),
+            (false, None, None) if chunks.is_empty() => super::absent_or_entity_rendered::<E>(),
             (if_absent, version_guard, condition) => {
                 let guard = match (if_absent, version_guard) {
                     (true, _) => item_absent::<E>(),
                     (false, Some(guard)) => guard,
                     (false, None) => absent_or_entity::<E>(),
                 };
-                let node = and(guard, user_condition(condition));
+                let mut node = and(guard, user_condition(condition));
+                for chunk in chunks {
+                    node = and(node, Some(chunk));
+                }
                 let mut p = Placeholders::default();
                 let condition = render::<E>(&mut p, &node)?;
                 let (names, values) = p.finish();
@@ -200,8 +239,17 @@ impl<E: Entity> Put<E> {
         input("PutItem", request.as_input().clone().build())
     }
 
-    /// Sends the request.
+    /// Sends the request. For an entity with chunked fields, this is the chunk protocol
+    /// of [`crate::chunk`]: several requests.
     pub async fn send(self) -> Result<(), Error> {
+        if !E::__CHUNKED.is_empty() && self.chunk_conditions.is_none() {
+            return crate::chunk::put(self).await;
+        }
+        self.send_item().await
+    }
+
+    /// Sends the `PutItem` request.
+    pub(crate) async fn send_item(self) -> Result<(), Error> {
         let token = WriteToken::new();
         let table = self.db.clone();
         let (request, failure) = self.request(&token).map_err(|e| e.during("PutItem"))?;

@@ -1,0 +1,793 @@
+//! Chunked attributes: values too large for an item (DynamoDB caps an item at 400 KB and
+//! charges reads by 4 KB), stored in chunk items of their own so the item that holds
+//! them stays small and cheap to list.
+//!
+//! A field `#[dynamo(chunked)] body: Chunked<String>` (or `Chunked<Vec<u8>>`) is stored
+//! in the item itself while its encoded value is at most the inline threshold (1 KiB by
+//! default, `chunked(inline = N)`), as a Binary attribute. Above it, the value is split
+//! into chunk items of at most `chunk_size` bytes (350 KiB by default) and the item keeps
+//! a manifest: a map `{t: token, n: chunk count, len: total bytes, crc: CRC-32}`.
+//!
+//! # Chunk items
+//!
+//! Chunk `k` (0-based) of a write whose token is `T` is stored under the partition key
+//! `_CHUNK#T#k` (six digits) and, for a table with a sort key, the sort key `_CHUNK`:
+//! every chunk has a partition of its own, so reading and writing a large value spreads
+//! over partitions instead of making one hot (the chunk keys do not embed the parent's
+//! key, which could already be 2 KB; the parent's key is stored in the chunk as
+//! attributes `_ppk` / `_psk`, with the attribute name `_field`). A chunk carries the
+//! entity type `_chunk`, so no query of an entity ever decodes one, its data in `_d`
+//! (Binary) and the time it was written in `_ct` (epoch milliseconds). The token is 128
+//! random bits, unique to the write: two writes never share a chunk.
+//!
+//! # Writing: new chunks first, the item flipped conditionally, old chunks last
+//!
+//! `db.put(&entity)` of an entity with chunked fields:
+//! 1. reads the stored item's manifests (strongly consistent);
+//! 2. writes the new chunks with `BatchWriteItem` (25 at a time, unprocessed items
+//!    retried; nothing is dropped);
+//! 3. puts the item with its manifests, on the condition that the stored manifests are
+//!    still those read in step 1 (with every condition of the put itself);
+//! 4. deletes the chunks of the manifests it replaced.
+//!
+//! A crash or an error at any step leaves the old or the new value readable, never a mix:
+//! a reader loads exactly the chunks its manifest names and checks their count, length
+//! and CRC. What a crash can leave is orphan chunks (written but never referenced, or
+//! replaced but not deleted). Two concurrent writers of one item cannot both succeed in
+//! step 3: the loser gets [`Error::ConditionFailed`] (its new chunks are deleted).
+//!
+//! # Reading
+//!
+//! `db.get` loads the chunks of the item it reads (one `BatchGetItem` for all its chunked
+//! fields). Queries, scans and batch gets return items whose chunked fields are not
+//! loaded ([`Chunked::get`] is `None`, [`Chunked::manifest`] says how large they are), so
+//! listing stays cheap; [`Db::load_chunks`] loads those of many items in one call.
+//!
+//! Plain deletes of such an item delete its chunks too. Batch writes and transactions
+//! cannot follow this protocol (no read, no condition, or no room for chunks) and refuse
+//! entities with chunked fields.
+
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::{Db, Entity, Error, Item, RawKey, Table};
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::AttributeValue;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// The inline threshold by default: values encoded in at most this many bytes stay in
+/// the item.
+pub const DEFAULT_INLINE: usize = 1024;
+/// The chunk size by default (bytes of value per chunk item).
+pub const DEFAULT_CHUNK_SIZE: usize = 350 * 1024;
+/// The largest chunk size: a chunk item also holds its key and a few attributes, and
+/// must stay under DynamoDB's 400 KB item limit.
+pub const MAX_CHUNK_SIZE: usize = 390 * 1024;
+/// The entity type of chunk items.
+pub const CHUNK_TYPE: &str = "_chunk";
+/// The partition-key prefix of chunk items.
+pub const CHUNK_PREFIX: &str = "_CHUNK#";
+/// The sort key of chunk items, in tables with a sort key.
+pub const CHUNK_SORT_KEY: &str = "_CHUNK";
+
+/// The first byte of an encoded value: stored as is.
+const TAG_RAW: u8 = 0;
+
+/// Whether `key` is a chunk item's key (the crate's own key space).
+pub(crate) fn is_chunk_key(key: &RawKey) -> bool {
+    key.pk.starts_with(CHUNK_PREFIX)
+}
+
+/// Where a chunked value's chunks are: the parent item's record of one write.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Manifest {
+    /// The token of the write that stored the chunks (unique to it).
+    pub token: String,
+    /// How many chunk items.
+    pub chunks: u32,
+    /// The encoded value's length in bytes.
+    pub len: u64,
+    /// CRC-32 of the encoded value.
+    pub crc: u32,
+}
+
+impl Manifest {
+    fn to_attr(&self) -> AttributeValue {
+        AttributeValue::M(HashMap::from([
+            ("t".to_owned(), AttributeValue::S(self.token.clone())),
+            ("n".to_owned(), AttributeValue::N(self.chunks.to_string())),
+            ("len".to_owned(), AttributeValue::N(self.len.to_string())),
+            ("crc".to_owned(), AttributeValue::N(self.crc.to_string())),
+        ]))
+    }
+
+    fn from_attr(map: &HashMap<String, AttributeValue>) -> Result<Self, DecodeErrorKind> {
+        fn number<T: std::str::FromStr>(
+            map: &HashMap<String, AttributeValue>,
+            name: &str,
+        ) -> Result<T, DecodeErrorKind> {
+            map.get(name)
+                .and_then(|v| v.as_n().ok())
+                .and_then(|n| n.parse().ok())
+                .ok_or_else(|| DecodeErrorKind::Invalid(format!("chunk manifest without `{name}`")))
+        }
+        let token = match map.get("t") {
+            Some(AttributeValue::S(t)) if !t.is_empty() && !t.contains('#') => t.clone(),
+            _ => {
+                return Err(DecodeErrorKind::Invalid(
+                    "chunk manifest without a token".to_owned(),
+                ))
+            }
+        };
+        Ok(Manifest {
+            token,
+            chunks: number(map, "n")?,
+            len: number(map, "len")?,
+            crc: number(map, "crc")?,
+        })
+    }
+
+    /// The keys of this manifest's chunk items.
+    fn keys(&self, schema: &crate::TableSchema) -> Vec<RawKey> {
+        (0..self.chunks)
+            .map(|seq| chunk_key(schema, &self.token, seq))
+            .collect()
+    }
+}
+
+fn chunk_key(schema: &crate::TableSchema, token: &str, seq: u32) -> RawKey {
+    RawKey {
+        pk: format!("{CHUNK_PREFIX}{token}#{seq:06}"),
+        sk: schema.sk.map(|_| CHUNK_SORT_KEY.to_owned()),
+    }
+}
+
+/// A value a chunked field can hold: converted to and from bytes.
+pub trait ChunkValue: Sized + Send + Sync + 'static {
+    /// The value's bytes.
+    fn to_bytes(&self) -> Cow<'_, [u8]>;
+    /// The value back from its bytes.
+    fn from_bytes(bytes: Vec<u8>) -> Result<Self, DecodeErrorKind>;
+}
+
+impl ChunkValue for String {
+    fn to_bytes(&self) -> Cow<'_, [u8]> {
+        Cow::Borrowed(self.as_bytes())
+    }
+    fn from_bytes(bytes: Vec<u8>) -> Result<Self, DecodeErrorKind> {
+        String::from_utf8(bytes)
+            .map_err(|e| DecodeErrorKind::Invalid(format!("a chunked string is not UTF-8: {e}")))
+    }
+}
+
+impl ChunkValue for Vec<u8> {
+    fn to_bytes(&self) -> Cow<'_, [u8]> {
+        Cow::Borrowed(self)
+    }
+    fn from_bytes(bytes: Vec<u8>) -> Result<Self, DecodeErrorKind> {
+        Ok(bytes)
+    }
+}
+
+/// The stored form of a value: a tag byte, then the bytes.
+fn encode<T: ChunkValue>(value: &T) -> Arc<[u8]> {
+    let bytes = value.to_bytes();
+    let mut out = Vec::with_capacity(bytes.len() + 1);
+    out.push(TAG_RAW);
+    out.extend_from_slice(&bytes);
+    out.into()
+}
+
+fn decode<T: ChunkValue>(encoded: &[u8]) -> Result<T, DecodeErrorKind> {
+    match encoded.split_first() {
+        Some((&TAG_RAW, bytes)) => T::from_bytes(bytes.to_vec()),
+        Some((tag, _)) => Err(DecodeErrorKind::Invalid(format!(
+            "a chunked value with unknown encoding tag {tag}"
+        ))),
+        None => Err(DecodeErrorKind::Invalid(
+            "an empty chunked value (no encoding tag)".to_owned(),
+        )),
+    }
+}
+
+/// A field stored in chunk items when it is large; see the [module documentation](self).
+///
+/// Read by a query, scan or batch get it is not loaded: [`get`](Self::get) is `None` and
+/// [`manifest`](Self::manifest) says where and how large it is; [`Db::get`] and
+/// [`Db::load_chunks`] load it.
+pub struct Chunked<T> {
+    state: State<T>,
+    /// The encoded value, computed once (a put sizes it, splits it and may send it).
+    encoded: OnceLock<Arc<[u8]>>,
+}
+
+enum State<T> {
+    Loaded(T),
+    Stored(Manifest),
+}
+
+impl<T> Chunked<T> {
+    /// A loaded value.
+    pub fn new(value: T) -> Self {
+        Chunked {
+            state: State::Loaded(value),
+            encoded: OnceLock::new(),
+        }
+    }
+
+    /// The value, when loaded.
+    pub fn get(&self) -> Option<&T> {
+        match &self.state {
+            State::Loaded(v) => Some(v),
+            State::Stored(_) => None,
+        }
+    }
+
+    /// The value, when loaded.
+    pub fn into_inner(self) -> Option<T> {
+        match self.state {
+            State::Loaded(v) => Some(v),
+            State::Stored(_) => None,
+        }
+    }
+
+    /// Replaces the value.
+    pub fn set(&mut self, value: T) {
+        self.state = State::Loaded(value);
+        self.encoded = OnceLock::new();
+    }
+
+    /// Whether the value is loaded.
+    pub fn is_loaded(&self) -> bool {
+        matches!(self.state, State::Loaded(_))
+    }
+
+    /// Where the stored value's chunks are, when it was read without them.
+    pub fn manifest(&self) -> Option<&Manifest> {
+        match &self.state {
+            State::Stored(m) => Some(m),
+            State::Loaded(_) => None,
+        }
+    }
+}
+
+impl<T> From<T> for Chunked<T> {
+    fn from(value: T) -> Self {
+        Chunked::new(value)
+    }
+}
+
+impl<T: Clone> Clone for Chunked<T> {
+    fn clone(&self) -> Self {
+        Chunked {
+            state: match &self.state {
+                State::Loaded(v) => State::Loaded(v.clone()),
+                State::Stored(m) => State::Stored(m.clone()),
+            },
+            encoded: self.encoded.clone(),
+        }
+    }
+}
+
+impl<T: PartialEq> PartialEq for Chunked<T> {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.state, &other.state) {
+            (State::Loaded(a), State::Loaded(b)) => a == b,
+            (State::Stored(a), State::Stored(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Chunked<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.state {
+            State::Loaded(v) => f.debug_tuple("Chunked").field(v).finish(),
+            State::Stored(m) => f.debug_tuple("Chunked::Stored").field(m).finish(),
+        }
+    }
+}
+
+impl<T: ChunkValue> Chunked<T> {
+    fn encoded(&self) -> Option<Arc<[u8]>> {
+        match &self.state {
+            State::Loaded(v) => Some(Arc::clone(self.encoded.get_or_init(|| encode(v)))),
+            State::Stored(_) => None,
+        }
+    }
+}
+
+/// A chunked field seen by the runtime, whatever its value type.
+#[doc(hidden)]
+pub trait ChunkSlot: Send + Sync {
+    /// The manifest of a value read without its chunks.
+    fn manifest(&self) -> Option<&Manifest>;
+    /// The encoded value, when loaded.
+    fn encoded(&self) -> Option<Arc<[u8]>>;
+    /// Loads the value from its encoded bytes.
+    fn fill(&mut self, encoded: &[u8]) -> Result<(), DecodeErrorKind>;
+}
+
+impl<T: ChunkValue> ChunkSlot for Chunked<T> {
+    fn manifest(&self) -> Option<&Manifest> {
+        Chunked::manifest(self)
+    }
+    fn encoded(&self) -> Option<Arc<[u8]>> {
+        Chunked::encoded(self)
+    }
+    fn fill(&mut self, encoded: &[u8]) -> Result<(), DecodeErrorKind> {
+        self.state = State::Loaded(decode(encoded)?);
+        Ok(())
+    }
+}
+
+/// A chunked field of an entity: its attribute and sizes (generated by the derive).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkedField {
+    /// The attribute holding the value or its manifest.
+    pub attribute: &'static str,
+    /// Encoded values up to this many bytes stay in the item.
+    pub inline: usize,
+    /// Bytes of value per chunk item.
+    pub chunk_size: usize,
+}
+
+#[doc(hidden)]
+pub mod __private {
+    //! Support for generated code. Not a public API.
+    use super::*;
+    use crate::entity::__private::FieldError;
+
+    /// Encodes a chunked field: inline (Binary), its manifest (Map) when it was read
+    /// without its chunks, or `NULL` when the put must write chunks (which only
+    /// [`Db::put`] does; every other write refuses an item holding that mark).
+    pub fn put_chunked<E: Entity, T: ChunkValue>(
+        item: &mut Item,
+        field: &ChunkedField,
+        value: &Chunked<T>,
+    ) {
+        let attr = match (&value.state, value.encoded()) {
+            (State::Stored(manifest), _) => manifest.to_attr(),
+            (State::Loaded(_), Some(bytes)) if bytes.len() <= field.inline => {
+                AttributeValue::B(Blob::new(bytes.to_vec()))
+            }
+            (State::Loaded(_), _) => AttributeValue::Null(true),
+        };
+        item.insert(field.attribute.to_owned(), attr);
+    }
+
+    /// Decodes a chunked field: an inline value, or a manifest (not loaded).
+    pub fn take_chunked<E: Entity, T: ChunkValue>(
+        item: &mut Item,
+        field: &ChunkedField,
+    ) -> Result<Chunked<T>, FieldError<DecodeError>> {
+        let kind = match item.remove(field.attribute) {
+            Some(AttributeValue::B(bytes)) => match decode(bytes.as_ref()) {
+                Ok(value) => return Ok(Chunked::new(value)),
+                Err(kind) => kind,
+            },
+            Some(AttributeValue::M(map)) => match Manifest::from_attr(&map) {
+                Ok(manifest) => {
+                    return Ok(Chunked {
+                        state: State::Stored(manifest),
+                        encoded: OnceLock::new(),
+                    })
+                }
+                Err(kind) => kind,
+            },
+            Some(other) => DecodeErrorKind::WrongType {
+                expected: "B or M",
+                found: crate::codec::type_name(&other),
+            },
+            None => DecodeErrorKind::Missing,
+        };
+        Err(FieldError::new(
+            crate::entity::__private::decode_error::<E>(item, Some(field.attribute), kind),
+        ))
+    }
+}
+
+// ------------------------------------------------------------------ runtime
+
+/// A chunked value a put must write to chunk items.
+pub(crate) struct Pending {
+    field: ChunkedField,
+    bytes: Arc<[u8]>,
+}
+
+/// The values of `entity` a put must write to chunk items (over their inline threshold).
+pub(crate) fn pending<E: Entity>(entity: &E) -> Vec<Pending> {
+    E::__CHUNKED
+        .iter()
+        .enumerate()
+        .filter_map(|(i, field)| {
+            let bytes = entity.__chunk_slot(i)?.encoded()?;
+            (bytes.len() > field.inline).then_some(Pending {
+                field: *field,
+                bytes,
+            })
+        })
+        .collect()
+}
+
+/// Refuses a write that cannot follow the chunk protocol (a batch write, a transaction)
+/// for an entity with chunked fields.
+pub(crate) fn refuse<E: Entity>(operation: &str) -> Result<(), Error> {
+    if E::__CHUNKED.is_empty() {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        E::ENTITY_TYPE,
+        crate::ValidationReason::NotSupportedInBatch,
+        format!(
+            "{} has chunked fields, written by db.put and removed by db.delete (new chunks, then the item conditionally, then the old chunks); a {operation} cannot follow that protocol",
+            E::ENTITY_TYPE
+        ),
+    ))
+}
+
+/// The manifests an item holds, by attribute.
+fn manifests_in<E: Entity>(item: &Item) -> Vec<(&'static str, Manifest)> {
+    E::__CHUNKED
+        .iter()
+        .filter_map(|field| match item.get(field.attribute) {
+            Some(AttributeValue::M(map)) => {
+                Manifest::from_attr(map).ok().map(|m| (field.attribute, m))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn new_token() -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(fastrand::u128(..).to_le_bytes())
+}
+
+fn now_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Splits `pending` into chunk items for the parent under `parent`; returns the manifest.
+fn chunk_items<E: Entity>(
+    pending: &Pending,
+    parent: &RawKey,
+    now: u64,
+    out: &mut Vec<crate::batch::WriteOp>,
+) -> Manifest {
+    let schema = &<E::Table as Table>::SCHEMA;
+    let token = new_token();
+    let size = pending.field.chunk_size.clamp(1, MAX_CHUNK_SIZE);
+    let mut count = 0u32;
+    for (seq, data) in pending.bytes.chunks(size).enumerate() {
+        let key = chunk_key(schema, &token, seq as u32);
+        let mut item = Item::with_capacity(9);
+        item.insert(schema.pk.name.to_owned(), AttributeValue::S(key.pk.clone()));
+        if let (Some(attr), Some(sk)) = (schema.sk, &key.sk) {
+            item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
+        }
+        item.insert(
+            schema.entity_type.to_owned(),
+            AttributeValue::S(CHUNK_TYPE.to_owned()),
+        );
+        item.insert("_ppk".to_owned(), AttributeValue::S(parent.pk.clone()));
+        if let Some(sk) = &parent.sk {
+            item.insert("_psk".to_owned(), AttributeValue::S(sk.clone()));
+        }
+        item.insert(
+            "_field".to_owned(),
+            AttributeValue::S(pending.field.attribute.to_owned()),
+        );
+        item.insert("_ct".to_owned(), AttributeValue::N(now.to_string()));
+        item.insert("_d".to_owned(), AttributeValue::B(Blob::new(data.to_vec())));
+        out.push(crate::batch::WriteOp::Put {
+            entity: CHUNK_TYPE,
+            key,
+            item,
+        });
+        count += 1;
+    }
+    Manifest {
+        token,
+        chunks: count,
+        len: pending.bytes.len() as u64,
+        crc: crc32fast::hash(&pending.bytes),
+    }
+}
+
+/// Writes chunk items (or deletes them); `Err` unless every one was confirmed.
+async fn write_chunks<T: Table>(db: &Db<T>, ops: Vec<crate::batch::WriteOp>) -> Result<(), Error> {
+    if ops.is_empty() {
+        return Ok(());
+    }
+    let out = db.chunk_write().ops(ops).concurrency(8).send().await?;
+    let missing = out.unprocessed.len() + out.failed.iter().map(|(o, _)| o.len()).sum::<usize>();
+    if missing == 0 {
+        return Ok(());
+    }
+    Err(Error::Incomplete {
+        entity: CHUNK_TYPE,
+        operation: "BatchWriteItem",
+        missing,
+        source: out.failed.into_iter().next().map(|(_, e)| Box::new(e)),
+    })
+}
+
+/// Deletes the chunks of `manifests` (after the item no longer names them). A failure
+/// leaves orphan chunks, which nothing reads.
+async fn delete_chunks<T: Table>(db: &Db<T>, manifests: &[Manifest]) -> Result<(), Error> {
+    let schema = &T::SCHEMA;
+    let ops = manifests
+        .iter()
+        .flat_map(|m| m.keys(schema))
+        .map(|key| crate::batch::WriteOp::Delete {
+            entity: CHUNK_TYPE,
+            key,
+        })
+        .collect();
+    write_chunks(db, ops).await
+}
+
+/// `db.put` of an entity with chunked fields; see the module documentation.
+pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Error> {
+    const OP: &str = "PutItem";
+    let db = put.db().clone();
+    let schema = &<E::Table as Table>::SCHEMA;
+    let pending = put.take_pending();
+    let mut item = put.take_item()?;
+    let key = crate::key::raw_key_of(schema, &item).ok_or_else(|| {
+        Error::invalid(
+            E::ENTITY_TYPE,
+            crate::ValidationReason::KeyEncoding,
+            "the encoded item lacks its key attributes",
+        )
+    })?;
+
+    // 1. What the stored item names now.
+    let stored = read_manifests::<E>(&db, &key).await?;
+
+    // 2. The new chunks.
+    let now = now_millis();
+    let mut ops = Vec::new();
+    let mut written = Vec::new();
+    for p in &pending {
+        let manifest = chunk_items::<E>(p, &key, now, &mut ops);
+        item.insert(p.field.attribute.to_owned(), manifest.to_attr());
+        written.push(manifest);
+    }
+    if let Err(e) = write_chunks(&db, ops).await {
+        // Nothing names them: delete what was written (best effort, else orphans).
+        let _ = delete_chunks(&db, &written).await;
+        return Err(e.during(OP));
+    }
+
+    // 3. The item, if its manifests are still those read.
+    let mut conditions = Vec::new();
+    for field in E::__CHUNKED {
+        conditions.push(
+            match stored.iter().find(|(attr, _)| *attr == field.attribute) {
+                Some((_, m)) => crate::ops::manifest_is(field.attribute, &m.token),
+                None => crate::ops::no_manifest(field.attribute),
+            },
+        );
+    }
+    let result = put
+        .restore_item(item)
+        .chunk_conditions(conditions)
+        .send_item()
+        .await;
+    match result {
+        Ok(()) => {
+            // 4. The chunks the item no longer names.
+            let replaced: Vec<Manifest> = stored
+                .into_iter()
+                .map(|(_, m)| m)
+                .filter(|m| !written.iter().any(|w| w.token == m.token))
+                .collect();
+            // The new value is stored; chunks left behind are orphans nothing reads.
+            let _ = delete_chunks(&db, &replaced).await;
+            Ok(())
+        }
+        // Refused by a condition: the item does not name the new chunks.
+        Err(e @ (Error::ConditionFailed { .. } | Error::VersionConflict { .. })) => {
+            let _ = delete_chunks(&db, &written).await;
+            Err(e)
+        }
+        // Perhaps applied (an ambiguous failure): the new chunks may be named; keep them.
+        Err(e) => Err(e),
+    }
+}
+
+/// The manifests of the item under `key`, read strongly consistent.
+async fn read_manifests<E: Entity>(
+    db: &Db<E::Table>,
+    key: &RawKey,
+) -> Result<Vec<(&'static str, Manifest)>, Error> {
+    const OP: &str = "GetItem";
+    let schema = &<E::Table as Table>::SCHEMA;
+    let mut p = crate::expr::Placeholders::default();
+    let projection: Vec<String> = E::__CHUNKED.iter().map(|f| p.name(f.attribute)).collect();
+    let (names, _) = p.finish();
+    let out = db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .set_key(Some(key_item(schema, key)))
+        .consistent_read(true)
+        .projection_expression(projection.join(", "))
+        .set_expression_attribute_names(names)
+        .send()
+        .await
+        .map_err(|e| Error::service(OP, db.table_name(), e))?;
+    Ok(out.item.as_ref().map(manifests_in::<E>).unwrap_or_default())
+}
+
+fn key_item(schema: &crate::TableSchema, key: &RawKey) -> Item {
+    let mut item = Item::with_capacity(2);
+    item.insert(schema.pk.name.to_owned(), AttributeValue::S(key.pk.clone()));
+    if let (Some(attr), Some(sk)) = (schema.sk, &key.sk) {
+        item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
+    }
+    item
+}
+
+/// After a delete of an item of `E` that returned the item: deletes its chunks.
+pub(crate) async fn after_delete<E: Entity>(db: &Db<E::Table>, old: &Item) -> Result<(), Error> {
+    let manifests: Vec<Manifest> = manifests_in::<E>(old).into_iter().map(|(_, m)| m).collect();
+    delete_chunks(db, &manifests).await
+}
+
+/// Loads the chunked fields of `entities` that were read without their chunks, with
+/// `BatchGetItem` for all of them at once. A value whose chunks are missing or do not
+/// match its manifest (replaced while being read) is an error: [`Db::get`] reads the
+/// item again in that case.
+pub(crate) async fn load<E: Entity>(db: &Db<E::Table>, entities: &mut [E]) -> Result<(), Error> {
+    const OP: &str = "BatchGetItem";
+    let schema = &<E::Table as Table>::SCHEMA;
+    // (entity, field, manifest) of every value to load.
+    let mut wanted: Vec<(usize, usize, Manifest)> = Vec::new();
+    for (e, entity) in entities.iter().enumerate() {
+        for i in 0..E::__CHUNKED.len() {
+            if let Some(m) = entity.__chunk_slot(i).and_then(|s| s.manifest()) {
+                wanted.push((e, i, m.clone()));
+            }
+        }
+    }
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let keys: Vec<RawKey> = wanted.iter().flat_map(|(_, _, m)| m.keys(schema)).collect();
+    let read = crate::batch::read_keys(
+        db,
+        &Default::default(),
+        keys,
+        true,
+        crate::RetryPolicy::default(),
+        8,
+    )
+    .await?;
+    if !read.unprocessed.is_empty() || !read.failed.is_empty() {
+        let missing =
+            read.unprocessed.len() + read.failed.iter().map(|(k, _)| k.len()).sum::<usize>();
+        return Err(Error::Incomplete {
+            entity: E::ENTITY_TYPE,
+            operation: OP,
+            missing,
+            source: read.failed.into_iter().next().map(|(_, e)| Box::new(e)),
+        });
+    }
+    let mut data: HashMap<String, Vec<u8>> = HashMap::with_capacity(read.found.len());
+    for (_, mut item) in read.found {
+        let pk = match item.remove(schema.pk.name) {
+            Some(AttributeValue::S(pk)) => pk,
+            _ => continue,
+        };
+        if let Some(AttributeValue::B(bytes)) = item.remove("_d") {
+            data.insert(pk, bytes.into_inner());
+        }
+    }
+    for (e, i, manifest) in wanted {
+        let mut encoded = Vec::with_capacity(usize::try_from(manifest.len).unwrap_or(0));
+        for key in manifest.keys(schema) {
+            match data.get(&key.pk) {
+                Some(bytes) => encoded.extend_from_slice(bytes),
+                None => {
+                    return Err(chunk_error::<E>(
+                        &manifest,
+                        format!("chunk {} is missing (the value was replaced while being read, or its chunks were deleted)", key.pk),
+                    ))
+                }
+            }
+        }
+        if encoded.len() as u64 != manifest.len || crc32fast::hash(&encoded) != manifest.crc {
+            return Err(chunk_error::<E>(
+                &manifest,
+                format!(
+                    "the chunks hold {} bytes with CRC {}, the manifest says {} bytes with CRC {}",
+                    encoded.len(),
+                    crc32fast::hash(&encoded),
+                    manifest.len,
+                    manifest.crc
+                ),
+            ));
+        }
+        if let Some(slot) = entities
+            .get_mut(e)
+            .and_then(|entity| entity.__chunk_slot_mut(i))
+        {
+            slot.fill(&encoded).map_err(|kind| {
+                Error::Decode(DecodeError {
+                    entity: E::ENTITY_TYPE,
+                    key: None,
+                    attribute: E::__CHUNKED.get(i).map(|f| f.attribute.to_owned()),
+                    kind,
+                })
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn chunk_error<E: Entity>(manifest: &Manifest, message: String) -> Error {
+    Error::Decode(DecodeError {
+        entity: E::ENTITY_TYPE,
+        key: Some(format!("chunks of write {}", manifest.token)),
+        attribute: None,
+        kind: DecodeErrorKind::Invalid(message),
+    })
+}
+
+impl<T: Table> Db<T> {
+    /// Loads the chunked fields that `entities` were read without (by a query, a scan
+    /// or a batch get), with one `BatchGetItem` call for all of them (several when they
+    /// have more than 100 chunks). See [`crate::chunk`].
+    pub async fn load_chunks<E: Entity<Table = T>>(&self, entities: &mut [E]) -> Result<(), Error> {
+        load(self, entities).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_manifest_round_trips_and_bad_ones_are_refused() {
+        let m = Manifest {
+            token: "abc".into(),
+            chunks: 3,
+            len: 1_000_000,
+            crc: 42,
+        };
+        let AttributeValue::M(map) = m.to_attr() else {
+            panic!("a map");
+        };
+        assert_eq!(Manifest::from_attr(&map), Ok(m));
+        let mut bad = map.clone();
+        bad.insert("t".into(), AttributeValue::S("a#b".into()));
+        assert!(Manifest::from_attr(&bad).is_err());
+        let mut bad = map;
+        bad.remove("crc");
+        assert!(Manifest::from_attr(&bad).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn values_round_trip_through_their_encoding(bytes in proptest::collection::vec(any::<u8>(), 0..2000), text in ".{0,200}") {
+            prop_assert_eq!(decode::<Vec<u8>>(&encode(&bytes)), Ok(bytes));
+            prop_assert_eq!(decode::<String>(&encode(&text)), Ok(text));
+        }
+
+        /// Decoding never panics, whatever the bytes.
+        #[test]
+        fn decoding_anything_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let _ = decode::<String>(&bytes);
+            let _ = decode::<Vec<u8>>(&bytes);
+        }
+    }
+}

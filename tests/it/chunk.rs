@@ -1,0 +1,313 @@
+//! Chunked attributes (`#[dynamo(chunked)]`): values in chunk items, the item kept small.
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_model::local::faults::Faults;
+use dynamo_model::{local, Chunked, Db, Entity, Error, ValidationReason};
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "INBOX#{owner}", sk = "MSG#{msg_id}")]
+pub struct Message {
+    pub owner: String,
+    pub msg_id: String,
+    pub subject: String,
+    #[dynamo(chunked)]
+    pub body: Chunked<String>,
+    /// Small thresholds, so small values already take several chunks.
+    #[dynamo(chunked(inline = 16, chunk_size = 1024))]
+    pub attachment: Chunked<Vec<u8>>,
+}
+
+fn message(id: &str, body: String, attachment: Vec<u8>) -> Message {
+    Message {
+        owner: "ann".into(),
+        msg_id: id.into(),
+        subject: format!("subject {id}"),
+        body: body.into(),
+        attachment: attachment.into(),
+    }
+}
+
+/// Every item of the table, raw.
+async fn all_items(
+    db: &Db<App>,
+) -> Result<Vec<dynamo_model::Item>, Box<dyn std::error::Error + Send + Sync>> {
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let out = db
+            .client()
+            .scan()
+            .table_name(db.table_name())
+            .set_exclusive_start_key(start)
+            .send()
+            .await?;
+        items.extend(out.items.unwrap_or_default());
+        start = out.last_evaluated_key;
+        if start.is_none() {
+            return Ok(items);
+        }
+    }
+}
+
+fn chunk_count(items: &[dynamo_model::Item]) -> usize {
+    items
+        .iter()
+        .filter(|i| matches!(i.get("_type"), Some(AttributeValue::S(t)) if t == "_chunk"))
+        .count()
+}
+
+fn bytes(n: usize, seed: u8) -> Vec<u8> {
+    (0..n)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
+}
+
+#[tokio::test]
+async fn values_round_trip_at_every_size_edge() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let inline = dynamo_model::chunk::DEFAULT_INLINE;
+    // The body's encoding is one tag byte plus the text, so `inline - 1` bytes of text
+    // are the largest value kept in the item.
+    let sizes = [
+        0,
+        1,
+        inline - 2,
+        inline - 1,
+        inline,
+        inline + 1,
+        400 * 1024,
+        10 << 20,
+    ];
+    for (i, size) in sizes.into_iter().enumerate() {
+        let text: String = "x".repeat(size);
+        let att = bytes(size.min(5000), i as u8);
+        let m = message(&format!("m{i}"), text, att);
+        db.put(&m).await?;
+        let back = db
+            .get(Message::key(MessageKey {
+                owner: "ann",
+                msg_id: &m.msg_id,
+            }))
+            .await?
+            .ok_or("missing")?;
+        assert_eq!(back, m, "size {size}");
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_fifty_megabyte_value_round_trips() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let big = bytes(50 << 20, 7);
+    let m = Message {
+        attachment: Chunked::new(Vec::new()),
+        ..message("big", String::new(), Vec::new())
+    };
+    let m = Message {
+        body: Chunked::new(String::from_utf8(
+            big.iter().map(|b| b'a' + b % 26).collect(),
+        )?),
+        ..m
+    };
+    db.put(&m).await?;
+    let back = db
+        .get(Message::key(MessageKey {
+            owner: "ann",
+            msg_id: "big",
+        }))
+        .await?
+        .ok_or("missing")?;
+    assert_eq!(back.body.get().map(String::len), Some(50 << 20));
+    assert_eq!(back, m);
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_item_keeps_a_manifest_and_each_chunk_has_its_own_partition() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    db.put(&message("m", "y".repeat(5000), bytes(3000, 1)))
+        .await?;
+    let items = all_items(&db).await?;
+    let parent = items
+        .iter()
+        .find(|i| matches!(i.get("_type"), Some(AttributeValue::S(t)) if t == "Message"))
+        .ok_or("no parent")?;
+    // The body (5,001 encoded bytes) fits one default chunk; the attachment (3,001)
+    // takes 3 chunks of 1,024.
+    for (attr, n) in [("body", 1), ("attachment", 3)] {
+        let Some(AttributeValue::M(manifest)) = parent.get(attr) else {
+            panic!("{attr} is not a manifest: {parent:?}");
+        };
+        assert_eq!(manifest.get("n"), Some(&AttributeValue::N(n.to_string())));
+    }
+    assert!(
+        dynamo_model::item_size(parent) < 1024,
+        "the parent stays small"
+    );
+    let chunks: Vec<_> = items
+        .iter()
+        .filter(|i| matches!(i.get("_type"), Some(AttributeValue::S(t)) if t == "_chunk"))
+        .collect();
+    assert_eq!(chunks.len(), 4);
+    let partitions: std::collections::HashSet<_> = chunks
+        .iter()
+        .filter_map(|c| c.get("PK").and_then(|v| v.as_s().ok()).cloned())
+        .collect();
+    assert_eq!(partitions.len(), 4, "one partition per chunk");
+    Ok(())
+}
+
+#[tokio::test]
+async fn listing_reads_no_chunks_and_load_chunks_is_one_call() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    for i in 0..20 {
+        db.put(&message(
+            &format!("m{i:02}"),
+            "z".repeat(3000 + i),
+            bytes(2000, i as u8),
+        ))
+        .await?;
+    }
+    let faults = Faults::new(0).record();
+    let watched = faulty(&db, &faults).await?;
+    let page = watched.query(Message::partition("ann")).all().await?;
+    assert_eq!(page.items.len(), 20);
+    assert!(page
+        .items
+        .iter()
+        .all(|m| !m.body.is_loaded() && !m.attachment.is_loaded()));
+    assert!(
+        page.consumed_capacity <= 2.0,
+        "{} RCU",
+        page.consumed_capacity
+    );
+    let ops: Vec<String> = faults.calls().into_iter().map(|c| c.operation).collect();
+    assert_eq!(ops, ["Query"], "a listing reads parents only");
+
+    let mut items = page.items;
+    watched.load_chunks(&mut items).await?;
+    let ops: Vec<String> = faults.calls().into_iter().map(|c| c.operation).collect();
+    // 20 bodies (1 chunk each) + 20 attachments (2 chunks each) = 60 keys: one call.
+    assert_eq!(ops, ["Query", "BatchGetItem"]);
+    for (i, m) in items.iter().enumerate() {
+        assert_eq!(m.body.get().map(String::len), Some(3000 + i));
+        assert_eq!(m.attachment.get(), Some(&bytes(2000, i as u8)));
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn overwriting_and_deleting_remove_the_old_chunks() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let key = || {
+        Message::key(MessageKey {
+            owner: "ann",
+            msg_id: "m",
+        })
+    };
+    db.put(&message("m", "a".repeat(5000), bytes(5000, 1)))
+        .await?;
+    assert_eq!(chunk_count(&all_items(&db).await?), 1 + 5);
+    db.put(&message("m", "b".repeat(9000), bytes(100, 2)))
+        .await?;
+    assert_eq!(chunk_count(&all_items(&db).await?), 1 + 1);
+    // Back to inline values: no chunk left.
+    db.put(&message("m", "c".into(), vec![3])).await?;
+    assert_eq!(chunk_count(&all_items(&db).await?), 0);
+    assert_eq!(
+        db.get(key())
+            .await?
+            .ok_or("missing")?
+            .body
+            .get()
+            .map(String::as_str),
+        Some("c")
+    );
+    db.put(&message("m", "d".repeat(3000), bytes(3000, 4)))
+        .await?;
+    db.delete(key()).await?;
+    assert!(
+        all_items(&db).await?.is_empty(),
+        "the delete took its chunks"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn concurrent_writers_never_mix_their_chunks() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    db.put(&message("m", "0".repeat(3000), bytes(3000, 0)))
+        .await?;
+    let writers: Vec<_> = (1..=8u8)
+        .map(|w| {
+            let db = db.clone();
+            tokio::spawn(async move {
+                let m = message("m", w.to_string().repeat(4000 + w as usize), bytes(4000, w));
+                (w, db.put(&m).await)
+            })
+        })
+        .collect();
+    let mut won = Vec::new();
+    for w in writers {
+        let (w, result) = w.await?;
+        match result {
+            Ok(()) => won.push(w),
+            Err(Error::ConditionFailed { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    assert!(!won.is_empty());
+    let back = db
+        .get(Message::key(MessageKey {
+            owner: "ann",
+            msg_id: "m",
+        }))
+        .await?
+        .ok_or("missing")?;
+    // Whatever won last, the value is one writer's, whole: body and attachment agree.
+    let w: u8 = back
+        .body
+        .get()
+        .and_then(|b| b[..1].parse().ok())
+        .ok_or("body")?;
+    assert_eq!(back.body.get().map(String::len), Some(4000 + w as usize));
+    assert_eq!(back.attachment.get(), Some(&bytes(4000, w)));
+    assert!(won.contains(&w));
+    // Losers deleted their chunks, winners' replaced chunks were deleted.
+    assert_eq!(chunk_count(&all_items(&db).await?), 1 + 4);
+    Ok(())
+}
+
+#[tokio::test]
+async fn writes_that_cannot_follow_the_protocol_are_refused() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let m = message("m", "e".repeat(3000), bytes(3000, 5));
+    let key = || {
+        Message::key(MessageKey {
+            owner: "ann",
+            msg_id: "m",
+        })
+    };
+    let err = db.batch_write().put(&m).await.unwrap_err();
+    assert_refused(&err, ValidationReason::NotSupportedInBatch);
+    let err = db.batch_write().delete(key()).await.unwrap_err();
+    assert_refused(&err, ValidationReason::NotSupportedInBatch);
+    let err = db.transact_write().put(db.put(&m)).await.unwrap_err();
+    assert_refused(&err, ValidationReason::NotSupportedInBatch);
+    let err = db
+        .transact_write()
+        .delete(db.delete(key()))
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::NotSupportedInBatch);
+    assert!(all_items(&db).await?.is_empty());
+    // A user batch write can never name a chunk key.
+    let forged = dynamo_model::Key::<User>::from_raw(dynamo_model::RawKey {
+        pk: "_CHUNK#abc#000000".into(),
+        sk: Some("_CHUNK".into()),
+    });
+    let err = db.batch_write().delete(forged).await.unwrap_err();
+    assert_refused(&err, ValidationReason::ForeignKeySpace);
+    Ok(())
+}
