@@ -742,7 +742,152 @@ fn chunk_error<E: Entity>(manifest: &Manifest, message: String) -> Error {
     })
 }
 
+/// What [`Db::collect_orphans`] found and removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Orphans {
+    /// Chunk items examined (old enough to be judged).
+    pub examined: usize,
+    /// Chunk items deleted: no item names their write any more.
+    pub deleted: usize,
+    /// Chunk items kept: their item names them.
+    pub kept: usize,
+}
+
+/// One write's chunks, as a sweep finds them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Write {
+    parent: RawKey,
+    field: String,
+    token: String,
+}
+
+/// The write a chunk item belongs to, from its key and attributes.
+fn write_of(schema: &crate::TableSchema, item: &Item) -> Option<(Write, RawKey)> {
+    let text = |name: &str| match item.get(name) {
+        Some(AttributeValue::S(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let key = crate::key::raw_key_of(schema, item)?;
+    let token = key
+        .pk
+        .strip_prefix(CHUNK_PREFIX)?
+        .split('#')
+        .next()?
+        .to_owned();
+    let parent = RawKey {
+        pk: text("_ppk")?,
+        sk: schema.sk.and_then(|_| text("_psk")),
+    };
+    Some((
+        Write {
+            parent,
+            field: text("_field")?,
+            token,
+        },
+        key,
+    ))
+}
+
 impl<T: Table> Db<T> {
+    /// Finds and deletes orphan chunk items: chunks written more than `older_than` ago
+    /// whose item does not name their write (a put that failed or crashed after writing
+    /// its chunks, or before deleting the chunks it replaced; a delete whose chunk
+    /// deletion failed). A scan of the table's chunk items (a filter on the entity type:
+    /// it reads the whole table, so run it off-peak), then one strongly consistent read
+    /// per item they belong to.
+    ///
+    /// `older_than` protects writes in progress: a put writes its chunks before the item
+    /// names them, within its retry deadline (60 s by default); the sweep must not judge
+    /// those chunks before the put is done. 15 minutes is a safe choice.
+    pub async fn collect_orphans(&self, older_than: std::time::Duration) -> Result<Orphans, Error> {
+        const OP: &str = "Scan";
+        let schema = &T::SCHEMA;
+        let cutoff =
+            now_millis().saturating_sub(u64::try_from(older_than.as_millis()).unwrap_or(u64::MAX));
+        let mut p = crate::expr::Placeholders::default();
+        let filter = format!(
+            "{} = {} AND {} <= {}",
+            p.name(schema.entity_type),
+            p.value(AttributeValue::S(CHUNK_TYPE.to_owned())),
+            p.name("_ct"),
+            p.value(AttributeValue::N(cutoff.to_string())),
+        );
+        let mut wanted = vec![schema.pk.name, "_ppk", "_psk", "_field"];
+        wanted.extend(schema.sk.map(|a| a.name));
+        let projection: Vec<String> = wanted.iter().map(|a| p.name(a)).collect();
+        let (names, values) = p.finish();
+        // Every old chunk, grouped by the write it belongs to.
+        let mut writes: HashMap<Write, Vec<RawKey>> = HashMap::new();
+        let mut report = Orphans::default();
+        let mut start = None;
+        loop {
+            let out = self
+                .client()
+                .scan()
+                .table_name(self.table_name())
+                .filter_expression(&filter)
+                .projection_expression(projection.join(", "))
+                .set_expression_attribute_names(names.clone())
+                .set_expression_attribute_values(values.clone())
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| Error::service(OP, self.table_name(), e))?;
+            for item in out.items.unwrap_or_default() {
+                if let Some((write, key)) = write_of(schema, &item) {
+                    report.examined += 1;
+                    writes.entry(write).or_default().push(key);
+                }
+            }
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                break;
+            }
+        }
+        // A write's chunks are orphans unless its item names its token now.
+        let mut doomed = Vec::new();
+        for (write, keys) in writes {
+            let named = self.names_write(&write).await?;
+            if named {
+                report.kept += keys.len();
+            } else {
+                doomed.extend(keys.into_iter().map(|key| crate::batch::WriteOp::Delete {
+                    entity: CHUNK_TYPE,
+                    key,
+                }));
+            }
+        }
+        let deleting = doomed.len();
+        write_chunks(self, doomed).await?;
+        report.deleted = deleting;
+        Ok(report)
+    }
+
+    /// Whether the item `write.parent` names the chunks of `write` now.
+    async fn names_write(&self, write: &Write) -> Result<bool, Error> {
+        const OP: &str = "GetItem";
+        let schema = &T::SCHEMA;
+        let mut p = crate::expr::Placeholders::default();
+        let field = p.name(&write.field);
+        let (names, _) = p.finish();
+        let out = self
+            .client()
+            .get_item()
+            .table_name(self.table_name())
+            .set_key(Some(key_item(schema, &write.parent)))
+            .consistent_read(true)
+            .projection_expression(field)
+            .set_expression_attribute_names(names)
+            .send()
+            .await
+            .map_err(|e| Error::service(OP, self.table_name(), e))?;
+        Ok(matches!(
+            out.item.as_ref().and_then(|i| i.get(&write.field)),
+            Some(AttributeValue::M(map)) if matches!(map.get("t"), Some(AttributeValue::S(t)) if *t == write.token)
+        ))
+    }
+
     /// Loads the chunked fields that `entities` were read without (by a query, a scan
     /// or a batch get), with one `BatchGetItem` call for all of them (several when they
     /// have more than 100 chunks). See [`crate::chunk`].

@@ -311,3 +311,117 @@ async fn writes_that_cannot_follow_the_protocol_are_refused() -> TestResult {
     assert_refused(&err, ValidationReason::ForeignKeySpace);
     Ok(())
 }
+
+/// The chunk keys the stored item names, and the chunk items present.
+async fn named_and_present(
+    db: &Db<App>,
+) -> Result<(Vec<String>, Vec<String>), Box<dyn std::error::Error + Send + Sync>> {
+    let items = all_items(db).await?;
+    let mut named = Vec::new();
+    for item in &items {
+        for attr in ["body", "attachment"] {
+            if let Some(AttributeValue::M(m)) = item.get(attr) {
+                let token = m.get("t").and_then(|t| t.as_s().ok()).ok_or("token")?;
+                let n: u32 = m.get("n").and_then(|n| n.as_n().ok()).ok_or("n")?.parse()?;
+                named.extend((0..n).map(|seq| format!("_CHUNK#{token}#{seq:06}")));
+            }
+        }
+    }
+    let mut present: Vec<String> = items
+        .iter()
+        .filter(|i| matches!(i.get("_type"), Some(AttributeValue::S(t)) if t == "_chunk"))
+        .filter_map(|i| i.get("PK").and_then(|v| v.as_s().ok()).cloned())
+        .collect();
+    named.sort();
+    present.sort();
+    Ok((named, present))
+}
+
+/// A put interrupted at any step (its chunk writes refused, its item write refused or
+/// applied with the answer lost, its deletion of the replaced chunks refused) leaves the
+/// old value or the new one, whole; the sweep then removes exactly the chunks no item
+/// names.
+#[tokio::test]
+async fn interrupted_writes_leave_a_whole_value_and_the_sweep_removes_the_orphans() -> TestResult {
+    use dynamo_model::local::faults::FaultKind;
+    let db = local::fresh_table::<App>().await?;
+    let key = || {
+        Message::key(MessageKey {
+            owner: "ann",
+            msg_id: "m",
+        })
+    };
+    let mut outcomes = std::collections::BTreeMap::new();
+    for seed in 0..24u64 {
+        let old = message(
+            "m",
+            format!("old {seed} ").repeat(400),
+            bytes(3000, seed as u8),
+        );
+        db.put(&old).await?;
+        let new = message(
+            "m",
+            format!("new {seed} ").repeat(500),
+            bytes(4500, 100 + seed as u8),
+        );
+        let faults = Faults::new(seed)
+            .rate(0.5)
+            .kinds([FaultKind::Reject, FaultKind::ServerErrorAfterApply])
+            .operations(["BatchWriteItem", "PutItem"]);
+        let faulty_db = faulty(&db, &faults).await?;
+        let result = faulty_db.put(&new).await;
+        let back = db.get(key()).await?.ok_or("missing")?;
+        let which = if back == new {
+            "new"
+        } else if back == old {
+            "old"
+        } else {
+            panic!("seed {seed}: a mixed value {back:?}");
+        };
+        if result.is_ok() {
+            assert_eq!(which, "new", "seed {seed}: the put succeeded");
+        }
+        *outcomes.entry((result.is_ok(), which)).or_insert(0) += 1;
+        let report = db.collect_orphans(std::time::Duration::ZERO).await?;
+        let (named, present) = named_and_present(&db).await?;
+        assert_eq!(named, present, "seed {seed}: after the sweep ({report:?})");
+        assert_eq!(
+            db.get(key()).await?.ok_or("missing")?,
+            back,
+            "the sweep changed nothing readable"
+        );
+    }
+    // The seeds reached failures at different steps.
+    assert!(outcomes.len() >= 3, "{outcomes:?}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_sweep_spares_recent_chunks_and_named_ones() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    db.put(&message("m", "f".repeat(5000), bytes(5000, 6)))
+        .await?;
+    // Orphans of a failed write: chunks written, the item write refused.
+    let faults = Faults::new(1)
+        .rate(1.0)
+        .kinds([dynamo_model::local::faults::FaultKind::Reject])
+        .operations(["PutItem"]);
+    let faulty_db = faulty(&db, &faults).await?;
+    assert!(faulty_db
+        .put(&message("m", "g".repeat(9000), bytes(9000, 7)))
+        .await
+        .is_err());
+    let (named, present) = named_and_present(&db).await?;
+    assert!(present.len() > named.len(), "the failed write left orphans");
+    // Too recent to judge: kept.
+    let report = db
+        .collect_orphans(std::time::Duration::from_secs(900))
+        .await?;
+    assert_eq!((report.examined, report.deleted), (0, 0));
+    let report = db.collect_orphans(std::time::Duration::ZERO).await?;
+    assert_eq!(report.deleted, present.len() - named.len());
+    assert_eq!(report.kept, named.len());
+    let (named, present) = named_and_present(&db).await?;
+    assert_eq!(named, present);
+    Ok(())
+}
