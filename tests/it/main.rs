@@ -4,6 +4,7 @@
 mod ambiguous;
 mod batch;
 mod common;
+mod compress;
 mod deadlines;
 mod decode;
 mod duplicates;
