@@ -642,6 +642,50 @@ impl<E, V> CompressedPath<E, V> {
     }
 }
 
+/// Comparisons a compressed field does not have: stored bytes are not the value, so
+/// `eq`, `lt`, `begins_with`, ... on a [`CompressedPath`] are a compile error naming the
+/// reason (rather than rustc's guess at another trait's method of the same name).
+/// Implemented by no type.
+#[diagnostic::on_unimplemented(
+    message = "a #[dynamo(compress)] field cannot be compared in a condition or filter",
+    label = "stored as compressed bytes",
+    note = "a compressed attribute holds compressed bytes, not the value: test it with `exists()` / `not_exists()`, or keep a plain copy of what you need to compare in another field"
+)]
+pub trait CompressedComparison {
+    #[doc(hidden)]
+    fn __never(self) -> std::convert::Infallible;
+}
+
+macro_rules! no_comparison {
+    ($($name:ident($($arg:ident),*)),*) => {
+        impl<E, V> CompressedPath<E, V> {
+            $(
+                #[doc(hidden)]
+                #[allow(unreachable_code)]
+                pub fn $name<T>(self, $($arg: T),*) -> Condition<E>
+                where
+                    Self: CompressedComparison,
+                {
+                    let _ = ($($arg),*);
+                    match self.__never() {}
+                }
+            )*
+        }
+    };
+}
+no_comparison!(
+    eq(value),
+    ne(value),
+    lt(value),
+    le(value),
+    gt(value),
+    ge(value),
+    between(low, high),
+    is_in(values),
+    begins_with(prefix),
+    contains(value)
+);
+
 impl<E, V> crate::sealed::SettablePath for CompressedPath<E, V> {}
 
 impl<E, V: Compressible> crate::expr::SettablePath<E, V> for CompressedPath<E, V> {

@@ -171,15 +171,9 @@ async fn a_query_decodes_compressed_fields_and_conditions_test_their_presence() 
         .await?
         .items;
     assert_eq!(summarised.len(), 3);
-    let put_if_absent = db
-        .put(&posts[1])
-        .condition(f.summary.not_exists())
-        .await;
+    let put_if_absent = db.put(&posts[1]).condition(f.summary.not_exists()).await;
     assert!(put_if_absent.is_ok(), "{put_if_absent:?}");
-    let refused = db
-        .put(&posts[0])
-        .condition(f.summary.not_exists())
-        .await;
+    let refused = db.put(&posts[0]).condition(f.summary.not_exists()).await;
     assert!(
         matches!(refused, Err(Error::ConditionFailed { .. })),
         "{refused:?}"

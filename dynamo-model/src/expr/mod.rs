@@ -105,9 +105,9 @@ impl<E, V, M> std::fmt::Debug for Path<E, V, M> {
 /// A path an update may change: every field's path except those of primary-key fields
 /// and of the `#[dynamo(version)]` field. Sealed: implemented by the crate only.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is the path of a primary-key or version field, which an update cannot set",
-    label = "a key field, or the #[dynamo(version)] field",
-    note = "changing a key field moves the item to another key: delete the old item and put the new one (atomically, in a transaction); the version is managed by the crate (use if_version / any_version)"
+    message = "`{Self}` is the path of a primary-key, version or compressed field, which this update cannot change",
+    label = "a key field, the #[dynamo(version)] field, or a #[dynamo(compress)] field",
+    note = "changing a key field moves the item to another key: delete the old item and put the new one (atomically, in a transaction); the version is managed by the crate (use if_version / any_version); a compressed field holds compressed bytes, which only `set` and `remove` replace"
 )]
 pub trait UpdatablePath<E, V>: crate::sealed::UpdatablePath {
     /// Where the attribute is.
