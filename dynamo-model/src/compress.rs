@@ -80,7 +80,7 @@
 //! Reading a damaged value never panics: an empty attribute, an unknown tag, a corrupt or
 //! truncated payload, a value decompressing to more than `max_size` bytes, a codec this
 //! build does not include, or bytes that are not UTF-8 for a `String` fail with
-//! [`DecodeErrorKind::Decompress`](crate::DecodeErrorKind::Decompress) naming the
+//! [`DecodeErrorKind::Decompress`] naming the
 //! attribute. The compressed size is what counts against the 400 KB item limit: a value
 //! still too large after compression is refused before sending with
 //! [`ValidationReason::ItemTooLarge`](crate::ValidationReason::ItemTooLarge).
