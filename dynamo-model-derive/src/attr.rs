@@ -708,6 +708,172 @@ pub fn attribute_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> AttributeAttrs {
 
 // ---------------------------------------------------------------- fields
 
+/// A compression codec a field may name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum CodecName {
+    Zstd,
+    Gzip,
+}
+
+impl CodecName {
+    pub fn name(self) -> &'static str {
+        match self {
+            CodecName::Zstd => "zstd",
+            CodecName::Gzip => "gzip",
+        }
+    }
+}
+
+/// DynamoDB's 400 KB item limit: a threshold above it would leave values uncompressed
+/// that no item can hold.
+const MAX_ITEM_BYTES: usize = 400 * 1024;
+
+/// `#[dynamo(compress = "zstd")]` or
+/// `#[dynamo(compress(codec = "gzip", level = 9, threshold = 1024, max_size = 1048576))]`.
+pub struct Compress {
+    /// The `compress` word, for errors.
+    pub word: Path,
+    pub codec: CodecName,
+    /// The codec's literal, where a disabled codec is reported.
+    pub codec_lit: LitStr,
+    /// Checked against the codec's range.
+    pub level: i32,
+    pub threshold: Option<usize>,
+    pub max_size: Option<usize>,
+}
+
+fn codec_name(lit: &LitStr) -> syn::Result<CodecName> {
+    match lit.value().as_str() {
+        "zstd" => Ok(CodecName::Zstd),
+        "gzip" => Ok(CodecName::Gzip),
+        other => Err(syn::Error::new(
+            lit.span(),
+            format!("unknown compression codec `{other}`; expected \"zstd\" or \"gzip\""),
+        )),
+    }
+}
+
+fn compress(meta: &ParseNestedMeta) -> syn::Result<Compress> {
+    let word = meta.path.clone();
+    if meta.input.peek(Token![=]) {
+        let lit: LitStr = meta.value()?.parse()?;
+        let codec = codec_name(&lit)?;
+        return Ok(Compress {
+            word,
+            level: default_level(codec),
+            codec,
+            codec_lit: lit,
+            threshold: None,
+            max_size: None,
+        });
+    }
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(meta.error(
+            "expected `compress = \"zstd\"`, `compress = \"gzip\"` or `compress(codec = \"..\", level = .., threshold = .., max_size = ..)`",
+        ));
+    }
+    let mut codec: Option<LitStr> = None;
+    let mut level: Option<syn::LitInt> = None;
+    let mut threshold: Option<syn::LitInt> = None;
+    let mut max_size: Option<syn::LitInt> = None;
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("codec") {
+            set_once(&mut codec, inner.value()?.parse()?, &inner, "codec")
+        } else if inner.path.is_ident("level") {
+            set_once(&mut level, int_value(&inner, "level")?, &inner, "level")
+        } else if inner.path.is_ident("threshold") {
+            set_once(
+                &mut threshold,
+                int_value(&inner, "threshold")?,
+                &inner,
+                "threshold",
+            )
+        } else if inner.path.is_ident("max_size") {
+            set_once(
+                &mut max_size,
+                int_value(&inner, "max_size")?,
+                &inner,
+                "max_size",
+            )
+        } else {
+            Err(inner.error(
+                "unknown compress option; expected `codec`, `level`, `threshold` or `max_size`",
+            ))
+        }
+    })?;
+    let codec_lit = codec
+        .ok_or_else(|| meta.error("compress(..) needs `codec = \"zstd\"` or `codec = \"gzip\"`"))?;
+    let codec = codec_name(&codec_lit)?;
+    let level = match level {
+        None => default_level(codec),
+        Some(lit) => {
+            let (low, high) = match codec {
+                CodecName::Zstd => (1, 22),
+                CodecName::Gzip => (1, 9),
+            };
+            match lit.base10_parse::<i32>() {
+                Ok(n) if (low..=high).contains(&n) => n,
+                _ => {
+                    return Err(syn::Error::new(
+                        lit.span(),
+                        format!("a {} level is {low} to {high}", codec.name()),
+                    ))
+                }
+            }
+        }
+    };
+    let threshold = match threshold {
+        None => None,
+        Some(lit) => match lit.base10_parse::<usize>() {
+            Ok(n) if n <= MAX_ITEM_BYTES => Some(n),
+            _ => {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    format!("a compression threshold is 0 to {MAX_ITEM_BYTES} bytes (DynamoDB's 400 KB item limit): values under it are stored uncompressed"),
+                ))
+            }
+        },
+    };
+    let max_size =
+        match max_size {
+            None => None,
+            Some(lit) => match lit.base10_parse::<usize>() {
+                Ok(n) if n > 0 => Some(n),
+                _ => return Err(syn::Error::new(
+                    lit.span(),
+                    "`max_size` is the most a stored value may decompress to, in bytes: at least 1",
+                )),
+            },
+        };
+    Ok(Compress {
+        word,
+        codec,
+        codec_lit,
+        level,
+        threshold,
+        max_size,
+    })
+}
+
+fn default_level(codec: CodecName) -> i32 {
+    match codec {
+        CodecName::Zstd => 3,
+        CodecName::Gzip => 6,
+    }
+}
+
+/// An unsuffixed integer literal after `=`.
+fn int_value(meta: &ParseNestedMeta, name: &str) -> syn::Result<syn::LitInt> {
+    let value = meta.value()?;
+    match value.parse::<syn::Lit>()? {
+        syn::Lit::Int(lit) if lit.suffix().is_empty() => Ok(lit),
+        other => Err(syn::Error::new(
+            other.span(),
+            format!("`{name}` takes an integer, e.g. `{name} = 1024`"),
+        )),
+    }
+}
+
 pub struct FieldAttrs {
     pub serde_codec: bool,
     /// `#[dynamo(version)]`: optimistic-locking counter managed by the crate.
@@ -720,6 +886,8 @@ pub struct FieldAttrs {
     pub skip_serializing_if: Option<Path>,
     /// `#[dynamo(chunked)]` / `chunked(inline = N, chunk_size = N)`.
     pub chunked: Option<ChunkedAttr>,
+    /// `#[dynamo(compress = ..)]`: stored compressed in a binary attribute.
+    pub compress: Option<Compress>,
 }
 
 /// `#[dynamo(chunked(inline = N, chunk_size = N))]` on a field.
@@ -766,6 +934,7 @@ impl FieldAttrs {
             || self.skip
             || self.default.is_some()
             || self.skip_serializing_if.is_some()
+            || self.compress.is_some()
     }
 }
 
@@ -834,6 +1003,7 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
         default: None,
         skip_serializing_if: None,
         chunked: None,
+        compress: None,
     };
     let mut said = FieldSaid::default();
     let (mut dynamo_skip, mut serde_skip) = (false, false);
@@ -841,9 +1011,11 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
     let mut one_direction: Option<&Attribute> = None;
     let field_options = match derive {
         Derive::Entity => {
-            "`rename`, `default`, `skip`, `skip_serializing_if`, `serde`, `version`, `ttl` or `chunked`"
+            "`rename`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl` or `chunked`"
         }
-        Derive::Attribute => "`rename`, `default`, `skip`, `skip_serializing_if` or `serde`",
+        Derive::Attribute => {
+            "`rename`, `default`, `skip`, `skip_serializing_if`, `serde` or `compress`"
+        }
     };
     for attr in attrs {
         if attr.path().is_ident("dynamo") {
@@ -852,6 +1024,9 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
                 {
                 } else if meta.path.is_ident("serde") {
                     out.serde_codec = true;
+                } else if meta.path.is_ident("compress") {
+                    let c = compress(&meta)?;
+                    set_once(&mut out.compress, c, &meta, "compress")?;
                 } else if meta.path.is_ident("version") && derive == Derive::Entity {
                     out.version = true;
                 } else if meta.path.is_ident("ttl") && derive == Derive::Entity {
@@ -916,6 +1091,12 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
     let [d, s] = said.skip_serializing_if;
     out.skip_serializing_if = agree(cx, d, s).map(|x| x.value);
     out.skip = dynamo_skip || serde_skip || (skip_ser && skip_de);
+    if let (true, Some(c)) = (out.skip, &out.compress) {
+        cx.error_spanned_by(
+            &c.word,
+            "a skipped field is not stored, so it cannot be compressed",
+        );
+    }
     if (skip_ser != skip_de) && !dynamo_skip {
         cx.error_spanned_by(
             one_direction,

@@ -254,6 +254,13 @@ fn parse_template(cx: &mut Ctxt, lit: &LitStr, fields: &[Field], what: &str) -> 
                 cx.error_spanned_by(lit, format!("field `{name}` is managed (#[dynamo(version)] or #[dynamo(ttl)]) and cannot be part of a key"));
                 ok = false;
             }
+            Some(f) if f.attrs.compress.is_some() => {
+                cx.error_spanned_by(
+                    lit,
+                    format!("field `{name}` is stored compressed (#[dynamo(compress)]) and cannot be part of a key: a key is compared and sorted, compressed bytes are neither"),
+                );
+                ok = false;
+            }
             Some(f) if f.attrs.serde_codec => {
                 cx.error_spanned_by(
                     lit,
@@ -365,6 +372,17 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
             if f.attrs.skip || f.attrs.serde_codec {
                 cx.error_spanned_by(&f.ident, format!("a #[dynamo({what})] field cannot be skipped or stored with #[dynamo(serde)]"));
             }
+            if let Some(c) = &f.attrs.compress {
+                let why = if flag == 0 {
+                    "the version is a number the crate compares and increments"
+                } else {
+                    "DynamoDB's TTL reads a number of epoch seconds"
+                };
+                cx.error_spanned_by(
+                    &c.word,
+                    format!("a #[dynamo({what})] field cannot be compressed: {why}"),
+                );
+            }
             if f.attrs.version && f.attrs.ttl {
                 cx.error_spanned_by(&f.ident, "a field cannot be both the version and the TTL");
             }
@@ -450,6 +468,10 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
                 let mut out = Vec::new();
                 for ident in list.iter().flatten() {
                     match fields.iter().position(|f| f.ident == *ident) {
+                        Some(i) if fields[i].attrs.compress.is_some() => cx.error_spanned_by(
+                            ident,
+                            format!("field `{ident}` is stored compressed (#[dynamo(compress)]) and cannot be an index key attribute"),
+                        ),
                         Some(i) if fields[i].attrs.skip || fields[i].attrs.serde_codec => cx.error_spanned_by(
                             ident,
                             format!("field `{ident}` is skipped or stored with #[dynamo(serde)] and cannot be an index key attribute"),

@@ -71,9 +71,6 @@ pub const CHUNK_PREFIX: &str = "_CHUNK#";
 /// The sort key of chunk items, in tables with a sort key.
 pub const CHUNK_SORT_KEY: &str = "_CHUNK";
 
-/// The first byte of an encoded value: stored as is.
-const TAG_RAW: u8 = 0;
-
 /// Whether `key` is a chunk item's key (the crate's own key space).
 pub(crate) fn is_chunk_key(key: &RawKey) -> bool {
     key.pk.starts_with(CHUNK_PREFIX)
@@ -171,25 +168,27 @@ impl ChunkValue for Vec<u8> {
     }
 }
 
-/// The stored form of a value: a tag byte, then the bytes.
-fn encode<T: ChunkValue>(value: &T) -> Arc<[u8]> {
+/// The stored form of a value, as [`crate::compress`] writes it: a tag byte (0: as is),
+/// then the bytes, compressed when the field says so and it pays.
+fn encode<T: ChunkValue>(value: &T, field: &ChunkedField) -> Arc<[u8]> {
     let bytes = value.to_bytes();
-    let mut out = Vec::with_capacity(bytes.len() + 1);
-    out.push(TAG_RAW);
-    out.extend_from_slice(&bytes);
-    out.into()
+    match field.compression {
+        Some(c) => crate::compress::encode(c.codec, c.threshold, &bytes).into(),
+        None => {
+            let mut out = Vec::with_capacity(bytes.len() + 1);
+            out.push(0);
+            out.extend_from_slice(&bytes);
+            out.into()
+        }
+    }
 }
 
-fn decode<T: ChunkValue>(encoded: &[u8]) -> Result<T, DecodeErrorKind> {
-    match encoded.split_first() {
-        Some((&TAG_RAW, bytes)) => T::from_bytes(bytes.to_vec()),
-        Some((tag, _)) => Err(DecodeErrorKind::Invalid(format!(
-            "a chunked value with unknown encoding tag {tag}"
-        ))),
-        None => Err(DecodeErrorKind::Invalid(
-            "an empty chunked value (no encoding tag)".to_owned(),
-        )),
-    }
+/// The value from its stored form (any tag [`crate::compress`] reads, whatever the
+/// field's codec now); a compressed value may expand to the field's `max_size`.
+fn decode<T: ChunkValue>(encoded: &[u8], field: &ChunkedField) -> Result<T, DecodeErrorKind> {
+    let max = field.compression.map_or(usize::MAX, |c| c.max_size);
+    let bytes = crate::compress::decode(encoded, max).map_err(DecodeErrorKind::Decompress)?;
+    T::from_bytes(bytes.into_owned())
 }
 
 /// A field stored in chunk items when it is large; see the [module documentation](self).
@@ -291,9 +290,9 @@ impl<T: fmt::Debug> fmt::Debug for Chunked<T> {
 }
 
 impl<T: ChunkValue> Chunked<T> {
-    fn encoded(&self) -> Option<Arc<[u8]>> {
+    fn encoded(&self, field: &ChunkedField) -> Option<Arc<[u8]>> {
         match &self.state {
-            State::Loaded(v) => Some(Arc::clone(self.encoded.get_or_init(|| encode(v)))),
+            State::Loaded(v) => Some(Arc::clone(self.encoded.get_or_init(|| encode(v, field)))),
             State::Stored(_) => None,
         }
     }
@@ -305,20 +304,20 @@ pub trait ChunkSlot: Send + Sync {
     /// The manifest of a value read without its chunks.
     fn manifest(&self) -> Option<&Manifest>;
     /// The encoded value, when loaded.
-    fn encoded(&self) -> Option<Arc<[u8]>>;
+    fn encoded(&self, field: &ChunkedField) -> Option<Arc<[u8]>>;
     /// Loads the value from its encoded bytes.
-    fn fill(&mut self, encoded: &[u8]) -> Result<(), DecodeErrorKind>;
+    fn fill(&mut self, encoded: &[u8], field: &ChunkedField) -> Result<(), DecodeErrorKind>;
 }
 
 impl<T: ChunkValue> ChunkSlot for Chunked<T> {
     fn manifest(&self) -> Option<&Manifest> {
         Chunked::manifest(self)
     }
-    fn encoded(&self) -> Option<Arc<[u8]>> {
-        Chunked::encoded(self)
+    fn encoded(&self, field: &ChunkedField) -> Option<Arc<[u8]>> {
+        Chunked::encoded(self, field)
     }
-    fn fill(&mut self, encoded: &[u8]) -> Result<(), DecodeErrorKind> {
-        self.state = State::Loaded(decode(encoded)?);
+    fn fill(&mut self, encoded: &[u8], field: &ChunkedField) -> Result<(), DecodeErrorKind> {
+        self.state = State::Loaded(decode(encoded, field)?);
         Ok(())
     }
 }
@@ -333,6 +332,9 @@ pub struct ChunkedField {
     pub inline: usize,
     /// Bytes of value per chunk item.
     pub chunk_size: usize,
+    /// How the value is compressed before it is stored or split (`chunked` with
+    /// `compress`), if it is.
+    pub compression: Option<&'static crate::compress::Compression>,
 }
 
 #[doc(hidden)]
@@ -349,7 +351,7 @@ pub mod __private {
         field: &ChunkedField,
         value: &Chunked<T>,
     ) {
-        let attr = match (&value.state, value.encoded()) {
+        let attr = match (&value.state, value.encoded(field)) {
             (State::Stored(manifest), _) => manifest.to_attr(),
             (State::Loaded(_), Some(bytes)) if bytes.len() <= field.inline => {
                 AttributeValue::B(Blob::new(bytes.to_vec()))
@@ -365,7 +367,7 @@ pub mod __private {
         field: &ChunkedField,
     ) -> Result<Chunked<T>, FieldError<DecodeError>> {
         let kind = match item.remove(field.attribute) {
-            Some(AttributeValue::B(bytes)) => match decode(bytes.as_ref()) {
+            Some(AttributeValue::B(bytes)) => match decode(bytes.as_ref(), field) {
                 Ok(value) => return Ok(Chunked::new(value)),
                 Err(kind) => kind,
             },
@@ -404,7 +406,7 @@ pub(crate) fn pending<E: Entity>(entity: &E) -> Vec<Pending> {
         .iter()
         .enumerate()
         .filter_map(|(i, field)| {
-            let bytes = entity.__chunk_slot(i)?.encoded()?;
+            let bytes = entity.__chunk_slot(i)?.encoded(field)?;
             (bytes.len() > field.inline).then_some(Pending {
                 field: *field,
                 bytes,
@@ -716,15 +718,18 @@ pub(crate) async fn load<E: Entity>(db: &Db<E::Table>, entities: &mut [E]) -> Re
                 ),
             ));
         }
+        let Some(field) = E::__CHUNKED.get(i) else {
+            continue;
+        };
         if let Some(slot) = entities
             .get_mut(e)
             .and_then(|entity| entity.__chunk_slot_mut(i))
         {
-            slot.fill(&encoded).map_err(|kind| {
+            slot.fill(&encoded, field).map_err(|kind| {
                 Error::Decode(DecodeError {
                     entity: E::ENTITY_TYPE,
                     key: None,
-                    attribute: E::__CHUNKED.get(i).map(|f| f.attribute.to_owned()),
+                    attribute: Some(field.attribute.to_owned()),
                     kind,
                 })
             })?;
@@ -901,6 +906,13 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    const PLAIN: ChunkedField = ChunkedField {
+        attribute: "body",
+        inline: DEFAULT_INLINE,
+        chunk_size: DEFAULT_CHUNK_SIZE,
+        compression: None,
+    };
+
     #[test]
     fn a_manifest_round_trips_and_bad_ones_are_refused() {
         let m = Manifest {
@@ -924,15 +936,15 @@ mod tests {
     proptest! {
         #[test]
         fn values_round_trip_through_their_encoding(bytes in proptest::collection::vec(any::<u8>(), 0..2000), text in ".{0,200}") {
-            prop_assert_eq!(decode::<Vec<u8>>(&encode(&bytes)), Ok(bytes));
-            prop_assert_eq!(decode::<String>(&encode(&text)), Ok(text));
+            prop_assert_eq!(decode::<Vec<u8>>(&encode(&bytes, &PLAIN), &PLAIN), Ok(bytes));
+            prop_assert_eq!(decode::<String>(&encode(&text, &PLAIN), &PLAIN), Ok(text));
         }
 
         /// Decoding never panics, whatever the bytes.
         #[test]
         fn decoding_anything_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
-            let _ = decode::<String>(&bytes);
-            let _ = decode::<Vec<u8>>(&bytes);
+            let _ = decode::<String>(&bytes, &PLAIN);
+            let _ = decode::<Vec<u8>>(&bytes, &PLAIN);
         }
     }
 }

@@ -456,6 +456,11 @@ pub enum DecodeErrorKind {
         /// What is wrong at that place (never itself `Nested`).
         source: Box<DecodeErrorKind>,
     },
+    /// A compressed attribute (`#[dynamo(compress)]`) could not be read: an unknown tag,
+    /// a corrupt or truncated payload, a value over the field's `max_size`, a codec this
+    /// build lacks, or a `String` that is not UTF-8. See [`crate::compress`].
+    #[error("compressed value: {0}")]
+    Decompress(crate::compress::DecompressError),
     /// An enum stored under a variant name the type does not have (renamed or removed
     /// since the item was written, or written by another program).
     #[error("unknown variant `{found}`, expected one of: {}", expected.join(", "))]

@@ -8,6 +8,10 @@ pub trait Numeric {}
 pub trait StringSet {}
 /// For [`UpdatablePath`](crate::UpdatablePath).
 pub trait UpdatablePath {}
+/// For [`SettablePath`](crate::expr::SettablePath).
+pub trait SettablePath {}
+/// For [`Compressible`](crate::compress::Compressible).
+pub trait Compressible {}
 /// For [`KeyArg`](crate::key::KeyArg).
 pub trait KeyArg<T> {}
 /// For [`OptionalKeyPart`](crate::key::OptionalKeyPart).

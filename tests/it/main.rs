@@ -5,6 +5,7 @@ mod ambiguous;
 mod batch;
 mod chunk;
 mod common;
+mod compress;
 mod deadlines;
 mod decode;
 mod duplicates;

@@ -4,7 +4,7 @@
 
 use crate::check::{self, AttributeModel, Field, Shape, Variant, VariantKind};
 use crate::ctxt::Ctxt;
-use crate::expand::entity::field_default;
+use crate::expand::entity::{codec_check, compression, field_default};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -82,11 +82,29 @@ fn generate(m: &AttributeModel) -> TokenStream {
     let map_marker = matches!(m.shape, Shape::Struct { .. }).then(
         || quote!(impl #impl_generics #dm::MapAttribute for #ident #ty_generics #where_clause {}),
     );
+    // Fields of the struct and of struct variants naming a codec whose feature is off.
+    let codec_checks = match &m.shape {
+        Shape::Struct { fields, .. } => fields.iter().collect::<Vec<_>>(),
+        Shape::Enum(variants) => variants
+            .iter()
+            .flat_map(|v| match &v.kind {
+                VariantKind::Struct(fields) => fields.iter().collect::<Vec<_>>(),
+                _ => Vec::new(),
+            })
+            .collect(),
+        Shape::Newtype(_) => Vec::new(),
+    }
+    .into_iter()
+    .filter_map(|f| f.attrs.compress.as_ref().map(|c| codec_check(&f.ident, c)))
+    .collect::<Vec<_>>();
+    let codec_checks =
+        (!codec_checks.is_empty()).then(|| quote!(const _: () = { #(#codec_checks)* };));
     quote! {
         impl #impl_generics #dm::AttrValue for #ident #ty_generics #where_clause {
             #body
         }
         #map_marker
+        #codec_checks
     }
 }
 
@@ -103,7 +121,14 @@ fn put_members(
         .filter(|f| !f.attrs.skip)
         .map(|f| {
             let (ty, name, value) = (&f.ty, &f.name, access(f));
-            let put = if f.attrs.serde_codec {
+            let put = if let Some(c) = &f.attrs.compress {
+                let c = compression(c);
+                if f.attrs.serde_codec {
+                    quote_spanned!(ty.span()=> #private::put_compressed_serde_member::<#ty>(#map, #name, #value, #c)?;)
+                } else {
+                    quote_spanned!(ty.span()=> #private::put_compressed_member::<#ty>(#map, #name, #value, #c)?;)
+                }
+            } else if f.attrs.serde_codec {
                 quote_spanned!(ty.span()=> #private::put_serde_member::<#ty>(#map, #name, #value)?;)
             } else {
                 quote_spanned!(ty.span()=> #private::put_member::<#ty>(#map, #name, #value)?;)
@@ -136,7 +161,14 @@ fn take_members(
                 Some(default) => quote!(::core::option::Option::Some(#default)),
                 None => quote!(::core::option::Option::None),
             };
-            if f.attrs.serde_codec {
+            if let Some(c) = &f.attrs.compress {
+                let c = compression(c);
+                if f.attrs.serde_codec {
+                    quote_spanned!(ty.span()=> #fi: #private::take_compressed_serde_member::<#ty>(#map, #name, #c, #default)?,)
+                } else {
+                    quote_spanned!(ty.span()=> #fi: #private::take_compressed_member::<#ty>(#map, #name, #c, #default)?,)
+                }
+            } else if f.attrs.serde_codec {
                 quote_spanned!(ty.span()=> #fi: #private::take_serde_member::<#ty>(#map, #name, #default)?,)
             } else {
                 quote_spanned!(ty.span()=> #fi: #private::take_member::<#ty>(#map, #name, #default)?,)

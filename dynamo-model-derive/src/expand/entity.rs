@@ -82,6 +82,11 @@ fn generate(m: &EntityModel) -> TokenStream {
         );
         checks.push(quote!(if __SCHEMA.ttl.is_none() { #p }));
     }
+    for f in &m.fields {
+        if let Some(c) = &f.attrs.compress {
+            checks.push(codec_check(&f.ident, c));
+        }
+    }
     for f in m.fields.iter().filter(|f| !f.attrs.skip && !f.attrs.ttl) {
         let name = &f.name;
         // Point at the rename when there is one: that is what to change.
@@ -444,7 +449,14 @@ fn generate(m: &EntityModel) -> TokenStream {
             Some(n) => quote!(#n),
             None => quote!(#dm::chunk::DEFAULT_CHUNK_SIZE),
         };
-        quote!(#dm::chunk::ChunkedField { attribute: #name, inline: #inline, chunk_size: #chunk_size })
+        let compression = match &f.attrs.compress {
+            Some(c) => {
+                let c = compression(c);
+                quote!(::core::option::Option::Some(#c))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(#dm::chunk::ChunkedField { attribute: #name, inline: #inline, chunk_size: #chunk_size, compression: #compression })
     });
     let chunk_arms: Vec<_> = chunked
         .iter()
@@ -485,7 +497,14 @@ fn generate(m: &EntityModel) -> TokenStream {
                 );
             };
         }
-        let put = if f.attrs.ttl {
+        let put = if let Some(c) = &f.attrs.compress {
+            let c = compression(c);
+            if f.attrs.serde_codec {
+                quote_spanned!(ty.span()=> #private::put_compressed_serde_field::<Self, #ty>(&mut item, #name, &self.#fi, #c)?;)
+            } else {
+                quote_spanned!(ty.span()=> #private::put_compressed_field::<Self, #ty>(&mut item, #name, &self.#fi, #c)?;)
+            }
+        } else if f.attrs.ttl {
             quote_spanned!(ty.span()=> #private::put_field::<Self, <#ty as #dm::TtlValue>::Stored>(&mut item, __TTL_ATTR, &#dm::TtlValue::to_stored(&self.#fi))?;)
         } else if f.attrs.serde_codec {
             quote_spanned!(ty.span()=> #private::put_serde_field::<Self, #ty>(&mut item, #name, &self.#fi)?;)
@@ -525,17 +544,25 @@ fn generate(m: &EntityModel) -> TokenStream {
                 },
             };
         }
+        let default = match default {
+            Some(default) => quote!(::core::option::Option::Some(#default)),
+            None => quote!(::core::option::Option::None),
+        };
+        if let Some(c) = &f.attrs.compress {
+            let c = compression(c);
+            let take = if f.attrs.serde_codec {
+                quote_spanned!(ty.span()=> #private::take_compressed_serde_field::<Self, #ty>)
+            } else {
+                quote_spanned!(ty.span()=> #private::take_compressed_field::<Self, #ty>)
+            };
+            return quote!(#fi: #take(&mut item, #name, #c, #default)?,);
+        }
         let take = if f.attrs.serde_codec {
             quote_spanned!(ty.span()=> #private::take_serde_field::<Self, #ty>)
         } else {
             quote_spanned!(ty.span()=> #private::take_field::<Self, #ty>)
         };
-        match default {
-            Some(default) => {
-                quote!(#fi: #take(&mut item, #name, ::core::option::Option::Some(#default))?,)
-            }
-            None => quote!(#fi: #take(&mut item, #name, ::core::option::Option::None)?,),
-        }
+        quote!(#fi: #take(&mut item, #name, #default)?,)
     });
     // ---- stored attribute names (the TTL field lives under the table's TTL attribute)
     let attribute_names: Vec<TokenStream> = stored
@@ -616,6 +643,13 @@ fn generate(m: &EntityModel) -> TokenStream {
         } else {
             quote!(Mutable)
         };
+        if f.attrs.compress.is_some() {
+            let doc = format!(
+                "Path of attribute `{}`, stored compressed: `exists`/`not_exists` in conditions, `set`/`remove` in updates.",
+                f.name
+            );
+            return quote!(#[doc = #doc] pub #fi: #dm::CompressedPath<#ident, #value>,);
+        }
         let doc = format!("Path of attribute `{}`.", f.name);
         quote!(#[doc = #doc] pub #fi: #dm::Path<#ident, #value, #private::#marker>,)
     });
@@ -626,6 +660,10 @@ fn generate(m: &EntityModel) -> TokenStream {
                 ::core::option::Option::Some(ttl) => ttl,
                 ::core::option::Option::None => #name,
             }),);
+        }
+        if let Some(c) = &f.attrs.compress {
+            let c = compression(c);
+            return quote!(#fi: #dm::CompressedPath::__new(#name, *#c),);
         }
         quote!(#fi: #dm::Path::__new(#name),)
     });
@@ -1467,4 +1505,44 @@ fn partition_struct_doc(
         "The partition-key fields of [`{ident}`] ({rendered}), by name, in any order: \
          `{ident}::{constructor}({strukt} {{ {names} }})`."
     )
+}
+
+/// `&Compression { .. }` for a compressed field (a constant, promoted to `'static`).
+pub(crate) fn compression(c: &crate::attr::Compress) -> TokenStream {
+    let private = quote!(::dynamo_model::__private);
+    let level = c.level;
+    let codec = match c.codec {
+        crate::attr::CodecName::Zstd => quote!(#private::Codec::Zstd { level: #level }),
+        crate::attr::CodecName::Gzip => {
+            let level = level as u32;
+            quote!(#private::Codec::Gzip { level: #level })
+        }
+    };
+    let threshold = match c.threshold {
+        Some(n) => quote!(#n),
+        None => quote!(::dynamo_model::compress::DEFAULT_THRESHOLD),
+    };
+    let max_size = match c.max_size {
+        Some(n) => quote!(#n),
+        None => quote!(::dynamo_model::compress::DEFAULT_MAX_SIZE),
+    };
+    quote!(&#private::Compression { codec: #codec, threshold: #threshold, max_size: #max_size })
+}
+
+/// A statement failing compilation, at the codec's name, when the codec's feature of
+/// dynamo-model is off.
+pub(crate) fn codec_check(field: &Ident, c: &crate::attr::Compress) -> TokenStream {
+    let private = quote!(::dynamo_model::__private);
+    let name = c.codec.name();
+    let available = match c.codec {
+        crate::attr::CodecName::Zstd => quote!(#private::ZSTD_AVAILABLE),
+        crate::attr::CodecName::Gzip => quote!(#private::GZIP_AVAILABLE),
+    };
+    let p = const_panic(
+        c.codec_lit.span(),
+        format!(
+            "field `{field}` is compressed with {name}, but feature `{name}` of dynamo-model is off: enable it (dynamo-model = {{ features = [\"{name}\"] }})"
+        ),
+    );
+    quote!(if !#available { #p })
 }

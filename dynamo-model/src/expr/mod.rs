@@ -105,13 +105,53 @@ impl<E, V, M> std::fmt::Debug for Path<E, V, M> {
 /// A path an update may change: every field's path except those of primary-key fields
 /// and of the `#[dynamo(version)]` field. Sealed: implemented by the crate only.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is the path of a primary-key or version field, which an update cannot set",
-    label = "a key field, or the #[dynamo(version)] field",
-    note = "changing a key field moves the item to another key: delete the old item and put the new one (atomically, in a transaction); the version is managed by the crate (use if_version / any_version)"
+    message = "`{Self}` is the path of a primary-key, version or compressed field, which this update cannot change",
+    label = "a key field, the #[dynamo(version)] field, or a #[dynamo(compress)] field",
+    note = "changing a key field moves the item to another key: delete the old item and put the new one (atomically, in a transaction); the version is managed by the crate (use if_version / any_version); a compressed field holds compressed bytes, which only `set` and `remove` replace"
 )]
 pub trait UpdatablePath<E, V>: crate::sealed::UpdatablePath {
     /// Where the attribute is.
     fn attribute(&self) -> AttrPath;
+}
+
+/// A path an update's [`set`](crate::ops::Update::set) and
+/// [`remove`](crate::ops::Update::remove) may change: every path an [`UpdatablePath`] is,
+/// and the [`CompressedPath`](crate::compress::CompressedPath) of a compressed field, whose
+/// new value is compressed as a put compresses it. Sealed: implemented by the crate only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is the path of a primary-key or version field, which an update cannot set",
+    label = "a key field, or the #[dynamo(version)] field",
+    note = "changing a key field moves the item to another key: delete the old item and put the new one (atomically, in a transaction); the version is managed by the crate (use if_version / any_version)"
+)]
+pub trait SettablePath<E, V>: crate::sealed::SettablePath {
+    /// Where the attribute is.
+    fn attribute(&self) -> AttrPath;
+
+    /// The attribute storing `value` at this path, or `None` when the value is absent
+    /// (`None`, an empty set), which removes the attribute.
+    #[doc(hidden)]
+    fn __encode(&self, value: &V) -> Result<Option<AttributeValue>, EncodeError>;
+}
+
+impl<E, V> crate::sealed::SettablePath for Path<E, V, Mutable> {}
+impl<E, V> crate::sealed::SettablePath for MapPath<E, V, Mutable> {}
+
+impl<E, V: AttrValue> SettablePath<E, V> for Path<E, V, Mutable> {
+    fn attribute(&self) -> AttrPath {
+        AttrPath::Top(self.name)
+    }
+    fn __encode(&self, value: &V) -> Result<Option<AttributeValue>, EncodeError> {
+        value.to_attr_opt()
+    }
+}
+
+impl<E, V: AttrValue> SettablePath<E, V> for MapPath<E, V, Mutable> {
+    fn attribute(&self) -> AttrPath {
+        self.path.clone()
+    }
+    fn __encode(&self, value: &V) -> Result<Option<AttributeValue>, EncodeError> {
+        value.to_attr_opt()
+    }
 }
 
 impl<E, V> crate::sealed::UpdatablePath for Path<E, V, Mutable> {}
@@ -537,6 +577,11 @@ impl<E> Condition<E> {
             node,
             _entity: PhantomData,
         }
+    }
+
+    /// `function(path)`: `attribute_exists` or `attribute_not_exists`.
+    pub(crate) fn function(function: &'static str, path: AttrPath) -> Self {
+        Condition::new(Node::Function { function, path })
     }
 
     /// Both conditions hold.

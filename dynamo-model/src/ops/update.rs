@@ -6,7 +6,7 @@ use super::{
 };
 use crate::codec::AttrValue;
 use crate::entity::{IndexChanges, Touch};
-use crate::expr::{AttrPath, Placeholders, UpdatablePath, ValueError};
+use crate::expr::{AttrPath, Placeholders, SettablePath, UpdatablePath, ValueError};
 use crate::{Condition, Db, Entity, Error, Item, Key};
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::{UpdateItemError, UpdateItemInput};
@@ -176,14 +176,11 @@ impl<E: Entity> Update<E> {
         self
     }
 
-    /// `SET path = value`. Setting `None` (or an empty set) removes the attribute.
-    pub fn set<V: AttrValue>(
-        mut self,
-        path: impl UpdatablePath<E, V>,
-        value: impl Into<V>,
-    ) -> Self {
+    /// `SET path = value`. Setting `None` (or an empty set) removes the attribute. A
+    /// compressed field's value is compressed exactly as a put stores it.
+    pub fn set<V>(mut self, path: impl SettablePath<E, V>, value: impl Into<V>) -> Self {
         let name = path.attribute();
-        self.actions.push(match value.into().to_attr_opt() {
+        self.actions.push(match path.__encode(&value.into()) {
             Ok(Some(av)) => Action::Set(name, Ok(av)),
             Ok(None) => Action::Remove(name),
             Err(source) => {
@@ -195,7 +192,7 @@ impl<E: Entity> Update<E> {
     }
 
     /// `REMOVE path`: clears an optional field.
-    pub fn remove<V: AttrValue>(mut self, path: impl UpdatablePath<E, Option<V>>) -> Self {
+    pub fn remove<V>(mut self, path: impl SettablePath<E, Option<V>>) -> Self {
         self.actions.push(Action::Remove(path.attribute()));
         self
     }
@@ -308,6 +305,35 @@ impl<E: Entity> Update<E> {
                 E::ENTITY_TYPE,
                 crate::ValidationReason::NoOperations,
                 "an update needs at least one set, remove or add",
+            ));
+        }
+        // The item an update leaves holds at least the values it sets, so values over
+        // DynamoDB's 400 KB item limit on their own would only be refused by the service
+        // (a compressed field counts with its compressed bytes). Each top-level name once.
+        let mut tops = std::collections::HashSet::new();
+        let set_bytes: usize = self
+            .actions
+            .iter()
+            .map(|action| match action {
+                Action::Set(path, Ok(value)) | Action::SetFn(path, _, Ok(value)) => {
+                    let name = if tops.insert(path.top().to_owned()) {
+                        path.top().len()
+                    } else {
+                        0
+                    };
+                    name + crate::value_size(value)
+                }
+                _ => 0,
+            })
+            .sum();
+        if set_bytes > crate::MAX_ITEM_BYTES {
+            return Err(Error::invalid(
+                E::ENTITY_TYPE,
+                crate::ValidationReason::ItemTooLarge,
+                format!(
+                    "the update sets {set_bytes} bytes of attributes; DynamoDB allows at most {} per item",
+                    crate::MAX_ITEM_BYTES
+                ),
             ));
         }
         for (i, action) in self.actions.iter().enumerate() {
