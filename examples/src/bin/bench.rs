@@ -4,7 +4,8 @@
 //! tables; it asserts nothing about time (it is a benchmark, not a test).
 //!
 //! Run: `cargo run --release -p examples --bin bench` (about 2 minutes after the build),
-//! or `cargo run --release -p examples --bin bench -- --quick` (under a minute).
+//! or `cargo run --release -p examples --bin bench -- --quick` (under a minute);
+//! `-- --chunked` runs only the 10 MiB chunked-value section.
 //!
 //! `--only OP [--calls N] [--side crate|raw]` (OP: put, get, query, batch, tx) runs one
 //! operation N times on each side (or one side) and prints wall time and this process's
@@ -1148,6 +1149,9 @@ async fn main() -> Result<(), BoxError> {
     if cfg!(debug_assertions) {
         eprintln!("warning: a debug build; run with --release for meaningful figures");
     }
+    if args.iter().any(|a| a == "--chunked") {
+        return chunked(if quick { 2 } else { 5 }).await;
+    }
 
     let db = local::fresh_table::<Shop>().await?;
     let client = local::client().await?;
@@ -1274,5 +1278,98 @@ async fn main() -> Result<(), BoxError> {
         "\nspeed-up: {speedup:.1}× ({})",
         if speedup >= 10.0 { "met" } else { "not met" }
     );
+    chunked(if quick { 2 } else { 5 }).await?;
     Ok(())
+}
+
+/// A 10 MB value in a `#[dynamo(chunked)]` field (350 KiB chunks): `db.put` (read the
+/// stored manifests, write the chunks, flip the item) and `db.get` (the item, then its
+/// chunks), timed and with the requests counted by a recording connector.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Shop, pk = "BLOB#{id}", sk = "BLOB")]
+struct Blob {
+    id: String,
+    #[dynamo(chunked)]
+    data: dynamo_model::Chunked<Vec<u8>>,
+}
+
+async fn chunked(runs: usize) -> Result<(), BoxError> {
+    use dynamo_model::local::faults::{client_with_faults, Faults};
+    const SIZE: usize = 10 << 20;
+    let db = local::fresh_table::<Shop>().await?;
+    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+    let faults = Faults::new(0).record();
+    let retries = dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig::standard();
+    let db: dynamo_model::Db<Shop> = dynamo_model::Db::new(
+        client_with_faults(&endpoint, &faults, retries),
+        db.table_name(),
+    );
+    let (mut puts, mut gets) = (Vec::new(), Vec::new());
+    let (mut put_calls, mut get_calls) = (Vec::new(), Vec::new());
+    for run in 0..runs + 1 {
+        // Different bytes each run, so every put writes new chunks and deletes the old.
+        let data: Vec<u8> = (0..SIZE)
+            .map(|i| (i as u8) ^ (run as u8).wrapping_mul(37))
+            .collect();
+        let blob = Blob {
+            id: "b".into(),
+            data: data.clone().into(),
+        };
+        let before = faults.calls();
+        let start = Instant::now();
+        db.put(&blob).await?;
+        let put = start.elapsed();
+        let mid = faults.calls();
+        let start = Instant::now();
+        let back = db.get(Blob::key("b")).await?.ok_or("the blob is missing")?;
+        let get = start.elapsed();
+        let after = faults.calls();
+        if back.data.get() != Some(&data) {
+            return Err("the 10 MB value read back differs".into());
+        }
+        if run == 0 {
+            continue; // warm-up
+        }
+        puts.push(put);
+        gets.push(get);
+        put_calls.push(summary(&mid[before.len()..]));
+        get_calls.push(summary(&after[mid.len()..]));
+    }
+    puts.sort();
+    gets.sort();
+    let mb = SIZE as f64 / (1024.0 * 1024.0);
+    println!(
+        "\nA 10 MiB chunked value (350 KiB chunks), median of {runs} runs after one warm-up:\n"
+    );
+    println!("| operation | time | throughput | requests |");
+    println!("| --- | --- | --- | --- |");
+    for (what, times, calls) in [
+        ("`db.put`", &puts, &put_calls),
+        ("`db.get`", &gets, &get_calls),
+    ] {
+        let t = median(times);
+        println!(
+            "| {what} | {} | {:.1} MiB/s | {} |",
+            ms(t),
+            mb / t.as_secs_f64(),
+            calls.first().cloned().unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+/// `3 BatchWriteItem, 1 GetItem, ...`: the calls of one operation, by kind.
+fn summary(calls: &[dynamo_model::local::faults::Call]) -> String {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for c in calls {
+        match counts.iter_mut().find(|(op, _)| *op == c.operation) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((c.operation.clone(), 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(op, n)| format!("{n} {op}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
