@@ -58,6 +58,11 @@ pub struct BatchGetOutput<T> {
     pub items: Vec<T>,
     /// Requested keys with no item.
     pub not_found: Vec<RawKey>,
+    /// Read capacity units the items found and the keys not found cost by DynamoDB's
+    /// rules ([`crate::capacity`]: each item rounded up to 4 KB, a missing key one unit,
+    /// half each when eventually consistent), next to
+    /// [`consumed_capacity`](Self::consumed_capacity), what DynamoDB reported.
+    pub estimated_capacity: f64,
     /// Keys still unprocessed when the deadline passed (including those of a request it
     /// cut off in flight): neither found nor known missing.
     pub unprocessed: Vec<RawKey>,
@@ -196,6 +201,11 @@ impl<T: Target> BatchGet<T> {
         if self.keep_order {
             read.found.sort_by_key(|(position, _)| *position);
         }
+        let estimated = crate::capacity::batch_get_units(
+            read.found.iter().map(|(_, item)| crate::item_size(item)),
+            read.not_found.len(),
+            self.consistent,
+        );
         let mut items = Vec::with_capacity(read.found.len());
         for (_, item) in read.found {
             if let Some(t) = decode_target(item, self.unknown)? {
@@ -208,6 +218,7 @@ impl<T: Target> BatchGet<T> {
             unprocessed: read.unprocessed,
             failed: read.failed,
             consumed_capacity: read.consumed,
+            estimated_capacity: estimated,
         })
     }
 }

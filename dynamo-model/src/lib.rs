@@ -54,6 +54,7 @@ extern crate self as dynamo_model;
 
 mod attribute;
 pub mod batch;
+pub mod capacity;
 pub mod chunk;
 pub mod codec;
 pub mod collection;

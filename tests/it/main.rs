@@ -3,6 +3,7 @@
 
 mod ambiguous;
 mod batch;
+mod capacity;
 mod chunk;
 mod common;
 mod compress;

@@ -25,8 +25,13 @@ pub struct Page<T> {
     pub items: Vec<T>,
     /// Where to continue, or `None` when the results are exhausted.
     pub cursor: Option<Cursor>,
-    /// Read capacity units consumed by the requests behind this page.
+    /// Read capacity units consumed by the requests behind this page, as DynamoDB
+    /// reported them.
     pub consumed_capacity: f64,
+    /// Read capacity units the page's items cost by DynamoDB's rules
+    /// ([`crate::capacity`]): what a read of them costs at least (a filter's dropped
+    /// items and, for a scan, every item evaluated are charged too).
+    pub estimated_capacity: f64,
 }
 
 /// `_type IN (..)`: only items of the target's entity types.

@@ -20,6 +20,8 @@ pub(crate) struct RawPage {
     /// `LastEvaluatedKey`: where the next request starts; `None` at the end.
     pub(crate) last_key: Option<Item>,
     pub(crate) consumed: f64,
+    /// What the page's items cost by DynamoDB's rules (`crate::capacity`).
+    pub(crate) estimated: f64,
     /// Items DynamoDB read for this page, before its filter (`ScannedCount`).
     pub(crate) evaluated: usize,
 }
@@ -31,13 +33,18 @@ impl RawPage {
         last_evaluated_key: Option<Item>,
         consumed_capacity: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>,
         scanned_count: i32,
+        consistent: bool,
     ) -> Self {
+        let items = items.unwrap_or_default();
+        // The items of one response, summed and rounded once.
+        let bytes: usize = items.iter().map(crate::item_size).sum();
         RawPage {
+            estimated: crate::capacity::read_units(bytes, consistent),
             consumed: consumed_capacity
                 .and_then(|c| c.capacity_units)
                 .unwrap_or(0.0),
             evaluated: scanned_count.max(0) as usize,
-            items: items.unwrap_or_default(),
+            items,
             last_key: last_evaluated_key.filter(|k| !k.is_empty()),
         }
     }
@@ -78,6 +85,7 @@ pub(crate) struct Collected<T> {
     /// Where to continue (the key after which the next read starts), `None` at the end.
     pub(crate) next: Option<Item>,
     pub(crate) consumed: f64,
+    pub(crate) estimated: f64,
 }
 
 fn clamp(n: usize) -> i32 {
@@ -106,6 +114,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
 ) -> Result<Collected<T>, Error> {
     let mut items = Vec::new();
     let mut consumed = 0.0;
+    let mut estimated = 0.0;
     let mut requests = 0usize;
     let mut grown_limit = reading.page_size.or(want).map(|n| n.max(1));
     loop {
@@ -124,6 +133,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
             .await?;
         requests += 1;
         consumed += page.consumed;
+        estimated += page.estimated;
         let returned = page.items.len();
         let mut iter = page.items.into_iter();
         let mut stopped_at: Option<Item> = None;
@@ -149,6 +159,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
                 items,
                 next,
                 consumed,
+                estimated,
             });
         }
         let Some(last) = page.last_key else {
@@ -156,6 +167,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
                 items,
                 next: None,
                 consumed,
+                estimated,
             });
         };
         if (single_page && want.is_none()) || reading.max_pages.is_some_and(|m| requests >= m) {
@@ -163,6 +175,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
                 items,
                 next: Some(last),
                 consumed,
+                estimated,
             });
         }
         start = Some(last);
@@ -312,6 +325,7 @@ mod tests {
                     items,
                     last_key,
                     consumed: 0.5,
+                    estimated: 0.5,
                     evaluated: to - from,
                 })
             })
@@ -466,6 +480,7 @@ mod tests {
         assert_eq!(all.items.len(), 30);
         assert!(all.next.is_none());
         assert_eq!(all.consumed, 0.5);
+        assert_eq!(all.estimated, 0.5);
     }
 
     #[tokio::test]
@@ -543,6 +558,7 @@ mod tests {
                         items,
                         last_key,
                         consumed: cost,
+                        estimated: cost,
                     })
                 })
             }

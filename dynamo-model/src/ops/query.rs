@@ -830,6 +830,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                 .next
                 .map(|key| cursor::encode(prepared.fingerprint, &key, self.db.cursor_secret())),
             consumed_capacity: collected.consumed,
+            estimated_capacity: collected.estimated,
         }
     }
 
@@ -841,6 +842,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                 items: Vec::new(),
                 cursor: None,
                 consumed_capacity: 0.0,
+                estimated_capacity: 0.0,
             });
         }
         let collected = self.collect(&source, None, self.limit, false).await?;
@@ -859,6 +861,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                 items: Vec::new(),
                 cursor: cursor.cloned(),
                 consumed_capacity: 0.0,
+                estimated_capacity: 0.0,
             });
         }
         let start = self.start_key(prepared, cursor)?;
@@ -975,6 +978,7 @@ impl<E: Entity, K: KeySpace> Query<Key<E>, K> {
             items: full.items,
             cursor: keys.cursor,
             consumed_capacity: keys.consumed_capacity + full.consumed_capacity,
+            estimated_capacity: keys.estimated_capacity + full.estimated_capacity,
         })
     }
 }
@@ -1091,6 +1095,7 @@ impl<X: Table> PageSource for QuerySource<X> {
                 out.last_evaluated_key,
                 out.consumed_capacity.as_ref(),
                 out.scanned_count,
+                self.consistent,
             ))
         })
     }

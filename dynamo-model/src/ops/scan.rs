@@ -105,6 +105,7 @@ impl<X: Table> PageSource for DynamoSource<X> {
                 out.last_evaluated_key,
                 out.consumed_capacity.as_ref(),
                 out.scanned_count,
+                self.consistent,
             ))
         })
     }
@@ -259,9 +260,11 @@ impl<T: Target> Scan<T> {
             pager::merged_pages(self.source()?, self.segments, self.page_size, self.budget);
         let mut items = Vec::new();
         let mut consumed = 0.0;
+        let mut estimated = 0.0;
         while let Some(page) = pages.next().await {
             let page = page?;
             consumed += page.consumed;
+            estimated += page.estimated;
             for item in page.items {
                 if self.limit.is_some_and(|l| items.len() >= l) {
                     break;
@@ -278,6 +281,7 @@ impl<T: Target> Scan<T> {
             items,
             cursor: None,
             consumed_capacity: consumed,
+            estimated_capacity: estimated,
         })
     }
 
@@ -312,6 +316,7 @@ impl<T: Target> Scan<T> {
                 items: Vec::new(),
                 cursor: cursor.cloned(),
                 consumed_capacity: 0.0,
+                estimated_capacity: 0.0,
             });
         }
         let schema = &<T::Table as Table>::SCHEMA;
@@ -340,6 +345,7 @@ impl<T: Target> Scan<T> {
                 .next
                 .map(|k| cursor::encode(fingerprint, &k, self.db.cursor_secret())),
             consumed_capacity: collected.consumed,
+            estimated_capacity: collected.estimated,
         })
     }
 
