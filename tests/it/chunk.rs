@@ -484,3 +484,78 @@ async fn compressed_chunked_values_round_trip_in_fewer_chunks() -> TestResult {
     assert!(chunk_count(&items) < 40, "{} chunks", chunk_count(&items));
     Ok(())
 }
+
+/// Every combination the issue names: `String` and `Vec<u8>`, compressed and not.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "SIZES#{id}", sk = "SIZES")]
+pub struct Sizes {
+    pub id: String,
+    #[dynamo(chunked)]
+    pub text: Chunked<String>,
+    #[dynamo(chunked)]
+    pub data: Chunked<Vec<u8>>,
+    #[dynamo(chunked, compress = "zstd")]
+    pub packed_text: Chunked<String>,
+    #[dynamo(chunked, compress(codec = "gzip"))]
+    pub packed_data: Chunked<Vec<u8>>,
+}
+
+/// Bytes that do not compress (so the compressed fields also reach many chunks).
+fn noise(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+/// Text of `n` bytes that does not compress much: noise mapped onto letters.
+fn noisy_text(n: usize, seed: u64) -> String {
+    noise(n, seed)
+        .into_iter()
+        .map(|b| char::from(b'a' + b % 26))
+        .collect()
+}
+
+#[tokio::test]
+async fn string_and_bytes_compressed_and_not_round_trip_at_every_size() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let inline = dynamo_model::chunk::DEFAULT_INLINE;
+    // Encoded sizes straddle the inline threshold (one tag byte on top of the value).
+    let sizes = [0, 1, inline - 2, inline - 1, inline, 400 * 1024, 10 << 20];
+    for (i, size) in sizes.into_iter().enumerate() {
+        let seed = i as u64;
+        let value = Sizes {
+            id: format!("s{i}"),
+            text: Chunked::new(noisy_text(size, seed)),
+            data: Chunked::new(noise(size, seed + 100)),
+            packed_text: Chunked::new(noisy_text(size, seed + 200)),
+            packed_data: Chunked::new(noise(size, seed + 300)),
+        };
+        db.put(&value).await?;
+        let back = db
+            .get(Sizes::key(value.id.as_str()))
+            .await?
+            .ok_or("missing")?;
+        assert_eq!(back, value, "size {size}");
+        db.delete(Sizes::key(value.id.as_str())).await?;
+    }
+    // 50 MB, compressed bytes (incompressible: stored as is, tag 0, in chunks).
+    let value = Sizes {
+        id: "big".into(),
+        text: Chunked::new(String::new()),
+        data: Chunked::new(Vec::new()),
+        packed_text: Chunked::new(String::new()),
+        packed_data: Chunked::new(noise(50 << 20, 9)),
+    };
+    db.put(&value).await?;
+    let back = db.get(Sizes::key("big")).await?.ok_or("missing")?;
+    assert_eq!(back, value);
+    db.delete(Sizes::key("big")).await?;
+    assert!(all_items(&db).await?.is_empty(), "deletes took every chunk");
+    Ok(())
+}
