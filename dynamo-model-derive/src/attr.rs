@@ -1036,6 +1036,10 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
                         return Err(meta.error("`chunked` is given twice"));
                     }
                     out.chunked = Some(chunked_attr(&meta)?);
+                } else if meta.path.is_ident("chunked") {
+                    return Err(meta.error(
+                        "`chunked` applies to the fields of an Entity: a nested attribute is stored inside its item's attribute, which cannot name chunk items; make the large value a `#[dynamo(chunked)]` field of the entity",
+                    ));
                 } else {
                     return Err(
                         meta.error(format!("unknown field option; expected {field_options}"))

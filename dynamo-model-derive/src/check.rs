@@ -411,19 +411,44 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
                 "a #[dynamo(versioned)] entity cannot have chunked fields yet: its revisions are written in one transaction, which has no room for chunk items",
             );
         }
-        let bounded =
-            |lit: &Option<syn::LitInt>, min: usize, max: usize, what: &str, cx: &mut Ctxt| {
-                if let Some(lit) = lit {
-                    match lit.base10_parse::<usize>() {
-                        Ok(n) if (min..=max).contains(&n) => {}
-                        _ => cx.error_spanned_by(lit, format!("{what} is {min} to {max} bytes")),
-                    }
+        let bounded = |lit: &Option<syn::LitInt>,
+                       what: &str,
+                       min: usize,
+                       max: usize,
+                       why: &str,
+                       cx: &mut Ctxt| {
+            if let Some(lit) = lit {
+                match lit.base10_parse::<usize>() {
+                    Ok(n) if (min..=max).contains(&n) => {}
+                    _ => cx.error_spanned_by(
+                        lit,
+                        format!(
+                            "`{what}` is a number of bytes from {min} to {max} ({} to {} KiB): {why}",
+                            min / 1024,
+                            max / 1024
+                        ),
+                    ),
                 }
-            };
+            }
+        };
         // An item holds at most 400 KB (its key and other attributes included), and so
         // does a chunk item.
-        bounded(&chunked.inline, 0, 300 * 1024, "`inline`", cx);
-        bounded(&chunked.chunk_size, 1024, 390 * 1024, "`chunk_size`", cx);
+        bounded(
+            &chunked.inline,
+            "inline",
+            0,
+            300 * 1024,
+            "a value stored inline shares DynamoDB's 400 KB item limit with the item's key and other attributes",
+            cx,
+        );
+        bounded(
+            &chunked.chunk_size,
+            "chunk_size",
+            1024,
+            390 * 1024,
+            "a chunk item holds its key and a few attributes besides its share of the value, within DynamoDB's 400 KB item limit; smaller chunks would multiply the requests",
+            cx,
+        );
     }
     if attrs.table.is_none() && !attrs.parse_failed {
         cx.error_spanned_by(

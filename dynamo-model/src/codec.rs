@@ -114,7 +114,7 @@ impl std::error::Error for EncodeError {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be stored as a DynamoDB attribute by dynamo-model",
     label = "unsupported field type",
-    note = "supported: String, integers, floats, bool, Option, Vec, HashMap/BTreeMap<String, _>, string sets, Binary, OffsetDateTime (feature `time`), Uuid (feature `uuid`), and types with `#[derive(dynamo_model::Attribute)]`: add that derive to your own structs and enums; for a foreign type add `#[dynamo(serde)]` to the field to store it through serde_dynamo"
+    note = "supported: String, integers, floats, bool, Option, Vec, HashMap/BTreeMap<String, _>, string sets, Binary, OffsetDateTime (feature `time`), Uuid (feature `uuid`), and types with `#[derive(dynamo_model::Attribute)]`: add that derive to your own structs and enums; for a foreign type add `#[dynamo(serde)]` to the field to store it through serde_dynamo; a `Chunked<_>` field needs `#[dynamo(chunked)]`"
 )]
 pub trait AttrValue: Sized {
     /// Encodes the value.

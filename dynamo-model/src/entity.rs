@@ -348,6 +348,46 @@ pub mod __private {
         })
     }
 
+    /// The type of a `#[dynamo(chunked)]` field. The generated code reaches such a field
+    /// only through this trait, at the field type's span, so a field of another type is
+    /// one error naming the type and what it should be (not a mismatch inside the derive).
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a #[dynamo(chunked)] field",
+        label = "expected `Chunked<String>` or `Chunked<Vec<u8>>`",
+        note = "a chunked field holds its value in a `dynamo_model::Chunked` (built with `Chunked::new(value)` or `value.into()`), which a listing returns without the value; declare the field as `Chunked<String>` or `Chunked<Vec<u8>>`, or remove #[dynamo(chunked)] to store it as an ordinary attribute"
+    )]
+    pub trait ChunkedFieldType: Sized {
+        /// Encodes the field into `item` (see [`crate::chunk::__private::put_chunked`]).
+        fn put_chunked<E: Entity>(&self, item: &mut Item, field: &crate::chunk::ChunkedField);
+        /// Decodes the field from `item` (see [`crate::chunk::__private::take_chunked`]).
+        fn take_chunked<E: Entity>(
+            item: &mut Item,
+            field: &crate::chunk::ChunkedField,
+        ) -> Result<Self, FieldError<DecodeError>>;
+        /// The field as the runtime sees it.
+        fn slot(&self) -> &dyn crate::chunk::ChunkSlot;
+        /// The field as the runtime sees it, to load its value.
+        fn slot_mut(&mut self) -> &mut dyn crate::chunk::ChunkSlot;
+    }
+
+    impl<T: crate::chunk::ChunkValue> ChunkedFieldType for crate::Chunked<T> {
+        fn put_chunked<E: Entity>(&self, item: &mut Item, field: &crate::chunk::ChunkedField) {
+            crate::chunk::__private::put_chunked::<E, T>(item, field, self);
+        }
+        fn take_chunked<E: Entity>(
+            item: &mut Item,
+            field: &crate::chunk::ChunkedField,
+        ) -> Result<Self, FieldError<DecodeError>> {
+            crate::chunk::__private::take_chunked::<E, T>(item, field)
+        }
+        fn slot(&self) -> &dyn crate::chunk::ChunkSlot {
+            self
+        }
+        fn slot_mut(&mut self) -> &mut dyn crate::chunk::ChunkSlot {
+            self
+        }
+    }
+
     /// Checks the entity-type attribute.
     #[inline]
     pub fn check_entity_type<E: Entity>(item: &Item) -> Result<(), DecodeError> {

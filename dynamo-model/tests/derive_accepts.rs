@@ -5,6 +5,8 @@
 
 #[path = "derive_accepts/all_options.rs"]
 mod all_options;
+#[path = "derive_accepts/chunked.rs"]
+mod chunked;
 #[path = "derive_accepts/named_keys.rs"]
 mod named_keys;
 #[path = "derive_accepts/no_serde.rs"]
@@ -39,4 +41,9 @@ fn entities_and_nested_attributes_without_serde() {
 #[test]
 fn versioned_layouts_with_ttl_and_index() {
     versioned::run();
+}
+
+#[test]
+fn chunked_fields_bare_and_with_sizes() {
+    chunked::run();
 }

@@ -462,16 +462,16 @@ fn generate(m: &EntityModel) -> TokenStream {
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let fi = &f.ident;
-            quote!(#i => ::core::option::Option::Some(&self.#fi),)
+            let (fi, ty) = (&f.ident, &f.ty);
+            quote_spanned!(ty.span()=> #i => ::core::option::Option::Some(<#ty as #private::ChunkedFieldType>::slot(&self.#fi)),)
         })
         .collect();
     let chunk_arms_mut: Vec<_> = chunked
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let fi = &f.ident;
-            quote!(#i => ::core::option::Option::Some(&mut self.#fi),)
+            let (fi, ty) = (&f.ident, &f.ty);
+            quote_spanned!(ty.span()=> #i => ::core::option::Option::Some(<#ty as #private::ChunkedFieldType>::slot_mut(&mut self.#fi)),)
         })
         .collect();
     let chunk_items = (!chunked.is_empty()).then(|| {
@@ -490,10 +490,10 @@ fn generate(m: &EntityModel) -> TokenStream {
         if f.attrs.chunked.is_some() {
             let k = chunk_index(f);
             return quote_spanned! {ty.span()=>
-                #dm::chunk::__private::put_chunked::<Self, _>(
+                <#ty as #private::ChunkedFieldType>::put_chunked::<Self>(
+                    &self.#fi,
                     &mut item,
                     &<Self as #private::EntityInternals>::__CHUNKED[#k],
-                    &self.#fi,
                 );
             };
         }
@@ -526,7 +526,7 @@ fn generate(m: &EntityModel) -> TokenStream {
         if f.attrs.chunked.is_some() {
             let k = chunk_index(f);
             return quote_spanned! {ty.span()=>
-                #fi: #dm::chunk::__private::take_chunked::<Self, _>(
+                #fi: <#ty as #private::ChunkedFieldType>::take_chunked::<Self>(
                     &mut item,
                     &<Self as #private::EntityInternals>::__CHUNKED[#k],
                 )?,

@@ -1,0 +1,17 @@
+use dynamo_model::{Chunked, Entity, Table};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+struct App;
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "INBOX#{owner}", sk = "MSG")]
+struct Message {
+    owner: String,
+    #[dynamo(chunked)]
+    body: String,
+    #[dynamo(chunked)]
+    size: Chunked<u32>,
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use dynamo_model::{Chunked, Entity, Table};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+struct App;
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "INBOX#{owner}", sk = "MSG")]
+struct Message {
+    owner: String,
+    body: Chunked<String>,
+}
+
+fn main() {}
