@@ -39,7 +39,8 @@
 //! # Reading
 //!
 //! `db.get` loads the chunks of the item it reads (one `BatchGetItem` for all its chunked
-//! fields). Queries, scans and batch gets return items whose chunked fields are not
+//! fields; eventually consistent, since chunks never change once written, and again
+//! strongly consistent for any chunk not seen yet). Queries, scans and batch gets return items whose chunked fields are not
 //! loaded ([`Chunked::get`] is `None`, [`Chunked::manifest`] says how large they are), so
 //! listing stays cheap; [`Db::load_chunks`] loads those of many items in one call.
 //!
@@ -664,15 +665,36 @@ pub(crate) async fn load<E: Entity>(db: &Db<E::Table>, entities: &mut [E]) -> Re
         return Ok(());
     }
     let keys: Vec<RawKey> = wanted.iter().flat_map(|(_, _, m)| m.keys(schema)).collect();
-    let read = crate::batch::read_keys(
+    // Chunks never change once written, so an eventually consistent read (half the
+    // capacity) returns a chunk whole or not at all; only the chunks it did not see yet
+    // (written a moment ago) are read again, strongly consistent.
+    let mut read = crate::batch::read_keys(
         db,
         &Default::default(),
         keys,
-        true,
+        false,
         crate::RetryPolicy::default(),
         8,
     )
     .await?;
+    if !read.not_found.is_empty() {
+        let unseen = std::mem::take(&mut read.not_found)
+            .into_iter()
+            .map(|(_, key)| key)
+            .collect();
+        let again = crate::batch::read_keys(
+            db,
+            &Default::default(),
+            unseen,
+            true,
+            crate::RetryPolicy::default(),
+            8,
+        )
+        .await?;
+        read.found.extend(again.found);
+        read.unprocessed.extend(again.unprocessed);
+        read.failed.extend(again.failed);
+    }
     if !read.unprocessed.is_empty() || !read.failed.is_empty() {
         let missing =
             read.unprocessed.len() + read.failed.iter().map(|(k, _)| k.len()).sum::<usize>();
