@@ -187,7 +187,14 @@ fn encode<T: ChunkValue>(value: &T, field: &ChunkedField) -> Arc<[u8]> {
 /// The value from its stored form (any tag [`crate::compress`] reads, whatever the
 /// field's codec now); a compressed value may expand to the field's `max_size`.
 fn decode<T: ChunkValue>(encoded: &[u8], field: &ChunkedField) -> Result<T, DecodeErrorKind> {
-    let max = field.compression.map_or(usize::MAX, |c| c.max_size);
+    // A value stored as is (tag 0) is as large as the bytes read: no bound to apply. A
+    // compressed one may expand to the field's bound (the default one when the field is
+    // not compressed now but the value was written compressed).
+    let max = match (encoded.first(), field.compression) {
+        (Some(0), _) => usize::MAX,
+        (_, Some(c)) => c.max_size,
+        (_, None) => crate::compress::DEFAULT_MAX_SIZE,
+    };
     let bytes = crate::compress::decode(encoded, max).map_err(DecodeErrorKind::Decompress)?;
     T::from_bytes(bytes.into_owned())
 }
@@ -935,6 +942,13 @@ mod tests {
         compression: None,
     };
 
+    const PACKED: ChunkedField = ChunkedField {
+        compression: Some(&crate::compress::Compression::new(
+            crate::compress::Codec::Zstd { level: 3 },
+        )),
+        ..PLAIN
+    };
+
     #[test]
     fn a_manifest_round_trips_and_bad_ones_are_refused() {
         let m = Manifest {
@@ -964,9 +978,17 @@ mod tests {
 
         /// Decoding never panics, whatever the bytes.
         #[test]
-        fn decoding_anything_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
-            let _ = decode::<String>(&bytes, &PLAIN);
-            let _ = decode::<Vec<u8>>(&bytes, &PLAIN);
+        fn decoding_anything_never_panics(
+            tag in 0u8..4,
+            rest in proptest::collection::vec(any::<u8>(), 0..64),
+        ) {
+            let mut bytes = vec![tag];
+            bytes.extend(rest);
+            for field in [&PLAIN, &PACKED] {
+                let _ = decode::<String>(&bytes, field);
+                let _ = decode::<Vec<u8>>(&bytes, field);
+                let _ = decode::<String>(&bytes[1..], field);
+            }
         }
     }
 }

@@ -320,7 +320,11 @@ fn zstd_decode(payload: &[u8], max: usize) -> Result<Vec<u8>, DecompressError> {
     let mut decoder = zstd::stream::read::Decoder::with_buffer(payload).map_err(corrupt)?;
     // A frame may ask for a window up to 2 GiB (allocated up front): allow no more than
     // the bound needs, so the bound also caps the decoder's memory.
-    let window_log = usize::BITS - max.max(1024).next_power_of_two().leading_zeros() - 1;
+    // (A bound past the largest power of two of `usize` needs the largest window.)
+    let window_log = max
+        .max(1024)
+        .checked_next_power_of_two()
+        .map_or(31, |p| usize::BITS - p.leading_zeros() - 1);
     decoder
         .window_log_max(window_log.min(31))
         .map_err(corrupt)?;
@@ -960,6 +964,19 @@ mod tests {
                 "{codec:?}"
             );
         }
+    }
+
+    #[test]
+    fn any_bound_is_accepted_even_the_largest() {
+        // `usize::MAX` as the bound (no limit): the zstd window must not overflow.
+        for codec in [Codec::Zstd { level: 3 }, Codec::Gzip { level: 6 }] {
+            let stored = encode(codec, 0, &[7u8; 5000]);
+            if stored[0] != TAG_RAW {
+                assert_eq!(decode(&stored, usize::MAX).map(|v| v.len()), Ok(5000));
+            }
+        }
+        assert!(decode(&[TAG_ZSTD, 1, 2, 3], usize::MAX).is_err());
+        assert!(decode(&[TAG_GZIP, 1, 2, 3], usize::MAX).is_err());
     }
 
     #[test]
