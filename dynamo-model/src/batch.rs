@@ -8,15 +8,15 @@
 //! full jitter until a deadline, and reports whatever is still left instead of dropping it.
 
 use crate::collection::{Includes, Target};
+use crate::ops::UnknownEntity;
 use crate::ops::page::decode_target;
 use crate::ops::request::Customize;
-use crate::ops::UnknownEntity;
-use crate::retry::{is_retryable, Deadline, RetryPolicy};
+use crate::retry::{Deadline, RetryPolicy, is_retryable};
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
-use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
-use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
+use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
 use aws_sdk_dynamodb::types::{
     DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest,
 };
@@ -690,7 +690,11 @@ impl<T: Table> BatchWrite<T> {
                     format!(
                         "two operations of one batch write target the same key (PK={}{}); DynamoDB rejects that, and their order would be undefined",
                         op.key().pk,
-                        op.key().sk.as_deref().map(|s| format!(", SK={s}")).unwrap_or_default()
+                        op.key()
+                            .sk
+                            .as_deref()
+                            .map(|s| format!(", SK={s}"))
+                            .unwrap_or_default()
                     ),
                 ));
             }

@@ -39,11 +39,7 @@ pub const WRITE_UNIT_BYTES: usize = 1024;
 /// consistent.
 pub fn read_units(bytes: usize, consistent: bool) -> f64 {
     let units = bytes.div_ceil(READ_UNIT_BYTES).max(1) as f64;
-    if consistent {
-        units
-    } else {
-        units / 2.0
-    }
+    if consistent { units } else { units / 2.0 }
 }
 
 /// The read units of a `BatchGetItem` returning items of these sizes (each rounded

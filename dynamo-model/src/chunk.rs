@@ -116,7 +116,7 @@ impl Manifest {
             _ => {
                 return Err(DecodeErrorKind::Invalid(
                     "chunk manifest without a token".to_owned(),
-                ))
+                ));
             }
         };
         Ok(Manifest {
@@ -384,7 +384,7 @@ pub mod __private {
                     return Ok(Chunked {
                         state: State::Stored(manifest),
                         encoded: OnceLock::new(),
-                    })
+                    });
                 }
                 Err(kind) => kind,
             },
@@ -730,8 +730,11 @@ pub(crate) async fn load<E: Entity>(db: &Db<E::Table>, entities: &mut [E]) -> Re
                 None => {
                     return Err(chunk_error::<E>(
                         &manifest,
-                        format!("chunk {} is missing (the value was replaced while being read, or its chunks were deleted)", key.pk),
-                    ))
+                        format!(
+                            "chunk {} is missing (the value was replaced while being read, or its chunks were deleted)",
+                            key.pk
+                        ),
+                    ));
                 }
             }
         }

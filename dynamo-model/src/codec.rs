@@ -227,7 +227,9 @@ macro_rules! integer_attr {
         }
     )*};
 }
-integer_attr!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+integer_attr!(
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
+);
 
 macro_rules! float_attr {
     ($($t:ty),*) => {$(

@@ -169,7 +169,9 @@ pub enum DecompressError {
     #[error("unknown compression tag {0}")]
     UnknownTag(u8),
     /// The value was compressed with a codec this build does not include.
-    #[error("the value is compressed with {codec}, which this build cannot read: enable feature `{codec}` of dynamo-model")]
+    #[error(
+        "the value is compressed with {codec}, which this build cannot read: enable feature `{codec}` of dynamo-model"
+    )]
     CodecUnavailable {
         /// `"zstd"` or `"gzip"`, also the feature's name.
         codec: &'static str,
@@ -210,13 +212,13 @@ impl From<DecompressError> for DecodeErrorKind {
 /// Never fails: a codec error (none is expected compressing into memory) or a codec this
 /// build lacks stores the bytes uncompressed, which every reader reads.
 pub(crate) fn encode(codec: Codec, threshold: usize, bytes: &[u8]) -> Vec<u8> {
-    if bytes.len() >= threshold {
-        if let Some(compressed) = compress(codec, bytes) {
-            // Compressed output includes its tag; the raw form costs one byte more than
-            // the bytes. Keep whichever is smaller.
-            if compressed.len() < bytes.len() + 1 {
-                return compressed;
-            }
+    if bytes.len() >= threshold
+        && let Some(compressed) = compress(codec, bytes)
+    {
+        // Compressed output includes its tag; the raw form costs one byte more than
+        // the bytes. Keep whichever is smaller.
+        if compressed.len() < bytes.len() + 1 {
+            return compressed;
         }
     }
     let mut out = Vec::with_capacity(bytes.len() + 1);

@@ -139,7 +139,9 @@ pub enum Error {
     /// ambiguous attempt; see [`Delete`](crate::ops::Delete) for what that proves). The
     /// write is done: sending it again would apply it twice. `current` is the item as
     /// stored now (none after a delete).
-    #[error("{operation} for {entity} {key} was applied, but the values it was to return were lost with its response")]
+    #[error(
+        "{operation} for {entity} {key} was applied, but the values it was to return were lost with its response"
+    )]
     #[non_exhaustive]
     ReturnValuesLost {
         /// Entity type the request was for.
@@ -182,7 +184,9 @@ pub enum Error {
     /// A write transaction cut off can be resent safely with the same
     /// `client_request_token` ([`TransactWrite::token`](crate::transact::TransactWrite::token))
     /// within 10 minutes: DynamoDB applies one token at most once.
-    #[error("{operation} on table {table}: the deadline passed with the outcome of the last request unknown; it may have been applied")]
+    #[error(
+        "{operation} on table {table}: the deadline passed with the outcome of the last request unknown; it may have been applied"
+    )]
     #[non_exhaustive]
     DeadlineExceeded {
         /// The DynamoDB API call, e.g. `TransactWriteItems`.

@@ -100,7 +100,7 @@ pub use ops::SortCondition;
 pub use ops::{Page, UnknownEntity};
 pub use retry::RetryPolicy;
 pub use schema::{Table, TableSchema};
-pub use size::{item_size, value_size, MAX_ITEM_BYTES};
+pub use size::{MAX_ITEM_BYTES, item_size, value_size};
 
 /// `#[derive(Table)]`: declares a table's key attributes, indexes and TTL attribute.
 ///
@@ -304,11 +304,11 @@ pub mod __private {
     pub use crate::key::chain::{AttributeChain, SortKeyChain};
     pub use crate::key::sort::TableIndex;
     pub use crate::key::sort::{
-        attribute_op, attribute_value, encode_arg, AttributeOp, AttributePrefix, Compare,
-        SortKeyOp, SortKeyPrefix,
+        AttributeOp, AttributePrefix, Compare, SortKeyOp, SortKeyPrefix, attribute_op,
+        attribute_value, encode_arg,
     };
     pub use crate::key::template::{
-        encode_touch, reencode, IndexTemplate, Segment as TemplateSegment, TemplateField,
+        IndexTemplate, Segment as TemplateSegment, TemplateField, encode_touch, reencode,
     };
     pub use crate::ops::IntoSortKey;
     pub use crate::registry::{EntityRegistration, Segment as KeySegment};

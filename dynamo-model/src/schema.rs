@@ -5,12 +5,12 @@
 //! every stage and every test table.
 
 use crate::Error;
+use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
     LocalSecondaryIndex, Projection as SdkProjection, ProjectionType, ScalarAttributeType,
     TableStatus, TimeToLiveSpecification,
 };
-use aws_sdk_dynamodb::Client;
 use std::time::Duration;
 
 /// A table declaration. Implemented by `#[derive(Table)]`.

@@ -14,12 +14,12 @@ use crate::expr::Placeholders;
 use crate::ops::page::decode_target;
 use crate::ops::request::Customize;
 use crate::ops::{
-    and, is_entity, item_exists, render, Delete, PreparedWrite, Put, UnknownEntity, Update,
+    Delete, PreparedWrite, Put, UnknownEntity, Update, and, is_entity, item_exists, render,
 };
-use crate::retry::{is_retryable, Deadline, RetryPolicy};
+use crate::retry::{Deadline, RetryPolicy, is_retryable};
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
-use aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsInput;
+use aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::{
     TransactWriteItemsError, TransactWriteItemsInput,
@@ -255,7 +255,10 @@ impl<T: Table> TransactWrite<T> {
             return Err(Error::invalid_request(
                 OP,
                 crate::ValidationReason::TooManyOperations,
-                format!("{} operations; DynamoDB allows at most {MAX_TRANSACTION_ITEMS} per transaction", ops.len()),
+                format!(
+                    "{} operations; DynamoDB allows at most {MAX_TRANSACTION_ITEMS} per transaction",
+                    ops.len()
+                ),
             ));
         }
         // DynamoDB cancels a transaction with two operations on one item. Compared on the
@@ -287,7 +290,7 @@ impl<T: Table> TransactWrite<T> {
                         "a ClientRequestToken has 1 to 36 characters, not {}",
                         t.len()
                     ),
-                ))
+                ));
             }
             None => format!("{:032x}", fastrand::u128(..)),
         };

@@ -279,13 +279,13 @@ macro_rules! conditions {
                         return Condition::new(Node::Function {
                             function: "attribute_not_exists",
                             path,
-                        })
+                        });
                     }
                     Ok(None) if op == CompareOp::Ne => {
                         return Condition::new(Node::Function {
                             function: "attribute_exists",
                             path,
-                        })
+                        });
                     }
                     Ok(None) => Err(ValueError {
                         path: path.to_string(),

@@ -190,7 +190,7 @@ mod tests {
         ]
     }
 
-    fn slot_for(layout: &HistoryLayout) -> impl Strategy<Value = u64> {
+    fn slot_for(layout: &HistoryLayout) -> impl Strategy<Value = u64> + use<> {
         let max = layout.max_slot();
         prop_oneof![0..=max.min(200), Just(max), 0..=max]
     }

@@ -80,7 +80,7 @@ use crate::collection::{Decoded, Target};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::expr::Placeholders;
 use crate::ops::ambiguous::WriteToken;
-use crate::ops::{and, is_entity, item_absent, render, version_is, PreparedWrite, Query};
+use crate::ops::{PreparedWrite, Query, and, is_entity, item_absent, render, version_is};
 use crate::retry::{Deadline, RetryPolicy};
 use crate::transact::MAX_TRANSACTION_ITEMS;
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};

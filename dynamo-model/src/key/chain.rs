@@ -261,8 +261,8 @@ impl<C: SortKeyChain> From<C> for SortKeyCondition<C::Entity, C::Space> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key::sort::{Primary, SortKeyOp};
     use crate::Table;
+    use crate::key::sort::{Primary, SortKeyOp};
 
     #[derive(Table)]
     #[dynamo(pk = "PK", sk = "SK")]

@@ -300,7 +300,7 @@ fn unescape_str(component: &str) -> Result<String, KeyError> {
                     NAME,
                     component,
                     "contains an unescaped character up to `%`",
-                ))
+                ));
             }
         }
         let escaped = match (
@@ -313,7 +313,7 @@ fn unescape_str(component: &str) -> Result<String, KeyError> {
                     NAME,
                     component,
                     "`%` must be followed by two uppercase hex digits",
-                ))
+                ));
             }
         };
         // Only what `escape_str` writes is accepted: a character above `%` is never escaped.
@@ -1318,8 +1318,8 @@ mod tests {
     #[cfg(feature = "time")]
     #[test]
     fn datetime_examples() {
-        use time::macros::datetime;
         use time::OffsetDateTime;
+        use time::macros::datetime;
         let v = datetime!(2024-01-02 03:04:05.000_000_006 +01:00);
         assert_eq!(enc(&v), "2024-01-02T02:04:05.000000006Z");
         assert_eq!(

@@ -17,7 +17,7 @@ mod testing;
 
 pub(crate) use encode::split_component;
 pub use encode::{
-    escape_str, split_components, KeyArg, KeyError, KeyPart, OptionalKeyPart, DELIMITER,
+    DELIMITER, KeyArg, KeyError, KeyPart, OptionalKeyPart, escape_str, split_components,
 };
 
 use crate::{Entity, Error, Item, Table};
@@ -99,14 +99,16 @@ impl<E: Entity> Key<E> {
             check_key_value(E::ENTITY_TYPE, "sort", sk, MAX_SORT_KEY_BYTES)?;
             // A key of a versioned entity names its latest copy; a revision is read
             // through the history, never as the entity (`Key::from_raw` of another slot).
-            if let Some(layout) = E::__HISTORY {
-                if !matches!(layout.parse(sk), Some((0, _))) {
-                    return Err(Error::invalid(
-                        E::ENTITY_TYPE,
-                        crate::ValidationReason::WrongKeySpace,
-                        format!("the sort key {sk:?} is not the latest copy of a #[dynamo(versioned)] item; read revisions with db.versions().revision(key, k) or .history(key)"),
-                    ));
-                }
+            if let Some(layout) = E::__HISTORY
+                && !matches!(layout.parse(sk), Some((0, _)))
+            {
+                return Err(Error::invalid(
+                    E::ENTITY_TYPE,
+                    crate::ValidationReason::WrongKeySpace,
+                    format!(
+                        "the sort key {sk:?} is not the latest copy of a #[dynamo(versioned)] item; read revisions with db.versions().revision(key, k) or .history(key)"
+                    ),
+                ));
             }
         }
         Ok(raw)
@@ -241,10 +243,10 @@ pub(crate) fn raw_key_of(schema: &crate::TableSchema, item: &Item) -> Option<Raw
 pub(crate) fn describe_item_key(schema: &crate::TableSchema, item: &Item) -> Option<String> {
     let pk = item.get(schema.pk.name)?.as_s().ok()?;
     let mut out = format!("{}={}", schema.pk.name, pk);
-    if let Some(attr) = schema.sk {
-        if let Some(Ok(sk)) = item.get(attr.name).map(|v| v.as_s()) {
-            out.push_str(&format!(", {}={}", attr.name, sk));
-        }
+    if let Some(attr) = schema.sk
+        && let Some(Ok(sk)) = item.get(attr.name).map(|v| v.as_s())
+    {
+        out.push_str(&format!(", {}={}", attr.name, sk));
     }
     Some(out)
 }

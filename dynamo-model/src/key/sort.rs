@@ -27,7 +27,7 @@
 //! that starts with a field), or no item ([`SortKeyOp::Nothing`], e.g. `< ""` or
 //! `between("b", "a")`), which a query answers without sending a request.
 
-use super::{escape_str, KeyError, KeyPart};
+use super::{KeyError, KeyPart, escape_str};
 use crate::schema::IndexSchema;
 use crate::{Entity, Table};
 use std::marker::PhantomData;
@@ -748,7 +748,9 @@ mod range_properties {
     macro_rules! subjects {
         ($($t:ty),*) => { $(impl Subject for $t {})* };
     }
-    subjects!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, bool);
+    subjects!(
+        u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, bool
+    );
     #[cfg(feature = "time")]
     impl Subject for time::OffsetDateTime {}
     #[cfg(feature = "uuid")]

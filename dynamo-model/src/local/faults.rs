@@ -28,8 +28,8 @@
 //! # Ok(()) }
 //! ```
 
-use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode};
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
@@ -46,7 +46,7 @@ use aws_smithy_runtime_api::http::StatusCode;
 use aws_smithy_types::body::SdkBody;
 use aws_smithy_types::byte_stream::ByteStream;
 use aws_smithy_types::config_bag::ConfigBag;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -280,10 +280,10 @@ impl Faults {
         }
         let op = operation(request);
         let plan = lock(&self.shared.plan).clone();
-        if let Some(ops) = &plan.operations {
-            if !ops.contains(&op) {
-                return (Action::Forward, None);
-            }
+        if let Some(ops) = &plan.operations
+            && !ops.contains(&op)
+        {
+            return (Action::Forward, None);
         }
         if plan.kinds.is_empty() || plan.rate <= 0.0 {
             return (Action::Forward, None);
@@ -981,11 +981,13 @@ mod tests {
                 ..FaultStats::default()
             }
         );
-        assert!(Faults::new(0)
-            .operations([])
-            .kinds([FaultKind::Throttle])
-            .decide(&request("PutItem", "{}"))
-            .is_forward());
+        assert!(
+            Faults::new(0)
+                .operations([])
+                .kinds([FaultKind::Throttle])
+                .decide(&request("PutItem", "{}"))
+                .is_forward()
+        );
     }
 
     #[test]
@@ -1025,9 +1027,11 @@ mod tests {
             Action::PartialBatch { .. }
         ));
         let conflict = Faults::new(52).kinds([FaultKind::TransactionConflict]);
-        assert!(conflict
-            .decide(&request("BatchWriteItem", &batch_write(3)))
-            .is_forward());
+        assert!(
+            conflict
+                .decide(&request("BatchWriteItem", &batch_write(3)))
+                .is_forward()
+        );
         let transaction = json!({"TransactItems": [{}, {}, {}]}).to_string();
         assert!(matches!(
             conflict.decide(&request("TransactWriteItems", &transaction)),
@@ -1196,7 +1200,9 @@ mod tests {
         let body: Value = serde_json::from_str(&conflict_body(2, 1)).expect("json");
         assert_eq!(
             body["Message"],
-            json!("Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]")
+            json!(
+                "Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]"
+            )
         );
         assert_eq!(body["CancellationReasons"][0]["Code"], json!("None"));
         assert_eq!(

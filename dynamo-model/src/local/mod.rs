@@ -21,11 +21,11 @@
 pub mod faults;
 mod process;
 
-pub use process::{cache_dir, ensure_java, install, shared_endpoint, LocalError, LocalInstance};
+pub use process::{LocalError, LocalInstance, cache_dir, ensure_java, install, shared_endpoint};
 
 use crate::{Db, Table};
-use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Any boxed error: what the helpers of this module return.

@@ -383,7 +383,7 @@ impl LocalInstance {
                 return Err(instance.exited_error().unwrap_or_else(|| LocalError::Io {
                     context: "the watchdog shell did not report the pid of java".to_owned(),
                     source: io::Error::new(io::ErrorKind::InvalidData, format!("{line:?}")),
-                }))
+                }));
             }
         };
 
@@ -511,10 +511,10 @@ pub fn shared_endpoint() -> Result<String, LocalError> {
     }
     // Callers queued behind a failed start share its error instead of each waiting
     // through a start (up to a minute) of their own.
-    if FAILED_ATTEMPTS.load(Ordering::SeqCst) != seen {
-        if let Some(failure) = &shared.failure {
-            return Err(failure.duplicate());
-        }
+    if FAILED_ATTEMPTS.load(Ordering::SeqCst) != seen
+        && let Some(failure) = &shared.failure
+    {
+        return Err(failure.duplicate());
     }
     match LocalInstance::start() {
         Ok(instance) => {
@@ -613,7 +613,7 @@ fn download(cache: &Path) -> Result<Download, LocalError> {
             return Ok(Download {
                 file,
                 _guard: guard,
-            })
+            });
         }
         Ok(out) => format!("curl ({}): {}", out.status, last_lines(&out.stderr, 10)),
         Err(err) => format!("curl could not be run: {err}"),

@@ -10,15 +10,15 @@
 //! - [`AmbiguousAttempts`]: an SDK interceptor that records whether an earlier attempt of
 //!   the call ended without a definite answer; a delete leaves no item to carry a token.
 
-use crate::expr::{AttrPath, CompareOp, Node};
 use crate::Item;
+use crate::expr::{AttrPath, CompareOp, Node};
 use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A token unique to one put or update call, stored in the table's write-token attribute
 /// ([`TableSchema::write_token`](crate::TableSchema::write_token)).
@@ -163,9 +163,11 @@ mod tests {
     fn tokens_are_short_distinct_and_recognised() {
         let tokens: HashSet<String> = (0..10_000).map(|_| WriteToken::new().0).collect();
         assert_eq!(tokens.len(), 10_000);
-        assert!(tokens.iter().all(|t| t.len() == 16
-            && t.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')));
+        assert!(tokens.iter().all(|t| {
+            t.len() == 16
+                && t.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        }));
 
         let token = WriteToken::new();
         let mine = Item::from([("_wt".to_owned(), token.value())]);

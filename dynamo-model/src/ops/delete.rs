@@ -1,8 +1,8 @@
 use super::ambiguous::AmbiguousAttempts;
-use super::request::{customizable, input, Customize};
+use super::request::{Customize, customizable, input};
 use super::{
-    absent_or_entity, and, condition_failed, is_entity, item_exists, render, user_condition,
-    version_guard, version_is, FailureContext, PreparedWrite, VersionCheck,
+    FailureContext, PreparedWrite, VersionCheck, absent_or_entity, and, condition_failed,
+    is_entity, item_exists, render, user_condition, version_guard, version_is,
 };
 use crate::expr::Placeholders;
 use crate::{Condition, Db, Entity, Error, Key};
@@ -189,12 +189,12 @@ impl<E: Entity> Delete<E> {
             key,
             current: None,
         };
-        if let (true, Ok(out)) = (chunked, &result) {
-            if let Some(old) = &out.attributes {
-                // The item is gone; chunks left behind (a failure here) are orphans that
-                // nothing reads.
-                let _ = crate::chunk::after_delete::<E>(&db, old).await;
-            }
+        if let (true, Ok(out)) = (chunked, &result)
+            && let Some(old) = &out.attributes
+        {
+            // The item is gone; chunks left behind (a failure here) are orphans that
+            // nothing reads.
+            let _ = crate::chunk::after_delete::<E>(&db, old).await;
         }
         match result {
             Ok(out) => match out.attributes {

@@ -1,7 +1,7 @@
-use super::request::{customizable, input, Customize};
+use super::request::{Customize, customizable, input};
 use crate::{Db, Entity, Error, Key};
-use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
 use aws_sdk_dynamodb::operation::get_item::GetItemInput;
+use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
 
 /// A `GetItem` request; see [`Db::get`].
 ///

@@ -1,15 +1,15 @@
 //! The key condition of a query: partitions and sort-key conditions as the generated
 //! constructors make them, and their rendering into a `KeyConditionExpression`.
 
+use crate::Entity;
 use crate::collection::Includes;
 use crate::expr::Placeholders;
+use crate::key::KeyError;
 use crate::key::chain::SortKeyChain;
 use crate::key::sort::{
     AttributeCondition, AttributeOp, AttributePrefix, AttributeRange, MultiPartition, Partition,
     SortKeyCondition, SortKeyOp, SortKeyPrefix, SortKeyRange,
 };
-use crate::key::KeyError;
-use crate::Entity;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// Something that can be turned into a sort-key condition for target `T`: the generated

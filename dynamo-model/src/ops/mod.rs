@@ -133,7 +133,10 @@ pub(crate) fn refuse_history<E: Entity>(operation: &str) -> Result<(), Error> {
         return Err(Error::invalid(
             E::ENTITY_TYPE,
             crate::ValidationReason::KeepsHistory,
-            format!("a {operation} would change the latest copy of a #[dynamo(versioned)] entity without writing its revision; use db.versions::<{}>() (create, add, revise, restore, delete_all)", E::ENTITY_TYPE),
+            format!(
+                "a {operation} would change the latest copy of a #[dynamo(versioned)] entity without writing its revision; use db.versions::<{}>() (create, add, revise, restore, delete_all)",
+                E::ENTITY_TYPE
+            ),
         ));
     }
     Ok(())

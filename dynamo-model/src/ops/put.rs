@@ -1,8 +1,8 @@
 use super::ambiguous::WriteToken;
-use super::request::{customizable, input, Customize};
+use super::request::{Customize, customizable, input};
 use super::{
-    absent_or_entity, and, condition_failed, is_entity, item_absent, next_version, render,
-    user_condition, version_is, FailureContext, PreparedWrite,
+    FailureContext, PreparedWrite, absent_or_entity, and, condition_failed, is_entity, item_absent,
+    next_version, render, user_condition, version_is,
 };
 use crate::expr::Placeholders;
 use crate::{Condition, Db, Entity, Error, Item, Key};
@@ -288,7 +288,7 @@ super::into_future!(Put, ());
 #[cfg(test)]
 mod tests {
     use super::WriteToken;
-    use crate::{Db, Entity, Table, ValidationReason, MAX_ITEM_BYTES};
+    use crate::{Db, Entity, MAX_ITEM_BYTES, Table, ValidationReason};
     use serde::{Deserialize, Serialize};
 
     #[derive(Table)]

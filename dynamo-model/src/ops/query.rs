@@ -1,23 +1,23 @@
 //! `Query`: typed key conditions, filters, direction, limits that count matching items,
 //! pagination with bound cursors, and a stream over all pages.
 
+use super::BoxFuture;
 use super::key_condition::{
-    attribute_range_fits, render_attribute_op, render_sort_key, IntoPartition, IntoSortKey,
-    PartitionValue, SortCondition,
+    IntoPartition, IntoSortKey, PartitionValue, SortCondition, attribute_range_fits,
+    render_attribute_op, render_sort_key,
 };
-use super::page::{decode_target, entity_type_filter, Page, UnknownEntity};
+use super::page::{Page, UnknownEntity, decode_target, entity_type_filter};
 use super::pager::{self, Collected, PageRequest, PageSource, RawPage};
 use super::request::Customize;
-use super::BoxFuture;
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
-use crate::key::sort::{KeySpace, Primary, SortKeyOp, SortKeyRange};
 use crate::key::KeyError;
+use crate::key::sort::{KeySpace, Primary, SortKeyOp, SortKeyRange};
 use crate::schema::{IndexKind, IndexSchema, Projection};
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
-use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::query::QueryInput;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures_util::stream::{self, Stream};
 use std::collections::{HashMap, VecDeque};
@@ -232,12 +232,11 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     /// `#[dynamo(versioned)]` entity's partition value is its latest copies' sort key.
     fn latest_partition(mut self) -> Self {
         let table_sk = <T::Table as Table>::SCHEMA.sk.map(|a| a.name);
-        if let (Some(layout), Some(sk), Some(_)) = (T::HISTORY, table_sk, self.index) {
-            if self.keyed_on(sk, true) {
-                if let Ok(PartitionValue::Rendered(value)) = &mut self.pk {
-                    *value = layout.latest(value);
-                }
-            }
+        if let (Some(layout), Some(sk), Some(_)) = (T::HISTORY, table_sk, self.index)
+            && self.keyed_on(sk, true)
+            && let Ok(PartitionValue::Rendered(value)) = &mut self.pk
+        {
+            *value = layout.latest(value);
         }
         self
     }
@@ -526,14 +525,19 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         if let Some((reason, message)) = &self.refusal {
             return Err(Error::invalid(T::NAME, *reason, message.clone()));
         }
-        if let Some(index) = self.index {
-            if index.projection == Projection::KeysOnly && !T::IS_COLLECTION && !T::IS_KEYS {
-                return Err(Error::invalid(
-                    T::NAME,
-                    crate::ValidationReason::IndexProjection,
-                    format!("index `{}` projects only keys: query it with .keys_only(), or .keys_only().hydrate(..) for whole items", index.name),
-                ));
-            }
+        if let Some(index) = self.index
+            && index.projection == Projection::KeysOnly
+            && !T::IS_COLLECTION
+            && !T::IS_KEYS
+        {
+            return Err(Error::invalid(
+                T::NAME,
+                crate::ValidationReason::IndexProjection,
+                format!(
+                    "index `{}` projects only keys: query it with .keys_only(), or .keys_only().hydrate(..) for whole items",
+                    index.name
+                ),
+            ));
         }
         if let Some(missing) = self.unprojected_attributes() {
             let index = self.index.map(|i| i.name).unwrap_or_default();
@@ -581,7 +585,9 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                     return Err(Error::invalid(
                         T::NAME,
                         crate::ValidationReason::EmptyKeyValue,
-                        format!("the partition value of `{attr}` is empty; DynamoDB requires at least one byte"),
+                        format!(
+                            "the partition value of `{attr}` is empty; DynamoDB requires at least one byte"
+                        ),
                     ));
                 }
                 values.clone()
@@ -591,7 +597,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                     T::NAME,
                     crate::ValidationReason::WrongKeySpace,
                     "the partition does not match the key attributes of the table or index queried",
-                ))
+                ));
             }
         };
         let mut parts: Vec<String> = pk_check
@@ -1203,7 +1209,7 @@ mod tests {
     /// (including ones whose strings only split differently) must never share them.
     #[test]
     fn condition_bytes_tell_every_condition_apart() {
-        use super::{condition_bytes, PartitionValue, SortCondition};
+        use super::{PartitionValue, SortCondition, condition_bytes};
         use crate::key::sort::{AttributeRange, SortKeyOp, SortKeyRange};
         use aws_sdk_dynamodb::types::AttributeValue;
         let s = |x: &str| x.to_owned();

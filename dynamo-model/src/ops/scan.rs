@@ -6,16 +6,16 @@
 //! it into segments for large tables, and give it a budget so it cannot starve the
 //! application's own reads.
 
-use super::page::{decode_target, entity_type_filter, Page, UnknownEntity};
+use super::page::{Page, UnknownEntity, decode_target, entity_type_filter};
 use super::pager::{self, PageRequest, PageSource, RawPage};
 use super::request::Customize;
-use super::{and_opt, BoxFuture};
+use super::{BoxFuture, and_opt};
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
 use crate::{Condition, Db, Entity, Error, Table};
-use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::operation::scan::ScanInput;
+use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures_util::stream::{self, Stream, StreamExt};
 use std::collections::HashMap;

@@ -1,8 +1,8 @@
-use super::ambiguous::{project, WriteToken};
-use super::request::{customizable, input, Customize};
+use super::ambiguous::{WriteToken, project};
+use super::request::{Customize, customizable, input};
 use super::{
-    and, condition_failed, is_entity, item_exists, render, user_condition, version_guard,
-    version_is, PreparedWrite, VersionCheck,
+    PreparedWrite, VersionCheck, and, condition_failed, is_entity, item_exists, render,
+    user_condition, version_guard, version_is,
 };
 use crate::codec::AttrValue;
 use crate::entity::{IndexChanges, Touch};
@@ -25,7 +25,9 @@ macro_rules! numeric {
         impl crate::sealed::Numeric for $t {}
     )*};
 }
-numeric!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+numeric!(
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64
+);
 
 impl<T: Numeric> Numeric for Option<T> {
     type Delta = T::Delta;

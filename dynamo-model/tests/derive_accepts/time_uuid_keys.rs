@@ -2,8 +2,8 @@
 
 use dynamo_model::{Entity, Table};
 use serde::{Deserialize, Serialize};
-use time::macros::datetime;
 use time::OffsetDateTime;
+use time::macros::datetime;
 use uuid::Uuid;
 
 #[derive(Table)]
