@@ -143,6 +143,11 @@ fn chunk_key(schema: &crate::TableSchema, token: &str, seq: u32) -> RawKey {
 }
 
 /// A value a chunked field can hold: converted to and from bytes.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the value of a chunked field",
+    label = "a `Chunked<{Self}>` field",
+    note = "a chunked field holds `Chunked<String>` or `Chunked<Vec<u8>>`; store other values as bytes (e.g. serialised) in a `Chunked<Vec<u8>>`"
+)]
 pub trait ChunkValue: Sized + Send + Sync + 'static {
     /// The value's bytes.
     fn to_bytes(&self) -> Cow<'_, [u8]>;

@@ -76,6 +76,13 @@ impl<E: Entity> Get<E> {
     /// another entity type under the key is a decode error.
     pub async fn send(self) -> Result<Option<E>, Error> {
         let request = self.request().map_err(|e| e.during("GetItem"))?;
+        if E::__CHUNKED.is_empty() {
+            let out = request
+                .send()
+                .await
+                .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
+            return self.decode(out.item);
+        }
         // An item with chunked fields: its chunks too (`crate::chunk`). Chunks missing or
         // not matching the manifest mean the value was replaced while being read: read
         // the item again.
@@ -90,9 +97,6 @@ impl<E: Entity> Get<E> {
             let Some(mut entity) = self.decode(out.item)? else {
                 return Ok(None);
             };
-            if E::__CHUNKED.is_empty() {
-                return Ok(Some(entity));
-            }
             match crate::chunk::load(&self.db, std::slice::from_mut(&mut entity)).await {
                 Ok(()) => return Ok(Some(entity)),
                 Err(Error::Decode(_)) if attempt < 3 => continue,

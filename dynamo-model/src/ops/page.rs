@@ -62,7 +62,11 @@ pub(crate) fn decode_target<T: Target>(
     // A revision of a versioned entity is history, not an item of its own: reads other
     // than the history's see the latest copy only (a collection over the partition, a
     // scan, an index whose keys revisions also carry).
-    if !T::READS_REVISIONS && crate::registry::is_revision::<T::Table>(&item) {
+    // Only a versioned entity or a collection (whose members may be versioned) can meet
+    // a revision; for every other target the check costs nothing (constants).
+    let may_meet_revisions = T::HISTORY.is_some() || T::IS_COLLECTION;
+    if !T::READS_REVISIONS && may_meet_revisions && crate::registry::is_revision::<T::Table>(&item)
+    {
         return Ok(None);
     }
     match T::decode(item)? {
