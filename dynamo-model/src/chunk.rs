@@ -65,6 +65,12 @@ pub const DEFAULT_CHUNK_SIZE: usize = 350 * 1024;
 /// The largest chunk size: a chunk item also holds its key and a few attributes, and
 /// must stay under DynamoDB's 400 KB item limit.
 pub const MAX_CHUNK_SIZE: usize = 390 * 1024;
+/// The longest a put lets pass between writing its chunks and writing the item that names
+/// them: past it, the put deletes its chunks and fails with [`Error::DeadlineExceeded`].
+/// [`Db::collect_orphans`] with `older_than` above it never deletes chunks a put is about
+/// to name.
+pub const MAX_FLIP_DELAY: std::time::Duration = std::time::Duration::from_secs(5 * 60);
+
 /// The entity type of chunk items.
 pub const CHUNK_TYPE: &str = "_chunk";
 /// The partition-key prefix of chunk items.
@@ -581,7 +587,18 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
         return Err(e.during(OP));
     }
 
-    // 3. The item, if its manifests are still those read.
+    // 3. The item, if its manifests are still those read, and only while its chunks are
+    // young: the orphan sweep judges chunks older than its `older_than`, so a put never
+    // names chunks written more than `MAX_FLIP_DELAY` ago (a process paused between
+    // its steps gives up instead).
+    if now_millis().saturating_sub(now) > MAX_FLIP_DELAY.as_millis() as u64 {
+        let _ = delete_chunks(&db, &written).await;
+        return Err(Error::DeadlineExceeded {
+            operation: OP,
+            table: db.table_name().to_owned(),
+            client_request_token: None,
+        });
+    }
     let mut conditions = Vec::new();
     for field in E::__CHUNKED {
         conditions.push(
@@ -840,8 +857,9 @@ impl<T: Table> Db<T> {
     /// per item they belong to.
     ///
     /// `older_than` protects writes in progress: a put writes its chunks before the item
-    /// names them, within its retry deadline (60 s by default); the sweep must not judge
-    /// those chunks before the put is done. 15 minutes is a safe choice.
+    /// names them, and gives up rather than name chunks older than [`MAX_FLIP_DELAY`]
+    /// (5 minutes), so any `older_than` above that never deletes chunks a put is about to
+    /// name; 15 minutes leaves room for clock differences between machines.
     pub async fn collect_orphans(&self, older_than: std::time::Duration) -> Result<Orphans, Error> {
         const OP: &str = "Scan";
         let schema = &T::SCHEMA;
