@@ -71,6 +71,10 @@ pub const MAX_CHUNK_SIZE: usize = 390 * 1024;
 /// to name.
 pub const MAX_FLIP_DELAY: std::time::Duration = std::time::Duration::from_secs(5 * 60);
 
+/// The most chunks one value may have (about 39 GB at the largest chunk size): a bound on
+/// what reading a manifest may ask for.
+pub const MAX_CHUNKS: u64 = 100_000;
+
 /// The entity type of chunk items.
 pub const CHUNK_TYPE: &str = "_chunk";
 /// The partition-key prefix of chunk items.
@@ -125,12 +129,26 @@ impl Manifest {
                 ));
             }
         };
-        Ok(Manifest {
+        let manifest = Manifest {
             token,
             chunks: number(map, "n")?,
             len: number(map, "len")?,
             crc: number(map, "crc")?,
-        })
+        };
+        // What a write can have made: at least one chunk, each of 1 to MAX_CHUNK_SIZE
+        // bytes (a hostile count or length must not size an allocation).
+        let n = u64::from(manifest.chunks);
+        if n == 0
+            || n > MAX_CHUNKS
+            || manifest.len < n
+            || manifest.len > n.saturating_mul(MAX_CHUNK_SIZE as u64)
+        {
+            return Err(DecodeErrorKind::Invalid(format!(
+                "a chunk manifest of {} chunks holding {} bytes cannot have been written",
+                manifest.chunks, manifest.len
+            )));
+        }
+        Ok(manifest)
     }
 
     /// The keys of this manifest's chunk items.
@@ -599,14 +617,24 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
             client_request_token: None,
         });
     }
+    // What the item will name once written: new manifests, and those of values the
+    // entity was read without (kept as they are).
+    let named = manifests_in::<E>(&item);
     let mut conditions = Vec::new();
     for field in E::__CHUNKED {
-        conditions.push(
-            match stored.iter().find(|(attr, _)| *attr == field.attribute) {
+        let kept = named.iter().find(|(attr, m)| {
+            *attr == field.attribute && !written.iter().any(|w| w.token == m.token)
+        });
+        conditions.push(match kept {
+            // A value read without its chunks names them again: the stored item must still
+            // name those very chunks (else a stale copy, or a copy under another key, would
+            // name chunks that were replaced and deleted, or that another item owns).
+            Some((_, m)) => crate::ops::manifest_is(field.attribute, &m.token),
+            None => match stored.iter().find(|(attr, _)| *attr == field.attribute) {
                 Some((_, m)) => crate::ops::manifest_is(field.attribute, &m.token),
                 None => crate::ops::no_manifest(field.attribute),
             },
-        );
+        });
     }
     let result = put
         .restore_item(item)
@@ -615,11 +643,11 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
         .await;
     match result {
         Ok(()) => {
-            // 4. The chunks the item no longer names.
+            // 4. The chunks the item no longer names (never those it names still).
             let replaced: Vec<Manifest> = stored
                 .into_iter()
                 .map(|(_, m)| m)
-                .filter(|m| !written.iter().any(|w| w.token == m.token))
+                .filter(|m| !named.iter().any(|(_, n)| n.token == m.token))
                 .collect();
             // The new value is stored; chunks left behind are orphans nothing reads.
             let _ = delete_chunks(&db, &replaced).await;
@@ -745,7 +773,13 @@ pub(crate) async fn load<E: Entity>(db: &Db<E::Table>, entities: &mut [E]) -> Re
         }
     }
     for (e, i, manifest) in wanted {
-        let mut encoded = Vec::with_capacity(usize::try_from(manifest.len).unwrap_or(0));
+        // Sized by the chunks found, not by the manifest's claim alone.
+        let found: usize = manifest
+            .keys(schema)
+            .iter()
+            .filter_map(|k| data.get(&k.pk).map(Vec::len))
+            .sum();
+        let mut encoded = Vec::with_capacity(found);
         for key in manifest.keys(schema) {
             match data.get(&key.pk) {
                 Some(bytes) => encoded.extend_from_slice(bytes),
@@ -990,9 +1024,20 @@ mod tests {
         let mut bad = map.clone();
         bad.insert("t".into(), AttributeValue::S("a#b".into()));
         assert!(Manifest::from_attr(&bad).is_err());
-        let mut bad = map;
+        let mut bad = map.clone();
         bad.remove("crc");
         assert!(Manifest::from_attr(&bad).is_err());
+        // Counts and lengths no write makes.
+        for (n, len) in [
+            ("0", "0"),
+            ("4000000000", "1000000000000000000"),
+            ("2", "1"),
+        ] {
+            let mut bad = map.clone();
+            bad.insert("n".into(), AttributeValue::N(n.into()));
+            bad.insert("len".into(), AttributeValue::N(len.into()));
+            assert!(Manifest::from_attr(&bad).is_err(), "n {n}, len {len}");
+        }
     }
 
     proptest! {

@@ -559,3 +559,44 @@ async fn string_and_bytes_compressed_and_not_round_trip_at_every_size() -> TestR
     assert!(all_items(&db).await?.is_empty(), "deletes took every chunk");
     Ok(())
 }
+
+/// The list-then-edit flow: a listed item (values not loaded) changed and put back keeps
+/// its chunks; a stale copy, or the copy under another key, is refused, never left naming
+/// chunks that were replaced or that another item owns.
+#[tokio::test]
+async fn putting_back_a_listed_item_keeps_its_chunks() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let key = || {
+        Message::key(MessageKey {
+            owner: "ann",
+            msg_id: "m",
+        })
+    };
+    db.put(&message("m", "h".repeat(5000), bytes(5000, 8)))
+        .await?;
+    let listed = db.query(Message::partition("ann")).all().await?.items;
+    let mut m = listed.into_iter().next().ok_or("listed")?;
+    assert!(!m.body.is_loaded());
+    m.subject = "edited".into();
+    db.put(&m).await?;
+    let back = db.get(key()).await?.ok_or("missing")?;
+    assert_eq!(back.subject, "edited");
+    assert_eq!(back.body.get().map(String::len), Some(5000));
+    assert_eq!(back.attachment.get(), Some(&bytes(5000, 8)));
+
+    // Another writer replaces the body; the stale listed copy can no longer be put.
+    db.put(&message("m", "i".repeat(6000), bytes(6000, 9)))
+        .await?;
+    let err = db.put(&m).await.unwrap_err();
+    assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
+    // Nor can it be put under another key (its chunks belong to the first item).
+    let mut copy = m.clone();
+    copy.msg_id = "copy".into();
+    let err = db.put(&copy).await.unwrap_err();
+    assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
+    let back = db.get(key()).await?.ok_or("missing")?;
+    assert_eq!(back.body.get().map(String::len), Some(6000));
+    let (named, present) = named_and_present(&db).await?;
+    assert_eq!(named, present);
+    Ok(())
+}
