@@ -64,6 +64,28 @@ pub struct TableAttrs {
     pub ttl: Option<String>,
     pub entity_type: Option<String>,
     pub write_token: Option<String>,
+    /// `delimiter = "."`: the table's default key delimiter.
+    pub delimiter: Option<char>,
+}
+
+/// The key delimiters a template may use (see `dynamo_model::key::Delimiter`): a single
+/// ASCII character below `~` that the encodings can keep out of every value.
+pub const DELIMITERS: [char; 5] = ['#', '.', '_', '|', ':'];
+
+/// `delimiter = "."`: one of [`DELIMITERS`].
+fn delimiter(meta: &ParseNestedMeta) -> syn::Result<char> {
+    let lit: LitStr = meta.value()?.parse()?;
+    let value = lit.value();
+    let mut chars = value.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) if DELIMITERS.contains(&c) => Ok(c),
+        _ => Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "unsupported key delimiter {value:?}: a delimiter is one of `#` (the default), `.`, `_`, `|` or `:`"
+            ),
+        )),
+    }
 }
 
 /// `"name"` or `"name:N"`, or a list of them (multi-attribute GSI keys).
@@ -202,6 +224,7 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
         ttl: None,
         entity_type: None,
         write_token: None,
+        delimiter: None,
     };
     for attr in attrs.iter().filter(|a| a.path().is_ident("dynamo")) {
         let result = attr.parse_nested_meta(|meta| {
@@ -222,9 +245,11 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
             } else if meta.path.is_ident("write_token") {
                 let name = meta.value()?.parse::<LitStr>()?.value();
                 set_once(&mut out.write_token, name, &meta, "write_token")?;
+            } else if meta.path.is_ident("delimiter") {
+                set_once(&mut out.delimiter, delimiter(&meta)?, &meta, "delimiter")?;
             } else {
                 return Err(meta.error(
-                    "unknown table option; expected `pk`, `sk`, `gsi(..)`, `lsi(..)`, `ttl`, `entity_type` or `write_token`",
+                    "unknown table option; expected `pk`, `sk`, `gsi(..)`, `lsi(..)`, `ttl`, `entity_type`, `write_token` or `delimiter`",
                 ));
             }
             Ok(())
@@ -247,6 +272,8 @@ pub struct IndexTemplate {
     pub pk_fields: Option<Vec<Ident>>,
     /// `sk = [field, ..]`.
     pub sk_fields: Option<Vec<Ident>>,
+    /// `delimiter = "."`: the delimiter of this index's templates.
+    pub delimiter: Option<char>,
 }
 
 /// `[a, b]` after `=`: field names of a multi-attribute index key.
@@ -277,6 +304,8 @@ pub struct EntityAttrs {
     pub entity_type: Option<LitStr>,
     /// The name of the generated key struct, instead of `{Type}Key`.
     pub key_struct: Option<syn::Ident>,
+    /// `delimiter = "."`: the delimiter of the entity's templates.
+    pub delimiter: Option<char>,
     /// `versioned` / `versioned(..)`: the entity keeps its history.
     pub versioned: Option<Versioned>,
     pub naming: Naming,
@@ -345,6 +374,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
         indexes: Vec::new(),
         entity_type: None,
         key_struct: None,
+        delimiter: None,
         versioned: None,
         naming: Naming::default(),
     };
@@ -362,6 +392,8 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                     set_once(&mut out.entity_type, meta.value()?.parse()?, &meta, "entity_type")?;
                 } else if meta.path.is_ident("key_struct") {
                     set_once(&mut out.key_struct, meta.value()?.parse()?, &meta, "key_struct")?;
+                } else if meta.path.is_ident("delimiter") {
+                    set_once(&mut out.delimiter, delimiter(&meta)?, &meta, "delimiter")?;
                 } else if meta.path.is_ident("index") {
                     out.indexes.push(index_template(&meta)?);
                 } else if meta.path.is_ident("versioned") {
@@ -371,7 +403,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                     out.versioned = Some(versioned(&meta)?);
                 } else if !naming_option(&meta, &mut naming, Derive::Entity, Source::Dynamo)? {
                     return Err(meta.error(
-                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `entity_type`, `key_struct`, `versioned`, `rename_all` or `default`",
+                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `delimiter`, `entity_type`, `key_struct`, `versioned`, `rename_all` or `default`",
                     ));
                 }
                 Ok(())
@@ -402,12 +434,15 @@ fn index_template(meta: &ParseNestedMeta) -> syn::Result<IndexTemplate> {
     let mut sk = None;
     let mut pk_fields = None;
     let mut sk_fields = None;
+    let mut delimiter_char = None;
     meta.parse_nested_meta(|inner| {
         if inner.input.peek(Token![=]) {
             let fork = inner.input.fork();
             let _ = fork.parse::<Token![=]>();
             let is_list = fork.peek(syn::token::Bracket);
-            if inner.path.is_ident("pk") {
+            if inner.path.is_ident("delimiter") {
+                set_once(&mut delimiter_char, delimiter(&inner)?, &inner, "delimiter")?;
+            } else if inner.path.is_ident("pk") {
                 if is_list {
                     pk_fields = field_list(&inner)?;
                 } else {
@@ -420,7 +455,9 @@ fn index_template(meta: &ParseNestedMeta) -> syn::Result<IndexTemplate> {
                     sk = Some(inner.value()?.parse()?);
                 }
             } else {
-                return Err(inner.error("expected `pk = \"..\"` or `sk = \"..\"`"));
+                return Err(
+                    inner.error("expected `pk = \"..\"`, `sk = \"..\"` or `delimiter = \"..\"`")
+                );
             }
         } else if index.is_none() {
             match inner.path.get_ident() {
@@ -444,12 +481,18 @@ fn index_template(meta: &ParseNestedMeta) -> syn::Result<IndexTemplate> {
             "an index key is either templates (`pk = \"..\"`) or the entity's own fields (`pk = [a, b]`), not both",
         ));
     }
+    if delimiter_char.is_some() && pk.is_none() && sk.is_none() {
+        return Err(meta.error(
+            "`delimiter` applies to an index's templates (`pk = \"..\"`, `sk = \"..\"`), and this index has none",
+        ));
+    }
     Ok(IndexTemplate {
         index,
         pk,
         sk,
         pk_fields,
         sk_fields,
+        delimiter: delimiter_char,
     })
 }
 

@@ -26,6 +26,9 @@ pub struct IndexModel {
     pub attributes: Option<(Vec<usize>, Vec<usize>)>,
     pub pk: Option<(Template, LitStr)>,
     pub sk: Option<(Template, LitStr)>,
+    /// The delimiter its templates declare (its own, else the entity's); `None`: the
+    /// table's.
+    pub delimiter: Option<char>,
 }
 
 pub struct EntityModel {
@@ -38,6 +41,8 @@ pub struct EntityModel {
     pub fields: Vec<Field>,
     pub pk: (Template, LitStr),
     pub sk: Option<(Template, LitStr)>,
+    /// The delimiter of the primary-key templates the entity declares; `None`: the table's.
+    pub delimiter: Option<char>,
     pub indexes: Vec<IndexModel>,
     /// Container `default`: missing fields take their value from this whole value.
     pub default: Option<Option<syn::Path>>,
@@ -204,8 +209,14 @@ impl EntityModel {
     }
 }
 
-fn parse_template(cx: &mut Ctxt, lit: &LitStr, fields: &[Field], what: &str) -> Option<Template> {
-    let parsed = match template::parse(&lit.value()) {
+fn parse_template(
+    cx: &mut Ctxt,
+    lit: &LitStr,
+    delimiter: Option<char>,
+    fields: &[Field],
+    what: &str,
+) -> Option<Template> {
+    let parsed = match template::parse(&lit.value(), delimiter) {
         Ok(t) => t,
         Err(message) => {
             cx.error_spanned_by(lit, format!("malformed {what} template: {message}"));
@@ -457,7 +468,9 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         );
     }
     let pk = match &attrs.pk {
-        Some(lit) => parse_template(cx, lit, &fields, "pk").map(|t| (t, lit.clone())),
+        Some(lit) => {
+            parse_template(cx, lit, attrs.delimiter, &fields, "pk").map(|t| (t, lit.clone()))
+        }
         None => {
             cx.error_spanned_by(
                 &input.ident,
@@ -466,10 +479,9 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
             None
         }
     };
-    let sk = attrs
-        .sk
-        .as_ref()
-        .and_then(|lit| parse_template(cx, lit, &fields, "sk").map(|t| (t, lit.clone())));
+    let sk = attrs.sk.as_ref().and_then(|lit| {
+        parse_template(cx, lit, attrs.delimiter, &fields, "sk").map(|t| (t, lit.clone()))
+    });
     if attrs.sk.is_some() && sk.is_none() {
         return None;
     }
@@ -479,14 +491,13 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         if attrs.indexes[..i].iter().any(|o| o.index == it.index) {
             cx.error_spanned_by(&it.index, format!("index `{}` has two templates", it.index));
         }
-        let pk = it
-            .pk
-            .as_ref()
-            .and_then(|lit| parse_template(cx, lit, &fields, "index pk").map(|t| (t, lit.clone())));
-        let sk = it
-            .sk
-            .as_ref()
-            .and_then(|lit| parse_template(cx, lit, &fields, "index sk").map(|t| (t, lit.clone())));
+        let delimiter = it.delimiter.or(attrs.delimiter);
+        let pk = it.pk.as_ref().and_then(|lit| {
+            parse_template(cx, lit, delimiter, &fields, "index pk").map(|t| (t, lit.clone()))
+        });
+        let sk = it.sk.as_ref().and_then(|lit| {
+            parse_template(cx, lit, delimiter, &fields, "index sk").map(|t| (t, lit.clone()))
+        });
         let mut attributes = None;
         if it.pk_fields.is_some() || it.sk_fields.is_some() {
             let mut resolve = |list: &Option<Vec<Ident>>| -> Vec<usize> {
@@ -522,6 +533,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
             attributes,
             pk,
             sk,
+            delimiter,
         });
     }
 
@@ -574,6 +586,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         fields,
         pk,
         sk,
+        delimiter: attrs.delimiter,
         indexes,
         default: attrs.naming.default,
         versioned,

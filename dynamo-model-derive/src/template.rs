@@ -1,9 +1,7 @@
 //! Key templates: `"ORDER#{created_at}#{order_id}"` → literal and field segments.
 //! Parsing only; no code generation here.
 
-/// The delimiter a field placeholder must be followed by (or the end of the template),
-/// so that the escaping of key values keeps every key unambiguous.
-pub const DELIMITER: char = '#';
+use crate::attr::DELIMITERS;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Segment {
@@ -14,6 +12,9 @@ pub enum Segment {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     pub segments: Vec<Segment>,
+    /// The delimiter that follows the placeholders (`None`: every placeholder ends the
+    /// template, or there is none).
+    pub delimiter: Option<char>,
 }
 
 impl Template {
@@ -26,11 +27,13 @@ impl Template {
     }
 }
 
-/// Parses a template, or says what is wrong with it.
-pub fn parse(input: &str) -> Result<Template, String> {
+/// Parses a template whose delimiter is `delimiter` (`None`: the table's, unknown here, so
+/// any supported one, the same after every placeholder), or says what is wrong with it.
+pub fn parse(input: &str, delimiter: Option<char>) -> Result<Template, String> {
     if input.is_empty() {
         return Err("a key template cannot be empty".into());
     }
+    let mut follower: Option<(char, String)> = None;
     let mut segments = Vec::new();
     let mut lit = String::new();
     let mut chars = input.char_indices().peekable();
@@ -68,10 +71,23 @@ pub fn parse(input: &str) -> Result<Template, String> {
                 }
                 // A value is only unambiguous when it ends at a delimiter or at the end.
                 if let Some(&(_, next)) = chars.peek() {
-                    if next != DELIMITER {
-                        return Err(format!(
-                            "placeholder `{{{name}}}` must be followed by `{DELIMITER}` or the end of the template, found `{next}`"
-                        ));
+                    match (delimiter, &follower) {
+                        (Some(d), _) if next != d => {
+                            return Err(format!(
+                                "placeholder `{{{name}}}` must be followed by the delimiter `{d}` or the end of the template, found `{next}`"
+                            ));
+                        }
+                        (None, _) if !DELIMITERS.contains(&next) => {
+                            return Err(format!(
+                                "placeholder `{{{name}}}` must be followed by the delimiter (`#` unless the table, the entity or the index declares `.`, `_`, `|` or `:`) or the end of the template, found `{next}`"
+                            ));
+                        }
+                        (None, Some((first, field))) if *first != next => {
+                            return Err(format!(
+                                "placeholder `{{{field}}}` is followed by `{first}` and `{{{name}}}` by `{next}`: a template has one delimiter"
+                            ));
+                        }
+                        _ => follower = follower.or(Some((next, name.clone()))),
                     }
                 }
                 segments.push(Segment::Field(name));
@@ -83,7 +99,10 @@ pub fn parse(input: &str) -> Result<Template, String> {
     if !lit.is_empty() {
         segments.push(Segment::Lit(lit));
     }
-    Ok(Template { segments })
+    Ok(Template {
+        segments,
+        delimiter: follower.map(|(d, _)| d),
+    })
 }
 
 #[cfg(test)]
@@ -100,7 +119,9 @@ mod tests {
     #[test]
     fn parses_composite_templates() {
         assert_eq!(
-            parse("ORDER#{created_at}#{order_id}").unwrap().segments,
+            parse("ORDER#{created_at}#{order_id}", None)
+                .unwrap()
+                .segments,
             vec![
                 lit("ORDER#"),
                 field("created_at"),
@@ -108,9 +129,12 @@ mod tests {
                 field("order_id")
             ]
         );
-        assert_eq!(parse("PROFILE").unwrap().segments, vec![lit("PROFILE")]);
         assert_eq!(
-            parse("{country}#{region}").unwrap().segments,
+            parse("PROFILE", None).unwrap().segments,
+            vec![lit("PROFILE")]
+        );
+        assert_eq!(
+            parse("{country}#{region}", None).unwrap().segments,
             vec![field("country"), lit("#"), field("region")]
         );
     }
@@ -118,9 +142,33 @@ mod tests {
     #[test]
     fn rejects_malformed_templates() {
         for bad in [
-            "", "USER#{id", "USER#id}", "USER#{}", "{a}{b}", "{a}_x", "{a b}", "{{a}}", "X#{1a}",
+            "", "USER#{id", "USER#id}", "USER#{}", "{a}{b}", "{a}-x", "{a b}", "{{a}}", "X#{1a}",
         ] {
-            assert!(parse(bad).is_err(), "{bad:?} should be rejected");
+            assert!(parse(bad, None).is_err(), "{bad:?} should be rejected");
+            assert!(parse(bad, Some('#')).is_err(), "{bad:?} should be rejected");
+        }
+        assert!(parse("{a}_x", Some('#')).is_err());
+    }
+
+    /// A declared delimiter must follow every placeholder; without one, any supported
+    /// delimiter may, the same throughout (the table's, checked against it later).
+    #[test]
+    fn delimiters_follow_placeholders() {
+        let t = parse("{day}.{shard}", Some('.')).unwrap();
+        assert_eq!(t.segments, vec![field("day"), lit("."), field("shard")]);
+        assert_eq!(t.delimiter, Some('.'));
+        assert_eq!(parse("{day}.{shard}", None).unwrap().delimiter, Some('.'));
+        assert_eq!(parse("PENDING_{day}", Some('_')).unwrap().delimiter, None);
+        assert_eq!(parse("A#B.{x}", Some('.')).unwrap().delimiter, None);
+        assert_eq!(parse("{a}|x|{b}", None).unwrap().delimiter, Some('|'));
+        assert!(parse("{day}.{shard}", Some('#')).is_err());
+        assert!(parse("{day}#{shard}", Some('.')).is_err());
+        let mixed = parse("{a}.{b}#{c}", None).unwrap_err();
+        assert!(mixed.contains("one delimiter"), "{mixed}");
+        for d in ['#', '.', '_', '|', ':'] {
+            let text = format!("X{d}{{a}}{d}{{b}}{d}Y");
+            assert_eq!(parse(&text, Some(d)).unwrap().delimiter, Some(d));
+            assert_eq!(parse(&text, None).unwrap().delimiter, Some(d));
         }
     }
 }

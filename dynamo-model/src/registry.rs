@@ -25,7 +25,7 @@
 //! Entity types with the same entity-type name (a partial view and its entity) are one
 //! type: writing through either may replace the other's item, as a single put may.
 
-use crate::key::{raw_key_of, split_component};
+use crate::key::{Delimiter, raw_key_of};
 use crate::{Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::any::TypeId;
@@ -39,7 +39,8 @@ pub enum Segment {
     /// Literal text.
     Literal(&'static str),
     /// A field: whether a component is exactly the encoding of some value of the field's
-    /// type (its [`KeyPart::decode_key`](crate::KeyPart::decode_key) accepts it).
+    /// type under the template's delimiter (its
+    /// [`KeyPart::decode_key_with`](crate::KeyPart::decode_key_with) accepts it).
     Field(fn(&str) -> bool),
 }
 
@@ -57,6 +58,8 @@ pub struct EntityRegistration {
     pub pk: &'static [Segment],
     /// The sort key template (tables with a sort key).
     pub sk: Option<&'static [Segment]>,
+    /// The delimiter of both templates: where a field's component ends.
+    pub delimiter: Delimiter,
     /// Whether the entity has a `#[dynamo(version)]` field: a batch write cannot check it.
     pub versioned: bool,
     /// Where a `#[dynamo(versioned)]` entity's sort key holds the revision number: its
@@ -74,18 +77,18 @@ impl EntityRegistration {
                 // The latest copy and every revision: the template inside the layout.
                 Some(layout) => layout
                     .parse(sk)
-                    .is_some_and(|(_, rest)| follows(template, rest)),
-                None => follows(template, sk),
+                    .is_some_and(|(_, rest)| follows(template, self.delimiter, rest)),
+                None => follows(template, self.delimiter, sk),
             },
             (None, None) => true,
             _ => false,
         };
-        sk_ok && follows(self.pk, &key.pk)
+        sk_ok && follows(self.pk, self.delimiter, &key.pk)
     }
 }
 
-/// Whether `value` is a rendering of `template`.
-fn follows(template: &[Segment], value: &str) -> bool {
+/// Whether `value` is a rendering of `template`, whose delimiter is `delimiter`.
+fn follows(template: &[Segment], delimiter: Delimiter, value: &str) -> bool {
     let mut rest = value;
     for segment in template {
         match segment {
@@ -94,7 +97,7 @@ fn follows(template: &[Segment], value: &str) -> bool {
                 None => return false,
             },
             Segment::Field(valid) => {
-                let (component, tail) = split_component(rest);
+                let (component, tail) = delimiter.split_component(rest);
                 if !valid(component) {
                     return false;
                 }

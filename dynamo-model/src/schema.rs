@@ -31,6 +31,11 @@ use std::time::Duration;
 pub trait Table: Sealed + Send + Sync + 'static {
     /// The static description of the table.
     const SCHEMA: TableSchema;
+
+    /// The delimiter between the components of the keys the table's entities render,
+    /// unless an entity or an index template declares its own: `#` unless the table
+    /// declares `#[dynamo(delimiter = "..")]` (see [`Delimiter`](crate::key::Delimiter)).
+    const DELIMITER: crate::key::Delimiter = crate::key::Delimiter::HASH;
 }
 
 /// The static description of a table: key attributes, indexes, TTL attribute.

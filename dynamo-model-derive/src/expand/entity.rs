@@ -15,6 +15,53 @@ fn const_panic(span: Span, message: String) -> TokenStream {
     quote_spanned!(span=> ::core::panic!(#lit))
 }
 
+/// The name of the `dynamo_model::key::Delimiter` constant for a supported delimiter.
+pub(crate) fn delimiter_const(c: char) -> Ident {
+    let name = match c {
+        '.' => "DOT",
+        '_' => "UNDERSCORE",
+        '|' => "PIPE",
+        ':' => "COLON",
+        _ => "HASH",
+    };
+    format_ident!("{}", name)
+}
+
+/// The delimiter of templates that declare `declared`, or else the table's.
+fn delimiter_expr(declared: Option<char>, table: &syn::Path) -> TokenStream {
+    match declared {
+        Some(c) => {
+            let name = delimiter_const(c);
+            quote!(::dynamo_model::key::Delimiter::#name)
+        }
+        None => quote!(<#table as ::dynamo_model::Table>::DELIMITER),
+    }
+}
+
+/// A check that a template which declares no delimiter, and so takes the table's, follows
+/// its placeholders with the table's delimiter (the table's declaration is only known to
+/// the compiler).
+fn table_delimiter_check(
+    declared: Option<char>,
+    template: &Template,
+    lit: &LitStr,
+    which: &str,
+    table: &syn::Path,
+    table_name: &str,
+) -> Option<TokenStream> {
+    let (None, Some(follower)) = (declared, template.delimiter) else {
+        return None;
+    };
+    let p = const_panic(
+        lit.span(),
+        format!(
+            "the {which} template {:?} separates its fields with `{follower}`, which is not the delimiter of table `{table_name}`: declare #[dynamo(delimiter = \"{follower}\")] on the table, or on the entity (or in the index)",
+            lit.value()
+        ),
+    );
+    Some(quote!(if <#table as ::dynamo_model::Table>::DELIMITER.as_char() != #follower { #p }))
+}
+
 /// Code that appends a rendered template to `out`. `part` produces the code for one field.
 fn render(
     template: &Template,
@@ -70,6 +117,31 @@ fn generate(m: &EntityModel) -> TokenStream {
                 format!("table `{table_name}` has a sort key: add an `sk` template (a literal like \"PROFILE\" is fine)"),
             );
             checks.push(quote!(if __SCHEMA.sk.is_some() { #p }));
+        }
+    }
+    let key_delim = delimiter_expr(m.delimiter, table);
+    let primary_templates = std::iter::once(("pk", &m.pk)).chain(m.sk.as_ref().map(|s| ("sk", s)));
+    for (which, (t, lit)) in primary_templates {
+        checks.extend(table_delimiter_check(
+            m.delimiter,
+            t,
+            lit,
+            which,
+            table,
+            &table_name,
+        ));
+    }
+    for index in &m.indexes {
+        let templates = index.pk.iter().map(|t| ("index pk", t));
+        for (which, (t, lit)) in templates.chain(index.sk.iter().map(|t| ("index sk", t))) {
+            checks.extend(table_delimiter_check(
+                index.delimiter,
+                t,
+                lit,
+                which,
+                table,
+                &table_name,
+            ));
         }
     }
     for f in m.fields.iter().filter(|f| f.attrs.ttl) {
@@ -261,11 +333,12 @@ fn generate(m: &EntityModel) -> TokenStream {
             });
         }
 
+        let index_delim = delimiter_expr(index.delimiter, table);
         let optional_part = |name: &str, out: &Ident| {
             let f = field(m, name);
             let (fi, ty) = (&f.ident, &f.ty);
             quote_spanned! {ty.span()=>
-                if !<#ty as #private::OptionalKeyPart>::encode_optional_key(&self.#fi, #out)? {
+                if !<#ty as #private::OptionalKeyPart>::encode_optional_key(&self.#fi, #index_delim, #out)? {
                     return ::core::result::Result::Ok(false);
                 }
             }
@@ -344,6 +417,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                 #private::TemplateField::Key {
                     sort: #sort,
                     segments: &[#(#segments),*],
+                    delimiter: #key_delim,
                     ordinal: #ordinal,
                     reencode: #private::reencode::<#ty>,
                 }
@@ -373,6 +447,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                 sk_attribute: #sk_attr,
                 pk: #pk_segments,
                 sk: #sk_segments,
+                delimiter: #index_delim,
                 fields: &[#(#descriptors),*],
             }
         });
@@ -383,12 +458,12 @@ fn generate(m: &EntityModel) -> TokenStream {
     let self_part = |name: &str, out: &Ident| {
         let f = field(m, name);
         let (fi, ty) = (&f.ident, &f.ty);
-        quote_spanned!(ty.span()=> <#ty as #private::KeyPart>::encode_key(&self.#fi, #out)?;)
+        quote_spanned!(ty.span()=> <#ty as #private::KeyPart>::encode_key_with(&self.#fi, #key_delim, #out)?;)
     };
     let arg_part = |name: &str, out: &Ident| {
         let f = field(m, name);
         let (fi, ty) = (&f.ident, &f.ty);
-        quote_spanned!(ty.span()=> #private::KeyArg::<#ty>::encode_key_arg(&#fi, #out)?;)
+        quote_spanned!(ty.span()=> #private::KeyArg::<#ty>::encode_key_arg(&#fi, #key_delim, #out)?;)
     };
     let pk_self = render(&m.pk.0, &pk_out, self_part);
     let sk_self = m.sk.as_ref().map(|s| render(&s.0, &sk_out, self_part));
@@ -713,6 +788,7 @@ fn generate(m: &EntityModel) -> TokenStream {
             &format_ident!("sk"),
             &quote!(#dm::Primary),
             false,
+            &key_delim,
         )
     });
     // ---- registration: which keys this entity can own (see `dynamo_model::registry`)
@@ -724,7 +800,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                 // The same trait path as the key rendering, so a field type that is not a
                 // `KeyPart` is reported once.
                 quote_spanned!(ty.span()=> #private::KeySegment::Field(|component| {
-                    <#ty as #private::KeyPart>::decode_key(component).is_ok()
+                    <#ty as #private::KeyPart>::decode_key_with(component, #key_delim).is_ok()
                 }))
             }
         });
@@ -836,6 +912,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                     type_name: #type_name,
                     pk: #registered_pk,
                     sk: #registered_sk,
+                    delimiter: #key_delim,
                     versioned: <#ident as #dm::Entity>::VERSION.is_some(),
                     history: <#ident as #private::EntityInternals>::__HISTORY,
                 }
@@ -940,6 +1017,7 @@ fn field<'a>(m: &'a EntityModel, name: &str) -> &'a Field {
 /// The typed sort-key chain: `Type::sk()` returns `TypeSk<0>`; level `i` has one accessor,
 /// for field `i`, returning the runtime's `SortKeyField` (whose `eq` gives `TypeSk<i+1>`
 /// and whose comparisons end the chain). Every operator lives in the runtime.
+#[allow(clippy::too_many_arguments)]
 fn sort_key_chain(
     m: &EntityModel,
     t: &Template,
@@ -948,6 +1026,7 @@ fn sort_key_chain(
     root_fn: &Ident,
     space: &TokenStream,
     index: bool,
+    delimiter: &TokenStream,
 ) -> TokenStream {
     let ident = &m.ident;
     let vis = &m.vis;
@@ -1001,7 +1080,7 @@ fn sort_key_chain(
         impl #ident {
             #[doc = #sk_doc]
             #vis fn #root_fn() -> #chain<0> {
-                #chain(#private::SortKeyPrefix::__root(#root, #fixed))
+                #chain(#private::SortKeyPrefix::__root(#root, #fixed, #delimiter))
             }
         }
 
@@ -1035,13 +1114,14 @@ fn template_root(t: &Template) -> (String, bool) {
     (lead, t.fields().next().is_none())
 }
 
-/// Code rendering a template from key-constructor arguments (named after the fields).
-fn pk_args_for(m: &EntityModel, t: &Template) -> TokenStream {
+/// Code rendering a template (whose delimiter is `delimiter`) from key-constructor
+/// arguments (named after the fields).
+fn pk_args_for(m: &EntityModel, t: &Template, delimiter: &TokenStream) -> TokenStream {
     let out = format_ident!("__pk");
     render(t, &out, |name, out| {
         let f = field(m, name);
         let (fi, ty) = (&f.ident, key_type(f, true));
-        quote_spanned!(f.ty.span()=> ::dynamo_model::__private::KeyArg::<#ty>::encode_key_arg(&#fi, #out)?;)
+        quote_spanned!(f.ty.span()=> ::dynamo_model::__private::KeyArg::<#ty>::encode_key_arg(&#fi, #delimiter, #out)?;)
     })
 }
 
@@ -1115,16 +1195,21 @@ fn index_query(
     }
     // An inverted index is partitioned by the table's sort key and sorted by its
     // partition key; an LSI shares the table's partition key; a GSI has its own template.
+    // An inverted index's keys are the table's: their templates' delimiter is the entity's.
+    let (key_delim, index_delim) = (
+        delimiter_expr(m.delimiter, table),
+        delimiter_expr(index.delimiter, table),
+    );
     let inverted_sk = if index.inverted { m.sk.as_ref() } else { None };
     let (pk_template, pk_lit, pk_args) = match (&index.pk, inverted_sk) {
-        (_, Some((t, l))) => (t, l, pk_args_for(m, t)),
-        (Some((t, l)), None) => (t, l, pk_args_for(m, t)),
+        (_, Some((t, l))) => (t, l, pk_args_for(m, t, &key_delim)),
+        (Some((t, l)), None) => (t, l, pk_args_for(m, t, &index_delim)),
         (None, None) => (&m.pk.0, &m.pk.1, table_pk_args.clone()),
     };
-    let sort_template = if index.inverted {
-        Some((&m.pk.0, &m.pk.1))
+    let (sort_template, sort_delim) = if index.inverted {
+        (Some((&m.pk.0, &m.pk.1)), &key_delim)
     } else {
-        index.sk.as_ref().map(|(t, l)| (t, l))
+        (index.sk.as_ref().map(|(t, l)| (t, l)), &index_delim)
     };
     let fields: Vec<ArgField> = distinct_fields(m, pk_template)
         .into_iter()
@@ -1154,8 +1239,18 @@ fn index_query(
     let doc = format!(
         "The partition of index `{index_name}` holding [`{ident}`] items, for queries.{see}"
     );
-    let chain_tokens = sort_template
-        .map(|(t, lit)| sort_key_chain(m, t, lit, &chain, &sk_fn, &space, !index.inverted));
+    let chain_tokens = sort_template.map(|(t, lit)| {
+        sort_key_chain(
+            m,
+            t,
+            lit,
+            &chain,
+            &sk_fn,
+            &space,
+            !index.inverted,
+            sort_delim,
+        )
+    });
     let pk_out = format_ident!("__pk");
     quote! {
         #definition

@@ -186,6 +186,11 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
     };
     let entity_type = attrs.entity_type.as_deref().unwrap_or("_type");
     let write_token = attrs.write_token.as_deref().unwrap_or("_wt");
+    // Only a declared delimiter is written: the trait's default is `#`.
+    let delimiter = attrs.delimiter.map(|c| {
+        let name = crate::expand::entity::delimiter_const(c);
+        quote!(const DELIMITER: ::dynamo_model::key::Delimiter = ::dynamo_model::key::Delimiter::#name;)
+    });
 
     // One marker type per index: the key space its partitions and sort-key conditions
     // carry, `{Table}{Index}` (`App` + `GSI1` → `AppGsi1`).
@@ -226,6 +231,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
                 entity_type: #entity_type,
                 write_token: #write_token,
             };
+            #delimiter
         }
     })
 }

@@ -52,8 +52,9 @@ pub trait AttributeChain: Sized {
 /// condition with a range on it.
 ///
 /// Every condition selects whole components: the keys whose component equals `v` are
-/// exactly those in `[v#, v$]` (see [`sort`](super::sort)), so `placed_at().le(5)` never
-/// misses a key whose later components sort high, nor catches a longer value.
+/// exactly those in `[v#, v$]` (with another delimiter `d`, `[v d, v d+1]`; see
+/// [`sort`](super::sort)), so `placed_at().le(5)` never misses a key whose later
+/// components sort high, nor catches a longer value.
 #[must_use = "a sort-key field does nothing until it is compared"]
 pub struct SortKeyField<T, Next: SortKeyChain> {
     prefix: SortKeyPrefix<Next::Entity, Next::Space>,
@@ -97,8 +98,9 @@ impl<T: KeyPart, Next: SortKeyChain> SortKeyField<T, Next> {
     /// value (the whole component), or the one key once every field is fixed.
     #[allow(clippy::should_implement_trait)]
     pub fn eq(self, value: impl KeyArg<T>) -> Next {
+        let delimiter = self.prefix.delimiter();
         Next::__from_prefix(self.prefix.__push(
-            move |out| value.encode_key_arg(out),
+            move |out| value.encode_key_arg(delimiter, out),
             self.following,
             self.complete,
         ))
@@ -109,9 +111,12 @@ impl<T: KeyPart, Next: SortKeyChain> SortKeyField<T, Next> {
         op: super::sort::Compare,
         value: impl KeyArg<T>,
     ) -> SortKeyCondition<Next::Entity, Next::Space> {
-        let followed = self.followed();
-        self.prefix
-            .__compare(op, move |out| value.encode_key_arg(out), followed)
+        let (followed, delimiter) = (self.followed(), self.prefix.delimiter());
+        self.prefix.__compare(
+            op,
+            move |out| value.encode_key_arg(delimiter, out),
+            followed,
+        )
     }
 
     /// Items whose field is `<` the value (the components before it fixed).
@@ -140,18 +145,21 @@ impl<T: KeyPart, Next: SortKeyChain> SortKeyField<T, Next> {
         low: impl KeyArg<T>,
         high: impl KeyArg<T>,
     ) -> SortKeyCondition<Next::Entity, Next::Space> {
-        let followed = self.followed();
+        let (followed, delimiter) = (self.followed(), self.prefix.delimiter());
         self.prefix.__between(
-            move |out| low.encode_key_arg(out),
-            move |out| high.encode_key_arg(out),
+            move |out| low.encode_key_arg(delimiter, out),
+            move |out| high.encode_key_arg(delimiter, out),
             followed,
         )
     }
 
     /// Items whose field starts with this partial value, e.g. `"2023-10"` of a
-    /// timestamp (escaped like a string value).
+    /// timestamp (escaped as the field's type escapes its text under the template's
+    /// delimiter: see [`KeyPart::escape_partial_with`]).
     pub fn starts_with(self, partial: &str) -> SortKeyCondition<Next::Entity, Next::Space> {
-        self.prefix.__starts_with(partial)
+        let delimiter = self.prefix.delimiter();
+        self.prefix
+            .__starts_with(move |out| T::escape_partial_with(partial, delimiter, out))
     }
 }
 

@@ -57,37 +57,21 @@
 //!
 //! An empty string is a valid component (`ORDER##x`), but DynamoDB rejects a
 //! key attribute whose whole value is empty; that is checked by the caller.
+//!
+//! The table above is the encoding under the default delimiter `#`. A table, an entity
+//! or an index template may declare another one (`.`, `_`, `|` or `:`); values are then
+//! written by [`KeyPart::encode_key_with`], which keeps the same guarantees with that
+//! delimiter in place of `#`: strings escape every character up to the delimiter's escape
+//! character, fixed-width encodings escape only the delimiter (see [`Delimiter`] for the
+//! table of what each delimiter escapes).
 
-/// The delimiter between key components.
+/// The default delimiter between key components ([`Delimiter::HASH`]).
 ///
-/// No encoding produced by this module contains it, so every `#` in a full
+/// No encoding produced by [`KeyPart::encode_key`] contains it, so every `#` in a full
 /// key separates two components.
 pub const DELIMITER: char = '#';
 
-/// Escape character for string values: `%` and two uppercase hex digits write one
-/// character up to `%` itself. Every byte of an encoded string is therefore `%` or
-/// above, so it sorts above the [`DELIMITER`] (see [`KeyPart`]'s *Composite keys*).
-const ESCAPE: u8 = b'%';
-
-/// Whether a byte of a string value is written as an escape: the characters U+0000 to
-/// U+0025 (`%` included). They are ASCII, and no byte of a multi-byte UTF-8 character
-/// is below 0x80, so a byte scan finds exactly these characters.
-#[inline]
-fn needs_escape(byte: u8) -> bool {
-    byte <= ESCAPE
-}
-
-/// Uppercase hex digits: `0`-`9` sort below `A`-`F`, so the escapes sort by value.
-const HEX: &[u8; 16] = b"0123456789ABCDEF";
-
-/// The value of an uppercase hex digit (lowercase is not produced, so not accepted).
-fn hex_value(digit: u8) -> Option<u8> {
-    match digit {
-        b'0'..=b'9' => Some(digit - b'0'),
-        b'A'..=b'F' => Some(digit - b'A' + 10),
-        _ => None,
-    }
-}
+use super::delimiter::Delimiter;
 
 pub use crate::error::KeyError;
 use crate::text::push_padded_u64;
@@ -119,6 +103,16 @@ fn malformed(type_name: &'static str, input: &str, reason: &'static str) -> KeyE
 /// Custom string-like types can delegate to [`escape_str`], which keeps every
 /// rule.
 ///
+/// These rules are stated for the default delimiter `#`; [`encode_key_with`] carries them
+/// over to the other delimiters a table or template may declare (see [`Delimiter`]). Its
+/// default escapes the `#`-encoding like a string value under that delimiter, which keeps
+/// every rule for any implementation that keeps them for `#`. A type whose encodings are
+/// never a proper prefix of one another may write them more compactly (the built-in
+/// integer, date and UUID types escape only the delimiter) by overriding the three
+/// `_with` methods together.
+///
+/// [`encode_key_with`]: KeyPart::encode_key_with
+///
 /// # Composite keys
 ///
 /// In a key such as `N#{name}#{n}` a component is followed by `#` and more
@@ -142,7 +136,8 @@ fn malformed(type_name: &'static str, input: &str, reason: &'static str) -> KeyE
 ///   a prefix of the other), and `false` / `true` are no prefix of each other.
 ///
 /// The sort-key conditions of [`sort`](crate::key::sort) rely on it: the keys whose
-/// component equals `v` are exactly those in `[v#, v$]`.
+/// component equals `v` are exactly those in `[v#, v$]` (with delimiter `d`, in
+/// `[v d, v d']`, `d'` the character after `d`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used in a key template",
     label = "this field is used in a key template",
@@ -158,6 +153,48 @@ pub trait KeyPart: Sized {
     /// Decoding is strict: only the exact output of `encode_key` is accepted;
     /// anything else is a [`KeyError::Malformed`].
     fn decode_key(component: &str) -> Result<Self, KeyError>;
+
+    /// Appends the encoding of `self` in a key whose components `delimiter` separates:
+    /// [`encode_key`](KeyPart::encode_key) for `#`. For another delimiter the default
+    /// escapes the `#`-encoding as a string value ([`Delimiter::escape_str`]): it then
+    /// contains no byte up to the delimiter's escape character, and sorts, and is a prefix
+    /// of another, exactly as the `#`-encoding is.
+    fn encode_key_with(&self, delimiter: Delimiter, out: &mut String) -> Result<(), KeyError> {
+        if delimiter == Delimiter::HASH {
+            return self.encode_key(out);
+        }
+        let mut text = String::new();
+        self.encode_key(&mut text)?;
+        delimiter.escape_str(&text, out)
+    }
+
+    /// Parses one component [`encode_key_with`](KeyPart::encode_key_with) wrote with
+    /// `delimiter`, as strictly as [`decode_key`](KeyPart::decode_key).
+    fn decode_key_with(component: &str, delimiter: Delimiter) -> Result<Self, KeyError> {
+        if delimiter == Delimiter::HASH {
+            return Self::decode_key(component);
+        }
+        let text = delimiter.unescape_str(component, std::any::type_name::<Self>())?;
+        Self::decode_key(&text)
+    }
+
+    /// Appends what the encodings under `delimiter` of the values starting with `partial`
+    /// start with, for `starts_with` on a component: under `#` the partial text escaped
+    /// like a string value ([`escape_str`]; the text of a number or a timestamp is its own
+    /// escape), under another delimiter the escape of that, as
+    /// [`encode_key_with`](KeyPart::encode_key_with) escapes the `#`-encoding.
+    fn escape_partial_with(
+        partial: &str,
+        delimiter: Delimiter,
+        out: &mut String,
+    ) -> Result<(), KeyError> {
+        if delimiter == Delimiter::HASH {
+            return escape_str(partial, out);
+        }
+        let mut text = String::new();
+        escape_str(partial, &mut text)?;
+        delimiter.escape_str(&text, out)
+    }
 }
 
 /// An argument accepted where a key field of type `T` is expected: `T`, `&T`,
@@ -168,8 +205,9 @@ pub trait KeyPart: Sized {
     note = "pass a `{T}` or a `&{T}` (or a `&str` for a `String` field)"
 )]
 pub trait KeyArg<T>: crate::sealed::KeyArg<T> {
-    /// Appends the encoding of this argument, as a value of type `T`, to `out`.
-    fn encode_key_arg(&self, out: &mut String) -> Result<(), KeyError>;
+    /// Appends the encoding of this argument, as a value of type `T`, in a key whose
+    /// components `delimiter` separates, to `out`.
+    fn encode_key_arg(&self, delimiter: Delimiter, out: &mut String) -> Result<(), KeyError>;
 }
 
 impl<T: KeyPart> crate::sealed::KeyArg<T> for T {}
@@ -177,20 +215,20 @@ impl<T: KeyPart> crate::sealed::KeyArg<T> for &T {}
 impl crate::sealed::KeyArg<String> for &str {}
 
 impl<T: KeyPart> KeyArg<T> for T {
-    fn encode_key_arg(&self, out: &mut String) -> Result<(), KeyError> {
-        self.encode_key(out)
+    fn encode_key_arg(&self, delimiter: Delimiter, out: &mut String) -> Result<(), KeyError> {
+        self.encode_key_with(delimiter, out)
     }
 }
 
 impl<T: KeyPart> KeyArg<T> for &T {
-    fn encode_key_arg(&self, out: &mut String) -> Result<(), KeyError> {
-        (**self).encode_key(out)
+    fn encode_key_arg(&self, delimiter: Delimiter, out: &mut String) -> Result<(), KeyError> {
+        (**self).encode_key_with(delimiter, out)
     }
 }
 
 impl KeyArg<String> for &str {
-    fn encode_key_arg(&self, out: &mut String) -> Result<(), KeyError> {
-        escape_str(self, out)
+    fn encode_key_arg(&self, delimiter: Delimiter, out: &mut String) -> Result<(), KeyError> {
+        delimiter.escape_str(self, out)
     }
 }
 
@@ -206,9 +244,11 @@ pub trait OptionalKeyPart: crate::sealed::OptionalKeyPart {
     /// index take.
     type Part: KeyPart;
 
-    /// Appends the encoding to `out` and returns `true` if the value is
-    /// present; returns `false` and leaves `out` unchanged if it is absent.
-    fn encode_optional_key(&self, out: &mut String) -> Result<bool, KeyError>;
+    /// Appends the encoding (in a key whose components `delimiter` separates) to `out`
+    /// and returns `true` if the value is present; returns `false` and leaves `out`
+    /// unchanged if it is absent.
+    fn encode_optional_key(&self, delimiter: Delimiter, out: &mut String)
+    -> Result<bool, KeyError>;
 }
 
 impl<T: KeyPart> crate::sealed::OptionalKeyPart for T {}
@@ -217,45 +257,44 @@ impl<T: KeyPart> crate::sealed::OptionalKeyPart for Option<T> {}
 impl<T: KeyPart> OptionalKeyPart for T {
     type Part = T;
 
-    fn encode_optional_key(&self, out: &mut String) -> Result<bool, KeyError> {
-        self.encode_key(out).map(|()| true)
+    fn encode_optional_key(
+        &self,
+        delimiter: Delimiter,
+        out: &mut String,
+    ) -> Result<bool, KeyError> {
+        self.encode_key_with(delimiter, out).map(|()| true)
     }
 }
 
 impl<T: KeyPart> OptionalKeyPart for Option<T> {
     type Part = T;
 
-    fn encode_optional_key(&self, out: &mut String) -> Result<bool, KeyError> {
+    fn encode_optional_key(
+        &self,
+        delimiter: Delimiter,
+        out: &mut String,
+    ) -> Result<bool, KeyError> {
         match self {
-            Some(value) => value.encode_key(out).map(|()| true),
+            Some(value) => value.encode_key_with(delimiter, out).map(|()| true),
             None => Ok(false),
         }
     }
 }
 
-/// Splits a full key string into its components at the delimiters.
+/// Splits a full key string into its components at the default delimiter `#` (for
+/// another delimiter, [`Delimiter::split`]).
 ///
 /// Encoded values never contain [`DELIMITER`], so every `#` is a boundary.
 /// Escapes stay inside the returned slices, so each one can be passed to
 /// [`KeyPart::decode_key`]. A key without delimiters yields one component; an
 /// empty key yields one empty component.
 pub fn split_components(key: &str) -> impl Iterator<Item = &str> {
-    key.split(DELIMITER)
-}
-
-/// Splits the encoded component at the start of `rest` (the text of a rendered key from
-/// a field's position on) from what follows it: a component ends at the next
-/// [`DELIMITER`] or at the end of the key, since no encoding contains a delimiter and
-/// templates follow every field with the end or with a literal starting with one.
-///
-/// The one place that decides where a field's component ends, for reading fields back
-/// from keys and for telling which templates can have rendered a key.
-pub(crate) fn split_component(rest: &str) -> (&str, &str) {
-    rest.split_at(rest.find(DELIMITER).unwrap_or(rest.len()))
+    Delimiter::HASH.split(key)
 }
 
 /// Escapes a raw string value exactly like `String::encode_key` and appends
-/// it to `out`; used to build partial (prefix) keys.
+/// it to `out`; used to build partial (prefix) keys (under another delimiter,
+/// [`Delimiter::escape_str`]).
 ///
 /// Every character up to `%` (U+0000 to U+0025: controls, space, `!`, `"`,
 /// `#`, `$`, `%`) becomes `%` and two uppercase hex digits; every other
@@ -273,87 +312,67 @@ pub(crate) fn split_component(rest: &str) -> (&str, &str) {
 /// ```
 #[inline]
 pub fn escape_str(value: &str, out: &mut String) -> Result<(), KeyError> {
-    // Most values need no escape: one branch-free pass (the compiler vectorises it),
-    // then a single copy.
-    if !value.bytes().fold(false, |any, b| any | needs_escape(b)) {
-        out.push_str(value);
-        return Ok(());
-    }
-    escape_each(value, out);
-    Ok(())
+    Delimiter::HASH.escape_str(value, out)
 }
 
-/// The slow path of [`escape_str`]: copies `value`, escaping the bytes that need it.
-fn escape_each(value: &str, out: &mut String) {
-    out.reserve(value.len());
-    let mut rest = value;
-    while let Some(i) = rest.bytes().position(needs_escape) {
-        out.push_str(&rest[..i]);
-        let byte = rest.as_bytes()[i];
-        out.push(char::from(ESCAPE));
-        out.push(char::from(HEX[usize::from(byte >> 4)]));
-        out.push(char::from(HEX[usize::from(byte & 0x0F)]));
-        // The escaped byte is ASCII, so the next index is a char boundary.
-        rest = &rest[i + 1..];
-    }
-    out.push_str(rest);
-}
-
-fn unescape_str(component: &str) -> Result<String, KeyError> {
-    const NAME: &str = "String";
-    let mut value = String::with_capacity(component.len());
-    let mut rest = component;
-    while let Some(i) = rest.bytes().position(needs_escape) {
-        value.push_str(&rest[..i]);
-        let bytes = rest.as_bytes();
-        match bytes[i] {
-            ESCAPE => {}
-            b'#' => return Err(malformed(NAME, component, "contains an unescaped `#`")),
-            _ => {
-                return Err(malformed(
-                    NAME,
-                    component,
-                    "contains an unescaped character up to `%`",
-                ));
-            }
-        }
-        let escaped = match (
-            bytes.get(i + 1).copied().and_then(hex_value),
-            bytes.get(i + 2).copied().and_then(hex_value),
-        ) {
-            (Some(high), Some(low)) => high << 4 | low,
-            _ => {
-                return Err(malformed(
-                    NAME,
-                    component,
-                    "`%` must be followed by two uppercase hex digits",
-                ));
-            }
-        };
-        // Only what `escape_str` writes is accepted: a character above `%` is never escaped.
-        if !needs_escape(escaped) {
-            return Err(malformed(
-                NAME,
-                component,
-                "escapes a character that is written as is",
-            ));
-        }
-        value.push(char::from(escaped));
-        // The escape is three ASCII bytes, so this is a char boundary.
-        rest = &rest[i + 3..];
-    }
-    value.push_str(rest);
-    Ok(value)
-}
-
+/// Every character up to the delimiter's escape character is escaped (see
+/// [`Delimiter`]); decoding accepts exactly what encoding writes.
 impl KeyPart for String {
     fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
         escape_str(self, out)
     }
 
     fn decode_key(component: &str) -> Result<Self, KeyError> {
-        unescape_str(component)
+        Delimiter::HASH.unescape_str(component, "String")
     }
+
+    fn encode_key_with(&self, delimiter: Delimiter, out: &mut String) -> Result<(), KeyError> {
+        delimiter.escape_str(self, out)
+    }
+
+    fn decode_key_with(component: &str, delimiter: Delimiter) -> Result<Self, KeyError> {
+        delimiter.unescape_str(component, "String")
+    }
+
+    fn escape_partial_with(
+        partial: &str,
+        delimiter: Delimiter,
+        out: &mut String,
+    ) -> Result<(), KeyError> {
+        delimiter.escape_str(partial, out)
+    }
+}
+
+/// The [`KeyPart`] methods for another delimiter, for a type no encoding of which is a
+/// proper prefix of another (fixed width, or a sign that tells the forms apart): only the
+/// delimiter and its escape character are escaped (see [`Delimiter`]).
+macro_rules! prefix_free_delimited {
+    ($name:expr) => {
+        fn encode_key_with(&self, delimiter: Delimiter, out: &mut String) -> Result<(), KeyError> {
+            let start = out.len();
+            self.encode_key(out)?;
+            delimiter.escape_fixed_tail(out, start);
+            Ok(())
+        }
+
+        fn decode_key_with(component: &str, delimiter: Delimiter) -> Result<Self, KeyError> {
+            let text = delimiter
+                .unescape_fixed(component)
+                .map_err(|reason| malformed($name, component, reason))?;
+            Self::decode_key(&text)
+        }
+
+        fn escape_partial_with(
+            partial: &str,
+            delimiter: Delimiter,
+            out: &mut String,
+        ) -> Result<(), KeyError> {
+            let start = out.len();
+            escape_str(partial, out)?;
+            delimiter.escape_fixed_tail(out, start);
+            Ok(())
+        }
+    };
 }
 
 /// Like [`push_padded_u64`] for `u128` (width at most 39).
@@ -445,6 +464,8 @@ macro_rules! impl_unsigned {
                     .map_err(|_| malformed(stringify!($t), component, "more than 38 significant digits"))?;
                 Ok(value)
             }
+
+            prefix_free_delimited!(stringify!($t));
         }
     )*};
 }
@@ -492,6 +513,8 @@ macro_rules! impl_signed {
                     .map_err(|_| malformed(NAME, component, "more than 38 significant digits"))?;
                 Ok(value)
             }
+
+            prefix_free_delimited!(stringify!($t));
         }
     )*};
 }
@@ -519,6 +542,8 @@ impl KeyPart for usize {
         let value: u64 = parse_fixed(component, width::U64, "usize", component)?;
         usize::try_from(value).map_err(|_| malformed("usize", component, "value out of range"))
     }
+
+    prefix_free_delimited!("usize");
 }
 
 /// Encoded as `i64`, so keys do not depend on the platform's pointer width.
@@ -543,6 +568,8 @@ impl KeyPart for isize {
         })?;
         isize::try_from(value).map_err(|_| malformed("isize", component, "value out of range"))
     }
+
+    prefix_free_delimited!("isize");
 }
 
 impl KeyPart for bool {
@@ -558,6 +585,8 @@ impl KeyPart for bool {
             _ => Err(malformed("bool", component, "expected `false` or `true`")),
         }
     }
+
+    prefix_free_delimited!("bool");
 }
 
 /// Writes a date or date-time in its fixed-width form, or says why it cannot (a year
@@ -616,6 +645,8 @@ impl KeyPart for time::OffsetDateTime {
             Ok(time::PrimitiveDateTime::new(date, time).assume_utc())
         })
     }
+
+    prefix_free_delimited!("OffsetDateTime");
 }
 
 /// Written `YYYY-MM-DD` (always 10 characters). Dates whose year is outside
@@ -632,6 +663,8 @@ impl KeyPart for time::Date {
             civil.to_time().map(|(date, _)| date)
         })
     }
+
+    prefix_free_delimited!("Date");
 }
 
 /// Written `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn` (always 29 characters; no offset, as the
@@ -651,6 +684,8 @@ impl KeyPart for time::PrimitiveDateTime {
                 .map(|(date, time)| time::PrimitiveDateTime::new(date, time))
         })
     }
+
+    prefix_free_delimited!("PrimitiveDateTime");
 }
 
 /// Written `YYYY-MM-DD` (always 10 characters). Dates whose year is outside
@@ -667,6 +702,8 @@ impl KeyPart for chrono::NaiveDate {
             civil.to_chrono().map(|(date, _)| date)
         })
     }
+
+    prefix_free_delimited!("NaiveDate");
 }
 
 /// Written `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn` (always 29 characters); a leap second as
@@ -686,6 +723,8 @@ impl KeyPart for chrono::NaiveDateTime {
                 .map(|(date, time)| chrono::NaiveDateTime::new(date, time))
         })
     }
+
+    prefix_free_delimited!("NaiveDateTime");
 }
 
 /// Written `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` (always 30 characters, the form of
@@ -706,6 +745,8 @@ impl KeyPart for chrono::DateTime<chrono::Utc> {
                 .map(|(date, time)| chrono::NaiveDateTime::new(date, time).and_utc())
         })
     }
+
+    prefix_free_delimited!("DateTime<Utc>");
 }
 
 /// Written lowercase hyphenated (36 characters), whose byte order equals the
@@ -736,6 +777,8 @@ impl KeyPart for uuid::Uuid {
         uuid::Uuid::try_parse(component)
             .map_err(|_| malformed(NAME, component, "expected a lowercase hyphenated UUID"))
     }
+
+    prefix_free_delimited!("Uuid");
 }
 
 #[cfg(test)]
@@ -757,48 +800,85 @@ mod tests {
         TestCaseError::fail(error.to_string())
     }
 
-    fn check_roundtrip<T: KeyPart + PartialEq + Debug>(value: &T) -> Result<(), TestCaseError> {
-        let encoded = enc(value);
-        prop_assert!(!encoded.contains(DELIMITER), "{encoded:?} contains `#`");
-        let decoded = T::decode_key(&encoded).map_err(key_error)?;
+    /// The encoding of `value` under delimiter `d`.
+    fn enc_with<T: KeyPart>(value: &T, d: Delimiter) -> String {
+        let mut out = String::new();
+        value.encode_key_with(d, &mut out).expect("encodable value");
+        out
+    }
+
+    /// Every delimiter, `#` (the default) more often than the others.
+    fn delimiters() -> impl Strategy<Value = Delimiter> {
+        prop_oneof![
+            2 => Just(Delimiter::HASH),
+            3 => prop::sample::select(&Delimiter::ALL[..]),
+        ]
+    }
+
+    /// Rule 1 and 2's decoding half: the encoding holds no delimiter and decodes back.
+    fn check_roundtrip<T: KeyPart + PartialEq + Debug>(
+        value: &T,
+        d: Delimiter,
+    ) -> Result<(), TestCaseError> {
+        let encoded = enc_with(value, d);
+        prop_assert!(
+            !encoded.contains(d.as_char()),
+            "{:?} contains `{}`",
+            encoded,
+            d
+        );
+        // No encoding contains `#`, whatever the delimiter: the crate's own keys
+        // (`_CHUNK#...`) cannot be forged by a value.
+        prop_assert!(!encoded.contains('#'), "{:?} contains `#`", encoded);
+        let decoded = T::decode_key_with(&encoded, d).map_err(key_error)?;
         prop_assert_eq!(&decoded, value);
+        if d == Delimiter::HASH {
+            prop_assert_eq!(encoded, enc(value));
+        }
         Ok(())
     }
 
     fn check_order<T: KeyPart + Debug>(
         a: &T,
         b: &T,
+        d: Delimiter,
         logical: Ordering,
     ) -> Result<(), TestCaseError> {
-        let (ea, eb) = (enc(a), enc(b));
+        let (ea, eb) = (enc_with(a, d), enc_with(b, d));
         prop_assert_eq!(
             ea.as_bytes().cmp(eb.as_bytes()),
             logical,
-            "{:?} -> {:?}, {:?} -> {:?}",
+            "{:?} -> {:?}, {:?} -> {:?} ({})",
             a,
             ea,
             b,
-            eb
+            eb,
+            d
         );
         Ok(())
     }
 
-    fn check_injective<T: KeyPart + PartialEq + Debug>(a: &T, b: &T) -> Result<(), TestCaseError> {
+    fn check_injective<T: KeyPart + PartialEq + Debug>(
+        a: &T,
+        b: &T,
+        d: Delimiter,
+    ) -> Result<(), TestCaseError> {
         if a != b {
-            prop_assert_ne!(enc(a), enc(b));
+            prop_assert_ne!(enc_with(a, d), enc_with(b, d));
         }
         Ok(())
     }
 
-    /// `enc(a) + "#"` is never a prefix of `enc(b) + "#" + tail` for `a != b`.
+    /// `enc(a) + d` is never a prefix of `enc(b) + d + tail` for `a != b`.
     fn check_prefix<T: KeyPart + PartialEq + Debug>(
         a: &T,
         b: &T,
+        d: Delimiter,
         tail: &str,
     ) -> Result<(), TestCaseError> {
         if a != b {
-            let prefix = format!("{}{DELIMITER}", enc(a));
-            let key = format!("{}{DELIMITER}{tail}", enc(b));
+            let prefix = format!("{}{d}", enc_with(a, d));
+            let key = format!("{}{d}{tail}", enc_with(b, d));
             prop_assert!(
                 !key.starts_with(&prefix),
                 "{prefix:?} is a prefix of {key:?}"
@@ -808,18 +888,19 @@ mod tests {
     }
 
     /// Distinct values keep their order when each is followed by a delimiter and any
-    /// rest (`KeyPart`'s composite-key rule): `enc(a) + "#" + x` sorts like `a` against
-    /// `enc(b) + "#" + y`.
+    /// rest (`KeyPart`'s composite-key rule): `enc(a) + d + x` sorts like `a` against
+    /// `enc(b) + d + y`.
     fn check_composite_order<T: KeyPart + Debug>(
         a: &T,
         b: &T,
+        d: Delimiter,
         x: &str,
         y: &str,
         logical: Ordering,
     ) -> Result<(), TestCaseError> {
         if logical != Ordering::Equal {
-            let ka = format!("{}{DELIMITER}{x}", enc(a));
-            let kb = format!("{}{DELIMITER}{y}", enc(b));
+            let ka = format!("{}{d}{x}", enc_with(a, d));
+            let kb = format!("{}{d}{y}", enc_with(b, d));
             prop_assert_eq!(
                 ka.as_bytes().cmp(kb.as_bytes()),
                 logical,
@@ -835,9 +916,9 @@ mod tests {
 
     /// Decoding never panics, and whatever it accepts is canonical: it
     /// re-encodes to exactly the input.
-    fn check_decode<T: KeyPart + Debug>(input: &str) -> Result<(), TestCaseError> {
-        match T::decode_key(input) {
-            Ok(value) => prop_assert_eq!(enc(&value), input),
+    fn check_decode<T: KeyPart + Debug>(input: &str, d: Delimiter) -> Result<(), TestCaseError> {
+        match T::decode_key_with(input, d) {
+            Ok(value) => prop_assert_eq!(enc_with(&value, d), input),
             Err(error) => prop_assert!(
                 matches!(error, KeyError::Malformed { .. }),
                 "unexpected error {error:?}"
@@ -860,15 +941,18 @@ mod tests {
         chars.into_iter().collect()
     }
 
+    /// Edits that make near misses: digits and hex digits, signs, the delimiters and
+    /// their escape characters, separators of the date forms, controls and UTF-8.
     fn mutation() -> impl Strategy<Value = (usize, u8, char)> {
         let chars = vec![
-            '0', '1', '2', '5', '6', '9', 'a', 'f', 'g', 'A', 'F', '-', '+', '#', '"', '$', '%',
-            ':', '.', 'T', 'Z', ' ', '\u{0}', '\u{1}', 'é', '€',
+            '0', '1', '2', '3', '5', '6', '9', 'a', 'f', 'g', 'A', 'E', 'F', '-', '+', '#', '"',
+            '$', '%', ':', ';', '.', '/', '_', '`', '|', '}', '~', 'T', 'Z', ' ', '\u{0}', '\u{1}',
+            'é', '€',
         ];
         (any::<usize>(), 0u8..4, prop::sample::select(chars))
     }
 
-    /// Generates the six property tests for one type.
+    /// Generates the seven property tests for one type, each under a random delimiter.
     macro_rules! properties {
         ($module:ident, $t:ty, $values:expr, $cmp:expr) => {
             mod $module {
@@ -881,38 +965,38 @@ mod tests {
 
                 proptest! {
                     #[test]
-                    fn roundtrip(v in $values) {
-                        check_roundtrip::<$t>(&v)?;
+                    fn roundtrip(v in $values, d in delimiters()) {
+                        check_roundtrip::<$t>(&v, d)?;
                     }
 
                     #[test]
-                    fn order(a in $values, b in $values) {
-                        check_order::<$t>(&a, &b, logical(&a, &b))?;
+                    fn order(a in $values, b in $values, d in delimiters()) {
+                        check_order::<$t>(&a, &b, d, logical(&a, &b))?;
                     }
 
                     #[test]
-                    fn injective(a in $values, b in $values) {
-                        check_injective::<$t>(&a, &b)?;
+                    fn injective(a in $values, b in $values, d in delimiters()) {
+                        check_injective::<$t>(&a, &b, d)?;
                     }
 
                     #[test]
-                    fn prefix(a in $values, b in $values, tail in "[a0#\"$-]{0,6}") {
-                        check_prefix::<$t>(&a, &b, &tail)?;
+                    fn prefix(a in $values, b in $values, d in delimiters(), tail in "[a0#\"$./_`|};:-]{0,6}") {
+                        check_prefix::<$t>(&a, &b, d, &tail)?;
                     }
 
                     #[test]
-                    fn composite_order(a in $values, b in $values, x in strings(), y in strings()) {
-                        check_composite_order::<$t>(&a, &b, &x, &y, logical(&a, &b))?;
+                    fn composite_order(a in $values, b in $values, d in delimiters(), x in strings(), y in strings()) {
+                        check_composite_order::<$t>(&a, &b, d, &x, &y, logical(&a, &b))?;
                     }
 
                     #[test]
-                    fn decode_arbitrary(input in "\\PC{0,64}|.{0,64}") {
-                        check_decode::<$t>(&input)?;
+                    fn decode_arbitrary(input in "\\PC{0,64}|.{0,64}", d in delimiters()) {
+                        check_decode::<$t>(&input, d)?;
                     }
 
                     #[test]
-                    fn decode_mutated(v in $values, (index, op, ch) in mutation()) {
-                        check_decode::<$t>(&mutate(&enc(&v), index, op, ch))?;
+                    fn decode_mutated(v in $values, d in delimiters(), (index, op, ch) in mutation()) {
+                        check_decode::<$t>(&mutate(&enc_with(&v, d), index, op, ch), d)?;
                     }
                 }
             }
@@ -987,33 +1071,169 @@ mod tests {
         .as_bytes()
         .cmp(b.as_bytes()));
 
+    /// A type implementing only the `#` methods, as a user's string-like type would (it
+    /// delegates to `escape_str`): the default `_with` methods must keep every rule under
+    /// every delimiter.
+    #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+    struct Text(String);
+
+    impl KeyPart for Text {
+        fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+            escape_str(&self.0, out)
+        }
+        fn decode_key(component: &str) -> Result<Self, KeyError> {
+            String::decode_key(component).map(Text)
+        }
+    }
+
+    /// A user's fixed-width type whose encoding holds every delimiter but `#` as
+    /// separators (`12.34:56|78_`), with only the `#` methods: the defaults escape it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    struct Separated(u32);
+
+    impl KeyPart for Separated {
+        fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+            let d = format!("{:08}", self.0 % 100_000_000);
+            out.push_str(&format!(
+                "{}.{}:{}|{}_",
+                &d[0..2],
+                &d[2..4],
+                &d[4..6],
+                &d[6..8]
+            ));
+            Ok(())
+        }
+        fn decode_key(component: &str) -> Result<Self, KeyError> {
+            let b = component.as_bytes();
+            let well_formed = b.len() == 12
+                && [(2, b'.'), (5, b':'), (8, b'|'), (11, b'_')]
+                    .iter()
+                    .all(|&(i, c)| b[i] == c)
+                && [0, 1, 3, 4, 6, 7, 9, 10]
+                    .iter()
+                    .all(|&i| b[i].is_ascii_digit());
+            if !well_formed {
+                return Err(malformed("Separated", component, "expected `dd.dd:dd|dd_`"));
+            }
+            let digits: String = [0, 1, 3, 4, 6, 7, 9, 10]
+                .iter()
+                .map(|&i| char::from(b[i]))
+                .collect();
+            digits
+                .parse()
+                .map(Separated)
+                .map_err(|_| malformed("Separated", component, "expected `dd.dd:dd|dd_`"))
+        }
+    }
+
+    properties!(prop_custom_text, Text, strings().prop_map(Text), |a, b| a
+        .0
+        .as_bytes()
+        .cmp(b.0.as_bytes()));
+    properties!(
+        prop_custom_separated,
+        Separated,
+        prop_oneof![0u32..100_000_000, 0u32..200, Just(99_999_999)].prop_map(Separated),
+        Ord::cmp
+    );
+
+    /// The built-in fixed-width encodings escape only the delimiter and its escape
+    /// character: every value of a type keeps one width under each delimiter, and the
+    /// text changes only where it held the delimiter.
+    #[test]
+    fn fixed_width_types_escape_only_the_delimiter() {
+        for d in Delimiter::ALL {
+            assert_eq!(enc_with(&42u16, d), "00042");
+            assert_eq!(enc_with(&-1i8, d), "-127");
+            assert_eq!(enc_with(&true, d), "true");
+        }
+        #[cfg(feature = "time")]
+        {
+            use time::macros::{date, datetime};
+            let t = datetime!(2014-07-09 10:11:12.5 UTC);
+            assert_eq!(
+                enc_with(&t, Delimiter::HASH),
+                "2014-07-09T10:11:12.500000000Z"
+            );
+            assert_eq!(
+                enc_with(&t, Delimiter::DOT),
+                "2014-07-09T10:11:12/2E500000000Z"
+            );
+            assert_eq!(
+                enc_with(&t, Delimiter::COLON),
+                "2014-07-09T10;3A11;3A12.500000000Z"
+            );
+            assert_eq!(enc_with(&t, Delimiter::UNDERSCORE), enc(&t));
+            assert_eq!(enc_with(&t, Delimiter::PIPE), enc(&t));
+            for d in Delimiter::ALL {
+                assert_eq!(enc_with(&date!(2014 - 07 - 09), d), "2014-07-09");
+                let widths: Vec<usize> = [t, datetime!(0000-01-01 0:00 UTC)]
+                    .iter()
+                    .map(|v| enc_with(v, d).len())
+                    .collect();
+                assert_eq!(widths[0], widths[1], "{d}");
+                let round = time::OffsetDateTime::decode_key_with(&enc_with(&t, d), d);
+                assert_eq!(round, Ok(t));
+            }
+            // What the escape does not write is refused.
+            for bad in [
+                "2014-07-09T10:11:12/2E500000000Z",
+                "2014-07-09T10/3A11:12.500000000Z",
+                "2014-07-09T10:11:12/2F500000000Z",
+                "2014-07-09T10:11:12/2e500000000Z",
+                "2014-07-09T10:11:12/500000000Z",
+                "2014-07-09T10:11:12.500000000Z",
+            ] {
+                let decoded = time::OffsetDateTime::decode_key_with(bad, Delimiter::DOT);
+                if bad == "2014-07-09T10:11:12/2E500000000Z" {
+                    assert_eq!(decoded, Ok(t));
+                } else {
+                    assert!(matches!(decoded, Err(KeyError::Malformed { .. })), "{bad}");
+                }
+            }
+        }
+        // A custom type keeps the default: its `#`-encoding escaped as a string.
+        assert_eq!(
+            enc_with(&Separated(12_345_678), Delimiter::DOT),
+            "12/2E34:56|78_"
+        );
+        assert_eq!(
+            enc_with(&Separated(12_345_678), Delimiter::COLON),
+            ";31;32;2E;33;34;3A;35;36|;37;38_"
+        );
+        assert_eq!(
+            enc_with(&Separated(12_345_678), Delimiter::HASH),
+            "12.34:56|78_"
+        );
+    }
+
     proptest! {
         /// Two-component keys identify their components, and split back into them.
         #[test]
         fn full_key_is_injective_and_splits(
-            s1 in strings(), s2 in strings(), t1 in strings(), t2 in strings()
+            s1 in strings(), s2 in strings(), t1 in strings(), t2 in strings(), d in delimiters()
         ) {
-            let key = |a: &String, b: &String| format!("{}{DELIMITER}{}", enc(a), enc(b));
+            let key = |a: &String, b: &String| format!("{}{d}{}", enc_with(a, d), enc_with(b, d));
             let (ks, kt) = (key(&s1, &s2), key(&t1, &t2));
             if ks == kt {
                 prop_assert_eq!((&s1, &s2), (&t1, &t2));
             }
             for (key, (a, b)) in [(&ks, (&s1, &s2)), (&kt, (&t1, &t2))] {
-                let parts: Vec<&str> = split_components(key).collect();
+                let parts: Vec<&str> = d.split(key).collect();
                 prop_assert_eq!(parts.len(), 2, "{:?}", key);
-                prop_assert_eq!(&String::decode_key(parts[0]).map_err(key_error)?, a);
-                prop_assert_eq!(&String::decode_key(parts[1]).map_err(key_error)?, b);
+                prop_assert_eq!(&String::decode_key_with(parts[0], d).map_err(key_error)?, a);
+                prop_assert_eq!(&String::decode_key_with(parts[1], d).map_err(key_error)?, b);
             }
         }
 
-        /// Full keys built from components that share prefixes (`#`-heavy).
+        /// Full keys built from components that share prefixes (delimiter-heavy).
         #[test]
         fn full_key_with_shared_prefixes(
-            base in "[a#\"$]{0,4}", x in "[a#\"$]{0,3}", y in "[a#\"$]{0,3}",
-            u in "[a#\"$]{0,3}", w in "[a#\"$]{0,3}"
+            base in "[a#\"$._`|:;]{0,4}", x in "[a#\"$._`|:;]{0,3}", y in "[a#\"$._`|:;]{0,3}",
+            u in "[a#\"$._`|:;]{0,3}", w in "[a#\"$._`|:;]{0,3}", d in delimiters()
         ) {
             let (s1, s2, t1, t2) = (base.clone() + &x, y, base + &u, w);
-            let key = |a: &String, b: &String| format!("{}{DELIMITER}{}", enc(a), enc(b));
+            let key = |a: &String, b: &String| format!("{}{d}{}", enc_with(a, d), enc_with(b, d));
             if key(&s1, &s2) == key(&t1, &t2) {
                 prop_assert_eq!((&s1, &s2), (&t1, &t2));
             }
@@ -1023,56 +1243,85 @@ mod tests {
         /// different value that it extends.
         #[test]
         fn string_prefix_of_extension(
-            a in strings(), suffix in "[a#!\"$% \x00]{1,4}", tail in "\\PC{0,8}", rest in strings()
+            a in strings(), suffix in "[a#!\"$% \x00./_`|}:;A9]{1,4}", tail in "\\PC{0,8}", rest in strings(),
+            d in delimiters()
         ) {
             let b = a.clone() + &suffix;
-            check_prefix(&a, &b, &tail)?;
+            check_prefix(&a, &b, d, &tail)?;
             // ... and sorts above it, whatever follows either.
-            check_composite_order(&a, &b, &tail, &rest, Ordering::Less)?;
+            check_composite_order(&a, &b, d, &tail, &rest, Ordering::Less)?;
         }
 
         /// `begins_with` on an escaped partial value is exact: the escape of `p` is a
         /// prefix of the escape of `v` exactly when `p` is a prefix of `v`.
         #[test]
-        fn escaped_prefixes_match_raw_prefixes(v in strings(), p in strings(), cut in any::<prop::sample::Index>()) {
+        fn escaped_prefixes_match_raw_prefixes(
+            v in strings(), p in strings(), cut in any::<prop::sample::Index>(), d in delimiters()
+        ) {
             let chars: Vec<char> = v.chars().collect();
             let own: String = chars[..cut.index(chars.len() + 1)].iter().collect();
             for p in [p, own] {
                 let (mut ev, mut ep) = (String::new(), String::new());
-                escape_str(&v, &mut ev).map_err(key_error)?;
-                escape_str(&p, &mut ep).map_err(key_error)?;
+                d.escape_str(&v, &mut ev).map_err(key_error)?;
+                String::escape_partial_with(&p, d, &mut ep).map_err(key_error)?;
                 prop_assert_eq!(ev.starts_with(&ep), v.starts_with(&p), "{:?} / {:?}", v, p);
             }
         }
 
-        /// No encoded string contains a byte at or below `#`, nor a `%` that does not
-        /// start an escape.
+        /// An encoded string is made of escapes (the escape character and two uppercase
+        /// hex digits) and bytes above the escape character: every byte that can follow a
+        /// proper prefix sorts above the delimiter, and none is the delimiter.
         #[test]
-        fn encoded_strings_stay_above_the_delimiter(v in strings()) {
-            let e = enc(&v);
-            prop_assert!(e.bytes().all(|b| b > b'#' && (b != b'$')), "{:?} -> {:?}", v, e);
-            prop_assert_eq!(e.matches('%').count(), v.bytes().filter(|&b| b <= b'%').count());
+        fn encoded_strings_stay_above_the_delimiter(v in strings(), d in delimiters()) {
+            let e = enc_with(&v, d);
+            let escape = d.escape_char() as u8;
+            prop_assert!(!e.contains(d.as_char()), "{:?} -> {:?}", v, e);
+            let bytes = e.as_bytes();
+            let mut i = 0;
+            while i < bytes.len() {
+                if bytes[i] == escape {
+                    let hex = bytes.get(i + 1..i + 3).unwrap_or_default();
+                    prop_assert!(
+                        hex.len() == 2 && hex.iter().all(|b| b"0123456789ABCDEF".contains(b)),
+                        "{:?} -> {:?}", v, e
+                    );
+                    i += 3;
+                } else {
+                    prop_assert!(bytes[i] > escape, "{:?} -> {:?}", v, e);
+                    i += 1;
+                }
+            }
+            if d == Delimiter::HASH {
+                prop_assert!(e.bytes().all(|b| b > b'#' && b != b'$'), "{:?} -> {:?}", v, e);
+            }
+            prop_assert_eq!(
+                e.bytes().filter(|&b| b == escape).count(),
+                v.bytes().filter(|&b| b <= escape).count()
+            );
         }
 
         /// Whatever mix of types, a template key splits into its components.
         #[test]
-        fn mixed_template_roundtrip(id in any::<u64>(), name in strings(), n in any::<i32>(), flag in any::<bool>()) {
+        fn mixed_template_roundtrip(
+            id in any::<u64>(), name in strings(), n in any::<i32>(), flag in any::<bool>(),
+            d in delimiters()
+        ) {
             let mut key = String::from("USER");
-            key.push(DELIMITER);
-            id.encode_key(&mut key).map_err(key_error)?;
-            key.push(DELIMITER);
-            name.encode_key(&mut key).map_err(key_error)?;
-            key.push(DELIMITER);
-            n.encode_key(&mut key).map_err(key_error)?;
-            key.push(DELIMITER);
-            flag.encode_key(&mut key).map_err(key_error)?;
-            let parts: Vec<&str> = split_components(&key).collect();
+            key.push(d.as_char());
+            id.encode_key_with(d, &mut key).map_err(key_error)?;
+            key.push(d.as_char());
+            name.encode_key_with(d, &mut key).map_err(key_error)?;
+            key.push(d.as_char());
+            n.encode_key_with(d, &mut key).map_err(key_error)?;
+            key.push(d.as_char());
+            flag.encode_key_with(d, &mut key).map_err(key_error)?;
+            let parts: Vec<&str> = d.split(&key).collect();
             prop_assert_eq!(parts.len(), 5);
             prop_assert_eq!(parts[0], "USER");
-            prop_assert_eq!(u64::decode_key(parts[1]).map_err(key_error)?, id);
-            prop_assert_eq!(String::decode_key(parts[2]).map_err(key_error)?, name);
-            prop_assert_eq!(i32::decode_key(parts[3]).map_err(key_error)?, n);
-            prop_assert_eq!(bool::decode_key(parts[4]).map_err(key_error)?, flag);
+            prop_assert_eq!(u64::decode_key_with(parts[1], d).map_err(key_error)?, id);
+            prop_assert_eq!(String::decode_key_with(parts[2], d).map_err(key_error)?, name);
+            prop_assert_eq!(i32::decode_key_with(parts[3], d).map_err(key_error)?, n);
+            prop_assert_eq!(bool::decode_key_with(parts[4], d).map_err(key_error)?, flag);
         }
     }
 
@@ -1082,13 +1331,17 @@ mod tests {
         use super::*;
         use crate::key::template::key_component;
         use crate::{Entity, Table};
-        use serde::{Deserialize, Serialize};
 
         #[derive(Table)]
         #[dynamo(pk = "PK", sk = "SK")]
         struct App;
 
-        #[derive(Entity, Serialize, Deserialize)]
+        /// A table whose keys use `:` unless an entity says otherwise.
+        #[derive(Table)]
+        #[dynamo(pk = "PK", sk = "SK", delimiter = ":")]
+        struct Colons;
+
+        #[derive(Entity)]
         #[dynamo(table = App, pk = "P#{a}", sk = "N#{a}#{b}#X#{c}")]
         struct Row {
             a: String,
@@ -1096,22 +1349,115 @@ mod tests {
             c: u32,
         }
 
+        #[derive(Entity)]
+        #[dynamo(table = App, delimiter = ".", pk = "P.{a}", sk = "N.{a}.{b}.X.{c}")]
+        struct DotRow {
+            a: String,
+            b: String,
+            c: u32,
+        }
+
+        #[derive(Entity)]
+        #[dynamo(table = App, delimiter = "_", pk = "P_{a}", sk = "N_{a}_{b}_X_{c}")]
+        struct UnderscoreRow {
+            a: String,
+            b: String,
+            c: u32,
+        }
+
+        #[derive(Entity)]
+        #[dynamo(table = App, delimiter = "|", pk = "P|{a}", sk = "N|{a}|{b}|X|{c}")]
+        struct PipeRow {
+            a: String,
+            b: String,
+            c: u32,
+        }
+
+        /// Takes the table's `:`.
+        #[derive(Entity)]
+        #[dynamo(table = Colons, pk = "P:{a}", sk = "N:{a}:{b}:X:{c}")]
+        struct ColonRow {
+            a: String,
+            b: String,
+            c: u32,
+        }
+
+        fn component<T: KeyPart>(
+            rendered: Option<&str>,
+            segments: &[Option<&str>],
+            d: Delimiter,
+            field: usize,
+        ) -> Option<T> {
+            key_component("Row", rendered, segments, d, field)
+                .ok()
+                .and_then(|c| T::decode_key_with(c, d).ok())
+        }
+
+        /// Every field of `key` (rendered from `sk = "N{d}{a}{d}{b}{d}X{d}{c}"`) reads back.
+        fn check(
+            key: crate::RawKey,
+            d: Delimiter,
+            a: &str,
+            b: &str,
+            c: u32,
+        ) -> Result<(), TestCaseError> {
+            let sk = key.sk.as_deref();
+            let (n, x, p) = (format!("N{d}"), format!("{d}X{d}"), format!("P{d}"));
+            let delimiter = d.to_string();
+            let segments = [
+                Some(n.as_str()),
+                None,
+                Some(&delimiter),
+                None,
+                Some(&x),
+                None,
+            ];
+            let read = |field| component::<String>(sk, &segments, d, field);
+            prop_assert_eq!(read(0), Some(a.to_owned()));
+            prop_assert_eq!(read(1), Some(b.to_owned()));
+            prop_assert_eq!(component::<u32>(sk, &segments, d, 2), Some(c));
+            let pk = component::<String>(Some(&key.pk), &[Some(&p), None], d, 0);
+            prop_assert_eq!(pk, Some(a.to_owned()));
+            Ok(())
+        }
+
         proptest! {
             #[test]
             fn key_component_reads_back_every_field(a in strings(), b in strings(), c in any::<u32>()) {
-                let row = Row { a: a.clone(), b: b.clone(), c };
-                let key = row.primary_key().into_raw().map_err(|e| TestCaseError::fail(e.to_string()))?;
-                let sk = key.sk.as_deref();
-                let segments = [Some("N#"), None, Some("#"), None, Some("#X#"), None];
-                fn component<T: KeyPart>(rendered: Option<&str>, segments: &[Option<&str>], field: usize) -> Option<T> {
-                    key_component("Row", rendered, segments, field).ok().and_then(|c| T::decode_key(c).ok())
-                }
-                let read = |field| component::<String>(sk, &segments, field);
-                prop_assert_eq!(read(0), Some(a.clone()));
-                prop_assert_eq!(read(1), Some(b));
-                prop_assert_eq!(component::<u32>(sk, &segments, 2), Some(c));
-                prop_assert_eq!(component::<String>(Some(&key.pk), &[Some("P#"), None], 0), Some(a));
+                let fail = |e: crate::Error| TestCaseError::fail(e.to_string());
+                let (x, y) = (a.clone(), b.clone());
+                let row = Row { a: x.clone(), b: y.clone(), c }.primary_key();
+                check(row.into_raw().map_err(fail)?, Delimiter::HASH, &a, &b, c)?;
+                let row = DotRow { a: x.clone(), b: y.clone(), c }.primary_key();
+                check(row.into_raw().map_err(fail)?, Delimiter::DOT, &a, &b, c)?;
+                let row = UnderscoreRow { a: x.clone(), b: y.clone(), c }.primary_key();
+                check(row.into_raw().map_err(fail)?, Delimiter::UNDERSCORE, &a, &b, c)?;
+                let row = PipeRow { a: x.clone(), b: y.clone(), c }.primary_key();
+                check(row.into_raw().map_err(fail)?, Delimiter::PIPE, &a, &b, c)?;
+                let row = ColonRow { a: x, b: y, c }.primary_key();
+                check(row.into_raw().map_err(fail)?, Delimiter::COLON, &a, &b, c)?;
             }
+        }
+
+        #[test]
+        fn templates_render_with_their_delimiter() {
+            let key = |k: crate::Key<DotRow>| k.into_raw().unwrap();
+            let raw = key(DotRow::key(DotRowKey {
+                a: "x y",
+                b: "v1.2",
+                c: 7u32,
+            }));
+            assert_eq!(raw.pk, "P.x/20y");
+            assert_eq!(raw.sk.as_deref(), Some("N.x/20y.v1/2E2.X.0000000007"));
+            let raw = ColonRow {
+                a: "a:b".into(),
+                b: "B".into(),
+                c: 1,
+            }
+            .primary_key()
+            .into_raw()
+            .unwrap();
+            assert_eq!(raw.sk.as_deref(), Some("N:a;3Ab:B:X:0000000001"));
         }
     }
 
@@ -1627,31 +1973,46 @@ mod tests {
         assert_eq!(parts("ORDER##x"), ["ORDER", "", "x"]);
         assert_eq!(parts("ORDER#a%23b#c%22d"), ["ORDER", "a%23b", "c%22d"]);
         assert_eq!(parts("a#"), ["a", ""]);
+        let dots: Vec<&str> = Delimiter::DOT.split("2014-07-09.001.a/2Eb").collect();
+        assert_eq!(dots, ["2014-07-09", "001", "a/2Eb"]);
     }
 
     #[test]
     fn key_arg_and_optional() {
-        fn arg<T, A: KeyArg<T>>(a: A) -> String {
+        fn arg<T, A: KeyArg<T>>(a: A, d: Delimiter) -> String {
             let mut out = String::new();
-            a.encode_key_arg(&mut out).unwrap();
+            a.encode_key_arg(d, &mut out).unwrap();
             out
         }
         let owned = "a#b".to_owned();
-        assert_eq!(arg::<String, _>(&owned), "a%23b");
-        assert_eq!(arg::<String, _>("a#b"), "a%23b");
-        assert_eq!(arg::<String, _>(owned.clone()), "a%23b");
-        assert_eq!(arg::<u32, _>(7u32), "0000000007");
-        assert_eq!(arg::<u32, _>(&7u32), "0000000007");
+        for d in Delimiter::ALL {
+            let expected = enc_with(&owned, d);
+            assert_eq!(arg::<String, _>(&owned, d), expected);
+            assert_eq!(arg::<String, _>("a#b", d), expected);
+            assert_eq!(arg::<String, _>(owned.clone(), d), expected);
+        }
+        assert_eq!(arg::<String, _>("a#b", Delimiter::HASH), "a%23b");
+        assert_eq!(arg::<String, _>("a.b", Delimiter::DOT), "a/2Eb");
+        assert_eq!(arg::<u32, _>(7u32, Delimiter::HASH), "0000000007");
+        assert_eq!(arg::<u32, _>(&7u32, Delimiter::PIPE), "0000000007");
 
-        fn optional<T: OptionalKeyPart>(value: T) -> (bool, String) {
+        fn optional<T: OptionalKeyPart>(value: T, d: Delimiter) -> (bool, String) {
             let mut out = String::from("GSI#");
-            let present = value.encode_optional_key(&mut out).unwrap();
+            let present = value.encode_optional_key(d, &mut out).unwrap();
             (present, out)
         }
-        assert_eq!(optional(3u8), (true, "GSI#003".to_owned()));
-        assert_eq!(optional(Some(3u8)), (true, "GSI#003".to_owned()));
-        assert_eq!(optional(None::<u8>), (false, "GSI#".to_owned()));
-        assert_eq!(optional(Some("#".to_owned())), (true, "GSI#%23".to_owned()));
+        let hash = Delimiter::HASH;
+        assert_eq!(optional(3u8, hash), (true, "GSI#003".to_owned()));
+        assert_eq!(optional(Some(3u8), hash), (true, "GSI#003".to_owned()));
+        assert_eq!(optional(None::<u8>, hash), (false, "GSI#".to_owned()));
+        assert_eq!(
+            optional(Some("#".to_owned()), hash),
+            (true, "GSI#%23".to_owned())
+        );
+        assert_eq!(
+            optional(Some("_".to_owned()), Delimiter::UNDERSCORE),
+            (true, "GSI#`5F".to_owned())
+        );
     }
 
     #[test]

@@ -5,9 +5,12 @@
 //! encodings sort in byte order exactly as the values sort logically (zero-padded and
 //! offset integers, fixed-width RFC 3339 UTC timestamps, strings with every character up
 //! to `%` written as `%XX`, so none contains the `#` delimiter or sorts below it); the
-//! stored format and its rules for custom types are in [`KeyPart`].
+//! stored format and its rules for custom types are in [`KeyPart`]. A table, entity or
+//! index template may declare another delimiter (`.`, `_`, `|`, `:`) with the same
+//! guarantees: see [`delimiter`].
 
 pub mod chain;
+pub mod delimiter;
 mod encode;
 pub mod sort;
 #[doc(hidden)]
@@ -15,7 +18,7 @@ pub mod template;
 #[cfg(test)]
 pub(crate) mod testing;
 
-pub(crate) use encode::split_component;
+pub use delimiter::Delimiter;
 pub use encode::{
     DELIMITER, KeyArg, KeyError, KeyPart, OptionalKeyPart, escape_str, split_components,
 };

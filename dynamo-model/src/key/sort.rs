@@ -17,7 +17,9 @@
 //! value: the keys whose component equals `v` are exactly those in `[v#, v$]`, because no
 //! encoded value contains `#` and, when one encoding extends another, the next byte sorts
 //! above `#` (see [Composite keys](super::KeyPart#composite-keys)); so `v#` and `v$` bound
-//! the component however many components follow it. Bounds are inclusive in DynamoDB
+//! the component however many components follow it. With another
+//! [`Delimiter`](super::Delimiter) `d` the bounds are `v d` and `v` followed by the
+//! character after `d` (`[v., v/]` for `.`), for the same reasons. Bounds are inclusive in DynamoDB
 //! (`<=`, `>=`, `BETWEEN`); a strict bound on the last component leaves the one equal key
 //! out after the read.
 //!
@@ -27,7 +29,7 @@
 //! that starts with a field), or no item ([`SortKeyOp::Nothing`], e.g. `< ""` or
 //! `between("b", "a")`), which a query answers without sending a request.
 
-use super::{KeyError, KeyPart, escape_str};
+use super::{Delimiter, KeyError, KeyPart};
 use crate::schema::IndexSchema;
 use crate::{Entity, Table};
 use std::marker::PhantomData;
@@ -107,7 +109,9 @@ impl<E: Entity, K: KeySpace> Partition<E, K> {
         render: impl FnOnce(&mut String) -> Result<(), KeyError>,
     ) -> Self {
         let mut value = String::new();
-        let default_range = match SortKeyPrefix::<E, K>::__root(sk_root, sk_fixed)
+        // The default range only names the template's leading literal, whatever the
+        // delimiter: `begins_with` it, or the one key of a fixed template.
+        let default_range = match SortKeyPrefix::<E, K>::__root(sk_root, sk_fixed, Delimiter::HASH)
             .condition()
             .range
         {
@@ -301,6 +305,7 @@ pub enum Compare {
 pub struct SortKeyPrefix<E, K = Primary> {
     rendered: Result<String, KeyError>,
     complete: bool,
+    delimiter: Delimiter,
     _entity: PhantomData<fn() -> (E, K)>,
 }
 
@@ -309,6 +314,7 @@ impl<E, K> Clone for SortKeyPrefix<E, K> {
         SortKeyPrefix {
             rendered: self.rendered.clone(),
             complete: self.complete,
+            delimiter: self.delimiter,
             _entity: PhantomData,
         }
     }
@@ -319,19 +325,27 @@ impl<E, K> std::fmt::Debug for SortKeyPrefix<E, K> {
         f.debug_struct("SortKeyPrefix")
             .field("rendered", &self.rendered)
             .field("complete", &self.complete)
+            .field("delimiter", &self.delimiter)
             .finish()
     }
 }
 
 #[doc(hidden)]
 impl<E, K> SortKeyPrefix<E, K> {
-    /// The template's leading literal (may be empty); `complete` if the template has no field.
-    pub fn __root(literal: &str, complete: bool) -> Self {
+    /// The template's leading literal (may be empty); `complete` if the template has no
+    /// field; the delimiter between its components.
+    pub fn __root(literal: &str, complete: bool, delimiter: Delimiter) -> Self {
         SortKeyPrefix {
             rendered: Ok(literal.to_owned()),
             complete,
+            delimiter,
             _entity: PhantomData,
         }
+    }
+
+    /// The delimiter between the template's components: what values are encoded for.
+    pub fn delimiter(&self) -> Delimiter {
+        self.delimiter
     }
 
     /// Fixes the next component and appends the literal that follows it.
@@ -349,6 +363,7 @@ impl<E, K> SortKeyPrefix<E, K> {
         SortKeyPrefix {
             rendered,
             complete,
+            delimiter: self.delimiter,
             _entity: PhantomData,
         }
     }
@@ -361,6 +376,7 @@ impl<E, K> SortKeyPrefix<E, K> {
         encode: impl FnOnce(&mut String) -> Result<(), KeyError>,
         followed: bool,
     ) -> SortKeyCondition<E, K> {
+        let (delimiter, after) = (self.delimiter.as_char(), self.delimiter.after());
         let range = self.rendered.and_then(|prefix| {
             let mut v = prefix.clone();
             encode(&mut v)?;
@@ -370,15 +386,18 @@ impl<E, K> SortKeyPrefix<E, K> {
                 return Ok(SortKeyRange::op(SortKeyOp::Nothing));
             }
             Ok(if followed {
-                // Keys whose component equals v are exactly those in [v#, v$]: '$' is the
-                // character after the delimiter '#'. A component c < v has a key below v:
-                // enc(c) has a smaller byte where it departs from enc(v), or is a proper
-                // prefix of enc(v) and its '#' is below the next byte of enc(v), which the
-                // `KeyPart` rules put above '#'. A component c > v has a key above v$:
-                // enc(c) has a larger byte where it departs from enc(v), or extends enc(v)
-                // with a byte above '#'. No key of this entity is v or v$ (a delimiter
-                // follows every component), so both bounds can be used inclusively.
-                let (at, after) = (format!("{v}#"), format!("{v}$"));
+                // Keys whose component equals v are exactly those in [v#, v$] ('$' is the
+                // character after the delimiter '#'; with another delimiter d, [v d, v d+1]).
+                // A component c < v has a key below v: enc(c) has a smaller byte where it
+                // departs from enc(v), or is a proper prefix of enc(v) and its delimiter is
+                // below the next byte of enc(v), which the `KeyPart` rules put above the
+                // delimiter. A component c > v has a key above v$: enc(c) has a larger byte
+                // where it departs from enc(v), or extends enc(v) with a byte above the
+                // delimiter, hence at least d+1, followed by more bytes (an escape is three
+                // bytes; a fixed-width encoding extends no other). No key of this entity is
+                // v or v$ (a delimiter follows every component), so both bounds can be used
+                // inclusively.
+                let (at, after) = (format!("{v}{delimiter}"), format!("{v}{after}"));
                 match op {
                     Compare::Lt => confined(&prefix, None, Some(v), None),
                     Compare::Le => confined(&prefix, None, Some(after), None),
@@ -404,24 +423,29 @@ impl<E, K> SortKeyPrefix<E, K> {
         high: impl FnOnce(&mut String) -> Result<(), KeyError>,
         followed: bool,
     ) -> SortKeyCondition<E, K> {
+        let delimiter = self.delimiter;
         let range = self.rendered.and_then(|prefix| {
             let (mut lo, mut hi) = (prefix.clone(), prefix.clone());
             low(&mut lo)?;
             high(&mut hi)?;
             if followed {
                 // Every key whose component is in [low, high]: see `__compare`.
-                lo.push('#');
-                hi.push('$');
+                lo.push(delimiter.as_char());
+                hi.push(delimiter.after());
             }
             Ok(confined(&prefix, Some(lo), Some(hi), None))
         });
         SortKeyCondition::new(range)
     }
 
-    /// A partial raw value of the next component (escaped like a string value).
-    pub fn __starts_with(self, partial: &str) -> SortKeyCondition<E, K> {
+    /// A partial value of the next component, as `escape` writes it (the field type's
+    /// [`KeyPart::escape_partial_with`] under the template's delimiter).
+    pub fn __starts_with(
+        self,
+        escape: impl FnOnce(&mut String) -> Result<(), KeyError>,
+    ) -> SortKeyCondition<E, K> {
         let range = self.rendered.and_then(|mut s| {
-            escape_str(partial, &mut s)?;
+            escape(&mut s)?;
             Ok(SortKeyRange::op(begins_with(s)))
         });
         SortKeyCondition::new(range)
@@ -448,17 +472,19 @@ impl<E, K> From<SortKeyPrefix<E, K>> for SortKeyCondition<E, K> {
     }
 }
 
-/// Encodes a key argument (helper for generated code).
+/// Encodes a key argument under `delimiter` (helper for generated code).
 #[doc(hidden)]
 pub fn encode_arg<T: KeyPart>(
     arg: impl super::KeyArg<T>,
+    delimiter: Delimiter,
 ) -> impl FnOnce(&mut String) -> Result<(), KeyError> {
-    move |out| arg.encode_key_arg(out)
+    move |out| arg.encode_key_arg(delimiter, out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::key::escape_str;
 
     struct E;
 
@@ -467,7 +493,7 @@ mod tests {
     }
 
     fn root() -> SortKeyPrefix<E> {
-        SortKeyPrefix::__root("ORDER#", false)
+        SortKeyPrefix::__root("ORDER#", false, Delimiter::HASH)
     }
 
     fn fixed() -> SortKeyPrefix<E> {
@@ -525,7 +551,7 @@ mod tests {
 
     #[test]
     fn without_a_prefix_ranges_are_one_sided() {
-        let bare = SortKeyPrefix::<E>::__root("", false);
+        let bare = SortKeyPrefix::<E>::__root("", false, Delimiter::HASH);
         let r = range(bare.__compare(Compare::Gt, enc(5), false));
         assert_eq!(r.op, SortKeyOp::Ge("0000000005".into()));
         assert_eq!(r.exclude.as_deref(), Some("0000000005"));
@@ -541,7 +567,7 @@ mod tests {
 
     #[test]
     fn partial_values_are_escaped() {
-        let c = root().__starts_with("2023-10#");
+        let c = root().__starts_with(|out| escape_str("2023-10#", out));
         assert_eq!(
             range(c).op,
             SortKeyOp::BeginsWith("ORDER#2023-10%23".into())
@@ -556,7 +582,7 @@ mod tests {
     /// the names in range, `b!`, `b `, `b#`, `b"` and `John Smith` included.
     #[test]
     fn string_ranges_on_a_followed_component() {
-        let n = SortKeyPrefix::<E>::__root("N#", false);
+        let n = SortKeyPrefix::<E>::__root("N#", false, Delimiter::HASH);
         let key = |name: &str| {
             let mut k = String::from("N#");
             escape_str(name, &mut k).unwrap();
@@ -617,7 +643,7 @@ mod tests {
     /// refuses an empty key value); they mean every item or none.
     #[test]
     fn empty_values_mean_everything_or_nothing() {
-        let bare = || SortKeyPrefix::<E>::__root("", false);
+        let bare = || SortKeyPrefix::<E>::__root("", false, Delimiter::HASH);
         let op = |c: SortKeyCondition<E>| range(c).op;
         for followed in [false, true] {
             assert_eq!(
@@ -633,7 +659,7 @@ mod tests {
                 SortKeyOp::Nothing
             );
         }
-        assert_eq!(op(bare().__starts_with("")), SortKeyOp::Any);
+        assert_eq!(op(bare().__starts_with(|_| Ok(()))), SortKeyOp::Any);
         // The last component: no sort key is empty.
         assert_eq!(
             op(bare().__compare(Compare::Le, string(""), false)),
@@ -733,7 +759,8 @@ mod range_properties {
     }
 
     /// A key type under test: ordered like its values, and the text `starts_with`
-    /// compares with (the raw value of a string, the key encoding of anything else).
+    /// compares with (the raw value of a string, the `#` key encoding of anything else,
+    /// whatever the delimiter: a partial value is text of that encoding).
     trait Subject: KeyPart + Ord + Clone + Debug {
         fn text(&self) -> String {
             let mut out = String::new();
@@ -792,7 +819,8 @@ mod range_properties {
         /// The condition, as the generated `sk()` chain builds it after `prefix`.
         fn condition(&self, prefix: SortKeyPrefix<E>, mid: Option<&str>) -> SortKeyCondition<E> {
             let followed = mid.is_some();
-            let arg = |v: &T| encode_arg::<T>(v.clone());
+            let d = prefix.delimiter();
+            let arg = |v: &T| encode_arg::<T>(v.clone(), d);
             let cmp = |op, v| prefix.clone().__compare(op, arg(v), followed);
             match self {
                 Op::Lt(b) => cmp(Compare::Lt, b),
@@ -800,7 +828,7 @@ mod range_properties {
                 Op::Gt(b) => cmp(Compare::Gt, b),
                 Op::Ge(b) => cmp(Compare::Ge, b),
                 Op::Between(a, b) => prefix.__between(arg(a), arg(b), followed),
-                Op::StartsWith(p) => prefix.__starts_with(p),
+                Op::StartsWith(p) => prefix.__starts_with(|out| T::escape_partial_with(p, d, out)),
                 Op::Is(b) => prefix
                     .__push(arg(b), mid.unwrap_or(""), !followed)
                     .condition(),
@@ -809,12 +837,14 @@ mod range_properties {
     }
 
     /// A template `{root}{fixed strings…}{field}{mid}{tail}` (the field last when `mid`
-    /// is `None`), items of it, and a condition on the field after the fixed components.
+    /// is `None`) whose delimiter is `delimiter`, items of it, and a condition on the
+    /// field after the fixed components.
     #[derive(Debug, Clone)]
     struct Case<T> {
-        root: &'static str,
+        delimiter: Delimiter,
+        root: String,
         fixed: Vec<String>,
-        mid: Option<&'static str>,
+        mid: Option<String>,
         /// (leading components, field value, tail component)
         items: Vec<(Vec<String>, T, String)>,
         op: Op<T>,
@@ -822,15 +852,16 @@ mod range_properties {
 
     impl<T: Subject> Case<T> {
         fn key(&self, lead: &[String], v: &T, tail: &str) -> Result<String, KeyError> {
-            let mut key = self.root.to_owned();
+            let d = self.delimiter;
+            let mut key = self.root.clone();
             for s in lead {
-                s.encode_key(&mut key)?;
-                key.push('#');
+                s.encode_key_with(d, &mut key)?;
+                key.push(d.as_char());
             }
-            v.encode_key(&mut key)?;
-            if let Some(mid) = self.mid {
+            v.encode_key_with(d, &mut key)?;
+            if let Some(mid) = &self.mid {
                 key.push_str(mid);
-                tail.to_owned().encode_key(&mut key)?;
+                tail.to_owned().encode_key_with(d, &mut key)?;
             }
             Ok(key)
         }
@@ -851,67 +882,85 @@ mod range_properties {
     type ItemSeed<T> = (Vec<String>, bool, T, String);
 
     fn cases<T: Subject + 'static>(values: BoxedStrategy<T>) -> impl Strategy<Value = Case<T>> {
-        let roots = prop::sample::select(&["", "N#"][..]);
-        let mids = prop::sample::select(&[None, Some("#"), Some("#L#")][..]);
-        (0usize..=2, roots, mids).prop_flat_map(move |(leads, root, mid)| {
-            let fixed = prop::collection::vec(colliding_strings(), leads);
-            let item = (
-                prop::collection::vec(colliding_strings(), leads),
-                any::<bool>(),
-                values.clone(),
-                strings(),
-            );
-            let seed = (
-                0u8..7,
-                values.clone(),
-                values.clone(),
-                prop::option::of(any::<Index>()),
-                prop::option::of(any::<Index>()),
-                strings(),
-                prop::option::weighted(0.7, any::<(Index, Index)>()),
-            );
-            (fixed, prop::collection::vec(item, 1..24), seed).prop_map(
-                move |(fixed, items, seed): (_, Vec<ItemSeed<T>>, OpSeed<T>)| {
-                    // Half of the items share the fixed components.
-                    let items: Vec<(Vec<String>, T, String)> = items
-                        .into_iter()
-                        .map(|(lead, same, v, tail)| {
-                            (if same { fixed.clone() } else { lead }, v, tail)
-                        })
-                        .collect();
-                    let (kind, a, b, pick_a, pick_b, partial, pick_partial) = seed;
-                    let pick = |fresh: T, at: Option<Index>| match at {
-                        Some(at) => items[at.index(items.len())].1.clone(),
-                        None => fresh,
-                    };
-                    let (a, b) = (pick(a, pick_a), pick(b, pick_b));
-                    let op = match kind {
-                        0 => Op::Lt(a),
-                        1 => Op::Le(a),
-                        2 => Op::Gt(a),
-                        3 => Op::Ge(a),
-                        4 => Op::Between(a, b),
-                        5 => Op::StartsWith(match pick_partial {
-                            // A prefix of an item's value, cut at a character boundary.
-                            Some((at, cut)) => {
-                                let text = items[at.index(items.len())].1.text();
-                                let chars: Vec<char> = text.chars().collect();
-                                chars[..cut.index(chars.len() + 1)].iter().collect()
-                            }
-                            None => partial,
-                        }),
-                        _ => Op::Is(a),
-                    };
-                    Case {
-                        root,
-                        fixed,
-                        mid,
-                        items,
-                        op,
-                    }
-                },
-            )
-        })
+        let delimiters = prop_oneof![
+            1 => Just(Delimiter::HASH),
+            2 => prop::sample::select(&Delimiter::ALL[..]),
+        ];
+        // `{root}` is empty or `N` and the delimiter; `mid` is none, the delimiter, or
+        // the delimiter, `L` and the delimiter.
+        (0usize..=2, any::<bool>(), 0u8..3, delimiters).prop_flat_map(
+            move |(leads, rooted, mid, delimiter)| {
+                let d = delimiter.as_char();
+                let root = if rooted {
+                    format!("N{d}")
+                } else {
+                    String::new()
+                };
+                let mid = match mid {
+                    0 => None,
+                    1 => Some(d.to_string()),
+                    _ => Some(format!("{d}L{d}")),
+                };
+                let fixed = prop::collection::vec(colliding_strings(), leads);
+                let item = (
+                    prop::collection::vec(colliding_strings(), leads),
+                    any::<bool>(),
+                    values.clone(),
+                    strings(),
+                );
+                let seed = (
+                    0u8..7,
+                    values.clone(),
+                    values.clone(),
+                    prop::option::of(any::<Index>()),
+                    prop::option::of(any::<Index>()),
+                    strings(),
+                    prop::option::weighted(0.7, any::<(Index, Index)>()),
+                );
+                (fixed, prop::collection::vec(item, 1..24), seed).prop_map(
+                    move |(fixed, items, seed): (_, Vec<ItemSeed<T>>, OpSeed<T>)| {
+                        // Half of the items share the fixed components.
+                        let items: Vec<(Vec<String>, T, String)> = items
+                            .into_iter()
+                            .map(|(lead, same, v, tail)| {
+                                (if same { fixed.clone() } else { lead }, v, tail)
+                            })
+                            .collect();
+                        let (kind, a, b, pick_a, pick_b, partial, pick_partial) = seed;
+                        let pick = |fresh: T, at: Option<Index>| match at {
+                            Some(at) => items[at.index(items.len())].1.clone(),
+                            None => fresh,
+                        };
+                        let (a, b) = (pick(a, pick_a), pick(b, pick_b));
+                        let op = match kind {
+                            0 => Op::Lt(a),
+                            1 => Op::Le(a),
+                            2 => Op::Gt(a),
+                            3 => Op::Ge(a),
+                            4 => Op::Between(a, b),
+                            5 => Op::StartsWith(match pick_partial {
+                                // A prefix of an item's value, cut at a character boundary.
+                                Some((at, cut)) => {
+                                    let text = items[at.index(items.len())].1.text();
+                                    let chars: Vec<char> = text.chars().collect();
+                                    chars[..cut.index(chars.len() + 1)].iter().collect()
+                                }
+                                None => partial,
+                            }),
+                            _ => Op::Is(a),
+                        };
+                        Case {
+                            delimiter,
+                            root: root.clone(),
+                            fixed,
+                            mid: mid.clone(),
+                            items,
+                            op,
+                        }
+                    },
+                )
+            },
+        )
     }
 
     fn check<T: Subject>(case: &Case<T>) -> Result<(), TestCaseError> {
@@ -924,11 +973,13 @@ mod range_properties {
                 stored.entry(key).or_insert((lead, v));
             }
         }
-        let mut prefix = SortKeyPrefix::<E>::__root(case.root, false);
+        let d = case.delimiter;
+        let mut prefix = SortKeyPrefix::<E>::__root(&case.root, false, d);
+        let delimiter = d.to_string();
         for s in &case.fixed {
-            prefix = prefix.__push(encode_arg::<String>(s.clone()), "#", false);
+            prefix = prefix.__push(encode_arg::<String>(s.clone(), d), &delimiter, false);
         }
-        let condition = case.op.condition(prefix, case.mid);
+        let condition = case.op.condition(prefix, case.mid.as_deref());
         let range = condition.range().map_err(|e| fail(e.clone()))?;
         prop_assert_eq!(dynamodb_refuses(&range.op), None, "{:?}", range);
         let returned: Vec<&String> = stored

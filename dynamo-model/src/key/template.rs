@@ -16,7 +16,7 @@ use crate::entity::{IndexChanges, IndexUpdates, Touch};
 use crate::{AttrValue, Error, KeyPart, RawKey};
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::OptionalKeyPart;
+use super::{Delimiter, OptionalKeyPart};
 
 /// One segment of an index template: literal text, or the field at this position of
 /// [`IndexTemplate::fields`].
@@ -28,13 +28,16 @@ pub enum Segment {
     Field(usize),
 }
 
-/// Encodes the value an update gives a field into `out` (`Ok(false)`: the value is absent,
-/// so the item leaves the sparse index). The entity type names the error.
+/// Encodes the value an update gives a field into `out`, for a template with this
+/// delimiter (`Ok(false)`: the value is absent, so the item leaves the sparse index). The
+/// entity type names the error.
 pub type EncodeTouch =
-    fn(&'static str, &'static str, Touch<'_>, &mut String) -> Result<bool, Error>;
+    fn(&'static str, &'static str, Touch<'_>, Delimiter, &mut String) -> Result<bool, Error>;
 
-/// Re-encodes a field's component read back from the rendered primary key into `out`.
-pub type Reencode = fn(&'static str, &str, &mut String) -> Result<(), Error>;
+/// Re-encodes a field's component read back from the rendered primary key (whose
+/// template has the first delimiter) into `out`, for the index template (whose delimiter
+/// is the second).
+pub type Reencode = fn(&'static str, &str, Delimiter, Delimiter, &mut String) -> Result<(), Error>;
 
 /// Where an update's index-key recomputation takes one template field from.
 #[derive(Debug, Clone, Copy)]
@@ -53,6 +56,8 @@ pub enum TemplateField {
         sort: bool,
         /// The key template: `Some(literal)` or `None` for a field.
         segments: &'static [Option<&'static str>],
+        /// The delimiter of the key template (where a component ends).
+        delimiter: Delimiter,
         /// The field's ordinal among the template's fields.
         ordinal: usize,
         /// Decodes the component into the field's type and encodes it again.
@@ -73,6 +78,8 @@ pub struct IndexTemplate {
     pub pk: &'static [Segment],
     /// The `sk` template (empty without one).
     pub sk: &'static [Segment],
+    /// The delimiter of the index's templates (what their values are encoded for).
+    pub delimiter: Delimiter,
     /// The templates' fields, each once.
     pub fields: &'static [TemplateField],
 }
@@ -82,6 +89,7 @@ pub fn encode_touch<T: AttrValue + OptionalKeyPart>(
     entity: &'static str,
     attribute: &'static str,
     touch: Touch<'_>,
+    delimiter: Delimiter,
     out: &mut String,
 ) -> Result<bool, Error> {
     let decoded = match touch {
@@ -98,7 +106,7 @@ pub fn encode_touch<T: AttrValue + OptionalKeyPart>(
         .caused_by(kind)
     })?;
     value
-        .encode_optional_key(out)
+        .encode_optional_key(delimiter, out)
         .map_err(|e| Error::key(entity, e))
 }
 
@@ -106,10 +114,19 @@ pub fn encode_touch<T: AttrValue + OptionalKeyPart>(
 pub fn reencode<T: KeyPart>(
     entity: &'static str,
     component: &str,
+    from: Delimiter,
+    to: Delimiter,
     out: &mut String,
 ) -> Result<(), Error> {
-    T::decode_key(component)
-        .and_then(|value| value.encode_key(out))
+    if from == to {
+        // The same encoding: the component is already what the index key holds (it decodes,
+        // so it is canonical).
+        return T::decode_key_with(component, from)
+            .map(|_| out.push_str(component))
+            .map_err(|e| Error::key(entity, e));
+    }
+    T::decode_key_with(component, from)
+        .and_then(|value| value.encode_key_with(to, out))
         .map_err(|e| Error::key(entity, e))
 }
 
@@ -194,12 +211,17 @@ fn field_component(
         ));
     };
     match *field {
-        TemplateField::Stored { attribute, encode } => {
-            encode(entity, attribute, changes.touch(attribute), out)
-        }
+        TemplateField::Stored { attribute, encode } => encode(
+            entity,
+            attribute,
+            changes.touch(attribute),
+            template.delimiter,
+            out,
+        ),
         TemplateField::Key {
             sort,
             segments,
+            delimiter,
             ordinal,
             reencode,
         } => {
@@ -208,8 +230,8 @@ fn field_component(
             } else {
                 Some(key.pk.as_str())
             };
-            let component = key_component(entity, rendered, segments, ordinal)?;
-            reencode(entity, component, out).map(|()| true)
+            let component = key_component(entity, rendered, segments, delimiter, ordinal)?;
+            reencode(entity, component, delimiter, template.delimiter, out).map(|()| true)
         }
     }
 }
@@ -224,13 +246,15 @@ fn descriptor_error(entity: &'static str, why: &str) -> Error {
 }
 
 /// One field's encoded component in a rendered key: `segments` describe the template
-/// (`Some(literal)` or `None` for a field) and `field` is the field's ordinal among the
-/// template's fields. Encoded values never contain `#` and a field is always followed by
-/// the end or by a literal starting with `#`, so the split is exact.
+/// (`Some(literal)` or `None` for a field), `delimiter` is the template's, and `field` is
+/// the field's ordinal among the template's fields. Encoded values never contain the
+/// delimiter and a field is always followed by the end or by a literal starting with it,
+/// so the split is exact.
 pub fn key_component<'k>(
     entity: &'static str,
     rendered: Option<&'k str>,
     segments: &[Option<&str>],
+    delimiter: Delimiter,
     field: usize,
 ) -> Result<&'k str, Error> {
     let fail = |why: &str| {
@@ -250,7 +274,7 @@ pub fn key_component<'k>(
                     .ok_or_else(|| fail("literal mismatch"))?;
             }
             None => {
-                let (value, tail) = crate::key::split_component(rest);
+                let (value, tail) = delimiter.split_component(rest);
                 if ordinal == field {
                     return Ok(value);
                 }
@@ -312,6 +336,7 @@ mod tests {
             Segment::Literal("#"),
             Segment::Field(3),
         ],
+        delimiter: Delimiter::HASH,
         fields: &[
             TemplateField::Stored {
                 attribute: "region",
@@ -320,12 +345,14 @@ mod tests {
             TemplateField::Key {
                 sort: true,
                 segments: SK,
+                delimiter: Delimiter::HASH,
                 ordinal: 0,
                 reencode: reencode::<u32>,
             },
             TemplateField::Key {
                 sort: true,
                 segments: SK,
+                delimiter: Delimiter::HASH,
                 ordinal: 1,
                 reencode: reencode::<String>,
             },
@@ -344,13 +371,56 @@ mod tests {
     }
 
     fn run(touches: &[(&str, Touch<'_>)]) -> Result<IndexUpdates, Error> {
+        run_on(touches, &GSI1)
+    }
+
+    fn run_on(touches: &[(&str, Touch<'_>)], index: &IndexTemplate) -> Result<IndexUpdates, Error> {
         let lookup = |attribute: &str| {
             touches
                 .iter()
                 .find(|(a, _)| *a == attribute)
                 .map_or(Touch::Untouched, |(_, t)| *t)
         };
-        index_updates("Order", &key(), &IndexChanges { lookup: &lookup }, &[GSI1])
+        index_updates(
+            "Order",
+            &key(),
+            &IndexChanges { lookup: &lookup },
+            std::slice::from_ref(index),
+        )
+    }
+
+    /// GSI1 with `.` for its templates (`REGION.{region}`, `{placed}.{id}.{status}`),
+    /// over the same `#`-delimited table key.
+    const DOTTED: IndexTemplate = IndexTemplate {
+        pk: &[Segment::Literal("REGION."), Segment::Field(0)],
+        sk: &[
+            Segment::Field(1),
+            Segment::Literal("."),
+            Segment::Field(2),
+            Segment::Literal("."),
+            Segment::Field(3),
+        ],
+        delimiter: Delimiter::DOT,
+        ..GSI1
+    };
+
+    /// Key fields are read back with the table key's delimiter and written with the
+    /// index's: `o#1` is `o%231` in the table key and `o/231` in the index key.
+    #[test]
+    fn index_keys_are_written_with_the_index_delimiter() {
+        let (eu, open) = (s("EU.1"), s("open"));
+        let out = run_on(
+            &[("region", Touch::Set(&eu)), ("status", Touch::Set(&open))],
+            &DOTTED,
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            vec![
+                ("GSI1PK", Some(s("REGION.EU/2E1"))),
+                ("GSI1SK", Some(s("0000000042.o/231.open"))),
+            ]
+        );
     }
 
     fn s(v: &str) -> AttributeValue {
@@ -448,9 +518,14 @@ mod tests {
     #[test]
     fn key_components_are_read_back_exactly() {
         let sk = Some("ORDER#0000000042#o%231");
-        assert_eq!(key_component("E", sk, SK, 0).unwrap(), "0000000042");
-        assert_eq!(key_component("E", sk, SK, 1).unwrap(), "o%231");
-        assert!(key_component("E", Some("OTHER#1#2"), SK, 0).is_err());
-        assert!(key_component("E", None, SK, 0).is_err());
+        let hash = Delimiter::HASH;
+        assert_eq!(key_component("E", sk, SK, hash, 0).unwrap(), "0000000042");
+        assert_eq!(key_component("E", sk, SK, hash, 1).unwrap(), "o%231");
+        assert!(key_component("E", Some("OTHER#1#2"), SK, hash, 0).is_err());
+        assert!(key_component("E", None, SK, hash, 0).is_err());
+        let dotted: &[Option<&str>] = &[Some("ORDER."), None, Some("."), None];
+        let sk = Some("ORDER.0000000042.o/231");
+        let dot = Delimiter::DOT;
+        assert_eq!(key_component("E", sk, dotted, dot, 1).unwrap(), "o/231");
     }
 }

@@ -1,7 +1,8 @@
 //! Value generators shared by the key properties (`encode` and `sort`), biased to the
-//! values that break key encodings: bytes below and above the `#` delimiter, the escape
-//! character and look-alikes of its escapes, the empty string, multi-byte UTF-8, and the
-//! extremes of every integer type.
+//! values that break key encodings: bytes below and above each delimiter (`#`, `.`, `_`,
+//! `|`, `:`), their escape characters and look-alikes of their escapes, digits and
+//! uppercase letters (escaped under `:`, `_` and `|`), the empty string, multi-byte UTF-8,
+//! and the extremes of every integer type.
 
 use proptest::prelude::*;
 
@@ -40,6 +41,21 @@ const PIECES: &[&str] = &[
     "Z",
     "0",
     "-",
+    ".",
+    "/",
+    "/2E",
+    "_",
+    "`",
+    "`5F",
+    "|",
+    "}",
+    "}7C",
+    ":",
+    ";",
+    ";3A",
+    "A",
+    "9",
+    "a.b",
 ];
 
 /// Strings biased to hostile characters; about one in ten is empty.
@@ -47,6 +63,7 @@ pub fn strings() -> impl Strategy<Value = String> {
     prop_oneof![
         1 => Just(String::new()),
         3 => "[ab#!\"$%&]{0,8}",
+        3 => "[aA9#%./_`|}:;~]{0,8}",
         2 => "[\\x00-\\x02 !\"#$%&a~\\x7f]{0,6}",
         4 => prop::collection::vec(prop::sample::select(PIECES), 1..5).prop_map(|p| p.concat()),
         1 => "\\PC{0,12}",
@@ -58,9 +75,11 @@ pub fn strings() -> impl Strategy<Value = String> {
 pub fn colliding_strings() -> impl Strategy<Value = String> {
     prop_oneof![
         1 => Just(String::new()),
-        2 => "[a!# %]{0,2}",
-        2 => prop::sample::select(&["a", "a!", "a ", "a#", "a%", "b", "%23", "é"][..])
-            .prop_map(str::to_owned),
+        2 => "[a!# %._|:A]{0,2}",
+        2 => prop::sample::select(
+            &["a", "a!", "a ", "a#", "a%", "b", "%23", "é", "a.", "a_", "a|", "a:", "a/", "A", "a1"][..]
+        )
+        .prop_map(str::to_owned),
     ]
 }
 
