@@ -77,7 +77,11 @@ pub const MAX_CHUNKS: u64 = 100_000;
 
 /// The entity type of chunk items.
 pub const CHUNK_TYPE: &str = "_chunk";
-/// The partition-key prefix of chunk items.
+/// The partition-key prefix of chunk items. Their keys are the crate's own format, not
+/// rendered from a template, so whatever delimiter the table's entities use they are
+/// written and split at `#`; no encoded key value contains `#` under any delimiter (see
+/// [`Delimiter`](crate::key::Delimiter)), so no entity's key part can forge this prefix
+/// after a delimiter.
 pub const CHUNK_PREFIX: &str = "_CHUNK#";
 /// The sort key of chunk items, in tables with a sort key.
 pub const CHUNK_SORT_KEY: &str = "_CHUNK";

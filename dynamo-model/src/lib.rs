@@ -128,7 +128,9 @@ pub use size::{MAX_ITEM_BYTES, item_size, value_size};
 /// `keys_only`, or `projection(include = [...])`); `ttl` names the TTL attribute;
 /// `entity_type` names the entity-type attribute (default `_type`); `write_token` names the
 /// attribute in which single-item puts and updates store their write token (default `_wt`,
-/// see [`TableSchema::write_token`]).
+/// see [`TableSchema::write_token`]); `delimiter = ".."` is the delimiter between the
+/// components of the keys its entities render (`#` by default; `.`, `_`, `|` or `:`, see
+/// [`key::Delimiter`]), unless an entity or an index template declares its own.
 pub use dynamo_model_derive::Table;
 
 /// `#[derive(Entity)]`: binds a struct to a table with key templates.
@@ -164,9 +166,13 @@ pub use dynamo_model_derive::Table;
 /// No serde derive is needed: the codec is generated. Container options:
 /// - `table` (the `#[derive(Table)]` type), `pk` and `sk` templates (literal text and
 ///   `{field}` placeholders; a placeholder is followed by the end of the template or by
-///   `#`);
+///   the delimiter, `#` unless declared otherwise);
+/// - `delimiter = ".."`: the delimiter of the entity's templates (`#`, `.`, `_`, `|` or
+///   `:`; default: the table's), e.g. `delimiter = ".", pk = "{day}.{shard}"`; see
+///   [`key::Delimiter`] for what each escapes;
 /// - `index(NAME, pk = .., sk = ..)`: templates onto a declared index (or `pk = [a, b]`:
-///   a multi-attribute key of the entity's own fields);
+///   a multi-attribute key of the entity's own fields), with its own
+///   `delimiter = ".."` if it needs one;
 /// - `entity_type` (default: the struct name);
 /// - `key_struct = Name`: the name of the generated key struct of a key with two or more
 ///   fields (default `{Type}Key`), when that name is taken in the module;

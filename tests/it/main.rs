@@ -10,6 +10,7 @@ mod compress;
 mod dates;
 mod deadlines;
 mod decode;
+mod delimiters;
 mod duplicates;
 mod faults;
 mod history;

@@ -52,10 +52,15 @@ fn table_delimiter_check(
     let (None, Some(follower)) = (declared, template.delimiter) else {
         return None;
     };
+    let fix = if which.starts_with("index") {
+        format!("declare `delimiter = \"{follower}\"` in the index (or #[dynamo(delimiter = \"{follower}\")] on the entity or the table)")
+    } else {
+        format!("declare #[dynamo(delimiter = \"{follower}\")] on the entity (or on the table)")
+    };
     let p = const_panic(
         lit.span(),
         format!(
-            "the {which} template {:?} separates its fields with `{follower}`, which is not the delimiter of table `{table_name}`: declare #[dynamo(delimiter = \"{follower}\")] on the table, or on the entity (or in the index)",
+            "the {which} template {:?} separates its fields with `{follower}`, which is not the delimiter of table `{table_name}`: {fix}",
             lit.value()
         ),
     );

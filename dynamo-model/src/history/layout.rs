@@ -10,6 +10,9 @@
 //! v00000000000000000012#DOC    revision 12
 //! ```
 //!
+//! The layout does not depend on the key delimiter of the entity's templates: the slot is
+//! read by its digits and the separator is the layout's own, and `rest` is kept whole.
+//!
 //! Padded to a fixed width, slots sort numerically (`v…09` before `v…10`), so a range over
 //! revisions reads them in revision order, and `begins_with` on the latest copy's prefix
 //! (all zeros) matches no revision. An unpadded layout (`width = 0`, the layout of

@@ -1,0 +1,445 @@
+//! Key delimiters other than `#` against DynamoDB Local.
+//!
+//! For every delimiter (`#`, `.`, `_`, `|`, `:`), a composite sort key `N{d}{name}{d}{n}`
+//! (and an index sort key `{name}{d}{n}`) queried by a range on its first component, a
+//! string of hostile characters, returns exactly the items an in-memory reference selects,
+//! in key order, in both directions and page by page through cursors; no two values share
+//! a key (a collision would lose an item). The seeds' layouts (`2014-07-09.1` with a
+//! table-wide `.`, `{status}_{day}` on an index with `_`) are written, read, batch-written
+//! (which needs the registry to split keys at the right delimiter) and updated (which reads
+//! key fields back with the table key's delimiter and writes them with the index's).
+
+use crate::common::*;
+use dynamo_model::ops::Query;
+use dynamo_model::{
+    local, Cursor, Db, Entity, Error, KeySpace, Partition, SortKeyCondition, Table,
+};
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use time::macros::date;
+use time::Date;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Lt(String),
+    Le(String),
+    Gt(String),
+    Ge(String),
+    Between(String, String),
+    StartsWith(String),
+    /// The whole component: `.name().eq(v)`.
+    Is(String),
+}
+
+impl Op {
+    fn holds(&self, name: &str) -> bool {
+        // Rust compares `str` by bytes, as DynamoDB compares key strings.
+        match self {
+            Op::Lt(b) => name < b.as_str(),
+            Op::Le(b) => name <= b.as_str(),
+            Op::Gt(b) => name > b.as_str(),
+            Op::Ge(b) => name >= b.as_str(),
+            Op::Between(a, b) => a.as_str() <= name && name <= b.as_str(),
+            Op::StartsWith(p) => name.starts_with(p.as_str()),
+            Op::Is(b) => name == b,
+        }
+    }
+}
+
+type Row = (String, u32);
+
+/// An entity of the test, one per delimiter: a name and a number under a group.
+trait Named: Entity<Table = App> + Clone {
+    fn new(group: &str, name: &str, n: u32) -> Self;
+    fn row(self) -> Row;
+    fn table_partition(group: &str) -> Partition<Self>;
+    fn index_partition(group: &str) -> Partition<Self, AppGsi1>;
+    fn on_table(op: &Op) -> SortKeyCondition<Self>;
+    fn on_index(op: &Op) -> SortKeyCondition<Self, AppGsi1>;
+}
+
+macro_rules! delimited {
+    ($ty:ident, $d:tt, $pk:tt, $sk:tt, $ipk:tt, $isk:tt) => {
+        #[derive(Entity, Debug, Clone, PartialEq)]
+        #[dynamo(table = App, delimiter = $d, pk = $pk, sk = $sk,
+                                         index(GSI1, pk = $ipk, sk = $isk))]
+        pub struct $ty {
+            pub group: String,
+            pub name: String,
+            pub n: u32,
+        }
+
+        impl Named for $ty {
+            fn new(group: &str, name: &str, n: u32) -> Self {
+                $ty {
+                    group: group.into(),
+                    name: name.into(),
+                    n,
+                }
+            }
+            fn row(self) -> Row {
+                (self.name, self.n)
+            }
+            fn table_partition(group: &str) -> Partition<Self> {
+                $ty::partition(group)
+            }
+            fn index_partition(group: &str) -> Partition<Self, AppGsi1> {
+                $ty::gsi1_partition(group)
+            }
+            fn on_table(op: &Op) -> SortKeyCondition<Self> {
+                let name = || $ty::sk().name();
+                match op {
+                    Op::Lt(b) => name().lt(b),
+                    Op::Le(b) => name().le(b),
+                    Op::Gt(b) => name().gt(b),
+                    Op::Ge(b) => name().ge(b),
+                    Op::Between(a, b) => name().between(a, b),
+                    Op::StartsWith(p) => name().starts_with(p),
+                    Op::Is(b) => name().eq(b).into(),
+                }
+            }
+            fn on_index(op: &Op) -> SortKeyCondition<Self, AppGsi1> {
+                let name = || $ty::gsi1_sk().name();
+                match op {
+                    Op::Lt(b) => name().lt(b),
+                    Op::Le(b) => name().le(b),
+                    Op::Gt(b) => name().gt(b),
+                    Op::Ge(b) => name().ge(b),
+                    Op::Between(a, b) => name().between(a, b),
+                    Op::StartsWith(p) => name().starts_with(p),
+                    Op::Is(b) => name().eq(b).into(),
+                }
+            }
+        }
+    };
+}
+
+delimited!(
+    HashNamed,
+    "#",
+    "H#{group}",
+    "N#{name}#{n}",
+    "HI#{group}",
+    "{name}#{n}"
+);
+delimited!(
+    DotNamed,
+    ".",
+    "D.{group}",
+    "N.{name}.{n}",
+    "DI.{group}",
+    "{name}.{n}"
+);
+delimited!(
+    UnderscoreNamed,
+    "_",
+    "U_{group}",
+    "N_{name}_{n}",
+    "UI_{group}",
+    "{name}_{n}"
+);
+delimited!(
+    PipeNamed,
+    "|",
+    "P|{group}",
+    "N|{name}|{n}",
+    "PI|{group}",
+    "{name}|{n}"
+);
+delimited!(
+    ColonNamed,
+    ":",
+    "C:{group}",
+    "N:{name}:{n}",
+    "CI:{group}",
+    "{name}:{n}"
+);
+
+/// Names made of the characters around every delimiter and its escape character, digits
+/// and uppercase letters (escaped under `:`, `_`, `|`), escapes' look-alikes and UTF-8.
+fn hostile_names() -> impl Strategy<Value = String> {
+    const PIECES: &[&str] = &[
+        "", "a", "b", "A", "Z", "0", "9", "John", " ", "!", "#", "$", "%", "%23", "-", ".", "/",
+        "/2E", ":", ";", ";3A", "_", "`", "`5F", "|", "}", "}7C", "~", "\u{1}", "\u{7f}", "é",
+    ];
+    prop_oneof![
+        4 => prop::collection::vec(prop::sample::select(PIECES), 1..4).prop_map(|p| p.concat()),
+        1 => "[a.#_|:/`};A0~]{0,3}",
+    ]
+}
+
+/// Every page of `query()` with `limit(2)`, following cursors.
+async fn paged<E: Named, K: KeySpace>(query: impl Fn() -> Query<E, K>) -> Result<Vec<Row>, Error> {
+    let mut out = Vec::new();
+    let mut cursor: Option<Cursor> = None;
+    for _ in 0..100 {
+        let page = query().limit(2).page(cursor.as_ref()).await?;
+        out.extend(page.items.into_iter().map(E::row));
+        match page.cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(out),
+        }
+    }
+    panic!("more than 100 pages");
+}
+
+async fn check_case<E: Named>(
+    db: &Db<App>,
+    group: &str,
+    people: &[Row],
+    ops: &[Op],
+) -> Result<(), TestCaseError> {
+    let fail = |e: Error| TestCaseError::fail(e.to_string());
+    let mut stored: Vec<Row> = Vec::new();
+    for (name, n) in people {
+        if !stored.contains(&(name.clone(), *n)) {
+            stored.push((name.clone(), *n));
+            db.put(&E::new(group, name, *n)).await.map_err(fail)?;
+        }
+    }
+    // Key order: by name (UTF-8 bytes), then by n. Distinct rows have distinct keys, or
+    // a put would have replaced another row and the whole partition would miss it.
+    stored.sort();
+    let rows = |items: Vec<E>| -> Vec<Row> { items.into_iter().map(E::row).collect() };
+    let everything = db
+        .query(E::table_partition(group))
+        .all()
+        .await
+        .map_err(fail)?;
+    prop_assert_eq!(&rows(everything.items), &stored, "the whole partition");
+    for op in ops {
+        let expected: Vec<Row> = stored
+            .iter()
+            .filter(|(name, _)| op.holds(name))
+            .cloned()
+            .collect();
+        let mut reversed = expected.clone();
+        reversed.reverse();
+        let table = || db.query(E::table_partition(group)).sk(E::on_table(op));
+        let forward = rows(table().page_size(3).all().await.map_err(fail)?.items);
+        prop_assert_eq!(&forward, &expected, "table {:?}", op);
+        let backward = paged(|| table().reverse()).await.map_err(fail)?;
+        prop_assert_eq!(&backward, &reversed, "table reversed pages {:?}", op);
+        let index = || db.query(E::index_partition(group)).sk(E::on_index(op));
+        prop_assert_eq!(
+            &paged(index).await.map_err(fail)?,
+            &expected,
+            "index {:?}",
+            op
+        );
+    }
+    Ok(())
+}
+
+/// The property for entity `E` (one delimiter), over `cases` cases.
+fn every_operator_matches_the_reference<E: Named>(cases: u32) -> TestResult {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let db = runtime.block_on(local::fresh_table::<App>())?;
+    let groups = AtomicUsize::new(0);
+    let people = prop::collection::vec((hostile_names(), 0u32..3), 1..10);
+    let operands = prop::collection::vec(
+        (
+            hostile_names(),
+            prop::option::weighted(0.6, any::<Index>()),
+            any::<Index>(),
+        ),
+        2,
+    );
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let outcome = runner.run(&(people, operands), |(people, operands)| {
+        // Bounds are stored names (equal values and extensions are the hard cases) or
+        // fresh ones; a partial value is a prefix of a bound.
+        let [a, b] = [0, 1].map(|i| {
+            let (fresh, pick, _) = operands[i].clone();
+            match pick {
+                Some(at) => people[at.index(people.len())].0.clone(),
+                None => fresh,
+            }
+        });
+        let chars: Vec<char> = a.chars().collect();
+        let partial: String = chars[..operands[1].2.index(chars.len() + 1)]
+            .iter()
+            .collect();
+        let ops = [
+            Op::Lt(a.clone()),
+            Op::Le(a.clone()),
+            Op::Gt(a.clone()),
+            Op::Ge(a.clone()),
+            Op::Between(a.clone().min(b.clone()), a.clone().max(b.clone())),
+            Op::StartsWith(partial),
+            Op::Is(a.clone()),
+        ];
+        let group = format!("g{}", groups.fetch_add(1, Ordering::Relaxed));
+        runtime.block_on(check_case::<E>(&db, &group, &people, &ops))
+    });
+    outcome.map_err(|e| e.to_string().into())
+}
+
+const CASES: u32 = 10;
+
+#[test]
+fn hash_ranges_match_the_reference() -> TestResult {
+    every_operator_matches_the_reference::<HashNamed>(CASES)
+}
+
+#[test]
+fn dot_ranges_match_the_reference() -> TestResult {
+    every_operator_matches_the_reference::<DotNamed>(CASES)
+}
+
+#[test]
+fn underscore_ranges_match_the_reference() -> TestResult {
+    every_operator_matches_the_reference::<UnderscoreNamed>(CASES)
+}
+
+#[test]
+fn pipe_ranges_match_the_reference() -> TestResult {
+    every_operator_matches_the_reference::<PipeNamed>(CASES)
+}
+
+#[test]
+fn colon_ranges_match_the_reference() -> TestResult {
+    every_operator_matches_the_reference::<ColonNamed>(CASES)
+}
+
+// ---------------------------------------------------------------- the seeds' layouts
+
+/// Orders of a day spread over shards, `2014-07-09.1`-style: the table declares `.`.
+#[derive(Table)]
+#[dynamo(
+    pk = "PK",
+    sk = "SK",
+    delimiter = ".",
+    gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK")
+)]
+pub struct Orders;
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Orders, pk = "{day}.{shard}", sk = "{order_id}",
+         index(GSI1, delimiter = "_", pk = "{status}_{day}", sk = "{order_id}"))]
+pub struct ShardedOrder {
+    pub day: Date,
+    pub shard: u8,
+    pub order_id: String,
+    pub status: String,
+    pub total: u32,
+}
+
+fn order(day: Date, shard: u8, id: &str, status: &str) -> ShardedOrder {
+    ShardedOrder {
+        day,
+        shard,
+        order_id: id.into(),
+        status: status.into(),
+        total: 1,
+    }
+}
+
+#[tokio::test]
+async fn the_seeds_layouts_are_written_read_batched_and_updated() -> TestResult {
+    let db = local::fresh_table::<Orders>().await?;
+    let day = date!(2014 - 07 - 09);
+    let first = order(day, 1, "o-1", "PENDING");
+    let raw = first.primary_key().into_raw()?;
+    assert_eq!(raw.pk, "2014-07-09.001");
+    // `-` sorts below `.`: escaped, so that `o` < `o-1` holds with components after it.
+    assert_eq!(raw.sk.as_deref(), Some("o/2D1"));
+    db.put(&first).await?;
+    let got = db
+        .get(ShardedOrder::key(ShardedOrderKey {
+            day,
+            shard: 1u8,
+            order_id: "o-1",
+        }))
+        .await?;
+    assert_eq!(got, Some(first.clone()));
+
+    // A batch write checks that each key is one the entity's templates render, which
+    // splits the key at the table's `.`.
+    let batch: Vec<ShardedOrder> = (0..30)
+        .map(|i| order(day, i % 3, &format!("b.{i:02}"), "PENDING"))
+        .collect();
+    db.batch_write().puts(&batch).await?;
+    let shard_two = db
+        .query(ShardedOrder::partition(ShardedOrderPartition {
+            day,
+            shard: 2u8,
+        }))
+        .all()
+        .await?;
+    assert_eq!(shard_two.items.len(), 10);
+    assert!(shard_two.items.iter().all(|o| o.shard == 2));
+    // `o-1` and the `b.NN` ids, in the order of the ids (`.` is written `/2E`).
+    let ids: Vec<String> = db
+        .query(ShardedOrder::partition(ShardedOrderPartition {
+            day,
+            shard: 1u8,
+        }))
+        .all()
+        .await?
+        .items
+        .into_iter()
+        .map(|o| o.order_id)
+        .collect();
+    let mut expected: Vec<String> = (0..30)
+        .filter(|i| i % 3 == 1)
+        .map(|i| format!("b.{i:02}"))
+        .chain(["o-1".to_owned()])
+        .collect();
+    expected.sort();
+    assert_eq!(ids, expected);
+
+    // The index key, `_`-delimited: the status is escaped (uppercase letters sort below
+    // `_`), the day is not.
+    let item = first.to_item()?;
+    assert_eq!(
+        item["GSI1PK"].as_s().map_err(|_| "not a string")?,
+        "`50`45`4E`44`49`4E`47_2014-07-09"
+    );
+    let pending = db
+        .query(ShardedOrder::gsi1_partition(ShardedOrderGsi1Partition {
+            status: "PENDING",
+            day,
+        }))
+        .all()
+        .await?;
+    assert_eq!(pending.items.len(), 31);
+
+    // An update of the status rewrites the index key: the day is read back from the
+    // `.`-delimited table key and written `_`-delimited.
+    let f = ShardedOrder::fields();
+    db.update(ShardedOrder::key(ShardedOrderKey {
+        day,
+        shard: 1u8,
+        order_id: "o-1",
+    }))
+    .set(f.status, "SHIPPED")
+    .await?;
+    let shipped = db
+        .query(ShardedOrder::gsi1_partition(ShardedOrderGsi1Partition {
+            status: "SHIPPED",
+            day,
+        }))
+        .all()
+        .await?;
+    assert_eq!(shipped.items.len(), 1);
+    assert_eq!(shipped.items[0].order_id, "o-1");
+    let pending = db
+        .query(ShardedOrder::gsi1_partition(ShardedOrderGsi1Partition {
+            status: "PENDING",
+            day,
+        }))
+        .all()
+        .await?;
+    assert_eq!(pending.items.len(), 30);
+    Ok(())
+}
