@@ -63,8 +63,8 @@ trait Named: Entity<Table = App> + Clone {
 macro_rules! delimited {
     ($ty:ident, $d:tt, $pk:tt, $sk:tt, $ipk:tt, $isk:tt) => {
         #[derive(Entity, Debug, Clone, PartialEq)]
-        #[dynamo(table = App, delimiter = $d, pk = $pk, sk = $sk,
-                                         index(GSI1, pk = $ipk, sk = $isk))]
+        #[dynamo(table = App, delimiter = $d, pk = $pk, sk = $sk)]
+        #[dynamo(index(GSI1, pk = $ipk, sk = $isk))]
         pub struct $ty {
             pub group: String,
             pub name: String,

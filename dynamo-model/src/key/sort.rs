@@ -18,7 +18,7 @@
 //! encoded value contains `#` and, when one encoding extends another, the next byte sorts
 //! above `#` (see [Composite keys](super::KeyPart#composite-keys)); so `v#` and `v$` bound
 //! the component however many components follow it. With another
-//! [`Delimiter`](super::Delimiter) `d` the bounds are `v d` and `v` followed by the
+//! [`Delimiter`] `d` the bounds are `v d` and `v` followed by the
 //! character after `d` (`[v., v/]` for `.`), for the same reasons. Bounds are inclusive in DynamoDB
 //! (`<=`, `>=`, `BETWEEN`); a strict bound on the last component leaves the one equal key
 //! out after the read.
