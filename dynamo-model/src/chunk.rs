@@ -67,8 +67,8 @@ pub const DEFAULT_CHUNK_SIZE: usize = 350 * 1024;
 pub const MAX_CHUNK_SIZE: usize = 390 * 1024;
 /// The longest a put lets pass between writing its chunks and writing the item that names
 /// them: past it, the put deletes its chunks and fails with [`Error::DeadlineExceeded`].
-/// [`Db::collect_orphans`] with `older_than` above it never deletes chunks a put is about
-/// to name.
+/// [`Db::collect_orphans`], whose `older_than` must be at least this, therefore never
+/// deletes chunks a put is about to name.
 pub const MAX_FLIP_DELAY: std::time::Duration = std::time::Duration::from_secs(5 * 60);
 
 /// The most chunks one value may have (about 39 GB at the largest chunk size): a bound on
@@ -203,8 +203,13 @@ impl ChunkValue for Vec<u8> {
 fn encode<T: ChunkValue>(value: &T, field: &ChunkedField) -> Arc<[u8]> {
     let bytes = value.to_bytes();
     match field.compression {
-        Some(c) => crate::compress::encode(c.codec, c.threshold, &bytes).into(),
-        None => {
+        // Compressed only within the field's `max_size`, the most a read decompresses: a
+        // larger value is stored as is (tag 0), which reads take at any size, so every
+        // value written can be read back.
+        Some(c) if bytes.len() <= c.max_size => {
+            crate::compress::encode(c.codec, c.threshold, &bytes).into()
+        }
+        _ => {
             let mut out = Vec::with_capacity(bytes.len() + 1);
             out.push(0);
             out.extend_from_slice(&bytes);
@@ -572,6 +577,12 @@ async fn delete_chunks<T: Table>(db: &Db<T>, manifests: &[Manifest]) -> Result<(
     write_chunks(db, ops).await
 }
 
+/// How long a chunked put may take to send its item after its chunks were written: it
+/// does not start sending later than `MAX_FLIP_DELAY - SEND_WINDOW` after writing them,
+/// and gives the `PutItem` call (retries included) at most this long, so the item never
+/// names chunks older than [`MAX_FLIP_DELAY`].
+const SEND_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// `db.put` of an entity with chunked fields; see the module documentation.
 pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Error> {
     const OP: &str = "PutItem";
@@ -590,7 +601,8 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
     // 1. What the stored item names now.
     let stored = read_manifests::<E>(&db, &key).await?;
 
-    // 2. The new chunks.
+    // The new chunks and the item naming them, rendered and validated before anything is
+    // written (an item over 400 KB, a bad condition: refused with nothing left behind).
     let now = now_millis();
     let mut ops = Vec::new();
     let mut written = Vec::new();
@@ -598,24 +610,6 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
         let manifest = chunk_items::<E>(p, &key, now, &mut ops);
         item.insert(p.field.attribute.to_owned(), manifest.to_attr());
         written.push(manifest);
-    }
-    if let Err(e) = write_chunks(&db, ops).await {
-        // Nothing names them: delete what was written (best effort, else orphans).
-        let _ = delete_chunks(&db, &written).await;
-        return Err(e.during(OP));
-    }
-
-    // 3. The item, if its manifests are still those read, and only while its chunks are
-    // young: the orphan sweep judges chunks older than its `older_than`, so a put never
-    // names chunks written more than `MAX_FLIP_DELAY` ago (a process paused between
-    // its steps gives up instead).
-    if now_millis().saturating_sub(now) > MAX_FLIP_DELAY.as_millis() as u64 {
-        let _ = delete_chunks(&db, &written).await;
-        return Err(Error::DeadlineExceeded {
-            operation: OP,
-            table: db.table_name().to_owned(),
-            client_request_token: None,
-        });
     }
     // What the item will name once written: new manifests, and those of values the
     // entity was read without (kept as they are).
@@ -636,12 +630,34 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
             },
         });
     }
-    let result = put
+    let ambiguous = crate::ops::ambiguous::AmbiguousAttempts::default();
+    let request = put
         .restore_item(item)
         .chunk_conditions(conditions)
-        .send_item()
-        .await;
-    match result {
+        .ready()?
+        .watched(ambiguous.clone(), SEND_WINDOW);
+
+    // 2. The new chunks.
+    if let Err(e) = write_chunks(&db, ops).await {
+        // Nothing names them: delete what was written (best effort, else orphans).
+        let _ = delete_chunks(&db, &written).await;
+        return Err(e.during(OP));
+    }
+
+    // 3. The item, if its manifests are still those read, and only while its chunks are
+    // young: the orphan sweep deletes unnamed chunks older than `MAX_FLIP_DELAY` at the
+    // least, so a put never names chunks written longer ago (a process paused between its
+    // steps gives up instead; the send itself is bounded by `SEND_WINDOW`).
+    let latest_send = MAX_FLIP_DELAY.saturating_sub(SEND_WINDOW).as_millis() as u64;
+    if now_millis().saturating_sub(now) > latest_send {
+        let _ = delete_chunks(&db, &written).await;
+        return Err(Error::DeadlineExceeded {
+            operation: OP,
+            table: db.table_name().to_owned(),
+            client_request_token: None,
+        });
+    }
+    match request.send().await {
         Ok(()) => {
             // 4. The chunks the item no longer names (never those it names still).
             let replaced: Vec<Manifest> = stored
@@ -653,13 +669,52 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
             let _ = delete_chunks(&db, &replaced).await;
             Ok(())
         }
-        // Refused by a condition: the item does not name the new chunks.
-        Err(e @ (Error::ConditionFailed { .. } | Error::VersionConflict { .. })) => {
-            let _ = delete_chunks(&db, &written).await;
+        Err(e) => {
+            // The new chunks are deleted when the item surely does not name them: the
+            // put was refused (a failed condition, or another 4xx) and no attempt of it
+            // may have been applied. After an ambiguous attempt (a 5xx, a timeout), the
+            // item may name them: after a failed condition, the item as it is now says
+            // which (an earlier attempt stored it, and another write may since have
+            // replaced it); otherwise they stay, and the sweep judges them later.
+            let refused = matches!(
+                e,
+                Error::ConditionFailed { .. } | Error::VersionConflict { .. }
+            ) || not_applied(&e);
+            if refused && !ambiguous.seen() {
+                let _ = delete_chunks(&db, &written).await;
+            } else if refused
+                && matches!(
+                    e,
+                    Error::ConditionFailed { .. } | Error::VersionConflict { .. }
+                )
+                && let Ok(now_named) = read_manifests::<E>(&db, &key).await
+            {
+                let unnamed: Vec<Manifest> = written
+                    .into_iter()
+                    .filter(|w| !now_named.iter().any(|(_, m)| m.token == w.token))
+                    .collect();
+                let _ = delete_chunks(&db, &unnamed).await;
+            }
             Err(e)
         }
-        // Perhaps applied (an ambiguous failure): the new chunks may be named; keep them.
-        Err(e) => Err(e),
+    }
+}
+
+/// Whether `e` says for certain that DynamoDB did not apply the request: refused before
+/// sending, or answered with a 4xx error (a 5xx, a timeout or a lost connection may
+/// follow an applied write).
+fn not_applied(e: &Error) -> bool {
+    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+    match e {
+        Error::Validation { .. } => true,
+        Error::Service { source, .. } => {
+            !matches!(**source, aws_sdk_dynamodb::Error::InternalServerError(_))
+                && matches!(
+                    source.code(),
+                    Some(code) if !matches!(code, "InternalServerError" | "InternalFailure" | "ServiceUnavailable")
+                )
+        }
+        _ => false,
     }
 }
 
@@ -721,7 +776,11 @@ pub(crate) async fn load<E: Entity>(db: &Db<E::Table>, entities: &mut [E]) -> Re
     if wanted.is_empty() {
         return Ok(());
     }
-    let keys: Vec<RawKey> = wanted.iter().flat_map(|(_, _, m)| m.keys(schema)).collect();
+    // Each chunk once, though two entities name the same write (the same item read
+    // twice, or copies): BatchGetItem refuses a request with a key twice.
+    let mut keys: Vec<RawKey> = wanted.iter().flat_map(|(_, _, m)| m.keys(schema)).collect();
+    let mut seen = std::collections::HashSet::with_capacity(keys.len());
+    keys.retain(|k| seen.insert(k.pk.clone()));
     // Chunks never change once written, so an eventually consistent read (half the
     // capacity) returns a chunk whole or not at all; only the chunks it did not see yet
     // (written a moment ago) are read again, strongly consistent.
@@ -892,10 +951,22 @@ impl<T: Table> Db<T> {
     ///
     /// `older_than` protects writes in progress: a put writes its chunks before the item
     /// names them, and gives up rather than name chunks older than [`MAX_FLIP_DELAY`]
-    /// (5 minutes), so any `older_than` above that never deletes chunks a put is about to
-    /// name; 15 minutes leaves room for clock differences between machines.
+    /// (5 minutes), so any `older_than` of at least that never deletes chunks a put is
+    /// about to name; one below it is refused ([`ValidationReason::InvalidOption`]). 15
+    /// minutes leaves room for clock differences between machines.
+    ///
+    /// [`ValidationReason::InvalidOption`]: crate::ValidationReason::InvalidOption
     pub async fn collect_orphans(&self, older_than: std::time::Duration) -> Result<Orphans, Error> {
         const OP: &str = "Scan";
+        if older_than < MAX_FLIP_DELAY {
+            return Err(Error::invalid_request(
+                OP,
+                crate::ValidationReason::InvalidOption,
+                format!(
+                    "collect_orphans(older_than = {older_than:?}) could delete the chunks of a put in progress: puts name chunks up to {MAX_FLIP_DELAY:?} after writing them, so older_than must be at least that"
+                ),
+            ));
+        }
         let schema = &T::SCHEMA;
         let cutoff =
             now_millis().saturating_sub(u64::try_from(older_than.as_millis()).unwrap_or(u64::MAX));
