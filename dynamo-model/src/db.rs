@@ -104,6 +104,16 @@ impl<T: Table> Db<T> {
         Db::new(Client::from_conf(config), table_name)
     }
 
+    /// This `Db` with another client (same table, same cursor secret).
+    pub(crate) fn with_client(&self, client: Client) -> Db<T> {
+        Db {
+            client,
+            table_name: self.table_name.clone(),
+            cursor_secret: self.cursor_secret.clone(),
+            _table: PhantomData,
+        }
+    }
+
     /// Keys the checksum of pagination cursors with `secret`, so that clients holding
     /// cursors (e.g. in a public API) cannot forge them. Without a secret the checksum
     /// still detects altered cursors and cursors of other queries. Every service instance
