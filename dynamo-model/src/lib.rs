@@ -100,7 +100,7 @@ pub use ops::SortCondition;
 pub use ops::{Page, UnknownEntity};
 pub use retry::RetryPolicy;
 pub use schema::{Table, TableSchema};
-pub use size::{MAX_ITEM_BYTES, item_size, value_size};
+pub use size::{MAX_ITEM_BYTES, item_size, local_index_bytes, value_size};
 
 /// `#[derive(Table)]`: declares a table's key attributes, indexes and TTL attribute.
 ///
