@@ -732,7 +732,7 @@ async fn read_manifests<E: Entity>(
         .client()
         .get_item()
         .table_name(db.table_name())
-        .set_key(Some(key_item(schema, key)))
+        .set_key(Some(key.to_item(schema)))
         .consistent_read(true)
         .projection_expression(projection.join(", "))
         .set_expression_attribute_names(names)
@@ -740,15 +740,6 @@ async fn read_manifests<E: Entity>(
         .await
         .map_err(|e| Error::service(OP, db.table_name(), e))?;
     Ok(out.item.as_ref().map(manifests_in::<E>).unwrap_or_default())
-}
-
-fn key_item(schema: &crate::TableSchema, key: &RawKey) -> Item {
-    let mut item = Item::with_capacity(2);
-    item.insert(schema.pk.name.to_owned(), AttributeValue::S(key.pk.clone()));
-    if let (Some(attr), Some(sk)) = (schema.sk, &key.sk) {
-        item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
-    }
-    item
 }
 
 /// After a delete of an item of `E` that returned the item: deletes its chunks.
@@ -1040,7 +1031,7 @@ impl<T: Table> Db<T> {
             .client()
             .get_item()
             .table_name(self.table_name())
-            .set_key(Some(key_item(schema, &write.parent)))
+            .set_key(Some(write.parent.to_item(schema)))
             .consistent_read(true)
             .projection_expression(field)
             .set_expression_attribute_names(names)
