@@ -54,6 +54,8 @@ extern crate self as dynamo_model;
 
 mod attribute;
 pub mod batch;
+#[cfg(feature = "cache")]
+pub mod cache;
 pub mod capacity;
 pub mod chunk;
 pub mod codec;

@@ -3,6 +3,7 @@
 
 mod ambiguous;
 mod batch;
+mod cache;
 mod capacity;
 mod chunk;
 mod common;

@@ -1,4 +1,6 @@
 use super::request::{Customize, customizable, input};
+#[cfg(feature = "cache")]
+use crate::Item;
 use crate::{Db, Entity, Error, Key};
 use aws_sdk_dynamodb::operation::get_item::GetItemInput;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
@@ -13,6 +15,9 @@ pub struct Get<E: Entity> {
     key: Key<E>,
     consistent: bool,
     exclude_expired: bool,
+    /// Marked to use the `Db`'s cache (`cached`).
+    #[cfg(feature = "cache")]
+    cached: bool,
     customize: Customize<GetItemFluentBuilder>,
 }
 
@@ -23,8 +28,30 @@ impl<E: Entity> Get<E> {
             key,
             consistent: false,
             exclude_expired: false,
+            #[cfg(feature = "cache")]
+            cached: false,
             customize: Customize::default(),
         }
+    }
+
+    /// Answers from the `Db`'s cache when the item is there, else reads it and keeps it
+    /// (feature `cache`; see [`crate::cache`]). Gets of entities the cache was built
+    /// with ([`CacheBuilder::entity`](crate::cache::CacheBuilder::entity)) do so without
+    /// being marked. Without a cache attached ([`Db::with_cache`]) it changes nothing.
+    #[cfg(feature = "cache")]
+    pub fn cached(mut self) -> Self {
+        self.cached = true;
+        self
+    }
+
+    /// The cache this get may use: one is attached, the get is marked or its entity kept,
+    /// and nothing asks for a fresh read (a consistent read, a hook, chunked fields).
+    #[cfg(feature = "cache")]
+    fn cache(&self) -> Option<crate::cache::Cache> {
+        let cache = self.db.cache()?;
+        let wanted = self.cached || cache.keeps(E::ENTITY_TYPE);
+        let fresh = self.consistent || self.customize.is_set() || !E::__CHUNKED.is_empty();
+        (wanted && !fresh).then(|| cache.clone())
     }
 
     /// Strongly consistent read (twice the read capacity of the default eventually
@@ -76,6 +103,23 @@ impl<E: Entity> Get<E> {
     /// another entity type under the key is a decode error.
     pub async fn send(self) -> Result<Option<E>, Error> {
         let request = self.request().map_err(|e| e.during("GetItem"))?;
+        #[cfg(feature = "cache")]
+        if let Some(cache) = self.cache() {
+            let key = self.key.raw()?.clone();
+            return match cache.lookup(self.db.table_arc(), key) {
+                Ok(item) => self.decode(Some(Item::clone(&item))),
+                Err(miss) => {
+                    let out = request
+                        .send()
+                        .await
+                        .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
+                    if let Some(item) = &out.item {
+                        cache.store(miss, item.clone());
+                    }
+                    self.decode(out.item)
+                }
+            };
+        }
         if E::__CHUNKED.is_empty() {
             let out = request
                 .send()
