@@ -71,6 +71,8 @@ pub mod key;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod ops;
+#[cfg(feature = "time")]
+pub mod period;
 pub mod registry;
 pub mod retry;
 pub mod schema;

@@ -21,6 +21,7 @@ mod isolation;
 mod keys;
 mod locking;
 mod nested;
+mod period;
 mod query;
 mod ranges;
 mod requests;
