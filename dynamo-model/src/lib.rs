@@ -88,6 +88,7 @@ pub use entity::Entity;
 pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::{AttrPath, Condition, MapPath, Path, SettablePath, UpdatablePath};
 pub use key::chain::{AttributeField, SortKeyField};
+pub use key::sharded::ShardedPartition;
 #[doc(hidden)]
 pub use key::sort::SortKeyRange;
 pub use key::sort::{
@@ -302,6 +303,11 @@ pub mod __private {
     pub use crate::entity::{EntityInternals, IndexChanges, IndexKeyAttributes, Touch};
     pub use crate::expr::{KeyField, Mutable};
     pub use crate::key::chain::{AttributeChain, SortKeyChain};
+    pub use crate::key::computed::__private::*;
+    pub use crate::key::computed::{
+        BucketArg, BucketTime, DayBucket, HourBucket, MonthBucket, OptionalBucketTime, ShardValue,
+        random_shard,
+    };
     pub use crate::key::sort::TableIndex;
     pub use crate::key::sort::{
         AttributeOp, AttributePrefix, Compare, SortKeyOp, SortKeyPrefix, attribute_op,
