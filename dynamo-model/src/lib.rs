@@ -314,7 +314,8 @@ pub mod __private {
         attribute_value, encode_arg,
     };
     pub use crate::key::template::{
-        IndexTemplate, Segment as TemplateSegment, TemplateField, encode_touch, reencode,
+        ComputedPart, IndexTemplate, Segment as TemplateSegment, TemplateField, encode_touch,
+        reencode,
     };
     pub use crate::ops::IntoSortKey;
     pub use crate::registry::{EntityRegistration, Segment as KeySegment};

@@ -253,7 +253,9 @@ pub trait TimeBucket: KeyPart + Copy + Ord + fmt::Debug {
 fn days_in_month(year: u16, month: u8) -> u8 {
     match month {
         4 | 6 | 9 | 11 => 30,
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
         2 => 28,
         _ => 31,
     }
@@ -604,8 +606,8 @@ pub mod __private {
 
     /// `{field:shard(N)}` of a key-constructor argument.
     #[inline]
-    pub fn push_shard_arg<T: KeyPart>(
-        arg: &impl KeyArg<T>,
+    pub fn push_shard_arg<T: KeyPart, A: KeyArg<T>>(
+        arg: &A,
         count: u16,
         out: &mut String,
     ) -> Result<(), KeyError> {
@@ -624,8 +626,8 @@ pub mod __private {
 
     /// `{field:random(N)}`: the shard the field holds.
     #[inline]
-    pub fn push_random_shard(
-        value: &impl ShardValue,
+    pub fn push_random_shard<T: ShardValue + ?Sized>(
+        value: &T,
         count: u16,
         out: &mut String,
     ) -> Result<(), KeyError> {
@@ -634,8 +636,8 @@ pub mod __private {
 
     /// `{field:date}` (`hour`, `month`) of a field value.
     #[inline]
-    pub fn push_bucket<B: TimeBucket>(
-        value: &impl BucketTime,
+    pub fn push_bucket<B: TimeBucket, T: BucketTime + ?Sized>(
+        value: &T,
         out: &mut String,
     ) -> Result<(), KeyError> {
         B::of(value)?.encode_key(out)
@@ -643,8 +645,8 @@ pub mod __private {
 
     /// `{field:date}` (`hour`, `month`) of a constructor argument.
     #[inline]
-    pub fn push_bucket_arg<B: TimeBucket>(
-        arg: &impl BucketArg<B>,
+    pub fn push_bucket_arg<B: TimeBucket, A: BucketArg<B>>(
+        arg: &A,
         out: &mut String,
     ) -> Result<(), KeyError> {
         arg.to_bucket()?.encode_key(out)
@@ -653,8 +655,8 @@ pub mod __private {
     /// `{field:date}` (`hour`, `month`) of an index template's field, which may be absent
     /// (`Ok(false)`).
     #[inline]
-    pub fn push_bucket_optional<B: TimeBucket>(
-        value: &impl OptionalBucketTime,
+    pub fn push_bucket_optional<B: TimeBucket, T: OptionalBucketTime>(
+        value: &T,
         out: &mut String,
     ) -> Result<bool, KeyError> {
         match value.optional_utc_fields()? {
@@ -760,7 +762,7 @@ mod tests {
         );
         assert_eq!(render(&|out| push_shard(&42u64, 16, out)), "P#11");
         assert_eq!(
-            render(&|out| push_shard_arg::<String>(&"o-1", 16, out)),
+            render(&|out| push_shard_arg::<String, _>(&"o-1", 16, out)),
             "P#10"
         );
         assert_eq!(
@@ -996,27 +998,18 @@ mod tests {
             f(&t, &mut out).unwrap();
             out
         };
-        assert_eq!(
-            render(|t, out| push_bucket::<DayBucket>(t, out)),
-            "2014-07-10"
-        );
-        assert_eq!(
-            render(|t, out| push_bucket::<HourBucket>(t, out)),
-            "2014-07-10T01"
-        );
-        assert_eq!(
-            render(|t, out| push_bucket::<MonthBucket>(t, out)),
-            "2014-07"
-        );
+        assert_eq!(render(push_bucket::<DayBucket, _>), "2014-07-10");
+        assert_eq!(render(push_bucket::<HourBucket, _>), "2014-07-10T01");
+        assert_eq!(render(push_bucket::<MonthBucket, _>), "2014-07");
         let mut out = String::new();
-        push_bucket_arg::<DayBucket>(&t, &mut out).unwrap();
-        push_bucket_arg::<DayBucket>(&DayBucket::new(2014, 7, 10).unwrap(), &mut out).unwrap();
+        push_bucket_arg::<DayBucket, _>(&t, &mut out).unwrap();
+        push_bucket_arg::<DayBucket, _>(&DayBucket::new(2014, 7, 10).unwrap(), &mut out).unwrap();
         assert_eq!(out, "2014-07-102014-07-10");
         out.clear();
         assert!(
-            !push_bucket_optional::<DayBucket>(&None::<time::OffsetDateTime>, &mut out).unwrap()
+            !push_bucket_optional::<DayBucket, _>(&None::<time::OffsetDateTime>, &mut out).unwrap()
         );
-        assert!(push_bucket_optional::<DayBucket>(&Some(t), &mut out).unwrap());
+        assert!(push_bucket_optional::<DayBucket, _>(&Some(t), &mut out).unwrap());
         assert_eq!(out, "2014-07-10");
         out.clear();
         bucket_from_component::<time::OffsetDateTime, HourBucket>(&enc(&t), &mut out).unwrap();
