@@ -14,7 +14,7 @@ use time::macros::datetime;
     sk = "SK",
     gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"),
     gsi(name = "Inverted", pk = "SK", sk = "PK"),
-    lsi(name = "LSI1", sk = "LSI1SK"),
+    lsi(name = "LSI1", sk = "LSI1SK")
 )]
 struct App;
 
@@ -68,7 +68,10 @@ pub fn run() {
     .into();
     assert_eq!(key, order.primary_key());
     let raw = key.into_raw().unwrap();
-    assert_eq!(raw.pk, format!("ORDERS#2014-07-09#{:02}", shard_of("o-1", 16)));
+    assert_eq!(
+        raw.pk,
+        format!("ORDERS#2014-07-09#{:02}", shard_of("o-1", 16))
+    );
 
     let item = order.to_item().unwrap();
     assert_eq!(Order::from_item(item.clone()).unwrap(), order);
@@ -85,10 +88,16 @@ pub fn run() {
 
     let day: ShardedPartition<Order> = Order::partition(DayBucket::new(2014, 7, 9).unwrap());
     assert_eq!(day.count(), 16);
-    assert_eq!(Order::partition(&at).shard(0).value().unwrap(), "ORDERS#2014-07-09#00");
+    let by_ref: &OffsetDateTime = &at;
+    assert_eq!(
+        Order::partition(by_ref).shard(0).value().unwrap(),
+        "ORDERS#2014-07-09#00"
+    );
     assert_eq!(Order::gsi1_partition("EU").count(), 4);
     assert_eq!(Order::lsi1_partition(at).count(), 16);
-    let _ = Order::gsi1_sk().shipped_at().eq(MonthBucket::new(2014, 8).unwrap());
+    let _ = Order::gsi1_sk()
+        .shipped_at()
+        .eq(MonthBucket::new(2014, 8).unwrap());
     // The inverted index is partitioned by the sort key (no shard) and sorted by the
     // sharded partition key, whose chain stops at the shard.
     let _ = Order::inverted_partition(OrderInvertedPartition {
@@ -97,7 +106,9 @@ pub fn run() {
     })
     .value()
     .unwrap();
-    let _ = Order::inverted_sk().created_at().eq(DayBucket::new(2014, 7, 9).unwrap());
+    let _ = Order::inverted_sk()
+        .created_at()
+        .eq(DayBucket::new(2014, 7, 9).unwrap());
 
     let reading = Reading {
         day_bucket: at,
