@@ -79,7 +79,7 @@ async fn every_shard<E: Entity<Table = Sharded>, K: dynamo_model::KeySpace>(
 async fn raw_item(
     db: &Db<Sharded>,
     key: dynamo_model::Key<impl Entity>,
-) -> TestResult<Option<dynamo_model::Item>> {
+) -> Result<Option<dynamo_model::Item>, Box<dyn std::error::Error + Send + Sync>> {
     let out = db
         .client()
         .get_item()
@@ -89,8 +89,6 @@ async fn raw_item(
         .await?;
     Ok(out.item)
 }
-
-type TestResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 fn s(item: &dynamo_model::Item, attribute: &str) -> String {
     match item.get(attribute) {

@@ -197,6 +197,16 @@ mod tests {
         rest: String,
     }
 
+    /// A plain entity with as many components as `Order`'s partition key, the last a
+    /// number (of another width than the shard's).
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[dynamo(table = App, pk = "ORDERS#{day}#{n}", sk = "{rest}")]
+    struct Numbered {
+        day: String,
+        n: u8,
+        rest: String,
+    }
+
     const AT: OffsetDateTime = datetime!(2014-07-09 10:11:12 UTC);
 
     fn order(id: &str) -> Order {
@@ -515,9 +525,12 @@ mod tests {
             let at = OffsetDateTime::from_unix_timestamp(secs).unwrap();
             let sharded = Order::key(OrderKey { created_at: at, order_id: id.as_str() }).into_raw().unwrap();
             let plain = Plain::key(PlainKey { day: day.as_str(), rest: rest.as_str() }).into_raw().unwrap();
+            let numbered = Numbered::key(NumberedKey { day: day.as_str(), n: (secs % 256) as u8, rest: rest.as_str() }).into_raw().unwrap();
             prop_assert_ne!(&sharded, &plain);
+            prop_assert_ne!(&sharded, &numbered);
             prop_assert_eq!(registry::entity_types_of_key::<App>(&sharded), vec!["Order"]);
             prop_assert_eq!(registry::entity_types_of_key::<App>(&plain), vec!["Plain"]);
+            prop_assert_eq!(registry::entity_types_of_key::<App>(&numbered), vec!["Numbered"]);
             // And the shard is the one the pinned function gives.
             let mut encoded = String::new();
             crate::KeyPart::encode_key(&id, &mut encoded).unwrap();
