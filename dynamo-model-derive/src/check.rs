@@ -5,7 +5,7 @@
 
 use crate::attr::{self, Derive, FieldAttrs, RenameRule};
 use crate::ctxt::Ctxt;
-use crate::template::{self, Function, Template};
+use crate::template::{self, Function, Segment, Template};
 use syn::{Data, DeriveInput, Fields, FieldsNamed, Ident, LitStr, Type, Visibility};
 
 pub struct Field {
@@ -650,10 +650,14 @@ fn check_computed_sources(
             }
         }
     }
-    let plain_in_key = |name: &str| {
-        pk.0.fields()
-            .chain(sk.into_iter().flat_map(|s| s.0.fields()))
-            .any(|f| f == name)
+    // A random shard is the field's value itself, so it reads back as well as `{field}`.
+    let readable_from_key = |name: &str| {
+        let key = std::iter::once(&pk.0).chain(sk.map(|s| &s.0));
+        key.flat_map(|t| &t.segments).any(|s| match s {
+            Segment::Field(f) => f == name,
+            Segment::Computed(c) => c.field == name && matches!(c.function, Function::Random(_)),
+            Segment::Lit(_) => false,
+        })
     };
     for index in indexes {
         let mut sources: Vec<&str> = Vec::new();
@@ -676,7 +680,7 @@ fn check_computed_sources(
             continue;
         }
         for name in &sources {
-            if field(name).is_some_and(|f| f.in_primary_key) && !plain_in_key(name) {
+            if field(name).is_some_and(|f| f.in_primary_key) && !readable_from_key(name) {
                 let lit = index.pk.as_ref().or(index.sk.as_ref()).map(|t| &t.1);
                 let message = format!(
                     "index `{}` uses `{name}`, which the primary key holds only through a computed part (a shard or a time bucket): an update of the index's other fields could not read `{name}` back to recompute the index key; add `{{{name}}}` to the primary key as it is",

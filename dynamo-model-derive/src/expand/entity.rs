@@ -469,9 +469,17 @@ fn generate(m: &EntityModel) -> TokenStream {
                     #private::TemplateField::Stored { attribute: #attr, encode: #private::encode_touch::<#ty> }
                 };
             }
-            // Read back from where the primary key holds the field as it is (`check`
-            // refuses an index that needs a field the key holds only computed).
-            let (template, sort) = if m.pk.0.fields().any(|n| f.ident == n) {
+            // Read back from where the primary key holds the field as it is, or as a
+            // random shard (its value too); `check` refuses an index that needs a field
+            // the key holds only through a hash or a bucket.
+            let readable = |s: &Segment| match s {
+                Segment::Field(n) => f.ident == n,
+                Segment::Computed(c) => {
+                    f.ident == c.field && matches!(c.function, Function::Random(_))
+                }
+                Segment::Lit(_) => false,
+            };
+            let (template, sort) = if m.pk.0.segments.iter().any(readable) {
                 (&m.pk.0, false)
             } else {
                 (m.sk.as_ref().map(|s| &s.0).unwrap_or(&m.pk.0), true)
@@ -481,18 +489,25 @@ fn generate(m: &EntityModel) -> TokenStream {
                 Segment::Field(_) | Segment::Computed(_) => quote!(::core::option::Option::None),
             });
             // Every placeholder is a component of the key, computed or not.
-            let ordinal = template
+            let placeholders: Vec<&Segment> = template
                 .segments
                 .iter()
                 .filter(|s| !matches!(s, Segment::Lit(_)))
-                .position(|s| matches!(s, Segment::Field(n) if f.ident == n))
-                .unwrap_or(0);
+                .collect();
+            let ordinal = placeholders.iter().position(|s| readable(s)).unwrap_or(0);
+            let reencode = match placeholders.get(ordinal) {
+                Some(Segment::Computed(c)) => {
+                    let n = c.function.shards().unwrap_or(1);
+                    quote!(#private::reencode_random_shard::<#n>)
+                }
+                _ => quote!(#private::reencode::<#ty>),
+            };
             quote_spanned! {ty.span()=>
                 #private::TemplateField::Key {
                     sort: #sort,
                     segments: &[#(#segments),*],
                     ordinal: #ordinal,
-                    reencode: #private::reencode::<#ty>,
+                    reencode: #reencode,
                 }
             }
         });

@@ -695,6 +695,24 @@ pub mod __private {
         push_shard_number(u16::decode_key(component)?, count, out)
     }
 
+    /// Re-encodes the shard of a `{field:random(COUNT)}` component of the primary key as
+    /// the `u16` field's own encoding: an index template reads the field back from there
+    /// ([`crate::key::template::TemplateField::Key`]).
+    pub fn reencode_random_shard<const COUNT: u16>(
+        entity: &'static str,
+        component: &str,
+        out: &mut String,
+    ) -> Result<(), crate::Error> {
+        let shard = parse_shard(component, COUNT).ok_or_else(|| KeyError::Malformed {
+            type_name: "shard",
+            input: component.to_owned(),
+            reason: "not a shard number of the template",
+        });
+        shard
+            .and_then(|shard| shard.encode_key(out))
+            .map_err(|e| crate::Error::key(entity, e))
+    }
+
     /// `{field:date}` (`hour`, `month`) from the field's encoded component: decoded as
     /// `T`, then bucketed.
     pub fn bucket_from_component<T: KeyPart + BucketTime, B: TimeBucket>(

@@ -170,12 +170,15 @@ mod tests {
         note: String,
     }
 
+    /// The index reuses the table's random shard, which updates read back from the key.
     #[derive(Entity, Debug, Clone, PartialEq)]
-    #[dynamo(table = App, pk = "EVENTS#{at:hour}#{slot:random(10)}", sk = "{at}#{id}")]
+    #[dynamo(table = App, pk = "EVENTS#{at:hour}#{slot:random(10)}", sk = "{at}#{id}",
+             index(GSI1, pk = "KIND#{kind}#{slot:random(10)}", sk = "{at}"))]
     struct Event {
         id: String,
         at: OffsetDateTime,
         slot: u16,
+        kind: String,
     }
 
     /// The shard source and the bucket source are ordinary (mutable) fields of the index.
@@ -315,6 +318,7 @@ mod tests {
             id: "e".into(),
             at: AT,
             slot: 4,
+            kind: "click".into(),
         };
         let item = event.to_item().unwrap();
         assert_eq!(s(&item, "PK"), "EVENTS#2014-07-09T10#4");
@@ -344,6 +348,7 @@ mod tests {
             id: "e".into(),
             at: AT,
             slot: Event::random_slot(),
+            kind: "click".into(),
         };
         let key = Event::key(EventKey {
             at: AT,
@@ -399,6 +404,40 @@ mod tests {
             updates(&key, &[("note", Touch::Set(&note))]).unwrap(),
             vec![]
         );
+    }
+
+    /// A random shard of the table, reused by an index: an update of the index's other
+    /// field reads it back from the partition key.
+    #[test]
+    fn index_updates_read_a_random_shard_back_from_the_key() {
+        let event = Event {
+            id: "e".into(),
+            at: AT,
+            slot: 7,
+            kind: "view".into(),
+        };
+        let click = AttributeValue::S("click".into());
+        let out = updates(&event.primary_key(), &[("kind", Touch::Set(&click))]).unwrap();
+        let expected = Event {
+            kind: "click".into(),
+            ..event
+        }
+        .to_item()
+        .unwrap();
+        assert_eq!(s(&expected, "GSI1PK"), "KIND#click#7");
+        assert_eq!(
+            out,
+            vec![
+                ("GSI1PK", expected.get("GSI1PK").cloned()),
+                ("GSI1SK", expected.get("GSI1SK").cloned()),
+            ]
+        );
+        // A crafted key whose shard is out of range is refused, not re-rendered.
+        let crafted = Key::<Event>::from_raw(crate::RawKey {
+            pk: "EVENTS#2014-07-09T10#12".into(),
+            sk: Some("2014-07-09T10:11:12.000000000Z#e".into()),
+        });
+        assert!(updates(&crafted, &[("kind", Touch::Set(&click))]).is_err());
     }
 
     /// The shard and bucket sources are stored fields the update changes: the new values
