@@ -8,6 +8,7 @@ mod capacity;
 mod chunk;
 mod common;
 mod compress;
+mod computed_keys;
 mod deadlines;
 mod decode;
 mod duplicates;

@@ -8,7 +8,9 @@
 //! stored format and its rules for custom types are in [`KeyPart`].
 
 pub mod chain;
+pub mod computed;
 mod encode;
+pub mod sharded;
 pub mod sort;
 #[doc(hidden)]
 pub mod template;
