@@ -30,17 +30,28 @@
 //! ```
 //!
 //! What it guarantees, and what not:
+//! - the cache is filled by strongly consistent reads (a miss costs a full read unit per
+//!   4 KB; hits cost nothing), so it never holds an item older than the last write
+//!   DynamoDB had acknowledged when the read was served;
 //! - a write of the key sent through a `Db` sharing the cache (put, update, delete, batch
 //!   write, transaction, chunked put, history) removes the cached item before it is sent and
-//!   again when it completes, and a get that started before such a write never stores what
-//!   it read, so this client never reads back an item older than its own completed writes;
+//!   again when it completes, and a get of that key that was under way meanwhile does not
+//!   store what it read, so this client never reads back an item older than its own
+//!   completed writes. A write whose future is dropped before it completes (a timeout
+//!   around it, a cancelled request handler) skips the second removal: DynamoDB may still
+//!   apply it, so a get racing it may keep the older item until it expires;
 //! - writes by other clients (another process, another `Db` without this cache) are seen
 //!   only when the cached item expires: the time to live bounds how stale a read can be.
 //!   Use it for items that may be that stale;
 //! - a strongly consistent get ([`consistent`](crate::ops::Get::consistent)) always reads
-//!   DynamoDB; so does a get with a `customize` hook, and a get of an entity with chunked
-//!   fields (its chunks are not cached);
-//! - a missing item is not cached: only items that exist.
+//!   DynamoDB, and refreshes the cache; a get with a `customize` hook and a get of an
+//!   entity with chunked fields (its chunks are not cached) never use it;
+//! - a missing item is not cached: only items that exist;
+//! - writes through other clients can be announced with [`Cache::invalidate`] (e.g. from a
+//!   DynamoDB Streams consumer).
+//!
+//! The bound is a number of items ([`CacheBuilder::max_items`]) or of bytes
+//! ([`CacheBuilder::max_bytes`], items weighed by their DynamoDB size).
 
 use crate::{Db, Entity, Item, RawKey};
 use aws_sdk_dynamodb::config::interceptors::{
@@ -92,6 +103,11 @@ impl CacheStats {
     }
 }
 
+/// Stripes of write counters: a write bumps its keys' stripes, and a get stores what it
+/// read only if its key's stripe did not move meanwhile. Striped so writes to other keys
+/// (almost always) leave a get free to store.
+const STRIPES: usize = 1024;
+
 struct Shared {
     items: moka::sync::Cache<Slot, Arc<Item>>,
     /// Entity types every get caches.
@@ -99,9 +115,18 @@ struct Shared {
     hits: AtomicU64,
     misses: AtomicU64,
     invalidations: AtomicU64,
-    /// Counts this client's writes: a get that saw it change while it was reading does
-    /// not store what it read (the write may have changed the item after the read).
-    writes: AtomicU64,
+    /// This client's writes, by stripe of the keys they touch.
+    writes: Box<[AtomicU64]>,
+}
+
+impl Shared {
+    fn stripe(&self, slot: &Slot) -> &AtomicU64 {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        // A fixed hasher: stripes need no protection from chosen keys, only spread.
+        let hash = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+            .hash_one(slot);
+        &self.writes[(hash as usize) % self.writes.len()]
+    }
 }
 
 /// A bounded, expiring cache of items read by key, shared by the [`Db`]s it is attached
@@ -125,6 +150,7 @@ impl std::fmt::Debug for Cache {
 #[must_use = "a builder does nothing until build() is called"]
 pub struct CacheBuilder {
     max_items: u64,
+    max_bytes: Option<u64>,
     ttl: Duration,
     entities: HashSet<&'static str>,
 }
@@ -133,6 +159,13 @@ impl CacheBuilder {
     /// At most this many items (default 10,000); the least recently used leave first.
     pub fn max_items(mut self, n: u64) -> Self {
         self.max_items = n;
+        self
+    }
+
+    /// At most this many bytes of items (by DynamoDB's item size) instead of a number of
+    /// items: an item of 400 KB weighs as much as 400 items of 1 KB.
+    pub fn max_bytes(mut self, n: u64) -> Self {
+        self.max_bytes = Some(n);
         self
     }
 
@@ -152,17 +185,24 @@ impl CacheBuilder {
 
     /// The cache.
     pub fn build(self) -> Cache {
+        let items = moka::sync::Cache::builder().time_to_live(self.ttl);
+        let items = match self.max_bytes {
+            Some(bytes) => items
+                .weigher(|_: &Slot, item: &Arc<Item>| {
+                    u32::try_from(crate::item_size(item)).unwrap_or(u32::MAX)
+                })
+                .max_capacity(bytes)
+                .build(),
+            None => items.max_capacity(self.max_items).build(),
+        };
         Cache {
             shared: Arc::new(Shared {
-                items: moka::sync::Cache::builder()
-                    .max_capacity(self.max_items)
-                    .time_to_live(self.ttl)
-                    .build(),
+                items,
                 entities: self.entities,
                 hits: AtomicU64::new(0),
                 misses: AtomicU64::new(0),
                 invalidations: AtomicU64::new(0),
-                writes: AtomicU64::new(0),
+                writes: (0..STRIPES).map(|_| AtomicU64::new(0)).collect(),
             }),
         }
     }
@@ -173,6 +213,7 @@ impl Cache {
     pub fn builder() -> CacheBuilder {
         CacheBuilder {
             max_items: 10_000,
+            max_bytes: None,
             ttl: Duration::from_secs(60),
             entities: HashSet::new(),
         }
@@ -199,47 +240,67 @@ impl Cache {
         self.shared.entities.contains(entity)
     }
 
-    /// The cached item under `key` of `table`, counting a hit or a miss. A miss returns
-    /// the write count to give [`store`](Self::store).
-    pub(crate) fn lookup(&self, table: &Arc<str>, key: RawKey) -> Result<Arc<Item>, Miss> {
+    /// Removes the item of `key` of entity `E` in the table `table_name`, and makes gets
+    /// of it under way not store what they read: for writes this client did not send
+    /// through a `Db` sharing the cache (another service's, seen in a DynamoDB Streams
+    /// consumer).
+    pub fn invalidate<E: Entity>(
+        &self,
+        table_name: &str,
+        key: &crate::Key<E>,
+    ) -> Result<(), crate::Error> {
+        self.written(table_name, std::slice::from_ref(key.raw()?));
+        Ok(())
+    }
+
+    /// The cached item under `key` of `table` when `answer` (counting a hit or a miss);
+    /// otherwise, or when it is not there, what [`store`](Self::store) needs.
+    pub(crate) fn lookup(
+        &self,
+        table: &Arc<str>,
+        key: RawKey,
+        answer: bool,
+    ) -> Result<Arc<Item>, Miss> {
         let slot = Slot {
             table: table.clone(),
             key,
         };
-        // Read before the lookup: a write between the two makes `store` refuse.
-        let writes = self.shared.writes.load(Ordering::SeqCst);
-        match self.shared.items.get(&slot) {
-            Some(item) => {
+        // Read before the lookup: a write of the key between the two makes `store` refuse.
+        let writes = self.shared.stripe(&slot).load(Ordering::SeqCst);
+        if answer {
+            if let Some(item) = self.shared.items.get(&slot) {
                 self.shared.hits.fetch_add(1, Ordering::Relaxed);
-                Ok(item)
+                return Ok(item);
             }
-            None => {
-                self.shared.misses.fetch_add(1, Ordering::Relaxed);
-                Err(Miss { slot, writes })
-            }
+            self.shared.misses.fetch_add(1, Ordering::Relaxed);
         }
+        Err(Miss { slot, writes })
     }
 
-    /// Stores what a get read after a miss, unless this client wrote since the lookup.
+    /// Stores what a get read after a miss, unless this client wrote the key (or one of
+    /// its stripe) since the lookup.
     pub(crate) fn store(&self, miss: Miss, item: Item) {
-        if self.shared.writes.load(Ordering::SeqCst) != miss.writes {
+        let stripe = self.shared.stripe(&miss.slot);
+        if stripe.load(Ordering::SeqCst) != miss.writes {
             return;
         }
         self.shared.items.insert(miss.slot.clone(), Arc::new(item));
         // A write that began while inserting: take the item out again.
-        if self.shared.writes.load(Ordering::SeqCst) != miss.writes {
+        if stripe.load(Ordering::SeqCst) != miss.writes {
             self.shared.items.invalidate(&miss.slot);
         }
     }
 
-    /// Removes the items of `keys` in `table`, and makes gets in flight not store theirs.
+    /// Removes the items of `keys` in `table`, and makes gets of them under way not store
+    /// theirs.
     fn written(&self, table: &str, keys: &[RawKey]) {
-        self.shared.writes.fetch_add(1, Ordering::SeqCst);
+        let table: Arc<str> = Arc::from(table);
         for key in keys {
             let slot = Slot {
-                table: Arc::from(table),
+                table: table.clone(),
                 key: key.clone(),
             };
+            self.shared.stripe(&slot).fetch_add(1, Ordering::SeqCst);
             if self.shared.items.contains_key(&slot) {
                 self.shared.invalidations.fetch_add(1, Ordering::Relaxed);
             }

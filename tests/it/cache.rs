@@ -201,3 +201,81 @@ async fn the_cache_is_bounded() -> TestResult {
     assert!(cache.stats().items <= 10, "{:?}", cache.stats());
     Ok(())
 }
+
+/// Misses are filled by strongly consistent reads; a consistent get reads DynamoDB and
+/// refreshes the cache; writes by other clients can be announced; a busy client's writes
+/// to other keys leave the hot item cached.
+#[tokio::test]
+async fn fills_are_consistent_and_others_writes_can_be_announced() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    db.put(&user("u", "v1")).await?;
+    let faults = Faults::new(0).record();
+    let cache = Cache::builder().entity::<User>().build();
+    let cached = faulty(&db, &faults).await?.with_cache(&cache);
+    cached.get(User::key("u")).await?;
+    let fill = faults.calls().pop().ok_or("no call")?;
+    assert!(
+        fill.body.contains("\"ConsistentRead\":true"),
+        "{}",
+        fill.body
+    );
+
+    // Another client writes; a consistent get sees it and refreshes the cache.
+    db.put(&user("u", "v2")).await?;
+    let name = |u: Option<User>| u.map(|u| u.display_name);
+    assert_eq!(name(cached.get(User::key("u")).await?), Some("v1".into()));
+    assert_eq!(
+        name(cached.get(User::key("u")).consistent().await?),
+        Some("v2".into())
+    );
+    assert_eq!(
+        name(cached.get(User::key("u")).await?),
+        Some("v2".into()),
+        "refreshed"
+    );
+
+    // Announced: the next get reads.
+    db.put(&user("u", "v3")).await?;
+    cache.invalidate(db.table_name(), &User::key("u"))?;
+    assert_eq!(name(cached.get(User::key("u")).await?), Some("v3".into()));
+
+    // Writes of other keys while the hot item is read: it stays cached.
+    let before = gets(&faults);
+    for i in 0..20 {
+        cached.put(&user(&format!("other{i}"), "x")).await?;
+        assert_eq!(name(cached.get(User::key("u")).await?), Some("v3".into()));
+    }
+    assert_eq!(
+        gets(&faults),
+        before,
+        "every read of the hot item was a hit"
+    );
+    Ok(())
+}
+
+/// A byte bound weighs items by their size.
+#[tokio::test]
+async fn a_byte_bound_weighs_items() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let cache = Cache::builder()
+        .entity::<User>()
+        .max_bytes(64 * 1024)
+        .build();
+    let cached = db.with_cache(&cache);
+    for i in 0..20 {
+        let mut u = user(&format!("big{i}"), &"n".repeat(16 * 1024));
+        u.labels = vec![];
+        db.put(&u).await?;
+        cached.get(User::key(format!("big{i}"))).await?;
+    }
+    for _ in 0..50 {
+        if cache.stats().items <= 4 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        cached.get(User::key("big0")).await?;
+    }
+    // 16 KB items in 64 KB: at most 4 stay.
+    assert!(cache.stats().items <= 4, "{:?}", cache.stats());
+    Ok(())
+}

@@ -35,13 +35,13 @@ impl<B: 'static> Customize<B> {
         }))
     }
 
-    /// The builder after every hook.
     /// Whether a hook is set.
     #[cfg_attr(not(feature = "cache"), allow(dead_code))]
     pub(crate) fn is_set(&self) -> bool {
         self.0.is_some()
     }
 
+    /// The builder after every hook.
     pub(crate) fn apply(&self, builder: B) -> B {
         match &self.0 {
             Some(hook) => hook(builder),
