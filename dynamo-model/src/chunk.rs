@@ -70,6 +70,9 @@ pub const MAX_CHUNK_SIZE: usize = 390 * 1024;
 /// [`Db::collect_orphans`], whose `older_than` must be at least this, therefore never
 /// deletes chunks a put is about to name.
 pub const MAX_FLIP_DELAY: std::time::Duration = std::time::Duration::from_secs(5 * 60);
+/// The shortest `older_than` [`Db::collect_orphans`] accepts: [`MAX_FLIP_DELAY`] and as
+/// much again, for clocks that differ between the machines that put and sweep.
+pub const MIN_ORPHAN_AGE: std::time::Duration = std::time::Duration::from_secs(10 * 60);
 
 /// The most chunks one value may have (about 39 GB at the largest chunk size): a bound on
 /// what reading a manifest may ask for.
@@ -604,9 +607,25 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
     // The new chunks and the item naming them, rendered and validated before anything is
     // written (an item over 400 KB, a bad condition: refused with nothing left behind).
     let now = now_millis();
+    let started = std::time::Instant::now();
     let mut ops = Vec::new();
     let mut written = Vec::new();
     for p in &pending {
+        // A manifest naming more chunks than a read accepts would make the value
+        // unreadable: refused before anything is written.
+        let size = p.field.chunk_size.clamp(1, MAX_CHUNK_SIZE);
+        let chunks = p.bytes.len().div_ceil(size) as u64;
+        if chunks > MAX_CHUNKS {
+            return Err(Error::invalid(
+                E::ENTITY_TYPE,
+                crate::ValidationReason::ItemTooLarge,
+                format!(
+                    "`{}` is {} bytes stored: {chunks} chunks of {size} bytes, over the {MAX_CHUNKS} a read accepts; raise chunk_size",
+                    p.field.attribute,
+                    p.bytes.len()
+                ),
+            ));
+        }
         let manifest = chunk_items::<E>(p, &key, now, &mut ops);
         item.insert(p.field.attribute.to_owned(), manifest.to_attr());
         written.push(manifest);
@@ -648,8 +667,11 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
     // young: the orphan sweep deletes unnamed chunks older than `MAX_FLIP_DELAY` at the
     // least, so a put never names chunks written longer ago (a process paused between its
     // steps gives up instead; the send itself is bounded by `SEND_WINDOW`).
-    let latest_send = MAX_FLIP_DELAY.saturating_sub(SEND_WINDOW).as_millis() as u64;
-    if now_millis().saturating_sub(now) > latest_send {
+    // Elapsed time by both clocks: the wall clock (what the sweep compares `_ct` with)
+    // and the monotonic one (a wall clock stepped back must not hide a long pause).
+    let latest_send = MAX_FLIP_DELAY.saturating_sub(SEND_WINDOW);
+    let by_wall = std::time::Duration::from_millis(now_millis().saturating_sub(now));
+    if by_wall.max(started.elapsed()) > latest_send {
         let _ = delete_chunks(&db, &written).await;
         return Err(Error::DeadlineExceeded {
             operation: OP,
@@ -942,19 +964,20 @@ impl<T: Table> Db<T> {
     ///
     /// `older_than` protects writes in progress: a put writes its chunks before the item
     /// names them, and gives up rather than name chunks older than [`MAX_FLIP_DELAY`]
-    /// (5 minutes), so any `older_than` of at least that never deletes chunks a put is
-    /// about to name; one below it is refused ([`ValidationReason::InvalidOption`]). 15
-    /// minutes leaves room for clock differences between machines.
+    /// (5 minutes), so an `older_than` above that never deletes chunks a put is about to
+    /// name. One below [`MIN_ORPHAN_AGE`] (10 minutes: the flip delay plus as much again
+    /// for clocks that differ between the machine that put and the one that sweeps) is
+    /// refused ([`ValidationReason::InvalidOption`]).
     ///
     /// [`ValidationReason::InvalidOption`]: crate::ValidationReason::InvalidOption
     pub async fn collect_orphans(&self, older_than: std::time::Duration) -> Result<Orphans, Error> {
         const OP: &str = "Scan";
-        if older_than < MAX_FLIP_DELAY {
+        if older_than < MIN_ORPHAN_AGE {
             return Err(Error::invalid_request(
                 OP,
                 crate::ValidationReason::InvalidOption,
                 format!(
-                    "collect_orphans(older_than = {older_than:?}) could delete the chunks of a put in progress: puts name chunks up to {MAX_FLIP_DELAY:?} after writing them, so older_than must be at least that"
+                    "collect_orphans(older_than = {older_than:?}) could delete the chunks of a put in progress: puts name chunks up to {MAX_FLIP_DELAY:?} after writing them, so older_than must be at least {MIN_ORPHAN_AGE:?} (that, plus room for clocks that differ between machines)"
                 ),
             ));
         }

@@ -319,7 +319,7 @@ async fn writes_that_cannot_follow_the_protocol_are_refused() -> TestResult {
 }
 
 /// The sweep as it would run once every chunk of the table is older than
-/// `MAX_FLIP_DELAY`: each chunk's write time is moved an hour back, then the sweep runs
+/// `MIN_ORPHAN_AGE`: each chunk's write time is moved an hour back, then the sweep runs
 /// with the shortest `older_than` it accepts.
 async fn sweep_aged(
     db: &Db<App>,
@@ -352,7 +352,7 @@ async fn sweep_aged(
             .await?;
     }
     Ok(db
-        .collect_orphans(dynamo_model::chunk::MAX_FLIP_DELAY)
+        .collect_orphans(dynamo_model::chunk::MIN_ORPHAN_AGE)
         .await?)
 }
 
@@ -469,7 +469,7 @@ async fn the_sweep_spares_recent_chunks_and_named_ones() -> TestResult {
     assert_eq!((report.examined, report.deleted), (0, 0));
     // A sweep that could catch a put between its steps is refused.
     let err = db
-        .collect_orphans(dynamo_model::chunk::MAX_FLIP_DELAY - std::time::Duration::from_secs(1))
+        .collect_orphans(dynamo_model::chunk::MIN_ORPHAN_AGE - std::time::Duration::from_secs(1))
         .await
         .unwrap_err();
     assert_refused(&err, ValidationReason::InvalidOption);
@@ -512,6 +512,12 @@ async fn a_refused_put_leaves_no_chunks() -> TestResult {
         .put(&message("m", "h".repeat(9000), bytes(9000, 8)))
         .await
         .is_err());
+    // A value needing more chunks than a read accepts (100,001 of 1 KB): refused before
+    // anything is written, rather than written unreadable.
+    let too_many = message("m", String::new(), vec![7u8; 1024 * 100_000]);
+    let err = db.put(&too_many).await.unwrap_err();
+    assert_refused(&err, ValidationReason::ItemTooLarge);
+    assert!(err.to_string().contains("100001 chunks"), "{err}");
     let mut after = all_items(&db).await?;
     let mut before = before;
     let pk = |i: &dynamo_model::Item| format!("{:?}", i.get("PK"));
