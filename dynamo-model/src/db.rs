@@ -119,6 +119,16 @@ impl<T: Table> Db<T> {
         }
     }
 
+    /// This `Db` on another table of the same schema (same client, cursor secret and
+    /// cache).
+    #[cfg(feature = "time")]
+    pub(crate) fn with_table_name(&self, table_name: &str) -> Db<T> {
+        Db {
+            table_name: Arc::from(table_name),
+            ..self.clone()
+        }
+    }
+
     /// This `Db` with `cache` answering its gets.
     #[cfg(feature = "cache")]
     pub(crate) fn set_cache(mut self, cache: Option<crate::cache::Cache>) -> Db<T> {

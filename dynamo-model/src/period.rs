@@ -20,7 +20,7 @@
 //! Periods are UTC.
 //!
 //! ```no_run
-//! # use dynamo_model::{Db, Entity, Table, period::{Period, PeriodTables, Capacity}};
+//! # use dynamo_model::{Db, Entity, Table, period::{Capacity, Period, PeriodTables, TimeRange}};
 //! # use serde::{Deserialize, Serialize};
 //! # use time::{Duration, OffsetDateTime};
 //! # use futures_util::TryStreamExt;
@@ -29,7 +29,8 @@
 //! # #[dynamo(table = App, pk = "DEVICE#{device}", sk = "AT#{at}")]
 //! # struct Reading { device: String, at: OffsetDateTime, value: f64 }
 //! # async fn demo(client: aws_sdk_dynamodb::Client) -> Result<(), dynamo_model::Error> {
-//! let tables = PeriodTables::<App>::new(client, "readings", Period::Month)?;
+//! // The template's table name is the prefix: readings_2026_11, readings_2026_12, ...
+//! let tables = PeriodTables::new(&Db::<App>::new(client, "readings"), Period::Month)?;
 //! let now = OffsetDateTime::now_utc();
 //! tables.create_ahead(now, 1).await?; // this month's table and next month's
 //!
@@ -37,9 +38,12 @@
 //! tables.db_at(reading.at).put(&reading).await?;
 //!
 //! // The last 90 days of d-1, newest first, across the monthly tables.
+//! let last_90_days = TimeRange { from: now - Duration::days(90), to: now + Duration::SECOND };
 //! let recent: Vec<Reading> = tables
-//!     .query_newest_first(now - Duration::days(90), now, |db| {
-//!         db.query(Reading::partition("d-1")).reverse()
+//!     .query_newest_first(last_90_days, |db, range| {
+//!         db.query(Reading::partition("d-1"))
+//!             .sk(Reading::sk().at().between(range.from, range.to))
+//!             .reverse()
 //!     })
 //!     .try_collect()
 //!     .await?;
@@ -56,13 +60,11 @@
 
 use crate::ops::Query;
 use crate::{Db, Error, KeySpace, Table, Target, ValidationReason};
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
     BillingMode, GlobalSecondaryIndexUpdate, ProvisionedThroughput,
     UpdateGlobalSecondaryIndexAction,
 };
 use futures_util::stream::{self, Stream, StreamExt};
-use std::marker::PhantomData;
 use std::sync::Arc;
 use time::{Date, Month, OffsetDateTime, Time, UtcOffset, Weekday};
 
@@ -83,19 +85,23 @@ impl Period {
         let date = at.to_offset(UtcOffset::UTC).date();
         let first = match self {
             Period::Day => date,
-            Period::Week => {
-                date - time::Duration::days(i64::from(date.weekday().number_days_from_monday()))
-            }
+            Period::Week => date
+                .checked_sub(time::Duration::days(i64::from(
+                    date.weekday().number_days_from_monday(),
+                )))
+                .unwrap_or(Date::MIN),
             Period::Month => date.replace_day(1).unwrap_or(date),
         };
         first.with_time(Time::MIDNIGHT).assume_utc()
     }
 
-    /// The first instant of the period after the one starting at `start`.
-    pub fn next(self, start: OffsetDateTime) -> OffsetDateTime {
-        match self {
-            Period::Day => start + time::Duration::days(1),
-            Period::Week => start + time::Duration::weeks(1),
+    /// The first instant of the period after the one holding `at` (the last instant
+    /// `time` can represent for the last period of year 9999).
+    pub fn next(self, at: OffsetDateTime) -> OffsetDateTime {
+        let start = self.start_of(at);
+        let next = match self {
+            Period::Day => start.checked_add(time::Duration::days(1)),
+            Period::Week => start.checked_add(time::Duration::weeks(1)),
             Period::Month => {
                 let date = start.date();
                 let (year, month) = match date.month() {
@@ -103,11 +109,11 @@ impl Period {
                     m => (date.year(), m.next()),
                 };
                 Date::from_calendar_date(year, month, 1)
-                    .map_or(start + time::Duration::days(31), |d| {
-                        d.with_time(Time::MIDNIGHT).assume_utc()
-                    })
+                    .ok()
+                    .map(|d| d.with_time(Time::MIDNIGHT).assume_utc())
             }
-        }
+        };
+        next.unwrap_or(time::PrimitiveDateTime::MAX.assume_utc())
     }
 
     /// The table-name suffix of the period starting at `start`.
@@ -193,19 +199,17 @@ pub enum Capacity {
 /// The tables of schema `T`, one per [`Period`], named `{prefix}_{period}`. Cloning is
 /// cheap. See the [module documentation](self).
 pub struct PeriodTables<T> {
-    client: Client,
-    prefix: Arc<str>,
+    /// The template: its table name is the prefix; its client (with any cache or meter),
+    /// cursor secret and cache serve every period's table.
+    db: Db<T>,
     period: Period,
-    _table: PhantomData<fn() -> T>,
 }
 
 impl<T> Clone for PeriodTables<T> {
     fn clone(&self) -> Self {
         PeriodTables {
-            client: self.client.clone(),
-            prefix: self.prefix.clone(),
+            db: self.db.clone(),
             period: self.period,
-            _table: PhantomData,
         }
     }
 }
@@ -213,22 +217,37 @@ impl<T> Clone for PeriodTables<T> {
 impl<T> std::fmt::Debug for PeriodTables<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PeriodTables")
-            .field("prefix", &self.prefix)
+            .field("db", &self.db)
             .field("period", &self.period)
             .finish_non_exhaustive()
     }
 }
+
+/// A time range, `from` included and `to` excluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeRange {
+    /// The first instant of the range.
+    pub from: OffsetDateTime,
+    /// The first instant after the range.
+    pub to: OffsetDateTime,
+}
+
+/// The most periods one read across periods visits.
+pub const MAX_PERIODS_PER_READ: usize = 1000;
 
 /// The longest prefix: DynamoDB table names are 3 to 255 characters, and the longest
 /// suffix (`_2026_11_23`) takes 11.
 const MAX_PREFIX: usize = 255 - 11;
 
 impl<T: Table> PeriodTables<T> {
-    /// The tables named `{prefix}_{period}`. The prefix is 1 to 244 characters of those
-    /// DynamoDB allows in table names (`a-z`, `A-Z`, `0-9`, `_`, `-`, `.`); anything else
-    /// is refused ([`ValidationReason::InvalidOption`]).
-    pub fn new(client: Client, prefix: impl Into<String>, period: Period) -> Result<Self, Error> {
-        let prefix = prefix.into();
+    /// The tables named `{prefix}_{period}`, where the prefix is `db`'s table name, and
+    /// each period's [`Db`] is `db` on that table (same client, so the same interceptors,
+    /// [meter](crate::capacity::Meter) or [cache](Db::with_cache); same cursor secret).
+    /// The prefix is 1 to 244 characters of those DynamoDB allows in table names (`a-z`,
+    /// `A-Z`, `0-9`, `_`, `-`, `.`); anything else is refused
+    /// ([`ValidationReason::InvalidOption`]).
+    pub fn new(db: &Db<T>, period: Period) -> Result<Self, Error> {
+        let prefix = db.table_name();
         let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
         if prefix.is_empty() || prefix.len() > MAX_PREFIX || !prefix.chars().all(allowed) {
             return Err(Error::invalid_request(
@@ -240,10 +259,8 @@ impl<T: Table> PeriodTables<T> {
             ));
         }
         Ok(PeriodTables {
-            client,
-            prefix: prefix.into(),
+            db: db.clone(),
             period,
-            _table: PhantomData,
         })
     }
 
@@ -256,7 +273,7 @@ impl<T: Table> PeriodTables<T> {
     pub fn table_at(&self, at: OffsetDateTime) -> PeriodTable {
         let start = self.period.start_of(at);
         PeriodTable {
-            name: format!("{}_{}", self.prefix, self.period.suffix(start)),
+            name: format!("{}_{}", self.db.table_name(), self.period.suffix(start)),
             start,
             end: self.period.next(start),
         }
@@ -270,12 +287,12 @@ impl<T: Table> PeriodTables<T> {
 
     /// A [`Db`] on `table`.
     pub fn db(&self, table: &PeriodTable) -> Db<T> {
-        Db::new(self.client.clone(), table.name.as_str())
+        self.db.with_table_name(table.name.as_str())
     }
 
     /// The table a name designates, if it is one of these tables.
     pub fn parse(&self, name: &str) -> Option<PeriodTable> {
-        let suffix = name.strip_prefix(&*self.prefix)?.strip_prefix('_')?;
+        let suffix = name.strip_prefix(self.db.table_name())?.strip_prefix('_')?;
         let start = self.period.parse_suffix(suffix)?;
         Some(PeriodTable {
             name: name.to_owned(),
@@ -285,9 +302,11 @@ impl<T: Table> PeriodTables<T> {
     }
 
     /// Creates the table of the period holding `now` and of the `ahead` periods after it
-    /// (schema of `T`, on-demand, TTL enabled when the schema has it), skipping those
-    /// that exist. Returns the tables it created. Run it on a schedule, so the next
-    /// period's table is active before its first write.
+    /// (schema of `T`, on-demand), skipping those that exist, and makes sure each has TTL
+    /// enabled when the schema has a TTL attribute (also on a table an interrupted run
+    /// created without it). Returns the tables it created. Safe to run from several
+    /// schedulers at once; run it on a schedule, so the next period's table is active
+    /// before its first write.
     pub async fn create_ahead(
         &self,
         now: OffsetDateTime,
@@ -298,12 +317,62 @@ impl<T: Table> PeriodTables<T> {
         let mut table = self.table_at(now);
         for _ in 0..=ahead {
             if !existing.iter().any(|t| t.name == table.name) {
-                self.db(&table).create_table().await?;
-                created.push(table.clone());
+                match self.db(&table).create_table().await {
+                    Ok(()) => created.push(table.clone()),
+                    // Created meanwhile by another run.
+                    Err(Error::Service { source, .. })
+                        if matches!(
+                            *source,
+                            aws_sdk_dynamodb::Error::ResourceInUseException(_)
+                        ) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            self.ensure_ttl(&table).await?;
+            if table.end == time::PrimitiveDateTime::MAX.assume_utc() {
+                break;
             }
             table = self.table_at(table.end);
         }
         Ok(created)
+    }
+
+    /// Enables TTL on `table` when the schema has a TTL attribute and it is off.
+    async fn ensure_ttl(&self, table: &PeriodTable) -> Result<(), Error> {
+        use aws_sdk_dynamodb::types::{TimeToLiveSpecification, TimeToLiveStatus};
+        let Some(attribute) = T::SCHEMA.ttl else {
+            return Ok(());
+        };
+        let client = self.db.client();
+        let out = client
+            .describe_time_to_live()
+            .table_name(&table.name)
+            .send()
+            .await
+            .map_err(|e| Error::service("DescribeTimeToLive", &table.name, e))?;
+        let status = out
+            .time_to_live_description()
+            .and_then(|d| d.time_to_live_status());
+        if matches!(
+            status,
+            Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling)
+        ) {
+            return Ok(());
+        }
+        client
+            .update_time_to_live()
+            .table_name(&table.name)
+            .time_to_live_specification(
+                TimeToLiveSpecification::builder()
+                    .attribute_name(attribute)
+                    .enabled(true)
+                    .build()
+                    .map_err(|e| Error::request_build("UpdateTimeToLive", e))?,
+            )
+            .send()
+            .await
+            .map_err(|e| Error::service("UpdateTimeToLive", &table.name, e))?;
+        Ok(())
     }
 
     /// Every table of these periods that exists, oldest first (`ListTables`, every page).
@@ -312,12 +381,13 @@ impl<T: Table> PeriodTables<T> {
         let mut start: Option<String> = None;
         loop {
             let out = self
-                .client
+                .db
+                .client()
                 .list_tables()
                 .set_exclusive_start_table_name(start)
                 .send()
                 .await
-                .map_err(|e| Error::service("ListTables", &self.prefix, e))?;
+                .map_err(|e| Error::service("ListTables", self.db.table_name(), e))?;
             tables.extend(out.table_names().iter().filter_map(|n| self.parse(n)));
             start = out.last_evaluated_table_name;
             if start.is_none() {
@@ -334,7 +404,7 @@ impl<T: Table> PeriodTables<T> {
     /// hours per table.
     pub async fn set_capacity(&self, table: &PeriodTable, capacity: Capacity) -> Result<(), Error> {
         const OP: &str = "UpdateTable";
-        let mut request = self.client.update_table().table_name(&table.name);
+        let mut request = self.db.client().update_table().table_name(&table.name);
         match capacity {
             Capacity::OnDemand => request = request.billing_mode(BillingMode::PayPerRequest),
             Capacity::Provisioned { read, write } => {
@@ -386,42 +456,84 @@ impl<T: Table> PeriodTables<T> {
         Ok(dropped)
     }
 
-    /// The items of the query `build` makes for each table whose period overlaps
-    /// `from..to`, newest period first: build it newest first within a table too
-    /// ([`reverse`](crate::ops::Query::reverse) on a time-ordered sort key) and the
-    /// stream is newest first overall, since periods do not overlap. Tables that do not
-    /// exist (never created, or dropped) are skipped. Each table is read only once the
-    /// stream reaches it, so taking the first items reads only the newest tables.
+    /// The items of the query `build` makes for each period overlapping `range`
+    /// (`from` included, `to` excluded), newest period first. `build` gets the period's
+    /// [`Db`] and the range clipped to the period: condition the sort key on it, newest
+    /// first within the table too ([`reverse`](crate::ops::Query::reverse) on a
+    /// time-ordered sort key), and the stream is newest first overall, since periods do not
+    /// overlap. The tables are named from the range (no `ListTables`); one that does not
+    /// exist (never created, or dropped) is skipped. Each table is read only once the
+    /// stream reaches it, so taking the first items reads only the newest tables. A range
+    /// over more than [`MAX_PERIODS_PER_READ`] periods is refused
+    /// ([`ValidationReason::InvalidOption`]).
     pub fn query_newest_first<X, K, F>(
         &self,
-        from: OffsetDateTime,
-        to: OffsetDateTime,
+        range: TimeRange,
         build: F,
     ) -> impl Stream<Item = Result<X, Error>> + Send + 'static
     where
         X: Target<Table = T> + Send + 'static,
         K: KeySpace,
-        F: Fn(Db<T>) -> Query<X, K> + Send + Sync + 'static,
+        F: Fn(Db<T>, TimeRange) -> Query<X, K> + Send + Sync + 'static,
     {
+        let periods = self.periods_newest_first(range);
         let this = self.clone();
         let build = Arc::new(build);
-        stream::once(async move { this.list().await.map(|tables| (this, tables)) })
-            .map(move |listed| match listed {
-                Ok((this, tables)) => {
-                    let build = build.clone();
-                    let overlapping = tables
-                        .into_iter()
-                        .rev()
-                        .filter(move |t| t.start < to && t.end > from);
-                    stream::iter(overlapping)
-                        .map(move |table| build(this.db(&table)).stream())
-                        .flatten()
-                        .left_stream()
-                }
-                Err(e) => stream::once(async move { Err(e) }).right_stream(),
-            })
-            .flatten()
+        match periods {
+            Ok(periods) => stream::iter(periods)
+                .map(move |(table, clipped)| {
+                    build(this.db(&table), clipped)
+                        .stream()
+                        .filter(|item| std::future::ready(!is_missing_table(item)))
+                })
+                .flatten()
+                .left_stream(),
+            Err(e) => stream::once(async move { Err(e) }).right_stream(),
+        }
     }
+
+    /// The periods overlapping `range`, newest first, each with the range clipped to it.
+    fn periods_newest_first(
+        &self,
+        range: TimeRange,
+    ) -> Result<Vec<(PeriodTable, TimeRange)>, Error> {
+        let mut out = Vec::new();
+        if range.from >= range.to {
+            return Ok(out);
+        }
+        let mut table = self.table_at(range.to - time::Duration::nanoseconds(1));
+        loop {
+            if out.len() == MAX_PERIODS_PER_READ {
+                return Err(Error::invalid_request(
+                    "Query",
+                    ValidationReason::InvalidOption,
+                    format!("the range {range:?} spans more than {MAX_PERIODS_PER_READ} periods"),
+                ));
+            }
+            let clipped = TimeRange {
+                from: range.from.max(table.start),
+                to: range.to.min(table.end),
+            };
+            let start = table.start;
+            out.push((table, clipped));
+            if start <= range.from {
+                return Ok(out);
+            }
+            match start.checked_sub(time::Duration::nanoseconds(1)) {
+                Some(before) => table = self.table_at(before),
+                None => return Ok(out),
+            }
+        }
+    }
+}
+
+/// Whether a read failed because its table does not exist.
+fn is_missing_table<X>(item: &Result<X, Error>) -> bool {
+    matches!(
+        item,
+        Err(Error::Service { source, .. })
+            if matches!(**source, aws_sdk_dynamodb::Error::ResourceNotFoundException(_))
+    )
 }
 
 #[cfg(test)]
@@ -475,6 +587,73 @@ mod tests {
             (Period::Day, ""),
         ] {
             assert_eq!(period.parse_suffix(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_last_periods_of_time_never_panic() {
+        let last = datetime!(9999-12-31 23:59:59.999_999_999 UTC);
+        for period in [Period::Day, Period::Week, Period::Month] {
+            let start = period.start_of(last);
+            assert_eq!(
+                period.next(start),
+                time::PrimitiveDateTime::MAX.assume_utc()
+            );
+            assert_eq!(period.parse_suffix(&period.suffix(start)), Some(start));
+            let first = datetime!(-9999-01-01 00:00 UTC);
+            assert!(period.start_of(first) <= first);
+        }
+        let tables = PeriodTables::new(&Db::<Ttl>::offline("ev"), Period::Month).unwrap();
+        assert!(tables.parse("ev_9999_12").is_some());
+        assert_eq!(tables.table_at(last).name, "ev_9999_12");
+    }
+
+    #[derive(crate::Table)]
+    #[dynamo(pk = "PK", sk = "SK")]
+    struct Ttl;
+
+    /// The periods a range visits: newest first, each clipped, none outside the range.
+    #[test]
+    fn a_range_visits_the_periods_it_overlaps() {
+        let tables = PeriodTables::new(&Db::<Ttl>::offline("ev"), Period::Month).unwrap();
+        let visit = |from, to| {
+            tables
+                .periods_newest_first(TimeRange { from, to })
+                .unwrap()
+                .into_iter()
+                .map(|(t, r)| (t.name, r.from, r.to))
+                .collect::<Vec<_>>()
+        };
+        let (from, to) = (
+            datetime!(2026-09-20 00:00 UTC),
+            datetime!(2026-11-01 00:00 UTC),
+        );
+        assert_eq!(
+            visit(from, to),
+            [
+                ("ev_2026_10".to_owned(), datetime!(2026-10-01 00:00 UTC), to),
+                (
+                    "ev_2026_09".to_owned(),
+                    from,
+                    datetime!(2026-10-01 00:00 UTC)
+                ),
+            ],
+            "`to` on a boundary: November is not visited"
+        );
+        assert!(visit(to, to).is_empty());
+        assert!(visit(to, from).is_empty());
+        let many = TimeRange {
+            from: datetime!(1900-01-01 00:00 UTC),
+            to: datetime!(2026-01-01 00:00 UTC),
+        };
+        let err = tables.periods_newest_first(many).unwrap_err();
+        assert_eq!(
+            err.validation_reason(),
+            Some(ValidationReason::InvalidOption)
+        );
+        // A bad prefix.
+        for bad in ["", "has space", "slash/"] {
+            assert!(PeriodTables::new(&Db::<Ttl>::offline(bad), Period::Day).is_err());
         }
     }
 
