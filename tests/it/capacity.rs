@@ -158,5 +158,32 @@ async fn a_meter_records_every_call_with_its_estimate() -> TestResult {
     // An unmetered Db records nothing.
     db.get(big.primary_key()).await?;
     assert!(meter.charges().is_empty());
+    assert_eq!(meter.calls(), 0);
+
+    // A failed call is recorded without figures; a projected read has no estimate.
+    let err = m.put(&big).if_absent().await.unwrap_err();
+    assert!(
+        matches!(err, dynamo_model::Error::ConditionFailed { .. }),
+        "{err}"
+    );
+    m.query(Order::partition("cap")).keys_only().all().await?;
+    let last = meter.take();
+    assert_eq!(last.len(), 2, "{last:?}");
+    assert!(!last[0].succeeded && last[0].estimated.is_none() && last[0].consumed.is_none());
+    assert!(last[1].succeeded);
+    // Totals outlive the kept records.
+    let small_history = Meter::with_history(1);
+    let m = db.metered(&small_history);
+    m.get(big.primary_key()).await?;
+    m.get(big.primary_key()).await?;
+    assert_eq!(
+        (small_history.calls(), small_history.charges().len()),
+        (2, 1)
+    );
+    assert_eq!(
+        small_history.consumed_units(Units::Read),
+        small_history.consumed()
+    );
+    assert!(small_history.consumed() >= 1.0);
     Ok(())
 }

@@ -35,7 +35,9 @@ pub enum Units {
     Write,
 }
 
-/// The capacity of one DynamoDB call (its retries included), recorded by a [`Meter`].
+/// The capacity of one DynamoDB call, recorded by a [`Meter`]. DynamoDB reports the
+/// capacity of the attempt that answered: an earlier attempt of a retried call (applied,
+/// then answered with a 500 or lost) is not counted.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Charge {
@@ -45,12 +47,16 @@ pub struct Charge {
     pub units: Units,
     /// What the call cost by DynamoDB's rules, computed from the sizes of the items it
     /// read or wrote (see [`crate::capacity`]). `None` where the client cannot know them:
-    /// an update or a delete that returned no item, a batch or transaction with deletes,
-    /// updates or condition checks (they cost by the size of items the client never
-    /// sees). A put that replaced a larger item costs by that item: the estimate is
-    /// the new item's cost. A scan's estimate counts the items it returned, not those
-    /// its filter dropped.
+    /// an update or a delete that returned no whole item, a batch or transaction with
+    /// deletes, updates or condition checks (they cost by the size of items the client
+    /// never sees), a read with a projection or `Select` (DynamoDB charges the whole
+    /// items), a failed call. A write costs by the larger of the item before and after:
+    /// a put or an update that made an item smaller is estimated by the new item. A scan's
+    /// estimate counts the items it returned, not those its filter dropped.
     pub estimated: Option<f64>,
+    /// Whether the call succeeded. A failed call has no figures (DynamoDB reports none),
+    /// though a write refused by its condition still consumed write units.
+    pub succeeded: bool,
     /// What DynamoDB reported in all (`ConsumedCapacity`): the table and its indexes.
     /// `None` for a call that failed or whose response had none.
     pub consumed: Option<f64>,
@@ -88,50 +94,111 @@ pub struct Charge {
 /// Metering asks DynamoDB for `ReturnConsumedCapacity=INDEXES` (the total, and its
 /// breakdown by table and index) on calls that did not ask for it: a few bytes more per
 /// response. A call that asked for `TOTAL` keeps it (and has no breakdown).
-/// Clones share their records.
-#[derive(Debug, Clone, Default)]
+///
+/// A meter keeps running totals of every call, and the records of the most recent ones
+/// (10,000 by default, [`Meter::with_history`]), so one attached to a long-running
+/// service stays small. Clones share their records.
+#[derive(Debug, Clone)]
 pub struct Meter {
-    charges: Arc<Mutex<Vec<Charge>>>,
+    inner: Arc<Mutex<Records>>,
+}
+
+impl Default for Meter {
+    fn default() -> Self {
+        Meter::with_history(10_000)
+    }
+}
+
+#[derive(Debug, Default)]
+struct Records {
+    recent: std::collections::VecDeque<Charge>,
+    history: usize,
+    /// Consumed units by kind, over every call recorded.
+    consumed: [f64; 2],
+    calls: u64,
+}
+
+fn slot(units: Units) -> usize {
+    match units {
+        Units::Read => 0,
+        Units::Write => 1,
+    }
 }
 
 impl Meter {
-    /// A meter with no records.
+    /// A meter keeping the records of the last 10,000 calls.
     pub fn new() -> Self {
         Meter::default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Charge>> {
-        // A panic while pushing a record leaves the list whole: keep using it.
-        self.charges.lock().unwrap_or_else(PoisonError::into_inner)
+    /// A meter keeping the records of the last `calls` calls (totals cover all of them).
+    pub fn with_history(calls: usize) -> Self {
+        Meter {
+            inner: Arc::new(Mutex::new(Records {
+                history: calls,
+                ..Records::default()
+            })),
+        }
     }
 
-    /// Every call recorded so far, in the order they completed.
+    fn lock(&self) -> std::sync::MutexGuard<'_, Records> {
+        // A panic while pushing a record leaves the records whole: keep using them.
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The recorded calls still kept, in the order they completed.
     pub fn charges(&self) -> Vec<Charge> {
-        self.lock().clone()
+        self.lock().recent.iter().cloned().collect()
     }
 
-    /// Takes the records, leaving none (to measure one operation after another).
+    /// Takes the kept records and resets the totals (to measure one operation after
+    /// another).
     pub fn take(&self) -> Vec<Charge> {
-        std::mem::take(&mut *self.lock())
+        let mut records = self.lock();
+        records.consumed = [0.0; 2];
+        records.calls = 0;
+        records.recent.drain(..).collect()
     }
 
-    /// The units DynamoDB reported, summed over every call (read and write units,
-    /// indexes included).
+    /// Calls recorded since the meter was made (or last [`take`](Self::take)n).
+    pub fn calls(&self) -> u64 {
+        self.lock().calls
+    }
+
+    /// The units DynamoDB reported, over every call since the meter was made (or last
+    /// taken): read and write units together, indexes included.
     pub fn consumed(&self) -> f64 {
-        self.lock()
-            .iter()
-            .filter_map(|c| c.consumed)
-            .fold(0.0, |a, b| a + b)
+        let records = self.lock();
+        records.consumed[0] + records.consumed[1]
     }
 
-    /// The estimated units, summed over every call; `None` when a call's estimate is
-    /// unknown (see [`Charge::estimated`]).
+    /// The read or the write units DynamoDB reported (as [`consumed`](Self::consumed)).
+    pub fn consumed_units(&self, units: Units) -> f64 {
+        self.lock().consumed[slot(units)]
+    }
+
+    /// The estimated units of the kept records of calls that succeeded; `None` when one
+    /// of them has no estimate (see [`Charge::estimated`]).
     pub fn estimated(&self) -> Option<f64> {
-        add(self.lock().iter().map(|c| c.estimated))
+        add(self
+            .lock()
+            .recent
+            .iter()
+            .filter(|c| c.succeeded)
+            .map(|c| c.estimated))
     }
 
     fn record(&self, charge: Charge) {
-        self.lock().push(charge);
+        let mut records = self.lock();
+        records.calls += 1;
+        records.consumed[slot(charge.units)] += charge.consumed.unwrap_or(0.0);
+        if records.history == 0 {
+            return;
+        }
+        if records.recent.len() == records.history {
+            records.recent.pop_front();
+        }
+        records.recent.push_back(charge);
     }
 }
 
@@ -164,6 +231,9 @@ struct Asked {
     whole_item_returned: bool,
     /// Keys a `BatchGetItem` asked for, and whether each table's read is consistent.
     keys: usize,
+    /// A read of some attributes only (a projection, `AttributesToGet`, `Select`): it
+    /// costs by the whole items, which the client does not see.
+    projected: bool,
 }
 
 impl Storable for Asked {
@@ -189,7 +259,14 @@ fn asked(operation: &'static str, units: Units) -> Asked {
         written: None,
         whole_item_returned: false,
         keys: 0,
+        projected: false,
     }
+}
+
+/// A `Select` that reads part of each item (`COUNT`, `SPECIFIC_ATTRIBUTES`).
+fn partial(select: Option<&aws_sdk_dynamodb::types::Select>) -> bool {
+    use aws_sdk_dynamodb::types::Select;
+    matches!(select, Some(Select::Count | Select::SpecificAttributes))
 }
 
 fn whole(rv: Option<&ReturnValue>) -> bool {
@@ -251,6 +328,7 @@ impl Intercept for Metering {
             total(&mut i.return_consumed_capacity);
             Asked {
                 consistent: i.consistent_read == Some(true),
+                projected: i.projection_expression.is_some() || i.attributes_to_get.is_some(),
                 ..asked("GetItem", Units::Read)
             }
         } else if let Some(i) = input.downcast_mut::<PutItemInput>() {
@@ -275,12 +353,18 @@ impl Intercept for Metering {
             total(&mut i.return_consumed_capacity);
             Asked {
                 consistent: i.consistent_read == Some(true),
+                projected: i.projection_expression.is_some()
+                    || i.attributes_to_get.is_some()
+                    || partial(i.select.as_ref()),
                 ..asked("Query", Units::Read)
             }
         } else if let Some(i) = input.downcast_mut::<ScanInput>() {
             total(&mut i.return_consumed_capacity);
             Asked {
                 consistent: i.consistent_read == Some(true),
+                projected: i.projection_expression.is_some()
+                    || i.attributes_to_get.is_some()
+                    || partial(i.select.as_ref()),
                 ..asked("Scan", Units::Read)
             }
         } else if let Some(i) = input.downcast_mut::<BatchGetItemInput>() {
@@ -342,7 +426,8 @@ impl Intercept for Metering {
         self.0.record(Charge {
             operation: asked.operation,
             units: asked.units,
-            estimated,
+            estimated: estimated.filter(|_| !asked.projected),
+            succeeded: output.is_some(),
             consumed,
             consumed_by_table,
         });
