@@ -44,6 +44,7 @@
 //!         db.query(Reading::partition("d-1"))
 //!             .sk(Reading::sk().at().between(range.from, range.to))
 //!             .reverse()
+//!             .stream()
 //!     })
 //!     .try_collect()
 //!     .await?;
@@ -58,8 +59,7 @@
 //! # Ok(()) }
 //! ```
 
-use crate::ops::Query;
-use crate::{Db, Error, KeySpace, Table, Target, ValidationReason};
+use crate::{Db, Error, Table, ValidationReason};
 use aws_sdk_dynamodb::types::{
     BillingMode, GlobalSecondaryIndexUpdate, ProvisionedThroughput,
     UpdateGlobalSecondaryIndexAction,
@@ -456,25 +456,26 @@ impl<T: Table> PeriodTables<T> {
         Ok(dropped)
     }
 
-    /// The items of the query `build` makes for each period overlapping `range`
-    /// (`from` included, `to` excluded), newest period first. `build` gets the period's
-    /// [`Db`] and the range clipped to the period: condition the sort key on it, newest
-    /// first within the table too ([`reverse`](crate::ops::Query::reverse) on a
-    /// time-ordered sort key), and the stream is newest first overall, since periods do not
-    /// overlap. The tables are named from the range (no `ListTables`); one that does not
-    /// exist (never created, or dropped) is skipped. Each table is read only once the
-    /// stream reaches it, so taking the first items reads only the newest tables. A range
-    /// over more than [`MAX_PERIODS_PER_READ`] periods is refused
-    /// ([`ValidationReason::InvalidOption`]).
-    pub fn query_newest_first<X, K, F>(
+    /// The items of the read `build` makes for each period overlapping `range` (`from`
+    /// included, `to` excluded), newest period first. `build` gets the period's [`Db`]
+    /// and the range clipped to the period, and returns the read's stream (a query's or
+    /// a scatter query's [`stream`](crate::ops::Query::stream)): condition the sort key
+    /// on the range, newest first within the table too
+    /// ([`reverse`](crate::ops::Query::reverse) on a time-ordered sort key), and the
+    /// stream is newest first overall, since periods do not overlap. The tables are
+    /// named from the range (no `ListTables`); one that does not exist (never created, or
+    /// dropped) is skipped. Each table is read only once the stream reaches it, so taking
+    /// the first items reads only the newest tables. A range over more than
+    /// [`MAX_PERIODS_PER_READ`] periods is refused ([`ValidationReason::InvalidOption`]).
+    pub fn query_newest_first<X, S, F>(
         &self,
         range: TimeRange,
         build: F,
     ) -> impl Stream<Item = Result<X, Error>> + Send + 'static
     where
-        X: Target<Table = T> + Send + 'static,
-        K: KeySpace,
-        F: Fn(Db<T>, TimeRange) -> Query<X, K> + Send + Sync + 'static,
+        X: Send + 'static,
+        S: Stream<Item = Result<X, Error>> + Send + 'static,
+        F: Fn(Db<T>, TimeRange) -> S + Send + Sync + 'static,
     {
         let periods = self.periods_newest_first(range);
         let this = self.clone();
@@ -483,7 +484,6 @@ impl<T: Table> PeriodTables<T> {
             Ok(periods) => stream::iter(periods)
                 .map(move |(table, clipped)| {
                     build(this.db(&table), clipped)
-                        .stream()
                         .filter(|item| std::future::ready(!is_missing_table(item)))
                 })
                 .flatten()

@@ -82,6 +82,7 @@ async fn monthly_tables_route_list_read_across_and_drop() -> TestResult {
             db.query(Order::partition("u"))
                 .sk(Order::sk().created_at().between(range.from, range.to))
                 .reverse()
+                .stream()
         })
         .try_collect()
         .await?;
@@ -96,7 +97,7 @@ async fn monthly_tables_route_list_read_across_and_drop() -> TestResult {
     // The first two only: a stream stopped early.
     let first: Vec<Order> = tables
         .query_newest_first(TimeRange { from, to }, |db, _| {
-            db.query(Order::partition("u")).reverse()
+            db.query(Order::partition("u")).reverse().stream()
         })
         .take(2)
         .try_collect()
@@ -132,6 +133,7 @@ async fn monthly_tables_route_list_read_across_and_drop() -> TestResult {
             db.query(Order::partition("u"))
                 .sk(Order::sk().created_at().between(range.from, range.to))
                 .reverse()
+                .stream()
         })
         .try_collect()
         .await?;
