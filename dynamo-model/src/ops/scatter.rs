@@ -62,7 +62,7 @@ pub const DEFAULT_SCATTER_CONCURRENCY: usize = 16;
 /// [`concurrency`](Self::concurrency) at once ([`DEFAULT_SCATTER_CONCURRENCY`]).
 ///
 /// ```no_run
-/// # use dynamo_model::{Cursor, Db, Entity, Table};
+/// # use dynamo_model::{Db, Entity, Table};
 /// # use futures_util::TryStreamExt;
 /// # use serde::{Deserialize, Serialize};
 /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
@@ -72,21 +72,21 @@ pub const DEFAULT_SCATTER_CONCURRENCY: usize = 16;
 /// struct Order { day: String, shard: u8, placed_at: u64, order_id: String, total: u64 }
 ///
 /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
-/// let day = || (0..16u8).map(|shard| Order::partition("2026-11-03", shard));
-/// // The 50 latest orders of the day over 100, across all shards.
-/// let page = db
-///     .scatter_query(day())
-///     .sk(Order::sk().placed_at().ge(1_700_000_000u64))
-///     .filter(Order::fields().total.gt(100u64))
-///     .reverse()
-///     .limit(50)
-///     .page(None)
-///     .await?;
-/// // The next 50, from the cursor (a string to hand to a client).
-/// let next = db.scatter_query(day()).sk(Order::sk().placed_at().ge(1_700_000_000u64))
-///     .filter(Order::fields().total.gt(100u64)).reverse().limit(50)
-///     .page(page.cursor.as_ref()).await?;
-/// // Every order of the day, in order, as it arrives.
+/// let day = || {
+///     (0..16u8).map(|shard| Order::partition(OrderPartition { day: "2026-11-03", shard }))
+/// };
+/// // The latest orders of the day over 100, across all shards, 50 a page.
+/// let latest = || {
+///     db.scatter_query(day())
+///         .sk(Order::sk().placed_at().ge(1_700_000_000u64))
+///         .filter(Order::fields().total.gt(100u64))
+///         .reverse()
+///         .limit(50)
+/// };
+/// let page = latest().page(None).await?;
+/// // The next 50, from the cursor (a string to hand to a client and take back).
+/// let next = latest().page(page.cursor.as_ref()).await?;
+/// // Every order of the day, in order, each as soon as it is known to be next.
 /// let all: Vec<Order> = db.scatter_query(day()).stream().try_collect().await?;
 /// # Ok(()) }
 /// ```
@@ -450,7 +450,7 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
     /// # struct Order { day: String, shard: u8, order_id: String }
     /// # let db = dynamo_model::Db::<App>::offline("app");
     /// let inputs = db
-    ///     .scatter_query((0..4u8).map(|shard| Order::partition("2026-11-03", shard)))
+    ///     .scatter_query((0..4u8).map(|shard| Order::partition(OrderPartition { day: "2026-11-03", shard })))
     ///     .limit(10)
     ///     .params()?;
     /// assert_eq!(inputs.len(), 4);
@@ -649,7 +649,7 @@ impl<T: Table> Db<T> {
     ///
     /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
     /// let newest = db
-    ///     .scatter_query((0..10u8).map(|shard| Event::partition("2014-07-09", shard)))
+    ///     .scatter_query((0..10u8).map(|shard| Event::partition(EventPartition { day: "2014-07-09", shard })))
     ///     .reverse()
     ///     .limit(20)
     ///     .all()
