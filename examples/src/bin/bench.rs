@@ -1483,7 +1483,7 @@ async fn scatter_runs(
             all.extend(page.items);
         }
         if latest {
-            all.sort_by(|a: &Reading, b| b.at.cmp(&a.at));
+            all.sort_by_key(|r: &Reading| std::cmp::Reverse(r.at));
             all.truncate(50);
         } else {
             all.sort_by_key(|r| r.at);
@@ -1501,7 +1501,7 @@ async fn scatter_runs(
     };
     let expected: Vec<&Reading> = if latest {
         let mut newest: Vec<&Reading> = readings.iter().collect();
-        newest.sort_by(|a, b| b.at.cmp(&a.at));
+        newest.sort_by_key(|r| std::cmp::Reverse(r.at));
         newest.truncate(50);
         newest
     } else {
