@@ -7,7 +7,7 @@
 //! the checksum is keyed, so clients holding cursors cannot forge them either.
 //!
 //! A read merged from many partitions ([`ScatterQuery`](crate::ops::ScatterQuery)) has
-//! one cursor too: a [`Position`] per partition under the same fingerprint and checksum,
+//! one cursor too: a position per partition under the same fingerprint and checksum,
 //! in a body of its own version, so neither kind of cursor is taken for the other.
 
 use crate::Item;
