@@ -206,8 +206,8 @@ fn case() -> impl Strategy<Value = Case> {
         .prop_flat_map(|n| {
             (
                 Just((0..n).collect::<Vec<u8>>()).prop_shuffle(),
-                prop::collection::vec((0..n, "[ab]{1,2}", 0u16..3, -4i64..5, 0u8..4), 0..32),
-                ["[ab]{0,2}", "[ab]{0,2}"],
+                prop::collection::vec((0..n, "([ab]|é){1,2}", 0u16..3, -4i64..5, 0u8..4), 0..32),
+                ["([ab]|é){0,2}", "([ab]|é){0,2}"],
                 [-5i64..6, -5i64..6],
                 prop::option::of(1u8..4),
                 1usize..5,
