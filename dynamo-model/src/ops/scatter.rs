@@ -54,12 +54,19 @@ pub const DEFAULT_SCATTER_CONCURRENCY: usize = 16;
 ///   merged sequence. Without a limit, a page reads each partition at most once.
 /// - **Stream**: [`stream`](Self::stream) yields each item as soon as it is known to be
 ///   next, reading ahead while the caller works.
+/// - **Reading ahead**: a partition's next page is asked for while its current one is
+///   being merged (so a partition buffers at most two pages); with a limit, only once
+///   every partition has answered once, and only for partitions whose next item can
+///   still be among the first `limit`. Items read but not returned by a page are read
+///   again by the next one.
 /// - **Capacity**: a page's capacity is the sum over every request that completed for it.
 ///   Requests still in flight when a page has its items (reads ahead) are dropped, and
 ///   their capacity is not counted.
 ///
 /// Requests run as tasks of the current Tokio runtime, at most
 /// [`concurrency`](Self::concurrency) at once ([`DEFAULT_SCATTER_CONCURRENCY`]).
+/// [`Query::max_pages`] has no counterpart: a page without a limit already sends at most
+/// one request per partition.
 ///
 /// ```no_run
 /// # use dynamo_model::{Db, Entity, Table};
