@@ -173,19 +173,19 @@ pub(super) struct KeyNames {
 
 /// One rendered request, reused for every page.
 pub(super) struct Prepared {
-    pub(super) key_condition: String,
-    pub(super) filter: Option<String>,
-    pub(super) names: Option<HashMap<String, String>>,
-    pub(super) values: Option<HashMap<String, AttributeValue>>,
+    key_condition: String,
+    filter: Option<String>,
+    names: Option<HashMap<String, String>>,
+    values: Option<HashMap<String, AttributeValue>>,
     pub(super) fingerprint: Fingerprint,
     pub(super) cursor_names: Vec<&'static str>,
     /// The partition's attributes and values: a cursor must stay inside it.
     pub(super) pk_check: Vec<(&'static str, AttributeValue)>,
     sk_attr: Option<&'static str>,
     sk_range: Option<SortKeyRange>,
-    pub(super) projection: Option<String>,
+    projection: Option<String>,
     /// No item can match: pages are empty and nothing is sent.
-    pub(super) nothing: bool,
+    nothing: bool,
 }
 
 impl<T: Target, K: KeySpace> Query<T, K> {
