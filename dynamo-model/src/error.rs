@@ -592,7 +592,9 @@ pub enum CursorError {
     /// The checksum does not match: the cursor was altered.
     #[error("the cursor was altered (checksum mismatch)")]
     Tampered,
-    /// A valid cursor, but from another query (table, index, entity, key condition or direction).
+    /// A valid cursor, but from another query (table, index, entity, key condition or
+    /// direction; for a scatter query also the partitions, their number and order, and the
+    /// filter).
     #[error("the cursor belongs to another query")]
     WrongQuery,
 }

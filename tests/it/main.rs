@@ -27,6 +27,7 @@ mod query;
 mod ranges;
 mod requests;
 mod scan;
+mod scatter;
 mod single_item;
 mod transact;
 mod trust;

@@ -187,7 +187,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
 }
 
 /// The `LastEvaluatedKey`-shaped key of an item.
-fn key_of(item: &Item, names: &[&'static str]) -> Item {
+pub(super) fn key_of(item: &Item, names: &[&'static str]) -> Item {
     names
         .iter()
         .filter_map(|n| item.get(*n).map(|v| ((*n).to_owned(), v.clone())))
