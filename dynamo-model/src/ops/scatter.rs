@@ -503,6 +503,8 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
     where
         T: Send,
     {
+        // One state per stream, moved from step to step: its size does not matter.
+        #[allow(clippy::large_enum_variant)]
         enum State<T: Target, K: KeySpace> {
             Fresh(ScatterQuery<T, K>),
             Running {
