@@ -98,7 +98,10 @@ impl std::error::Error for EncodeError {}
 ///
 /// Implemented for strings, all integer types, floats, `bool`, `Option`, `Vec`, maps
 /// with string keys, string sets, [`Binary`], `time::OffsetDateTime` (feature `time`,
-/// stored as RFC 3339 UTC with nanoseconds so it sorts), `uuid::Uuid` (feature `uuid`)
+/// stored as RFC 3339 UTC with nanoseconds so it sorts), `time::Date` and
+/// `time::PrimitiveDateTime` (feature `time`), `chrono::NaiveDate`,
+/// `chrono::NaiveDateTime` and `chrono::DateTime<Utc>` (feature `chrono`) — every date
+/// type in the fixed-width form of its key encoding —, `uuid::Uuid` (feature `uuid`)
 /// and [`Serde`] (anything serde can handle, through `serde_dynamo`). Your own structs
 /// and enums get it from [`derive(Attribute)`](macro@crate::Attribute).
 ///
@@ -114,7 +117,7 @@ impl std::error::Error for EncodeError {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be stored as a DynamoDB attribute by dynamo-model",
     label = "unsupported field type",
-    note = "supported: String, integers, floats, bool, Option, Vec, HashMap/BTreeMap<String, _>, string sets, Binary, OffsetDateTime (feature `time`), Uuid (feature `uuid`), and types with `#[derive(dynamo_model::Attribute)]`: add that derive to your own structs and enums; for a foreign type add `#[dynamo(serde)]` to the field to store it through serde_dynamo; a `Chunked<_>` field needs `#[dynamo(chunked)]`"
+    note = "supported: String, integers, floats, bool, Option, Vec, HashMap/BTreeMap<String, _>, string sets, Binary, OffsetDateTime, Date and PrimitiveDateTime (feature `time`), chrono's NaiveDate, NaiveDateTime and DateTime<Utc> (feature `chrono`), Uuid (feature `uuid`), and types with `#[derive(dynamo_model::Attribute)]`: add that derive to your own structs and enums; for a foreign type add `#[dynamo(serde)]` to the field to store it through serde_dynamo; a `Chunked<_>` field needs `#[dynamo(chunked)]`"
 )]
 pub trait AttrValue: Sized {
     /// Encodes the value.
@@ -585,6 +588,129 @@ impl AttrValue for time::OffsetDateTime {
     }
 }
 
+/// A date or date-time as a string attribute in its fixed-width form (the form of its
+/// key encoding, so the attribute sorts and can be an index key).
+#[cfg(any(feature = "time", feature = "chrono"))]
+fn civil_attr(
+    civil: Result<Civil, &'static str>,
+    form: CivilForm,
+    value: &dyn std::fmt::Display,
+) -> Result<AttributeValue, EncodeError> {
+    let civil = civil.map_err(|reason| EncodeError::new(format!("{value}: {reason}")))?;
+    let mut s = String::with_capacity(30);
+    civil.push(form, &mut s);
+    Ok(AttributeValue::S(s))
+}
+
+/// Reads a string attribute in the fixed-width form `form`.
+#[cfg(any(feature = "time", feature = "chrono"))]
+fn civil_from_attr<T>(
+    value: AttributeValue,
+    form: CivilForm,
+    build: impl FnOnce(Civil) -> Result<T, &'static str>,
+) -> Result<T, DecodeErrorKind> {
+    match value {
+        AttributeValue::S(s) => Civil::parse(&s, form)
+            .and_then(build)
+            .map_err(|reason| DecodeErrorKind::Invalid(format!("{s:?}: {reason}"))),
+        other => Err(wrong_type("S", &other)),
+    }
+}
+
+#[cfg(any(feature = "time", feature = "chrono"))]
+use crate::text::civil::{Civil, CivilForm};
+
+/// Stored as `S "YYYY-MM-DD"`; years outside 0000–9999 are refused.
+#[cfg(feature = "time")]
+impl AttrValue for time::Date {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        let civil = Civil::date(self.year(), u8::from(self.month()), self.day());
+        civil_attr(civil, CivilForm::Date, self)
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        civil_from_attr(value, CivilForm::Date, |c| {
+            c.to_time().map(|(date, _)| date)
+        })
+    }
+}
+
+/// Stored as `S "YYYY-MM-DDTHH:MM:SS.nnnnnnnnn"`; years outside 0000–9999 are refused.
+#[cfg(feature = "time")]
+impl AttrValue for time::PrimitiveDateTime {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        civil_attr(
+            Civil::of_time(self.date(), self.time()),
+            CivilForm::Local,
+            self,
+        )
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        civil_from_attr(value, CivilForm::Local, |c| {
+            c.to_time()
+                .map(|(date, time)| time::PrimitiveDateTime::new(date, time))
+        })
+    }
+}
+
+/// Stored as `S "YYYY-MM-DD"`; years outside 0000–9999 are refused.
+#[cfg(feature = "chrono")]
+impl AttrValue for chrono::NaiveDate {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        civil_attr(
+            Civil::of_chrono(*self, chrono::NaiveTime::MIN),
+            CivilForm::Date,
+            self,
+        )
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        civil_from_attr(value, CivilForm::Date, |c| {
+            c.to_chrono().map(|(date, _)| date)
+        })
+    }
+}
+
+/// Stored as `S "YYYY-MM-DDTHH:MM:SS.nnnnnnnnn"` (a leap second as second 60); years
+/// outside 0000–9999 are refused.
+#[cfg(feature = "chrono")]
+impl AttrValue for chrono::NaiveDateTime {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        civil_attr(
+            Civil::of_chrono(self.date(), self.time()),
+            CivilForm::Local,
+            self,
+        )
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        civil_from_attr(value, CivilForm::Local, |c| {
+            c.to_chrono()
+                .map(|(date, time)| chrono::NaiveDateTime::new(date, time))
+        })
+    }
+}
+
+/// Stored as `S "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ"` like `time::OffsetDateTime` (a leap
+/// second as second 60); years outside 0000–9999 are refused. Decoding also accepts any
+/// RFC 3339 text (another precision or offset), as written by other programs.
+#[cfg(feature = "chrono")]
+impl AttrValue for chrono::DateTime<chrono::Utc> {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        let utc = self.naive_utc();
+        civil_attr(
+            Civil::of_chrono(utc.date(), utc.time()),
+            CivilForm::Utc,
+            self,
+        )
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        match value {
+            AttributeValue::S(s) => chrono::DateTime::parse_from_rfc3339(&s)
+                .map(|t| t.to_utc())
+                .map_err(|e| DecodeErrorKind::Invalid(format!("{s:?} is not RFC 3339: {e}"))),
+            other => Err(wrong_type("S", &other)),
+        }
+    }
+}
+
 #[cfg(feature = "uuid")]
 impl AttrValue for uuid::Uuid {
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
@@ -722,6 +848,95 @@ impl VersionValue for u64 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A date attribute holds the text of the value's key encoding (so it sorts like the
+    /// values, and an index on it agrees with the key) and reads back as the value.
+    #[cfg(any(feature = "time", feature = "chrono"))]
+    fn check_date_attr<T: AttrValue + crate::KeyPart + PartialEq + std::fmt::Debug>(
+        value: &T,
+    ) -> Result<(), TestCaseError> {
+        let mut key = String::new();
+        value
+            .encode_key(&mut key)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let attr = value
+            .to_attr()
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&attr, &AttributeValue::S(key));
+        let back = T::from_attr(attr).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&back, value);
+        prop_assert!(T::from_attr(AttributeValue::N("1".into())).is_err());
+        Ok(())
+    }
+
+    #[cfg(feature = "time")]
+    proptest! {
+        #[test]
+        fn time_dates_are_stored_as_their_key_text(
+            d in crate::key::testing::time_values::dates(),
+            t in crate::key::testing::time_values::date_times(),
+        ) {
+            check_date_attr(&d)?;
+            check_date_attr(&t)?;
+        }
+    }
+
+    #[cfg(feature = "chrono")]
+    proptest! {
+        #[test]
+        fn chrono_dates_are_stored_as_their_key_text(
+            d in crate::key::testing::chrono_values::dates(),
+            t in crate::key::testing::chrono_values::date_times(),
+        ) {
+            check_date_attr(&d)?;
+            check_date_attr(&t)?;
+            check_date_attr(&t.and_utc())?;
+        }
+    }
+
+    #[cfg(feature = "time")]
+    #[test]
+    fn time_dates_outside_the_key_years_are_refused() {
+        use time::macros::{date, datetime};
+        assert!(date!(-0001 - 01 - 01).to_attr().is_err());
+        assert!(datetime!(-0001-01-01 0:00).to_attr().is_err());
+        assert!(time::Date::from_attr(AttributeValue::S("2024-02-30".into())).is_err());
+        assert!(time::Date::from_attr(AttributeValue::S("2024-2-3".into())).is_err());
+        assert!(
+            time::PrimitiveDateTime::from_attr(AttributeValue::S("2024-02-03".into())).is_err()
+        );
+    }
+
+    #[cfg(feature = "chrono")]
+    #[test]
+    fn chrono_instants_read_any_rfc_3339() {
+        use chrono::{DateTime, NaiveDate, Utc};
+        let at = NaiveDate::from_ymd_opt(2024, 1, 2)
+            .and_then(|d| d.and_hms_opt(3, 4, 5))
+            .map(|t| t.and_utc())
+            .expect("valid");
+        for text in [
+            "2024-01-02T03:04:05Z",
+            "2024-01-02T03:04:05.000Z",
+            "2024-01-02T04:04:05+01:00",
+        ] {
+            assert_eq!(
+                DateTime::<Utc>::from_attr(AttributeValue::S(text.into())),
+                Ok(at)
+            );
+        }
+        assert!(DateTime::<Utc>::from_attr(AttributeValue::S("2024-01-02".into())).is_err());
+        let far = NaiveDate::from_ymd_opt(10_000, 1, 1).expect("valid");
+        assert!(far.to_attr().is_err());
+        assert!(far.and_hms_opt(0, 0, 0).expect("valid").to_attr().is_err());
+        assert!(
+            far.and_hms_opt(0, 0, 0)
+                .expect("valid")
+                .and_utc()
+                .to_attr()
+                .is_err()
+        );
+    }
 
     proptest! {
         /// A string set serde_dynamo wrote (a list of strings) reads back as the same set.

@@ -44,8 +44,10 @@
 //! and takes `customize(..)` hooks for the SDK request. Every failure is an [`Error`]
 //! you can match on.
 //!
-//! Features: `time` and `uuid` add key encodings and codecs for `time::OffsetDateTime`
-//! and `uuid::Uuid`; `aws-config` adds [`Db::from_env`]; `local` adds [`local`], which
+//! Features: `time`, `chrono` and `uuid` add key encodings and codecs for
+//! `time::OffsetDateTime`, `time::Date` and `time::PrimitiveDateTime`, for
+//! `chrono::NaiveDate`, `chrono::NaiveDateTime` and `chrono::DateTime<Utc>`, and for
+//! `uuid::Uuid`; `aws-config` adds [`Db::from_env`]; `local` adds [`local`], which
 //! finds or starts DynamoDB Local and creates throw-away tables for tests.
 
 #![warn(missing_docs)]

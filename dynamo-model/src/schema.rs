@@ -136,7 +136,7 @@ pub struct IndexSchema {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a key attribute",
     label = "used as an index key attribute",
-    note = "DynamoDB key attributes are strings (String, OffsetDateTime, Uuid), numbers (integers, floats) or binary (Binary), optionally in `Option` for a sparse index"
+    note = "DynamoDB key attributes are strings (String, dates and date-times, Uuid), numbers (integers, floats) or binary (Binary), optionally in `Option` for a sparse index"
 )]
 pub trait KeyAttrType: crate::sealed::KeyAttrType {
     /// `S`, `N` or `B`.
@@ -153,7 +153,9 @@ key_attr_type!(ScalarType::S => String);
 key_attr_type!(ScalarType::N => u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
 key_attr_type!(ScalarType::B => crate::Binary);
 #[cfg(feature = "time")]
-key_attr_type!(ScalarType::S => time::OffsetDateTime);
+key_attr_type!(ScalarType::S => time::OffsetDateTime, time::Date, time::PrimitiveDateTime);
+#[cfg(feature = "chrono")]
+key_attr_type!(ScalarType::S => chrono::NaiveDate, chrono::NaiveDateTime, chrono::DateTime<chrono::Utc>);
 #[cfg(feature = "uuid")]
 key_attr_type!(ScalarType::S => uuid::Uuid);
 

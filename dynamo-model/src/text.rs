@@ -33,24 +33,233 @@ pub(crate) fn push_utc_timestamp(
     t: &time::OffsetDateTime,
     out: &mut String,
 ) -> Result<(), &'static str> {
-    let utc = t
-        .checked_to_offset(time::UtcOffset::UTC)
-        .filter(|utc| (0..=9999).contains(&utc.year()))
-        .ok_or("the year in UTC must be between 0000 and 9999")?;
-    // The year is in 0..=9999, hence non-negative.
-    push_padded_u64(out, utc.year().unsigned_abs().into(), 4);
-    out.push('-');
-    push_padded_u64(out, u8::from(utc.month()).into(), 2);
-    out.push('-');
-    push_padded_u64(out, utc.day().into(), 2);
-    out.push('T');
-    push_padded_u64(out, utc.hour().into(), 2);
-    out.push(':');
-    push_padded_u64(out, utc.minute().into(), 2);
-    out.push(':');
-    push_padded_u64(out, utc.second().into(), 2);
-    out.push('.');
-    push_padded_u64(out, utc.nanosecond().into(), 9);
-    out.push('Z');
+    const UTC_YEAR: &str = "the year in UTC must be between 0000 and 9999";
+    let utc = t.checked_to_offset(time::UtcOffset::UTC).ok_or(UTC_YEAR)?;
+    let civil = civil::Civil::of_time(utc.date(), utc.time()).map_err(|_| UTC_YEAR)?;
+    civil.push(civil::CivilForm::Utc, out);
     Ok(())
+}
+
+/// The fixed-width text forms of dates and times (features `time` and `chrono`).
+#[cfg(any(feature = "time", feature = "chrono"))]
+pub(crate) mod civil {
+    use super::push_padded_u64;
+
+    /// Why a date outside the fixed-width forms' years cannot be written.
+    pub(crate) const YEAR_RANGE: &str = "the year must be between 0000 and 9999";
+
+    /// The fixed-width text forms of calendar dates and times, in keys and attributes. Every
+    /// field is zero-padded to a fixed width and the fields go from the most significant to
+    /// the least, so the byte order of the text is the order of the values, and two texts of
+    /// one form never are a prefix of each other.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) enum CivilForm {
+        /// `YYYY-MM-DD` (10 characters).
+        Date,
+        /// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn` (29 characters): a date-time without an offset.
+        Local,
+        /// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` (30 characters): an instant, in UTC.
+        Utc,
+    }
+
+    impl CivilForm {
+        /// The text's length and its fixed separators (byte position, byte).
+        fn layout(self) -> (usize, &'static [(usize, u8)]) {
+            const SEPARATORS: [(usize, u8); 7] = [
+                (4, b'-'),
+                (7, b'-'),
+                (10, b'T'),
+                (13, b':'),
+                (16, b':'),
+                (19, b'.'),
+                (29, b'Z'),
+            ];
+            match self {
+                CivilForm::Date => (10, &SEPARATORS[..2]),
+                CivilForm::Local => (29, &SEPARATORS[..6]),
+                CivilForm::Utc => (30, &SEPARATORS),
+            }
+        }
+
+        /// What the text must look like, for error messages.
+        pub(crate) fn expected(self) -> &'static str {
+            match self {
+                CivilForm::Date => "expected `YYYY-MM-DD`",
+                CivilForm::Local => "expected `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn`",
+                CivilForm::Utc => "expected `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`",
+            }
+        }
+    }
+
+    /// A calendar date and a time of day as the fixed-width forms write them: each field in
+    /// the range its digits can hold (the year 0000 to 9999, the second up to 60 for a leap
+    /// second). Whether the fields make a real date is for the date type to check.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) struct Civil {
+        pub year: u16,
+        pub month: u8,
+        pub day: u8,
+        pub hour: u8,
+        pub minute: u8,
+        /// 0 to 59, or 60 for a leap second (chrono represents them; `time` does not).
+        pub second: u8,
+        pub nanosecond: u32,
+    }
+
+    impl Civil {
+        /// The fields of a date at midnight, or [`YEAR_RANGE`] for a year outside 0000–9999
+        /// (a negative year would need a sign, and a fifth digit would break the fixed width).
+        pub(crate) fn date(year: i32, month: u8, day: u8) -> Result<Civil, &'static str> {
+            let year = u16::try_from(year)
+                .ok()
+                .filter(|y| *y <= 9999)
+                .ok_or(YEAR_RANGE)?;
+            Ok(Civil {
+                year,
+                month,
+                day,
+                hour: 0,
+                minute: 0,
+                second: 0,
+                nanosecond: 0,
+            })
+        }
+
+        /// The fields of a `time` date and time of day.
+        #[cfg(feature = "time")]
+        pub(crate) fn of_time(date: time::Date, t: time::Time) -> Result<Civil, &'static str> {
+            Ok(Civil {
+                hour: t.hour(),
+                minute: t.minute(),
+                second: t.second(),
+                nanosecond: t.nanosecond(),
+                ..Civil::date(date.year(), u8::from(date.month()), date.day())?
+            })
+        }
+
+        /// The `time` date and time of day of these fields, or why there is none.
+        #[cfg(feature = "time")]
+        pub(crate) fn to_time(self) -> Result<(time::Date, time::Time), &'static str> {
+            let month =
+                time::Month::try_from(self.month).map_err(|_| "not a valid calendar date")?;
+            let date = time::Date::from_calendar_date(i32::from(self.year), month, self.day)
+                .map_err(|_| "not a valid calendar date")?;
+            let t = time::Time::from_hms_nano(self.hour, self.minute, self.second, self.nanosecond)
+                .map_err(|_| "not a valid time of day")?;
+            Ok((date, t))
+        }
+
+        /// The fields of a `chrono` date and time of day; a leap second (a nanosecond count
+        /// of one second or more, at second 59) is written as second 60, which sorts after
+        /// second 59 and before the next minute, as chrono orders it.
+        #[cfg(feature = "chrono")]
+        pub(crate) fn of_chrono(
+            date: chrono::NaiveDate,
+            t: chrono::NaiveTime,
+        ) -> Result<Civil, &'static str> {
+            use chrono::{Datelike, Timelike};
+            let (second, nanosecond) = match t.nanosecond().checked_sub(1_000_000_000) {
+                Some(leap) => (60, leap),
+                None => (t.second(), t.nanosecond()),
+            };
+            // Month 1-12, day 1-31, hour 0-23, minute and second 0-59: all fit in a u8.
+            let small = |v: u32| u8::try_from(v).map_err(|_| "not a valid time of day");
+            Ok(Civil {
+                hour: small(t.hour())?,
+                minute: small(t.minute())?,
+                second: small(second)?,
+                nanosecond,
+                ..Civil::date(date.year(), small(date.month())?, small(date.day())?)?
+            })
+        }
+
+        /// The `chrono` date and time of day of these fields (second 60: a leap second), or
+        /// why there is none.
+        #[cfg(feature = "chrono")]
+        pub(crate) fn to_chrono(
+            self,
+        ) -> Result<(chrono::NaiveDate, chrono::NaiveTime), &'static str> {
+            let date = chrono::NaiveDate::from_ymd_opt(
+                i32::from(self.year),
+                u32::from(self.month),
+                u32::from(self.day),
+            )
+            .ok_or("not a valid calendar date")?;
+            let (second, nanosecond) = if self.second == 60 {
+                (59, self.nanosecond + 1_000_000_000)
+            } else {
+                (u32::from(self.second), self.nanosecond)
+            };
+            let t = chrono::NaiveTime::from_hms_nano_opt(
+                u32::from(self.hour),
+                u32::from(self.minute),
+                second,
+                nanosecond,
+            )
+            .ok_or("not a valid time of day")?;
+            Ok((date, t))
+        }
+
+        /// Appends the text of `form` (a date form leaves the time out).
+        pub(crate) fn push(&self, form: CivilForm, out: &mut String) {
+            push_padded_u64(out, self.year.into(), 4);
+            out.push('-');
+            push_padded_u64(out, self.month.into(), 2);
+            out.push('-');
+            push_padded_u64(out, self.day.into(), 2);
+            if form == CivilForm::Date {
+                return;
+            }
+            out.push('T');
+            push_padded_u64(out, self.hour.into(), 2);
+            out.push(':');
+            push_padded_u64(out, self.minute.into(), 2);
+            out.push(':');
+            push_padded_u64(out, self.second.into(), 2);
+            out.push('.');
+            push_padded_u64(out, self.nanosecond.into(), 9);
+            if form == CivilForm::Utc {
+                out.push('Z');
+            }
+        }
+
+        /// Reads the text of `form`: exactly its length, its separators and ASCII digits
+        /// everywhere else (no sign, no other width). The fields are only range-checked as
+        /// far as their digits go; the date type checks the calendar.
+        pub(crate) fn parse(text: &str, form: CivilForm) -> Result<Civil, &'static str> {
+            let (len, separators) = form.layout();
+            let bytes = text.as_bytes();
+            if bytes.len() != len || separators.iter().any(|&(at, b)| bytes[at] != b) {
+                return Err(form.expected());
+            }
+            let number = |range: std::ops::Range<usize>| -> Result<u32, &'static str> {
+                bytes[range].iter().try_fold(0u32, |acc, &b| {
+                    if b.is_ascii_digit() {
+                        // At most 9 digits: cannot overflow a u32.
+                        Ok(acc * 10 + u32::from(b - b'0'))
+                    } else {
+                        Err(form.expected())
+                    }
+                })
+            };
+            // At most 4 digits for the year and 2 for the others: the narrowing is lossless.
+            let narrow = |v: u32| v as u8;
+            let mut civil = Civil {
+                year: number(0..4)? as u16,
+                month: narrow(number(5..7)?),
+                day: narrow(number(8..10)?),
+                hour: 0,
+                minute: 0,
+                second: 0,
+                nanosecond: 0,
+            };
+            if form != CivilForm::Date {
+                civil.hour = narrow(number(11..13)?);
+                civil.minute = narrow(number(14..16)?);
+                civil.second = narrow(number(17..19)?);
+                civil.nanosecond = number(20..29)?;
+            }
+            Ok(civil)
+        }
+    }
 }

@@ -9,6 +9,8 @@ mod all_options;
 mod chunked;
 #[path = "derive_accepts/computed.rs"]
 mod computed;
+#[path = "derive_accepts/date_keys.rs"]
+mod date_keys;
 #[path = "derive_accepts/named_keys.rs"]
 mod named_keys;
 #[path = "derive_accepts/no_serde.rs"]
@@ -28,6 +30,11 @@ fn every_derive_option_together() {
 #[test]
 fn time_and_uuid_key_fields() {
     time_uuid_keys::run();
+}
+
+#[test]
+fn date_key_fields() {
+    date_keys::run();
 }
 
 #[test]

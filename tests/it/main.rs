@@ -9,6 +9,7 @@ mod chunk;
 mod common;
 mod compress;
 mod computed_keys;
+mod dates;
 mod deadlines;
 mod decode;
 mod duplicates;

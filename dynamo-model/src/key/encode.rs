@@ -23,11 +23,25 @@
 //! | `i8` … `i128`, `isize` | `v >= 0`: zero-padded decimal, width of `MAX`; `v < 0`: `-` then `v - MIN` zero-padded to the same width (`isize` as `i64`) |
 //! | `bool` | `false` / `true` |
 //! | `time::OffsetDateTime` (feature `time`) | UTC, `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` |
+//! | `time::Date` (feature `time`) | `YYYY-MM-DD` |
+//! | `time::PrimitiveDateTime` (feature `time`) | `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn` (no offset) |
+//! | `chrono::NaiveDate` (feature `chrono`) | `YYYY-MM-DD` |
+//! | `chrono::NaiveDateTime` (feature `chrono`) | `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn` (no offset); a leap second as second `60` |
+//! | `chrono::DateTime<chrono::Utc>` (feature `chrono`) | `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`; a leap second as second `60` |
 //! | `uuid::Uuid` (feature `uuid`) | lowercase hyphenated |
 //!
 //! `u128` and `i128` values with more than 38 significant digits are refused
 //! ([`KeyError::OutOfRange`]): key fields are also stored as number attributes, and a
 //! DynamoDB number holds at most 38 significant digits.
+//!
+//! Dates and date-times have a fixed width, which is what makes their text sort like the
+//! values: four digits of year, then two of month, day, hour, minute and second, and nine
+//! of nanosecond. Years outside `0000..=9999` are refused ([`KeyError::OutOfRange`],
+//! before anything is sent) rather than written in a wider or signed form: `time`
+//! (without its `large-dates` feature) stops at ±9999 and chrono at ±262143, and a year
+//! `-0001` or `10000` would need a sign or a fifth digit, which no other key of the same
+//! field has, so it could not sort among them without widening every key already
+//! stored. An `OffsetDateTime`'s year is the year of its UTC instant.
 //!
 //! ```text
 //! 5i64            -> 0000000000000000005
@@ -123,7 +137,7 @@ fn malformed(type_name: &'static str, input: &str, reason: &'static str) -> KeyE
 ///   all 0x80 or above. The escape keeps the order: `%` sorts below every
 ///   character written as is, and uppercase hex digits sort like the values
 ///   they write;
-/// * integers, timestamps and UUIDs have a fixed width per type (a negative
+/// * integers, dates, timestamps and UUIDs have a fixed width per type (a negative
 ///   integer starts with `-`, a non-negative one with a digit, so neither is
 ///   a prefix of the other), and `false` / `true` are no prefix of each other.
 ///
@@ -132,7 +146,7 @@ fn malformed(type_name: &'static str, input: &str, reason: &'static str) -> KeyE
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used in a key template",
     label = "this field is used in a key template",
-    note = "key fields must implement `dynamo_model::KeyPart`: String, integers, bool, time::OffsetDateTime (feature `time`), uuid::Uuid (feature `uuid`), or your own type implementing it"
+    note = "key fields must implement `dynamo_model::KeyPart`: String, integers, bool, time::OffsetDateTime, time::Date and time::PrimitiveDateTime (feature `time`), chrono::NaiveDate, chrono::NaiveDateTime and chrono::DateTime<Utc> (feature `chrono`), uuid::Uuid (feature `uuid`), or your own type implementing it"
 )]
 pub trait KeyPart: Sized {
     /// Appends the order-preserving encoding of `self` to `out`.
@@ -185,7 +199,7 @@ impl KeyArg<String> for &str {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used in an index key template",
     label = "this field is used in an index key template",
-    note = "index key fields implement `dynamo_model::KeyPart` (String, integers, bool, time::OffsetDateTime with feature `time`, uuid::Uuid with feature `uuid`, or your own type), optionally wrapped in `Option` for a sparse index"
+    note = "index key fields implement `dynamo_model::KeyPart` (String, integers, bool, time::OffsetDateTime, time::Date and time::PrimitiveDateTime with feature `time`, chrono::NaiveDate, chrono::NaiveDateTime and chrono::DateTime<Utc> with feature `chrono`, uuid::Uuid with feature `uuid`, or your own type), optionally wrapped in `Option` for a sparse index"
 )]
 pub trait OptionalKeyPart: crate::sealed::OptionalKeyPart {
     /// The key part when present (`T` for both `T` and `Option<T>`): what queries on the
@@ -546,6 +560,42 @@ impl KeyPart for bool {
     }
 }
 
+/// Writes a date or date-time in its fixed-width form, or says why it cannot (a year
+/// outside 0000–9999).
+#[cfg(any(feature = "time", feature = "chrono"))]
+fn encode_civil(
+    civil: Result<Civil, &'static str>,
+    form: CivilForm,
+    type_name: &'static str,
+    value: &dyn std::fmt::Display,
+    out: &mut String,
+) -> Result<(), KeyError> {
+    let civil = civil.map_err(|reason| KeyError::OutOfRange {
+        type_name,
+        value: value.to_string(),
+        reason,
+    })?;
+    civil.push(form, out);
+    Ok(())
+}
+
+/// Reads a component in a fixed-width form and builds the value from its fields (`build`
+/// refuses fields that make no calendar date or time of day).
+#[cfg(any(feature = "time", feature = "chrono"))]
+fn decode_civil<T>(
+    component: &str,
+    form: CivilForm,
+    type_name: &'static str,
+    build: impl FnOnce(Civil) -> Result<T, &'static str>,
+) -> Result<T, KeyError> {
+    Civil::parse(component, form)
+        .and_then(build)
+        .map_err(|reason| malformed(type_name, component, reason))
+}
+
+#[cfg(any(feature = "time", feature = "chrono"))]
+use crate::text::civil::{Civil, CivilForm};
+
 /// Converted to UTC and written as `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` (always 30
 /// characters). The offset is not preserved: decoding yields the same instant
 /// in UTC. Instants whose UTC year is outside `0000..=9999` are
@@ -561,52 +611,100 @@ impl KeyPart for time::OffsetDateTime {
     }
 
     fn decode_key(component: &str) -> Result<Self, KeyError> {
-        const NAME: &str = "OffsetDateTime";
-        const FORMAT: &str = "expected `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`";
-        const SEPARATORS: [(usize, u8); 7] = [
-            (4, b'-'),
-            (7, b'-'),
-            (10, b'T'),
-            (13, b':'),
-            (16, b':'),
-            (19, b'.'),
-            (29, b'Z'),
-        ];
-        let bytes = component.as_bytes();
-        if bytes.len() != 30
-            || SEPARATORS
-                .iter()
-                .any(|&(index, separator)| bytes[index] != separator)
-        {
-            return Err(malformed(NAME, component, FORMAT));
-        }
-        let number = |range: std::ops::Range<usize>| -> Result<u32, KeyError> {
-            bytes[range].iter().try_fold(0u32, |acc, &b| {
-                if b.is_ascii_digit() {
-                    // At most 9 digits: cannot overflow a u32.
-                    Ok(acc * 10 + u32::from(b - b'0'))
-                } else {
-                    Err(malformed(NAME, component, FORMAT))
-                }
-            })
-        };
-        let year = number(0..4)?;
-        let month = number(5..7)?;
-        let day = number(8..10)?;
-        let hour = number(11..13)?;
-        let minute = number(14..16)?;
-        let second = number(17..19)?;
-        let nanosecond = number(20..29)?;
+        decode_civil(component, CivilForm::Utc, "OffsetDateTime", |civil| {
+            let (date, time) = civil.to_time()?;
+            Ok(time::PrimitiveDateTime::new(date, time).assume_utc())
+        })
+    }
+}
 
-        let invalid_date = |_| malformed(NAME, component, "not a valid calendar date");
-        let invalid_time = |_| malformed(NAME, component, "not a valid time of day");
-        // All narrowing conversions below are lossless: at most 4 or 2 digits.
-        let month = time::Month::try_from(month as u8).map_err(invalid_date)?;
-        let date =
-            time::Date::from_calendar_date(year as i32, month, day as u8).map_err(invalid_date)?;
-        let time = time::Time::from_hms_nano(hour as u8, minute as u8, second as u8, nanosecond)
-            .map_err(invalid_time)?;
-        Ok(time::PrimitiveDateTime::new(date, time).assume_utc())
+/// Written `YYYY-MM-DD` (always 10 characters). Dates whose year is outside
+/// `0000..=9999` are [`KeyError::OutOfRange`].
+#[cfg(feature = "time")]
+impl KeyPart for time::Date {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        let civil = Civil::date(self.year(), u8::from(self.month()), self.day());
+        encode_civil(civil, CivilForm::Date, "Date", self, out)
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        decode_civil(component, CivilForm::Date, "Date", |civil| {
+            civil.to_time().map(|(date, _)| date)
+        })
+    }
+}
+
+/// Written `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn` (always 29 characters; no offset, as the
+/// value has none). Date-times whose year is outside `0000..=9999` are
+/// [`KeyError::OutOfRange`].
+#[cfg(feature = "time")]
+impl KeyPart for time::PrimitiveDateTime {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        let civil = Civil::of_time(self.date(), self.time());
+        encode_civil(civil, CivilForm::Local, "PrimitiveDateTime", self, out)
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        decode_civil(component, CivilForm::Local, "PrimitiveDateTime", |civil| {
+            civil
+                .to_time()
+                .map(|(date, time)| time::PrimitiveDateTime::new(date, time))
+        })
+    }
+}
+
+/// Written `YYYY-MM-DD` (always 10 characters). Dates whose year is outside
+/// `0000..=9999` are [`KeyError::OutOfRange`] (chrono's own range is ±262143).
+#[cfg(feature = "chrono")]
+impl KeyPart for chrono::NaiveDate {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        let civil = Civil::of_chrono(*self, chrono::NaiveTime::MIN);
+        encode_civil(civil, CivilForm::Date, "NaiveDate", self, out)
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        decode_civil(component, CivilForm::Date, "NaiveDate", |civil| {
+            civil.to_chrono().map(|(date, _)| date)
+        })
+    }
+}
+
+/// Written `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn` (always 29 characters); a leap second as
+/// second `60`, which sorts after second 59 and before the next minute, as chrono orders
+/// it. Date-times whose year is outside `0000..=9999` are [`KeyError::OutOfRange`].
+#[cfg(feature = "chrono")]
+impl KeyPart for chrono::NaiveDateTime {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        let civil = Civil::of_chrono(self.date(), self.time());
+        encode_civil(civil, CivilForm::Local, "NaiveDateTime", self, out)
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        decode_civil(component, CivilForm::Local, "NaiveDateTime", |civil| {
+            civil
+                .to_chrono()
+                .map(|(date, time)| chrono::NaiveDateTime::new(date, time))
+        })
+    }
+}
+
+/// Written `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` (always 30 characters, the form of
+/// `time::OffsetDateTime`); a leap second as second `60`. Instants whose year is outside
+/// `0000..=9999` are [`KeyError::OutOfRange`].
+#[cfg(feature = "chrono")]
+impl KeyPart for chrono::DateTime<chrono::Utc> {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        let utc = self.naive_utc();
+        let civil = Civil::of_chrono(utc.date(), utc.time());
+        encode_civil(civil, CivilForm::Utc, "DateTime<Utc>", self, out)
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        decode_civil(component, CivilForm::Utc, "DateTime<Utc>", |civil| {
+            civil
+                .to_chrono()
+                .map(|(date, time)| chrono::NaiveDateTime::new(date, time).and_utc())
+        })
     }
 }
 
@@ -764,8 +862,8 @@ mod tests {
 
     fn mutation() -> impl Strategy<Value = (usize, u8, char)> {
         let chars = vec![
-            '0', '1', '2', '5', '9', 'a', 'f', 'g', 'A', 'F', '-', '+', '#', '"', '$', '%', ':',
-            '.', 'T', 'Z', ' ', '\u{0}', '\u{1}', 'é', '€',
+            '0', '1', '2', '5', '6', '9', 'a', 'f', 'g', 'A', 'F', '-', '+', '#', '"', '$', '%',
+            ':', '.', 'T', 'Z', ' ', '\u{0}', '\u{1}', 'é', '€',
         ];
         (any::<usize>(), 0u8..4, prop::sample::select(chars))
     }
@@ -847,6 +945,41 @@ mod tests {
         time::OffsetDateTime,
         datetime_values::datetimes(),
         |a, b| a.unix_timestamp_nanos().cmp(&b.unix_timestamp_nanos())
+    );
+
+    #[cfg(feature = "time")]
+    properties!(prop_date, time::Date, time_values::dates(), Ord::cmp);
+
+    #[cfg(feature = "time")]
+    properties!(
+        prop_primitive_datetime,
+        time::PrimitiveDateTime,
+        time_values::date_times(),
+        Ord::cmp
+    );
+
+    #[cfg(feature = "chrono")]
+    properties!(
+        prop_naive_date,
+        chrono::NaiveDate,
+        chrono_values::dates(),
+        Ord::cmp
+    );
+
+    #[cfg(feature = "chrono")]
+    properties!(
+        prop_naive_datetime,
+        chrono::NaiveDateTime,
+        chrono_values::date_times(),
+        Ord::cmp
+    );
+
+    #[cfg(feature = "chrono")]
+    properties!(
+        prop_chrono_utc,
+        chrono::DateTime<chrono::Utc>,
+        chrono_values::instants(),
+        Ord::cmp
     );
 
     #[cfg(feature = "uuid")]
@@ -1003,13 +1136,242 @@ mod tests {
         }
     }
 
+    /// A date type's values either encode (and round-trip) or are refused as
+    /// `OutOfRange` exactly when their year is outside 0000..=9999.
+    #[cfg(any(feature = "time", feature = "chrono"))]
+    fn check_year_range<T: KeyPart + PartialEq + Debug>(
+        value: &T,
+        in_range: bool,
+    ) -> Result<(), TestCaseError> {
+        let mut out = String::new();
+        match value.encode_key(&mut out) {
+            Ok(()) => {
+                prop_assert!(in_range, "{:?} encoded to {:?}", value, out);
+                prop_assert_eq!(&T::decode_key(&out).map_err(key_error)?, value);
+            }
+            Err(error) => {
+                prop_assert!(!in_range, "{:?}: {:?}", value, error);
+                prop_assert!(matches!(error, KeyError::OutOfRange { .. }), "{:?}", error);
+                prop_assert!(out.is_empty(), "a refused value wrote {:?}", out);
+            }
+        }
+        Ok(())
+    }
+
     #[cfg(feature = "time")]
+    proptest! {
+        #[test]
+        fn date_years(v in time_values::any_dates()) {
+            check_year_range(&v, (0..=9999).contains(&v.year()))?;
+        }
+
+        #[test]
+        fn primitive_datetime_years(v in time_values::any_date_times()) {
+            check_year_range(&v, (0..=9999).contains(&v.year()))?;
+        }
+    }
+
+    #[cfg(feature = "chrono")]
+    proptest! {
+        #[test]
+        fn chrono_years(d in chrono_values::any_dates(), t in chrono_values::times()) {
+            use chrono::Datelike;
+            let in_range = (0..=9999).contains(&d.year());
+            let v = chrono::NaiveDateTime::new(d, t);
+            check_year_range(&d, in_range)?;
+            check_year_range(&v, in_range)?;
+            check_year_range(&v.and_utc(), in_range)?;
+        }
+    }
+
+    #[cfg(feature = "time")]
+    #[test]
+    fn date_examples() {
+        use time::macros::{date, datetime};
+        use time::{Date, PrimitiveDateTime};
+        assert_eq!(enc(&date!(2014 - 07 - 09)), "2014-07-09");
+        assert_eq!(enc(&time_values::MIN_DATE), "0000-01-01");
+        assert_eq!(enc(&time_values::MAX_DATE), "9999-12-31");
+        assert_eq!(Date::decode_key("2024-02-29"), Ok(date!(2024 - 02 - 29)));
+        let v = datetime!(2024-01-02 03:04:05.000_000_006);
+        assert_eq!(enc(&v), "2024-01-02T03:04:05.000000006");
+        assert_eq!(
+            PrimitiveDateTime::decode_key("2024-01-02T03:04:05.000000006"),
+            Ok(v)
+        );
+        assert_eq!(
+            enc(&PrimitiveDateTime::new(
+                time_values::MAX_DATE,
+                time::Time::MAX
+            )),
+            "9999-12-31T23:59:59.999999999"
+        );
+        for v in [date!(-0001 - 12 - 31), date!(-9999 - 01 - 01)] {
+            match enc_err(&v) {
+                KeyError::OutOfRange {
+                    type_name, reason, ..
+                } => {
+                    assert_eq!(type_name, "Date");
+                    assert!(reason.contains("between 0000 and 9999"), "{reason}");
+                }
+                other => panic!("{v}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            enc_err(&datetime!(-0001-12-31 23:59:59)),
+            KeyError::OutOfRange {
+                type_name: "PrimitiveDateTime",
+                ..
+            }
+        ));
+        for input in [
+            "",
+            "2024-02-30",
+            "2023-02-29",
+            "2024-13-01",
+            "2024-00-01",
+            "2024-01-00",
+            "2024-1-02",
+            "2024-01-2",
+            "+024-01-02",
+            "-024-01-02",
+            "2024/01/02",
+            "2024-01-02T",
+            "2024-01-02 ",
+            "20240102",
+            "２０２4-01-02",
+        ] {
+            assert_malformed::<Date>(input);
+        }
+        for input in [
+            "2024-01-02T03:04:05.000000006Z",
+            "2024-01-02T03:04:05",
+            "2024-01-02T03:04:05.00000006",
+            "2024-01-02 03:04:05.000000006",
+            "2024-01-02t03:04:05.000000006",
+            "2024-01-02T24:00:00.000000000",
+            "2024-01-02T23:60:00.000000000",
+            "2024-01-02T23:59:60.000000000",
+            "2024-02-30T00:00:00.000000000",
+            "2024-01-02",
+        ] {
+            // `time` names the type `PlainDateTime` (`PrimitiveDateTime` is its alias).
+            assert_malformed_as::<PrimitiveDateTime>(input, "PrimitiveDateTime");
+        }
+    }
+
+    #[cfg(feature = "chrono")]
+    #[test]
+    fn chrono_examples() {
+        use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+        let day = NaiveDate::from_ymd_opt(2014, 7, 9).unwrap();
+        assert_eq!(enc(&day), "2014-07-09");
+        assert_eq!(NaiveDate::decode_key("2014-07-09"), Ok(day));
+        assert_eq!(enc(&chrono_values::min_date()), "0000-01-01");
+        assert_eq!(enc(&chrono_values::max_date()), "9999-12-31");
+        let t = NaiveTime::from_hms_nano_opt(3, 4, 5, 6).unwrap();
+        let v = NaiveDateTime::new(day, t);
+        assert_eq!(enc(&v), "2014-07-09T03:04:05.000000006");
+        assert_eq!(
+            NaiveDateTime::decode_key("2014-07-09T03:04:05.000000006"),
+            Ok(v)
+        );
+        assert_eq!(enc(&v.and_utc()), "2014-07-09T03:04:05.000000006Z");
+        assert_eq!(
+            DateTime::<Utc>::decode_key("2014-07-09T03:04:05.000000006Z"),
+            Ok(v.and_utc())
+        );
+        // A leap second is second 60: after second 59, before the next minute.
+        let leap = NaiveDateTime::new(
+            day,
+            NaiveTime::from_hms_nano_opt(23, 59, 59, 1_500_000_000).unwrap(),
+        );
+        assert_eq!(enc(&leap), "2014-07-09T23:59:60.500000000");
+        assert_eq!(
+            NaiveDateTime::decode_key("2014-07-09T23:59:60.500000000"),
+            Ok(leap)
+        );
+        let before = NaiveDateTime::new(
+            day,
+            NaiveTime::from_hms_nano_opt(23, 59, 59, 999_999_999).unwrap(),
+        );
+        let after = NaiveDate::from_ymd_opt(2014, 7, 10)
+            .unwrap()
+            .and_hms_opt(0, 0, 0)
+            .unwrap();
+        assert!(before < leap && leap < after);
+        assert!(enc(&before) < enc(&leap) && enc(&leap) < enc(&after));
+        assert_eq!(enc(&leap.and_utc()), "2014-07-09T23:59:60.500000000Z");
+        for v in [
+            NaiveDate::from_ymd_opt(-1, 12, 31).unwrap(),
+            NaiveDate::from_ymd_opt(10_000, 1, 1).unwrap(),
+            NaiveDate::MIN,
+            NaiveDate::MAX,
+        ] {
+            match enc_err(&v) {
+                KeyError::OutOfRange { type_name, .. } => assert_eq!(type_name, "NaiveDate"),
+                other => panic!("{v}: {other:?}"),
+            }
+            let at = v.and_hms_opt(0, 0, 0).unwrap();
+            assert!(matches!(
+                enc_err(&at),
+                KeyError::OutOfRange {
+                    type_name: "NaiveDateTime",
+                    ..
+                }
+            ));
+            assert!(matches!(
+                enc_err(&at.and_utc()),
+                KeyError::OutOfRange {
+                    type_name: "DateTime<Utc>",
+                    ..
+                }
+            ));
+        }
+        for input in [
+            "",
+            "2024-02-30",
+            "2024-13-01",
+            "2024-1-02",
+            "+024-01-02",
+            "2024-01-02T",
+        ] {
+            assert_malformed::<NaiveDate>(input);
+        }
+        for input in [
+            "2024-01-02T03:04:05.000000006Z",
+            "2024-01-02T24:00:00.000000000",
+            "2024-01-02T23:61:00.000000000",
+            "2024-01-02T23:59:61.000000000",
+            "2024-01-02T23:59:6.0000000000",
+        ] {
+            assert_malformed::<NaiveDateTime>(input);
+        }
+        for input in [
+            "2024-01-02T03:04:05.000000006",
+            "2024-01-02T03:04:05.000000006+00:00",
+            "2024-01-02T03:04:05Z",
+            "2024-01-02T03:04:05.000000006z",
+        ] {
+            assert_malformed_as::<DateTime<Utc>>(input, "DateTime<Utc>");
+        }
+    }
+
+    #[cfg(any(feature = "time", feature = "chrono"))]
     fn enc_err<T: KeyPart>(value: &T) -> KeyError {
         let mut out = String::new();
         value.encode_key(&mut out).expect_err("encoding must fail")
     }
 
     fn assert_malformed<T: KeyPart + Debug>(input: &str) {
+        assert_malformed_as::<T>(
+            input,
+            std::any::type_name::<T>().rsplit("::").next().unwrap(),
+        );
+    }
+
+    /// `input` is refused as a malformed component of `type_name`.
+    fn assert_malformed_as<T: KeyPart + Debug>(input: &str, expected: &str) {
         match T::decode_key(input) {
             Err(KeyError::Malformed {
                 input: got,
@@ -1017,10 +1379,7 @@ mod tests {
                 ..
             }) => {
                 assert_eq!(got, input);
-                assert_eq!(
-                    type_name,
-                    std::any::type_name::<T>().rsplit("::").next().unwrap()
-                );
+                assert_eq!(type_name, expected);
             }
             other => panic!("{input:?} decoded to {other:?}"),
         }

@@ -15,7 +15,7 @@ pub mod sort;
 #[doc(hidden)]
 pub mod template;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 pub(crate) use encode::split_component;
 pub use encode::{

@@ -752,7 +752,13 @@ mod range_properties {
         u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, bool
     );
     #[cfg(feature = "time")]
-    impl Subject for time::OffsetDateTime {}
+    subjects!(time::OffsetDateTime, time::Date, time::PrimitiveDateTime);
+    #[cfg(feature = "chrono")]
+    subjects!(
+        chrono::NaiveDate,
+        chrono::NaiveDateTime,
+        chrono::DateTime<chrono::Utc>
+    );
     #[cfg(feature = "uuid")]
     impl Subject for uuid::Uuid {}
 
@@ -972,6 +978,15 @@ mod range_properties {
     #[cfg(feature = "time")]
     range_property! {
         datetime_ranges: time::OffsetDateTime = datetime_values::datetimes();
+        date_ranges: time::Date = time_values::dates();
+        primitive_datetime_ranges: time::PrimitiveDateTime = time_values::date_times();
+    }
+
+    #[cfg(feature = "chrono")]
+    range_property! {
+        naive_date_ranges: chrono::NaiveDate = chrono_values::dates();
+        naive_datetime_ranges: chrono::NaiveDateTime = chrono_values::date_times();
+        chrono_utc_ranges: chrono::DateTime<chrono::Utc> = chrono_values::instants();
     }
 
     #[cfg(feature = "uuid")]

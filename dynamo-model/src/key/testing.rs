@@ -168,3 +168,140 @@ pub mod datetime_values {
         })
     }
 }
+
+/// Dates and date-times of the `time` crate: the whole encodable range (years 0000 to
+/// 9999), its ends, and narrow windows so that pairs often share a day or a second.
+#[cfg(feature = "time")]
+pub mod time_values {
+    use proptest::prelude::*;
+    use time::macros::date;
+    use time::{Date, PrimitiveDateTime, Time};
+
+    pub const MIN_DATE: Date = date!(0000 - 01 - 01);
+    pub const MAX_DATE: Date = date!(9999 - 12 - 31);
+
+    /// Julian days of encodable dates.
+    fn days() -> impl Strategy<Value = i32> {
+        let (min, max) = (MIN_DATE.to_julian_day(), MAX_DATE.to_julian_day());
+        let near = date!(2024 - 02 - 28).to_julian_day();
+        prop_oneof![
+            4 => min..=max,
+            1 => Just(min),
+            1 => Just(max),
+            1 => min..=min + 400,
+            1 => max - 400..=max,
+            2 => near..=near + 3,
+        ]
+    }
+
+    pub fn dates() -> impl Strategy<Value = Date> {
+        days().prop_map(|d| Date::from_julian_day(d).unwrap_or(MIN_DATE))
+    }
+
+    /// Every date `time` can hold (years -9999 to 9999): encodable or not.
+    pub fn any_dates() -> impl Strategy<Value = Date> {
+        (Date::MIN.to_julian_day()..=Date::MAX.to_julian_day())
+            .prop_map(|d| Date::from_julian_day(d).unwrap_or(MIN_DATE))
+    }
+
+    fn times() -> impl Strategy<Value = Time> {
+        let nanos = prop_oneof![
+            3 => 0u64..86_400_000_000_000,
+            1 => Just(0u64),
+            1 => Just(86_399_999_999_999u64),
+            2 => 43_200_000_000_000u64..=43_200_000_001_000,
+        ];
+        nanos.prop_map(|n| {
+            let secs = n / 1_000_000_000;
+            // Hours, minutes and seconds of one day: each fits its type.
+            Time::from_hms_nano(
+                (secs / 3600) as u8,
+                (secs / 60 % 60) as u8,
+                (secs % 60) as u8,
+                (n % 1_000_000_000) as u32,
+            )
+            .unwrap_or(Time::MIDNIGHT)
+        })
+    }
+
+    pub fn date_times() -> impl Strategy<Value = PrimitiveDateTime> {
+        (dates(), times()).prop_map(|(d, t)| PrimitiveDateTime::new(d, t))
+    }
+
+    pub fn any_date_times() -> impl Strategy<Value = PrimitiveDateTime> {
+        (any_dates(), times()).prop_map(|(d, t)| PrimitiveDateTime::new(d, t))
+    }
+}
+
+/// Dates and date-times of chrono: the encodable range (years 0000 to 9999), its ends,
+/// narrow windows, and leap seconds (a nanosecond count of one second or more at second
+/// 59, which chrono orders after second 59 and before the next minute).
+#[cfg(feature = "chrono")]
+pub mod chrono_values {
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+    use proptest::prelude::*;
+
+    pub fn min_date() -> NaiveDate {
+        NaiveDate::from_ymd_opt(0, 1, 1).unwrap_or(NaiveDate::MIN)
+    }
+
+    pub fn max_date() -> NaiveDate {
+        NaiveDate::from_ymd_opt(9999, 12, 31).unwrap_or(NaiveDate::MAX)
+    }
+
+    fn date_of(days: i32) -> NaiveDate {
+        NaiveDate::from_num_days_from_ce_opt(days).unwrap_or(NaiveDate::MIN)
+    }
+
+    pub fn dates() -> impl Strategy<Value = NaiveDate> {
+        use chrono::Datelike;
+        let (min, max) = (min_date().num_days_from_ce(), max_date().num_days_from_ce());
+        let near = NaiveDate::from_ymd_opt(2024, 2, 28).map_or(0, |d| d.num_days_from_ce());
+        prop_oneof![
+            4 => min..=max,
+            1 => Just(min),
+            1 => Just(max),
+            1 => min..=min + 400,
+            1 => max - 400..=max,
+            2 => near..=near + 3,
+        ]
+        .prop_map(date_of)
+    }
+
+    /// Every date chrono can hold (years -262143 to 262142): encodable or not.
+    pub fn any_dates() -> impl Strategy<Value = NaiveDate> {
+        use chrono::Datelike;
+        (NaiveDate::MIN.num_days_from_ce()..=NaiveDate::MAX.num_days_from_ce()).prop_map(date_of)
+    }
+
+    /// Times of day; about one in five is in a leap second.
+    pub fn times() -> impl Strategy<Value = NaiveTime> {
+        let secs = prop_oneof![
+            3 => 0u32..86_400,
+            1 => Just(0u32),
+            1 => Just(86_399u32),
+            2 => 43_199u32..=43_201,
+        ];
+        let nanos = prop_oneof![
+            3 => 0u32..1_000_000_000,
+            1 => Just(0u32),
+            1 => Just(999_999_999u32),
+        ];
+        (secs, nanos, prop::bool::weighted(0.2)).prop_map(|(secs, nano, leap)| {
+            let (secs, nano) = if leap {
+                (secs - secs % 60 + 59, nano + 1_000_000_000)
+            } else {
+                (secs, nano)
+            };
+            NaiveTime::from_num_seconds_from_midnight_opt(secs, nano).unwrap_or(NaiveTime::MIN)
+        })
+    }
+
+    pub fn date_times() -> impl Strategy<Value = NaiveDateTime> {
+        (dates(), times()).prop_map(|(d, t)| NaiveDateTime::new(d, t))
+    }
+
+    pub fn instants() -> impl Strategy<Value = DateTime<Utc>> {
+        date_times().prop_map(|t| t.and_utc())
+    }
+}
