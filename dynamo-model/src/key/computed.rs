@@ -198,13 +198,15 @@ pub struct UtcFields {
 /// A time value that `{field:date}`, `{field:hour}` and `{field:month}` can bucket: it
 /// gives its UTC calendar fields.
 ///
-/// Implemented for `time::OffsetDateTime` (feature `time`). Implement it for another time
+/// Implemented for `time::OffsetDateTime`, `Date` and `PrimitiveDateTime` (feature `time`)
+/// and chrono's `NaiveDate`, `NaiveDateTime` and `DateTime<Utc>` (feature `chrono`); a
+/// value without an offset is taken as UTC. Implement it for another time
 /// type (a date without a time of day gives hour 0): every bucket placeholder then accepts
 /// fields of that type, and every bucket argument accepts its values.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a time value a key can be bucketed by",
     label = "this field is used in a `date`, `hour` or `month` placeholder",
-    note = "time buckets are computed from a type implementing `dynamo_model::key::computed::BucketTime`: time::OffsetDateTime (feature `time`) or your own time type"
+    note = "time buckets are computed from a type implementing `dynamo_model::key::computed::BucketTime`: time::OffsetDateTime, Date or PrimitiveDateTime (feature `time`), chrono's NaiveDate, NaiveDateTime or DateTime<Utc> (feature `chrono`), or your own time type"
 )]
 pub trait BucketTime {
     /// The value's calendar fields in UTC, or why it has none (e.g. a UTC year that does
@@ -234,6 +236,68 @@ impl BucketTime for time::OffsetDateTime {
             day: utc.day(),
             hour: utc.hour(),
         })
+    }
+}
+
+/// A date is its own UTC day (hour 0).
+#[cfg(feature = "time")]
+impl BucketTime for time::Date {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        Ok(UtcFields {
+            year: self.year(),
+            month: u8::from(self.month()),
+            day: self.day(),
+            hour: 0,
+        })
+    }
+}
+
+/// A date and time without an offset is taken as UTC, as its key part is.
+#[cfg(feature = "time")]
+impl BucketTime for time::PrimitiveDateTime {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        Ok(UtcFields {
+            year: self.year(),
+            month: u8::from(self.month()),
+            day: self.day(),
+            hour: self.hour(),
+        })
+    }
+}
+
+#[cfg(feature = "chrono")]
+fn chrono_fields(date: chrono::NaiveDate, hour: u32) -> UtcFields {
+    use chrono::Datelike;
+    UtcFields {
+        year: date.year(),
+        // Calendar months and days and clock hours: always below 256.
+        month: date.month() as u8,
+        day: date.day() as u8,
+        hour: hour as u8,
+    }
+}
+
+/// A date is its own UTC day (hour 0).
+#[cfg(feature = "chrono")]
+impl BucketTime for chrono::NaiveDate {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        Ok(chrono_fields(*self, 0))
+    }
+}
+
+/// A date and time without an offset is taken as UTC, as its key part is.
+#[cfg(feature = "chrono")]
+impl BucketTime for chrono::NaiveDateTime {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        use chrono::Timelike;
+        Ok(chrono_fields(self.date(), self.hour()))
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl BucketTime for chrono::DateTime<chrono::Utc> {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        self.naive_utc().utc_fields()
     }
 }
 
@@ -727,6 +791,32 @@ pub mod __private {
 mod tests {
     use super::__private::*;
     use super::*;
+
+    /// Every time type buckets like the instant it stands for (a value without an
+    /// offset as UTC).
+    #[test]
+    fn every_time_type_buckets_as_its_utc_instant() {
+        use time::macros::{date, datetime};
+        let instant = datetime!(2014-07-09 10:11:12 UTC);
+        let hour = HourBucket::of(&instant).unwrap();
+        assert_eq!(
+            HourBucket::of(&datetime!(2014-07-09 10:11:12)).unwrap(),
+            hour
+        );
+        assert_eq!(
+            DayBucket::of(&date!(2014 - 07 - 09)).unwrap(),
+            DayBucket::of(&instant).unwrap()
+        );
+        let naive = chrono::NaiveDate::from_ymd_opt(2014, 7, 9)
+            .and_then(|d| d.and_hms_opt(10, 11, 12))
+            .unwrap();
+        assert_eq!(HourBucket::of(&naive).unwrap(), hour);
+        assert_eq!(HourBucket::of(&naive.and_utc()).unwrap(), hour);
+        assert_eq!(
+            MonthBucket::of(&naive.date()).unwrap(),
+            MonthBucket::of(&instant).unwrap()
+        );
+    }
     use proptest::prelude::*;
 
     fn enc<T: KeyPart>(value: &T) -> String {
