@@ -23,6 +23,7 @@ mod isolation;
 mod keys;
 mod locking;
 mod nested;
+mod page_counts;
 mod period;
 mod query;
 mod ranges;

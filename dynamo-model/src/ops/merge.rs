@@ -271,6 +271,8 @@ pub(crate) struct Merge<T> {
     pub(crate) consumed: f64,
     /// What the items of the pages that arrived cost by DynamoDB's rules.
     pub(crate) estimated: f64,
+    /// The requests whose pages arrived, and DynamoDB's counts of them.
+    pub(crate) counts: super::pager::Counts,
 }
 
 /// What the merge can do now.
@@ -330,6 +332,7 @@ impl<T> Merge<T> {
             dirty: true,
             consumed: 0.0,
             estimated: 0.0,
+            counts: super::pager::Counts::default(),
         })
     }
 
@@ -558,6 +561,7 @@ impl<T> Merge<T> {
             failed,
             consumed,
             estimated,
+            counts,
             ..
         } = self;
         let s = &mut sources[i];
@@ -571,6 +575,7 @@ impl<T> Merge<T> {
         };
         *consumed += page.consumed;
         *estimated += page.estimated;
+        counts.add(&page);
         if s.buffer.is_empty() {
             s.before_head = s.next.clone();
         }

@@ -880,19 +880,18 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                 .map(|key| cursor::encode(prepared.fingerprint, &key, self.db.cursor_secret())),
             consumed_capacity: collected.consumed,
             estimated_capacity: collected.estimated,
+            count: 0,
+            scanned_count: 0,
+            requests: 0,
         }
+        .with_counts(collected.counts)
     }
 
     /// All matching items (at most `limit`), reading as many pages as needed.
     pub async fn all(self) -> Result<Page<T>, Error> {
         let source = self.source()?;
         if self.limit == Some(0) {
-            return Ok(Page {
-                items: Vec::new(),
-                cursor: None,
-                consumed_capacity: 0.0,
-                estimated_capacity: 0.0,
-            });
+            return Ok(Page::empty(None));
         }
         let collected = self.collect(&source, None, self.limit, false).await?;
         Ok(self.make_page(collected, &source.prepared))
@@ -906,12 +905,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         if self.limit == Some(0) {
             // Nothing asked for: stay where we are (a request would skip an item).
             self.start_key(prepared, cursor)?;
-            return Ok(Page {
-                items: Vec::new(),
-                cursor: cursor.cloned(),
-                consumed_capacity: 0.0,
-                estimated_capacity: 0.0,
-            });
+            return Ok(Page::empty(cursor.cloned()));
         }
         let start = self.start_key(prepared, cursor)?;
         let collected = self.collect(&source, start, self.limit, true).await?;
@@ -1039,6 +1033,9 @@ pub(super) async fn hydrate_page<E: Entity>(
         cursor: keys.cursor,
         consumed_capacity: keys.consumed_capacity + full.consumed_capacity,
         estimated_capacity: keys.estimated_capacity + full.estimated_capacity,
+        count: keys.count,
+        scanned_count: keys.scanned_count,
+        requests: keys.requests,
     })
 }
 

@@ -442,7 +442,11 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
             cursor,
             consumed_capacity: merge.consumed,
             estimated_capacity: merge.estimated,
-        })
+            count: 0,
+            scanned_count: 0,
+            requests: 0,
+        }
+        .with_counts(merge.counts))
     }
 
     /// Every partition's first `Query` input, in the order of the partitions, instead of
@@ -559,12 +563,7 @@ impl<E: Entity, K: KeySpace> ScatterQuery<Key<E>, K> {
 }
 
 fn empty<T>(cursor: Option<Cursor>) -> Page<T> {
-    Page {
-        items: Vec::new(),
-        cursor,
-        consumed_capacity: 0.0,
-        estimated_capacity: 0.0,
-    }
+    Page::empty(cursor)
 }
 
 /// Length-prefixed bytes.
