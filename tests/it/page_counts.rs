@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use dynamo_model::local::faults::Faults;
-use dynamo_model::{local, Entity};
+use dynamo_model::local;
 
 fn order(i: u128, status: &str) -> Order {
     Order {
