@@ -2,8 +2,8 @@
 //! summed, and the number of requests, on queries, scans and scatter reads.
 
 use crate::common::*;
-use dynamo_model::local::faults::Faults;
 use dynamo_model::local;
+use dynamo_model::local::faults::Faults;
 
 fn order(i: u128, status: &str) -> Order {
     Order {

@@ -887,6 +887,62 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         .with_counts(collected.counts)
     }
 
+    /// The only matching item, or `None` when nothing matches; [`Error::NotUnique`] when
+    /// more than one does. For reads that expect at most one item, such as a user by a
+    /// unique email through an index (`db.query(User::by_email_partition(email)).one()`):
+    /// a second match is reported, never silently dropped. Reads until two matching items
+    /// are found or the results end (a `limit` is ignored).
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))] struct App;
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE",
+    ///          index(GSI1, pk = "EMAIL#{email}", sk = "USER"))]
+    /// struct User { id: String, email: String }
+    ///
+    /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+    /// let user: Option<User> = db.query(User::gsi1_partition("ann@example.com")).one().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn one(mut self) -> Result<Option<T>, Error> {
+        self.limit = Some(2);
+        let source = self.source()?;
+        let schema = &<T::Table as Table>::SCHEMA;
+        let mut keys = Vec::with_capacity(2);
+        let reading = pager::Reading {
+            page_size: self.page_size,
+            max_pages: None,
+            cursor_names: &source.prepared.cursor_names,
+        };
+        let unknown = self.unknown;
+        let collected = pager::collect(&source, reading, None, Some(2), false, |item| {
+            if !source.prepared.admits(&item) {
+                return Ok(None);
+            }
+            let key = crate::key::describe_item_key(schema, &item);
+            let decoded = decode_target(item, unknown)?;
+            if decoded.is_some() {
+                keys.push(key.unwrap_or_default());
+            }
+            Ok(decoded)
+        })
+        .await?;
+        let mut items = collected.items.into_iter();
+        match (items.next(), items.next()) {
+            (first, None) => Ok(first),
+            (Some(_), Some(_)) | (None, Some(_)) => {
+                let mut keys = keys.into_iter();
+                Err(Error::NotUnique {
+                    target: T::NAME,
+                    first: keys.next().unwrap_or_default(),
+                    second: keys.next().unwrap_or_default(),
+                })
+            }
+        }
+    }
+
     /// All matching items (at most `limit`), reading as many pages as needed.
     pub async fn all(self) -> Result<Page<T>, Error> {
         let source = self.source()?;
