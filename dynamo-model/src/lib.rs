@@ -68,6 +68,7 @@ mod db;
 pub mod entity;
 pub mod error;
 pub mod expr;
+mod extra_types;
 pub mod format;
 pub mod history;
 pub mod key;

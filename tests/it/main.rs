@@ -13,6 +13,7 @@ mod dates;
 mod deadlines;
 mod decode;
 mod duplicates;
+mod extra_types;
 mod faults;
 mod history;
 mod history_lifecycle;
