@@ -5,7 +5,7 @@
 
 use crate::attr::{self, Derive, FieldAttrs, RenameRule};
 use crate::ctxt::Ctxt;
-use crate::template::{self, Template};
+use crate::template::{self, Function, Segment, Template};
 use syn::{Data, DeriveInput, Fields, FieldsNamed, Ident, LitStr, Type, Visibility};
 
 pub struct Field {
@@ -112,7 +112,7 @@ fn versioned_model(
             );
             ok = false;
         }
-        Some((template, lit)) if template.fields().next().is_some() => {
+        Some((template, lit)) if !template.is_constant() => {
             cx.error_spanned_by(
                 lit,
                 "a #[dynamo(versioned)] entity's sort-key template must be constant (e.g. `sk = \"DOC\"`): the revision number leads the sort key, so the item's identity must be its partition key",
@@ -193,28 +193,17 @@ impl EntityModel {
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.ident == name)
     }
-
-    /// Fields of the primary key templates in order of first appearance (pk, then sk).
-    pub fn key_params(&self) -> Vec<&Field> {
-        let mut out: Vec<&Field> = Vec::new();
-        let templates = std::iter::once(&self.pk.0).chain(self.sk.as_ref().map(|s| &s.0));
-        for name in templates.flat_map(Template::fields) {
-            if let Some(f) = self.field(name) {
-                if !out.iter().any(|o| o.ident == f.ident) {
-                    out.push(f);
-                }
-            }
-        }
-        out
-    }
 }
 
+/// Parses a key template and checks it against the fields; `partition` says whether it
+/// is a partition-key template (of the table or of an index), where shards belong.
 fn parse_template(
     cx: &mut Ctxt,
     lit: &LitStr,
     delimiter: Option<char>,
     fields: &[Field],
     what: &str,
+    partition: bool,
 ) -> Option<Template> {
     let parsed = match template::parse(&lit.value(), delimiter) {
         Ok(t) => t,
@@ -234,7 +223,53 @@ fn parse_template(
             ok = false;
         }
     }
-    for name in parsed.fields() {
+    let computed: Vec<_> = parsed.computed().collect();
+    for (i, c) in computed.iter().enumerate() {
+        if computed[..i].contains(c) {
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "`{{{}:..}}` appears twice in the {what} template: the same computed part twice adds nothing to the key",
+                    c.field
+                ),
+            );
+            ok = false;
+        }
+    }
+    let shards: Vec<_> = computed
+        .iter()
+        .filter(|c| c.function.shards().is_some())
+        .collect();
+    if !partition && !shards.is_empty() {
+        cx.error_spanned_by(
+            lit,
+            format!(
+                "`{{{}:..}}`: a shard (`shard(N)` or `random(N)`) spreads items over partitions, so it belongs in a partition-key template (`pk`), not in the {what} template, where it would only break the sort order",
+                shards[0].field
+            ),
+        );
+        ok = false;
+    }
+    if shards.len() > 1 {
+        cx.error_spanned_by(
+            lit,
+            format!("the {what} template has {} shards: one `shard(N)` or `random(N)` per template (a read queries every shard)", shards.len()),
+        );
+        ok = false;
+    }
+    for c in &shards {
+        if matches!(c.function, Function::Shard(_)) && names.contains(&c.field.as_str()) {
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "`{{{0}:shard(..)}}` shards by `{0}`, which the {what} template already holds as it is: every value of it has its own partition already, so the shard spreads nothing",
+                    c.field
+                ),
+            );
+            ok = false;
+        }
+    }
+    for name in parsed.sources() {
         match fields.iter().find(|f| f.ident == name) {
             None => {
                 let known: Vec<String> = fields.iter().map(|f| f.ident.to_string()).collect();
@@ -469,7 +504,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
     }
     let pk = match &attrs.pk {
         Some(lit) => {
-            parse_template(cx, lit, attrs.delimiter, &fields, "pk").map(|t| (t, lit.clone()))
+            parse_template(cx, lit, attrs.delimiter, &fields, "pk", true).map(|t| (t, lit.clone()))
         }
         None => {
             cx.error_spanned_by(
@@ -480,7 +515,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         }
     };
     let sk = attrs.sk.as_ref().and_then(|lit| {
-        parse_template(cx, lit, attrs.delimiter, &fields, "sk").map(|t| (t, lit.clone()))
+        parse_template(cx, lit, attrs.delimiter, &fields, "sk", false).map(|t| (t, lit.clone()))
     });
     if attrs.sk.is_some() && sk.is_none() {
         return None;
@@ -493,10 +528,10 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         }
         let delimiter = it.delimiter.or(attrs.delimiter);
         let pk = it.pk.as_ref().and_then(|lit| {
-            parse_template(cx, lit, delimiter, &fields, "index pk").map(|t| (t, lit.clone()))
+            parse_template(cx, lit, delimiter, &fields, "index pk", true).map(|t| (t, lit.clone()))
         });
         let sk = it.sk.as_ref().and_then(|lit| {
-            parse_template(cx, lit, delimiter, &fields, "index sk").map(|t| (t, lit.clone()))
+            parse_template(cx, lit, delimiter, &fields, "index sk", false).map(|t| (t, lit.clone()))
         });
         let mut attributes = None;
         if it.pk_fields.is_some() || it.sk_fields.is_some() {
@@ -539,9 +574,10 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
 
     let pk = pk?;
     let table = attrs.table?;
+    // A computed part's source is a key field too: changing it would move the item.
     for name in std::iter::once(&pk.0)
         .chain(sk.as_ref().map(|s| &s.0))
-        .flat_map(Template::fields)
+        .flat_map(Template::sources)
     {
         if let Some(f) = fields.iter_mut().find(|f| f.ident == name) {
             f.in_primary_key = true;
@@ -552,13 +588,14 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
             .pk
             .iter()
             .chain(index.sk.iter())
-            .flat_map(|t| t.0.fields())
+            .flat_map(|t| t.0.sources())
         {
             if let Some(f) = fields.iter_mut().find(|f| f.ident == name) {
                 f.in_index_key = true;
             }
         }
     }
+    check_computed_sources(cx, &fields, &pk, sk.as_ref(), &indexes);
 
     let versioned = match &attrs.versioned {
         Some(v) => Some(versioned_model(cx, v, &fields, sk.as_ref(), &indexes)?),
@@ -591,6 +628,81 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         default: attrs.naming.default,
         versioned,
     })
+}
+
+/// Checks that span templates: a random shard field has one shard count, and an index
+/// template that an update must recompute can read every primary-key field it uses back
+/// from the primary key (which holds a computed part's source only through the part, when
+/// the source is not also in the key as it is).
+fn check_computed_sources(
+    cx: &mut Ctxt,
+    fields: &[Field],
+    pk: &(Template, LitStr),
+    sk: Option<&(Template, LitStr)>,
+    indexes: &[IndexModel],
+) {
+    let templates: Vec<&(Template, LitStr)> = std::iter::once(pk)
+        .chain(sk)
+        .chain(indexes.iter().flat_map(|i| i.pk.iter().chain(i.sk.iter())))
+        .collect();
+    let mut random: Vec<(&str, u16)> = Vec::new();
+    for (template, lit) in &templates {
+        for c in template.computed() {
+            if let Function::Random(n) = c.function {
+                match random.iter().find(|(f, _)| *f == c.field) {
+                    Some((_, m)) if *m != n => cx.error_spanned_by(
+                        lit,
+                        format!("`{}` is a random shard of {m} shards in another template: one count per field", c.field),
+                    ),
+                    Some(_) => {}
+                    None => random.push((&c.field, n)),
+                }
+            }
+        }
+    }
+    // A random shard is the field's value itself, so it reads back as well as `{field}`.
+    let readable_from_key = |name: &str| {
+        let key = std::iter::once(&pk.0).chain(sk.map(|s| &s.0));
+        key.flat_map(|t| &t.segments).any(|s| match s {
+            Segment::Field(f) => f == name,
+            Segment::Computed(c) => c.field == name && matches!(c.function, Function::Random(_)),
+            Segment::Lit(_) => false,
+        })
+    };
+    for index in indexes {
+        let mut sources: Vec<&str> = Vec::new();
+        for name in index
+            .pk
+            .iter()
+            .chain(index.sk.iter())
+            .flat_map(|t| t.0.sources())
+        {
+            if !sources.contains(&name) {
+                sources.push(name);
+            }
+        }
+        let field = |name: &str| fields.iter().find(|f| f.ident == name);
+        // Only a template mixing key and other fields is recomputed by updates.
+        if sources
+            .iter()
+            .all(|n| field(n).is_some_and(|f| f.in_primary_key))
+        {
+            continue;
+        }
+        for name in &sources {
+            if field(name).is_some_and(|f| f.in_primary_key) && !readable_from_key(name) {
+                let lit = index.pk.as_ref().or(index.sk.as_ref()).map(|t| &t.1);
+                let message = format!(
+                    "index `{}` uses `{name}`, which the primary key holds only through a computed part (a shard or a time bucket): an update of the index's other fields could not read `{name}` back to recompute the index key; add `{{{name}}}` to the primary key as it is",
+                    index.index
+                );
+                match lit {
+                    Some(lit) => cx.error_spanned_by(lit, message),
+                    None => cx.error_spanned_by(&index.index, message),
+                }
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------- #[derive(Attribute)]

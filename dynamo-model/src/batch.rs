@@ -31,16 +31,6 @@ pub const MAX_BATCH_WRITE: usize = 25;
 
 use crate::key::raw_key_of;
 
-fn key_item(schema: &crate::TableSchema, key: &RawKey) -> Item {
-    use aws_sdk_dynamodb::types::AttributeValue;
-    let mut item = Item::with_capacity(2);
-    item.insert(schema.pk.name.to_owned(), AttributeValue::S(key.pk.clone()));
-    if let (Some(attr), Some(sk)) = (schema.sk, &key.sk) {
-        item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
-    }
-    item
-}
-
 /// Capacity units of a batch response (one entry per table).
 fn capacity_units(consumed: &[aws_sdk_dynamodb::types::ConsumedCapacity]) -> f64 {
     consumed.iter().filter_map(|c| c.capacity_units).sum()
@@ -377,7 +367,7 @@ fn get_request<'k, X: Table>(
     consistent: bool,
 ) -> Result<BatchGetItemFluentBuilder, Error> {
     let request = KeysAndAttributes::builder()
-        .set_keys(Some(keys.map(|k| key_item(&X::SCHEMA, k)).collect()))
+        .set_keys(Some(keys.map(|k| k.to_item(&X::SCHEMA)).collect()))
         .consistent_read(consistent)
         .build()
         .map_err(|e| Error::request_build("BatchGetItem", e))?;
@@ -493,7 +483,7 @@ impl WriteOp {
             WriteOp::Delete { key, .. } => WriteRequest::builder()
                 .delete_request(
                     DeleteRequest::builder()
-                        .set_key(Some(key_item(schema, key)))
+                        .set_key(Some(key.to_item(schema)))
                         .build()
                         .map_err(|e| Error::request_build(OP, e))?,
                 )
@@ -1086,7 +1076,7 @@ mod tests {
     }
 
     fn stored(key: &RawKey, extra: &str) -> Item {
-        let mut item = key_item(&Keyed::SCHEMA, key);
+        let mut item = key.to_item(&Keyed::SCHEMA);
         item.insert("x".into(), AttributeValue::S(extra.into()));
         item
     }
@@ -1114,7 +1104,7 @@ mod tests {
             let items: Vec<Item> = asked.iter().zip(&fates).filter(|(_, f)| **f == 1)
                 .map(|((_, k), _)| stored(k, "item")).collect();
             let unprocessed: Vec<Item> = asked.iter().zip(&fates).filter(|(_, f)| **f == 2)
-                .map(|((_, k), _)| key_item(&Keyed::SCHEMA, k)).collect();
+                .map(|((_, k), _)| k.to_item(&Keyed::SCHEMA)).collect();
             let settled = settle(&Keyed::SCHEMA, asked.clone(), items.clone(), &unprocessed);
             let with = |fate: u8| -> Vec<(usize, RawKey)> {
                 asked.iter().zip(&fates).filter(|(_, f)| **f == fate).map(|(k, _)| k.clone()).collect()
@@ -1135,7 +1125,7 @@ mod tests {
             &Keyed::SCHEMA,
             asked,
             vec![stored(&raw("a", "2"), "mine"), stored(&stray, "stray")],
-            &[key_item(&Keyed::SCHEMA, &raw("y", "8"))],
+            &[raw("y", "8").to_item(&Keyed::SCHEMA)],
         );
         assert_eq!(
             settled.found,
@@ -1156,7 +1146,7 @@ mod tests {
             &Keyed::SCHEMA,
             vec![(7, key.clone())],
             vec![stored(&key, "v")],
-            &[key_item(&Keyed::SCHEMA, &key)],
+            &[key.to_item(&Keyed::SCHEMA)],
         );
         assert_eq!(settled.found.len(), 1);
         assert!(settled.unprocessed.is_empty() && settled.not_found.is_empty());

@@ -67,9 +67,12 @@ pub const DEFAULT_CHUNK_SIZE: usize = 350 * 1024;
 pub const MAX_CHUNK_SIZE: usize = 390 * 1024;
 /// The longest a put lets pass between writing its chunks and writing the item that names
 /// them: past it, the put deletes its chunks and fails with [`Error::DeadlineExceeded`].
-/// [`Db::collect_orphans`] with `older_than` above it never deletes chunks a put is about
-/// to name.
+/// [`Db::collect_orphans`], whose `older_than` must be at least this, therefore never
+/// deletes chunks a put is about to name.
 pub const MAX_FLIP_DELAY: std::time::Duration = std::time::Duration::from_secs(5 * 60);
+/// The shortest `older_than` [`Db::collect_orphans`] accepts: [`MAX_FLIP_DELAY`] and as
+/// much again, for clocks that differ between the machines that put and sweep.
+pub const MIN_ORPHAN_AGE: std::time::Duration = std::time::Duration::from_secs(10 * 60);
 
 /// The most chunks one value may have (about 39 GB at the largest chunk size): a bound on
 /// what reading a manifest may ask for.
@@ -207,8 +210,13 @@ impl ChunkValue for Vec<u8> {
 fn encode<T: ChunkValue>(value: &T, field: &ChunkedField) -> Arc<[u8]> {
     let bytes = value.to_bytes();
     match field.compression {
-        Some(c) => crate::compress::encode(c.codec, c.threshold, &bytes).into(),
-        None => {
+        // Compressed only within the field's `max_size`, the most a read decompresses: a
+        // larger value is stored as is (tag 0), which reads take at any size, so every
+        // value written can be read back.
+        Some(c) if bytes.len() <= c.max_size => {
+            crate::compress::encode(c.codec, c.threshold, &bytes).into()
+        }
+        _ => {
             let mut out = Vec::with_capacity(bytes.len() + 1);
             out.push(0);
             out.extend_from_slice(&bytes);
@@ -576,6 +584,12 @@ async fn delete_chunks<T: Table>(db: &Db<T>, manifests: &[Manifest]) -> Result<(
     write_chunks(db, ops).await
 }
 
+/// How long a chunked put may take to send its item after its chunks were written: it
+/// does not start sending later than `MAX_FLIP_DELAY - SEND_WINDOW` after writing them,
+/// and gives the `PutItem` call (retries included) at most this long, so the item never
+/// names chunks older than [`MAX_FLIP_DELAY`].
+const SEND_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// `db.put` of an entity with chunked fields; see the module documentation.
 pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Error> {
     const OP: &str = "PutItem";
@@ -594,32 +608,31 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
     // 1. What the stored item names now.
     let stored = read_manifests::<E>(&db, &key).await?;
 
-    // 2. The new chunks.
+    // The new chunks and the item naming them, rendered and validated before anything is
+    // written (an item over 400 KB, a bad condition: refused with nothing left behind).
     let now = now_millis();
+    let started = std::time::Instant::now();
     let mut ops = Vec::new();
     let mut written = Vec::new();
     for p in &pending {
+        // A manifest naming more chunks than a read accepts would make the value
+        // unreadable: refused before anything is written.
+        let size = p.field.chunk_size.clamp(1, MAX_CHUNK_SIZE);
+        let chunks = p.bytes.len().div_ceil(size) as u64;
+        if chunks > MAX_CHUNKS {
+            return Err(Error::invalid(
+                E::ENTITY_TYPE,
+                crate::ValidationReason::ItemTooLarge,
+                format!(
+                    "`{}` is {} bytes stored: {chunks} chunks of {size} bytes, over the {MAX_CHUNKS} a read accepts; raise chunk_size",
+                    p.field.attribute,
+                    p.bytes.len()
+                ),
+            ));
+        }
         let manifest = chunk_items::<E>(p, &key, now, &mut ops);
         item.insert(p.field.attribute.to_owned(), manifest.to_attr());
         written.push(manifest);
-    }
-    if let Err(e) = write_chunks(&db, ops).await {
-        // Nothing names them: delete what was written (best effort, else orphans).
-        let _ = delete_chunks(&db, &written).await;
-        return Err(e.during(OP));
-    }
-
-    // 3. The item, if its manifests are still those read, and only while its chunks are
-    // young: the orphan sweep judges chunks older than its `older_than`, so a put never
-    // names chunks written more than `MAX_FLIP_DELAY` ago (a process paused between
-    // its steps gives up instead).
-    if now_millis().saturating_sub(now) > MAX_FLIP_DELAY.as_millis() as u64 {
-        let _ = delete_chunks(&db, &written).await;
-        return Err(Error::DeadlineExceeded {
-            operation: OP,
-            table: db.table_name().to_owned(),
-            client_request_token: None,
-        });
     }
     // What the item will name once written: new manifests, and those of values the
     // entity was read without (kept as they are).
@@ -640,12 +653,37 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
             },
         });
     }
-    let result = put
+    let ambiguous = crate::ops::ambiguous::AmbiguousAttempts::default();
+    let request = put
         .restore_item(item)
         .chunk_conditions(conditions)
-        .send_item()
-        .await;
-    match result {
+        .ready()?
+        .watched(ambiguous.clone(), SEND_WINDOW);
+
+    // 2. The new chunks.
+    if let Err(e) = write_chunks(&db, ops).await {
+        // Nothing names them: delete what was written (best effort, else orphans).
+        let _ = delete_chunks(&db, &written).await;
+        return Err(e.during(OP));
+    }
+
+    // 3. The item, if its manifests are still those read, and only while its chunks are
+    // young: the orphan sweep deletes unnamed chunks older than `MAX_FLIP_DELAY` at the
+    // least, so a put never names chunks written longer ago (a process paused between its
+    // steps gives up instead; the send itself is bounded by `SEND_WINDOW`).
+    // Elapsed time by both clocks: the wall clock (what the sweep compares `_ct` with)
+    // and the monotonic one (a wall clock stepped back must not hide a long pause).
+    let latest_send = MAX_FLIP_DELAY.saturating_sub(SEND_WINDOW);
+    let by_wall = std::time::Duration::from_millis(now_millis().saturating_sub(now));
+    if by_wall.max(started.elapsed()) > latest_send {
+        let _ = delete_chunks(&db, &written).await;
+        return Err(Error::DeadlineExceeded {
+            operation: OP,
+            table: db.table_name().to_owned(),
+            client_request_token: None,
+        });
+    }
+    match request.send().await {
         Ok(()) => {
             // 4. The chunks the item no longer names (never those it names still).
             let replaced: Vec<Manifest> = stored
@@ -657,13 +695,52 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
             let _ = delete_chunks(&db, &replaced).await;
             Ok(())
         }
-        // Refused by a condition: the item does not name the new chunks.
-        Err(e @ (Error::ConditionFailed { .. } | Error::VersionConflict { .. })) => {
-            let _ = delete_chunks(&db, &written).await;
+        Err(e) => {
+            // The new chunks are deleted when the item surely does not name them: the
+            // put was refused (a failed condition, or another 4xx) and no attempt of it
+            // may have been applied. After an ambiguous attempt (a 5xx, a timeout), the
+            // item may name them: after a failed condition, the item as it is now says
+            // which (an earlier attempt stored it, and another write may since have
+            // replaced it); otherwise they stay, and the sweep judges them later.
+            let refused = matches!(
+                e,
+                Error::ConditionFailed { .. } | Error::VersionConflict { .. }
+            ) || not_applied(&e);
+            if refused && !ambiguous.seen() {
+                let _ = delete_chunks(&db, &written).await;
+            } else if refused
+                && matches!(
+                    e,
+                    Error::ConditionFailed { .. } | Error::VersionConflict { .. }
+                )
+                && let Ok(now_named) = read_manifests::<E>(&db, &key).await
+            {
+                let unnamed: Vec<Manifest> = written
+                    .into_iter()
+                    .filter(|w| !now_named.iter().any(|(_, m)| m.token == w.token))
+                    .collect();
+                let _ = delete_chunks(&db, &unnamed).await;
+            }
             Err(e)
         }
-        // Perhaps applied (an ambiguous failure): the new chunks may be named; keep them.
-        Err(e) => Err(e),
+    }
+}
+
+/// Whether `e` says for certain that DynamoDB did not apply the request: refused before
+/// sending, or answered with a 4xx error (a 5xx, a timeout or a lost connection may
+/// follow an applied write).
+fn not_applied(e: &Error) -> bool {
+    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+    match e {
+        Error::Validation { .. } => true,
+        Error::Service { source, .. } => {
+            !matches!(**source, aws_sdk_dynamodb::Error::InternalServerError(_))
+                && matches!(
+                    source.code(),
+                    Some(code) if !matches!(code, "InternalServerError" | "InternalFailure" | "ServiceUnavailable")
+                )
+        }
+        _ => false,
     }
 }
 
@@ -681,7 +758,7 @@ async fn read_manifests<E: Entity>(
         .client()
         .get_item()
         .table_name(db.table_name())
-        .set_key(Some(key_item(schema, key)))
+        .set_key(Some(key.to_item(schema)))
         .consistent_read(true)
         .projection_expression(projection.join(", "))
         .set_expression_attribute_names(names)
@@ -689,15 +766,6 @@ async fn read_manifests<E: Entity>(
         .await
         .map_err(|e| Error::service(OP, db.table_name(), e))?;
     Ok(out.item.as_ref().map(manifests_in::<E>).unwrap_or_default())
-}
-
-fn key_item(schema: &crate::TableSchema, key: &RawKey) -> Item {
-    let mut item = Item::with_capacity(2);
-    item.insert(schema.pk.name.to_owned(), AttributeValue::S(key.pk.clone()));
-    if let (Some(attr), Some(sk)) = (schema.sk, &key.sk) {
-        item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
-    }
-    item
 }
 
 /// After a delete of an item of `E` that returned the item: deletes its chunks.
@@ -725,7 +793,11 @@ pub(crate) async fn load<E: Entity>(db: &Db<E::Table>, entities: &mut [E]) -> Re
     if wanted.is_empty() {
         return Ok(());
     }
-    let keys: Vec<RawKey> = wanted.iter().flat_map(|(_, _, m)| m.keys(schema)).collect();
+    // Each chunk once, though two entities name the same write (the same item read
+    // twice, or copies): BatchGetItem refuses a request with a key twice.
+    let mut keys: Vec<RawKey> = wanted.iter().flat_map(|(_, _, m)| m.keys(schema)).collect();
+    let mut seen = std::collections::HashSet::with_capacity(keys.len());
+    keys.retain(|k| seen.insert(k.pk.clone()));
     // Chunks never change once written, so an eventually consistent read (half the
     // capacity) returns a chunk whole or not at all; only the chunks it did not see yet
     // (written a moment ago) are read again, strongly consistent.
@@ -896,10 +968,23 @@ impl<T: Table> Db<T> {
     ///
     /// `older_than` protects writes in progress: a put writes its chunks before the item
     /// names them, and gives up rather than name chunks older than [`MAX_FLIP_DELAY`]
-    /// (5 minutes), so any `older_than` above that never deletes chunks a put is about to
-    /// name; 15 minutes leaves room for clock differences between machines.
+    /// (5 minutes), so an `older_than` above that never deletes chunks a put is about to
+    /// name. One below [`MIN_ORPHAN_AGE`] (10 minutes: the flip delay plus as much again
+    /// for clocks that differ between the machine that put and the one that sweeps) is
+    /// refused ([`ValidationReason::InvalidOption`]).
+    ///
+    /// [`ValidationReason::InvalidOption`]: crate::ValidationReason::InvalidOption
     pub async fn collect_orphans(&self, older_than: std::time::Duration) -> Result<Orphans, Error> {
         const OP: &str = "Scan";
+        if older_than < MIN_ORPHAN_AGE {
+            return Err(Error::invalid_request(
+                OP,
+                crate::ValidationReason::InvalidOption,
+                format!(
+                    "collect_orphans(older_than = {older_than:?}) could delete the chunks of a put in progress: puts name chunks up to {MAX_FLIP_DELAY:?} after writing them, so older_than must be at least {MIN_ORPHAN_AGE:?} (that, plus room for clocks that differ between machines)"
+                ),
+            ));
+        }
         let schema = &T::SCHEMA;
         let cutoff =
             now_millis().saturating_sub(u64::try_from(older_than.as_millis()).unwrap_or(u64::MAX));
@@ -973,7 +1058,7 @@ impl<T: Table> Db<T> {
             .client()
             .get_item()
             .table_name(self.table_name())
-            .set_key(Some(key_item(schema, &write.parent)))
+            .set_key(Some(write.parent.to_item(schema)))
             .consistent_read(true)
             .projection_expression(field)
             .set_expression_attribute_names(names)
@@ -997,6 +1082,60 @@ impl<T: Table> Db<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only a refusal before sending or a 4xx answer proves a put was not applied.
+    #[test]
+    fn only_refusals_and_4xx_answers_prove_a_put_was_not_applied() {
+        use aws_sdk_dynamodb::error::ErrorMetadata;
+        let service = |source: aws_sdk_dynamodb::Error| Error::Service {
+            operation: "PutItem",
+            table: "t".into(),
+            source: Box::new(source),
+        };
+        let unhandled = |code: Option<&str>| {
+            let mut meta = ErrorMetadata::builder();
+            if let Some(code) = code {
+                meta = meta.code(code);
+            }
+            aws_sdk_dynamodb::Error::from(
+                aws_sdk_dynamodb::operation::put_item::PutItemError::generic(meta.build()),
+            )
+        };
+        let throttled = aws_sdk_dynamodb::Error::ProvisionedThroughputExceededException(
+            aws_sdk_dynamodb::types::error::ProvisionedThroughputExceededException::builder()
+                .meta(
+                    ErrorMetadata::builder()
+                        .code("ProvisionedThroughputExceededException")
+                        .build(),
+                )
+                .build(),
+        );
+        let internal = aws_sdk_dynamodb::Error::InternalServerError(
+            aws_sdk_dynamodb::types::error::InternalServerError::builder()
+                .meta(ErrorMetadata::builder().code("InternalServerError").build())
+                .build(),
+        );
+        assert!(not_applied(&Error::invalid(
+            "E",
+            crate::ValidationReason::ItemTooLarge,
+            "x"
+        )));
+        assert!(not_applied(&service(throttled)));
+        assert!(not_applied(&service(unhandled(Some(
+            "ValidationException"
+        )))));
+        assert!(!not_applied(&service(internal)));
+        assert!(!not_applied(&service(unhandled(Some(
+            "ServiceUnavailable"
+        )))));
+        // A timeout or a lost connection has no code: perhaps applied.
+        assert!(!not_applied(&service(unhandled(None))));
+        assert!(!not_applied(&Error::DeadlineExceeded {
+            operation: "PutItem",
+            table: "t".into(),
+            client_request_token: None,
+        }));
+    }
     use proptest::prelude::*;
 
     const PLAIN: ChunkedField = ChunkedField {

@@ -164,7 +164,7 @@ pub fn type_name(value: &AttributeValue) -> &'static str {
 }
 
 #[cold]
-fn wrong_type(expected: &'static str, found: &AttributeValue) -> DecodeErrorKind {
+pub(crate) fn wrong_type(expected: &'static str, found: &AttributeValue) -> DecodeErrorKind {
     DecodeErrorKind::WrongType {
         expected,
         found: type_name(found),

@@ -335,7 +335,21 @@ fn zstd_decode(payload: &[u8], max: usize) -> Result<Vec<u8>, DecompressError> {
         .ok()
         .flatten()
         .map_or(payload.len() * 4, |n| usize::try_from(n).unwrap_or(max));
-    read_bounded(&mut decoder, max, hint, "zstd")
+    read_bounded(
+        &mut decoder,
+        max,
+        first_allocation(hint, payload.len()),
+        "zstd",
+    )
+}
+
+/// The first allocation for a payload of `compressed` bytes declaring `hint` bytes: the
+/// hint, but no more than 64 times the payload plus 64 KiB, so a few hostile bytes
+/// declaring a huge size cannot make a large allocation before anything is decoded (a
+/// value that really is that large grows its buffer as it is read).
+#[cfg(any(feature = "zstd", feature = "gzip"))]
+fn first_allocation(hint: usize, compressed: usize) -> usize {
+    hint.min(compressed.saturating_mul(64).saturating_add(64 * 1024))
 }
 
 #[cfg(not(feature = "zstd"))]
@@ -353,7 +367,12 @@ fn gzip_decode(payload: &[u8], max: usize) -> Result<Vec<u8>, DecompressError> {
         .and_then(|at| payload.get(at..))
         .and_then(|b| <[u8; 4]>::try_from(b).ok())
         .map_or(0, |b| u32::from_le_bytes(b) as usize);
-    let out = read_bounded(&mut decoder, max, hint, "gzip")?;
+    let out = read_bounded(
+        &mut decoder,
+        max,
+        first_allocation(hint, payload.len()),
+        "gzip",
+    )?;
     // The value is one gzip member: bytes after it mean the attribute was damaged or
     // written by something else.
     if !decoder.into_inner().is_empty() {
@@ -529,9 +548,22 @@ fn serde_from_bytes<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, D
     }
 }
 
-/// The `B` attribute of some bytes.
-fn binary(bytes: &[u8], c: &Compression) -> AttributeValue {
-    AttributeValue::B(Blob::new(encode(c.codec, c.threshold, bytes)))
+/// The `B` attribute of some bytes; refused when they are over the field's `max_size`,
+/// which every read of the field would refuse (a value is never written that cannot be
+/// read back).
+fn binary(bytes: &[u8], c: &Compression) -> Result<AttributeValue, EncodeError> {
+    if bytes.len() > c.max_size {
+        return Err(EncodeError::new(format!(
+            "the value is {} bytes, over the field's max_size of {} bytes (reads refuse larger values); raise `max_size` in #[dynamo(compress(..))]",
+            bytes.len(),
+            c.max_size
+        )));
+    }
+    Ok(AttributeValue::B(Blob::new(encode(
+        c.codec,
+        c.threshold,
+        bytes,
+    ))))
 }
 
 /// The attribute storing `value` compressed, or `None` when it is absent.
@@ -539,7 +571,7 @@ pub(crate) fn to_attr<T: Compressible>(
     value: &T,
     c: &Compression,
 ) -> Result<Option<AttributeValue>, EncodeError> {
-    Ok(value.__bytes()?.map(|bytes| binary(&bytes, c)))
+    value.__bytes()?.map(|bytes| binary(&bytes, c)).transpose()
 }
 
 /// A serde value from its stored attribute: compressed JSON (`B`), what serde_dynamo
@@ -563,7 +595,7 @@ pub(crate) fn serde_to_attr<T: serde::Serialize + ?Sized>(
     value: &T,
     c: &Compression,
 ) -> Result<AttributeValue, EncodeError> {
-    serde_bytes(value).map(|bytes| binary(&bytes, c))
+    binary(&serde_bytes(value)?, c)
 }
 
 /// The value of a stored attribute: `B` in the stored format, or what the field stored
@@ -1013,6 +1045,41 @@ mod tests {
         assert_eq!(
             decode_owned(raw, 2),
             Err(DecompressError::TooLarge { max: 2 })
+        );
+    }
+
+    /// A value over the field's `max_size` is refused when written (reads would refuse
+    /// it); one at the bound is written and reads back.
+    #[test]
+    fn values_over_max_size_are_refused_when_written() {
+        for codec in [ZSTD, GZIP, Codec::Zstd { level: 1 }] {
+            let c = Compression {
+                codec,
+                threshold: 0,
+                max_size: 4096,
+            };
+            let at = "a".repeat(4096);
+            let av = to_attr(&at, &c).unwrap().unwrap();
+            assert_eq!(from_attr::<String>(av, &c).unwrap(), at);
+            let err = to_attr(&"a".repeat(4097), &c).unwrap_err();
+            assert!(err.to_string().contains("max_size"), "{err}");
+            assert!(serde_to_attr(&vec![0u8; 4096], &c).is_err());
+        }
+    }
+
+    /// A few bytes declaring a huge size never make a huge first allocation.
+    #[test]
+    fn a_declared_size_bounds_only_a_proportionate_first_allocation() {
+        assert_eq!(first_allocation(10, 5), 10);
+        assert_eq!(first_allocation(usize::MAX, 20), 20 * 64 + 64 * 1024);
+        assert_eq!(first_allocation(usize::MAX, usize::MAX), usize::MAX);
+        // 8 MiB of zeros is a few KB of zstd: decoding it still works.
+        let zeros = vec![0u8; 8 * 1024 * 1024];
+        let stored = encode(ZSTD, 0, &zeros);
+        assert!(stored.len() < 64 * 1024, "{}", stored.len());
+        assert_eq!(
+            decode(&stored, DEFAULT_MAX_SIZE).unwrap().len(),
+            zeros.len()
         );
     }
 

@@ -5,6 +5,10 @@
 //! cursor with another query, or altering one, is a [`CursorError`] rather than a silent
 //! jump into another part of the table. With [`Db::with_cursor_secret`](crate::Db::with_cursor_secret)
 //! the checksum is keyed, so clients holding cursors cannot forge them either.
+//!
+//! A read merged from many partitions ([`ScatterQuery`](crate::ops::ScatterQuery)) has
+//! one cursor too: a position per partition under the same fingerprint and checksum,
+//! in a body of its own version, so neither kind of cursor is taken for the other.
 
 use crate::Item;
 use aws_sdk_dynamodb::primitives::Blob;
@@ -15,6 +19,8 @@ use sha2::{Digest, Sha256};
 use std::fmt;
 
 const VERSION: u8 = 1;
+/// The body of a merged read's cursor: one position per source.
+const MERGED_VERSION: u8 = 2;
 const FINGERPRINT_LEN: usize = 16;
 const MAC_LEN: usize = 16;
 
@@ -61,6 +67,11 @@ impl From<&str> for Cursor {
 pub(crate) struct Fingerprint([u8; FINGERPRINT_LEN]);
 
 impl Fingerprint {
+    /// The fingerprint's bytes, to bind a merged read to the fingerprints of its parts.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
     /// Hashes the parts that define which items a query walks through, in which order.
     pub(crate) fn of(parts: &[&[u8]]) -> Self {
         let mut h = Sha256::new();
@@ -105,6 +116,45 @@ fn verify(secret: &[u8], body: &[u8], tag: &[u8]) -> bool {
 pub(crate) fn encode(fingerprint: Fingerprint, key: &Item, secret: &[u8]) -> Cursor {
     let mut body = vec![VERSION];
     body.extend_from_slice(&fingerprint.0);
+    write_key(&mut body, key);
+    seal(body, secret)
+}
+
+/// Where one source of a merged read stands.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Position {
+    /// Nothing read yet: the next read starts at the beginning.
+    Start,
+    /// The next read starts after this key (`ExclusiveStartKey`).
+    After(Item),
+    /// Nothing is left to read.
+    Done,
+}
+
+/// A merged read's cursor: the position of each source, bound to `fingerprint`.
+pub(crate) fn encode_positions(
+    fingerprint: Fingerprint,
+    positions: &[Position],
+    secret: &[u8],
+) -> Cursor {
+    let mut body = vec![MERGED_VERSION];
+    body.extend_from_slice(&fingerprint.0);
+    body.extend_from_slice(&(positions.len() as u32).to_be_bytes());
+    for position in positions {
+        match position {
+            Position::Start => body.push(0),
+            Position::After(key) => {
+                body.push(1);
+                write_key(&mut body, key);
+            }
+            Position::Done => body.push(2),
+        }
+    }
+    seal(body, secret)
+}
+
+/// The key's attributes, sorted by name, each length-prefixed.
+fn write_key(body: &mut Vec<u8>, key: &Item) {
     let mut attrs: Vec<(&String, &AttributeValue)> = key.iter().collect();
     attrs.sort_by(|a, b| a.0.cmp(b.0));
     body.push(attrs.len() as u8);
@@ -122,6 +172,10 @@ pub(crate) fn encode(fingerprint: Fingerprint, key: &Item, secret: &[u8]) -> Cur
         body.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
         body.extend_from_slice(bytes);
     }
+}
+
+/// The body with its checksum, as a URL-safe string.
+fn seal(mut body: Vec<u8>, secret: &[u8]) -> Cursor {
     let tag = mac(secret, &body);
     body.extend_from_slice(&tag);
     Cursor(URL_SAFE_NO_PAD.encode(body))
@@ -144,14 +198,15 @@ impl<'a> Reader<'a> {
     }
 }
 
-pub(crate) fn decode(
-    cursor: &Cursor,
+/// The checked body of a cursor of body version `version` and fingerprint `expected`,
+/// after both: a cursor of the other kind (a merged read's given to a query, or the
+/// reverse) is from another query.
+fn open<'a>(
+    raw: &'a [u8],
+    version: u8,
     expected: Fingerprint,
     secret: &[u8],
-) -> Result<Item, CursorError> {
-    let raw = URL_SAFE_NO_PAD
-        .decode(cursor.0.as_bytes())
-        .map_err(|_| CursorError::Malformed("not base64url"))?;
+) -> Result<Reader<'a>, CursorError> {
     if raw.len() < 1 + FINGERPRINT_LEN + 1 + MAC_LEN {
         return Err(CursorError::Malformed("too short"));
     }
@@ -160,12 +215,65 @@ pub(crate) fn decode(
         return Err(CursorError::Tampered);
     }
     let mut r = Reader(body);
-    if r.take(1)?[0] != VERSION {
-        return Err(CursorError::Malformed("unknown version"));
+    match r.take(1)?[0] {
+        v if v == version => {}
+        VERSION | MERGED_VERSION => return Err(CursorError::WrongQuery),
+        _ => return Err(CursorError::Malformed("unknown version")),
     }
     if r.take(FINGERPRINT_LEN)? != expected.0 {
         return Err(CursorError::WrongQuery);
     }
+    Ok(r)
+}
+
+fn base64(cursor: &Cursor) -> Result<Vec<u8>, CursorError> {
+    URL_SAFE_NO_PAD
+        .decode(cursor.0.as_bytes())
+        .map_err(|_| CursorError::Malformed("not base64url"))
+}
+
+pub(crate) fn decode(
+    cursor: &Cursor,
+    expected: Fingerprint,
+    secret: &[u8],
+) -> Result<Item, CursorError> {
+    let raw = base64(cursor)?;
+    let mut r = open(&raw, VERSION, expected, secret)?;
+    let key = read_key(&mut r)?;
+    if !r.0.is_empty() {
+        return Err(CursorError::Malformed("trailing bytes"));
+    }
+    Ok(key)
+}
+
+/// The positions of a merged read's cursor, which must hold exactly `sources` of them.
+pub(crate) fn decode_positions(
+    cursor: &Cursor,
+    expected: Fingerprint,
+    sources: usize,
+    secret: &[u8],
+) -> Result<Vec<Position>, CursorError> {
+    let raw = base64(cursor)?;
+    let mut r = open(&raw, MERGED_VERSION, expected, secret)?;
+    if r.u32()? != sources {
+        return Err(CursorError::WrongQuery);
+    }
+    let mut positions = Vec::with_capacity(sources.min(1024));
+    for _ in 0..sources {
+        positions.push(match r.take(1)?[0] {
+            0 => Position::Start,
+            1 => Position::After(read_key(&mut r)?),
+            2 => Position::Done,
+            _ => return Err(CursorError::Malformed("unknown position")),
+        });
+    }
+    if !r.0.is_empty() {
+        return Err(CursorError::Malformed("trailing bytes"));
+    }
+    Ok(positions)
+}
+
+fn read_key(r: &mut Reader<'_>) -> Result<Item, CursorError> {
     let count = r.take(1)?[0];
     let mut key = Item::new();
     for _ in 0..count {
@@ -190,9 +298,6 @@ pub(crate) fn decode(
             _ => return Err(CursorError::Malformed("unknown value type")),
         };
         key.insert(name.to_owned(), value);
-    }
-    if !r.0.is_empty() {
-        return Err(CursorError::Malformed("trailing bytes"));
     }
     Ok(key)
 }
@@ -225,7 +330,71 @@ mod tests {
         ));
     }
 
+    #[test]
+    fn positions_round_trip_and_are_bound_to_their_read_and_its_size() {
+        let fp = Fingerprint::of(&[b"scatter", b"4"]);
+        let positions = vec![
+            Position::Start,
+            Position::After(key("", "ORDER#5")),
+            Position::Done,
+            Position::After(Item::new()),
+        ];
+        let c = encode_positions(fp, &positions, b"s");
+        assert_eq!(decode_positions(&c, fp, 4, b"s"), Ok(positions.clone()));
+        // Another number of partitions, another read, another secret.
+        assert_eq!(
+            decode_positions(&c, fp, 3, b"s"),
+            Err(CursorError::WrongQuery)
+        );
+        assert_eq!(
+            decode_positions(&c, fp, 5, b"s"),
+            Err(CursorError::WrongQuery)
+        );
+        let other = Fingerprint::of(&[b"scatter", b"5"]);
+        assert_eq!(
+            decode_positions(&c, other, 4, b"s"),
+            Err(CursorError::WrongQuery)
+        );
+        assert_eq!(decode_positions(&c, fp, 4, b""), Err(CursorError::Tampered));
+        // A query's cursor is not a merged read's, nor the reverse, even under one
+        // fingerprint.
+        let single = encode(fp, &key("USER#1", "ORDER#5"), b"s");
+        assert_eq!(
+            decode_positions(&single, fp, 1, b"s"),
+            Err(CursorError::WrongQuery)
+        );
+        assert_eq!(decode(&c, fp, b"s"), Err(CursorError::WrongQuery));
+    }
+
     proptest! {
+        #[test]
+        fn any_single_byte_change_of_positions_is_detected(
+            sks in prop::collection::vec(prop::option::of("\\PC{0,12}"), 1..6),
+            at in any::<prop::sample::Index>(),
+            bit in 0u8..8,
+        ) {
+            let fp = Fingerprint::of(&[b"t"]);
+            let positions: Vec<Position> = sks
+                .iter()
+                .map(|sk| match sk {
+                    Some(sk) => Position::After(key("", sk)),
+                    None => Position::Done,
+                })
+                .collect();
+            let c = encode_positions(fp, &positions, b"k");
+            prop_assert_eq!(decode_positions(&c, fp, positions.len(), b"k"), Ok(positions.clone()));
+            let mut raw = URL_SAFE_NO_PAD.decode(c.as_str()).unwrap();
+            let i = at.index(raw.len());
+            raw[i] ^= 1 << bit;
+            let altered = Cursor(URL_SAFE_NO_PAD.encode(&raw));
+            prop_assert!(decode_positions(&altered, fp, positions.len(), b"k").is_err());
+        }
+
+        #[test]
+        fn decoding_arbitrary_text_as_positions_never_panics(s in "\\PC{0,200}", n in 0usize..10) {
+            let _ = decode_positions(&Cursor::from(s.as_str()), Fingerprint::of(&[]), n, b"");
+        }
+
         #[test]
         fn any_single_byte_change_is_detected(pk in "\\PC{1,20}", sk in "\\PC{0,20}", at in any::<prop::sample::Index>(), bit in 0u8..8) {
             let fp = Fingerprint::of(&[b"t"]);

@@ -23,6 +23,9 @@ pub struct Db<T> {
     client: Client,
     table_name: Arc<str>,
     cursor_secret: Arc<[u8]>,
+    /// The read-through cache of gets by key (`Db::with_cache`).
+    #[cfg(feature = "cache")]
+    cache: Option<crate::cache::Cache>,
     _table: PhantomData<fn() -> T>,
 }
 
@@ -32,6 +35,8 @@ impl<T> Clone for Db<T> {
             client: self.client.clone(),
             table_name: self.table_name.clone(),
             cursor_secret: self.cursor_secret.clone(),
+            #[cfg(feature = "cache")]
+            cache: self.cache.clone(),
             _table: PhantomData,
         }
     }
@@ -52,6 +57,8 @@ impl<T: Table> Db<T> {
             client,
             table_name: table_name.into(),
             cursor_secret: Arc::from(Vec::new()),
+            #[cfg(feature = "cache")]
+            cache: None,
             _table: PhantomData,
         }
     }
@@ -102,6 +109,43 @@ impl<T: Table> Db<T> {
             .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
             .build();
         Db::new(Client::from_conf(config), table_name)
+    }
+
+    /// This `Db` with another client (same table, cursor secret and cache).
+    pub(crate) fn with_client(&self, client: Client) -> Db<T> {
+        Db {
+            client,
+            ..self.clone()
+        }
+    }
+
+    /// This `Db` on another table of the same schema (same client, cursor secret and
+    /// cache).
+    #[cfg(feature = "time")]
+    pub(crate) fn with_table_name(&self, table_name: &str) -> Db<T> {
+        Db {
+            table_name: Arc::from(table_name),
+            ..self.clone()
+        }
+    }
+
+    /// This `Db` with `cache` answering its gets.
+    #[cfg(feature = "cache")]
+    pub(crate) fn set_cache(mut self, cache: Option<crate::cache::Cache>) -> Db<T> {
+        self.cache = cache;
+        self
+    }
+
+    /// The cache answering gets, if any.
+    #[cfg(feature = "cache")]
+    pub(crate) fn cache(&self) -> Option<&crate::cache::Cache> {
+        self.cache.as_ref()
+    }
+
+    /// The table name, shared.
+    #[cfg(feature = "cache")]
+    pub(crate) fn table_arc(&self) -> &Arc<str> {
+        &self.table_name
     }
 
     /// Keys the checksum of pagination cursors with `secret`, so that clients holding

@@ -62,6 +62,20 @@ pub enum Error {
         key: String,
     },
 
+    /// A read of one item ([`Query::one`](crate::ops::Query::one), e.g. a user by a
+    /// unique email through an index) found more than one: the data breaks the
+    /// uniqueness the read relies on.
+    #[error("{target}: more than one item matches a read of one (keys {first} and {second})")]
+    #[non_exhaustive]
+    NotUnique {
+        /// The entity or view read.
+        target: &'static str,
+        /// The key of the first item found, rendered as `PK=..., SK=...` (the table's keys).
+        first: String,
+        /// The key of the second.
+        second: String,
+    },
+
     /// An item read from DynamoDB could not be turned into the entity.
     #[error(transparent)]
     Decode(#[from] DecodeError),
@@ -592,7 +606,9 @@ pub enum CursorError {
     /// The checksum does not match: the cursor was altered.
     #[error("the cursor was altered (checksum mismatch)")]
     Tampered,
-    /// A valid cursor, but from another query (table, index, entity, key condition or direction).
+    /// A valid cursor, but from another query (table, index, entity, key condition or
+    /// direction; for a scatter query also the partitions, their number and order, and the
+    /// filter).
     #[error("the cursor belongs to another query")]
     WrongQuery,
 }

@@ -56,6 +56,8 @@ extern crate self as dynamo_model;
 
 mod attribute;
 pub mod batch;
+#[cfg(feature = "cache")]
+pub mod cache;
 pub mod capacity;
 pub mod chunk;
 pub mod codec;
@@ -66,11 +68,15 @@ mod db;
 pub mod entity;
 pub mod error;
 pub mod expr;
+mod extra_types;
+pub mod format;
 pub mod history;
 pub mod key;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod ops;
+#[cfg(feature = "time")]
+pub mod period;
 pub mod registry;
 pub mod retry;
 pub mod schema;
@@ -90,6 +96,7 @@ pub use entity::Entity;
 pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::{AttrPath, Condition, MapPath, Path, SettablePath, UpdatablePath};
 pub use key::chain::{AttributeField, SortKeyField};
+pub use key::sharded::ShardedPartition;
 #[doc(hidden)]
 pub use key::sort::SortKeyRange;
 pub use key::sort::{
@@ -102,7 +109,7 @@ pub use ops::SortCondition;
 pub use ops::{Page, UnknownEntity};
 pub use retry::RetryPolicy;
 pub use schema::{Table, TableSchema};
-pub use size::{MAX_ITEM_BYTES, item_size, value_size};
+pub use size::{MAX_ITEM_BYTES, item_size, local_index_bytes, value_size};
 
 /// `#[derive(Table)]`: declares a table's key attributes, indexes and TTL attribute.
 ///
@@ -166,7 +173,11 @@ pub use dynamo_model_derive::Table;
 /// No serde derive is needed: the codec is generated. Container options:
 /// - `table` (the `#[derive(Table)]` type), `pk` and `sk` templates (literal text and
 ///   `{field}` placeholders; a placeholder is followed by the end of the template or by
-///   the delimiter, `#` unless declared otherwise);
+///   the delimiter, `#` unless declared otherwise). A placeholder can compute its text
+///   from the field (see [`key::computed`]): `{field:shard(N)}` (a stable hash of the
+///   field, `0..N`), `{field:random(N)}` (a `u16` field the writer fills at random),
+///   `{field:date}`, `{field:hour}`, `{field:month}` (UTC buckets of a time value);
+///   shards in partition keys only;
 /// - `delimiter = ".."`: the delimiter of the entity's templates (`#`, `.`, `_`, `|` or
 ///   `:`; default: the table's), e.g. `delimiter = ".", pk = "{day}.{shard}"`; see
 ///   [`key::Delimiter`] for what each escapes;
@@ -212,7 +223,10 @@ pub use dynamo_model_derive::Table;
 /// - `Type::partition(..)` and `Type::{index}_partition(..)` (`GSI1` → `gsi1_partition`),
 ///   the partitions to [query](Db::query), by the same rule: one field by value, two or
 ///   more in a struct `{Type}Partition` or `{Type}{Index}Partition` (`{Index}` in
-///   PascalCase: `GSI1` → `Gsi1`, `by-region` → `ByRegion`);
+///   PascalCase: `GSI1` → `Gsi1`, `by-region` → `ByRegion`). Of a template with a shard,
+///   they take the fields but the shard's source and return a [`ShardedPartition`]: every
+///   shard's partition;
+/// - `Type::random_{field}()` for each `{field:random(N)}`: a shard picked at random;
 /// - `Type::sk()` and `Type::{index}_sk()`: typed sort-key conditions (`{Type}Sk`,
 ///   `{Type}{Index}Sk`), one accessor per template field in template order, each a
 ///   [`SortKeyField`] to fix (`.eq(v)`) or to end in a range on:
@@ -310,13 +324,19 @@ pub mod __private {
     pub use crate::entity::{EntityInternals, IndexChanges, IndexKeyAttributes, Touch};
     pub use crate::expr::{KeyField, Mutable};
     pub use crate::key::chain::{AttributeChain, SortKeyChain};
+    pub use crate::key::computed::__private::*;
+    pub use crate::key::computed::{
+        BucketArg, BucketTime, DayBucket, HourBucket, MonthBucket, OptionalBucketTime, ShardValue,
+        random_shard,
+    };
     pub use crate::key::sort::TableIndex;
     pub use crate::key::sort::{
         AttributeOp, AttributePrefix, Compare, SortKeyOp, SortKeyPrefix, attribute_op,
         attribute_value, encode_arg,
     };
     pub use crate::key::template::{
-        IndexTemplate, Segment as TemplateSegment, TemplateField, encode_touch, reencode,
+        ComputedPart, IndexTemplate, Segment as TemplateSegment, TemplateField, encode_touch,
+        reencode,
     };
     pub use crate::ops::IntoSortKey;
     pub use crate::registry::{EntityRegistration, Segment as KeySegment};

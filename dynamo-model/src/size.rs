@@ -80,19 +80,112 @@ fn number_size(n: &str) -> usize {
 
 pub(crate) fn check_item_size<E: Entity>(item: &Item) -> Result<(), Error> {
     let size = item_size(item);
-    if size > MAX_ITEM_BYTES {
+    let local = local_index_bytes(&<E::Table as crate::Table>::SCHEMA, item);
+    if size + local > MAX_ITEM_BYTES {
+        let message = if local == 0 {
+            format!("the item is {size} bytes; DynamoDB allows at most {MAX_ITEM_BYTES}")
+        } else {
+            format!(
+                "the item is {size} bytes and its entries in the table's local secondary indexes {local} bytes; DynamoDB allows at most {MAX_ITEM_BYTES} for the two together"
+            )
+        };
         return Err(Error::invalid(
             E::ENTITY_TYPE,
             crate::ValidationReason::ItemTooLarge,
-            format!("the item is {size} bytes; DynamoDB allows at most {MAX_ITEM_BYTES}"),
+            message,
         ));
     }
     Ok(())
 }
 
+/// The bytes `item`'s entries in the local secondary indexes of `schema` take: DynamoDB
+/// applies its 400 KB limit to an item's table data plus these ("for each local secondary
+/// index on a table, there is a 400 KB limit on the total of the size of an item's data in
+/// the table and the size of corresponding entries, including key values and projected
+/// attributes, in all of the local secondary indexes"). An item is in an LSI when it has
+/// the index's sort-key attribute; its entry holds the table's keys, the index key and
+/// the projected attributes (all of them for `ALL`).
+pub fn local_index_bytes(schema: &crate::TableSchema, item: &Item) -> usize {
+    let size_of = |name: &str| item.get(name).map_or(0, |v| name.len() + value_size(v));
+    schema
+        .indexes
+        .iter()
+        .filter(|index| index.kind == crate::schema::IndexKind::Local)
+        .filter(|index| index.sk.iter().all(|a| item.contains_key(a.name)))
+        .map(|index| match index.projection {
+            crate::schema::Projection::All => item_size(item),
+            projection => {
+                let mut names: Vec<&str> = vec![schema.pk.name];
+                names.extend(schema.sk.map(|a| a.name));
+                names.extend(index.sk.iter().map(|a| a.name));
+                if let crate::schema::Projection::Include(attrs) = projection {
+                    names.extend(attrs.iter().copied());
+                }
+                names.sort_unstable();
+                names.dedup();
+                names.into_iter().map(size_of).sum()
+            }
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(crate::Table)]
+    #[dynamo(
+        pk = "PK",
+        sk = "SK",
+        gsi(name = "GSI1", pk = "G1PK", sk = "G1SK"),
+        lsi(name = "ByAll", sk = "ASK"),
+        lsi(name = "ByKeys", sk = "KSK", projection = keys_only),
+        lsi(name = "ByInc", sk = "ISK", projection(include = ["title", "absent"]))
+    )]
+    struct Lsi;
+
+    fn s(v: &str) -> AttributeValue {
+        AttributeValue::S(v.into())
+    }
+
+    /// An item's entries in the local secondary indexes it is in count towards its 400 KB:
+    /// the whole item for `ALL`, the table and index keys (and included attributes)
+    /// otherwise; global indexes never count.
+    #[test]
+    fn local_index_entries_count_by_projection() {
+        use crate::Table;
+        let schema = &Lsi::SCHEMA;
+        let mut item: Item = [
+            ("PK", s("p")),
+            ("SK", s("s")),
+            ("G1PK", s("g")),
+            ("G1SK", s("g")),
+            ("title", s("hello")),
+            ("body", s(&"b".repeat(1000))),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        assert_eq!(local_index_bytes(schema, &item), 0, "in no LSI");
+        let keys = ("PK".len() + 1) + ("SK".len() + 1);
+        item.insert("KSK".into(), s("k"));
+        assert_eq!(local_index_bytes(schema, &item), keys + 4);
+        item.insert("ISK".into(), s("i"));
+        assert_eq!(
+            local_index_bytes(schema, &item),
+            (keys + 4) + (keys + 4 + "title".len() + 5)
+        );
+        item.insert("ASK".into(), s("a"));
+        let whole = item_size(&item);
+        assert_eq!(
+            local_index_bytes(schema, &item),
+            whole + (keys + 4) + (keys + 4 + 10)
+        );
+        // An item at half the limit fits a table without LSIs, not one with an ALL LSI.
+        item.insert("body".into(), s(&"b".repeat(MAX_ITEM_BYTES / 2)));
+        assert!(item_size(&item) < MAX_ITEM_BYTES);
+        assert!(item_size(&item) + local_index_bytes(schema, &item) > MAX_ITEM_BYTES);
+    }
 
     #[test]
     fn number_sizes_match_the_service() {

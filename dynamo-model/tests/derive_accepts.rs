@@ -7,6 +7,8 @@
 mod all_options;
 #[path = "derive_accepts/chunked.rs"]
 mod chunked;
+#[path = "derive_accepts/computed.rs"]
+mod computed;
 #[path = "derive_accepts/date_keys.rs"]
 mod date_keys;
 #[path = "derive_accepts/delimiters.rs"]
@@ -60,4 +62,9 @@ fn versioned_layouts_with_ttl_and_index() {
 #[test]
 fn chunked_fields_bare_and_with_sizes() {
     chunked::run();
+}
+
+#[test]
+fn computed_key_parts_everywhere_they_are_accepted() {
+    computed::run();
 }

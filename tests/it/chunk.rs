@@ -186,6 +186,12 @@ async fn listing_reads_no_chunks_and_load_chunks_is_one_call() -> TestResult {
     assert_eq!(ops, ["Query"], "a listing reads parents only");
 
     let mut items = page.items;
+    // Two copies of one item name the same chunks: each chunk is read once.
+    let mut twice = vec![items[0].clone(), items[0].clone()];
+    db.load_chunks(&mut twice).await?;
+    assert!(twice
+        .iter()
+        .all(|m| m.body.get().map(String::len) == Some(3000)));
     watched.load_chunks(&mut items).await?;
     let ops: Vec<String> = faults.calls().into_iter().map(|c| c.operation).collect();
     // 20 bodies (1 chunk each) + 20 attachments (2 chunks each) = 60 keys: one call.
@@ -312,6 +318,44 @@ async fn writes_that_cannot_follow_the_protocol_are_refused() -> TestResult {
     Ok(())
 }
 
+/// The sweep as it would run once every chunk of the table is older than
+/// `MIN_ORPHAN_AGE`: each chunk's write time is moved an hour back, then the sweep runs
+/// with the shortest `older_than` it accepts.
+async fn sweep_aged(
+    db: &Db<App>,
+) -> Result<dynamo_model::chunk::Orphans, Box<dyn std::error::Error + Send + Sync>> {
+    for item in all_items(db).await? {
+        if !matches!(item.get("_type"), Some(AttributeValue::S(t)) if t == "_chunk") {
+            continue;
+        }
+        let written: u64 = item
+            .get("_ct")
+            .ok_or("_ct")?
+            .as_n()
+            .map_err(|_| "_ct")?
+            .parse()?;
+        let mut key = std::collections::HashMap::new();
+        for attr in ["PK", "SK"] {
+            key.insert(attr.to_owned(), item.get(attr).ok_or(attr)?.clone());
+        }
+        db.client()
+            .update_item()
+            .table_name(db.table_name())
+            .set_key(Some(key))
+            .update_expression("SET #ct = :ct")
+            .expression_attribute_names("#ct", "_ct")
+            .expression_attribute_values(
+                ":ct",
+                AttributeValue::N(written.saturating_sub(3_600_000).to_string()),
+            )
+            .send()
+            .await?;
+    }
+    Ok(db
+        .collect_orphans(dynamo_model::chunk::MIN_ORPHAN_AGE)
+        .await?)
+}
+
 /// The chunk keys the stored item names, and the chunk items present.
 async fn named_and_present(
     db: &Db<App>,
@@ -366,7 +410,11 @@ async fn interrupted_writes_leave_a_whole_value_and_the_sweep_removes_the_orphan
         );
         let faults = Faults::new(seed)
             .rate(0.5)
-            .kinds([FaultKind::Reject, FaultKind::ServerErrorAfterApply])
+            .kinds([
+                FaultKind::Reject,
+                FaultKind::ServerError,
+                FaultKind::ServerErrorAfterApply,
+            ])
             .operations(["BatchWriteItem", "PutItem"]);
         let faulty_db = faulty(&db, &faults).await?;
         let result = faulty_db.put(&new).await;
@@ -382,7 +430,7 @@ async fn interrupted_writes_leave_a_whole_value_and_the_sweep_removes_the_orphan
             assert_eq!(which, "new", "seed {seed}: the put succeeded");
         }
         *outcomes.entry((result.is_ok(), which)).or_insert(0) += 1;
-        let report = db.collect_orphans(std::time::Duration::ZERO).await?;
+        let report = sweep_aged(&db).await?;
         let (named, present) = named_and_present(&db).await?;
         assert_eq!(named, present, "seed {seed}: after the sweep ({report:?})");
         assert_eq!(
@@ -401,10 +449,11 @@ async fn the_sweep_spares_recent_chunks_and_named_ones() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     db.put(&message("m", "f".repeat(5000), bytes(5000, 6)))
         .await?;
-    // Orphans of a failed write: chunks written, the item write refused.
+    // Orphans of a failed write: chunks written, the item write lost (an HTTP 500 that
+    // may or may not have been applied, so the chunks must stay).
     let faults = Faults::new(1)
         .rate(1.0)
-        .kinds([dynamo_model::local::faults::FaultKind::Reject])
+        .kinds([dynamo_model::local::faults::FaultKind::ServerError])
         .operations(["PutItem"]);
     let faulty_db = faulty(&db, &faults).await?;
     assert!(faulty_db
@@ -418,11 +467,63 @@ async fn the_sweep_spares_recent_chunks_and_named_ones() -> TestResult {
         .collect_orphans(std::time::Duration::from_secs(900))
         .await?;
     assert_eq!((report.examined, report.deleted), (0, 0));
-    let report = db.collect_orphans(std::time::Duration::ZERO).await?;
+    // A sweep that could catch a put between its steps is refused.
+    let err = db
+        .collect_orphans(dynamo_model::chunk::MIN_ORPHAN_AGE - std::time::Duration::from_secs(1))
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::InvalidOption);
+    let report = sweep_aged(&db).await?;
     assert_eq!(report.deleted, present.len() - named.len());
     assert_eq!(report.kept, named.len());
     let (named, present) = named_and_present(&db).await?;
     assert_eq!(named, present);
+    Ok(())
+}
+
+/// A put that is surely not applied leaves no chunk behind: refused before anything is
+/// written (an item over 400 KB), or refused by DynamoDB (a 4xx) after its chunks were
+/// written.
+#[tokio::test]
+async fn a_refused_put_leaves_no_chunks() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    db.put(&message("m", "f".repeat(5000), bytes(5000, 6)))
+        .await?;
+    let before = all_items(&db).await?;
+    // The subject alone is over 400 KB: refused before any request.
+    let faults = Faults::new(2).record();
+    let recording = faulty(&db, &faults).await?;
+    let mut huge = message("m", "g".repeat(9000), bytes(9000, 7));
+    huge.subject = "s".repeat(410 * 1024);
+    let err = recording.put(&huge).await.unwrap_err();
+    assert_refused(&err, ValidationReason::ItemTooLarge);
+    let calls: Vec<String> = faults.calls().into_iter().map(|c| c.operation).collect();
+    assert!(
+        calls.iter().all(|c| c != "BatchWriteItem"),
+        "no chunk was written: {calls:?}"
+    );
+    // Refused by DynamoDB after the chunks were written: they are deleted again.
+    let faults = Faults::new(3)
+        .rate(1.0)
+        .kinds([dynamo_model::local::faults::FaultKind::Reject])
+        .operations(["PutItem"]);
+    let rejecting = faulty(&db, &faults).await?;
+    assert!(rejecting
+        .put(&message("m", "h".repeat(9000), bytes(9000, 8)))
+        .await
+        .is_err());
+    // A value needing more chunks than a read accepts (100,001 of 1 KB): refused before
+    // anything is written, rather than written unreadable.
+    let too_many = message("m", String::new(), vec![7u8; 1024 * 100_000]);
+    let err = db.put(&too_many).await.unwrap_err();
+    assert_refused(&err, ValidationReason::ItemTooLarge);
+    assert!(err.to_string().contains("100001 chunks"), "{err}");
+    let mut after = all_items(&db).await?;
+    let mut before = before;
+    let pk = |i: &dynamo_model::Item| format!("{:?}", i.get("PK"));
+    before.sort_by_key(pk);
+    after.sort_by_key(pk);
+    assert_eq!(before, after, "the table is as it was");
     Ok(())
 }
 

@@ -443,3 +443,53 @@ async fn the_seeds_layouts_are_written_read_batched_and_updated() -> TestResult 
     assert_eq!(pending.items.len(), 30);
     Ok(())
 }
+
+/// The seed's layout with the shard computed by the crate: `2014-07-09.07` from the
+/// order id, under the table's `.`; a sharded index under `_`; the hash the same as under
+/// `#` (it is over the field's `#` encoding).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Orders, pk = "{day:date}.{order_id:shard(16)}", sk = "DAYORDER.{day}.{order_id}",
+         index(GSI1, delimiter = "_", pk = "COMPUTED_{status}_{order_id:shard(4)}", sk = "{day}_{order_id}"))]
+pub struct DayOrder {
+    pub day: time::OffsetDateTime,
+    pub order_id: String,
+    pub status: String,
+}
+
+#[tokio::test]
+async fn computed_shards_follow_the_templates_delimiter() -> TestResult {
+    use dynamo_model::key::computed::shard_of;
+    let db = dynamo_model::local::fresh_table::<Orders>().await?;
+    let day = time::macros::datetime!(2014-07-09 10:00 UTC);
+    let mut written = Vec::new();
+    for i in 0..40 {
+        let o = DayOrder {
+            day: day + time::Duration::minutes(i),
+            order_id: format!("o.{i}_x"),
+            status: if i % 2 == 0 {
+                "OPEN".into()
+            } else {
+                "DONE".into()
+            },
+        };
+        db.put(&o).await?;
+        written.push(o);
+    }
+    let key = written[3].primary_key().into_raw()?;
+    assert_eq!(key.pk, format!("2014-07-09.{:02}", shard_of("o.3_x", 16)));
+    // Point reads by the source fields only.
+    for o in &written {
+        assert_eq!(db.get(o.primary_key()).await?.as_ref(), Some(o));
+    }
+    // Every shard, merged: the day's orders.
+    let all = db.scatter_query(DayOrder::partition(day)).all().await?;
+    assert_eq!(all.items.len(), 40);
+    // The sharded index under `_`.
+    let open = db
+        .scatter_query(DayOrder::gsi1_partition("OPEN"))
+        .all()
+        .await?;
+    assert_eq!(open.items.len(), 20);
+    assert!(open.items.iter().all(|o| o.status == "OPEN"));
+    Ok(())
+}

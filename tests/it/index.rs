@@ -596,3 +596,46 @@ async fn empty_index_keys_and_expiry_on_keys_only_indexes_are_refused_before_sen
     crate::common::assert_refused(&err, dynamo_model::ValidationReason::IndexProjection);
     Ok(())
 }
+
+/// A read of one item through a unique index: the item, nothing, or a typed error when
+/// the data holds two.
+#[tokio::test]
+async fn one_returns_the_only_match_or_refuses_two() -> TestResult {
+    let db = dynamo_model::local::fresh_table::<App>().await?;
+    let user = |id: &str, email: &str| User {
+        user_id: id.into(),
+        display_name: id.into(),
+        email: Some(email.into()),
+        login_count: 0,
+        labels: vec![],
+    };
+    db.put(&user("u1", "ann@example.com")).await?;
+    let found = db
+        .query(User::gsi1_partition("ann@example.com"))
+        .one()
+        .await?;
+    assert_eq!(found.map(|u| u.user_id), Some("u1".to_owned()));
+    assert!(db
+        .query(User::gsi1_partition("nobody@example.com"))
+        .one()
+        .await?
+        .is_none());
+    // A limit of 1 does not hide the second match.
+    db.put(&user("u2", "ann@example.com")).await?;
+    let err = db
+        .query(User::gsi1_partition("ann@example.com"))
+        .limit(1)
+        .one()
+        .await
+        .unwrap_err();
+    match &err {
+        dynamo_model::Error::NotUnique { first, second, .. } => {
+            assert!(
+                first.contains("USER#u1") && second.contains("USER#u2"),
+                "{err}"
+            );
+        }
+        other => panic!("expected NotUnique, got {other:?}"),
+    }
+    Ok(())
+}

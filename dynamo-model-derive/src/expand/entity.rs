@@ -3,7 +3,7 @@
 
 use crate::check::{self, EntityModel, Field, IndexModel};
 use crate::ctxt::Ctxt;
-use crate::template::{Segment, Template};
+use crate::template::{Bucket, Function, Segment, Template};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
@@ -67,17 +67,146 @@ fn table_delimiter_check(
     Some(quote!(if <#table as ::dynamo_model::Table>::DELIMITER.as_char() != #follower { #p }))
 }
 
-/// Code that appends a rendered template to `out`. `part` produces the code for one field.
+/// Code that appends a rendered template to `out`. `part` produces the code for one
+/// placeholder: a field, and the function computing the part from it (`None`: the field's
+/// own encoding).
 fn render(
     template: &Template,
     out: &Ident,
-    part: impl Fn(&str, &Ident) -> TokenStream,
+    part: impl Fn(&str, Option<Function>, &Ident) -> TokenStream,
 ) -> TokenStream {
-    let steps = template.segments.iter().map(|segment| match segment {
+    render_segments(&template.segments, out, part)
+}
+
+/// [`render`] for some of a template's segments.
+fn render_segments(
+    segments: &[Segment],
+    out: &Ident,
+    part: impl Fn(&str, Option<Function>, &Ident) -> TokenStream,
+) -> TokenStream {
+    let steps = segments.iter().map(|segment| match segment {
         Segment::Lit(lit) => quote!(#out.push_str(#lit);),
-        Segment::Field(name) => part(name, out),
+        Segment::Field(name) => part(name, None, out),
+        Segment::Computed(c) => part(&c.field, Some(c.function), out),
     });
     quote!(#(#steps)*)
+}
+
+/// The runtime type of a time bucket.
+fn bucket_type(bucket: Bucket) -> TokenStream {
+    let ident = format_ident!("{}", bucket.type_name());
+    quote!(::dynamo_model::key::computed::#ident)
+}
+
+/// Code appending one placeholder of a key template rendered from constructor arguments
+/// (locals named after the fields); `index`: an index template, whose arguments take the
+/// present value of an optional field; `delimiter`: the template's delimiter (an
+/// expression of type `dynamo_model::key::Delimiter`).
+fn arg_part<'a>(
+    m: &'a EntityModel,
+    index: bool,
+    delimiter: &'a TokenStream,
+) -> impl Fn(&str, Option<Function>, &Ident) -> TokenStream + 'a {
+    move |name, function, out| {
+        let private = quote!(::dynamo_model::__private);
+        let f = field(m, name);
+        let (fi, ty) = (&f.ident, key_type(f, index));
+        match function {
+            None => {
+                quote_spanned!(f.ty.span()=> #private::KeyArg::<#ty>::encode_key_arg(&#fi, #delimiter, #out)?;)
+            }
+            Some(Function::Shard(n)) => {
+                quote_spanned!(f.ty.span()=> #private::push_shard_arg::<#ty, _>(&#fi, #n, #out)?;)
+            }
+            Some(Function::Random(n)) => {
+                quote_spanned!(f.ty.span()=> #private::push_random_shard(&#fi, #n, #out)?;)
+            }
+            Some(Function::Bucket(b)) => {
+                let bucket = bucket_type(b);
+                quote_spanned!(f.ty.span()=> #private::push_bucket_arg::<#bucket, _>(&#fi, #out)?;)
+            }
+        }
+    }
+}
+
+/// How a template uses each of its fields (`None`: as it is), in order of first appearance.
+fn field_uses<'a>(
+    m: &'a EntityModel,
+    templates: &[&Template],
+) -> Vec<(&'a Field, Vec<Option<Function>>)> {
+    let mut out: Vec<(&Field, Vec<Option<Function>>)> = Vec::new();
+    for segment in templates.iter().flat_map(|t| &t.segments) {
+        let (name, function) = match segment {
+            Segment::Field(name) => (name, None),
+            Segment::Computed(c) => (&c.field, Some(c.function)),
+            Segment::Lit(_) => continue,
+        };
+        let f = field(m, name);
+        match out.iter_mut().find(|(o, _)| o.ident == f.ident) {
+            Some((_, uses)) => uses.push(function),
+            None => out.push((f, vec![function])),
+        }
+    }
+    out
+}
+
+/// The arguments of a partition constructor for template `t`: its fields, except those a
+/// shard is computed from (the partition lists every shard instead).
+fn partition_uses<'a>(m: &'a EntityModel, t: &Template) -> Vec<(&'a Field, Vec<Option<Function>>)> {
+    field_uses(m, &[t])
+        .into_iter()
+        .filter_map(|(f, uses)| {
+            let uses: Vec<_> = uses
+                .into_iter()
+                .filter(|u| !u.is_some_and(|f| f.shards().is_some()))
+                .collect();
+            (!uses.is_empty()).then_some((f, uses))
+        })
+        .collect()
+}
+
+/// The return type and body of a partition constructor for template `t`, from arguments
+/// named after the fields: a `Partition`, or a `ShardedPartition` listing every shard when
+/// the template has a shard.
+fn partition_build(
+    m: &EntityModel,
+    t: &Template,
+    index: bool,
+    space: &TokenStream,
+    sort: (&str, bool),
+    delimiter: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let dm = quote!(::dynamo_model);
+    let ident = &m.ident;
+    let (root, fixed) = sort;
+    let out = format_ident!("__pk");
+    let ok = quote!(::core::result::Result::Ok(()));
+    match t.shard() {
+        Some((at, c)) => {
+            let count = c.function.shards().unwrap_or(1);
+            let before = render_segments(&t.segments[..at], &out, arg_part(m, index, delimiter));
+            let after = render_segments(&t.segments[at + 1..], &out, arg_part(m, index, delimiter));
+            (
+                quote!(#dm::ShardedPartition<#ident, #space>),
+                quote! {
+                    #dm::ShardedPartition::__build(
+                        #root,
+                        #fixed,
+                        #count,
+                        |#out| { let _ = &#out; #before #ok },
+                        |#out| { let _ = &#out; #after #ok },
+                    )
+                },
+            )
+        }
+        None => {
+            let all = render(t, &out, arg_part(m, index, delimiter));
+            (
+                quote!(#dm::Partition<#ident, #space>),
+                quote!(#dm::Partition::__build(#root, #fixed, |#out| { let _ = &#out; #all #ok })),
+            )
+        }
+    }
 }
 
 pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
@@ -339,12 +468,25 @@ fn generate(m: &EntityModel) -> TokenStream {
         }
 
         let index_delim = delimiter_expr(index.delimiter, table);
-        let optional_part = |name: &str, out: &Ident| {
+        let optional_part = |name: &str, function: Option<Function>, out: &Ident| {
             let f = field(m, name);
             let (fi, ty) = (&f.ident, &f.ty);
-            quote_spanned! {ty.span()=>
-                if !<#ty as #private::OptionalKeyPart>::encode_optional_key(&self.#fi, #index_delim, #out)? {
-                    return ::core::result::Result::Ok(false);
+            let absent = quote!(return ::core::result::Result::Ok(false););
+            match function {
+                None => quote_spanned! {ty.span()=>
+                    if !<#ty as #private::OptionalKeyPart>::encode_optional_key(&self.#fi, #index_delim, #out)? { #absent }
+                },
+                Some(Function::Shard(n)) => quote_spanned! {ty.span()=>
+                    if !#private::push_shard_optional::<#ty>(&self.#fi, #n, #out)? { #absent }
+                },
+                Some(Function::Random(n)) => quote_spanned! {ty.span()=>
+                    #private::push_random_shard::<#ty>(&self.#fi, #n, #out)?;
+                },
+                Some(Function::Bucket(b)) => {
+                    let bucket = bucket_type(b);
+                    quote_spanned! {ty.span()=>
+                        if !#private::push_bucket_optional::<#bucket, #ty>(&self.#fi, #out)? { #absent }
+                    }
                 }
             }
         };
@@ -386,7 +528,7 @@ fn generate(m: &EntityModel) -> TokenStream {
             .pk
             .iter()
             .chain(index.sk.iter())
-            .flat_map(|t| t.0.fields())
+            .flat_map(|t| t.0.sources())
         {
             let f = field(m, name);
             if !template_fields.iter().any(|o| o.ident == f.ident) {
@@ -408,35 +550,78 @@ fn generate(m: &EntityModel) -> TokenStream {
                     #private::TemplateField::Stored { attribute: #attr, encode: #private::encode_touch::<#ty> }
                 };
             }
-            let (template, sort) = if m.pk.0.fields().any(|n| f.ident == n) {
+            // Read back from where the primary key holds the field as it is, or as a
+            // random shard (its value too); `check` refuses an index that needs a field
+            // the key holds only through a hash or a bucket.
+            let readable = |s: &Segment| match s {
+                Segment::Field(n) => f.ident == n,
+                Segment::Computed(c) => {
+                    f.ident == c.field && matches!(c.function, Function::Random(_))
+                }
+                Segment::Lit(_) => false,
+            };
+            let (template, sort) = if m.pk.0.segments.iter().any(readable) {
                 (&m.pk.0, false)
             } else {
                 (m.sk.as_ref().map(|s| &s.0).unwrap_or(&m.pk.0), true)
             };
             let segments = template.segments.iter().map(|s| match s {
                 Segment::Lit(l) => quote!(::core::option::Option::Some(#l)),
-                Segment::Field(_) => quote!(::core::option::Option::None),
+                Segment::Field(_) | Segment::Computed(_) => quote!(::core::option::Option::None),
             });
-            let ordinal = template.fields().position(|n| f.ident == n).unwrap_or(0);
+            // Every placeholder is a component of the key, computed or not.
+            let placeholders: Vec<&Segment> = template
+                .segments
+                .iter()
+                .filter(|s| !matches!(s, Segment::Lit(_)))
+                .collect();
+            let ordinal = placeholders.iter().position(|s| readable(s)).unwrap_or(0);
+            let reencode = match placeholders.get(ordinal) {
+                Some(Segment::Computed(c)) => {
+                    let n = c.function.shards().unwrap_or(1);
+                    quote!(#private::reencode_random_shard::<#n>)
+                }
+                _ => quote!(#private::reencode::<#ty>),
+            };
             quote_spanned! {ty.span()=>
                 #private::TemplateField::Key {
                     sort: #sort,
                     segments: &[#(#segments),*],
                     delimiter: #key_delim,
                     ordinal: #ordinal,
-                    reencode: #private::reencode::<#ty>,
+                    reencode: #reencode,
                 }
             }
         });
         let segments = |t: Option<&Template>| {
+            let position = |name: &str| {
+                template_fields
+                    .iter()
+                    .position(|f| f.ident == name)
+                    .unwrap_or(0)
+            };
             let segments = t.into_iter().flat_map(|t| &t.segments).map(|s| match s {
                 Segment::Lit(l) => quote!(#private::TemplateSegment::Literal(#l)),
                 Segment::Field(name) => {
-                    let at = template_fields
-                        .iter()
-                        .position(|f| f.ident == name)
-                        .unwrap_or(0);
+                    let at = position(name);
                     quote!(#private::TemplateSegment::Field(#at))
+                }
+                Segment::Computed(c) => {
+                    let at = position(&c.field);
+                    let part = match c.function {
+                        Function::Shard(n) => quote!(#private::ComputedPart::Shard(#n)),
+                        Function::Random(n) => quote!(#private::ComputedPart::Random(#n)),
+                        Function::Bucket(b) => {
+                            let bucket = bucket_type(b);
+                            let ty = &field(m, &c.field).ty;
+                            quote_spanned! {ty.span()=>
+                                #private::ComputedPart::Bucket(
+                                    #private::bucket_from_component::<<#ty as #private::OptionalKeyPart>::Part, #bucket>
+                                )
+                            }
+                        }
+                    };
+                    quote!(#private::TemplateSegment::Computed { field: #at, part: #part })
                 }
             });
             quote!(&[#(#segments),*])
@@ -460,28 +645,41 @@ fn generate(m: &EntityModel) -> TokenStream {
 
     // ---- primary key
     let (pk_out, sk_out) = (format_ident!("__pk"), format_ident!("__sk"));
-    let self_part = |name: &str, out: &Ident| {
+    let self_part = |name: &str, function: Option<Function>, out: &Ident| {
         let f = field(m, name);
         let (fi, ty) = (&f.ident, &f.ty);
-        quote_spanned!(ty.span()=> <#ty as #private::KeyPart>::encode_key_with(&self.#fi, #key_delim, #out)?;)
-    };
-    let arg_part = |name: &str, out: &Ident| {
-        let f = field(m, name);
-        let (fi, ty) = (&f.ident, &f.ty);
-        quote_spanned!(ty.span()=> #private::KeyArg::<#ty>::encode_key_arg(&#fi, #key_delim, #out)?;)
+        match function {
+            None => {
+                quote_spanned!(ty.span()=> <#ty as #private::KeyPart>::encode_key_with(&self.#fi, #key_delim, #out)?;)
+            }
+            Some(Function::Shard(n)) => {
+                quote_spanned!(ty.span()=> #private::push_shard::<#ty>(&self.#fi, #n, #out)?;)
+            }
+            Some(Function::Random(n)) => {
+                quote_spanned!(ty.span()=> #private::push_random_shard::<#ty>(&self.#fi, #n, #out)?;)
+            }
+            Some(Function::Bucket(b)) => {
+                let bucket = bucket_type(b);
+                quote_spanned!(ty.span()=> #private::push_bucket::<#bucket, #ty>(&self.#fi, #out)?;)
+            }
+        }
     };
     let pk_self = render(&m.pk.0, &pk_out, self_part);
     let sk_self = m.sk.as_ref().map(|s| render(&s.0, &sk_out, self_part));
-    let pk_args = render(&m.pk.0, &pk_out, arg_part);
-    let sk_args = m.sk.as_ref().map(|s| render(&s.0, &sk_out, arg_part));
+    let pk_args = render(&m.pk.0, &pk_out, arg_part(m, false, &key_delim));
+    let sk_args =
+        m.sk.as_ref()
+            .map(|s| render(&s.0, &sk_out, arg_part(m, false, &key_delim)));
     let key_templates = std::iter::once(template_doc("pk", &m.pk.1))
         .chain(m.sk.as_ref().map(|s| template_doc("sk", &s.1)))
         .collect::<Vec<_>>()
         .join(", ");
-    let key_fields: Vec<ArgField> = m
-        .key_params()
+    let key_templates_list: Vec<&Template> = std::iter::once(&m.pk.0)
+        .chain(m.sk.as_ref().map(|s| &s.0))
+        .collect();
+    let key_fields: Vec<ArgField> = field_uses(m, &key_templates_list)
         .into_iter()
-        .map(|f| ArgField::template(f, false))
+        .map(|(f, uses)| ArgField::template(f, false, &uses))
         .collect();
     let key_struct = m.key_struct.clone();
     let key_example = format!(
@@ -750,9 +948,9 @@ fn generate(m: &EntityModel) -> TokenStream {
     let fields_doc = format!("Typed attribute paths of [`{ident}`], for conditions and updates.");
 
     // ---- partition and sort-key chain (queries)
-    let partition_fields: Vec<ArgField> = distinct_fields(m, &m.pk.0)
+    let partition_fields: Vec<ArgField> = partition_uses(m, &m.pk.0)
         .into_iter()
-        .map(|f| ArgField::template(f, false))
+        .map(|(f, uses)| ArgField::template(f, false, &uses))
         .collect();
     let partition_struct = format_ident!("{}Partition", ident);
     let partition_args = constructor_args(
@@ -769,20 +967,23 @@ fn generate(m: &EntityModel) -> TokenStream {
         ),
     );
     let partition_doc = format!(
-        "The partition `{}` of [`{ident}`] items, for queries.{}",
+        "The partition `{}` of [`{ident}`] items, for queries.{}{}",
         m.pk.1.value(),
+        sharded_doc(&m.pk.0),
         partition_args.see
     );
     let (sk_prefix, sk_fixed) = match &m.sk {
-        Some((t, _)) => {
-            let lead = match t.segments.first() {
-                Some(Segment::Lit(l)) => l.clone(),
-                _ => String::new(),
-            };
-            (lead, t.fields().next().is_none())
-        }
+        Some((t, _)) => template_root(t),
         None => (String::new(), true),
     };
+    let (partition_type, partition_body) = partition_build(
+        m,
+        &m.pk.0,
+        false,
+        &quote!(#dm::Primary),
+        (&sk_prefix, sk_fixed),
+        &key_delim,
+    );
     let sk_chain = m.sk.as_ref().map(|(t, lit)| {
         let chain = format_ident!("{}Sk", ident);
         sort_key_chain(
@@ -808,6 +1009,17 @@ fn generate(m: &EntityModel) -> TokenStream {
                     <#ty as #private::KeyPart>::decode_key_with(component, #key_delim).is_ok()
                 }))
             }
+            // Any shard or bucket: which one the item's fields give is checked when the
+            // item is decoded (`verify_keys`).
+            Segment::Computed(c) => match c.function {
+                Function::Shard(n) | Function::Random(n) => quote! {
+                    #private::KeySegment::Field(|component| #private::is_shard(component, #n))
+                },
+                Function::Bucket(b) => {
+                    let bucket = bucket_type(b);
+                    quote!(#private::KeySegment::Field(#private::is_bucket::<#bucket>))
+                }
+            },
         });
         quote!(&[#(#segments),*])
     };
@@ -825,8 +1037,39 @@ fn generate(m: &EntityModel) -> TokenStream {
         .indexes
         .iter()
         .enumerate()
-        .map(|(n, index)| index_query(m, n, index, &pk_args))
+        .map(|(n, index)| index_query(m, n, index))
         .collect();
+
+    // ---- random shards: `Type::random_{field}()` picks one for a new item
+    let mut random_fields: Vec<(&Field, u16)> = Vec::new();
+    let all_templates = std::iter::once(&m.pk).chain(m.sk.as_ref()).chain(
+        m.indexes
+            .iter()
+            .flat_map(|i| i.pk.iter().chain(i.sk.iter())),
+    );
+    for (t, _) in all_templates {
+        for c in t.computed() {
+            if let Function::Random(n) = c.function {
+                let f = field(m, &c.field);
+                if !random_fields.iter().any(|(o, _)| o.ident == f.ident) {
+                    random_fields.push((f, n));
+                }
+            }
+        }
+    }
+    let random_fns = random_fields.iter().map(|(f, n)| {
+        let name = format_ident!("random_{}", f.ident.to_string().trim_start_matches("r#"));
+        let doc = format!(
+            "A shard picked uniformly at random in `0..{n}`, for the `{{{}:random({n})}}` field of a new item: every shard then takes an equal share of the writes.",
+            f.ident
+        );
+        quote! {
+            #[doc = #doc]
+            #vis fn #name() -> u16 {
+                #private::random_shard(#n)
+            }
+        }
+    });
 
     let Args {
         generics: key_generics,
@@ -883,13 +1126,12 @@ fn generate(m: &EntityModel) -> TokenStream {
             }
 
             #[doc = #partition_doc]
-            #vis fn partition #partition_generics (#partition_params) -> #dm::Partition<#ident> {
+            #vis fn partition #partition_generics (#partition_params) -> #partition_type {
                 #partition_bind
-                #dm::Partition::__build(#sk_prefix, #sk_fixed, |#pk_out| {
-                    #pk_args
-                    ::core::result::Result::Ok(())
-                })
+                #partition_body
             }
+
+            #(#random_fns)*
         }
 
         impl #ident {
@@ -1048,26 +1290,49 @@ fn sort_key_chain(
         "Sort-key conditions for queries of [`{ident}`] (`{}`); see [`{chain}`].",
         lit.value()
     );
-    let fields: Vec<(usize, &str)> = t
+    // One level per placeholder, up to a shard (only an inverted index sorts by a
+    // partition key, which may have one): no condition can name a shard's items in order.
+    let shard = t.shard().map(|(at, _)| at);
+    let fields: Vec<(usize, &str, Option<Bucket>)> = t
         .segments
         .iter()
         .enumerate()
+        .take_while(|(i, _)| Some(*i) != shard)
         .filter_map(|(i, s)| match s {
-            Segment::Field(f) => Some((i, f.as_str())),
+            Segment::Field(f) => Some((i, f.as_str(), None)),
+            Segment::Computed(c) => match c.function {
+                Function::Bucket(b) => Some((i, c.field.as_str(), Some(b))),
+                Function::Shard(_) | Function::Random(_) => None,
+            },
             Segment::Lit(_) => None,
         })
         .collect();
-    let levels = fields.iter().enumerate().map(|(level, (at, name))| {
+    let levels = fields.iter().enumerate().map(|(level, (at, name, bucket))| {
         let f = field(m, name);
-        let (fi, ty) = (&f.ident, key_type(f, index));
+        let (fi, ty) = match bucket {
+            // A bucket placeholder's condition takes buckets (`DayBucket`, ...).
+            Some(b) => (&f.ident, bucket_type(*b)),
+            None => (&f.ident, key_type(f, index)),
+        };
         let following = match t.segments.get(at + 1) {
             Some(Segment::Lit(l)) => l.clone(),
             _ => String::new(),
         };
-        let complete = level + 1 == fields.len();
+        let complete = level + 1 == fields.len() && shard.is_none();
         let next = level + 1;
-        let doc =
-            format!("The sort-key field `{name}`: fix it (`.eq(v)`) or end in a range on it.");
+        let doc = match bucket {
+            Some(b) => format!(
+                "The sort-key part `{{{name}:{}}}`: fix it (`.eq(bucket)`) or end in a range on it.",
+                match b {
+                    Bucket::Date => "date",
+                    Bucket::Hour => "hour",
+                    Bucket::Month => "month",
+                }
+            ),
+            None => {
+                format!("The sort-key field `{name}`: fix it (`.eq(v)`) or end in a range on it.")
+            }
+        };
         quote! {
             impl #chain<#level> {
                 #[doc = #doc]
@@ -1110,24 +1375,25 @@ fn position_const(n: usize) -> Ident {
     format_ident!("__INDEX_POSITION_{}", n)
 }
 
-/// The template's leading literal and whether the template has no field at all.
+/// The template's leading literal and whether the template has no placeholder at all.
 fn template_root(t: &Template) -> (String, bool) {
     let lead = match t.segments.first() {
         Some(Segment::Lit(l)) => l.clone(),
         _ => String::new(),
     };
-    (lead, t.fields().next().is_none())
+    (lead, t.is_constant())
 }
 
-/// Code rendering a template (whose delimiter is `delimiter`) from key-constructor
-/// arguments (named after the fields).
-fn pk_args_for(m: &EntityModel, t: &Template, delimiter: &TokenStream) -> TokenStream {
-    let out = format_ident!("__pk");
-    render(t, &out, |name, out| {
-        let f = field(m, name);
-        let (fi, ty) = (&f.ident, key_type(f, true));
-        quote_spanned!(f.ty.span()=> ::dynamo_model::__private::KeyArg::<#ty>::encode_key_arg(&#fi, #delimiter, #out)?;)
-    })
+/// For a partition constructor's rustdoc: what it returns when the template is sharded.
+fn sharded_doc(t: &Template) -> String {
+    match t.shard() {
+        Some((_, c)) => format!(
+            " The template spreads the items over {} shards (`{{{}:..}}`), so this is every              shard's partition ([`ShardedPartition`](dynamo_model::ShardedPartition)): query              them all, or name one with `.shard(n)`.",
+            c.function.shards().unwrap_or(1),
+            c.field
+        ),
+        None => String::new(),
+    }
 }
 
 /// The type a key argument takes for field `f`: the field type for the primary key, the
@@ -1166,12 +1432,7 @@ pub(crate) fn snake_case(name: &str) -> String {
 }
 
 /// `Type::{index}_partition(..)` and `Type::{index}_sk()` for an index template.
-fn index_query(
-    m: &EntityModel,
-    n: usize,
-    index: &IndexModel,
-    table_pk_args: &TokenStream,
-) -> TokenStream {
+fn index_query(m: &EntityModel, n: usize, index: &IndexModel) -> TokenStream {
     let ident = &m.ident;
     let vis = &m.vis;
     let table = &m.table;
@@ -1206,19 +1467,19 @@ fn index_query(
         delimiter_expr(index.delimiter, table),
     );
     let inverted_sk = if index.inverted { m.sk.as_ref() } else { None };
-    let (pk_template, pk_lit, pk_args) = match (&index.pk, inverted_sk) {
-        (_, Some((t, l))) => (t, l, pk_args_for(m, t, &key_delim)),
-        (Some((t, l)), None) => (t, l, pk_args_for(m, t, &index_delim)),
-        (None, None) => (&m.pk.0, &m.pk.1, table_pk_args.clone()),
+    let (pk_template, pk_lit, pk_delim) = match (&index.pk, inverted_sk) {
+        (_, Some((t, l))) => (t, l, &key_delim),
+        (Some((t, l)), None) => (t, l, &index_delim),
+        (None, None) => (&m.pk.0, &m.pk.1, &key_delim),
     };
     let (sort_template, sort_delim) = if index.inverted {
         (Some((&m.pk.0, &m.pk.1)), &key_delim)
     } else {
         (index.sk.as_ref().map(|(t, l)| (t, l)), &index_delim)
     };
-    let fields: Vec<ArgField> = distinct_fields(m, pk_template)
+    let fields: Vec<ArgField> = partition_uses(m, pk_template)
         .into_iter()
-        .map(|f| ArgField::template(f, true))
+        .map(|(f, uses)| ArgField::template(f, true, &uses))
         .collect();
     let rendered = format!("{} of index `{index_name}`", template_doc("pk", pk_lit));
     let struct_doc =
@@ -1242,7 +1503,8 @@ fn index_query(
         None => (String::new(), true),
     };
     let doc = format!(
-        "The partition of index `{index_name}` holding [`{ident}`] items, for queries.{see}"
+        "The partition of index `{index_name}` holding [`{ident}`] items, for queries.{}{see}",
+        sharded_doc(pk_template)
     );
     let chain_tokens = sort_template.map(|(t, lit)| {
         sort_key_chain(
@@ -1256,18 +1518,16 @@ fn index_query(
             sort_delim,
         )
     });
-    let pk_out = format_ident!("__pk");
+    let (partition_type, partition_body) =
+        partition_build(m, pk_template, true, &space, (&root, fixed), pk_delim);
     quote! {
         #definition
 
         impl #ident {
             #[doc = #doc]
-            #vis fn #partition_fn #generics (#params) -> #dm::Partition<#ident, #space> {
+            #vis fn #partition_fn #generics (#params) -> #partition_type {
                 #bind
-                #dm::Partition::__build(#root, #fixed, |#pk_out| {
-                    #pk_args
-                    ::core::result::Result::Ok(())
-                })
+                #partition_body
             }
         }
         #chain_tokens
@@ -1434,19 +1694,52 @@ struct ArgField<'a> {
 }
 
 impl<'a> ArgField<'a> {
-    /// A key-template field: a `KeyArg` of its type (of its present type for an index
-    /// template, whose fields may be `Option`: sparse indexes).
-    fn template(f: &'a Field, index: bool) -> Self {
+    /// A key-template field, used by the template as `uses` says (`None`: as it is): a
+    /// `KeyArg` of its type (of its present type for an index template, whose fields may be
+    /// `Option`: sparse indexes) for its own encoding or a shard of it, a `ShardValue` for a
+    /// random shard, a `BucketArg` for each time bucket of it.
+    fn template(f: &'a Field, index: bool, uses: &[Option<Function>]) -> Self {
+        let private = quote!(::dynamo_model::__private);
         let ty = key_type(f, index);
         let shown = type_doc(if index { present_type(&f.ty) } else { &f.ty });
-        let accepts = if shown == "String" {
-            "`String`, `&String` or `&str`".to_string()
-        } else {
-            format!("`{shown}` or `&{shown}`")
+        let mut bounds = Vec::new();
+        let mut accepts = Vec::new();
+        if uses
+            .iter()
+            .any(|u| matches!(u, None | Some(Function::Shard(_))))
+        {
+            bounds.push(quote!(#private::KeyArg<#ty>));
+            accepts.push(if shown == "String" {
+                "`String`, `&String` or `&str`".to_string()
+            } else {
+                format!("`{shown}` or `&{shown}`")
+            });
+        }
+        if uses.iter().any(|u| matches!(u, Some(Function::Random(_)))) {
+            bounds.push(quote!(#private::ShardValue));
+            accepts.push("a `u16` shard number".to_string());
+        }
+        let mut buckets: Vec<Bucket> = Vec::new();
+        for u in uses {
+            if let Some(Function::Bucket(b)) = u {
+                if !buckets.contains(b) {
+                    buckets.push(*b);
+                }
+            }
+        }
+        for b in buckets {
+            let bucket = bucket_type(b);
+            bounds.push(quote!(#private::BucketArg<#bucket>));
+            accepts.push(format!("a `{}` or a `{shown}` inside it", b.type_name()));
+        }
+        let accepts = match accepts.as_slice() {
+            [one] => one.clone(),
+            // Several uses: the value itself satisfies all of them.
+            _ => format!("`{shown}` or `&{shown}`"),
         };
         ArgField {
             ident: &f.ident,
-            bound: quote!(::dynamo_model::__private::KeyArg<#ty>),
+            bound: quote!(#(#bounds)+*),
             accepts,
         }
     }
@@ -1574,18 +1867,6 @@ pub(crate) fn pascal_case(snake: &str) -> String {
 /// A template as users wrote it, for docs: `pk = "USER#{user_id}"`.
 fn template_doc(which: &str, lit: &LitStr) -> String {
     format!("`{which} = {:?}`", lit.value())
-}
-
-/// The fields of a template, each once, in order of first appearance.
-fn distinct_fields<'a>(m: &'a EntityModel, t: &Template) -> Vec<&'a Field> {
-    let mut out: Vec<&Field> = Vec::new();
-    for name in t.fields() {
-        let f = field(m, name);
-        if !out.iter().any(|o| o.ident == f.ident) {
-            out.push(f);
-        }
-    }
-    out
 }
 
 /// The rustdoc of a generated partition struct: which key it renders, and a call.

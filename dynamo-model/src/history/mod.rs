@@ -297,7 +297,7 @@ impl<E: Versioned> Versions<E> {
             .client()
             .get_item()
             .table_name(self.db.table_name())
-            .set_key(Some(key_item(&<E::Table as Table>::SCHEMA, &raw)))
+            .set_key(Some(raw.to_item(&<E::Table as Table>::SCHEMA)))
             .consistent_read(true)
             .send()
             .await
@@ -412,7 +412,7 @@ impl<E: Versioned> Versions<E> {
             let prepared = PreparedWrite {
                 entity: E::ENTITY_TYPE,
                 key: key.to_string(),
-                key_item: key_item(&<E::Table as Table>::SCHEMA, raw),
+                key_item: raw.to_item(&<E::Table as Table>::SCHEMA),
                 item: None,
                 update: None,
                 condition,
@@ -525,7 +525,7 @@ impl<E: Versioned> Versions<E> {
             PreparedWrite {
                 entity: E::ENTITY_TYPE,
                 key: describe(schema, &revision_key),
-                key_item: key_item(schema, &revision_key),
+                key_item: revision_key.to_item(schema),
                 item: Some(revision),
                 update: None,
                 condition,
@@ -547,7 +547,7 @@ impl<E: Versioned> Versions<E> {
             PreparedWrite {
                 entity: E::ENTITY_TYPE,
                 key: describe(schema, &latest_key),
-                key_item: key_item(schema, &latest_key),
+                key_item: latest_key.to_item(schema),
                 item: Some(latest),
                 update: None,
                 condition,
@@ -627,7 +627,7 @@ impl<E: Versioned> Versions<E> {
                 transaction = transaction.prepared_delete(PreparedWrite {
                     entity: E::ENTITY_TYPE,
                     key: describe(schema, &raw),
-                    key_item: key_item(schema, &raw),
+                    key_item: raw.to_item(schema),
                     item: None,
                     update: None,
                     condition,
@@ -665,15 +665,6 @@ fn revision_key(layout: &HistoryLayout, latest: &RawKey, k: u64) -> Result<RawKe
         pk: latest.pk.clone(),
         sk: Some(layout.key(k, rest)),
     })
-}
-
-fn key_item(schema: &crate::TableSchema, key: &RawKey) -> Item {
-    let mut item = Item::with_capacity(2);
-    item.insert(schema.pk.name.to_owned(), AttributeValue::S(key.pk.clone()));
-    if let (Some(attr), Some(sk)) = (schema.sk, &key.sk) {
-        item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
-    }
-    item
 }
 
 fn describe(schema: &crate::TableSchema, key: &RawKey) -> String {

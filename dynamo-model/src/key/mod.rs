@@ -10,8 +10,10 @@
 //! guarantees: see [`delimiter`].
 
 pub mod chain;
+pub mod computed;
 pub mod delimiter;
 mod encode;
+pub mod sharded;
 pub mod sort;
 #[doc(hidden)]
 pub mod template;
@@ -41,6 +43,22 @@ pub struct RawKey {
     pub pk: String,
     /// Sort key value (for tables with a sort key).
     pub sk: Option<String>,
+}
+
+impl RawKey {
+    /// The key as the attribute map DynamoDB expects in `Key` parameters, under the
+    /// key attributes of `schema`.
+    pub(crate) fn to_item(&self, schema: &crate::TableSchema) -> Item {
+        let mut item = Item::with_capacity(2);
+        item.insert(
+            schema.pk.name.to_owned(),
+            AttributeValue::S(self.pk.clone()),
+        );
+        if let (Some(attr), Some(sk)) = (schema.sk, &self.sk) {
+            item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
+        }
+        item
+    }
 }
 
 /// The primary key of one item of entity `E`.
@@ -125,14 +143,7 @@ impl<E: Entity> Key<E> {
 
     /// The key as the attribute map DynamoDB expects in `Key` parameters.
     pub fn to_item(&self) -> Result<Item, Error> {
-        let raw = self.raw()?;
-        let schema = &<E::Table as Table>::SCHEMA;
-        let mut item = Item::with_capacity(2);
-        item.insert(schema.pk.name.to_owned(), AttributeValue::S(raw.pk.clone()));
-        if let (Some(attr), Some(sk)) = (schema.sk, &raw.sk) {
-            item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
-        }
-        Ok(item)
+        Ok(self.raw()?.to_item(&<E::Table as Table>::SCHEMA))
     }
 }
 

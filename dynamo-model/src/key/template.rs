@@ -18,14 +18,47 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{Delimiter, OptionalKeyPart};
 
-/// One segment of an index template: literal text, or the field at this position of
-/// [`IndexTemplate::fields`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One segment of an index template: literal text, the field at this position of
+/// [`IndexTemplate::fields`], or a part computed from such a field.
+#[derive(Debug, Clone, Copy)]
 pub enum Segment {
     /// Literal text.
     Literal(&'static str),
     /// A field, by its position in [`IndexTemplate::fields`].
     Field(usize),
+    /// A part computed from a field (by its position in [`IndexTemplate::fields`]): the
+    /// update's value of the field is encoded as for [`Segment::Field`], then turned into
+    /// the part, so an update that changes the field recomputes it (see
+    /// [`computed`](crate::key::computed)).
+    Computed {
+        /// The source field, by its position in [`IndexTemplate::fields`].
+        field: usize,
+        /// What is computed from it.
+        part: ComputedPart,
+    },
+}
+
+/// What a computed index-template segment renders from its field's encoded component.
+#[derive(Debug, Clone, Copy)]
+pub enum ComputedPart {
+    /// `shard(N)`: the shard of the component.
+    Shard(u16),
+    /// `random(N)`: the shard number the (`u16`) component holds.
+    Random(u16),
+    /// `date`, `hour` or `month`: decodes the component and renders its bucket.
+    Bucket(fn(&str, &mut String) -> Result<(), crate::key::KeyError>),
+}
+
+impl ComputedPart {
+    /// Appends the part computed from `component`, the field's encoding.
+    fn render(self, component: &str, out: &mut String) -> Result<(), crate::key::KeyError> {
+        use crate::key::computed::__private::{random_from_component, shard_from_component};
+        match self {
+            ComputedPart::Shard(count) => shard_from_component(component, count, out),
+            ComputedPart::Random(count) => random_from_component(component, count, out),
+            ComputedPart::Bucket(bucket) => bucket(component, out),
+        }
+    }
 }
 
 /// Encodes the value an update gives a field into `out`, for a template with this
@@ -175,7 +208,34 @@ pub fn index_updates(
                 match *segment {
                     Segment::Literal(literal) => value.push_str(literal),
                     Segment::Field(at) => {
-                        present &= field_component(entity, key, changes, template, at, value)?;
+                        present &= field_component(
+                            entity,
+                            key,
+                            changes,
+                            template,
+                            at,
+                            template.delimiter,
+                            value,
+                        )?;
+                    }
+                    Segment::Computed { field, part } => {
+                        let mut component = String::new();
+                        // Computed from the field's `#` encoding (the shard hash's input), whatever
+                        // the template's delimiter.
+                        if field_component(
+                            entity,
+                            key,
+                            changes,
+                            template,
+                            field,
+                            Delimiter::HASH,
+                            &mut component,
+                        )? {
+                            part.render(&component, value)
+                                .map_err(|e| Error::key(entity, e))?;
+                        } else {
+                            present = false;
+                        }
                     }
                 }
             }
@@ -202,6 +262,7 @@ fn field_component(
     changes: &IndexChanges<'_>,
     template: &IndexTemplate,
     at: usize,
+    to: Delimiter,
     out: &mut String,
 ) -> Result<bool, Error> {
     let Some(field) = template.fields.get(at) else {
@@ -211,13 +272,9 @@ fn field_component(
         ));
     };
     match *field {
-        TemplateField::Stored { attribute, encode } => encode(
-            entity,
-            attribute,
-            changes.touch(attribute),
-            template.delimiter,
-            out,
-        ),
+        TemplateField::Stored { attribute, encode } => {
+            encode(entity, attribute, changes.touch(attribute), to, out)
+        }
         TemplateField::Key {
             sort,
             segments,
@@ -231,7 +288,7 @@ fn field_component(
                 Some(key.pk.as_str())
             };
             let component = key_component(entity, rendered, segments, delimiter, ordinal)?;
-            reencode(entity, component, delimiter, template.delimiter, out).map(|()| true)
+            reencode(entity, component, delimiter, to, out).map(|()| true)
         }
     }
 }

@@ -1,4 +1,6 @@
 use super::request::{Customize, customizable, input};
+#[cfg(feature = "cache")]
+use crate::Item;
 use crate::{Db, Entity, Error, Key};
 use aws_sdk_dynamodb::operation::get_item::GetItemInput;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
@@ -13,6 +15,9 @@ pub struct Get<E: Entity> {
     key: Key<E>,
     consistent: bool,
     exclude_expired: bool,
+    /// Marked to use the `Db`'s cache (`cached`).
+    #[cfg(feature = "cache")]
+    cached: bool,
     customize: Customize<GetItemFluentBuilder>,
 }
 
@@ -23,8 +28,31 @@ impl<E: Entity> Get<E> {
             key,
             consistent: false,
             exclude_expired: false,
+            #[cfg(feature = "cache")]
+            cached: false,
             customize: Customize::default(),
         }
+    }
+
+    /// Answers from the `Db`'s cache when the item is there, else reads it and keeps it
+    /// (feature `cache`; see [`crate::cache`]). Gets of entities the cache was built
+    /// with ([`CacheBuilder::entity`](crate::cache::CacheBuilder::entity)) do so without
+    /// being marked. Without a cache attached ([`Db::with_cache`]) it changes nothing.
+    #[cfg(feature = "cache")]
+    pub fn cached(mut self) -> Self {
+        self.cached = true;
+        self
+    }
+
+    /// The cache this get may use, and whether it may answer from it: one is attached,
+    /// the get is marked or its entity kept, and nothing rules the cache out (a hook, or
+    /// chunked fields). A consistent get reads DynamoDB and refreshes the cache.
+    #[cfg(feature = "cache")]
+    fn cache(&self) -> Option<(crate::cache::Cache, bool)> {
+        let cache = self.db.cache()?;
+        let wanted = self.cached || cache.keeps(E::ENTITY_TYPE);
+        let usable = !self.customize.is_set() && E::__CHUNKED.is_empty();
+        (wanted && usable).then(|| (cache.clone(), !self.consistent))
     }
 
     /// Strongly consistent read (twice the read capacity of the default eventually
@@ -42,13 +70,17 @@ impl<E: Entity> Get<E> {
     }
 
     fn request(&self) -> Result<GetItemFluentBuilder, Error> {
+        self.request_consistent(self.consistent)
+    }
+
+    fn request_consistent(&self, consistent: bool) -> Result<GetItemFluentBuilder, Error> {
         let request = self
             .db
             .client()
             .get_item()
             .table_name(self.db.table_name())
             .set_key(Some(self.key.to_item()?))
-            .consistent_read(self.consistent);
+            .consistent_read(consistent);
         Ok(self.customize.apply(request))
     }
 
@@ -75,6 +107,27 @@ impl<E: Entity> Get<E> {
     /// Sends the request. `Ok(None)` when there is no item under the key; an item of
     /// another entity type under the key is a decode error.
     pub async fn send(self) -> Result<Option<E>, Error> {
+        #[cfg(feature = "cache")]
+        if let Some((cache, answer)) = self.cache() {
+            let key = self.key.raw()?.clone();
+            let miss = match cache.lookup(self.db.table_arc(), key, answer) {
+                Ok(item) => return self.decode(Some(Item::clone(&item))),
+                Err(miss) => miss,
+            };
+            // Filled by a strongly consistent read: an eventually consistent one may
+            // return an item older than this client's last write, which the cache would
+            // then serve for its whole time to live.
+            let out = self
+                .request_consistent(true)
+                .map_err(|e| e.during("GetItem"))?
+                .send()
+                .await
+                .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
+            if let Some(item) = &out.item {
+                cache.store(miss, item.clone());
+            }
+            return self.decode(out.item);
+        }
         let request = self.request().map_err(|e| e.during("GetItem"))?;
         if E::__CHUNKED.is_empty() {
             let out = request

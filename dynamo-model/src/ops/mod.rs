@@ -27,12 +27,14 @@ pub(crate) mod ambiguous;
 mod delete;
 mod get;
 mod key_condition;
+mod merge;
 pub(crate) mod page;
 mod pager;
 mod put;
 mod query;
 pub(crate) mod request;
 mod scan;
+mod scatter;
 mod update;
 
 pub use delete::{Delete, DeleteReturningOld};
@@ -42,6 +44,7 @@ pub use page::{Page, UnknownEntity};
 pub use put::Put;
 pub use query::Query;
 pub use scan::Scan;
+pub use scatter::{DEFAULT_SCATTER_CONCURRENCY, ScatterQuery};
 pub use update::{Numeric, StringSet, Update};
 
 use crate::expr::{AttrPath, Node, Placeholders};

@@ -32,6 +32,40 @@ pub struct Page<T> {
     /// ([`crate::capacity`]): what a read of them costs at least (a filter's dropped
     /// items and, for a scan, every item evaluated are charged too).
     pub estimated_capacity: f64,
+    /// Items DynamoDB returned to the requests behind this page (`Count`, summed: what
+    /// matched the filter). It can exceed `items.len()`: items past a `limit` are read
+    /// again by the next page, and items another entity type's are left out.
+    pub count: usize,
+    /// Items DynamoDB read for those requests before applying the filter
+    /// (`ScannedCount`, summed): what the read was charged for.
+    pub scanned_count: usize,
+    /// Requests sent for this page (a page may need several: a filter dropping most
+    /// items, a scatter read over many partitions). For a keys-only read's `hydrate`, the
+    /// figures are the index read's; the batch get behind it is in the capacities only.
+    pub requests: usize,
+}
+
+impl<T> Page<T> {
+    /// A page for which nothing was sent.
+    pub(crate) fn empty(cursor: Option<Cursor>) -> Self {
+        Page {
+            items: Vec::new(),
+            cursor,
+            consumed_capacity: 0.0,
+            estimated_capacity: 0.0,
+            count: 0,
+            scanned_count: 0,
+            requests: 0,
+        }
+    }
+
+    /// A page read from responses whose figures are `counts`.
+    pub(crate) fn with_counts(mut self, counts: super::pager::Counts) -> Self {
+        self.count = counts.count;
+        self.scanned_count = counts.scanned;
+        self.requests = counts.requests;
+        self
+    }
 }
 
 /// `_type IN (..)`: only items of the target's entity types.

@@ -86,6 +86,26 @@ pub(crate) struct Collected<T> {
     pub(crate) next: Option<Item>,
     pub(crate) consumed: f64,
     pub(crate) estimated: f64,
+    /// Requests sent, and what DynamoDB said of them: items returned (`Count`, after
+    /// its filter) and items read (`ScannedCount`, before it), summed.
+    pub(crate) counts: Counts,
+}
+
+/// Requests behind a page, and DynamoDB's `Count` and `ScannedCount` of them, summed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub(crate) requests: usize,
+    pub(crate) count: usize,
+    pub(crate) scanned: usize,
+}
+
+impl Counts {
+    /// Counts one more response.
+    pub(crate) fn add(&mut self, page: &RawPage) {
+        self.requests += 1;
+        self.count += page.items.len();
+        self.scanned += page.evaluated;
+    }
 }
 
 fn clamp(n: usize) -> i32 {
@@ -115,7 +135,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
     let mut items = Vec::new();
     let mut consumed = 0.0;
     let mut estimated = 0.0;
-    let mut requests = 0usize;
+    let mut counts = Counts::default();
     let mut grown_limit = reading.page_size.or(want).map(|n| n.max(1));
     loop {
         let remaining = want.map(|w| w - items.len());
@@ -131,7 +151,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
                 limit: limit.map(clamp),
             })
             .await?;
-        requests += 1;
+        counts.add(&page);
         consumed += page.consumed;
         estimated += page.estimated;
         let returned = page.items.len();
@@ -160,6 +180,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
                 next,
                 consumed,
                 estimated,
+                counts,
             });
         }
         let Some(last) = page.last_key else {
@@ -168,14 +189,18 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
                 next: None,
                 consumed,
                 estimated,
+                counts,
             });
         };
-        if (single_page && want.is_none()) || reading.max_pages.is_some_and(|m| requests >= m) {
+        if (single_page && want.is_none())
+            || reading.max_pages.is_some_and(|m| counts.requests >= m)
+        {
             return Ok(Collected {
                 items,
                 next: Some(last),
                 consumed,
                 estimated,
+                counts,
             });
         }
         start = Some(last);
@@ -187,7 +212,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
 }
 
 /// The `LastEvaluatedKey`-shaped key of an item.
-fn key_of(item: &Item, names: &[&'static str]) -> Item {
+pub(super) fn key_of(item: &Item, names: &[&'static str]) -> Item {
     names
         .iter()
         .filter_map(|n| item.get(*n).map(|v| ((*n).to_owned(), v.clone())))

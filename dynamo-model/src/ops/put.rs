@@ -250,10 +250,74 @@ impl<E: Entity> Put<E> {
 
     /// Sends the `PutItem` request.
     pub(crate) async fn send_item(self) -> Result<(), Error> {
+        self.ready()?.send().await
+    }
+
+    /// The `PutItem` request, validated and rendered (nothing sent yet): the chunk
+    /// protocol renders it before it writes any chunk, so a put refused here leaves
+    /// nothing behind.
+    pub(crate) fn ready(self) -> Result<ReadyPut<E>, Error> {
         let token = WriteToken::new();
-        let table = self.db.clone();
+        let db = self.db.clone();
         let (request, failure) = self.request(&token).map_err(|e| e.during("PutItem"))?;
-        match request.send().await {
+        Ok(ReadyPut {
+            db,
+            token,
+            request,
+            failure,
+            watch: None,
+            _entity: std::marker::PhantomData,
+        })
+    }
+}
+
+/// A rendered `PutItem` request and what reading its answer needs ([`Put::ready`]).
+pub(crate) struct ReadyPut<E: Entity> {
+    db: Db<E::Table>,
+    token: WriteToken,
+    request: PutItemFluentBuilder,
+    failure: FailureContext,
+    watch: Option<(super::ambiguous::AmbiguousAttempts, std::time::Duration)>,
+    _entity: std::marker::PhantomData<fn() -> E>,
+}
+
+impl<E: Entity> ReadyPut<E> {
+    /// Records in `ambiguous` whether an attempt ended without a definite answer, and
+    /// gives the call (retries included) at most `timeout`.
+    pub(crate) fn watched(
+        mut self,
+        ambiguous: super::ambiguous::AmbiguousAttempts,
+        timeout: std::time::Duration,
+    ) -> Self {
+        self.watch = Some((ambiguous, timeout));
+        self
+    }
+
+    /// Sends the request.
+    pub(crate) async fn send(self) -> Result<(), Error> {
+        let ReadyPut {
+            db,
+            token,
+            request,
+            failure,
+            watch,
+            ..
+        } = self;
+        let sent = match watch {
+            None => request.send().await,
+            Some((ambiguous, timeout)) => {
+                let timeouts = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
+                    .operation_timeout(timeout)
+                    .build();
+                request
+                    .customize()
+                    .interceptor(ambiguous)
+                    .config_override(aws_sdk_dynamodb::Config::builder().timeout_config(timeouts))
+                    .send()
+                    .await
+            }
+        };
+        match sent {
             Ok(_) => Ok(()),
             Err(e) => match e.into_service_error() {
                 PutItemError::ConditionalCheckFailedException(failed) => {
@@ -270,7 +334,7 @@ impl<E: Entity> Put<E> {
                         failure.expected_version,
                     ))
                 }
-                other => Err(Error::service("PutItem", table.table_name(), other)),
+                other => Err(Error::service("PutItem", db.table_name(), other)),
             },
         }
     }

@@ -137,11 +137,11 @@ use std::marker::PhantomData;
 /// ```
 #[must_use = "a query does nothing until one of all(), page() or stream() is awaited"]
 pub struct Query<T: Target, K: KeySpace = Primary> {
-    db: Db<T::Table>,
+    pub(super) db: Db<T::Table>,
     customize: Customize<QueryFluentBuilder>,
     index: Option<&'static IndexSchema>,
     _key_space: PhantomData<fn() -> K>,
-    pk: Result<PartitionValue, KeyError>,
+    pub(super) pk: Result<PartitionValue, KeyError>,
     sk: Result<SortCondition, KeyError>,
     /// Whether the caller chose the sort-key condition (`sk(..)`), rather than the
     /// default range of the partition's entity; a collection keeps a chosen one.
@@ -149,36 +149,38 @@ pub struct Query<T: Target, K: KeySpace = Primary> {
     /// A refusal decided while building (e.g. a view of another entity type), reported
     /// when the query is sent.
     refusal: Option<(crate::ValidationReason, String)>,
-    filter: Option<Node>,
-    reverse: bool,
-    limit: Option<usize>,
-    page_size: Option<usize>,
+    pub(super) filter: Option<Node>,
+    pub(super) reverse: bool,
+    pub(super) limit: Option<usize>,
+    pub(super) page_size: Option<usize>,
     max_pages: Option<usize>,
-    consistent: bool,
-    unknown: UnknownEntity,
-    exclude_expired: bool,
+    pub(super) consistent: bool,
+    pub(super) unknown: UnknownEntity,
+    pub(super) exclude_expired: bool,
     /// `ProjectionExpression` attributes, when only some are read.
     projection: Option<&'static [&'static str]>,
 }
 
 /// The key attributes of the queried table or index.
-struct KeyNames {
+pub(super) struct KeyNames {
     pk: Vec<&'static str>,
-    sk: Vec<&'static str>,
+    /// The sort key's attributes, in key order (several for a multi-attribute key): the
+    /// order of a partition's items.
+    pub(super) sk: Vec<&'static str>,
     /// Every attribute of `LastEvaluatedKey` (table key plus index key).
     cursor: Vec<&'static str>,
 }
 
 /// One rendered request, reused for every page.
-struct Prepared {
+pub(super) struct Prepared {
     key_condition: String,
     filter: Option<String>,
     names: Option<HashMap<String, String>>,
     values: Option<HashMap<String, AttributeValue>>,
-    fingerprint: Fingerprint,
-    cursor_names: Vec<&'static str>,
+    pub(super) fingerprint: Fingerprint,
+    pub(super) cursor_names: Vec<&'static str>,
     /// The partition's attributes and values: a cursor must stay inside it.
-    pk_check: Vec<(&'static str, AttributeValue)>,
+    pub(super) pk_check: Vec<(&'static str, AttributeValue)>,
     sk_attr: Option<&'static str>,
     sk_range: Option<SortKeyRange>,
     projection: Option<String>,
@@ -193,6 +195,17 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         sk: Option<SortCondition>,
     ) -> Self {
         let (pk, default_sk) = partition.into_partition();
+        Self::from_partition(db, pk, default_sk, sk)
+    }
+
+    /// A query of partition `pk`, whose entity's items are `default_sk` (the partition
+    /// constructors' default condition).
+    pub(super) fn from_partition(
+        db: &Db<T::Table>,
+        pk: Result<PartitionValue, KeyError>,
+        default_sk: SortCondition,
+        sk: Option<SortCondition>,
+    ) -> Self {
         Query {
             db: db.clone(),
             customize: Customize::default(),
@@ -231,14 +244,24 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     /// On an index whose partition key is the table's sort key (an inverted index), a
     /// `#[dynamo(versioned)]` entity's partition value is its latest copies' sort key.
     fn latest_partition(mut self) -> Self {
+        let pk = std::mem::replace(&mut self.pk, Ok(PartitionValue::Rendered(String::new())));
+        self.pk = self.latest_partition_of(pk);
+        self
+    }
+
+    /// Partition `pk` as this query reads it (see [`latest_partition`](Self::latest_partition)).
+    pub(super) fn latest_partition_of(
+        &self,
+        mut pk: Result<PartitionValue, KeyError>,
+    ) -> Result<PartitionValue, KeyError> {
         let table_sk = <T::Table as Table>::SCHEMA.sk.map(|a| a.name);
         if let (Some(layout), Some(sk), Some(_)) = (T::HISTORY, table_sk, self.index)
             && self.keyed_on(sk, true)
-            && let Ok(PartitionValue::Rendered(value)) = &mut self.pk
+            && let Ok(PartitionValue::Rendered(value)) = &mut pk
         {
             *value = layout.latest(value);
         }
-        self
+        pk
     }
 
     /// Where the sort key queried is the table's (the base table), moves the sort-key
@@ -489,7 +512,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         }
     }
 
-    fn key_names(&self) -> Result<KeyNames, Error> {
+    pub(super) fn key_names(&self) -> Result<KeyNames, Error> {
         let schema = &<T::Table as Table>::SCHEMA;
         let table_keys = std::iter::once(schema.pk.name).chain(schema.sk.map(|a| a.name));
         let names = |attrs: &[crate::schema::KeyAttribute]| {
@@ -521,7 +544,14 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         }
     }
 
+    #[cfg(test)]
     fn prepare(&self) -> Result<Prepared, Error> {
+        self.prepare_with(&self.pk)
+    }
+
+    /// The request of this query on partition `pk` (the query's own, or one of the
+    /// partitions of a [`ScatterQuery`](super::ScatterQuery)).
+    fn prepare_with(&self, pk: &Result<PartitionValue, KeyError>) -> Result<Prepared, Error> {
         if let Some((reason, message)) = &self.refusal {
             return Err(Error::invalid(T::NAME, *reason, message.clone()));
         }
@@ -552,7 +582,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             ));
         }
         let key_error = |e: &KeyError| Error::key(T::NAME, e.clone());
-        let pk_value = self.pk.as_ref().map_err(key_error)?.clone();
+        let pk_value = pk.as_ref().map_err(key_error)?.clone();
         if let PartitionValue::Rendered(value) = &pk_value {
             crate::key::check_key_value(
                 T::NAME,
@@ -718,12 +748,20 @@ impl<T: Target, K: KeySpace> Query<T, K> {
 
     /// The prepared request as a page source: what every page of this query sends.
     fn source(&self) -> Result<QuerySource<T::Table>, Error> {
+        self.source_with(&self.pk)
+    }
+
+    /// What every page of this query on partition `pk` sends.
+    pub(super) fn source_with(
+        &self,
+        pk: &Result<PartitionValue, KeyError>,
+    ) -> Result<QuerySource<T::Table>, Error> {
         Ok(QuerySource {
             db: self.db.clone(),
             index: self.index.map(|i| i.name),
             forward: !self.reverse,
             consistent: self.consistent,
-            prepared: self.prepare().map_err(|e| e.during("Query"))?,
+            prepared: self.prepare_with(pk).map_err(|e| e.during("Query"))?,
             customize: self.customize.clone(),
         })
     }
@@ -751,6 +789,11 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     /// ```
     pub fn params(self) -> Result<QueryInput, Error> {
         let source = self.source()?;
+        self.params_of(&source)
+    }
+
+    /// The input of the first page `source` (this query on one partition) sends.
+    pub(super) fn params_of(&self, source: &QuerySource<T::Table>) -> Result<QueryInput, Error> {
         if self.limit == Some(0) {
             return Err(Error::invalid(
                 T::NAME,
@@ -837,6 +880,66 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                 .map(|key| cursor::encode(prepared.fingerprint, &key, self.db.cursor_secret())),
             consumed_capacity: collected.consumed,
             estimated_capacity: collected.estimated,
+            count: 0,
+            scanned_count: 0,
+            requests: 0,
+        }
+        .with_counts(collected.counts)
+    }
+
+    /// The only matching item, or `None` when nothing matches; [`Error::NotUnique`] when
+    /// more than one does. For reads that expect at most one item, such as a user by a
+    /// unique email through an index (`db.query(User::by_email_partition(email)).one()`):
+    /// a second match is reported, never silently dropped. Reads until two matching items
+    /// are found or the results end (a `limit` is ignored).
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))] struct App;
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE",
+    ///          index(GSI1, pk = "EMAIL#{email}", sk = "USER"))]
+    /// struct User { id: String, email: String }
+    ///
+    /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+    /// let user: Option<User> = db.query(User::gsi1_partition("ann@example.com")).one().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn one(mut self) -> Result<Option<T>, Error> {
+        self.limit = Some(2);
+        let source = self.source()?;
+        let schema = &<T::Table as Table>::SCHEMA;
+        let mut keys = Vec::with_capacity(2);
+        let reading = pager::Reading {
+            page_size: self.page_size,
+            max_pages: None,
+            cursor_names: &source.prepared.cursor_names,
+        };
+        let unknown = self.unknown;
+        let collected = pager::collect(&source, reading, None, Some(2), false, |item| {
+            if !source.prepared.admits(&item) {
+                return Ok(None);
+            }
+            let key = crate::key::describe_item_key(schema, &item);
+            let decoded = decode_target(item, unknown)?;
+            if decoded.is_some() {
+                keys.push(key.unwrap_or_default());
+            }
+            Ok(decoded)
+        })
+        .await?;
+        let mut items = collected.items.into_iter();
+        match (items.next(), items.next()) {
+            (first, None) => Ok(first),
+            (Some(_), Some(_)) | (None, Some(_)) => {
+                let mut keys = keys.into_iter();
+                Err(Error::NotUnique {
+                    target: T::NAME,
+                    first: keys.next().unwrap_or_default(),
+                    second: keys.next().unwrap_or_default(),
+                })
+            }
         }
     }
 
@@ -844,12 +947,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     pub async fn all(self) -> Result<Page<T>, Error> {
         let source = self.source()?;
         if self.limit == Some(0) {
-            return Ok(Page {
-                items: Vec::new(),
-                cursor: None,
-                consumed_capacity: 0.0,
-                estimated_capacity: 0.0,
-            });
+            return Ok(Page::empty(None));
         }
         let collected = self.collect(&source, None, self.limit, false).await?;
         Ok(self.make_page(collected, &source.prepared))
@@ -863,12 +961,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         if self.limit == Some(0) {
             // Nothing asked for: stay where we are (a request would skip an item).
             self.start_key(prepared, cursor)?;
-            return Ok(Page {
-                items: Vec::new(),
-                cursor: cursor.cloned(),
-                consumed_capacity: 0.0,
-                estimated_capacity: 0.0,
-            });
+            return Ok(Page::empty(cursor.cloned()));
         }
         let start = self.start_key(prepared, cursor)?;
         let collected = self.collect(&source, start, self.limit, true).await?;
@@ -961,41 +1054,54 @@ impl<E: Entity, K: KeySpace> Query<Key<E>, K> {
         let db = self.db.clone();
         let consistent = self.consistent;
         let keys = self.page(cursor).await?;
-        let mut get = db.batch_get::<E>().keys(keys.items).keep_order();
-        if consistent {
-            get = get.consistent();
-        }
-        let mut full = get.send().await?;
-        let missing = full.unprocessed.len()
-            + full
-                .failed
-                .iter()
-                .map(|(keys, _)| keys.len())
-                .sum::<usize>();
-        if missing > 0 {
-            return Err(Error::Incomplete {
-                entity: E::ENTITY_TYPE,
-                operation: "BatchGetItem",
-                missing,
-                source: full.failed.pop().map(|(_, e)| Box::new(e)),
-            });
-        }
-        Ok(Page {
-            items: full.items,
-            cursor: keys.cursor,
-            consumed_capacity: keys.consumed_capacity + full.consumed_capacity,
-            estimated_capacity: keys.estimated_capacity + full.estimated_capacity,
-        })
+        hydrate_page(&db, consistent, keys).await
     }
 }
 
+/// The whole items behind a page of keys, fetched with one batch get and returned in the
+/// page's order; keys whose item vanished in between are left out.
+pub(super) async fn hydrate_page<E: Entity>(
+    db: &Db<E::Table>,
+    consistent: bool,
+    keys: Page<Key<E>>,
+) -> Result<Page<E>, Error> {
+    let mut get = db.batch_get::<E>().keys(keys.items).keep_order();
+    if consistent {
+        get = get.consistent();
+    }
+    let mut full = get.send().await?;
+    let missing = full.unprocessed.len()
+        + full
+            .failed
+            .iter()
+            .map(|(keys, _)| keys.len())
+            .sum::<usize>();
+    if missing > 0 {
+        return Err(Error::Incomplete {
+            entity: E::ENTITY_TYPE,
+            operation: "BatchGetItem",
+            missing,
+            source: full.failed.pop().map(|(_, e)| Box::new(e)),
+        });
+    }
+    Ok(Page {
+        items: full.items,
+        cursor: keys.cursor,
+        consumed_capacity: keys.consumed_capacity + full.consumed_capacity,
+        estimated_capacity: keys.estimated_capacity + full.estimated_capacity,
+        count: keys.count,
+        scanned_count: keys.scanned_count,
+        requests: keys.requests,
+    })
+}
+
 /// A prepared query against DynamoDB: the page source behind `all`, `page` and `stream`.
-struct QuerySource<X: Table> {
+pub(super) struct QuerySource<X: Table> {
     db: Db<X>,
     index: Option<&'static str>,
     forward: bool,
     consistent: bool,
-    prepared: Prepared,
+    pub(super) prepared: Prepared,
     customize: Customize<QueryFluentBuilder>,
 }
 
@@ -1110,10 +1216,21 @@ impl<X: Table> PageSource for QuerySource<X> {
 impl Prepared {
     /// The part of the sort-key condition DynamoDB could not apply (see [`SortKeyRange`]).
     fn admits(&self, item: &Item) -> bool {
-        match (&self.sk_range, self.sk_attr.and_then(|a| item.get(a))) {
-            (Some(range), Some(AttributeValue::S(sk))) => range.admits(sk),
-            _ => true,
-        }
+        admits(self.sk_attr, self.sk_range.as_ref(), item)
+    }
+
+    /// [`admits`](Self::admits) as a function of its own, for reads that outlive this
+    /// request (a merged read checks the items of every partition with it).
+    pub(super) fn admission(&self) -> impl Fn(&Item) -> bool + Send + Sync + 'static {
+        let (attr, range) = (self.sk_attr, self.sk_range.clone());
+        move |item| admits(attr, range.as_ref(), item)
+    }
+}
+
+fn admits(attr: Option<&'static str>, range: Option<&SortKeyRange>, item: &Item) -> bool {
+    match (range, attr.and_then(|a| item.get(a))) {
+        (Some(range), Some(AttributeValue::S(sk))) => range.admits(sk),
+        _ => true,
     }
 }
 

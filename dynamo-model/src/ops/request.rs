@@ -35,6 +35,12 @@ impl<B: 'static> Customize<B> {
         }))
     }
 
+    /// Whether a hook is set.
+    #[cfg_attr(not(feature = "cache"), allow(dead_code))]
+    pub(crate) fn is_set(&self) -> bool {
+        self.0.is_some()
+    }
+
     /// The builder after every hook.
     pub(crate) fn apply(&self, builder: B) -> B {
         match &self.0 {

@@ -261,8 +261,10 @@ impl<T: Target> Scan<T> {
         let mut items = Vec::new();
         let mut consumed = 0.0;
         let mut estimated = 0.0;
+        let mut counts = pager::Counts::default();
         while let Some(page) = pages.next().await {
             let page = page?;
+            counts.add(&page);
             consumed += page.consumed;
             estimated += page.estimated;
             for item in page.items {
@@ -282,7 +284,11 @@ impl<T: Target> Scan<T> {
             cursor: None,
             consumed_capacity: consumed,
             estimated_capacity: estimated,
-        })
+            count: 0,
+            scanned_count: 0,
+            requests: 0,
+        }
+        .with_counts(counts))
     }
 
     /// One page of a single-segment scan, starting after `cursor`: one request reading at
@@ -312,12 +318,7 @@ impl<T: Target> Scan<T> {
         };
         if self.limit == Some(0) {
             // Nothing asked for: stay where we are (a request would skip an item).
-            return Ok(Page {
-                items: Vec::new(),
-                cursor: cursor.cloned(),
-                consumed_capacity: 0.0,
-                estimated_capacity: 0.0,
-            });
+            return Ok(Page::empty(cursor.cloned()));
         }
         let schema = &<T::Table as Table>::SCHEMA;
         let key_names: Vec<&'static str> = std::iter::once(schema.pk.name)
@@ -346,7 +347,11 @@ impl<T: Target> Scan<T> {
                 .map(|k| cursor::encode(fingerprint, &k, self.db.cursor_secret())),
             consumed_capacity: collected.consumed,
             estimated_capacity: collected.estimated,
-        })
+            count: 0,
+            scanned_count: 0,
+            requests: 0,
+        }
+        .with_counts(collected.counts))
     }
 
     /// Every matching item as a stream, fetching pages (from all segments) as it is polled.

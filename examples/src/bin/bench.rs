@@ -5,7 +5,8 @@
 //!
 //! Run: `cargo run --release -p examples --bin bench` (about 2 minutes after the build),
 //! or `cargo run --release -p examples --bin bench -- --quick` (under a minute);
-//! `-- --chunked` runs only the 10 MiB chunked-value section.
+//! `-- --chunked` runs only the 10 MiB chunked-value section; `-- --scatter` only the
+//! scatter-gather section (16 partitions read merged against one after another).
 //!
 //! `--only OP [--calls N] [--side crate|raw]` (OP: put, get, query, batch, tx) runs one
 //! operation N times on each side (or one side) and prints wall time and this process's
@@ -1152,6 +1153,9 @@ async fn main() -> Result<(), BoxError> {
     if args.iter().any(|a| a == "--chunked") {
         return chunked(if quick { 2 } else { 5 }).await;
     }
+    if args.iter().any(|a| a == "--scatter") {
+        return scatter(if quick { 5 } else { 21 }).await;
+    }
 
     let db = local::fresh_table::<Shop>().await?;
     let client = local::client().await?;
@@ -1279,6 +1283,7 @@ async fn main() -> Result<(), BoxError> {
         if speedup >= 10.0 { "met" } else { "not met" }
     );
     chunked(if quick { 2 } else { 5 }).await?;
+    scatter(if quick { 5 } else { 21 }).await?;
     Ok(())
 }
 
@@ -1372,4 +1377,174 @@ fn summary(calls: &[dynamo_model::local::faults::Call]) -> String {
         .map(|(op, n)| format!("{n} {op}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A reading of one day, written over 16 partitions (a hot key sharded).
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = Shop, pk = "READINGS#{day}#{shard}", sk = "{at}#{sensor}")]
+struct Reading {
+    day: String,
+    shard: u8,
+    at: u64,
+    sensor: u32,
+    value: u64,
+    unit: String,
+}
+
+const SHARDS: u8 = 16;
+const READINGS_PER_SHARD: u64 = 250;
+
+/// `db.scatter_query` over 16 partitions against the same 16 queries one after another
+/// (then merged in memory), same data, interleaved run by run: the whole day (pages of
+/// 50 items, so 5 requests a partition) and the 50 latest readings (`reverse().limit(50)`).
+/// Then the same against DynamoDB Local behind 10 ms of injected latency a request, as a
+/// network to DynamoDB adds, since on a local JVM sharing the machine's cores the requests
+/// of both sides compete for the same CPUs.
+async fn scatter(runs: usize) -> Result<(), BoxError> {
+    use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+    let table = local::fresh_table::<Shop>().await?;
+    let readings: Vec<Reading> = (0..SHARDS)
+        .flat_map(|shard| {
+            (0..READINGS_PER_SHARD).map(move |i| Reading {
+                day: "2026-11-03".into(),
+                shard,
+                // Interleaved across shards, as a hash of the sensor spreads them.
+                at: 1_700_000_000 + i * u64::from(SHARDS) + u64::from(shard),
+                sensor: u32::from(shard) * 1000 + i as u32,
+                value: i * 7 % 101,
+                unit: "kWh".into(),
+            })
+        })
+        .collect();
+    let loaded = table.bulk_load().puts(&readings).send().await?;
+    if loaded.written != readings.len() {
+        return Err(format!("seeded {} of {} readings", loaded.written, readings.len()).into());
+    }
+    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+    let latency = Faults::new(0).kinds([FaultKind::Delay(Duration::from_millis(10))]);
+    let retries = dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig::standard();
+    let slow: dynamo_model::Db<Shop> = dynamo_model::Db::new(
+        client_with_faults(&endpoint, &latency, retries),
+        table.table_name(),
+    );
+    println!(
+        "\nScatter-gather: {} readings in {SHARDS} partitions of {READINGS_PER_SHARD}, \
+         `db.scatter_query` (default concurrency {}) against the {SHARDS} queries one after \
+         another and merged in memory; median of {runs} interleaved runs after one warm-up \
+         (target: ≤ 0.3× the wall time):\n",
+        readings.len(),
+        dynamo_model::ops::DEFAULT_SCATTER_CONCURRENCY
+    );
+    println!("| workload | one after another | `scatter_query` | ratio | target |");
+    println!("| --- | --- | --- | --- | --- |");
+    for (db, behind) in [(&*table, "DynamoDB Local"), (&slow, "+ 10 ms a request")] {
+        for latest in [false, true] {
+            let (sequential, merged) = scatter_runs(db, runs, latest, &readings).await?;
+            let ratio = merged.as_secs_f64() / sequential.as_secs_f64();
+            let what = if latest {
+                "the 50 latest (`reverse().limit(50)`)"
+            } else {
+                "the whole day (pages of 50)"
+            };
+            println!(
+                "| {what}, {behind} | {} | {} | {ratio:.2}× | {} |",
+                ms(sequential),
+                ms(merged),
+                if ratio <= 0.3 { "met" } else { "not met" }
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Median wall times of the sequential and the merged read, checked to return the same
+/// readings.
+async fn scatter_runs(
+    db: &dynamo_model::Db<Shop>,
+    runs: usize,
+    latest: bool,
+    readings: &[Reading],
+) -> Result<(Duration, Duration), BoxError> {
+    let partition = |shard| {
+        Reading::partition(ReadingPartition {
+            day: "2026-11-03",
+            shard,
+        })
+    };
+    let sequential = || async move {
+        let mut all = Vec::new();
+        for shard in 0..SHARDS {
+            let q = db.query(partition(shard));
+            let page = if latest {
+                q.reverse().limit(50).all().await?
+            } else {
+                q.page_size(50).all().await?
+            };
+            all.extend(page.items);
+        }
+        if latest {
+            all.sort_by_key(|r: &Reading| std::cmp::Reverse(r.at));
+            all.truncate(50);
+        } else {
+            all.sort_by_key(|r| r.at);
+        }
+        Ok::<_, dynamo_model::Error>(all)
+    };
+    let merged = || async move {
+        let q = db.scatter_query((0..SHARDS).map(partition));
+        let page = if latest {
+            q.reverse().limit(50).all().await?
+        } else {
+            q.page_size(50).all().await?
+        };
+        Ok::<_, dynamo_model::Error>(page.items)
+    };
+    let expected: Vec<&Reading> = if latest {
+        let mut newest: Vec<&Reading> = readings.iter().collect();
+        newest.sort_by_key(|r| std::cmp::Reverse(r.at));
+        newest.truncate(50);
+        newest
+    } else {
+        let mut all: Vec<&Reading> = readings.iter().collect();
+        all.sort_by_key(|r| r.at);
+        all
+    };
+    let (mut seq_times, mut merged_times) = (Vec::new(), Vec::new());
+    for run in 0..=runs {
+        // Alternate which side goes first.
+        let mut order = [true, false];
+        if run % 2 == 1 {
+            order.reverse();
+        }
+        for one_by_one in order {
+            let start = Instant::now();
+            let got = if one_by_one {
+                sequential().await?
+            } else {
+                merged().await?
+            };
+            let took = start.elapsed();
+            if got.iter().ne(expected.iter().copied()) {
+                return Err(format!(
+                    "{} returned other readings",
+                    if one_by_one {
+                        "one after another"
+                    } else {
+                        "scatter_query"
+                    }
+                )
+                .into());
+            }
+            if run > 0 {
+                if one_by_one {
+                    seq_times.push(took);
+                } else {
+                    merged_times.push(took);
+                }
+            }
+        }
+    }
+    seq_times.sort();
+    merged_times.sort();
+    Ok((median(&seq_times), median(&merged_times)))
 }

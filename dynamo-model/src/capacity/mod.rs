@@ -29,6 +29,9 @@
 //!
 //! [`item_size`]: crate::item_size
 
+mod meter;
+pub use meter::{Charge, Meter, Units};
+
 /// Bytes per read unit.
 pub const READ_UNIT_BYTES: usize = 4 * 1024;
 /// Bytes per write unit.

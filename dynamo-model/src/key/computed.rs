@@ -1,0 +1,1139 @@
+//! Computed key parts: template placeholders whose text is derived from a field instead of
+//! being the field's own encoding.
+//!
+//! | placeholder | renders | from a field of type |
+//! |---|---|---|
+//! | `{order_id:shard(16)}` | the shard `00` … `15` of the field's value ([`shard_of`]) | any [`KeyPart`] |
+//! | `{slot:random(16)}` | the field's value `00` … `15`, a shard the writer picked at random ([`random_shard`]) | `u16` ([`ShardValue`]) |
+//! | `{created_at:date}` | the UTC day `YYYY-MM-DD` ([`DayBucket`]) | a [`BucketTime`] (`time::OffsetDateTime`) |
+//! | `{created_at:hour}` | the UTC hour `YYYY-MM-DDTHH` ([`HourBucket`]) | a [`BucketTime`] |
+//! | `{created_at:month}` | the UTC month `YYYY-MM` ([`MonthBucket`]) | a [`BucketTime`] |
+//!
+//! ```text
+//! pk = "ORDERS#{created_at:date}#{order_id:shard(16)}", sk = "{created_at}#{order_id}"
+//! created_at = 2014-07-09T10:11:12Z, order_id = "o-1"
+//!   -> PK = ORDERS#2014-07-09#10
+//!      SK = 2014-07-09T10:11:12.000000000Z#o-1
+//! ```
+//!
+//! A computed part is never stored on its own: the key constructor (`Order::key(..)`)
+//! takes the source fields, and every put, get, update and delete renders the part from
+//! them, so a user never stores or passes a shard or a bucket. Decoding an item renders
+//! its keys again from the decoded fields and refuses the item when they differ from the
+//! stored keys ([`Entity::from_item`](crate::Entity::from_item)), so a forged or stale
+//! shard suffix never decodes.
+//!
+//! # The shard function (stable: part of the stored format)
+//!
+//! `{field:shard(N)}` renders `crc32(enc) % N`, zero-padded to the number of decimal digits
+//! of `N - 1` (`shard(16)`: `00` … `15`; `shard(10)`: `0` … `9`; `shard(200)`: `000` …
+//! `199`), so the shards of a partition sort in shard order. Here
+//!
+//! - `enc` is the UTF-8 bytes of the field's key-part encoding, [`KeyPart::encode_key`]
+//!   (what a plain `{field}` placeholder renders: `o-1` for the string `o-1`, `a%23b`
+//!   for `a#b`, `00000000000000000042` for the `u64` 42);
+//! - `crc32` is the CRC-32 of ISO-HDLC / IEEE 802.3, the one of zlib, gzip and PNG
+//!   (polynomial `0x04C11DB7`, reflected, initial value and final XOR `0xFFFFFFFF`;
+//!   `crc32("123456789") = 0xCBF43926`), as an unsigned 32-bit integer;
+//! - `N` is the template's shard count, 1 to [`MAX_SHARDS`].
+//!
+//! CRC-32 is in every language's standard library (`zlib.crc32` in Python,
+//! `java.util.zip.CRC32`, Go's `hash/crc32`), so other programs can compute the shard of a
+//! key; and it is fixed by standard, unlike `std`'s `DefaultHasher`, which may change
+//! between Rust releases. Its low bits depend on every input bit, so `% N` spreads keys
+//! for power-of-two counts too (the low bits of FNV-1a, by contrast, depend only on the low
+//! bits of each input byte). The unit tests pin vectors of this function, so it cannot
+//! change silently: changing it would move every stored item to another shard.
+//!
+//! # Random shards
+//!
+//! `{slot:random(N)}` is for items written once and read only by querying every shard:
+//! their shard carries no meaning, so the writer picks one at random
+//! (`Event { slot: Event::random_slot(), .. }`, from [`random_shard`]) and the reads fan
+//! out over all `N`. The shard cannot be computed from the other fields, so it is an
+//! ordinary `u16` field of the entity, stored with the item: a decoded item knows its key
+//! (`primary_key()`, updates and deletes of it work), and a point get or delete takes the
+//! shard explicitly in the key constructor. A shard is meant to spread writes over
+//! partitions, so `shard` and `random` belong in partition-key templates only (`pk`, or an
+//! index's `pk`): in a sort key the derive refuses them.
+//!
+//! # Time buckets
+//!
+//! `date`, `hour` and `month` render the UTC calendar day, hour or month of a time value in
+//! fixed width, so buckets sort chronologically; years outside 0000–9999 are refused
+//! ([`KeyError::OutOfRange`]), as for timestamps. The source type implements
+//! [`BucketTime`] (`time::OffsetDateTime` with feature `time`; implement it for another
+//! time type). Queries name a bucket with its type ([`DayBucket`], [`HourBucket`],
+//! [`MonthBucket`]) or with any time value inside it.
+
+use super::{KeyArg, KeyError, KeyPart, OptionalKeyPart};
+use crate::text::push_padded_u64;
+use std::fmt;
+
+/// The largest shard count of a template: `shard(N)` and `random(N)` take 1 to 1000.
+///
+/// A read of a sharded partition queries every shard, so `N` is the fan-out of every
+/// read; 1000 partitions already take a million writes per second at DynamoDB's
+/// per-partition limit of 1,000 write units, far beyond any single hot key.
+pub const MAX_SHARDS: u16 = 1000;
+
+/// The CRC-32 (ISO-HDLC / IEEE 802.3, as zlib's `crc32`) of a key-part encoding: the hash
+/// of `{field:shard(N)}` (see the [module documentation](self)).
+///
+/// ```
+/// assert_eq!(dynamo_model::key::computed::shard_hash("123456789"), 0xCBF4_3926);
+/// ```
+pub fn shard_hash(encoded: &str) -> u32 {
+    crc32fast::hash(encoded.as_bytes())
+}
+
+/// The shard `0..count` of a value whose key-part encoding is `encoded`:
+/// `shard_hash(encoded) % count`. A `count` of 0 is treated as 1.
+///
+/// ```
+/// use dynamo_model::key::computed::shard_of;
+/// assert_eq!(shard_of("o-1", 16), 10);
+/// assert_eq!(shard_of("123456789", 10), 2); // 0xCBF43926 = 3421780262
+/// ```
+pub fn shard_of(encoded: &str, count: u16) -> u16 {
+    // The remainder is below `count`, a u16.
+    (shard_hash(encoded) % u32::from(count.max(1))) as u16
+}
+
+/// The number of decimal digits a shard of a template with `count` shards is written
+/// with: those of `count - 1` (at least one).
+pub fn shard_width(count: u16) -> usize {
+    let mut last = count.saturating_sub(1);
+    let mut width = 1;
+    while last >= 10 {
+        last /= 10;
+        width += 1;
+    }
+    width
+}
+
+/// Appends shard number `shard` of a template with `count` shards, zero-padded to
+/// [`shard_width`]; refuses a number that is not below `count`.
+pub fn push_shard_number(shard: u16, count: u16, out: &mut String) -> Result<(), KeyError> {
+    if shard >= count {
+        return Err(KeyError::OutOfRange {
+            type_name: "shard",
+            value: shard.to_string(),
+            reason: "a shard number must be below the shard count of its template",
+        });
+    }
+    push_padded_u64(out, u64::from(shard), shard_width(count));
+    Ok(())
+}
+
+/// The shard number a rendered component holds, if it is exactly what
+/// [`push_shard_number`] writes for a template with `count` shards.
+pub fn parse_shard(component: &str, count: u16) -> Option<u16> {
+    if component.len() != shard_width(count) || !component.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    component.parse().ok().filter(|&shard| shard < count)
+}
+
+/// A shard chosen uniformly at random in `0..count`, for a `{field:random(N)}` field
+/// (the derive generates `Type::random_{field}()`, which passes the template's count).
+pub fn random_shard(count: u16) -> u16 {
+    fastrand::u16(..count.max(1))
+}
+
+/// Hashes what `encode` appends to `out` into a shard of `count`, which replaces it: the
+/// encoding is rendered in place, so a shard costs no allocation.
+fn push_hashed(
+    count: u16,
+    out: &mut String,
+    encode: impl FnOnce(&mut String) -> Result<bool, KeyError>,
+) -> Result<bool, KeyError> {
+    let start = out.len();
+    if !encode(out)? {
+        out.truncate(start);
+        return Ok(false);
+    }
+    let shard = shard_of(&out[start..], count);
+    out.truncate(start);
+    push_shard_number(shard, count, out).map(|()| true)
+}
+
+/// A field a `{field:random(N)}` placeholder reads its shard from: a `u16` the writer
+/// picked (see [`random_shard`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold a random shard",
+    label = "this field is used in a `random(N)` placeholder",
+    note = "a `{{field:random(N)}}` placeholder reads the shard the writer picked from a `u16` field (fill it with `Type::random_field()`)"
+)]
+pub trait ShardValue {
+    /// The shard number.
+    fn shard_number(&self) -> u16;
+}
+
+impl ShardValue for u16 {
+    fn shard_number(&self) -> u16 {
+        *self
+    }
+}
+
+impl<T: ShardValue + ?Sized> ShardValue for &T {
+    fn shard_number(&self) -> u16 {
+        (**self).shard_number()
+    }
+}
+
+/// The UTC calendar fields of a time value, from which the time buckets are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UtcFields {
+    /// The year (buckets can encode 0 to 9999).
+    pub year: i32,
+    /// The month, 1 to 12.
+    pub month: u8,
+    /// The day of the month, 1 to 31.
+    pub day: u8,
+    /// The hour, 0 to 23.
+    pub hour: u8,
+}
+
+/// A time value that `{field:date}`, `{field:hour}` and `{field:month}` can bucket: it
+/// gives its UTC calendar fields.
+///
+/// Implemented for `time::OffsetDateTime`, `Date` and `PrimitiveDateTime` (feature `time`)
+/// and chrono's `NaiveDate`, `NaiveDateTime` and `DateTime<Utc>` (feature `chrono`); a
+/// value without an offset is taken as UTC. Implement it for another time
+/// type (a date without a time of day gives hour 0): every bucket placeholder then accepts
+/// fields of that type, and every bucket argument accepts its values.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a time value a key can be bucketed by",
+    label = "this field is used in a `date`, `hour` or `month` placeholder",
+    note = "time buckets are computed from a type implementing `dynamo_model::key::computed::BucketTime`: time::OffsetDateTime, Date or PrimitiveDateTime (feature `time`), chrono's NaiveDate, NaiveDateTime or DateTime<Utc> (feature `chrono`), or your own time type"
+)]
+pub trait BucketTime {
+    /// The value's calendar fields in UTC, or why it has none (e.g. a UTC year that does
+    /// not exist).
+    fn utc_fields(&self) -> Result<UtcFields, KeyError>;
+}
+
+impl<T: BucketTime + ?Sized> BucketTime for &T {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        (**self).utc_fields()
+    }
+}
+
+#[cfg(feature = "time")]
+impl BucketTime for time::OffsetDateTime {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        let utc = self
+            .checked_to_offset(time::UtcOffset::UTC)
+            .ok_or_else(|| KeyError::OutOfRange {
+                type_name: "OffsetDateTime",
+                value: self.to_string(),
+                reason: "the instant has no UTC date",
+            })?;
+        Ok(UtcFields {
+            year: utc.year(),
+            month: u8::from(utc.month()),
+            day: utc.day(),
+            hour: utc.hour(),
+        })
+    }
+}
+
+/// A date is its own UTC day (hour 0).
+#[cfg(feature = "time")]
+impl BucketTime for time::Date {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        Ok(UtcFields {
+            year: self.year(),
+            month: u8::from(self.month()),
+            day: self.day(),
+            hour: 0,
+        })
+    }
+}
+
+/// A date and time without an offset is taken as UTC, as its key part is.
+#[cfg(feature = "time")]
+impl BucketTime for time::PrimitiveDateTime {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        Ok(UtcFields {
+            year: self.year(),
+            month: u8::from(self.month()),
+            day: self.day(),
+            hour: self.hour(),
+        })
+    }
+}
+
+#[cfg(feature = "chrono")]
+fn chrono_fields(date: chrono::NaiveDate, hour: u32) -> UtcFields {
+    use chrono::Datelike;
+    UtcFields {
+        year: date.year(),
+        // Calendar months and days and clock hours: always below 256.
+        month: date.month() as u8,
+        day: date.day() as u8,
+        hour: hour as u8,
+    }
+}
+
+/// A date is its own UTC day (hour 0).
+#[cfg(feature = "chrono")]
+impl BucketTime for chrono::NaiveDate {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        Ok(chrono_fields(*self, 0))
+    }
+}
+
+/// A date and time without an offset is taken as UTC, as its key part is.
+#[cfg(feature = "chrono")]
+impl BucketTime for chrono::NaiveDateTime {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        use chrono::Timelike;
+        Ok(chrono_fields(self.date(), self.hour()))
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl BucketTime for chrono::DateTime<chrono::Utc> {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        self.naive_utc().utc_fields()
+    }
+}
+
+/// A time bucket: the value of a `date`, `hour` or `month` placeholder.
+pub trait TimeBucket: KeyPart + Copy + Ord + fmt::Debug {
+    /// The bucket holding the instant with these UTC fields; refuses a year outside
+    /// 0000–9999 (fixed-width keys) and fields that are no calendar date.
+    fn from_utc(fields: UtcFields) -> Result<Self, KeyError>;
+
+    /// The bucket holding `time`.
+    fn of(time: &(impl BucketTime + ?Sized)) -> Result<Self, KeyError> {
+        Self::from_utc(time.utc_fields()?)
+    }
+}
+
+/// The number of days of `month` (1 to 12) in `year`, in the proleptic Gregorian calendar.
+fn days_in_month(year: u16, month: u8) -> u8 {
+    match month {
+        4 | 6 | 9 | 11 => 30,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
+        2 => 28,
+        _ => 31,
+    }
+}
+
+/// Checks calendar fields: year 0–9999, month 1–12, a day of that month, hour 0–23.
+fn calendar(
+    type_name: &'static str,
+    year: i32,
+    month: u8,
+    day: u8,
+    hour: u8,
+) -> Result<(u16, u8, u8, u8), KeyError> {
+    let out_of_range = |reason| KeyError::OutOfRange {
+        type_name,
+        value: format!("{year:04}-{month:02}-{day:02}T{hour:02}"),
+        reason,
+    };
+    let year = u16::try_from(year)
+        .ok()
+        .filter(|y| *y <= 9999)
+        .ok_or_else(|| out_of_range("the year in UTC must be between 0000 and 9999"))?;
+    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) || hour > 23 {
+        return Err(out_of_range("not a calendar date and hour"));
+    }
+    Ok((year, month, day, hour))
+}
+
+/// Parses the fixed-width `YYYY-MM[-DD[THH]]` forms the buckets write; strict: only what
+/// they write is accepted.
+fn parse_bucket(
+    type_name: &'static str,
+    component: &str,
+    with_day: bool,
+    with_hour: bool,
+) -> Result<(u16, u8, u8, u8), KeyError> {
+    let expected = match (with_day, with_hour) {
+        (true, true) => "expected `YYYY-MM-DDTHH`",
+        (true, false) => "expected `YYYY-MM-DD`",
+        _ => "expected `YYYY-MM`",
+    };
+    let malformed = |reason| KeyError::Malformed {
+        type_name,
+        input: component.to_owned(),
+        reason,
+    };
+    let bytes = component.as_bytes();
+    let len = 7 + if with_day { 3 } else { 0 } + if with_hour { 3 } else { 0 };
+    let separators: &[(usize, u8)] = &[(4, b'-'), (7, b'-'), (10, b'T')];
+    if bytes.len() != len
+        || separators
+            .iter()
+            .filter(|(at, _)| *at < len)
+            .any(|&(at, sep)| bytes[at] != sep)
+    {
+        return Err(malformed(expected));
+    }
+    let number = |at: usize, digits: usize| -> Result<u16, KeyError> {
+        bytes[at..at + digits].iter().try_fold(0u16, |acc, &b| {
+            if b.is_ascii_digit() {
+                // At most 4 digits: cannot overflow a u16.
+                Ok(acc * 10 + u16::from(b - b'0'))
+            } else {
+                Err(malformed(expected))
+            }
+        })
+    };
+    let year = number(0, 4)?;
+    // Two digits: at most 99, so the narrowing is lossless.
+    let month = number(5, 2)? as u8;
+    let day = if with_day { number(8, 2)? as u8 } else { 1 };
+    let hour = if with_hour { number(11, 2)? as u8 } else { 0 };
+    calendar(type_name, i32::from(year), month, day, hour)
+        .map_err(|_| malformed("not a calendar date and hour"))
+}
+
+/// The UTC day of a time value: what `{field:date}` renders, `YYYY-MM-DD`.
+///
+/// ```
+/// use dynamo_model::key::computed::DayBucket;
+/// use dynamo_model::KeyPart;
+/// let day = DayBucket::new(2014, 7, 9)?;
+/// let mut out = String::new();
+/// day.encode_key(&mut out)?;
+/// assert_eq!(out, "2014-07-09");
+/// # Ok::<(), dynamo_model::key::KeyError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DayBucket {
+    year: u16,
+    month: u8,
+    day: u8,
+}
+
+/// The UTC hour of a time value: what `{field:hour}` renders, `YYYY-MM-DDTHH`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HourBucket {
+    day: DayBucket,
+    hour: u8,
+}
+
+/// The UTC month of a time value: what `{field:month}` renders, `YYYY-MM`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MonthBucket {
+    year: u16,
+    month: u8,
+}
+
+impl DayBucket {
+    /// The day `year-month-day`; refuses a year outside 0000–9999 or a day that is not
+    /// in the calendar.
+    pub fn new(year: u16, month: u8, day: u8) -> Result<Self, KeyError> {
+        let (year, month, day, _) = calendar("DayBucket", year.into(), month, day, 0)?;
+        Ok(DayBucket { year, month, day })
+    }
+
+    /// The year.
+    pub fn year(&self) -> u16 {
+        self.year
+    }
+
+    /// The month, 1 to 12.
+    pub fn month(&self) -> u8 {
+        self.month
+    }
+
+    /// The day of the month, 1 to 31.
+    pub fn day(&self) -> u8 {
+        self.day
+    }
+}
+
+impl HourBucket {
+    /// The hour `hour` (0 to 23) of the day `year-month-day`.
+    pub fn new(year: u16, month: u8, day: u8, hour: u8) -> Result<Self, KeyError> {
+        let (year, month, day, hour) = calendar("HourBucket", year.into(), month, day, hour)?;
+        Ok(HourBucket {
+            day: DayBucket { year, month, day },
+            hour,
+        })
+    }
+
+    /// The day of this hour.
+    pub fn day(&self) -> DayBucket {
+        self.day
+    }
+
+    /// The hour, 0 to 23.
+    pub fn hour(&self) -> u8 {
+        self.hour
+    }
+}
+
+impl MonthBucket {
+    /// The month `year-month`.
+    pub fn new(year: u16, month: u8) -> Result<Self, KeyError> {
+        let (year, month, _, _) = calendar("MonthBucket", year.into(), month, 1, 0)?;
+        Ok(MonthBucket { year, month })
+    }
+
+    /// The year.
+    pub fn year(&self) -> u16 {
+        self.year
+    }
+
+    /// The month, 1 to 12.
+    pub fn month(&self) -> u8 {
+        self.month
+    }
+}
+
+impl TimeBucket for DayBucket {
+    fn from_utc(f: UtcFields) -> Result<Self, KeyError> {
+        let (year, month, day, _) = calendar("DayBucket", f.year, f.month, f.day, 0)?;
+        Ok(DayBucket { year, month, day })
+    }
+}
+
+impl TimeBucket for HourBucket {
+    fn from_utc(f: UtcFields) -> Result<Self, KeyError> {
+        let (year, month, day, hour) = calendar("HourBucket", f.year, f.month, f.day, f.hour)?;
+        Ok(HourBucket {
+            day: DayBucket { year, month, day },
+            hour,
+        })
+    }
+}
+
+impl TimeBucket for MonthBucket {
+    fn from_utc(f: UtcFields) -> Result<Self, KeyError> {
+        let (year, month, _, _) = calendar("MonthBucket", f.year, f.month, 1, 0)?;
+        Ok(MonthBucket { year, month })
+    }
+}
+
+impl From<HourBucket> for DayBucket {
+    fn from(hour: HourBucket) -> Self {
+        hour.day
+    }
+}
+
+impl From<DayBucket> for MonthBucket {
+    fn from(day: DayBucket) -> Self {
+        MonthBucket {
+            year: day.year,
+            month: day.month,
+        }
+    }
+}
+
+impl fmt::Display for DayBucket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+impl fmt::Display for HourBucket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}T{:02}", self.day, self.hour)
+    }
+}
+
+impl fmt::Display for MonthBucket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}", self.year, self.month)
+    }
+}
+
+/// Written as [`Display`](fmt::Display) shows it (fixed width, so it sorts by day).
+impl KeyPart for DayBucket {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        push_padded_u64(out, self.year.into(), 4);
+        out.push('-');
+        push_padded_u64(out, self.month.into(), 2);
+        out.push('-');
+        push_padded_u64(out, self.day.into(), 2);
+        Ok(())
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        let (year, month, day, _) = parse_bucket("DayBucket", component, true, false)?;
+        Ok(DayBucket { year, month, day })
+    }
+}
+
+/// Written as [`Display`](fmt::Display) shows it (fixed width, so it sorts by hour).
+impl KeyPart for HourBucket {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        self.day.encode_key(out)?;
+        out.push('T');
+        push_padded_u64(out, self.hour.into(), 2);
+        Ok(())
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        let (year, month, day, hour) = parse_bucket("HourBucket", component, true, true)?;
+        Ok(HourBucket {
+            day: DayBucket { year, month, day },
+            hour,
+        })
+    }
+}
+
+/// Written as [`Display`](fmt::Display) shows it (fixed width, so it sorts by month).
+impl KeyPart for MonthBucket {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        push_padded_u64(out, self.year.into(), 4);
+        out.push('-');
+        push_padded_u64(out, self.month.into(), 2);
+        Ok(())
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        let (year, month, _, _) = parse_bucket("MonthBucket", component, false, false)?;
+        Ok(MonthBucket { year, month })
+    }
+}
+
+/// What a bucket placeholder's argument may be (in key and partition constructors): the
+/// bucket itself, or any time value inside it (a [`BucketTime`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot name a `{B}`",
+    note = "pass the bucket (`{B}`) or a time value inside it (a type implementing `dynamo_model::key::computed::BucketTime`, e.g. time::OffsetDateTime)"
+)]
+pub trait BucketArg<B> {
+    /// The bucket the argument names.
+    fn to_bucket(&self) -> Result<B, KeyError>;
+}
+
+impl<B: TimeBucket, T: BucketTime> BucketArg<B> for T {
+    fn to_bucket(&self) -> Result<B, KeyError> {
+        B::of(self)
+    }
+}
+
+macro_rules! bucket_args {
+    ($($bucket:ty),*) => {$(
+        impl BucketArg<$bucket> for $bucket {
+            fn to_bucket(&self) -> Result<$bucket, KeyError> {
+                Ok(*self)
+            }
+        }
+
+        impl BucketArg<$bucket> for &$bucket {
+            fn to_bucket(&self) -> Result<$bucket, KeyError> {
+                Ok(**self)
+            }
+        }
+    )*};
+}
+
+bucket_args!(DayBucket, HourBucket, MonthBucket);
+
+/// A bucket source that may be absent, as sparse index templates use it: a
+/// [`BucketTime`] is always present, an `Option` of one when `Some`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a time value an index key can be bucketed by",
+    label = "this field is used in a `date`, `hour` or `month` placeholder",
+    note = "time buckets are computed from a type implementing `dynamo_model::key::computed::BucketTime` (time::OffsetDateTime with feature `time`), optionally wrapped in `Option` for a sparse index"
+)]
+pub trait OptionalBucketTime {
+    /// The UTC fields when present.
+    fn optional_utc_fields(&self) -> Result<Option<UtcFields>, KeyError>;
+}
+
+impl<T: BucketTime> OptionalBucketTime for T {
+    fn optional_utc_fields(&self) -> Result<Option<UtcFields>, KeyError> {
+        self.utc_fields().map(Some)
+    }
+}
+
+impl<T: BucketTime> OptionalBucketTime for Option<T> {
+    fn optional_utc_fields(&self) -> Result<Option<UtcFields>, KeyError> {
+        self.as_ref().map(T::utc_fields).transpose()
+    }
+}
+
+/// Rendering of computed parts, for the code `#[derive(Entity)]` generates.
+#[doc(hidden)]
+pub mod __private {
+    use super::*;
+
+    /// `{field:shard(N)}` of a field value.
+    #[inline]
+    pub fn push_shard<T: KeyPart>(value: &T, count: u16, out: &mut String) -> Result<(), KeyError> {
+        push_hashed(count, out, |out| value.encode_key(out).map(|()| true)).map(drop)
+    }
+
+    /// `{field:shard(N)}` of a key-constructor argument.
+    #[inline]
+    pub fn push_shard_arg<T: KeyPart, A: KeyArg<T>>(
+        arg: &A,
+        count: u16,
+        out: &mut String,
+    ) -> Result<(), KeyError> {
+        // The hash is over the `#` encoding whatever the template's delimiter (pinned vectors).
+        push_hashed(count, out, |out| {
+            arg.encode_key_arg(crate::key::Delimiter::HASH, out)
+                .map(|()| true)
+        })
+        .map(drop)
+    }
+
+    /// `{field:shard(N)}` of an index template's field, which may be absent (`Ok(false)`).
+    #[inline]
+    pub fn push_shard_optional<T: OptionalKeyPart>(
+        value: &T,
+        count: u16,
+        out: &mut String,
+    ) -> Result<bool, KeyError> {
+        push_hashed(count, out, |out| {
+            value.encode_optional_key(crate::key::Delimiter::HASH, out)
+        })
+    }
+
+    /// `{field:random(N)}`: the shard the field holds.
+    #[inline]
+    pub fn push_random_shard<T: ShardValue + ?Sized>(
+        value: &T,
+        count: u16,
+        out: &mut String,
+    ) -> Result<(), KeyError> {
+        push_shard_number(value.shard_number(), count, out)
+    }
+
+    /// `{field:date}` (`hour`, `month`) of a field value.
+    #[inline]
+    pub fn push_bucket<B: TimeBucket, T: BucketTime + ?Sized>(
+        value: &T,
+        out: &mut String,
+    ) -> Result<(), KeyError> {
+        B::of(value)?.encode_key(out)
+    }
+
+    /// `{field:date}` (`hour`, `month`) of a constructor argument.
+    #[inline]
+    pub fn push_bucket_arg<B: TimeBucket, A: BucketArg<B>>(
+        arg: &A,
+        out: &mut String,
+    ) -> Result<(), KeyError> {
+        arg.to_bucket()?.encode_key(out)
+    }
+
+    /// `{field:date}` (`hour`, `month`) of an index template's field, which may be absent
+    /// (`Ok(false)`).
+    #[inline]
+    pub fn push_bucket_optional<B: TimeBucket, T: OptionalBucketTime>(
+        value: &T,
+        out: &mut String,
+    ) -> Result<bool, KeyError> {
+        match value.optional_utc_fields()? {
+            Some(fields) => B::from_utc(fields)?.encode_key(out).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
+    /// Whether a key component is a shard of a template with `count` shards (for the
+    /// registry of key templates).
+    pub fn is_shard(component: &str, count: u16) -> bool {
+        parse_shard(component, count).is_some()
+    }
+
+    /// Whether a key component is a bucket of type `B` (for the registry).
+    pub fn is_bucket<B: TimeBucket>(component: &str) -> bool {
+        B::decode_key(component).is_ok()
+    }
+
+    /// `{field:shard(N)}` from the field's encoded component (index-key recomputation in
+    /// updates, [`crate::key::template`]).
+    pub fn shard_from_component(
+        component: &str,
+        count: u16,
+        out: &mut String,
+    ) -> Result<(), KeyError> {
+        push_shard_number(shard_of(component, count), count, out)
+    }
+
+    /// `{field:random(N)}` from the field's encoded component (a `u16`).
+    pub fn random_from_component(
+        component: &str,
+        count: u16,
+        out: &mut String,
+    ) -> Result<(), KeyError> {
+        push_shard_number(u16::decode_key(component)?, count, out)
+    }
+
+    /// Re-encodes the shard of a `{field:random(COUNT)}` component of the primary key as
+    /// the `u16` field's own encoding: an index template reads the field back from there
+    /// ([`crate::key::template::TemplateField::Key`]).
+    pub fn reencode_random_shard<const COUNT: u16>(
+        entity: &'static str,
+        component: &str,
+        _from: crate::key::Delimiter,
+        to: crate::key::Delimiter,
+        out: &mut String,
+    ) -> Result<(), crate::Error> {
+        // A shard number is digits: the same under every delimiter.
+        let shard = parse_shard(component, COUNT).ok_or_else(|| KeyError::Malformed {
+            type_name: "shard",
+            input: component.to_owned(),
+            reason: "not a shard number of the template",
+        });
+        shard
+            .and_then(|shard| shard.encode_key_with(to, out))
+            .map_err(|e| crate::Error::key(entity, e))
+    }
+
+    /// `{field:date}` (`hour`, `month`) from the field's encoded component: decoded as
+    /// `T`, then bucketed.
+    pub fn bucket_from_component<T: KeyPart + BucketTime, B: TimeBucket>(
+        component: &str,
+        out: &mut String,
+    ) -> Result<(), KeyError> {
+        B::of(&T::decode_key(component)?)?.encode_key(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::__private::*;
+    use super::*;
+
+    /// Every time type buckets like the instant it stands for (a value without an
+    /// offset as UTC).
+    #[test]
+    fn every_time_type_buckets_as_its_utc_instant() {
+        use time::macros::{date, datetime};
+        let instant = datetime!(2014-07-09 10:11:12 UTC);
+        let hour = HourBucket::of(&instant).unwrap();
+        assert_eq!(
+            HourBucket::of(&datetime!(2014-07-09 10:11:12)).unwrap(),
+            hour
+        );
+        assert_eq!(
+            DayBucket::of(&date!(2014 - 07 - 09)).unwrap(),
+            DayBucket::of(&instant).unwrap()
+        );
+        let naive = chrono::NaiveDate::from_ymd_opt(2014, 7, 9)
+            .and_then(|d| d.and_hms_opt(10, 11, 12))
+            .unwrap();
+        assert_eq!(HourBucket::of(&naive).unwrap(), hour);
+        assert_eq!(HourBucket::of(&naive.and_utc()).unwrap(), hour);
+        assert_eq!(
+            MonthBucket::of(&naive.date()).unwrap(),
+            MonthBucket::of(&instant).unwrap()
+        );
+    }
+    use proptest::prelude::*;
+
+    fn enc<T: KeyPart>(value: &T) -> String {
+        let mut out = String::new();
+        value.encode_key(&mut out).unwrap();
+        out
+    }
+
+    /// The stored format: these vectors must never change (every item would move to
+    /// another shard). CRC-32 check value and zlib-compatible values, then shards.
+    #[test]
+    fn shard_vectors_are_pinned() {
+        assert_eq!(shard_hash(""), 0);
+        assert_eq!(shard_hash("123456789"), 0xCBF4_3926);
+        assert_eq!(shard_hash("o-1"), 0xCD3E_0FDA);
+        assert_eq!(
+            shard_hash("The quick brown fox jumps over the lazy dog"),
+            0x414F_A339
+        );
+        let vectors: &[(&str, u16, u16)] = &[
+            ("o-1", 16, 10),
+            ("o-2", 16, 0),
+            ("o-3", 16, 6),
+            ("order-0001", 16, 12),
+            ("order-0002", 16, 6),
+            ("123456789", 10, 2),
+            ("123456789", 200, 62),
+            ("123456789", 1000, 262),
+            ("a%23b", 8, 6),
+            ("00000000000000000042", 16, 11),
+            ("", 16, 0),
+            ("anything", 1, 0),
+        ];
+        for &(encoded, count, shard) in vectors {
+            assert_eq!(shard_of(encoded, count), shard, "{encoded:?} % {count}");
+        }
+    }
+
+    /// A rendered shard is the hash of the field's key-part encoding, not of its raw
+    /// value: `a#b` is hashed as `a%23b`, 42u64 as its 20 digits.
+    #[test]
+    fn shards_hash_the_key_part_encoding() {
+        let render = |f: &dyn Fn(&mut String) -> Result<(), KeyError>| {
+            let mut out = String::from("P#");
+            f(&mut out).unwrap();
+            out
+        };
+        assert_eq!(
+            render(&|out| push_shard(&"a#b".to_string(), 8, out)),
+            format!("P#{}", shard_of("a%23b", 8))
+        );
+        assert_eq!(render(&|out| push_shard(&42u64, 16, out)), "P#11");
+        assert_eq!(
+            render(&|out| push_shard_arg::<String, _>(&"o-1", 16, out)),
+            "P#10"
+        );
+        assert_eq!(
+            render(&|out| push_shard(&"o-1".to_string(), 16, out)),
+            "P#10"
+        );
+        let mut out = String::from("P#");
+        assert!(!push_shard_optional(&None::<String>, 16, &mut out).unwrap());
+        assert_eq!(out, "P#");
+        assert!(push_shard_optional(&Some("o-1".to_string()), 16, &mut out).unwrap());
+        assert_eq!(out, "P#10");
+    }
+
+    #[test]
+    fn shard_numbers_are_fixed_width() {
+        for (count, width) in [
+            (1, 1),
+            (2, 1),
+            (10, 1),
+            (11, 2),
+            (16, 2),
+            (100, 2),
+            (101, 3),
+            (1000, 3),
+        ] {
+            assert_eq!(shard_width(count), width, "{count}");
+        }
+        let render = |shard, count| {
+            let mut out = String::new();
+            push_shard_number(shard, count, &mut out).map(|()| out)
+        };
+        assert_eq!(render(3, 16).unwrap(), "03");
+        assert_eq!(render(0, 1).unwrap(), "0");
+        assert_eq!(render(199, 200).unwrap(), "199");
+        assert_eq!(render(7, 200).unwrap(), "007");
+        assert!(matches!(render(16, 16), Err(KeyError::OutOfRange { .. })));
+        assert_eq!(parse_shard("03", 16), Some(3));
+        for bad in ["3", "003", "16", "-1", "0x", "", " 3"] {
+            assert_eq!(parse_shard(bad, 16), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn random_shards_stay_in_range_and_reach_every_shard() {
+        let mut seen = [false; 10];
+        for _ in 0..1000 {
+            let shard = random_shard(10);
+            seen[usize::from(shard)] = true;
+        }
+        assert!(seen.iter().all(|s| *s), "{seen:?}");
+        assert_eq!(random_shard(1), 0);
+        let mut out = String::new();
+        push_random_shard(&7u16, 10, &mut out).unwrap();
+        assert_eq!(out, "7");
+        assert!(push_random_shard(&10u16, 10, &mut out).is_err());
+        out.clear();
+        random_from_component("00007", 16, &mut out).unwrap();
+        assert_eq!(out, "07");
+    }
+
+    /// 10,000 order ids over 16 shards: every shard within 25% of the mean.
+    #[test]
+    fn shards_spread_evenly() {
+        for ids in [
+            (0..10_000)
+                .map(|i| format!("order-{i}"))
+                .collect::<Vec<_>>(),
+            (0..10_000).map(|i| format!("{i:08}")).collect(),
+            (0..10_000u64).map(|i| enc(&i)).collect(),
+        ] {
+            let mut counts = [0u32; 16];
+            for id in &ids {
+                counts[usize::from(shard_of(id, 16))] += 1;
+            }
+            let mean = 10_000.0 / 16.0;
+            for (shard, &n) in counts.iter().enumerate() {
+                let off = (f64::from(n) - mean).abs() / mean;
+                assert!(off <= 0.25, "shard {shard}: {n} of 10,000 ({counts:?})");
+            }
+        }
+    }
+
+    proptest! {
+        /// Random keys (UUID-like and arbitrary strings) spread too, for counts that are
+        /// and are not powers of two; and a shard is always in range and well-formed.
+        #[test]
+        fn random_keys_spread_evenly(seed in any::<u64>(), count in prop::sample::select(vec![4u16, 16, 10, 7])) {
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let mut counts = vec![0u32; usize::from(count)];
+            let keys = 10_000;
+            for _ in 0..keys {
+                let key = format!("{:032x}", rng.u128(..));
+                let shard = shard_of(&key, count);
+                prop_assert!(shard < count);
+                counts[usize::from(shard)] += 1;
+            }
+            let mean = f64::from(keys) / f64::from(count);
+            for &n in &counts {
+                prop_assert!((f64::from(n) - mean).abs() / mean <= 0.25, "{:?}", counts);
+            }
+        }
+
+        #[test]
+        fn rendered_shards_parse_back(value in "\\PC{0,12}", count in 1u16..=MAX_SHARDS) {
+            let mut out = String::new();
+            push_shard(&value, count, &mut out).unwrap();
+            prop_assert_eq!(parse_shard(&out, count), Some(shard_of(&enc(&value), count)));
+            prop_assert!(is_shard(&out, count));
+            let mut again = String::new();
+            shard_from_component(&enc(&value), count, &mut again).unwrap();
+            prop_assert_eq!(again, out);
+        }
+    }
+
+    fn fields(year: i32, month: u8, day: u8, hour: u8) -> UtcFields {
+        UtcFields {
+            year,
+            month,
+            day,
+            hour,
+        }
+    }
+
+    #[test]
+    fn buckets_render_fixed_width() {
+        let f = fields(2014, 7, 9, 5);
+        assert_eq!(enc(&DayBucket::from_utc(f).unwrap()), "2014-07-09");
+        assert_eq!(enc(&HourBucket::from_utc(f).unwrap()), "2014-07-09T05");
+        assert_eq!(enc(&MonthBucket::from_utc(f).unwrap()), "2014-07");
+        assert_eq!(enc(&DayBucket::new(7, 1, 2).unwrap()), "0007-01-02");
+        assert_eq!(
+            DayBucket::new(2024, 2, 29).unwrap().to_string(),
+            "2024-02-29"
+        );
+        assert_eq!(
+            HourBucket::new(2024, 2, 29, 23).unwrap().to_string(),
+            "2024-02-29T23"
+        );
+        assert_eq!(MonthBucket::new(2024, 12).unwrap().to_string(), "2024-12");
+        for bad in [
+            fields(-1, 1, 1, 0),
+            fields(10_000, 1, 1, 0),
+            fields(2023, 2, 29, 0),
+            fields(1900, 2, 29, 0),
+            fields(2024, 13, 1, 0),
+            fields(2024, 4, 31, 0),
+            fields(2024, 1, 0, 0),
+        ] {
+            assert!(DayBucket::from_utc(bad).is_err(), "{bad:?}");
+        }
+        assert!(DayBucket::from_utc(fields(2000, 2, 29, 0)).is_ok());
+        assert!(HourBucket::from_utc(fields(2024, 1, 1, 24)).is_err());
+        // A month bucket ignores the day and hour.
+        assert!(MonthBucket::from_utc(fields(2024, 1, 31, 23)).is_ok());
+    }
+
+    #[test]
+    fn buckets_decode_strictly() {
+        assert_eq!(
+            DayBucket::decode_key("2014-07-09").unwrap(),
+            DayBucket::new(2014, 7, 9).unwrap()
+        );
+        assert_eq!(
+            HourBucket::decode_key("2014-07-09T23").unwrap(),
+            HourBucket::new(2014, 7, 9, 23).unwrap()
+        );
+        assert_eq!(
+            MonthBucket::decode_key("2014-07").unwrap(),
+            MonthBucket::new(2014, 7).unwrap()
+        );
+        for bad in [
+            "2014-7-09",
+            "2014-07-9",
+            "2014-07-09T",
+            "2014-02-30",
+            "2014/07/09",
+            "+014-07-09",
+            "2014-07-0a",
+            "",
+        ] {
+            assert!(DayBucket::decode_key(bad).is_err(), "{bad:?}");
+            assert!(!is_bucket::<DayBucket>(bad));
+        }
+        for bad in [
+            "2014-07-09T24",
+            "2014-07-09 10",
+            "2014-07-09T1",
+            "2014-07-09",
+        ] {
+            assert!(HourBucket::decode_key(bad).is_err(), "{bad:?}");
+        }
+        for bad in ["2014-13", "2014-00", "2014-7", "2014-07-01"] {
+            assert!(MonthBucket::decode_key(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    fn calendar_fields() -> impl Strategy<Value = UtcFields> {
+        (0i32..=9999, 1u8..=12, 1u8..=31, 0u8..=23).prop_map(|(year, month, day, hour)| {
+            let day = day.min(days_in_month(year as u16, month));
+            fields(year, month, day, hour)
+        })
+    }
+
+    proptest! {
+        /// Buckets sort (as key strings) exactly as the instants they hold, coarser than
+        /// the instant: a <= b implies bucket(a) <= bucket(b); and they round-trip.
+        #[test]
+        fn buckets_keep_the_order_of_time(a in calendar_fields(), b in calendar_fields()) {
+            fn check<B: TimeBucket>(a: UtcFields, b: UtcFields) -> Result<(), TestCaseError> {
+                let (x, y) = (B::from_utc(a).unwrap(), B::from_utc(b).unwrap());
+                let (ex, ey) = (enc(&x), enc(&y));
+                prop_assert_eq!(ex.cmp(&ey), x.cmp(&y));
+                if a <= b {
+                    prop_assert!(ex <= ey, "{:?} {:?}", ex, ey);
+                }
+                prop_assert_eq!(B::decode_key(&ex).unwrap(), x);
+                prop_assert!(!ex.contains('#'));
+                Ok(())
+            }
+            check::<DayBucket>(a, b)?;
+            check::<HourBucket>(a, b)?;
+            check::<MonthBucket>(a, b)?;
+        }
+    }
+
+    #[cfg(feature = "time")]
+    #[test]
+    fn offset_date_times_are_bucketed_in_utc() {
+        use time::macros::datetime;
+        let t = datetime!(2014-07-09 23:30 -02:00); // 2014-07-10T01:30Z
+        let render = |f: fn(&time::OffsetDateTime, &mut String) -> Result<(), KeyError>| {
+            let mut out = String::new();
+            f(&t, &mut out).unwrap();
+            out
+        };
+        assert_eq!(render(push_bucket::<DayBucket, _>), "2014-07-10");
+        assert_eq!(render(push_bucket::<HourBucket, _>), "2014-07-10T01");
+        assert_eq!(render(push_bucket::<MonthBucket, _>), "2014-07");
+        let mut out = String::new();
+        push_bucket_arg::<DayBucket, _>(&t, &mut out).unwrap();
+        push_bucket_arg::<DayBucket, _>(&DayBucket::new(2014, 7, 10).unwrap(), &mut out).unwrap();
+        assert_eq!(out, "2014-07-102014-07-10");
+        out.clear();
+        assert!(
+            !push_bucket_optional::<DayBucket, _>(&None::<time::OffsetDateTime>, &mut out).unwrap()
+        );
+        assert!(push_bucket_optional::<DayBucket, _>(&Some(t), &mut out).unwrap());
+        assert_eq!(out, "2014-07-10");
+        out.clear();
+        bucket_from_component::<time::OffsetDateTime, HourBucket>(&enc(&t), &mut out).unwrap();
+        assert_eq!(out, "2014-07-10T01");
+        // The year outside what a key can hold is refused, not wrapped.
+        let far = datetime!(9999-12-31 23:00 -02:00);
+        assert!(DayBucket::of(&far).is_err());
+    }
+}

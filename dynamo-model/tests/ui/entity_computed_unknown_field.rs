@@ -1,0 +1,13 @@
+use dynamo_model::{Entity, Table};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct App;
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "ORDERS#{customer:shard(8)}", sk = "{order_id}")]
+struct Order {
+    order_id: String,
+}
+
+fn main() {}
