@@ -308,6 +308,11 @@ pub struct EntityAttrs {
     pub delimiter: Option<char>,
     /// `versioned` / `versioned(..)`: the entity keeps its history.
     pub versioned: Option<Versioned>,
+    /// `identify = "keys"`: items without the entity-type attribute are identified by
+    /// their keys.
+    pub identify_by_keys: Option<LitStr>,
+    /// `store_key_fields = false`: key fields are read from the keys, not stored.
+    pub store_key_fields: Option<syn::LitBool>,
     pub naming: Naming,
 }
 
@@ -376,6 +381,8 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
         key_struct: None,
         delimiter: None,
         versioned: None,
+        identify_by_keys: None,
+        store_key_fields: None,
         naming: Naming::default(),
     };
     let mut naming = NamingSaid::default();
@@ -396,6 +403,20 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                     set_once(&mut out.delimiter, delimiter(&meta)?, &meta, "delimiter")?;
                 } else if meta.path.is_ident("index") {
                     out.indexes.push(index_template(&meta)?);
+                } else if meta.path.is_ident("identify") {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    match lit.value().as_str() {
+                        "keys" => set_once(&mut out.identify_by_keys, lit, &meta, "identify")?,
+                        "type" => {}
+                        _ => {
+                            return Err(syn::Error::new(
+                                lit.span(),
+                                "`identify` is `\"keys\"` (items without the entity-type attribute are identified by their keys) or `\"type\"` (the default: by the entity-type attribute)",
+                            ));
+                        }
+                    }
+                } else if meta.path.is_ident("store_key_fields") {
+                    set_once(&mut out.store_key_fields, meta.value()?.parse()?, &meta, "store_key_fields")?;
                 } else if meta.path.is_ident("versioned") {
                     if out.versioned.is_some() {
                         return Err(meta.error("`versioned` is given twice"));
@@ -403,7 +424,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                     out.versioned = Some(versioned(&meta)?);
                 } else if !naming_option(&meta, &mut naming, Derive::Entity, Source::Dynamo)? {
                     return Err(meta.error(
-                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `delimiter`, `entity_type`, `key_struct`, `versioned`, `rename_all` or `default`",
+                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `delimiter`, `entity_type`, `identify`, `store_key_fields`, `key_struct`, `versioned`, `rename_all` or `default`",
                     ));
                 }
                 Ok(())
@@ -931,6 +952,70 @@ pub struct FieldAttrs {
     pub chunked: Option<ChunkedAttr>,
     /// `#[dynamo(compress = ..)]`: stored compressed in a binary attribute.
     pub compress: Option<Compress>,
+    /// `#[dynamo(key_format = "..")]`: how the field is written in keys.
+    pub key_format: Option<KeyFormat>,
+    /// `#[dynamo(alias = "..")]`: older attribute names the field is also read from.
+    pub aliases: Vec<LitStr>,
+    /// `#[dynamo(key_only)]`: a key field read from the keys and not stored on its own.
+    pub key_only: Option<Path>,
+}
+
+/// `#[dynamo(key_format = "..")]` on a field: the format marker of
+/// `dynamo_model::key::format` it names.
+pub struct KeyFormat {
+    pub lit: LitStr,
+    /// The marker type, e.g. `Rfc3339<3, true>`.
+    pub marker: TokenStream,
+}
+
+fn key_format(lit: LitStr) -> syn::Result<KeyFormat> {
+    let text = lit.value();
+    let text = text.trim();
+    let expected = "unknown key format; expected `unpadded`, `padded(N)`, `rfc3339`, `rfc3339(N)`, `rfc3339(N, no_z)`, `epoch_seconds`, `epoch_millis` or `verbatim`";
+    let (name, args) = match text.split_once('(') {
+        Some((name, rest)) => match rest.strip_suffix(')') {
+            Some(args) => (name.trim(), Some(args)),
+            None => return Err(syn::Error::new(lit.span(), expected)),
+        },
+        None => (text, None),
+    };
+    let fm = quote::quote!(::dynamo_model::key::format);
+    let marker = match (name, args) {
+        ("unpadded", None) => quote::quote!(#fm::Unpadded),
+        ("verbatim", None) => quote::quote!(#fm::Verbatim),
+        ("epoch_seconds", None) => quote::quote!(#fm::EpochSeconds),
+        ("epoch_millis", None) => quote::quote!(#fm::EpochMillis),
+        ("padded", Some(n)) => {
+            let width: usize = n
+                .trim()
+                .parse()
+                .ok()
+                .filter(|w| (1..=39).contains(w))
+                .ok_or_else(|| {
+                    syn::Error::new(lit.span(), "`padded(N)` takes a width from 1 to 39")
+                })?;
+            quote::quote!(#fm::Padded<#width>)
+        }
+        ("rfc3339", args) => {
+            let mut digits = 0u8;
+            let mut z = true;
+            for arg in args.into_iter().flat_map(|a| a.split(',')).map(str::trim) {
+                match arg {
+                    "no_z" => z = false,
+                    "0" | "3" | "6" | "9" => digits = arg.parse().unwrap_or(0),
+                    _ => {
+                        return Err(syn::Error::new(
+                            lit.span(),
+                            "`rfc3339(..)` takes 0, 3, 6 or 9 fraction digits and optionally `no_z`, e.g. `rfc3339(3, no_z)`",
+                        ));
+                    }
+                }
+            }
+            quote::quote!(#fm::Rfc3339<#digits, #z>)
+        }
+        _ => return Err(syn::Error::new(lit.span(), expected)),
+    };
+    Ok(KeyFormat { lit, marker })
 }
 
 /// `#[dynamo(chunked(inline = N, chunk_size = N))]` on a field.
@@ -978,6 +1063,9 @@ impl FieldAttrs {
             || self.default.is_some()
             || self.skip_serializing_if.is_some()
             || self.compress.is_some()
+            || self.key_format.is_some()
+            || !self.aliases.is_empty()
+            || self.key_only.is_some()
     }
 }
 
@@ -1047,6 +1135,9 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
         skip_serializing_if: None,
         chunked: None,
         compress: None,
+        key_format: None,
+        aliases: Vec::new(),
+        key_only: None,
     };
     let mut said = FieldSaid::default();
     let (mut dynamo_skip, mut serde_skip) = (false, false);
@@ -1054,7 +1145,7 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
     let mut one_direction: Option<&Attribute> = None;
     let field_options = match derive {
         Derive::Entity => {
-            "`rename`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl` or `chunked`"
+            "`rename`, `alias`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl`, `chunked`, `key_format` or `key_only`"
         }
         Derive::Attribute => {
             "`rename`, `default`, `skip`, `skip_serializing_if`, `serde` or `compress`"
@@ -1074,6 +1165,17 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
                     out.version = true;
                 } else if meta.path.is_ident("ttl") && derive == Derive::Entity {
                     out.ttl = true;
+                } else if meta.path.is_ident("key_format") && derive == Derive::Entity {
+                    let f = key_format(meta.value()?.parse()?)?;
+                    set_once(&mut out.key_format, f, &meta, "key_format")?;
+                } else if meta.path.is_ident("key_only") && derive == Derive::Entity {
+                    out.key_only = Some(meta.path.clone());
+                } else if meta.path.is_ident("alias") && derive == Derive::Entity {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    if lit.value().is_empty() {
+                        return Err(syn::Error::new(lit.span(), "an alias cannot be empty"));
+                    }
+                    out.aliases.push(lit);
                 } else if meta.path.is_ident("chunked") && derive == Derive::Entity {
                     if out.chunked.is_some() {
                         return Err(meta.error("`chunked` is given twice"));
@@ -1103,6 +1205,9 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
                 } else if path.is_ident("skip_deserializing") {
                     skip_de = true;
                     one_direction = Some(attr);
+                } else if path.is_ident("alias") && derive == Derive::Entity {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    out.aliases.push(lit);
                 } else if path.is_ident("alias") {
                     // Reading under an old name too, as serde does, would need writing it
                     // back under the new one: refused rather than silently read as missing.

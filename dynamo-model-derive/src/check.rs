@@ -15,6 +15,8 @@ pub struct Field {
     pub attrs: FieldAttrs,
     pub in_primary_key: bool,
     pub in_index_key: bool,
+    /// A key field read from the keys only (`key_only`, or `store_key_fields = false`).
+    pub not_stored: bool,
 }
 
 pub struct IndexModel {
@@ -48,6 +50,34 @@ pub struct EntityModel {
     pub default: Option<Option<syn::Path>>,
     /// `versioned`: where the sort key holds the revision number.
     pub versioned: Option<VersionedModel>,
+    /// `identify = "keys"`: untyped items are identified by their keys.
+    pub identify_by_keys: bool,
+}
+
+impl EntityModel {
+    /// Where field `f` is written as it is (`{f}`) in the primary key, for reading it
+    /// back from the key: (in the sort key, the template). A versioned entity's sort key
+    /// holds the template inside its revision layout, so only its partition key counts.
+    pub fn key_source(&self, f: &Field) -> Option<(bool, &Template)> {
+        let plain = |t: &Template| {
+            t.segments
+                .iter()
+                .any(|s| matches!(s, Segment::Field(n) if f.ident == n))
+        };
+        if plain(&self.pk.0) {
+            return Some((false, &self.pk.0));
+        }
+        match &self.sk {
+            Some((t, _)) if self.versioned.is_none() && plain(t) => Some((true, t)),
+            _ => None,
+        }
+    }
+
+    /// Whether field `f` is stored as an attribute of its own (not `skip`, and not a key
+    /// field read from the keys only).
+    pub fn stores(&self, f: &Field) -> bool {
+        !f.attrs.skip && !f.not_stored
+    }
 }
 
 /// A checked `#[dynamo(versioned(..))]`.
@@ -365,6 +395,7 @@ pub fn named_fields(
             name,
             attrs: fattrs,
             in_primary_key: false,
+            not_stored: false,
             in_index_key: false,
         });
     }
@@ -596,6 +627,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         }
     }
     check_computed_sources(cx, &fields, &pk, sk.as_ref(), &indexes);
+    check_key_formats(cx, &fields, &pk, sk.as_ref(), &indexes);
 
     let versioned = match &attrs.versioned {
         Some(v) => Some(versioned_model(cx, v, &fields, sk.as_ref(), &indexes)?),
@@ -611,7 +643,17 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         None => input.ident.to_string(),
     };
 
-    Some(EntityModel {
+    if let Some(lit) = &attrs.identify_by_keys {
+        let literal = |t: &Template| t.segments.iter().any(|s| matches!(s, Segment::Lit(_)));
+        if !literal(&pk.0) && !sk.as_ref().is_some_and(|s| literal(&s.0)) {
+            cx.error_spanned_by(
+                lit,
+                "an entity identified by its keys needs literal text in its key templates (e.g. `pk = \"DEVICE#{id}\"`): templates of placeholders only match the keys of every entity of the table, so they cannot tell its items apart",
+            );
+        }
+    }
+
+    let mut model = EntityModel {
         ident: input.ident.clone(),
         vis: input.vis.clone(),
         table,
@@ -627,7 +669,66 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         indexes,
         default: attrs.naming.default,
         versioned,
-    })
+        identify_by_keys: attrs.identify_by_keys.is_some(),
+    };
+    check_key_storage(cx, &mut model, attrs.store_key_fields.as_ref());
+    Some(model)
+}
+
+/// Decides which key fields are read from the keys only (`key_only`, or every key field
+/// with `store_key_fields = false`) and checks aliases.
+fn check_key_storage(cx: &mut Ctxt, model: &mut EntityModel, store: Option<&syn::LitBool>) {
+    let store_all = store.is_none_or(|b| b.value);
+    let mut not_stored = Vec::with_capacity(model.fields.len());
+    for f in &model.fields {
+        let readable = model.key_source(f).is_some();
+        if let Some(word) = &f.attrs.key_only {
+            if !readable {
+                cx.error_spanned_by(
+                    word,
+                    format!(
+                        "`key_only` reads field `{}` from the primary key, which must hold it as it is (`{{{}}}` in `pk`, or in `sk` of an entity that is not versioned)",
+                        f.ident, f.ident
+                    ),
+                );
+            }
+        }
+        not_stored.push(readable && (f.attrs.key_only.is_some() || !store_all));
+    }
+    for (i, index) in model.indexes.iter().enumerate() {
+        let _ = i;
+        if let Some((pk, sk)) = &index.attributes {
+            for &fi in pk.iter().chain(sk) {
+                if not_stored[fi] {
+                    cx.error_spanned_by(
+                        &model.fields[fi].ident,
+                        format!(
+                            "field `{}` is a key attribute of index `{}`, so it must be stored: remove `key_only` (or set `store_key_fields = true`)",
+                            model.fields[fi].ident, index.index
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    for (f, flag) in model.fields.iter_mut().zip(not_stored) {
+        f.not_stored = flag;
+    }
+    let names: Vec<String> = model.fields.iter().map(|f| f.name.clone()).collect();
+    for f in &model.fields {
+        for alias in &f.attrs.aliases {
+            if names.contains(&alias.value()) {
+                cx.error_spanned_by(
+                    alias,
+                    format!(
+                        "alias `{}` is the attribute of a field: an alias names where field `{}` was stored before",
+                        alias.value(),
+                        f.ident
+                    ),
+                );
+            }
+        }
+    }
 }
 
 /// Checks that span templates: a random shard field has one shard count, and an index
@@ -701,6 +802,58 @@ fn check_computed_sources(
                     None => cx.error_spanned_by(&index.index, message),
                 }
             }
+        }
+    }
+}
+
+/// A `key_format` says how a field is written in keys: the field must be in a key
+/// template, as it is (a shard or a time bucket is computed from the default encoding).
+fn check_key_formats(
+    cx: &mut Ctxt,
+    fields: &[Field],
+    pk: &(Template, LitStr),
+    sk: Option<&(Template, LitStr)>,
+    indexes: &[IndexModel],
+) {
+    let templates: Vec<&Template> = std::iter::once(&pk.0)
+        .chain(sk.map(|s| &s.0))
+        .chain(
+            indexes
+                .iter()
+                .flat_map(|i| i.pk.iter().chain(i.sk.iter()))
+                .map(|t| &t.0),
+        )
+        .collect();
+    for f in fields {
+        let Some(format) = &f.attrs.key_format else {
+            continue;
+        };
+        let segments = templates.iter().flat_map(|t| &t.segments);
+        let mut plain = false;
+        for segment in segments {
+            match segment {
+                Segment::Field(name) if f.ident == name => plain = true,
+                Segment::Computed(c) if f.ident == c.field => {
+                    cx.error_spanned_by(
+                        &format.lit,
+                        format!(
+                            "field `{}` has a key_format, but a template computes a shard or a time bucket from it, which uses the default encoding: keep the default format, or store the computed value in a field of its own",
+                            f.ident
+                        ),
+                    );
+                    plain = true;
+                }
+                _ => {}
+            }
+        }
+        if !plain {
+            cx.error_spanned_by(
+                &format.lit,
+                format!(
+                    "field `{}` has a key_format but is in no key template: a key format says how a key writes the field",
+                    f.ident
+                ),
+            );
         }
     }
 }

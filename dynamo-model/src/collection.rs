@@ -21,6 +21,13 @@ pub trait Target: Sized + Send + 'static {
     /// Whether the target is made of keys only (readable from a `KEYS_ONLY` index).
     const IS_KEYS: bool = false;
 
+    /// Whether a member entity is identified by its keys (`#[dynamo(identify = "keys")]`):
+    /// items without the entity-type attribute may then be the target's, so a query or
+    /// scan cannot filter them out on the server and decoding tells them apart by their
+    /// keys.
+    #[doc(hidden)]
+    const IDENTIFIED_BY_KEYS: bool = false;
+
     /// Whether the target reads the revisions of `#[dynamo(versioned)]` entities (their
     /// history); every other target skips them and sees the latest copies only.
     #[doc(hidden)]
@@ -56,8 +63,17 @@ impl<E: Entity> Target for E {
     const IS_COLLECTION: bool = false;
     const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] = &[E::ATTRIBUTES];
     const HISTORY: Option<&'static crate::history::HistoryLayout> = E::__HISTORY;
+    const IDENTIFIED_BY_KEYS: bool = E::__IDENTIFY_BY_KEYS;
 
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError> {
+        // An untyped item whose keys are not this entity's (another program's item, or an
+        // item of another entity identified by its keys) is not part of the target.
+        if E::__IDENTIFY_BY_KEYS
+            && !item.contains_key(<E::Table as Table>::SCHEMA.entity_type)
+            && !__private::identified_as::<E>(&item)
+        {
+            return Ok(Decoded::Unknown(None));
+        }
         E::from_item(item).map(Decoded::Item)
     }
 }
@@ -134,6 +150,14 @@ pub mod __private {
         item.get(<C::Table as Table>::SCHEMA.entity_type)
             .and_then(|v| v.as_s().ok())
             .map(String::as_str)
+    }
+
+    /// Whether an item's keys are rendered by `E`'s templates (whoever else's: an item
+    /// several entities identified by their keys could own is refused when decoded).
+    pub fn identified_as<E: Entity>(item: &Item) -> bool {
+        crate::key::raw_key_of(&<E::Table as Table>::SCHEMA, item).is_some_and(|key| {
+            crate::registry::identified_by_key::<E::Table>(&key).contains(&E::ENTITY_TYPE)
+        })
     }
 
     /// An item whose entity type is not a variant of the collection.

@@ -65,6 +65,11 @@ pub trait EntityInternals: Sized {
     /// (`None`: not versioned). Keys the entity renders name its latest copy.
     const __HISTORY: Option<&'static crate::history::HistoryLayout> = None;
 
+    /// Whether items without the entity-type attribute are this entity's when their keys
+    /// match its key templates (`#[dynamo(identify = "keys")]`, for tables written by
+    /// other programs).
+    const __IDENTIFY_BY_KEYS: bool = false;
+
     /// The key attributes of the indexes whose keys are rendered from templates, in the
     /// order [`EntityInternals::__render_index_key`] numbers them.
     const __INDEX_KEYS: &'static [IndexKeyAttributes] = &[];
@@ -326,6 +331,90 @@ pub mod __private {
         decoded.map_err(|kind| FieldError::new(decode_error::<E>(item, Some(name), kind)))
     }
 
+    /// Where a key field is written in the primary key: the sort key (else the partition
+    /// key) template, its segments (`Some(literal)`, `None` for a placeholder), its
+    /// delimiter and the field's ordinal among the placeholders.
+    #[derive(Debug, Clone, Copy)]
+    pub struct KeySource {
+        /// In the sort key (else the partition key).
+        pub sort: bool,
+        /// The template's segments.
+        pub segments: &'static [Option<&'static str>],
+        /// The template's delimiter.
+        pub delimiter: crate::key::Delimiter,
+        /// The field's ordinal among the template's placeholders.
+        pub ordinal: usize,
+    }
+
+    /// Takes a key field: its plain attribute when the item has one, else its component
+    /// of the primary key, decoded as key part `K` (the field's type, or its
+    /// `key_format`). Either way `verify_keys` then checks the key is what the fields
+    /// render, so a plain attribute that disagrees with the key is refused.
+    pub fn take_key_field<E: Entity, K, T: AttrValue>(
+        item: &mut Item,
+        name: &'static str,
+        aliases: &[&'static str],
+        source: KeySource,
+    ) -> Result<T, FieldError<DecodeError>>
+    where
+        K: crate::KeyPart + crate::key::format::KeyValue<T>,
+    {
+        rename_alias(item, name, aliases);
+        if item.contains_key(name) {
+            return take_field::<E, T>(item, name, None);
+        }
+        let schema = &<E::Table as Table>::SCHEMA;
+        let attribute = if source.sort {
+            schema.sk.map(|k| k.name)
+        } else {
+            Some(schema.pk.name)
+        };
+        let rendered = match attribute.and_then(|a| item.get(a)) {
+            Some(AttributeValue::S(s)) => Some(s.as_str()),
+            _ => None,
+        };
+        let decoded = crate::key::template::key_component(
+            E::ENTITY_TYPE,
+            rendered,
+            source.segments,
+            source.delimiter,
+            source.ordinal,
+        )
+        .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
+        .and_then(|component| {
+            K::decode_key_with(component, source.delimiter)
+                .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
+        });
+        match decoded {
+            Ok(k) => Ok(k.into_value()),
+            Err(kind) => Err(FieldError::new(decode_error::<E>(item, attribute, kind))),
+        }
+    }
+
+    /// A field renamed since items were written: when the item lacks `name`, the first of
+    /// its older names (`#[dynamo(alias = "..")]`) it has is read as `name`. Every alias
+    /// is removed from the item, so none is mistaken for something else.
+    pub fn rename_alias(item: &mut Item, name: &'static str, aliases: &[&'static str]) {
+        for alias in aliases {
+            if let Some(value) = item.remove(*alias)
+                && !item.contains_key(name)
+            {
+                item.insert(name.to_owned(), value);
+            }
+        }
+    }
+
+    /// Takes a field that may be stored under an older name (`#[dynamo(alias = "..")]`).
+    pub fn take_aliased_field<E: Entity, T: AttrValue>(
+        item: &mut Item,
+        name: &'static str,
+        aliases: &[&'static str],
+        default: Option<fn() -> T>,
+    ) -> Result<T, FieldError<DecodeError>> {
+        rename_alias(item, name, aliases);
+        take_field::<E, T>(item, name, default)
+    }
+
     /// Takes a `#[dynamo(serde)]` field's attribute out of the item and decodes it with
     /// `serde_dynamo` (a missing attribute decodes as serde's `null`, so `Option` works).
     pub fn take_serde_field<E: Entity, T: serde::de::DeserializeOwned>(
@@ -394,6 +483,7 @@ pub mod __private {
         let attr = <E::Table as Table>::SCHEMA.entity_type;
         match item.get(attr) {
             Some(AttributeValue::S(found)) if found == E::ENTITY_TYPE => Ok(()),
+            None if E::__IDENTIFY_BY_KEYS => identify_by_keys::<E>(item),
             other => {
                 let found = other.map(|v| match v {
                     AttributeValue::S(s) => s.clone(),
@@ -409,6 +499,28 @@ pub mod __private {
                 ))
             }
         }
+    }
+
+    /// An item without the entity-type attribute is `E`'s when its keys match `E`'s
+    /// templates and no other entity identified by its keys.
+    #[cold]
+    fn identify_by_keys<E: Entity>(item: &Item) -> Result<(), DecodeError> {
+        let schema = &<E::Table as Table>::SCHEMA;
+        let owners = match crate::key::raw_key_of(schema, item) {
+            Some(key) => crate::registry::identified_by_key::<E::Table>(&key),
+            None => Vec::new(),
+        };
+        let kind = match owners.as_slice() {
+            [only] if *only == E::ENTITY_TYPE => return Ok(()),
+            several if several.contains(&E::ENTITY_TYPE) => DecodeErrorKind::AmbiguousEntity {
+                entities: owners.clone(),
+            },
+            _ => DecodeErrorKind::WrongEntityType {
+                expected: E::ENTITY_TYPE,
+                found: None,
+            },
+        };
+        Err(decode_error::<E>(item, None, kind))
     }
 
     /// Checks that the item's key attributes are what its decoded fields render: the

@@ -435,6 +435,13 @@ pub enum DecodeErrorKind {
         /// The value of the entity-type attribute, if any.
         found: Option<String>,
     },
+    /// The item has no entity-type attribute and its keys match the key templates of
+    /// several entities identified by their keys (`#[dynamo(identify = "keys")]`).
+    #[error("item has no entity type, and its keys match the templates of {}", entities.join(" and "))]
+    AmbiguousEntity {
+        /// The entity types whose templates render the item's keys.
+        entities: Vec<&'static str>,
+    },
     /// A required attribute is absent.
     #[error("attribute is missing")]
     Missing,
@@ -583,6 +590,21 @@ pub enum KeyError {
         value: String,
         /// Why it is out of range.
         reason: &'static str,
+    },
+    /// A key of an entity identified by its keys (`#[dynamo(identify = "keys")]`) that
+    /// the key templates of another such entity of the table render too: an item stored
+    /// there without the entity-type attribute could be either, so the crate neither
+    /// writes nor reads it as one of them.
+    #[error(
+        "the key {key:?} matches the key templates of {entity} and of {other}, which are both identified by their keys"
+    )]
+    AmbiguousEntity {
+        /// The entity the key was built for.
+        entity: &'static str,
+        /// Another entity whose templates render it.
+        other: &'static str,
+        /// The rendered key (partition and sort key).
+        key: String,
     },
     /// A key component is not a valid encoding of the expected type.
     #[error("malformed {type_name} key component {input:?}: {reason}")]

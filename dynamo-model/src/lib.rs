@@ -336,7 +336,7 @@ pub mod __private {
     };
     pub use crate::key::template::{
         ComputedPart, IndexTemplate, Segment as TemplateSegment, TemplateField, encode_touch,
-        reencode,
+        encode_touch_formatted, reencode,
     };
     pub use crate::ops::IntoSortKey;
     pub use crate::registry::{EntityRegistration, Segment as KeySegment};

@@ -65,6 +65,9 @@ pub struct EntityRegistration {
     /// Where a `#[dynamo(versioned)]` entity's sort key holds the revision number: its
     /// stored sort keys are the template's rendering inside this layout.
     pub history: Option<&'static crate::history::HistoryLayout>,
+    /// Whether an item without the entity-type attribute is this entity's when its keys
+    /// match the templates (`#[dynamo(identify = "keys")]`).
+    pub identify_by_keys: bool,
 }
 
 inventory::collect!(EntityRegistration);
@@ -182,6 +185,22 @@ pub fn entity_types_of_key<T: Table>(key: &RawKey) -> Vec<&'static str> {
     let mut owners: Vec<&'static str> = Vec::new();
     for registration in registered(TypeId::of::<T>()) {
         if !owners.contains(&registration.entity_type) && registration.owns(key) {
+            owners.push(registration.entity_type);
+        }
+    }
+    owners
+}
+
+/// The entities of table `T` identified by their keys (`#[dynamo(identify = "keys")]`)
+/// whose primary-key templates render `key`, each named once: who an item stored there
+/// without the entity-type attribute belongs to (exactly one, or it is ambiguous).
+pub fn identified_by_key<T: Table>(key: &RawKey) -> Vec<&'static str> {
+    let mut owners: Vec<&'static str> = Vec::new();
+    for registration in registered(TypeId::of::<T>()) {
+        if registration.identify_by_keys
+            && !owners.contains(&registration.entity_type)
+            && registration.owns(key)
+        {
             owners.push(registration.entity_type);
         }
     }

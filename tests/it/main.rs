@@ -1,6 +1,7 @@
 //! Integration tests against DynamoDB Local: one binary (one link, one DynamoDB Local per
 //! process), every test on its own fresh table so all of them run in parallel.
 
+mod adopt;
 mod ambiguous;
 mod batch;
 mod cache;

@@ -60,6 +60,18 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
     let arms = variants.iter().enumerate().map(|(i, (_, ty))| {
         quote!(::core::option::Option::Some(t) if t == <#ty as #dm::Entity>::ENTITY_TYPE => #i,)
     });
+    // An untyped item is the first variant identified by its keys whose templates render
+    // them (decoding refuses one that several render).
+    let by_keys = variants.iter().enumerate().map(|(i, (_, ty))| {
+        quote! {
+            if which == usize::MAX
+                && <#ty as #private::EntityInternals>::__IDENTIFY_BY_KEYS
+                && #private::identified_as::<#ty>(&item)
+            {
+                which = #i;
+            }
+        }
+    });
     let decodes = variants.iter().enumerate().map(|(i, (variant, ty))| {
         quote!(#i => <#ty as #dm::Entity>::from_item(item).map(|e| #private::Decoded::Item(#ident::#variant(e))),)
     });
@@ -67,7 +79,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
         .iter()
         .map(|(_, ty)| quote!(impl #private::Includes<#ty> for #ident {}));
     let n = variants.len();
-    let member_types = variants.iter().map(|(_, ty)| ty);
+    let member_types: Vec<_> = variants.iter().map(|(_, ty)| ty).collect();
 
     Ok(quote! {
         const _: () = {
@@ -94,12 +106,18 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
                 const NAME: &'static str = #name;
                 const ENTITY_TYPES: &'static [&'static str] = &__TYPES;
                 const IS_COLLECTION: bool = true;
+                const IDENTIFIED_BY_KEYS: bool = false #(|| <#member_types as #private::EntityInternals>::__IDENTIFY_BY_KEYS)*;
                 const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] =
                     &[#(<#member_types as #dm::Entity>::ATTRIBUTES),*];
 
                 fn decode(item: #dm::Item) -> ::core::result::Result<#private::Decoded<Self>, #dm::DecodeError> {
                     let which = match #private::entity_type_of::<Self>(&item) {
                         #(#arms)*
+                        ::core::option::Option::None if <Self as #dm::Target>::IDENTIFIED_BY_KEYS => {
+                            let mut which = usize::MAX;
+                            #(#by_keys)*
+                            which
+                        }
                         _ => usize::MAX,
                     };
                     match which {

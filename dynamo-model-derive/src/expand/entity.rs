@@ -293,7 +293,7 @@ fn generate(m: &EntityModel) -> TokenStream {
             checks.push(codec_check(&f.ident, c));
         }
     }
-    for f in m.fields.iter().filter(|f| !f.attrs.skip && !f.attrs.ttl) {
+    for f in m.fields.iter().filter(|f| m.stores(f) && !f.attrs.ttl) {
         let name = &f.name;
         // Point at the rename when there is one: that is what to change.
         let span = f.attrs.rename.as_ref().map_or(f.ident.span(), LitStr::span);
@@ -443,7 +443,7 @@ fn generate(m: &EntityModel) -> TokenStream {
         let stored_names: Vec<&String> = m
             .fields
             .iter()
-            .filter(|f| !f.attrs.skip)
+            .filter(|f| m.stores(f))
             .map(|f| &f.name)
             .collect();
         for (which, present) in [("pk", has_pk_template), ("sk", has_sk_template)] {
@@ -473,8 +473,16 @@ fn generate(m: &EntityModel) -> TokenStream {
             let (fi, ty) = (&f.ident, &f.ty);
             let absent = quote!(return ::core::result::Result::Ok(false););
             match function {
-                None => quote_spanned! {ty.span()=>
-                    if !<#ty as #private::OptionalKeyPart>::encode_optional_key(&self.#fi, #index_delim, #out)? { #absent }
+                None => match &f.attrs.key_format {
+                    Some(format) => {
+                        let marker = &format.marker;
+                        quote_spanned! {ty.span()=>
+                            if !#dm::key::format::encode_optional::<#ty, #marker>(&self.#fi, #index_delim, #out)? { #absent }
+                        }
+                    }
+                    None => quote_spanned! {ty.span()=>
+                        if !<#ty as #private::OptionalKeyPart>::encode_optional_key(&self.#fi, #index_delim, #out)? { #absent }
+                    },
                 },
                 Some(Function::Shard(n)) => quote_spanned! {ty.span()=>
                     if !#private::push_shard_optional::<#ty>(&self.#fi, #n, #out)? { #absent }
@@ -546,8 +554,15 @@ fn generate(m: &EntityModel) -> TokenStream {
         let descriptors = template_fields.iter().map(|f| {
             let (ty, attr) = (&f.ty, &f.name);
             if !f.in_primary_key {
+                let encode = match &f.attrs.key_format {
+                    Some(format) => {
+                        let marker = &format.marker;
+                        quote_spanned!(ty.span()=> #private::encode_touch_formatted::<#ty, #marker>)
+                    }
+                    None => quote_spanned!(ty.span()=> #private::encode_touch::<#ty>),
+                };
                 return quote_spanned! {ty.span()=>
-                    #private::TemplateField::Stored { attribute: #attr, encode: #private::encode_touch::<#ty> }
+                    #private::TemplateField::Stored { attribute: #attr, encode: #encode }
                 };
             }
             // Read back from where the primary key holds the field as it is, or as a
@@ -581,7 +596,10 @@ fn generate(m: &EntityModel) -> TokenStream {
                     let n = c.function.shards().unwrap_or(1);
                     quote!(#private::reencode_random_shard::<#n>)
                 }
-                _ => quote!(#private::reencode::<#ty>),
+                _ => {
+                    let kty = key_type(f, false);
+                    quote!(#private::reencode::<#kty>)
+                }
             };
             quote_spanned! {ty.span()=>
                 #private::TemplateField::Key {
@@ -649,6 +667,10 @@ fn generate(m: &EntityModel) -> TokenStream {
         let f = field(m, name);
         let (fi, ty) = (&f.ident, &f.ty);
         match function {
+            None if f.attrs.key_format.is_some() => {
+                let kty = key_type(f, false);
+                quote_spanned!(ty.span()=> <#ty as #private::KeyArg<#kty>>::encode_key_arg(&self.#fi, #key_delim, #out)?;)
+            }
             None => {
                 quote_spanned!(ty.span()=> <#ty as #private::KeyPart>::encode_key_with(&self.#fi, #key_delim, #out)?;)
             }
@@ -707,7 +729,7 @@ fn generate(m: &EntityModel) -> TokenStream {
     );
 
     // ---- fields
-    let stored: Vec<&Field> = m.fields.iter().filter(|f| !f.attrs.skip).collect();
+    let stored: Vec<&Field> = m.fields.iter().filter(|f| m.stores(f)).collect();
     let capacity = stored.len() + 3 + 2 * m.indexes.len();
     // Chunked fields, numbered in declaration order (`crate::chunk`).
     let chunked: Vec<&Field> = stored
@@ -835,23 +857,63 @@ fn generate(m: &EntityModel) -> TokenStream {
             };
             return quote!(#fi: #take(&mut item, #name, #c, #default)?,);
         }
+        let aliases = f.attrs.aliases.iter();
+        if let Some((sort, template)) = m.key_source(f) {
+            // Read back from the key when the item does not store it (written by another
+            // program, or `key_only`).
+            let segments = template.segments.iter().map(|s| match s {
+                Segment::Lit(l) => quote!(::core::option::Option::Some(#l)),
+                Segment::Field(_) | Segment::Computed(_) => quote!(::core::option::Option::None),
+            });
+            let ordinal = template
+                .segments
+                .iter()
+                .filter(|s| !matches!(s, Segment::Lit(_)))
+                .position(|s| matches!(s, Segment::Field(n) if f.ident == n))
+                .unwrap_or(0);
+            let kty = key_type(f, false);
+            return quote_spanned! {ty.span()=>
+                #fi: #private::take_key_field::<Self, #kty, #ty>(
+                    &mut item,
+                    #name,
+                    &[#(#aliases),*],
+                    #private::KeySource {
+                        sort: #sort,
+                        segments: &[#(#segments),*],
+                        delimiter: #key_delim,
+                        ordinal: #ordinal,
+                    },
+                )?,
+            };
+        }
+        if !f.attrs.aliases.is_empty() && !f.attrs.serde_codec {
+            return quote_spanned! {ty.span()=>
+                #fi: #private::take_aliased_field::<Self, #ty>(&mut item, #name, &[#(#aliases),*], #default)?,
+            };
+        }
+        let rename = (!f.attrs.aliases.is_empty()).then(|| {
+            let aliases = f.attrs.aliases.iter();
+            quote!(#private::rename_alias(&mut item, #name, &[#(#aliases),*]);)
+        });
         let take = if f.attrs.serde_codec {
             quote_spanned!(ty.span()=> #private::take_serde_field::<Self, #ty>)
         } else {
             quote_spanned!(ty.span()=> #private::take_field::<Self, #ty>)
         };
-        quote!(#fi: #take(&mut item, #name, #default)?,)
+        quote!(#fi: { #rename #take(&mut item, #name, #default)? },)
     });
     // ---- stored attribute names (the TTL field lives under the table's TTL attribute)
     let attribute_names: Vec<TokenStream> = stored
         .iter()
-        .map(|f| {
-            if f.attrs.ttl {
+        .flat_map(|f| {
+            let own = if f.attrs.ttl {
                 quote!(__TTL_ATTR)
             } else {
                 let n = &f.name;
                 quote!(#n)
-            }
+            };
+            // A projection reads a renamed field's older names too.
+            std::iter::once(own).chain(f.attrs.aliases.iter().map(|a| quote!(#a)))
         })
         .collect();
 
@@ -1002,11 +1064,12 @@ fn generate(m: &EntityModel) -> TokenStream {
         let segments = t.segments.iter().map(|segment| match segment {
             Segment::Lit(lit) => quote!(#private::KeySegment::Literal(#lit)),
             Segment::Field(name) => {
-                let ty = &field(m, name).ty;
+                let f = field(m, name);
+                let (ty, kty) = (&f.ty, key_type(f, false));
                 // The same trait path as the key rendering, so a field type that is not a
                 // `KeyPart` is reported once.
                 quote_spanned!(ty.span()=> #private::KeySegment::Field(|component| {
-                    <#ty as #private::KeyPart>::decode_key_with(component, #key_delim).is_ok()
+                    <#kty as #private::KeyPart>::decode_key_with(component, #key_delim).is_ok()
                 }))
             }
             // Any shard or bucket: which one the item's fields give is checked when the
@@ -1032,6 +1095,7 @@ fn generate(m: &EntityModel) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let type_name = ident.to_string();
+    let identify_by_keys = m.identify_by_keys;
 
     let index_queries: Vec<TokenStream> = m
         .indexes
@@ -1162,6 +1226,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                     delimiter: #key_delim,
                     versioned: <#ident as #dm::Entity>::VERSION.is_some(),
                     history: <#ident as #private::EntityInternals>::__HISTORY,
+                    identify_by_keys: #identify_by_keys,
                 }
             }
 
@@ -1199,6 +1264,7 @@ fn generate(m: &EntityModel) -> TokenStream {
             #versioned_impl
 
             impl #private::EntityInternals for #ident {
+                const __IDENTIFY_BY_KEYS: bool = #identify_by_keys;
                 #history_items
                 #chunk_items
                 const __INDEX_KEYS: &'static [#private::IndexKeyAttributes] = &[#(#index_keys),*];
@@ -1400,10 +1466,17 @@ fn sharded_doc(t: &Template) -> String {
 /// present value's type for an index (whose fields may be `Option`: sparse indexes).
 fn key_type(f: &Field, index: bool) -> TokenStream {
     let ty = &f.ty;
-    if index {
+    let plain = if index {
         quote_spanned!(ty.span()=> <#ty as ::dynamo_model::__private::OptionalKeyPart>::Part)
     } else {
         quote!(#ty)
+    };
+    match &f.attrs.key_format {
+        Some(format) => {
+            let marker = &format.marker;
+            quote_spanned!(ty.span()=> ::dynamo_model::key::format::Formatted<#plain, #marker>)
+        }
+        None => plain,
     }
 }
 

@@ -249,6 +249,9 @@ pub trait OptionalKeyPart: crate::sealed::OptionalKeyPart {
     /// unchanged if it is absent.
     fn encode_optional_key(&self, delimiter: Delimiter, out: &mut String)
     -> Result<bool, KeyError>;
+
+    /// The value when present.
+    fn present(&self) -> Option<&Self::Part>;
 }
 
 impl<T: KeyPart> crate::sealed::OptionalKeyPart for T {}
@@ -264,6 +267,10 @@ impl<T: KeyPart> OptionalKeyPart for T {
     ) -> Result<bool, KeyError> {
         self.encode_key_with(delimiter, out).map(|()| true)
     }
+
+    fn present(&self) -> Option<&T> {
+        Some(self)
+    }
 }
 
 impl<T: KeyPart> OptionalKeyPart for Option<T> {
@@ -278,6 +285,10 @@ impl<T: KeyPart> OptionalKeyPart for Option<T> {
             Some(value) => value.encode_key_with(delimiter, out).map(|()| true),
             None => Ok(false),
         }
+    }
+
+    fn present(&self) -> Option<&T> {
+        self.as_ref()
     }
 }
 

@@ -13,6 +13,7 @@ pub mod chain;
 pub mod computed;
 pub mod delimiter;
 mod encode;
+pub mod format;
 pub mod sharded;
 pub mod sort;
 #[doc(hidden)]
@@ -61,6 +62,25 @@ impl RawKey {
     }
 }
 
+/// An entity identified by its keys reads an item without the entity-type attribute as
+/// its own when its templates render the key: a key another such entity renders too is
+/// refused, so neither can read, overwrite or delete the other's untyped items.
+#[cold]
+fn unambiguous<E: Entity>(key: RawKey) -> Result<RawKey, KeyError> {
+    let owners = crate::registry::identified_by_key::<E::Table>(&key);
+    match owners.iter().find(|o| **o != E::ENTITY_TYPE) {
+        Some(other) => Err(KeyError::AmbiguousEntity {
+            entity: E::ENTITY_TYPE,
+            other,
+            key: match &key.sk {
+                Some(sk) => format!("{} / {sk}", key.pk),
+                None => key.pk.clone(),
+            },
+        }),
+        None => Ok(key),
+    }
+}
+
 /// The primary key of one item of entity `E`.
 ///
 /// Built by the constructor `#[derive(Entity)]` generates (`Order::key(...)`) or by
@@ -81,7 +101,7 @@ impl<E: Entity> Key<E> {
         // Typical keys fit without reallocating.
         let mut pk = String::with_capacity(32);
         let mut sk = String::with_capacity(if has_sk { 48 } else { 0 });
-        let repr = render(&mut pk, &mut sk).map(|()| RawKey {
+        let mut repr = render(&mut pk, &mut sk).map(|()| RawKey {
             pk,
             sk: has_sk.then(|| match E::__HISTORY {
                 // A versioned entity's key names its latest copy (slot 0).
@@ -89,6 +109,9 @@ impl<E: Entity> Key<E> {
                 None => sk,
             }),
         });
+        if E::__IDENTIFY_BY_KEYS {
+            repr = repr.and_then(unambiguous::<E>);
+        }
         Key {
             repr,
             _entity: PhantomData,

@@ -125,21 +125,46 @@ pub fn encode_touch<T: AttrValue + OptionalKeyPart>(
     delimiter: Delimiter,
     out: &mut String,
 ) -> Result<bool, Error> {
+    touched::<T>(entity, attribute, touch)?
+        .encode_optional_key(delimiter, out)
+        .map_err(|e| Error::key(entity, e))
+}
+
+/// The value an update gives a template field.
+fn touched<T: AttrValue>(
+    entity: &'static str,
+    attribute: &'static str,
+    touch: Touch<'_>,
+) -> Result<T, Error> {
     let decoded = match touch {
         Touch::Set(av) => T::from_attr(av.clone()),
         Touch::Removed => T::from_missing(),
         Touch::Untouched | Touch::Added => Err(crate::DecodeErrorKind::Missing),
     };
-    let value = decoded.map_err(|kind| {
+    decoded.map_err(|kind| {
         Error::invalid(
             entity,
             crate::ValidationReason::IncompleteIndexTemplate,
             format!("the update's value for `{attribute}` is unusable in an index key: {kind}"),
         )
         .caused_by(kind)
-    })?;
-    value
-        .encode_optional_key(delimiter, out)
+    })
+}
+
+/// [`encode_touch`] for a field with a `key_format` (`F`).
+pub fn encode_touch_formatted<T, F>(
+    entity: &'static str,
+    attribute: &'static str,
+    touch: Touch<'_>,
+    delimiter: Delimiter,
+    out: &mut String,
+) -> Result<bool, Error>
+where
+    T: AttrValue + OptionalKeyPart,
+    F: super::format::KeyFormat<T::Part>,
+{
+    let value = touched::<T>(entity, attribute, touch)?;
+    super::format::encode_optional::<T, F>(&value, delimiter, out)
         .map_err(|e| Error::key(entity, e))
 }
 

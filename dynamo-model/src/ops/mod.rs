@@ -227,13 +227,25 @@ pub(crate) fn no_manifest(attr: &'static str) -> Node {
     }
 }
 
-/// The stored item is of entity type `E`.
+/// The stored item is of entity type `E`: its entity-type attribute says so, or, for an
+/// entity identified by its keys, it has none (the key, rendered by `E`'s templates and
+/// no other such entity's, says so).
 pub(crate) fn is_entity<E: Entity>() -> Node {
-    Node::Compare {
+    let typed = Node::Compare {
         path: <E::Table as Table>::SCHEMA.entity_type.into(),
         op: crate::expr::CompareOp::Eq,
         value: Ok(AttributeValue::S(E::ENTITY_TYPE.to_owned())),
+    };
+    if !E::__IDENTIFY_BY_KEYS {
+        return typed;
     }
+    Node::Or(
+        Box::new(typed),
+        Box::new(Node::Function {
+            function: "attribute_not_exists",
+            path: <E::Table as Table>::SCHEMA.entity_type.into(),
+        }),
+    )
 }
 
 /// No item, or an item of entity type `E`: writes through a `Key<E>` never clobber an
@@ -255,7 +267,12 @@ pub(crate) type RenderedCondition = (
 pub(crate) fn absent_or_entity_rendered<E: Entity>() -> RenderedCondition {
     let schema = &<E::Table as Table>::SCHEMA;
     (
-        "attribute_not_exists(#n0) OR #n1 = :v0".to_owned(),
+        if E::__IDENTIFY_BY_KEYS {
+            "attribute_not_exists(#n0) OR (#n1 = :v0 OR attribute_not_exists(#n1))"
+        } else {
+            "attribute_not_exists(#n0) OR #n1 = :v0"
+        }
+        .to_owned(),
         Some(std::collections::HashMap::from([
             ("#n0".to_owned(), schema.pk.name.to_owned()),
             ("#n1".to_owned(), schema.entity_type.to_owned()),

@@ -72,6 +72,21 @@ impl<T> Page<T> {
 /// One entity type is `_type = :v`, the form DynamoDB evaluates most simply.
 pub(crate) fn entity_type_filter<T: Target>() -> Node {
     let path = <T::Table as Table>::SCHEMA.entity_type;
+    let typed = typed_filter::<T>(path);
+    if !T::IDENTIFIED_BY_KEYS {
+        return typed;
+    }
+    // Untyped items may be the target's: decoding tells them apart by their keys.
+    Node::Or(
+        Box::new(typed),
+        Box::new(Node::Function {
+            function: "attribute_not_exists",
+            path: path.into(),
+        }),
+    )
+}
+
+fn typed_filter<T: Target>(path: &'static str) -> Node {
     match T::ENTITY_TYPES {
         [only] => Node::Compare {
             path: path.into(),

@@ -1,0 +1,914 @@
+//! Key-part formats: a field rendered in a key as existing data has it, instead of the
+//! default order-preserving encoding.
+//!
+//! Declared per field with `#[dynamo(key_format = "..")]`; the field keeps its type and
+//! every key that uses it (the primary key, index keys, constructors, sort-key conditions,
+//! decoding) reads and writes the declared text, and decoding accepts exactly that text:
+//!
+//! | `key_format`            | field types                          | a key holds                 |
+//! |-------------------------|--------------------------------------|-----------------------------|
+//! | `"unpadded"`            | integers                             | `7`, `-12`, `12345`         |
+//! | `"padded(N)"`           | integers (non-negative values)       | `00000007` (`N` = 8)        |
+//! | `"rfc3339"`             | timestamps                           | `2020-04-24T14:40:00Z`      |
+//! | `"rfc3339(3)"`          | timestamps                           | `2020-04-24T14:40:00.250Z`  |
+//! | `"rfc3339(0, no_z)"`    | timestamps                           | `2020-04-24T14:40:00`       |
+//! | `"epoch_seconds"`       | instants                             | `1587739200`                |
+//! | `"epoch_millis"`        | instants                             | `1587739200250`             |
+//! | `"verbatim"`            | `String`                             | the string as it is         |
+//!
+//! `rfc3339` takes 0, 3, 6 or 9 fraction digits (`rfc3339(6)`), with `Z` unless `no_z`
+//! is given; timestamps are `time::OffsetDateTime` and `time::PrimitiveDateTime` (feature
+//! `time`), `chrono::DateTime<Utc>` and `chrono::NaiveDateTime` (feature `chrono`).
+//! Instants are written in UTC, and a text without `Z` is read as UTC. Epoch formats
+//! apply to instants (`OffsetDateTime`, `DateTime<Utc>`). Dates (`time::Date`,
+//! `chrono::NaiveDate`) need no format: their default is already `YYYY-MM-DD`.
+//!
+//! # What a format gives up
+//!
+//! * A value the format cannot hold is refused when a key is rendered (before anything
+//!   is sent), never rounded: a timestamp with more precision than its fraction digits, a
+//!   negative or too wide number for `padded(N)`, a string containing the delimiter for
+//!   `verbatim`.
+//! * `unpadded`, the epoch formats (before 1970 or past 2286 in seconds) and `verbatim`
+//!   are not fixed-width: the byte order of keys no longer equals the order of the values
+//!   (`10` sorts before `9`), so sort-key ranges (`lt`, `between`, ...) over such a field
+//!   compare text, not numbers. `verbatim` strings are not escaped at all, so one value can
+//!   be a prefix of another (`begins_with` on the component matches both) and a string
+//!   whose characters sort below the delimiter breaks ranges over the components after
+//!   it. Use them to read data that already has these forms; new designs keep the
+//!   default.
+//! * A shard or time bucket (`{field:shard(N)}`, `{field:date}`) is computed from the
+//!   field's default encoding, so a formatted field cannot also be one (a compile error).
+//!
+//! ```
+//! use dynamo_model::key::format::{Formatted, Rfc3339, Unpadded};
+//! use dynamo_model::key::KeyPart;
+//!
+//! let mut key = String::new();
+//! Formatted::<u64, Unpadded>::new(12345).encode_key(&mut key)?;
+//! assert_eq!(key, "12345");
+//! let at = Formatted::<time::OffsetDateTime, Rfc3339<0, false>>::decode_key("2020-04-24T14:40:00")?;
+//! assert_eq!(at.into_inner(), time::macros::datetime!(2020-04-24 14:40:00 UTC));
+//! # Ok::<(), dynamo_model::key::KeyError>(())
+//! ```
+
+use super::delimiter::Delimiter;
+use super::encode::{KeyArg, KeyPart};
+use crate::error::KeyError;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// How a format writes values of type `T` as one key component (under the default
+/// delimiter `#`). Implemented by the format markers of this module for the types they
+/// apply to.
+#[diagnostic::on_unimplemented(
+    message = "key format `{Self}` does not apply to a field of type `{T}`",
+    label = "the field's `key_format` is not one of this type's formats",
+    note = "`unpadded` and `padded(N)` apply to integers, `rfc3339(..)` to timestamps, `epoch_seconds` and `epoch_millis` to instants (OffsetDateTime, DateTime<Utc>), `verbatim` to String; see dynamo_model::key::format"
+)]
+pub trait KeyFormat<T>: 'static {
+    /// The format, for error messages.
+    const NAME: &'static str;
+    /// How the text is carried under a delimiter other than `#`.
+    const ESCAPING: Escaping;
+
+    /// Appends the text of `value`, or refuses a value the format cannot hold.
+    fn encode(value: &T, out: &mut String) -> Result<(), KeyError>;
+
+    /// Reads exactly the text [`encode`](KeyFormat::encode) writes.
+    fn decode(component: &str) -> Result<T, KeyError>;
+}
+
+/// A value of type `T` rendered in keys with format `F` (see the [module](self) docs):
+/// what a `#[dynamo(key_format = "..")]` field's key arguments, sort-key conditions and
+/// decoding use. Arguments take the plain `T` (or `&T`); this wrapper is rarely written
+/// by hand.
+pub struct Formatted<T, F> {
+    value: T,
+    format: PhantomData<fn() -> F>,
+}
+
+impl<T, F> Formatted<T, F> {
+    /// Wraps `value`.
+    pub const fn new(value: T) -> Self {
+        Formatted {
+            value,
+            format: PhantomData,
+        }
+    }
+
+    /// The value.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+
+    /// The value, by reference.
+    pub fn get(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T: fmt::Debug, F> fmt::Debug for Formatted<T, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+impl<T: Clone, F> Clone for Formatted<T, F> {
+    fn clone(&self) -> Self {
+        Formatted::new(self.value.clone())
+    }
+}
+
+impl<T: PartialEq, F> PartialEq for Formatted<T, F> {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+fn malformed(format: &'static str, input: &str, reason: &'static str) -> KeyError {
+    KeyError::Malformed {
+        type_name: format,
+        input: input.to_owned(),
+        reason,
+    }
+}
+
+/// How a format's text is carried under a delimiter other than `#`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Escaping {
+    /// Fixed width (no text is a proper prefix of another): only the delimiter and its
+    /// escape character are escaped, as for the built-in fixed-width types.
+    Fixed,
+    /// Escaped like a string value ([`Delimiter::escape_str`]).
+    Text,
+    /// Written as it is under every delimiter; a text containing the delimiter is refused.
+    None,
+}
+
+impl<T, F: KeyFormat<T>> KeyPart for Formatted<T, F> {
+    fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
+        write::<T, F>(&self.value, Delimiter::HASH, out)
+    }
+
+    fn decode_key(component: &str) -> Result<Self, KeyError> {
+        Self::decode_key_with(component, Delimiter::HASH)
+    }
+
+    fn encode_key_with(&self, delimiter: Delimiter, out: &mut String) -> Result<(), KeyError> {
+        write::<T, F>(&self.value, delimiter, out)
+    }
+
+    fn decode_key_with(component: &str, delimiter: Delimiter) -> Result<Self, KeyError> {
+        if delimiter == Delimiter::HASH && F::ESCAPING != Escaping::None {
+            return F::decode(component).map(Formatted::new);
+        }
+        let text = match F::ESCAPING {
+            Escaping::Fixed => delimiter
+                .unescape_fixed(component)
+                .map_err(|reason| malformed(F::NAME, component, reason))?
+                .into_owned(),
+            Escaping::Text => delimiter.unescape_str(component, F::NAME)?,
+            Escaping::None => component.to_owned(),
+        };
+        if F::ESCAPING == Escaping::None && text.contains(delimiter.as_char()) {
+            return Err(malformed(
+                F::NAME,
+                component,
+                "contains the template's delimiter",
+            ));
+        }
+        F::decode(&text).map(Formatted::new)
+    }
+
+    fn escape_partial_with(
+        partial: &str,
+        delimiter: Delimiter,
+        out: &mut String,
+    ) -> Result<(), KeyError> {
+        // The text of a format is its own escape under `#` (digits, `-`, `:`, `.`, `T`,
+        // `Z`, or a verbatim string): a partial value is its own prefix.
+        if delimiter == Delimiter::HASH {
+            out.push_str(partial);
+            return Ok(());
+        }
+        match F::ESCAPING {
+            Escaping::Fixed => {
+                let start = out.len();
+                out.push_str(partial);
+                delimiter.escape_fixed_tail(out, start);
+                Ok(())
+            }
+            Escaping::Text => delimiter.escape_str(partial, out),
+            Escaping::None => {
+                out.push_str(partial);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<T, F: KeyFormat<T>> crate::sealed::KeyArg<Formatted<T, F>> for T {}
+impl<T, F: KeyFormat<T>> crate::sealed::KeyArg<Formatted<T, F>> for &T {}
+
+/// A formatted field's argument is its plain value.
+impl<T, F: KeyFormat<T>> KeyArg<Formatted<T, F>> for T {
+    fn encode_key_arg(&self, delimiter: Delimiter, out: &mut String) -> Result<(), KeyError> {
+        write::<T, F>(self, delimiter, out)
+    }
+}
+
+impl<T, F: KeyFormat<T>> KeyArg<Formatted<T, F>> for &T {
+    fn encode_key_arg(&self, delimiter: Delimiter, out: &mut String) -> Result<(), KeyError> {
+        write::<T, F>(self, delimiter, out)
+    }
+}
+
+impl<F: KeyFormat<String>> crate::sealed::KeyArg<Formatted<String, F>> for &str {}
+
+/// A formatted `String` field also takes a `&str`.
+impl<F: KeyFormat<String>> KeyArg<Formatted<String, F>> for &str {
+    fn encode_key_arg(&self, delimiter: Delimiter, out: &mut String) -> Result<(), KeyError> {
+        write::<String, F>(&(*self).to_owned(), delimiter, out)
+    }
+}
+
+/// Appends the text of `value` in format `F` as a component of a key `delimiter`
+/// separates.
+fn write<T, F: KeyFormat<T>>(
+    value: &T,
+    delimiter: Delimiter,
+    out: &mut String,
+) -> Result<(), KeyError> {
+    let start = out.len();
+    match F::ESCAPING {
+        _ if delimiter == Delimiter::HASH && F::ESCAPING != Escaping::None => F::encode(value, out),
+        Escaping::Fixed => {
+            F::encode(value, out)?;
+            delimiter.escape_fixed_tail(out, start);
+            Ok(())
+        }
+        Escaping::Text => {
+            let mut text = String::new();
+            F::encode(value, &mut text)?;
+            delimiter.escape_str(&text, out)
+        }
+        Escaping::None => {
+            F::encode(value, out)?;
+            if out[start..].contains(delimiter.as_char()) {
+                let value = out[start..].to_owned();
+                out.truncate(start);
+                return Err(KeyError::OutOfRange {
+                    type_name: F::NAME,
+                    value,
+                    reason: "a verbatim key part cannot contain the template's delimiter",
+                });
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The field value a decoded key part holds: the part itself for a field in the default
+/// encoding, the wrapped value for a [`Formatted`] one.
+#[doc(hidden)]
+pub trait KeyValue<T> {
+    /// The field value.
+    fn into_value(self) -> T;
+}
+
+impl<T: KeyPart> KeyValue<T> for T {
+    fn into_value(self) -> T {
+        self
+    }
+}
+
+impl<T, F: KeyFormat<T>> KeyValue<T> for Formatted<T, F> {
+    fn into_value(self) -> T {
+        self.value
+    }
+}
+
+/// Appends the key text of an optional field's value with format `F`: `false` (and
+/// nothing written) when it is absent. What a sparse index template renders.
+#[doc(hidden)]
+pub fn encode_optional<V, F>(
+    value: &V,
+    delimiter: Delimiter,
+    out: &mut String,
+) -> Result<bool, KeyError>
+where
+    V: super::OptionalKeyPart,
+    F: KeyFormat<V::Part>,
+{
+    match value.present() {
+        Some(present) => write::<V::Part, F>(present, delimiter, out).map(|()| true),
+        None => Ok(false),
+    }
+}
+
+// ------------------------------------------------------------------ integers
+
+/// Integers in plain decimal: no padding, `-` for negatives, no `+`, no leading zeros
+/// (`0`, `7`, `-12`). Not fixed-width: keys no longer sort numerically.
+pub struct Unpadded;
+
+/// Non-negative integers zero-padded to `N` digits (`padded(8)`: `00000007`): sorts
+/// numerically for values below `10^N`. A negative value or one with more than `N` digits
+/// is refused.
+pub struct Padded<const N: usize>;
+
+/// Parses canonical decimal: an optional `-`, then digits without a leading zero (except
+/// `0` itself, which is never negative).
+fn parse_unpadded<T: std::str::FromStr>(component: &str) -> Result<T, KeyError> {
+    const NAME: &str = "unpadded integer";
+    let digits = component.strip_prefix('-').unwrap_or(component);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(malformed(
+            NAME,
+            component,
+            "expected an optional `-` and digits",
+        ));
+    }
+    if digits.len() > 1 && digits.starts_with('0') {
+        return Err(malformed(NAME, component, "leading zeros are not written"));
+    }
+    if digits == "0" && component.starts_with('-') {
+        return Err(malformed(NAME, component, "zero is written `0`"));
+    }
+    component
+        .parse()
+        .map_err(|_| malformed(NAME, component, "value out of range for the field's type"))
+}
+
+/// A DynamoDB number holds at most 38 significant digits: a key part must be storable as
+/// the field's number attribute too.
+fn storable_digits(text: &str, type_name: &'static str) -> Result<(), KeyError> {
+    if crate::text::significant_digits(text) > 38 {
+        return Err(KeyError::OutOfRange {
+            type_name,
+            value: text.to_owned(),
+            reason: "a DynamoDB number holds at most 38 significant digits",
+        });
+    }
+    Ok(())
+}
+
+macro_rules! integer_formats {
+    ($($t:ident)*) => {$(
+        impl KeyFormat<$t> for Unpadded {
+            const NAME: &'static str = "unpadded integer";
+            const ESCAPING: Escaping = Escaping::Text;
+
+            fn encode(value: &$t, out: &mut String) -> Result<(), KeyError> {
+                let text = value.to_string();
+                storable_digits(&text, stringify!($t))?;
+                out.push_str(&text);
+                Ok(())
+            }
+
+            fn decode(component: &str) -> Result<$t, KeyError> {
+                storable_digits(component, stringify!($t))
+                    .map_err(|_| malformed("unpadded integer", component, "more than 38 significant digits"))?;
+                parse_unpadded(component)
+            }
+        }
+
+        impl<const N: usize> KeyFormat<$t> for Padded<N> {
+            const NAME: &'static str = "padded integer";
+            const ESCAPING: Escaping = Escaping::Fixed;
+
+            fn encode(value: &$t, out: &mut String) -> Result<(), KeyError> {
+                let text = value.to_string();
+                if text.starts_with('-') {
+                    return Err(KeyError::OutOfRange {
+                        type_name: stringify!($t),
+                        value: text,
+                        reason: "a padded key part holds no negative number",
+                    });
+                }
+                if text.len() > N {
+                    return Err(KeyError::OutOfRange {
+                        type_name: stringify!($t),
+                        value: text,
+                        reason: "more digits than the key format's width",
+                    });
+                }
+                storable_digits(&text, stringify!($t))?;
+                out.extend(std::iter::repeat_n('0', N - text.len()));
+                out.push_str(&text);
+                Ok(())
+            }
+
+            fn decode(component: &str) -> Result<$t, KeyError> {
+                if component.len() != N {
+                    return Err(malformed("padded integer", component, "wrong number of digits"));
+                }
+                if !component.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(malformed("padded integer", component, "expected only ASCII digits"));
+                }
+                storable_digits(component, stringify!($t))
+                    .map_err(|_| malformed("padded integer", component, "more than 38 significant digits"))?;
+                component
+                    .parse()
+                    .map_err(|_| malformed("padded integer", component, "value out of range for the field's type"))
+            }
+        }
+    )*};
+}
+
+integer_formats!(u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize);
+
+// ------------------------------------------------------------------ strings
+
+/// A string written as it is, under every delimiter: no escaping. A value containing the
+/// template's delimiter is refused, so a key still splits into the same components. Gives up the prefix and order guarantees of the default
+/// encoding (see the [module](self) docs).
+pub struct Verbatim;
+
+impl KeyFormat<String> for Verbatim {
+    const NAME: &'static str = "verbatim string";
+    const ESCAPING: Escaping = Escaping::None;
+
+    fn encode(value: &String, out: &mut String) -> Result<(), KeyError> {
+        out.push_str(value);
+        Ok(())
+    }
+
+    fn decode(component: &str) -> Result<String, KeyError> {
+        Ok(component.to_owned())
+    }
+}
+
+// ------------------------------------------------------------------ timestamps
+
+/// RFC 3339 with `DIGITS` fraction digits (0, 3, 6 or 9; 0 writes no `.`) and a final
+/// `Z` when `Z` is true: `2020-04-24T14:40:00Z`, `2020-04-24T14:40:00.250Z`,
+/// `2020-04-24T14:40:00`. Instants are written in UTC; a text without `Z` is read as UTC.
+/// Fixed-width for years 0000 to 9999, so keys sort by time. A value with more precision
+/// than `DIGITS` is refused, never rounded.
+pub struct Rfc3339<const DIGITS: u8, const Z: bool>;
+
+/// Seconds since 1970-01-01T00:00:00Z in plain decimal (`1587739200`); negative before.
+/// A value with a fraction of a second is refused.
+pub struct EpochSeconds;
+
+/// Milliseconds since 1970-01-01T00:00:00Z in plain decimal (`1587739200250`). A value
+/// with a fraction of a millisecond is refused.
+pub struct EpochMillis;
+
+/// The calendar fields of a timestamp type, for the text formats.
+#[cfg(any(feature = "time", feature = "chrono"))]
+trait Timestamp: Sized {
+    const TYPE: &'static str;
+    fn civil(&self) -> Result<crate::text::civil::Civil, &'static str>;
+    fn from_civil(civil: crate::text::civil::Civil) -> Result<Self, &'static str>;
+}
+
+/// The nanoseconds since the epoch of an instant type, for the epoch formats.
+#[cfg(any(feature = "time", feature = "chrono"))]
+trait Instant: Sized {
+    const TYPE: &'static str;
+    fn epoch_nanos(&self) -> i128;
+    fn from_epoch_nanos(nanos: i128) -> Option<Self>;
+}
+
+#[cfg(any(feature = "time", feature = "chrono"))]
+mod timestamps {
+    use super::*;
+    use crate::text::civil::{Civil, YEAR_RANGE};
+
+    const fn check_digits(digits: u8) {
+        assert!(
+            matches!(digits, 0 | 3 | 6 | 9),
+            "rfc3339 takes 0, 3, 6 or 9 fraction digits"
+        );
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.f{digits}][Z]`.
+    fn push_rfc3339(
+        civil: &Civil,
+        digits: u8,
+        z: bool,
+        out: &mut String,
+    ) -> Result<(), &'static str> {
+        let unit = 10u32.pow(9 - u32::from(digits));
+        if !civil.nanosecond.is_multiple_of(unit) {
+            return Err("more precision than the key format's fraction digits");
+        }
+        let mut text = String::with_capacity(30);
+        civil.push(crate::text::civil::CivilForm::Local, &mut text);
+        // `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn`: keep the seconds and `digits` of the fraction.
+        let keep = if digits == 0 {
+            19
+        } else {
+            20 + usize::from(digits)
+        };
+        out.push_str(&text[..keep]);
+        if z {
+            out.push('Z');
+        }
+        Ok(())
+    }
+
+    fn parse_rfc3339(text: &str, digits: u8, z: bool) -> Result<Civil, &'static str> {
+        const EXPECTED: &str = "expected RFC 3339 in the key format's exact form";
+        let body = if z {
+            text.strip_suffix('Z').ok_or(EXPECTED)?
+        } else {
+            text
+        };
+        let want = if digits == 0 {
+            19
+        } else {
+            20 + usize::from(digits)
+        };
+        if body.len() != want || !body.is_ascii() {
+            return Err(EXPECTED);
+        }
+        // Widen to the 29-character local form: the digits left out are zeros.
+        let mut full = String::with_capacity(29);
+        full.push_str(&body[..19]);
+        if digits == 0 {
+            full.push_str(".000000000");
+        } else {
+            if body.as_bytes()[19] != b'.' {
+                return Err(EXPECTED);
+            }
+            full.push_str(&body[19..]);
+            full.extend(std::iter::repeat_n('0', 9 - usize::from(digits)));
+        }
+        Civil::parse(&full, crate::text::civil::CivilForm::Local).map_err(|_| EXPECTED)
+    }
+
+    impl<T: Timestamp + 'static, const DIGITS: u8, const Z: bool> KeyFormat<T> for Rfc3339<DIGITS, Z> {
+        const NAME: &'static str = "RFC 3339 timestamp";
+        const ESCAPING: Escaping = {
+            check_digits(DIGITS);
+            Escaping::Fixed
+        };
+
+        fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
+            let out_of_range = |reason| KeyError::OutOfRange {
+                type_name: T::TYPE,
+                value: String::from("(timestamp)"),
+                reason,
+            };
+            let civil = value.civil().map_err(out_of_range)?;
+            push_rfc3339(&civil, DIGITS, Z, out).map_err(out_of_range)
+        }
+
+        fn decode(component: &str) -> Result<T, KeyError> {
+            parse_rfc3339(component, DIGITS, Z)
+                .and_then(T::from_civil)
+                .map_err(|reason| malformed("RFC 3339 timestamp", component, reason))
+        }
+    }
+
+    fn epoch_encode<T: Instant>(value: &T, unit: i128, out: &mut String) -> Result<(), KeyError> {
+        let nanos = value.epoch_nanos();
+        if nanos % unit != 0 {
+            return Err(KeyError::OutOfRange {
+                type_name: T::TYPE,
+                value: nanos.to_string(),
+                reason: "more precision than the key format's unit",
+            });
+        }
+        out.push_str(&(nanos / unit).to_string());
+        Ok(())
+    }
+
+    fn epoch_decode<T: Instant>(
+        name: &'static str,
+        component: &str,
+        unit: i128,
+    ) -> Result<T, KeyError> {
+        let count: i128 = parse_unpadded(component)
+            .map_err(|_| malformed(name, component, "expected a count in plain decimal"))?;
+        count
+            .checked_mul(unit)
+            .and_then(T::from_epoch_nanos)
+            .ok_or_else(|| malformed(name, component, "outside the type's range"))
+    }
+
+    impl<T: Instant + 'static> KeyFormat<T> for EpochSeconds {
+        const NAME: &'static str = "epoch seconds";
+        const ESCAPING: Escaping = Escaping::Text;
+
+        fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
+            epoch_encode(value, 1_000_000_000, out)
+        }
+
+        fn decode(component: &str) -> Result<T, KeyError> {
+            epoch_decode("epoch seconds", component, 1_000_000_000)
+        }
+    }
+
+    impl<T: Instant + 'static> KeyFormat<T> for EpochMillis {
+        const NAME: &'static str = "epoch milliseconds";
+        const ESCAPING: Escaping = Escaping::Text;
+
+        fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
+            epoch_encode(value, 1_000_000, out)
+        }
+
+        fn decode(component: &str) -> Result<T, KeyError> {
+            epoch_decode("epoch milliseconds", component, 1_000_000)
+        }
+    }
+
+    #[cfg(feature = "time")]
+    impl Timestamp for time::OffsetDateTime {
+        const TYPE: &'static str = "OffsetDateTime";
+        fn civil(&self) -> Result<Civil, &'static str> {
+            let utc = self
+                .checked_to_offset(time::UtcOffset::UTC)
+                .ok_or(YEAR_RANGE)?;
+            Civil::of_time(utc.date(), utc.time())
+        }
+        fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+            let (date, t) = civil.to_time()?;
+            Ok(time::PrimitiveDateTime::new(date, t).assume_utc())
+        }
+    }
+
+    #[cfg(feature = "time")]
+    impl Timestamp for time::PrimitiveDateTime {
+        const TYPE: &'static str = "PrimitiveDateTime";
+        fn civil(&self) -> Result<Civil, &'static str> {
+            Civil::of_time(self.date(), self.time())
+        }
+        fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+            let (date, t) = civil.to_time()?;
+            Ok(time::PrimitiveDateTime::new(date, t))
+        }
+    }
+
+    #[cfg(feature = "time")]
+    impl Instant for time::OffsetDateTime {
+        const TYPE: &'static str = "OffsetDateTime";
+        fn epoch_nanos(&self) -> i128 {
+            self.unix_timestamp_nanos()
+        }
+        fn from_epoch_nanos(nanos: i128) -> Option<Self> {
+            time::OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()
+        }
+    }
+
+    #[cfg(feature = "chrono")]
+    impl Timestamp for chrono::DateTime<chrono::Utc> {
+        const TYPE: &'static str = "DateTime<Utc>";
+        fn civil(&self) -> Result<Civil, &'static str> {
+            let naive = self.naive_utc();
+            Civil::of_chrono(naive.date(), naive.time())
+        }
+        fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+            let (date, t) = civil.to_chrono()?;
+            Ok(chrono::NaiveDateTime::new(date, t).and_utc())
+        }
+    }
+
+    #[cfg(feature = "chrono")]
+    impl Timestamp for chrono::NaiveDateTime {
+        const TYPE: &'static str = "NaiveDateTime";
+        fn civil(&self) -> Result<Civil, &'static str> {
+            Civil::of_chrono(self.date(), self.time())
+        }
+        fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+            let (date, t) = civil.to_chrono()?;
+            Ok(chrono::NaiveDateTime::new(date, t))
+        }
+    }
+
+    #[cfg(feature = "chrono")]
+    impl Instant for chrono::DateTime<chrono::Utc> {
+        const TYPE: &'static str = "DateTime<Utc>";
+        fn epoch_nanos(&self) -> i128 {
+            i128::from(self.timestamp()) * 1_000_000_000 + i128::from(self.timestamp_subsec_nanos())
+        }
+        fn from_epoch_nanos(nanos: i128) -> Option<Self> {
+            let secs = i64::try_from(nanos.div_euclid(1_000_000_000)).ok()?;
+            let sub = u32::try_from(nanos.rem_euclid(1_000_000_000)).ok()?;
+            chrono::DateTime::from_timestamp(secs, sub)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn enc<T, F: KeyFormat<T>>(v: T) -> Result<String, KeyError> {
+        let mut out = String::new();
+        Formatted::<T, F>::new(v).encode_key(&mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn unpadded_integers_are_canonical_decimal() {
+        assert_eq!(enc::<u64, Unpadded>(12345).unwrap(), "12345");
+        assert_eq!(enc::<i32, Unpadded>(-12).unwrap(), "-12");
+        assert_eq!(enc::<u8, Unpadded>(0).unwrap(), "0");
+        for bad in ["", "-", "007", "-0", "+7", "1e3", " 7", "7 ", "256"] {
+            assert!(
+                <Unpadded as KeyFormat<u8>>::decode(bad).is_err(),
+                "{bad:?} must be refused"
+            );
+        }
+        assert_eq!(<Unpadded as KeyFormat<i64>>::decode("-9").unwrap(), -9);
+        assert!(
+            enc::<u128, Unpadded>(u128::MAX).is_err(),
+            "39 significant digits"
+        );
+    }
+
+    #[test]
+    fn padded_integers_have_the_declared_width() {
+        assert_eq!(enc::<u32, Padded<8>>(7).unwrap(), "00000007");
+        assert!(enc::<u32, Padded<2>>(100).is_err());
+        assert!(enc::<i32, Padded<4>>(-1).is_err());
+        assert_eq!(<Padded<4> as KeyFormat<u16>>::decode("0042").unwrap(), 42);
+        for bad in ["042", "00042", "-042", "00a2"] {
+            assert!(
+                <Padded<4> as KeyFormat<u16>>::decode(bad).is_err(),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn verbatim_strings_refuse_the_delimiter() {
+        assert_eq!(
+            enc::<String, Verbatim>("WARNING 1".into()).unwrap(),
+            "WARNING 1"
+        );
+        assert!(enc::<String, Verbatim>("a#b".into()).is_err());
+        assert!(Formatted::<String, Verbatim>::decode_key("a#b").is_err());
+        let mut dotted = String::new();
+        Formatted::<String, Verbatim>::new("2014-07-09".into())
+            .encode_key_with(Delimiter::UNDERSCORE, &mut dotted)
+            .unwrap();
+        assert_eq!(
+            dotted, "2014-07-09",
+            "written as it is under every delimiter"
+        );
+        assert!(
+            Formatted::<String, Verbatim>::new("a_b".into())
+                .encode_key_with(Delimiter::UNDERSCORE, &mut String::new())
+                .is_err()
+        );
+    }
+
+    #[cfg(feature = "time")]
+    #[test]
+    fn rfc3339_writes_exactly_the_declared_form() {
+        use time::macros::datetime;
+        let t = datetime!(2020-04-24 14:40:00 UTC);
+        assert_eq!(
+            enc::<_, Rfc3339<0, false>>(t).unwrap(),
+            "2020-04-24T14:40:00"
+        );
+        assert_eq!(
+            enc::<_, Rfc3339<0, true>>(t).unwrap(),
+            "2020-04-24T14:40:00Z"
+        );
+        assert_eq!(
+            enc::<_, Rfc3339<3, true>>(t).unwrap(),
+            "2020-04-24T14:40:00.000Z"
+        );
+        let ms = datetime!(2020-04-24 14:40:00.25 UTC);
+        assert_eq!(
+            enc::<_, Rfc3339<3, true>>(ms).unwrap(),
+            "2020-04-24T14:40:00.250Z"
+        );
+        assert_eq!(
+            enc::<_, Rfc3339<6, false>>(ms).unwrap(),
+            "2020-04-24T14:40:00.250000"
+        );
+        assert!(
+            enc::<_, Rfc3339<0, true>>(ms).is_err(),
+            "precision is never dropped"
+        );
+        let other_offset = datetime!(2020-04-24 16:40:00 +02:00);
+        assert_eq!(
+            enc::<_, Rfc3339<0, true>>(other_offset).unwrap(),
+            "2020-04-24T14:40:00Z"
+        );
+        type Plain = Rfc3339<0, false>;
+        assert_eq!(
+            <Plain as KeyFormat<time::OffsetDateTime>>::decode("2020-04-24T14:40:00").unwrap(),
+            t
+        );
+        for bad in [
+            "2020-04-24T14:40:00Z",
+            "2020-04-24T14:40:00.000",
+            "2020-04-24 14:40:00",
+            "2020-04-24T14:40",
+            "2020-02-30T14:40:00",
+            "2020-04-24T24:00:00",
+        ] {
+            assert!(
+                <Plain as KeyFormat<time::OffsetDateTime>>::decode(bad).is_err(),
+                "{bad:?}"
+            );
+        }
+        assert!(
+            <Rfc3339<3, true> as KeyFormat<time::OffsetDateTime>>::decode(
+                "2020-04-24T14:40:00,250Z"
+            )
+            .is_err()
+        );
+    }
+
+    #[cfg(feature = "time")]
+    #[test]
+    fn epoch_formats_count_from_1970() {
+        use time::macros::datetime;
+        let t = datetime!(2020-04-24 14:40:00 UTC);
+        assert_eq!(enc::<_, EpochSeconds>(t).unwrap(), "1587739200");
+        assert_eq!(
+            enc::<_, EpochMillis>(datetime!(2020-04-24 14:40:00.25 UTC)).unwrap(),
+            "1587739200250"
+        );
+        assert!(enc::<_, EpochSeconds>(datetime!(2020-04-24 14:40:00.25 UTC)).is_err());
+        assert_eq!(
+            enc::<_, EpochSeconds>(datetime!(1969-12-31 23:59:59 UTC)).unwrap(),
+            "-1"
+        );
+        assert_eq!(
+            <EpochSeconds as KeyFormat<time::OffsetDateTime>>::decode("-1").unwrap(),
+            datetime!(1969-12-31 23:59:59 UTC)
+        );
+        assert!(<EpochSeconds as KeyFormat<time::OffsetDateTime>>::decode("01").is_err());
+        assert!(
+            <EpochSeconds as KeyFormat<time::OffsetDateTime>>::decode("99999999999999999999999")
+                .is_err()
+        );
+    }
+
+    #[cfg(feature = "chrono")]
+    #[test]
+    fn chrono_types_take_the_same_formats() {
+        let t = chrono::NaiveDate::from_ymd_opt(2020, 4, 24)
+            .and_then(|d| d.and_hms_milli_opt(14, 40, 0, 250))
+            .unwrap();
+        assert_eq!(
+            enc::<_, Rfc3339<3, false>>(t).unwrap(),
+            "2020-04-24T14:40:00.250"
+        );
+        let utc = t.and_utc();
+        assert_eq!(enc::<_, EpochMillis>(utc).unwrap(), "1587739200250");
+        assert_eq!(
+            <EpochMillis as KeyFormat<chrono::DateTime<chrono::Utc>>>::decode("1587739200250")
+                .unwrap(),
+            utc
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn every_format_round_trips_under_every_delimiter(v in any::<i64>(), w in 0u32..100_000_000, d in 0usize..5) {
+            let delimiter = Delimiter::ALL[d];
+            let mut out = String::new();
+            Formatted::<i64, Unpadded>::new(v).encode_key_with(delimiter, &mut out).unwrap();
+            prop_assert_eq!(Formatted::<i64, Unpadded>::decode_key_with(&out, delimiter).unwrap().into_inner(), v);
+            let mut out = String::new();
+            Formatted::<u32, Padded<9>>::new(w).encode_key_with(delimiter, &mut out).unwrap();
+            prop_assert_eq!(out.len(), 9);
+            prop_assert_eq!(Formatted::<u32, Padded<9>>::decode_key_with(&out, delimiter).unwrap().into_inner(), w);
+        }
+
+        #[test]
+        fn padded_keys_sort_like_the_numbers(a in 0u32..100_000_000, b in 0u32..100_000_000) {
+            let (ea, eb) = (enc::<u32, Padded<8>>(a).unwrap(), enc::<u32, Padded<8>>(b).unwrap());
+            prop_assert_eq!(a.cmp(&b), ea.cmp(&eb));
+        }
+
+        #[test]
+        fn decoding_arbitrary_text_never_panics(s in ".{0,40}") {
+            let _ = <Unpadded as KeyFormat<i64>>::decode(&s);
+            let _ = <Padded<6> as KeyFormat<u64>>::decode(&s);
+            let _ = <Verbatim as KeyFormat<String>>::decode(&s);
+            #[cfg(feature = "time")]
+            {
+                let _ = <Rfc3339<3, true> as KeyFormat<time::OffsetDateTime>>::decode(&s);
+                let _ = <EpochMillis as KeyFormat<time::OffsetDateTime>>::decode(&s);
+            }
+        }
+    }
+
+    #[cfg(feature = "time")]
+    proptest! {
+        #[test]
+        fn rfc3339_round_trips_and_sorts(secs in -62_135_596_800i64..253_402_300_799, millis in 0i64..1000) {
+            let t = time::OffsetDateTime::from_unix_timestamp(secs).unwrap() + time::Duration::milliseconds(millis);
+            let text = enc::<_, Rfc3339<3, true>>(t).unwrap();
+            prop_assert_eq!(<Rfc3339<3, true> as KeyFormat<time::OffsetDateTime>>::decode(&text).unwrap(), t);
+            let later = t + time::Duration::milliseconds(1);
+            if let Ok(next) = enc::<_, Rfc3339<3, true>>(later) {
+                prop_assert!(text < next);
+            }
+        }
+    }
+}

@@ -1,0 +1,380 @@
+//! A table another program wrote, read and written through entities as it is: no
+//! entity-type attribute, key fields only inside the keys, unpadded numbers, second-precision
+//! timestamps without `Z`, an attribute renamed since. Rows are written with the raw SDK.
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_model::{
+    local, Collection, DecodeErrorKind, Entity, Error, Item, Table, ValidationReason,
+};
+use std::collections::HashMap;
+use time::macros::datetime;
+use time::OffsetDateTime;
+
+/// The other program's table: its own key names, no type attribute.
+#[derive(Table)]
+#[dynamo(pk = "DeviceID", sk = "State#Date")]
+pub struct Devices;
+
+/// `DeviceID = d#12345`, `State#Date = WARNING1#2020-04-24T14:40:00`.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Devices, identify = "keys", store_key_fields = false,
+         pk = "d#{device_id}", sk = "{state}#{date}")]
+pub struct DeviceStatus {
+    #[dynamo(key_format = "unpadded")]
+    pub device_id: u64,
+    #[dynamo(key_format = "verbatim")]
+    pub state: String,
+    #[dynamo(key_format = "rfc3339(0, no_z)")]
+    pub date: OffsetDateTime,
+    #[dynamo(rename = "EscalatedTo")]
+    pub escalated_to: Option<String>,
+    /// Stored as `reading` by older versions of the other program.
+    #[dynamo(rename = "Reading", alias = "reading")]
+    pub reading: Option<i64>,
+}
+
+/// The device's profile row: `d#12345` / `PROFILE`, typed or not.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Devices, identify = "keys", pk = "d#{device_id}", sk = "PROFILE")]
+pub struct Device {
+    #[dynamo(key_format = "unpadded", key_only)]
+    pub device_id: u64,
+    #[dynamo(rename = "Name")]
+    pub name: String,
+}
+
+#[derive(Collection, Debug)]
+pub enum DeviceRows {
+    Status(DeviceStatus),
+    Device(Device),
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_owned())
+}
+
+/// A row as the other program writes it.
+fn row(pk: &str, sk: &str, rest: &[(&str, AttributeValue)]) -> Item {
+    let mut item: Item = HashMap::from([
+        ("DeviceID".to_owned(), s(pk)),
+        ("State#Date".to_owned(), s(sk)),
+    ]);
+    item.extend(rest.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
+    item
+}
+
+async fn put_raw(db: &dynamo_model::Db<Devices>, item: Item) -> TestResult {
+    db.client()
+        .put_item()
+        .table_name(db.table_name())
+        .set_item(Some(item))
+        .send()
+        .await?;
+    Ok(())
+}
+
+async fn get_raw(
+    db: &dynamo_model::Db<Devices>,
+    pk: &str,
+    sk: &str,
+) -> Result<Option<Item>, Box<dyn std::error::Error + Send + Sync>> {
+    let out = db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .key("DeviceID", s(pk))
+        .key("State#Date", s(sk))
+        .consistent_read(true)
+        .send()
+        .await?;
+    Ok(out.item)
+}
+
+fn warning() -> DeviceStatus {
+    DeviceStatus {
+        device_id: 12345,
+        state: "WARNING1".into(),
+        date: datetime!(2020-04-24 14:40:00 UTC),
+        escalated_to: Some("alice".into()),
+        reading: Some(7),
+    }
+}
+
+/// The other program's rows: two statuses (one under the old attribute name), the
+/// profile, and rows the entities do not describe.
+async fn seed(db: &dynamo_model::Db<Devices>) -> TestResult {
+    put_raw(
+        db,
+        row(
+            "d#12345",
+            "WARNING1#2020-04-24T14:40:00",
+            &[("EscalatedTo", s("alice")), ("Reading", n("7"))],
+        ),
+    )
+    .await?;
+    put_raw(
+        db,
+        row("d#12345", "OK#2020-04-25T08:00:00", &[("reading", n("3"))]),
+    )
+    .await?;
+    put_raw(db, row("d#12345", "PROFILE", &[("Name", s("boiler"))])).await?;
+    // Not a status: the sort key has no date.
+    put_raw(db, row("d#12345", "NOTE", &[("Text", s("hello"))])).await?;
+    // Not a device: another partition layout.
+    put_raw(db, row("x#1", "A#B", &[])).await?;
+    // A zero-padded id is not this format's `12345`.
+    put_raw(db, row("d#0012345", "OK#2020-04-25T08:00:00", &[])).await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn rows_written_by_another_program_read_as_entities() -> TestResult {
+    let db = local::fresh_table::<Devices>().await?;
+    seed(&db).await?;
+
+    // Get by key: the key renders exactly the stored text, the fields come from it.
+    let got = db
+        .get(DeviceStatus::key(DeviceStatusKey {
+            device_id: 12345u64,
+            state: "WARNING1",
+            date: datetime!(2020-04-24 14:40:00 UTC),
+        }))
+        .consistent()
+        .await?;
+    assert_eq!(got, Some(warning()));
+    let profile = db.get(Device::key(12345u64)).consistent().await?;
+    assert_eq!(
+        profile,
+        Some(Device {
+            device_id: 12345,
+            name: "boiler".into()
+        })
+    );
+
+    // A query of the partition: the statuses only, in key order; rows no template
+    // matches are left out (filtered client-side: they carry no type attribute).
+    let statuses = db
+        .query(DeviceStatus::partition(12345u64))
+        .all()
+        .await?
+        .items;
+    assert_eq!(
+        statuses,
+        vec![
+            DeviceStatus {
+                device_id: 12345,
+                state: "OK".into(),
+                date: datetime!(2020-04-25 08:00:00 UTC),
+                escalated_to: None,
+                reading: Some(3), // from the old attribute name
+            },
+            warning(),
+        ]
+    );
+    // A sort-key condition in the declared formats.
+    let warnings = db
+        .query(DeviceStatus::partition(12345u64))
+        .sk(DeviceStatus::sk().state().eq("WARNING1"))
+        .all()
+        .await?
+        .items;
+    assert_eq!(warnings, vec![warning()]);
+    let since = db
+        .query(DeviceStatus::partition(12345u64))
+        .sk(DeviceStatus::sk()
+            .state()
+            .eq("OK")
+            .date()
+            .ge(datetime!(2020-04-25 00:00:00 UTC)))
+        .all()
+        .await?
+        .items;
+    assert_eq!(since.len(), 1);
+
+    // The partition as a collection: statuses and the profile, untyped.
+    let rows = db
+        .query(DeviceStatus::partition(12345u64))
+        .collection::<DeviceRows>()
+        .all()
+        .await?
+        .items;
+    let (mut statuses, mut devices) = (0, 0);
+    for r in rows {
+        match r {
+            DeviceRows::Status(st) => {
+                statuses += 1;
+                assert_eq!(st.device_id, 12345);
+            }
+            DeviceRows::Device(d) => {
+                devices += 1;
+                assert_eq!(d.name, "boiler");
+            }
+        }
+    }
+    assert_eq!((statuses, devices), (2, 1));
+
+    // A scan sees the two statuses and nothing else.
+    let scanned = db.scan::<DeviceStatus>().all().await?;
+    assert_eq!(scanned.items.len(), 2);
+
+    // An item without the type attribute under a key no status template renders is not
+    // a status.
+    let err = db
+        .get(DeviceStatus::key(DeviceStatusKey {
+            device_id: 12345u64,
+            state: "NOTE",
+            date: datetime!(2020-04-24 14:40:00 UTC),
+        }))
+        .await?;
+    assert_eq!(err, None);
+    Ok(())
+}
+
+#[tokio::test]
+async fn writes_keep_the_other_programs_format() -> TestResult {
+    let db = local::fresh_table::<Devices>().await?;
+    seed(&db).await?;
+
+    // A new status: keys in the declared formats, key fields not stored on their own,
+    // the type attribute added (the table can mix both).
+    let new = DeviceStatus {
+        device_id: 7,
+        state: "ALARM 2".into(),
+        date: datetime!(2021-01-02 03:04:05 UTC),
+        escalated_to: None,
+        reading: Some(-1),
+    };
+    db.put(&new).await?;
+    let raw = get_raw(&db, "d#7", "ALARM 2#2021-01-02T03:04:05")
+        .await?
+        .expect("written under the other program's key format");
+    let mut names: Vec<&str> = raw.keys().map(String::as_str).collect();
+    names.sort();
+    assert_eq!(names, ["DeviceID", "Reading", "State#Date", "_type", "_wt"]);
+    assert_eq!(
+        db.get(new.primary_key()).consistent().await?,
+        Some(new.clone())
+    );
+
+    // An update of an untyped row works (its key is a status key) and leaves it in the
+    // other program's shape; the old attribute name is still what it reads.
+    db.update(warning().primary_key())
+        .set(DeviceStatus::fields().reading, Some(8))
+        .await?;
+    let raw = get_raw(&db, "d#12345", "WARNING1#2020-04-24T14:40:00")
+        .await?
+        .expect("still there");
+    assert_eq!(raw.get("Reading"), Some(&n("8")));
+    assert!(
+        !raw.contains_key("_type"),
+        "an update adds no type attribute"
+    );
+
+    // A value the format cannot hold is refused before anything is sent.
+    let precise = DeviceStatus {
+        date: datetime!(2021-01-02 03:04:05.5 UTC),
+        ..new.clone()
+    };
+    let err = db
+        .put(&precise)
+        .await
+        .expect_err("sub-second date in a seconds format");
+    assert_refused(&err, ValidationReason::KeyEncoding);
+    let hashed = DeviceStatus {
+        state: "A#B".into(),
+        ..new.clone()
+    };
+    let err = db
+        .put(&hashed)
+        .await
+        .expect_err("the delimiter in a verbatim part");
+    assert_refused(&err, ValidationReason::KeyEncoding);
+
+    // A put over a row of the other program replaces it: it is a status (its key says so).
+    db.put(&DeviceStatus {
+        reading: Some(100),
+        ..warning()
+    })
+    .await?;
+    let raw = get_raw(&db, "d#12345", "WARNING1#2020-04-24T14:40:00")
+        .await?
+        .expect("replaced");
+    assert_eq!(raw.get("Reading"), Some(&n("100")));
+
+    // A delete of a key no template renders never reaches another program's row.
+    db.delete(Device::key(12345u64)).await?;
+    assert!(get_raw(&db, "d#12345", "PROFILE").await?.is_none());
+    assert!(get_raw(&db, "d#12345", "NOTE").await?.is_some());
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_typed_row_of_another_entity_is_never_read_as_this_one() -> TestResult {
+    let db = local::fresh_table::<Devices>().await?;
+    // A status key, but the row says it is something else.
+    put_raw(
+        &db,
+        row("d#1", "OK#2020-04-25T08:00:00", &[("_type", s("Other"))]),
+    )
+    .await?;
+    let key = DeviceStatus::key(DeviceStatusKey {
+        device_id: 1u64,
+        state: "OK",
+        date: datetime!(2020-04-25 08:00:00 UTC),
+    });
+    let err = db
+        .get(key)
+        .consistent()
+        .await
+        .expect_err("typed as another entity");
+    match err {
+        Error::Decode(e) => assert!(
+            matches!(e.kind, DecodeErrorKind::WrongEntityType { .. }),
+            "{e}"
+        ),
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+    // A put over it is refused by its condition: it is not a status.
+    let status = DeviceStatus {
+        device_id: 1,
+        state: "OK".into(),
+        date: datetime!(2020-04-25 08:00:00 UTC),
+        escalated_to: None,
+        reading: None,
+    };
+    let err = db.put(&status).await.expect_err("another entity's row");
+    assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
+    // And the queries leave it out.
+    assert!(db
+        .query(DeviceStatus::partition(1u64))
+        .all()
+        .await?
+        .items
+        .is_empty());
+    Ok(())
+}
+
+#[test]
+fn key_parts_render_the_declared_formats() {
+    let key = DeviceStatus::key(DeviceStatusKey {
+        device_id: 12345u64,
+        state: "WARNING1",
+        date: datetime!(2020-04-24 14:40:00 UTC),
+    })
+    .into_raw()
+    .expect("renders");
+    assert_eq!(key.pk, "d#12345");
+    assert_eq!(key.sk.as_deref(), Some("WARNING1#2020-04-24T14:40:00"));
+    let item = warning().to_item().expect("encodes");
+    assert!(
+        !item.contains_key("device_id")
+            && !item.contains_key("state")
+            && !item.contains_key("date")
+    );
+    assert_eq!(<Devices as Table>::SCHEMA.pk.name, "DeviceID");
+}
