@@ -386,6 +386,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
         naming: Naming::default(),
     };
     let mut naming = NamingSaid::default();
+    let mut deferred: Vec<syn::Error> = Vec::new();
     for attr in attrs {
         if attr.path().is_ident("dynamo") {
             let result = attr.parse_nested_meta(|meta| {
@@ -408,15 +409,21 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                     match lit.value().as_str() {
                         "keys" => set_once(&mut out.identify_by_keys, lit, &meta, "identify")?,
                         "type" => {}
-                        _ => {
-                            return Err(syn::Error::new(
-                                lit.span(),
-                                "`identify` is `\"keys\"` (items without the entity-type attribute are identified by their keys) or `\"type\"` (the default: by the entity-type attribute)",
-                            ));
-                        }
+                        // Reported after the other options are read, so no "missing `pk`"
+                        // follows it.
+                        _ => deferred.push(syn::Error::new(
+                            lit.span(),
+                            "`identify` is `\"keys\"` (items without the entity-type attribute are identified by their keys) or `\"type\"` (the default: by the entity-type attribute)",
+                        )),
                     }
                 } else if meta.path.is_ident("store_key_fields") {
-                    set_once(&mut out.store_key_fields, meta.value()?.parse()?, &meta, "store_key_fields")?;
+                    match meta.value()?.parse::<syn::Lit>()? {
+                        syn::Lit::Bool(b) => set_once(&mut out.store_key_fields, b, &meta, "store_key_fields")?,
+                        other => deferred.push(syn::Error::new(
+                            other.span(),
+                            "`store_key_fields` is `true` (key fields are also stored as attributes of their own, the default) or `false` (read from the keys only)",
+                        )),
+                    }
                 } else if meta.path.is_ident("versioned") {
                     if out.versioned.is_some() {
                         return Err(meta.error("`versioned` is given twice"));
@@ -446,6 +453,9 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
         }
     }
     out.naming = naming.resolve(cx);
+    for e in deferred {
+        cx.syn_error(e);
+    }
     out
 }
 

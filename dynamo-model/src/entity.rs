@@ -350,15 +350,13 @@ pub mod __private {
     /// of the primary key, decoded as key part `K` (the field's type, or its
     /// `key_format`). Either way `verify_keys` then checks the key is what the fields
     /// render, so a plain attribute that disagrees with the key is refused.
-    pub fn take_key_field<E: Entity, K, T: AttrValue>(
+    pub fn take_key_field<E: Entity, T: AttrValue>(
         item: &mut Item,
         name: &'static str,
         aliases: &[&'static str],
         source: KeySource,
-    ) -> Result<T, FieldError<DecodeError>>
-    where
-        K: crate::KeyPart + crate::key::format::KeyValue<T>,
-    {
+        decode: fn(&str, crate::key::Delimiter) -> Result<T, crate::key::KeyError>,
+    ) -> Result<T, FieldError<DecodeError>> {
         rename_alias(item, name, aliases);
         if item.contains_key(name) {
             return take_field::<E, T>(item, name, None);
@@ -382,11 +380,10 @@ pub mod __private {
         )
         .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
         .and_then(|component| {
-            K::decode_key_with(component, source.delimiter)
-                .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
+            decode(component, source.delimiter).map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
         });
         match decoded {
-            Ok(k) => Ok(k.into_value()),
+            Ok(value) => Ok(value),
             Err(kind) => Err(FieldError::new(decode_error::<E>(item, attribute, kind))),
         }
     }

@@ -378,3 +378,73 @@ fn key_parts_render_the_declared_formats() {
     );
     assert_eq!(<Devices as Table>::SCHEMA.pk.name, "DeviceID");
 }
+
+/// Two entities identified by their keys whose templates both render `S#1 / X#5`.
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+pub struct Shared;
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Shared, identify = "keys", pk = "S#{id}", sk = "X#{n}")]
+pub struct Left {
+    pub id: String,
+    pub n: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Shared, identify = "keys", pk = "S#{id}", sk = "{tag}#{m}")]
+pub struct Right {
+    pub id: String,
+    pub tag: String,
+    pub m: String,
+}
+
+#[tokio::test]
+async fn keys_two_entities_identified_by_keys_share_are_refused() -> TestResult {
+    let db = local::fresh_table::<Shared>().await?;
+    // Neither builds the shared key: an untyped item there could be either.
+    let left = Left {
+        id: "1".into(),
+        n: "5".into(),
+    };
+    let err = db.put(&left).await.expect_err("ambiguous key");
+    assert_refused(&err, ValidationReason::KeyEncoding);
+    let err = db
+        .get(Right::key(RightKey {
+            id: "1",
+            tag: "X",
+            m: "5",
+        }))
+        .await
+        .expect_err("ambiguous key");
+    assert_refused(&err, ValidationReason::KeyEncoding);
+    // Keys only one of them renders work.
+    let right = Right {
+        id: "1".into(),
+        tag: "Y".into(),
+        m: "5".into(),
+    };
+    db.put(&right).await?;
+    assert_eq!(db.get(right.primary_key()).consistent().await?, Some(right));
+
+    // An untyped item under the shared key (written by another program) is refused as
+    // ambiguous, not read as either.
+    db.client()
+        .put_item()
+        .table_name(db.table_name())
+        .item("PK", s("S#1"))
+        .item("SK", s("X#5"))
+        .send()
+        .await?;
+    let err = db.scan::<Left>().all().await.expect_err("ambiguous item");
+    match err {
+        Error::Decode(e) => {
+            assert!(
+                matches!(e.kind, DecodeErrorKind::AmbiguousEntity { ref entities } if entities.len() == 2),
+                "{e}"
+            )
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+    Ok(())
+}

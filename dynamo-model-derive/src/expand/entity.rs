@@ -871,9 +871,20 @@ fn generate(m: &EntityModel) -> TokenStream {
                 .filter(|s| !matches!(s, Segment::Lit(_)))
                 .position(|s| matches!(s, Segment::Field(n) if f.ident == n))
                 .unwrap_or(0);
-            let kty = key_type(f, false);
+            let decode = match &f.attrs.key_format {
+                Some(format) => {
+                    let marker = &format.marker;
+                    quote_spanned! {ty.span()=>
+                        |component, delimiter| {
+                            <#dm::key::format::Formatted<#ty, #marker> as #private::KeyPart>::decode_key_with(component, delimiter)
+                                .map(#dm::key::format::Formatted::into_inner)
+                        }
+                    }
+                }
+                None => quote_spanned!(ty.span()=> <#ty as #private::KeyPart>::decode_key_with),
+            };
             return quote_spanned! {ty.span()=>
-                #fi: #private::take_key_field::<Self, #kty, #ty>(
+                #fi: #private::take_key_field::<Self, #ty>(
                     &mut item,
                     #name,
                     &[#(#aliases),*],
@@ -883,6 +894,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                         delimiter: #key_delim,
                         ordinal: #ordinal,
                     },
+                    #decode,
                 )?,
             };
         }

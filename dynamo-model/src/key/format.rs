@@ -269,26 +269,6 @@ fn write<T, F: KeyFormat<T>>(
     }
 }
 
-/// The field value a decoded key part holds: the part itself for a field in the default
-/// encoding, the wrapped value for a [`Formatted`] one.
-#[doc(hidden)]
-pub trait KeyValue<T> {
-    /// The field value.
-    fn into_value(self) -> T;
-}
-
-impl<T: KeyPart> KeyValue<T> for T {
-    fn into_value(self) -> T {
-        self
-    }
-}
-
-impl<T, F: KeyFormat<T>> KeyValue<T> for Formatted<T, F> {
-    fn into_value(self) -> T {
-        self.value
-    }
-}
-
 /// Appends the key text of an optional field's value with format `F`: `false` (and
 /// nothing written) when it is absent. What a sparse index template renders.
 #[doc(hidden)]
@@ -457,25 +437,37 @@ pub struct EpochSeconds;
 /// with a fraction of a millisecond is refused.
 pub struct EpochMillis;
 
-/// The calendar fields of a timestamp type, for the text formats.
 #[cfg(any(feature = "time", feature = "chrono"))]
-trait Timestamp: Sized {
-    const TYPE: &'static str;
-    fn civil(&self) -> Result<crate::text::civil::Civil, &'static str>;
-    fn from_civil(civil: crate::text::civil::Civil) -> Result<Self, &'static str>;
-}
-
-/// The nanoseconds since the epoch of an instant type, for the epoch formats.
-#[cfg(any(feature = "time", feature = "chrono"))]
-trait Instant: Sized {
-    const TYPE: &'static str;
-    fn epoch_nanos(&self) -> i128;
-    fn from_epoch_nanos(nanos: i128) -> Option<Self>;
-}
-
-#[cfg(any(feature = "time", feature = "chrono"))]
+// The two traits below are sealed (a private module): the formats' impls name them as
+// bounds, which makes them reachable for the lint, but no user can name or implement them.
+#[allow(private_interfaces)]
 mod timestamps {
     use super::*;
+
+    /// The calendar fields of a timestamp type, for the text formats.
+    #[diagnostic::on_unimplemented(
+        message = "key format `rfc3339` does not apply to a field of type `{Self}`",
+        label = "not a timestamp",
+        note = "`rfc3339` applies to time::OffsetDateTime and time::PrimitiveDateTime (feature `time`), chrono::DateTime<Utc> and chrono::NaiveDateTime (feature `chrono`)"
+    )]
+    pub trait Timestamp: Sized {
+        const TYPE: &'static str;
+        fn civil(&self) -> Result<crate::text::civil::Civil, &'static str>;
+        fn from_civil(civil: crate::text::civil::Civil) -> Result<Self, &'static str>;
+    }
+
+    /// The nanoseconds since the epoch of an instant type, for the epoch formats.
+    #[diagnostic::on_unimplemented(
+        message = "key formats `epoch_seconds` and `epoch_millis` do not apply to a field of type `{Self}`",
+        label = "not an instant",
+        note = "the epoch formats apply to time::OffsetDateTime (feature `time`) and chrono::DateTime<Utc> (feature `chrono`)"
+    )]
+    pub trait Instant: Sized {
+        const TYPE: &'static str;
+        fn epoch_nanos(&self) -> i128;
+        fn from_epoch_nanos(nanos: i128) -> Option<Self>;
+    }
+
     use crate::text::civil::{Civil, YEAR_RANGE};
 
     const fn check_digits(digits: u8) {

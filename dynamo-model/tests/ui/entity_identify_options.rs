@@ -1,0 +1,26 @@
+use dynamo_model::{Entity, Table};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+struct App;
+
+#[derive(Entity)]
+#[dynamo(table = App, identify = "keys", pk = "{id}", sk = "{at}")]
+struct NothingToTellApart {
+    id: String,
+    at: u64,
+}
+
+#[derive(Entity)]
+#[dynamo(table = App, identify = "shape", pk = "A#{id}", sk = "A")]
+struct UnknownIdentify {
+    id: String,
+}
+
+#[derive(Entity)]
+#[dynamo(table = App, store_key_fields = "no", pk = "B#{id}", sk = "B")]
+struct NotABool {
+    id: String,
+}
+
+fn main() {}
