@@ -13,13 +13,18 @@ use time::OffsetDateTime;
 
 /// The other program's table: its own key names, no type attribute.
 #[derive(Table)]
-#[dynamo(pk = "DeviceID", sk = "State#Date")]
+#[dynamo(
+    pk = "DeviceID",
+    sk = "State#Date",
+    gsi(name = "ByEscalation", pk = "EscalatedTo", sk = "State#Date")
+)]
 pub struct Devices;
 
 /// `DeviceID = d#12345`, `State#Date = WARNING1#2020-04-24T14:40:00`.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = Devices, identify = "keys", store_key_fields = false,
-         pk = "d#{device_id}", sk = "{state}#{date}")]
+         pk = "d#{device_id}", sk = "{state}#{date}",
+         index(ByEscalation, pk = [escalated_to]))]
 pub struct DeviceStatus {
     #[dynamo(key_format = "unpadded")]
     pub device_id: u64,
@@ -195,6 +200,33 @@ async fn rows_written_by_another_program_read_as_entities() -> TestResult {
         .await?
         .items;
     assert_eq!(since.len(), 1);
+
+    // An index over the table's own sort key: partitioned by the plain `EscalatedTo`
+    // attribute, sorted by `State#Date`; rows without `EscalatedTo` are not in it.
+    let escalated = db
+        .query(DeviceStatus::by_escalation_partition("alice"))
+        .all()
+        .await?
+        .items;
+    assert_eq!(escalated, vec![warning()]);
+    let escalated = db
+        .query(DeviceStatus::by_escalation_partition("alice"))
+        .sk(DeviceStatus::by_escalation_sk()
+            .state()
+            .eq("WARNING1")
+            .date()
+            .le(datetime!(2020-04-24 14:40:00 UTC)))
+        .all()
+        .await?
+        .items;
+    assert_eq!(escalated, vec![warning()]);
+    let none = db
+        .query(DeviceStatus::by_escalation_partition("alice"))
+        .sk(DeviceStatus::by_escalation_sk().state().eq("OK"))
+        .all()
+        .await?
+        .items;
+    assert!(none.is_empty());
 
     // The partition as a collection: statuses and the profile, untyped.
     let rows = db
@@ -446,5 +478,85 @@ async fn keys_two_entities_identified_by_keys_share_are_refused() -> TestResult 
         }
         other => panic!("expected a decode error, got {other:?}"),
     }
+    Ok(())
+}
+
+/// A GSI partitioned by a template and sorted by the table's own sort key.
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK", gsi(name = "ByAgent", pk = "AgentPK", sk = "SK"))]
+pub struct Tickets;
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Tickets, pk = "T#{id}", sk = "{state}#{opened}",
+         index(ByAgent, pk = "AGENT#{agent}", sk = "{state}#{opened}"))]
+pub struct Ticket {
+    pub id: String,
+    pub state: String,
+    pub opened: u32,
+    pub agent: Option<String>,
+}
+
+#[tokio::test]
+async fn an_index_sorted_by_the_tables_own_sort_key_stays_current() -> TestResult {
+    let db = local::fresh_table::<Tickets>().await?;
+    let t = |id: &str, state: &str, opened: u32, agent: Option<&str>| Ticket {
+        id: id.into(),
+        state: state.into(),
+        opened,
+        agent: agent.map(Into::into),
+    };
+    db.put(&t("1", "OPEN", 5, Some("bo"))).await?;
+    db.put(&t("2", "OPEN", 3, Some("bo"))).await?;
+    db.put(&t("3", "CLOSED", 1, Some("bo"))).await?;
+    db.put(&t("4", "OPEN", 2, None)).await?;
+    let open = db
+        .query(Ticket::by_agent_partition("bo"))
+        .sk(Ticket::by_agent_sk().state().eq("OPEN"))
+        .all()
+        .await?
+        .items;
+    assert_eq!(
+        open.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+        ["2", "1"],
+        "sorted by the table's sort key"
+    );
+    // Leaving the index (sparse) removes only the template's own attribute, never the
+    // table's sort key.
+    db.update(Ticket::key(TicketKey {
+        id: "1",
+        state: "OPEN",
+        opened: 5u32,
+    }))
+    .set(Ticket::fields().agent, None)
+    .await?;
+    let back = db
+        .get(Ticket::key(TicketKey {
+            id: "1",
+            state: "OPEN",
+            opened: 5u32,
+        }))
+        .consistent()
+        .await?;
+    assert_eq!(back, Some(t("1", "OPEN", 5, None)));
+    // Moving to another agent moves it in the index.
+    db.update(Ticket::key(TicketKey {
+        id: "2",
+        state: "OPEN",
+        opened: 3u32,
+    }))
+    .set(Ticket::fields().agent, Some("al".to_owned()))
+    .await?;
+    let bo = db
+        .query(Ticket::by_agent_partition("bo"))
+        .all()
+        .await?
+        .items;
+    assert_eq!(bo.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["3"]);
+    let al = db
+        .query(Ticket::by_agent_partition("al"))
+        .all()
+        .await?
+        .items;
+    assert_eq!(al, vec![t("2", "OPEN", 3, Some("al"))]);
     Ok(())
 }

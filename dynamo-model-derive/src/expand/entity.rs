@@ -405,8 +405,19 @@ fn generate(m: &EntityModel) -> TokenStream {
                     });
                 }
             }
+            // No sort-key fields: the index may be sorted by the table's own sort key
+            // attribute, which the primary key writes (e.g. pk = `EscalatedTo`, sk =
+            // the table's `SK`).
+            let table_sk = quote! {
+                #nsk == 0
+                    && #idx.sk.len() == 1
+                    && match __SCHEMA.sk {
+                        ::core::option::Option::Some(sk) => #dm::schema::const_str_eq(sk.name, #idx.sk[0].name),
+                        ::core::option::Option::None => false,
+                    }
+            };
             checks.push(quote! {
-                if #idx.pk.len() != #npk || #idx.sk.len() != #nsk { #count }
+                if #idx.pk.len() != #npk || (#idx.sk.len() != #nsk && !(#table_sk)) { #count }
                 #(#per_field)*
             });
             continue; // the key attributes are the fields themselves: nothing to derive
@@ -446,7 +457,30 @@ fn generate(m: &EntityModel) -> TokenStream {
             .filter(|f| m.stores(f))
             .map(|f| &f.name)
             .collect();
-        for (which, present) in [("pk", has_pk_template), ("sk", has_sk_template)] {
+        // A template that repeats the entity's own key template, for an index key attribute
+        // that is the table's own key attribute (e.g. a GSI sorted by the table's `SK`): the
+        // primary key writes it, so the index neither writes nor removes it.
+        let repeats = |index_t: Option<&(Template, LitStr)>, own: Option<&(Template, LitStr)>| {
+            matches!((index_t, own), (Some(a), Some(b)) if a.1.value() == b.1.value())
+                && index.delimiter == m.delimiter
+        };
+        let own_pk = if has_pk_template && repeats(index.pk.as_ref(), Some(&m.pk)) {
+            quote!(#dm::schema::const_str_eq(#idx.pk[0].name, __SCHEMA.pk.name))
+        } else {
+            quote!(false)
+        };
+        let own_sk = if has_sk_template && repeats(index.sk.as_ref(), m.sk.as_ref()) {
+            quote!(match __SCHEMA.sk {
+                ::core::option::Option::Some(sk) => #dm::schema::const_str_eq(#idx.sk[0].name, sk.name),
+                ::core::option::Option::None => false,
+            })
+        } else {
+            quote!(false)
+        };
+        for (which, present, own) in [
+            ("pk", has_pk_template, &own_pk),
+            ("sk", has_sk_template, &own_sk),
+        ] {
             if !present {
                 continue;
             }
@@ -461,7 +495,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                 "the `{which}` key attribute of index `{index_name}` is also the attribute of a field of `{}`", m.ident
             ));
             checks.push(quote! {
-                if __SCHEMA.is_reserved_attribute(#idx.#key[0].name) { #reserved }
+                if __SCHEMA.is_reserved_attribute(#idx.#key[0].name) && !(#own) { #reserved }
                 if !::core::matches!(#idx.#key[0].ty, #dm::schema::ScalarType::S) { #not_string }
                 #( if #dm::schema::const_str_eq(#idx.#key[0].name, #stored_names) { #collides } )*
             });
@@ -501,12 +535,12 @@ fn generate(m: &EntityModel) -> TokenStream {
         let pk_render = index.pk.as_ref().map(|t| render(&t.0, &ipk, optional_part));
         let sk_render = index.sk.as_ref().map(|t| render(&t.0, &isk, optional_part));
         let pk_attr = if has_pk_template {
-            quote!(::core::option::Option::Some(#idx.pk[0].name))
+            quote!(if #own_pk { ::core::option::Option::None } else { ::core::option::Option::Some(#idx.pk[0].name) })
         } else {
             quote!(::core::option::Option::None)
         };
         let sk_attr = if has_sk_template {
-            quote!(::core::option::Option::Some(#idx.sk[0].name))
+            quote!(if #own_sk { ::core::option::Option::None } else { ::core::option::Option::Some(#idx.sk[0].name) })
         } else {
             quote!(::core::option::Option::None)
         };
@@ -1702,6 +1736,34 @@ fn attribute_index_query(
             }
         }
     });
+    // Sorted by the table's own sort key (the derive's checks allow no sort-key fields only
+    // then): the conditions of the entity's sort-key template.
+    if sk_ix.is_empty() {
+        if let Some((t, lit)) = &m.sk {
+            let chain_tokens = sort_key_chain(
+                m,
+                t,
+                lit,
+                chain,
+                sk_fn,
+                space,
+                false,
+                &delimiter_expr(m.delimiter, &m.table),
+            );
+            return quote! {
+                #definition
+
+                impl #ident {
+                    #[doc = #doc]
+                    #vis fn #partition_fn #generics (#params) -> #dm::MultiPartition<#ident, #space> {
+                        #bind
+                        #dm::MultiPartition::__build(::std::vec![#(#values),*])
+                    }
+                }
+                #chain_tokens
+            };
+        }
+    }
     let chain_tokens = (!sk_ix.is_empty()).then(|| {
         quote! {
             #[doc = #sk_doc]
