@@ -66,6 +66,8 @@ pub struct TableAttrs {
     pub write_token: Option<String>,
     /// `delimiter = "."`: the table's default key delimiter.
     pub delimiter: Option<char>,
+    /// `identify = "keys"`: every entity of the table identifies untyped items by keys.
+    pub identify_by_keys: bool,
 }
 
 /// The key delimiters a template may use (see `dynamo_model::key::Delimiter`): a single
@@ -225,6 +227,7 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
         entity_type: None,
         write_token: None,
         delimiter: None,
+        identify_by_keys: false,
     };
     for attr in attrs.iter().filter(|a| a.path().is_ident("dynamo")) {
         let result = attr.parse_nested_meta(|meta| {
@@ -247,9 +250,21 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
                 set_once(&mut out.write_token, name, &meta, "write_token")?;
             } else if meta.path.is_ident("delimiter") {
                 set_once(&mut out.delimiter, delimiter(&meta)?, &meta, "delimiter")?;
+            } else if meta.path.is_ident("identify") {
+                let lit = meta.value()?.parse::<LitStr>()?;
+                match lit.value().as_str() {
+                    "keys" => out.identify_by_keys = true,
+                    "type" => {}
+                    _ => {
+                        return Err(syn::Error::new(
+                            lit.span(),
+                            "`identify` is `\"keys\"` (items without the entity-type attribute are identified by their entities' key templates) or `\"type\"` (the default)",
+                        ));
+                    }
+                }
             } else {
                 return Err(meta.error(
-                    "unknown table option; expected `pk`, `sk`, `gsi(..)`, `lsi(..)`, `ttl`, `entity_type`, `write_token` or `delimiter`",
+                    "unknown table option; expected `pk`, `sk`, `gsi(..)`, `lsi(..)`, `ttl`, `entity_type`, `write_token`, `delimiter` or `identify`",
                 ));
             }
             Ok(())

@@ -1166,6 +1166,7 @@ mod tests {
             ttl: None,
             entity_type: "_type",
             write_token: "_wt",
+            identify_by_keys: false,
         };
     }
 }

@@ -183,8 +183,32 @@ pub use dynamo_model_derive::Table;
 ///   [`key::Delimiter`] for what each escapes;
 /// - `index(NAME, pk = .., sk = ..)`: templates onto a declared index (or `pk = [a, b]`:
 ///   a multi-attribute key of the entity's own fields), with its own
-///   `delimiter = ".."` if it needs one;
+///   `delimiter = ".."` if it needs one. An index key attribute may be the table's own
+///   key attribute: `index(ByAgent, pk = [agent])` on a GSI whose sort key is the table's
+///   sort key (sorted by the entity's `sk` template: `Type::{index}_sk()` takes its
+///   conditions), or a template that repeats the entity's own `sk` template onto it; the
+///   primary key writes that attribute, so the index never writes or removes it;
 /// - `entity_type` (default: the struct name);
+/// - `identify = "keys"`: items without the entity-type attribute (written by another
+///   program) are this entity's when its key templates render their keys and the templates
+///   of no other entity identified by its keys do. Gets, queries, scans and collections
+///   read them; writes keep working on them (their conditions accept the item when its
+///   type is this entity's or absent). Items that have the attribute must carry this
+///   entity's type, so a table can mix both while a migration adds it.
+///   Queries and scans then cannot filter such items by type on the server: items of the
+///   partition without the attribute are read and the ones no template of the entity
+///   renders are dropped on the client (they still cost read capacity and count towards a
+///   page's `limit`). A key that the templates of two such entities both render is
+///   refused ([`KeyError::AmbiguousEntity`](key::KeyError::AmbiguousEntity)), and an
+///   untyped item under such a key does not decode
+///   ([`DecodeErrorKind::AmbiguousEntity`]). Templates without any literal text cannot
+///   identify anything and are a compile error;
+/// - `store_key_fields = false`: the fields the primary key holds as they are (`{field}`
+///   in `pk`, or in `sk` of an entity that is not versioned) are read from the key
+///   attributes and not written as attributes of their own (as another program's items
+///   have them). Keep the default (`true`) when a filter, a multi-attribute index or
+///   another program reads them as plain attributes. A key field is read from the key
+///   whenever its attribute is missing, with either setting;
 /// - `key_struct = Name`: the name of the generated key struct of a key with two or more
 ///   fields (default `{Type}Key`), when that name is taken in the module;
 /// - `rename_all = ".."`: attribute names from field names by serde's rules (`lowercase`,
@@ -203,7 +227,17 @@ pub use dynamo_model_derive::Table;
 /// - `serde`: stored through serde_dynamo (for a type without [`AttrValue`]; prefer
 ///   [`derive(Attribute)`](macro@Attribute) for your own types);
 /// - `version`: the optimistic-locking counter (a `u64`);
-/// - `ttl`: the expiry, stored as epoch seconds under the table's TTL attribute.
+/// - `ttl`: the expiry, stored as epoch seconds under the table's TTL attribute;
+/// - `key_format = ".."`: how a key writes the field, to match existing data
+///   (`"unpadded"`, `"padded(N)"`, `"rfc3339"`, `"rfc3339(3)"`, `"rfc3339(0, no_z)"`,
+///   `"epoch_seconds"`, `"epoch_millis"`, `"verbatim"`); decoding accepts exactly that
+///   text. See [`key::format`] for the types each applies to and the order guarantees
+///   each gives up;
+/// - `key_only`: a key field read from the primary key and not stored on its own (as
+///   `store_key_fields = false` does for all of them);
+/// - `alias = ".."` (repeatable; also `#[serde(alias)]`): an older attribute name the
+///   field is read from when its own attribute is missing. Writes use the current name,
+///   so rewriting an item (a migration) moves it to the new name.
 ///
 /// The same options in `#[serde(..)]` (`rename`, `rename_all`, `default`, `skip`,
 /// `skip_serializing_if`) are honoured too, so a serde-annotated struct keeps its

@@ -72,6 +72,10 @@ pub struct TableSchema {
     /// writer outside this crate, leaves the previous token in place. It counts in the item size like any attribute.
     /// Decoding ignores it; no field and no index key may use its name.
     pub write_token: &'static str,
+    /// Whether items without the entity-type attribute are identified by the key templates
+    /// of the table's entities (`identify = "keys"` on the table: every entity behaves as if
+    /// it declared it).
+    pub identify_by_keys: bool,
 }
 
 /// Implemented by the derives for the traits they implement ([`Table`],

@@ -411,20 +411,21 @@ fn key_parts_render_the_declared_formats() {
     assert_eq!(<Devices as Table>::SCHEMA.pk.name, "DeviceID");
 }
 
-/// Two entities identified by their keys whose templates both render `S#1 / X#5`.
+/// Two entities identified by their keys (the whole table is) whose templates both render
+/// `S#1 / X#5`.
 #[derive(Table)]
-#[dynamo(pk = "PK", sk = "SK")]
+#[dynamo(pk = "PK", sk = "SK", identify = "keys")]
 pub struct Shared;
 
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Shared, identify = "keys", pk = "S#{id}", sk = "X#{n}")]
+#[dynamo(table = Shared, pk = "S#{id}", sk = "X#{n}")]
 pub struct Left {
     pub id: String,
     pub n: String,
 }
 
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Shared, identify = "keys", pk = "S#{id}", sk = "{tag}#{m}")]
+#[dynamo(table = Shared, pk = "S#{id}", sk = "{tag}#{m}")]
 pub struct Right {
     pub id: String,
     pub tag: String,

@@ -315,6 +315,17 @@ fn generate(m: &EntityModel) -> TokenStream {
         checks.push(quote!(if #dm::schema::const_str_eq(__SCHEMA.write_token, #name) { #token }));
     }
 
+    // A table whose entities are all identified by their keys: each needs literal text in
+    // its templates (an entity declaring it is checked when its templates are read).
+    let literal = |t: &Template| t.segments.iter().any(|s| matches!(s, Segment::Lit(_)));
+    if !literal(&m.pk.0) && !m.sk.as_ref().is_some_and(|s| literal(&s.0)) {
+        let p = const_panic(
+            m.pk.1.span(),
+            format!("table `{table_name}` identifies untyped items by their keys (`identify = \"keys\"`), and these templates have no literal text to tell this entity's items apart from the others'"),
+        );
+        checks.push(quote!(if __SCHEMA.identify_by_keys { #p }));
+    }
+
     // Every write of a versioned entity stores the revision's time under its time
     // attribute, on the latest copy and on the revision: it must be no attribute the
     // table gives another role (a key, the entity type, the write token, the TTL, an
@@ -1141,7 +1152,9 @@ fn generate(m: &EntityModel) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let type_name = ident.to_string();
-    let identify_by_keys = m.identify_by_keys;
+    let own_identify = m.identify_by_keys;
+    let identify_by_keys =
+        quote!((#own_identify || <#table as #dm::Table>::SCHEMA.identify_by_keys));
 
     let index_queries: Vec<TokenStream> = m
         .indexes

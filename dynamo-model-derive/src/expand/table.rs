@@ -186,6 +186,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
     };
     let entity_type = attrs.entity_type.as_deref().unwrap_or("_type");
     let write_token = attrs.write_token.as_deref().unwrap_or("_wt");
+    let identify_by_keys = attrs.identify_by_keys;
     // Only a declared delimiter is written: the trait's default is `#`.
     let delimiter = attrs.delimiter.map(|c| {
         let name = crate::expand::entity::delimiter_const(c);
@@ -230,6 +231,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
                 ttl: #ttl,
                 entity_type: #entity_type,
                 write_token: #write_token,
+                identify_by_keys: #identify_by_keys,
             };
             #delimiter
         }

@@ -23,4 +23,15 @@ struct NotABool {
     id: String,
 }
 
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK", identify = "keys")]
+struct Untyped;
+
+#[derive(Entity)]
+#[dynamo(table = Untyped, pk = "{id}", sk = "{at}")]
+struct NothingToTellApartInTheTable {
+    id: String,
+    at: u64,
+}
+
 fn main() {}
