@@ -561,3 +561,100 @@ async fn an_index_sorted_by_the_tables_own_sort_key_stays_current() -> TestResul
     assert_eq!(al, vec![t("2", "OPEN", 3, Some("al"))]);
     Ok(())
 }
+
+/// The other program's formatting, written independently of the crate: `time`'s own
+/// RFC 3339 (whole seconds, `Z` dropped) and plain decimal.
+fn foreign_row(id: u64, state: &str, at: OffsetDateTime, reading: Option<i64>) -> Item {
+    let stamp = at
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    let stamp = stamp.trim_end_matches('Z');
+    let mut rest = Vec::new();
+    if let Some(r) = reading {
+        rest.push(("Reading", n(&r.to_string())));
+    }
+    row(&format!("d#{id}"), &format!("{state}#{stamp}"), &rest)
+}
+
+/// Whatever the other program wrote in its formats reads back as the values it wrote,
+/// and a key built from those values finds the row; a row whose plain attribute
+/// contradicts its key is refused.
+#[test]
+fn any_foreign_row_reads_back_and_is_found_by_its_key() -> TestResult {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let db = runtime.block_on(local::fresh_table::<Devices>())?;
+    let rows = (
+        any::<u64>(),
+        "[A-Z][A-Z0-9 _.-]{0,12}",
+        // 0001-01-01 to 9999-12-31, whole seconds.
+        -62_135_596_800i64..253_402_300_799,
+        proptest::option::of(any::<i64>()),
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 32,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let outcome = runner.run(&rows, |(id, state, secs, reading)| {
+        let at = OffsetDateTime::from_unix_timestamp(secs)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        runtime.block_on(async {
+            put_raw(&db, foreign_row(id, &state, at, reading))
+                .await
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let key = DeviceStatus::key(DeviceStatusKey {
+                device_id: id,
+                state: state.as_str(),
+                date: at,
+            });
+            let got = db
+                .get(key)
+                .consistent()
+                .await
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let want = DeviceStatus {
+                device_id: id,
+                state: state.clone(),
+                date: at,
+                escalated_to: None,
+                reading,
+            };
+            prop_assert_eq!(got, Some(want.clone()));
+            let listed = db
+                .query(DeviceStatus::partition(id))
+                .sk(DeviceStatus::sk().state().eq(state.as_str()))
+                .all()
+                .await
+                .map_err(|e| TestCaseError::fail(e.to_string()))?
+                .items;
+            prop_assert!(listed.contains(&want));
+            // A forged plain attribute that names another device: refused, not decoded
+            // as that device.
+            let mut forged = foreign_row(id, &state, at, reading);
+            forged.insert("device_id".to_owned(), n(&id.wrapping_add(1).to_string()));
+            put_raw(&db, forged)
+                .await
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let key = DeviceStatus::key(DeviceStatusKey {
+                device_id: id,
+                state: state.as_str(),
+                date: at,
+            });
+            match db.get(key).consistent().await {
+                Err(Error::Decode(e)) => prop_assert!(
+                    matches!(e.kind, DecodeErrorKind::KeyMismatch { .. }),
+                    "{}",
+                    e
+                ),
+                other => prop_assert!(false, "a forged row decoded: {:?}", other),
+            }
+            Ok(())
+        })
+    });
+    outcome.map_err(|e| e.to_string().into())
+}
