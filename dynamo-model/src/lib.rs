@@ -51,6 +51,7 @@
 //! finds or starts DynamoDB Local and creates throw-away tables for tests.
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 extern crate self as dynamo_model;
 
