@@ -1749,35 +1749,22 @@ fn attribute_index_query(
             }
         }
     });
-    // Sorted by the table's own sort key (the derive's checks allow no sort-key fields only
-    // then): the conditions of the entity's sort-key template.
-    if sk_ix.is_empty() {
-        if let Some((t, lit)) = &m.sk {
-            let chain_tokens = sort_key_chain(
-                m,
-                t,
-                lit,
-                chain,
-                sk_fn,
-                space,
-                false,
-                &delimiter_expr(m.delimiter, &m.table),
-            );
-            return quote! {
-                #definition
-
-                impl #ident {
-                    #[doc = #doc]
-                    #vis fn #partition_fn #generics (#params) -> #dm::MultiPartition<#ident, #space> {
-                        #bind
-                        #dm::MultiPartition::__build(::std::vec![#(#values),*])
-                    }
-                }
-                #chain_tokens
-            };
-        }
-    }
-    let chain_tokens = (!sk_ix.is_empty()).then(|| {
+    // No sort-key fields: sorted by the table's own sort key (the derive's checks allow it
+    // only then), so the conditions are those of the entity's sort-key template.
+    let table_sorted = match (&m.sk, sk_ix.is_empty()) {
+        (Some((t, lit)), true) => Some(sort_key_chain(
+            m,
+            t,
+            lit,
+            chain,
+            sk_fn,
+            space,
+            false,
+            &delimiter_expr(m.delimiter, &m.table),
+        )),
+        _ => None,
+    };
+    let chain_tokens = table_sorted.or_else(|| (!sk_ix.is_empty()).then(|| {
         quote! {
             #[doc = #sk_doc]
             #[derive(Debug, Clone)]
@@ -1809,7 +1796,7 @@ fn attribute_index_query(
                 }
             }
         }
-    });
+    }));
     quote! {
         #definition
 
