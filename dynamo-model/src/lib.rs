@@ -82,6 +82,7 @@ pub mod retry;
 pub mod schema;
 mod sealed;
 mod size;
+pub mod stream;
 mod text;
 pub mod transact;
 
