@@ -70,6 +70,16 @@ struct Doc {
     body: String,
 }
 
+/// Versioned: its revisions share its partition (`crate::history`).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Shop, pk = "PAGE#{page}", sk = "PAGE", versioned)]
+struct Page {
+    page: String,
+    text: String,
+    #[dynamo(version)]
+    version: u64,
+}
+
 #[derive(Collection, Debug, PartialEq)]
 enum CustomerView {
     Customer(Customer),
@@ -404,6 +414,50 @@ fn keys_only_records_are_attributed_by_key_templates() {
     assert_eq!(change.old_image().unwrap(), None);
     let err = change.new_image().unwrap_err();
     assert!(err.to_string().contains("KEYS_ONLY"), "{err}");
+}
+
+/// A revision of a versioned entity is its history, not the entity: with keys only
+/// (by its key templates) and with an image (by its entity type and sort key).
+#[test]
+fn revisions_are_not_the_entity() {
+    let latest = Page::key("p-1").into_raw().unwrap();
+    let latest_sk = latest.sk.clone().unwrap();
+    assert!(
+        latest_sk.starts_with("v00000000000000000000#"),
+        "{latest_sk}"
+    );
+    let revision_sk = latest_sk.replacen("v00000000000000000000", "v00000000000000000003", 1);
+    let keys = |sk: &str| {
+        Item::from([
+            ("PK".to_owned(), AttributeValue::S(latest.pk.clone())),
+            ("SK".to_owned(), AttributeValue::S(sk.to_owned())),
+        ])
+    };
+    let removed = |sk| StreamRecord::new(EventName::Remove, keys(sk));
+    assert!(removed(&latest_sk).decode::<Page>().unwrap().is_some());
+    assert!(removed(&revision_sk).decode::<Page>().unwrap().is_none());
+
+    let page = Page {
+        page: "p-1".into(),
+        text: "t".into(),
+        version: 3,
+    };
+    let mut revision = page.to_item().unwrap();
+    revision.insert("SK".into(), AttributeValue::S(revision_sk.clone()));
+    let inserted =
+        StreamRecord::new(EventName::Insert, keys(&revision_sk)).with_new_image(revision);
+    assert!(inserted.decode::<Page>().unwrap().is_none());
+    let inserted = StreamRecord::new(EventName::Insert, keys(&latest_sk))
+        .with_new_image(page.to_item().unwrap());
+    assert_eq!(
+        inserted
+            .decode::<Page>()
+            .unwrap()
+            .unwrap()
+            .new_image()
+            .unwrap(),
+        Some(&page)
+    );
 }
 
 #[test]
