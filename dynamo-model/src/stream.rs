@@ -452,6 +452,32 @@ fn entity_type_in<T: Table>(item: &Item) -> Option<&str> {
 
 /// Decodes one image into `T`, or tells whose it is.
 fn decode_image<T: Target>(item: Item, key: &RawKey) -> Result<Image<T>, Error> {
+    // An image is the item under the record's key: one under another key would make
+    // `Change::key` name an item other than the one decoded.
+    let schema = &<T::Table as Table>::SCHEMA;
+    if let Some(stored) = crate::key::raw_key_of(schema, &item)
+        && stored != *key
+    {
+        let (attribute, expected, found) = if stored.pk != key.pk {
+            (schema.pk.name, key.pk.clone(), stored.pk)
+        } else {
+            let name = schema.sk.map_or(schema.pk.name, |sk| sk.name);
+            (
+                name,
+                key.sk.clone().unwrap_or_default(),
+                stored.sk.unwrap_or_default(),
+            )
+        };
+        return Err(Error::Decode(DecodeError {
+            entity: T::NAME,
+            key: crate::key::describe_item_key(schema, &item),
+            attribute: Some(attribute.to_owned()),
+            kind: DecodeErrorKind::KeyMismatch {
+                expected: Some(expected),
+                found,
+            },
+        }));
+    }
     match entity_type_in::<T::Table>(&item) {
         Some(found) if !T::ENTITY_TYPES.contains(&found) => {
             return Ok(Image::OtherEntity(Some(found.to_owned())));

@@ -329,6 +329,25 @@ fn malformed_images_are_typed_decode_errors() {
         }
         other => panic!("{other:?}"),
     }
+    // An image under another key than the record's `Keys`.
+    let json = LAMBDA_EVENT.replacen(
+        r#""Keys": { "PK": { "S": "CUSTOMER#c-1" }, "SK": { "S": "ORDER#o-7" } }"#,
+        r#""Keys": { "PK": { "S": "CUSTOMER#c-1" }, "SK": { "S": "ORDER#o-9" } }"#,
+        1,
+    );
+    match lambda_records(&json)[0].decode::<Order>() {
+        Err(Error::Decode(e)) => {
+            assert_eq!(e.attribute.as_deref(), Some("SK"));
+            assert_eq!(
+                e.kind,
+                crate::DecodeErrorKind::KeyMismatch {
+                    expected: Some("ORDER#o-9".into()),
+                    found: "ORDER#o-7".into()
+                }
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     // A key attribute of the wrong type.
     let json = LAMBDA_EVENT.replacen(
         r#""Keys": { "PK": { "S": "INVOICE#i-1" }"#,
