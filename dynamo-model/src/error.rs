@@ -80,6 +80,12 @@ pub enum Error {
     #[error(transparent)]
     Decode(#[from] DecodeError),
 
+    /// A DynamoDB Streams record that cannot be used (an unknown event name, no keys, an
+    /// attribute type this build does not know), or an image asked of a record whose
+    /// stream's view type leaves it out. See [`crate::stream`].
+    #[error(transparent)]
+    Stream(#[from] crate::stream::StreamError),
+
     /// The request was refused before anything was sent: nothing was written or read.
     ///
     /// Match on [`reason`](Error::Validation::reason) to react to a particular refusal;

@@ -48,7 +48,9 @@
 //! `time::OffsetDateTime`, `time::Date` and `time::PrimitiveDateTime`, for
 //! `chrono::NaiveDate`, `chrono::NaiveDateTime` and `chrono::DateTime<Utc>`, and for
 //! `uuid::Uuid`; `aws-config` adds [`Db::from_env`]; `local` adds [`local`], which
-//! finds or starts DynamoDB Local and creates throw-away tables for tests.
+//! finds or starts DynamoDB Local and creates throw-away tables for tests; `lambda` and
+//! `streams` read DynamoDB Streams records as AWS Lambda delivers them and as the
+//! Streams API returns them ([`stream`]).
 
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -83,6 +85,7 @@ pub mod retry;
 pub mod schema;
 mod sealed;
 mod size;
+pub mod stream;
 mod text;
 pub mod transact;
 

@@ -154,6 +154,22 @@ pub(crate) fn is_revision<T: Table>(item: &Item) -> bool {
         .any(|layout| matches!(layout.parse(sk), Some((slot, _)) if slot > 0))
 }
 
+/// Whether `key` is the key of a revision (not the latest copy) of a
+/// `#[dynamo(versioned)]` entity of table `T` whose entity type is one of `entity_types`,
+/// by its templates alone: for records that carry keys but no item (a stream's
+/// `KEYS_ONLY` view), where [`is_revision`] has no entity-type attribute to read.
+pub(crate) fn is_revision_key<T: Table>(key: &RawKey, entity_types: &[&str]) -> bool {
+    let Some(sk) = key.sk.as_deref() else {
+        return false;
+    };
+    registered(TypeId::of::<T>()).iter().any(|r| {
+        entity_types.contains(&r.entity_type)
+            && r.history
+                .is_some_and(|layout| matches!(layout.parse(sk), Some((slot, _)) if slot > 0))
+            && r.owns(key)
+    })
+}
+
 /// The entity types of table `T` (among those compiled into this program) whose
 /// primary-key templates can render `key`, each named once.
 ///

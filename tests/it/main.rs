@@ -34,5 +34,6 @@ mod requests;
 mod scan;
 mod scatter;
 mod single_item;
+mod stream;
 mod transact;
 mod trust;

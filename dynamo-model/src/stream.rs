@@ -1,0 +1,778 @@
+//! DynamoDB Streams: change records decoded into entities and collections.
+//!
+//! A table with a stream records every write as a record: the event (`INSERT`, `MODIFY`,
+//! `REMOVE`), the item's key and, depending on the stream's view type, the item as it
+//! was before and after. [`StreamRecord`] is such a record in the crate's own types,
+//! from either shape a program meets:
+//! - [`StreamRecord::from_lambda`] (feature `lambda`): a record of the
+//!   `aws_lambda_events::event::dynamodb::Event` AWS Lambda hands to a function;
+//! - [`StreamRecord::from_sdk`] (feature `streams`): a `Record` read with the DynamoDB
+//!   Streams API (`aws-sdk-dynamodbstreams`, `GetRecords`).
+//!
+//! [`StreamRecord::decode`] then gives a [`Change`] of an entity or of a
+//! [`Collection`](crate::Collection) enum, or `None` when the record is about an item
+//! that is not one of them (another entity type, a chunk item of a chunked attribute, a
+//! revision of a `#[dynamo(versioned)]` entity): one table holds many entity types, so
+//! its stream does too, and a handler picks the records it cares about.
+//!
+//! ```
+//! use dynamo_model::stream::{EventName, Image, StreamRecord, ViewType};
+//! use dynamo_model::{Entity, Table};
+//!
+//! #[derive(Table)]
+//! #[dynamo(pk = "PK", sk = "SK")]
+//! struct Shop;
+//!
+//! #[derive(Entity, Debug, Clone, PartialEq)]
+//! #[dynamo(table = Shop, pk = "CUSTOMER#{customer}", sk = "ORDER#{order}")]
+//! struct Order { customer: String, order: u32, total_cents: u64 }
+//!
+//! #[derive(Entity, Debug, Clone, PartialEq)]
+//! #[dynamo(table = Shop, pk = "CUSTOMER#{customer}", sk = "PROFILE")]
+//! struct Customer { customer: String, name: String }
+//!
+//! # fn main() -> Result<(), dynamo_model::Error> {
+//! let before = Order { customer: "c-1".into(), order: 7, total_cents: 1_000 };
+//! let after = Order { total_cents: 1_250, ..before.clone() };
+//! // In a Lambda function: StreamRecord::from_lambda(record)?; from GetRecords:
+//! // StreamRecord::from_sdk(record)?. Here, built by hand.
+//! let record = StreamRecord::new(EventName::Modify, dynamo_model::Item::new())
+//!     .with_old_image(before.to_item()?)
+//!     .with_new_image(after.to_item()?);
+//!
+//! let change = record.decode::<Order>()?.expect("an order's record");
+//! assert_eq!(change.event, EventName::Modify);
+//! assert_eq!(change.key(), after.primary_key());
+//! assert_eq!(change.old_image()?, Some(&before));
+//! assert_eq!(change.new_image()?, Some(&after));
+//!
+//! // The same record is not a customer's: no garbage, no error.
+//! assert!(record.decode::<Customer>()?.is_none());
+//!
+//! // A REMOVE from a KEYS_ONLY stream: the key, and a clear error for the image.
+//! let mut keys = after.to_item()?;
+//! keys.retain(|attribute, _| attribute == "PK" || attribute == "SK");
+//! let removed = StreamRecord::new(EventName::Remove, keys).with_view_type(ViewType::KeysOnly);
+//! let change = removed.decode::<Order>()?.expect("an order's key");
+//! assert_eq!(change.key(), after.primary_key());
+//! assert!(matches!(change.old, Image::NotInView));
+//! assert!(change.old_image().is_err());
+//! # Ok(()) }
+//! ```
+//!
+//! # How a record is attributed to an entity type
+//!
+//! - A record with an image: the image's entity-type attribute names its type
+//!   ([`TableSchema::entity_type`](crate::TableSchema::entity_type)); an image of
+//!   another type is [`Image::OtherEntity`], and a record none of whose images is the
+//!   target's decodes as `None`. An image of the target's type is decoded exactly like
+//!   an item read from the table (its key attributes checked against its fields): a
+//!   malformed image is an [`Error::Decode`] that names the entity, the key and the
+//!   attribute, never garbage and never a panic.
+//! - A record with keys only (a `KEYS_ONLY` stream, or any `REMOVE` of an
+//!   `OLD_IMAGE`-less view): the key belongs to the target when one of its entity
+//!   types' key templates renders it (see [`crate::registry`]). When the templates of
+//!   several entity types render that key, [`Change::entity_type`] is `None`: the record
+//!   may be another type's, which only an image can tell.
+//!
+//! # Chunked and compressed fields
+//!
+//! An image holds what the item holds. A `#[dynamo(compress)]` field is decoded (and
+//! decompressed) as on any read. A `#[dynamo(chunked)]` field whose value is stored in
+//! chunk items decodes without its value, as in a query: [`Chunked::get`](crate::Chunked::get)
+//! is `None` and [`Chunked::manifest`](crate::Chunked::manifest) says what the item
+//! names; load it with [`Db::load_chunks`](crate::Db::load_chunks) (the chunks of an old
+//! image may be deleted by then: they are removed once the item no longer names them).
+//! The chunk items' own records decode as `None` for every entity.
+//!
+//! # Delivery
+//!
+//! Streams deliver each record at least once, in order per item key. A handler that keeps
+//! an aggregate must apply each record once: the example `order_aggregate` records every
+//! applied event id in the same transaction as the aggregate's update.
+
+use crate::collection::{Decoded, Target};
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::{Entity, Error, Item, Key, RawKey, Table};
+use aws_sdk_dynamodb::types::AttributeValue;
+use std::fmt;
+use std::time::SystemTime;
+
+/// What happened to the item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventName {
+    /// A new item was written (`INSERT`).
+    Insert,
+    /// An existing item was changed or replaced (`MODIFY`).
+    Modify,
+    /// The item was deleted (`REMOVE`), by a request or by TTL
+    /// ([`StreamRecord::by_ttl`]).
+    Remove,
+}
+
+impl EventName {
+    /// The name as DynamoDB writes it: `INSERT`, `MODIFY` or `REMOVE`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventName::Insert => "INSERT",
+            EventName::Modify => "MODIFY",
+            EventName::Remove => "REMOVE",
+        }
+    }
+
+    /// Parses the name DynamoDB writes (`None` for anything else).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "INSERT" => Some(EventName::Insert),
+            "MODIFY" => Some(EventName::Modify),
+            "REMOVE" => Some(EventName::Remove),
+            _ => None,
+        }
+    }
+
+    /// Whether an event of this kind has an old image: a `MODIFY` or a `REMOVE` (an
+    /// `INSERT` had no item before).
+    pub fn has_old(self) -> bool {
+        self != EventName::Insert
+    }
+
+    /// Whether an event of this kind has a new image: an `INSERT` or a `MODIFY` (a
+    /// `REMOVE` leaves no item).
+    pub fn has_new(self) -> bool {
+        self != EventName::Remove
+    }
+}
+
+impl fmt::Display for EventName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a stream records of each item it changes (`StreamViewType`, set on the table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ViewType {
+    /// The key attributes only.
+    KeysOnly,
+    /// The item after the change.
+    NewImage,
+    /// The item before the change.
+    OldImage,
+    /// The item before and after the change.
+    NewAndOldImages,
+}
+
+impl ViewType {
+    /// The name as DynamoDB writes it (`KEYS_ONLY`, `NEW_IMAGE`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ViewType::KeysOnly => "KEYS_ONLY",
+            ViewType::NewImage => "NEW_IMAGE",
+            ViewType::OldImage => "OLD_IMAGE",
+            ViewType::NewAndOldImages => "NEW_AND_OLD_IMAGES",
+        }
+    }
+
+    /// Parses the name DynamoDB writes (`None` for anything else).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "KEYS_ONLY" => Some(ViewType::KeysOnly),
+            "NEW_IMAGE" => Some(ViewType::NewImage),
+            "OLD_IMAGE" => Some(ViewType::OldImage),
+            "NEW_AND_OLD_IMAGES" => Some(ViewType::NewAndOldImages),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ViewType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which image of a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImageKind {
+    /// The item before the change (`OldImage`).
+    Old,
+    /// The item after the change (`NewImage`).
+    New,
+}
+
+impl fmt::Display for ImageKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ImageKind::Old => "old",
+            ImageKind::New => "new",
+        })
+    }
+}
+
+/// A stream record that cannot be used, or an image it does not carry
+/// ([`Error::Stream`]). Images that do not decode are [`Error::Decode`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StreamError {
+    /// The record's event name is not `INSERT`, `MODIFY` or `REMOVE` (or is missing).
+    #[error("unknown stream event name {0:?} (expected INSERT, MODIFY or REMOVE)")]
+    UnknownEventName(String),
+    /// The record has no change section (`dynamodb` in both shapes): no keys, no images.
+    #[error("the stream record has no `dynamodb` section (no keys, no images)")]
+    MissingChange,
+    /// An attribute of the record holds a value of a DynamoDB type the Streams SDK of
+    /// this build does not know (a type added to the service later): `path` is where,
+    /// e.g. `NewImage.lines[2].sku`.
+    #[error("{path} holds a value of an attribute type this build does not know")]
+    UnknownAttributeType {
+        /// Where in the record.
+        path: String,
+    },
+    /// The record has neither keys nor an image with the table's key attributes.
+    #[error("the stream record has no key attributes ({attribute} missing or not a string)")]
+    MissingKey {
+        /// The key attribute looked for.
+        attribute: &'static str,
+    },
+    /// An image was asked for that the event has but the record does not carry, because
+    /// of the stream's view type (`KEYS_ONLY` carries none, `NEW_IMAGE` no old one,
+    /// `OLD_IMAGE` no new one). Choose the view type the handler needs on the table.
+    #[error("this {event} record of {entity} carries no {image} image: the stream's view type is {}", view_type.map(ViewType::as_str).unwrap_or("not given, and the image is missing"))]
+    ImageNotInView {
+        /// The entity type (or collection) decoded.
+        entity: &'static str,
+        /// The record's event.
+        event: EventName,
+        /// The image asked for.
+        image: ImageKind,
+        /// The view type the record names, if it names one.
+        view_type: Option<ViewType>,
+    },
+}
+
+/// One DynamoDB Streams record in the crate's types, not yet decoded.
+///
+/// Built from AWS Lambda's shape ([`StreamRecord::from_lambda`]), from the Streams API's
+/// ([`StreamRecord::from_sdk`]) or by hand ([`StreamRecord::new`], for tests or another
+/// transport such as Kinesis); decoded with [`StreamRecord::decode`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct StreamRecord {
+    /// What happened to the item.
+    pub event: EventName,
+    /// The key attributes of the item (`Keys`).
+    pub keys: Item,
+    /// The item before the change, when the event has one and the view type records it.
+    pub old_image: Option<Item>,
+    /// The item after the change, when the event has one and the view type records it.
+    pub new_image: Option<Item>,
+    /// The record's sequence number: increases with each change of an item's key within
+    /// a shard (compare them as numbers: they are decimal strings of up to 40 digits).
+    pub sequence_number: Option<String>,
+    /// About when the change happened (the record's `ApproximateCreationDateTime`).
+    pub approximate_creation_time: Option<SystemTime>,
+    /// The stream's view type, when the record names it.
+    pub view_type: Option<ViewType>,
+    /// The record's unique id (`eventID`): what an idempotent handler remembers.
+    pub event_id: Option<String>,
+    /// Whether DynamoDB's TTL process deleted the item (a `REMOVE` whose user identity
+    /// is the service `dynamodb.amazonaws.com`), not a request.
+    pub by_ttl: bool,
+}
+
+impl StreamRecord {
+    /// A record of `event` on the item with key attributes `keys`, without images or
+    /// metadata (add them with the `with_` methods).
+    pub fn new(event: EventName, keys: Item) -> Self {
+        StreamRecord {
+            event,
+            keys,
+            old_image: None,
+            new_image: None,
+            sequence_number: None,
+            approximate_creation_time: None,
+            view_type: None,
+            event_id: None,
+            by_ttl: false,
+        }
+    }
+
+    /// With the item before the change.
+    pub fn with_old_image(mut self, item: Item) -> Self {
+        self.old_image = Some(item);
+        self
+    }
+
+    /// With the item after the change.
+    pub fn with_new_image(mut self, item: Item) -> Self {
+        self.new_image = Some(item);
+        self
+    }
+
+    /// With the stream's view type.
+    pub fn with_view_type(mut self, view_type: ViewType) -> Self {
+        self.view_type = Some(view_type);
+        self
+    }
+
+    /// With the record's sequence number.
+    pub fn with_sequence_number(mut self, sequence_number: impl Into<String>) -> Self {
+        self.sequence_number = Some(sequence_number.into());
+        self
+    }
+
+    /// With the record's event id.
+    pub fn with_event_id(mut self, event_id: impl Into<String>) -> Self {
+        self.event_id = Some(event_id.into());
+        self
+    }
+
+    /// The value of the table's entity-type attribute in the record's new image, or else
+    /// in its old one (`None` for a keys-only record).
+    pub fn entity_type<T: Table>(&self) -> Option<&str> {
+        [&self.new_image, &self.old_image]
+            .into_iter()
+            .flatten()
+            .find_map(|image| entity_type_in::<T>(image))
+    }
+
+    /// Decodes the record into a change of `T` (an [`Entity`] or a
+    /// [`Collection`](crate::Collection)), or `None` when the record is about an item
+    /// that is not one of `T` (see the [module documentation](self) for how that is
+    /// told). Clones the images; [`StreamRecord::into_change`] moves them.
+    pub fn decode<T: Target>(&self) -> Result<Option<Change<T>>, Error> {
+        self.clone().into_change()
+    }
+
+    /// [`StreamRecord::decode`], moving the images out of the record.
+    pub fn into_change<T: Target>(self) -> Result<Option<Change<T>>, Error> {
+        let raw_key = self.raw_key::<T>()?;
+        // Chunk items of chunked attributes are the crate's own, never an entity's.
+        if crate::chunk::is_chunk_key(&raw_key) {
+            return Ok(None);
+        }
+        let has_image = self.old_image.is_some() || self.new_image.is_some();
+        let owners = || crate::registry::entity_types_of_key::<T::Table>(&raw_key);
+        let entity_type = if has_image {
+            self.entity_type::<T::Table>().map(str::to_owned)
+        } else {
+            // Keys only: the key templates are all there is to go by. A revision of a
+            // versioned entity is its history, not the entity.
+            if crate::registry::is_revision_key::<T::Table>(&raw_key, T::ENTITY_TYPES) {
+                return Ok(None);
+            }
+            let owners = owners();
+            if !owners.iter().any(|t| T::ENTITY_TYPES.contains(t)) {
+                return Ok(None);
+            }
+            match owners.as_slice() {
+                [only] => Some((*only).to_owned()),
+                _ => None,
+            }
+        };
+        let event = self.event;
+        let image = |item: Option<Item>, in_event: bool| -> Result<Image<T>, Error> {
+            match item {
+                _ if !in_event => Ok(Image::Absent),
+                None => Ok(Image::NotInView),
+                Some(item) => decode_image::<T>(item, &raw_key),
+            }
+        };
+        let old = image(self.old_image, event.has_old())?;
+        let new = image(self.new_image, event.has_new())?;
+        if has_image && !matches!(old, Image::Present(_)) && !matches!(new, Image::Present(_)) {
+            return Ok(None);
+        }
+        Ok(Some(Change {
+            event,
+            raw_key,
+            entity_type,
+            old,
+            new,
+            sequence_number: self.sequence_number,
+            approximate_creation_time: self.approximate_creation_time,
+            view_type: self.view_type,
+            event_id: self.event_id,
+            by_ttl: self.by_ttl,
+        }))
+    }
+
+    /// The item's key: from `Keys`, or from an image when the record has no keys.
+    fn raw_key<T: Target>(&self) -> Result<RawKey, Error> {
+        let schema = &<T::Table as Table>::SCHEMA;
+        let source = [
+            Some(&self.keys),
+            self.new_image.as_ref(),
+            self.old_image.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|item| item.contains_key(schema.pk.name));
+        let Some(item) = source else {
+            return Err(StreamError::MissingKey {
+                attribute: schema.pk.name,
+            }
+            .into());
+        };
+        let attribute = |name: &'static str| -> Result<String, Error> {
+            match item.get(name) {
+                Some(AttributeValue::S(value)) => Ok(value.clone()),
+                Some(other) => Err(key_error::<T>(
+                    name,
+                    DecodeErrorKind::WrongType {
+                        expected: "S",
+                        found: crate::codec::type_name(other),
+                    },
+                )),
+                None => Err(StreamError::MissingKey { attribute: name }.into()),
+            }
+        };
+        Ok(RawKey {
+            pk: attribute(schema.pk.name)?,
+            sk: schema.sk.map(|sk| attribute(sk.name)).transpose()?,
+        })
+    }
+}
+
+fn key_error<T: Target>(attribute: &str, kind: DecodeErrorKind) -> Error {
+    Error::Decode(DecodeError {
+        entity: T::NAME,
+        key: None,
+        attribute: Some(attribute.to_owned()),
+        kind,
+    })
+}
+
+fn entity_type_in<T: Table>(item: &Item) -> Option<&str> {
+    match item.get(T::SCHEMA.entity_type) {
+        Some(AttributeValue::S(found)) => Some(found),
+        _ => None,
+    }
+}
+
+/// Decodes one image into `T`, or tells whose it is.
+fn decode_image<T: Target>(item: Item, key: &RawKey) -> Result<Image<T>, Error> {
+    // An image is the item under the record's key: one under another key would make
+    // `Change::key` name an item other than the one decoded.
+    let schema = &<T::Table as Table>::SCHEMA;
+    if let Some(stored) = crate::key::raw_key_of(schema, &item)
+        && stored != *key
+    {
+        let (attribute, expected, found) = if stored.pk != key.pk {
+            (schema.pk.name, key.pk.clone(), stored.pk)
+        } else {
+            let name = schema.sk.map_or(schema.pk.name, |sk| sk.name);
+            (
+                name,
+                key.sk.clone().unwrap_or_default(),
+                stored.sk.unwrap_or_default(),
+            )
+        };
+        return Err(Error::Decode(DecodeError {
+            entity: T::NAME,
+            key: crate::key::describe_item_key(schema, &item),
+            attribute: Some(attribute.to_owned()),
+            kind: DecodeErrorKind::KeyMismatch {
+                expected: Some(expected),
+                found,
+            },
+        }));
+    }
+    match entity_type_in::<T::Table>(&item) {
+        Some(found) if !T::ENTITY_TYPES.contains(&found) => {
+            return Ok(Image::OtherEntity(Some(found.to_owned())));
+        }
+        // A revision of a versioned entity is its history, not the entity.
+        Some(_) if crate::registry::is_revision::<T::Table>(&item) => {
+            return Ok(Image::OtherEntity(None));
+        }
+        Some(_) => {}
+        // No entity type: `T`'s only if its key templates render the key (then decoding
+        // says what is wrong with it, as a read would).
+        None => {
+            let owners = crate::registry::entity_types_of_key::<T::Table>(key);
+            if !owners.iter().any(|t| T::ENTITY_TYPES.contains(t)) {
+                return Ok(Image::OtherEntity(None));
+            }
+        }
+    }
+    match T::decode(item)? {
+        Decoded::Item(value) => Ok(Image::Present(value)),
+        Decoded::Unknown(found) => Ok(Image::OtherEntity(found)),
+    }
+}
+
+/// One image of a [`Change`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Image<T> {
+    /// The item, decoded.
+    Present(T),
+    /// The event has no such image: the old image of an `INSERT`, the new image of a
+    /// `REMOVE`.
+    Absent,
+    /// The event has such an image, but the record does not carry it: the stream's view
+    /// type leaves it out (`KEYS_ONLY`; `NEW_IMAGE` for old images; `OLD_IMAGE` for new
+    /// ones).
+    NotInView,
+    /// The image is an item of another entity type (its entity-type value, if it has
+    /// one): a write replaced an item of another type under this key, or the image is a
+    /// revision of a versioned entity.
+    OtherEntity(Option<String>),
+}
+
+impl<T> Image<T> {
+    /// The decoded item, if the image is one of `T`.
+    pub fn as_ref(&self) -> Option<&T> {
+        match self {
+            Image::Present(value) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// The decoded item, if the image is one of `T`, moved out.
+    pub fn into_option(self) -> Option<T> {
+        match self {
+            Image::Present(value) => Some(value),
+            _ => None,
+        }
+    }
+}
+
+/// A stream record decoded into a change of `T` ([`StreamRecord::decode`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Change<T> {
+    /// What happened to the item.
+    pub event: EventName,
+    /// The item's key attributes ([`Change::key`] types them for an entity).
+    pub raw_key: RawKey,
+    /// The entity type of the item: from its image, or for a keys-only record the one
+    /// entity type whose key templates render the key (`None` when several do).
+    pub entity_type: Option<String>,
+    /// The item before the change.
+    pub old: Image<T>,
+    /// The item after the change.
+    pub new: Image<T>,
+    /// See [`StreamRecord::sequence_number`].
+    pub sequence_number: Option<String>,
+    /// See [`StreamRecord::approximate_creation_time`].
+    pub approximate_creation_time: Option<SystemTime>,
+    /// See [`StreamRecord::view_type`].
+    pub view_type: Option<ViewType>,
+    /// See [`StreamRecord::event_id`].
+    pub event_id: Option<String>,
+    /// See [`StreamRecord::by_ttl`].
+    pub by_ttl: bool,
+}
+
+impl<T: Target> Change<T> {
+    /// The item before the change: `Ok(None)` when there was none of `T` (an `INSERT`,
+    /// or an item of another type that this write replaced), an error when the event has
+    /// one but the stream's view type leaves it out ([`StreamError::ImageNotInView`]).
+    pub fn old_image(&self) -> Result<Option<&T>, Error> {
+        self.image(&self.old, ImageKind::Old)
+    }
+
+    /// The item after the change: `Ok(None)` when there is none of `T` (a `REMOVE`, or
+    /// an item of another type written over this one), an error when the event has one
+    /// but the stream's view type leaves it out ([`StreamError::ImageNotInView`]).
+    pub fn new_image(&self) -> Result<Option<&T>, Error> {
+        self.image(&self.new, ImageKind::New)
+    }
+
+    fn image<'a>(&self, image: &'a Image<T>, kind: ImageKind) -> Result<Option<&'a T>, Error> {
+        match image {
+            Image::NotInView => Err(StreamError::ImageNotInView {
+                entity: T::NAME,
+                event: self.event,
+                image: kind,
+                view_type: self.view_type,
+            }
+            .into()),
+            other => Ok(other.as_ref()),
+        }
+    }
+}
+
+impl<E: Entity> Change<E> {
+    /// The item's typed key.
+    pub fn key(&self) -> Key<E> {
+        Key::from_raw(self.raw_key.clone())
+    }
+}
+
+#[cfg(feature = "lambda")]
+mod lambda {
+    use super::*;
+    use aws_lambda_events::event::dynamodb::{EventRecord, StreamViewType};
+
+    impl StreamRecord {
+        /// A record of the event AWS Lambda delivers from a DynamoDB stream
+        /// (`aws_lambda_events::event::dynamodb::Event::records`), feature `lambda`.
+        ///
+        /// The images arrive as `serde_dynamo` items and are converted value by value
+        /// (no JSON round trip). In this shape an absent image is an empty map (every
+        /// image of an item has at least its key attributes, so empty means absent), and
+        /// an absent creation time is the Unix epoch: both are read as absent.
+        ///
+        /// ```
+        /// # #[cfg(feature = "lambda")] {
+        /// use aws_lambda_events::event::dynamodb::Event;
+        /// use dynamo_model::stream::{EventName, StreamRecord};
+        ///
+        /// let event: Event = serde_json::from_str(r#"{"Records": [{
+        ///     "eventID": "1", "eventName": "REMOVE", "eventVersion": "1.1",
+        ///     "eventSource": "aws:dynamodb", "awsRegion": "us-east-1",
+        ///     "dynamodb": {"Keys": {"PK": {"S": "USER#u-1"}, "SK": {"S": "PROFILE"}},
+        ///                  "SequenceNumber": "222", "SizeBytes": 26,
+        ///                  "StreamViewType": "KEYS_ONLY"}}]}"#).unwrap();
+        /// let record = StreamRecord::from_lambda(event.records[0].clone()).unwrap();
+        /// assert_eq!(record.event, EventName::Remove);
+        /// assert!(record.old_image.is_none());
+        /// # }
+        /// ```
+        pub fn from_lambda(record: EventRecord) -> Result<Self, Error> {
+            let event = EventName::parse(&record.event_name)
+                .ok_or_else(|| StreamError::UnknownEventName(record.event_name.clone()))?;
+            let change = record.change;
+            let image = |item: serde_dynamo::Item| -> Option<Item> {
+                // serde_dynamo's values map one to one onto the SDK's (a total match).
+                (!item.is_empty()).then(|| item.into())
+            };
+            let created = change.approximate_creation_date_time;
+            let by_ttl = record.user_identity.is_some_and(|identity| {
+                identity.type_ == "Service" && identity.principal_id == "dynamodb.amazonaws.com"
+            });
+            Ok(StreamRecord {
+                event,
+                keys: change.keys.into(),
+                old_image: image(change.old_image),
+                new_image: image(change.new_image),
+                sequence_number: change.sequence_number,
+                approximate_creation_time: (created.timestamp() != 0
+                    || created.timestamp_subsec_nanos() != 0)
+                    .then(|| SystemTime::from(created)),
+                view_type: change.stream_view_type.and_then(|view| match view {
+                    StreamViewType::KeysOnly => Some(ViewType::KeysOnly),
+                    StreamViewType::NewImage => Some(ViewType::NewImage),
+                    StreamViewType::OldImage => Some(ViewType::OldImage),
+                    StreamViewType::NewAndOldImages => Some(ViewType::NewAndOldImages),
+                    _ => None,
+                }),
+                event_id: Some(record.event_id).filter(|id| !id.is_empty()),
+                by_ttl,
+            })
+        }
+    }
+}
+
+#[cfg(feature = "streams")]
+mod sdk {
+    use super::*;
+    use aws_sdk_dynamodbstreams::types as streams;
+    use std::collections::HashMap;
+
+    impl StreamRecord {
+        /// A record read with the DynamoDB Streams API (`GetRecords`), feature
+        /// `streams`.
+        ///
+        /// The Streams SDK has its own `AttributeValue` type; every value is converted
+        /// (recursively, without a JSON round trip) into the DynamoDB SDK's. A value of a
+        /// type the Streams SDK does not know is [`StreamError::UnknownAttributeType`],
+        /// never a panic.
+        pub fn from_sdk(record: streams::Record) -> Result<Self, Error> {
+            let event = match record.event_name {
+                Some(streams::OperationType::Insert) => EventName::Insert,
+                Some(streams::OperationType::Modify) => EventName::Modify,
+                Some(streams::OperationType::Remove) => EventName::Remove,
+                Some(other) => {
+                    return Err(StreamError::UnknownEventName(other.as_str().to_owned()).into());
+                }
+                None => return Err(StreamError::UnknownEventName(String::new()).into()),
+            };
+            let change = record.dynamodb.ok_or(StreamError::MissingChange)?;
+            let image = |item: Option<HashMap<String, streams::AttributeValue>>,
+                         name: &str|
+             -> Result<Option<Item>, Error> {
+                item.filter(|item| !item.is_empty())
+                    .map(|item| convert_item(item, name))
+                    .transpose()
+            };
+            let by_ttl = record.user_identity.is_some_and(|identity| {
+                identity.r#type.as_deref() == Some("Service")
+                    && identity.principal_id.as_deref() == Some("dynamodb.amazonaws.com")
+            });
+            Ok(StreamRecord {
+                event,
+                keys: image(change.keys, "Keys")?.unwrap_or_default(),
+                old_image: image(change.old_image, "OldImage")?,
+                new_image: image(change.new_image, "NewImage")?,
+                sequence_number: change.sequence_number,
+                approximate_creation_time: change
+                    .approximate_creation_date_time
+                    .and_then(|time| SystemTime::try_from(time).ok()),
+                view_type: change.stream_view_type.and_then(|view| match view {
+                    streams::StreamViewType::KeysOnly => Some(ViewType::KeysOnly),
+                    streams::StreamViewType::NewImage => Some(ViewType::NewImage),
+                    streams::StreamViewType::OldImage => Some(ViewType::OldImage),
+                    streams::StreamViewType::NewAndOldImages => Some(ViewType::NewAndOldImages),
+                    _ => None,
+                }),
+                event_id: record.event_id,
+                by_ttl,
+            })
+        }
+    }
+
+    /// Converts a Streams SDK item into the crate's (the DynamoDB SDK's) item.
+    pub(super) fn convert_item(
+        item: HashMap<String, streams::AttributeValue>,
+        name: &str,
+    ) -> Result<Item, Error> {
+        item.into_iter()
+            .map(|(attribute, value)| {
+                let converted = convert_value(value, &mut || format!("{name}.{attribute}"))?;
+                Ok((attribute, converted))
+            })
+            .collect()
+    }
+
+    /// One value, recursively; `path` renders where it is (only on error).
+    pub(super) fn convert_value(
+        value: streams::AttributeValue,
+        path: &mut dyn FnMut() -> String,
+    ) -> Result<AttributeValue, Error> {
+        use aws_sdk_dynamodb::primitives::Blob;
+        Ok(match value {
+            streams::AttributeValue::S(s) => AttributeValue::S(s),
+            streams::AttributeValue::N(n) => AttributeValue::N(n),
+            streams::AttributeValue::B(b) => AttributeValue::B(Blob::new(b.into_inner())),
+            streams::AttributeValue::Bool(b) => AttributeValue::Bool(b),
+            streams::AttributeValue::Null(n) => AttributeValue::Null(n),
+            streams::AttributeValue::Ss(ss) => AttributeValue::Ss(ss),
+            streams::AttributeValue::Ns(ns) => AttributeValue::Ns(ns),
+            streams::AttributeValue::Bs(bs) => {
+                AttributeValue::Bs(bs.into_iter().map(|b| Blob::new(b.into_inner())).collect())
+            }
+            streams::AttributeValue::L(list) => AttributeValue::L(
+                list.into_iter()
+                    .enumerate()
+                    .map(|(i, v)| convert_value(v, &mut || format!("{}[{i}]", path())))
+                    .collect::<Result<_, _>>()?,
+            ),
+            streams::AttributeValue::M(map) => AttributeValue::M(
+                map.into_iter()
+                    .map(|(k, v)| {
+                        let converted = convert_value(v, &mut || format!("{}.{k}", path()))?;
+                        Ok((k, converted))
+                    })
+                    .collect::<Result<_, Error>>()?,
+            ),
+            // `Unknown` and any variant a later SDK adds.
+            _ => return Err(StreamError::UnknownAttributeType { path: path() }.into()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
