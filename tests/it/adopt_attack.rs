@@ -1,0 +1,629 @@
+//! Review of issue 13 (adopting existing tables): the guarantees attacked on every path.
+//!
+//! A table another program writes (no entity-type attribute, key fields only in the
+//! keys, unpadded numbers, verbatim strings) shared with a typed entity whose keys
+//! collide with the adopted entity's templates, and foreign rows the adopted entity does
+//! not describe placed in the same partitions and index partitions. Every read must
+//! leave out what is not the entity's, every write must leave it alone, and decoding
+//! must take exactly the declared formats. Tests marked `#[ignore = "BUG: .."]` fail on
+//! the current code (see the review report).
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_model::ops::UnknownEntity;
+use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, Key, Table, ValidationReason};
+use std::collections::HashMap;
+use time::macros::datetime;
+use time::OffsetDateTime;
+
+/// The adopted table: a keys-only index whose sort key is a key field read back from
+/// the key, and an index over two optional fields (one formatted).
+#[derive(Table)]
+#[dynamo(
+    pk = "PK",
+    sk = "SK",
+    gsi(name = "ByOwner", pk = "GPK", sk = "GSK", projection = keys_only),
+    gsi(name = "ByTag", pk = "TPK", sk = "TSK")
+)]
+pub struct Store;
+
+/// `W#7` / `BOLT#0003`, as the other program writes it.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Store, identify = "keys", store_key_fields = false,
+         pk = "W#{id}", sk = "{kind}#{n}",
+         index(ByOwner, pk = "O#{owner}", sk = "{n}"),
+         index(ByTag, pk = "T#{tag}", sk = "{at}"))]
+pub struct Widget {
+    #[dynamo(key_format = "unpadded")]
+    pub id: u64,
+    #[dynamo(key_format = "verbatim")]
+    pub kind: String,
+    #[dynamo(key_format = "padded(4)")]
+    pub n: u32,
+    pub owner: Option<String>,
+    pub tag: Option<String>,
+    #[dynamo(key_format = "rfc3339(3)")]
+    pub at: Option<OffsetDateTime>,
+    pub note: Option<String>,
+}
+
+/// A typed entity (not identified by its keys) whose keys the widget templates also
+/// render: `W#7` / `G#0005` is widget `(7, "G", 5)` too.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Store, pk = "W#{id}", sk = "G#{g}")]
+pub struct Gadget {
+    pub id: String,
+    pub g: String,
+    pub label: String,
+}
+
+/// An adopted entity under `_`: `U_12` / `X`.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Store, identify = "keys", store_key_fields = false, delimiter = "_",
+         pk = "U_{id}", sk = "X")]
+pub struct Under {
+    #[dynamo(key_format = "unpadded")]
+    pub id: u64,
+    pub v: Option<String>,
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn widget(id: u64, kind: &str, n: u32) -> Widget {
+    Widget {
+        id,
+        kind: kind.into(),
+        n,
+        owner: None,
+        tag: None,
+        at: None,
+        note: None,
+    }
+}
+
+fn wkey(id: u64, kind: &str, n: u32) -> Key<Widget> {
+    Widget::key(WidgetKey { id, kind, n })
+}
+
+/// A row as the other program writes it: no entity-type attribute.
+fn row(pk: &str, sk: &str, rest: &[(&str, &str)]) -> Item {
+    let mut item: Item = HashMap::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]);
+    item.extend(rest.iter().map(|(k, v)| ((*k).to_owned(), s(v))));
+    item
+}
+
+type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+async fn put_raw(db: &Db<Store>, item: Item) -> TestResult {
+    db.client()
+        .put_item()
+        .table_name(db.table_name())
+        .set_item(Some(item))
+        .send()
+        .await?;
+    Ok(())
+}
+
+async fn get_raw(db: &Db<Store>, pk: &str, sk: &str) -> Res<Option<Item>> {
+    let out = db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .key("PK", s(pk))
+        .key("SK", s(sk))
+        .consistent_read(true)
+        .send()
+        .await?;
+    Ok(out.item)
+}
+
+/// Foreign rows in widget 1's partition and in owner `bob`'s index partition that are
+/// not widgets: no `#` in the sort key, a zero-padded id, a 3-digit `n`.
+const FOREIGN: [(&str, &str); 3] = [("W#1", "NOTE"), ("W#01", "A#0001"), ("W#1", "A#001")];
+
+async fn seed_foreign(db: &Db<Store>) -> TestResult {
+    for (i, (pk, sk)) in FOREIGN.iter().enumerate() {
+        let gsk = format!("{i:04}");
+        put_raw(db, row(pk, sk, &[("GPK", "O#bob"), ("GSK", &gsk)])).await?;
+    }
+    Ok(())
+}
+
+async fn foreign_rows_intact(db: &Db<Store>) -> TestResult {
+    for (pk, sk) in FOREIGN {
+        assert!(
+            get_raw(db, pk, sk).await?.is_some(),
+            "the foreign row {pk} / {sk} was removed"
+        );
+    }
+    Ok(())
+}
+
+/// A keys-only index holds no entity type, so the keys it gives must be checked against
+/// the templates: a foreign row in the same index partition is not a widget, and its key
+/// must never become a `Key<Widget>` (a delete by it passes the widget's condition
+/// `_type = Widget OR attribute_not_exists(_type)` and removes the other program's row).
+#[tokio::test]
+#[ignore = "BUG: Key<E> decoded from a KEYS_ONLY index is not checked against E's templates; delete(key) then removes foreign untyped rows"]
+async fn keys_from_a_keys_only_index_are_only_the_entitys() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    seed_foreign(&db).await?;
+    // One real widget in bob's index partition, written by the other program.
+    put_raw(
+        &db,
+        row("W#1", "A#0007", &[("GPK", "O#bob"), ("GSK", "0007")]),
+    )
+    .await?;
+    let keys = db
+        .query(Widget::by_owner_partition("bob"))
+        .keys_only()
+        .all()
+        .await?
+        .items;
+    // Whatever the read returns, deleting by it must not remove a foreign row.
+    for key in &keys {
+        let _ = db.delete(key.clone()).await;
+    }
+    foreign_rows_intact(&db).await?;
+    assert_eq!(keys, vec![wkey(1, "A", 7)]);
+    Ok(())
+}
+
+/// On the table (which projects the entity type) the keys of untyped widget rows are
+/// keys of widgets too: `keys_only()` must not filter them out with `_type = Widget`.
+#[tokio::test]
+#[ignore = "BUG: keys_only() of an identify=keys entity filters on _type = E and drops every untyped row of the entity"]
+async fn keys_only_on_the_table_finds_untyped_rows() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    seed_foreign(&db).await?;
+    put_raw(&db, row("W#1", "A#0007", &[])).await?;
+    db.put(&widget(1, "B", 2)).await?;
+    let items = db.query(Widget::partition(1u64)).all().await?.items;
+    assert_eq!(items, vec![widget(1, "A", 7), widget(1, "B", 2)]);
+    let keys = db
+        .query(Widget::partition(1u64))
+        .keys_only()
+        .all()
+        .await?
+        .items;
+    assert_eq!(keys, vec![wkey(1, "A", 7), wkey(1, "B", 2)]);
+    Ok(())
+}
+
+/// An update of an untyped row whose index template uses a key field that is not
+/// stored (read back from the key) renders the index key from the key; clearing the
+/// optional field removes the index key attributes and never the table's keys.
+#[tokio::test]
+async fn updates_render_index_keys_from_key_fields_read_back() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    put_raw(&db, row("W#3", "BOLT#0042", &[("note", "old")])).await?;
+    db.update(wkey(3, "BOLT", 42))
+        .set(Widget::fields().owner, Some("al".to_owned()))
+        .await?;
+    let raw = get_raw(&db, "W#3", "BOLT#0042").await?.ok_or("row gone")?;
+    assert_eq!(raw.get("GPK"), Some(&s("O#al")));
+    assert_eq!(raw.get("GSK"), Some(&s("0042")), "padded(4) from the key");
+    assert!(!raw.contains_key("n") && !raw.contains_key("kind") && !raw.contains_key("id"));
+    let keys = db
+        .query(Widget::by_owner_partition("al"))
+        .keys_only()
+        .all()
+        .await?
+        .items;
+    assert_eq!(keys, vec![wkey(3, "BOLT", 42)]);
+    let got = db.get(wkey(3, "BOLT", 42)).consistent().await?;
+    assert_eq!(
+        got,
+        Some(Widget {
+            owner: Some("al".into()),
+            note: Some("old".into()),
+            ..widget(3, "BOLT", 42)
+        })
+    );
+    db.update(wkey(3, "BOLT", 42))
+        .set(Widget::fields().owner, None)
+        .await?;
+    let raw = get_raw(&db, "W#3", "BOLT#0042").await?.ok_or("row gone")?;
+    assert!(!raw.contains_key("GPK") && !raw.contains_key("GSK"));
+    assert_eq!(raw.get("PK"), Some(&s("W#3")));
+    assert_eq!(raw.get("SK"), Some(&s("BOLT#0042")));
+    Ok(())
+}
+
+/// A formatted optional field in a sparse index template: absent, nothing; present,
+/// exactly the declared text; a value the format cannot hold is refused before sending
+/// (nothing written), on put and on update.
+#[tokio::test]
+async fn formatted_optional_fields_in_sparse_index_templates() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    let mut w = widget(5, "NUT", 1);
+    w.tag = Some("red".into());
+    db.put(&w).await?;
+    let raw = get_raw(&db, "W#5", "NUT#0001").await?.ok_or("row gone")?;
+    assert!(
+        !raw.contains_key("TPK") && !raw.contains_key("TSK"),
+        "at is absent"
+    );
+
+    let at = datetime!(1969-07-20 20:17:40.250 UTC);
+    // An update of one field of an index template sets the other too (the crate's rule).
+    db.update(w.primary_key())
+        .set(Widget::fields().tag, Some("red".to_owned()))
+        .set(Widget::fields().at, Some(at))
+        .await?;
+    let raw = get_raw(&db, "W#5", "NUT#0001").await?.ok_or("row gone")?;
+    assert_eq!(raw.get("TPK"), Some(&s("T#red")));
+    assert_eq!(raw.get("TSK"), Some(&s("1969-07-20T20:17:40.250Z")));
+    let found = db
+        .query(Widget::by_tag_partition("red"))
+        .sk(Widget::by_tag_sk()
+            .at()
+            .ge(datetime!(1969-07-20 20:17:40.250 UTC)))
+        .all()
+        .await?
+        .items;
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].at, Some(at));
+
+    // Microseconds in a milliseconds format: refused, nothing written.
+    let precise = datetime!(2020-01-01 00:00:00.000_5 UTC);
+    let err = db
+        .update(w.primary_key())
+        .set(Widget::fields().tag, Some("red".to_owned()))
+        .set(Widget::fields().at, Some(precise))
+        .await
+        .expect_err("more precision than rfc3339(3)");
+    assert_refused(&err, ValidationReason::KeyEncoding);
+    let err = db
+        .put(&Widget {
+            at: Some(precise),
+            ..w.clone()
+        })
+        .await
+        .expect_err("more precision than rfc3339(3)");
+    assert_refused(&err, ValidationReason::KeyEncoding);
+    let raw = get_raw(&db, "W#5", "NUT#0001").await?.ok_or("row gone")?;
+    assert_eq!(raw.get("TSK"), Some(&s("1969-07-20T20:17:40.250Z")));
+
+    // Leaving the index removes the index attributes only.
+    db.update(w.primary_key())
+        .set(Widget::fields().tag, Some("red".to_owned()))
+        .set(Widget::fields().at, None)
+        .await?;
+    let raw = get_raw(&db, "W#5", "NUT#0001").await?.ok_or("row gone")?;
+    assert!(!raw.contains_key("TPK") && !raw.contains_key("TSK"));
+    assert!(db
+        .query(Widget::by_tag_partition("red"))
+        .all()
+        .await?
+        .items
+        .is_empty());
+    Ok(())
+}
+
+/// A typed item of another entity under a key the widget templates render is never
+/// read, replaced or removed through a widget key, on any path.
+#[tokio::test]
+async fn a_typed_item_under_a_widget_key_survives_every_path() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    let gadget = Gadget {
+        id: "7".into(),
+        g: "0005".into(),
+        label: "mine".into(),
+    };
+    db.put(&gadget).await?;
+    let key = wkey(7, "G", 5);
+    assert_eq!(
+        key.clone().into_raw()?.sk.as_deref(),
+        Some("G#0005"),
+        "the same key"
+    );
+    let w = widget(7, "G", 5);
+
+    match db.get(key.clone()).consistent().await {
+        Err(Error::Decode(e)) => assert!(
+            matches!(e.kind, DecodeErrorKind::WrongEntityType { .. }),
+            "{e}"
+        ),
+        other => panic!("read as a widget: {other:?}"),
+    }
+    let failed = |r: Result<(), Error>, what: &str| match r {
+        Err(Error::ConditionFailed { .. }) => {}
+        other => panic!("{what}: expected a failed condition, got {other:?}"),
+    };
+    failed(db.put(&w).await, "put");
+    failed(db.put(&w).if_absent().await, "put if_absent");
+    failed(
+        db.update(key.clone())
+            .set(Widget::fields().note, Some("x".to_owned()))
+            .await
+            .map(|_| ()),
+        "update",
+    );
+    failed(db.delete(key.clone()).await, "delete");
+    match db.delete(key.clone()).return_old().await {
+        Err(Error::ConditionFailed { .. }) => {}
+        other => panic!("delete return_old: {other:?}"),
+    }
+    let err = db.batch_write().put(&w).await.expect_err("batch put");
+    assert_refused(&err, ValidationReason::ForeignKeySpace);
+    let err = db
+        .batch_write()
+        .delete(key.clone())
+        .await
+        .expect_err("batch delete");
+    assert_refused(&err, ValidationReason::ForeignKeySpace);
+    assert!(db.transact_write().put(db.put(&w)).send().await.is_err());
+    assert!(db
+        .transact_write()
+        .delete(db.delete(key.clone()))
+        .send()
+        .await
+        .is_err());
+    assert!(db
+        .transact_write()
+        .check(key.clone(), Widget::fields().note.not_exists())
+        .send()
+        .await
+        .is_err());
+    match db.transact_get::<Widget>().key(key.clone()).send().await {
+        Err(Error::Decode(_)) | Ok(_) => {}
+        Err(other) => panic!("transact get: {other:?}"),
+    }
+    if let Ok(got) = db.transact_get::<Widget>().key(key.clone()).send().await {
+        assert_eq!(got, vec![None], "a gadget is not a widget");
+    }
+    // Reads of widgets leave it out.
+    assert!(db
+        .query(Widget::partition(7u64))
+        .all()
+        .await?
+        .items
+        .is_empty());
+    assert!(db.scan::<Widget>().all().await?.items.is_empty());
+    assert_eq!(
+        db.get(gadget.primary_key()).consistent().await?,
+        Some(gadget)
+    );
+    Ok(())
+}
+
+/// Conditional single-item operations on an untyped widget row (the other program's):
+/// if_absent sees it, return_old decodes it from its keys, a field condition reads the
+/// stored attribute.
+#[tokio::test]
+async fn conditional_writes_see_untyped_rows() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    put_raw(&db, row("W#9", "CAP#0010", &[("note", "n1")])).await?;
+    let key = wkey(9, "CAP", 10);
+    let w = Widget {
+        note: Some("n2".into()),
+        ..widget(9, "CAP", 10)
+    };
+    match db.put(&w).if_absent().await {
+        Err(Error::ConditionFailed { .. }) => {}
+        other => panic!("if_absent over an existing untyped row: {other:?}"),
+    }
+    match db
+        .put(&w)
+        .condition(Widget::fields().note.eq(Some("other".to_owned())))
+        .await
+    {
+        Err(Error::ConditionFailed { .. }) => {}
+        other => panic!("a false condition: {other:?}"),
+    }
+    db.put(&w)
+        .condition(Widget::fields().note.eq(Some("n1".to_owned())))
+        .await?;
+    let old = db.delete(key.clone()).return_old().await?;
+    assert_eq!(old, Some(w));
+    assert!(get_raw(&db, "W#9", "CAP#0010").await?.is_none());
+    Ok(())
+}
+
+/// Whatever mix of typed widgets, untyped widget rows and foreign rows a partition
+/// holds, reading it in pages of any size (through the cursors) gives every widget once,
+/// in key order, and never a foreign row; a scan with `UnknownEntity::Error` reports the
+/// foreign rows.
+#[test]
+fn pages_of_any_size_lose_no_widget() -> TestResult {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    // (kind, n, how): 0 typed widget, 1 untyped widget row, 2 foreign row.
+    let rows = (
+        proptest::collection::vec(("[A-C]{1,2}", 0u32..30, 0u8..3), 1..14),
+        1usize..5,
+        1usize..4,
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 24,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let case = std::cell::Cell::new(0u64);
+    let outcome = runner.run(&rows, |(rows, limit, page_size)| {
+        case.set(case.get() + 1);
+        let id = case.get();
+        runtime.block_on(async {
+            let db = local::fresh_table::<Store>()
+                .await
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let mut want: Vec<Widget> = Vec::new();
+            let mut foreign = 0usize;
+            for (kind, n, how) in &rows {
+                let sk = format!("{kind}#{n:04}");
+                match how {
+                    0 => db
+                        .put(&widget(id, kind, *n))
+                        .await
+                        .map_err(|e| TestCaseError::fail(e.to_string()))?,
+                    1 => put_raw(&db, row(&format!("W#{id}"), &sk, &[]))
+                        .await
+                        .map_err(|e| TestCaseError::fail(e.to_string()))?,
+                    _ => {
+                        // Not a widget key: a 3-digit n.
+                        put_raw(&db, row(&format!("W#{id}"), &format!("{kind}#{n:03}"), &[]))
+                            .await
+                            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                        foreign += 1;
+                        continue;
+                    }
+                }
+                want.retain(|w| !(w.kind == *kind && w.n == *n));
+                want.push(widget(id, kind, *n));
+            }
+            want.sort_by(|a, b| (a.kind.clone() + "#", a.n).cmp(&(b.kind.clone() + "#", b.n)));
+            // Key order is the order of the rendered sort keys.
+            want.sort_by_key(|w| format!("{}#{:04}", w.kind, w.n));
+            let mut got = Vec::new();
+            let mut cursor = None;
+            for _ in 0..100 {
+                let page = db
+                    .query(Widget::partition(id))
+                    .limit(limit)
+                    .page_size(page_size)
+                    .page(cursor.as_ref())
+                    .await
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert!(page.items.len() <= limit);
+                got.extend(page.items);
+                cursor = page.cursor;
+                if cursor.is_none() {
+                    break;
+                }
+            }
+            prop_assert_eq!(&got, &want);
+            let mut scanned = Vec::new();
+            let mut cursor = None;
+            for _ in 0..100 {
+                let page = db
+                    .scan::<Widget>()
+                    .limit(limit)
+                    .page_size(page_size)
+                    .page(cursor.as_ref())
+                    .await
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                scanned.extend(page.items);
+                cursor = page.cursor;
+                if cursor.is_none() {
+                    break;
+                }
+            }
+            prop_assert_eq!(&scanned, &want);
+            let strict = db
+                .scan::<Widget>()
+                .on_unknown(UnknownEntity::Error)
+                .all()
+                .await;
+            prop_assert_eq!(
+                strict.is_err(),
+                foreign > 0,
+                "{:?}",
+                strict.map(|p| p.items.len())
+            );
+            Ok(())
+        })
+    });
+    outcome.map_err(|e| e.to_string().into())
+}
+
+/// Verbatim strings are taken as they are: characters a default string would escape
+/// (`%`, `!`, spaces, `"`), an empty kind, non-ASCII. A row the other program wrote
+/// reads back, is found by its key and by `eq` on the component, and a put renders the
+/// same text.
+#[test]
+fn verbatim_kinds_with_escape_characters_round_trip() -> TestResult {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let db = runtime.block_on(local::fresh_table::<Store>())?;
+    let mut runner = TestRunner::new(Config {
+        cases: 32,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let rows = (
+        "[ !\"$%&'()*+,./0-9:;<=>?@A-Z_~é€\u{1F600}]{0,8}",
+        0u32..10_000,
+        any::<u64>(),
+    );
+    let outcome = runner.run(&rows, |(kind, n, id)| {
+        runtime.block_on(async {
+            let fail = |e: &dyn std::fmt::Display| TestCaseError::fail(e.to_string());
+            let sk = format!("{kind}#{n:04}");
+            put_raw(&db, row(&format!("W#{id}"), &sk, &[]))
+                .await
+                .map_err(|e| fail(&e))?;
+            let got = db
+                .get(wkey(id, &kind, n))
+                .consistent()
+                .await
+                .map_err(|e| fail(&e))?;
+            prop_assert_eq!(got, Some(widget(id, &kind, n)));
+            let listed = db
+                .query(Widget::partition(id))
+                .sk(Widget::sk().kind().eq(kind.as_str()))
+                .all()
+                .await
+                .map_err(|e| fail(&e))?
+                .items;
+            prop_assert!(listed.contains(&widget(id, &kind, n)));
+            let raw = wkey(id, &kind, n).into_raw().map_err(|e| fail(&e))?;
+            prop_assert_eq!(raw.sk.as_deref(), Some(sk.as_str()));
+            prop_assert_eq!(raw.pk, format!("W#{id}"));
+            Ok(())
+        })
+    });
+    outcome.map_err(|e| e.to_string().into())
+}
+
+/// `starts_with` on a verbatim component matches that component only: a partial value
+/// containing the delimiter would reach into the next component.
+#[tokio::test]
+#[ignore = "BUG: a partial containing the delimiter is written as is, so starts_with(\"A#00\") matches kind \"A\""]
+async fn starts_with_on_a_verbatim_field_stays_in_its_component() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    db.put(&widget(4, "A", 1)).await?;
+    db.put(&widget(4, "AB", 2)).await?;
+    let result = db
+        .query(Widget::partition(4u64))
+        .sk(Widget::sk().kind().starts_with("A#00"))
+        .all()
+        .await;
+    match result {
+        Err(e) => assert_refused(&e, ValidationReason::KeyEncoding),
+        Ok(page) => assert!(
+            page.items.iter().all(|w| w.kind.starts_with("A#00")),
+            "matched {:?}",
+            page.items
+        ),
+    }
+    Ok(())
+}
+
+/// Under `_` an unpadded number is still plain decimal: the other program's `U_12`.
+#[tokio::test]
+#[ignore = "BUG: unpadded numbers are escaped like strings under delimiters other than `#` (U_12 renders U_`31`32)"]
+async fn unpadded_keys_under_underscore_are_plain_decimal() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    put_raw(&db, row("U_12", "X", &[("v", "theirs")])).await?;
+    let key = Under::key(12u64);
+    assert_eq!(key.clone().into_raw()?.pk, "U_12");
+    assert_eq!(
+        db.get(key).consistent().await?,
+        Some(Under {
+            id: 12,
+            v: Some("theirs".into())
+        })
+    );
+    Ok(())
+}
