@@ -627,3 +627,190 @@ async fn unpadded_keys_under_underscore_are_plain_decimal() -> TestResult {
     );
     Ok(())
 }
+
+#[derive(dynamo_model::Collection, Debug)]
+pub enum StoreRows {
+    Widget(Widget),
+    Gadget(Gadget),
+}
+
+/// A partition holding a typed gadget under a widget-shaped key, an untyped widget row
+/// and a foreign row: a collection reads each as what it is and skips (or reports) the
+/// foreign row; a batch get of widget keys never turns the gadget into a widget.
+#[tokio::test]
+async fn collections_and_batch_gets_tell_rows_apart() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    let gadget = Gadget {
+        id: "7".into(),
+        g: "0005".into(),
+        label: "mine".into(),
+    };
+    db.put(&gadget).await?;
+    put_raw(&db, row("W#7", "A#0001", &[("note", "theirs")])).await?;
+    put_raw(&db, row("W#7", "NOTE", &[])).await?;
+    let rows = db
+        .query(Widget::partition(7u64))
+        .collection::<StoreRows>()
+        .all()
+        .await?
+        .items;
+    let mut widgets = Vec::new();
+    let mut gadgets = Vec::new();
+    for r in rows {
+        match r {
+            StoreRows::Widget(w) => widgets.push(w),
+            StoreRows::Gadget(g) => gadgets.push(g),
+        }
+    }
+    assert_eq!(
+        widgets,
+        vec![Widget {
+            note: Some("theirs".into()),
+            ..widget(7, "A", 1)
+        }]
+    );
+    assert_eq!(gadgets, vec![gadget.clone()]);
+    let strict = db
+        .query(Widget::partition(7u64))
+        .collection::<StoreRows>()
+        .on_unknown(UnknownEntity::Error)
+        .all()
+        .await;
+    assert!(strict.is_err(), "the foreign row is reported: {strict:?}");
+
+    match db
+        .batch_get::<Widget>()
+        .keys([wkey(7, "G", 5), wkey(7, "A", 1), wkey(7, "Z", 9)])
+        .consistent()
+        .send()
+        .await
+    {
+        Ok(out) => assert_eq!(
+            out.items,
+            vec![Widget {
+                note: Some("theirs".into()),
+                ..widget(7, "A", 1)
+            }],
+            "the gadget is not a widget"
+        ),
+        Err(Error::Decode(e)) => assert!(
+            matches!(e.kind, DecodeErrorKind::WrongEntityType { .. }),
+            "{e}"
+        ),
+        Err(other) => panic!("batch get: {other:?}"),
+    }
+    Ok(())
+}
+
+/// A filter holds for typed and untyped rows alike: the type filter the crate adds for
+/// an entity identified by its keys (`_type = W OR attribute_not_exists(_type)`) must
+/// not let rows past the caller's condition.
+#[tokio::test]
+async fn filters_hold_for_typed_and_untyped_rows() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    let with = |kind: &str, note: &str| Widget {
+        note: Some(note.into()),
+        ..widget(2, kind, 1)
+    };
+    db.put(&with("A", "x")).await?;
+    db.put(&with("B", "y")).await?;
+    put_raw(&db, row("W#2", "C#0001", &[("note", "x")])).await?;
+    put_raw(&db, row("W#2", "D#0001", &[("note", "y")])).await?;
+    put_raw(&db, row("W#2", "NOTE", &[("note", "x")])).await?;
+    let f = Widget::fields();
+    let found = db
+        .query(Widget::partition(2u64))
+        .filter(f.note.eq(Some("x".to_owned())))
+        .all()
+        .await?
+        .items;
+    assert_eq!(found, vec![with("A", "x"), with("C", "x")]);
+    let found = db
+        .query(Widget::partition(2u64))
+        .filter(f.note.eq(Some("y".to_owned())).or(f.note.not_exists()))
+        .all()
+        .await?
+        .items;
+    assert_eq!(found, vec![with("B", "y"), with("D", "y")]);
+    let mut scanned = db
+        .scan::<Widget>()
+        .filter(f.note.eq(Some("y".to_owned())))
+        .all()
+        .await?
+        .items;
+    scanned.sort_by(|a, b| a.kind.cmp(&b.kind));
+    assert_eq!(scanned, vec![with("B", "y"), with("D", "y")]);
+    Ok(())
+}
+
+/// Whatever plain attributes another program stored next to a widget key (key-field
+/// names with any type or value, an entity type of any kind, index keys that disagree),
+/// reading never panics and a widget read from it has exactly the key's fields.
+#[test]
+fn key_fields_come_from_the_key_whatever_the_row_holds() -> TestResult {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let db = runtime.block_on(local::fresh_table::<Store>())?;
+    let value = prop_oneof![
+        "[ -~]{0,6}".prop_map(AttributeValue::S),
+        "-?[0-9]{1,4}(\\.[0-9])?".prop_map(AttributeValue::N),
+        any::<bool>().prop_map(AttributeValue::Bool),
+        Just(AttributeValue::Null(true)),
+        Just(AttributeValue::L(vec![])),
+        Just(AttributeValue::M(HashMap::new())),
+    ];
+    let names = prop::sample::select(vec![
+        "id", "kind", "n", "owner", "tag", "at", "note", "_type", "TSK",
+    ]);
+    let rows = (
+        proptest::collection::vec((names, value), 0..5),
+        1u64..1000,
+        "[A-Z]{1,3}",
+        0u32..10_000,
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 32,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let outcome = runner.run(&rows, |(attrs, id, kind, n)| {
+        runtime.block_on(async {
+            let fail = |e: &dyn std::fmt::Display| TestCaseError::fail(e.to_string());
+            let mut item = row(&format!("W#{id}"), &format!("{kind}#{n:04}"), &[]);
+            for (name, v) in attrs {
+                // Index key attributes must be strings (the table's schema says so).
+                if name == "TSK" && !matches!(v, AttributeValue::S(_)) {
+                    continue;
+                }
+                if name == "TSK" && matches!(&v, AttributeValue::S(s) if s.is_empty()) {
+                    continue;
+                }
+                item.insert(name.to_owned(), v);
+            }
+            put_raw(&db, item).await.map_err(|e| fail(&e))?;
+            let got = db.get(wkey(id, &kind, n)).consistent().await;
+            match got {
+                Ok(Some(w)) => {
+                    prop_assert_eq!((w.id, w.kind.as_str(), w.n), (id, kind.as_str(), n));
+                }
+                Ok(None) | Err(Error::Decode(_)) => {}
+                Err(other) => prop_assert!(false, "unexpected error {:?}", other),
+            }
+            match db.query(Widget::partition(id)).all().await {
+                Ok(page) => {
+                    for w in page.items {
+                        prop_assert_eq!((w.id, w.kind.as_str(), w.n), (id, kind.as_str(), n));
+                    }
+                }
+                Err(Error::Decode(_)) => {}
+                Err(other) => prop_assert!(false, "unexpected error {:?}", other),
+            }
+            Ok(())
+        })
+    });
+    outcome.map_err(|e| e.to_string().into())
+}
