@@ -814,3 +814,145 @@ fn key_fields_come_from_the_key_whatever_the_row_holds() -> TestResult {
     });
     outcome.map_err(|e| e.to_string().into())
 }
+
+/// Transactions over the other program's rows: a check reads the untyped row as a
+/// widget (and fails where there is none), a transactional get decodes it, a put
+/// replaces it; an untyped row under a key no template renders is never a widget's.
+#[tokio::test]
+async fn transactions_over_untyped_rows() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    put_raw(&db, row("W#6", "A#0001", &[("note", "theirs")])).await?;
+    let key = wkey(6, "A", 1);
+    let f = Widget::fields();
+    db.transact_write()
+        .check(key.clone(), f.note.eq(Some("theirs".to_owned())))
+        .put(db.put(&widget(6, "B", 2)))
+        .send()
+        .await?;
+    assert!(
+        db.transact_write()
+            .check(wkey(6, "Z", 9), f.note.not_exists())
+            .put(db.put(&widget(6, "C", 3)))
+            .send()
+            .await
+            .is_err(),
+        "a check of a missing item fails"
+    );
+    assert!(
+        get_raw(&db, "W#6", "C#0003").await?.is_none(),
+        "all or nothing"
+    );
+    let got = db
+        .transact_get::<Widget>()
+        .key(key.clone())
+        .key(wkey(6, "B", 2))
+        .send()
+        .await?;
+    assert_eq!(
+        got,
+        vec![
+            Some(Widget {
+                note: Some("theirs".into()),
+                ..widget(6, "A", 1)
+            }),
+            Some(widget(6, "B", 2))
+        ]
+    );
+    db.transact_write()
+        .put(db.put(&widget(6, "A", 1)))
+        .delete(db.delete(wkey(6, "B", 2)))
+        .send()
+        .await?;
+    assert_eq!(
+        db.get(key).consistent().await?,
+        Some(widget(6, "A", 1)),
+        "replaced"
+    );
+    assert!(get_raw(&db, "W#6", "B#0002").await?.is_none());
+    Ok(())
+}
+
+/// Keys two entities identified by their keys share (the whole table `adopt::Shared`
+/// is) are refused on the batch and transaction paths too, before anything is sent.
+#[tokio::test]
+async fn ambiguous_keys_are_refused_in_batches_and_transactions() -> TestResult {
+    use crate::adopt::{Left, Right, Shared};
+    let db = local::fresh_table::<Shared>().await?;
+    let left = Left {
+        id: "1".into(),
+        n: "5".into(),
+    };
+    let right = Right {
+        id: "1".into(),
+        tag: "X".into(),
+        m: "5".into(),
+    };
+    let err = db.batch_write().put(&left).await.expect_err("batch put");
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    let err = db.batch_write().put(&right).await.expect_err("batch put");
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    let err = db
+        .transact_write()
+        .put(db.put(&left))
+        .send()
+        .await
+        .expect_err("transact put");
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    let err = db
+        .transact_write()
+        .delete(db.delete(right.primary_key()))
+        .send()
+        .await
+        .expect_err("transact delete");
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    let err = db
+        .batch_get::<Left>()
+        .keys([left.primary_key()])
+        .send()
+        .await
+        .expect_err("batch get");
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    let scan = db
+        .client()
+        .scan()
+        .table_name(db.table_name())
+        .send()
+        .await?;
+    assert_eq!(scan.count, 0, "nothing was written");
+    Ok(())
+}
+
+/// A scatter read over several widget partitions finds untyped rows and leaves out
+/// foreign ones.
+#[tokio::test]
+async fn scatter_reads_find_untyped_rows_and_skip_foreign_ones() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    seed_foreign(&db).await?;
+    put_raw(&db, row("W#1", "A#0007", &[])).await?;
+    db.put(&widget(2, "B", 2)).await?;
+    let items = db
+        .scatter_query([Widget::partition(1u64), Widget::partition(2u64)])
+        .all()
+        .await?
+        .items;
+    assert_eq!(items, vec![widget(1, "A", 7), widget(2, "B", 2)]);
+    Ok(())
+}
+
+/// The same read as keys: every widget's key, the untyped one's too.
+#[tokio::test]
+#[ignore = "BUG: scatter keys_only() of an identify=keys entity filters on _type = E and drops untyped rows"]
+async fn scatter_keys_find_untyped_rows() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    seed_foreign(&db).await?;
+    put_raw(&db, row("W#1", "A#0007", &[])).await?;
+    db.put(&widget(2, "B", 2)).await?;
+    let keys = db
+        .scatter_query([Widget::partition(1u64), Widget::partition(2u64)])
+        .keys_only()
+        .all()
+        .await?
+        .items;
+    assert_eq!(keys, vec![wkey(1, "A", 7), wkey(2, "B", 2)]);
+    Ok(())
+}
