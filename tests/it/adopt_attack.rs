@@ -1079,3 +1079,181 @@ async fn revising_an_untyped_latest_copy_keeps_reads_working() -> TestResult {
     assert_eq!(queried.len(), 1);
     Ok(())
 }
+
+/// A table whose index is sorted by the table's own sort key (a template GSI repeating
+/// the primary sort-key template on `SK`).
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK", gsi(name = "ByAgent", pk = "AgentPK", sk = "SK"))]
+pub struct Desk;
+
+/// `C#12` / `OPEN#2021-01-02T03:04:05Z`, key fields only in the keys.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Desk, identify = "keys", store_key_fields = false,
+         pk = "C#{id}", sk = "{state}#{opened}",
+         index(ByAgent, pk = "A#{agent}", sk = "{state}#{opened}"))]
+pub struct Case {
+    #[dynamo(key_format = "unpadded")]
+    pub id: i64,
+    #[dynamo(key_format = "verbatim")]
+    pub state: String,
+    #[dynamo(key_format = "rfc3339")]
+    pub opened: OffsetDateTime,
+    pub agent: Option<String>,
+}
+
+async fn put_desk(db: &Db<Desk>, pk: &str, sk: &str, agent: Option<&str>) -> TestResult {
+    let mut item: Item = HashMap::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]);
+    if let Some(a) = agent {
+        item.insert("AgentPK".to_owned(), s(&format!("A#{a}")));
+        item.insert("agent".to_owned(), s(a));
+    }
+    db.client()
+        .put_item()
+        .table_name(db.table_name())
+        .set_item(Some(item))
+        .send()
+        .await?;
+    Ok(())
+}
+
+/// Rows of the other program in an index sorted by the table's sort key: an update of
+/// the agent renders only the index partition (the sort key is the table's, never
+/// written), foreign rows in the same index partition are left out, and sort-key
+/// conditions on the index take the declared formats (negative ids included).
+#[tokio::test]
+async fn an_index_on_the_tables_sort_key_over_untyped_rows() -> TestResult {
+    let db = local::fresh_table::<Desk>().await?;
+    let t1 = datetime!(2021-01-02 03:04:05 UTC);
+    let t2 = datetime!(1960-05-06 07:08:09 UTC);
+    put_desk(&db, "C#-12", "OPEN#2021-01-02T03:04:05Z", None).await?;
+    put_desk(&db, "C#7", "OPEN#1960-05-06T07:08:09Z", Some("bo")).await?;
+    // Foreign rows in bo's index partition: no date, a date without Z, a padded id.
+    put_desk(&db, "C#7", "OPEN", Some("bo")).await?;
+    put_desk(&db, "C#7", "OPEN#1960-05-06T07:08:09", Some("bo")).await?;
+    put_desk(&db, "C#007", "OPEN#1960-05-06T07:08:09Z", Some("bo")).await?;
+
+    let key = Case::key(CaseKey {
+        id: -12i64,
+        state: "OPEN",
+        opened: t1,
+    });
+    db.update(key.clone())
+        .set(Case::fields().agent, Some("bo".to_owned()))
+        .await?;
+    let raw = db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .key("PK", s("C#-12"))
+        .key("SK", s("OPEN#2021-01-02T03:04:05Z"))
+        .send()
+        .await?
+        .item
+        .ok_or("row gone")?;
+    assert_eq!(raw.get("AgentPK"), Some(&s("A#bo")));
+    assert!(
+        !raw.contains_key("id") && !raw.contains_key("state") && !raw.contains_key("opened"),
+        "key fields stay in the keys: {raw:?}"
+    );
+
+    let case = |id: i64, opened: OffsetDateTime| Case {
+        id,
+        state: "OPEN".into(),
+        opened,
+        agent: Some("bo".into()),
+    };
+    let open = db
+        .query(Case::by_agent_partition("bo"))
+        .sk(Case::by_agent_sk().state().eq("OPEN"))
+        .all()
+        .await?
+        .items;
+    assert_eq!(open, vec![case(7, t2), case(-12, t1)], "in SK order");
+    let since = db
+        .query(Case::by_agent_partition("bo"))
+        .sk(Case::by_agent_sk()
+            .state()
+            .eq("OPEN")
+            .opened()
+            .ge(datetime!(2000-01-01 00:00:00 UTC)))
+        .all()
+        .await?
+        .items;
+    assert_eq!(since, vec![case(-12, t1)]);
+    // Leaving the index removes AgentPK and never the table's sort key.
+    db.update(key).set(Case::fields().agent, None).await?;
+    let left = db.query(Case::by_agent_partition("bo")).all().await?.items;
+    assert_eq!(left, vec![case(7, t2)]);
+    assert_eq!(
+        db.query(Case::partition(-12i64)).all().await?.items,
+        vec![Case {
+            agent: None,
+            ..case(-12, t1)
+        }]
+    );
+    Ok(())
+}
+
+/// A value a key format cannot hold is refused before anything is sent, on every path
+/// that renders a key: `n` = 10000 has five digits for `padded(4)`, a `#` in a verbatim
+/// part.
+#[tokio::test]
+async fn values_a_format_cannot_hold_are_refused_on_every_path() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    let wide = widget(1, "A", 10_000);
+    let hashed = widget(1, "A#B", 1);
+    for w in [&wide, &hashed] {
+        let key = || {
+            Widget::key(WidgetKey {
+                id: w.id,
+                kind: w.kind.as_str(),
+                n: w.n,
+            })
+        };
+        let refused = |r: Result<(), Error>, what: &str| match r {
+            Err(e @ Error::Validation { .. }) => assert_refused(&e, ValidationReason::KeyEncoding),
+            other => panic!("{what} of {w:?}: expected a refusal, got {other:?}"),
+        };
+        refused(db.put(w).await, "put");
+        refused(db.get(key()).await.map(|_| ()), "get");
+        refused(db.delete(key()).await, "delete");
+        refused(
+            db.update(key())
+                .set(Widget::fields().note, Some("x".to_owned()))
+                .await
+                .map(|_| ()),
+            "update",
+        );
+        assert!(matches!(
+            db.batch_write().put(w).await,
+            Err(Error::Validation { .. })
+        ));
+        assert!(matches!(
+            db.batch_get::<Widget>().keys([key()]).send().await,
+            Err(Error::Validation { .. })
+        ));
+        assert!(matches!(
+            db.transact_write().put(db.put(w)).send().await,
+            Err(Error::Validation { .. })
+        ));
+        assert!(matches!(
+            db.transact_get::<Widget>().key(key()).send().await,
+            Err(Error::Validation { .. })
+        ));
+    }
+    let err = db
+        .query(Widget::partition(1u64))
+        .sk(Widget::sk().kind().eq("A").n().ge(10_000u32))
+        .all()
+        .await
+        .expect_err("a bound the format cannot hold");
+    assert_refused(&err, ValidationReason::KeyEncoding);
+    let scan = db
+        .client()
+        .scan()
+        .table_name(db.table_name())
+        .send()
+        .await?;
+    assert_eq!(scan.count, 0, "nothing was written");
+    Ok(())
+}
