@@ -1257,3 +1257,45 @@ async fn values_a_format_cannot_hold_are_refused_on_every_path() -> TestResult {
     assert_eq!(scan.count, 0, "nothing was written");
     Ok(())
 }
+
+/// Hydrating a page of a keys-only index partition that also holds foreign rows gives
+/// the widgets only: a foreign row's key fetched back is not read as a widget (nor
+/// fails the read).
+#[tokio::test]
+async fn hydrating_a_keys_only_index_gives_widgets_only() -> TestResult {
+    let db = local::fresh_table::<Store>().await?;
+    seed_foreign(&db).await?;
+    put_raw(
+        &db,
+        row(
+            "W#1",
+            "A#0007",
+            &[("owner", "bob"), ("GPK", "O#bob"), ("GSK", "0007")],
+        ),
+    )
+    .await?;
+    let mut items = Vec::new();
+    let mut cursor = None;
+    for _ in 0..10 {
+        let page = db
+            .query(Widget::by_owner_partition("bob"))
+            .keys_only()
+            .limit(2)
+            .hydrate(cursor.as_ref())
+            .await?;
+        items.extend(page.items);
+        cursor = page.cursor;
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert_eq!(
+        items,
+        vec![Widget {
+            owner: Some("bob".into()),
+            ..widget(1, "A", 7)
+        }]
+    );
+    foreign_rows_intact(&db).await?;
+    Ok(())
+}

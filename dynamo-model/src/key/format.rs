@@ -962,6 +962,56 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// Decoding any text under any delimiter, and escaping any partial value, never
+        /// panics (escape characters followed by anything, multi-byte characters at the
+        /// positions the timestamp parser slices).
+        #[test]
+        fn decoding_any_text_under_any_delimiter_never_panics(
+            s in "([#%./_`|};:0-9A-FTZ-]|\\PC){0,32}",
+            d in 0usize..5,
+        ) {
+            let delimiter = Delimiter::ALL[d];
+            let _ = Formatted::<i64, Unpadded>::decode_key_with(&s, delimiter);
+            let _ = Formatted::<u128, Unpadded>::decode_key_with(&s, delimiter);
+            let _ = Formatted::<u8, Padded<3>>::decode_key_with(&s, delimiter);
+            let _ = Formatted::<String, Verbatim>::decode_key_with(&s, delimiter);
+            let mut out = String::new();
+            let _ = <Formatted<i64, Unpadded> as KeyPart>::escape_partial_with(&s, delimiter, &mut out);
+            let _ = <Formatted<u8, Padded<3>> as KeyPart>::escape_partial_with(&s, delimiter, &mut out);
+            #[cfg(feature = "time")]
+            {
+                let _ = Formatted::<time::OffsetDateTime, Rfc3339<9, true>>::decode_key_with(&s, delimiter);
+                let _ = Formatted::<time::PrimitiveDateTime, Rfc3339<0, false>>::decode_key_with(&s, delimiter);
+                let _ = Formatted::<time::OffsetDateTime, EpochSeconds>::decode_key_with(&s, delimiter);
+                let _ = Formatted::<time::OffsetDateTime, EpochMillis>::decode_key_with(&s, delimiter);
+            }
+            #[cfg(feature = "chrono")]
+            {
+                let _ = Formatted::<chrono::DateTime<chrono::Utc>, Rfc3339<3, false>>::decode_key_with(&s, delimiter);
+                let _ = Formatted::<chrono::DateTime<chrono::Utc>, EpochMillis>::decode_key_with(&s, delimiter);
+                let _ = Formatted::<chrono::NaiveDateTime, Rfc3339<6, true>>::decode_key_with(&s, delimiter);
+            }
+        }
+
+        /// A timestamp text whose 20th byte starts a multi-byte character (the parser
+        /// slices at byte 19): refused, never a panic.
+        #[test]
+        fn rfc3339_with_multibyte_characters_is_refused(c in "\\PC", digits in 0usize..3) {
+            let base = "2020-04-24T14:40:00";
+            let text = match digits {
+                0 => format!("{base}{c}"),
+                1 => format!("{base}{c}25"),
+                _ => format!("{}{c}{}", &base[..10], &base[11..]),
+            };
+            #[cfg(feature = "time")]
+            {
+                let r = <Rfc3339<3, false> as KeyFormat<time::OffsetDateTime>>::decode(&text);
+                prop_assert!(r.is_err() || text.is_ascii());
+            }
+        }
+    }
+
     #[test]
     fn padded_edges() {
         assert_eq!(enc::<u8, Padded<3>>(u8::MAX).unwrap(), "255");
