@@ -1299,3 +1299,104 @@ async fn hydrating_a_keys_only_index_gives_widgets_only() -> TestResult {
     foreign_rows_intact(&db).await?;
     Ok(())
 }
+
+/// A row of the other program that still holds an aliased field under its old name
+/// (`reading`, now `Reading`).
+async fn old_named_row(db: &Db<crate::adopt::Devices>) -> TestResult {
+    let item: Item = HashMap::from([
+        ("DeviceID".to_owned(), s("d#5")),
+        ("State#Date".to_owned(), s("OK#2020-04-25T08:00:00")),
+        ("reading".to_owned(), AttributeValue::N("3".into())),
+    ]);
+    db.client()
+        .put_item()
+        .table_name(db.table_name())
+        .set_item(Some(item))
+        .send()
+        .await?;
+    Ok(())
+}
+
+fn old_named_key() -> Key<crate::adopt::DeviceStatus> {
+    crate::adopt::DeviceStatus::key(crate::adopt::DeviceStatusKey {
+        device_id: 5u64,
+        state: "OK",
+        date: datetime!(2020-04-25 08:00:00 UTC),
+    })
+}
+
+/// After an update of an aliased field, a read gives the value just written, not the
+/// value still stored under the old name.
+#[tokio::test]
+async fn an_update_of_an_aliased_field_wins_over_the_old_name() -> TestResult {
+    use crate::adopt::{DeviceStatus, Devices};
+    let db = local::fresh_table::<Devices>().await?;
+    old_named_row(&db).await?;
+    let got = db.get(old_named_key()).consistent().await?;
+    assert_eq!(got.and_then(|d| d.reading), Some(3));
+    db.update(old_named_key())
+        .set(DeviceStatus::fields().reading, Some(8))
+        .await?;
+    let got = db.get(old_named_key()).consistent().await?;
+    assert_eq!(got.and_then(|d| d.reading), Some(8));
+    Ok(())
+}
+
+/// An increment of an aliased field stored under its old name starts from the stored
+/// value (3 + 1), not from nothing.
+#[tokio::test]
+#[ignore = "BUG: update add() on an aliased field stored under its old name writes the new name from 0 (reads back 1, the 3 is lost)"]
+async fn an_increment_of_an_aliased_field_starts_from_the_old_value() -> TestResult {
+    use crate::adopt::{DeviceStatus, Devices};
+    let db = local::fresh_table::<Devices>().await?;
+    old_named_row(&db).await?;
+    let result = db
+        .update(old_named_key())
+        .add(DeviceStatus::fields().reading, 1)
+        .await;
+    match result {
+        Ok(after) => assert_eq!(after.reading, Some(4), "3 + 1"),
+        // Refusing an increment it cannot base on the old name is also sound.
+        Err(e) => assert!(matches!(e, Error::Validation { .. }), "{e:?}"),
+    }
+    Ok(())
+}
+
+/// A filter on an aliased field matches what decoding reads: a row holding the value
+/// under the old name is found by a filter on that value.
+#[tokio::test]
+#[ignore = "BUG: conditions and filters name only the new attribute, so a row whose decoded reading is 3 (old name) does not match reading = 3"]
+async fn a_filter_on_an_aliased_field_matches_the_decoded_value() -> TestResult {
+    use crate::adopt::{DeviceStatus, Devices};
+    let db = local::fresh_table::<Devices>().await?;
+    old_named_row(&db).await?;
+    let all = db.query(DeviceStatus::partition(5u64)).all().await?.items;
+    assert_eq!(all.iter().map(|d| d.reading).collect::<Vec<_>>(), [Some(3)]);
+    let found = db
+        .query(DeviceStatus::partition(5u64))
+        .filter(DeviceStatus::fields().reading.eq(Some(3)))
+        .all()
+        .await?
+        .items;
+    assert_eq!(found, all);
+    Ok(())
+}
+
+/// Clearing an aliased field clears it: the value stored under the old name does not
+/// come back.
+#[tokio::test]
+#[ignore = "BUG: set(aliased, None)/remove removes only the new attribute; the read falls back to the old name and the cleared value comes back"]
+async fn clearing_an_aliased_field_does_not_bring_back_the_old_value() -> TestResult {
+    use crate::adopt::{DeviceStatus, Devices};
+    let db = local::fresh_table::<Devices>().await?;
+    old_named_row(&db).await?;
+    db.update(old_named_key())
+        .set(DeviceStatus::fields().reading, Some(8))
+        .await?;
+    db.update(old_named_key())
+        .set(DeviceStatus::fields().reading, None)
+        .await?;
+    let got = db.get(old_named_key()).consistent().await?;
+    assert_eq!(got.map(|d| d.reading), Some(None));
+    Ok(())
+}
