@@ -478,7 +478,6 @@ fn pages_of_any_size_lose_no_widget() -> TestResult {
                 want.retain(|w| !(w.kind == *kind && w.n == *n));
                 want.push(widget(id, kind, *n));
             }
-            want.sort_by(|a, b| (a.kind.clone() + "#", a.n).cmp(&(b.kind.clone() + "#", b.n)));
             // Key order is the order of the rendered sort keys.
             want.sort_by_key(|w| format!("{}#{:04}", w.kind, w.n));
             let mut got = Vec::new();
