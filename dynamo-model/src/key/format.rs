@@ -1012,6 +1012,46 @@ mod tests {
         }
     }
 
+    #[cfg(all(feature = "time", feature = "chrono"))]
+    proptest! {
+        /// Decoding accepts exactly what encoding writes, for the timestamp formats: any
+        /// text of the right shape that decodes renders back to itself, for every type.
+        #[test]
+        fn timestamp_texts_that_decode_render_back_to_themselves(
+            s in "[0-9]{4}-[0-1][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\\.[0-9]{3}Z",
+            e in "-?[0-9]{1,15}",
+        ) {
+            type F = Rfc3339<3, true>;
+            fn back<T: 'static>(s: &str) -> Option<String>
+            where
+                F: KeyFormat<T>,
+            {
+                let v = <F as KeyFormat<T>>::decode(s).ok()?;
+                let mut out = String::new();
+                <F as KeyFormat<T>>::encode(&v, &mut out).ok()?;
+                Some(out)
+            }
+            for got in [
+                back::<time::OffsetDateTime>(&s),
+                back::<time::PrimitiveDateTime>(&s),
+                back::<chrono::DateTime<chrono::Utc>>(&s),
+                back::<chrono::NaiveDateTime>(&s),
+            ].into_iter().flatten() {
+                prop_assert_eq!(&got, &s);
+            }
+            if let Ok(v) = <EpochMillis as KeyFormat<time::OffsetDateTime>>::decode(&e) {
+                let mut out = String::new();
+                <EpochMillis as KeyFormat<time::OffsetDateTime>>::encode(&v, &mut out).unwrap();
+                prop_assert_eq!(&out, &e);
+            }
+            if let Ok(v) = <EpochSeconds as KeyFormat<chrono::DateTime<chrono::Utc>>>::decode(&e) {
+                let mut out = String::new();
+                <EpochSeconds as KeyFormat<chrono::DateTime<chrono::Utc>>>::encode(&v, &mut out).unwrap();
+                prop_assert_eq!(&out, &e);
+            }
+        }
+    }
+
     #[test]
     fn padded_edges() {
         assert_eq!(enc::<u8, Padded<3>>(u8::MAX).unwrap(), "255");
