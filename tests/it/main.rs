@@ -2,6 +2,7 @@
 //! process), every test on its own fresh table so all of them run in parallel.
 
 mod adopt;
+mod adopt_attack;
 mod ambiguous;
 mod batch;
 mod cache;
