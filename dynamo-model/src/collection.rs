@@ -86,6 +86,7 @@ impl<E: Entity> Target for crate::Key<E> {
     const ENTITY_TYPES: &'static [&'static str] = &[E::ENTITY_TYPE];
     const IS_COLLECTION: bool = false;
     const IS_KEYS: bool = true;
+    const IDENTIFIED_BY_KEYS: bool = E::__IDENTIFY_BY_KEYS;
 
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError> {
         let schema = &<E::Table as Table>::SCHEMA;
@@ -97,7 +98,18 @@ impl<E: Entity> Target for crate::Key<E> {
             {
                 Ok(Decoded::Unknown(None))
             }
-            Some(raw) => Ok(Decoded::Item(crate::Key::from_raw(raw))),
+            Some(raw) => match keys_owner::<E>(&item, &raw) {
+                Ok(()) => Ok(Decoded::Item(crate::Key::from_raw(raw))),
+                Err(Some(kind)) => Err(DecodeError {
+                    entity: E::ENTITY_TYPE,
+                    key: crate::key::describe_item_key(schema, &item),
+                    attribute: None,
+                    kind,
+                }),
+                Err(None) => Ok(Decoded::Unknown(
+                    __private::entity_type_of_table::<E::Table>(&item).map(str::to_owned),
+                )),
+            },
             None => Err(DecodeError {
                 entity: E::ENTITY_TYPE,
                 key: None,
@@ -105,6 +117,37 @@ impl<E: Entity> Target for crate::Key<E> {
                 kind: crate::DecodeErrorKind::Missing,
             }),
         }
+    }
+}
+
+/// Whether keys read (from the table, or from an index that may not project the entity
+/// type) are `E`'s: by the entity type when the item carries it, else by the key
+/// templates. A key that is not `E`'s must never become a `Key<E>`: a delete by it
+/// would remove another program's item. `Err(None)`: another entity's;
+/// `Err(Some(kind))`: a key several entities identified by their keys render.
+fn keys_owner<E: Entity>(item: &Item, key: &RawKey) -> Result<(), Option<crate::DecodeErrorKind>> {
+    if let Some(found) = __private::entity_type_of_table::<E::Table>(item) {
+        return if found == E::ENTITY_TYPE {
+            Ok(())
+        } else {
+            Err(None)
+        };
+    }
+    let owners = if E::__IDENTIFY_BY_KEYS {
+        crate::registry::identified_by_key::<E::Table>(key)
+    } else {
+        // The entity type is not projected: the templates are all there is to go by (an
+        // entity that is not identified by its keys keeps its condition on the type for
+        // writes by such a key).
+        crate::registry::entity_types_of_key::<E::Table>(key)
+    };
+    match owners.as_slice() {
+        owners if !owners.contains(&E::ENTITY_TYPE) => Err(None),
+        [_] => Ok(()),
+        several if E::__IDENTIFY_BY_KEYS => Err(Some(crate::DecodeErrorKind::AmbiguousEntity {
+            entities: several.to_vec(),
+        })),
+        _ => Ok(()),
     }
 }
 
@@ -147,7 +190,12 @@ pub mod __private {
 
     /// Reads the entity-type attribute of an item (for the generated dispatch).
     pub fn entity_type_of<C: Collection>(item: &Item) -> Option<&str> {
-        item.get(<C::Table as Table>::SCHEMA.entity_type)
+        entity_type_of_table::<C::Table>(item)
+    }
+
+    /// The value of table `T`'s entity-type attribute in `item`.
+    pub(crate) fn entity_type_of_table<T: Table>(item: &Item) -> Option<&str> {
+        item.get(T::SCHEMA.entity_type)
             .and_then(|v| v.as_s().ok())
             .map(String::as_str)
     }

@@ -140,18 +140,32 @@ pub(crate) fn is_revision<T: Table>(item: &Item) -> bool {
         return false;
     }
     let schema = &T::SCHEMA;
-    let (Some(sk_attr), Some(AttributeValue::S(found))) = (schema.sk, item.get(schema.entity_type))
-    else {
+    let Some(sk_attr) = schema.sk else {
         return false;
     };
     let Some(AttributeValue::S(sk)) = item.get(sk_attr.name) else {
         return false;
     };
-    entities
-        .iter()
-        .filter(|r| r.entity_type == found.as_str())
-        .filter_map(|r| r.history)
-        .any(|layout| matches!(layout.parse(sk), Some((slot, _)) if slot > 0))
+    let revision = |r: &EntityRegistration| {
+        r.history
+            .is_some_and(|layout| matches!(layout.parse(sk), Some((slot, _)) if slot > 0))
+    };
+    match item.get(schema.entity_type) {
+        Some(AttributeValue::S(found)) => entities
+            .iter()
+            .any(|r| r.entity_type == found.as_str() && revision(r)),
+        // No entity type: a revision of a versioned entity identified by its keys when its
+        // templates render the key (another deployment may write that layout untyped).
+        None => {
+            let Some(key) = crate::key::raw_key_of(schema, item) else {
+                return false;
+            };
+            entities
+                .iter()
+                .any(|r| r.identify_by_keys && revision(r) && r.owns(&key))
+        }
+        Some(_) => false,
+    }
 }
 
 /// Whether `key` is the key of a revision (not the latest copy) of a

@@ -680,6 +680,7 @@ impl<E: Entity> Target for Revision<E> {
     const ENTITY_TYPES: &'static [&'static str] = &[E::ENTITY_TYPE];
     const IS_COLLECTION: bool = false;
     const READS_REVISIONS: bool = true;
+    const IDENTIFIED_BY_KEYS: bool = E::__IDENTIFY_BY_KEYS;
     const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] = &[E::ATTRIBUTES];
 
     /// A revision: its slot must be its version, and with the slot moved to 0 it must

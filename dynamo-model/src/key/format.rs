@@ -186,6 +186,17 @@ impl<T, F: KeyFormat<T>> KeyPart for Formatted<T, F> {
         delimiter: Delimiter,
         out: &mut String,
     ) -> Result<(), KeyError> {
+        // A partial value holding the delimiter would reach into the next components
+        // (`starts_with("OK#2020")` would match state `OK` of 2020): refused, as a
+        // whole value holding it is.
+        let plain = delimiter == Delimiter::HASH || F::ESCAPING == Escaping::None;
+        if plain && partial.contains(delimiter.as_char()) {
+            return Err(KeyError::OutOfRange {
+                type_name: F::NAME,
+                value: partial.to_owned(),
+                reason: "a partial key value cannot contain the template's delimiter",
+            });
+        }
         // The text of a format is its own escape under `#` (digits, `-`, `:`, `.`, `T`,
         // `Z`, or a verbatim string): a partial value is its own prefix.
         if delimiter == Delimiter::HASH {
@@ -338,7 +349,9 @@ macro_rules! integer_formats {
     ($($t:ident)*) => {$(
         impl KeyFormat<$t> for Unpadded {
             const NAME: &'static str = "unpadded integer";
-            const ESCAPING: Escaping = Escaping::Text;
+            // Digits and `-` are none of the delimiters: the other program's `U_12` is
+            // read and written as it is under every delimiter.
+            const ESCAPING: Escaping = Escaping::None;
 
             fn encode(value: &$t, out: &mut String) -> Result<(), KeyError> {
                 let text = value.to_string();
@@ -464,7 +477,8 @@ mod timestamps {
     )]
     pub trait Instant: Sized {
         const TYPE: &'static str;
-        fn epoch_nanos(&self) -> i128;
+        /// `None` for an instant no epoch count names (a leap second).
+        fn epoch_nanos(&self) -> Option<i128>;
         fn from_epoch_nanos(nanos: i128) -> Option<Self>;
     }
 
@@ -558,7 +572,11 @@ mod timestamps {
     }
 
     fn epoch_encode<T: Instant>(value: &T, unit: i128, out: &mut String) -> Result<(), KeyError> {
-        let nanos = value.epoch_nanos();
+        let nanos = value.epoch_nanos().ok_or(KeyError::OutOfRange {
+            type_name: T::TYPE,
+            value: String::from("(leap second)"),
+            reason: "a leap second has no epoch count",
+        })?;
         if nanos % unit != 0 {
             return Err(KeyError::OutOfRange {
                 type_name: T::TYPE,
@@ -585,7 +603,8 @@ mod timestamps {
 
     impl<T: Instant + 'static> KeyFormat<T> for EpochSeconds {
         const NAME: &'static str = "epoch seconds";
-        const ESCAPING: Escaping = Escaping::Text;
+        // Plain decimal under every delimiter, like an unpadded integer.
+        const ESCAPING: Escaping = Escaping::None;
 
         fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
             epoch_encode(value, 1_000_000_000, out)
@@ -598,7 +617,8 @@ mod timestamps {
 
     impl<T: Instant + 'static> KeyFormat<T> for EpochMillis {
         const NAME: &'static str = "epoch milliseconds";
-        const ESCAPING: Escaping = Escaping::Text;
+        // Plain decimal under every delimiter, like an unpadded integer.
+        const ESCAPING: Escaping = Escaping::None;
 
         fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
             epoch_encode(value, 1_000_000, out)
@@ -639,8 +659,8 @@ mod timestamps {
     #[cfg(feature = "time")]
     impl Instant for time::OffsetDateTime {
         const TYPE: &'static str = "OffsetDateTime";
-        fn epoch_nanos(&self) -> i128 {
-            self.unix_timestamp_nanos()
+        fn epoch_nanos(&self) -> Option<i128> {
+            Some(self.unix_timestamp_nanos())
         }
         fn from_epoch_nanos(nanos: i128) -> Option<Self> {
             time::OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()
@@ -675,8 +695,13 @@ mod timestamps {
     #[cfg(feature = "chrono")]
     impl Instant for chrono::DateTime<chrono::Utc> {
         const TYPE: &'static str = "DateTime<Utc>";
-        fn epoch_nanos(&self) -> i128 {
-            i128::from(self.timestamp()) * 1_000_000_000 + i128::from(self.timestamp_subsec_nanos())
+        fn epoch_nanos(&self) -> Option<i128> {
+            // chrono carries a leap second as a nanosecond count of 1e9 or more within
+            // second 59; epoch counts have no leap seconds, so `23:59:60.5` would share
+            // the key of `00:00:00.5` the next day.
+            let sub = self.timestamp_subsec_nanos();
+            (sub < 1_000_000_000)
+                .then(|| i128::from(self.timestamp()) * 1_000_000_000 + i128::from(sub))
         }
         fn from_epoch_nanos(nanos: i128) -> Option<Self> {
             let secs = i64::try_from(nanos.div_euclid(1_000_000_000)).ok()?;
@@ -903,7 +928,6 @@ mod tests {
         /// The module's table promises `7` and `-12` in a key; an adopted table that uses
         /// `_`, `.`, `|` or `:` between components has the same plain decimal text.
         #[test]
-        #[ignore = "BUG: unpadded/epoch text is escaped like a string under delimiters other than `#` (7 under `_` renders `` `37 ``)"]
         fn unpadded_text_is_plain_decimal_under_every_delimiter(v in any::<i64>(), d in 0usize..5) {
             let delimiter = Delimiter::ALL[d];
             let text = enc_with::<i64, Unpadded>(v, delimiter).unwrap();
@@ -952,7 +976,6 @@ mod tests {
         /// containing the delimiter would match the next components (`OK#2020` matches
         /// state `OK` of 2020), so it is refused like a whole value.
         #[test]
-        #[ignore = "BUG: a verbatim/formatted partial containing the delimiter is written as is, so starts_with spans components"]
         fn a_partial_containing_the_delimiter_is_refused(d in 0usize..5) {
             let delimiter = Delimiter::ALL[d];
             let partial = format!("OK{}2020", delimiter.as_char());
@@ -1162,7 +1185,6 @@ mod tests {
 
     #[cfg(feature = "chrono")]
     #[test]
-    #[ignore = "BUG: a chrono leap second and the following second render the same epoch key"]
     fn chrono_leap_seconds_keep_their_own_key() {
         use chrono::{NaiveDate, TimeZone, Utc};
         // 2016-12-31T23:59:60.5Z (chrono represents leap seconds) and the next second.
