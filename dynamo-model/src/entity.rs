@@ -70,6 +70,11 @@ pub trait EntityInternals: Sized {
     /// other programs).
     const __IDENTIFY_BY_KEYS: bool = false;
 
+    /// The older attribute names of renamed fields (`#[dynamo(alias = "..")]`), by the
+    /// field's attribute: an update that sets or clears the field removes them, so the
+    /// value read back is the one written.
+    const __ALIASES: &'static [(&'static str, &'static [&'static str])] = &[];
+
     /// The key attributes of the indexes whose keys are rendered from templates, in the
     /// order [`EntityInternals::__render_index_key`] numbers them.
     const __INDEX_KEYS: &'static [IndexKeyAttributes] = &[];

@@ -395,6 +395,11 @@ pub enum ValidationReason {
     /// change its latest copy without writing a revision: write it through
     /// [`Db::versions`](crate::Db::versions).
     KeepsHistory,
+    /// An update that reads the value of a renamed field (`#[dynamo(alias = "..")]`)
+    /// it cannot find under the field's older names (appending to a list, a set
+    /// operation, a nested path, `if_not_exists`): migrate the attribute first
+    /// ([`crate::migrate`]-style rewrite) or set the whole field.
+    RenamedField,
 }
 
 impl fmt::Display for ValidationReason {

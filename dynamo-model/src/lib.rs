@@ -241,7 +241,13 @@ pub use dynamo_model_derive::Table;
 ///   `store_key_fields = false` does for all of them);
 /// - `alias = ".."` (repeatable; also `#[serde(alias)]`): an older attribute name the
 ///   field is read from when its own attribute is missing. Writes use the current name,
-///   so rewriting an item (a migration) moves it to the new name.
+///   so rewriting an item (a migration) moves it to the new name; an update that sets,
+///   clears or increments the field removes the older names (an increment starts from
+///   the value stored under them), and one that would need their value otherwise
+///   (`set_if_absent`, list appends, set operations, nested paths) is refused
+///   ([`ValidationReason::RenamedField`]). Conditions and filters name the current
+///   attribute only: a row still holding the value under an older name does not match
+///   them until it is rewritten.
 ///
 /// The same options in `#[serde(..)]` (`rename`, `rename_all`, `default`, `skip`,
 /// `skip_serializing_if`) are honoured too, so a serde-annotated struct keeps its

@@ -314,6 +314,27 @@ fn generate(m: &EntityModel) -> TokenStream {
         );
         checks.push(quote!(if #dm::schema::const_str_eq(__SCHEMA.write_token, #name) { #token }));
     }
+    // An older name is read when the field's attribute is missing, and removed by updates
+    // of the field: it must not be an attribute the crate writes for itself.
+    for f in &m.fields {
+        for alias in &f.attrs.aliases {
+            let p = const_panic(
+                alias.span(),
+                format!(
+                    "alias `{}` of field `{}` is an attribute table `{table_name}` uses for a key, an index key, the entity type, the write token or the TTL: an alias names where the field was stored before",
+                    alias.value(),
+                    f.ident
+                ),
+            );
+            checks.push(quote! {
+                if __SCHEMA.is_reserved_attribute(#alias)
+                    || __SCHEMA.is_index_key_attribute(#alias)
+                    || #dm::schema::const_str_eq(__SCHEMA.write_token, #alias)
+                    || #dm::schema::const_str_eq(__TTL_ATTR, #alias)
+                { #p }
+            });
+        }
+    }
 
     // A table whose entities are all identified by their keys: each needs literal text in
     // its templates (an entity declaring it is checked when its templates are read).
@@ -974,6 +995,19 @@ fn generate(m: &EntityModel) -> TokenStream {
         })
         .collect();
 
+    // ---- older attribute names of renamed fields (updates remove them)
+    let alias_entries = stored
+        .iter()
+        .filter(|f| !f.attrs.aliases.is_empty())
+        .map(|f| {
+            let name = &f.name;
+            let aliases = f.attrs.aliases.iter();
+            quote!((#name, &[#(#aliases),*]))
+        });
+    let alias_items = quote! {
+        const __ALIASES: &'static [(&'static str, &'static [&'static str])] = &[#(#alias_entries),*];
+    };
+
     // ---- managed fields
     let version_items = m.fields.iter().find(|f| f.attrs.version).map(|f| {
         let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
@@ -1324,6 +1358,7 @@ fn generate(m: &EntityModel) -> TokenStream {
 
             impl #private::EntityInternals for #ident {
                 const __IDENTIFY_BY_KEYS: bool = #identify_by_keys;
+                #alias_items
                 #history_items
                 #chunk_items
                 const __INDEX_KEYS: &'static [#private::IndexKeyAttributes] = &[#(#index_keys),*];

@@ -400,8 +400,55 @@ impl<E: Entity> Update<E> {
         };
         let (mut set, mut remove, mut add, mut delete) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // Older names of renamed fields still stored (`#[dynamo(alias = "..")]`): reads
+        // fall back to them, so an update that sets or clears the field removes them (a
+        // cleared value must not come back), and an increment starts from them.
+        let mut stale: Vec<&'static str> = Vec::new();
+        for action in self.actions.iter() {
+            let aliases = aliases_of::<E>(action.path());
+            if aliases.is_empty() {
+                continue;
+            }
+            match action {
+                Action::Set(AttrPath::Top(_), _) | Action::Remove(AttrPath::Top(_)) => {}
+                Action::Add(path @ AttrPath::Top(_), Ok(value @ AttributeValue::N(_))) => {
+                    let n = p.path(path);
+                    let mut base = p.value(AttributeValue::N("0".into()));
+                    for alias in aliases.iter().rev() {
+                        base = format!("if_not_exists({}, {base})", p.path(&AttrPath::Top(alias)));
+                    }
+                    set.push(format!(
+                        "{n} = if_not_exists({n}, {base}) + {}",
+                        p.value(value.clone())
+                    ));
+                }
+                _ => {
+                    return Err(Error::invalid(
+                        E::ENTITY_TYPE,
+                        crate::ValidationReason::RenamedField,
+                        format!(
+                            "`{}` may still be stored under its older name {}: this update would not see that value; rewrite the items first or set the whole field",
+                            action.path().top(),
+                            aliases
+                                .iter()
+                                .map(|a| format!("`{a}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ));
+                }
+            }
+            for alias in aliases {
+                if !stale.contains(alias) {
+                    stale.push(alias);
+                }
+            }
+        }
         for action in self.actions.iter().chain(index) {
             match action {
+                // Rendered above, from the field's older names.
+                Action::Add(AttrPath::Top(_), Ok(AttributeValue::N(_)))
+                    if !aliases_of::<E>(action.path()).is_empty() => {}
                 Action::Set(path, value) => {
                     let value = value.as_ref().map_err(invalid)?.clone();
                     set.push(format!("{} = {}", p.path(path), p.value(value)));
@@ -443,6 +490,7 @@ impl<E: Entity> Update<E> {
                 }
             }
         }
+        remove.extend(stale.iter().map(|alias| p.path(&AttrPath::Top(alias))));
         let mut clauses = Vec::with_capacity(4);
         for (keyword, parts) in [
             ("SET", set),
@@ -749,4 +797,13 @@ mod tests {
             .expect("prepared");
         assert!(!tx.names.unwrap_or_default().values().any(|a| a == "_wt"));
     }
+}
+
+/// The older attribute names of `E`'s field stored under `path`'s top-level attribute.
+fn aliases_of<E: Entity>(path: &AttrPath) -> &'static [&'static str] {
+    let top = path.top();
+    E::__ALIASES
+        .iter()
+        .find(|(name, _)| *name == top)
+        .map_or(&[], |(_, aliases)| aliases)
 }
