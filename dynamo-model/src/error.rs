@@ -398,7 +398,7 @@ pub enum ValidationReason {
     /// An update that reads the value of a renamed field (`#[dynamo(alias = "..")]`)
     /// it cannot find under the field's older names (appending to a list, a set
     /// operation, a nested path, `if_not_exists`): migrate the attribute first
-    /// ([`crate::migrate`]-style rewrite) or set the whole field.
+    /// (rewrite the items) or set the whole field.
     RenamedField,
 }
 

@@ -722,6 +722,15 @@ customizable!(
 );
 super::into_future!(Update, E);
 
+/// The older attribute names of `E`'s field stored under `path`'s top-level attribute.
+fn aliases_of<E: Entity>(path: &AttrPath) -> &'static [&'static str] {
+    let top = path.top();
+    E::__ALIASES
+        .iter()
+        .find(|(name, _)| *name == top)
+        .map_or(&[], |(_, aliases)| aliases)
+}
+
 #[cfg(test)]
 mod tests {
     use super::WriteToken;
@@ -797,13 +806,4 @@ mod tests {
             .expect("prepared");
         assert!(!tx.names.unwrap_or_default().values().any(|a| a == "_wt"));
     }
-}
-
-/// The older attribute names of `E`'s field stored under `path`'s top-level attribute.
-fn aliases_of<E: Entity>(path: &AttrPath) -> &'static [&'static str] {
-    let top = path.top();
-    E::__ALIASES
-        .iter()
-        .find(|(name, _)| *name == top)
-        .map_or(&[], |(_, aliases)| aliases)
 }
