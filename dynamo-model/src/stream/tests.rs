@@ -864,3 +864,98 @@ proptest! {
         prop_assert_eq!(converted, v);
     }
 }
+
+/// A table another program writes: no entity-type attribute, entities identified by
+/// their key templates.
+#[derive(Table)]
+#[dynamo(pk = "DeviceID", sk = "Reading")]
+struct Devices;
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Devices, identify = "keys", store_key_fields = false,
+         pk = "d#{device}", sk = "R#{at}")]
+struct Reading {
+    #[dynamo(key_format = "unpadded")]
+    device: u64,
+    #[dynamo(key_format = "unpadded")]
+    at: u64,
+    value: i64,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Devices, identify = "keys", store_key_fields = false,
+         pk = "d#{device}", sk = "PROFILE")]
+struct Device {
+    #[dynamo(key_format = "unpadded")]
+    device: u64,
+    name: String,
+}
+
+/// Untyped images of entities identified by their keys decode as what their keys say;
+/// an untyped image under a key no template renders is nobody's, in both shapes.
+#[test]
+fn untyped_images_are_identified_by_their_keys() {
+    let row = |pk: &str, sk: &str, extra: (&str, AttributeValue)| {
+        Item::from([
+            ("DeviceID".to_owned(), AttributeValue::S(pk.into())),
+            ("Reading".to_owned(), AttributeValue::S(sk.into())),
+            (extra.0.to_owned(), extra.1),
+        ])
+    };
+    let keys = |item: &Item| -> Item {
+        item.iter()
+            .filter(|(k, _)| *k == "DeviceID" || *k == "Reading")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    };
+    let reading = row(
+        "d#12",
+        "R#1700000000",
+        ("value", AttributeValue::N("-3".into())),
+    );
+    let profile = row(
+        "d#12",
+        "PROFILE",
+        ("name", AttributeValue::S("pump".into())),
+    );
+    let foreign = row("x#12", "R#1", ("value", AttributeValue::N("1".into())));
+    let expected = Reading {
+        device: 12,
+        at: 1_700_000_000,
+        value: -3,
+    };
+    for (item, is_reading, is_device) in [
+        (&reading, true, false),
+        (&profile, false, true),
+        (&foreign, false, false),
+    ] {
+        let records = [
+            lambda_records(&lambda_json("INSERT", &keys(item), None, Some(item))).remove(0),
+            StreamRecord::from_sdk(sdk_record(
+                streams::OperationType::Insert,
+                streams::StreamViewType::NewAndOldImages,
+                &keys(item),
+                None,
+                Some(item),
+            ))
+            .unwrap(),
+        ];
+        for record in records {
+            let as_reading = record.decode::<Reading>().unwrap();
+            assert_eq!(as_reading.is_some(), is_reading, "{item:?}");
+            if let Some(change) = as_reading {
+                assert_eq!(change.new_image().unwrap(), Some(&expected));
+            }
+            assert_eq!(
+                record.decode::<Device>().unwrap().is_some(),
+                is_device,
+                "{item:?}"
+            );
+        }
+    }
+    // Keys only (a REMOVE from a KEYS_ONLY stream): the templates decide.
+    let removed = StreamRecord::new(EventName::Remove, keys(&reading));
+    let change = removed.decode::<Reading>().unwrap().unwrap();
+    assert_eq!(change.entity_type.as_deref(), Some("Reading"));
+    assert!(removed.decode::<Device>().unwrap().is_none());
+}
