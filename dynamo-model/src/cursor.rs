@@ -67,6 +67,11 @@ impl From<&str> for Cursor {
 pub(crate) struct Fingerprint([u8; FINGERPRINT_LEN]);
 
 impl Fingerprint {
+    /// The digest's bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+
     /// The fingerprint's bytes, to bind a merged read to the fingerprints of its parts.
     pub(crate) fn as_bytes(&self) -> &[u8] {
         &self.0

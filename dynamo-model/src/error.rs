@@ -217,6 +217,18 @@ pub enum Error {
         client_request_token: Option<String>,
     },
 
+    /// A file the crate reads or writes for the caller (a migration's checkpoint, see
+    /// [`crate::migrate::FileCheckpoints`]) could not be read or written.
+    #[error("{context}: {source}")]
+    #[non_exhaustive]
+    Io {
+        /// What was being read or written.
+        context: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+
     /// DynamoDB (or the transport to it) answered with an error.
     #[error("{operation} on table {table} failed: {source}")]
     #[non_exhaustive]

@@ -77,6 +77,7 @@ pub mod history;
 pub mod key;
 #[cfg(feature = "local")]
 pub mod local;
+pub mod migrate;
 pub mod ops;
 #[cfg(feature = "time")]
 pub mod period;

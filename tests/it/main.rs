@@ -26,6 +26,7 @@ mod index;
 mod isolation;
 mod keys;
 mod locking;
+mod migrate;
 mod nested;
 mod page_counts;
 mod period;

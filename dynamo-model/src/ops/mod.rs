@@ -29,7 +29,7 @@ mod get;
 mod key_condition;
 mod merge;
 pub(crate) mod page;
-mod pager;
+pub(crate) mod pager;
 mod put;
 mod query;
 pub(crate) mod request;

@@ -237,8 +237,13 @@ impl Pacer {
         }
     }
 
+    /// Records capacity consumed.
+    pub(crate) fn spend(&mut self, units: f64) {
+        self.consumed += units;
+    }
+
     /// How long to wait before the next request.
-    fn delay(&self) -> Duration {
+    pub(crate) fn delay(&self) -> Duration {
         // A tiny budget can make the due time unrepresentable: wait as long as possible.
         let due = Duration::try_from_secs_f64(self.consumed / self.budget).unwrap_or(Duration::MAX);
         due.saturating_sub(self.started.elapsed())

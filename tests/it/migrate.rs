@@ -1,0 +1,610 @@
+//! Migrations (`dynamo_model::migrate`) on DynamoDB Local: rows another program wrote get
+//! the entity type and a new index, renamed attributes move, defaults are written, a
+//! killed run resumes with exactly-once effects, a concurrent application write
+//! survives, a dry run writes nothing, other items are never touched.
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_model::migrate::{Checkpoint, MemoryCheckpoints, MIGRATIONS_ATTRIBUTE};
+use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, Table, ValidationReason};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+#[derive(Table)]
+#[dynamo(
+    pk = "PK",
+    sk = "SK",
+    gsi(name = "ByModel", pk = "GSI1PK", sk = "GSI1SK")
+)]
+pub struct Fleet;
+
+/// Rows of another program: `T#<id>` / `TRUCK`, no entity type, `km` since renamed,
+/// no `trips`, no index attributes.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Fleet, identify = "keys", pk = "T#{id}", sk = "TRUCK",
+         index(ByModel, pk = "MODEL#{model}", sk = "T#{id}"))]
+pub struct Truck {
+    #[dynamo(key_format = "unpadded")]
+    pub id: u64,
+    pub model: String,
+    #[dynamo(default)]
+    pub trips: u64,
+    #[dynamo(alias = "km")]
+    pub mileage: Option<u64>,
+}
+
+/// Written by the crate, in the same table.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Fleet, pk = "D#{id}", sk = "DRIVER")]
+pub struct Driver {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Fleet, pk = "C#{id}", sk = "COUNTER")]
+pub struct Counter {
+    pub id: u32,
+    pub n: u64,
+    pub note: Option<String>,
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn n(v: u64) -> AttributeValue {
+    AttributeValue::N(v.to_string())
+}
+
+async fn put_raw(db: &Db<Fleet>, item: Item) -> TestResult {
+    db.client()
+        .put_item()
+        .table_name(db.table_name())
+        .set_item(Some(item))
+        .send()
+        .await?;
+    Ok(())
+}
+
+/// Every item of the table, by key.
+type Rows = BTreeMap<(String, String), Item>;
+
+async fn raw_table(db: &Db<Fleet>) -> Result<Rows, Box<dyn std::error::Error + Send + Sync>> {
+    let mut all = BTreeMap::new();
+    let mut start = None;
+    loop {
+        let out = db
+            .client()
+            .scan()
+            .table_name(db.table_name())
+            .set_exclusive_start_key(start)
+            .consistent_read(true)
+            .send()
+            .await?;
+        for item in out.items.unwrap_or_default() {
+            let key = |k: &str| item.get(k).and_then(|v| v.as_s().ok()).cloned();
+            all.insert(
+                (key("PK").unwrap_or_default(), key("SK").unwrap_or_default()),
+                item,
+            );
+        }
+        match out.last_evaluated_key.filter(|k| !k.is_empty()) {
+            Some(k) => start = Some(k),
+            None => return Ok(all),
+        }
+    }
+}
+
+/// `count` trucks as the other program writes them, a driver and a foreign row.
+async fn seed(db: &Db<Fleet>, count: u64) -> TestResult {
+    for id in 1..=count {
+        let mut row = Item::from([
+            ("PK".to_owned(), s(&format!("T#{id}"))),
+            ("SK".to_owned(), s("TRUCK")),
+            (
+                "model".to_owned(),
+                s(if id.is_multiple_of(2) {
+                    "volvo"
+                } else {
+                    "scania"
+                }),
+            ),
+        ]);
+        if !id.is_multiple_of(3) {
+            row.insert("km".to_owned(), n(id * 1000));
+        }
+        put_raw(db, row).await?;
+    }
+    db.put(&Driver {
+        id: "d-1".into(),
+        name: "Ann".into(),
+    })
+    .await?;
+    put_raw(
+        db,
+        Item::from([
+            ("PK".to_owned(), s("X#1")),
+            ("SK".to_owned(), s("TRUCK")),
+            ("model".to_owned(), s("foreign")),
+        ]),
+    )
+    .await?;
+    Ok(())
+}
+
+fn is_truck(key: &(String, String)) -> bool {
+    key.0.starts_with("T#")
+}
+
+#[tokio::test]
+async fn a_rewrite_types_the_rows_backfills_the_index_and_moves_renamed_attributes() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    seed(&db, 12).await?;
+    let before = raw_table(&db).await?;
+    // Readable as they are, but not in the new index yet.
+    assert_eq!(db.scan::<Truck>().all().await?.items.len(), 12);
+    let volvos = || async {
+        db.query(Truck::by_model_partition("volvo"))
+            .all()
+            .await
+            .map(|p| p.items)
+    };
+    assert!(volvos().await?.is_empty());
+
+    let report = db
+        .migration::<Truck>("trucks-v2")
+        .rewrite()
+        .page_size(5)
+        .run()
+        .await?;
+    let p = report.progress;
+    assert_eq!((p.changed, p.other, p.failed), (12, 2, 0), "{report:?}");
+    assert_eq!(p.scanned, 14);
+    assert!(p.write_units >= 12.0 && p.read_units > 0.0, "{p:?}");
+    assert!(!report.resumed && !report.dry_run);
+
+    let after = raw_table(&db).await?;
+    for (key, item) in &after {
+        if !is_truck(key) {
+            assert_eq!(
+                Some(item),
+                before.get(key),
+                "{key:?} is not a truck: untouched"
+            );
+            continue;
+        }
+        let id: u64 = key.0[2..].parse()?;
+        assert_eq!(item.get("_type"), Some(&s("Truck")), "{key:?}");
+        assert_eq!(item.get("trips"), Some(&n(0)), "{key:?}");
+        assert_eq!(item.get("km"), None, "{key:?}: the old name is gone");
+        assert_eq!(
+            item.get("mileage"),
+            (!id.is_multiple_of(3)).then(|| n(id * 1000)).as_ref()
+        );
+        assert!(
+            !item.contains_key(MIGRATIONS_ATTRIBUTE),
+            "a rewrite writes no marker"
+        );
+    }
+    let mut found: Vec<u64> = volvos().await?.into_iter().map(|t| t.id).collect();
+    found.sort();
+    assert_eq!(found, vec![2, 4, 6, 8, 10, 12], "the new index answers");
+
+    // Run again: nothing left to do.
+    let again = db
+        .migration::<Truck>("trucks-v2-again")
+        .rewrite()
+        .run()
+        .await?;
+    assert_eq!((again.progress.changed, again.progress.unchanged), (0, 12));
+    assert_eq!(raw_table(&db).await?, after);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_dry_run_reports_what_it_would_change_and_writes_nothing() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    seed(&db, 7).await?;
+    let before = raw_table(&db).await?;
+    let store = MemoryCheckpoints::new();
+    let report = db
+        .migration::<Truck>("dry")
+        .rewrite()
+        .page_size(3)
+        .checkpoints(store.clone())
+        .dry_run()
+        .run()
+        .await?;
+    assert!(report.dry_run);
+    assert_eq!(report.progress.changed, 7);
+    assert_eq!(report.sample.len(), 7);
+    let first = report
+        .sample
+        .iter()
+        .find(|c| c.key.pk == "T#1")
+        .ok_or("T#1 planned")?;
+    // The key field is stored as an attribute of its own too (`store_key_fields`).
+    assert_eq!(
+        first.set,
+        ["GSI1PK", "GSI1SK", "_type", "id", "mileage", "trips"]
+    );
+    assert_eq!(first.removed, ["km"]);
+    assert_eq!(raw_table(&db).await?, before, "nothing written");
+    assert_eq!(store.get("dry"), None, "no checkpoint either");
+    Ok(())
+}
+
+/// A function that is not idempotent (an increment), killed in the middle of a page and
+/// resumed from its checkpoint: every counter incremented exactly once.
+#[tokio::test]
+async fn a_killed_migration_resumes_with_exactly_once_effects() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    for id in 0..40u32 {
+        db.put(&Counter {
+            id,
+            n: u64::from(id) * 10,
+            note: None,
+        })
+        .await?;
+    }
+    seed(&db, 3).await?;
+    let store = MemoryCheckpoints::new();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let kill = Arc::new(tokio::sync::Notify::new());
+    let migration = |calls: Arc<AtomicUsize>, kill: Arc<tokio::sync::Notify>| {
+        db.migration::<Counter>("count-once")
+            .map(move |mut c| {
+                // The 13th item: in the middle of the third page of 5.
+                if calls.fetch_add(1, Ordering::SeqCst) == 12 {
+                    kill.notify_one();
+                }
+                c.n += 1;
+                Some(c)
+            })
+            .page_size(5)
+            .checkpoints(store.clone())
+    };
+    let first = migration(Arc::clone(&calls), Arc::clone(&kill)).run();
+    tokio::select! {
+        result = first => panic!("the run was to be killed: {result:?}"),
+        () = kill.notified() => {}
+    }
+    let saved: Checkpoint = store
+        .get("count-once")
+        .ok_or("a checkpoint after each page")?;
+    let checkpointed = saved.progress.changed as usize;
+    let written = raw_table(&db)
+        .await?
+        .values()
+        .filter(|i| i.contains_key(MIGRATIONS_ATTRIBUTE))
+        .count();
+    // The twelve items before the 13th call were written; the checkpoint is at the end
+    // of the last whole page before it.
+    assert!(
+        written >= 12 && checkpointed <= written && checkpointed < 40,
+        "{written} written, {saved:?}"
+    );
+
+    let report = migration(
+        Arc::new(AtomicUsize::new(100)),
+        Arc::new(tokio::sync::Notify::new()),
+    )
+    .run()
+    .await?;
+    assert!(report.resumed);
+    let p = report.progress;
+    assert_eq!(p.changed + p.already, 40, "{p:?}");
+    assert_eq!(p.already as usize, written - checkpointed, "{p:?}");
+    let counters = db.scan::<Counter>().consistent().all().await?.items;
+    assert_eq!(counters.len(), 40);
+    for c in counters {
+        assert_eq!(
+            c.n,
+            u64::from(c.id) * 10 + 1,
+            "counter {} incremented once",
+            c.id
+        );
+    }
+    // The same migration again: every item holds its marker.
+    let again = migration(
+        Arc::new(AtomicUsize::new(100)),
+        Arc::new(tokio::sync::Notify::new()),
+    )
+    .checkpoints(MemoryCheckpoints::new())
+    .run()
+    .await?;
+    assert_eq!((again.progress.changed, again.progress.already), (0, 40));
+    Ok(())
+}
+
+/// The application writes an item between the migration's read and its write: the
+/// write's condition fails, the item is read again and the change applied on top.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_concurrent_write_survives_and_the_change_applies_on_top() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    for id in 0..6u32 {
+        db.put(&Counter {
+            id,
+            n: 0,
+            note: None,
+        })
+        .await?;
+    }
+    let app = db.clone();
+    let interfered = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&interfered);
+    let report = db
+        .migration::<Counter>("concurrent")
+        .map(move |mut c| {
+            if c.id == 3 && seen.fetch_add(1, Ordering::SeqCst) == 0 {
+                // The application's write, after the migration read the item.
+                let app = app.clone();
+                tokio::task::block_in_place(|| {
+                    tokio::runtime::Handle::current().block_on(async move {
+                        app.update(Counter::key(3u32))
+                            .set(Counter::fields().note, Some("app".to_owned()))
+                            .add(Counter::fields().n, 100)
+                            .await
+                    })
+                })
+                .expect("the application's update");
+            }
+            c.n += 1;
+            Some(c)
+        })
+        .run()
+        .await?;
+    assert_eq!(report.progress.conflicts, 1, "{report:?}");
+    assert_eq!(report.progress.changed, 6);
+    let three = db
+        .get(Counter::key(3u32))
+        .consistent()
+        .await?
+        .ok_or("counter 3")?;
+    assert_eq!(
+        three.note.as_deref(),
+        Some("app"),
+        "the application's write survives"
+    );
+    assert_eq!(
+        three.n, 101,
+        "and the migration's change is applied on top of it"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn raw_changes_rename_and_default_only_the_entitys_items() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    seed(&db, 6).await?;
+    let before = raw_table(&db).await?;
+    let report = db
+        .migration::<Truck>("raw")
+        .rename_attribute("km", "mileage")
+        .set_default("trips", n(5))
+        .run()
+        .await?;
+    assert_eq!((report.progress.changed, report.progress.other), (6, 2));
+    let after = raw_table(&db).await?;
+    for (key, item) in &after {
+        if !is_truck(key) {
+            assert_eq!(Some(item), before.get(key));
+            continue;
+        }
+        let old = &before[key];
+        assert_eq!(item.get("trips"), Some(&n(5)));
+        assert_eq!(item.get("mileage"), old.get("km"));
+        assert!(!item.contains_key("km") && !item.contains_key("_type"));
+    }
+    let trucks = db.scan::<Truck>().all().await?.items;
+    assert!(trucks.iter().all(|t| t.trips == 5), "{trucks:?}");
+    // Key, index key and crate attributes are refused before anything is read.
+    for attribute in ["PK", "GSI1PK", "_type", "_wt", MIGRATIONS_ATTRIBUTE] {
+        let err = db
+            .migration::<Truck>("bad")
+            .set_default(attribute, s("x"))
+            .run()
+            .await
+            .err()
+            .ok_or("refused")?;
+        assert_refused(&err, ValidationReason::InvalidOption);
+    }
+    let err = db
+        .migration::<Truck>("none")
+        .run()
+        .await
+        .err()
+        .ok_or("refused")?;
+    assert_refused(&err, ValidationReason::NoOperations);
+    Ok(())
+}
+
+/// DynamoDB Local gives every segment the whole table: each item is read three times,
+/// and still changed once.
+#[tokio::test]
+async fn segments_that_overlap_still_change_each_item_once() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    for id in 0..20u32 {
+        db.put(&Counter {
+            id,
+            n: 0,
+            note: None,
+        })
+        .await?;
+    }
+    let report = db
+        .migration::<Counter>("segments")
+        .map(|mut c| {
+            c.n += 1;
+            Some(c)
+        })
+        .segments(3)
+        .page_size(4)
+        .run()
+        .await?;
+    let p = report.progress;
+    assert_eq!(p.changed, 20, "{p:?}");
+    // Whether or not the segments overlap, every read is a change or finds it made.
+    assert!(p.scanned == 20 || p.scanned == 60, "{p:?}");
+    assert_eq!(p.changed + p.already, p.scanned, "{p:?}");
+    let counters = db.scan::<Counter>().consistent().all().await?.items;
+    assert!(counters.iter().all(|c| c.n == 1), "{counters:?}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_malformed_item_is_reported_and_the_rest_migrated() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    seed(&db, 4).await?;
+    // A truck row whose model is a number.
+    put_raw(
+        &db,
+        Item::from([
+            ("PK".to_owned(), s("T#99")),
+            ("SK".to_owned(), s("TRUCK")),
+            ("model".to_owned(), n(7)),
+        ]),
+    )
+    .await?;
+    let report = db.migration::<Truck>("malformed").rewrite().run().await?;
+    assert_eq!((report.progress.changed, report.progress.failed), (4, 1));
+    let failure = &report.failures[0];
+    assert_eq!(failure.key.pk, "T#99");
+    match &failure.error {
+        Error::Decode(e) => {
+            assert_eq!(e.attribute.as_deref(), Some("model"));
+            assert!(matches!(e.kind, DecodeErrorKind::WrongType { .. }), "{e:?}");
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+    Ok(())
+}
+
+/// The write budget paces the writes by the capacity DynamoDB reports.
+#[tokio::test]
+async fn the_write_budget_is_honoured() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    for id in 0..30u32 {
+        db.put(&Counter {
+            id,
+            n: 0,
+            note: None,
+        })
+        .await?;
+    }
+    let started = std::time::Instant::now();
+    let report = db
+        .migration::<Counter>("paced")
+        .map(|mut c| {
+            c.n += 1;
+            Some(c)
+        })
+        .max_write_units_per_second(20.0)
+        .run()
+        .await?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let units = report.progress.write_units;
+    assert!(units >= 30.0, "{units} write units reported");
+    // The last write may start once the units before it fit in the time elapsed.
+    let least = (units - 2.0) / 20.0;
+    assert!(
+        elapsed >= least,
+        "{units} units in {elapsed:.2} s, at most 20 a second"
+    );
+    Ok(())
+}
+
+/// A checkpoint is bound to its migration: another segment count is refused.
+#[tokio::test]
+async fn a_checkpoint_of_another_shape_is_refused() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    seed(&db, 3).await?;
+    let store = MemoryCheckpoints::new();
+    let kill = Arc::new(tokio::sync::Notify::new());
+    let signal = Arc::clone(&kill);
+    let run = db
+        .migration::<Truck>("shape")
+        .rewrite()
+        .page_size(1)
+        .segments(2)
+        .checkpoints(store.clone())
+        .on_progress(move |_| signal.notify_one())
+        .run();
+    tokio::select! {
+        _ = run => {}
+        () = kill.notified() => {}
+    }
+    assert!(store.get("shape").is_some());
+    let err = db
+        .migration::<Truck>("shape")
+        .rewrite()
+        .segments(3)
+        .checkpoints(store.clone())
+        .run()
+        .await
+        .err()
+        .ok_or("refused")?;
+    assert!(matches!(err, Error::Cursor { .. }), "{err:?}");
+    Ok(())
+}
+
+/// Writes applied by DynamoDB whose responses are lost (HTTP 500 after the write; the SDK
+/// sends the same put again and its condition fails on the migration's own result): each
+/// counter is still incremented exactly once, and counted as changed.
+#[tokio::test]
+async fn lost_responses_change_each_item_once() -> TestResult {
+    use dynamo_model::aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition, TokenBucket};
+    use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+    use std::time::Duration;
+    let db = local::fresh_table::<Fleet>().await?;
+    for id in 0..30u32 {
+        db.put(&Counter {
+            id,
+            n: 0,
+            note: None,
+        })
+        .await?;
+    }
+    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+    let faults = Faults::new(7)
+        .rate(0.4)
+        .kinds([FaultKind::ServerErrorAfterApply])
+        .operations(["PutItem"]);
+    let retries = RetryConfig::standard()
+        .with_max_attempts(40)
+        .with_initial_backoff(Duration::from_millis(1))
+        .with_max_backoff(Duration::from_millis(10));
+    let client = client_with_faults(&endpoint, &faults, retries);
+    // Retries that end in a failed condition keep their quota tokens: a quota of its own.
+    let partition = RetryPartition::custom("migration-lost-responses")
+        .token_bucket(TokenBucket::unlimited())
+        .build();
+    let config = client
+        .config()
+        .to_builder()
+        .retry_partition(partition)
+        .build();
+    let lossy = Db::<Fleet>::new(
+        dynamo_model::aws_sdk_dynamodb::Client::from_conf(config),
+        db.table_name().to_owned(),
+    );
+    let report = lossy
+        .migration::<Counter>("lossy")
+        .map(|mut c| {
+            c.n += 1;
+            Some(c)
+        })
+        .run()
+        .await?;
+    assert!(
+        faults.stats().server_errors_after_apply > 0,
+        "no response was lost: nothing proved"
+    );
+    assert_eq!(report.progress.changed, 30, "{report:?}");
+    assert_eq!(report.progress.conflicts, 0, "{report:?}");
+    let counters = db.scan::<Counter>().consistent().all().await?.items;
+    assert!(counters.iter().all(|c| c.n == 1), "{counters:?}");
+    Ok(())
+}
