@@ -12,6 +12,7 @@ use crate::ops::UnknownEntity;
 use crate::ops::page::decode_target;
 use crate::ops::request::Customize;
 use crate::retry::{Deadline, RetryPolicy, is_retryable};
+use crate::trace::Instrument;
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
 use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
@@ -177,8 +178,15 @@ impl<T: Target> BatchGet<T> {
     }
 
     /// Reads every key: chunks of 100, duplicates removed, unprocessed keys retried.
-    pub async fn send(mut self) -> Result<BatchGetOutput<T>, Error> {
+    pub async fn send(self) -> Result<BatchGetOutput<T>, Error> {
+        let span = crate::trace::operation("BatchGetItem", self.db.table_name(), T::NAME);
+        crate::trace::record(&span, "aws.dynamodb.consistent_read", self.consistent);
+        crate::trace::traced(span, self.send_untraced()).await
+    }
+
+    async fn send_untraced(mut self) -> Result<BatchGetOutput<T>, Error> {
         let unique = self.unique_keys()?;
+        crate::trace::record_current("dynamo_model.items", unique.len() as u64);
         let mut read = read_keys(
             &self.db,
             &self.customize,
@@ -403,15 +411,19 @@ async fn get_chunk<X: Table>(
             break;
         }
         attempt += 1;
+        let span = crate::trace::request(OP, attempt);
+        crate::trace::record(&span, "dynamo_model.items", keys.len() as u64);
         let request = get_request(db, customize, keys.iter().map(|(_, k)| k), consistent)?.send();
-        let Ok(result) = deadline.run(request).await else {
+        let Ok(result) = deadline.run(request).instrument(span.clone()).await else {
             // Cut off by the deadline: these keys were not read.
             out.unprocessed = unpositioned(keys);
             break;
         };
         match result {
             Ok(resp) => {
-                out.consumed += capacity_units(resp.consumed_capacity());
+                let consumed = capacity_units(resp.consumed_capacity());
+                crate::trace::record(&span, "aws.dynamodb.consumed_capacity", consumed);
+                out.consumed += consumed;
                 let items = resp
                     .responses
                     .and_then(|mut r| r.remove(db.table_name()))
@@ -421,13 +433,18 @@ async fn get_chunk<X: Table>(
                     .and_then(|mut u| u.remove(db.table_name()))
                     .map(|ka| ka.keys)
                     .unwrap_or_default();
+                crate::trace::record(&span, "dynamo_model.unprocessed", unprocessed.len() as u64);
                 let settled = settle(&X::SCHEMA, keys, items, &unprocessed);
                 out.found.extend(settled.found);
                 out.not_found.extend(settled.not_found);
                 keys = settled.unprocessed;
             }
-            Err(e) if is_retryable(&e) => {} // the whole chunk again
+            Err(e) if is_retryable(&e) => {
+                // The whole chunk again.
+                crate::trace::record(&span, "error.type", error_code(&e));
+            }
             Err(e) => {
+                crate::trace::record(&span, "error.type", error_code(&e));
                 // Reported with its keys; the other chunks go on.
                 out.failed = Some((unpositioned(keys), Error::service(OP, db.table_name(), e)));
                 break;
@@ -780,9 +797,16 @@ impl<T: Table> BatchWrite<T> {
 
     /// Writes everything: chunks of 25, unprocessed items retried; what is left after the
     /// deadline is returned in [`BatchWriteOutput::unprocessed`].
-    pub async fn send(mut self) -> Result<BatchWriteOutput, Error> {
+    pub async fn send(self) -> Result<BatchWriteOutput, Error> {
+        let span = crate::trace::operation("BatchWriteItem", self.db.table_name(), "*");
+        crate::trace::record(&span, "dynamo_model.items", self.ops.len() as u64);
+        crate::trace::traced(span, self.send_untraced()).await
+    }
+
+    async fn send_untraced(mut self) -> Result<BatchWriteOutput, Error> {
         let total = self.ops.len();
         let chunks = self.checked_chunks()?;
+        let chunk_count = chunks.len();
         let deadline = Arc::new(Deadline::after(self.policy.deadline));
         let (db, customize) = (&self.db, &self.customize);
         let policy = self.policy;
@@ -794,8 +818,10 @@ impl<T: Table> BatchWrite<T> {
                 async move { write_chunk(db, customize, chunk, &policy, &deadline).await }
             })
             .buffer_unordered(self.concurrency);
+        let mut requests: usize = 0;
         while let Some(result) = results.next().await {
             let chunk = result?;
+            requests += chunk.attempts as usize;
             output.written += chunk.written;
             output.consumed_capacity += chunk.consumed;
             output.unprocessed.extend(chunk.unprocessed);
@@ -809,11 +835,19 @@ impl<T: Table> BatchWrite<T> {
                 });
             }
         }
+        crate::trace::record_current("dynamo_model.requests", requests as u64);
+        crate::trace::record_current(
+            "dynamo_model.retries",
+            requests.saturating_sub(chunk_count) as u64,
+        );
+        crate::trace::record_current("aws.dynamodb.consumed_capacity", output.consumed_capacity);
         Ok(output)
     }
 }
 
 struct WriteChunk {
+    /// Requests sent for the chunk.
+    attempts: u32,
     written: usize,
     unprocessed: Vec<WriteOp>,
     failed: Option<(Vec<WriteOp>, Error)>,
@@ -838,6 +872,12 @@ fn write_request<X: Table>(
     Ok(customize.apply(request))
 }
 
+/// The DynamoDB error code of a failed request, for traces.
+#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+fn error_code<E: aws_sdk_dynamodb::error::ProvideErrorMetadata>(e: &E) -> String {
+    e.code().unwrap_or("Unknown").to_owned()
+}
+
 async fn write_chunk<X: Table>(
     db: &Db<X>,
     customize: &Customize<BatchWriteItemFluentBuilder>,
@@ -848,6 +888,7 @@ async fn write_chunk<X: Table>(
     const OP: &str = "BatchWriteItem";
     let schema = &X::SCHEMA;
     let mut out = WriteChunk {
+        attempts: 0,
         written: 0,
         unprocessed: Vec::new(),
         failed: None,
@@ -866,8 +907,11 @@ async fn write_chunk<X: Table>(
             break;
         }
         attempt += 1;
+        out.attempts = attempt;
+        let span = crate::trace::request(OP, attempt);
+        crate::trace::record(&span, "dynamo_model.items", ops.len() as u64);
         let request = write_request(db, customize, &ops)?.send();
-        let Ok(result) = deadline.run(request).await else {
+        let Ok(result) = deadline.run(request).instrument(span.clone()).await else {
             // Cut off by the deadline in flight: DynamoDB may have applied any of these
             // writes, or none. Not confirmed, so not counted as written; returned as
             // unprocessed (a put or delete applied twice leaves the same item, unless
@@ -877,7 +921,9 @@ async fn write_chunk<X: Table>(
         };
         match result {
             Ok(resp) => {
-                out.consumed += capacity_units(resp.consumed_capacity());
+                let consumed = capacity_units(resp.consumed_capacity());
+                crate::trace::record(&span, "aws.dynamodb.consumed_capacity", consumed);
+                out.consumed += consumed;
                 let left: HashSet<RawKey> = resp
                     .unprocessed_items
                     .and_then(|mut u| u.remove(db.table_name()))
@@ -894,10 +940,15 @@ async fn write_chunk<X: Table>(
                     .collect();
                 let before = ops.len();
                 ops.retain(|op| left.contains(op.key()));
+                crate::trace::record(&span, "dynamo_model.unprocessed", ops.len() as u64);
                 out.written += before - ops.len();
             }
-            Err(e) if is_retryable(&e) => {} // the whole chunk again: puts and deletes are idempotent
+            Err(e) if is_retryable(&e) => {
+                // The whole chunk again: puts and deletes are idempotent.
+                crate::trace::record(&span, "error.type", error_code(&e));
+            }
             Err(e) => {
+                crate::trace::record(&span, "error.type", error_code(&e));
                 // Reported with its operations; the other chunks go on.
                 out.failed = Some((ops, Error::service(OP, db.table_name(), e)));
                 break;

@@ -23,6 +23,8 @@ pub struct Db<T> {
     client: Client,
     table_name: Arc<str>,
     cursor_secret: Arc<[u8]>,
+    /// Whether operation spans record keys (`Db::trace_keys`).
+    trace_keys: bool,
     /// The read-through cache of gets by key (`Db::with_cache`).
     #[cfg(feature = "cache")]
     cache: Option<crate::cache::Cache>,
@@ -35,6 +37,7 @@ impl<T> Clone for Db<T> {
             client: self.client.clone(),
             table_name: self.table_name.clone(),
             cursor_secret: self.cursor_secret.clone(),
+            trace_keys: self.trace_keys,
             #[cfg(feature = "cache")]
             cache: self.cache.clone(),
             _table: PhantomData,
@@ -57,6 +60,7 @@ impl<T: Table> Db<T> {
             client,
             table_name: table_name.into(),
             cursor_secret: Arc::from(Vec::new()),
+            trace_keys: false,
             #[cfg(feature = "cache")]
             cache: None,
             _table: PhantomData,
@@ -155,6 +159,19 @@ impl<T: Table> Db<T> {
     pub fn with_cursor_secret(mut self, secret: impl AsRef<[u8]>) -> Self {
         self.cursor_secret = Arc::from(secret.as_ref());
         self
+    }
+
+    /// Records the key of each single-item operation in its tracing span
+    /// (`dynamo_model.key`; see [`crate::trace`]). Off by default: keys can hold personal
+    /// data. Attribute values are never recorded.
+    pub fn trace_keys(mut self, on: bool) -> Self {
+        self.trace_keys = on;
+        self
+    }
+
+    /// Whether operation spans record keys.
+    pub(crate) fn traces_keys(&self) -> bool {
+        self.trace_keys
     }
 
     pub(crate) fn cursor_secret(&self) -> &[u8] {

@@ -244,6 +244,30 @@ pub enum Error {
 }
 
 impl Error {
+    /// A short name of the error for traces: the DynamoDB error code of a service error,
+    /// else the variant's name.
+    #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+    pub(crate) fn kind(&self) -> &str {
+        use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+        match self {
+            Error::ConditionFailed { .. } => "ConditionFailed",
+            Error::VersionConflict { .. } => "VersionConflict",
+            Error::NotFound { .. } => "NotFound",
+            Error::NotUnique { .. } => "NotUnique",
+            Error::Decode(_) => "Decode",
+            Error::Stream(_) => "Stream",
+            Error::Validation { .. } => "Validation",
+            Error::Incomplete { .. } => "Incomplete",
+            Error::UnexpectedResponse { .. } => "UnexpectedResponse",
+            Error::ReturnValuesLost { .. } => "ReturnValuesLost",
+            Error::TransactionCanceled { .. } => "TransactionCanceled",
+            Error::Cursor { .. } => "Cursor",
+            Error::DeadlineExceeded { .. } => "DeadlineExceeded",
+            Error::Io { .. } => "Io",
+            Error::Service { source, .. } => source.code().unwrap_or("Service"),
+        }
+    }
+
     /// A refusal before sending, for `entity`, with its reason and message.
     pub(crate) fn invalid(
         entity: &'static str,

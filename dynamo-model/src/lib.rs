@@ -50,7 +50,12 @@
 //! `uuid::Uuid`; `aws-config` adds [`Db::from_env`]; `local` adds [`local`], which
 //! finds or starts DynamoDB Local and creates throw-away tables for tests; `lambda` and
 //! `streams` read DynamoDB Streams records as AWS Lambda delivers them and as the
-//! Streams API returns them ([`stream`]).
+//! Streams API returns them ([`stream`]); `tracing` (the only default feature) gives
+//! every operation a span with OpenTelemetry's field names ([`trace`]: never an attribute
+//! value, keys only with [`Db::trace_keys`]); `rust_decimal`, `bytes` and `serde_json`
+//! add those types as attributes; `zstd`, `gzip` compressed fields; `cache` a
+//! read-through cache of hot items. [`migrate`] brings stored items along when the model
+//! changes.
 
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -88,6 +93,7 @@ mod sealed;
 mod size;
 pub mod stream;
 mod text;
+pub mod trace;
 pub mod transact;
 
 pub use batch::{BatchGetOutput, BatchWriteOutput, Progress, WriteOp};

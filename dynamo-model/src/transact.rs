@@ -17,6 +17,7 @@ use crate::ops::{
     Delete, PreparedWrite, Put, UnknownEntity, Update, and, is_entity, item_exists, render,
 };
 use crate::retry::{Deadline, RetryPolicy, is_retryable};
+use crate::trace::Instrument;
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
 use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsInput;
 use aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsFluentBuilder;
@@ -302,9 +303,15 @@ impl<T: Table> TransactWrite<T> {
     /// transiently, until the deadline). A request still in flight when the deadline
     /// passes is cut off: [`Error::DeadlineExceeded`] then carries the token to resend the
     /// transaction with ([`token`](Self::token)), which applies it at most once.
-    pub async fn send(mut self) -> Result<(), Error> {
+    pub async fn send(self) -> Result<(), Error> {
+        let span = crate::trace::operation("TransactWriteItems", self.db.table_name(), "*");
+        crate::trace::traced(span, self.send_untraced()).await
+    }
+
+    async fn send_untraced(mut self) -> Result<(), Error> {
         const OP: &str = "TransactWriteItems";
         let (items, token, owned) = self.checked()?;
+        crate::trace::record_current("dynamo_model.items", owned.len() as u64);
         let ops: Vec<&Operation> = owned.iter().collect();
         let deadline = Deadline::after(self.policy.deadline);
         // The first attempt sends the items built while checking; a retry builds them
@@ -318,8 +325,11 @@ impl<T: Table> TransactWrite<T> {
                 Some(items) => items,
                 None => self.request_items(&ops)?,
             };
+            let span = crate::trace::request(OP, attempt);
+            crate::trace::record_current("dynamo_model.requests", u64::from(attempt));
+            crate::trace::record_current("dynamo_model.retries", u64::from(attempt - 1));
             let request = self.request(items, &token).send();
-            let Ok(result) = deadline.run(request).await else {
+            let Ok(result) = deadline.run(request).instrument(span.clone()).await else {
                 // Cut off in flight: applied or not, nobody knows. The token lets the
                 // caller resend it safely (DynamoDB applies a token at most once within
                 // 10 minutes).
@@ -332,6 +342,10 @@ impl<T: Table> TransactWrite<T> {
             // Whether this attempt may have been applied (a 5xx, a timeout, a lost
             // connection): then giving up must hand back the token, as a cut-off does.
             let mut ambiguous = false;
+            if let Err(e) = &result {
+                use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+                crate::trace::record(&span, "error.type", e.code().unwrap_or("Unknown"));
+            }
             let error = match result {
                 Ok(_) => return Ok(()),
                 Err(e) if is_retryable(&e) => {
@@ -418,7 +432,13 @@ impl<X: Target> TransactGet<X> {
     }
 
     /// Reads the items as of one point in time; `None` where there is no item.
-    pub async fn send(mut self) -> Result<Vec<Option<X>>, Error> {
+    pub async fn send(self) -> Result<Vec<Option<X>>, Error> {
+        let span = crate::trace::operation("TransactGetItems", self.db.table_name(), X::NAME);
+        crate::trace::record(&span, "dynamo_model.items", self.keys.len() as u64);
+        crate::trace::traced(span, self.send_untraced()).await
+    }
+
+    async fn send_untraced(mut self) -> Result<Vec<Option<X>>, Error> {
         const OP: &str = "TransactGetItems";
         let out = self
             .request()?

@@ -37,5 +37,6 @@ mod scan;
 mod scatter;
 mod single_item;
 mod stream;
+mod traces;
 mod transact;
 mod trust;

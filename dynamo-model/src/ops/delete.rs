@@ -171,6 +171,12 @@ impl<E: Entity> Delete<E> {
     }
 
     async fn run(self, return_old: bool) -> Result<Option<E>, Error> {
+        let span = crate::trace::operation("DeleteItem", self.db.table_name(), E::ENTITY_TYPE);
+        crate::trace::key(&span, self.db.traces_keys(), || Some(self.key.to_string()));
+        crate::trace::traced(span, self.run_untraced(return_old)).await
+    }
+
+    async fn run_untraced(self, return_old: bool) -> Result<Option<E>, Error> {
         let db = self.db.clone();
         // An item with chunked fields names chunks to delete after it (`crate::chunk`).
         let chunked = !E::__CHUNKED.is_empty();

@@ -107,6 +107,13 @@ impl<E: Entity> Get<E> {
     /// Sends the request. `Ok(None)` when there is no item under the key; an item of
     /// another entity type under the key is a decode error.
     pub async fn send(self) -> Result<Option<E>, Error> {
+        let span = crate::trace::operation("GetItem", self.db.table_name(), E::ENTITY_TYPE);
+        crate::trace::record(&span, "aws.dynamodb.consistent_read", self.consistent);
+        crate::trace::key(&span, self.db.traces_keys(), || Some(self.key.to_string()));
+        crate::trace::traced(span, self.send_untraced()).await
+    }
+
+    async fn send_untraced(self) -> Result<Option<E>, Error> {
         #[cfg(feature = "cache")]
         if let Some((cache, answer)) = self.cache() {
             let key = self.key.raw()?.clone();

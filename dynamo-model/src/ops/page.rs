@@ -68,6 +68,23 @@ impl<T> Page<T> {
     }
 }
 
+/// Records a page's figures in its operation span.
+pub(crate) fn trace_page<T>(span: &crate::trace::Span, page: &Page<T>) {
+    crate::trace::record(span, "dynamo_model.items", page.items.len() as u64);
+    crate::trace::record(span, "aws.dynamodb.count", page.count as u64);
+    crate::trace::record(
+        span,
+        "aws.dynamodb.scanned_count",
+        page.scanned_count as u64,
+    );
+    crate::trace::record(span, "dynamo_model.requests", page.requests as u64);
+    crate::trace::record(
+        span,
+        "aws.dynamodb.consumed_capacity",
+        page.consumed_capacity,
+    );
+}
+
 /// `_type IN (..)`: only items of the target's entity types.
 /// One entity type is `_type = :v`, the form DynamoDB evaluates most simply.
 pub(crate) fn entity_type_filter<T: Target>() -> Node {

@@ -242,10 +242,19 @@ impl<E: Entity> Put<E> {
     /// Sends the request. For an entity with chunked fields, this is the chunk protocol
     /// of [`crate::chunk`]: several requests.
     pub async fn send(self) -> Result<(), Error> {
-        if !E::__CHUNKED.is_empty() && self.chunk_conditions.is_none() {
-            return crate::chunk::put(self).await;
-        }
-        self.send_item().await
+        let span = crate::trace::operation("PutItem", self.db.table_name(), E::ENTITY_TYPE);
+        crate::trace::key(&span, self.db.traces_keys(), || {
+            let item = self.item.as_ref().ok()?;
+            crate::key::describe_item_key(&<E::Table as crate::Table>::SCHEMA, item)
+        });
+        crate::trace::record(&span, "dynamo_model.items", 1);
+        crate::trace::traced(span, async move {
+            if !E::__CHUNKED.is_empty() && self.chunk_conditions.is_none() {
+                return crate::chunk::put(self).await;
+            }
+            self.send_item().await
+        })
+        .await
     }
 
     /// Sends the `PutItem` request.

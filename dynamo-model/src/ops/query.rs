@@ -15,6 +15,7 @@ use crate::expr::{Node, Placeholders};
 use crate::key::KeyError;
 use crate::key::sort::{KeySpace, Primary, SortKeyOp, SortKeyRange};
 use crate::schema::{IndexKind, IndexSchema, Projection};
+use crate::trace::Instrument;
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
 use aws_sdk_dynamodb::operation::query::QueryInput;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
@@ -943,8 +944,32 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         }
     }
 
+    /// The operation span of this query (see [`crate::trace`]).
+    fn span(&self) -> crate::trace::Span {
+        let span = crate::trace::operation("Query", self.db.table_name(), T::NAME);
+        if let Some(index) = self.index {
+            crate::trace::record(&span, "aws.dynamodb.index_name", index.name);
+        }
+        crate::trace::record(&span, "aws.dynamodb.scan_forward", !self.reverse);
+        crate::trace::record(&span, "aws.dynamodb.consistent_read", self.consistent);
+        if let Some(limit) = self.limit {
+            crate::trace::record(&span, "aws.dynamodb.limit", limit as u64);
+        }
+        span
+    }
+
     /// All matching items (at most `limit`), reading as many pages as needed.
     pub async fn all(self) -> Result<Page<T>, Error> {
+        let span = self.span();
+        crate::trace::traced(span.clone(), async move {
+            let page = self.all_untraced().await?;
+            super::page::trace_page(&span, &page);
+            Ok(page)
+        })
+        .await
+    }
+
+    async fn all_untraced(self) -> Result<Page<T>, Error> {
         let source = self.source()?;
         if self.limit == Some(0) {
             return Ok(Page::empty(None));
@@ -956,6 +981,16 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     /// One page: up to `limit` matching items (or one DynamoDB page without a limit),
     /// starting after `cursor` (from a previous page of the *same* query).
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
+        let span = self.span();
+        crate::trace::traced(span.clone(), async move {
+            let page = self.page_untraced(cursor).await?;
+            super::page::trace_page(&span, &page);
+            Ok(page)
+        })
+        .await
+    }
+
+    async fn page_untraced(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
         let source = self.source()?;
         let prepared = &source.prepared;
         if self.limit == Some(0) {
@@ -1197,19 +1232,27 @@ impl<X: Table> PageSource for QuerySource<X> {
             return Box::pin(async { Ok(RawPage::default()) });
         }
         let request = self.request(r);
-        Box::pin(async move {
-            let out = request
-                .send()
-                .await
-                .map_err(|e| Error::service("Query", self.db.table_name(), e))?;
-            Ok(RawPage::from_output(
-                out.items,
-                out.last_evaluated_key,
-                out.consumed_capacity.as_ref(),
-                out.scanned_count,
-                self.consistent,
-            ))
-        })
+        let span = crate::trace::request("Query", 1);
+        Box::pin(
+            async move {
+                let out = request.send().await.map_err(|e| {
+                    let e = Error::service("Query", self.db.table_name(), e);
+                    crate::trace::record_current("error.type", e.kind());
+                    e
+                })?;
+                let page = RawPage::from_output(
+                    out.items,
+                    out.last_evaluated_key,
+                    out.consumed_capacity.as_ref(),
+                    out.scanned_count,
+                    self.consistent,
+                );
+                crate::trace::record_current("dynamo_model.items", page.items.len() as u64);
+                crate::trace::record_current("aws.dynamodb.consumed_capacity", page.consumed);
+                Ok(page)
+            }
+            .instrument(span),
+        )
     }
 }
 

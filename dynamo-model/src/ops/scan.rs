@@ -13,6 +13,7 @@ use super::{BoxFuture, and_opt};
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
+use crate::trace::Instrument;
 use crate::{Condition, Db, Entity, Error, Table};
 use aws_sdk_dynamodb::operation::scan::ScanInput;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
@@ -95,19 +96,27 @@ impl<X: Table> PageSource for DynamoSource<X> {
     fn fetch(&self, r: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>> {
         let db = &self.db;
         let request = self.request(r);
-        Box::pin(async move {
-            let out = request
-                .send()
-                .await
-                .map_err(|e| Error::service("Scan", db.table_name(), e))?;
-            Ok(RawPage::from_output(
-                out.items,
-                out.last_evaluated_key,
-                out.consumed_capacity.as_ref(),
-                out.scanned_count,
-                self.consistent,
-            ))
-        })
+        let span = crate::trace::request("Scan", 1);
+        Box::pin(
+            async move {
+                let out = request.send().await.map_err(|e| {
+                    let e = Error::service("Scan", db.table_name(), e);
+                    crate::trace::record_current("error.type", e.kind());
+                    e
+                })?;
+                let page = RawPage::from_output(
+                    out.items,
+                    out.last_evaluated_key,
+                    out.consumed_capacity.as_ref(),
+                    out.scanned_count,
+                    self.consistent,
+                );
+                crate::trace::record_current("dynamo_model.items", page.items.len() as u64);
+                crate::trace::record_current("aws.dynamodb.consumed_capacity", page.consumed);
+                Ok(page)
+            }
+            .instrument(span),
+        )
     }
 }
 
@@ -254,8 +263,28 @@ impl<T: Target> Scan<T> {
             .collect()
     }
 
+    /// The operation span of this scan (see [`crate::trace`]).
+    fn span(&self) -> crate::trace::Span {
+        let span = crate::trace::operation("Scan", self.db.table_name(), T::NAME);
+        crate::trace::record(&span, "aws.dynamodb.consistent_read", self.consistent);
+        if let Some(limit) = self.limit {
+            crate::trace::record(&span, "aws.dynamodb.limit", limit as u64);
+        }
+        span
+    }
+
     /// Every matching item (at most `limit`), from all segments.
     pub async fn all(self) -> Result<Page<T>, Error> {
+        let span = self.span();
+        crate::trace::traced(span.clone(), async move {
+            let page = self.all_untraced().await?;
+            super::page::trace_page(&span, &page);
+            Ok(page)
+        })
+        .await
+    }
+
+    async fn all_untraced(self) -> Result<Page<T>, Error> {
         let mut pages =
             pager::merged_pages(self.source()?, self.segments, self.page_size, self.budget);
         let mut items = Vec::new();
@@ -296,6 +325,16 @@ impl<T: Target> Scan<T> {
     /// returned; the cursor continues after the last item read. Use it to spread a scan
     /// over time (e.g. one page per job run): each call costs one bounded request.
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
+        let span = self.span();
+        crate::trace::traced(span.clone(), async move {
+            let page = self.page_untraced(cursor).await?;
+            super::page::trace_page(&span, &page);
+            Ok(page)
+        })
+        .await
+    }
+
+    async fn page_untraced(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
         if self.segments > 1 {
             return Err(Error::invalid(
                 T::NAME,

@@ -479,6 +479,26 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
     /// All matching items (the first `limit` of them), reading as many pages of each
     /// partition as needed; the cursor continues after them when more may follow.
     pub async fn all(self) -> Result<Page<T>, Error> {
+        let span = self.span();
+        crate::trace::traced(span.clone(), async move {
+            let page = self.all_untraced().await?;
+            super::page::trace_page(&span, &page);
+            Ok(page)
+        })
+        .await
+    }
+
+    /// The operation span of this read: a `Query` over several partitions.
+    fn span(&self) -> crate::trace::Span {
+        let span = crate::trace::operation("Query", self.query.db.table_name(), T::NAME);
+        crate::trace::record(&span, "aws.dynamodb.scan_forward", !self.query.reverse);
+        if let Some(limit) = self.query.limit {
+            crate::trace::record(&span, "aws.dynamodb.limit", limit as u64);
+        }
+        span
+    }
+
+    async fn all_untraced(self) -> Result<Page<T>, Error> {
         let plan = self.plan()?;
         if self.query.limit == Some(0) {
             return Ok(empty(None));
@@ -491,6 +511,16 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
     /// one request to each partition), starting after `cursor` (from a previous page of
     /// the *same* scatter query).
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
+        let span = self.span();
+        crate::trace::traced(span.clone(), async move {
+            let page = self.page_untraced(cursor).await?;
+            super::page::trace_page(&span, &page);
+            Ok(page)
+        })
+        .await
+    }
+
+    async fn page_untraced(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
         let plan = self.plan()?;
         let positions = self.positions(&plan, cursor)?;
         if self.query.limit == Some(0) {

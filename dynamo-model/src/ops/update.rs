@@ -624,6 +624,12 @@ impl<E: Entity> Update<E> {
     }
 
     async fn run(self, returning: Returning) -> Result<Option<Item>, Error> {
+        let span = crate::trace::operation("UpdateItem", self.db.table_name(), E::ENTITY_TYPE);
+        crate::trace::key(&span, self.db.traces_keys(), || Some(self.key.to_string()));
+        crate::trace::traced(span, self.run_untraced(returning)).await
+    }
+
+    async fn run_untraced(self, returning: Returning) -> Result<Option<Item>, Error> {
         let db = self.db.clone();
         let token = WriteToken::new();
         let token_attr = <E::Table as crate::Table>::SCHEMA.write_token;

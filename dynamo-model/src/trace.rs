@@ -1,0 +1,166 @@
+//! Tracing spans (feature `tracing`, on by default): one span per operation, one child
+//! span per DynamoDB request inside batches, transactions and scatter-gather reads.
+//!
+//! Span and field names follow OpenTelemetry's semantic conventions for databases and
+//! for AWS DynamoDB where they fit:
+//!
+//! | field | value |
+//! | --- | --- |
+//! | `db.system.name` | `aws.dynamodb` |
+//! | `db.operation.name` | the DynamoDB API call: `PutItem`, `Query`, `BatchWriteItem`, ... |
+//! | `aws.dynamodb.table_names` | the table |
+//! | `aws.dynamodb.index_name` | the index a query reads |
+//! | `aws.dynamodb.consistent_read`, `aws.dynamodb.limit`, `aws.dynamodb.scan_forward` | as sent |
+//! | `aws.dynamodb.consumed_capacity` | capacity units DynamoDB reported (when the call asks for them) |
+//! | `aws.dynamodb.count`, `aws.dynamodb.scanned_count` | a query's or scan's counts |
+//! | `dynamo_model.entity` | the entity (or collection) |
+//! | `dynamo_model.items` | items read or written |
+//! | `dynamo_model.requests` | DynamoDB requests the operation sent |
+//! | `dynamo_model.retries` | requests sent again (unprocessed items, conflicts) |
+//! | `dynamo_model.unprocessed` | items DynamoDB left unprocessed (per request) |
+//! | `dynamo_model.key` | the item's key, only with [`Db::trace_keys`](crate::Db::trace_keys) |
+//! | `error.type` | the error: a DynamoDB error code or the crate's error kind |
+//!
+//! Operation spans are `INFO` spans named `dynamodb`, request spans `DEBUG` spans named
+//! `dynamodb.request` (with `db.operation.name` and `dynamo_model.attempt`). Attribute
+//! values are never recorded; keys (which can hold personal data) only when opted in.
+//! With no subscriber listening a span costs one check of a cached flag, and fields are
+//! recorded only on spans that are enabled.
+
+use crate::Error;
+
+#[cfg(feature = "tracing")]
+pub(crate) use tracing::{Instrument, Span};
+
+/// An operation span: `db.operation.name` `operation` on `table` for `entity`.
+#[cfg(feature = "tracing")]
+pub(crate) fn operation(operation: &'static str, table: &str, entity: &str) -> Span {
+    tracing::info_span!(
+        target: "dynamo_model",
+        "dynamodb",
+        otel.name = operation,
+        db.system.name = "aws.dynamodb",
+        db.operation.name = operation,
+        aws.dynamodb.table_names = table,
+        aws.dynamodb.index_name = tracing::field::Empty,
+        aws.dynamodb.consistent_read = tracing::field::Empty,
+        aws.dynamodb.limit = tracing::field::Empty,
+        aws.dynamodb.scan_forward = tracing::field::Empty,
+        aws.dynamodb.consumed_capacity = tracing::field::Empty,
+        aws.dynamodb.count = tracing::field::Empty,
+        aws.dynamodb.scanned_count = tracing::field::Empty,
+        dynamo_model.entity = entity,
+        dynamo_model.items = tracing::field::Empty,
+        dynamo_model.requests = tracing::field::Empty,
+        dynamo_model.retries = tracing::field::Empty,
+        dynamo_model.key = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+    )
+}
+
+/// A request span inside an operation: attempt `attempt` (from 1) of `operation`.
+#[cfg(feature = "tracing")]
+pub(crate) fn request(operation: &'static str, attempt: u32) -> Span {
+    tracing::debug_span!(
+        target: "dynamo_model",
+        "dynamodb.request",
+        db.operation.name = operation,
+        dynamo_model.attempt = attempt,
+        dynamo_model.items = tracing::field::Empty,
+        dynamo_model.unprocessed = tracing::field::Empty,
+        aws.dynamodb.consumed_capacity = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+    )
+}
+
+/// Records `value` in `field` of `span` (nothing when no subscriber listens).
+#[cfg(feature = "tracing")]
+pub(crate) fn record(span: &Span, field: &'static str, value: impl tracing::Value) {
+    if !span.is_disabled() {
+        span.record(field, value);
+    }
+}
+
+/// Records in the current span (the operation's, or a request's inside it).
+#[cfg(feature = "tracing")]
+pub(crate) fn record_current(field: &'static str, value: impl tracing::Value) {
+    record(&Span::current(), field, value);
+}
+
+/// Records the key (`describe` renders it) when the caller opted in to keys in traces.
+#[cfg(feature = "tracing")]
+pub(crate) fn key(span: &Span, opted_in: bool, describe: impl FnOnce() -> Option<String>) {
+    if opted_in
+        && !span.is_disabled()
+        && let Some(key) = describe()
+    {
+        span.record("dynamo_model.key", key.as_str());
+    }
+}
+
+/// Runs `f` inside `span` and records its error kind, if it fails.
+pub(crate) async fn traced<T>(
+    span: Span,
+    f: impl std::future::Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    let result = f.instrument(span.clone()).await;
+    finish(&span, result)
+}
+
+/// Records the error kind of a failed operation and passes the result on.
+#[cfg(feature = "tracing")]
+pub(crate) fn finish<T>(span: &Span, result: Result<T, Error>) -> Result<T, Error> {
+    if let Err(e) = &result
+        && !span.is_disabled()
+    {
+        span.record("error.type", e.kind());
+    }
+    result
+}
+
+#[cfg(not(feature = "tracing"))]
+mod off {
+    /// Without the feature: a span that is nothing.
+    #[derive(Debug, Clone, Default)]
+    pub(crate) struct Span;
+
+    /// Without the feature: futures run as they are.
+    pub(crate) trait Instrument: Sized {
+        fn instrument(self, _span: Span) -> Self {
+            self
+        }
+    }
+
+    impl<F: std::future::Future> Instrument for F {}
+
+    /// A value that could be recorded.
+    pub(crate) trait Value {}
+    impl<T: ?Sized> Value for T {}
+}
+
+#[cfg(not(feature = "tracing"))]
+pub(crate) use off::{Instrument, Span};
+
+#[cfg(not(feature = "tracing"))]
+pub(crate) fn operation(_operation: &'static str, _table: &str, _entity: &str) -> Span {
+    Span
+}
+
+#[cfg(not(feature = "tracing"))]
+pub(crate) fn request(_operation: &'static str, _attempt: u32) -> Span {
+    Span
+}
+
+#[cfg(not(feature = "tracing"))]
+pub(crate) fn record<V: off::Value>(_span: &Span, _field: &'static str, _value: V) {}
+
+#[cfg(not(feature = "tracing"))]
+pub(crate) fn record_current<V: off::Value>(_field: &'static str, _value: V) {}
+
+#[cfg(not(feature = "tracing"))]
+pub(crate) fn key(_span: &Span, _opted_in: bool, _describe: impl FnOnce() -> Option<String>) {}
+
+#[cfg(not(feature = "tracing"))]
+pub(crate) fn finish<T>(_span: &Span, result: Result<T, Error>) -> Result<T, Error> {
+    result
+}
