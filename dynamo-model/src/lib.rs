@@ -54,7 +54,8 @@
 //! every operation a span with OpenTelemetry's field names ([`trace`]: never an attribute
 //! value, keys only with [`Db::trace_keys`]); `rust_decimal`, `bytes` and `serde_json`
 //! add those types as attributes; `zstd`, `gzip` compressed fields; `cache` a
-//! read-through cache of hot items. [`migrate`] brings stored items along when the model
+//! read-through cache of hot items; `export` schema exports (CloudFormation, AWS CDK,
+//! NoSQL Workbench, Markdown). [`migrate`] brings stored items along when the model
 //! changes.
 
 #![warn(missing_docs)]
@@ -75,6 +76,8 @@ pub mod cursor;
 mod db;
 pub mod entity;
 pub mod error;
+#[cfg(feature = "export")]
+pub mod export;
 pub mod expr;
 mod extra_types;
 pub mod format;
@@ -390,7 +393,7 @@ pub mod __private {
         encode_touch_formatted, reencode,
     };
     pub use crate::ops::IntoSortKey;
-    pub use crate::registry::{EntityRegistration, Segment as KeySegment};
+    pub use crate::registry::{EntityRegistration, IndexTemplates, Segment as KeySegment};
     pub use crate::schema::Sealed;
     pub use inventory;
 }

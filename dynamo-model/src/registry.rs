@@ -68,6 +68,39 @@ pub struct EntityRegistration {
     /// Whether an item without the entity-type attribute is this entity's when its keys
     /// match the templates (`#[dynamo(identify = "keys")]`).
     pub identify_by_keys: bool,
+    /// The partition key template as written (for exports).
+    pub pk_template: &'static str,
+    /// The sort key template as written.
+    pub sk_template: Option<&'static str>,
+    /// The entity's index templates, as written.
+    pub index_templates: &'static [IndexTemplates],
+    /// The stored attributes of the entity's fields ([`Entity::ATTRIBUTES`](crate::Entity::ATTRIBUTES)).
+    pub attributes: &'static [&'static str],
+    /// Whether the entity has a `#[dynamo(ttl)]` field.
+    pub ttl: bool,
+}
+
+/// An entity's templates for one index, as written (for exports).
+#[derive(Debug, Clone, Copy)]
+pub struct IndexTemplates {
+    /// The index.
+    pub index: &'static str,
+    /// The partition key template, or `[attr, ..]` for a key of the entity's own
+    /// attributes; `None` when the index uses the table's partition key (an LSI) or is
+    /// inverted.
+    pub pk: Option<&'static str>,
+    /// The sort key template, or `[attr, ..]`.
+    pub sk: Option<&'static str>,
+    /// Whether the index is the table's keys swapped (no templates).
+    pub inverted: bool,
+}
+
+/// The entities registered for table `T` (those compiled into this program), in a
+/// stable order (by entity type).
+pub fn entities_of<T: Table>() -> Vec<&'static EntityRegistration> {
+    let mut all: Vec<&'static EntityRegistration> = registered(TypeId::of::<T>()).to_vec();
+    all.sort_by_key(|r| (r.entity_type, r.type_name));
+    all
 }
 
 inventory::collect!(EntityRegistration);

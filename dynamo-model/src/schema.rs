@@ -289,16 +289,56 @@ fn projection(p: Projection) -> SdkProjection {
     }
 }
 
-/// Creates a table for `schema` under `table_name` (on-demand capacity), waits until it
-/// is `ACTIVE`, and enables TTL on the schema's TTL attribute.
-///
-/// Most code calls [`Db::create_table`](crate::Db::create_table) instead.
-pub async fn create_table(
-    client: &Client,
-    table_name: &str,
-    schema: &TableSchema,
-) -> Result<(), Error> {
-    const OP: &str = "CreateTable";
+/// A key attribute's role in a key schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyRole {
+    /// The partition key (`HASH`).
+    Hash,
+    /// The sort key (`RANGE`).
+    Range,
+}
+
+impl KeyRole {
+    /// `HASH` or `RANGE`, as CloudFormation and the API spell it.
+    #[cfg_attr(not(feature = "export"), allow(dead_code))]
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            KeyRole::Hash => "HASH",
+            KeyRole::Range => "RANGE",
+        }
+    }
+
+    fn sdk(self) -> KeyType {
+        match self {
+            KeyRole::Hash => KeyType::Hash,
+            KeyRole::Range => KeyType::Range,
+        }
+    }
+}
+
+/// One index as [`create_table`] creates it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct IndexLayout {
+    pub(crate) name: &'static str,
+    pub(crate) kind: IndexKind,
+    /// In key-schema order: the partition key attribute(s), then the sort key's.
+    pub(crate) keys: Vec<(&'static str, KeyRole)>,
+    pub(crate) projection: Projection,
+}
+
+/// What [`create_table`] creates for a schema; the schema exports
+/// (`crate::export`) render the same description, so the two never disagree.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Layout {
+    /// Every key attribute of the table and its indexes, once, in first-use order.
+    pub(crate) definitions: Vec<KeyAttribute>,
+    pub(crate) keys: Vec<(&'static str, KeyRole)>,
+    pub(crate) indexes: Vec<IndexLayout>,
+    pub(crate) ttl: Option<&'static str>,
+}
+
+/// The table [`create_table`] creates for `schema` (on-demand capacity).
+pub(crate) fn layout(schema: &TableSchema) -> Layout {
     let mut definitions: Vec<KeyAttribute> = Vec::new();
     let mut define = |attr: KeyAttribute| {
         if !definitions.iter().any(|d| d.name == attr.name) {
@@ -315,16 +355,55 @@ pub async fn create_table(
             .copied()
             .for_each(&mut define);
     }
+    let mut keys = vec![(schema.pk.name, KeyRole::Hash)];
+    keys.extend(schema.sk.map(|sk| (sk.name, KeyRole::Range)));
+    let indexes = schema
+        .indexes
+        .iter()
+        .map(|index| {
+            let pk: Vec<(&'static str, KeyRole)> = match index.kind {
+                // An LSI shares the table's partition key (DynamoDB rule).
+                IndexKind::Local => vec![(schema.pk.name, KeyRole::Hash)],
+                IndexKind::Global => index.pk.iter().map(|a| (a.name, KeyRole::Hash)).collect(),
+            };
+            IndexLayout {
+                name: index.name,
+                kind: index.kind,
+                keys: pk
+                    .into_iter()
+                    .chain(index.sk.iter().map(|a| (a.name, KeyRole::Range)))
+                    .collect(),
+                projection: index.projection,
+            }
+        })
+        .collect();
+    Layout {
+        definitions,
+        keys,
+        indexes,
+        ttl: schema.ttl,
+    }
+}
 
+/// Creates a table for `schema` under `table_name` (on-demand capacity), waits until it
+/// is `ACTIVE`, and enables TTL on the schema's TTL attribute.
+///
+/// Most code calls [`Db::create_table`](crate::Db::create_table) instead.
+pub async fn create_table(
+    client: &Client,
+    table_name: &str,
+    schema: &TableSchema,
+) -> Result<(), Error> {
+    const OP: &str = "CreateTable";
+    let layout = layout(schema);
     let mut request = client
         .create_table()
         .table_name(table_name)
-        .billing_mode(BillingMode::PayPerRequest)
-        .key_schema(key_element(schema.pk.name, KeyType::Hash)?);
-    if let Some(sk) = schema.sk {
-        request = request.key_schema(key_element(sk.name, KeyType::Range)?);
+        .billing_mode(BillingMode::PayPerRequest);
+    for (name, role) in &layout.keys {
+        request = request.key_schema(key_element(name, role.sdk())?);
     }
-    for def in &definitions {
+    for def in &layout.definitions {
         request = request.attribute_definitions(
             AttributeDefinition::builder()
                 .attribute_name(def.name)
@@ -333,30 +412,25 @@ pub async fn create_table(
                 .map_err(|e| Error::request_build(OP, e))?,
         );
     }
-    for index in schema.indexes {
+    for index in &layout.indexes {
         match index.kind {
             IndexKind::Global => {
                 let mut gsi = GlobalSecondaryIndex::builder()
                     .index_name(index.name)
                     .projection(projection(index.projection));
-                for attr in index.pk {
-                    gsi = gsi.key_schema(key_element(attr.name, KeyType::Hash)?);
-                }
-                for attr in index.sk {
-                    gsi = gsi.key_schema(key_element(attr.name, KeyType::Range)?);
+                for (name, role) in &index.keys {
+                    gsi = gsi.key_schema(key_element(name, role.sdk())?);
                 }
                 request = request.global_secondary_indexes(
                     gsi.build().map_err(|e| Error::request_build(OP, e))?,
                 );
             }
             IndexKind::Local => {
-                // An LSI shares the table's partition key (DynamoDB rule).
                 let mut lsi = LocalSecondaryIndex::builder()
                     .index_name(index.name)
-                    .projection(projection(index.projection))
-                    .key_schema(key_element(schema.pk.name, KeyType::Hash)?);
-                for attr in index.sk {
-                    lsi = lsi.key_schema(key_element(attr.name, KeyType::Range)?);
+                    .projection(projection(index.projection));
+                for (name, role) in &index.keys {
+                    lsi = lsi.key_schema(key_element(name, role.sdk())?);
                 }
                 request = request
                     .local_secondary_indexes(lsi.build().map_err(|e| Error::request_build(OP, e))?);
@@ -370,7 +444,7 @@ pub async fn create_table(
 
     wait_until_active(client, table_name).await?;
 
-    if let Some(ttl) = schema.ttl {
+    if let Some(ttl) = layout.ttl {
         client
             .update_time_to_live()
             .table_name(table_name)

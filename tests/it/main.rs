@@ -16,6 +16,7 @@ mod deadlines;
 mod decode;
 mod delimiters;
 mod duplicates;
+mod export;
 mod extra_types;
 mod faults;
 mod history;

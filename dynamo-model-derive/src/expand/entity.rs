@@ -1186,6 +1186,37 @@ fn generate(m: &EntityModel) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let type_name = ident.to_string();
+    // The templates as written, for schema exports (`dynamo_model::export`).
+    let pk_text = m.pk.1.value();
+    let sk_text = match &m.sk {
+        Some((_, lit)) => {
+            let text = lit.value();
+            quote!(::core::option::Option::Some(#text))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let index_texts = m.indexes.iter().map(|index| {
+        let name = index.index.to_string();
+        let text =
+            |side: &Option<(Template, LitStr)>, fields: Option<&Vec<usize>>| match (side, fields) {
+                (Some((_, lit)), _) => {
+                    let text = lit.value();
+                    quote!(::core::option::Option::Some(#text))
+                }
+                (None, Some(fields)) if !fields.is_empty() => {
+                    let names: Vec<&str> =
+                        fields.iter().map(|&i| m.fields[i].name.as_str()).collect();
+                    let text = format!("[{}]", names.join(", "));
+                    quote!(::core::option::Option::Some(#text))
+                }
+                _ => quote!(::core::option::Option::None),
+            };
+        let pk = text(&index.pk, index.attributes.as_ref().map(|(pk, _)| pk));
+        let sk = text(&index.sk, index.attributes.as_ref().map(|(_, sk)| sk));
+        let inverted = index.inverted;
+        quote!(#private::IndexTemplates { index: #name, pk: #pk, sk: #sk, inverted: #inverted })
+    });
+    let has_ttl = m.fields.iter().any(|f| f.attrs.ttl);
     let own_identify = m.identify_by_keys;
     let identify_by_keys =
         quote!((#own_identify || <#table as #dm::Table>::SCHEMA.identify_by_keys));
@@ -1320,6 +1351,11 @@ fn generate(m: &EntityModel) -> TokenStream {
                     versioned: <#ident as #dm::Entity>::VERSION.is_some(),
                     history: <#ident as #private::EntityInternals>::__HISTORY,
                     identify_by_keys: #identify_by_keys,
+                    pk_template: #pk_text,
+                    sk_template: #sk_text,
+                    index_templates: &[#(#index_texts),*],
+                    attributes: <#ident as #dm::Entity>::ATTRIBUTES,
+                    ttl: #has_ttl,
                 }
             }
 

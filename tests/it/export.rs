@@ -1,0 +1,411 @@
+//! Schema exports (`dynamo_model::export`): the CloudFormation resource uses only the
+//! property names and types the `AWS::DynamoDB::Table` documentation lists and describes
+//! exactly the table `create_table` makes on DynamoDB Local; the Workbench model has one
+//! facet per entity with its key templates.
+
+use crate::common::*;
+use dynamo_model::export::Export;
+use dynamo_model::local;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What a property holds, per the CloudFormation resource reference.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Str,
+    Bool,
+    /// A list of strings.
+    Strings,
+    /// An object of the named property type.
+    Object(&'static str),
+    /// A list of objects of the named property type.
+    Objects(&'static str),
+}
+
+/// `AWS::DynamoDB::Table` and the property types it uses, as documented
+/// (AWS CloudFormation User Guide, "AWS::DynamoDB::Table" and its property types): every
+/// property of each, with its type. Properties the crate never emits are listed too, so
+/// the check is against the documentation, not against what the exporter happens to write.
+fn documented() -> BTreeMap<&'static str, Vec<(&'static str, Kind)>> {
+    use Kind::*;
+    BTreeMap::from([
+        (
+            "AWS::DynamoDB::Table",
+            vec![
+                ("AttributeDefinitions", Objects("AttributeDefinition")),
+                ("BillingMode", Str),
+                (
+                    "ContributorInsightsSpecification",
+                    Object("ContributorInsightsSpecification"),
+                ),
+                ("DeletionProtectionEnabled", Bool),
+                ("GlobalSecondaryIndexes", Objects("GlobalSecondaryIndex")),
+                (
+                    "ImportSourceSpecification",
+                    Object("ImportSourceSpecification"),
+                ),
+                ("KeySchema", Objects("KeySchema")),
+                (
+                    "KinesisStreamSpecification",
+                    Object("KinesisStreamSpecification"),
+                ),
+                ("LocalSecondaryIndexes", Objects("LocalSecondaryIndex")),
+                ("OnDemandThroughput", Object("OnDemandThroughput")),
+                (
+                    "PointInTimeRecoverySpecification",
+                    Object("PointInTimeRecoverySpecification"),
+                ),
+                ("ProvisionedThroughput", Object("ProvisionedThroughput")),
+                ("ResourcePolicy", Object("ResourcePolicy")),
+                ("SSESpecification", Object("SSESpecification")),
+                ("StreamSpecification", Object("StreamSpecification")),
+                ("TableClass", Str),
+                ("TableName", Str),
+                ("Tags", Objects("Tag")),
+                ("TimeToLiveSpecification", Object("TimeToLiveSpecification")),
+                ("WarmThroughput", Object("WarmThroughput")),
+            ],
+        ),
+        (
+            "AttributeDefinition",
+            vec![("AttributeName", Str), ("AttributeType", Str)],
+        ),
+        ("KeySchema", vec![("AttributeName", Str), ("KeyType", Str)]),
+        (
+            "GlobalSecondaryIndex",
+            vec![
+                (
+                    "ContributorInsightsSpecification",
+                    Object("ContributorInsightsSpecification"),
+                ),
+                ("IndexName", Str),
+                ("KeySchema", Objects("KeySchema")),
+                ("OnDemandThroughput", Object("OnDemandThroughput")),
+                ("Projection", Object("Projection")),
+                ("ProvisionedThroughput", Object("ProvisionedThroughput")),
+                ("WarmThroughput", Object("WarmThroughput")),
+            ],
+        ),
+        (
+            "LocalSecondaryIndex",
+            vec![
+                ("IndexName", Str),
+                ("KeySchema", Objects("KeySchema")),
+                ("Projection", Object("Projection")),
+            ],
+        ),
+        (
+            "Projection",
+            vec![("NonKeyAttributes", Strings), ("ProjectionType", Str)],
+        ),
+        (
+            "TimeToLiveSpecification",
+            vec![("AttributeName", Str), ("Enabled", Bool)],
+        ),
+    ])
+}
+
+/// Checks `value` as an object of property type `ty`: every key documented, with the
+/// documented type; returns the number of properties checked.
+fn check(ty: &str, value: &Value, docs: &BTreeMap<&str, Vec<(&str, Kind)>>) -> usize {
+    let properties = docs
+        .get(ty)
+        .unwrap_or_else(|| panic!("{ty} is not documented here"));
+    let object = value
+        .as_object()
+        .unwrap_or_else(|| panic!("{ty} must be an object: {value}"));
+    let mut checked = 0;
+    for (key, v) in object {
+        let (_, kind) = properties
+            .iter()
+            .find(|(name, _)| name == key)
+            .unwrap_or_else(|| panic!("{ty} has no documented property {key}"));
+        checked += 1;
+        match kind {
+            Kind::Str => assert!(v.is_string(), "{ty}.{key} must be a string: {v}"),
+            Kind::Bool => assert!(v.is_boolean(), "{ty}.{key} must be a boolean: {v}"),
+            Kind::Strings => assert!(
+                v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+                "{ty}.{key} must be a list of strings: {v}"
+            ),
+            Kind::Object(inner) => checked += check(inner, v, docs),
+            Kind::Objects(inner) => {
+                let items = v
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{ty}.{key} must be a list: {v}"));
+                for item in items {
+                    checked += check(inner, item, docs);
+                }
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn the_cloudformation_resource_uses_only_documented_properties() {
+    let template = Export::of::<App>("app-prod").cloudformation();
+    assert_eq!(template["AWSTemplateFormatVersion"], "2010-09-09");
+    let resources = template["Resources"].as_object().expect("Resources");
+    assert_eq!(resources.len(), 1);
+    let resource = &resources["AppTable"];
+    assert_eq!(resource["Type"], "AWS::DynamoDB::Table");
+    let docs = documented();
+    let checked = check("AWS::DynamoDB::Table", &resource["Properties"], &docs);
+    assert!(checked > 40, "{checked} properties checked");
+    // Documented values of the enumerations.
+    let properties = &resource["Properties"];
+    assert_eq!(properties["BillingMode"], "PAY_PER_REQUEST");
+    for index in properties["GlobalSecondaryIndexes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(
+            properties["LocalSecondaryIndexes"]
+                .as_array()
+                .into_iter()
+                .flatten(),
+        )
+    {
+        let projection = index["Projection"]["ProjectionType"].as_str().unwrap_or("");
+        assert!(
+            ["ALL", "KEYS_ONLY", "INCLUDE"].contains(&projection),
+            "{index}"
+        );
+        assert_eq!(
+            index["Projection"].get("NonKeyAttributes").is_some(),
+            projection == "INCLUDE"
+        );
+    }
+    for key in properties["KeySchema"].as_array().into_iter().flatten() {
+        assert!(["HASH", "RANGE"].contains(&key["KeyType"].as_str().unwrap_or("")));
+    }
+    // The YAML rendering holds the same names.
+    let yaml = Export::of::<App>("app-prod").cloudformation_yaml();
+    assert!(
+        yaml.contains("\"Type\": \"AWS::DynamoDB::Table\""),
+        "{yaml}"
+    );
+    assert!(yaml.contains("\"IndexName\": \"GSI3\""), "{yaml}");
+}
+
+/// Index name → (key schema, (projection type, non-key attributes)).
+type Indexes = BTreeMap<String, (Vec<(String, String)>, (String, BTreeSet<String>))>;
+
+fn key_schema(
+    keys: &[dynamo_model::aws_sdk_dynamodb::types::KeySchemaElement],
+) -> Vec<(String, String)> {
+    keys.iter()
+        .map(|k| {
+            (
+                k.attribute_name().to_owned(),
+                k.key_type().as_str().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn cfn_key_schema(value: &Value) -> Vec<(String, String)> {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|k| {
+            (
+                k["AttributeName"].as_str().unwrap_or("").to_owned(),
+                k["KeyType"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn cfn_projection(value: &Value) -> (String, BTreeSet<String>) {
+    (
+        value["ProjectionType"].as_str().unwrap_or("").to_owned(),
+        value["NonKeyAttributes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+    )
+}
+
+fn sdk_projection(
+    p: Option<&dynamo_model::aws_sdk_dynamodb::types::Projection>,
+) -> (String, BTreeSet<String>) {
+    (
+        p.and_then(|p| p.projection_type())
+            .map_or(String::new(), |t| t.as_str().to_owned()),
+        p.map(|p| p.non_key_attributes().iter().cloned().collect())
+            .unwrap_or_default(),
+    )
+}
+
+/// The exported resource describes the table `create_table` made: keys, attribute
+/// definitions, every index with its keys and projection, TTL.
+#[tokio::test]
+async fn the_cloudformation_resource_is_the_table_create_table_makes() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let template = Export::of::<App>(db.table_name()).cloudformation();
+    let properties = &template["Resources"]["AppTable"]["Properties"];
+    let described = db
+        .client()
+        .describe_table()
+        .table_name(db.table_name())
+        .send()
+        .await?;
+    let table = described.table().ok_or("a table")?;
+    assert_eq!(properties["TableName"], db.table_name());
+    assert_eq!(
+        key_schema(table.key_schema()),
+        cfn_key_schema(&properties["KeySchema"])
+    );
+    let definitions: BTreeSet<(String, String)> = table
+        .attribute_definitions()
+        .iter()
+        .map(|d| {
+            (
+                d.attribute_name().to_owned(),
+                d.attribute_type().as_str().to_owned(),
+            )
+        })
+        .collect();
+    let exported: BTreeSet<(String, String)> = properties["AttributeDefinitions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            (
+                d["AttributeName"].as_str().unwrap_or("").to_owned(),
+                d["AttributeType"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(definitions, exported);
+    let gsis: Indexes = table
+        .global_secondary_indexes()
+        .iter()
+        .map(|g| {
+            (
+                g.index_name().unwrap_or("").to_owned(),
+                (key_schema(g.key_schema()), sdk_projection(g.projection())),
+            )
+        })
+        .collect();
+    let exported_gsis: Indexes = properties["GlobalSecondaryIndexes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|g| {
+            (
+                g["IndexName"].as_str().unwrap_or("").to_owned(),
+                (
+                    cfn_key_schema(&g["KeySchema"]),
+                    cfn_projection(&g["Projection"]),
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(gsis, exported_gsis);
+    assert_eq!(gsis.len(), 3);
+    let lsis: Indexes = table
+        .local_secondary_indexes()
+        .iter()
+        .map(|l| {
+            (
+                l.index_name().unwrap_or("").to_owned(),
+                (key_schema(l.key_schema()), sdk_projection(l.projection())),
+            )
+        })
+        .collect();
+    let exported_lsis: Indexes = properties["LocalSecondaryIndexes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|l| {
+            (
+                l["IndexName"].as_str().unwrap_or("").to_owned(),
+                (
+                    cfn_key_schema(&l["KeySchema"]),
+                    cfn_projection(&l["Projection"]),
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(lsis, exported_lsis);
+    let ttl = db
+        .client()
+        .describe_time_to_live()
+        .table_name(db.table_name())
+        .send()
+        .await?;
+    let ttl = ttl
+        .time_to_live_description()
+        .and_then(|t| t.attribute_name());
+    assert_eq!(
+        ttl,
+        properties["TimeToLiveSpecification"]["AttributeName"].as_str()
+    );
+    Ok(())
+}
+
+#[test]
+fn the_workbench_model_has_a_facet_per_entity_with_its_templates() {
+    let model = Export::of::<App>("app-prod").workbench("app");
+    assert_eq!(model["ModelMetadata"]["Version"], "3.0");
+    assert_eq!(model["ModelMetadata"]["AWSService"], "Amazon DynamoDB");
+    let table = &model["DataModel"][0];
+    assert_eq!(
+        table["KeyAttributes"]["PartitionKey"]["AttributeName"],
+        "PK"
+    );
+    assert_eq!(table["KeyAttributes"]["SortKey"]["AttributeName"], "SK");
+    let facets = table["TableFacets"].as_array().expect("TableFacets");
+    let facet = |name: &str| {
+        facets
+            .iter()
+            .find(|f| f["FacetName"] == name)
+            .unwrap_or_else(|| panic!("facet {name}"))
+            .clone()
+    };
+    let user = facet("User");
+    assert_eq!(
+        user["KeyAttributeAlias"]["PartitionKeyAlias"],
+        "USER#{user_id}"
+    );
+    assert_eq!(user["KeyAttributeAlias"]["SortKeyAlias"], "PROFILE");
+    let attributes: Vec<&str> = user["NonKeyAttributes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    for a in ["_type", "displayName", "email", "loginCount", "tags"] {
+        assert!(attributes.contains(&a), "{a} in {attributes:?}");
+    }
+    let order = facet("Order");
+    assert_eq!(
+        order["KeyAttributeAlias"]["SortKeyAlias"],
+        "ORDER#{created_at}#{order_id}"
+    );
+    // One facet per entity type of the table compiled into this program, no more.
+    let names: Vec<&str> = facets
+        .iter()
+        .filter_map(|f| f["FacetName"].as_str())
+        .collect();
+    let unique: BTreeSet<&str> = names.iter().copied().collect();
+    assert_eq!(names.len(), unique.len(), "{names:?}");
+    let registered: BTreeSet<&str> = dynamo_model::registry::entities_of::<App>()
+        .iter()
+        .map(|e| e.entity_type)
+        .collect();
+    assert_eq!(unique, registered);
+    // Every GSI, with its key attributes.
+    let gsis = table["GlobalSecondaryIndexes"].as_array().expect("GSIs");
+    assert_eq!(gsis.len(), 3);
+    assert_eq!(
+        gsis[0]["KeyAttributes"]["PartitionKey"]["AttributeName"],
+        "GSI1PK"
+    );
+}
