@@ -57,8 +57,14 @@
 //! read-through cache of hot items; `export` schema exports (CloudFormation, AWS CDK,
 //! NoSQL Workbench, Markdown). [`migrate`] brings stored items along when the model
 //! changes.
+//!
+//! The [`guide`] walks through single-table design with the crate, one chapter per
+//! pattern (one table for many types, key templates, overloaded and sparse indexes,
+//! adjacency lists, versioned history, large items, write sharding, bulk loads, batches
+//! and transactions, TTL, period tables, capacity, scans, projections, caching), then
+//! adopting an existing table, testing with DynamoDB Local and going to production.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 extern crate self as dynamo_model;
@@ -81,6 +87,7 @@ pub mod export;
 pub mod expr;
 mod extra_types;
 pub mod format;
+pub mod guide;
 pub mod history;
 pub mod key;
 #[cfg(feature = "local")]
