@@ -5,8 +5,9 @@
 //! segments, or the items of one partition), applies a change to each and writes the
 //! result back:
 //!
-//! - [`rewrite`](Migration::rewrite): decode the item and encode it again. This writes
-//!   what the current declaration writes and the stored item lacks: the entity-type
+//! - [`rewrite`](Migration::rewrite): decode the item and encode it again (attributes
+//!   the entity does not declare are kept). This writes what the current declaration
+//!   writes and the stored item lacks: the entity-type
 //!   attribute of items another program wrote (`identify = "keys"`), the attributes of an
 //!   index template added or changed since, the value of a new field's `default`, a
 //!   renamed field under its new name (read through its `alias`, the older name removed);
@@ -984,13 +985,19 @@ impl<E: Entity> Job<E> {
                         _ => decoded,
                     };
                     let mut written = value.to_item()?;
-                    // What the crate stores besides the entity's own attributes: the
-                    // write token (so an application's retried update still recognises
-                    // its write) and the migrations already applied.
+                    // Attributes the entity does not declare stay as they are: those
+                    // another program writes, the write token (so an application's
+                    // retried update still recognises its write) and the migrations
+                    // already applied. The entity's own attributes (older names
+                    // included), the keys and the index keys are what the declaration
+                    // writes now, or removed.
                     let schema = &<E::Table as Table>::SCHEMA;
-                    for keep in [schema.write_token, MIGRATIONS_ATTRIBUTE] {
-                        if let Some(v) = current.get(keep) {
-                            written.insert(keep.to_owned(), v.clone());
+                    for (name, v) in &current {
+                        let declared = E::ATTRIBUTES.contains(&name.as_str())
+                            || schema.is_reserved_attribute(name)
+                            || schema.is_index_key_attribute(name);
+                        if !declared && !written.contains_key(name) {
+                            written.insert(name.clone(), v.clone());
                         }
                     }
                     // The entity's key is where the item is: a change of a key field

@@ -115,6 +115,8 @@ async fn seed(db: &Db<Fleet>, count: u64) -> TestResult {
         if !id.is_multiple_of(3) {
             row.insert("km".to_owned(), n(id * 1000));
         }
+        // An attribute only the other program knows.
+        row.insert("vendor".to_owned(), s(&format!("v-{id}")));
         put_raw(db, row).await?;
     }
     db.put(&Driver {
