@@ -116,6 +116,9 @@ pub const MIGRATIONS_ATTRIBUTE: &str = "_migrations";
 /// gives up on it (reported in [`Report::failures`]).
 const MAX_CONFLICTS_PER_ITEM: usize = 8;
 
+/// DynamoDB's limit on an expression's length.
+const MAX_EXPRESSION_BYTES: usize = 4096;
+
 /// How many changes a dry run keeps in [`Report::sample`], and failures in
 /// [`Report::failures`] (the counts go on).
 const KEEP: usize = 100;
@@ -1073,6 +1076,15 @@ impl<E: Entity> Job<E> {
             }
             pace(&shared.writes).await;
             match self.write_if_unchanged(&item, &changed).await? {
+                Written::TooLarge(bytes) => {
+                    return Ok(Outcome::Failed(Error::invalid(
+                        E::ENTITY_TYPE,
+                        ValidationReason::InvalidValue,
+                        format!(
+                            "the item has too many attributes to check it unchanged in one condition ({bytes} bytes; DynamoDB allows {MAX_EXPRESSION_BYTES})"
+                        ),
+                    )));
+                }
                 Written::Done(units) => {
                     spend(&shared.writes, units).await;
                     page.write_units += units;
@@ -1123,6 +1135,11 @@ impl<E: Entity> Job<E> {
             }
         }
         let condition = clauses.join(" AND ");
+        if condition.len() > MAX_EXPRESSION_BYTES {
+            // DynamoDB refuses a condition expression over 4 KB: an item with that many
+            // attributes cannot be checked attribute by attribute.
+            return Ok(Written::TooLarge(condition.len()));
+        }
         let (names, values) = p.finish();
         let sent = db
             .client()
@@ -1180,6 +1197,8 @@ impl<E: Entity> Job<E> {
 enum Written {
     /// Written; the write units DynamoDB reported.
     Done(f64),
+    /// Not sent: the condition would be this many bytes, over DynamoDB's limit.
+    TooLarge(usize),
     /// The condition failed: the item as stored now (`None`: deleted).
     Conflict(Option<Item>),
 }

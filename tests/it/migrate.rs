@@ -470,9 +470,33 @@ async fn a_malformed_item_is_reported_and_the_rest_migrated() -> TestResult {
         ]),
     )
     .await?;
+    // A truck row with more attributes than one 4 KB condition can check.
+    let mut wide = Item::from([
+        ("PK".to_owned(), s("T#98")),
+        ("SK".to_owned(), s("TRUCK")),
+        ("model".to_owned(), s("wide")),
+    ]);
+    for i in 0..300 {
+        wide.insert(format!("extra{i}"), n(i));
+    }
+    put_raw(&db, wide).await?;
     let report = db.migration::<Truck>("malformed").rewrite().run().await?;
-    assert_eq!((report.progress.changed, report.progress.failed), (4, 1));
-    let failure = &report.failures[0];
+    assert_eq!((report.progress.changed, report.progress.failed), (4, 2));
+    let wide = report
+        .failures
+        .iter()
+        .find(|f| f.key.pk == "T#98")
+        .ok_or("the wide row is reported")?;
+    assert!(
+        matches!(wide.error, Error::Validation { .. }),
+        "{:?}",
+        wide.error
+    );
+    let failure = report
+        .failures
+        .iter()
+        .find(|f| f.key.pk == "T#99")
+        .ok_or("the malformed row is reported")?;
     assert_eq!(failure.key.pk, "T#99");
     match &failure.error {
         Error::Decode(e) => {
