@@ -434,7 +434,9 @@ pub enum ValidationReason {
     /// An update that reads the value of a renamed field (`#[dynamo(alias = "..")]`)
     /// it cannot find under the field's older names (appending to a list, a set
     /// operation, a nested path, `if_not_exists`): migrate the attribute first
-    /// (rewrite the items) or set the whole field.
+    /// (rewrite the items) or set the whole field. Also a migration's
+    /// [`rename_attribute`](crate::migrate::Migration::rename_attribute) that finds
+    /// different values under both names of an item (the item is left as it is).
     RenamedField,
 }
 

@@ -500,8 +500,12 @@ impl<E: Entity> Migration<E> {
         self
     }
 
-    /// Moves attribute `from` to `to` on items that have `from` (an item that already
-    /// has `to` keeps its value there, and `from` is removed).
+    /// Moves attribute `from` to `to` on items that have `from`. An item that already has
+    /// `to` with the same value loses `from`; one that has `to` with a different value is
+    /// left unchanged and reported among the [failures](Report::failures) (a
+    /// [`ValidationReason::RenamedField`] error), since either removal would lose data:
+    /// decide with a [`map`](Self::map) or by hand, then run the rename again. Renaming
+    /// an attribute onto itself is refused.
     pub fn rename_attribute(mut self, from: impl Into<String>, to: impl Into<String>) -> Self {
         self.steps.push(Step::Rename {
             from: from.into(),
@@ -618,6 +622,11 @@ impl<E: Entity> Migration<E> {
         }
         let schema = &<E::Table as Table>::SCHEMA;
         for step in &self.steps {
+            if let Step::Rename { from, to } = step
+                && from == to
+            {
+                return Err(self.refuse(format!("`{from}` is renamed onto itself")));
+            }
             let touched: Vec<&str> = match step {
                 Step::Rename { from, to } => vec![from, to],
                 Step::Default { attribute, .. } => vec![attribute],
@@ -1020,7 +1029,25 @@ impl<E: Entity> Job<E> {
                 }
                 Step::Rename { from, to } => {
                     if let Some(value) = current.remove(from.as_str()) {
-                        current.entry(to.clone()).or_insert(value);
+                        match current.get(to.as_str()) {
+                            // Both names hold one value (a write of the new program
+                            // after a copy): the older name goes.
+                            Some(existing) if *existing == value => {}
+                            // Two different values: which one is right is the user's
+                            // call, and removing either would lose data.
+                            Some(_) => {
+                                return Err(Error::invalid(
+                                    E::ENTITY_TYPE,
+                                    ValidationReason::RenamedField,
+                                    format!(
+                                        "the item holds different values under `{from}` and `{to}`: the rename would lose one of them, so the item is left as it is"
+                                    ),
+                                ));
+                            }
+                            None => {
+                                current.insert(to.clone(), value);
+                            }
+                        }
                     }
                 }
                 Step::Default { attribute, value } => {

@@ -423,6 +423,76 @@ async fn raw_changes_rename_and_default_only_the_entitys_items() -> TestResult {
     Ok(())
 }
 
+/// A rename never loses a value: an item holding both names with different values is
+/// reported and left as it was; with equal values the older name goes; a rename onto
+/// itself is refused. The same holds with the marker on (exactly-once mode) and in a
+/// dry run.
+#[tokio::test]
+async fn a_rename_onto_an_existing_attribute_loses_nothing() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    let truck = |id: u64, extra: &[(&str, AttributeValue)]| {
+        let mut row = Item::from([
+            ("PK".to_owned(), s(&format!("T#{id}"))),
+            ("SK".to_owned(), s("TRUCK")),
+            ("model".to_owned(), s("volvo")),
+        ]);
+        for (name, value) in extra {
+            row.insert((*name).to_owned(), value.clone());
+        }
+        row
+    };
+    // Only the old name; both names, different values; both names, one value.
+    put_raw(&db, truck(1, &[("km", n(100))])).await?;
+    put_raw(&db, truck(2, &[("km", n(200)), ("mileage", n(250))])).await?;
+    put_raw(&db, truck(3, &[("km", n(300)), ("mileage", n(300))])).await?;
+    let before = raw_table(&db).await?;
+
+    let dry = db
+        .migration::<Truck>("rename-dry")
+        .rename_attribute("km", "mileage")
+        .dry_run()
+        .run()
+        .await?;
+    assert_eq!((dry.progress.changed, dry.progress.failed), (2, 1));
+    assert_eq!(raw_table(&db).await?, before, "a dry run writes nothing");
+
+    for marker in [false, true] {
+        let migration = db
+            .migration::<Truck>(format!("rename-{marker}"))
+            .rename_attribute("km", "mileage");
+        let migration = if marker {
+            migration.with_marker()
+        } else {
+            migration.without_marker()
+        };
+        let report = migration.run().await?;
+        let failure = report
+            .failures
+            .first()
+            .ok_or("the conflicting row is reported")?;
+        assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+        assert_eq!(failure.key.pk, "T#2");
+        assert_refused(&failure.error, ValidationReason::RenamedField);
+        let after = raw_table(&db).await?;
+        let row = |id: u64| &after[&(format!("T#{id}"), "TRUCK".to_owned())];
+        // The conflicting row keeps both of its values, untouched.
+        assert_eq!(row(2), &before[&("T#2".to_owned(), "TRUCK".to_owned())]);
+        for (id, mileage) in [(1, 100), (3, 300)] {
+            assert_eq!(row(id).get("mileage"), Some(&n(mileage)));
+            assert!(!row(id).contains_key("km"), "{:?}", row(id));
+        }
+    }
+    let err = db
+        .migration::<Truck>("self")
+        .rename_attribute("km", "km")
+        .run()
+        .await
+        .err()
+        .ok_or("refused")?;
+    assert_refused(&err, ValidationReason::InvalidOption);
+    Ok(())
+}
+
 /// DynamoDB Local gives every segment the whole table: each item is read three times,
 /// and still changed once.
 #[tokio::test]
