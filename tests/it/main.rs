@@ -34,6 +34,7 @@ mod period;
 mod query;
 mod ranges;
 mod requests;
+mod review13;
 mod scan;
 mod scatter;
 mod single_item;
