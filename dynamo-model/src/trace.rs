@@ -87,6 +87,13 @@ pub(crate) fn record_current(field: &'static str, value: impl tracing::Value) {
     record(&Span::current(), field, value);
 }
 
+/// Records `e`'s kind in the current span (a request's) and passes it on.
+#[cfg(feature = "tracing")]
+pub(crate) fn request_failed(e: Error) -> Error {
+    record_current("error.type", e.kind());
+    e
+}
+
 /// Records the key (`describe` renders it) when the caller opted in to keys in traces.
 #[cfg(feature = "tracing")]
 pub(crate) fn key(span: &Span, opted_in: bool, describe: impl FnOnce() -> Option<String>) {
@@ -156,6 +163,11 @@ pub(crate) fn record<V: off::Value>(_span: &Span, _field: &'static str, _value: 
 
 #[cfg(not(feature = "tracing"))]
 pub(crate) fn record_current<V: off::Value>(_field: &'static str, _value: V) {}
+
+#[cfg(not(feature = "tracing"))]
+pub(crate) fn request_failed(e: Error) -> Error {
+    e
+}
 
 #[cfg(not(feature = "tracing"))]
 pub(crate) fn key(_span: &Span, _opted_in: bool, _describe: impl FnOnce() -> Option<String>) {}

@@ -27,7 +27,8 @@ pub(crate) struct RawPage {
 }
 
 impl RawPage {
-    /// A page from the members of a `QueryOutput` or `ScanOutput`.
+    /// A page from the members of a `QueryOutput` or `ScanOutput`, its item count and
+    /// capacity recorded in the current span (the request's).
     pub(crate) fn from_output(
         items: Option<Vec<Item>>,
         last_evaluated_key: Option<Item>,
@@ -38,11 +39,14 @@ impl RawPage {
         let items = items.unwrap_or_default();
         // The items of one response, summed and rounded once.
         let bytes: usize = items.iter().map(crate::item_size).sum();
+        let consumed = consumed_capacity
+            .and_then(|c| c.capacity_units)
+            .unwrap_or(0.0);
+        crate::trace::record_current("dynamo_model.items", items.len() as u64);
+        crate::trace::record_current("aws.dynamodb.consumed_capacity", consumed);
         RawPage {
             estimated: crate::capacity::read_units(bytes, consistent),
-            consumed: consumed_capacity
-                .and_then(|c| c.capacity_units)
-                .unwrap_or(0.0),
+            consumed,
             evaluated: scanned_count.max(0) as usize,
             items,
             last_key: last_evaluated_key.filter(|k| !k.is_empty()),

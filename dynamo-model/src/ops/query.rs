@@ -1236,20 +1236,15 @@ impl<X: Table> PageSource for QuerySource<X> {
         Box::pin(
             async move {
                 let out = request.send().await.map_err(|e| {
-                    let e = Error::service("Query", self.db.table_name(), e);
-                    crate::trace::record_current("error.type", e.kind());
-                    e
+                    crate::trace::request_failed(Error::service("Query", self.db.table_name(), e))
                 })?;
-                let page = RawPage::from_output(
+                Ok(RawPage::from_output(
                     out.items,
                     out.last_evaluated_key,
                     out.consumed_capacity.as_ref(),
                     out.scanned_count,
                     self.consistent,
-                );
-                crate::trace::record_current("dynamo_model.items", page.items.len() as u64);
-                crate::trace::record_current("aws.dynamodb.consumed_capacity", page.consumed);
-                Ok(page)
+                ))
             }
             .instrument(span),
         )
