@@ -24,11 +24,17 @@
 //!   entities and chunk items are counted ([`Progress::other`]) and left alone. An item
 //!   of the entity that does not decode is reported ([`Report::failures`], with its typed
 //!   [`DecodeError`]) and left alone; the migration goes on.
-//! - **Nothing lost.** Each write is a `PutItem` conditioned on every attribute of the
-//!   item being what was read. When the application changed the item in between, the
-//!   condition fails, the item is read again (strongly consistent) and the change applied
-//!   to what is stored now ([`Progress::conflicts`]); an item deleted meanwhile stays
-//!   deleted ([`Progress::vanished`]).
+//! - **Nothing lost.** Each write is an `UpdateItem` that sets and removes only the
+//!   attributes the change touches, conditioned on every attribute of the item being
+//!   what was read and on the attributes it sets, the entity's own attributes, the
+//!   write token and the marker still being absent where they were. When the
+//!   application changed the item in between (a put, an update, a batch or transaction
+//!   write), the condition fails, the item is read again (strongly consistent) and the
+//!   change applied to what is stored now ([`Progress::conflicts`]); an item deleted
+//!   meanwhile stays deleted ([`Progress::vanished`]). An attribute the entity does not
+//!   declare that another program adds meanwhile is kept, since the write does not
+//!   touch it. An item with so many attributes that the condition would be over
+//!   DynamoDB's 4 KB expression limit is reported and left alone.
 //! - **Resumable.** After every page the position of every segment and the counts so far
 //!   are saved in a [`CheckpointStore`] under the migration's name; a run started again
 //!   with the same name and store continues from there, after a crash or a cancelled
@@ -99,7 +105,7 @@ use crate::{Db, DecodeError, Entity, Error, Item, RawKey, Table, ValidationReaso
 
 /// A boxed future, as [`CheckpointStore`] returns them.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     AttributeValue, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure,
 };
@@ -1143,36 +1149,82 @@ impl<E: Entity> Job<E> {
     /// Puts `changed` if the stored item is still `read`, attribute by attribute.
     async fn write_if_unchanged(&self, read: &Item, changed: &Item) -> Result<Written, Error> {
         let db = &self.db;
+        let schema = &<E::Table as Table>::SCHEMA;
+        let is_key =
+            |name: &str| name == schema.pk.name || schema.sk.is_some_and(|a| a.name == name);
         let mut p = Placeholders::default();
-        let mut names: Vec<&String> = read.keys().collect();
-        names.sort();
-        let mut clauses: Vec<String> = Vec::with_capacity(names.len() + 1);
-        for name in names {
+        // Condition: every attribute as read, and absent what the read did not have but a
+        // writer may add: the attributes this change sets, the entity's own (its older
+        // names included), the crate's write token and marker. Attributes nobody here
+        // knows, added meanwhile by another program, are left alone by the update below.
+        let mut clauses: Vec<String> = Vec::with_capacity(read.len() + 4);
+        let mut present: Vec<&String> = read.keys().collect();
+        present.sort();
+        for name in present {
             let path = p.name(name);
             let value = p.value(read[name].clone());
             clauses.push(format!("{path} = {value}"));
         }
-        // Attributes the read did not have must still be absent: the crate's write
-        // token and marker are the ones another writer adds to an item it changes.
-        let schema = &<E::Table as Table>::SCHEMA;
-        for absent in [schema.write_token, MIGRATIONS_ATTRIBUTE] {
-            if !read.contains_key(absent) {
-                let path = p.name(absent);
-                clauses.push(format!("attribute_not_exists({path})"));
-            }
+        let mut absent: std::collections::BTreeSet<&str> = changed
+            .keys()
+            .map(String::as_str)
+            .chain(E::ATTRIBUTES.iter().copied())
+            .chain(
+                E::__ALIASES
+                    .iter()
+                    .flat_map(|(_, older)| older.iter().copied()),
+            )
+            .chain([schema.write_token, MIGRATIONS_ATTRIBUTE])
+            .collect();
+        absent.retain(|name| !read.contains_key(*name));
+        for name in absent {
+            let path = p.name(name);
+            clauses.push(format!("attribute_not_exists({path})"));
         }
         let condition = clauses.join(" AND ");
-        if condition.len() > MAX_EXPRESSION_BYTES {
-            // DynamoDB refuses a condition expression over 4 KB: an item with that many
-            // attributes cannot be checked attribute by attribute.
-            return Ok(Written::TooLarge(condition.len()));
+        // Update: only what the change sets or removes, so that an attribute another
+        // writer added after the read survives.
+        let mut set: Vec<(&String, &AttributeValue)> = changed
+            .iter()
+            .filter(|(name, value)| !is_key(name) && read.get(*name) != Some(*value))
+            .collect();
+        set.sort_by(|a, b| a.0.cmp(b.0));
+        let mut removed: Vec<&String> = read
+            .keys()
+            .filter(|name| !changed.contains_key(*name))
+            .collect();
+        removed.sort();
+        let mut actions = Vec::new();
+        if !set.is_empty() {
+            let pairs: Vec<String> = set
+                .into_iter()
+                .map(|(name, value)| format!("{} = {}", p.name(name), p.value(value.clone())))
+                .collect();
+            actions.push(format!("SET {}", pairs.join(", ")));
         }
+        if !removed.is_empty() {
+            let paths: Vec<String> = removed.into_iter().map(|name| p.name(name)).collect();
+            actions.push(format!("REMOVE {}", paths.join(", ")));
+        }
+        let update = actions.join(" ");
+        // DynamoDB refuses an expression over 4 KB: an item with that many attributes
+        // cannot be checked (or changed) attribute by attribute in one request.
+        let longest = condition.len().max(update.len());
+        if longest > MAX_EXPRESSION_BYTES {
+            return Ok(Written::TooLarge(longest));
+        }
+        let key: HashMap<String, AttributeValue> = read
+            .iter()
+            .filter(|(name, _)| is_key(name))
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
         let (names, values) = p.finish();
         let sent = db
             .client()
-            .put_item()
+            .update_item()
             .table_name(db.table_name())
-            .set_item(Some(changed.clone()))
+            .set_key(Some(key))
+            .update_expression(update)
             .condition_expression(condition)
             .set_expression_attribute_names(names)
             .set_expression_attribute_values(values)
@@ -1187,7 +1239,7 @@ impl<E: Entity> Job<E> {
                     .unwrap_or(0.0),
             )),
             Err(e) => match e.into_service_error() {
-                PutItemError::ConditionalCheckFailedException(failed) => {
+                UpdateItemError::ConditionalCheckFailedException(failed) => {
                     let now = match failed.item {
                         Some(item) if !item.is_empty() => Some(item),
                         // Not returned (DynamoDB Local may leave it out): read it.
@@ -1195,7 +1247,7 @@ impl<E: Entity> Job<E> {
                     };
                     Ok(Written::Conflict(now))
                 }
-                other => Err(Error::service("PutItem", db.table_name(), other)),
+                other => Err(Error::service("UpdateItem", db.table_name(), other)),
             },
         }
     }

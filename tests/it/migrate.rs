@@ -647,7 +647,7 @@ async fn a_checkpoint_of_another_shape_is_refused() -> TestResult {
 }
 
 /// Writes applied by DynamoDB whose responses are lost (HTTP 500 after the write; the SDK
-/// sends the same put again and its condition fails on the migration's own result): each
+/// sends the same update again and its condition fails on the migration's own result): each
 /// counter is still incremented exactly once, and counted as changed.
 #[tokio::test]
 async fn lost_responses_change_each_item_once() -> TestResult {
@@ -667,7 +667,7 @@ async fn lost_responses_change_each_item_once() -> TestResult {
     let faults = Faults::new(7)
         .rate(0.4)
         .kinds([FaultKind::ServerErrorAfterApply])
-        .operations(["PutItem"]);
+        .operations(["UpdateItem"]);
     let retries = RetryConfig::standard()
         .with_max_attempts(40)
         .with_initial_backoff(Duration::from_millis(1))

@@ -1,6 +1,5 @@
 //! Review 13 (attack): adopting existing tables and migrating them. Rows are written with
-//! the raw SDK as another program would; migrations run against DynamoDB Local. Tests
-//! marked `#[ignore = "BUG: .."]` demonstrate a broken guarantee.
+//! the raw SDK as another program would; migrations run against DynamoDB Local.
 
 use crate::common::TestResult;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
@@ -354,7 +353,6 @@ async fn tallies(db: &Db<Yard>, count: u32) -> TestResult {
 /// attribute to an item after the migration read it and before it wrote it: the
 /// migration's write must not drop it ("Nothing lost").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "BUG: a migration's conditional put loses a concurrent write that only adds an attribute"]
 async fn a_foreign_write_adding_an_attribute_mid_migration_survives() -> TestResult {
     let db = local::fresh_table::<Yard>().await?;
     put_raw(&db, row("K#1", "AT#2020-04-24T14:40:00.000Z", &[])).await?;
@@ -399,7 +397,6 @@ async fn a_foreign_write_adding_an_attribute_mid_migration_survives() -> TestRes
 /// The same through the crate: a transaction's update has no write token, so setting an
 /// absent field between the migration's read and write goes unseen by its condition.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "BUG: a migration loses a concurrent transact_write update that sets a previously absent field"]
 async fn a_transactional_update_setting_an_absent_field_mid_migration_survives() -> TestResult {
     let db = local::fresh_table::<Yard>().await?;
     tallies(&db, 3).await?;
@@ -445,7 +442,6 @@ async fn a_transactional_update_setting_an_absent_field_mid_migration_survives()
 /// A batch put replaces the item with one that has no write token: when the migration
 /// read an item without one (batch-written), a batch put that only adds a field is unseen.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "BUG: a migration loses a concurrent batch put that only adds a field to a batch-written item"]
 async fn a_batch_put_adding_a_field_mid_migration_survives() -> TestResult {
     let db = local::fresh_table::<Yard>().await?;
     let all: Vec<Tally> = (0..3)
