@@ -35,6 +35,7 @@ mod query;
 mod ranges;
 mod requests;
 mod review13;
+mod review14;
 mod scan;
 mod scatter;
 mod single_item;
