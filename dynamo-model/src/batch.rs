@@ -196,6 +196,9 @@ impl<T: Target> BatchGet<T> {
             self.concurrency,
         )
         .await?;
+        crate::trace::record_current("dynamo_model.requests", read.requests as u64);
+        crate::trace::record_current("dynamo_model.retries", read.retries as u64);
+        crate::trace::record_current("aws.dynamodb.consumed_capacity", read.consumed);
         if self.keep_order {
             read.found.sort_by_key(|(position, _)| *position);
         }
@@ -233,6 +236,9 @@ pub(crate) struct KeysRead {
     /// Chunks refused with a non-retryable error.
     pub(crate) failed: Vec<(Vec<RawKey>, Error)>,
     pub(crate) consumed: f64,
+    /// Requests sent, and how many of them were sent again (unprocessed keys, errors).
+    pub(crate) requests: usize,
+    pub(crate) retries: usize,
 }
 
 /// Reads distinct keys with `BatchGetItem`: chunks of 100, `concurrency` at once,
@@ -269,6 +275,8 @@ pub(crate) async fn read_keys<X: Table>(
     };
     for r in results {
         let r = r?;
+        read.requests += r.attempts as usize;
+        read.retries += (r.attempts as usize).saturating_sub(1);
         read.consumed += r.consumed;
         read.failed.extend(r.failed);
         read.found.extend(r.found);
@@ -291,6 +299,8 @@ struct GetChunk {
     unprocessed: Vec<RawKey>,
     failed: Option<(Vec<RawKey>, Error)>,
     consumed: f64,
+    /// Requests sent for the chunk.
+    attempts: u32,
 }
 
 /// Where one response leaves the keys it answered.
@@ -411,6 +421,7 @@ async fn get_chunk<X: Table>(
             break;
         }
         attempt += 1;
+        out.attempts = attempt;
         let span = crate::trace::request(OP, attempt);
         crate::trace::record(&span, "dynamo_model.items", keys.len() as u64);
         let request = get_request(db, customize, keys.iter().map(|(_, k)| k), consistent)?.send();

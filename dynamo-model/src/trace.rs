@@ -10,11 +10,13 @@
 //! | `db.operation.name` | the DynamoDB API call: `PutItem`, `Query`, `BatchWriteItem`, ... |
 //! | `aws.dynamodb.table_names` | the table |
 //! | `aws.dynamodb.index_name` | the index a query reads |
-//! | `aws.dynamodb.consistent_read`, `aws.dynamodb.limit`, `aws.dynamodb.scan_forward` | as sent |
+//! | `aws.dynamodb.consistent_read`, `aws.dynamodb.scan_forward` | as sent |
+//! | `aws.dynamodb.limit` | the `Limit` sent: each request's on its span, the page size on the operation's |
 //! | `aws.dynamodb.consumed_capacity` | capacity units DynamoDB reported (when the call asks for them) |
 //! | `aws.dynamodb.count`, `aws.dynamodb.scanned_count` | a query's or scan's counts |
 //! | `dynamo_model.entity` | the entity (or collection) |
-//! | `dynamo_model.items` | items read or written |
+//! | `dynamo_model.items` | items read or written (a get that finds nothing: 0) |
+//! | `dynamo_model.limit` | the most items a read returns (its `limit`) |
 //! | `dynamo_model.requests` | DynamoDB requests the operation sent |
 //! | `dynamo_model.retries` | requests sent again (unprocessed items, conflicts) |
 //! | `dynamo_model.unprocessed` | items DynamoDB left unprocessed (per request) |
@@ -22,12 +24,16 @@
 //! | `error.type` | the error: a DynamoDB error code or the crate's error kind |
 //!
 //! Operation spans are `INFO` spans named `dynamodb`, request spans `DEBUG` spans named
-//! `dynamodb.request` (with `db.operation.name` and `dynamo_model.attempt`). Attribute
+//! `dynamodb.request` (with `db.operation.name` and `dynamo_model.attempt`). A stream
+//! (`stream()` of a query, a scan or a scatter read) has its operation span too: its
+//! requests are children of it, and it records the items yielded when the stream ends. Attribute
 //! values are never recorded; keys (which can hold personal data) only when opted in.
 //! With no subscriber listening a span costs one check of a cached flag, and fields are
 //! recorded only on spans that are enabled.
 
 use crate::Error;
+use futures_util::Stream;
+use std::task::Poll;
 
 #[cfg(feature = "tracing")]
 pub(crate) use tracing::{Instrument, Span};
@@ -51,6 +57,7 @@ pub(crate) fn operation(operation: &'static str, table: &str, entity: &str) -> S
         aws.dynamodb.scanned_count = tracing::field::Empty,
         dynamo_model.entity = entity,
         dynamo_model.items = tracing::field::Empty,
+        dynamo_model.limit = tracing::field::Empty,
         dynamo_model.requests = tracing::field::Empty,
         dynamo_model.retries = tracing::field::Empty,
         dynamo_model.key = tracing::field::Empty,
@@ -66,6 +73,7 @@ pub(crate) fn request(operation: &'static str, attempt: u32) -> Span {
         "dynamodb.request",
         db.operation.name = operation,
         dynamo_model.attempt = attempt,
+        aws.dynamodb.limit = tracing::field::Empty,
         dynamo_model.items = tracing::field::Empty,
         dynamo_model.unprocessed = tracing::field::Empty,
         aws.dynamodb.consumed_capacity = tracing::field::Empty,
@@ -81,10 +89,49 @@ pub(crate) fn record(span: &Span, field: &'static str, value: impl tracing::Valu
     }
 }
 
+/// The current span, for a task spawned on its behalf.
+#[cfg(feature = "tracing")]
+pub(crate) fn current() -> Span {
+    Span::current()
+}
+
 /// Records in the current span (the operation's, or a request's inside it).
 #[cfg(feature = "tracing")]
 pub(crate) fn record_current(field: &'static str, value: impl tracing::Value) {
     record(&Span::current(), field, value);
+}
+
+/// Records a read's limits in its operation span: the page size (the `Limit` its requests
+/// send) and the most items it returns.
+pub(crate) fn limits(span: &Span, page_size: Option<usize>, limit: Option<usize>) {
+    if let Some(size) = page_size {
+        record(span, "aws.dynamodb.limit", size as u64);
+    }
+    if let Some(limit) = limit {
+        record(span, "dynamo_model.limit", limit as u64);
+    }
+}
+
+/// Runs `s` inside `span` (each poll enters it, so the requests it sends are its
+/// children), recording the items it yielded when it ends and the error it yields.
+pub(crate) fn stream<T: Send, S>(span: Span, s: S) -> impl Stream<Item = Result<T, Error>> + Send
+where
+    S: Stream<Item = Result<T, Error>> + Send + 'static,
+{
+    let mut s = Box::pin(s);
+    let mut items = 0u64;
+    futures_util::stream::poll_fn(move |cx| {
+        #[cfg(feature = "tracing")]
+        let _entered = span.enter();
+        let next = s.as_mut().poll_next(cx);
+        match &next {
+            Poll::Ready(Some(Ok(_))) => items += 1,
+            Poll::Ready(Some(Err(e))) => record(&span, "error.type", e.kind()),
+            Poll::Ready(None) => record(&span, "dynamo_model.items", items),
+            Poll::Pending => {}
+        }
+        next
+    })
 }
 
 /// Records `e`'s kind in the current span (a request's) and passes it on.
@@ -155,6 +202,11 @@ pub(crate) fn operation(_operation: &'static str, _table: &str, _entity: &str) -
 
 #[cfg(not(feature = "tracing"))]
 pub(crate) fn request(_operation: &'static str, _attempt: u32) -> Span {
+    Span
+}
+
+#[cfg(not(feature = "tracing"))]
+pub(crate) fn current() -> Span {
     Span
 }
 

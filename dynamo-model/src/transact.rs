@@ -434,7 +434,6 @@ impl<X: Target> TransactGet<X> {
     /// Reads the items as of one point in time; `None` where there is no item.
     pub async fn send(self) -> Result<Vec<Option<X>>, Error> {
         let span = crate::trace::operation("TransactGetItems", self.db.table_name(), X::NAME);
-        crate::trace::record(&span, "dynamo_model.items", self.keys.len() as u64);
         crate::trace::traced(span, self.send_untraced()).await
     }
 
@@ -452,6 +451,8 @@ impl<X: Target> TransactGet<X> {
                 _ => results.push(None),
             }
         }
+        let found = results.iter().filter(|r| r.is_some()).count();
+        crate::trace::record_current("dynamo_model.items", found as u64);
         Ok(results)
     }
 

@@ -364,7 +364,6 @@ async fn trace_keys_records_keys_but_never_values() -> TestResult {
 /// Every operation has its operation span: `query(..).one()` is a `Query` like `all()`,
 /// and its request span is a child of it.
 #[tokio::test]
-#[ignore = "BUG: Query::one() sends Query requests with no `dynamodb` operation span (orphan request spans)"]
 async fn query_one_has_an_operation_span() -> TestResult {
     let (cap, _guard) = capture();
     let db = local::fresh_table::<App>().await?;
@@ -390,7 +389,6 @@ async fn query_one_has_an_operation_span() -> TestResult {
 /// Streams (`query(..).stream()`, `scan().stream()`) are operations too: their requests
 /// belong to an operation span.
 #[tokio::test]
-#[ignore = "BUG: Query::stream() and Scan::stream() send requests with no `dynamodb` operation span"]
 async fn streamed_reads_have_operation_spans() -> TestResult {
     let (cap, _guard) = capture();
     let db = local::fresh_table::<App>().await?;
@@ -434,7 +432,6 @@ async fn two_users_by_email(
 /// A scatter-gather read sends a request per partition, each a child of the operation
 /// span (as a query's, a batch's and a transaction's requests are).
 #[tokio::test]
-#[ignore = "BUG: ScatterQuery's per-partition request spans are orphans (merge.rs spawns the fetch without the current span)"]
 async fn scatter_requests_are_children_of_the_operation() -> TestResult {
     let (cap, _guard) = capture();
     let db = local::fresh_table::<App>().await?;
@@ -463,7 +460,6 @@ async fn scatter_requests_are_children_of_the_operation() -> TestResult {
 /// A scatter-gather read over an index names the index and the read consistency, like a
 /// query of one partition of it does.
 #[tokio::test]
-#[ignore = "BUG: ScatterQuery's operation span never records aws.dynamodb.index_name nor aws.dynamodb.consistent_read"]
 async fn scatter_over_an_index_names_it() -> TestResult {
     let (cap, _guard) = capture();
     let db = local::fresh_table::<App>().await?;
@@ -500,7 +496,6 @@ async fn scatter_over_an_index_names_it() -> TestResult {
 /// says how many requests and retries it took and what it consumed, like a batch
 /// write's does.
 #[tokio::test]
-#[ignore = "BUG: BatchGetItem operation span never records dynamo_model.requests / dynamo_model.retries / consumed_capacity"]
 async fn batch_get_records_requests_and_retries() -> TestResult {
     let (cap, _guard) = capture();
     let db = local::fresh_table::<App>().await?;
@@ -540,7 +535,6 @@ async fn batch_get_records_requests_and_retries() -> TestResult {
 /// `aws.dynamodb.limit` is documented as "as sent" (OpenTelemetry: the value of the
 /// `Limit` request parameter): a query with `page_size(7)` sends `Limit=7`.
 #[tokio::test]
-#[ignore = "BUG: aws.dynamodb.limit records the crate's item cap (`limit`), not the Limit sent (`page_size`)"]
 async fn the_limit_field_is_the_limit_sent() -> TestResult {
     let (cap, _guard) = capture();
     let db = local::fresh_table::<App>().await?;
@@ -598,7 +592,6 @@ async fn transaction_conflicts_are_retried_request_by_request() -> TestResult {
 
 /// Single-item operations report the items they read or wrote, as the put does.
 #[tokio::test]
-#[ignore = "BUG: GetItem/DeleteItem/UpdateItem spans never record dynamo_model.items (PutItem records 1)"]
 async fn single_item_spans_count_items() -> TestResult {
     let (cap, _guard) = capture();
     let db = local::fresh_table::<App>().await?;

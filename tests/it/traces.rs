@@ -327,7 +327,7 @@ async fn operations_and_requests_have_spans_with_no_values() -> TestResult {
     let (query_id, query) = queries.first().ok_or("a Query span")?;
     assert_eq!(field(query, "aws.dynamodb.count"), "1");
     assert_eq!(field(query, "aws.dynamodb.scanned_count"), "1");
-    assert_eq!(field(query, "aws.dynamodb.limit"), "5");
+    assert_eq!(field(query, "dynamo_model.limit"), "5");
     assert_eq!(field(query, "aws.dynamodb.scan_forward"), "true");
     assert_eq!(field(query, "aws.dynamodb.consistent_read"), "false");
     assert!(field(query, "aws.dynamodb.consumed_capacity").parse::<f64>()? > 0.0);
@@ -339,6 +339,13 @@ async fn operations_and_requests_have_spans_with_no_values() -> TestResult {
     assert!(requests
         .iter()
         .all(|r| r.name == "dynamodb.request" && field(r, "db.operation.name") == "Query"));
+    // Each request records the `Limit` it sent.
+    let sent = db.query(User::partition("q-1")).limit(5).params()?.limit;
+    let recorded = requests[0]
+        .fields
+        .get("aws.dynamodb.limit")
+        .and_then(|v| v.parse::<i32>().ok());
+    assert_eq!(recorded, sent, "{:?}", requests[0]);
 
     // A batch write whose requests come back partly unprocessed: retried, each request
     // its own span.

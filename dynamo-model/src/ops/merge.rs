@@ -539,8 +539,10 @@ impl<T> Merge<T> {
             start,
             limit: limit.map(|l| l.clamp(1, i32::MAX as usize) as i32),
         };
+        // The request's span is a child of the operation's, whichever thread runs it.
+        let task = async move { (i, pages.fetch(request).await) };
         self.tasks.spawn_on(
-            async move { (i, pages.fetch(request).await) },
+            crate::trace::Instrument::instrument(task, crate::trace::current()),
             &self.runtime,
         );
     }

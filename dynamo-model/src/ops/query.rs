@@ -909,6 +909,16 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     /// ```
     pub async fn one(mut self) -> Result<Option<T>, Error> {
         self.limit = Some(2);
+        let span = self.span();
+        crate::trace::traced(span.clone(), async move {
+            let found = self.one_untraced().await?;
+            crate::trace::record(&span, "dynamo_model.items", u64::from(found.is_some()));
+            Ok(found)
+        })
+        .await
+    }
+
+    async fn one_untraced(self) -> Result<Option<T>, Error> {
         let source = self.source()?;
         let schema = &<T::Table as Table>::SCHEMA;
         let mut keys = Vec::with_capacity(2);
@@ -945,16 +955,14 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 
     /// The operation span of this query (see [`crate::trace`]).
-    fn span(&self) -> crate::trace::Span {
+    pub(super) fn span(&self) -> crate::trace::Span {
         let span = crate::trace::operation("Query", self.db.table_name(), T::NAME);
         if let Some(index) = self.index {
             crate::trace::record(&span, "aws.dynamodb.index_name", index.name);
         }
         crate::trace::record(&span, "aws.dynamodb.scan_forward", !self.reverse);
         crate::trace::record(&span, "aws.dynamodb.consistent_read", self.consistent);
-        if let Some(limit) = self.limit {
-            crate::trace::record(&span, "aws.dynamodb.limit", limit as u64);
-        }
+        crate::trace::limits(&span, self.page_size, self.limit);
         span
     }
 
@@ -1016,6 +1024,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             done: bool,
             yielded: usize,
         }
+        let span = self.span();
         let state = State {
             query: self,
             source: None,
@@ -1024,7 +1033,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             done: false,
             yielded: 0,
         };
-        stream::unfold(state, |mut s| async move {
+        let items = stream::unfold(state, |mut s| async move {
             loop {
                 if s.query.limit.is_some_and(|l| s.yielded >= l) {
                     return None;
@@ -1059,7 +1068,8 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                     }
                 }
             }
-        })
+        });
+        crate::trace::stream(span, items)
     }
 }
 
@@ -1231,8 +1241,11 @@ impl<X: Table> PageSource for QuerySource<X> {
         if self.prepared.nothing {
             return Box::pin(async { Ok(RawPage::default()) });
         }
-        let request = self.request(r);
         let span = crate::trace::request("Query", 1);
+        if let Some(limit) = r.limit {
+            crate::trace::record(&span, "aws.dynamodb.limit", limit);
+        }
+        let request = self.request(r);
         Box::pin(
             async move {
                 let out = request.send().await.map_err(|e| {

@@ -95,8 +95,11 @@ impl<X: Table> DynamoSource<X> {
 impl<X: Table> PageSource for DynamoSource<X> {
     fn fetch(&self, r: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>> {
         let db = &self.db;
-        let request = self.request(r);
         let span = crate::trace::request("Scan", 1);
+        if let Some(limit) = r.limit {
+            crate::trace::record(&span, "aws.dynamodb.limit", limit);
+        }
+        let request = self.request(r);
         Box::pin(
             async move {
                 let out = request.send().await.map_err(|e| {
@@ -262,9 +265,7 @@ impl<T: Target> Scan<T> {
     fn span(&self) -> crate::trace::Span {
         let span = crate::trace::operation("Scan", self.db.table_name(), T::NAME);
         crate::trace::record(&span, "aws.dynamodb.consistent_read", self.consistent);
-        if let Some(limit) = self.limit {
-            crate::trace::record(&span, "aws.dynamodb.limit", limit as u64);
-        }
+        crate::trace::limits(&span, self.page_size, self.limit);
         span
     }
 
@@ -391,7 +392,8 @@ impl<T: Target> Scan<T> {
     /// Every matching item as a stream, fetching pages (from all segments) as it is polled.
     pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
         let (unknown, limit) = (self.unknown, self.limit.unwrap_or(usize::MAX));
-        match self.source() {
+        let span = self.span();
+        let items = match self.source() {
             Err(e) => stream::once(async move { Err(e) }).left_stream(),
             Ok(source) => pager::merged_pages(source, self.segments, self.page_size, self.budget)
                 .flat_map(move |page| {
@@ -407,7 +409,8 @@ impl<T: Target> Scan<T> {
                 })
                 .take(limit)
                 .right_stream(),
-        }
+        };
+        crate::trace::stream(span, items)
     }
 }
 

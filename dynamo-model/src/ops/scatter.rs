@@ -479,23 +479,13 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
     /// All matching items (the first `limit` of them), reading as many pages of each
     /// partition as needed; the cursor continues after them when more may follow.
     pub async fn all(self) -> Result<Page<T>, Error> {
-        let span = self.span();
+        let span = self.query.span();
         crate::trace::traced(span.clone(), async move {
             let page = self.all_untraced().await?;
             super::page::trace_page(&span, &page);
             Ok(page)
         })
         .await
-    }
-
-    /// The operation span of this read: a `Query` over several partitions.
-    fn span(&self) -> crate::trace::Span {
-        let span = crate::trace::operation("Query", self.query.db.table_name(), T::NAME);
-        crate::trace::record(&span, "aws.dynamodb.scan_forward", !self.query.reverse);
-        if let Some(limit) = self.query.limit {
-            crate::trace::record(&span, "aws.dynamodb.limit", limit as u64);
-        }
-        span
     }
 
     async fn all_untraced(self) -> Result<Page<T>, Error> {
@@ -511,7 +501,7 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
     /// one request to each partition), starting after `cursor` (from a previous page of
     /// the *same* scatter query).
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
-        let span = self.span();
+        let span = self.query.span();
         crate::trace::traced(span.clone(), async move {
             let page = self.page_untraced(cursor).await?;
             super::page::trace_page(&span, &page);
@@ -547,7 +537,8 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
             },
             Over,
         }
-        stream::unfold(State::Fresh(self), |state| async move {
+        let span = self.query.span();
+        let items = stream::unfold(State::Fresh(self), |state| async move {
             let (mut merge, left) = match state {
                 State::Fresh(query) => {
                     let started = query.plan().and_then(|plan| {
@@ -576,7 +567,8 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
                 Step::Item(Err(e)) => Some((Err(e), State::Over)),
                 Step::End | Step::Stopped => None,
             }
-        })
+        });
+        crate::trace::stream(span, items)
     }
 }
 
