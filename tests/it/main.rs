@@ -39,6 +39,7 @@ mod review14;
 mod scan;
 mod scatter;
 mod single_item;
+mod spans;
 mod stream;
 mod traces;
 mod transact;

@@ -1,16 +1,11 @@
 //! Review 14: hostile tests of the ecosystem capability — tracing spans, schema export
 //! and stream decoding.
 //!
-//! Tracing: `traces.rs` installs one global subscriber (its `Router`), whose types are
-//! private to that module, and a process has one global subscriber only (whichever
-//! module installs it first wins; the other's captures would stay empty). So these tests
-//! capture with a *thread-scoped* dispatcher of their own
-//! (`tracing::subscriber::set_default`), on the test's current-thread runtime: its
-//! `register_callsite` answers `sometimes` for the crate's callsites, as the `Router`
-//! does, so both coexist (every callsite of the crate keeps interest `sometimes`, and
-//! each span or event goes to the current thread's dispatcher only).
+//! Tracing: spans are captured per test thread through `crate::spans`, the global
+//! subscriber `traces.rs` uses too.
 
 use crate::common::*;
+use crate::spans::{Capture, Captured, Scope};
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::export::Export;
 use dynamo_model::local;
@@ -20,210 +15,25 @@ use dynamo_model::{Entity, Item, Table};
 use futures_util::TryStreamExt;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::subscriber::Interest;
-use tracing::{Event, Metadata, Subscriber};
-use tracing_core::span::Current as CurrentSpan;
 
 // ------------------------------------------------------------------ capture
 
-#[derive(Debug, Clone)]
-struct Span14 {
-    name: &'static str,
-    parent: Option<u64>,
-    fields: BTreeMap<String, String>,
-}
-
-#[derive(Default)]
-struct State14 {
-    spans: BTreeMap<u64, Span14>,
-    stack: Vec<u64>,
-    events: Vec<BTreeMap<String, String>>,
-    metadata: BTreeMap<u64, &'static Metadata<'static>>,
-}
-
-/// A subscriber for one test thread: every span and event of the crate.
-#[derive(Clone, Default)]
-struct Cap(Arc<Mutex<State14>>, Arc<AtomicU64>);
-
-struct Fields<'a>(&'a mut BTreeMap<String, String>);
-
-impl Visit for Fields<'_> {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(field.name().to_owned(), value.to_owned());
-    }
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.0.insert(field.name().to_owned(), format!("{value:?}"));
-    }
-}
-
-fn ours(metadata: &Metadata<'_>) -> bool {
-    metadata.target().starts_with("dynamo_model")
-}
-
-impl Cap {
-    fn state(&self) -> std::sync::MutexGuard<'_, State14> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn spans(&self) -> Vec<(u64, Span14)> {
-        self.state()
-            .spans
-            .iter()
-            .map(|(id, s)| (*id, s.clone()))
-            .collect()
-    }
-
-    fn operations(&self, operation: &str) -> Vec<(u64, Span14)> {
-        self.spans()
-            .into_iter()
-            .filter(|(_, s)| {
-                s.name == "dynamodb"
-                    && s.fields.get("db.operation.name").map(String::as_str) == Some(operation)
-            })
-            .collect()
-    }
-
-    fn requests(&self, operation: &str) -> Vec<(u64, Span14)> {
-        self.spans()
-            .into_iter()
-            .filter(|(_, s)| {
-                s.name == "dynamodb.request"
-                    && s.fields.get("db.operation.name").map(String::as_str) == Some(operation)
-            })
-            .collect()
-    }
-
-    fn children(&self, parent: u64) -> Vec<Span14> {
-        self.spans()
-            .into_iter()
-            .filter(|(_, s)| s.parent == Some(parent))
-            .map(|(_, s)| s)
-            .collect()
-    }
-
-    fn everything(&self) -> Vec<String> {
-        let state = self.state();
-        state
-            .spans
-            .values()
-            .flat_map(|s| {
-                s.fields
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-            })
-            .chain(
-                state
-                    .events
-                    .iter()
-                    .flat_map(|e| e.iter().map(|(k, v)| format!("{k}={v}"))),
-            )
-            .collect()
-    }
-
-    fn clear(&self) {
-        let mut state = self.state();
-        state.spans.clear();
-        state.events.clear();
-    }
-}
-
-impl Subscriber for Cap {
-    fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
-        if ours(metadata) {
-            Interest::sometimes()
-        } else {
-            Interest::never()
-        }
-    }
-
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        ours(metadata)
-    }
-
-    fn new_span(&self, span: &Attributes<'_>) -> Id {
-        let id = self.1.fetch_add(1, Ordering::Relaxed) + 1;
-        let mut state = self.state();
-        let parent = match span.parent() {
-            Some(parent) => Some(parent.into_u64()),
-            None if span.is_contextual() => state.stack.last().copied(),
-            None => None,
-        };
-        let mut fields = BTreeMap::new();
-        span.record(&mut Fields(&mut fields));
-        state.spans.insert(
-            id,
-            Span14 {
-                name: span.metadata().name(),
-                parent,
-                fields,
-            },
-        );
-        state.metadata.insert(id, span.metadata());
-        Id::from_u64(id)
-    }
-
-    fn record(&self, span: &Id, values: &Record<'_>) {
-        let mut state = self.state();
-        if let Some(s) = state.spans.get_mut(&span.into_u64()) {
-            values.record(&mut Fields(&mut s.fields));
-        }
-    }
-
-    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
-
-    fn event(&self, event: &Event<'_>) {
-        let mut fields = BTreeMap::new();
-        event.record(&mut Fields(&mut fields));
-        self.state().events.push(fields);
-    }
-
-    fn current_span(&self) -> CurrentSpan {
-        let state = self.state();
-        match state
-            .stack
-            .last()
-            .and_then(|id| state.metadata.get(id).map(|m| (*id, *m)))
-        {
-            Some((id, metadata)) => CurrentSpan::new(Id::from_u64(id), metadata),
-            None => CurrentSpan::none(),
-        }
-    }
-
-    fn enter(&self, span: &Id) {
-        self.state().stack.push(span.into_u64());
-    }
-
-    fn exit(&self, span: &Id) {
-        let mut state = self.state();
-        if let Some(at) = state.stack.iter().rposition(|id| *id == span.into_u64()) {
-            state.stack.remove(at);
-        }
-    }
-}
-
-/// Captures the crate's spans on this thread until the guard drops.
-fn capture() -> (Cap, tracing::subscriber::DefaultGuard) {
-    let cap = Cap::default();
-    let guard = tracing::subscriber::set_default(cap.clone());
-    (cap, guard)
+/// Captures the crate's spans on this thread until the scope drops (see `crate::spans`).
+fn capture() -> (Capture, Scope) {
+    let scope = Scope::begin();
+    (scope.capture.clone(), scope)
 }
 
 const SECRET: &str = "Qx9-REVIEW14-SECRET";
 
-fn field<'a>(span: &'a Span14, name: &str) -> &'a str {
+fn field<'a>(span: &'a Captured, name: &str) -> &'a str {
     span.fields
         .get(name)
         .map(String::as_str)
         .unwrap_or("<absent>")
 }
 
-fn assert_no_secret(cap: &Cap, what: &str) {
+fn assert_no_secret(cap: &Capture, what: &str) {
     let leaked: Vec<String> = cap
         .everything()
         .into_iter()
