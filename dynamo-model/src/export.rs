@@ -3,9 +3,11 @@
 //!
 //! - [`Export::cloudformation`]: an AWS CloudFormation template with one
 //!   `AWS::DynamoDB::Table` resource (JSON; [`Export::cloudformation_yaml`] for YAML);
-//! - [`Export::cdk`]: the same table as the properties of AWS CDK's `TableV2`/`Table`
-//!   (`partitionKey`, `sortKey`, `billingMode`, `timeToLiveAttribute`,
-//!   `globalSecondaryIndexes`, `localSecondaryIndexes`);
+//! - [`Export::cdk`]: the same table in AWS CDK's property names (`partitionKey`,
+//!   `sortKey`, `billingMode`, `timeToLiveAttribute`, and `globalSecondaryIndexes` /
+//!   `localSecondaryIndexes` as `TableV2` takes them). For `TableV2`, write
+//!   `billing: Billing.onDemand()` in place of `billingMode`; for `Table`, add the
+//!   indexes with `addGlobalSecondaryIndex` / `addLocalSecondaryIndex`;
 //! - [`Export::workbench`]: a NoSQL Workbench data model (the JSON its data modeler
 //!   imports, format version 3.0): the table, its indexes, and one facet per entity whose
 //!   key aliases are the entity's key templates;
@@ -241,8 +243,9 @@ impl Export {
         }
     }
 
-    /// The table as AWS CDK table properties (JSON with CDK's property names; a
-    /// multi-attribute index key as `partitionKeys`/`sortKeys`).
+    /// The table in AWS CDK's property names (JSON; a multi-attribute index key as
+    /// `partitionKeys`/`sortKeys`). `billingMode` is `Table`'s property: `TableV2` takes
+    /// `billing: Billing.onDemand()` instead (see the module docs).
     pub fn cdk(&self) -> Value {
         let mut table = Map::new();
         table.insert("tableName".into(), json!(self.table_name));

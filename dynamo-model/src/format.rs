@@ -31,14 +31,18 @@
 //! `{f:hour}`, `{f:month}` are `YYYY-MM-DD`, `YYYY-MM-DDTHH`, `YYYY-MM` in UTC.
 //!
 //! A key field is also stored as a plain attribute under its own name (its attribute
-//! encoding below), so filters and other programs need not parse keys.
+//! encoding below), so filters and other programs need not parse keys, unless the entity
+//! says `store_key_fields = false` or the field `key_only`. A field with
+//! `key_format = ".."` is rendered in its key in that format instead of the encodings
+//! above (see [`key::format`](crate::key::format)).
 //!
 //! # Attributes
 //!
 //! | attribute | holds |
 //! |-----------|-------|
 //! | the table's type attribute (`_type` unless `#[dynamo(entity_type = "..")]` on the table) | the entity type (the struct name unless `#[dynamo(entity_type = "..")]`): every item the crate writes has it; reads refuse an item of another type |
-//! | the write token (`_wt` unless `write_token = ".."`) | a random token of the last single-item put, to recognise its own write after a lost response |
+//! | the write token (`_wt` unless `write_token = ".."`) | a random token of the last single-item put or update, or versioned write, to recognise its own write after a lost response |
+//! | `_migrations` | a string set of the [migrations](crate::migrate) that changed the item with a marker (every `map`, or `with_marker`); kept until the item is replaced whole |
 //! | the `#[dynamo(version)]` field | the item's version, a number incremented by every write |
 //! | the `#[dynamo(ttl)]` field | epoch seconds (DynamoDB's TTL format) |
 //! | index key attributes (`GSI1PK`, ...) | rendered from the entity's index templates; absent when a template field is absent (a sparse index) |

@@ -51,7 +51,8 @@
 //! finds or starts DynamoDB Local and creates throw-away tables for tests; `lambda` and
 //! `streams` read DynamoDB Streams records as AWS Lambda delivers them and as the
 //! Streams API returns them ([`stream`]); `tracing` (the only default feature) gives
-//! every operation a span with OpenTelemetry's field names ([`trace`]: never an attribute
+//! every item operation, read, batch and transaction a span with OpenTelemetry's field
+//! names ([`trace`]: never an attribute
 //! value, keys only with [`Db::trace_keys`]); `rust_decimal`, `bytes` and `serde_json`
 //! add those types as attributes; `zstd`, `gzip` compressed fields; `cache` a
 //! read-through cache of hot items; `export` schema exports (CloudFormation, AWS CDK,

@@ -101,6 +101,7 @@ use crate::collection::{Decoded, Target};
 use crate::cursor::{self, Cursor, Fingerprint, Position};
 use crate::expr::Placeholders;
 use crate::ops::pager::Pacer;
+use crate::trace::Instrument;
 use crate::{Db, DecodeError, Entity, Error, Item, RawKey, Table, ValidationReason};
 
 /// A boxed future, as [`CheckpointStore`] returns them.
@@ -917,6 +918,7 @@ impl<E: Entity> Job<E> {
                     .set_exclusive_start_key(start)
                     .return_consumed_capacity(ReturnConsumedCapacity::Total)
                     .send()
+                    .instrument(crate::trace::request("Query", 1))
                     .await
                     .map_err(|e| Error::service("Query", db.table_name(), e))?;
                 (out.items, out.last_evaluated_key, out.consumed_capacity)
@@ -933,6 +935,7 @@ impl<E: Entity> Job<E> {
                     .set_exclusive_start_key(start)
                     .return_consumed_capacity(ReturnConsumedCapacity::Total)
                     .send()
+                    .instrument(crate::trace::request("Scan", 1))
                     .await
                     .map_err(|e| Error::service("Scan", db.table_name(), e))?;
                 (out.items, out.last_evaluated_key, out.consumed_capacity)
@@ -1146,7 +1149,7 @@ impl<E: Entity> Job<E> {
         )))
     }
 
-    /// Puts `changed` if the stored item is still `read`, attribute by attribute.
+    /// Updates the stored item to `changed` if it is still `read`, attribute by attribute.
     async fn write_if_unchanged(&self, read: &Item, changed: &Item) -> Result<Written, Error> {
         let db = &self.db;
         let schema = &<E::Table as Table>::SCHEMA;
@@ -1231,6 +1234,7 @@ impl<E: Entity> Job<E> {
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .send()
+            .instrument(crate::trace::request("UpdateItem", 1))
             .await;
         match sent {
             Ok(out) => Ok(Written::Done(
@@ -1267,6 +1271,7 @@ impl<E: Entity> Job<E> {
             .set_key(Some(key))
             .consistent_read(true)
             .send()
+            .instrument(crate::trace::request("GetItem", 1))
             .await
             .map_err(|e| Error::service("GetItem", db.table_name(), e))?;
         Ok(out.item.filter(|i| !i.is_empty()))

@@ -1,5 +1,9 @@
-//! Tracing spans (feature `tracing`, on by default): one span per operation, one child
-//! span per DynamoDB request inside batches, transactions and scatter-gather reads.
+//! Tracing spans (feature `tracing`, on by default): one span per operation (a get, put,
+//! update, delete, query, scan, scatter read, batch or transaction), one child span per
+//! DynamoDB request inside queries and scans (each page), scatter-gather reads, batches
+//! and transactions. A migration's requests are request spans inside the caller's span;
+//! table management (`create_table`, `delete_table`, period tables) and
+//! `collect_orphans` are not traced.
 //!
 //! Span and field names follow OpenTelemetry's semantic conventions for databases and
 //! for AWS DynamoDB where they fit:
@@ -11,7 +15,7 @@
 //! | `aws.dynamodb.table_names` | the table |
 //! | `aws.dynamodb.index_name` | the index a query reads |
 //! | `aws.dynamodb.consistent_read`, `aws.dynamodb.scan_forward` | as sent |
-//! | `aws.dynamodb.limit` | the `Limit` sent: each request's on its span, the page size on the operation's |
+//! | `aws.dynamodb.limit` | the `Limit` sent: each request's on its span; on the operation's, the page size when `page_size(n)` set one |
 //! | `aws.dynamodb.consumed_capacity` | capacity units DynamoDB reported (when the call asks for them) |
 //! | `aws.dynamodb.count`, `aws.dynamodb.scanned_count` | a query's or scan's counts |
 //! | `dynamo_model.entity` | the entity (or collection) |

@@ -292,16 +292,25 @@ impl<E: Versioned> Versions<E> {
             return Ok(None);
         }
         let raw = revision_key(layout, key.raw()?, k)?;
-        let out = self
+        let request = self
             .db
             .client()
             .get_item()
             .table_name(self.db.table_name())
             .set_key(Some(raw.to_item(&<E::Table as Table>::SCHEMA)))
             .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| Error::service(OP, self.db.table_name(), e))?;
+            .send();
+        let span = crate::trace::operation(OP, self.db.table_name(), E::ENTITY_TYPE);
+        crate::trace::record(&span, "aws.dynamodb.consistent_read", true);
+        crate::trace::key(&span, self.db.traces_keys(), || {
+            Some(describe(&<E::Table as Table>::SCHEMA, &raw))
+        });
+        let out = crate::trace::traced(span, async {
+            request
+                .await
+                .map_err(|e| Error::service(OP, self.db.table_name(), e))
+        })
+        .await?;
         match out.item {
             Some(item) => match Revision::<E>::decode(item)? {
                 Decoded::Item(revision) => Ok(Some(revision)),
