@@ -36,6 +36,7 @@ mod ranges;
 mod requests;
 mod review13;
 mod review14;
+mod review15;
 mod scan;
 mod scatter;
 mod single_item;
