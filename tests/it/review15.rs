@@ -3,6 +3,7 @@
 //! with the raw SDK as another program would; everything runs against DynamoDB Local.
 
 use crate::common::*;
+use crate::spans::{Capture, Captured, Scope};
 use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::aws_sdk_dynamodb::primitives::Blob;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
@@ -11,16 +12,10 @@ use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
 use dynamo_model::migrate::MIGRATIONS_ATTRIBUTE;
 use dynamo_model::{Db, Entity, Item, Table};
 use futures_util::{StreamExt, TryStreamExt};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fmt;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::subscriber::Interest;
-use tracing::{Event, Metadata, Subscriber};
-use tracing_core::span::Current as CurrentSpan;
 
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
@@ -835,150 +830,13 @@ async fn empty_strings_pass_the_condition() -> TestResult {
 
 // ------------------------------------------------------------------ capture
 
-#[derive(Debug, Clone)]
-struct Span15 {
-    name: &'static str,
-    parent: Option<u64>,
-    fields: BTreeMap<String, String>,
+/// Captures the crate's spans on this thread until the scope drops (see `crate::spans`).
+fn capture() -> (Capture, Scope) {
+    let scope = Scope::begin();
+    (scope.capture.clone(), scope)
 }
 
-#[derive(Default)]
-struct State15 {
-    spans: BTreeMap<u64, Span15>,
-    stack: Vec<u64>,
-    events: Vec<BTreeMap<String, String>>,
-    metadata: BTreeMap<u64, &'static Metadata<'static>>,
-}
-
-/// A subscriber for one test thread: every span and event of the crate.
-#[derive(Clone, Default)]
-struct Cap(Arc<Mutex<State15>>, Arc<AtomicU64>);
-
-struct Fields<'a>(&'a mut BTreeMap<String, String>);
-
-impl Visit for Fields<'_> {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(field.name().to_owned(), value.to_owned());
-    }
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.0.insert(field.name().to_owned(), format!("{value:?}"));
-    }
-}
-
-fn ours(metadata: &Metadata<'_>) -> bool {
-    metadata.target().starts_with("dynamo_model")
-}
-
-impl Cap {
-    fn state(&self) -> std::sync::MutexGuard<'_, State15> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn spans(&self) -> Vec<(u64, Span15)> {
-        self.state()
-            .spans
-            .iter()
-            .map(|(id, s)| (*id, s.clone()))
-            .collect()
-    }
-
-    fn operations(&self, operation: &str) -> Vec<(u64, Span15)> {
-        self.spans()
-            .into_iter()
-            .filter(|(_, s)| {
-                s.name == "dynamodb"
-                    && s.fields.get("db.operation.name").map(String::as_str) == Some(operation)
-            })
-            .collect()
-    }
-}
-
-impl Subscriber for Cap {
-    fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
-        if ours(metadata) {
-            Interest::sometimes()
-        } else {
-            Interest::never()
-        }
-    }
-
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        ours(metadata)
-    }
-
-    fn new_span(&self, span: &Attributes<'_>) -> Id {
-        let id = self.1.fetch_add(1, Ordering::Relaxed) + 1;
-        let mut state = self.state();
-        let parent = match span.parent() {
-            Some(parent) => Some(parent.into_u64()),
-            None if span.is_contextual() => state.stack.last().copied(),
-            None => None,
-        };
-        let mut fields = BTreeMap::new();
-        span.record(&mut Fields(&mut fields));
-        state.spans.insert(
-            id,
-            Span15 {
-                name: span.metadata().name(),
-                parent,
-                fields,
-            },
-        );
-        state.metadata.insert(id, span.metadata());
-        Id::from_u64(id)
-    }
-
-    fn record(&self, span: &Id, values: &Record<'_>) {
-        let mut state = self.state();
-        if let Some(s) = state.spans.get_mut(&span.into_u64()) {
-            values.record(&mut Fields(&mut s.fields));
-        }
-    }
-
-    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
-
-    fn event(&self, event: &Event<'_>) {
-        let mut fields = BTreeMap::new();
-        event.record(&mut Fields(&mut fields));
-        self.state().events.push(fields);
-    }
-
-    fn current_span(&self) -> CurrentSpan {
-        let state = self.state();
-        match state
-            .stack
-            .last()
-            .and_then(|id| state.metadata.get(id).map(|m| (*id, *m)))
-        {
-            Some((id, metadata)) => CurrentSpan::new(Id::from_u64(id), metadata),
-            None => CurrentSpan::none(),
-        }
-    }
-
-    fn enter(&self, span: &Id) {
-        self.state().stack.push(span.into_u64());
-    }
-
-    fn exit(&self, span: &Id) {
-        let mut state = self.state();
-        if let Some(at) = state.stack.iter().rposition(|id| *id == span.into_u64()) {
-            state.stack.remove(at);
-        }
-    }
-}
-
-/// Captures the crate's spans on this thread until the guard drops.
-fn capture() -> (Cap, tracing::subscriber::DefaultGuard) {
-    let cap = Cap::default();
-    let guard = tracing::subscriber::set_default(cap.clone());
-    // The migration tests of this module run beside these without a subscriber: a
-    // callsite they register while no capture is alive may keep the interest `never`
-    // cached (a registration racing `set_default`). Recompute it now.
-    tracing::callsite::rebuild_interest_cache();
-    (cap, guard)
-}
-
-fn field<'a>(span: &'a Span15, name: &str) -> &'a str {
+fn field<'a>(span: &'a Captured, name: &str) -> &'a str {
     span.fields
         .get(name)
         .map(String::as_str)
@@ -1024,7 +882,7 @@ async fn a_stream_that_errors_records_the_error() -> TestResult {
     assert_eq!(spans.len(), 1, "{spans:?}");
     assert_eq!(field(&spans[0].1, "dynamo_model.items"), "4", "{spans:?}");
     assert_eq!(field(&spans[0].1, "error.type"), "<absent>", "{spans:?}");
-    cap.state().spans.clear();
+    cap.clear();
     raw_set(&db, "BAG#2", "BAG", &[("n", s("not a number"))]).await?;
     let results: Vec<Result<Bag, dynamo_model::Error>> =
         db.scan::<Bag>().page_size(3).stream().collect().await;
@@ -1046,8 +904,7 @@ async fn a_scatter_stream_nests_under_the_callers_span() -> TestResult {
     for id in 0..5 {
         db.put(&bag(id, &["a"])).await?;
     }
-    cap.state().spans.clear();
-    tracing::callsite::rebuild_interest_cache();
+    cap.clear();
     let outer = tracing::info_span!(target: "dynamo_model::review15", "outer");
     let got: Vec<Bag> = {
         let _in = outer.enter();
@@ -1067,7 +924,7 @@ async fn a_scatter_stream_nests_under_the_callers_span() -> TestResult {
     let (op_id, op) = &operations[0];
     assert_eq!(op.parent, Some(*outer_id), "{op:?}");
     assert_eq!(field(op, "dynamo_model.items"), "5", "{op:?}");
-    let requests: Vec<&Span15> = spans
+    let requests: Vec<&Captured> = spans
         .iter()
         .map(|(_, s)| s)
         .filter(|s| s.name == "dynamodb.request")
