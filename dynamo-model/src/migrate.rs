@@ -33,8 +33,15 @@
 //!   change applied to what is stored now ([`Progress::conflicts`]); an item deleted
 //!   meanwhile stays deleted ([`Progress::vanished`]). An attribute the entity does not
 //!   declare that another program adds meanwhile is kept, since the write does not
-//!   touch it. An item with so many attributes that the condition would be over
-//!   DynamoDB's 4 KB expression limit is reported and left alone.
+//!   touch it. The check of the entity's other attributes is left out where it would
+//!   not fit in one expression (DynamoDB allows 4 KB and 300 operators): a wide
+//!   entity's sparse items are still checked on every attribute read and written. An
+//!   item with so many attributes that even that does not fit (about 150), or that
+//!   DynamoDB refuses as invalid, is reported ([`Report::failures`]) and left alone;
+//!   the migration goes on.
+//! - **Current index keys.** A rewrite writes index keys from the fields whatever the
+//!   stored ones hold: keys of a template that changed since, or left by a field that is
+//!   now absent, are replaced or removed (they do not stop the decode).
 //! - **Resumable.** After every page the position of every segment and the counts so far
 //!   are saved in a [`CheckpointStore`] under the migration's name; a run started again
 //!   with the same name and store continues from there, after a crash or a cancelled
@@ -103,6 +110,7 @@ use crate::expr::Placeholders;
 use crate::ops::pager::Pacer;
 use crate::trace::Instrument;
 use crate::{Db, DecodeError, Entity, Error, Item, RawKey, Table, ValidationReason};
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 
 /// A boxed future, as [`CheckpointStore`] returns them.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
@@ -125,6 +133,18 @@ const MAX_CONFLICTS_PER_ITEM: usize = 8;
 
 /// DynamoDB's limit on an expression's length.
 const MAX_EXPRESSION_BYTES: usize = 4096;
+
+/// DynamoDB's limit of operators and functions in one expression.
+const MAX_OPERATORS: usize = 300;
+
+/// Whether `clauses` joined by `and` (an operator each) stay within DynamoDB's limits of
+/// one expression (each clause is one comparison or function).
+fn expression_fits(clauses: &[String], and: &str) -> bool {
+    let bytes: usize = clauses.iter().map(String::len).sum::<usize>()
+        + and.len() * clauses.len().saturating_sub(1);
+    let operators = (2 * clauses.len()).saturating_sub(1);
+    bytes <= MAX_EXPRESSION_BYTES && operators <= MAX_OPERATORS
+}
 
 /// How many changes a dry run keeps in [`Report::sample`], and failures in
 /// [`Report::failures`] (the counts go on).
@@ -980,7 +1000,18 @@ impl<E: Entity> Job<E> {
         for step in &self.steps {
             match step {
                 Step::Rewrite | Step::Map(_) => {
-                    let decoded = match <E as Target>::decode(current.clone()) {
+                    // Index keys rendered from templates are written again from the
+                    // fields below: keys a template wrote before it changed (or that
+                    // a now-absent field left behind) must not stop the decode.
+                    let schema = &<E::Table as Table>::SCHEMA;
+                    let mut readable = current.clone();
+                    readable.retain(|name, _| {
+                        !schema.is_index_key_attribute(name)
+                            || E::ATTRIBUTES.contains(&name.as_str())
+                            || name == schema.pk.name
+                            || schema.sk.is_some_and(|sk| sk.name == name)
+                    });
+                    let decoded = match <E as Target>::decode(readable) {
                         Ok(Decoded::Item(value)) => value,
                         Ok(Decoded::Unknown(found)) => {
                             return Err(Error::Decode(DecodeError {
@@ -1012,7 +1043,6 @@ impl<E: Entity> Job<E> {
                     // already applied. The entity's own attributes (older names
                     // included), the keys and the index keys are what the declaration
                     // writes now, or removed.
-                    let schema = &<E::Table as Table>::SCHEMA;
                     for (name, v) in &current {
                         let declared = E::ATTRIBUTES.contains(&name.as_str())
                             || schema.is_reserved_attribute(name)
@@ -1112,15 +1142,16 @@ impl<E: Entity> Job<E> {
             }
             pace(&shared.writes).await;
             match self.write_if_unchanged(&item, &changed).await? {
-                Written::TooLarge(bytes) => {
+                Written::TooLarge(why) => {
                     return Ok(Outcome::Failed(Error::invalid(
                         E::ENTITY_TYPE,
                         ValidationReason::InvalidValue,
                         format!(
-                            "the item has too many attributes to check it unchanged in one condition ({bytes} bytes; DynamoDB allows {MAX_EXPRESSION_BYTES})"
+                            "the item has too many attributes for one conditional write: {why}"
                         ),
                     )));
                 }
+                Written::Refused(e) => return Ok(Outcome::Failed(e)),
                 Written::Done(units) => {
                     spend(&shared.writes, units).await;
                     page.write_units += units;
@@ -1156,35 +1187,6 @@ impl<E: Entity> Job<E> {
         let is_key =
             |name: &str| name == schema.pk.name || schema.sk.is_some_and(|a| a.name == name);
         let mut p = Placeholders::default();
-        // Condition: every attribute as read, and absent what the read did not have but a
-        // writer may add: the attributes this change sets, the entity's own (its older
-        // names included), the crate's write token and marker. Attributes nobody here
-        // knows, added meanwhile by another program, are left alone by the update below.
-        let mut clauses: Vec<String> = Vec::with_capacity(read.len() + 4);
-        let mut present: Vec<&String> = read.keys().collect();
-        present.sort();
-        for name in present {
-            let path = p.name(name);
-            let value = p.value(read[name].clone());
-            clauses.push(format!("{path} = {value}"));
-        }
-        let mut absent: std::collections::BTreeSet<&str> = changed
-            .keys()
-            .map(String::as_str)
-            .chain(E::ATTRIBUTES.iter().copied())
-            .chain(
-                E::__ALIASES
-                    .iter()
-                    .flat_map(|(_, older)| older.iter().copied()),
-            )
-            .chain([schema.write_token, MIGRATIONS_ATTRIBUTE])
-            .collect();
-        absent.retain(|name| !read.contains_key(*name));
-        for name in absent {
-            let path = p.name(name);
-            clauses.push(format!("attribute_not_exists({path})"));
-        }
-        let condition = clauses.join(" AND ");
         // Update: only what the change sets or removes, so that an attribute another
         // writer added after the read survives.
         let mut set: Vec<(&String, &AttributeValue)> = changed
@@ -1198,10 +1200,11 @@ impl<E: Entity> Job<E> {
             .collect();
         removed.sort();
         let mut actions = Vec::new();
+        let update_operators = set.len() + removed.len();
         if !set.is_empty() {
             let pairs: Vec<String> = set
-                .into_iter()
-                .map(|(name, value)| format!("{} = {}", p.name(name), p.value(value.clone())))
+                .iter()
+                .map(|(name, value)| format!("{} = {}", p.name(name), p.value((*value).clone())))
                 .collect();
             actions.push(format!("SET {}", pairs.join(", ")));
         }
@@ -1210,11 +1213,66 @@ impl<E: Entity> Job<E> {
             actions.push(format!("REMOVE {}", paths.join(", ")));
         }
         let update = actions.join(" ");
-        // DynamoDB refuses an expression over 4 KB: an item with that many attributes
-        // cannot be checked (or changed) attribute by attribute in one request.
-        let longest = condition.len().max(update.len());
-        if longest > MAX_EXPRESSION_BYTES {
-            return Ok(Written::TooLarge(longest));
+        // Condition: every attribute as read, and absent what the read did not have but
+        // this write sets, and the crate's write token and marker (which every other
+        // single-item write of the crate adds).
+        let mut clauses: Vec<String> = Vec::with_capacity(read.len() + 4);
+        let mut present: Vec<&String> = read.keys().collect();
+        present.sort();
+        for name in present {
+            let path = p.name(name);
+            let value = p.value(read[name].clone());
+            clauses.push(format!("{path} = {value}"));
+        }
+        let mut absent: std::collections::BTreeSet<&str> = set
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .chain([schema.write_token, MIGRATIONS_ATTRIBUTE])
+            .collect();
+        absent.retain(|name| !read.contains_key(*name));
+        for name in &absent {
+            let path = p.name(name);
+            clauses.push(format!("attribute_not_exists({path})"));
+        }
+        // Where it fits, also absent the entity's other attributes (older names
+        // included): a batch or transaction write that adds one meanwhile then counts as
+        // a change too, and a map runs again on the item as it is now. An item too wide
+        // for that is still checked attribute by attribute on what was read.
+        let mut watched = p.clone();
+        let mut watching = clauses.clone();
+        let others = E::ATTRIBUTES
+            .iter()
+            .copied()
+            .chain(
+                E::__ALIASES
+                    .iter()
+                    .flat_map(|(_, older)| older.iter().copied()),
+            )
+            .filter(|name| !read.contains_key(*name) && !absent.contains(name))
+            .collect::<std::collections::BTreeSet<&str>>();
+        for name in others {
+            let path = watched.name(name);
+            watching.push(format!("attribute_not_exists({path})"));
+        }
+        if expression_fits(&watching, " AND ") {
+            (p, clauses) = (watched, watching);
+        }
+        let condition = clauses.join(" AND ");
+        // DynamoDB refuses an expression over 4 KB or with more than 300 operators: an
+        // item with that many attributes cannot be checked (or changed) attribute by
+        // attribute in one request.
+        if !expression_fits(&clauses, " AND ") {
+            return Ok(Written::TooLarge(format!(
+                "checking it unchanged takes {} conditions ({} bytes; DynamoDB allows {MAX_OPERATORS} operators and {MAX_EXPRESSION_BYTES} bytes)",
+                clauses.len(),
+                condition.len()
+            )));
+        }
+        if update.len() > MAX_EXPRESSION_BYTES || update_operators > MAX_OPERATORS {
+            return Ok(Written::TooLarge(format!(
+                "the change sets or removes {update_operators} attributes ({} bytes; DynamoDB allows {MAX_OPERATORS} operators and {MAX_EXPRESSION_BYTES} bytes)",
+                update.len()
+            )));
         }
         let key: HashMap<String, AttributeValue> = read
             .iter()
@@ -1251,6 +1309,11 @@ impl<E: Entity> Job<E> {
                     };
                     Ok(Written::Conflict(now))
                 }
+                // DynamoDB refused this item's request (its size, an expression
+                // limit): the item is reported and the migration goes on.
+                other if other.code() == Some("ValidationException") => Ok(Written::Refused(
+                    Error::service("UpdateItem", db.table_name(), other),
+                )),
                 other => Err(Error::service("UpdateItem", db.table_name(), other)),
             },
         }
@@ -1281,8 +1344,10 @@ impl<E: Entity> Job<E> {
 enum Written {
     /// Written; the write units DynamoDB reported.
     Done(f64),
-    /// Not sent: the condition would be this many bytes, over DynamoDB's limit.
-    TooLarge(usize),
+    /// Not sent: the request would be over DynamoDB's expression limits (why).
+    TooLarge(String),
+    /// Refused by DynamoDB as invalid (a `ValidationException`).
+    Refused(Error),
     /// The condition failed: the item as stored now (`None`: deleted).
     Conflict(Option<Item>),
 }
@@ -1306,6 +1371,31 @@ fn plan(key: RawKey, before: &Item, after: &Item) -> PlannedChange {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expressions_fit_within_dynamodbs_byte_and_operator_limits() {
+        let clauses = |n: usize, width: usize| vec!["x".repeat(width); n];
+        // 150 clauses are 299 operators; 151 are 301.
+        assert!(expression_fits(&clauses(150, 8), " AND "));
+        assert!(!expression_fits(&clauses(151, 8), " AND "));
+        // 4,096 bytes exactly, joined.
+        let one = 4096 - 5;
+        assert!(expression_fits(
+            &[
+                String::from("a").repeat(one / 2),
+                String::from("b").repeat(one - one / 2)
+            ],
+            " AND "
+        ));
+        assert!(!expression_fits(
+            &[
+                String::from("a").repeat(one / 2 + 1),
+                String::from("b").repeat(one - one / 2)
+            ],
+            " AND "
+        ));
+        assert!(expression_fits(&[], " AND "));
+    }
 
     #[test]
     fn checkpoints_read_back_as_written() {

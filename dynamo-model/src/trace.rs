@@ -117,25 +117,50 @@ pub(crate) fn limits(span: &Span, page_size: Option<usize>, limit: Option<usize>
 }
 
 /// Runs `s` inside `span` (each poll enters it, so the requests it sends are its
-/// children), recording the items it yielded when it ends and the error it yields.
-pub(crate) fn stream<T: Send, S>(span: Span, s: S) -> impl Stream<Item = Result<T, Error>> + Send
+/// children), recording the error it yields and, when it ends or is dropped before its
+/// end, the items it yielded.
+pub(crate) fn stream<T, S>(span: Span, s: S) -> impl Stream<Item = Result<T, Error>> + Send
 where
     S: Stream<Item = Result<T, Error>> + Send + 'static,
 {
-    let mut s = Box::pin(s);
-    let mut items = 0u64;
-    futures_util::stream::poll_fn(move |cx| {
+    TracedStream {
+        inner: Box::pin(s),
+        span,
+        items: 0,
+    }
+}
+
+/// See [`stream`].
+struct TracedStream<S> {
+    inner: std::pin::Pin<Box<S>>,
+    span: Span,
+    items: u64,
+}
+
+impl<T, S: Stream<Item = Result<T, Error>>> Stream for TracedStream<S> {
+    type Item = Result<T, Error>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
         #[cfg(feature = "tracing")]
-        let _entered = span.enter();
-        let next = s.as_mut().poll_next(cx);
+        let _entered = this.span.enter();
+        let next = this.inner.as_mut().poll_next(cx);
         match &next {
-            Poll::Ready(Some(Ok(_))) => items += 1,
-            Poll::Ready(Some(Err(e))) => record(&span, "error.type", e.kind()),
-            Poll::Ready(None) => record(&span, "dynamo_model.items", items),
-            Poll::Pending => {}
+            Poll::Ready(Some(Ok(_))) => this.items += 1,
+            Poll::Ready(Some(Err(e))) => record(&this.span, "error.type", e.kind()),
+            Poll::Ready(None) | Poll::Pending => {}
         }
         next
-    })
+    }
+}
+
+impl<S> Drop for TracedStream<S> {
+    fn drop(&mut self) {
+        record(&self.span, "dynamo_model.items", self.items);
+    }
 }
 
 /// Records `e`'s kind in the current span (a request's) and passes it on.

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 /// Collects `ExpressionAttributeNames` and `ExpressionAttributeValues` for one request.
 /// Names are de-duplicated (one placeholder per attribute); values are not.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Placeholders {
     names: HashMap<String, String>,
     by_attribute: HashMap<String, usize>,
