@@ -134,6 +134,41 @@ const MAX_CONFLICTS_PER_ITEM: usize = 8;
 /// DynamoDB's limit on an expression's length.
 const MAX_EXPRESSION_BYTES: usize = 4096;
 
+/// Whether two stored values are one value as DynamoDB compares them: a set's members in
+/// any order (DynamoDB does not keep the order a set was written in).
+fn same_value(a: &AttributeValue, b: &AttributeValue) -> bool {
+    fn same_members<T: Ord>(mut a: Vec<T>, mut b: Vec<T>) -> bool {
+        a.sort_unstable();
+        b.sort_unstable();
+        a == b
+    }
+    match (a, b) {
+        (AttributeValue::Ss(x), AttributeValue::Ss(y))
+        | (AttributeValue::Ns(x), AttributeValue::Ns(y)) => {
+            x.len() == y.len() && same_members(x.iter().collect(), y.iter().collect())
+        }
+        (AttributeValue::Bs(x), AttributeValue::Bs(y)) => {
+            x.len() == y.len()
+                && same_members(
+                    x.iter().map(|b| b.as_ref()).collect(),
+                    y.iter().map(|b| b.as_ref()).collect(),
+                )
+        }
+        (AttributeValue::L(x), AttributeValue::L(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y))
+        }
+        (AttributeValue::M(x), AttributeValue::M(y)) => same_item(x, y),
+        _ => a == b,
+    }
+}
+
+/// [`same_value`] for every attribute of two items.
+fn same_item(a: &Item, b: &Item) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .all(|(name, v)| b.get(name).is_some_and(|w| same_value(v, w)))
+}
+
 /// DynamoDB's limit of operators and functions in one expression.
 const MAX_OPERATORS: usize = 300;
 
@@ -1071,7 +1106,7 @@ impl<E: Entity> Job<E> {
                         match current.get(to.as_str()) {
                             // Both names hold one value (a write of the new program
                             // after a copy): the older name goes.
-                            Some(existing) if *existing == value => {}
+                            Some(existing) if same_value(existing, &value) => {}
                             // Two different values: which one is right is the user's
                             // call, and removing either would lose data.
                             Some(_) => {
@@ -1096,7 +1131,7 @@ impl<E: Entity> Job<E> {
                 }
             }
         }
-        if &current == item {
+        if same_item(&current, item) {
             return Ok(None);
         }
         if self.marker {
@@ -1162,7 +1197,7 @@ impl<E: Entity> Job<E> {
                         None => return Ok(Outcome::Vanished),
                         // This very write, applied by an attempt whose response was
                         // lost (the SDK sent it again and its condition failed).
-                        Some(now) if now == changed => return Ok(Outcome::Changed),
+                        Some(now) if same_item(&now, &changed) => return Ok(Outcome::Changed),
                         Some(now) => {
                             page.conflicts += 1;
                             item = now;
@@ -1189,16 +1224,8 @@ impl<E: Entity> Job<E> {
         let mut p = Placeholders::default();
         // Update: only what the change sets or removes, so that an attribute another
         // writer added after the read survives.
-        let mut set: Vec<(&String, &AttributeValue)> = changed
-            .iter()
-            .filter(|(name, value)| !is_key(name) && read.get(*name) != Some(*value))
-            .collect();
-        set.sort_by(|a, b| a.0.cmp(b.0));
-        let mut removed: Vec<&String> = read
-            .keys()
-            .filter(|name| !changed.contains_key(*name))
-            .collect();
-        removed.sort();
+        let (mut set, removed) = diff(read, changed);
+        set.retain(|(name, _)| !is_key(name));
         let mut actions = Vec::new();
         let update_operators = set.len() + removed.len();
         if !set.is_empty() {
@@ -1353,24 +1380,66 @@ enum Written {
 }
 
 fn plan(key: RawKey, before: &Item, after: &Item) -> PlannedChange {
-    let mut set: Vec<String> = after
+    let (set, removed) = diff(before, after);
+    PlannedChange {
+        key,
+        set: set.into_iter().map(|(name, _)| name.clone()).collect(),
+        removed: removed.into_iter().cloned().collect(),
+    }
+}
+
+/// What turns `before` into `after`: the attributes to set (new or with another value),
+/// and those to remove, each sorted by name.
+fn diff<'a>(
+    before: &'a Item,
+    after: &'a Item,
+) -> (Vec<(&'a String, &'a AttributeValue)>, Vec<&'a String>) {
+    let mut set: Vec<(&String, &AttributeValue)> = after
         .iter()
-        .filter(|(k, v)| before.get(*k) != Some(*v))
-        .map(|(k, _)| k.clone())
+        .filter(|(name, value)| !before.get(*name).is_some_and(|b| same_value(b, value)))
         .collect();
-    let mut removed: Vec<String> = before
+    set.sort_by(|a, b| a.0.cmp(b.0));
+    let mut removed: Vec<&String> = before
         .keys()
-        .filter(|k| !after.contains_key(*k))
-        .cloned()
+        .filter(|name| !after.contains_key(*name))
         .collect();
-    set.sort();
     removed.sort();
-    PlannedChange { key, set, removed }
+    (set, removed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sets_are_the_same_in_any_order_at_any_depth() {
+        use aws_sdk_dynamodb::primitives::Blob;
+        let ss = |v: &[&str]| AttributeValue::Ss(v.iter().map(|s| s.to_string()).collect());
+        let bs = |v: &[&[u8]]| AttributeValue::Bs(v.iter().map(|b| Blob::new(*b)).collect());
+        assert!(same_value(&ss(&["a", "b", "c"]), &ss(&["c", "a", "b"])));
+        assert!(!same_value(&ss(&["a", "b"]), &ss(&["a", "c"])));
+        assert!(!same_value(&ss(&["a", "a"]), &ss(&["a", "b"])));
+        assert!(same_value(&bs(&[b"x", b"y"]), &bs(&[b"y", b"x"])));
+        let nested = |order: &[&str]| {
+            AttributeValue::M(Item::from([(
+                "tags".to_owned(),
+                AttributeValue::L(vec![ss(order), AttributeValue::N("1".into())]),
+            )]))
+        };
+        assert!(same_value(&nested(&["p", "q"]), &nested(&["q", "p"])));
+        // Lists keep their order.
+        let list = |v: &[&str]| {
+            AttributeValue::L(v.iter().map(|s| AttributeValue::S(s.to_string())).collect())
+        };
+        assert!(!same_value(&list(&["a", "b"]), &list(&["b", "a"])));
+        assert!(!same_value(
+            &ss(&["1"]),
+            &AttributeValue::Ns(vec!["1".into()])
+        ));
+        let item = |order: &[&str]| Item::from([("s".to_owned(), ss(order))]);
+        assert!(same_item(&item(&["a", "b"]), &item(&["b", "a"])));
+        assert!(!same_item(&item(&["a"]), &Item::new()));
+    }
 
     #[test]
     fn expressions_fit_within_dynamodbs_byte_and_operator_limits() {
