@@ -37,6 +37,7 @@ mod requests;
 mod review13;
 mod review14;
 mod review15;
+mod review16;
 mod scan;
 mod scatter;
 mod single_item;
