@@ -844,10 +844,66 @@ impl VersionValue for u64 {
     }
 }
 
+/// Whether two decimal texts are the same number (significant digits, sign and
+/// magnitude compared, so `1.50`, `1.5` and `15E-1` are one number).
+pub(crate) fn same_number(a: &str, b: &str) -> bool {
+    matches!((number_value(a), number_value(b)), (Some(x), Some(y)) if x == y)
+}
+
+/// A decimal text as the number it spells: sign, significant digits and the power of
+/// ten of the first of them (zero has no sign); `None` if it is not a decimal number.
+pub(crate) fn number_value(n: &str) -> Option<(bool, String, i64)> {
+    let (negative, unsigned) = match n.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, n.strip_prefix('+').unwrap_or(n)),
+    };
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(i) => (&unsigned[..i], unsigned[i + 1..].parse::<i64>().ok()?),
+        None => (unsigned, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int}{frac}");
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let Some(first) = digits.bytes().position(|b| b != b'0') else {
+        return Some((false, String::new(), 0)); // zero, whatever its sign
+    };
+    let last = digits.bytes().rposition(|b| b != b'0').unwrap_or(first);
+    // The power of ten of the first significant digit.
+    let magnitude = exponent
+        .checked_add(int.len() as i64)?
+        .checked_sub(1 + first as i64)?;
+    Some((negative, digits[first..=last].to_owned(), magnitude))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_same_number_in_any_spelling() {
+        for (a, b) in [
+            ("1.5", "1.50"),
+            ("1.5", "15E-1"),
+            ("1500", "1.5E+3"),
+            ("-0.001", "-1e-3"),
+            ("0", "-0.000"),
+            ("0.0", "0E5"),
+        ] {
+            assert!(same_number(a, b), "{a} {b}");
+        }
+        for (a, b) in [
+            ("1.5", "1.6"),
+            ("1.5", "-1.5"),
+            ("15", "1.5"),
+            ("1", "x"),
+            ("1", ""),
+        ] {
+            assert!(!same_number(a, b), "{a} {b}");
+        }
+    }
 
     /// A date attribute holds the text of the value's key encoding (so it sorts like the
     /// values, and an index on it agrees with the key) and reads back as the value.

@@ -6,15 +6,19 @@
 //! result back:
 //!
 //! - [`rewrite`](Migration::rewrite): decode the item and encode it again (attributes
-//!   the entity does not declare are kept). This writes what the current declaration
+//!   the entity does not declare are kept, the keys of indexes its templates do not
+//!   render among them: remove stale ones with
+//!   [`remove_attribute`](Migration::remove_attribute)). This writes what the current declaration
 //!   writes and the stored item lacks: the entity-type
 //!   attribute of items another program wrote (`identify = "keys"`), the attributes of an
 //!   index template added or changed since, the value of a new field's `default`, a
 //!   renamed field under its new name (read through its `alias`, the older name removed);
 //! - [`map`](Migration::map): a function over each decoded item (`None` leaves it as it
 //!   is);
-//! - [`rename_attribute`](Migration::rename_attribute) and
-//!   [`set_default`](Migration::set_default): changes of the stored attributes themselves.
+//! - [`rename_attribute`](Migration::rename_attribute),
+//!   [`set_default`](Migration::set_default) and
+//!   [`remove_attribute`](Migration::remove_attribute): changes of the stored attributes
+//!   themselves.
 //!
 //! Changes run in the order they are added, on the item as the previous one left it.
 //!
@@ -39,9 +43,10 @@
 //!   item with so many attributes that even that does not fit (about 150), or that
 //!   DynamoDB refuses as invalid, is reported ([`Report::failures`]) and left alone;
 //!   the migration goes on.
-//! - **Current index keys.** A rewrite writes index keys from the fields whatever the
-//!   stored ones hold: keys of a template that changed since, or left by a field that is
-//!   now absent, are replaced or removed (they do not stop the decode).
+//! - **Current index keys.** A rewrite writes the keys of the entity's index templates
+//!   from the fields whatever the stored ones hold: keys of a template that changed
+//!   since, or left by a field that is now absent, are replaced or removed (they do not
+//!   stop the decode).
 //! - **Resumable.** After every page the position of every segment and the counts so far
 //!   are saved in a [`CheckpointStore`] under the migration's name; a run started again
 //!   with the same name and store continues from there, after a crash or a cancelled
@@ -104,6 +109,7 @@
 //! # Ok(()) }
 //! ```
 
+use crate::codec::{number_value, same_number};
 use crate::collection::{Decoded, Target};
 use crate::cursor::{self, Cursor, Fingerprint, Position};
 use crate::expr::Placeholders;
@@ -143,9 +149,18 @@ fn same_value(a: &AttributeValue, b: &AttributeValue) -> bool {
         a == b
     }
     match (a, b) {
-        (AttributeValue::Ss(x), AttributeValue::Ss(y))
-        | (AttributeValue::Ns(x), AttributeValue::Ns(y)) => {
+        (AttributeValue::N(x), AttributeValue::N(y)) => x == y || same_number(x, y),
+        (AttributeValue::Ss(x), AttributeValue::Ss(y)) => {
             x.len() == y.len() && same_members(x.iter().collect(), y.iter().collect())
+        }
+        (AttributeValue::Ns(x), AttributeValue::Ns(y)) => {
+            // By value (`1.5` and `1.50` are one member); text that is no number as is.
+            let values = |ns: &[String]| -> Vec<Result<(bool, String, i64), String>> {
+                ns.iter()
+                    .map(|n| number_value(n).ok_or_else(|| n.clone()))
+                    .collect()
+            };
+            x.len() == y.len() && same_members(values(x), values(y))
         }
         (AttributeValue::Bs(x), AttributeValue::Bs(y)) => {
             x.len() == y.len()
@@ -160,6 +175,23 @@ fn same_value(a: &AttributeValue, b: &AttributeValue) -> bool {
         (AttributeValue::M(x), AttributeValue::M(y)) => same_item(x, y),
         _ => a == b,
     }
+}
+
+/// Records `e`'s kind in `span` (a request's) and passes it on.
+fn traced_failure(span: &crate::trace::Span, e: Error) -> Error {
+    crate::trace::record(span, "error.type", e.kind());
+    e
+}
+
+/// Whether `E`'s index templates render attribute `name` (not one of the table's key
+/// attributes).
+fn renders_index_key<E: Entity>(name: &str) -> bool {
+    let schema = &<E::Table as Table>::SCHEMA;
+    let table_key = name == schema.pk.name || schema.sk.is_some_and(|sk| sk.name == name);
+    !table_key
+        && E::__INDEX_KEYS
+            .iter()
+            .any(|index| index.pk == Some(name) || index.sk == Some(name))
 }
 
 /// [`same_value`] for every attribute of two items.
@@ -198,6 +230,9 @@ enum Step<E> {
         attribute: String,
         value: AttributeValue,
     },
+    Remove {
+        attribute: String,
+    },
 }
 
 impl<E> Clone for Step<E> {
@@ -212,6 +247,9 @@ impl<E> Clone for Step<E> {
             Step::Default { attribute, value } => Step::Default {
                 attribute: attribute.clone(),
                 value: value.clone(),
+            },
+            Step::Remove { attribute } => Step::Remove {
+                attribute: attribute.clone(),
             },
         }
     }
@@ -585,6 +623,19 @@ impl<E: Entity> Migration<E> {
         self
     }
 
+    /// Removes `attribute` from items that have it: an attribute no field reads any more
+    /// (a field's older name after a rename, a dropped field), or the keys of an index
+    /// the entity no longer declares, which a [`rewrite`](Self::rewrite) keeps as it keeps
+    /// every attribute the entity does not declare. The table's keys, the crate's own
+    /// attributes, the keys the entity's index templates render and the entity's fields
+    /// are refused (change a field with [`map`](Self::map)).
+    pub fn remove_attribute(mut self, attribute: impl Into<String>) -> Self {
+        self.steps.push(Step::Remove {
+            attribute: attribute.into(),
+        });
+        self
+    }
+
     /// Only the items of one partition of the table (a `Query`), e.g. `User::partition(..)`.
     pub fn partition(mut self, partition: crate::Partition<E>) -> Self {
         self.partition = Some(partition.value);
@@ -662,7 +713,7 @@ impl<E: Entity> Migration<E> {
             return Err(Error::invalid(
                 E::ENTITY_TYPE,
                 ValidationReason::NoOperations,
-                "a migration needs a change: rewrite(), map(..), rename_attribute(..) or set_default(..)",
+                "a migration needs a change: rewrite(), map(..), rename_attribute(..), set_default(..) or remove_attribute(..)",
             ));
         }
         if self.name.is_empty() {
@@ -688,6 +739,23 @@ impl<E: Entity> Migration<E> {
                 && from == to
             {
                 return Err(self.refuse(format!("`{from}` is renamed onto itself")));
+            }
+            if let Step::Remove { attribute } = step {
+                let older_name = E::__ALIASES
+                    .iter()
+                    .any(|(_, older)| older.contains(&attribute.as_str()));
+                let refused = attribute.is_empty()
+                    || schema.is_reserved_attribute(attribute)
+                    || attribute == schema.write_token
+                    || attribute == MIGRATIONS_ATTRIBUTE
+                    || renders_index_key::<E>(attribute)
+                    || (E::ATTRIBUTES.contains(&attribute.as_str()) && !older_name);
+                if refused {
+                    return Err(self.refuse(format!(
+                        "`{attribute}` is a key, a key the entity's index templates render, a field of the entity or an attribute of the crate: remove_attribute removes attributes nothing reads (change a field with map(..))"
+                    )));
+                }
+                continue;
             }
             let touched: Vec<&str> = match step {
                 Step::Rename { from, to } => vec![from, to],
@@ -959,6 +1027,15 @@ impl<E: Entity> Job<E> {
     ) -> Result<(Vec<Item>, Option<Item>, f64), Error> {
         let db = &self.db;
         let limit = i32::try_from(self.page_size).unwrap_or(1_000);
+        let span = crate::trace::request(
+            if self.partition.is_some() {
+                "Query"
+            } else {
+                "Scan"
+            },
+            1,
+        );
+        crate::trace::record(&span, "aws.dynamodb.limit", limit);
         let (items, last, consumed) = match &self.partition {
             Some(pk) => {
                 let schema = &<E::Table as Table>::SCHEMA;
@@ -973,9 +1050,10 @@ impl<E: Entity> Job<E> {
                     .set_exclusive_start_key(start)
                     .return_consumed_capacity(ReturnConsumedCapacity::Total)
                     .send()
-                    .instrument(crate::trace::request("Query", 1))
+                    .instrument(span.clone())
                     .await
-                    .map_err(|e| Error::service("Query", db.table_name(), e))?;
+                    .map_err(|e| Error::service("Query", db.table_name(), e))
+                    .map_err(|e| traced_failure(&span, e))?;
                 (out.items, out.last_evaluated_key, out.consumed_capacity)
             }
             None => {
@@ -990,18 +1068,18 @@ impl<E: Entity> Job<E> {
                     .set_exclusive_start_key(start)
                     .return_consumed_capacity(ReturnConsumedCapacity::Total)
                     .send()
-                    .instrument(crate::trace::request("Scan", 1))
+                    .instrument(span.clone())
                     .await
-                    .map_err(|e| Error::service("Scan", db.table_name(), e))?;
+                    .map_err(|e| Error::service("Scan", db.table_name(), e))
+                    .map_err(|e| traced_failure(&span, e))?;
                 (out.items, out.last_evaluated_key, out.consumed_capacity)
             }
         };
         let units = consumed.and_then(|c| c.capacity_units).unwrap_or(0.0);
-        Ok((
-            items.unwrap_or_default(),
-            last.filter(|k| !k.is_empty()),
-            units,
-        ))
+        let items = items.unwrap_or_default();
+        crate::trace::record(&span, "dynamo_model.items", items.len() as u64);
+        crate::trace::record(&span, "aws.dynamodb.consumed_capacity", units);
+        Ok((items, last.filter(|k| !k.is_empty()), units))
     }
 
     /// Whether `item` is one of `E`'s items (not another entity's, not a revision, not a
@@ -1032,6 +1110,7 @@ impl<E: Entity> Job<E> {
     /// The item as the changes leave it (`Ok(None)`: unchanged).
     fn apply(&self, item: &Item) -> Result<Option<Item>, Error> {
         let mut current = item.clone();
+        let mut mapped = false;
         for step in &self.steps {
             match step {
                 Step::Rewrite | Step::Map(_) => {
@@ -1066,7 +1145,10 @@ impl<E: Entity> Job<E> {
                     };
                     let value = match step {
                         Step::Map(f) => match f(decoded) {
-                            Some(value) => value,
+                            Some(value) => {
+                                mapped = true;
+                                value
+                            }
                             None => continue,
                         },
                         _ => decoded,
@@ -1081,7 +1163,7 @@ impl<E: Entity> Job<E> {
                     for (name, v) in &current {
                         let declared = E::ATTRIBUTES.contains(&name.as_str())
                             || schema.is_reserved_attribute(name)
-                            || schema.is_index_key_attribute(name);
+                            || renders_index_key::<E>(name);
                         if !declared && !written.contains_key(name) {
                             written.insert(name.clone(), v.clone());
                         }
@@ -1129,10 +1211,35 @@ impl<E: Entity> Job<E> {
                         .entry(attribute.clone())
                         .or_insert_with(|| value.clone());
                 }
+                Step::Remove { attribute } => {
+                    current.remove(attribute.as_str());
+                }
             }
         }
         if same_item(&current, item) {
             return Ok(None);
+        }
+        // A map changes the item's data: a versioned entity's version moves on, so that
+        // an application write based on a read from before the migration conflicts
+        // rather than undoing it. (A rewrite, rename or default changes the stored form
+        // only, which such a write renders again.)
+        if mapped && let Some(attribute) = E::VERSION {
+            let version = |i: &Item| match i.get(attribute) {
+                Some(AttributeValue::N(n)) => n.parse::<u64>().ok(),
+                _ => None,
+            };
+            if let Some(read) = version(item)
+                && version(&current) == Some(read)
+            {
+                let next = read.checked_add(1).ok_or_else(|| {
+                    Error::invalid(
+                        E::ENTITY_TYPE,
+                        ValidationReason::VersionOverflow,
+                        "the version cannot be incremented any further",
+                    )
+                })?;
+                current.insert(attribute.to_owned(), AttributeValue::N(next.to_string()));
+            }
         }
         if self.marker {
             let mut names = match current.remove(MIGRATIONS_ATTRIBUTE) {
@@ -1307,6 +1414,7 @@ impl<E: Entity> Job<E> {
             .map(|(name, value)| (name.clone(), value.clone()))
             .collect();
         let (names, values) = p.finish();
+        let span = crate::trace::request("UpdateItem", 1);
         let sent = db
             .client()
             .update_item()
@@ -1319,16 +1427,20 @@ impl<E: Entity> Job<E> {
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .send()
-            .instrument(crate::trace::request("UpdateItem", 1))
+            .instrument(span.clone())
             .await;
         match sent {
-            Ok(out) => Ok(Written::Done(
-                out.consumed_capacity
+            Ok(out) => {
+                let units = out
+                    .consumed_capacity
                     .and_then(|c| c.capacity_units)
-                    .unwrap_or(0.0),
-            )),
+                    .unwrap_or(0.0);
+                crate::trace::record(&span, "aws.dynamodb.consumed_capacity", units);
+                Ok(Written::Done(units))
+            }
             Err(e) => match e.into_service_error() {
                 UpdateItemError::ConditionalCheckFailedException(failed) => {
+                    crate::trace::record(&span, "error.type", "ConditionalCheckFailedException");
                     let now = match failed.item {
                         Some(item) if !item.is_empty() => Some(item),
                         // Not returned (DynamoDB Local may leave it out): read it.
@@ -1339,9 +1451,12 @@ impl<E: Entity> Job<E> {
                 // DynamoDB refused this item's request (its size, an expression
                 // limit): the item is reported and the migration goes on.
                 other if other.code() == Some("ValidationException") => Ok(Written::Refused(
+                    traced_failure(&span, Error::service("UpdateItem", db.table_name(), other)),
+                )),
+                other => Err(traced_failure(
+                    &span,
                     Error::service("UpdateItem", db.table_name(), other),
                 )),
-                other => Err(Error::service("UpdateItem", db.table_name(), other)),
             },
         }
     }
@@ -1354,6 +1469,7 @@ impl<E: Entity> Job<E> {
             .chain(schema.sk.map(|a| a.name))
             .filter_map(|name| read.get(name).map(|v| (name.to_owned(), v.clone())))
             .collect();
+        let span = crate::trace::request("GetItem", 1);
         let out = db
             .client()
             .get_item()
@@ -1361,10 +1477,12 @@ impl<E: Entity> Job<E> {
             .set_key(Some(key))
             .consistent_read(true)
             .send()
-            .instrument(crate::trace::request("GetItem", 1))
+            .instrument(span.clone())
             .await
-            .map_err(|e| Error::service("GetItem", db.table_name(), e))?;
-        Ok(out.item.filter(|i| !i.is_empty()))
+            .map_err(|e| traced_failure(&span, Error::service("GetItem", db.table_name(), e)))?;
+        let item = out.item.filter(|i| !i.is_empty());
+        crate::trace::record(&span, "dynamo_model.items", u64::from(item.is_some()));
+        Ok(item)
     }
 }
 

@@ -190,6 +190,18 @@ pub(crate) async fn traced<T>(
     finish(&span, result)
 }
 
+/// [`traced`] for a write of one item: `dynamo_model.items` is 1 once it succeeded.
+pub(crate) async fn traced_write<T>(
+    span: Span,
+    f: impl std::future::Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    let result = traced(span.clone(), f).await;
+    if result.is_ok() {
+        record(&span, "dynamo_model.items", 1u64);
+    }
+    result
+}
+
 /// Records the error kind of a failed operation and passes the result on.
 #[cfg(feature = "tracing")]
 pub(crate) fn finish<T>(span: &Span, result: Result<T, Error>) -> Result<T, Error> {

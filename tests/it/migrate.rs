@@ -493,6 +493,74 @@ async fn a_rename_onto_an_existing_attribute_loses_nothing() -> TestResult {
     Ok(())
 }
 
+/// A versioned entity whose items a map changes: the version moves on, so a writer
+/// holding a copy read before the migration conflicts instead of undoing the change; a
+/// rewrite (the stored form only) leaves the version as it is.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Fleet, pk = "V#{id}", sk = "VERSIONED")]
+pub struct Ledger {
+    pub id: u32,
+    pub balance: i64,
+    #[dynamo(default)]
+    pub note: String,
+    #[dynamo(version)]
+    pub version: u64,
+}
+
+#[tokio::test]
+async fn a_map_moves_a_versioned_items_version_on() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    db.put(&Ledger {
+        id: 1,
+        balance: 10,
+        note: String::new(),
+        version: 0,
+    })
+    .await?;
+    let before = db
+        .get(Ledger::key(1u32))
+        .consistent()
+        .await?
+        .ok_or("ledger")?;
+    assert_eq!(before.version, 1);
+    db.migration::<Ledger>("rewrite").rewrite().run().await?;
+    let rewritten = db
+        .get(Ledger::key(1u32))
+        .consistent()
+        .await?
+        .ok_or("ledger")?;
+    assert_eq!(rewritten.version, 1, "a rewrite keeps the version");
+    let report = db
+        .migration::<Ledger>("interest")
+        .map(|mut l| {
+            l.balance += 1;
+            Some(l)
+        })
+        .run()
+        .await?;
+    assert_eq!(report.progress.changed, 1);
+    let after = db
+        .get(Ledger::key(1u32))
+        .consistent()
+        .await?
+        .ok_or("ledger")?;
+    assert_eq!((after.balance, after.version), (11, 2));
+    // The application's copy from before the migration: its put conflicts.
+    let stale = Ledger {
+        note: "stale".into(),
+        ..before
+    };
+    let err = db.put(&stale).await.err().ok_or("a stale put conflicts")?;
+    assert!(matches!(err, Error::VersionConflict { .. }), "{err:?}");
+    let kept = db
+        .get(Ledger::key(1u32))
+        .consistent()
+        .await?
+        .ok_or("ledger")?;
+    assert_eq!(kept.balance, 11);
+    Ok(())
+}
+
 /// DynamoDB Local gives every segment the whole table: each item is read three times,
 /// and still changed once.
 #[tokio::test]

@@ -173,8 +173,7 @@ impl<E: Entity> Delete<E> {
     async fn run(self, return_old: bool) -> Result<Option<E>, Error> {
         let span = crate::trace::operation("DeleteItem", self.db.table_name(), E::ENTITY_TYPE);
         crate::trace::key(&span, self.db.traces_keys(), || Some(self.key.to_string()));
-        crate::trace::record(&span, "dynamo_model.items", 1);
-        crate::trace::traced(span, self.run_untraced(return_old)).await
+        crate::trace::traced_write(span, self.run_untraced(return_old)).await
     }
 
     async fn run_untraced(self, return_old: bool) -> Result<Option<E>, Error> {

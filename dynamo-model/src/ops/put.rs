@@ -247,8 +247,7 @@ impl<E: Entity> Put<E> {
             let item = self.item.as_ref().ok()?;
             crate::key::describe_item_key(&<E::Table as crate::Table>::SCHEMA, item)
         });
-        crate::trace::record(&span, "dynamo_model.items", 1);
-        crate::trace::traced(span, async move {
+        crate::trace::traced_write(span, async move {
             if !E::__CHUNKED.is_empty() && self.chunk_conditions.is_none() {
                 return crate::chunk::put(self).await;
             }

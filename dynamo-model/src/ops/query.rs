@@ -908,8 +908,8 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     /// # Ok(()) }
     /// ```
     pub async fn one(mut self) -> Result<Option<T>, Error> {
-        self.limit = Some(2);
         let span = self.span();
+        self.limit = Some(2);
         crate::trace::traced(span.clone(), async move {
             let found = self.one_untraced().await?;
             crate::trace::record(&span, "dynamo_model.items", u64::from(found.is_some()));

@@ -626,8 +626,7 @@ impl<E: Entity> Update<E> {
     async fn run(self, returning: Returning) -> Result<Option<Item>, Error> {
         let span = crate::trace::operation("UpdateItem", self.db.table_name(), E::ENTITY_TYPE);
         crate::trace::key(&span, self.db.traces_keys(), || Some(self.key.to_string()));
-        crate::trace::record(&span, "dynamo_model.items", 1);
-        crate::trace::traced(span, self.run_untraced(returning)).await
+        crate::trace::traced_write(span, self.run_untraced(returning)).await
     }
 
     async fn run_untraced(self, returning: Returning) -> Result<Option<Item>, Error> {
