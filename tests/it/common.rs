@@ -21,6 +21,92 @@ pub async fn faulty<T: Table>(
     ))
 }
 
+/// A test's fallible result.
+pub type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// A string attribute.
+pub fn s(v: &str) -> dynamo_model::aws_sdk_dynamodb::types::AttributeValue {
+    dynamo_model::aws_sdk_dynamodb::types::AttributeValue::S(v.to_owned())
+}
+
+/// A number attribute.
+pub fn n(v: u64) -> dynamo_model::aws_sdk_dynamodb::types::AttributeValue {
+    dynamo_model::aws_sdk_dynamodb::types::AttributeValue::N(v.to_string())
+}
+
+/// Writes `item` with the raw SDK, as another program would.
+pub async fn put_raw<T: Table>(db: &dynamo_model::Db<T>, item: dynamo_model::Item) -> TestResult {
+    db.client()
+        .put_item()
+        .table_name(db.table_name())
+        .set_item(Some(item))
+        .send()
+        .await?;
+    Ok(())
+}
+
+/// The key `PK` = `pk`, `SK` = `sk`.
+pub fn raw_key(
+    pk: &str,
+    sk: &str,
+) -> std::collections::HashMap<String, dynamo_model::aws_sdk_dynamodb::types::AttributeValue> {
+    std::collections::HashMap::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))])
+}
+
+/// The item under `pk`/`sk` as stored (strongly consistent, with the raw SDK).
+pub async fn raw_get<T: Table>(
+    db: &dynamo_model::Db<T>,
+    pk: &str,
+    sk: &str,
+) -> Res<dynamo_model::Item> {
+    Ok(db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .set_key(Some(raw_key(pk, sk)))
+        .consistent_read(true)
+        .send()
+        .await?
+        .item
+        .ok_or("no item")?)
+}
+
+/// Every item of a table, by its string keys (`PK`, `SK`).
+pub type Rows = std::collections::BTreeMap<(String, String), dynamo_model::Item>;
+
+/// Every item of the table as stored (a strongly consistent scan with the raw SDK).
+pub async fn raw_table<T: Table>(db: &dynamo_model::Db<T>) -> Res<Rows> {
+    let mut all = Rows::new();
+    let mut start = None;
+    loop {
+        let out = db
+            .client()
+            .scan()
+            .table_name(db.table_name())
+            .set_exclusive_start_key(start)
+            .consistent_read(true)
+            .send()
+            .await?;
+        for item in out.items.unwrap_or_default() {
+            let key = |k: &str| item.get(k).and_then(|v| v.as_s().ok()).cloned();
+            all.insert(
+                (key("PK").unwrap_or_default(), key("SK").unwrap_or_default()),
+                item,
+            );
+        }
+        match out.last_evaluated_key.filter(|k| !k.is_empty()) {
+            Some(k) => start = Some(k),
+            None => return Ok(all),
+        }
+    }
+}
+
+/// Runs `f` to completion from inside a synchronous closure (a migration's map) on a
+/// multi-thread runtime.
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
+}
+
 /// Asserts that `err` is a refusal before sending for exactly `reason`.
 #[track_caller]
 pub fn assert_refused(err: &dynamo_model::Error, reason: dynamo_model::ValidationReason) {

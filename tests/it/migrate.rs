@@ -7,7 +7,6 @@ use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::migrate::{Checkpoint, MemoryCheckpoints, MIGRATIONS_ATTRIBUTE};
 use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, Table, ValidationReason};
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -48,53 +47,6 @@ pub struct Counter {
     pub id: u32,
     pub n: u64,
     pub note: Option<String>,
-}
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-fn n(v: u64) -> AttributeValue {
-    AttributeValue::N(v.to_string())
-}
-
-async fn put_raw(db: &Db<Fleet>, item: Item) -> TestResult {
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
-    Ok(())
-}
-
-/// Every item of the table, by key.
-type Rows = BTreeMap<(String, String), Item>;
-
-async fn raw_table(db: &Db<Fleet>) -> Result<Rows, Box<dyn std::error::Error + Send + Sync>> {
-    let mut all = BTreeMap::new();
-    let mut start = None;
-    loop {
-        let out = db
-            .client()
-            .scan()
-            .table_name(db.table_name())
-            .set_exclusive_start_key(start)
-            .consistent_read(true)
-            .send()
-            .await?;
-        for item in out.items.unwrap_or_default() {
-            let key = |k: &str| item.get(k).and_then(|v| v.as_s().ok()).cloned();
-            all.insert(
-                (key("PK").unwrap_or_default(), key("SK").unwrap_or_default()),
-                item,
-            );
-        }
-        match out.last_evaluated_key.filter(|k| !k.is_empty()) {
-            Some(k) => start = Some(k),
-            None => return Ok(all),
-        }
-    }
 }
 
 /// `count` trucks as the other program writes them, a driver and a foreign row.

@@ -1,17 +1,14 @@
 //! Review 13 (attack): adopting existing tables and migrating them. Rows are written with
 //! the raw SDK as another program would; migrations run against DynamoDB Local.
 
-use crate::common::TestResult;
+use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::migrate::MemoryCheckpoints;
 use dynamo_model::{local, Db, Entity, Error, Item, Table};
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use time::macros::datetime;
 use time::OffsetDateTime;
-
-type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 #[derive(Table)]
 #[dynamo(pk = "PK", sk = "SK", gsi(name = "BySk", pk = "Owner", sk = "SK"))]
@@ -67,63 +64,12 @@ pub struct Tally {
     pub note: Option<String>,
 }
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-fn n(v: u64) -> AttributeValue {
-    AttributeValue::N(v.to_string())
-}
-
 fn row(pk: &str, sk: &str, rest: &[(&str, AttributeValue)]) -> Item {
     let mut item = Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]);
     for (k, v) in rest {
         item.insert((*k).to_owned(), v.clone());
     }
     item
-}
-
-async fn put_raw(db: &Db<Yard>, item: Item) -> TestResult {
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
-    Ok(())
-}
-
-type Rows = BTreeMap<(String, String), Item>;
-
-async fn raw_table(db: &Db<Yard>) -> Res<Rows> {
-    let mut all = BTreeMap::new();
-    let mut start = None;
-    loop {
-        let out = db
-            .client()
-            .scan()
-            .table_name(db.table_name())
-            .set_exclusive_start_key(start)
-            .consistent_read(true)
-            .send()
-            .await?;
-        for item in out.items.unwrap_or_default() {
-            let key = |k: &str| item.get(k).and_then(|v| v.as_s().ok()).cloned();
-            all.insert(
-                (key("PK").unwrap_or_default(), key("SK").unwrap_or_default()),
-                item,
-            );
-        }
-        match out.last_evaluated_key.filter(|k| !k.is_empty()) {
-            Some(k) => start = Some(k),
-            None => return Ok(all),
-        }
-    }
-}
-
-/// Runs `f` to completion from inside a synchronous migration closure.
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
 }
 
 /// Rows under `K#<id>` keys that are not exactly the declared formats of `Crate` or

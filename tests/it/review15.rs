@@ -17,8 +17,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
-
 #[derive(Table)]
 #[dynamo(pk = "PK", sk = "SK", gsi(name = "Gs1", pk = "G1PK", sk = "G1SK"))]
 pub struct Yard15;
@@ -45,14 +43,6 @@ pub struct Account {
     pub email: Option<String>,
 }
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-fn n(v: u64) -> AttributeValue {
-    AttributeValue::N(v.to_string())
-}
-
 fn ss(v: &[&str]) -> AttributeValue {
     AttributeValue::Ss(v.iter().map(|x| (*x).to_owned()).collect())
 }
@@ -64,10 +54,6 @@ fn bag(id: u32, tags: &[&str]) -> Bag {
         n: 0,
         note: None,
     }
-}
-
-fn key(pk: &str, sk: &str) -> HashMap<String, AttributeValue> {
-    HashMap::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))])
 }
 
 /// Sets attributes of a stored item as another program would (placeholders for every
@@ -84,7 +70,7 @@ async fn raw_set(db: &Db<Yard15>, pk: &str, sk: &str, attrs: &[(&str, AttributeV
     db.client()
         .update_item()
         .table_name(db.table_name())
-        .set_key(Some(key(pk, sk)))
+        .set_key(Some(raw_key(pk, sk)))
         .update_expression(format!("SET {}", sets.join(", ")))
         .set_expression_attribute_names(Some(names))
         .set_expression_attribute_values(Some(values))
@@ -93,42 +79,14 @@ async fn raw_set(db: &Db<Yard15>, pk: &str, sk: &str, attrs: &[(&str, AttributeV
     Ok(())
 }
 
-async fn raw_put(db: &Db<Yard15>, item: Item) -> Res<()> {
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
-    Ok(())
-}
-
-async fn raw_get(db: &Db<Yard15>, pk: &str, sk: &str) -> Res<Item> {
-    Ok(db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .set_key(Some(key(pk, sk)))
-        .consistent_read(true)
-        .send()
-        .await?
-        .item
-        .ok_or("no item")?)
-}
-
 async fn raw_delete(db: &Db<Yard15>, pk: &str, sk: &str) -> Res<()> {
     db.client()
         .delete_item()
         .table_name(db.table_name())
-        .set_key(Some(key(pk, sk)))
+        .set_key(Some(raw_key(pk, sk)))
         .send()
         .await?;
     Ok(())
-}
-
-/// Runs `f` to completion from inside a synchronous migration closure.
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
 }
 
 /// A set compared as a set (DynamoDB's sets have no order).
@@ -310,7 +268,7 @@ pub struct Wide {
 #[tokio::test]
 async fn a_sparse_item_of_a_wide_entity_migrates() -> TestResult {
     let db = local::fresh_table::<Yard15>().await?;
-    raw_put(
+    put_raw(
         &db,
         Item::from([
             ("PK".to_owned(), s("WIDE#1")),
@@ -746,7 +704,7 @@ async fn a_rewrite_writes_missing_index_keys() -> TestResult {
     db.client()
         .update_item()
         .table_name(db.table_name())
-        .set_key(Some(key("ACC#3", "ACC")))
+        .set_key(Some(raw_key("ACC#3", "ACC")))
         .update_expression("REMOVE G1PK, G1SK SET extra_attr = :o")
         .expression_attribute_values(":o", s("o"))
         .send()

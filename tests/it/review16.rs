@@ -7,13 +7,10 @@ use crate::common::*;
 use crate::spans::{Capture, Captured, Scope};
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::local;
-use dynamo_model::{Db, Entity, Item, Table};
+use dynamo_model::{Entity, Item, Table};
 use rust_decimal::Decimal;
-use std::collections::HashMap;
 use std::str::FromStr;
 use tracing::Instrument;
-
-type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 /// A template index and a multi-attribute index keyed by a plain attribute (`region`).
 #[derive(Table)]
@@ -54,41 +51,6 @@ pub struct Member {
     pub visits: u32,
 }
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-fn n(v: u64) -> AttributeValue {
-    AttributeValue::N(v.to_string())
-}
-
-fn key(pk: &str, sk: &str) -> HashMap<String, AttributeValue> {
-    HashMap::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))])
-}
-
-async fn raw_put(db: &Db<Yard16>, item: Item) -> Res<()> {
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
-    Ok(())
-}
-
-async fn raw_get(db: &Db<Yard16>, pk: &str, sk: &str) -> Res<Item> {
-    Ok(db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .set_key(Some(key(pk, sk)))
-        .consistent_read(true)
-        .send()
-        .await?
-        .item
-        .ok_or("no item")?)
-}
-
 /// A member's item as another program writes it (no `visits`, no write token), with
 /// `extra` attributes of that program.
 fn member_item(id: u32, extra: usize) -> Item {
@@ -116,8 +78,8 @@ fn member_item(id: u32, extra: usize) -> Item {
 #[tokio::test]
 async fn the_operator_limit_is_counted_as_dynamodb_counts_it() -> TestResult {
     let db = local::fresh_table::<Yard16>().await?;
-    raw_put(&db, member_item(1, 142)).await?;
-    raw_put(&db, member_item(2, 143)).await?;
+    put_raw(&db, member_item(1, 142)).await?;
+    put_raw(&db, member_item(2, 143)).await?;
     let report = db.migration::<Member>("limits").rewrite().run().await?;
     assert_eq!(
         (report.progress.changed, report.progress.failed),
@@ -193,7 +155,7 @@ async fn a_rewrite_keeps_another_entitys_plain_index_attribute() -> TestResult {
     let db = local::fresh_table::<Yard16>().await?;
     let mut item = member_item(1, 0);
     item.insert("region".to_owned(), s("eu"));
-    raw_put(&db, item).await?;
+    put_raw(&db, item).await?;
     let report = db.migration::<Member>("visits").rewrite().run().await?;
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     assert_eq!(report.progress.changed, 1, "{:?}", report.progress);
@@ -214,7 +176,7 @@ async fn a_rewrite_keeps_another_entitys_plain_index_attribute() -> TestResult {
 #[tokio::test]
 async fn a_rewrite_keeps_the_entitys_own_multi_attribute_key() -> TestResult {
     let db = local::fresh_table::<Yard16>().await?;
-    raw_put(
+    put_raw(
         &db,
         Item::from([
             ("PK".to_owned(), s("STORE#1")),
@@ -296,8 +258,8 @@ fn field<'a>(span: &'a Captured, name: &str) -> &'a str {
 async fn a_migrations_requests_nest_under_the_callers_span() -> TestResult {
     let (cap, _guard) = capture();
     let db = local::fresh_table::<Yard16>().await?;
-    raw_put(&db, member_item(1, 0)).await?;
-    raw_put(&db, member_item(2, 0)).await?;
+    put_raw(&db, member_item(1, 0)).await?;
+    put_raw(&db, member_item(2, 0)).await?;
     cap.clear();
     let outer = tracing::info_span!(target: "dynamo_model::review16", "outer");
     let report = db
@@ -330,7 +292,7 @@ async fn a_migrations_requests_nest_under_the_callers_span() -> TestResult {
 async fn a_migrations_request_spans_record_items_and_capacity() -> TestResult {
     let (cap, _guard) = capture();
     let db = local::fresh_table::<Yard16>().await?;
-    raw_put(&db, member_item(1, 0)).await?;
+    put_raw(&db, member_item(1, 0)).await?;
     cap.clear();
     let report = db.migration::<Member>("fields").rewrite().run().await?;
     assert_eq!(report.progress.changed, 1, "{:?}", report.progress);
