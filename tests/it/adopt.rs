@@ -73,16 +73,6 @@ fn row(pk: &str, sk: &str, rest: &[(&str, AttributeValue)]) -> Item {
     item
 }
 
-async fn put_raw(db: &dynamo_model::Db<Devices>, item: Item) -> TestResult {
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
-    Ok(())
-}
-
 async fn get_raw(
     db: &dynamo_model::Db<Devices>,
     pk: &str,

@@ -96,16 +96,6 @@ fn row(pk: &str, sk: &str, rest: &[(&str, &str)]) -> Item {
 
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
-async fn put_raw(db: &Db<Store>, item: Item) -> TestResult {
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
-    Ok(())
-}
-
 async fn get_raw(db: &Db<Store>, pk: &str, sk: &str) -> Res<Option<Item>> {
     let out = db
         .client()

@@ -4,16 +4,6 @@ use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item};
 
-async fn put_raw(db: &Db<App>, item: Item) -> TestResult {
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
-    Ok(())
-}
-
 async fn get_raw(
     db: &Db<App>,
     pk: &str,
