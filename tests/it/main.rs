@@ -38,6 +38,7 @@ mod review13;
 mod review14;
 mod review15;
 mod review16;
+mod review17;
 mod scan;
 mod scatter;
 mod single_item;

@@ -1,0 +1,831 @@
+//! Review 17 (attack): the edges of a migration's configuration and of its checkpoints
+//! (file checkpoints that are corrupt, foreign, shared by two writers, or named with path
+//! separators or at length; budgets of 0, NaN, a negative or infinite number; page sizes
+//! and partitions at their limits), progress callbacks that panic, runs cancelled at
+//! arbitrary points and resumed (exactly once, counts adding up), and a `_migrations`
+//! attribute another program wrote. Everything runs against DynamoDB Local.
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_model::migrate::{
+    Checkpoint, CheckpointStore, FileCheckpoints, MemoryCheckpoints, Progress, MIGRATIONS_ATTRIBUTE,
+};
+use dynamo_model::{local, Db, Entity, Error, Item, Table};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+pub struct Yard17;
+
+/// A counter: a map that increments it is not idempotent.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Yard17, pk = "C#{id}", sk = "COUNTER")]
+pub struct Tally {
+    #[dynamo(key_format = "unpadded")]
+    pub id: u32,
+    pub n: u64,
+}
+
+/// Another entity in the same table.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Yard17, pk = "N#{id}", sk = "NOTE")]
+pub struct Note {
+    #[dynamo(key_format = "unpadded")]
+    pub id: u32,
+    pub text: String,
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn key(pk: &str, sk: &str) -> HashMap<String, AttributeValue> {
+    HashMap::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))])
+}
+
+async fn raw_get(
+    db: &Db<Yard17>,
+    pk: &str,
+    sk: &str,
+) -> Result<Item, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .set_key(Some(key(pk, sk)))
+        .consistent_read(true)
+        .send()
+        .await?
+        .item
+        .unwrap_or_default())
+}
+
+async fn tallies(db: &Db<Yard17>, count: u32) -> TestResult {
+    for id in 0..count {
+        db.put(&Tally { id, n: 0 }).await?;
+    }
+    Ok(())
+}
+
+/// Every tally's `n`, by id.
+async fn counts(
+    db: &Db<Yard17>,
+) -> Result<Vec<(u32, u64)>, Box<dyn std::error::Error + Send + Sync>> {
+    let mut all: Vec<(u32, u64)> = db
+        .scan::<Tally>()
+        .consistent()
+        .all()
+        .await?
+        .items
+        .into_iter()
+        .map(|t| (t.id, t.n))
+        .collect();
+    all.sort_unstable();
+    Ok(all)
+}
+
+fn increment(mut t: Tally) -> Option<Tally> {
+    t.n += 1;
+    Some(t)
+}
+
+/// scanned = changed + unchanged + already + other + vanished + failed.
+#[track_caller]
+fn assert_counts_add_up(p: &Progress) {
+    assert_eq!(
+        p.scanned,
+        p.changed + p.unchanged + p.already + p.other + p.vanished + p.failed,
+        "{p:?}"
+    );
+}
+
+/// A directory of its own under the system's temporary directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("dm-review17-{tag}-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        TempDir(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Every file under `dir`, recursively, relative to it.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path.strip_prefix(dir).unwrap_or(&path).to_path_buf());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+// ------------------------------------------------------------------------------ budgets
+
+/// A budget of 0, NaN or a negative number of units per second is not a pace: the run
+/// must refuse it or finish, not wait forever.
+async fn budget_finishes(
+    read: bool,
+    budget: f64,
+) -> Result<Option<Result<(), Error>>, Box<dyn std::error::Error + Send + Sync>> {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 3).await?;
+    let migration = db.migration::<Tally>("budget").map(increment).page_size(1);
+    let migration = if read {
+        migration.max_read_units_per_second(budget)
+    } else {
+        migration.max_write_units_per_second(budget)
+    };
+    let outcome = tokio::time::timeout(Duration::from_secs(5), migration.run()).await;
+    Ok(outcome.ok().map(|r| r.map(|_| ())))
+}
+
+#[tokio::test]
+#[ignore = "BUG: max_read_units_per_second(0.0 | NaN | negative) sleeps forever (Pacer::delay returns Duration::MAX) instead of being refused"]
+async fn a_read_budget_of_zero_nan_or_below_zero_does_not_hang() -> TestResult {
+    let mut hung = Vec::new();
+    for budget in [0.0, f64::NAN, -1.0] {
+        if budget_finishes(true, budget).await?.is_none() {
+            hung.push(budget);
+        }
+    }
+    assert!(
+        hung.is_empty(),
+        "read budgets that hung the migration for 5 s: {hung:?}"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+#[ignore = "BUG: max_write_units_per_second(0.0 | NaN | negative) sleeps forever (Pacer::delay returns Duration::MAX) instead of being refused"]
+async fn a_write_budget_of_zero_nan_or_below_zero_does_not_hang() -> TestResult {
+    let mut hung = Vec::new();
+    for budget in [0.0, f64::NAN, -1.0] {
+        if budget_finishes(false, budget).await?.is_none() {
+            hung.push(budget);
+        }
+    }
+    assert!(
+        hung.is_empty(),
+        "write budgets that hung the migration for 5 s: {hung:?}"
+    );
+    Ok(())
+}
+
+/// An infinite budget is no limit at all.
+#[tokio::test]
+async fn an_infinite_budget_paces_nothing() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 5).await?;
+    let run = db
+        .migration::<Tally>("inf")
+        .map(increment)
+        .page_size(1)
+        .max_read_units_per_second(f64::INFINITY)
+        .max_write_units_per_second(f64::INFINITY)
+        .run();
+    let report = tokio::time::timeout(Duration::from_secs(20), run).await??;
+    assert_eq!(report.progress.changed, 5, "{report:?}");
+    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 1));
+    Ok(())
+}
+
+// ------------------------------------------------------------------- sizes and partitions
+
+/// page_size(0) reads one item a page and page_size(usize::MAX) 1,000: both finish with
+/// every item changed once.
+#[tokio::test]
+async fn page_sizes_of_zero_and_usize_max_are_clamped() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 4).await?;
+    let pages = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&pages);
+    let report = db
+        .migration::<Tally>("zero")
+        .map(increment)
+        .page_size(0)
+        .on_progress(move |_| {
+            seen.fetch_add(1, Ordering::SeqCst);
+        })
+        .run()
+        .await?;
+    assert_eq!(report.progress.changed, 4);
+    // One item a page: 4 pages, and one more that finds the end.
+    assert!(pages.load(Ordering::SeqCst) >= 4, "{pages:?}");
+    let report = db
+        .migration::<Tally>("max")
+        .map(increment)
+        .page_size(usize::MAX)
+        .run()
+        .await?;
+    assert_eq!(report.progress.changed, 4);
+    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 2));
+    Ok(())
+}
+
+/// A partition that holds nothing (or only the items of another entity) is a migration
+/// of nothing, and its checkpoint is bound to that partition: the same name over the
+/// whole table is refused rather than resumed as done.
+#[tokio::test]
+async fn an_empty_partition_migrates_nothing_and_binds_its_checkpoint() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 3).await?;
+    db.put(&Note {
+        id: 1,
+        text: "x".into(),
+    })
+    .await?;
+    let store = MemoryCheckpoints::new();
+    // "C#99" holds nothing.
+    let report = db
+        .migration::<Tally>("empty")
+        .map(increment)
+        .partition(Tally::partition(99))
+        .checkpoints(store.clone())
+        .run()
+        .await?;
+    assert_eq!(report.progress, Progress::default(), "{report:?}");
+    assert!(store.get("empty").is_some());
+    let err = db
+        .migration::<Tally>("empty")
+        .map(increment)
+        .checkpoints(store.clone())
+        .run()
+        .await
+        .err()
+        .ok_or("the partition's checkpoint was taken for the whole table's")?;
+    assert!(matches!(err, Error::Cursor { .. }), "{err:?}");
+    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 0));
+    Ok(())
+}
+
+/// More segments than items: every item is changed once, and the counts add up (on
+/// DynamoDB Local every segment reads the whole table).
+#[tokio::test]
+async fn more_segments_than_items_change_each_item_once() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 3).await?;
+    let report = db
+        .migration::<Tally>("many-segments")
+        .map(increment)
+        .segments(16)
+        .page_size(2)
+        .run()
+        .await?;
+    assert_counts_add_up(&report.progress);
+    assert!(report.progress.changed >= 3, "{report:?}");
+    assert_eq!(counts(&db).await?, vec![(0, 1), (1, 1), (2, 1)]);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------- file checkpoints
+
+/// Names with path separators, `..`, an absolute path or nothing but dots keep their
+/// checkpoints in the store's directory, each in a file of its own, and resume from it.
+#[tokio::test]
+async fn file_checkpoints_stay_in_their_directory_whatever_the_name() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 2).await?;
+    let outer = TempDir::new("paths");
+    let dir = outer.path().join("store");
+    let names = [
+        "../escape",
+        "a/b",
+        "a_b",
+        "/etc/passwd",
+        "..",
+        ".",
+        "a\\b",
+        "nul\0byte",
+        "ünïcödé ✓",
+    ];
+    for name in names {
+        let report = db
+            .migration::<Tally>(name)
+            .rewrite()
+            .checkpoints(FileCheckpoints::new(&dir))
+            .run()
+            .await?;
+        assert!(!report.resumed, "{name:?}: {report:?}");
+    }
+    let files = files_under(outer.path());
+    assert_eq!(files.len(), names.len(), "{files:?}");
+    assert!(
+        files.iter().all(|f| f.parent() == Some(Path::new("store"))),
+        "{files:?}"
+    );
+    // Each name finds its own checkpoint again.
+    for name in names {
+        let report = db
+            .migration::<Tally>(name)
+            .rewrite()
+            .checkpoints(FileCheckpoints::new(&dir))
+            .run()
+            .await?;
+        assert!(report.resumed, "{name:?}: {report:?}");
+    }
+    Ok(())
+}
+
+/// A migration name is any text, a long one too: the checkpoint file's name must fit the
+/// file system's limit (255 bytes on most).
+#[tokio::test]
+#[ignore = "BUG: FileCheckpoints names the file after the whole migration name: a name over ~230 characters fails every run with an Io error (File name too long)"]
+async fn file_checkpoints_take_a_long_migration_name() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 2).await?;
+    let dir = TempDir::new("long");
+    let name = format!("2026-11-{}", "backfill-the-tallies-".repeat(15));
+    let report = db
+        .migration::<Tally>(name.as_str())
+        .map(increment)
+        .checkpoints(FileCheckpoints::new(dir.path()))
+        .run()
+        .await?;
+    assert_eq!(report.progress.changed, 2);
+    Ok(())
+}
+
+/// A checkpoint file that is empty, truncated, of another format or of another migration
+/// is refused (no panic, nothing written) and left as it is.
+#[tokio::test]
+async fn corrupt_or_foreign_checkpoint_files_are_refused_and_left_alone() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 3).await?;
+    let dir = TempDir::new("corrupt");
+    // The checkpoints of two migrations, to find the file and a foreign checkpoint.
+    for name in ["mine", "theirs"] {
+        db.migration::<Tally>(name)
+            .rewrite()
+            .checkpoints(FileCheckpoints::new(dir.path()))
+            .run()
+            .await?;
+    }
+    let file = |name: &str| -> Result<PathBuf, String> {
+        files_under(dir.path())
+            .into_iter()
+            .find(|f| f.to_string_lossy().starts_with(&format!("{name}-")))
+            .map(|f| dir.path().join(f))
+            .ok_or_else(|| format!("no checkpoint file for {name}"))
+    };
+    let mine = file("mine")?;
+    let valid = std::fs::read_to_string(&mine)?;
+    let theirs = std::fs::read_to_string(file("theirs")?)?;
+    let corrupt = [
+        String::new(),
+        "\n".to_owned(),
+        valid[..valid.len() / 2].to_owned(),
+        valid.replace("v1 ", "v9 "),
+        "{\"json\": true}".to_owned(),
+        // Another migration's checkpoint under this name (copied over).
+        theirs.clone(),
+        // Counts past u64.
+        {
+            let mut parts: Vec<&str> = valid.split(' ').collect();
+            parts[2] = "18446744073709551616";
+            parts.join(" ")
+        },
+        // Bytes that are not UTF-8.
+        String::from_utf8_lossy(&[0xff, 0xfe, 0x00]).into_owned(),
+    ];
+    for text in &corrupt {
+        std::fs::write(&mine, text)?;
+        let outcome = db
+            .migration::<Tally>("mine")
+            .map(increment)
+            .checkpoints(FileCheckpoints::new(dir.path()))
+            .run()
+            .await;
+        assert!(outcome.is_err(), "{text:?} was taken: {outcome:?}");
+        assert_eq!(&std::fs::read_to_string(&mine)?, text, "{text:?} replaced");
+    }
+    std::fs::write(&mine, [0xffu8, 0x00, 0x80])?;
+    let outcome = db
+        .migration::<Tally>("mine")
+        .map(increment)
+        .checkpoints(FileCheckpoints::new(dir.path()))
+        .run()
+        .await;
+    assert!(outcome.is_err(), "binary bytes were taken: {outcome:?}");
+    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 0));
+    Ok(())
+}
+
+/// A store whose directory cannot be created (a regular file stands there) fails the run
+/// with an Io error on the first save, before any item is counted as migrated twice.
+#[tokio::test]
+async fn a_checkpoint_directory_that_is_a_file_fails_with_an_io_error() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 2).await?;
+    let dir = TempDir::new("file");
+    let blocked = dir.path().join("store");
+    std::fs::write(&blocked, "not a directory")?;
+    let err = db
+        .migration::<Tally>("blocked")
+        .map(increment)
+        .checkpoints(FileCheckpoints::new(&blocked))
+        .run()
+        .await
+        .err()
+        .ok_or("ran without a checkpoint")?;
+    assert!(matches!(err, Error::Io { .. }), "{err:?}");
+    Ok(())
+}
+
+/// Two writers of one checkpoint (two runs of one migration at once, two processes
+/// sharing the directory): every save succeeds and the file always holds a checkpoint.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "BUG: FileCheckpoints::save uses one fixed temporary file per name: concurrent saves fail (Io NotFound) and can leave a torn checkpoint every later run refuses"]
+async fn concurrent_saves_of_one_file_checkpoint_all_succeed() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 1).await?;
+    let memory = MemoryCheckpoints::new();
+    db.migration::<Tally>("shared")
+        .rewrite()
+        .checkpoints(memory.clone())
+        .run()
+        .await?;
+    let checkpoint: Checkpoint = memory.get("shared").ok_or("no checkpoint")?;
+    let dir = TempDir::new("shared");
+    let store = FileCheckpoints::new(dir.path());
+    let writers = (0..2).map(|_| {
+        let (store, checkpoint) = (store.clone(), checkpoint.clone());
+        tokio::spawn(async move {
+            let mut failures = Vec::new();
+            for _ in 0..2_000 {
+                if let Err(e) = store.save("shared", &checkpoint).await {
+                    failures.push(e.to_string());
+                }
+                match store.load("shared").await {
+                    Ok(Some(_)) => {}
+                    other => failures.push(format!("load: {other:?}")),
+                }
+            }
+            failures
+        })
+    });
+    let mut failures = Vec::new();
+    for writer in writers.collect::<Vec<_>>() {
+        failures.extend(writer.await?);
+    }
+    let torn = failures
+        .iter()
+        .filter(|f| f.contains("not a migration checkpoint"))
+        .count();
+    assert!(
+        failures.is_empty(),
+        "{} of 8,000 calls failed ({torn} loads found a torn checkpoint), e.g. {:?}",
+        failures.len(),
+        failures.first()
+    );
+    Ok(())
+}
+
+/// A dry run writes no checkpoint file (and ignores an existing one); the real run after
+/// it changes everything once.
+#[tokio::test]
+async fn a_dry_run_then_a_real_run_with_file_checkpoints() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 5).await?;
+    let dir = TempDir::new("dry");
+    let report = db
+        .migration::<Tally>("dry-then-real")
+        .map(increment)
+        .page_size(2)
+        .dry_run()
+        .checkpoints(FileCheckpoints::new(dir.path()))
+        .run()
+        .await?;
+    assert!(report.dry_run && !report.resumed);
+    assert_eq!(report.progress.changed, 5);
+    assert!(
+        files_under(dir.path()).is_empty(),
+        "{:?}",
+        files_under(dir.path())
+    );
+    let report = db
+        .migration::<Tally>("dry-then-real")
+        .map(increment)
+        .page_size(2)
+        .checkpoints(FileCheckpoints::new(dir.path()))
+        .run()
+        .await?;
+    assert!(!report.resumed, "{report:?}");
+    assert_eq!(report.progress.changed, 5, "{report:?}");
+    // A dry run after it plans again from the start (it reads no checkpoint), and sees
+    // every item marked.
+    let report = db
+        .migration::<Tally>("dry-then-real")
+        .map(increment)
+        .dry_run()
+        .checkpoints(FileCheckpoints::new(dir.path()))
+        .run()
+        .await?;
+    assert_eq!(report.progress.already, 5, "{report:?}");
+    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 1));
+    Ok(())
+}
+
+// ------------------------------------------------------------- steps under the same name
+
+/// A checkpoint is of one migration: a run under the same name with other changes is
+/// another migration, and resuming it would skip, for the new changes, every item before
+/// the checkpoint.
+#[tokio::test]
+#[ignore = "BUG: the checkpoint's fingerprint leaves out the steps: a run with other changes under the same name resumes and never applies them to the items already passed"]
+async fn a_checkpoint_of_other_changes_under_the_same_name_is_refused() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 6).await?;
+    let store = MemoryCheckpoints::new();
+    let kill = Arc::new(tokio::sync::Notify::new());
+    let signal = Arc::clone(&kill);
+    let first = db
+        .migration::<Tally>("v2")
+        .set_default("colour", s("red"))
+        .page_size(2)
+        .checkpoints(store.clone())
+        .on_progress(move |_| signal.notify_one())
+        .run();
+    tokio::select! {
+        _ = first => {}
+        () = kill.notified() => {}
+    }
+    assert!(store.get("v2").is_some());
+    let outcome = db
+        .migration::<Tally>("v2")
+        .set_default("size", s("xl"))
+        .page_size(2)
+        .checkpoints(store.clone())
+        .run()
+        .await;
+    match outcome {
+        Err(Error::Cursor { .. }) => Ok(()),
+        other => {
+            let mut missing = Vec::new();
+            for id in 0..6 {
+                let item = raw_get(&db, &format!("C#{id}"), "COUNTER").await?;
+                if !item.contains_key("size") {
+                    missing.push(id);
+                }
+            }
+            Err(format!(
+                "resumed another migration's checkpoint: {other:?}; items without `size`: {missing:?}"
+            )
+            .into())
+        }
+    }
+}
+
+// -------------------------------------------------------------------- the marker attribute
+
+/// `_migrations` holding something other than a string set (another program's value):
+/// the migration must not replace it silently.
+#[tokio::test]
+#[ignore = "BUG: a `_migrations` that is not a string set (S, L, N...) is silently replaced by the migration's string set: the stored value is lost"]
+async fn a_foreign_migrations_attribute_is_not_overwritten() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 1).await?;
+    let legacy = AttributeValue::L(vec![s("2019-import"), s("2020-fixup")]);
+    db.client()
+        .update_item()
+        .table_name(db.table_name())
+        .set_key(Some(key("C#0", "COUNTER")))
+        .update_expression("SET #m = :m")
+        .expression_attribute_names("#m", MIGRATIONS_ATTRIBUTE)
+        .expression_attribute_values(":m", legacy.clone())
+        .send()
+        .await?;
+    let report = db.migration::<Tally>("marked").map(increment).run().await?;
+    let item = raw_get(&db, "C#0", "COUNTER").await?;
+    let kept = item.get(MIGRATIONS_ATTRIBUTE) == Some(&legacy);
+    let reported = report.progress.failed == 1;
+    assert!(
+        kept || reported,
+        "the other program's {legacy:?} became {:?} without a word ({report:?})",
+        item.get(MIGRATIONS_ATTRIBUTE)
+    );
+    Ok(())
+}
+
+/// A string-set `_migrations` already holding other names keeps them, and the names of
+/// migrations with characters of every kind (spaces, commas, quotes, emoji, a very long
+/// one) are stored and recognised exactly.
+#[tokio::test]
+async fn marker_names_of_any_text_are_kept_and_recognised() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 2).await?;
+    let names = [
+        "a, b".to_owned(),
+        "\"quoted\" 'name'".to_owned(),
+        "emoji 🦀 and\ttab\nnewline".to_owned(),
+        "#name :value".to_owned(),
+        "x".repeat(5_000),
+    ];
+    for name in &names {
+        let report = db
+            .migration::<Tally>(name.as_str())
+            .map(increment)
+            .run()
+            .await?;
+        assert_eq!(report.progress.changed, 2, "{report:?}");
+        // Run again (a fresh in-memory store): the marker stops a second increment.
+        let report = db
+            .migration::<Tally>(name.as_str())
+            .map(increment)
+            .run()
+            .await?;
+        assert_eq!(report.progress.already, 2, "{report:?}");
+    }
+    let item = raw_get(&db, "C#0", "COUNTER").await?;
+    let Some(AttributeValue::Ss(stored)) = item.get(MIGRATIONS_ATTRIBUTE) else {
+        return Err(format!("{item:?}").into());
+    };
+    let mut stored = stored.clone();
+    stored.sort();
+    let mut expected = names.to_vec();
+    expected.sort();
+    assert_eq!(stored, expected);
+    assert_eq!(counts(&db).await?, vec![(0, 5), (1, 5)]);
+    Ok(())
+}
+
+// ------------------------------------------------------- panics, cancellation, exactly once
+
+/// A progress callback that panics takes the run down after the page's checkpoint is
+/// saved: the resumed run goes on from there and increments every counter once.
+#[tokio::test]
+async fn a_panicking_progress_callback_then_a_resume_changes_each_item_once() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 9).await?;
+    let store = MemoryCheckpoints::new();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&calls);
+    let run = db
+        .migration::<Tally>("panics")
+        .map(increment)
+        .page_size(2)
+        .checkpoints(store.clone())
+        .on_progress(move |_| {
+            if seen.fetch_add(1, Ordering::SeqCst) == 1 {
+                panic!("the progress callback fails");
+            }
+        })
+        .run();
+    let joined = tokio::spawn(run).await;
+    assert!(joined.as_ref().is_err_and(|e| e.is_panic()), "{joined:?}");
+    let saved = store.get("panics").ok_or("no checkpoint")?;
+    assert_eq!(saved.progress.scanned, 4, "{saved:?}");
+    let report = db
+        .migration::<Tally>("panics")
+        .map(increment)
+        .page_size(2)
+        .checkpoints(store.clone())
+        .run()
+        .await?;
+    assert!(report.resumed);
+    assert_counts_add_up(&report.progress);
+    assert_eq!(
+        report.progress.changed + report.progress.already,
+        9,
+        "{report:?}"
+    );
+    assert_eq!(counts(&db).await?.len(), 9);
+    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 1));
+    Ok(())
+}
+
+/// The run's future dropped at arbitrary points (timeouts of 1 to 40 ms), then resumed
+/// until it finishes: a non-idempotent map lands once on every item, and the counts of
+/// all the runs add up.
+#[tokio::test]
+async fn runs_cancelled_at_arbitrary_points_resume_exactly_once() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 24).await?;
+    for id in 0..3 {
+        db.put(&Note {
+            id,
+            text: "other".into(),
+        })
+        .await?;
+    }
+    let store = MemoryCheckpoints::new();
+    let mut cancelled = 0;
+    let mut report = None;
+    for attempt in 0..400u64 {
+        let run = db
+            .migration::<Tally>("cancelled")
+            .map(increment)
+            .page_size(3)
+            .segments(2)
+            .checkpoints(store.clone())
+            .run();
+        let budget = Duration::from_millis(1 + (attempt * 7) % 40);
+        match tokio::time::timeout(budget, run).await {
+            Ok(done) => {
+                report = Some(done?);
+                break;
+            }
+            Err(_) => cancelled += 1,
+        }
+    }
+    let report = report.ok_or("never finished")?;
+    assert!(cancelled > 0, "never cancelled: nothing proved");
+    assert_counts_add_up(&report.progress);
+    let p = report.progress;
+    // Each segment that reads the whole table (as older DynamoDB Local releases do)
+    // counts every item once more: the same number of passes over tallies and notes.
+    assert!(p.other > 0 && p.other.is_multiple_of(3), "{report:?}");
+    assert_eq!(
+        p.changed + p.already + p.unchanged,
+        p.other / 3 * 24,
+        "{report:?}"
+    );
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    assert!(
+        counts(&db).await?.iter().all(|(_, n)| *n == 1),
+        "{:?}",
+        counts(&db).await?
+    );
+    Ok(())
+}
+
+/// A migration that finished keeps its checkpoint: run again under the same name, it
+/// does nothing (items written since are not touched) and says it resumed.
+#[tokio::test]
+async fn a_finished_migration_run_again_does_nothing() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 3).await?;
+    let store = MemoryCheckpoints::new();
+    let first = db
+        .migration::<Tally>("once")
+        .map(increment)
+        .checkpoints(store.clone())
+        .run()
+        .await?;
+    db.put(&Tally { id: 7, n: 0 }).await?;
+    let again = db
+        .migration::<Tally>("once")
+        .map(increment)
+        .checkpoints(store.clone())
+        .run()
+        .await?;
+    assert!(again.resumed);
+    assert_eq!(again.progress, first.progress);
+    assert_eq!(counts(&db).await?, vec![(0, 1), (1, 1), (2, 1), (7, 0)]);
+    Ok(())
+}
+
+/// What the progress callback sees: counts that only grow and always add up, also with
+/// segments saving their pages concurrently.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_snapshots_grow_and_add_up() -> TestResult {
+    let db = local::fresh_table::<Yard17>().await?;
+    tallies(&db, 10).await?;
+    let seen: Arc<std::sync::Mutex<Vec<Progress>>> = Arc::default();
+    let sink = Arc::clone(&seen);
+    let report = db
+        .migration::<Tally>("snapshots")
+        .map(increment)
+        .segments(3)
+        .page_size(1)
+        .on_progress(move |p| sink.lock().expect("lock").push(*p))
+        .run()
+        .await?;
+    let seen = seen.lock().expect("lock").clone();
+    assert!(!seen.is_empty());
+    for pair in seen.windows(2) {
+        assert!(pair[0].scanned <= pair[1].scanned, "{pair:?}");
+        assert!(pair[0].changed <= pair[1].changed, "{pair:?}");
+    }
+    for p in &seen {
+        assert_counts_add_up(p);
+    }
+    assert_eq!(seen.last(), Some(&report.progress));
+    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 1));
+    Ok(())
+}
