@@ -72,9 +72,9 @@
 //! While it runs, the application keeps reading old and new shapes alike: declare the new
 //! field with a `default` and the renamed one with an `alias` before migrating.
 //!
-//! DynamoDB Local ignores scan segments (every segment reads the whole table): the
-//! conditions keep the effects exactly once there too, but [`Progress::scanned`] counts
-//! every item once per segment.
+//! Where DynamoDB Local ignores scan segments (every segment reads the whole table), the
+//! conditions keep the effects exactly once too, but [`Progress::scanned`] counts every
+//! item once per segment.
 //!
 //! ```no_run
 //! use dynamo_model::migrate::{FileCheckpoints, Migration};
@@ -200,6 +200,9 @@ fn same_item(a: &Item, b: &Item) -> bool {
         && a.iter()
             .all(|(name, v)| b.get(name).is_some_and(|w| same_value(v, w)))
 }
+
+/// DynamoDB's limit of a scan's `TotalSegments`.
+const MAX_SEGMENTS: u32 = 1_000_000;
 
 /// DynamoDB's limit of operators and functions in one expression.
 const MAX_OPERATORS: usize = 300;
@@ -473,9 +476,11 @@ impl FileCheckpoints {
     }
 
     fn path(&self, migration: &str) -> PathBuf {
-        // A name is any text: keep the file name to safe characters.
+        // A name is any text: keep the file name to safe characters, and short (file
+        // systems allow 255 bytes); the digest of the whole name tells names apart.
         let file: String = migration
             .chars()
+            .take(100)
             .map(|c| {
                 if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
                     c
@@ -527,10 +532,27 @@ impl CheckpointStore for FileCheckpoints {
             let path = self.path(migration);
             // One short line per page: blocking file calls are cheaper than a thread.
             std::fs::create_dir_all(&self.dir).map_err(|e| io_error(&self.dir, e))?;
-            let temporary = path.with_extension("checkpoint.tmp");
-            std::fs::write(&temporary, checkpoint.to_text())
-                .map_err(|e| io_error(&temporary, e))?;
-            std::fs::rename(&temporary, &path).map_err(|e| io_error(&path, e))
+            // A temporary file of this save's own (two runs sharing the directory never
+            // write one file), synced before it replaces the checkpoint: a crash leaves
+            // the old checkpoint or the new one, whole.
+            static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let save = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let temporary =
+                path.with_extension(format!("checkpoint.{}-{save}.tmp", std::process::id()));
+            let written = (|| {
+                use std::io::Write;
+                let mut file = std::fs::File::create(&temporary)?;
+                file.write_all(checkpoint.to_text().as_bytes())?;
+                file.sync_all()
+            })();
+            if let Err(e) = written {
+                let _ = std::fs::remove_file(&temporary);
+                return Err(io_error(&temporary, e));
+            }
+            std::fs::rename(&temporary, &path).map_err(|e| {
+                let _ = std::fs::remove_file(&temporary);
+                io_error(&path, e)
+            })
         })
     }
 }
@@ -642,10 +664,10 @@ impl<E: Entity> Migration<E> {
         self
     }
 
-    /// Scans in `n` parallel segments (at least 1; default 1). Ignored with
-    /// [`partition`](Self::partition).
+    /// Scans in `n` parallel segments (1 to 1,000,000, DynamoDB's limit; default 1).
+    /// Ignored with [`partition`](Self::partition).
     pub fn segments(mut self, n: u32) -> Self {
-        self.segments = n.max(1);
+        self.segments = n.clamp(1, MAX_SEGMENTS);
         self
     }
 
@@ -655,13 +677,15 @@ impl<E: Entity> Migration<E> {
         self
     }
 
-    /// Keeps the read capacity consumed under `units` per second across all segments.
+    /// Keeps the read capacity consumed under `units` per second across all segments
+    /// (more than 0; `run` refuses 0, a negative number or NaN; infinity paces nothing).
     pub fn max_read_units_per_second(mut self, units: f64) -> Self {
         self.read_budget = Some(units);
         self
     }
 
-    /// Keeps the write capacity consumed under `units` per second across all segments.
+    /// Keeps the write capacity consumed under `units` per second across all segments
+    /// (more than 0, as [`max_read_units_per_second`](Self::max_read_units_per_second)).
     pub fn max_write_units_per_second(mut self, units: f64) -> Self {
         self.write_budget = Some(units);
         self
@@ -718,6 +742,15 @@ impl<E: Entity> Migration<E> {
         }
         if self.name.is_empty() {
             return Err(self.refuse("a migration needs a name"));
+        }
+        for (budget, what) in [(self.read_budget, "read"), (self.write_budget, "write")] {
+            if let Some(units) = budget
+                && (units.is_nan() || units <= 0.0)
+            {
+                return Err(self.refuse(format!(
+                    "a {what} budget of {units} units a second: it must be more than 0"
+                )));
+            }
         }
         let decodes = self
             .steps
@@ -784,6 +817,19 @@ impl<E: Entity> Migration<E> {
     }
 
     fn fingerprint(&self, sources: usize) -> Fingerprint {
+        // The changes too: a checkpoint of other changes under the same name would skip
+        // the items it already passed.
+        let steps: Vec<String> = self
+            .steps
+            .iter()
+            .map(|step| match step {
+                Step::Rewrite => "rewrite".to_owned(),
+                Step::Map(_) => "map".to_owned(),
+                Step::Rename { from, to } => format!("rename {from:?} {to:?}"),
+                Step::Default { attribute, value } => format!("default {attribute:?} {value:?}"),
+                Step::Remove { attribute } => format!("remove {attribute:?}"),
+            })
+            .collect();
         Fingerprint::of(&[
             b"migration",
             self.db.table_name().as_bytes(),
@@ -794,6 +840,7 @@ impl<E: Entity> Migration<E> {
                 Some(Ok(pk)) => pk.as_bytes(),
                 _ => b"",
             },
+            format!("{steps:?}").as_bytes(),
         ])
     }
 
@@ -1244,7 +1291,18 @@ impl<E: Entity> Job<E> {
         if self.marker {
             let mut names = match current.remove(MIGRATIONS_ATTRIBUTE) {
                 Some(AttributeValue::Ss(names)) => names,
-                _ => Vec::new(),
+                None => Vec::new(),
+                // Another program's value under the marker's name: not replaced.
+                Some(other) => {
+                    return Err(Error::invalid(
+                        E::ENTITY_TYPE,
+                        ValidationReason::InvalidValue,
+                        format!(
+                            "`{MIGRATIONS_ATTRIBUTE}` holds a {} value, not the string set of migrations: the item is left as it is",
+                            crate::codec::type_name(&other)
+                        ),
+                    ));
+                }
             };
             if !names.contains(&self.name) {
                 names.push(self.name.clone());

@@ -248,8 +248,14 @@ impl Pacer {
 
     /// How long to wait before the next request.
     pub(crate) fn delay(&self) -> Duration {
-        // A tiny budget can make the due time unrepresentable: wait as long as possible.
-        let due = Duration::try_from_secs_f64(self.consumed / self.budget).unwrap_or(Duration::MAX);
+        let seconds = self.consumed / self.budget;
+        let due = if seconds.is_nan() || seconds <= 0.0 {
+            // Nothing consumed, or no budget to speak of (callers refuse those).
+            Duration::ZERO
+        } else {
+            // A tiny budget can make the due time unrepresentable: wait as long as possible.
+            Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
+        };
         due.saturating_sub(self.started.elapsed())
     }
 }
