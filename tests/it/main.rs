@@ -39,6 +39,7 @@ mod review14;
 mod review15;
 mod review16;
 mod review17;
+mod review18;
 mod scan;
 mod scatter;
 mod single_item;
