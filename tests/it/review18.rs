@@ -786,7 +786,7 @@ async fn a_forged_shard_of_a_keys_only_row_is_never_decoded_nor_migrated() -> Te
     // Every shard, scatter-gathered: the forged row is refused as a key mismatch (as a
     // query of its shard refuses it), never returned as the real item.
     let all = db
-        .scatter_query((0..8u16).map(|s| Slim::partition().shard(s.into())))
+        .scatter_query((0..8u16).map(|s| Slim::partition().shard(s)))
         .all()
         .await;
     match all {
@@ -800,7 +800,7 @@ async fn a_forged_shard_of_a_keys_only_row_is_never_decoded_nor_migrated() -> Te
         other => panic!("{other:?}"),
     }
     let good_only = db
-        .scatter_query([Slim::partition().shard(shard_of("s-1", 8).into())])
+        .scatter_query([Slim::partition().shard(shard_of("s-1", 8))])
         .all()
         .await?;
     assert_eq!(good_only.items, vec![real.clone()]);
@@ -911,5 +911,46 @@ async fn an_entity_with_chunked_fields_is_never_served_from_the_cache() -> TestR
     );
     let stats = cache.stats();
     assert_eq!((stats.hits, stats.items), (0, 0), "{stats:?}");
+    Ok(())
+}
+
+/// A bulk load of more items than one `BatchWriteItem` takes (split over requests,
+/// interleaved by partition) and a transaction over several keys invalidate every key.
+#[tokio::test]
+async fn multi_request_bulk_loads_and_multi_key_transactions_invalidate_every_key() -> TestResult {
+    let db = local::fresh_table::<R18>().await?;
+    let cache = keeps_hot();
+    let cached = db.with_cache(&cache);
+    let ids: Vec<String> = (0..60).map(|i| format!("bulk-{i}")).collect();
+    let first: Vec<Hot> = ids.iter().map(|id| hot(id, "v1")).collect();
+    cached.bulk_load().puts(&first).send().await?;
+    for id in &ids {
+        assert_eq!(fetch(&cached, id).await?.as_deref(), Some("v1"));
+    }
+    let second: Vec<Hot> = ids.iter().map(|id| hot(id, "v2")).collect();
+    cached
+        .bulk_load()
+        .interleave_partitions()
+        .concurrency(3)
+        .puts(&second)
+        .send()
+        .await?;
+    for id in &ids {
+        assert_eq!(fetch(&cached, id).await?.as_deref(), Some("v2"), "{id}");
+    }
+    cached
+        .transact_write()
+        .put(cached.put(&hot("bulk-0", "tx")))
+        .delete(cached.delete(Hot::key("bulk-1")))
+        .update(
+            cached
+                .update(Hot::key("bulk-2"))
+                .set(Hot::fields().v, "tx-up".to_owned()),
+        )
+        .send()
+        .await?;
+    assert_eq!(fetch(&cached, "bulk-0").await?.as_deref(), Some("tx"));
+    assert_eq!(fetch(&cached, "bulk-1").await?, None);
+    assert_eq!(fetch(&cached, "bulk-2").await?.as_deref(), Some("tx-up"));
     Ok(())
 }
