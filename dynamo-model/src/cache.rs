@@ -39,7 +39,11 @@
 //!   store what it read, so this client never reads back an item older than its own
 //!   completed writes. A write whose future is dropped before it completes (a timeout
 //!   around it, a cancelled request handler) skips the second removal: DynamoDB may still
-//!   apply it, so a get racing it may keep the older item until it expires;
+//!   apply it, so a get racing it may keep the older item until it expires. A migration
+//!   ([`crate::migrate`]) run on that `Db` counts as its writes; so does a request sent
+//!   through its [`client`](crate::Db::client): a PartiQL write (`ExecuteStatement`,
+//!   `BatchExecuteStatement`, `ExecuteTransaction` other than a `SELECT`), whose keys are
+//!   in its text, empties the whole cache;
 //! - writes by other clients (another process, another `Db` without this cache) are seen
 //!   only when the cached item expires: the time to live bounds how stale a read can be.
 //!   Use it for items that may be that stale;
@@ -60,7 +64,9 @@ use aws_sdk_dynamodb::config::interceptors::{
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::operation::{
-    batch_write_item::BatchWriteItemInput, delete_item::DeleteItemInput, put_item::PutItemInput,
+    batch_execute_statement::BatchExecuteStatementInput, batch_write_item::BatchWriteItemInput,
+    delete_item::DeleteItemInput, execute_statement::ExecuteStatementInput,
+    execute_transaction::ExecuteTransactionInput, put_item::PutItemInput,
     transact_write_items::TransactWriteItemsInput, update_item::UpdateItemInput,
 };
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -309,6 +315,21 @@ impl Cache {
     }
 }
 
+impl Cache {
+    /// Removes every item, and makes every get under way not store what it read: for a
+    /// write whose keys are not known (a PartiQL statement).
+    fn written_anything(&self) {
+        for stripe in self.shared.writes.iter() {
+            stripe.fetch_add(1, Ordering::SeqCst);
+        }
+        let items = self.shared.items.entry_count();
+        self.shared
+            .invalidations
+            .fetch_add(items, Ordering::Relaxed);
+        self.shared.items.invalidate_all();
+    }
+}
+
 /// A lookup that found nothing: where to store what the get reads.
 pub(crate) struct Miss {
     slot: Slot,
@@ -340,6 +361,22 @@ impl<T: crate::Table> Db<T> {
 struct Invalidate {
     cache: Cache,
     schema: &'static crate::TableSchema,
+}
+
+/// A write whose keys are not known (a PartiQL statement), for after it completes.
+#[derive(Debug, Clone)]
+struct TouchedUnknown;
+
+impl Storable for TouchedUnknown {
+    type Storer = StoreReplace<TouchedUnknown>;
+}
+
+/// Whether PartiQL `statement` may write (anything but a `SELECT`).
+fn may_write(statement: &str) -> bool {
+    let head = statement.trim_start();
+    !head
+        .get(..6)
+        .is_some_and(|word| word.eq_ignore_ascii_case("select"))
 }
 
 /// The keys a write touches, kept from its input for after it completes.
@@ -394,6 +431,27 @@ impl Invalidate {
         out
     }
 
+    /// Whether `input` is a PartiQL write: its keys are in its text, so all go.
+    fn writes_unknown_keys(
+        input: &mut aws_smithy_runtime_api::client::interceptors::context::Input,
+    ) -> bool {
+        if let Some(i) = input.downcast_ref::<ExecuteStatementInput>() {
+            i.statement.as_deref().is_some_and(may_write)
+        } else if let Some(i) = input.downcast_ref::<BatchExecuteStatementInput>() {
+            i.statements
+                .iter()
+                .flatten()
+                .any(|s| may_write(&s.statement))
+        } else if let Some(i) = input.downcast_ref::<ExecuteTransactionInput>() {
+            i.transact_statements
+                .iter()
+                .flatten()
+                .any(|s| may_write(&s.statement))
+        } else {
+            false
+        }
+    }
+
     fn invalidate(&self, touched: &[(String, RawKey)]) {
         for (table, key) in touched {
             self.cache.written(table, std::slice::from_ref(key));
@@ -412,6 +470,11 @@ impl Intercept for Invalidate {
         _runtime_components: &RuntimeComponents,
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
+        if Self::writes_unknown_keys(context.input_mut()) {
+            self.cache.written_anything();
+            cfg.interceptor_state().store_put(TouchedUnknown);
+            return Ok(());
+        }
         let touched = self.touched(context.input_mut());
         if !touched.is_empty() {
             self.invalidate(&touched);
@@ -432,6 +495,32 @@ impl Intercept for Invalidate {
         if let Some(Touched(touched)) = cfg.load::<Touched>() {
             self.invalidate(touched);
         }
+        if cfg.load::<TouchedUnknown>().is_some() {
+            self.cache.written_anything();
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_write;
+
+    #[test]
+    fn partiql_writes_are_anything_but_a_select() {
+        for statement in ["SELECT * FROM t", "  select a FROM t", "\nSeLeCt 1"] {
+            assert!(!may_write(statement), "{statement}");
+        }
+        for statement in [
+            "UPDATE t SET a = 1",
+            "INSERT INTO t VALUE {'PK': 'a'}",
+            "DELETE FROM t WHERE PK = 'a'",
+            "  update t set a = 1",
+            "",
+            "SEL",
+            "EXISTS(SELECT * FROM t)",
+        ] {
+            assert!(may_write(statement), "{statement}");
+        }
     }
 }

@@ -302,7 +302,6 @@ async fn bulk_loads_return_old_deletes_raw_and_metered_writes_invalidate() -> Te
 /// PartiQL writes (`ExecuteStatement`, `BatchExecuteStatement`, `ExecuteTransaction`)
 /// sent through the cached client are writes of this client too.
 #[tokio::test]
-#[ignore = "BUG: PartiQL writes through a cached Db's client never invalidate the cache"]
 async fn partiql_writes_through_the_cached_client_invalidate() -> TestResult {
     let db = local::fresh_table::<R18>().await?;
     let cache = keeps_hot();
@@ -546,7 +545,6 @@ async fn a_cache_hit_has_a_span_and_records_keys_only_when_asked() -> TestResult
 /// A cache miss reads strongly consistently (to fill the cache): its span must not claim
 /// an eventually consistent read, or capacity in traces looks doubled for no reason.
 #[tokio::test]
-#[ignore = "BUG: a cache miss sends ConsistentRead=true but its span records aws.dynamodb.consistent_read=false"]
 async fn a_cache_miss_span_reports_the_consistent_read_it_sent() -> TestResult {
     let (cap, _guard) = capture();
     let db = local::fresh_table::<R18>().await?;

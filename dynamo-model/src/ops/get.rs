@@ -123,9 +123,14 @@ impl<E: Entity> Get<E> {
         if let Some((cache, answer)) = self.cache() {
             let key = self.key.raw()?.clone();
             let miss = match cache.lookup(self.db.table_arc(), key, answer) {
-                Ok(item) => return self.decode(Some(Item::clone(&item))),
+                Ok(item) => {
+                    crate::trace::record_current("dynamo_model.cache", "hit");
+                    return self.decode(Some(Item::clone(&item)));
+                }
                 Err(miss) => miss,
             };
+            crate::trace::record_current("dynamo_model.cache", "miss");
+            crate::trace::record_current("aws.dynamodb.consistent_read", true);
             // Filled by a strongly consistent read: an eventually consistent one may
             // return an item older than this client's last write, which the cache would
             // then serve for its whole time to live.
