@@ -177,12 +177,6 @@ fn same_value(a: &AttributeValue, b: &AttributeValue) -> bool {
     }
 }
 
-/// Records `e`'s kind in `span` (a request's) and passes it on.
-fn traced_failure(span: &crate::trace::Span, e: Error) -> Error {
-    crate::trace::record(span, "error.type", e.kind());
-    e
-}
-
 /// Whether `E`'s index templates render attribute `name` (not one of the table's key
 /// attributes).
 fn renders_index_key<E: Entity>(name: &str) -> bool {
@@ -1100,7 +1094,7 @@ impl<E: Entity> Job<E> {
                     .instrument(span.clone())
                     .await
                     .map_err(|e| Error::service("Query", db.table_name(), e))
-                    .map_err(|e| traced_failure(&span, e))?;
+                    .map_err(|e| crate::trace::failed(&span, e))?;
                 (out.items, out.last_evaluated_key, out.consumed_capacity)
             }
             None => {
@@ -1118,7 +1112,7 @@ impl<E: Entity> Job<E> {
                     .instrument(span.clone())
                     .await
                     .map_err(|e| Error::service("Scan", db.table_name(), e))
-                    .map_err(|e| traced_failure(&span, e))?;
+                    .map_err(|e| crate::trace::failed(&span, e))?;
                 (out.items, out.last_evaluated_key, out.consumed_capacity)
             }
         };
@@ -1508,10 +1502,13 @@ impl<E: Entity> Job<E> {
                 }
                 // DynamoDB refused this item's request (its size, an expression
                 // limit): the item is reported and the migration goes on.
-                other if other.code() == Some("ValidationException") => Ok(Written::Refused(
-                    traced_failure(&span, Error::service("UpdateItem", db.table_name(), other)),
-                )),
-                other => Err(traced_failure(
+                other if other.code() == Some("ValidationException") => {
+                    Ok(Written::Refused(crate::trace::failed(
+                        &span,
+                        Error::service("UpdateItem", db.table_name(), other),
+                    )))
+                }
+                other => Err(crate::trace::failed(
                     &span,
                     Error::service("UpdateItem", db.table_name(), other),
                 )),
@@ -1537,7 +1534,9 @@ impl<E: Entity> Job<E> {
             .send()
             .instrument(span.clone())
             .await
-            .map_err(|e| traced_failure(&span, Error::service("GetItem", db.table_name(), e)))?;
+            .map_err(|e| {
+                crate::trace::failed(&span, Error::service("GetItem", db.table_name(), e))
+            })?;
         let item = out.item.filter(|i| !i.is_empty());
         crate::trace::record(&span, "dynamo_model.items", u64::from(item.is_some()));
         Ok(item)

@@ -168,7 +168,12 @@ impl<S> Drop for TracedStream<S> {
 /// Records `e`'s kind in the current span (a request's) and passes it on.
 #[cfg(feature = "tracing")]
 pub(crate) fn request_failed(e: Error) -> Error {
-    record_current("error.type", e.kind());
+    failed(&Span::current(), e)
+}
+
+/// Records `e`'s kind in `span` and passes it on.
+pub(crate) fn failed(span: &Span, e: Error) -> Error {
+    record(span, "error.type", e.kind());
     e
 }
 
