@@ -693,6 +693,16 @@ pub mod __private {
         }
     }
 
+    /// The end of an encoded item: refuses empty values in the attributes of the table's
+    /// index keys (a multi-attribute index key holds the entity's own fields).
+    #[inline]
+    pub fn finish_item<E: Entity>(item: Item) -> Result<Item, Error> {
+        crate::key::check_index_attributes(E::ENTITY_TYPE, &<E::Table as Table>::SCHEMA, |name| {
+            item.get(name)
+        })?;
+        Ok(item)
+    }
+
     /// A rendered index key value, checked against DynamoDB's key limits.
     #[inline]
     pub fn index_value<E: Entity>(

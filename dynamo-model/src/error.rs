@@ -229,6 +229,25 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// A migration stopped because DynamoDB refused its writes of `refusals` items in a
+    /// row for one same reason (`last`, e.g. a `ValidationException` every item's write
+    /// meets): going on would only report every remaining item as failed. The checkpoint
+    /// saved holds every page finished before the stop, so a run after the cause is fixed
+    /// resumes there (items of the unfinished page are read again; those already changed
+    /// are left as they are). See
+    /// [`Migration::stop_after_refusals`](crate::migrate::Migration::stop_after_refusals).
+    #[error("migration {migration} stopped after {refusals} items in a row were refused: {last}")]
+    #[non_exhaustive]
+    MigrationStopped {
+        /// The migration's name.
+        migration: String,
+        /// How many writes in a row were refused for the same reason.
+        refusals: u32,
+        /// The last refusal.
+        #[source]
+        last: Box<Error>,
+    },
+
     /// DynamoDB (or the transport to it) answered with an error.
     #[error("{operation} on table {table} failed: {source}")]
     #[non_exhaustive]
@@ -264,6 +283,7 @@ impl Error {
             Error::Cursor { .. } => "Cursor",
             Error::DeadlineExceeded { .. } => "DeadlineExceeded",
             Error::Io { .. } => "Io",
+            Error::MigrationStopped { .. } => "MigrationStopped",
             Error::Service { source, .. } => source.code().unwrap_or("Service"),
         }
     }
@@ -353,10 +373,19 @@ impl Error {
     }
 
     pub(crate) fn key(entity: &'static str, source: KeyError) -> Self {
+        let reason = match source {
+            KeyError::Unordered { .. } => ValidationReason::UnorderedKeyPart,
+            _ => ValidationReason::KeyEncoding,
+        };
         Error::invalid(
             entity,
-            ValidationReason::KeyEncoding,
-            format!("key cannot be encoded: {source}"),
+            reason,
+            match reason {
+                ValidationReason::UnorderedKeyPart => {
+                    format!("sort-key condition refused: {source}")
+                }
+                _ => format!("key cannot be encoded: {source}"),
+            },
         )
         .caused_by(source)
     }
@@ -438,6 +467,9 @@ pub enum ValidationReason {
     /// [`rename_attribute`](crate::migrate::Migration::rename_attribute) that finds
     /// different values under both names of an item (the item is left as it is).
     RenamedField,
+    /// A range or `starts_with` condition on a sort-key part whose encoding does not keep
+    /// the values' order (see [`KeyError::Unordered`]).
+    UnorderedKeyPart,
 }
 
 impl fmt::Display for ValidationReason {
@@ -654,6 +686,19 @@ pub enum KeyError {
         other: &'static str,
         /// The rendered key (partition and sort key).
         key: String,
+    },
+    /// A range (`lt`, `le`, `gt`, `ge`, `between`) or `starts_with` on a sort-key part
+    /// whose encoding does not keep the values' order ([`KeyPart::KEEPS_ORDER`]
+    /// (crate::KeyPart::KEEPS_ORDER), e.g. `key_format = "unpadded"`): DynamoDB would
+    /// compare the text (`10` before `9`) and leave items out. Equality is allowed.
+    #[error(
+        "a {operator} condition on a {type_name} key part compares text, not values (its encoding does not keep order, e.g. 10 sorts before 9); only equality is allowed on it"
+    )]
+    Unordered {
+        /// The key part's type or format.
+        type_name: &'static str,
+        /// The refused operator.
+        operator: &'static str,
     },
     /// A key component is not a valid encoding of the expected type.
     #[error("malformed {type_name} key component {input:?}: {reason}")]

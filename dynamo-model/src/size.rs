@@ -14,6 +14,11 @@ pub const MAX_ITEM_BYTES: usize = 400 * 1024;
 
 /// The size of an item in bytes, as DynamoDB counts it against the 400 KB limit.
 ///
+/// This counts the attributes given. A put sends more than its entity's
+/// [`to_item`](crate::Entity::to_item): the write token (19 bytes with the default
+/// attribute name) and the next version of a versioned entity. To size an item against
+/// the limit, measure the put itself: [`Put::size`](crate::ops::Put::size).
+///
 /// ```
 /// use aws_sdk_dynamodb::types::AttributeValue;
 /// use std::collections::HashMap;

@@ -409,7 +409,8 @@ fn cancellations(
 #[must_use = "a transaction does nothing until it is sent or awaited"]
 pub struct TransactGet<X: Target> {
     db: Db<X::Table>,
-    keys: Vec<Result<Item, Error>>,
+    /// Each key's attribute values (or why it could not be built) and its text for errors.
+    keys: Vec<(Result<Item, Error>, String)>,
     unknown: UnknownEntity,
     customize: Customize<TransactGetItemsFluentBuilder>,
 }
@@ -420,7 +421,7 @@ impl<X: Target> TransactGet<X> {
     where
         X: Includes<M>,
     {
-        self.keys.push(key.to_item());
+        self.keys.push((key.to_item(), key.to_string()));
         self
     }
 
@@ -469,11 +470,29 @@ impl<X: Target> TransactGet<X> {
                 ),
             ));
         }
-        let mut items = Vec::with_capacity(self.keys.len());
-        for key in std::mem::take(&mut self.keys) {
+        let mut keys: Vec<Item> = Vec::with_capacity(self.keys.len());
+        for (key, text) in std::mem::take(&mut self.keys) {
+            let key = key.map_err(|e| e.during(OP))?;
+            // DynamoDB refuses a transaction that names one item twice with a generic
+            // ValidationException; said here, before sending, with the key. Compared on the
+            // attribute values (at most 100 keys, so every pair costs nothing).
+            if keys.contains(&key) {
+                return Err(Error::invalid_request(
+                    OP,
+                    crate::ValidationReason::DuplicateKey,
+                    format!(
+                        "{text} is read twice in one transaction; DynamoDB rejects that \
+                         (read it once, or use batch_get, which returns it in both places)"
+                    ),
+                ));
+            }
+            keys.push(key);
+        }
+        let mut items = Vec::with_capacity(keys.len());
+        for key in keys {
             let get = Get::builder()
                 .table_name(self.db.table_name())
-                .set_key(Some(key.map_err(|e| e.during(OP))?))
+                .set_key(Some(key))
                 .build()
                 .map_err(|e| Error::request_build(OP, e))?;
             items.push(TransactGetItem::builder().get(get).build());
@@ -521,6 +540,11 @@ impl<T: Table> Db<T> {
     }
 
     /// A read transaction of up to 100 items, of entity `X` or of a collection `X`.
+    ///
+    /// Each item may be named once: a key given twice is refused before sending with
+    /// [`ValidationReason::DuplicateKey`](crate::ValidationReason::DuplicateKey), as
+    /// DynamoDB would refuse the request ([`batch_get`](Db::batch_get) instead reads such
+    /// a key once and returns the item in both places).
     pub fn transact_get<X: Target<Table = T>>(&self) -> TransactGet<X> {
         TransactGet {
             db: self.clone(),

@@ -639,3 +639,77 @@ async fn one_returns_the_only_match_or_refuses_two() -> TestResult {
     }
     Ok(())
 }
+
+/// An empty string in an attribute of a multi-attribute index key (the entity's own
+/// field) is refused before sending, naming the attribute, on every write path: DynamoDB
+/// would refuse it with an opaque ValidationException, and in a batch write the other
+/// items of its request of 25 with it.
+#[tokio::test]
+async fn empty_multi_attribute_index_key_values_are_refused_before_sending() -> TestResult {
+    let db = local::fresh_table::<Arena>().await?;
+    let game = |id: u32, region: Option<&str>, player: &str| Match {
+        match_id: id,
+        tournament: "worlds".into(),
+        region: region.map(str::to_owned),
+        score: id,
+        player: player.into(),
+    };
+    let refused = |err: &Error, attribute: &str| {
+        crate::common::assert_refused(err, dynamo_model::ValidationReason::EmptyKeyValue);
+        assert!(
+            err.to_string().contains(&format!("`{attribute}`"))
+                && err.to_string().contains("ByRegion"),
+            "the attribute and index are named: {err}"
+        );
+    };
+    // Single put: an empty partition-key attribute, an empty sort-key attribute.
+    refused(
+        &db.put(&game(1, Some(""), "ann")).await.unwrap_err(),
+        "region",
+    );
+    refused(
+        &db.put(&game(2, Some("EU"), "")).await.unwrap_err(),
+        "player",
+    );
+    // A batch write refuses the item before sending anything: its neighbours are not lost
+    // to a rejected request, and nothing is half written.
+    let mut batch = db.batch_write();
+    for i in 10..40 {
+        batch = batch.put(&game(i, Some("EU"), "bob"));
+    }
+    let err = batch.put(&game(40, Some(""), "bob")).await.unwrap_err();
+    refused(&err, "region");
+    // A transaction, likewise.
+    let err = db
+        .transact_write()
+        .put(db.put(&game(50, Some("EU"), "cy")))
+        .put(db.put(&game(51, Some(""), "cy")))
+        .await
+        .unwrap_err();
+    refused(&err, "region");
+    assert!(
+        db.scan::<Match>().all().await?.items.is_empty(),
+        "nothing was written"
+    );
+    // An update that sets the attribute to "" is refused; removing it (the sparse way
+    // out of the index) is fine.
+    db.put(&game(3, Some("EU"), "dee")).await?;
+    let f = Match::fields();
+    refused(
+        &db.update(Match::key(3))
+            .set(f.region, Some(String::new()))
+            .await
+            .unwrap_err(),
+        "region",
+    );
+    refused(
+        &db.update(Match::key(3))
+            .set(f.player, "")
+            .await
+            .unwrap_err(),
+        "player",
+    );
+    db.update(Match::key(3)).set(f.region, None).await?;
+    assert_eq!(db.get(Match::key(3)).await?.and_then(|m| m.region), None);
+    Ok(())
+}

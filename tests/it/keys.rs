@@ -204,3 +204,35 @@ async fn oversized_items_are_refused_before_sending() -> TestResult {
     assert_eq!(item_count(&db).await?, 0);
     Ok(())
 }
+
+/// The guide's recipe sizes an item to DynamoDB's limit with `Put::size`, which counts
+/// what the put sends (the entity and its write token): an item of exactly 400 KB by that
+/// figure is stored, one byte more is refused before sending. The entity alone
+/// (`item_size(to_item)`) is the token's 19 bytes short of it.
+#[tokio::test]
+async fn an_item_sized_to_the_limit_by_put_size_is_stored() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let mut user = User::sample("edge");
+    user.display_name = String::new();
+    let base = db.put(&user).size()?;
+    assert_eq!(
+        base,
+        dynamo_model::item_size(&user.to_item()?) + "_wt".len() + 16,
+        "the write token is counted"
+    );
+    user.display_name = "x".repeat(dynamo_model::MAX_ITEM_BYTES - base);
+    assert_eq!(db.put(&user).size()?, dynamo_model::MAX_ITEM_BYTES);
+    db.put(&user).await?;
+    let stored = db.get(User::key("edge")).await?.ok_or("stored")?;
+    assert_eq!(
+        stored.display_name.len(),
+        dynamo_model::MAX_ITEM_BYTES - base
+    );
+
+    user.display_name.push('x');
+    let err = db.put(&user).size().unwrap_err();
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::ItemTooLarge);
+    let err = db.put(&user).await.unwrap_err();
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::ItemTooLarge);
+    Ok(())
+}

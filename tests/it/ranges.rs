@@ -520,3 +520,95 @@ fn every_operator_returns_exactly_the_reference_items_of_hostile_names() -> Test
         Err(e) => Err(e.to_string().into()),
     }
 }
+
+/// A sort key whose number is written unpadded, as another program writes it: `v2`,
+/// `v10`. Its text order is not its value order.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "SLOTS#{group}", sk = "v{slot}",
+         index(GSI1, pk = "SLOTS_BY_TIME#{group}", sk = "{at}#{slot}"))]
+pub struct Slot {
+    pub group: String,
+    #[dynamo(key_format = "unpadded")]
+    pub slot: u64,
+    #[dynamo(key_format = "rfc3339(0, no_z)")]
+    pub at: time::OffsetDateTime,
+}
+
+/// A range on such a part would compare text (`v2..v9` for `ge(2)`, dropping `v10`..):
+/// every range and `starts_with` is refused before sending with a typed reason, on the
+/// table and in scatter-free queries alike; equality works, and a formatted part that
+/// keeps order (`rfc3339`) still takes ranges.
+#[tokio::test]
+async fn ranges_on_a_key_part_whose_format_loses_order_are_refused() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let base = time::macros::datetime!(2020-04-24 14:40:00 UTC);
+    for slot in 1..=12u64 {
+        db.put(&Slot {
+            group: "g".into(),
+            slot,
+            at: base + time::Duration::minutes(slot as i64),
+        })
+        .await?;
+    }
+    let refused = |err: Error, operator: &str| {
+        crate::common::assert_refused(&err, dynamo_model::ValidationReason::UnorderedKeyPart);
+        assert!(
+            err.to_string().contains(operator) && err.to_string().contains("Unpadded"),
+            "the operator and format are named: {err}"
+        );
+    };
+    let query = |c: SortKeyCondition<Slot>| db.query(Slot::partition("g")).sk(c);
+    refused(
+        query(Slot::sk().slot().ge(2u64)).all().await.unwrap_err(),
+        "ge",
+    );
+    refused(
+        query(Slot::sk().slot().gt(2u64)).all().await.unwrap_err(),
+        "gt",
+    );
+    refused(
+        query(Slot::sk().slot().le(9u64)).all().await.unwrap_err(),
+        "le",
+    );
+    refused(
+        query(Slot::sk().slot().lt(9u64)).all().await.unwrap_err(),
+        "lt",
+    );
+    refused(
+        query(Slot::sk().slot().between(2u64, 12u64))
+            .all()
+            .await
+            .unwrap_err(),
+        "between",
+    );
+    refused(
+        query(Slot::sk().slot().starts_with("1"))
+            .all()
+            .await
+            .unwrap_err(),
+        "starts_with",
+    );
+    refused(
+        query(Slot::sk().slot().ge(2u64)).params().unwrap_err(),
+        "ge",
+    );
+    // Equality is exact whatever the format.
+    let ten = db
+        .query(Slot::partition("g"))
+        .sk(Slot::sk().slot().eq(10u64))
+        .all()
+        .await?
+        .items;
+    assert_eq!(ten.iter().map(|s| s.slot).collect::<Vec<_>>(), [10]);
+    // A fixed-width format keeps order: a range on the index's timestamp part is exact.
+    let late = db
+        .query(Slot::gsi1_partition("g"))
+        .sk(Slot::gsi1_sk().at().ge(base + time::Duration::minutes(10)))
+        .all()
+        .await?
+        .items;
+    let mut slots: Vec<u64> = late.iter().map(|s| s.slot).collect();
+    slots.sort_unstable();
+    assert_eq!(slots, [10, 11, 12]);
+    Ok(())
+}

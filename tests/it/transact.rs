@@ -234,3 +234,31 @@ async fn transact_get_reads_several_items_at_once() -> TestResult {
     assert_eq!(balances, [Some(5), None, Some(6)]);
     Ok(())
 }
+
+#[tokio::test]
+async fn transact_get_refuses_a_key_named_twice_before_sending() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    accounts(&db, &[5, 6]).await?;
+    let twice = || {
+        db.transact_get::<Account>()
+            .key(Account::key("a0"))
+            .key(Account::key("a1"))
+            .key(Account::key("a0"))
+    };
+    let err = twice().await.unwrap_err();
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::DuplicateKey);
+    assert!(err.to_string().contains("a0"), "the key is named: {err}");
+    // Refused while building the request: `params` sees the same refusal, so nothing is sent.
+    let err = twice().params().unwrap_err();
+    crate::common::assert_refused(&err, dynamo_model::ValidationReason::DuplicateKey);
+    // Distinct keys of one partition are fine.
+    assert_eq!(
+        db.transact_get::<Account>()
+            .key(Account::key("a0"))
+            .key(Account::key("a1"))
+            .await?
+            .len(),
+        2
+    );
+    Ok(())
+}

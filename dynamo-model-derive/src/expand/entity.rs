@@ -1376,7 +1376,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                     #private::put_key::<Self>(&mut item, #dm::Entity::primary_key(self))?;
                     #(#index_writes)*
                     #(#encode_fields)*
-                    ::core::result::Result::Ok(item)
+                    #private::finish_item::<Self>(item)
                 }
 
                 fn from_item(mut item: #dm::Item) -> ::core::result::Result<Self, #dm::DecodeError> {

@@ -106,11 +106,25 @@ impl<T: KeyPart, Next: SortKeyChain> SortKeyField<T, Next> {
         ))
     }
 
+    /// A range or prefix condition on a part whose encoding does not keep order is
+    /// refused: its text order is not its value order.
+    fn unordered(operator: &'static str) -> Option<SortKeyCondition<Next::Entity, Next::Space>> {
+        (!T::KEEPS_ORDER).then(|| {
+            SortKeyCondition::refused(crate::error::KeyError::Unordered {
+                type_name: super::encode::short_type_name::<T>(),
+                operator,
+            })
+        })
+    }
+
     fn compare(
         self,
         op: super::sort::Compare,
         value: impl KeyArg<T>,
     ) -> SortKeyCondition<Next::Entity, Next::Space> {
+        if let Some(refused) = Self::unordered(op.operator()) {
+            return refused;
+        }
         let (followed, delimiter) = (self.followed(), self.prefix.delimiter());
         self.prefix.__compare(
             op,
@@ -145,6 +159,9 @@ impl<T: KeyPart, Next: SortKeyChain> SortKeyField<T, Next> {
         low: impl KeyArg<T>,
         high: impl KeyArg<T>,
     ) -> SortKeyCondition<Next::Entity, Next::Space> {
+        if let Some(refused) = Self::unordered("between") {
+            return refused;
+        }
         let (followed, delimiter) = (self.followed(), self.prefix.delimiter());
         self.prefix.__between(
             move |out| low.encode_key_arg(delimiter, out),
@@ -157,6 +174,9 @@ impl<T: KeyPart, Next: SortKeyChain> SortKeyField<T, Next> {
     /// timestamp (escaped as the field's type escapes its text under the template's
     /// delimiter: see [`KeyPart::escape_partial_with`]).
     pub fn starts_with(self, partial: &str) -> SortKeyCondition<Next::Entity, Next::Space> {
+        if let Some(refused) = Self::unordered("starts_with") {
+            return refused;
+        }
         let delimiter = self.prefix.delimiter();
         self.prefix
             .__starts_with(move |out| T::escape_partial_with(partial, delimiter, out))

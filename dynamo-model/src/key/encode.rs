@@ -144,6 +144,14 @@ fn malformed(type_name: &'static str, input: &str, reason: &'static str) -> KeyE
     note = "key fields must implement `dynamo_model::KeyPart`: String, integers, bool, time::OffsetDateTime, time::Date and time::PrimitiveDateTime (feature `time`), chrono::NaiveDate, chrono::NaiveDateTime and chrono::DateTime<Utc> (feature `chrono`), uuid::Uuid (feature `uuid`), or your own type implementing it"
 )]
 pub trait KeyPart: Sized {
+    /// Whether the byte order of encoded values is the order of the values themselves
+    /// (`true` for every built-in encoding but `key_format = "unpadded"`). A part that
+    /// does not keep order takes equality only in sort-key conditions: a range
+    /// (`lt`, `le`, `gt`, `ge`, `between`) or `starts_with` on it is refused before
+    /// sending ([`KeyError::Unordered`]), since it would compare text (`10` before `9`)
+    /// and silently leave items out.
+    const KEEPS_ORDER: bool = true;
+
     /// Appends the order-preserving encoding of `self` to `out`.
     fn encode_key(&self, out: &mut String) -> Result<(), KeyError>;
 
@@ -790,6 +798,33 @@ impl KeyPart for uuid::Uuid {
     }
 
     prefix_free_delimited!("Uuid");
+}
+
+/// A type's name without its module paths (`Formatted<u64, Unpadded>`), for errors.
+pub(crate) fn short_type_name<T>() -> &'static str {
+    static NAMES: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashMap<&'static str, &'static str>>,
+    > = std::sync::OnceLock::new();
+    let full = std::any::type_name::<T>();
+    let names = NAMES.get_or_init(Default::default);
+    let mut names = names
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    names.entry(full).or_insert_with(|| {
+        let mut short = String::with_capacity(full.len());
+        let mut word = String::new();
+        for ch in full.chars() {
+            if ch.is_alphanumeric() || ch == '_' || ch == ':' {
+                word.push(ch);
+            } else {
+                short.push_str(word.rsplit("::").next().unwrap_or(&word));
+                word.clear();
+                short.push(ch);
+            }
+        }
+        short.push_str(word.rsplit("::").next().unwrap_or(&word));
+        Box::leak(short.into_boxed_str())
+    })
 }
 
 #[cfg(test)]

@@ -29,10 +29,15 @@
 //!   is sent), never rounded: a timestamp with more precision than its fraction digits, a
 //!   negative or too wide number for `padded(N)`, a string containing the delimiter for
 //!   `verbatim`.
-//! * `unpadded`, the epoch formats (before 1970 or past 2286 in seconds) and `verbatim`
-//!   are not fixed-width: the byte order of keys no longer equals the order of the values
-//!   (`10` sorts before `9`), so sort-key ranges (`lt`, `between`, ...) over such a field
-//!   compare text, not numbers. `verbatim` strings are not escaped at all, so one value can
+//! * `unpadded` is not fixed-width: the byte order of keys is not the order of the
+//!   values (`10` sorts before `9`), so a sort-key condition on such a field takes
+//!   equality only: a range (`lt`, `le`, `gt`, `ge`, `between`) or `starts_with` on it is
+//!   refused before sending with [`KeyError::Unordered`] (reason
+//!   [`ValidationReason::UnorderedKeyPart`](crate::ValidationReason::UnorderedKeyPart))
+//!   instead of silently leaving items out. The epoch formats are fixed-width between
+//!   2001-09-09 and 2286-11-20 (10 digits of seconds, 13 of milliseconds), and ranges on
+//!   them are allowed: keys of instants outside that window sort as text among the others.
+//!   `verbatim` strings keep their order (text order is string order). `verbatim` strings are not escaped at all, so one value can
 //!   be a prefix of another (`begins_with` on the component matches both) and a string
 //!   whose characters sort below the delimiter breaks ranges over the components after
 //!   it. Use them to read data that already has these forms; new designs keep the
@@ -71,6 +76,9 @@ pub trait KeyFormat<T>: 'static {
     const NAME: &'static str;
     /// How the text is carried under a delimiter other than `#`.
     const ESCAPING: Escaping;
+    /// Whether text order is value order ([`KeyPart::KEEPS_ORDER`]); `true` unless
+    /// said otherwise.
+    const KEEPS_ORDER: bool = true;
 
     /// Appends the text of `value`, or refuses a value the format cannot hold.
     fn encode(value: &T, out: &mut String) -> Result<(), KeyError>;
@@ -147,6 +155,8 @@ pub enum Escaping {
 }
 
 impl<T, F: KeyFormat<T>> KeyPart for Formatted<T, F> {
+    const KEEPS_ORDER: bool = F::KEEPS_ORDER;
+
     fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
         write::<T, F>(&self.value, Delimiter::HASH, out)
     }
@@ -352,6 +362,8 @@ macro_rules! integer_formats {
             // Digits and `-` are none of the delimiters: the other program's `U_12` is
             // read and written as it is under every delimiter.
             const ESCAPING: Escaping = Escaping::None;
+            // `10` sorts before `9`: equality only in sort-key conditions.
+            const KEEPS_ORDER: bool = false;
 
             fn encode(value: &$t, out: &mut String) -> Result<(), KeyError> {
                 let text = value.to_string();

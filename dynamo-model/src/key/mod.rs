@@ -191,6 +191,42 @@ pub(crate) fn check_index_key(
     Ok(())
 }
 
+/// Refuses an empty string or binary value in an attribute that is a key attribute of one
+/// of the table's secondary indexes: DynamoDB rejects the whole request ("a value specified
+/// for a secondary index key is not supported"), and in a batch write the other items of
+/// its request with it. Index keys rendered from templates are checked as they are
+/// rendered; this covers the attributes of multi-attribute index keys, which are the
+/// entity's own fields. `value` looks an attribute up in what is about to be written.
+pub(crate) fn check_index_attributes<'a>(
+    entity: &'static str,
+    schema: &crate::TableSchema,
+    value: impl Fn(&str) -> Option<&'a AttributeValue>,
+) -> Result<(), Error> {
+    for index in schema.indexes {
+        let attributes = index.pk.iter().map(|a| (a, "partition"));
+        for (attribute, which) in attributes.chain(index.sk.iter().map(|a| (a, "sort"))) {
+            let empty = match value(attribute.name) {
+                Some(AttributeValue::S(s)) => s.is_empty(),
+                Some(AttributeValue::B(b)) => b.as_ref().is_empty(),
+                _ => false,
+            };
+            if empty {
+                return Err(Error::invalid(
+                    entity,
+                    crate::ValidationReason::EmptyKeyValue,
+                    format!(
+                        "`{}` is empty but is a {which} key attribute of index {}; \
+                         DynamoDB requires at least one byte (leave it unset to keep the \
+                         item out of the index)",
+                        attribute.name, index.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Checks one key value against DynamoDB's limits: not empty, at most `max` bytes.
 pub(crate) fn check_key_value(
     entity: &'static str,

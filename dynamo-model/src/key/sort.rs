@@ -211,6 +211,11 @@ impl<E, K> SortKeyCondition<E, K> {
         }
     }
 
+    /// A condition that cannot be built: the query reports `error` before sending.
+    pub(crate) fn refused(error: KeyError) -> Self {
+        Self::new(Err(error))
+    }
+
     /// The rendered condition (planner detail; see [`Query::params`](crate::ops::Query::params)
     /// for what a query sends).
     #[doc(hidden)]
@@ -298,6 +303,18 @@ pub enum Compare {
     Le,
     Gt,
     Ge,
+}
+
+impl Compare {
+    /// The operator's method name, for errors.
+    pub(crate) fn operator(self) -> &'static str {
+        match self {
+            Compare::Lt => "lt",
+            Compare::Le => "le",
+            Compare::Gt => "gt",
+            Compare::Ge => "ge",
+        }
+    }
 }
 
 /// A sort-key prefix of entity `E` made of whole leading components; the generated

@@ -239,6 +239,37 @@ impl<E: Entity> Put<E> {
         input("PutItem", request.as_input().clone().build())
     }
 
+    /// The size of the item this put sends, as DynamoDB counts it against its 400 KB
+    /// limit: the encoded entity plus what the put adds (the write token, the next
+    /// version) and the item's entries in local secondary indexes. This is the figure the
+    /// put is checked against before sending; [`item_size`](crate::item_size) of
+    /// [`Entity::to_item`] counts the entity alone and is smaller.
+    ///
+    /// Fails as [`params`](Self::params) does: with
+    /// [`ValidationReason::ItemTooLarge`](crate::ValidationReason::ItemTooLarge) (its
+    /// message gives the size) when the item is over the limit, and for an entity with
+    /// chunked fields, whose item holds manifests only once its chunks are written.
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE")]
+    /// # struct User { id: String, bio: String }
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// let user = User { id: "u-1".into(), bio: "hello".into() };
+    /// let sent = db.put(&user).size()?;
+    /// assert!(sent > dynamo_model::item_size(&user.to_item()?));
+    /// assert!(sent <= dynamo_model::MAX_ITEM_BYTES);
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn size(self) -> Result<usize, Error> {
+        let input = self.params()?;
+        let item = input.item().cloned().unwrap_or_default();
+        Ok(crate::item_size(&item)
+            + crate::local_index_bytes(&<E::Table as crate::Table>::SCHEMA, &item))
+    }
+
     /// Sends the request. For an entity with chunked fields, this is the chunk protocol
     /// of [`crate::chunk`]: several requests.
     pub async fn send(self) -> Result<(), Error> {

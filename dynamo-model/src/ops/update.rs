@@ -338,6 +338,23 @@ impl<E: Entity> Update<E> {
                 ),
             ));
         }
+        // An empty value set into an index key attribute (a multi-attribute index key is
+        // the entity's own fields) is refused by DynamoDB with the whole request.
+        crate::key::check_index_attributes(
+            E::ENTITY_TYPE,
+            &<E::Table as crate::Table>::SCHEMA,
+            |name| {
+                self.actions.iter().find_map(|action| match action {
+                    Action::Set(AttrPath::Top(top), Ok(value))
+                    | Action::SetFn(AttrPath::Top(top), SetFn::IfNotExists, Ok(value))
+                        if *top == name =>
+                    {
+                        Some(value)
+                    }
+                    _ => None,
+                })
+            },
+        )?;
         for (i, action) in self.actions.iter().enumerate() {
             let path = action.path();
             // DynamoDB rejects two actions on one path, or on a path and a path inside
