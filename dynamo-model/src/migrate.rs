@@ -137,6 +137,10 @@ pub const MIGRATIONS_ATTRIBUTE: &str = "_migrations";
 /// gives up on it (reported in [`Report::failures`]).
 const MAX_CONFLICTS_PER_ITEM: usize = 8;
 
+/// How many items' writes in a row DynamoDB may refuse for one same reason before a
+/// migration stops ([`Migration::stop_after_refusals`]).
+pub const DEFAULT_STOP_AFTER_REFUSALS: u32 = 100;
+
 /// DynamoDB's limit on an expression's length.
 const MAX_EXPRESSION_BYTES: usize = 4096;
 
@@ -179,6 +183,31 @@ fn same_value(a: &AttributeValue, b: &AttributeValue) -> bool {
 
 /// Whether `E`'s index templates render attribute `name` (not one of the table's key
 /// attributes).
+/// Refuses an item that holds different values under a renamed field's name and one of
+/// its older names (`#[dynamo(alias = "..")]`): a rewrite would keep one and remove the
+/// other, losing data without a word. Equal values are one value stored twice.
+fn refuse_two_values<E: Entity>(item: &Item) -> Result<(), Error> {
+    for (name, aliases) in E::__ALIASES {
+        let Some(current) = item.get(*name) else {
+            continue;
+        };
+        for alias in *aliases {
+            if let Some(older) = item.get(*alias)
+                && !same_value(current, older)
+            {
+                return Err(Error::invalid(
+                    E::ENTITY_TYPE,
+                    ValidationReason::RenamedField,
+                    format!(
+                        "the item holds different values under `{alias}` and `{name}` (an older and the current name of one field): the rewrite would lose one of them, so the item is left as it is"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn renders_index_key<E: Entity>(name: &str) -> bool {
     let schema = &<E::Table as Table>::SCHEMA;
     let table_key = name == schema.pk.name || schema.sk.is_some_and(|sk| sk.name == name);
@@ -568,6 +597,7 @@ pub struct Migration<E: Entity> {
     dry_run: bool,
     store: Arc<dyn CheckpointStore>,
     progress: Option<Arc<ProgressFn>>,
+    stop_after: u32,
 }
 
 impl<E: Entity> fmt::Debug for Migration<E> {
@@ -599,6 +629,7 @@ impl<E: Entity> Migration<E> {
             dry_run: false,
             store: Arc::new(MemoryCheckpoints::new()),
             progress: None,
+            stop_after: DEFAULT_STOP_AFTER_REFUSALS,
         }
     }
 
@@ -685,6 +716,18 @@ impl<E: Entity> Migration<E> {
         self
     }
 
+    /// Stops the run with [`Error::MigrationStopped`] once DynamoDB has refused the
+    /// writes of `items` items in a row for one same reason (the same error code and
+    /// message; [`DEFAULT_STOP_AFTER_REFUSALS`] by default): a refusal every item meets (an
+    /// index key the change empties, an expression DynamoDB does not accept) is a fault of
+    /// the migration, not of the items. Any item changed in between starts the count
+    /// again. The checkpoint keeps every page finished before the stop. `u32::MAX` never
+    /// stops; `run` refuses 0.
+    pub fn stop_after_refusals(mut self, items: u32) -> Self {
+        self.stop_after = items;
+        self
+    }
+
     /// Reads and applies the changes without writing anything (items or checkpoints).
     pub fn dry_run(mut self) -> Self {
         self.dry_run = true;
@@ -736,6 +779,11 @@ impl<E: Entity> Migration<E> {
         }
         if self.name.is_empty() {
             return Err(self.refuse("a migration needs a name"));
+        }
+        if self.stop_after == 0 {
+            return Err(self.refuse(
+                "stop_after_refusals(0) would stop before any write: give at least 1 (u32::MAX never stops)",
+            ));
         }
         for (budget, what) in [(self.read_budget, "read"), (self.write_budget, "write")] {
             if let Some(units) = budget
@@ -877,6 +925,7 @@ impl<E: Entity> Migration<E> {
             progress: Mutex::new(progress),
             failures: Mutex::new(Vec::new()),
             sample: Mutex::new(Vec::new()),
+            refusals: Mutex::new(Refusals::default()),
             save: tokio::sync::Mutex::new(()),
             reads: self
                 .read_budget
@@ -898,6 +947,7 @@ impl<E: Entity> Migration<E> {
             fingerprint,
             secret,
             sources,
+            stop_after: self.stop_after,
         });
         let runs = positions.into_iter().enumerate().map(|(i, start)| {
             let (job, shared) = (Arc::clone(&job), Arc::clone(&shared));
@@ -933,6 +983,7 @@ struct Shared {
     progress: Mutex<Progress>,
     failures: Mutex<Vec<Failure>>,
     sample: Mutex<Vec<PlannedChange>>,
+    refusals: Mutex<Refusals>,
     /// Saves one at a time, so a later checkpoint never lands before an earlier one.
     save: tokio::sync::Mutex<()>,
     reads: Option<tokio::sync::Mutex<Pacer>>,
@@ -967,6 +1018,27 @@ struct Job<E: Entity> {
     fingerprint: Fingerprint,
     secret: Vec<u8>,
     sources: usize,
+    stop_after: u32,
+}
+
+/// The writes DynamoDB refused in a row, across segments, and for what reason.
+#[derive(Default)]
+struct Refusals {
+    reason: String,
+    count: u32,
+}
+
+impl Refusals {
+    /// Counts a refusal; whether it makes `limit` in a row for one reason.
+    fn refused(&mut self, error: &Error, limit: u32) -> bool {
+        let reason = error.to_string();
+        if self.count > 0 && self.reason == reason {
+            self.count = self.count.saturating_add(1);
+        } else {
+            (self.reason, self.count) = (reason, 1);
+        }
+        self.count >= limit
+    }
 }
 
 /// What became of one item.
@@ -977,6 +1049,8 @@ enum Outcome {
     Other,
     Vanished,
     Failed(Error),
+    /// DynamoDB refused the item's write (a `ValidationException`).
+    Refused(Error),
 }
 
 impl<E: Entity> Job<E> {
@@ -997,13 +1071,33 @@ impl<E: Entity> Job<E> {
             };
             for item in items {
                 let key = crate::key::raw_key_of(&<E::Table as Table>::SCHEMA, &item);
-                match self.migrate_item(item, shared, &mut page).await? {
+                let outcome = self.migrate_item(item, shared, &mut page).await?;
+                let outcome = match outcome {
+                    Outcome::Refused(error) => {
+                        if lock(&shared.refusals).refused(&error, self.stop_after) {
+                            // The pages finished so far are checkpointed; this one is
+                            // read again by the next run.
+                            return Err(Error::MigrationStopped {
+                                migration: self.name.clone(),
+                                refusals: self.stop_after,
+                                last: Box::new(error),
+                            });
+                        }
+                        Outcome::Failed(error)
+                    }
+                    Outcome::Changed => {
+                        lock(&shared.refusals).count = 0;
+                        Outcome::Changed
+                    }
+                    other => other,
+                };
+                match outcome {
                     Outcome::Changed => page.changed += 1,
                     Outcome::Unchanged => page.unchanged += 1,
                     Outcome::Already => page.already += 1,
                     Outcome::Other => page.other += 1,
                     Outcome::Vanished => page.vanished += 1,
-                    Outcome::Failed(error) => {
+                    Outcome::Failed(error) | Outcome::Refused(error) => {
                         page.failed += 1;
                         let mut failures = lock(&shared.failures);
                         if failures.len() < KEEP {
@@ -1155,6 +1249,10 @@ impl<E: Entity> Job<E> {
         for step in &self.steps {
             match step {
                 Step::Rewrite | Step::Map(_) => {
+                    // A renamed field whose current and older names hold different
+                    // values: decoding would take one and the write drop the other, so
+                    // the item is reported and left, as `rename_attribute` does.
+                    refuse_two_values::<E>(&current)?;
                     // Index keys rendered from templates are written again from the
                     // fields below: keys a template wrote before it changed (or that
                     // a now-absent field left behind) must not stop the decode.
@@ -1345,7 +1443,7 @@ impl<E: Entity> Job<E> {
                         ),
                     )));
                 }
-                Written::Refused(e) => return Ok(Outcome::Failed(e)),
+                Written::Refused(e) => return Ok(Outcome::Refused(e)),
                 Written::Done(units) => {
                     spend(&shared.writes, units).await;
                     page.write_units += units;

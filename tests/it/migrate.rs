@@ -445,6 +445,153 @@ async fn a_rename_onto_an_existing_attribute_loses_nothing() -> TestResult {
     Ok(())
 }
 
+/// `rewrite()` and `rename_attribute` agree on a renamed field (`alias = "km"`) whose
+/// older and current names hold different values: the item is reported
+/// (`RenamedField`) and left byte for byte, where the rewrite used to keep the current
+/// name's value and drop the older one without a word. One value under both names is
+/// rewritten to the current name only; `map` refuses the same way.
+#[tokio::test]
+async fn a_rewrite_reports_a_renamed_field_holding_two_values_and_leaves_it() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    let truck = |id: u64, extra: &[(&str, AttributeValue)]| {
+        let mut row = Item::from([
+            ("PK".to_owned(), s(&format!("T#{id}"))),
+            ("SK".to_owned(), s("TRUCK")),
+            ("model".to_owned(), s("volvo")),
+        ]);
+        for (name, value) in extra {
+            row.insert((*name).to_owned(), value.clone());
+        }
+        row
+    };
+    put_raw(&db, truck(1, &[("km", n(100))])).await?;
+    put_raw(&db, truck(2, &[("km", n(200)), ("mileage", n(250))])).await?;
+    put_raw(&db, truck(3, &[("km", n(300)), ("mileage", n(300))])).await?;
+    let before = raw_table(&db).await?;
+    let key = |id: u64| (format!("T#{id}"), "TRUCK".to_owned());
+
+    let dry = db
+        .migration::<Truck>("rewrite-dry")
+        .rewrite()
+        .dry_run()
+        .run()
+        .await?;
+    assert_eq!((dry.progress.changed, dry.progress.failed), (2, 1));
+    assert_eq!(raw_table(&db).await?, before, "a dry run writes nothing");
+
+    let mapped = db
+        .migration::<Truck>("map")
+        .map(|t| {
+            Some(Truck {
+                trips: t.trips + 1,
+                ..t
+            })
+        })
+        .run()
+        .await?;
+    assert_eq!(mapped.failures.len(), 1, "{:?}", mapped.failures);
+    assert_refused(&mapped.failures[0].error, ValidationReason::RenamedField);
+
+    let report = db.migration::<Truck>("rewrite").rewrite().run().await?;
+    let failure = report
+        .failures
+        .first()
+        .ok_or("the two-valued row is reported")?;
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    assert_eq!(failure.key.pk, "T#2");
+    assert_refused(&failure.error, ValidationReason::RenamedField);
+    assert!(
+        failure.error.to_string().contains("`km`"),
+        "{}",
+        failure.error
+    );
+    let after = raw_table(&db).await?;
+    assert_eq!(
+        after[&key(2)],
+        before[&key(2)],
+        "left as it was, both values kept"
+    );
+    for (id, mileage) in [(1, 100), (3, 300)] {
+        assert_eq!(after[&key(id)].get("mileage"), Some(&n(mileage)));
+        assert!(!after[&key(id)].contains_key("km"), "{:?}", after[&key(id)]);
+    }
+    Ok(())
+}
+
+/// A migration whose every write DynamoDB refuses for one reason (here an empty string
+/// set, which DynamoDB does not store) stops after `stop_after_refusals` such items in a
+/// row with `MigrationStopped`, instead of reporting every item of the table as failed.
+/// The checkpoint it leaves holds the pages finished before the stop and resumes.
+#[tokio::test]
+async fn a_run_of_identical_refusals_stops_the_migration_with_a_valid_checkpoint() -> TestResult {
+    let db = local::fresh_table::<Fleet>().await?;
+    seed(&db, 40).await?;
+    let store = MemoryCheckpoints::new();
+    let migration = || {
+        db.migration::<Truck>("empty-set")
+            .set_default("labels", AttributeValue::Ss(Vec::new()))
+            .page_size(8)
+            .checkpoints(store.clone())
+    };
+    let err = migration()
+        .stop_after_refusals(12)
+        .run()
+        .await
+        .err()
+        .ok_or("stopped")?;
+    match &err {
+        Error::MigrationStopped {
+            migration,
+            refusals,
+            last,
+            ..
+        } => {
+            assert_eq!((migration.as_str(), *refusals), ("empty-set", 12));
+            assert!(
+                last.to_string().contains("ValidationException")
+                    || last.to_string().contains("empty"),
+                "{last}"
+            );
+        }
+        other => panic!("expected MigrationStopped, got {other:?}"),
+    }
+    // Stopped in the second page of trucks: the checkpoint holds whole pages only.
+    let saved: Checkpoint = store
+        .get("empty-set")
+        .ok_or("a checkpoint of the first page")?;
+    assert!(
+        saved.progress.failed >= 1 && saved.progress.failed < 12,
+        "{:?}",
+        saved.progress
+    );
+    assert!(saved.progress.scanned < 43, "{:?}", saved.progress);
+    assert!(
+        raw_table(&db)
+            .await?
+            .values()
+            .all(|i| !i.contains_key("labels")),
+        "nothing was written"
+    );
+    // The checkpoint is valid: the same migration resumes from it and reads the rest.
+    let report = migration().stop_after_refusals(u32::MAX).run().await?;
+    assert!(report.resumed);
+    assert_eq!(
+        report.progress.failed, 40,
+        "every truck refused once: {:?}",
+        report.progress
+    );
+    assert_eq!(report.progress.scanned, 42, "{:?}", report.progress);
+    // 0 would stop before any write.
+    let err = migration()
+        .stop_after_refusals(0)
+        .run()
+        .await
+        .err()
+        .ok_or("refused")?;
+    assert_refused(&err, ValidationReason::InvalidOption);
+    Ok(())
+}
+
 /// A versioned entity whose items a map changes: the version moves on, so a writer
 /// holding a copy read before the migration conflicts instead of undoing the change; a
 /// rewrite (the stored form only) leaves the version as it is.
