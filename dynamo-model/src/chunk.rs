@@ -28,7 +28,7 @@
 //!    retried; nothing is dropped);
 //! 3. puts the item with its manifests, on the condition that the stored manifests are
 //!    still those read in step 1 (with every condition of the put itself);
-//! 4. deletes the chunks of the manifests it replaced.
+//! 4. deletes the chunks of the manifests it replaced, those it owns (see "Ownership").
 //!
 //! A crash or an error at any step leaves the old or the new value readable, never a mix:
 //! a reader loads exactly the chunks its manifest names and checks their count, length
@@ -47,6 +47,42 @@
 //! Plain deletes of such an item delete its chunks too. Batch writes and transactions
 //! cannot follow this protocol (no read, no condition, or no room for chunks) and refuse
 //! entities with chunked fields.
+//!
+//! A value read without its chunks and put under another key, where no item is stored,
+//! is refused with [`Error::ChunksNotLoaded`] before anything is written: the put would
+//! name chunks it does not own and cannot copy (it does not hold the value). Load the
+//! value first ([`Db::load_chunks`]); the put then writes chunks of the new item's own.
+//!
+//! # Ownership
+//!
+//! A chunk belongs to the item and field that wrote it, as it records (`_ppk`, `_psk`,
+//! `_field`), and only that item's calls delete it. Every chunk deletion (a put's removal
+//! of the chunks it replaced, of its own chunks after it failed, a delete's removal of
+//! the item's chunks, [`Db::collect_orphans`]) is a `DeleteItem` on the condition that the
+//! chunk records that owner: one request per chunk (eight at a time), since
+//! `BatchWriteItem` takes no condition. It costs the same write units as a batch delete
+//! (a delete is charged by the size of the item deleted, and a chunk of another owner
+//! costs one unit to leave alone), in more requests: one per chunk instead of one per 25.
+//! Reading the chunks' owners first instead would cost read units for the whole chunk
+//! (up to 350 KB each) and leave a moment between the read and the delete; the condition
+//! is checked atomically with the delete, and a chunk's owner never changes after it is
+//! written.
+//!
+//! # Copies
+//!
+//! Another program that copies an item holding manifests to a new key (or moves it:
+//! copies, then deletes the original) makes two items name the same chunks, of which one
+//! is the owner. What the crate guarantees then:
+//! - no crate call on the copy (a put of loaded, inline or listed values, a delete, an
+//!   update) deletes the owner's chunks: the owner stays readable. A put of loaded values
+//!   over the copy writes chunks of the copy's own;
+//! - [`Db::collect_orphans`] keeps chunks their owner no longer names while another item
+//!   names them (a moved item stays readable), and removes them once none does;
+//! - what it cannot guarantee: the copy stays readable only while the owner keeps those
+//!   chunks. A put over the owner, or its delete, removes the chunks it replaced, whoever
+//!   else names them: the copy then fails to read ("chunk ... is missing"). Copy an item
+//!   with chunked fields through the crate instead (`db.get`, which loads the values,
+//!   then `db.put` under the new key): the copy then owns chunks of its own.
 
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::{Db, Entity, Error, Item, RawKey, Table};
@@ -569,19 +605,119 @@ async fn write_chunks<T: Table>(db: &Db<T>, ops: Vec<crate::batch::WriteOp>) -> 
     })
 }
 
-/// Deletes the chunks of `manifests` (after the item no longer names them). A failure
-/// leaves orphan chunks, which nothing reads.
-async fn delete_chunks<T: Table>(db: &Db<T>, manifests: &[Manifest]) -> Result<(), Error> {
+/// Deletes the chunks of `manifests` (the item under `parent` no longer names them) that
+/// the item under `parent` owns: see "Ownership" in the module documentation. A chunk of
+/// another owner, or one already gone, is left alone. A failure leaves orphan chunks,
+/// which nothing reads. Returns how many chunk items were deleted.
+async fn delete_owned<T: Table>(
+    db: &Db<T>,
+    parent: &RawKey,
+    manifests: &[(&'static str, Manifest)],
+) -> Result<usize, Error> {
     let schema = &T::SCHEMA;
-    let ops = manifests
+    let chunks = manifests
         .iter()
-        .flat_map(|m| m.keys(schema))
-        .map(|key| crate::batch::WriteOp::Delete {
-            entity: CHUNK_TYPE,
-            key,
-        })
+        .flat_map(|(field, m)| m.keys(schema).into_iter().map(move |key| (key, *field)))
+        .map(|(key, field)| (key, parent.clone(), field.to_owned()))
         .collect();
-    write_chunks(db, ops).await
+    delete_if_owned(db, chunks).await
+}
+
+/// How many chunk deletions run at once.
+const DELETE_CONCURRENCY: usize = 8;
+
+/// Deletes each chunk item `(chunk, parent, field)` on the condition that it is a chunk
+/// item recording `parent` and `field` as its owner (one conditional `DeleteItem` each,
+/// [`DELETE_CONCURRENCY`] at a time: `BatchWriteItem` takes no condition). Returns how
+/// many were deleted; `Err` when a request failed (the others still ran).
+async fn delete_if_owned<T: Table>(
+    db: &Db<T>,
+    chunks: Vec<(RawKey, RawKey, String)>,
+) -> Result<usize, Error> {
+    use futures_util::stream::{self, StreamExt};
+    if chunks.is_empty() {
+        return Ok(0);
+    }
+    let results: Vec<Result<bool, Error>> = stream::iter(chunks)
+        .map(|(chunk, parent, field)| async move {
+            delete_chunk_if_owned(db, chunk, &parent, &field).await
+        })
+        .buffer_unordered(DELETE_CONCURRENCY)
+        .collect()
+        .await;
+    let mut deleted = 0;
+    let mut missing = 0;
+    let mut first_error = None;
+    for result in results {
+        match result {
+            Ok(true) => deleted += 1,
+            Ok(false) => {}
+            Err(e) => {
+                missing += 1;
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match first_error {
+        None => Ok(deleted),
+        Some(e) => Err(Error::Incomplete {
+            entity: CHUNK_TYPE,
+            operation: "DeleteItem",
+            missing,
+            source: Some(Box::new(e)),
+        }),
+    }
+}
+
+/// Deletes the chunk item `chunk` if it records `parent` and `field` as its owner:
+/// `Ok(true)` when deleted, `Ok(false)` when it records another owner or is gone.
+async fn delete_chunk_if_owned<T: Table>(
+    db: &Db<T>,
+    chunk: RawKey,
+    parent: &RawKey,
+    field: &str,
+) -> Result<bool, Error> {
+    use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+    const OP: &str = "DeleteItem";
+    let schema = &T::SCHEMA;
+    let mut p = crate::expr::Placeholders::default();
+    let mut condition = format!(
+        "{} = {} AND {} = {} AND {} = {}",
+        p.name(schema.entity_type),
+        p.value(AttributeValue::S(CHUNK_TYPE.to_owned())),
+        p.name("_ppk"),
+        p.value(AttributeValue::S(parent.pk.clone())),
+        p.name("_field"),
+        p.value(AttributeValue::S(field.to_owned())),
+    );
+    match &parent.sk {
+        Some(sk) => {
+            let (name, value) = (p.name("_psk"), p.value(AttributeValue::S(sk.clone())));
+            condition.push_str(&format!(" AND {name} = {value}"));
+        }
+        None => {
+            let name = p.name("_psk");
+            condition.push_str(&format!(" AND attribute_not_exists({name})"));
+        }
+    }
+    let (names, values) = p.finish();
+    let sent = db
+        .client()
+        .delete_item()
+        .table_name(db.table_name())
+        .set_key(Some(chunk.to_item(schema)))
+        .condition_expression(condition)
+        .set_expression_attribute_names(names)
+        .set_expression_attribute_values(values)
+        .send()
+        .await;
+    match sent {
+        Ok(_) => Ok(true),
+        Err(e) => match e.into_service_error() {
+            DeleteItemError::ConditionalCheckFailedException(_) => Ok(false),
+            other => Err(Error::service(OP, db.table_name(), other)),
+        },
+    }
 }
 
 /// How long a chunked put may take to send its item after its chunks were written: it
@@ -605,8 +741,10 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
         )
     })?;
 
-    // 1. What the stored item names now.
-    let stored = read_manifests::<E>(&db, &key).await?;
+    // 1. What the stored item names now (`None`: no item).
+    let stored_item = read_manifests::<E>(&db, &key).await?;
+    let exists = stored_item.is_some();
+    let stored = stored_item.unwrap_or_default();
 
     // The new chunks and the item naming them, rendered and validated before anything is
     // written (an item over 400 KB, a bad condition: refused with nothing left behind).
@@ -632,7 +770,7 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
         }
         let manifest = chunk_items::<E>(p, &key, now, &mut ops);
         item.insert(p.field.attribute.to_owned(), manifest.to_attr());
-        written.push(manifest);
+        written.push((p.field.attribute, manifest));
     }
     // What the item will name once written: new manifests, and those of values the
     // entity was read without (kept as they are).
@@ -640,8 +778,18 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
     let mut conditions = Vec::new();
     for field in E::__CHUNKED {
         let kept = named.iter().find(|(attr, m)| {
-            *attr == field.attribute && !written.iter().any(|w| w.token == m.token)
+            *attr == field.attribute && !written.iter().any(|(_, w)| w.token == m.token)
         });
+        // A value read without its chunks, put where no item is stored (listed under one
+        // key, put under another): there are no chunks to keep, and the put does not hold
+        // the value. Refused with that reason, before anything is written.
+        if kept.is_some() && !exists {
+            return Err(Error::ChunksNotLoaded {
+                entity: E::ENTITY_TYPE,
+                key: crate::Key::<E>::from_raw(key.clone()).to_string(),
+                attribute: field.attribute,
+            });
+        }
         conditions.push(match kept {
             // A value read without its chunks names them again: the stored item must still
             // name those very chunks (else a stale copy, or a copy under another key, would
@@ -663,7 +811,7 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
     // 2. The new chunks.
     if let Err(e) = write_chunks(&db, ops).await {
         // Nothing names them: delete what was written (best effort, else orphans).
-        let _ = delete_chunks(&db, &written).await;
+        let _ = delete_owned(&db, &key, &written).await;
         return Err(e.during(OP));
     }
 
@@ -676,7 +824,7 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
     let latest_send = MAX_FLIP_DELAY.saturating_sub(SEND_WINDOW);
     let by_wall = std::time::Duration::from_millis(now_millis().saturating_sub(now));
     if by_wall.max(started.elapsed()) > latest_send {
-        let _ = delete_chunks(&db, &written).await;
+        let _ = delete_owned(&db, &key, &written).await;
         return Err(Error::DeadlineExceeded {
             operation: OP,
             table: db.table_name().to_owned(),
@@ -685,14 +833,15 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
     }
     match request.send().await {
         Ok(()) => {
-            // 4. The chunks the item no longer names (never those it names still).
-            let replaced: Vec<Manifest> = stored
+            // 4. The chunks the item no longer names (never those it names still), of
+            // those it owns: a stored manifest may name another item's chunks (the item
+            // was copied here by another program), which stay.
+            let replaced: Vec<(&'static str, Manifest)> = stored
                 .into_iter()
-                .map(|(_, m)| m)
-                .filter(|m| !named.iter().any(|(_, n)| n.token == m.token))
+                .filter(|(_, m)| !named.iter().any(|(_, n)| n.token == m.token))
                 .collect();
             // The new value is stored; chunks left behind are orphans nothing reads.
-            let _ = delete_chunks(&db, &replaced).await;
+            let _ = delete_owned(&db, &key, &replaced).await;
             Ok(())
         }
         Err(e) => {
@@ -707,7 +856,7 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
                 Error::ConditionFailed { .. } | Error::VersionConflict { .. }
             ) || not_applied(&e);
             if refused && !ambiguous.seen() {
-                let _ = delete_chunks(&db, &written).await;
+                let _ = delete_owned(&db, &key, &written).await;
             } else if refused
                 && matches!(
                     e,
@@ -715,11 +864,12 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
                 )
                 && let Ok(now_named) = read_manifests::<E>(&db, &key).await
             {
-                let unnamed: Vec<Manifest> = written
+                let now_named = now_named.unwrap_or_default();
+                let unnamed: Vec<(&'static str, Manifest)> = written
                     .into_iter()
-                    .filter(|w| !now_named.iter().any(|(_, m)| m.token == w.token))
+                    .filter(|(_, w)| !now_named.iter().any(|(_, m)| m.token == w.token))
                     .collect();
-                let _ = delete_chunks(&db, &unnamed).await;
+                let _ = delete_owned(&db, &key, &unnamed).await;
             }
             Err(e)
         }
@@ -744,15 +894,17 @@ fn not_applied(e: &Error) -> bool {
     }
 }
 
-/// The manifests of the item under `key`, read strongly consistent.
+/// The manifests of the item under `key`, read strongly consistent (`None`: no item).
 async fn read_manifests<E: Entity>(
     db: &Db<E::Table>,
     key: &RawKey,
-) -> Result<Vec<(&'static str, Manifest)>, Error> {
+) -> Result<Option<Vec<(&'static str, Manifest)>>, Error> {
     const OP: &str = "GetItem";
     let schema = &<E::Table as Table>::SCHEMA;
     let mut p = crate::expr::Placeholders::default();
-    let projection: Vec<String> = E::__CHUNKED.iter().map(|f| p.name(f.attribute)).collect();
+    // The partition key too: an item holding none of the chunked attributes is there.
+    let mut projection: Vec<String> = vec![p.name(schema.pk.name)];
+    projection.extend(E::__CHUNKED.iter().map(|f| p.name(f.attribute)));
     let (names, _) = p.finish();
     let out = db
         .client()
@@ -765,13 +917,23 @@ async fn read_manifests<E: Entity>(
         .send()
         .await
         .map_err(|e| Error::service(OP, db.table_name(), e))?;
-    Ok(out.item.as_ref().map(manifests_in::<E>).unwrap_or_default())
+    Ok(out
+        .item
+        .filter(|item| !item.is_empty())
+        .as_ref()
+        .map(manifests_in::<E>))
 }
 
-/// After a delete of an item of `E` that returned the item: deletes its chunks.
+/// After a delete of an item of `E` that returned the item: deletes the chunks it named
+/// that it owns (a copy made by another program names chunks it does not own; they stay).
 pub(crate) async fn after_delete<E: Entity>(db: &Db<E::Table>, old: &Item) -> Result<(), Error> {
-    let manifests: Vec<Manifest> = manifests_in::<E>(old).into_iter().map(|(_, m)| m).collect();
-    delete_chunks(db, &manifests).await
+    let schema = &<E::Table as Table>::SCHEMA;
+    let Some(key) = crate::key::raw_key_of(schema, old) else {
+        return Ok(());
+    };
+    delete_owned(db, &key, &manifests_in::<E>(old))
+        .await
+        .map(|_| ())
 }
 
 /// Loads the chunked fields of `entities` that were read without their chunks, with
@@ -921,6 +1083,10 @@ pub struct Orphans {
     pub deleted: usize,
     /// Chunk items kept: their item names them.
     pub kept: usize,
+    /// Chunk items kept although their item no longer names them: another item does (a
+    /// copy of their item made outside the crate, under another key), and would be
+    /// unreadable without them. See "Copies" in the [module documentation](self).
+    pub named_by_others: usize,
 }
 
 /// One write's chunks, as a sweep finds them.
@@ -962,9 +1128,17 @@ impl<T: Table> Db<T> {
     /// Finds and deletes orphan chunk items: chunks written more than `older_than` ago
     /// whose item does not name their write (a put that failed or crashed after writing
     /// its chunks, or before deleting the chunks it replaced; a delete whose chunk
-    /// deletion failed). A scan of the table's chunk items (a filter on the entity type:
-    /// it reads the whole table, so run it off-peak), then one strongly consistent read
-    /// per item they belong to.
+    /// deletion failed), and that no other item names either. A scan of the table's chunk
+    /// items (a filter on the entity type: it reads the whole table, so run it off-peak),
+    /// then one strongly consistent read per item they belong to.
+    ///
+    /// Chunks whose item does not name them are kept while another item does (a copy of
+    /// their item made by another program, see "Copies" in [`crate::chunk`]): when there
+    /// are such candidates, a second, strongly consistent scan reads the table's other
+    /// items whole and looks for manifests naming them (that scan's cost again, paid only
+    /// when the first finds candidates). A copy written while the sweep runs may be missed.
+    /// Each orphan is deleted on the condition that it still records the owner it was
+    /// found with ([`Orphans::deleted`] counts those deleted).
     ///
     /// `older_than` protects writes in progress: a put writes its chunks before the item
     /// names them, and gives up rather than name chunks older than [`MAX_FLIP_DELAY`]
@@ -1028,23 +1202,86 @@ impl<T: Table> Db<T> {
                 break;
             }
         }
-        // A write's chunks are orphans unless its item names its token now.
-        let mut doomed = Vec::new();
+        // A write's chunks are orphans unless its item names its token now...
+        let mut unnamed = Vec::new();
         for (write, keys) in writes {
-            let named = self.names_write(&write).await?;
-            if named {
+            if self.names_write(&write).await? {
                 report.kept += keys.len();
             } else {
-                doomed.extend(keys.into_iter().map(|key| crate::batch::WriteOp::Delete {
-                    entity: CHUNK_TYPE,
-                    key,
-                }));
+                unnamed.push((write, keys));
             }
         }
-        let deleting = doomed.len();
-        write_chunks(self, doomed).await?;
-        report.deleted = deleting;
+        // ...or another item does (a copy of its item, made outside the crate).
+        if !unnamed.is_empty() {
+            let tokens: std::collections::HashSet<&str> =
+                unnamed.iter().map(|(w, _)| w.token.as_str()).collect();
+            let elsewhere = self.tokens_named(&tokens).await?;
+            unnamed.retain(|(write, keys)| {
+                let named = elsewhere.contains(&write.token);
+                if named {
+                    report.named_by_others += keys.len();
+                }
+                !named
+            });
+        }
+        // Deleted on the condition that each still records the owner it was found with.
+        let doomed = unnamed
+            .iter()
+            .flat_map(|(write, keys)| {
+                keys.iter()
+                    .map(move |key| (key.clone(), write.parent.clone(), write.field.clone()))
+            })
+            .collect();
+        report.deleted = delete_if_owned(self, doomed).await?;
         Ok(report)
+    }
+
+    /// Which of `tokens` an item of the table other than a chunk names in a manifest (a
+    /// top-level map attribute whose `t` is the token): a strongly consistent scan of the
+    /// table's items that are not chunks, read whole.
+    async fn tokens_named(
+        &self,
+        tokens: &std::collections::HashSet<&str>,
+    ) -> Result<std::collections::HashSet<String>, Error> {
+        const OP: &str = "Scan";
+        let schema = &T::SCHEMA;
+        let mut p = crate::expr::Placeholders::default();
+        let ty = p.name(schema.entity_type);
+        let filter = format!(
+            "attribute_not_exists({ty}) OR {ty} <> {}",
+            p.value(AttributeValue::S(CHUNK_TYPE.to_owned())),
+        );
+        let (names, values) = p.finish();
+        let mut named = std::collections::HashSet::new();
+        let mut start = None;
+        loop {
+            let out = self
+                .client()
+                .scan()
+                .table_name(self.table_name())
+                .filter_expression(&filter)
+                .set_expression_attribute_names(names.clone())
+                .set_expression_attribute_values(values.clone())
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| Error::service(OP, self.table_name(), e))?;
+            for item in out.items.unwrap_or_default() {
+                for value in item.values() {
+                    if let AttributeValue::M(map) = value
+                        && let Some(AttributeValue::S(t)) = map.get("t")
+                        && tokens.contains(t.as_str())
+                    {
+                        named.insert(t.clone());
+                    }
+                }
+            }
+            start = out.last_evaluated_key.filter(|k| !k.is_empty());
+            if start.is_none() {
+                return Ok(named);
+            }
+        }
     }
 
     /// Whether the item `write.parent` names the chunks of `write` now.

@@ -62,6 +62,29 @@ pub enum Error {
         key: String,
     },
 
+    /// A put of an entity whose chunked field was read without its value (by a query, a
+    /// scan or a batch get: [`Chunked::is_loaded`](crate::Chunked::is_loaded) is false),
+    /// under a key where no item is stored: such a put keeps the stored item's chunks,
+    /// and there is none to keep. Typically the entity was listed under one key and put
+    /// under another. Nothing was written. Load the value first
+    /// ([`Db::load_chunks`](crate::Db::load_chunks), or [`Db::get`](crate::Db::get)) or
+    /// set it: the put then writes chunks of the new item's own.
+    ///
+    /// (When an item is stored under the key but names other chunks, the value was
+    /// replaced since the entity was read: that is a [`Error::ConditionFailed`].)
+    #[error(
+        "cannot put {entity} {key}: the value of chunked field `{attribute}` was not loaded (the entity was read by a query, scan or batch get) and no item stored under this key holds it; load it (db.load_chunks) or set it first"
+    )]
+    #[non_exhaustive]
+    ChunksNotLoaded {
+        /// Entity type the request was for.
+        entity: &'static str,
+        /// The key the put was for, rendered as `PK=..., SK=...`.
+        key: String,
+        /// The chunked field's attribute.
+        attribute: &'static str,
+    },
+
     /// A read of one item ([`Query::one`](crate::ops::Query::one), e.g. a user by a
     /// unique email through an index) found more than one: the data breaks the
     /// uniqueness the read relies on.
@@ -272,6 +295,7 @@ impl Error {
             Error::ConditionFailed { .. } => "ConditionFailed",
             Error::VersionConflict { .. } => "VersionConflict",
             Error::NotFound { .. } => "NotFound",
+            Error::ChunksNotLoaded { .. } => "ChunksNotLoaded",
             Error::NotUnique { .. } => "NotUnique",
             Error::Decode(_) => "Decode",
             Error::Stream(_) => "Stream",

@@ -8,6 +8,7 @@ mod batch;
 mod cache;
 mod capacity;
 mod chunk;
+mod chunk_ownership;
 mod common;
 mod compress;
 mod computed_keys;
