@@ -341,6 +341,10 @@ pub struct Versioned {
     pub time_attribute: Option<LitStr>,
     /// `revisions_in(GSI1, ..)`: indexes whose keys revisions keep.
     pub revisions_in: Vec<Ident>,
+    /// `counter_on_latest`: the version attribute on the latest copy only.
+    pub counter_on_latest: Option<Path>,
+    /// `numeric_order`: an unpadded history read in revision order.
+    pub numeric_order: Option<Path>,
 }
 
 fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
@@ -351,6 +355,8 @@ fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
         separator: None,
         time_attribute: None,
         revisions_in: Vec::new(),
+        counter_on_latest: None,
+        numeric_order: None,
     };
     if meta.input.peek(syn::token::Paren) {
         meta.parse_nested_meta(|inner| {
@@ -367,6 +373,20 @@ fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
                     &inner,
                     "time_attribute",
                 )
+            } else if inner.path.is_ident("counter_on_latest") {
+                set_once(
+                    &mut out.counter_on_latest,
+                    inner.path.clone(),
+                    &inner,
+                    "counter_on_latest",
+                )
+            } else if inner.path.is_ident("numeric_order") {
+                set_once(
+                    &mut out.numeric_order,
+                    inner.path.clone(),
+                    &inner,
+                    "numeric_order",
+                )
             } else if inner.path.is_ident("revisions_in") {
                 inner.parse_nested_meta(|index| match index.path.get_ident() {
                     Some(ident) => {
@@ -377,7 +397,7 @@ fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
                 })
             } else {
                 Err(inner.error(
-                    "unknown versioned option; expected `prefix`, `width`, `separator`, `time_attribute` or `revisions_in(..)`",
+                    "unknown versioned option; expected `prefix`, `width`, `separator`, `time_attribute`, `revisions_in(..)`, `counter_on_latest` or `numeric_order`",
                 ))
             }
         })?;

@@ -88,6 +88,10 @@ pub struct VersionedModel {
     pub width: usize,
     pub separator: String,
     pub time_attribute: String,
+    /// The version attribute on the latest copy only (`counter_on_latest`).
+    pub counter_on_latest: bool,
+    /// An unpadded history read in revision order (`numeric_order`).
+    pub numeric_order: bool,
     /// Where a collision of the time attribute with the table's attributes is reported:
     /// the `time_attribute` literal, or the `versioned` word when it is the default.
     pub time_span: proc_macro2::Span,
@@ -168,9 +172,22 @@ fn versioned_model(
         .separator
         .as_ref()
         .map_or_else(|| "#".to_owned(), LitStr::value);
-    if separator.is_empty() || separator.starts_with(|c: char| c.is_ascii_digit()) {
+    // What follows the digits of a slot: the separator, then the template's constant
+    // text. A digit there would read as part of the number.
+    let rest = sk
+        .map(|(template, _)| template.constant_text())
+        .unwrap_or_default();
+    if separator.starts_with(|c: char| c.is_ascii_digit()) {
         if let Some(lit) = &v.separator {
-            cx.error_spanned_by(lit, "the separator must not be empty or start with a digit: it ends the revision number");
+            cx.error_spanned_by(
+                lit,
+                "the separator must not start with a digit: it ends the revision number",
+            );
+        }
+        ok = false;
+    } else if separator.is_empty() && rest.starts_with(|c: char| c.is_ascii_digit()) {
+        if let Some(lit) = &v.separator {
+            cx.error_spanned_by(lit, format!("an empty separator needs a sort-key template that does not start with a digit: `{rest}` would read as part of the revision number"));
         }
         ok = false;
     }
@@ -205,6 +222,13 @@ fn versioned_model(
         );
         ok = false;
     }
+    if let (Some(word), true) = (&v.numeric_order, width != 0) {
+        cx.error_spanned_by(
+            word,
+            "`numeric_order` is for an unpadded layout (`width = 0`): padded slots already sort by number",
+        );
+        ok = false;
+    }
     let time_span = v
         .time_attribute
         .as_ref()
@@ -215,6 +239,8 @@ fn versioned_model(
         width,
         separator,
         time_attribute,
+        counter_on_latest: v.counter_on_latest.is_some(),
+        numeric_order: v.numeric_order.is_some(),
         time_span,
     })
 }
@@ -546,6 +572,11 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         }
     };
     let sk = attrs.sk.as_ref().and_then(|lit| {
+        // A versioned entity's template is what follows its revision slot, which may be
+        // nothing (AWS's `v0`, `v1`, … layout: `sk = ""`).
+        if attrs.versioned.is_some() && lit.value().is_empty() {
+            return Some((Template::empty(), lit.clone()));
+        }
         parse_template(cx, lit, attrs.delimiter, &fields, "sk", false).map(|t| (t, lit.clone()))
     });
     if attrs.sk.is_some() && sk.is_none() {

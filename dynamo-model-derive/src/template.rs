@@ -105,6 +105,27 @@ impl Template {
         })
     }
 
+    /// The template with no text at all (the sort key of a versioned entity whose
+    /// revision slot is the whole key).
+    pub fn empty() -> Template {
+        Template {
+            segments: Vec::new(),
+            delimiter: None,
+        }
+    }
+
+    /// The literal text the template starts with, up to its first placeholder (all of
+    /// it for a constant).
+    pub fn constant_text(&self) -> String {
+        self.segments
+            .iter()
+            .map_while(|s| match s {
+                Segment::Lit(l) => Some(l.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Whether the template has no placeholder at all (a constant).
     pub fn is_constant(&self) -> bool {
         self.sources().next().is_none()

@@ -21,6 +21,7 @@ mod export;
 mod extra_types;
 mod faults;
 mod history;
+mod history_adopt;
 mod history_lifecycle;
 mod history_race;
 mod history_reads;

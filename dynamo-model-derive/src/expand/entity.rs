@@ -1023,6 +1023,7 @@ fn generate(m: &EntityModel) -> TokenStream {
     let history_items = m.versioned.as_ref().map(|v| {
         let (prefix, width, separator, time) =
             (&v.prefix, v.width, &v.separator, &v.time_attribute);
+        let (counter_on_latest, numeric_order) = (v.counter_on_latest, v.numeric_order);
         let revisions_in = &v.revisions_in;
         // Through `VersionValue`, spanned on the field's type: a field of the wrong type
         // is reported once, by the trait's message, not also as a type mismatch here.
@@ -1042,6 +1043,8 @@ fn generate(m: &EntityModel) -> TokenStream {
                     separator: #separator,
                     time_attribute: #time,
                     revisions_in: &[#(#revisions_in),*],
+                    counter_on_latest: #counter_on_latest,
+                    numeric_order: #numeric_order,
                 });
             #set_version
         }

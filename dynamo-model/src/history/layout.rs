@@ -17,7 +17,28 @@
 //! revisions reads them in revision order, and `begins_with` on the latest copy's prefix
 //! (all zeros) matches no revision. An unpadded layout (`width = 0`, the layout of
 //! tables written as `v0_Audit`, `v1_Audit`, …) is read and written too, but its slots
-//! sort as text: `v10` comes before `v2`.
+//! sort as text: `v10` comes before `v2`; with [`numeric_order`](HistoryLayout::numeric_order)
+//! the history is read whole and sorted by number.
+//!
+//! # AWS's number-based version-control layout
+//!
+//! AWS's version-control samples store an item's latest copy under `v0` and revision `k`
+//! under `v{k}`: unpadded, nothing after the number, the counter (`Latest`) on `v0` only,
+//! revisions without a number attribute. The layout that reads and writes it as it is:
+//!
+//! ```text
+//! #[dynamo(pk = "EQ#{id}", sk = "",
+//!          versioned(width = 0, separator = "", counter_on_latest, numeric_order))]
+//! … #[dynamo(version, rename = "Latest")] latest: u64,
+//!
+//! v0     Latest=12   the latest copy
+//! v1                 revision 1 (its number is its key's)
+//! v12                revision 12
+//! ```
+//!
+//! An empty separator is accepted where the slot's end stays unambiguous: the text after
+//! the digits (the separator and the template's constant rest) must not start with a
+//! digit, which the derive checks.
 
 /// The largest number of digits a slot can have (`u64::MAX` has 20).
 pub const MAX_WIDTH: usize = 20;
@@ -30,14 +51,23 @@ pub struct HistoryLayout {
     pub prefix: &'static str,
     /// Digits of a slot, zero-padded; 0: unpadded (slots sort as text).
     pub width: usize,
-    /// The text between the slot and the rest of the sort key (`#`). Not empty and not
-    /// starting with a digit, so a slot's end is never ambiguous.
+    /// The text between the slot and the rest of the sort key (`#`). Empty, or not
+    /// starting with a digit; the separator followed by the rest never starts with a
+    /// digit, so a slot's end is never ambiguous (the derive checks it).
     pub separator: &'static str,
     /// The attribute holding when a revision was written (epoch milliseconds).
     pub time_attribute: &'static str,
     /// The indexes whose key attributes revisions keep (`versioned(revisions_in(..))`);
     /// revisions carry no other index key attribute the entity renders from a template.
     pub revisions_in: &'static [&'static str],
+    /// The version attribute (the counter) is stored on the latest copy only, and the
+    /// layout's time attribute on revisions only: a revision's number is its slot
+    /// (`versioned(counter_on_latest)`). A revision that holds the version attribute
+    /// anyway (a copy of the latest copy) must hold its own number.
+    pub counter_on_latest: bool,
+    /// The history of an unpadded layout is read in revision order (`v9` before `v10`):
+    /// every revision of the item is read, then sorted (`versioned(numeric_order)`).
+    pub numeric_order: bool,
 }
 
 impl HistoryLayout {
@@ -48,7 +78,29 @@ impl HistoryLayout {
         separator: "#",
         time_attribute: "_vt",
         revisions_in: &[],
+        counter_on_latest: false,
+        numeric_order: false,
     };
+
+    /// The AWS version-control samples' layout: `v0` (the latest copy, holding the
+    /// counter), `v1`, …, `v10`, unpadded, nothing after the number, no number attribute
+    /// on revisions, the history read in revision order.
+    pub const AWS_NUMBER_BASED: HistoryLayout = HistoryLayout {
+        prefix: "v",
+        width: 0,
+        separator: "",
+        time_attribute: "_vt",
+        revisions_in: &[],
+        counter_on_latest: true,
+        numeric_order: true,
+    };
+
+    /// Whether the history is read whole and sorted by revision number (an unpadded
+    /// layout with [`numeric_order`](Self::numeric_order)); a padded layout's key order
+    /// is already the revision order.
+    pub fn sorts_history(&self) -> bool {
+        self.numeric_order && self.width == 0
+    }
 
     /// The highest slot the layout can write: `10^width - 1`, or `u64::MAX` when the
     /// width holds every `u64` (20 digits, or unpadded).
@@ -138,6 +190,8 @@ mod tests {
         separator: "_",
         time_attribute: "_vt",
         revisions_in: &[],
+        counter_on_latest: false,
+        numeric_order: false,
     };
 
     const NARROW: HistoryLayout = HistoryLayout {
@@ -146,7 +200,30 @@ mod tests {
         separator: "#",
         time_attribute: "_vt",
         revisions_in: &[],
+        counter_on_latest: false,
+        numeric_order: false,
     };
+
+    const AWS: HistoryLayout = HistoryLayout::AWS_NUMBER_BASED;
+
+    #[test]
+    fn the_aws_layout_has_nothing_after_the_number() {
+        assert_eq!(AWS.key(0, ""), "v0");
+        assert_eq!(AWS.key(9, ""), "v9");
+        assert_eq!(AWS.key(10, ""), "v10");
+        assert_eq!(AWS.parse("v0"), Some((0, "")));
+        assert_eq!(AWS.parse("v10"), Some((10, "")));
+        assert_eq!(AWS.parse("v18446744073709551615"), Some((u64::MAX, "")));
+        assert_eq!(AWS.parse("v10X"), Some((10, "X")));
+        for other in ["v", "v01", "w1", "V1", "v99999999999999999999", ""] {
+            assert_eq!(AWS.parse(other), None, "{other}");
+        }
+        let (low, high) = AWS.revision_bounds("");
+        assert!(low.as_str() <= "v1" && "v18446744073709551615" <= high.as_str());
+        assert!("v0" < low.as_str());
+        assert!(AWS.sorts_history());
+        assert!(!HistoryLayout::DEFAULT.sorts_history());
+    }
 
     #[test]
     fn the_default_layout_pads_to_twenty_digits() {
@@ -185,6 +262,7 @@ mod tests {
         prop_oneof![
             Just(HistoryLayout::DEFAULT),
             Just(UNPADDED),
+            Just(AWS),
             Just(NARROW),
             (1usize..=20).prop_map(|width| HistoryLayout {
                 width,
@@ -199,9 +277,14 @@ mod tests {
     }
 
     /// Rests as an entity's template renders them (escaped values never hold `#`
-    /// unescaped, but the layout must not rely on it).
+    /// unescaped, but the layout must not rely on it); empty for a template `""`.
     fn rest() -> impl Strategy<Value = String> {
-        "[A-Za-z0-9#_%]{1,12}"
+        "[A-Za-z0-9#_%]{0,12}"
+    }
+
+    /// What the derive accepts: the text after the digits does not start with one.
+    fn unambiguous(layout: &HistoryLayout, rest: &str) -> bool {
+        !format!("{}{rest}", layout.separator).starts_with(|c: char| c.is_ascii_digit())
     }
 
     proptest! {
@@ -210,6 +293,7 @@ mod tests {
             (layout, slot) in layouts().prop_flat_map(|l| (Just(l), slot_for(&l))),
             rest in rest(),
         ) {
+            prop_assume!(unambiguous(&layout, &rest));
             let key = layout.key(slot, &rest);
             prop_assert_eq!(layout.parse(&key), Some((slot, rest.as_str())));
         }

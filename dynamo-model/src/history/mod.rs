@@ -38,6 +38,10 @@
 //! keys. Another program reads the latest copies with `begins_with(SK, "v000…0#")` and a
 //! revision by its key.
 //!
+//! With `versioned(counter_on_latest)` (AWS's number-based layout, see [`HistoryLayout`])
+//! the version attribute is on the latest copy only and a revision's number is its key's;
+//! the time attribute is on revisions only.
+//!
 //! Plain puts, updates and deletes of a versioned entity are refused
 //! ([`ValidationReason::KeepsHistory`](crate::ValidationReason::KeepsHistory)): they would
 //! change the latest copy without its revision.
@@ -328,19 +332,33 @@ impl<E: Versioned> Versions<E> {
     /// text order, not by number: with `_` as the separator (which sorts after the digits)
     /// `v10_`, `v11_`, …, `v19_`, `v1_`, `v20_`, …; sort them by [`Revision::revision`]
     /// after reading (`all()`), or page knowing the order is the text's.
+    ///
+    /// Unless the layout asks for revision order (`versioned(numeric_order)`, as AWS's
+    /// `v0`, `v1`, …, `v10` layout needs): then `v9` comes before `v10`, both ways and
+    /// across cursors, at a price. DynamoDB cannot return unpadded numbers in order, so
+    /// every request (`all()`, each `page()`, a `stream()`) reads the item's whole
+    /// history, every page of it, and sorts it here: its read capacity is that of the
+    /// whole history (reported in [`Page::consumed_capacity`](crate::Page::consumed_capacity)) whatever the
+    /// `limit`; `max_pages` is not applied, and `page()` without a `limit` returns the
+    /// whole history. Prune an item that keeps many revisions, or use a padded layout.
     pub fn history(&self, key: impl Into<Key<E>>) -> Query<Revision<E>> {
         let key = key.into();
-        let (pk, low, high) = match (Self::layout(), key.raw()) {
+        let (layout, pk, low, high) = match (Self::layout(), key.raw()) {
             (Ok(layout), Ok(raw)) => match rest_of(layout, raw) {
                 Ok(rest) => {
                     let (low, high) = layout.revision_bounds(rest);
-                    (raw.pk.clone(), low, high)
+                    (layout, raw.pk.clone(), low, high)
                 }
                 Err(e) => return Query::refused(&self.db, e),
             },
             (Err(e), _) | (_, Err(e)) => return Query::refused(&self.db, e),
         };
-        Query::history_of(&self.db, pk, low, high)
+        let query = Query::history_of(&self.db, pk, low, high);
+        if layout.sorts_history() {
+            query.sorted_by_slot(layout)
+        } else {
+            query
+        }
     }
 
     /// Deletes revisions, keeping those `keep` names and always the newest one (the
@@ -513,6 +531,14 @@ impl<E: Versioned> Versions<E> {
         // The revision: the same attributes under its own slot, without the index keys
         // the entity renders (history stays out of its indexes).
         let mut revision = latest.clone();
+        if layout.counter_on_latest {
+            // The counter stays on the latest copy (a revision's number is its key's),
+            // and the time on the revision: a program that changes the latest copy in
+            // place would otherwise leave this call's time on it, and a copy of it
+            // (a stream consumer's revision) would carry that time as its own.
+            revision.remove(version_attr);
+            latest.remove(layout.time_attribute);
+        }
         for index in E::__INDEX_KEYS {
             if layout.revisions_in.contains(&index.index) {
                 continue;
@@ -626,10 +652,23 @@ impl<E: Versioned> Versions<E> {
             for &k in chunk {
                 let raw = revision_key(layout, latest, k)?;
                 let mut p = Placeholders::default();
-                // Gone already (an interrupted prune run again), or this very revision.
+                // Gone already (an interrupted prune run again), or this very revision
+                // (which, with the counter on the latest copy only, may hold no number:
+                // its key's is its own).
+                let number = if layout.counter_on_latest {
+                    crate::expr::Node::Or(
+                        Box::new(crate::expr::Node::Function {
+                            function: "attribute_not_exists",
+                            path: version_attr.into(),
+                        }),
+                        Box::new(version_is(version_attr, k)),
+                    )
+                } else {
+                    version_is(version_attr, k)
+                };
                 let node = crate::expr::Node::Or(
                     Box::new(item_absent::<E>()),
-                    Box::new(and(version_is(version_attr, k), Some(is_entity::<E>()))),
+                    Box::new(and(number, Some(is_entity::<E>()))),
                 );
                 let condition = render::<E>(&mut p, &node)?;
                 let (names, values) = p.finish();
@@ -726,18 +765,37 @@ impl<E: Entity> Target for Revision<E> {
             // The latest copy, not a revision.
             return Ok(Decoded::Unknown(Some(E::ENTITY_TYPE.to_owned())));
         }
-        let version = E::VERSION
-            .and_then(|attr| item.get(attr))
-            .and_then(|v| v.as_n().ok())
-            .and_then(|n| n.parse::<u64>().ok());
-        if version != Some(slot) {
+        let Some(version_attr) = E::VERSION else {
             return Err(fail(
                 &item,
-                E::VERSION,
-                DecodeErrorKind::Invalid(format!(
-                    "revision {slot} stores version {version:?}; a revision holds its own number"
-                )),
+                None,
+                DecodeErrorKind::Invalid("the entity has no version field".to_owned()),
             ));
+        };
+        let stored = item.get(version_attr);
+        let version = stored
+            .and_then(|v| v.as_n().ok())
+            .and_then(|n| n.parse::<u64>().ok());
+        match (stored, version) {
+            // The number is the key's (the counter lives on the latest copy only).
+            (None, _) if layout.counter_on_latest => {
+                item.insert(version_attr.to_owned(), AttributeValue::N(slot.to_string()));
+            }
+            (_, Some(v)) if v == slot => {}
+            _ => {
+                let what = if layout.counter_on_latest {
+                    "; a revision holds no number or its own"
+                } else {
+                    "; a revision holds its own number"
+                };
+                return Err(fail(
+                    &item,
+                    Some(version_attr),
+                    DecodeErrorKind::Invalid(format!(
+                        "revision {slot} stores version {version:?}{what}"
+                    )),
+                ));
+            }
         }
         let revised_at = item
             .get(layout.time_attribute)

@@ -160,6 +160,10 @@ pub struct Query<T: Target, K: KeySpace = Primary> {
     pub(super) exclude_expired: bool,
     /// `ProjectionExpression` attributes, when only some are read.
     projection: Option<&'static [&'static str]>,
+    /// The history of one item under an unpadded layout read in revision order: every
+    /// revision is read, then sorted by the slot of its sort key
+    /// ([`HistoryLayout::sorts_history`](crate::history::HistoryLayout::sorts_history)).
+    by_slot: Option<&'static crate::history::HistoryLayout>,
 }
 
 /// The key attributes of the queried table or index.
@@ -225,6 +229,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             unknown: UnknownEntity::Skip,
             exclude_expired: false,
             projection: None,
+            by_slot: None,
         }
         .latest_partition()
         .latest_copies()
@@ -458,6 +463,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             unknown: self.unknown,
             exclude_expired: self.exclude_expired,
             projection: self.projection,
+            by_slot: self.by_slot,
         }
     }
     /// What to do with items of entity types outside a collection (default: skip).
@@ -858,6 +864,9 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         want: Option<usize>,
         single_page: bool,
     ) -> Result<Collected<T>, Error> {
+        if let Some(layout) = self.by_slot {
+            return self.collect_by_slot(layout, source, start, want).await;
+        }
         let reading = pager::Reading {
             page_size: self.page_size,
             max_pages: self.max_pages,
@@ -871,6 +880,81 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             decode_target(item, unknown)
         })
         .await
+    }
+
+    /// A history in revision order under an unpadded layout (`v9` before `v10`, which
+    /// the key order does not give): reads every revision of the item (all pages; a
+    /// `max_pages` is not applied), sorts them by slot (descending with `reverse()`),
+    /// starts after the revision of `start` (a cursor's key) and returns up to `want`,
+    /// with the key of the last one returned as where to continue when more follow.
+    async fn collect_by_slot(
+        &self,
+        layout: &'static crate::history::HistoryLayout,
+        source: &QuerySource<T::Table>,
+        start: Option<Item>,
+        want: Option<usize>,
+    ) -> Result<Collected<T>, Error> {
+        let sk_attr = <T::Table as Table>::SCHEMA.sk.map(|a| a.name);
+        let slot_of = |item: &Item| {
+            sk_attr
+                .and_then(|a| item.get(a))
+                .and_then(|v| v.as_s().ok())
+                .and_then(|sk| layout.parse(sk))
+                .map(|(slot, _)| slot)
+        };
+        let after = match &start {
+            Some(key) => Some(slot_of(key).ok_or(Error::Cursor {
+                target: T::NAME,
+                source: cursor::CursorError::WrongQuery,
+            })?),
+            None => None,
+        };
+        let reading = pager::Reading {
+            page_size: self.page_size,
+            max_pages: None,
+            cursor_names: &source.prepared.cursor_names,
+        };
+        let unknown = self.unknown;
+        let names = &source.prepared.cursor_names;
+        let read = pager::collect(source, reading, None, None, false, |item| {
+            if !source.prepared.admits(&item) {
+                return Ok(None);
+            }
+            // A decoded revision's key parses (its decoding checks it).
+            let Some(slot) = slot_of(&item) else {
+                return Ok(None);
+            };
+            let key = pager::key_of(&item, names);
+            Ok(decode_target(item, unknown)?.map(|t| (slot, key, t)))
+        })
+        .await?;
+        let mut sorted = read.items;
+        sorted.sort_by_key(|(slot, _, _)| *slot);
+        if self.reverse {
+            sorted.reverse();
+        }
+        let reverse = self.reverse;
+        sorted.retain(|(slot, _, _)| match after {
+            Some(a) if reverse => *slot < a,
+            Some(a) => *slot > a,
+            None => true,
+        });
+        let more = want.is_some_and(|w| sorted.len() > w);
+        if let Some(w) = want {
+            sorted.truncate(w);
+        }
+        let next = if more {
+            sorted.last().map(|(_, key, _)| key.clone())
+        } else {
+            None
+        };
+        Ok(Collected {
+            items: sorted.into_iter().map(|(_, _, t)| t).collect(),
+            next,
+            consumed: read.consumed,
+            estimated: read.estimated,
+            counts: read.counts,
+        })
     }
 
     fn make_page(&self, collected: Collected<T>, prepared: &Prepared) -> Page<T> {
@@ -1174,7 +1258,14 @@ impl<E: Entity> Query<crate::history::Revision<E>, Primary> {
             unknown: UnknownEntity::Skip,
             exclude_expired: false,
             projection: None,
+            by_slot: None,
         }
+    }
+
+    /// The same history read in revision order (see [`Query::collect_by_slot`]).
+    pub(crate) fn sorted_by_slot(mut self, layout: &'static crate::history::HistoryLayout) -> Self {
+        self.by_slot = Some(layout);
+        self
     }
 
     /// A history query that refuses to run, for `error` (reported when it is sent).

@@ -45,6 +45,27 @@ struct Audit {
     version: u64,
 }
 
+/// AWS's number-based layout: `v0` (with the counter `Latest`), `v1`, …, `v10`.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "EQ#{id}", sk = "",
+         versioned(width = 0, separator = "", counter_on_latest, numeric_order))]
+struct Machine {
+    id: String,
+    #[dynamo(rename = "State")]
+    state: String,
+    #[dynamo(version, rename = "Latest")]
+    latest: u64,
+}
+
+/// An empty separator before a template that does not start with a digit.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "LOG#{id}", sk = "LOG", versioned(width = 3, separator = ""))]
+struct Log {
+    id: String,
+    #[dynamo(version)]
+    version: u64,
+}
+
 fn s(item: &dynamo_model::Item, name: &str) -> Option<String> {
     item.get(name).and_then(|v| v.as_s().ok()).cloned()
 }
@@ -87,6 +108,19 @@ pub fn run() {
         Some("v0_Audit")
     );
 
+    assert_eq!(Machine::key("1").raw().unwrap().sk.as_deref(), Some("v0"));
+    assert_eq!(Log::key("1").raw().unwrap().sk.as_deref(), Some("v000LOG"));
+    let layout = <Machine as dynamo_model::__private::EntityInternals>::__HISTORY.unwrap();
+    assert!(layout.counter_on_latest && layout.numeric_order && layout.separator.is_empty());
+    let machine = Machine {
+        id: "1".into(),
+        state: "on".into(),
+        latest: 3,
+    };
+    let item = machine.to_item().unwrap();
+    assert_eq!(s(&item, "SK").as_deref(), Some("v0"));
+    assert_eq!(Machine::from_item(item).unwrap(), machine);
+
     // Encoded and decoded as any entity, the TTL and the index key included.
     let page = Page {
         page_id: "p-1".into(),
@@ -122,6 +156,15 @@ pub fn run() {
     assert_eq!(
         history_bounds(&db, Audit::key("a-1")),
         ("v1".to_owned(), "v:".to_owned())
+    );
+
+    assert_eq!(
+        history_bounds(&db, Machine::key("1")),
+        ("v1".to_owned(), "v:".to_owned())
+    );
+    assert_eq!(
+        history_bounds(&db, Log::key("1")),
+        ("v001LOG".to_owned(), "v999LOG".to_owned())
     );
 
     // Plain writes would skip the revision: refused before anything is sent.

@@ -1,0 +1,34 @@
+use dynamo_model::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+struct App;
+
+// Nothing between the number and a template starting with a digit: `v17` could be
+// revision 1 of `7` or revision 17 of nothing.
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = App, pk = "DOC#{id}", sk = "7", versioned(width = 0, separator = ""))]
+struct Doc {
+    id: String,
+    #[dynamo(version)]
+    version: u64,
+}
+
+// Padded slots already sort by number.
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = App, pk = "NOTE#{id}", sk = "NOTE", versioned(width = 5, numeric_order))]
+struct Note {
+    id: String,
+    #[dynamo(version)]
+    version: u64,
+}
+
+// An empty sort-key template is for a versioned entity only.
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = App, pk = "PLAIN#{id}", sk = "")]
+struct Plain {
+    id: String,
+}
+
+fn main() {}

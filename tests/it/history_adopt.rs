@@ -1,0 +1,647 @@
+//! AWS's number-based version-control layout, adopted as another program wrote it: the
+//! latest copy under `v0` holding the counter `Latest`, revision `k` under `v{k}` (unpadded,
+//! nothing after the number) with no number attribute of its own. Rows are written first
+//! with the raw SDK in the sample application's exact format, then read and continued
+//! through `db.versions()` with no migration, while the application keeps writing in its
+//! own ways: its transaction (update `v0` on the counter, put `v{N+1}`), its atomic counter
+//! (`ADD Latest :1` on `v0`, then put `v{N}`) and its stream-driven variant (it writes `v0`
+//! only; a stream consumer copies each new image of `v0` to `v{Latest}`).
+
+use crate::common::*;
+use aws_sdk_dynamodbstreams::types::ShardIteratorType;
+use dynamo_model::aws_sdk_dynamodb::types::{
+    Put, ReturnValue, StreamSpecification, StreamViewType, TransactWriteItem, Update,
+};
+use dynamo_model::history::{Keep, Revision};
+use dynamo_model::stream::StreamRecord;
+use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, RetryPolicy, Table};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The sample's table: the equipment's id, and `v0`, `v1`, … as the sort key.
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+pub struct Equipment;
+
+/// One piece of equipment, in the sample's attributes (`Name`, `State`, `Latest` on `v0`).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Equipment, identify = "keys", store_key_fields = false,
+         pk = "Equipment#{id}", sk = "",
+         versioned(width = 0, separator = "", counter_on_latest, numeric_order))]
+pub struct Machine {
+    pub id: String,
+    #[dynamo(rename = "Name")]
+    pub name: String,
+    #[dynamo(rename = "State")]
+    pub state: String,
+    #[dynamo(version, rename = "Latest")]
+    pub latest: u64,
+}
+
+fn pk(id: &str) -> String {
+    format!("Equipment#{id}")
+}
+
+fn machine(id: &str, state: &str, latest: u64) -> Machine {
+    Machine {
+        id: id.into(),
+        name: "Press".into(),
+        state: state.into(),
+        latest,
+    }
+}
+
+/// A row as the sample writes it: `v0` with `Latest`, a revision without.
+fn app_row(id: &str, slot: u64, state: &str, latest: Option<u64>) -> Item {
+    let mut item = Item::from([
+        ("PK".to_owned(), s(&pk(id))),
+        ("SK".to_owned(), s(&format!("v{slot}"))),
+        ("Name".to_owned(), s("Press")),
+        ("State".to_owned(), s(state)),
+    ]);
+    if let Some(latest) = latest {
+        item.insert("Latest".into(), n(latest));
+    }
+    item
+}
+
+fn attr_s(item: &Item, name: &str) -> Option<String> {
+    item.get(name).and_then(|v| v.as_s().ok()).cloned()
+}
+
+fn attr_n(item: &Item, name: &str) -> Option<u64> {
+    item.get(name)
+        .and_then(|v| v.as_n().ok())
+        .and_then(|v| v.parse().ok())
+}
+
+/// The sample's read of the latest version: `GetItem` of `v0` (strongly consistent).
+async fn app_get_latest(db: &Db<Equipment>, id: &str) -> Res<Option<Item>> {
+    Ok(db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .set_key(Some(raw_key(&pk(id), "v0")))
+        .consistent_read(true)
+        .send()
+        .await?
+        .item)
+}
+
+/// The sample's read of every version: a `Query` of the partition, every page.
+async fn app_query(db: &Db<Equipment>, id: &str) -> Res<Vec<Item>> {
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let out = db
+            .client()
+            .query()
+            .table_name(db.table_name())
+            .key_condition_expression("PK = :pk AND begins_with(SK, :v)")
+            .expression_attribute_values(":pk", s(&pk(id)))
+            .expression_attribute_values(":v", s("v"))
+            .set_exclusive_start_key(start)
+            .consistent_read(true)
+            .send()
+            .await?;
+        items.extend(out.items.unwrap_or_default());
+        match out.last_evaluated_key.filter(|k| !k.is_empty()) {
+            Some(k) => start = Some(k),
+            None => return Ok(items),
+        }
+    }
+}
+
+/// The sample's write: read `Latest` from `v0`, then one transaction that updates `v0`
+/// on the counter (`attribute_not_exists(Latest) OR Latest = :latest`) and puts
+/// `v{Latest + 1}`; again on a cancelled transaction. Returns the version written.
+async fn app_write_transaction(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64> {
+    loop {
+        let latest = app_get_latest(db, id)
+            .await?
+            .and_then(|i| attr_n(&i, "Latest"))
+            .unwrap_or(0);
+        let next = latest + 1;
+        let update = Update::builder()
+            .table_name(db.table_name())
+            .set_key(Some(raw_key(&pk(id), "v0")))
+            .condition_expression("attribute_not_exists(#latest) OR #latest = :latest")
+            .update_expression("SET #latest = :next, #name = :name, #state = :state")
+            .expression_attribute_names("#latest", "Latest")
+            .expression_attribute_names("#name", "Name")
+            .expression_attribute_names("#state", "State")
+            .expression_attribute_values(":latest", n(latest))
+            .expression_attribute_values(":next", n(next))
+            .expression_attribute_values(":name", s("Press"))
+            .expression_attribute_values(":state", s(state))
+            .build()?;
+        let put = Put::builder()
+            .table_name(db.table_name())
+            .set_item(Some(app_row(id, next, state, None)))
+            .build()?;
+        let sent = db
+            .client()
+            .transact_write_items()
+            .transact_items(TransactWriteItem::builder().update(update).build())
+            .transact_items(TransactWriteItem::builder().put(put).build())
+            .send()
+            .await;
+        match sent {
+            Ok(_) => return Ok(next),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_transaction_canceled_exception()) =>
+            {
+                tokio::time::sleep(Duration::from_millis(3)).await;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// The sample's atomic-counter write: `ADD Latest :1` on `v0` (setting the item's
+/// attributes with it) returns the new version `N`; then `v{N}` is put.
+async fn app_write_atomic(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64> {
+    let out = db
+        .client()
+        .update_item()
+        .table_name(db.table_name())
+        .set_key(Some(raw_key(&pk(id), "v0")))
+        .update_expression("ADD #latest :one SET #name = :name, #state = :state")
+        .expression_attribute_names("#latest", "Latest")
+        .expression_attribute_names("#name", "Name")
+        .expression_attribute_names("#state", "State")
+        .expression_attribute_values(":one", n(1))
+        .expression_attribute_values(":name", s("Press"))
+        .expression_attribute_values(":state", s(state))
+        .return_values(ReturnValue::UpdatedNew)
+        .send()
+        .await?;
+    let version = out
+        .attributes
+        .as_ref()
+        .and_then(|a| attr_n(a, "Latest"))
+        .ok_or("no Latest returned")?;
+    put_raw(db, app_row(id, version, state, None)).await?;
+    Ok(version)
+}
+
+/// The stream-driven variant's write: only `v0` changes (on the counter, as in the
+/// transaction); the stream consumer writes the revision.
+async fn app_write_latest_only(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64> {
+    loop {
+        let latest = app_get_latest(db, id)
+            .await?
+            .and_then(|i| attr_n(&i, "Latest"))
+            .unwrap_or(0);
+        let next = latest + 1;
+        let sent = db
+            .client()
+            .update_item()
+            .table_name(db.table_name())
+            .set_key(Some(raw_key(&pk(id), "v0")))
+            .condition_expression("attribute_not_exists(#latest) OR #latest = :latest")
+            .update_expression("SET #latest = :next, #name = :name, #state = :state")
+            .expression_attribute_names("#latest", "Latest")
+            .expression_attribute_names("#name", "Name")
+            .expression_attribute_names("#state", "State")
+            .expression_attribute_values(":latest", n(latest))
+            .expression_attribute_values(":next", n(next))
+            .expression_attribute_values(":name", s("Press"))
+            .expression_attribute_values(":state", s(state))
+            .send()
+            .await;
+        match sent {
+            Ok(_) => return Ok(next),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+            {
+                tokio::time::sleep(Duration::from_millis(3)).await;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Quick backoff for writers contending on one item, with a generous deadline.
+fn policy() -> RetryPolicy {
+    RetryPolicy::default()
+        .base(Duration::from_millis(2))
+        .cap(Duration::from_millis(40))
+        .deadline(Duration::from_secs(60))
+}
+
+fn numbers(revisions: &[Revision<Machine>]) -> Vec<u64> {
+    revisions.iter().map(|r| r.revision).collect()
+}
+
+#[tokio::test]
+async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migration() -> TestResult {
+    let db = local::fresh_table::<Equipment>().await?;
+    let id = "1";
+    // The application's rows: v0 at 12, v1..v12 (v10 sorts before v2 as text).
+    put_raw(&db, app_row(id, 0, "s12", Some(12))).await?;
+    for k in 1..=12 {
+        put_raw(&db, app_row(id, k, &format!("s{k}"), None)).await?;
+    }
+    let before = raw_table(&db).await?;
+    let versions = db.versions::<Machine>();
+    let key = || Machine::key(id);
+
+    assert_eq!(versions.latest(key()).await?, Some(machine(id, "s12", 12)));
+    assert_eq!(db.get(key()).await?, Some(machine(id, "s12", 12)));
+    for k in 1..=12 {
+        let r = versions.revision(key(), k).await?.ok_or("revision")?;
+        assert_eq!(
+            (r.revision, &r.value),
+            (k, &machine(id, &format!("s{k}"), k))
+        );
+        assert_eq!(r.revised_at, None);
+    }
+    assert!(versions.revision(key(), 13).await?.is_none());
+
+    // Numeric order both ways, whole and through cursors, whatever the page sizes.
+    let all = versions.history(key()).consistent().all().await?.items;
+    assert_eq!(numbers(&all), (1..=12).collect::<Vec<_>>());
+    for (k, r) in (1..=12).zip(&all) {
+        assert_eq!(r.value, machine(id, &format!("s{k}"), k));
+    }
+    let reversed = versions.history(key()).reverse().all().await?.items;
+    assert_eq!(numbers(&reversed), (1..=12).rev().collect::<Vec<_>>());
+    for (limit, page_size, reverse) in [(5, None, false), (4, Some(3), true), (1, Some(1), false)] {
+        let mut paged = Vec::new();
+        let mut cursor = None;
+        loop {
+            let mut q = versions.history(key()).limit(limit);
+            if let Some(size) = page_size {
+                q = q.page_size(size);
+            }
+            if reverse {
+                q = q.reverse();
+            }
+            let page = q.page(cursor.as_ref()).await?;
+            assert!(page.items.len() <= limit);
+            paged.extend(numbers(&page.items));
+            match page.cursor {
+                Some(c) => cursor = Some(c),
+                None => break,
+            }
+        }
+        let mut want: Vec<u64> = (1..=12).collect();
+        if reverse {
+            want.reverse();
+        }
+        assert_eq!(paged, want, "limit {limit}, page size {page_size:?}");
+    }
+    let streamed: Vec<u64> = {
+        use futures_util::TryStreamExt;
+        versions
+            .history(key())
+            .limit(10)
+            .stream()
+            .map_ok(|r| r.revision)
+            .try_collect()
+            .await?
+    };
+    assert_eq!(streamed, (1..=10).collect::<Vec<_>>());
+    // Reading changed nothing.
+    assert_eq!(raw_table(&db).await?, before);
+
+    // The crate continues at 13 in the application's format: `v13`, no `Latest` on it,
+    // `Latest` = 13 on `v0`.
+    let next = versions.revise(key(), |m| m.state = "s13".into()).await?;
+    assert_eq!((next.revision, &next.value), (13, &machine(id, "s13", 13)));
+    let v13 = raw_get(&db, &pk(id), "v13").await?;
+    assert_eq!(attr_s(&v13, "State").as_deref(), Some("s13"));
+    assert_eq!(attr_s(&v13, "Name").as_deref(), Some("Press"));
+    assert!(!v13.contains_key("Latest"), "{v13:?}");
+    let v0 = app_get_latest(&db, id).await?.ok_or("v0")?;
+    assert_eq!(attr_n(&v0, "Latest"), Some(13));
+    assert_eq!(attr_s(&v0, "State").as_deref(), Some("s13"));
+    // Key fields stay in the keys, as the application has them.
+    assert!(!v0.contains_key("id") && !v13.contains_key("id"));
+
+    // The application's own read and write go on over what the crate wrote.
+    assert_eq!(app_write_transaction(&db, id, "s14").await?, 14);
+    assert_eq!(app_write_atomic(&db, id, "s15").await?, 15);
+    let rows = app_query(&db, id).await?;
+    let slots: BTreeSet<String> = rows.iter().filter_map(|i| attr_s(i, "SK")).collect();
+    assert_eq!(slots, (0..=15).map(|k| format!("v{k}")).collect());
+    assert_eq!(versions.latest(key()).await?, Some(machine(id, "s15", 15)));
+    let all = versions.history(key()).consistent().all().await?.items;
+    assert_eq!(numbers(&all), (1..=15).collect::<Vec<_>>());
+    assert_eq!(all[13].value, machine(id, "s14", 14));
+
+    // Pruning and deleting work on revisions that hold no number.
+    let removed = versions.prune(key(), Keep::Newest(3)).await?;
+    assert_eq!(removed.revisions, (1..=12).collect::<Vec<_>>());
+    assert_eq!(removed.kept, [13, 14, 15]);
+    let removed = versions.delete_all(key()).await?;
+    assert_eq!(
+        (removed.revisions, removed.latest),
+        (vec![13, 14, 15], true)
+    );
+    assert!(app_query(&db, id).await?.is_empty());
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_revision_holding_another_number_is_refused_one_holding_its_own_is_read() -> TestResult {
+    let db = local::fresh_table::<Equipment>().await?;
+    put_raw(&db, app_row("2", 0, "s3", Some(3))).await?;
+    put_raw(&db, app_row("2", 1, "s1", None)).await?;
+    // A copy of v0 (as a stream consumer writes it): `Latest` is its own number.
+    put_raw(&db, app_row("2", 2, "s2", Some(2))).await?;
+    put_raw(&db, app_row("2", 3, "s3", Some(2))).await?;
+    let versions = db.versions::<Machine>();
+    let r = versions.revision(Machine::key("2"), 2).await?.ok_or("v2")?;
+    assert_eq!(r.value, machine("2", "s2", 2));
+    match versions.revision(Machine::key("2"), 3).await {
+        Err(Error::Decode(e)) => {
+            assert_eq!(e.attribute.as_deref(), Some("Latest"));
+            assert!(matches!(e.kind, DecodeErrorKind::Invalid(_)), "{e:?}");
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+    Ok(())
+}
+
+/// What the race's writers were told they wrote: a marker and a version.
+type Told = Vec<(String, u64)>;
+
+async fn crate_writer(db: Db<Equipment>, id: String, w: usize, steps: usize) -> Res<Told> {
+    let versions = db.versions::<Machine>().retry(policy());
+    let mut told = Vec::new();
+    for step in 0..steps {
+        let marker = format!("crate{w}-{step}");
+        let m = marker.clone();
+        let r = versions
+            .revise(Machine::key(id.as_str()), move |doc| doc.state = m.clone())
+            .await?;
+        assert_eq!(r.value.state, marker);
+        told.push((marker, r.revision));
+    }
+    Ok(told)
+}
+
+#[derive(Clone, Copy)]
+enum AppWay {
+    Transaction,
+    Atomic,
+    LatestOnly,
+}
+
+async fn app_writer(
+    db: Db<Equipment>,
+    id: String,
+    w: usize,
+    steps: usize,
+    way: AppWay,
+) -> Res<Told> {
+    let mut told = Vec::new();
+    for step in 0..steps {
+        let marker = format!("app{w}-{step}");
+        let version = match way {
+            AppWay::Transaction => app_write_transaction(&db, &id, &marker).await?,
+            AppWay::Atomic => app_write_atomic(&db, &id, &marker).await?,
+            AppWay::LatestOnly => app_write_latest_only(&db, &id, &marker).await?,
+        };
+        told.push((marker, version));
+    }
+    Ok(told)
+}
+
+/// Runs the writers together and returns what each was told, all of them.
+async fn race(
+    db: &Db<Equipment>,
+    id: &str,
+    app: &[AppWay],
+    crate_writers: usize,
+    steps: usize,
+) -> Res<Told> {
+    let mut tasks = Vec::new();
+    for w in 0..crate_writers {
+        tasks.push(tokio::spawn(crate_writer(
+            db.clone(),
+            id.to_owned(),
+            w,
+            steps,
+        )));
+    }
+    for (w, way) in app.iter().enumerate() {
+        tasks.push(tokio::spawn(app_writer(
+            db.clone(),
+            id.to_owned(),
+            w,
+            steps,
+            *way,
+        )));
+    }
+    let mut told = Vec::new();
+    for task in tasks {
+        told.extend(task.await??);
+    }
+    Ok(told)
+}
+
+/// After a race from version `seeded`: every version from 1 to the last exactly once,
+/// each holding the marker of the writer told it wrote it; `v0` at the last, equal to it;
+/// the crate's history and the application's reads agree.
+async fn check_after_race(db: &Db<Equipment>, id: &str, seeded: u64, told: &Told) -> TestResult {
+    let total = seeded + told.len() as u64;
+    let by_version: BTreeMap<u64, &str> = told.iter().map(|(m, v)| (*v, m.as_str())).collect();
+    assert_eq!(
+        by_version.len(),
+        told.len(),
+        "two writers told the same version: {told:?}"
+    );
+    assert_eq!(
+        by_version.keys().copied().collect::<Vec<_>>(),
+        (seeded + 1..=total).collect::<Vec<_>>(),
+        "a gap"
+    );
+
+    // The application's reads: `v0`, then `v{Latest}`; the partition.
+    let v0 = app_get_latest(db, id).await?.ok_or("v0")?;
+    assert_eq!(attr_n(&v0, "Latest"), Some(total));
+    let rows = app_query(db, id).await?;
+    let rows: BTreeMap<String, &Item> = rows
+        .iter()
+        .filter_map(|i| Some((attr_s(i, "SK")?, i)))
+        .collect();
+    assert_eq!(
+        rows.keys().cloned().collect::<BTreeSet<_>>(),
+        (0..=total)
+            .map(|k| format!("v{k}"))
+            .collect::<BTreeSet<_>>()
+    );
+    let top = rows.get(&format!("v{total}")).ok_or("top")?;
+    assert_eq!(attr_s(top, "State"), attr_s(&v0, "State"));
+    assert_eq!(attr_s(top, "Name"), attr_s(&v0, "Name"));
+    for (version, marker) in &by_version {
+        let row = rows.get(&format!("v{version}")).ok_or("row")?;
+        assert_eq!(attr_s(row, "State").as_deref(), Some(*marker), "v{version}");
+        // A revision holds no number, or (a copy of v0) its own.
+        assert!(
+            attr_n(row, "Latest").is_none_or(|l| l == *version),
+            "{row:?}"
+        );
+    }
+
+    // The crate's reads.
+    let versions = db.versions::<Machine>();
+    let latest = versions.latest(Machine::key(id)).await?.ok_or("latest")?;
+    assert_eq!(latest.latest, total);
+    assert_eq!(Some(latest.state.as_str()), by_version.get(&total).copied());
+    let history = versions
+        .history(Machine::key(id))
+        .consistent()
+        .all()
+        .await?
+        .items;
+    assert_eq!(numbers(&history), (1..=total).collect::<Vec<_>>());
+    for r in &history {
+        assert_eq!(r.value.latest, r.revision);
+        if let Some(marker) = by_version.get(&r.revision) {
+            assert_eq!(r.value.state, *marker);
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn crate_writers_race_the_apps_transaction_and_atomic_counter_writers() -> TestResult {
+    let db = local::fresh_table::<Equipment>().await?;
+    let id = "race";
+    put_raw(&db, app_row(id, 0, "s3", Some(3))).await?;
+    for k in 1..=3 {
+        put_raw(&db, app_row(id, k, &format!("s{k}"), None)).await?;
+    }
+    let app = [
+        AppWay::Transaction,
+        AppWay::Transaction,
+        AppWay::Atomic,
+        AppWay::Atomic,
+    ];
+    let told = race(&db, id, &app, 4, 4).await?;
+    assert_eq!(told.len(), 32);
+    check_after_race(&db, id, 3, &told).await
+}
+
+/// The sample's stream consumer: every new image of a `v0` is put under `v{Latest}`, in
+/// stream order, until `stop` is set and the stream is drained.
+async fn stream_consumer(db: Db<Equipment>, arn: String, stop: Arc<AtomicBool>) -> Res<usize> {
+    use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
+    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+    let client = aws_sdk_dynamodbstreams::Client::from_conf(
+        aws_sdk_dynamodbstreams::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .endpoint_url(endpoint)
+            .credentials_provider(Credentials::new("dynamomodel", "local", None, None, "test"))
+            .build(),
+    );
+    let shards = client
+        .describe_stream()
+        .stream_arn(&arn)
+        .send()
+        .await?
+        .stream_description
+        .and_then(|d| d.shards)
+        .unwrap_or_default();
+    let shard_id = shards
+        .into_iter()
+        .find_map(|s| s.shard_id)
+        .ok_or("no shard")?;
+    let mut iterator = client
+        .get_shard_iterator()
+        .stream_arn(&arn)
+        .shard_id(shard_id)
+        .shard_iterator_type(ShardIteratorType::TrimHorizon)
+        .send()
+        .await?
+        .shard_iterator;
+    let mut copied = 0;
+    while let Some(current) = iterator {
+        let stopping = stop.load(Ordering::SeqCst);
+        let page = client.get_records().shard_iterator(current).send().await?;
+        let empty = page.records().is_empty();
+        for record in page.records().iter().cloned() {
+            let record = StreamRecord::from_sdk(record)?;
+            let Some(mut image) = record.new_image else {
+                continue;
+            };
+            if attr_s(&image, "SK").as_deref() != Some("v0") {
+                continue;
+            }
+            let latest = attr_n(&image, "Latest").ok_or("v0 without Latest")?;
+            image.insert("SK".into(), s(&format!("v{latest}")));
+            put_raw(&db, image).await?;
+            copied += 1;
+        }
+        iterator = page.next_shard_iterator;
+        if empty {
+            if stopping {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+    Ok(copied)
+}
+
+#[tokio::test]
+async fn crate_writers_race_the_apps_stream_driven_writers() -> TestResult {
+    let db = local::fresh_table::<Equipment>().await?;
+    db.client()
+        .update_table()
+        .table_name(db.table_name())
+        .stream_specification(
+            StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(StreamViewType::NewImage)
+                .build()?,
+        )
+        .send()
+        .await?;
+    let arn = db
+        .client()
+        .describe_table()
+        .table_name(db.table_name())
+        .send()
+        .await?
+        .table
+        .and_then(|t| t.latest_stream_arn)
+        .ok_or("no stream")?;
+    let id = "streamed";
+    // The application's first write: v0 only; the consumer writes v1. (It starts after
+    // this first record: DynamoDB Local refuses to read an empty shard from its horizon.)
+    assert_eq!(app_write_latest_only(&db, id, "s1").await?, 1);
+    let stop = Arc::new(AtomicBool::new(false));
+    let consumer = tokio::spawn(stream_consumer(db.clone(), arn, stop.clone()));
+    let app = [AppWay::LatestOnly, AppWay::LatestOnly, AppWay::LatestOnly];
+    let told = race(&db, id, &app, 3, 4).await?;
+    assert_eq!(told.len(), 24);
+
+    // Let the consumer catch up (bounded: a failing test ends).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let total = 1 + told.len();
+    while app_query(&db, id).await?.len() < total + 1 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stop.store(true, Ordering::SeqCst);
+    let copied = consumer.await??;
+    // Every change of v0 was copied: the application's and the crate's.
+    assert_eq!(copied, total);
+    let mut told = told;
+    told.push(("s1".into(), 1));
+    check_after_race(&db, id, 0, &told).await?;
+    // The crate's latest copy carries no write time for the consumer to copy: a copy
+    // never claims the time of another revision.
+    let v0 = app_get_latest(&db, id).await?.ok_or("v0")?;
+    assert!(!v0.contains_key("_vt"), "{v0:?}");
+    Ok(())
+}
