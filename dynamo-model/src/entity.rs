@@ -197,7 +197,8 @@ impl<'a> IndexChanges<'a> {
 /// `error` in the layering.
 impl Error {
     /// Decodes the current item carried by a [`Error::ConditionFailed`],
-    /// [`Error::VersionConflict`] or [`Error::ReturnValuesLost`], if there is one.
+    /// [`Error::VersionConflict`], [`Error::ReturnValuesLost`] or
+    /// [`Error::OutcomeUnknown`], if there is one.
     ///
     /// Returns `None` for other variants or when no item exists under the key.
     pub fn current<E: crate::Entity>(&self) -> Option<Result<E, Error>> {
@@ -211,6 +212,10 @@ impl Error {
                 ..
             }
             | Error::ReturnValuesLost {
+                current: Some(item),
+                ..
+            }
+            | Error::OutcomeUnknown {
                 current: Some(item),
                 ..
             } => Some(E::from_item(item.as_ref().clone()).map_err(Error::from)),

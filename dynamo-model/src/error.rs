@@ -197,6 +197,68 @@ pub enum Error {
         current: Option<Box<Item>>,
     },
 
+    /// A single-item write (put, update or delete) whose every attempt ended without a
+    /// definite answer (an HTTP 5xx, a timeout, a dropped connection), and whose outcome
+    /// the crate could not settle: DynamoDB may or may not have applied it.
+    ///
+    /// When the SDK gives up on a write after such an attempt, the crate reads the item
+    /// (strongly consistent) before answering. A put or update whose
+    /// [`WriteToken`](crate::ops::WriteToken) is stored there was applied and reports
+    /// success, as does a delete that finds the key empty; this error is what remains: the
+    /// item does not carry the call's token (the write was not applied, or another write
+    /// replaced it since), the item of a delete is still there, or the read failed too.
+    ///
+    /// **Resending.** Send the same write again with `token`
+    /// ([`Put::write_token`](crate::ops::Put::write_token),
+    /// [`Update::write_token`](crate::ops::Update::write_token)) and the same version or
+    /// condition: if the first call was applied, the resent one finds its token and reports
+    /// success without applying the write again (an `add` is counted once); if not, it is
+    /// applied now. Resend only the same write: a token sent with other values would report
+    /// the first write's success. A delete stores no token (`token` is `None`): `current` is
+    /// the item it found still there; resent, a delete removes the item if it is there, and
+    /// a versioned or must-exist delete that finds the key empty reports
+    /// [`Error::VersionConflict`] / [`Error::NotFound`] (the item is gone either way).
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Entity, Error, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[dynamo(table = App, pk = "C#{id}", sk = "C")]
+    /// # struct Counter { id: String, hits: u64, #[dynamo(version)] version: u64 }
+    /// # async fn demo(db: Db<App>) -> Result<(), Error> {
+    /// let f = Counter::fields();
+    /// let update = || db.update(Counter::key("c")).add(f.hits, 1).if_version(7);
+    /// let counter = match update().await {
+    ///     Err(Error::OutcomeUnknown { token: Some(token), .. }) => {
+    ///         // Applied once at most, whatever the first call did.
+    ///         update().write_token(token).await?
+    ///     }
+    ///     other => other?,
+    /// };
+    /// # drop(counter);
+    /// # Ok(()) }
+    /// ```
+    #[error(
+        "{operation} for {entity} {key}: every attempt ended without an answer, and the write may or may not have been applied"
+    )]
+    #[non_exhaustive]
+    OutcomeUnknown {
+        /// Entity type the request was for.
+        entity: &'static str,
+        /// The DynamoDB API call (`PutItem`, `UpdateItem` or `DeleteItem`).
+        operation: &'static str,
+        /// The item's key, rendered as `PK=..., SK=...`.
+        key: String,
+        /// The call's write token, to resend it with (`None` for a delete, which stores
+        /// none).
+        token: Option<crate::ops::WriteToken>,
+        /// The item as the settling read found it (`None`: no item, or the read failed).
+        current: Option<Box<Item>>,
+        /// The error of the write's last attempt.
+        #[source]
+        source: Box<Error>,
+    },
+
     /// A transaction was cancelled: nothing was applied. Lists each failed operation
     /// with its position, entity, key and reason (and the current item when a condition
     /// failed).
@@ -303,6 +365,7 @@ impl Error {
             Error::Incomplete { .. } => "Incomplete",
             Error::UnexpectedResponse { .. } => "UnexpectedResponse",
             Error::ReturnValuesLost { .. } => "ReturnValuesLost",
+            Error::OutcomeUnknown { .. } => "OutcomeUnknown",
             Error::TransactionCanceled { .. } => "TransactionCanceled",
             Error::Cursor { .. } => "Cursor",
             Error::DeadlineExceeded { .. } => "DeadlineExceeded",

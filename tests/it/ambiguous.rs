@@ -11,13 +11,16 @@ use dynamo_model::aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition,
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
 use dynamo_model::local::{self, BoxError};
+use dynamo_model::ops::WriteToken;
 use dynamo_model::{Db, Entity, Error, Table};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::fmt::Debug;
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Cases per property: each runs a handful of calls against DynamoDB Local.
@@ -38,12 +41,22 @@ async fn lossy(
     rate: f64,
     operation: &'static str,
 ) -> Result<(Db<App>, Faults), BoxError> {
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
     let faults = Faults::new(seed)
         .rate(rate)
         .kinds([FaultKind::ServerErrorAfterApply])
         .operations([operation]);
-    let client = client_with_faults(&endpoint, &faults, retries());
+    Ok((faulty_with(db, &faults, retries()).await?, faults))
+}
+
+/// A `Db` on `db`'s table through a client that suffers `faults`, with the SDK's
+/// `retries` and a retry quota of its own.
+async fn faulty_with(
+    db: &Db<App>,
+    faults: &Faults,
+    retries: RetryConfig,
+) -> Result<Db<App>, BoxError> {
+    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
+    let client = client_with_faults(&endpoint, faults, retries);
     // A retry that ends in a failed condition never gives its retry-quota tokens back, and
     // the SDK's default quota is shared by every client of the process: these tests would
     // drain it for the other tests (and themselves). Give them a quota of their own.
@@ -56,7 +69,7 @@ async fn lossy(
         .retry_partition(partition)
         .build();
     let client = dynamo_model::aws_sdk_dynamodb::Client::from_conf(config);
-    Ok((Db::new(client, db.table_name().to_owned()), faults))
+    Ok(Db::new(client, db.table_name().to_owned()))
 }
 
 /// Checks `case` on generated inputs against one fresh table (each case on its own keys,
@@ -603,4 +616,380 @@ async fn the_write_token_is_stored_ignored_by_decoding_and_named_by_the_table() 
     assert!(matches!(&second, Some(AttributeValue::S(t)) if *t != first && t.len() == 16));
     assert_eq!(App::SCHEMA.write_token, "_wt");
     Ok(())
+}
+
+/// A versioned counter: every write of it is checked by its version.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "TALLY#{id}", sk = "TALLY")]
+struct Tally {
+    id: String,
+    hits: u64,
+    #[dynamo(version)]
+    version: u64,
+}
+
+/// Every attempt of `operation` is applied and its response lost (a 500), with 3 SDK
+/// attempts a call: the SDK gives up on every call.
+async fn every_response_lost(db: &Db<App>, operation: &'static str) -> Result<Db<App>, BoxError> {
+    let faults = Faults::new(23)
+        .kinds([FaultKind::ServerErrorAfterApply])
+        .operations([operation]);
+    let retries = RetryConfig::standard()
+        .with_max_attempts(3)
+        .with_initial_backoff(Duration::from_millis(1))
+        .with_max_backoff(Duration::from_millis(2));
+    faulty_with(db, &faults, retries).await
+}
+
+/// The tally `id` as stored (strongly consistent, through a client without faults).
+async fn tally(db: &Db<App>, id: &str) -> Result<Option<Tally>, BoxError> {
+    Ok(db.get(Tally::key(id)).consistent().await?)
+}
+
+#[tokio::test]
+async fn versioned_updates_whose_every_response_is_lost_report_what_they_applied() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    db.put(&Tally {
+        id: "t".into(),
+        hits: 0,
+        version: 0,
+    })
+    .await?;
+    let lossy = every_response_lost(&db, "UpdateItem").await?;
+    let f = Tally::fields();
+    let mut reported_applied = 0;
+    for call in 0..30u64 {
+        let before = tally(&db, "t").await?.ok_or("gone")?;
+        let update = lossy
+            .update(Tally::key("t"))
+            .add(f.hits, 1)
+            .if_version(before.version);
+        // Each way of sending, in turn.
+        let result = match call % 3 {
+            0 => update
+                .send()
+                .await
+                .map(|t| assert_eq!(t.hits, before.hits + 1)),
+            1 => update.send_returning_updated().await.map(|updated| {
+                assert_eq!(number(&updated, "hits"), Some(before.hits + 1));
+            }),
+            _ => update.send_returning_nothing().await,
+        };
+        let after = tally(&db, "t").await?.ok_or("gone")?;
+        let applied = after.version == before.version + 1;
+        assert_eq!(after.hits, before.hits + u64::from(applied));
+        match result {
+            Ok(()) => {
+                assert!(applied, "call {call}: reported applied, but it was not");
+                reported_applied += 1;
+            }
+            Err(e @ Error::Service { .. }) if applied => {
+                panic!("call {call}: a plain service error, although its write was applied: {e}")
+            }
+            Err(_) => {}
+        }
+    }
+    let stored = tally(&db, "t").await?.ok_or("gone")?;
+    assert_eq!(
+        stored.hits, reported_applied,
+        "the counter is the calls reported applied"
+    );
+    // The write token shows each applied call its own write: all 30 were settled.
+    assert_eq!(reported_applied, 30);
+    Ok(())
+}
+
+#[tokio::test]
+async fn puts_and_deletes_whose_every_response_is_lost_report_what_they_applied() -> TestResult {
+    let db = local::fresh_table::<App>().await?;
+    let puts = every_response_lost(&db, "PutItem").await?;
+    let deletes = every_response_lost(&db, "DeleteItem").await?;
+    for round in 0..6u64 {
+        let id = format!("t{round}");
+        // Versioned puts: 0 (create), 1, 2.
+        for version in 0..3 {
+            let value = Tally {
+                id: id.clone(),
+                hits: version * 10,
+                version,
+            };
+            puts.put(&value).await?;
+            assert_eq!(
+                tally(&db, &id).await?.map(|t| (t.hits, t.version)),
+                Some((version * 10, version + 1))
+            );
+        }
+        // A plain put (no condition of its own) and an if_absent put.
+        puts.put(&User::sample(&id)).await?;
+        puts.put(&User::sample(&format!("{id}-new")))
+            .if_absent()
+            .await?;
+        // Versioned, must-exist and plain deletes.
+        deletes.delete(Tally::key(&id)).if_version(3).await?;
+        assert_eq!(tally(&db, &id).await?, None);
+        deletes
+            .delete(User::sample(&id).primary_key())
+            .must_exist()
+            .await?;
+        deletes
+            .delete(User::sample(&format!("{id}-new")).primary_key())
+            .await?;
+        assert_eq!(
+            db.get(User::sample(&id).primary_key()).consistent().await?,
+            None
+        );
+    }
+    Ok(())
+}
+
+/// One call of [`writes_under_lost_responses_report_exactly_what_they_applied`], on the
+/// tally `id` of the case. `stale` sends a version the stored item is not at (a genuine
+/// conflict); `resend` resends the call with its token when its outcome is unknown.
+#[derive(Debug, Clone)]
+enum TallyCall {
+    Put {
+        id: usize,
+        hits: u64,
+        stale: bool,
+        resend: bool,
+    },
+    Update {
+        id: usize,
+        stale: bool,
+        resend: bool,
+    },
+    Delete {
+        id: usize,
+        stale: bool,
+    },
+}
+
+fn tally_call() -> impl Strategy<Value = TallyCall> {
+    let id = 0usize..2;
+    // Mostly calls that apply, some conflicts.
+    let stale = prop::bool::weighted(0.15);
+    prop_oneof![
+        3 => (id.clone(), 0u64..1000, stale, any::<bool>())
+            .prop_map(|(id, hits, stale, resend)| TallyCall::Put { id, hits, stale, resend }),
+        4 => (id.clone(), stale, any::<bool>())
+            .prop_map(|(id, stale, resend)| TallyCall::Update { id, stale, resend }),
+        2 => (id, stale).prop_map(|(id, stale)| TallyCall::Delete { id, stale }),
+    ]
+}
+
+/// The faults of one case: which responses are lost, and whether the read that settles a
+/// write can fail too.
+#[derive(Debug, Clone)]
+struct LossPlan {
+    seed: u64,
+    rate: f64,
+    /// Some responses lost before the write is applied, as well as after.
+    before_apply_too: bool,
+    /// The settling reads (GetItem) fail now and then.
+    reads_fail: bool,
+    /// SDK attempts a call.
+    attempts: u32,
+}
+
+fn loss_plan() -> impl Strategy<Value = LossPlan> {
+    (
+        any::<u64>(),
+        prop_oneof![Just(1.0), 0.3f64..1.0],
+        any::<bool>(),
+        prop::bool::weighted(0.3),
+        1u32..=3,
+    )
+        .prop_map(
+            |(seed, rate, before_apply_too, reads_fail, attempts)| LossPlan {
+                seed,
+                rate,
+                before_apply_too,
+                reads_fail,
+                attempts,
+            },
+        )
+}
+
+/// (hits, version) of a stored tally.
+type TallyState = Option<(u64, u64)>;
+
+/// Calls of the property answered with an unknown outcome, and of those, calls resent.
+static UNKNOWN: AtomicU64 = AtomicU64::new(0);
+static RESENT: AtomicU64 = AtomicU64::new(0);
+
+#[test]
+fn writes_under_lost_responses_report_exactly_what_they_applied() {
+    let inputs = (loss_plan(), prop::collection::vec(tally_call(), 3..10));
+    property(inputs, |db, case, (plan, calls)| async move {
+        let mut operations = vec!["PutItem", "UpdateItem", "DeleteItem"];
+        if plan.reads_fail {
+            operations.push("GetItem");
+        }
+        let mut kinds = vec![FaultKind::ServerErrorAfterApply];
+        if plan.before_apply_too {
+            kinds.push(FaultKind::ServerError);
+        }
+        let faults = Faults::new(plan.seed)
+            .rate(plan.rate)
+            .kinds(kinds)
+            .operations(operations);
+        let retries = RetryConfig::standard()
+            .with_max_attempts(plan.attempts)
+            .with_initial_backoff(Duration::from_millis(1))
+            .with_max_backoff(Duration::from_millis(2));
+        let lossy = faulty_with(&db, &faults, retries).await?;
+        let f = Tally::fields();
+        let name = |id: usize| format!("p{case}-{id}");
+        let state = |t: Option<Tally>| t.map(|t| (t.hits, t.version));
+        let mut model: [TallyState; 2] = [None, None];
+        for (n, call) in calls.iter().enumerate() {
+            let id = match call {
+                TallyCall::Put { id, .. }
+                | TallyCall::Update { id, .. }
+                | TallyCall::Delete { id, .. } => *id,
+            };
+            let before = model[id];
+            let version = before.map_or(0, |(_, v)| v);
+            // What the call leaves when it is applied, and whether it can be (its
+            // version matches the stored one).
+            let (applied, valid, sent_version) = match *call {
+                TallyCall::Put { hits, stale, .. } => {
+                    let sent = version + u64::from(stale);
+                    (Some((hits, sent + 1)), !stale, sent)
+                }
+                TallyCall::Update { stale, .. } => {
+                    let sent = version.max(1) + u64::from(stale);
+                    (
+                        before.map(|(h, v)| (h + 1, v + 1)),
+                        before.is_some() && !stale,
+                        sent,
+                    )
+                }
+                TallyCall::Delete { stale, .. } => {
+                    let sent = version.max(1) + u64::from(stale);
+                    (None, before.is_some() && !stale, sent)
+                }
+            };
+            let key = || Tally::key(name(id));
+            let send = |token: Option<WriteToken>| {
+                let lossy = lossy.clone();
+                let call = call.clone();
+                let name = name(id);
+                async move {
+                    match call {
+                        TallyCall::Put { hits, .. } => {
+                            let put = lossy.put(&Tally {
+                                id: name,
+                                hits,
+                                version: sent_version,
+                            });
+                            let put = match token {
+                                Some(t) => put.write_token(t),
+                                None => put,
+                            };
+                            put.await.map(|()| None)
+                        }
+                        TallyCall::Update { .. } => {
+                            let update = lossy
+                                .update(Tally::key(name))
+                                .add(f.hits, 1)
+                                .if_version(sent_version);
+                            let update = match token {
+                                Some(t) => update.write_token(t),
+                                None => update,
+                            };
+                            update.await.map(Some)
+                        }
+                        TallyCall::Delete { .. } => lossy
+                            .delete(Tally::key(name))
+                            .if_version(sent_version)
+                            .await
+                            .map(|()| None),
+                    }
+                }
+            };
+            let mut result = send(None).await;
+            let mut actual = state(db.get(key()).consistent().await?);
+            let context =
+                format!("call {n} {call:?} from {before:?}: {result:?}, stored {actual:?}");
+            // What each answer allows.
+            let check = |result: &Result<Option<Tally>, Error>,
+                         actual: TallyState|
+             -> Result<(), String> {
+                match result {
+                    Ok(returned) => {
+                        // Applied, exactly once; a delete of an empty key after an
+                        // ambiguous attempt also reports success (the key is empty).
+                        let allowed =
+                            valid || matches!(call, TallyCall::Delete { .. }) && before.is_none();
+                        if !allowed || actual != applied {
+                            return Err("reported applied".into());
+                        }
+                        if let Some(t) = returned {
+                            if Some((t.hits, t.version)) != actual {
+                                return Err("returned another tally than stored".into());
+                            }
+                        }
+                    }
+                    Err(Error::OutcomeUnknown { .. }) => {
+                        if actual != before && !(valid && actual == applied) {
+                            return Err("outcome unknown, but neither before nor applied".into());
+                        }
+                    }
+                    Err(_) => {
+                        if actual != before {
+                            return Err("an error, yet the write was applied".into());
+                        }
+                    }
+                }
+                Ok(())
+            };
+            check(&result, actual).map_err(|e| format!("{e}: {context}"))?;
+            if matches!(result, Err(Error::OutcomeUnknown { .. })) {
+                UNKNOWN.fetch_add(1, Ordering::Relaxed);
+            }
+            // All responses lost after the write was applied, and settling reads that
+            // succeed: the crate knows every valid call's outcome.
+            if !plan.before_apply_too && !plan.reads_fail && valid {
+                assert!(result.is_ok(), "outcome not settled: {context}");
+            }
+            // Resending with the token: applied once, whatever the first call did.
+            if let Err(Error::OutcomeUnknown {
+                token: Some(token), ..
+            }) = &result
+            {
+                let resend = matches!(
+                    call,
+                    TallyCall::Put { resend: true, .. } | TallyCall::Update { resend: true, .. }
+                );
+                if resend {
+                    RESENT.fetch_add(1, Ordering::Relaxed);
+                    result = send(Some(token.clone())).await;
+                    actual = state(db.get(key()).consistent().await?);
+                    check(&result, actual).map_err(|e| {
+                        format!("{e} (resent): {context}; then {result:?}, stored {actual:?}")
+                    })?;
+                }
+            }
+            model[id] = actual;
+        }
+        // Every tally as the calls left it, nothing else.
+        for (id, expected) in model.iter().enumerate() {
+            assert_eq!(
+                state(db.get(Tally::key(name(id))).consistent().await?),
+                *expected
+            );
+        }
+        let stats = faults.stats();
+        Ok(stats.server_errors_after_apply + stats.server_errors)
+    });
+    // The unknown outcomes and their resending were met, not only settled calls.
+    let (unknown, resent) = (
+        UNKNOWN.load(Ordering::Relaxed),
+        RESENT.load(Ordering::Relaxed),
+    );
+    assert!(
+        unknown > 0 && resent > 0,
+        "{unknown} unknown outcomes, {resent} resent"
+    );
 }

@@ -2,16 +2,19 @@
 //!
 //! DynamoDB may apply a write and lose its response (an HTTP 500 after the write, a
 //! timeout, a broken connection); the SDK then sends the same request again. A
-//! conditional write's retry fails its condition against the call's own write. Two
-//! pieces tell such a failure from a genuine conflict:
+//! conditional write's retry fails its condition against the call's own write. Three
+//! pieces tell such a failure from a genuine conflict, or settle a call the SDK gave up on:
 //! - [`WriteToken`]: puts and updates store a token unique to the call; the current item
 //!   DynamoDB returns with a failed condition (`ReturnValuesOnConditionCheckFailure=ALL_OLD`)
 //!   carries it exactly when this call's write was applied.
-//! - [`AmbiguousAttempts`]: an SDK interceptor that records whether an earlier attempt of
-//!   the call ended without a definite answer; a delete leaves no item to carry a token.
+//! - [`AmbiguousAttempts`]: an SDK interceptor that records whether an attempt of the call
+//!   ended without a definite answer; a delete leaves no item to carry a token.
+//! - [`settle`]: when the SDK gives up after such an attempt, one strongly consistent read
+//!   of the item says whether the call's write is there (its token, or for a delete, no
+//!   item); otherwise the call fails with [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown).
 
-use crate::Item;
 use crate::expr::{AttrPath, CompareOp, Node};
+use crate::{Db, Item, Table};
 use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
@@ -21,18 +24,55 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A token unique to one put or update call, stored in the table's write-token attribute
-/// ([`TableSchema::write_token`](crate::TableSchema::write_token)).
+/// ([`TableSchema::write_token`](crate::TableSchema::write_token)), by which the crate
+/// recognises the call's own write after its response was lost.
 ///
 /// 96 random bits (16 base64url characters): two calls that write the same item never
 /// share one. The SDK serialises the request once per `send()` and resends the same bytes
 /// on its retries, so every attempt of a call carries the same token.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct WriteToken(String);
+///
+/// A caller meets one in [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown), and hands it back to resend the same
+/// write ([`Put::write_token`](crate::ops::Put::write_token),
+/// [`Update::write_token`](crate::ops::Update::write_token)): the resent call then
+/// recognises the first one's write as its own instead of applying it twice. The token
+/// can be kept as text ([`as_str`](WriteToken::as_str), `Display`) and read back with
+/// [`parse`](WriteToken::parse), e.g. across a restart.
+///
+/// ```
+/// use dynamo_model::ops::WriteToken;
+///
+/// let token = WriteToken::parse("AAAAAAAAAAAAAAAA").expect("16 base64url characters");
+/// assert_eq!(token.to_string(), "AAAAAAAAAAAAAAAA");
+/// assert!(WriteToken::parse("not a token").is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WriteToken(String);
+
+impl std::fmt::Display for WriteToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 impl WriteToken {
     pub(crate) fn new() -> Self {
         let bytes = fastrand::u128(..).to_le_bytes();
         WriteToken(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&bytes[..12]))
+    }
+
+    /// The token as stored (16 base64url characters).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// A token kept as text ([`as_str`](WriteToken::as_str)); `None` unless `text` has
+    /// the form the crate draws (16 base64url characters).
+    pub fn parse(text: &str) -> Option<Self> {
+        let valid = text.len() == 16
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        valid.then(|| WriteToken(text.to_owned()))
     }
 
     /// The value stored in the item.
@@ -114,6 +154,47 @@ impl Intercept for AmbiguousAttempts {
     }
 }
 
+/// What a strongly consistent read of the item says about a write the SDK gave up on
+/// after an ambiguous attempt ([`settle`]).
+pub(crate) enum Settled {
+    /// The item as stored now (`None`: no item under the key).
+    Read(Option<Item>),
+    /// The read failed too: nothing is known.
+    Unread,
+}
+
+/// Reads the item under `key` (strongly consistent, the whole item) to settle a write
+/// whose attempts all ended without a definite answer. A failed read is
+/// [`Settled::Unread`]: the caller reports the outcome unknown.
+pub(crate) async fn settle<T: Table>(db: &Db<T>, key: Item) -> Settled {
+    let read = db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await;
+    match read {
+        Ok(out) => Settled::Read(out.item.filter(|item| !item.is_empty())),
+        Err(_) => Settled::Unread,
+    }
+}
+
+/// Whether the SDK error of a write leaves its outcome open: an attempt of the call ended
+/// ambiguously (`ambiguous`), or its last error is one a write may follow (a 5xx, a
+/// timeout, a lost connection; see [`crate::retry`]).
+pub(crate) fn outcome_open<E: aws_sdk_dynamodb::error::ProvideErrorMetadata>(
+    ambiguous: &AmbiguousAttempts,
+    error: &aws_sdk_dynamodb::error::SdkError<E, aws_sdk_dynamodb::config::http::HttpResponse>,
+) -> bool {
+    use aws_sdk_dynamodb::error::SdkError;
+    ambiguous.seen()
+        // Refused while being built: nothing was sent.
+        || (!matches!(error, SdkError::ConstructionFailure(_))
+            && crate::retry::may_have_applied(error))
+}
+
 /// The attributes of `item` at `paths`, nested as in the item: what `ReturnValues=UPDATED_NEW`
 /// returns for an update of those paths (a path the update removed is absent).
 pub(crate) fn project(item: &Item, paths: &[AttrPath]) -> Item {
@@ -177,6 +258,23 @@ mod tests {
         assert!(!token.written_in(Some(&other), "_wt"));
         assert!(!token.written_in(Some(&Item::new()), "_wt"));
         assert!(!token.written_in(None, "_wt"));
+    }
+
+    #[test]
+    fn a_token_kept_as_text_reads_back_and_nothing_else_does() {
+        let token = WriteToken::new();
+        assert_eq!(WriteToken::parse(token.as_str()), Some(token.clone()));
+        assert_eq!(token.to_string(), token.as_str());
+        for bad in [
+            "",
+            "short",
+            "abcdefghijklmno",
+            "abcdefghijklmnopq",
+            "abcdefghijklmn+/",
+            "abcdefghijklmnö",
+        ] {
+            assert_eq!(WriteToken::parse(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-use super::ambiguous::AmbiguousAttempts;
+use super::ambiguous::{AmbiguousAttempts, Settled, outcome_open, settle};
 use super::request::{Customize, customizable, input};
 use super::{
     FailureContext, PreparedWrite, VersionCheck, absent_or_entity, and, condition_failed,
@@ -27,6 +27,13 @@ use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 /// of the same call ended ambiguously (HTTP 5xx, timeout, connection or I/O error), it
 /// reports success ([`DeleteReturningOld`] fails with [`Error::ReturnValuesLost`]: the
 /// deleted item was in the lost response).
+///
+/// When every attempt ends without an answer (the SDK gives up on 5xx errors or
+/// timeouts), the delete reads the key, strongly consistent: an empty key is taken as the
+/// delete's own (it reports success, or [`Error::ReturnValuesLost`] for
+/// [`DeleteReturningOld`]); an item still there, or a read that fails too, is
+/// [`Error::OutcomeUnknown`] (with no token: a delete stores none). Such a delete is
+/// resent as it is.
 ///
 /// What this proves, and what it does not: the key is empty, as a successful delete
 /// leaves it, and the most likely remover is this call's own earlier attempt. But if there
@@ -183,6 +190,8 @@ impl<E: Entity> Delete<E> {
         let (request, p) = self
             .request(return_old || chunked)
             .map_err(|e| e.during("DeleteItem"))?;
+        // The key as sent (a `customize` hook may have changed it), for the settling read.
+        let key_item = request.get_key().clone();
         let ambiguous = AmbiguousAttempts::default();
         let result = request
             .customize()
@@ -195,6 +204,15 @@ impl<E: Entity> Delete<E> {
             key,
             current: None,
         };
+        // The key is empty after an attempt that may have removed the item: see
+        // "Ambiguous errors" on `Delete` for what this does and does not prove.
+        let gone = |key: String| {
+            if return_old {
+                Err(values_lost(key))
+            } else {
+                Ok(None)
+            }
+        };
         if let (true, Ok(out)) = (chunked, &result)
             && let Some(old) = &out.attributes
         {
@@ -202,33 +220,54 @@ impl<E: Entity> Delete<E> {
             // nothing reads.
             let _ = crate::chunk::after_delete::<E>(&db, old).await;
         }
-        match result {
-            Ok(out) => match out.attributes {
-                Some(item) if return_old && !item.is_empty() => Ok(Some(E::from_item(item)?)),
-                // Nothing deleted now, but an earlier attempt may have deleted the item and
-                // taken it away with its response: "there was no item" would be a guess.
-                _ if return_old && ambiguous.seen() => Err(values_lost(p.key)),
-                _ => Ok(None),
-            },
-            Err(e) => match e.into_service_error() {
-                // The item is gone after an attempt that may have removed it: see
-                // "Ambiguous errors" on `Delete` for what this does and does not prove.
-                DeleteItemError::ConditionalCheckFailedException(failed)
-                    if failed.item.as_ref().is_none_or(|item| item.is_empty())
-                        && ambiguous.seen() =>
-                {
-                    if return_old {
-                        Err(values_lost(p.key))
-                    } else {
-                        Ok(None)
-                    }
-                }
-                DeleteItemError::ConditionalCheckFailedException(failed) => Err(
-                    condition_failed::<E>(p.key, failed.item, p.needs_item, p.expected_version),
-                ),
-                other => Err(Error::service("DeleteItem", db.table_name(), other)),
-            },
-        }
+        let e = match result {
+            Ok(out) => {
+                return match out.attributes {
+                    Some(item) if return_old && !item.is_empty() => Ok(Some(E::from_item(item)?)),
+                    // Nothing deleted now, but an earlier attempt may have deleted the item
+                    // and taken it away with its response: "there was no item" would be a
+                    // guess.
+                    _ if return_old && ambiguous.seen() => Err(values_lost(p.key)),
+                    _ => Ok(None),
+                };
+            }
+            Err(e) => e,
+        };
+        let open = outcome_open(&ambiguous, &e);
+        let error = match e.into_service_error() {
+            DeleteItemError::ConditionalCheckFailedException(failed)
+                if failed.item.as_ref().is_none_or(|item| item.is_empty()) && ambiguous.seen() =>
+            {
+                return gone(p.key);
+            }
+            DeleteItemError::ConditionalCheckFailedException(failed) => {
+                return Err(condition_failed::<E>(
+                    p.key,
+                    failed.item,
+                    p.needs_item,
+                    p.expected_version,
+                ));
+            }
+            other => Error::service("DeleteItem", db.table_name(), other),
+        };
+        let Some(key_item) = key_item.filter(|_| open) else {
+            return Err(error);
+        };
+        // The SDK gave up after an attempt that may have been applied. The deleted item's
+        // chunks, if it had any, were named in the lost response: they are orphans now.
+        let current = match settle(&db, key_item).await {
+            Settled::Read(None) => return gone(p.key),
+            Settled::Read(item) => item.map(Box::new),
+            Settled::Unread => None,
+        };
+        Err(Error::OutcomeUnknown {
+            entity: E::ENTITY_TYPE,
+            operation: "DeleteItem",
+            key: p.key,
+            token: None,
+            current,
+            source: Box::new(error),
+        })
     }
 
     /// Sends the request.

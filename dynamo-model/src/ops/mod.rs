@@ -37,6 +37,7 @@ mod scan;
 mod scatter;
 mod update;
 
+pub use ambiguous::WriteToken;
 pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
 pub use key_condition::{IntoPartition, IntoSortKey, PartitionValue, SortCondition};

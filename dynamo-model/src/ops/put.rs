@@ -1,4 +1,4 @@
-use super::ambiguous::WriteToken;
+use super::ambiguous::{AmbiguousAttempts, Settled, WriteToken, outcome_open, settle};
 use super::request::{Customize, customizable, input};
 use super::{
     FailureContext, PreparedWrite, absent_or_entity, and, condition_failed, is_entity, item_absent,
@@ -32,10 +32,17 @@ use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 /// item is the one this call wrote. A put without conditions needs no such help: sent
 /// twice, it stores the same item.
 ///
+/// When every attempt ends without an answer (the SDK gives up on 5xx errors or
+/// timeouts), the put reads the item, strongly consistent: if it carries this call's
+/// token, the put was applied and reports success. Otherwise (the put was not applied,
+/// another write replaced it since, or the read failed too) it fails with
+/// [`Error::OutcomeUnknown`], which carries the token: resend the same put with
+/// [`write_token`](Put::write_token) to settle it without writing it twice.
+///
 /// Not recognised: a write by another caller between the lost response and the SDK's
-/// retry replaces the token, so the put then reports the conflict with that write
-/// ([`Error::VersionConflict`] / [`Error::ConditionFailed`]) although its own item was
-/// stored first, for a moment.
+/// retry (or the read) replaces the token, so the put then reports the conflict with that
+/// write ([`Error::VersionConflict`] / [`Error::ConditionFailed`]) or an unknown outcome,
+/// although its own item was stored first, for a moment.
 ///
 /// The entity is encoded when the builder is made, and the builder owns a clone of the
 /// [`Db`], so it borrows nothing: it and its future are `'static`.
@@ -53,6 +60,9 @@ pub struct Put<E: Entity> {
     /// Set by the chunk protocol: the item's chunked fields are final, and the stored
     /// manifests they replace must be these (`None`: not a chunk-protocol put).
     chunk_conditions: Option<Vec<crate::expr::Node>>,
+    /// The write token to send: one of an earlier call being resent, or `None` for a new
+    /// one ([`Put::write_token`]).
+    token: Option<WriteToken>,
 }
 
 impl<E: Entity> Put<E> {
@@ -66,6 +76,7 @@ impl<E: Entity> Put<E> {
             customize: Customize::default(),
             pending: crate::chunk::pending(entity),
             chunk_conditions: None,
+            token: None,
         }
     }
 
@@ -96,6 +107,16 @@ impl<E: Entity> Put<E> {
     /// [`Error::ConditionFailed`] carrying the existing item.
     pub fn if_absent(mut self) -> Self {
         self.if_absent = true;
+        self
+    }
+
+    /// Resends a put whose outcome was unknown ([`Error::OutcomeUnknown`]) with its
+    /// token: if the first put was applied, this one recognises the stored item as its
+    /// own (a failed `if_absent`, version or other condition reports success). Send the
+    /// same entity with the same conditions as the first put; see
+    /// [ambiguous errors](Put#ambiguous-errors).
+    pub fn write_token(mut self, token: crate::ops::WriteToken) -> Self {
+        self.token = Some(token);
         self
     }
 
@@ -232,10 +253,9 @@ impl<E: Entity> Put<E> {
     /// assert_eq!(input.item().unwrap()["PK"].as_s().unwrap(), "USER#u-1");
     /// # Ok::<(), dynamo_model::Error>(())
     /// ```
-    pub fn params(self) -> Result<PutItemInput, Error> {
-        let (request, _) = self
-            .request(&WriteToken::new())
-            .map_err(|e| e.during("PutItem"))?;
+    pub fn params(mut self) -> Result<PutItemInput, Error> {
+        let token = self.token.take().unwrap_or_else(WriteToken::new);
+        let (request, _) = self.request(&token).map_err(|e| e.during("PutItem"))?;
         input("PutItem", request.as_input().clone().build())
     }
 
@@ -295,8 +315,8 @@ impl<E: Entity> Put<E> {
     /// The `PutItem` request, validated and rendered (nothing sent yet): the chunk
     /// protocol renders it before it writes any chunk, so a put refused here leaves
     /// nothing behind.
-    pub(crate) fn ready(self) -> Result<ReadyPut<E>, Error> {
-        let token = WriteToken::new();
+    pub(crate) fn ready(mut self) -> Result<ReadyPut<E>, Error> {
+        let token = self.token.take().unwrap_or_else(WriteToken::new);
         let db = self.db.clone();
         let (request, failure) = self.request(&token).map_err(|e| e.during("PutItem"))?;
         Ok(ReadyPut {
@@ -316,7 +336,7 @@ pub(crate) struct ReadyPut<E: Entity> {
     token: WriteToken,
     request: PutItemFluentBuilder,
     failure: FailureContext,
-    watch: Option<(super::ambiguous::AmbiguousAttempts, std::time::Duration)>,
+    watch: Option<(AmbiguousAttempts, std::time::Duration)>,
     _entity: std::marker::PhantomData<fn() -> E>,
 }
 
@@ -325,7 +345,7 @@ impl<E: Entity> ReadyPut<E> {
     /// gives the call (retries included) at most `timeout`.
     pub(crate) fn watched(
         mut self,
-        ambiguous: super::ambiguous::AmbiguousAttempts,
+        ambiguous: AmbiguousAttempts,
         timeout: std::time::Duration,
     ) -> Self {
         self.watch = Some((ambiguous, timeout));
@@ -333,6 +353,10 @@ impl<E: Entity> ReadyPut<E> {
     }
 
     /// Sends the request.
+    ///
+    /// After an ambiguous attempt, a failed condition on an item carrying the call's
+    /// token, or a read of the item once the SDK gave up that finds it, is the call's own
+    /// write: success. A read that does not is [`Error::OutcomeUnknown`].
     pub(crate) async fn send(self) -> Result<(), Error> {
         let ReadyPut {
             db,
@@ -342,39 +366,77 @@ impl<E: Entity> ReadyPut<E> {
             watch,
             ..
         } = self;
-        let sent = match watch {
-            None => request.send().await,
+        // The key as sent (a `customize` hook may have changed it), for the settling read.
+        let key_item = request.get_item().as_ref().and_then(|item| {
+            crate::key::raw_key_of(&<E::Table as crate::Table>::SCHEMA, item)
+                .map(|key| key.to_item(&<E::Table as crate::Table>::SCHEMA))
+        });
+        let (ambiguous, sent) = match watch {
+            None => {
+                let ambiguous = AmbiguousAttempts::default();
+                let sent = request
+                    .customize()
+                    .interceptor(ambiguous.clone())
+                    .send()
+                    .await;
+                (ambiguous, sent)
+            }
             Some((ambiguous, timeout)) => {
                 let timeouts = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
                     .operation_timeout(timeout)
                     .build();
-                request
+                let sent = request
                     .customize()
-                    .interceptor(ambiguous)
+                    .interceptor(ambiguous.clone())
                     .config_override(aws_sdk_dynamodb::Config::builder().timeout_config(timeouts))
                     .send()
-                    .await
+                    .await;
+                (ambiguous, sent)
             }
         };
+        let attribute = <E::Table as crate::Table>::SCHEMA.write_token;
         match sent {
             Ok(_) => Ok(()),
-            Err(e) => match e.into_service_error() {
-                PutItemError::ConditionalCheckFailedException(failed) => {
-                    let attribute = <E::Table as crate::Table>::SCHEMA.write_token;
-                    if token.written_in(failed.item.as_ref(), attribute) {
-                        // An earlier attempt of this call stored the item; its response
-                        // was lost and the SDK's retry found it.
-                        return Ok(());
+            Err(e) => {
+                let open = outcome_open(&ambiguous, &e);
+                match e.into_service_error() {
+                    PutItemError::ConditionalCheckFailedException(failed) => {
+                        if token.written_in(failed.item.as_ref(), attribute) {
+                            // An earlier attempt of this call stored the item; its
+                            // response was lost and the SDK's retry found it.
+                            return Ok(());
+                        }
+                        Err(condition_failed::<E>(
+                            failure.key,
+                            failed.item,
+                            failure.needs_item,
+                            failure.expected_version,
+                        ))
                     }
-                    Err(condition_failed::<E>(
-                        failure.key,
-                        failed.item,
-                        failure.needs_item,
-                        failure.expected_version,
-                    ))
+                    other => {
+                        let error = Error::service("PutItem", db.table_name(), other);
+                        let Some(key_item) = key_item.filter(|_| open) else {
+                            return Err(error);
+                        };
+                        // The SDK gave up after an attempt that may have been applied.
+                        let current = match settle(&db, key_item).await {
+                            Settled::Read(item) if token.written_in(item.as_ref(), attribute) => {
+                                return Ok(());
+                            }
+                            Settled::Read(item) => item.map(Box::new),
+                            Settled::Unread => None,
+                        };
+                        Err(Error::OutcomeUnknown {
+                            entity: E::ENTITY_TYPE,
+                            operation: "PutItem",
+                            key: failure.key,
+                            token: Some(token),
+                            current,
+                            source: Box::new(error),
+                        })
+                    }
                 }
-                other => Err(Error::service("PutItem", db.table_name(), other)),
-            },
+            }
         }
     }
 }
@@ -438,6 +500,25 @@ mod tests {
             input.expression_attribute_values().unwrap()[":v0"],
             aws_sdk_dynamodb::types::AttributeValue::S("Note".into())
         );
+    }
+
+    #[test]
+    fn a_resent_put_sends_the_token_it_is_given() {
+        let note = Note {
+            id: "n".into(),
+            text: "t".into(),
+        };
+        let token = WriteToken::parse("abcdefghijklmnop").expect("a token");
+        let input = db()
+            .put(&note)
+            .if_absent()
+            .write_token(token.clone())
+            .params()
+            .unwrap();
+        assert_eq!(input.item().unwrap()["tok"], token.value());
+        // Without one, each put draws its own.
+        let fresh = db().put(&note).params().unwrap();
+        assert_ne!(fresh.item().unwrap()["tok"], token.value());
     }
 
     #[test]

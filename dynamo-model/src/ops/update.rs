@@ -1,4 +1,4 @@
-use super::ambiguous::{WriteToken, project};
+use super::ambiguous::{AmbiguousAttempts, Settled, WriteToken, outcome_open, project, settle};
 use super::request::{Customize, customizable, input};
 use super::{
     PreparedWrite, VersionCheck, and, condition_failed, is_entity, item_exists, render,
@@ -116,10 +116,18 @@ enum Returning {
 ///   update were in the lost response. It fails with [`Error::ReturnValuesLost`], which
 ///   says the update *was* applied (do not send it again).
 ///
+/// When every attempt ends without an answer (the SDK gives up on 5xx errors or
+/// timeouts), the update reads the item, strongly consistent: if it carries this call's
+/// token, the update was applied and reports success as above (the item read is the item
+/// as stored now). Otherwise (the update was not applied, another write replaced the token
+/// since, or the read failed too) it fails with [`Error::OutcomeUnknown`], which carries
+/// the token: resend the same update with [`write_token`](Update::write_token) to settle
+/// it; the token condition keeps it from being applied twice.
+///
 /// Not recognised: a single-item put or update by another caller between the lost
-/// response and the SDK's retry replaces the token, so the update then reports the
-/// conflict with that write ([`Error::VersionConflict`] / [`Error::ConditionFailed`])
-/// although it was applied before it. A transaction update or an outside writer in that
+/// response and the SDK's retry (or the read) replaces the token, so the update then
+/// reports the conflict with that write ([`Error::VersionConflict`] /
+/// [`Error::ConditionFailed`]) or an unknown outcome although it was applied before it. A transaction update or an outside writer in that
 /// window leaves the token in place: the update reports success, with a state that
 /// includes that other write. An update without a condition of its own is applied once all the same: the token
 /// condition stops the retry.
@@ -150,6 +158,9 @@ pub struct Update<E: Entity> {
     condition: Option<Condition<E>>,
     version: VersionCheck,
     customize: Customize<UpdateItemFluentBuilder>,
+    /// The write token to send: one of an earlier call being resent, or `None` for a new
+    /// one ([`Update::write_token`]).
+    token: Option<WriteToken>,
 }
 
 impl<E: Entity> Update<E> {
@@ -161,7 +172,18 @@ impl<E: Entity> Update<E> {
             condition: None,
             version: VersionCheck::Unspecified,
             customize: Customize::default(),
+            token: None,
         }
+    }
+
+    /// Resends an update whose outcome was unknown ([`Error::OutcomeUnknown`]) with its
+    /// token: the update is conditioned on the token not being stored yet, so if the
+    /// first update was applied, this one is not applied again and reports success (with
+    /// the item as stored now). Send the same actions with the same version or condition
+    /// as the first update; see [ambiguous errors](Update#ambiguous-errors).
+    pub fn write_token(mut self, token: crate::ops::WriteToken) -> Self {
+        self.token = Some(token);
+        self
     }
 
     /// Optimistic locking: only update if the stored item is at `version` (it becomes
@@ -633,9 +655,10 @@ impl<E: Entity> Update<E> {
     /// assert!(input.update_expression().unwrap().ends_with("ADD #n0 :v0"), "{input:?}");
     /// # Ok::<(), dynamo_model::Error>(())
     /// ```
-    pub fn params(self) -> Result<UpdateItemInput, Error> {
+    pub fn params(mut self) -> Result<UpdateItemInput, Error> {
+        let token = self.token.take().unwrap_or_else(WriteToken::new);
         let (request, _, _) = self
-            .request(&WriteToken::new(), Returning::New)
+            .request(&token, Returning::New)
             .map_err(|e| e.during("UpdateItem"))?;
         input("UpdateItem", request.as_input().clone().build())
     }
@@ -646,50 +669,78 @@ impl<E: Entity> Update<E> {
         crate::trace::traced_write(span, self.run_untraced(returning)).await
     }
 
-    async fn run_untraced(self, returning: Returning) -> Result<Option<Item>, Error> {
+    async fn run_untraced(mut self, returning: Returning) -> Result<Option<Item>, Error> {
         let db = self.db.clone();
-        let token = WriteToken::new();
+        let token = self.token.take().unwrap_or_else(WriteToken::new);
         let token_attr = <E::Table as crate::Table>::SCHEMA.write_token;
         let (request, p, updated) = self
             .request(&token, returning)
             .map_err(|e| e.during("UpdateItem"))?;
-        let result = request.send().await;
+        // The key as sent (a `customize` hook may have changed it), for the settling read.
+        let key_item = request.get_key().clone();
+        let ambiguous = AmbiguousAttempts::default();
+        let result = request
+            .customize()
+            .interceptor(ambiguous.clone())
+            .send()
+            .await;
         // The token is the crate's bookkeeping, not a value the caller asked for.
         let without_token = |mut item: Item| {
             item.remove(token_attr);
             item
         };
-        match result {
-            Ok(out) => Ok(out.attributes.map(without_token)),
-            Err(e) => match e.into_service_error() {
-                UpdateItemError::ConditionalCheckFailedException(failed) => {
-                    match failed.item {
-                        // An earlier attempt of this call applied the update; its response
-                        // was lost and the SDK's retry found the call's token.
-                        Some(item) if token.written_in(Some(&item), token_attr) => {
-                            match returning {
-                                Returning::New => Ok(Some(without_token(item))),
-                                Returning::Updated => Ok(Some(project(&item, &updated))),
-                                Returning::Nothing => Ok(None),
-                                Returning::Old => Err(Error::ReturnValuesLost {
-                                    entity: E::ENTITY_TYPE,
-                                    operation: "UpdateItem",
-                                    key: p.key,
-                                    current: Some(Box::new(item)),
-                                }),
-                            }
-                        }
-                        current => Err(condition_failed::<E>(
-                            p.key,
-                            current,
-                            true,
-                            p.expected_version,
-                        )),
-                    }
-                }
-                other => Err(Error::service("UpdateItem", db.table_name(), other)),
-            },
-        }
+        // What the call returns once its own write is found in `item` (an earlier attempt
+        // applied the update; its response was lost).
+        let own_write = |item: Item| match returning {
+            Returning::New => Ok(Some(without_token(item))),
+            Returning::Updated => Ok(Some(project(&item, &updated))),
+            Returning::Nothing => Ok(None),
+            Returning::Old => Err(Error::ReturnValuesLost {
+                entity: E::ENTITY_TYPE,
+                operation: "UpdateItem",
+                key: p.key.clone(),
+                current: Some(Box::new(item)),
+            }),
+        };
+        let e = match result {
+            Ok(out) => return Ok(out.attributes.map(without_token)),
+            Err(e) => e,
+        };
+        let open = outcome_open(&ambiguous, &e);
+        let error = match e.into_service_error() {
+            UpdateItemError::ConditionalCheckFailedException(failed) => {
+                return match failed.item {
+                    // The SDK's retry found the call's token.
+                    Some(item) if token.written_in(Some(&item), token_attr) => own_write(item),
+                    current => Err(condition_failed::<E>(
+                        p.key,
+                        current,
+                        true,
+                        p.expected_version,
+                    )),
+                };
+            }
+            other => Error::service("UpdateItem", db.table_name(), other),
+        };
+        let Some(key_item) = key_item.filter(|_| open) else {
+            return Err(error);
+        };
+        // The SDK gave up after an attempt that may have been applied.
+        let current = match settle(&db, key_item).await {
+            Settled::Read(Some(item)) if token.written_in(Some(&item), token_attr) => {
+                return own_write(item);
+            }
+            Settled::Read(item) => item.map(Box::new),
+            Settled::Unread => None,
+        };
+        Err(Error::OutcomeUnknown {
+            entity: E::ENTITY_TYPE,
+            operation: "UpdateItem",
+            key: p.key,
+            token: Some(token),
+            current,
+            source: Box::new(error),
+        })
     }
 
     /// Sends the request and returns the entity as stored after the update
@@ -775,6 +826,29 @@ mod tests {
 
     fn db() -> Db<App> {
         crate::db::offline()
+    }
+
+    #[test]
+    fn a_resent_update_sets_and_tests_the_token_it_is_given() {
+        let f = Counter::fields();
+        let token = WriteToken::parse("abcdefghijklmnop").expect("a token");
+        let input = db()
+            .update(Counter::key("c"))
+            .add(f.hits, 1)
+            .if_version(3)
+            .write_token(token.clone())
+            .params()
+            .unwrap();
+        let values = input.expression_attribute_values().unwrap();
+        // Set by the update, and required absent by its condition.
+        let placeholders: Vec<&String> = values
+            .iter()
+            .filter(|(_, value)| **value == token.value())
+            .map(|(placeholder, _)| placeholder)
+            .collect();
+        let uses = |text: &str| placeholders.iter().any(|p| text.contains(p.as_str()));
+        assert!(uses(input.update_expression().unwrap()), "{input:?}");
+        assert!(uses(input.condition_expression().unwrap()), "{input:?}");
     }
 
     #[test]
