@@ -1006,17 +1006,36 @@ pub struct FieldAttrs {
 }
 
 /// `#[dynamo(key_format = "..")]` on a field: the format marker of
-/// `dynamo_model::key::format` it names.
+/// `dynamo_model::key::format` it names; or `#[dynamo(key_format = path::To::Format)]`, a
+/// type of the user's own implementing `KeyFormat` for the field's type.
 pub struct KeyFormat {
-    pub lit: LitStr,
+    /// The value as written, for errors.
+    pub lit: TokenStream,
     /// The marker type, e.g. `Rfc3339<3, true>`.
     pub marker: TokenStream,
+}
+
+/// The value of `key_format`: a built-in format's name, or a type.
+fn key_format_value(input: syn::parse::ParseStream) -> syn::Result<KeyFormat> {
+    if input.peek(LitStr) {
+        return key_format(input.parse()?);
+    }
+    let ty: syn::Type = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "`key_format` takes a built-in format as a string (`key_format = \"rfc3339\"`) or a type implementing `dynamo_model::key::format::KeyFormat` for the field's type (`key_format = MyFormat`)",
+        )
+    })?;
+    Ok(KeyFormat {
+        lit: ty.to_token_stream(),
+        marker: ty.to_token_stream(),
+    })
 }
 
 fn key_format(lit: LitStr) -> syn::Result<KeyFormat> {
     let text = lit.value();
     let text = text.trim();
-    let expected = "unknown key format; expected `unpadded`, `padded(N)`, `rfc3339`, `rfc3339(N)`, `rfc3339(N, no_z)`, `epoch_seconds`, `epoch_millis` or `verbatim`";
+    let expected = "unknown key format; expected `unpadded`, `padded(N)`, `rfc3339`, `rfc3339(N)`, `rfc3339(N, no_z)`, `epoch_seconds`, `epoch_millis` or `verbatim` (or, without quotes, a type of your own implementing `dynamo_model::key::format::KeyFormat`)";
     let (name, args) = match text.split_once('(') {
         Some((name, rest)) => match rest.strip_suffix(')') {
             Some(args) => (name.trim(), Some(args)),
@@ -1060,7 +1079,10 @@ fn key_format(lit: LitStr) -> syn::Result<KeyFormat> {
         }
         _ => return Err(syn::Error::new(lit.span(), expected)),
     };
-    Ok(KeyFormat { lit, marker })
+    Ok(KeyFormat {
+        lit: lit.to_token_stream(),
+        marker,
+    })
 }
 
 /// `#[dynamo(chunked(inline = N, chunk_size = N))]` on a field.
@@ -1211,7 +1233,7 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
                 } else if meta.path.is_ident("ttl") && derive == Derive::Entity {
                     out.ttl = true;
                 } else if meta.path.is_ident("key_format") && derive == Derive::Entity {
-                    let f = key_format(meta.value()?.parse()?)?;
+                    let f = key_format_value(meta.value()?)?;
                     set_once(&mut out.key_format, f, &meta, "key_format")?;
                 } else if meta.path.is_ident("key_only") && derive == Derive::Entity {
                     out.key_only = Some(meta.path.clone());

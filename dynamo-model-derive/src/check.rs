@@ -73,6 +73,31 @@ impl EntityModel {
         }
     }
 
+    /// The index key templates that hold field `f` as it is (`{f}`), for reading it back
+    /// from an index key attribute when the item has no plain attribute for it: (the
+    /// index's position, in its sort key, the template). Multi-attribute keys (the field
+    /// is the attribute) and inverted indexes (the table's keys) hold no template.
+    pub fn index_sources(&self, f: &Field) -> Vec<(usize, bool, &Template)> {
+        let plain = |t: &Template| {
+            t.segments
+                .iter()
+                .any(|s| matches!(s, Segment::Field(n) if f.ident == n))
+        };
+        let mut out = Vec::new();
+        for (position, index) in self.indexes.iter().enumerate() {
+            if index.attributes.is_some() || index.inverted {
+                continue;
+            }
+            for (sort, template) in [(false, &index.pk), (true, &index.sk)] {
+                match template {
+                    Some((t, _)) if plain(t) => out.push((position, sort, t)),
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
     /// Whether field `f` is stored as an attribute of its own (not `skip`, and not a key
     /// field read from the keys only).
     pub fn stores(&self, f: &Field) -> bool {
@@ -713,18 +738,32 @@ fn check_key_storage(cx: &mut Ctxt, model: &mut EntityModel, store: Option<&syn:
     let mut not_stored = Vec::with_capacity(model.fields.len());
     for f in &model.fields {
         let readable = model.key_source(f).is_some();
+        let in_index = !model.index_sources(f).is_empty();
         if let Some(word) = &f.attrs.key_only {
-            if !readable {
+            if !readable && !in_index {
                 cx.error_spanned_by(
                     word,
                     format!(
-                        "`key_only` reads field `{}` from the primary key, which must hold it as it is (`{{{}}}` in `pk`, or in `sk` of an entity that is not versioned)",
+                        "`key_only` reads field `{}` from a key, which must hold it as it is (`{{{}}}` in `pk`, in `sk` of an entity that is not versioned, or in an index key template)",
+                        f.ident, f.ident
+                    ),
+                );
+            } else if !readable && model.versioned.is_some() {
+                cx.error_spanned_by(
+                    word,
+                    format!(
+                        "`key_only` on field `{}` would read it from an index key, but the revisions of a versioned entity do not carry every index key: store it (remove `key_only`) or put `{{{}}}` in `pk`",
                         f.ident, f.ident
                     ),
                 );
             }
         }
-        not_stored.push(readable && (f.attrs.key_only.is_some() || !store_all));
+        // `store_key_fields = false` is about the primary key; a field only an index key
+        // holds is left unstored only when it says so (`key_only`).
+        not_stored.push(
+            (readable && (f.attrs.key_only.is_some() || !store_all))
+                || (in_index && f.attrs.key_only.is_some()),
+        );
     }
     for (i, index) in model.indexes.iter().enumerate() {
         let _ = i;

@@ -21,6 +21,8 @@ pub struct EncodeError(Box<EncodeErrorInner>);
 struct EncodeErrorInner {
     message: String,
     number: bool,
+    /// Refused by a key format (a field's attribute in the format's form).
+    key: bool,
     path: String,
 }
 
@@ -31,6 +33,7 @@ impl EncodeError {
         EncodeError(Box::new(EncodeErrorInner {
             message: message.into(),
             number: false,
+            key: false,
             path: String::new(),
         }))
     }
@@ -42,6 +45,7 @@ impl EncodeError {
         EncodeError(Box::new(EncodeErrorInner {
             message: message.into(),
             number: true,
+            key: false,
             path: String::new(),
         }))
     }
@@ -49,6 +53,25 @@ impl EncodeError {
     /// Whether the value was refused as a number out of DynamoDB's range.
     pub fn is_number(&self) -> bool {
         self.0.number
+    }
+
+    /// A value the field's key format cannot hold, refused when the field's attribute is
+    /// written in the format's form (see [`crate::key::format::AttributeForm`]).
+    #[cold]
+    pub(crate) fn key_format(e: &crate::key::KeyError) -> Self {
+        EncodeError(Box::new(EncodeErrorInner {
+            message: e.to_string(),
+            number: false,
+            key: true,
+            path: String::new(),
+        }))
+    }
+
+    /// Whether the value was refused by a key format
+    /// ([`ValidationReason::KeyEncoding`](crate::ValidationReason::KeyEncoding), as in a
+    /// key).
+    pub fn is_key(&self) -> bool {
+        self.0.key
     }
 
     /// Where inside the attribute the refused value is (`.member` and `[index]` steps,

@@ -231,6 +231,7 @@ pub mod __private {
     use crate::codec::AttrValue;
     use aws_sdk_dynamodb::types::AttributeValue;
 
+    pub use crate::key::format::FormattedAttr;
     pub use crate::key::{KeyArg, KeyPart, OptionalKeyPart};
     pub use aws_sdk_dynamodb::types::AttributeValue as Av;
     pub use std::collections::HashMap;
@@ -269,6 +270,8 @@ pub mod __private {
     pub fn field_error<E: Entity>(name: &str, e: crate::codec::EncodeError) -> Error {
         let reason = if e.is_number() {
             crate::ValidationReason::InvalidNumber
+        } else if e.is_key() {
+            crate::ValidationReason::KeyEncoding
         } else {
             crate::ValidationReason::InvalidValue
         };
@@ -292,6 +295,24 @@ pub mod __private {
         value: &T,
     ) -> Result<(), FieldError<Error>> {
         match value.to_attr_opt() {
+            Ok(Some(av)) => {
+                item.insert(name.to_owned(), av);
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(e) => Err(FieldError::new(field_error::<E>(name, e))),
+        }
+    }
+
+    /// Inserts the attribute of a field with a key format, in the format's attribute form
+    /// (`A` is `Formatted<T, F>`, or `FormattedOption<T, F>`).
+    #[inline]
+    pub fn put_formatted_field<E: Entity, A: crate::key::format::FormattedAttr>(
+        item: &mut Item,
+        name: &'static str,
+        value: &A::Plain,
+    ) -> Result<(), FieldError<Error>> {
+        match A::put_plain(value) {
             Ok(Some(av)) => {
                 item.insert(name.to_owned(), av);
                 Ok(())
@@ -396,6 +417,117 @@ pub mod __private {
             Ok(value) => Ok(value),
             Err(kind) => Err(FieldError::new(decode_error::<E>(item, attribute, kind))),
         }
+    }
+
+    /// Where an index key template holds a field as it is: the index's key attribute
+    /// (`None` where the table's own key is written, which is no source), the template's
+    /// segments (`Some(literal)`, `None` for a placeholder), its delimiter and the field's
+    /// ordinal among the placeholders.
+    #[derive(Debug, Clone, Copy)]
+    pub struct IndexKeySource {
+        /// The index key attribute.
+        pub attribute: Option<&'static str>,
+        /// The template's segments.
+        pub segments: &'static [Option<&'static str>],
+        /// The template's delimiter.
+        pub delimiter: crate::key::Delimiter,
+        /// The field's ordinal among the template's placeholders.
+        pub ordinal: usize,
+    }
+
+    /// Takes a field an index key template holds: its plain attribute when the item has
+    /// one. Without it, a `key_only` field is its component of the first of `sources`
+    /// the item carries, decoded by `decode`, else `default` or the type's value of a
+    /// missing attribute (`None` for an `Option`: an item outside a sparse index). A
+    /// stored field's missing attribute means what it always means (`default`, `None`);
+    /// only where that is no value (a required field another program did not store) is
+    /// the field read from the index key, so an index key added to an item the crate
+    /// wrote never changes a field it stored as absent. Either way `verify_keys` then
+    /// checks every index key the item carries against what the fields render, so a plain
+    /// attribute that disagrees with one is refused ([`DecodeErrorKind::KeyMismatch`]).
+    pub fn take_index_key_field<E: Entity, T: AttrValue>(
+        item: &mut Item,
+        name: &'static str,
+        aliases: &[&'static str],
+        key_only: bool,
+        sources: &[IndexKeySource],
+        decode: fn(&str, crate::key::Delimiter) -> Result<T, crate::key::KeyError>,
+        default: Option<fn() -> T>,
+    ) -> Result<T, FieldError<DecodeError>> {
+        rename_alias(item, name, aliases);
+        if item.contains_key(name) {
+            return take_field::<E, T>(item, name, None);
+        }
+        if !key_only {
+            let missing = match default {
+                Some(default) => Ok(default()),
+                None => T::from_missing(),
+            };
+            if let Ok(value) = missing {
+                return Ok(value);
+            }
+        }
+        for source in sources {
+            let Some(attribute) = source.attribute else {
+                continue;
+            };
+            let rendered = match item.get(attribute) {
+                Some(AttributeValue::S(s)) => s.as_str(),
+                // Not in this index (sparse), or not a string: `verify_keys` reports the
+                // latter.
+                _ => continue,
+            };
+            let decoded = crate::key::template::key_component(
+                E::ENTITY_TYPE,
+                Some(rendered),
+                source.segments,
+                source.delimiter,
+                source.ordinal,
+            )
+            .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
+            .and_then(|component| {
+                decode(component, source.delimiter)
+                    .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
+            });
+            return decoded
+                .map_err(|kind| FieldError::new(decode_error::<E>(item, Some(attribute), kind)));
+        }
+        take_field::<E, T>(item, name, default)
+    }
+
+    /// Refuses to write an item whose `key_only` field no written key holds: the field is
+    /// stored nowhere else, so the item would decode without it (or not at all). Happens
+    /// when every index template holding the field leaves the item out of its sparse
+    /// index (another of its fields is absent).
+    #[inline]
+    pub fn key_only_held<E: Entity>(
+        item: &Item,
+        field: &'static str,
+        present: bool,
+        attributes: &[Option<&'static str>],
+    ) -> Result<(), Error> {
+        if !present
+            || attributes
+                .iter()
+                .flatten()
+                .any(|attribute| item.contains_key(*attribute))
+        {
+            return Ok(());
+        }
+        Err(key_only_lost::<E>(field, attributes))
+    }
+
+    #[cold]
+    fn key_only_lost<E: Entity>(field: &'static str, attributes: &[Option<&'static str>]) -> Error {
+        let names: Vec<&str> = attributes.iter().flatten().copied().collect();
+        Error::invalid(
+            E::ENTITY_TYPE,
+            crate::ValidationReason::IncompleteIndexTemplate,
+            format!(
+                "`key_only` field `{field}` is stored only in the index key {}, which this item does not get (another field of its template is absent): the value would be lost; give that field a value, or store `{field}` (remove `key_only`)",
+                names.join(" or ")
+            ),
+        )
     }
 
     /// A field renamed since items were written: when the item lacks `name`, the first of

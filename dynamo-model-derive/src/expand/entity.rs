@@ -380,6 +380,10 @@ fn generate(m: &EntityModel) -> TokenStream {
     let mut index_renders = Vec::new();
     let mut index_keys = Vec::new();
     let mut index_updates = Vec::new();
+    // Per index with key templates: its key attributes (`Option<&str>` expressions, `None`
+    // where the table's own key is written) and its delimiter, for reading fields back.
+    let mut index_attribute_exprs: Vec<Option<(TokenStream, TokenStream, TokenStream)>> =
+        vec![None; m.indexes.len()];
     let (ipk, isk) = (format_ident!("__ipk"), format_ident!("__isk"));
     for (n, index) in m.indexes.iter().enumerate() {
         let index_name = index.index.to_string();
@@ -425,6 +429,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                 for (i, &fi) in list.iter().enumerate() {
                     let f = &m.fields[fi];
                     let (name, ty) = (&f.name, &f.ty);
+                    let attr_ty = formatted_attr_type(f).unwrap_or_else(|| quote!(#ty));
                     let wrong_name = const_panic(f.ident.span(), format!(
                         "key attribute {} of the `{key}` of index `{index_name}` is not `{name}`, the attribute of field `{}`", i + 1, f.ident
                     ));
@@ -433,7 +438,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                     ));
                     per_field.push(quote_spanned! {ty.span()=>
                         if !#dm::schema::const_str_eq(#idx.#key[#i].name, #name) { #wrong_name }
-                        if !#dm::schema::scalar_eq(#idx.#key[#i].ty, <#ty as #dm::schema::KeyAttrType>::TYPE) { #wrong_type }
+                        if !#dm::schema::scalar_eq(#idx.#key[#i].ty, <#attr_ty as #dm::schema::KeyAttrType>::TYPE) { #wrong_type }
                     });
                 }
             }
@@ -576,6 +581,7 @@ fn generate(m: &EntityModel) -> TokenStream {
         } else {
             quote!(::core::option::Option::None)
         };
+        index_attribute_exprs[n] = Some((pk_attr.clone(), sk_attr.clone(), index_delim.clone()));
         // Rendered once, by `__render_index_key`: for writing the item and for checking
         // a decoded item against its stored index keys.
         let position = index_keys.len();
@@ -623,7 +629,8 @@ fn generate(m: &EntityModel) -> TokenStream {
                 let encode = match &f.attrs.key_format {
                     Some(format) => {
                         let marker = &format.marker;
-                        quote_spanned!(ty.span()=> #private::encode_touch_formatted::<#ty, #marker>)
+                        let attr_ty = formatted_attr_type(f);
+                        quote_spanned!(ty.span()=> #private::encode_touch_formatted::<#ty, #attr_ty, #marker>)
                     }
                     None => quote_spanned!(ty.span()=> #private::encode_touch::<#ty>),
                 };
@@ -796,6 +803,35 @@ fn generate(m: &EntityModel) -> TokenStream {
 
     // ---- fields
     let stored: Vec<&Field> = m.fields.iter().filter(|f| m.stores(f)).collect();
+    // A `key_only` field only index keys hold must be in one the item writes.
+    let key_only_checks: Vec<TokenStream> = m
+        .fields
+        .iter()
+        .filter(|f| f.not_stored && !f.attrs.skip && m.key_source(f).is_none())
+        .map(|f| {
+            let (fi, ty) = (&f.ident, &f.ty);
+            let field_name = f.ident.to_string();
+            let attributes = m
+                .index_sources(f)
+                .into_iter()
+                .filter_map(|(position, sort, _)| {
+                    let (pk_attr, sk_attr, _) = index_attribute_exprs[position].as_ref()?;
+                    Some(if sort {
+                        sk_attr.clone()
+                    } else {
+                        pk_attr.clone()
+                    })
+                });
+            quote_spanned! {ty.span()=>
+                #private::key_only_held::<Self>(
+                    &item,
+                    #field_name,
+                    <#ty as #private::OptionalKeyPart>::present(&self.#fi).is_some(),
+                    &[#(#attributes),*],
+                )?;
+            }
+        })
+        .collect();
     let capacity = stored.len() + 3 + 2 * m.indexes.len();
     // Chunked fields, numbered in declaration order (`crate::chunk`).
     let chunked: Vec<&Field> = stored
@@ -874,6 +910,8 @@ fn generate(m: &EntityModel) -> TokenStream {
             quote_spanned!(ty.span()=> #private::put_field::<Self, <#ty as #dm::TtlValue>::Stored>(&mut item, __TTL_ATTR, &#dm::TtlValue::to_stored(&self.#fi))?;)
         } else if f.attrs.serde_codec {
             quote_spanned!(ty.span()=> #private::put_serde_field::<Self, #ty>(&mut item, #name, &self.#fi)?;)
+        } else if let Some(attr_ty) = formatted_attr_type(f) {
+            quote_spanned!(ty.span()=> #private::put_formatted_field::<Self, #attr_ty>(&mut item, #name, &self.#fi)?;)
         } else {
             quote_spanned!(ty.span()=> #private::put_field::<Self, #ty>(&mut item, #name, &self.#fi)?;)
         };
@@ -910,6 +948,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                 },
             };
         }
+        let default_path = default.clone();
         let default = match default {
             Some(default) => quote!(::core::option::Option::Some(#default)),
             None => quote!(::core::option::Option::None),
@@ -937,31 +976,114 @@ fn generate(m: &EntityModel) -> TokenStream {
                 .filter(|s| !matches!(s, Segment::Lit(_)))
                 .position(|s| matches!(s, Segment::Field(n) if f.ident == n))
                 .unwrap_or(0);
-            let decode = match &f.attrs.key_format {
-                Some(format) => {
-                    let marker = &format.marker;
-                    quote_spanned! {ty.span()=>
-                        |component, delimiter| {
-                            <#dm::key::format::Formatted<#ty, #marker> as #private::KeyPart>::decode_key_with(component, delimiter)
-                                .map(#dm::key::format::Formatted::into_inner)
-                        }
-                    }
+            let key_source = quote! {
+                #private::KeySource {
+                    sort: #sort,
+                    segments: &[#(#segments),*],
+                    delimiter: #key_delim,
+                    ordinal: #ordinal,
                 }
-                None => quote_spanned!(ty.span()=> <#ty as #private::KeyPart>::decode_key_with),
             };
+            if let Some(attr_ty) = formatted_attr_type(f) {
+                // A key field is never an `Option`: the attribute type is `Formatted`,
+                // which is also the key part.
+                return quote_spanned! {ty.span()=>
+                    #fi: <#attr_ty as #private::FormattedAttr>::unformat(#private::take_key_field::<Self, #attr_ty>(
+                        &mut item,
+                        #name,
+                        &[#(#aliases),*],
+                        #key_source,
+                        <#attr_ty as #private::KeyPart>::decode_key_with,
+                    )?),
+                };
+            }
             return quote_spanned! {ty.span()=>
                 #fi: #private::take_key_field::<Self, #ty>(
                     &mut item,
                     #name,
                     &[#(#aliases),*],
-                    #private::KeySource {
-                        sort: #sort,
-                        segments: &[#(#segments),*],
-                        delimiter: #key_delim,
-                        ordinal: #ordinal,
-                    },
-                    #decode,
+                    #key_source,
+                    <#ty as #private::KeyPart>::decode_key_with,
                 )?,
+            };
+        }
+        let sources = m.index_sources(f);
+        if !sources.is_empty() && !f.attrs.serde_codec {
+            // Read back from an index key when the item does not store it (written by
+            // another program, or `key_only`); `verify_keys` then checks every stored
+            // index key against the fields, so a plain attribute that disagrees with one is
+            // refused.
+            let sources = sources.iter().filter_map(|(position, sort, template)| {
+                let (pk_attr, sk_attr, delimiter) = index_attribute_exprs[*position].as_ref()?;
+                let attribute = if *sort { sk_attr } else { pk_attr };
+                let segments = template.segments.iter().map(|s| match s {
+                    Segment::Lit(l) => quote!(::core::option::Option::Some(#l)),
+                    Segment::Field(_) | Segment::Computed(_) => quote!(::core::option::Option::None),
+                });
+                let ordinal = template
+                    .segments
+                    .iter()
+                    .filter(|s| !matches!(s, Segment::Lit(_)))
+                    .position(|s| matches!(s, Segment::Field(n) if f.ident == n))
+                    .unwrap_or(0);
+                Some(quote! {
+                    #private::IndexKeySource {
+                        attribute: #attribute,
+                        segments: &[#(#segments),*],
+                        delimiter: #delimiter,
+                        ordinal: #ordinal,
+                    }
+                })
+            });
+            let key_only = f.not_stored;
+            let part = quote_spanned!(ty.span()=> <#ty as #private::OptionalKeyPart>::Part);
+            if let (Some(format), Some(attr_ty)) = (&f.attrs.key_format, formatted_attr_type(f)) {
+                let marker = &format.marker;
+                let default = match &default_path {
+                    Some(path) => quote!(::core::option::Option::Some(|| <#attr_ty as #private::FormattedAttr>::from_plain(#path()))),
+                    None => quote!(::core::option::Option::None),
+                };
+                return quote_spanned! {ty.span()=>
+                    #fi: <#attr_ty as #private::FormattedAttr>::unformat(#private::take_index_key_field::<Self, #attr_ty>(
+                        &mut item,
+                        #name,
+                        &[#(#aliases),*],
+                        #key_only,
+                        &[#(#sources),*],
+                        |component, delimiter| {
+                            <#dm::key::format::Formatted<#part, #marker> as #private::KeyPart>::decode_key_with(component, delimiter)
+                                .map(|v| <#attr_ty as #private::FormattedAttr>::from_plain(
+                                    <#ty as #private::OptionalKeyPart>::from_part(v.into_inner()),
+                                ))
+                        },
+                        #default,
+                    )?),
+                };
+            }
+            return quote_spanned! {ty.span()=>
+                #fi: #private::take_index_key_field::<Self, #ty>(
+                    &mut item,
+                    #name,
+                    &[#(#aliases),*],
+                    #key_only,
+                    &[#(#sources),*],
+                    |component, delimiter| {
+                        <#part as #private::KeyPart>::decode_key_with(component, delimiter)
+                            .map(<#ty as #private::OptionalKeyPart>::from_part)
+                    },
+                    #default,
+                )?,
+            };
+        }
+        if let Some(attr_ty) = formatted_attr_type(f) {
+            let default = match &default_path {
+                Some(path) => quote!(::core::option::Option::Some(|| <#attr_ty as #private::FormattedAttr>::from_plain(#path()))),
+                None => quote!(::core::option::Option::None),
+            };
+            return quote_spanned! {ty.span()=>
+                #fi: <#attr_ty as #private::FormattedAttr>::unformat(
+                    #private::take_aliased_field::<Self, #attr_ty>(&mut item, #name, &[#(#aliases),*], #default)?,
+                ),
             };
         }
         if !f.attrs.aliases.is_empty() && !f.attrs.serde_codec {
@@ -1066,6 +1188,8 @@ fn generate(m: &EntityModel) -> TokenStream {
         let (fi, ty) = (&f.ident, &f.ty);
         let value = if f.attrs.serde_codec {
             quote!(#dm::Serde<#ty>)
+        } else if let Some(attr_ty) = formatted_attr_type(f) {
+            attr_ty
         } else if f.attrs.ttl {
             quote!(<#ty as #dm::TtlValue>::Stored)
         } else {
@@ -1378,6 +1502,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                     let mut item = #dm::Item::with_capacity(#capacity);
                     #private::put_key::<Self>(&mut item, #dm::Entity::primary_key(self))?;
                     #(#index_writes)*
+                    #(#key_only_checks)*
                     #(#encode_fields)*
                     #private::finish_item::<Self>(item)
                 }
@@ -1613,6 +1738,20 @@ fn key_type(f: &Field, index: bool) -> TokenStream {
     }
 }
 
+/// The attribute type of a field with a key format: `Formatted<T, F>`, or
+/// `FormattedOption<T, F>` for an `Option<T>` field (its attribute, conditions and
+/// updates are in the format's attribute form). `None` without a key format.
+fn formatted_attr_type(f: &Field) -> Option<TokenStream> {
+    let marker = &f.attrs.key_format.as_ref()?.marker;
+    let ty = &f.ty;
+    let present = present_type(ty);
+    Some(if std::ptr::eq(present, ty) {
+        quote_spanned!(ty.span()=> ::dynamo_model::key::format::Formatted<#ty, #marker>)
+    } else {
+        quote_spanned!(ty.span()=> ::dynamo_model::key::format::FormattedOption<#present, #marker>)
+    })
+}
+
 /// `GSI1` → `gsi1`, `ByEmail` → `by_email`, `orders-by-date` → `orders_by_date`.
 pub(crate) fn snake_case(name: &str) -> String {
     let mut out = String::new();
@@ -1802,7 +1941,16 @@ fn attribute_index_query(
     let values = pk_ix.iter().map(|&i| {
         let f = &m.fields[i];
         let (fi, ty, name) = (&f.ident, present_type(&f.ty), &f.name);
-        quote!(#private::attribute_value::<#ty>(#name, #fi.into()))
+        match &f.attrs.key_format {
+            Some(format) => {
+                let marker = &format.marker;
+                quote!(#private::attribute_value::<#dm::key::format::Formatted<#ty, #marker>>(
+                    #name,
+                    #dm::key::format::Formatted::new(#fi.into()),
+                ))
+            }
+            None => quote!(#private::attribute_value::<#ty>(#name, #fi.into())),
+        }
     });
     let doc = format!(
         "The partition of index `{index_name}` (a multi-attribute key) holding [`{ident}`] items.{see}"
@@ -1811,6 +1959,13 @@ fn attribute_index_query(
     let levels = sk_ix.iter().enumerate().map(|(level, &i)| {
         let f = &m.fields[i];
         let (fi, ty, name) = (&f.ident, present_type(&f.ty), &f.name);
+        let ty = match &f.attrs.key_format {
+            Some(format) => {
+                let marker = &format.marker;
+                quote!(#dm::key::format::Formatted<#ty, #marker>)
+            }
+            None => quote!(#ty),
+        };
         let next = level + 1;
         let doc =
             format!("The key attribute `{name}`: fix it (`.eq(v)`) or end in a comparison on it.");

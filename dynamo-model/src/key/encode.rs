@@ -260,6 +260,11 @@ pub trait OptionalKeyPart: crate::sealed::OptionalKeyPart {
 
     /// The value when present.
     fn present(&self) -> Option<&Self::Part>;
+
+    /// The value holding `part` (`part` itself, or `Some(part)`): a field read back from
+    /// an index key.
+    #[doc(hidden)]
+    fn from_part(part: Self::Part) -> Self;
 }
 
 impl<T: KeyPart> crate::sealed::OptionalKeyPart for T {}
@@ -279,6 +284,10 @@ impl<T: KeyPart> OptionalKeyPart for T {
     fn present(&self) -> Option<&T> {
         Some(self)
     }
+
+    fn from_part(part: T) -> Self {
+        part
+    }
 }
 
 impl<T: KeyPart> OptionalKeyPart for Option<T> {
@@ -297,6 +306,10 @@ impl<T: KeyPart> OptionalKeyPart for Option<T> {
 
     fn present(&self) -> Option<&T> {
         self.as_ref()
+    }
+
+    fn from_part(part: T) -> Self {
+        Some(part)
     }
 }
 

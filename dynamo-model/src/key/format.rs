@@ -37,8 +37,8 @@
 //!   instead of silently leaving items out. The epoch formats are fixed-width between
 //!   2001-09-09 and 2286-11-20 (10 digits of seconds, 13 of milliseconds), and ranges on
 //!   them are allowed: keys of instants outside that window sort as text among the others.
-//!   `verbatim` strings keep their order (text order is string order). `verbatim` strings are not escaped at all, so one value can
-//!   be a prefix of another (`begins_with` on the component matches both) and a string
+//!   `verbatim` strings keep their order (text order is string order), but they are not
+//!   escaped at all, so one value can be a prefix of another (`begins_with` on the component matches both) and a string
 //!   whose characters sort below the delimiter breaks ranges over the components after
 //!   it. Use them to read data that already has these forms; new designs keep the
 //!   default.
@@ -56,10 +56,91 @@
 //! assert_eq!(at.into_inner(), time::macros::datetime!(2020-04-24 14:40:00 UTC));
 //! # Ok::<(), dynamo_model::key::KeyError>(())
 //! ```
+//!
+//! # The field's own attribute
+//!
+//! A formatted field that is also stored as a plain attribute (not `key_only`) holds the
+//! value there in the same format, so one value has one text in the whole item: a device
+//! log's `State#Date = WARNING1#2020-04-24T14:40:00` and `Date = 2020-04-24T14:40:00` (an
+//! index may sort by `Date`) agree byte for byte, and a crate write keeps the other
+//! program's layout. Each format declares its [`AttributeForm`]: `rfc3339(..)` writes a
+//! string of the key text, the epoch formats a number of it, and `unpadded`, `padded(N)`
+//! and `verbatim` keep the type's own attribute (a number is already its digits, a string
+//! its text). Conditions and updates on the field, and a multi-attribute index key of it,
+//! use the same form. Reads also accept the type's own encoding (what versions before
+//! attribute forms wrote, `2020-04-24T14:40:00.000000000Z`): the value is the same and a
+//! key field is checked against its key anyway; the next write stores the declared form.
+//!
+//! # Formats of your own
+//!
+//! `#[dynamo(key_format = MyFormat)]` (a type, not a string) names a format of your own:
+//! implement [`KeyFormat`] for the field's type. The format says how a key writes and
+//! reads the value, how it is carried under other delimiters ([`Escaping`]), whether its
+//! texts sort like the values ([`KeyFormat::ORDERED`]) and how the field's attribute holds
+//! the value ([`KeyFormat::ATTRIBUTE`]). It then serves everywhere a built-in format does:
+//! the primary key, index templates, constructors, sort-key conditions, decoding.
+//!
+//! ```
+//! use dynamo_model::key::format::{AttributeForm, Escaping, KeyFormat};
+//! use dynamo_model::key::KeyError;
+//! use dynamo_model::{Entity, Table};
+//!
+//! /// Meter numbers the other program writes in hexadecimal, eight digits (`0000002a`):
+//! /// fixed width, so the texts sort like the numbers; the attribute stays a number.
+//! pub struct Hex8;
+//!
+//! impl KeyFormat<u32> for Hex8 {
+//!     const NAME: &'static str = "8-digit hex";
+//!     const ESCAPING: Escaping = Escaping::Fixed;
+//!     const ORDERED: bool = true;
+//!     const ATTRIBUTE: AttributeForm = AttributeForm::Own;
+//!
+//!     fn encode(value: &u32, out: &mut String) -> Result<(), KeyError> {
+//!         out.push_str(&format!("{value:08x}"));
+//!         Ok(())
+//!     }
+//!
+//!     fn decode(component: &str) -> Result<u32, KeyError> {
+//!         let lower = component.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+//!         match u32::from_str_radix(component, 16) {
+//!             Ok(value) if component.len() == 8 && lower => Ok(value),
+//!             _ => Err(KeyError::Malformed {
+//!                 type_name: Self::NAME,
+//!                 input: component.to_owned(),
+//!                 reason: "expected eight lowercase hex digits",
+//!             }),
+//!         }
+//!     }
+//! }
+//!
+//! #[derive(Table)]
+//! #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+//! struct Meters;
+//!
+//! #[derive(Entity)]
+//! #[dynamo(table = Meters, pk = "m#{meter}", sk = "READING#{at}",
+//!          index(GSI1, pk = "SITE#{site}", sk = "m#{meter}"))]
+//! struct Reading {
+//!     #[dynamo(key_format = Hex8)]
+//!     meter: u32,
+//!     at: u64,
+//!     site: String,
+//! }
+//!
+//! let key = Reading::key(ReadingKey { meter: 42u32, at: 7u64 });
+//! assert_eq!(key.raw()?.pk, "m#0000002a");
+//! // An index key too, with ranges in the format's order.
+//! let _site = Reading::gsi1_partition("north");
+//! let _above = Reading::gsi1_sk().meter().gt(41u32);
+//! # Ok::<(), dynamo_model::Error>(())
+//! ```
 
 use super::delimiter::Delimiter;
 use super::encode::{KeyArg, KeyPart};
-use crate::error::KeyError;
+use crate::codec::{AttrValue, EncodeError};
+use crate::error::{DecodeErrorKind, KeyError};
+use crate::schema::{KeyAttrType, ScalarType};
+use aws_sdk_dynamodb::types::AttributeValue;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -76,9 +157,15 @@ pub trait KeyFormat<T>: 'static {
     const NAME: &'static str;
     /// How the text is carried under a delimiter other than `#`.
     const ESCAPING: Escaping;
-    /// Whether text order is value order ([`KeyPart::KEEPS_ORDER`]); `true` unless
-    /// said otherwise.
-    const KEEPS_ORDER: bool = true;
+    /// Whether the byte order of the texts equals the order of the values (fixed width, or
+    /// built to sort like the values), so that sort-key ranges (`lt`, `between`, ...) over
+    /// a key part in this format select exactly the values in the range
+    /// ([`KeyPart::KEEPS_ORDER`]). A part in a format that does not takes equality only:
+    /// ranges and `starts_with` on it are refused before sending. `false` for `unpadded`.
+    const ORDERED: bool;
+    /// How the field's own attribute holds the value, when the field is also stored as a
+    /// plain attribute (see [`AttributeForm`]).
+    const ATTRIBUTE: AttributeForm;
 
     /// Appends the text of `value`, or refuses a value the format cannot hold.
     fn encode(value: &T, out: &mut String) -> Result<(), KeyError>;
@@ -142,6 +229,24 @@ fn malformed(format: &'static str, input: &str, reason: &'static str) -> KeyErro
     }
 }
 
+/// How the plain attribute of a field with a key format holds its value: one value has
+/// one format in the whole item, so a key holding `WARNING1#2020-04-24T14:40:00` and the
+/// field's attribute (which may itself be the key of an index) agree byte for byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AttributeForm {
+    /// The field type's own attribute encoding, as without a key format: what the integer
+    /// formats (a number attribute is already the number) and `verbatim` (a string is
+    /// its own text) declare.
+    Own,
+    /// A string (`S`) holding exactly the key text [`KeyFormat::encode`] writes: what
+    /// `rfc3339(..)` declares.
+    Text,
+    /// A number (`N`) holding the key text, which must be a DynamoDB number (a value whose
+    /// text is not is refused before sending): what the epoch formats declare.
+    Number,
+}
+
 /// How a format's text is carried under a delimiter other than `#`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Escaping {
@@ -155,7 +260,7 @@ pub enum Escaping {
 }
 
 impl<T, F: KeyFormat<T>> KeyPart for Formatted<T, F> {
-    const KEEPS_ORDER: bool = F::KEEPS_ORDER;
+    const KEEPS_ORDER: bool = F::ORDERED;
 
     fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
         write::<T, F>(&self.value, Delimiter::HASH, out)
@@ -251,6 +356,207 @@ impl<F: KeyFormat<String>> crate::sealed::KeyArg<Formatted<String, F>> for &str 
 impl<F: KeyFormat<String>> KeyArg<Formatted<String, F>> for &str {
     fn encode_key_arg(&self, delimiter: Delimiter, out: &mut String) -> Result<(), KeyError> {
         write::<String, F>(&(*self).to_owned(), delimiter, out)
+    }
+}
+
+impl<T, F> From<T> for Formatted<T, F> {
+    fn from(value: T) -> Self {
+        Formatted::new(value)
+    }
+}
+
+/// The field's plain attribute in the format's [`AttributeForm`]: what a formatted
+/// field's attribute, conditions and updates on it, and a multi-attribute index key of it
+/// hold.
+impl<T: AttrValue, F: KeyFormat<T>> AttrValue for Formatted<T, F> {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        attribute::<T, F>(&self.value)
+    }
+
+    fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
+        attribute_opt::<T, F>(&self.value)
+    }
+
+    /// Reads the attribute in the declared form; an attribute in the field type's own
+    /// encoding (what versions before attribute forms wrote) is read too.
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        let text = match (F::ATTRIBUTE, &value) {
+            (AttributeForm::Text, AttributeValue::S(text))
+            | (AttributeForm::Number, AttributeValue::N(text)) => text,
+            _ => return T::from_attr(value).map(Formatted::new),
+        };
+        match F::decode(text) {
+            Ok(decoded) => Ok(Formatted::new(decoded)),
+            Err(e) => T::from_attr(value)
+                .map(Formatted::new)
+                .map_err(|_| DecodeErrorKind::Invalid(e.to_string())),
+        }
+    }
+
+    fn from_missing() -> Result<Self, DecodeErrorKind> {
+        T::from_missing().map(Formatted::new)
+    }
+}
+
+impl<T: KeyAttrType, F: KeyFormat<T>> crate::sealed::KeyAttrType for Formatted<T, F> {}
+
+/// The type of the attribute [`AttributeForm`] gives.
+impl<T: KeyAttrType, F: KeyFormat<T>> KeyAttrType for Formatted<T, F> {
+    const TYPE: ScalarType = match F::ATTRIBUTE {
+        AttributeForm::Own => T::TYPE,
+        AttributeForm::Text => ScalarType::S,
+        AttributeForm::Number => ScalarType::N,
+    };
+}
+
+fn attribute<T: AttrValue, F: KeyFormat<T>>(value: &T) -> Result<AttributeValue, EncodeError> {
+    let form = F::ATTRIBUTE;
+    if form == AttributeForm::Own {
+        return value.to_attr();
+    }
+    let mut text = String::new();
+    F::encode(value, &mut text).map_err(|e| EncodeError::key_format(&e))?;
+    if form == AttributeForm::Number {
+        crate::codec::check_number(&text)?;
+        return Ok(AttributeValue::N(text));
+    }
+    Ok(AttributeValue::S(text))
+}
+
+fn attribute_opt<T: AttrValue, F: KeyFormat<T>>(
+    value: &T,
+) -> Result<Option<AttributeValue>, EncodeError> {
+    match F::ATTRIBUTE {
+        AttributeForm::Own => value.to_attr_opt(),
+        _ => attribute::<T, F>(value).map(Some),
+    }
+}
+
+/// The attribute type of a formatted field (`Formatted<T, F>`, or `FormattedOption<T, F>`
+/// for an optional field), for generated code: how it is written from, and read back into, the
+/// field's own type.
+#[doc(hidden)]
+pub trait FormattedAttr: AttrValue {
+    /// The field's type.
+    type Plain;
+    /// Encodes the field's value (`None`: no attribute).
+    fn put_plain(plain: &Self::Plain) -> Result<Option<AttributeValue>, EncodeError>;
+    /// The field's value.
+    fn unformat(self) -> Self::Plain;
+    /// The attribute type's value.
+    fn from_plain(plain: Self::Plain) -> Self;
+}
+
+impl<T: AttrValue, F: KeyFormat<T>> FormattedAttr for Formatted<T, F> {
+    type Plain = T;
+    fn put_plain(plain: &T) -> Result<Option<AttributeValue>, EncodeError> {
+        attribute_opt::<T, F>(plain)
+    }
+    fn unformat(self) -> T {
+        self.value
+    }
+    fn from_plain(plain: T) -> Self {
+        Formatted::new(plain)
+    }
+}
+
+/// An optional value of type `T` whose attribute is in format `F` (see the [module](self)
+/// docs): the value type of the path of an `Option<T>` field with a key format, so
+/// conditions and updates on it take an `Option<T>` and write the format's attribute.
+pub struct FormattedOption<T, F> {
+    value: Option<T>,
+    format: PhantomData<fn() -> F>,
+}
+
+impl<T, F> FormattedOption<T, F> {
+    /// Wraps `value`.
+    pub const fn new(value: Option<T>) -> Self {
+        FormattedOption {
+            value,
+            format: PhantomData,
+        }
+    }
+
+    /// The value.
+    pub fn into_inner(self) -> Option<T> {
+        self.value
+    }
+}
+
+impl<T, F> From<Option<T>> for FormattedOption<T, F> {
+    fn from(value: Option<T>) -> Self {
+        FormattedOption::new(value)
+    }
+}
+
+impl<T: fmt::Debug, F> fmt::Debug for FormattedOption<T, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+impl<T: Clone, F> Clone for FormattedOption<T, F> {
+    fn clone(&self) -> Self {
+        FormattedOption::new(self.value.clone())
+    }
+}
+
+impl<T: PartialEq, F> PartialEq for FormattedOption<T, F> {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+/// An absent value is no attribute; a present one is [`Formatted`]'s attribute.
+impl<T: AttrValue, F: KeyFormat<T>> AttrValue for FormattedOption<T, F> {
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        match &self.value {
+            Some(value) => attribute::<T, F>(value),
+            None => Ok(AttributeValue::Null(true)),
+        }
+    }
+
+    fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
+        match &self.value {
+            Some(value) => attribute_opt::<T, F>(value),
+            None => Ok(None),
+        }
+    }
+
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        match value {
+            AttributeValue::Null(_) => Ok(FormattedOption::new(None)),
+            other => {
+                Formatted::<T, F>::from_attr(other).map(|v| FormattedOption::new(Some(v.value)))
+            }
+        }
+    }
+
+    fn from_missing() -> Result<Self, DecodeErrorKind> {
+        Ok(FormattedOption::new(None))
+    }
+}
+
+impl<T: KeyAttrType, F: KeyFormat<T>> crate::sealed::KeyAttrType for FormattedOption<T, F> {}
+
+/// The type of the attribute [`AttributeForm`] gives.
+impl<T: KeyAttrType, F: KeyFormat<T>> KeyAttrType for FormattedOption<T, F> {
+    const TYPE: ScalarType = <Formatted<T, F> as KeyAttrType>::TYPE;
+}
+
+impl<T: AttrValue, F: KeyFormat<T>> FormattedAttr for FormattedOption<T, F> {
+    type Plain = Option<T>;
+    fn put_plain(plain: &Option<T>) -> Result<Option<AttributeValue>, EncodeError> {
+        match plain {
+            Some(value) => attribute_opt::<T, F>(value),
+            None => Ok(None),
+        }
+    }
+    fn unformat(self) -> Option<T> {
+        self.value
+    }
+    fn from_plain(plain: Option<T>) -> Self {
+        FormattedOption::new(plain)
     }
 }
 
@@ -363,7 +669,8 @@ macro_rules! integer_formats {
             // read and written as it is under every delimiter.
             const ESCAPING: Escaping = Escaping::None;
             // `10` sorts before `9`: equality only in sort-key conditions.
-            const KEEPS_ORDER: bool = false;
+            const ORDERED: bool = false;
+            const ATTRIBUTE: AttributeForm = AttributeForm::Own;
 
             fn encode(value: &$t, out: &mut String) -> Result<(), KeyError> {
                 let text = value.to_string();
@@ -382,6 +689,8 @@ macro_rules! integer_formats {
         impl<const N: usize> KeyFormat<$t> for Padded<N> {
             const NAME: &'static str = "padded integer";
             const ESCAPING: Escaping = Escaping::Fixed;
+            const ORDERED: bool = true;
+            const ATTRIBUTE: AttributeForm = AttributeForm::Own;
 
             fn encode(value: &$t, out: &mut String) -> Result<(), KeyError> {
                 let text = value.to_string();
@@ -434,6 +743,10 @@ pub struct Verbatim;
 impl KeyFormat<String> for Verbatim {
     const NAME: &'static str = "verbatim string";
     const ESCAPING: Escaping = Escaping::None;
+    // Text order is string order; what a value below the delimiter does to the components
+    // after it is in the module docs.
+    const ORDERED: bool = true;
+    const ATTRIBUTE: AttributeForm = AttributeForm::Own;
 
     fn encode(value: &String, out: &mut String) -> Result<(), KeyError> {
         out.push_str(value);
@@ -565,6 +878,8 @@ mod timestamps {
             check_digits(DIGITS);
             Escaping::Fixed
         };
+        const ORDERED: bool = true;
+        const ATTRIBUTE: AttributeForm = AttributeForm::Text;
 
         fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
             let out_of_range = |reason| KeyError::OutOfRange {
@@ -617,6 +932,10 @@ mod timestamps {
         const NAME: &'static str = "epoch seconds";
         // Plain decimal under every delimiter, like an unpadded integer.
         const ESCAPING: Escaping = Escaping::None;
+        // Fixed width from 2001-09-09 to 2286-11-20 (10 digits of seconds, 13 of
+        // milliseconds), where ranges are exact; see the module docs for instants outside.
+        const ORDERED: bool = true;
+        const ATTRIBUTE: AttributeForm = AttributeForm::Number;
 
         fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
             epoch_encode(value, 1_000_000_000, out)
@@ -631,6 +950,10 @@ mod timestamps {
         const NAME: &'static str = "epoch milliseconds";
         // Plain decimal under every delimiter, like an unpadded integer.
         const ESCAPING: Escaping = Escaping::None;
+        // Fixed width from 2001-09-09 to 2286-11-20 (10 digits of seconds, 13 of
+        // milliseconds), where ranges are exact; see the module docs for instants outside.
+        const ORDERED: bool = true;
+        const ATTRIBUTE: AttributeForm = AttributeForm::Number;
 
         fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
             epoch_encode(value, 1_000_000, out)
@@ -1235,5 +1558,54 @@ mod tests {
                 prop_assert!(text < next);
             }
         }
+    }
+
+    #[cfg(feature = "time")]
+    proptest! {
+        /// A formatted field's attribute holds exactly its key text (`Text`: a string,
+        /// `Number`: a number), or the type's own attribute (`Own`), and reads back as the
+        /// same value; the type's own encoding (what earlier versions wrote) reads too.
+        #[test]
+        fn a_formatted_attribute_is_the_key_text_and_reads_back(
+            secs in 0i64..253_402_300_799,
+            v in any::<i64>(),
+        ) {
+            use time::OffsetDateTime;
+            let at = OffsetDateTime::from_unix_timestamp(secs).unwrap();
+            let formatted = Formatted::<OffsetDateTime, Rfc3339<0, false>>::new(at);
+            let key = enc::<OffsetDateTime, Rfc3339<0, false>>(at).unwrap();
+            let av = formatted.to_attr().unwrap();
+            prop_assert_eq!(&av, &AttributeValue::S(key));
+            prop_assert_eq!(Formatted::<OffsetDateTime, Rfc3339<0, false>>::from_attr(av).unwrap().into_inner(), at);
+            let own = at.to_attr().unwrap();
+            prop_assert_eq!(Formatted::<OffsetDateTime, Rfc3339<0, false>>::from_attr(own).unwrap().into_inner(), at);
+
+            let epoch = Formatted::<OffsetDateTime, EpochSeconds>::new(at).to_attr().unwrap();
+            prop_assert_eq!(&epoch, &AttributeValue::N(secs.to_string()));
+            prop_assert_eq!(Formatted::<OffsetDateTime, EpochSeconds>::from_attr(epoch).unwrap().into_inner(), at);
+
+            let number = Formatted::<i64, Unpadded>::new(v).to_attr().unwrap();
+            prop_assert_eq!(&number, &v.to_attr().unwrap());
+            prop_assert_eq!(Formatted::<i64, Unpadded>::from_attr(number).unwrap().into_inner(), v);
+
+            let absent = FormattedOption::<OffsetDateTime, Rfc3339<0, false>>::new(None);
+            prop_assert_eq!(absent.to_attr_opt().unwrap(), None);
+        }
+    }
+
+    #[cfg(feature = "time")]
+    #[test]
+    fn a_value_the_format_cannot_hold_is_refused_as_a_key_encoding() {
+        let precise = time::macros::datetime!(2020-04-24 14:40:00.5 UTC);
+        let err = Formatted::<time::OffsetDateTime, Rfc3339<0, false>>::new(precise)
+            .to_attr()
+            .unwrap_err();
+        assert!(err.is_key(), "{err:?}");
+        // Neither the declared form nor the type's own: refused, naming the format.
+        let err = Formatted::<time::OffsetDateTime, Rfc3339<0, false>>::from_attr(
+            AttributeValue::S("yesterday".into()),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("RFC 3339"), "{err}");
     }
 }

@@ -152,7 +152,7 @@ fn touched<T: AttrValue>(
 }
 
 /// [`encode_touch`] for a field with a `key_format` (`F`).
-pub fn encode_touch_formatted<T, F>(
+pub fn encode_touch_formatted<T, A, F>(
     entity: &'static str,
     attribute: &'static str,
     touch: Touch<'_>,
@@ -160,10 +160,12 @@ pub fn encode_touch_formatted<T, F>(
     out: &mut String,
 ) -> Result<bool, Error>
 where
-    T: AttrValue + OptionalKeyPart,
+    T: OptionalKeyPart,
+    A: super::format::FormattedAttr<Plain = T>,
     F: super::format::KeyFormat<T::Part>,
 {
-    let value = touched::<T>(entity, attribute, touch)?;
+    // The update sets the attribute in the format's attribute form.
+    let value = touched::<A>(entity, attribute, touch)?.unformat();
     super::format::encode_optional::<T, F>(&value, delimiter, out)
         .map_err(|e| Error::key(entity, e))
 }

@@ -398,6 +398,20 @@ impl<E: Entity> Update<E> {
     /// Index key attributes to change along with the fields they are rendered from, so
     /// no index key goes stale (the same request: atomically).
     fn index_actions(&self) -> Result<Vec<Action>, Error> {
+        // A value its key format cannot hold is refused as such, before the index keys it
+        // feeds would call the update incomplete.
+        for action in &self.actions {
+            if let Action::Set(_, Err(e)) = action
+                && e.source.is_key()
+            {
+                return Err(Error::invalid(
+                    E::ENTITY_TYPE,
+                    crate::ValidationReason::KeyEncoding,
+                    format!("value for `{}` cannot be stored: {}", e.path, e.source),
+                )
+                .caused_by(e.source.clone()));
+            }
+        }
         let lookup = |attribute: &str| -> Touch<'_> {
             match self
                 .actions
@@ -427,6 +441,8 @@ impl<E: Entity> Update<E> {
         let invalid = |e: &ValueError| {
             let reason = if e.source.is_number() {
                 crate::ValidationReason::InvalidNumber
+            } else if e.source.is_key() {
+                crate::ValidationReason::KeyEncoding
             } else {
                 crate::ValidationReason::InvalidValue
             };
