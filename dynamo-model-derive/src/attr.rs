@@ -53,6 +53,94 @@ pub struct IndexDecl {
     pub pk: Vec<KeyAttr>,
     pub sk: Vec<KeyAttr>,
     pub projection: Projection,
+    /// `capacity(read = N, write = N)`: a GSI's provisioned units.
+    pub capacity: Option<Capacity>,
+}
+
+/// `capacity(read = N, write = N)`.
+pub struct Capacity {
+    pub read: u32,
+    pub write: u32,
+    /// The `capacity` word, for errors.
+    pub span: Path,
+}
+
+/// `billing = "provisioned"` / `"on_demand"`.
+pub struct BillingAttr {
+    pub provisioned: bool,
+    pub lit: LitStr,
+}
+
+/// `stream = "NEW_AND_OLD_IMAGES"`: the `StreamView` variant it names.
+pub struct StreamAttr {
+    pub variant: &'static str,
+}
+
+fn capacity(meta: &ParseNestedMeta) -> syn::Result<Capacity> {
+    let mut read = None;
+    let mut write = None;
+    meta.parse_nested_meta(|inner| {
+        let slot = if inner.path.is_ident("read") {
+            &mut read
+        } else if inner.path.is_ident("write") {
+            &mut write
+        } else {
+            return Err(inner.error("expected `read = N` or `write = N` (capacity units)"));
+        };
+        let lit: syn::LitInt = inner.value()?.parse()?;
+        let units = lit.base10_parse::<u32>().map_err(|_| {
+            syn::Error::new(
+                lit.span(),
+                "capacity units are a whole number from 1 to 4294967295",
+            )
+        })?;
+        let name = if inner.path.is_ident("read") {
+            "read"
+        } else {
+            "write"
+        };
+        set_once(slot, units, &inner, name)
+    })?;
+    match (read, write) {
+        (Some(read), Some(write)) => Ok(Capacity {
+            read,
+            write,
+            span: meta.path.clone(),
+        }),
+        _ => Err(meta.error("capacity needs both `read = N` and `write = N`")),
+    }
+}
+
+fn billing(meta: &ParseNestedMeta) -> syn::Result<BillingAttr> {
+    let lit: LitStr = meta.value()?.parse()?;
+    let provisioned = match lit.value().as_str() {
+        "provisioned" => true,
+        "on_demand" => false,
+        _ => {
+            return Err(syn::Error::new(
+                lit.span(),
+                "`billing` is `\"on_demand\"` (the default) or `\"provisioned\"` (with `capacity(read = N, write = N)`)",
+            ))
+        }
+    };
+    Ok(BillingAttr { provisioned, lit })
+}
+
+fn stream(meta: &ParseNestedMeta) -> syn::Result<StreamAttr> {
+    let lit: LitStr = meta.value()?.parse()?;
+    let variant = match lit.value().as_str() {
+        "KEYS_ONLY" => "KeysOnly",
+        "NEW_IMAGE" => "NewImage",
+        "OLD_IMAGE" => "OldImage",
+        "NEW_AND_OLD_IMAGES" => "NewAndOldImages",
+        _ => {
+            return Err(syn::Error::new(
+                lit.span(),
+                "unknown stream view type; expected `KEYS_ONLY`, `NEW_IMAGE`, `OLD_IMAGE` or `NEW_AND_OLD_IMAGES`",
+            ))
+        }
+    };
+    Ok(StreamAttr { variant })
 }
 
 pub struct TableAttrs {
@@ -68,6 +156,12 @@ pub struct TableAttrs {
     pub delimiter: Option<char>,
     /// `identify = "keys"`: every entity of the table identifies untyped items by keys.
     pub identify_by_keys: bool,
+    /// `billing = ".."`.
+    pub billing: Option<BillingAttr>,
+    /// `capacity(read = N, write = N)`: the table's provisioned units.
+    pub capacity: Option<Capacity>,
+    /// `stream = ".."`.
+    pub stream: Option<StreamAttr>,
 }
 
 /// The key delimiters a template may use (see `dynamo_model::key::Delimiter`): a single
@@ -181,6 +275,7 @@ fn index_decl(meta: &ParseNestedMeta, kind: IndexKind) -> syn::Result<IndexDecl>
     let mut pk = Vec::new();
     let mut sk = Vec::new();
     let mut proj = Projection::All;
+    let mut cap = None;
     meta.parse_nested_meta(|inner| {
         if inner.path.is_ident("name") {
             name = Some(inner.value()?.parse::<LitStr>()?);
@@ -193,8 +288,16 @@ fn index_decl(meta: &ParseNestedMeta, kind: IndexKind) -> syn::Result<IndexDecl>
             sk = key_attrs(&inner)?;
         } else if inner.path.is_ident("projection") {
             proj = projection(&inner)?;
+        } else if inner.path.is_ident("capacity") {
+            if kind == IndexKind::Local {
+                return Err(inner.error(
+                    "an LSI shares the table's capacity: give `capacity(..)` to the table",
+                ));
+            }
+            let c = capacity(&inner)?;
+            set_once(&mut cap, c, &inner, "capacity")?;
         } else {
-            return Err(inner.error("expected `name`, `pk`, `sk` or `projection`"));
+            return Err(inner.error("expected `name`, `pk`, `sk`, `projection` or `capacity(..)`"));
         }
         Ok(())
     })?;
@@ -214,6 +317,7 @@ fn index_decl(meta: &ParseNestedMeta, kind: IndexKind) -> syn::Result<IndexDecl>
         pk,
         sk,
         projection: proj,
+        capacity: cap,
     })
 }
 
@@ -228,6 +332,9 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
         write_token: None,
         delimiter: None,
         identify_by_keys: false,
+        billing: None,
+        capacity: None,
+        stream: None,
     };
     for attr in attrs.iter().filter(|a| a.path().is_ident("dynamo")) {
         let result = attr.parse_nested_meta(|meta| {
@@ -250,6 +357,12 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
                 set_once(&mut out.write_token, name, &meta, "write_token")?;
             } else if meta.path.is_ident("delimiter") {
                 set_once(&mut out.delimiter, delimiter(&meta)?, &meta, "delimiter")?;
+            } else if meta.path.is_ident("billing") {
+                set_once(&mut out.billing, billing(&meta)?, &meta, "billing")?;
+            } else if meta.path.is_ident("capacity") {
+                set_once(&mut out.capacity, capacity(&meta)?, &meta, "capacity")?;
+            } else if meta.path.is_ident("stream") {
+                set_once(&mut out.stream, stream(&meta)?, &meta, "stream")?;
             } else if meta.path.is_ident("identify") {
                 let lit = meta.value()?.parse::<LitStr>()?;
                 match lit.value().as_str() {
@@ -264,7 +377,7 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
                 }
             } else {
                 return Err(meta.error(
-                    "unknown table option; expected `pk`, `sk`, `gsi(..)`, `lsi(..)`, `ttl`, `entity_type`, `write_token`, `delimiter` or `identify`",
+                    "unknown table option; expected `pk`, `sk`, `gsi(..)`, `lsi(..)`, `ttl`, `entity_type`, `write_token`, `delimiter`, `identify`, `billing`, `capacity(..)` or `stream`",
                 ));
             }
             Ok(())

@@ -1229,6 +1229,8 @@ mod tests {
             entity_type: "_type",
             write_token: "_wt",
             identify_by_keys: false,
+            billing: crate::schema::Billing::OnDemand,
+            stream: None,
         };
     }
 }

@@ -143,6 +143,11 @@ impl std::error::Error for EncodeError {}
     note = "supported: String, integers, floats, bool, Option, Vec, HashMap/BTreeMap<String, _>, string sets, Binary, OffsetDateTime, Date and PrimitiveDateTime (feature `time`), chrono's NaiveDate, NaiveDateTime and DateTime<Utc> (feature `chrono`), Uuid (feature `uuid`), and types with `#[derive(dynamo_model::Attribute)]`: add that derive to your own structs and enums; for a foreign type add `#[dynamo(serde)]` to the field to store it through serde_dynamo; a `Chunked<_>` field needs `#[dynamo(chunked)]`"
 )]
 pub trait AttrValue: Sized {
+    /// The DynamoDB type every value of the type is stored as (`"S"`, `"N"`, `"M"`, ...),
+    /// for the schema exports; `None` when it depends on the value.
+    #[doc(hidden)]
+    const __DYNAMO_TYPE: Option<&'static str> = None;
+
     /// Encodes the value.
     fn to_attr(&self) -> Result<AttributeValue, EncodeError>;
 
@@ -195,6 +200,7 @@ pub(crate) fn wrong_type(expected: &'static str, found: &AttributeValue) -> Deco
 }
 
 impl AttrValue for String {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("S");
     #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         Ok(AttributeValue::S(self.clone()))
@@ -209,6 +215,7 @@ impl AttrValue for String {
 }
 
 impl AttrValue for bool {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("BOOL");
     #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         Ok(AttributeValue::Bool(*self))
@@ -231,6 +238,7 @@ fn not_a(n: &str, type_name: &str, e: impl std::fmt::Display) -> DecodeErrorKind
 macro_rules! integer_attr {
     ($($t:ty),*) => {$(
         impl AttrValue for $t {
+            const __DYNAMO_TYPE: Option<&'static str> = Some("N");
             #[inline]
             fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
                 let n = self.to_string();
@@ -260,6 +268,7 @@ integer_attr!(
 macro_rules! float_attr {
     ($($t:ty),*) => {$(
         impl AttrValue for $t {
+            const __DYNAMO_TYPE: Option<&'static str> = Some("N");
             #[inline]
             fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
                 if !self.is_finite() {
@@ -297,6 +306,7 @@ macro_rules! float_attr {
 float_attr!(f32, f64);
 
 impl<T: AttrValue> AttrValue for Option<T> {
+    const __DYNAMO_TYPE: Option<&'static str> = T::__DYNAMO_TYPE;
     #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         match self {
@@ -325,6 +335,7 @@ impl<T: AttrValue> AttrValue for Option<T> {
 }
 
 impl<T: AttrValue> AttrValue for Box<T> {
+    const __DYNAMO_TYPE: Option<&'static str> = T::__DYNAMO_TYPE;
     #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         (**self).to_attr()
@@ -344,6 +355,7 @@ impl<T: AttrValue> AttrValue for Box<T> {
 }
 
 impl<T: AttrValue> AttrValue for Vec<T> {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("L");
     #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         let mut list = Vec::with_capacity(self.len());
@@ -396,6 +408,7 @@ fn decode_map<T: AttrValue, C: FromIterator<(String, T)>>(
 }
 
 impl<T: AttrValue> AttrValue for BTreeMap<String, T> {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("M");
     #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         encode_map(self.iter())
@@ -407,6 +420,7 @@ impl<T: AttrValue> AttrValue for BTreeMap<String, T> {
 }
 
 impl<T: AttrValue, S: BuildHasher + Default> AttrValue for HashMap<String, T, S> {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("M");
     #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         encode_map(self.iter())
@@ -442,6 +456,7 @@ fn decode_string_set<C: FromIterator<String>>(value: AttributeValue) -> Result<C
 }
 
 impl<S: BuildHasher + Default> AttrValue for HashSet<String, S> {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("SS");
     #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         string_set(self.iter()).ok_or_else(|| EncodeError::new("an empty set cannot be stored"))
@@ -461,6 +476,7 @@ impl<S: BuildHasher + Default> AttrValue for HashSet<String, S> {
 }
 
 impl AttrValue for BTreeSet<String> {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("SS");
     #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         string_set(self.iter()).ok_or_else(|| EncodeError::new("an empty set cannot be stored"))
@@ -484,6 +500,7 @@ impl AttrValue for BTreeSet<String> {
 pub struct Binary(pub Vec<u8>);
 
 impl AttrValue for Binary {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("B");
     #[inline]
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         Ok(AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(
@@ -593,6 +610,7 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> AttrValue for Serde<T> {
 
 #[cfg(feature = "time")]
 impl AttrValue for time::OffsetDateTime {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("S");
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         // Same fixed-width UTC form as in keys, so the attribute sorts and can be an index key.
         let mut s = String::with_capacity(30);
@@ -646,6 +664,7 @@ use crate::text::civil::{Civil, CivilForm};
 /// Stored as `S "YYYY-MM-DD"`; years outside 0000–9999 are refused.
 #[cfg(feature = "time")]
 impl AttrValue for time::Date {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("S");
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         let civil = Civil::date(self.year(), u8::from(self.month()), self.day());
         civil_attr(civil, CivilForm::Date, self)
@@ -660,6 +679,7 @@ impl AttrValue for time::Date {
 /// Stored as `S "YYYY-MM-DDTHH:MM:SS.nnnnnnnnn"`; years outside 0000–9999 are refused.
 #[cfg(feature = "time")]
 impl AttrValue for time::PrimitiveDateTime {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("S");
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         civil_attr(
             Civil::of_time(self.date(), self.time()),
@@ -678,6 +698,7 @@ impl AttrValue for time::PrimitiveDateTime {
 /// Stored as `S "YYYY-MM-DD"`; years outside 0000–9999 are refused.
 #[cfg(feature = "chrono")]
 impl AttrValue for chrono::NaiveDate {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("S");
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         civil_attr(
             Civil::of_chrono(*self, chrono::NaiveTime::MIN),
@@ -696,6 +717,7 @@ impl AttrValue for chrono::NaiveDate {
 /// outside 0000–9999 are refused.
 #[cfg(feature = "chrono")]
 impl AttrValue for chrono::NaiveDateTime {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("S");
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         civil_attr(
             Civil::of_chrono(self.date(), self.time()),
@@ -716,6 +738,7 @@ impl AttrValue for chrono::NaiveDateTime {
 /// RFC 3339 text (another precision or offset), as written by other programs.
 #[cfg(feature = "chrono")]
 impl AttrValue for chrono::DateTime<chrono::Utc> {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("S");
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         let utc = self.naive_utc();
         civil_attr(
@@ -736,6 +759,7 @@ impl AttrValue for chrono::DateTime<chrono::Utc> {
 
 #[cfg(feature = "uuid")]
 impl AttrValue for uuid::Uuid {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("S");
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         Ok(AttributeValue::S(self.hyphenated().to_string()))
     }
@@ -754,6 +778,7 @@ impl AttrValue for uuid::Uuid {
 pub struct Epoch(pub i64);
 
 impl AttrValue for Epoch {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("N");
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         self.0.to_attr()
     }

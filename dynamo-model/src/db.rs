@@ -188,10 +188,61 @@ impl<T: Table> Db<T> {
         &self.table_name
     }
 
-    /// Creates the table from the schema (keys, indexes, on-demand capacity), waits until
-    /// it is active, and enables TTL when the schema declares a TTL attribute.
+    /// Creates the table from the schema (keys, indexes, and the declared capacity and
+    /// stream: on demand and no stream unless declared), waits until it is active, and
+    /// enables TTL when the schema declares a TTL attribute.
     pub async fn create_table(&self) -> Result<(), Error> {
         crate::schema::create_table(&self.client, &self.table_name, &T::SCHEMA).await
+    }
+
+    /// [`create_table`](Self::create_table) with another stage's capacity and stream
+    /// (see [`TableOptions`](crate::schema::TableOptions)); options DynamoDB would refuse
+    /// are refused before anything is sent.
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Table};
+    /// use dynamo_model::schema::{TableOptions, Throughput};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+    /// let prod = TableOptions::declared(&App::SCHEMA).provisioned(Throughput { read: 50, write: 20 });
+    /// db.create_table_with(&prod).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn create_table_with(
+        &self,
+        options: &crate::schema::TableOptions,
+    ) -> Result<(), Error> {
+        crate::schema::create_table_with(&self.client, &self.table_name, &T::SCHEMA, options).await
+    }
+
+    /// Compares the table DynamoDB describes with the declaration: key schema, key
+    /// attribute types, indexes (keys, kind, projection, capacity), billing mode and
+    /// capacity, stream and TTL. Returns every difference (empty when the table is as
+    /// declared); an undeclared index the table has is one too. Sends `DescribeTable` and
+    /// `DescribeTimeToLive`.
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+    /// for difference in db.check_table().await? {
+    ///     eprintln!("table {}: {difference}", db.table_name());
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn check_table(&self) -> Result<Vec<crate::schema::TableDifference>, Error> {
+        self.check_table_with(&crate::schema::TableOptions::declared(&T::SCHEMA))
+            .await
+    }
+
+    /// [`check_table`](Self::check_table) against another stage's capacity and stream.
+    pub async fn check_table_with(
+        &self,
+        options: &crate::schema::TableOptions,
+    ) -> Result<Vec<crate::schema::TableDifference>, Error> {
+        let layout = crate::schema::layout_with(&T::SCHEMA, options)?;
+        crate::schema::check_table(&self.client, &self.table_name, T::SCHEMA.type_name, &layout)
+            .await
     }
 
     /// Deletes the table (and every item in it). DynamoDB deletes it in the background;

@@ -4,20 +4,32 @@
 //! - [`Export::cloudformation`]: an AWS CloudFormation template with one
 //!   `AWS::DynamoDB::Table` resource (JSON; [`Export::cloudformation_yaml`] for YAML);
 //! - [`Export::cdk`]: the same table in AWS CDK's property names (`partitionKey`,
-//!   `sortKey`, `billingMode`, `timeToLiveAttribute`, and `globalSecondaryIndexes` /
-//!   `localSecondaryIndexes` as `TableV2` takes them). For `TableV2`, write
-//!   `billing: Billing.onDemand()` in place of `billingMode`; for `Table`, add the
-//!   indexes with `addGlobalSecondaryIndex` / `addLocalSecondaryIndex`;
+//!   `sortKey`, `billingMode`, `readCapacity`/`writeCapacity`, `stream`,
+//!   `timeToLiveAttribute`, and `globalSecondaryIndexes` / `localSecondaryIndexes` as
+//!   `TableV2` takes them, each GSI with its `readCapacity`/`writeCapacity` on a
+//!   provisioned table). For `TableV2`, write `billing: Billing.onDemand()` (or
+//!   `Billing.provisioned(..)`) in place of `billingMode` and the capacities, and
+//!   `dynamoStream` in place of `stream`; for `Table`, add the indexes with
+//!   `addGlobalSecondaryIndex` / `addLocalSecondaryIndex`;
 //! - [`Export::workbench`]: a NoSQL Workbench data model (the JSON its data modeler
-//!   imports, format version 3.0): the table, its indexes, and one facet per entity whose
-//!   key aliases are the entity's key templates;
+//!   imports, format version 3.0), laid out as Workbench itself saves a model with facets:
+//!   the table with every attribute its facets name and its DynamoDB type, its global
+//!   indexes, its billing mode and provisioned capacity, and one facet per entity whose key
+//!   aliases are the entity's key templates and whose attributes include the index key
+//!   attributes the entity writes (so Workbench's index views show its items). Sample
+//!   items given with [`Export::add_sample`] are each facet's `TableData`, in DynamoDB
+//!   JSON; [`workbench_items`] reads them back. Workbench's format has no place for a
+//!   stream or a GSI's own capacity;
 //! - [`Export::markdown`]: an access-pattern table, one row per entity: key templates,
 //!   index templates, TTL and what else the crate stores for it.
 //!
 //! The table is exactly what [`Db::create_table`](crate::Db::create_table) creates (the
-//! two are rendered from one description): on-demand billing, the key schema, every key
-//! attribute defined once, global and local indexes with their projections (a
-//! multi-attribute key lists each attribute), and TTL on the schema's TTL attribute.
+//! two are rendered from one description): the declared billing mode and capacity (on
+//! demand unless declared; a GSI without its own units takes the table's), the stream,
+//! the key schema, every key attribute defined once, global and local indexes with their
+//! projections (a multi-attribute key lists each attribute), and TTL on the schema's TTL
+//! attribute. [`Export::with_options`] renders another stage's capacity and stream, as
+//! [`Db::create_table_with`](crate::Db::create_table_with) creates it.
 //!
 //! Entities come from the registrations the derive submits: those compiled into the
 //! program, for the table's type.
@@ -44,18 +56,29 @@
 //! assert!(export.markdown().contains("| User | `USER#{id}` | `PROFILE` |"));
 //! ```
 
-use crate::Table;
 use crate::registry::EntityRegistration;
-use crate::schema::{IndexKind, KeyAttribute, Layout, Projection, ScalarType, TableSchema};
+use crate::schema::{
+    Billing, IndexKind, KeyAttribute, Layout, Projection, ScalarType, TableOptions, TableSchema,
+    Throughput,
+};
+use crate::{Entity, Error, Item, Table, ValidationReason};
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::AttributeValue;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value, json};
+use std::any::TypeId;
 
 /// The exports of one table: see the [module documentation](self).
 #[derive(Debug, Clone)]
 pub struct Export {
     table_name: String,
     schema: &'static TableSchema,
+    table: TypeId,
     layout: Layout,
     entities: Vec<&'static EntityRegistration>,
+    /// Sample items for the Workbench model, with their entity types.
+    samples: Vec<(&'static str, Item)>,
 }
 
 fn scalar(ty: ScalarType) -> &'static str {
@@ -94,9 +117,73 @@ impl Export {
         Export {
             table_name: table_name.into(),
             schema,
+            table: TypeId::of::<T>(),
             layout: crate::schema::layout(schema),
             entities,
+            samples: Vec::new(),
         }
+    }
+
+    /// These exports with another stage's capacity and stream in place of the declared
+    /// ones (see [`TableOptions`]); options DynamoDB would refuse are refused
+    /// ([`ValidationReason::InvalidOption`]).
+    ///
+    /// ```
+    /// # use dynamo_model::{Table, export::Export};
+    /// use dynamo_model::schema::{StreamView, TableOptions, Throughput};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// let prod = TableOptions::declared(&App::SCHEMA)
+    ///     .provisioned(Throughput { read: 20, write: 10 })
+    ///     .stream(Some(StreamView::NewAndOldImages));
+    /// let export = Export::of::<App>("app-prod").with_options(&prod)?;
+    /// let table = export.cloudformation_properties();
+    /// assert_eq!(table["BillingMode"], "PROVISIONED");
+    /// assert_eq!(table["StreamSpecification"]["StreamViewType"], "NEW_AND_OLD_IMAGES");
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn with_options(mut self, options: &TableOptions) -> Result<Export, Error> {
+        self.layout = crate::schema::layout_with(self.schema, options)?;
+        Ok(self)
+    }
+
+    /// Adds `entity` as a sample item of its facet in the [Workbench](Self::workbench)
+    /// model: the item a put would write (keys, index keys, entity type and fields), in
+    /// DynamoDB JSON. Refuses an entity of another table
+    /// ([`ValidationReason::WrongKeySpace`]) or one that does not encode.
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table, export::{Export, workbench_items}};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// #[derive(Entity, Debug, PartialEq)]
+    /// #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE")]
+    /// struct User { id: String, age: u32 }
+    ///
+    /// let mut export = Export::of::<App>("app");
+    /// export.add_sample(&User { id: "u1".into(), age: 42 })?;
+    /// let model = export.workbench("app");
+    /// let user = &model["DataModel"][0]["TableFacets"][0]["TableData"][0];
+    /// assert_eq!(user["PK"], serde_json::json!({"S": "USER#u1"}));
+    /// assert_eq!(user["age"], serde_json::json!({"N": "42"}));
+    /// // Sample data reads back.
+    /// let items = workbench_items(&model)?;
+    /// assert_eq!(User::from_item(items[0].clone())?, User { id: "u1".into(), age: 42 });
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn add_sample<E: Entity>(&mut self, entity: &E) -> Result<&mut Export, Error> {
+        if TypeId::of::<E::Table>() != self.table {
+            return Err(Error::invalid(
+                E::ENTITY_TYPE,
+                ValidationReason::WrongKeySpace,
+                format!(
+                    "a sample of {} belongs to another table than {}",
+                    E::ENTITY_TYPE,
+                    self.schema.type_name
+                ),
+            ));
+        }
+        let item = entity.to_item()?;
+        self.samples.push((E::ENTITY_TYPE, item));
+        Ok(self)
     }
 
     fn definition(&self, name: &str) -> Option<&KeyAttribute> {
@@ -136,7 +223,10 @@ impl Export {
     pub fn cloudformation_properties(&self) -> Value {
         let mut properties = Map::new();
         properties.insert("TableName".into(), json!(self.table_name));
-        properties.insert("BillingMode".into(), json!("PAY_PER_REQUEST"));
+        properties.insert("BillingMode".into(), json!(self.layout.billing.as_str()));
+        if let Billing::Provisioned(t) = self.layout.billing {
+            properties.insert("ProvisionedThroughput".into(), cfn_throughput(t));
+        }
         properties.insert(
             "AttributeDefinitions".into(),
             Value::Array(
@@ -158,11 +248,15 @@ impl Export {
                 .iter()
                 .filter(|i| i.kind == kind)
                 .map(|i| {
-                    json!({
+                    let mut index = json!({
                         "IndexName": i.name,
                         "KeySchema": Self::key_schema(&i.keys),
                         "Projection": Self::cfn_projection(i.projection),
-                    })
+                    });
+                    if let (Some(t), Value::Object(map)) = (i.throughput, &mut index) {
+                        map.insert("ProvisionedThroughput".into(), cfn_throughput(t));
+                    }
+                    index
                 })
                 .collect();
             if !indexes.is_empty() {
@@ -173,6 +267,12 @@ impl Export {
             properties.insert(
                 "TimeToLiveSpecification".into(),
                 json!({"AttributeName": ttl, "Enabled": true}),
+            );
+        }
+        if let Some(view) = self.layout.stream {
+            properties.insert(
+                "StreamSpecification".into(),
+                json!({"StreamViewType": view.as_str()}),
             );
         }
         Value::Object(properties)
@@ -244,13 +344,21 @@ impl Export {
     }
 
     /// The table in AWS CDK's property names (JSON; a multi-attribute index key as
-    /// `partitionKeys`/`sortKeys`). `billingMode` is `Table`'s property: `TableV2` takes
-    /// `billing: Billing.onDemand()` instead (see the module docs).
+    /// `partitionKeys`/`sortKeys`). `billingMode`, `readCapacity`, `writeCapacity` and
+    /// `stream` are `Table`'s properties: `TableV2` takes `billing` and `dynamoStream`
+    /// instead (see the module docs).
     pub fn cdk(&self) -> Value {
         let mut table = Map::new();
         table.insert("tableName".into(), json!(self.table_name));
         self.cdk_keys(&mut table, &self.layout.keys, false);
-        table.insert("billingMode".into(), json!("PAY_PER_REQUEST"));
+        table.insert("billingMode".into(), json!(self.layout.billing.as_str()));
+        if let Billing::Provisioned(t) = self.layout.billing {
+            table.insert("readCapacity".into(), json!(t.read));
+            table.insert("writeCapacity".into(), json!(t.write));
+        }
+        if let Some(view) = self.layout.stream {
+            table.insert("stream".into(), json!(view.as_str()));
+        }
         if let Some(ttl) = self.layout.ttl {
             table.insert("timeToLiveAttribute".into(), json!(ttl));
         }
@@ -273,6 +381,10 @@ impl Export {
                     );
                     if let Projection::Include(attrs) = i.projection {
                         index.insert("nonKeyAttributes".into(), json!(attrs));
+                    }
+                    if let Some(t) = i.throughput {
+                        index.insert("readCapacity".into(), json!(t.read));
+                        index.insert("writeCapacity".into(), json!(t.write));
                     }
                     Value::Object(index)
                 })
@@ -302,45 +414,146 @@ impl Export {
         Value::Object(out)
     }
 
-    /// A NoSQL Workbench data model named `model_name` (format 3.0, as the data
-    /// modeler exports it): the table, its global indexes, and one facet per entity
-    /// with its key templates as the key aliases and its attributes. Attribute types
-    /// are known for key attributes, the entity type (`S`) and TTL (`N`) only: the
-    /// table's other non-key attributes are listed in the facets, by name.
+    /// The index key attributes `entity` writes: those of every index it has templates
+    /// (or a key of its own attributes) for, except the table's own key attributes.
+    fn index_key_attributes(&self, entity: &EntityRegistration) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for templates in entity.index_templates {
+            if templates.inverted {
+                continue;
+            }
+            let Some(index) = self.schema.index(templates.index) else {
+                continue;
+            };
+            let pk = templates.pk.map(|_| index.pk).unwrap_or_default();
+            let sk = templates.sk.map(|_| index.sk).unwrap_or_default();
+            for attr in pk.iter().chain(sk) {
+                if !self.schema.is_reserved_attribute(attr.name) && !out.contains(&attr.name) {
+                    out.push(attr.name);
+                }
+            }
+        }
+        out
+    }
+
+    /// The attributes a facet lists (after its key attributes), in Workbench's order: the
+    /// entity type, the index key attributes, then the fields' attributes.
+    fn facet_attributes(&self, entity: &EntityRegistration) -> Vec<&'static str> {
+        let schema = self.schema;
+        let mut out: Vec<&'static str> = vec![schema.entity_type];
+        let mut push = |name: &'static str| {
+            if !schema.is_reserved_attribute(name) && !out.contains(&name) {
+                out.push(name);
+            }
+        };
+        self.index_key_attributes(entity)
+            .into_iter()
+            .for_each(&mut push);
+        entity
+            .attribute_types
+            .iter()
+            .map(|(name, _)| *name)
+            .for_each(&mut push);
+        out
+    }
+
+    /// The DynamoDB type of non-key attribute `name` in the table's attribute list.
+    fn attribute_type(&self, name: &str) -> String {
+        if let Some(def) = self.definition(name) {
+            return scalar(def.ty).to_owned();
+        }
+        if name == self.schema.entity_type {
+            return "S".to_owned();
+        }
+        if Some(name) == self.schema.ttl {
+            return "N".to_owned();
+        }
+        let declared = self
+            .entities
+            .iter()
+            .flat_map(|e| e.attribute_types.iter())
+            .filter(|(n, _)| *n == name)
+            .find_map(|(_, ty)| ty());
+        if let Some(ty) = declared {
+            return ty.to_owned();
+        }
+        // A type that depends on the value (serde, chunked, raw): a sample's, else a map.
+        self.samples
+            .iter()
+            .find_map(|(_, item)| item.get(name).and_then(dynamodb_type))
+            .unwrap_or("M")
+            .to_owned()
+    }
+
+    /// A NoSQL Workbench data model named `model_name` (format 3.0), laid out as Workbench
+    /// saves a model with facets (compare the models AWS publishes in
+    /// `aws-samples/amazon-dynamodb-design-patterns`):
+    ///
+    /// - the table's `KeyAttributes`, its global indexes, its `BillingMode` and, when
+    ///   provisioned, `ProvisionedCapacitySettings`;
+    /// - the table's `NonKeyAttributes`: every attribute a facet names, once, with its
+    ///   DynamoDB type: index key attributes with their declared type, the entity type
+    ///   (`S`), TTL (`N`), and each field with the type its Rust type is stored as. A
+    ///   field whose type depends on the value (`#[dynamo(serde)]`, chunked, a raw
+    ///   `AttributeValue`) takes the type of the first sample item that holds it, else
+    ///   `M`; an attribute two entities store with different types takes the first one's;
+    /// - one facet per entity: the key templates as key aliases, and as attributes the
+    ///   entity type, the index key attributes the entity writes (Workbench's index views
+    ///   show a facet's items only through these) and the fields' attributes; its
+    ///   `TableData` is the samples added with [`add_sample`](Self::add_sample).
+    ///
+    /// The write token (`_wt`) and chunk items are not listed: they are the crate's
+    /// bookkeeping, not part of the design.
     pub fn workbench(&self, model_name: &str) -> Value {
         let schema = self.schema;
         let key_names: Vec<&str> = self.layout.keys.iter().map(|(n, _)| *n).collect();
-        let mut non_key: Vec<Value> = self
-            .layout
-            .definitions
-            .iter()
-            .filter(|d| !key_names.contains(&d.name))
-            .map(|d| json!({"AttributeName": d.name, "AttributeType": scalar(d.ty)}))
-            .collect();
-        non_key.push(json!({"AttributeName": schema.entity_type, "AttributeType": "S"}));
-        if let Some(ttl) = schema.ttl {
-            non_key.push(json!({"AttributeName": ttl, "AttributeType": "N"}));
+        let mut table_attributes: Vec<&'static str> = Vec::new();
+        for index in &self.layout.indexes {
+            for (name, _) in &index.keys {
+                if !key_names.contains(name) && !table_attributes.contains(name) {
+                    table_attributes.push(name);
+                }
+            }
         }
+        let facet_attributes: Vec<Vec<&'static str>> = self
+            .entities
+            .iter()
+            .map(|e| self.facet_attributes(e))
+            .collect();
+        let mut extra: Vec<&'static str> = vec![schema.entity_type];
+        extra.extend(schema.ttl);
+        for name in extra
+            .into_iter()
+            .chain(facet_attributes.iter().flatten().copied())
+        {
+            if !key_names.contains(&name) && !table_attributes.contains(&name) {
+                table_attributes.push(name);
+            }
+        }
+        let non_key: Vec<Value> = table_attributes
+            .iter()
+            .map(|name| json!({"AttributeName": name, "AttributeType": self.attribute_type(name)}))
+            .collect();
         let facets: Vec<Value> = self
             .entities
             .iter()
-            .map(|e| {
+            .zip(&facet_attributes)
+            .map(|(e, attributes)| {
                 let mut alias = Map::new();
                 alias.insert("PartitionKeyAlias".into(), json!(e.pk_template));
                 if let Some(sk) = e.sk_template {
                     alias.insert("SortKeyAlias".into(), json!(sk));
                 }
-                let mut attributes: Vec<&str> = vec![schema.entity_type];
-                attributes.extend(
-                    e.attributes
-                        .iter()
-                        .copied()
-                        .filter(|a| !key_names.contains(a)),
-                );
+                let data: Vec<Value> = self
+                    .samples
+                    .iter()
+                    .filter(|(entity_type, _)| *entity_type == e.entity_type)
+                    .map(|(_, item)| item_json(item))
+                    .collect();
                 json!({
                     "FacetName": e.entity_type,
                     "KeyAttributeAlias": alias,
-                    "TableData": [],
+                    "TableData": data,
                     "NonKeyAttributes": attributes,
                     "DataAccess": {"MySql": {}},
                 })
@@ -367,6 +580,24 @@ impl Export {
                 })
             })
             .collect();
+        let mut table = Map::new();
+        table.insert("TableName".into(), json!(self.table_name));
+        table.insert(
+            "KeyAttributes".into(),
+            self.workbench_keys(&self.layout.keys),
+        );
+        table.insert("NonKeyAttributes".into(), Value::Array(non_key));
+        table.insert("TableFacets".into(), Value::Array(facets));
+        table.insert("GlobalSecondaryIndexes".into(), Value::Array(gsis));
+        table.insert("TableData".into(), json!([]));
+        table.insert("DataAccess".into(), json!({"MySql": {}}));
+        table.insert("BillingMode".into(), json!(self.layout.billing.as_str()));
+        if let Billing::Provisioned(t) = self.layout.billing {
+            table.insert(
+                "ProvisionedCapacitySettings".into(),
+                json!({"ProvisionedThroughput": cfn_throughput(t)}),
+            );
+        }
         json!({
             "ModelName": model_name,
             "ModelMetadata": {
@@ -377,16 +608,7 @@ impl Export {
                 "AWSService": "Amazon DynamoDB",
                 "Version": "3.0",
             },
-            "DataModel": [{
-                "TableName": self.table_name,
-                "KeyAttributes": self.workbench_keys(&self.layout.keys),
-                "NonKeyAttributes": non_key,
-                "TableFacets": facets,
-                "GlobalSecondaryIndexes": gsis,
-                "TableData": [],
-                "DataAccess": {"MySql": {}},
-                "BillingMode": "PAY_PER_REQUEST",
-            }],
+            "DataModel": [Value::Object(table)],
         })
     }
 
@@ -403,6 +625,15 @@ impl Export {
         ));
         if let Some(ttl) = schema.ttl {
             out.push_str(&format!("; TTL `{ttl}`"));
+        }
+        match self.layout.billing {
+            Billing::Provisioned(t) => {
+                out.push_str(&format!("; provisioned, {} RCU / {} WCU", t.read, t.write))
+            }
+            _ => out.push_str("; on demand"),
+        }
+        if let Some(view) = self.layout.stream {
+            out.push_str(&format!("; stream {}", view.as_str()));
         }
         out.push_str(".\n\n| index | kind | keys | projection |\n| --- | --- | --- | --- |\n");
         for index in &self.layout.indexes {
@@ -468,6 +699,162 @@ impl Export {
         }
         out
     }
+}
+
+fn cfn_throughput(t: Throughput) -> Value {
+    json!({"ReadCapacityUnits": t.read, "WriteCapacityUnits": t.write})
+}
+
+/// The DynamoDB type name of a value (`S`, `N`, `M`, ...), `None` for a type this crate
+/// does not know.
+fn dynamodb_type(value: &AttributeValue) -> Option<&'static str> {
+    Some(match value {
+        AttributeValue::S(_) => "S",
+        AttributeValue::N(_) => "N",
+        AttributeValue::B(_) => "B",
+        AttributeValue::Bool(_) => "BOOL",
+        AttributeValue::Null(_) => "NULL",
+        AttributeValue::L(_) => "L",
+        AttributeValue::M(_) => "M",
+        AttributeValue::Ss(_) => "SS",
+        AttributeValue::Ns(_) => "NS",
+        AttributeValue::Bs(_) => "BS",
+        _ => return None,
+    })
+}
+
+/// A value in DynamoDB JSON (`{"S": ".."}`, binary in base64), as Workbench stores
+/// `TableData`. A value of a type this crate does not know is `{"NULL": true}`.
+fn value_json(value: &AttributeValue) -> Value {
+    match value {
+        AttributeValue::S(s) => json!({"S": s}),
+        AttributeValue::N(n) => json!({"N": n}),
+        AttributeValue::B(b) => json!({"B": BASE64.encode(b.as_ref())}),
+        AttributeValue::Bool(b) => json!({"BOOL": b}),
+        AttributeValue::L(list) => json!({"L": list.iter().map(value_json).collect::<Vec<_>>()}),
+        AttributeValue::M(map) => json!({"M": item_json(map)}),
+        AttributeValue::Ss(set) => json!({"SS": set}),
+        AttributeValue::Ns(set) => json!({"NS": set}),
+        AttributeValue::Bs(set) => {
+            json!({"BS": set.iter().map(|b| BASE64.encode(b.as_ref())).collect::<Vec<_>>()})
+        }
+        _ => json!({"NULL": true}),
+    }
+}
+
+/// An item in DynamoDB JSON, its attributes in name order.
+fn item_json(item: &Item) -> Value {
+    let mut names: Vec<&String> = item.keys().collect();
+    names.sort();
+    Value::Object(
+        names
+            .into_iter()
+            .filter_map(|name| item.get(name).map(|v| (name.clone(), value_json(v))))
+            .collect(),
+    )
+}
+
+fn json_error(message: String) -> Error {
+    Error::invalid_request("Workbench", ValidationReason::InvalidValue, message)
+}
+
+/// A value from DynamoDB JSON.
+fn json_value(value: &Value, path: &str) -> Result<AttributeValue, Error> {
+    let bad = || json_error(format!("{path}: not a DynamoDB JSON value: {value}"));
+    let Some((ty, inner)) = value
+        .as_object()
+        .filter(|m| m.len() == 1)
+        .and_then(|m| m.iter().next())
+    else {
+        return Err(bad());
+    };
+    let strings = |inner: &Value| -> Result<Vec<String>, Error> {
+        inner
+            .as_array()
+            .ok_or_else(bad)?
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned).ok_or_else(bad))
+            .collect()
+    };
+    let blob = |text: &str| -> Result<Blob, Error> {
+        BASE64
+            .decode(text)
+            .map(Blob::new)
+            .map_err(|e| json_error(format!("{path}: binary value is not base64: {e}")))
+    };
+    Ok(match ty.as_str() {
+        "S" => AttributeValue::S(inner.as_str().ok_or_else(bad)?.to_owned()),
+        "N" => AttributeValue::N(inner.as_str().ok_or_else(bad)?.to_owned()),
+        "B" => AttributeValue::B(blob(inner.as_str().ok_or_else(bad)?)?),
+        "BOOL" => AttributeValue::Bool(inner.as_bool().ok_or_else(bad)?),
+        "NULL" => AttributeValue::Null(true),
+        "L" => AttributeValue::L(
+            inner
+                .as_array()
+                .ok_or_else(bad)?
+                .iter()
+                .enumerate()
+                .map(|(i, v)| json_value(v, &format!("{path}[{i}]")))
+                .collect::<Result<_, _>>()?,
+        ),
+        "M" => AttributeValue::M(json_item(inner, path)?),
+        "SS" => AttributeValue::Ss(strings(inner)?),
+        "NS" => AttributeValue::Ns(strings(inner)?),
+        "BS" => AttributeValue::Bs(
+            strings(inner)?
+                .iter()
+                .map(|s| blob(s))
+                .collect::<Result<_, _>>()?,
+        ),
+        _ => return Err(bad()),
+    })
+}
+
+fn json_item(value: &Value, path: &str) -> Result<Item, Error> {
+    value
+        .as_object()
+        .ok_or_else(|| json_error(format!("{path}: not an item: {value}")))?
+        .iter()
+        .map(|(name, v)| Ok((name.clone(), json_value(v, &format!("{path}.{name}"))?)))
+        .collect()
+}
+
+/// The sample items of a NoSQL Workbench model (its tables' and facets' `TableData`, in
+/// DynamoDB JSON), as items: what [`Export::add_sample`] wrote, or sample data designed in
+/// Workbench, ready to decode with [`Entity::from_item`] or to write. A value that is not
+/// DynamoDB JSON is refused with [`ValidationReason::InvalidValue`].
+pub fn workbench_items(model: &Value) -> Result<Vec<Item>, Error> {
+    let mut items = Vec::new();
+    let tables = model["DataModel"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for (t, table) in tables.iter().enumerate() {
+        let facets = table["TableFacets"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let data = std::iter::once((format!("DataModel[{t}]"), &table["TableData"])).chain(
+            facets.iter().enumerate().map(|(f, facet)| {
+                (
+                    format!("DataModel[{t}].TableFacets[{f}]"),
+                    &facet["TableData"],
+                )
+            }),
+        );
+        for (path, data) in data {
+            for (i, item) in data
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+            {
+                items.push(json_item(item, &format!("{path}.TableData[{i}]"))?);
+            }
+        }
+    }
+    Ok(items)
 }
 
 /// Appends `value` as YAML at `indent` spaces (block style; strings in JSON's quoting,
@@ -567,6 +954,371 @@ mod tests {
         sku: String,
         #[dynamo(version)]
         version: u64,
+    }
+
+    /// An online shop laid out as AWS's published Workbench model of one
+    /// (`aws-samples/amazon-dynamodb-design-patterns`, `AnOnlineShop`): two overloaded
+    /// GSIs, entities writing one, both or neither, a provisioned table.
+    #[derive(Table)]
+    #[dynamo(
+        pk = "PK",
+        sk = "SK",
+        gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"),
+        gsi(name = "GSI2", pk = "GSI2PK", sk = "GSI2SK", projection(include = ["quantity"])),
+        billing = "provisioned",
+        capacity(read = 5, write = 5),
+        ttl = "expires"
+    )]
+    struct OnlineShop;
+
+    #[derive(crate::Attribute, Debug, Clone, PartialEq)]
+    struct Address {
+        city: String,
+        zip: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[dynamo(table = OnlineShop, pk = "c#{customer_id}", sk = "c#{customer_id}")]
+    struct Customer {
+        customer_id: String,
+        email: String,
+        address: Address,
+        tags: std::collections::BTreeSet<String>,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[dynamo(table = OnlineShop, entity_type = "orderItem", pk = "o#{order_id}", sk = "p#{product_id}",
+             index(GSI1, pk = "p#{product_id}", sk = "{placed}"),
+             index(GSI2, pk = "c#{customer_id}", sk = "p#{placed}"))]
+    struct OrderItem {
+        order_id: String,
+        product_id: String,
+        customer_id: String,
+        placed: String,
+        quantity: u32,
+        gift: bool,
+        note: Option<String>,
+        lines: Vec<u32>,
+        receipt: crate::Binary,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[dynamo(table = OnlineShop, entity_type = "warehouseItem", pk = "p#{product_id}", sk = "w#{warehouse_id}",
+             index(GSI2, pk = "w#{warehouse_id}", sk = "p#{product_id}"))]
+    struct WarehouseItem {
+        product_id: String,
+        warehouse_id: String,
+        quantity: u32,
+        /// Stored as given: its type comes from the samples.
+        extra: AttributeValue,
+    }
+
+    fn customer(id: &str) -> Customer {
+        Customer {
+            customer_id: id.into(),
+            email: format!("{id}@example.com"),
+            address: Address {
+                city: "Goteborg".into(),
+                zip: "41111".into(),
+            },
+            tags: ["vip".to_owned(), "new".to_owned()].into(),
+        }
+    }
+
+    fn order_item(product: &str, note: Option<&str>) -> OrderItem {
+        OrderItem {
+            order_id: "12345".into(),
+            product_id: product.into(),
+            customer_id: "12345".into(),
+            placed: "2020-06-21T19:18:00".into(),
+            quantity: 2,
+            gift: note.is_some(),
+            note: note.map(str::to_owned),
+            lines: vec![1, 2],
+            receipt: crate::Binary(vec![0, 159, 146, 150]),
+        }
+    }
+
+    fn warehouse_item(product: &str) -> WarehouseItem {
+        WarehouseItem {
+            product_id: product.into(),
+            warehouse_id: "w1".into(),
+            quantity: 50,
+            extra: AttributeValue::N("7".into()),
+        }
+    }
+
+    fn shop_export() -> Result<Export, Error> {
+        let mut export = Export::of::<OnlineShop>("OnlineShop");
+        export
+            .add_sample(&customer("12345"))?
+            .add_sample(&order_item("p1", Some("wrap it")))?
+            .add_sample(&order_item("p2", None))?
+            .add_sample(&warehouse_item("p1"))?;
+        Ok(export)
+    }
+
+    /// The whole model, as checked in (`tests/data/workbench_online_shop.json`): compared
+    /// by hand with AWS's `AnOnlineShop` model as Workbench saved it.
+    #[test]
+    fn the_workbench_model_of_a_representative_design_is_the_checked_in_one() -> Result<(), Error> {
+        let model = shop_export()?.workbench("AnOnlineShop");
+        let expected: Value = serde_json::from_str(include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/workbench_online_shop.json"
+        )))
+        .map_err(|e| json_error(e.to_string()))?;
+        assert_eq!(
+            model,
+            expected,
+            "{}",
+            serde_json::to_string_pretty(&model).unwrap_or_default()
+        );
+        Ok(())
+    }
+
+    /// What Workbench needs to show a facet's items in the table and in each index view:
+    /// every attribute a facet names is defined by the table with a type; every attribute
+    /// a sample item of the facet holds (index keys included) is named by the facet or is a
+    /// table key, with the table's type; every GSI key attribute an entity's templates
+    /// write is named by its facet.
+    #[test]
+    fn every_facet_attribute_is_defined_with_a_type_and_every_written_index_key_is_listed()
+    -> Result<(), Error> {
+        let model = shop_export()?.workbench("AnOnlineShop");
+        let table = &model["DataModel"][0];
+        let key_names: Vec<&str> = ["PartitionKey", "SortKey"]
+            .iter()
+            .filter_map(|k| table["KeyAttributes"][k]["AttributeName"].as_str())
+            .collect();
+        let defined: std::collections::HashMap<&str, &str> = table["NonKeyAttributes"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|a| Some((a["AttributeName"].as_str()?, a["AttributeType"].as_str()?)))
+            .collect();
+        let types = ["S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS"];
+        for ty in defined.values() {
+            assert!(types.contains(ty), "{ty}");
+        }
+        let facets = table["TableFacets"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        assert_eq!(facets.len(), 3);
+        for facet in facets {
+            let name = facet["FacetName"].as_str().unwrap_or("");
+            let listed: Vec<&str> = facet["NonKeyAttributes"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            for attribute in &listed {
+                assert!(
+                    defined.contains_key(attribute),
+                    "{name}: {attribute} undefined"
+                );
+            }
+            let data = facet["TableData"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            assert!(!data.is_empty(), "{name} has samples");
+            for item in data {
+                for (attribute, value) in item.as_object().into_iter().flatten() {
+                    if key_names.contains(&attribute.as_str()) {
+                        continue;
+                    }
+                    assert!(
+                        listed.contains(&attribute.as_str()),
+                        "{name}: {attribute} not listed"
+                    );
+                    let ty = value
+                        .as_object()
+                        .and_then(|v| v.keys().next())
+                        .map(String::as_str);
+                    assert_eq!(
+                        ty,
+                        defined.get(attribute.as_str()).copied(),
+                        "{name}: {attribute}"
+                    );
+                }
+            }
+        }
+        let listed = |facet: &str| -> Vec<String> {
+            facets
+                .iter()
+                .find(|f| f["FacetName"] == facet)
+                .and_then(|f| f["NonKeyAttributes"].as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let order = listed("orderItem");
+        for attribute in ["GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK"] {
+            assert!(order.iter().any(|a| a == attribute), "{order:?}");
+        }
+        let warehouse = listed("warehouseItem");
+        assert!(warehouse.iter().any(|a| a == "GSI2PK"), "{warehouse:?}");
+        assert!(!warehouse.iter().any(|a| a == "GSI1PK"), "{warehouse:?}");
+        assert!(!listed("Customer").iter().any(|a| a.starts_with("GSI")));
+        Ok(())
+    }
+
+    /// The sample data reads back into the entities it was made of.
+    #[test]
+    fn workbench_sample_data_round_trips() -> Result<(), Error> {
+        let model = shop_export()?.workbench("AnOnlineShop");
+        // Through text, as a saved model is read.
+        let text = serde_json::to_string(&model).map_err(|e| json_error(e.to_string()))?;
+        let model: Value = serde_json::from_str(&text).map_err(|e| json_error(e.to_string()))?;
+        let items = workbench_items(&model)?;
+        assert_eq!(items.len(), 4);
+        let mut customers = Vec::new();
+        let mut orders = Vec::new();
+        let mut warehouse = Vec::new();
+        for item in items {
+            match item.get("_type") {
+                Some(AttributeValue::S(t)) if t == "Customer" => {
+                    customers.push(Customer::from_item(item)?)
+                }
+                Some(AttributeValue::S(t)) if t == "orderItem" => {
+                    orders.push(OrderItem::from_item(item)?)
+                }
+                _ => warehouse.push(WarehouseItem::from_item(item)?),
+            }
+        }
+        assert_eq!(customers, vec![customer("12345")]);
+        assert_eq!(
+            orders,
+            vec![order_item("p1", Some("wrap it")), order_item("p2", None)]
+        );
+        assert_eq!(warehouse, vec![warehouse_item("p1")]);
+        // Every value type survives, bit for bit.
+        let all = AttributeValue::M(
+            [
+                ("s".to_owned(), AttributeValue::S("x".into())),
+                ("b".to_owned(), AttributeValue::B(Blob::new(vec![0u8, 255]))),
+                (
+                    "bs".to_owned(),
+                    AttributeValue::Bs(vec![Blob::new(vec![1u8])]),
+                ),
+                (
+                    "ns".to_owned(),
+                    AttributeValue::Ns(vec!["1".into(), "2.5".into()]),
+                ),
+                ("null".to_owned(), AttributeValue::Null(true)),
+                (
+                    "l".to_owned(),
+                    AttributeValue::L(vec![AttributeValue::Bool(false)]),
+                ),
+            ]
+            .into(),
+        );
+        assert_eq!(json_value(&value_json(&all), "v")?, all);
+        Ok(())
+    }
+
+    #[test]
+    fn workbench_items_refuses_what_is_not_dynamodb_json() {
+        for data in [
+            json!([{"a": {"S": 1}}]),
+            json!([{"a": {"X": "1"}}]),
+            json!([{"a": {"B": "not base64!"}}]),
+            json!([{"a": {"S": "1", "N": "1"}}]),
+            json!(["item"]),
+        ] {
+            let model = json!({"DataModel": [{"TableData": data}]});
+            let err = workbench_items(&model).map(|_| ()).err();
+            assert_eq!(
+                err.and_then(|e| e.validation_reason()),
+                Some(ValidationReason::InvalidValue),
+                "{model}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_sample_of_another_table_is_refused() {
+        let mut export = Export::of::<Shop>("shops");
+        let err = export.add_sample(&customer("1")).map(|_| ()).err();
+        assert_eq!(
+            err.and_then(|e| e.validation_reason()),
+            Some(ValidationReason::WrongKeySpace)
+        );
+    }
+
+    #[test]
+    fn capacity_and_stream_reach_every_export() -> Result<(), Error> {
+        let export = Export::of::<OnlineShop>("shop");
+        let cfn = export.cloudformation_properties();
+        assert_eq!(cfn["BillingMode"], "PROVISIONED");
+        assert_eq!(
+            cfn["ProvisionedThroughput"],
+            json!({"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})
+        );
+        assert_eq!(
+            cfn["GlobalSecondaryIndexes"][1]["ProvisionedThroughput"],
+            json!({"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})
+        );
+        assert!(cfn.get("StreamSpecification").is_none());
+        let cdk = export.cdk();
+        assert_eq!(cdk["billingMode"], "PROVISIONED");
+        assert_eq!(
+            (cdk["readCapacity"].clone(), cdk["writeCapacity"].clone()),
+            (json!(5), json!(5))
+        );
+        assert_eq!(cdk["globalSecondaryIndexes"][0]["readCapacity"], 5);
+        let wb = export.workbench("m");
+        assert_eq!(wb["DataModel"][0]["BillingMode"], "PROVISIONED");
+        assert_eq!(
+            wb["DataModel"][0]["ProvisionedCapacitySettings"]["ProvisionedThroughput"],
+            json!({"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})
+        );
+        assert!(export.markdown().contains("; provisioned, 5 RCU / 5 WCU."));
+
+        let stage = TableOptions::declared(&OnlineShop::SCHEMA)
+            .index_throughput("GSI1", Throughput { read: 7, write: 3 })
+            .stream(Some(crate::schema::StreamView::NewAndOldImages));
+        let export = export.with_options(&stage)?;
+        let cfn = export.cloudformation_properties();
+        assert_eq!(
+            cfn["StreamSpecification"],
+            json!({"StreamViewType": "NEW_AND_OLD_IMAGES"})
+        );
+        assert_eq!(
+            cfn["GlobalSecondaryIndexes"][0]["ProvisionedThroughput"],
+            json!({"ReadCapacityUnits": 7, "WriteCapacityUnits": 3})
+        );
+        let cdk = export.cdk();
+        assert_eq!(cdk["stream"], "NEW_AND_OLD_IMAGES");
+        assert_eq!(cdk["globalSecondaryIndexes"][0]["writeCapacity"], 3);
+        assert!(export.markdown().contains("; stream NEW_AND_OLD_IMAGES."));
+
+        // On demand: no units anywhere.
+        let export =
+            export.with_options(&TableOptions::declared(&OnlineShop::SCHEMA).on_demand())?;
+        let cfn = export.cloudformation_properties();
+        assert_eq!(cfn["BillingMode"], "PAY_PER_REQUEST");
+        assert!(cfn.get("ProvisionedThroughput").is_none());
+        assert!(
+            cfn["GlobalSecondaryIndexes"][0]
+                .get("ProvisionedThroughput")
+                .is_none()
+        );
+        assert!(export.cdk().get("readCapacity").is_none());
+        assert!(
+            export.workbench("m")["DataModel"][0]
+                .get("ProvisionedCapacitySettings")
+                .is_none()
+        );
+        Ok(())
     }
 
     #[test]

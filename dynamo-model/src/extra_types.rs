@@ -18,6 +18,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 /// decode error, never a rounded value.
 #[cfg(feature = "rust_decimal")]
 impl AttrValue for rust_decimal::Decimal {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("N");
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         Ok(AttributeValue::N(self.to_string()))
     }
@@ -49,6 +50,7 @@ impl AttrValue for rust_decimal::Decimal {
 /// Bytes stored as a binary (`B`) attribute.
 #[cfg(feature = "bytes")]
 impl AttrValue for bytes::Bytes {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("B");
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         Ok(AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(
             self.to_vec(),

@@ -401,7 +401,9 @@ pub mod __private {
         encode_touch_formatted, reencode,
     };
     pub use crate::ops::IntoSortKey;
-    pub use crate::registry::{EntityRegistration, IndexTemplates, Segment as KeySegment};
+    pub use crate::registry::{
+        EntityRegistration, HasType, IndexTemplates, NoType, Segment as KeySegment, TypeProbe,
+    };
     pub use crate::schema::Sealed;
     pub use inventory;
 }

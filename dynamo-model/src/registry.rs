@@ -76,9 +76,52 @@ pub struct EntityRegistration {
     pub index_templates: &'static [IndexTemplates],
     /// The stored attributes of the entity's fields ([`Entity::ATTRIBUTES`](crate::Entity::ATTRIBUTES)).
     pub attributes: &'static [&'static str],
+    /// The attributes the entity's fields are written to (not older names), each with the
+    /// DynamoDB type it is stored as (`None` when that depends on the value), for exports.
+    pub attribute_types: &'static [(&'static str, StoredType)],
     /// Whether the entity has a `#[dynamo(ttl)]` field.
     pub ttl: bool,
 }
+
+/// The DynamoDB type an attribute is stored as (`None`: it depends on the value).
+#[doc(hidden)]
+pub type StoredType = fn() -> Option<&'static str>;
+
+/// The DynamoDB type a field's Rust type is stored as, found without requiring
+/// [`AttrValue`](crate::AttrValue) (a field type without it already has its own error):
+/// `(&TypeProbe::<T>::NEW).dynamo_type()` is `T::__DYNAMO_TYPE` when `T: AttrValue`, else
+/// `None` (method resolution falls back to [`NoType`] through the extra reference).
+#[doc(hidden)]
+pub struct TypeProbe<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> TypeProbe<T> {
+    /// The probe.
+    pub const NEW: TypeProbe<T> = TypeProbe(std::marker::PhantomData);
+}
+
+/// [`TypeProbe`] of a type that implements [`AttrValue`](crate::AttrValue).
+#[doc(hidden)]
+pub trait HasType {
+    /// The stored type.
+    fn dynamo_type(&self) -> Option<&'static str>;
+}
+
+impl<T: crate::AttrValue> HasType for TypeProbe<T> {
+    fn dynamo_type(&self) -> Option<&'static str> {
+        T::__DYNAMO_TYPE
+    }
+}
+
+/// [`TypeProbe`] of any other type.
+#[doc(hidden)]
+pub trait NoType {
+    /// No known type.
+    fn dynamo_type(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+impl<T> NoType for &TypeProbe<T> {}
 
 /// An entity's templates for one index, as written (for exports).
 #[derive(Debug, Clone, Copy)]

@@ -14,6 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 enum Kind {
     Str,
     Bool,
+    /// A whole number.
+    Int,
     /// A list of strings.
     Strings,
     /// An object of the named property type.
@@ -102,6 +104,17 @@ fn documented() -> BTreeMap<&'static str, Vec<(&'static str, Kind)>> {
             "TimeToLiveSpecification",
             vec![("AttributeName", Str), ("Enabled", Bool)],
         ),
+        (
+            "ProvisionedThroughput",
+            vec![("ReadCapacityUnits", Int), ("WriteCapacityUnits", Int)],
+        ),
+        (
+            "StreamSpecification",
+            vec![
+                ("ResourcePolicy", Object("ResourcePolicy")),
+                ("StreamViewType", Str),
+            ],
+        ),
     ])
 }
 
@@ -124,6 +137,7 @@ fn check(ty: &str, value: &Value, docs: &BTreeMap<&str, Vec<(&str, Kind)>>) -> u
         match kind {
             Kind::Str => assert!(v.is_string(), "{ty}.{key} must be a string: {v}"),
             Kind::Bool => assert!(v.is_boolean(), "{ty}.{key} must be a boolean: {v}"),
+            Kind::Int => assert!(v.is_u64(), "{ty}.{key} must be a whole number: {v}"),
             Kind::Strings => assert!(
                 v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
                 "{ty}.{key} must be a list of strings: {v}"
@@ -187,6 +201,33 @@ fn the_cloudformation_resource_uses_only_documented_properties() {
         "{yaml}"
     );
     assert!(yaml.contains("\"IndexName\": \"GSI3\""), "{yaml}");
+}
+
+/// A provisioned table with a stream: its capacity and stream properties are documented
+/// ones with documented values.
+#[test]
+fn provisioned_capacity_and_the_stream_use_only_documented_properties() {
+    let properties =
+        Export::of::<crate::table_capacity::Provisioned>("app-prod").cloudformation_properties();
+    let checked = check("AWS::DynamoDB::Table", &properties, &documented());
+    assert!(checked > 40, "{checked} properties checked");
+    assert_eq!(properties["BillingMode"], "PROVISIONED");
+    assert!(properties["ProvisionedThroughput"].is_object());
+    for index in properties["GlobalSecondaryIndexes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        assert!(index["ProvisionedThroughput"].is_object(), "{index}");
+    }
+    assert!(
+        ["KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"].contains(
+            &properties["StreamSpecification"]["StreamViewType"]
+                .as_str()
+                .unwrap_or("")
+        ),
+        "{properties}"
+    );
 }
 
 /// Index name → (key schema, (projection type, non-key attributes)).

@@ -49,6 +49,7 @@ mod scatter;
 mod single_item;
 mod spans;
 mod stream;
+mod table_capacity;
 mod traces;
 mod transact;
 mod trust;

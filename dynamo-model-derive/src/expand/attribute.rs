@@ -99,8 +99,28 @@ fn generate(m: &AttributeModel) -> TokenStream {
     .collect::<Vec<_>>();
     let codec_checks =
         (!codec_checks.is_empty()).then(|| quote!(const _: () = { #(#codec_checks)* };));
+    // The stored type, for the schema exports: a map for a struct, a string for a unit
+    // variant, a map for any other variant.
+    let stored_type = match &m.shape {
+        Shape::Newtype(ty) => quote!(<#ty as #dm::AttrValue>::__DYNAMO_TYPE),
+        Shape::Struct { .. } => quote!(::core::option::Option::Some("M")),
+        Shape::Enum(variants) => {
+            let units = variants
+                .iter()
+                .filter(|v| matches!(v.kind, VariantKind::Unit))
+                .count();
+            if units == variants.len() {
+                quote!(::core::option::Option::Some("S"))
+            } else if units == 0 {
+                quote!(::core::option::Option::Some("M"))
+            } else {
+                quote!(::core::option::Option::None)
+            }
+        }
+    };
     quote! {
         impl #impl_generics #dm::AttrValue for #ident #ty_generics #where_clause {
+            const __DYNAMO_TYPE: ::core::option::Option<&'static str> = #stored_type;
             #body
         }
         #map_marker

@@ -1117,6 +1117,35 @@ fn generate(m: &EntityModel) -> TokenStream {
         })
         .collect();
 
+    // ---- the type each written attribute is stored as, for the exports (`None`: it
+    // depends on the value)
+    let attribute_types: Vec<TokenStream> = stored
+        .iter()
+        .map(|f| {
+            let ty = &f.ty;
+            let known = |t: &str| quote!((|| ::core::option::Option::Some(#t)) as fn() -> ::core::option::Option<&'static str>);
+            let (name, stored_type) = if f.attrs.ttl {
+                (quote!(__TTL_ATTR), known("N"))
+            } else {
+                let n = &f.name;
+                let stored_type = if f.attrs.compress.is_some() {
+                    known("B")
+                } else if f.attrs.chunked.is_some() || f.attrs.serde_codec {
+                    quote!((|| ::core::option::Option::None) as fn() -> ::core::option::Option<&'static str>)
+                } else {
+                    // Probed, not required: a type without `AttrValue` has its own error.
+                    quote!((|| {
+                        #[allow(unused_imports)]
+                        use #dm::__private::{HasType as _, NoType as _};
+                        (&#dm::__private::TypeProbe::<#ty>::NEW).dynamo_type()
+                    }) as fn() -> ::core::option::Option<&'static str>)
+                };
+                (quote!(#n), stored_type)
+            };
+            quote!((#name, #stored_type))
+        })
+        .collect();
+
     // ---- older attribute names of renamed fields (updates remove them)
     let alias_entries = stored
         .iter()
@@ -1482,6 +1511,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                     sk_template: #sk_text,
                     index_templates: &[#(#index_texts),*],
                     attributes: <#ident as #dm::Entity>::ATTRIBUTES,
+                    attribute_types: &[#(#attribute_types),*],
                     ttl: #has_ttl,
                 }
             }

@@ -16,6 +16,16 @@ fn key_attr(k: &KeyAttr) -> TokenStream {
     quote!(::dynamo_model::schema::KeyAttribute { name: #name, ty: ::dynamo_model::schema::ScalarType::#ty })
 }
 
+fn throughput(capacity: Option<&attr::Capacity>) -> TokenStream {
+    match capacity {
+        Some(c) => {
+            let (read, write) = (c.read, c.write);
+            quote!(::core::option::Option::Some(::dynamo_model::schema::Throughput { read: #read, write: #write }))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
 fn valid_index_name(name: &str) -> bool {
     // DynamoDB naming rule: 3 to 255 characters from [a-zA-Z0-9_.-].
     (3..=255).contains(&name.len())
@@ -27,6 +37,46 @@ fn valid_index_name(name: &str) -> bool {
 /// The part of the generated type names an index contributes: `GSI1` → `Gsi1`.
 fn generated_name(index: &str) -> String {
     crate::expand::entity::pascal_case(&crate::expand::entity::snake_case(index))
+}
+
+/// Billing, capacity and stream: what DynamoDB would refuse, refused here.
+fn check_capacity(cx: &mut Ctxt, input: &DeriveInput, attrs: &attr::TableAttrs) {
+    let provisioned = attrs.billing.as_ref().is_some_and(|b| b.provisioned);
+    for (capacity, whose) in attrs
+        .capacity
+        .iter()
+        .map(|c| (c, "the table".to_owned()))
+        .chain(attrs.indexes.iter().filter_map(|i| {
+            i.capacity
+                .as_ref()
+                .map(|c| (c, format!("index `{}`", i.name.value())))
+        }))
+    {
+        if !provisioned {
+            cx.error_spanned_by(
+                &capacity.span,
+                format!(
+                    "capacity for {whose} needs provisioned billing: add `billing = \"provisioned\"` to the table (on-demand tables have no capacity units)"
+                ),
+            );
+        }
+        if capacity.read == 0 || capacity.write == 0 {
+            cx.error_spanned_by(
+                &capacity.span,
+                format!("capacity for {whose}: read and write are at least 1 unit each"),
+            );
+        }
+    }
+    if provisioned && attrs.capacity.is_none() {
+        let span = attrs.billing.as_ref().map(|b| &b.lit);
+        match span {
+            Some(lit) => cx.error_spanned_by(
+                lit,
+                "provisioned billing needs the table's units: add `capacity(read = N, write = N)`",
+            ),
+            None => cx.error_spanned_by(&input.ident, "provisioned billing needs `capacity(..)`"),
+        }
+    }
 }
 
 pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
@@ -145,6 +195,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
             }
         }
     }
+    check_capacity(&mut cx, input, &attrs);
     cx.check()?;
 
     let ident = &input.ident;
@@ -165,6 +216,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
         };
         let pk = index.pk.iter().map(key_attr);
         let sk = index.sk.iter().map(key_attr);
+        let throughput = throughput(index.capacity.as_ref());
         let projection = match &index.projection {
             Projection::All => quote!(All),
             Projection::KeysOnly => quote!(KeysOnly),
@@ -177,6 +229,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
                 pk: &[#(#pk),*],
                 sk: &[#(#sk),*],
                 projection: ::dynamo_model::schema::Projection::#projection,
+                throughput: #throughput,
             }
         }
     });
@@ -187,6 +240,21 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
     let entity_type = attrs.entity_type.as_deref().unwrap_or("_type");
     let write_token = attrs.write_token.as_deref().unwrap_or("_wt");
     let identify_by_keys = attrs.identify_by_keys;
+    // Checked above: a provisioned table has its capacity, an on-demand one none.
+    let billing = match &attrs.capacity {
+        Some(c) => {
+            let (read, write) = (c.read, c.write);
+            quote!(::dynamo_model::schema::Billing::Provisioned(::dynamo_model::schema::Throughput { read: #read, write: #write }))
+        }
+        None => quote!(::dynamo_model::schema::Billing::OnDemand),
+    };
+    let stream = match &attrs.stream {
+        Some(view) => {
+            let variant = format_ident!("{}", view.variant);
+            quote!(::core::option::Option::Some(::dynamo_model::schema::StreamView::#variant))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     // Only a declared delimiter is written: the trait's default is `#`.
     let delimiter = attrs.delimiter.map(|c| {
         let name = crate::expand::entity::delimiter_const(c);
@@ -232,6 +300,8 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
                 entity_type: #entity_type,
                 write_token: #write_token,
                 identify_by_keys: #identify_by_keys,
+                billing: #billing,
+                stream: #stream,
             };
             #delimiter
         }

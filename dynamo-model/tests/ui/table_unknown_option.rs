@@ -1,7 +1,7 @@
 use dynamo_model::Table;
 
 #[derive(Table)]
-#[dynamo(pk = "PK", sk = "SK", billing = "on_demand")]
+#[dynamo(pk = "PK", sk = "SK", table_class = "STANDARD")]
 struct App;
 
 fn main() {}
