@@ -956,6 +956,39 @@ mod tests {
         version: u64,
     }
 
+    /// Formatted fields, whose attributes are in their format's form.
+    #[cfg(feature = "time")]
+    #[derive(Entity)]
+    #[dynamo(table = Shop, pk = "LOG#{id}", sk = "{at}",
+             index(ByOwner, pk = "OWNER#{id}", sk = "{seen}"))]
+    struct Reading {
+        id: String,
+        #[dynamo(key_format = "epoch_seconds")]
+        at: time::OffsetDateTime,
+        #[dynamo(key_format = "rfc3339(0, no_z)")]
+        seen: time::OffsetDateTime,
+    }
+
+    /// The table lists a formatted field's attribute with the type its format stores (an
+    /// epoch format a number, whatever the field's type), not the field type's own.
+    #[cfg(feature = "time")]
+    #[test]
+    fn formatted_fields_are_listed_with_the_type_their_format_stores() {
+        let model = Export::of::<Shop>("Shop").workbench("Shop");
+        let attributes = model["DataModel"][0]["NonKeyAttributes"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let type_of = |name: &str| {
+            attributes
+                .iter()
+                .find(|a| a["AttributeName"] == name)
+                .and_then(|a| a["AttributeType"].as_str().map(str::to_owned))
+        };
+        assert_eq!(type_of("at").as_deref(), Some("N"), "{attributes:?}");
+        assert_eq!(type_of("seen").as_deref(), Some("S"), "{attributes:?}");
+    }
+
     /// An online shop laid out as AWS's published Workbench model of one
     /// (`aws-samples/amazon-dynamodb-design-patterns`, `AnOnlineShop`): two overloaded
     /// GSIs, entities writing one, both or neither, a provisioned table.

@@ -181,8 +181,6 @@ fn same_value(a: &AttributeValue, b: &AttributeValue) -> bool {
     }
 }
 
-/// Whether `E`'s index templates render attribute `name` (not one of the table's key
-/// attributes).
 /// Refuses an item that holds different values under a renamed field's name and one of
 /// its older names (`#[dynamo(alias = "..")]`): a rewrite would keep one and remove the
 /// other, losing data without a word. Equal values are one value stored twice.
@@ -208,6 +206,8 @@ fn refuse_two_values<E: Entity>(item: &Item) -> Result<(), Error> {
     Ok(())
 }
 
+/// Whether `E`'s index templates render attribute `name` (not one of the table's key
+/// attributes).
 fn renders_index_key<E: Entity>(name: &str) -> bool {
     let schema = &<E::Table as Table>::SCHEMA;
     let table_key = name == schema.pk.name || schema.sk.is_some_and(|sk| sk.name == name);
@@ -718,9 +718,11 @@ impl<E: Entity> Migration<E> {
 
     /// Stops the run with [`Error::MigrationStopped`] once DynamoDB has refused the
     /// writes of `items` items in a row for one same reason (the same error code and
-    /// message; [`DEFAULT_STOP_AFTER_REFUSALS`] by default): a refusal every item meets (an
-    /// index key the change empties, an expression DynamoDB does not accept) is a fault of
-    /// the migration, not of the items. Any item changed in between starts the count
+    /// message; [`DEFAULT_STOP_AFTER_REFUSALS`] by default): a refusal every item meets (a
+    /// value DynamoDB does not store, such as an empty set, or an expression it does not
+    /// accept) is a fault of the migration, not of the items. Refusals by the crate
+    /// before sending (a value it can tell is invalid) are reported per item and do not
+    /// count. Any item changed in between starts the count
     /// again. The checkpoint keeps every page finished before the stop. `u32::MAX` never
     /// stops; `run` refuses 0.
     pub fn stop_after_refusals(mut self, items: u32) -> Self {
@@ -1264,7 +1266,16 @@ impl<E: Entity> Job<E> {
                             || name == schema.pk.name
                             || schema.sk.is_some_and(|sk| sk.name == name)
                     });
+                    // A field held only by an index key (another program writes no
+                    // plain attribute for it) is read from that key: when the item does
+                    // not decode without its index keys, it is decoded with them.
                     let decoded = match <E as Target>::decode(readable) {
+                        Err(_) if current.keys().any(|n| schema.is_index_key_attribute(n)) => {
+                            <E as Target>::decode(current.clone())
+                        }
+                        other => other,
+                    };
+                    let decoded = match decoded {
                         Ok(Decoded::Item(value)) => value,
                         Ok(Decoded::Unknown(found)) => {
                             return Err(Error::Decode(DecodeError {

@@ -971,9 +971,15 @@ fn writes_under_lost_responses_report_exactly_what_they_applied() {
                     })?;
                 }
             }
-            model[id] = actual;
+            // The model follows the answers, not the table: applied where the call said
+            // so, unchanged where it refused; an unknown outcome may be either.
+            model[id] = match &result {
+                Ok(_) => applied,
+                Err(Error::OutcomeUnknown { .. }) => actual,
+                Err(_) => before,
+            };
         }
-        // Every tally as the calls left it, nothing else.
+        // Every tally as the answers say, nothing else.
         for (id, expected) in model.iter().enumerate() {
             assert_eq!(
                 state(db.get(Tally::key(name(id))).consistent().await?),

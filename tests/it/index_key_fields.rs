@@ -382,3 +382,55 @@ async fn a_key_only_field_no_written_key_would_hold_is_refused_before_sending() 
     );
     Ok(())
 }
+
+/// A migration repairs rows whose fields live only in index keys: `map` and `rewrite`
+/// decode them (the customer from `GSI2PK`), write the change, and leave the index keys
+/// and the absence of a plain `CustomerId` as the shop wrote them.
+#[tokio::test]
+async fn a_migration_decodes_fields_held_only_by_index_keys() -> TestResult {
+    let db = local::fresh_table::<Shop>().await?;
+    for item in shop_rows() {
+        put_raw(&db, item).await?;
+    }
+    let report = db
+        .migration::<OrderItem>("more")
+        .map(|i| {
+            Some(OrderItem {
+                quantity: i.quantity + 1,
+                ..i
+            })
+        })
+        .run()
+        .await?;
+    assert_eq!(
+        (report.progress.changed, report.progress.failed),
+        (2, 0),
+        "{:?}",
+        report.failures
+    );
+    let report = db.migration::<Order>("typed").rewrite().run().await?;
+    assert_eq!(report.progress.failed, 0, "{:?}", report.failures);
+
+    let rows = raw_table(&db).await?;
+    let item = &rows[&("o#456".to_owned(), "p#9".to_owned())];
+    assert_eq!(item.get("Quantity"), Some(&AttributeValue::N("3".into())));
+    assert_eq!(item.get("GSI2PK"), Some(&s("c#123")));
+    assert_eq!(item.get("GSI1PK"), Some(&s("p#9")));
+    let order = &rows[&("o#456".to_owned(), "o#456".to_owned())];
+    for row in [item, order] {
+        assert!(
+            !row.contains_key("CustomerId") && !row.contains_key("customer_id"),
+            "no plain customer attribute added: {row:?}"
+        );
+    }
+    assert_eq!(order.get("GSI2PK"), Some(&s("c#123")));
+    let got = db
+        .get(OrderItem::key(OrderItemKey {
+            order_id: "456",
+            product_id: "9",
+        }))
+        .await?
+        .ok_or("still decodes")?;
+    assert_eq!((got.customer_id.as_str(), got.quantity), ("123", 3));
+    Ok(())
+}

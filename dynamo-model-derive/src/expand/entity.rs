@@ -1133,6 +1133,9 @@ fn generate(m: &EntityModel) -> TokenStream {
                 } else if f.attrs.chunked.is_some() || f.attrs.serde_codec {
                     quote!((|| ::core::option::Option::None) as fn() -> ::core::option::Option<&'static str>)
                 } else {
+                    // A formatted field's attribute is in its format's form (an epoch
+                    // format stores a number whatever the field's type).
+                    let ty = formatted_attr_type(f).unwrap_or_else(|| quote!(#ty));
                     // Probed, not required: a type without `AttrValue` has its own error.
                     quote!((|| {
                         #[allow(unused_imports)]

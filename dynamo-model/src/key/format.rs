@@ -369,6 +369,13 @@ impl<T, F> From<T> for Formatted<T, F> {
 /// field's attribute, conditions and updates on it, and a multi-attribute index key of it
 /// hold.
 impl<T: AttrValue, F: KeyFormat<T>> AttrValue for Formatted<T, F> {
+    #[doc(hidden)]
+    const __DYNAMO_TYPE: Option<&'static str> = match F::ATTRIBUTE {
+        AttributeForm::Own => T::__DYNAMO_TYPE,
+        AttributeForm::Text => Some("S"),
+        AttributeForm::Number => Some("N"),
+    };
+
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         attribute::<T, F>(&self.value)
     }
@@ -509,6 +516,13 @@ impl<T: PartialEq, F> PartialEq for FormattedOption<T, F> {
 
 /// An absent value is no attribute; a present one is [`Formatted`]'s attribute.
 impl<T: AttrValue, F: KeyFormat<T>> AttrValue for FormattedOption<T, F> {
+    #[doc(hidden)]
+    const __DYNAMO_TYPE: Option<&'static str> = match F::ATTRIBUTE {
+        AttributeForm::Own => T::__DYNAMO_TYPE,
+        AttributeForm::Text => Some("S"),
+        AttributeForm::Number => Some("N"),
+    };
+
     fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
         match &self.value {
             Some(value) => attribute::<T, F>(value),
