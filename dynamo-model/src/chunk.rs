@@ -29,6 +29,10 @@
 //! 3. puts the item with its manifests, on the condition that the stored manifests are
 //!    still those read in step 1 (with every condition of the put itself);
 //! 4. deletes the chunks of the manifests it replaced, those it owns (see "Ownership").
+//!    A put resent with the write token of an earlier call whose outcome was unknown
+//!    ([`Error::OutcomeUnknown`]) finds in step 3 the item that call stored: it then
+//!    deletes the chunks it read or wrote that this item does not name (its own new
+//!    ones), and keeps those it names.
 //!
 //! A crash or an error at any step leaves the old or the new value readable, never a mix:
 //! a reader loads exactly the chunks its manifest names and checks their count, length
@@ -832,14 +836,29 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
         });
     }
     match request.send().await {
-        Ok(()) => {
+        Ok(sent) => {
             // 4. The chunks the item no longer names (never those it names still), of
             // those it owns: a stored manifest may name another item's chunks (the item
             // was copied here by another program), which stay.
-            let replaced: Vec<(&'static str, Manifest)> = stored
-                .into_iter()
-                .filter(|(_, m)| !named.iter().any(|(_, n)| n.token == m.token))
-                .collect();
+            let replaced: Vec<(&'static str, Manifest)> = match sent {
+                // The item sent is stored: it names the new chunks and those kept.
+                crate::ops::Sent::Written => stored
+                    .into_iter()
+                    .filter(|(_, m)| !named.iter().any(|(_, n)| n.token == m.token))
+                    .collect(),
+                // The item stored carries this call's token, but an earlier call resent
+                // with that token may have stored it, naming other chunks than this call
+                // wrote (its own, read in step 1): the item as returned says which chunks
+                // it names, and those read or written that it does not name are deleted.
+                crate::ops::Sent::Found(now) => {
+                    let now_named = manifests_in::<E>(&now);
+                    stored
+                        .into_iter()
+                        .chain(written)
+                        .filter(|(_, m)| !now_named.iter().any(|(_, n)| n.token == m.token))
+                        .collect()
+                }
+            };
             // The new value is stored; chunks left behind are orphans nothing reads.
             let _ = delete_owned(&db, &key, &replaced).await;
             Ok(())

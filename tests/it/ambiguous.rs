@@ -999,3 +999,89 @@ fn writes_under_lost_responses_report_exactly_what_they_applied() {
         "{unknown} unknown outcomes, {resent} resent"
     );
 }
+
+/// A chunked put (`if_absent`, or a condition on the stored item) applied with its
+/// answer lost: its outcome is settled or unknown. Resent with its token, it reports
+/// success and leaves the value the first call stored whole: it deletes the chunks it
+/// wrote itself (the stored item does not name them), never those the item names.
+#[tokio::test]
+async fn chunked_puts_resent_with_their_token_keep_the_chunks_the_item_names() -> TestResult {
+    use crate::chunk::{bytes, message, named_and_present, sweep_aged, Message};
+    let db = local::fresh_table::<App>().await?;
+    // Per kind of put (`if_absent`, conditioned): outcomes unknown, and settled.
+    let (mut unknown, mut settled) = ([0; 2], [0; 2]);
+    for seed in 0..24u64 {
+        for conditioned in [false, true] {
+            let id = format!("m{seed}-{conditioned}");
+            let key = || {
+                Message::key(crate::chunk::MessageKey {
+                    owner: "ann",
+                    msg_id: &id,
+                })
+            };
+            let old = message(&id, format!("old {seed} ").repeat(600), bytes(3000, 1));
+            if conditioned {
+                db.put(&old).await?;
+            }
+            let new = Message {
+                subject: format!("new {seed}"),
+                ..message(&id, format!("new {seed} ").repeat(700), bytes(4500, 2))
+            };
+            let put = |db: &Db<App>| {
+                let put = db.put(&new);
+                if conditioned {
+                    put.condition(Message::fields().subject.eq(old.subject.clone()))
+                } else {
+                    put.if_absent()
+                }
+            };
+            // One attempt a call; each read and each item write answered with a 500 (the
+            // write applied) half the time: the put's first read must succeed, its item
+            // write be lost, and its settling read fail for the outcome to stay unknown.
+            let faults = Faults::new(seed)
+                .rate(0.5)
+                .kinds([FaultKind::ServerErrorAfterApply])
+                .operations(["GetItem", "PutItem"]);
+            let lossy =
+                faulty_with(&db, &faults, RetryConfig::standard().with_max_attempts(1)).await?;
+            let token = match put(&lossy).await {
+                Ok(()) => {
+                    settled[usize::from(conditioned)] += 1;
+                    assert_eq!(db.get(key()).await?.as_ref(), Some(&new), "{id}: settled");
+                    continue;
+                }
+                Err(Error::OutcomeUnknown {
+                    token: Some(token), ..
+                }) => token,
+                // The first read failed: nothing was written.
+                Err(e) => {
+                    let expected = conditioned.then_some(&old);
+                    assert_eq!(db.get(key()).await?.as_ref(), expected, "{id}: {e}");
+                    continue;
+                }
+            };
+            unknown[usize::from(conditioned)] += 1;
+            assert_eq!(db.get(key()).await?.as_ref(), Some(&new), "{id}: applied");
+            let (_, before) = named_and_present(&db).await?;
+            put(&db).write_token(token).await?;
+            // The stored item, and the chunks it names, are the first call's.
+            assert_eq!(db.get(key()).await?.as_ref(), Some(&new), "{id}: resent");
+            let (named, present) = named_and_present(&db).await?;
+            assert!(
+                named.iter().all(|chunk| present.contains(chunk)),
+                "{id}: a chunk the item names is missing"
+            );
+            // The resend left no chunk of its own behind and deleted none.
+            assert_eq!(present, before, "{id}: the chunks changed");
+            let report = sweep_aged(&db).await?;
+            let (named, present) = named_and_present(&db).await?;
+            assert_eq!(named, present, "{id}: after the sweep ({report:?})");
+            assert_eq!(db.get(key()).await?.as_ref(), Some(&new), "{id}: swept");
+        }
+    }
+    assert!(
+        unknown.iter().chain(&settled).all(|n| *n > 0),
+        "{unknown:?} unknown, {settled:?} settled"
+    );
+    Ok(())
+}

@@ -43,6 +43,7 @@ pub use get::Get;
 pub use key_condition::{IntoPartition, IntoSortKey, PartitionValue, SortCondition};
 pub use page::{Page, UnknownEntity};
 pub use put::Put;
+pub(crate) use put::Sent;
 pub use query::Query;
 pub use scan::Scan;
 pub use scatter::{DEFAULT_SCATTER_CONCURRENCY, ScatterQuery};

@@ -309,7 +309,7 @@ impl<E: Entity> Put<E> {
 
     /// Sends the `PutItem` request.
     pub(crate) async fn send_item(self) -> Result<(), Error> {
-        self.ready()?.send().await
+        self.ready()?.send().await.map(|_| ())
     }
 
     /// The `PutItem` request, validated and rendered (nothing sent yet): the chunk
@@ -328,6 +328,17 @@ impl<E: Entity> Put<E> {
             _entity: std::marker::PhantomData,
         })
     }
+}
+
+/// How a [`ReadyPut`] that succeeded knows it: the item it sent is stored, or the item
+/// stored carries the call's write token (which item that is, the caller reads from it).
+pub(crate) enum Sent {
+    /// `PutItem` answered success: the item sent is stored.
+    Written,
+    /// The stored item carries the call's token: a failed condition returned it, or a
+    /// read after the SDK gave up found it. An earlier attempt of this call, or an earlier
+    /// call resent with this token, stored it: it may hold other values than those sent.
+    Found(Item),
 }
 
 /// A rendered `PutItem` request and what reading its answer needs ([`Put::ready`]).
@@ -356,8 +367,9 @@ impl<E: Entity> ReadyPut<E> {
     ///
     /// After an ambiguous attempt, a failed condition on an item carrying the call's
     /// token, or a read of the item once the SDK gave up that finds it, is the call's own
-    /// write: success. A read that does not is [`Error::OutcomeUnknown`].
-    pub(crate) async fn send(self) -> Result<(), Error> {
+    /// write: success ([`Sent::Found`], with that item). A read that does not is
+    /// [`Error::OutcomeUnknown`].
+    pub(crate) async fn send(self) -> Result<Sent, Error> {
         let ReadyPut {
             db,
             token,
@@ -396,15 +408,20 @@ impl<E: Entity> ReadyPut<E> {
         };
         let attribute = <E::Table as crate::Table>::SCHEMA.write_token;
         match sent {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(Sent::Written),
             Err(e) => {
                 let open = outcome_open(&ambiguous, &e);
                 match e.into_service_error() {
                     PutItemError::ConditionalCheckFailedException(failed) => {
-                        if token.written_in(failed.item.as_ref(), attribute) {
-                            // An earlier attempt of this call stored the item; its
-                            // response was lost and the SDK's retry found it.
-                            return Ok(());
+                        if let Some(item) = failed
+                            .item
+                            .as_ref()
+                            .filter(|item| token.written_in(Some(item), attribute))
+                        {
+                            // An earlier attempt of this call (or a call resent with its
+                            // token) stored the item; its response was lost and the
+                            // SDK's retry found it.
+                            return Ok(Sent::Found(item.clone()));
                         }
                         Err(condition_failed::<E>(
                             failure.key,
@@ -420,8 +437,10 @@ impl<E: Entity> ReadyPut<E> {
                         };
                         // The SDK gave up after an attempt that may have been applied.
                         let current = match settle(&db, key_item).await {
-                            Settled::Read(item) if token.written_in(item.as_ref(), attribute) => {
-                                return Ok(());
+                            Settled::Read(Some(item))
+                                if token.written_in(Some(&item), attribute) =>
+                            {
+                                return Ok(Sent::Found(item));
                             }
                             Settled::Read(item) => item.map(Box::new),
                             Settled::Unread => None,
