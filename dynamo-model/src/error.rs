@@ -775,9 +775,10 @@ pub enum KeyError {
         key: String,
     },
     /// A range (`lt`, `le`, `gt`, `ge`, `between`) or `starts_with` on a sort-key part
-    /// whose encoding does not keep the values' order ([`KeyPart::KEEPS_ORDER`]
-    /// (crate::KeyPart::KEEPS_ORDER), e.g. `key_format = "unpadded"`): DynamoDB would
-    /// compare the text (`10` before `9`) and leave items out. Equality is allowed.
+    /// whose encoding does not keep the values' order
+    /// ([`KeyPart::KEEPS_ORDER`](crate::KeyPart::KEEPS_ORDER), e.g.
+    /// `key_format = "unpadded"`): DynamoDB would compare the text (`10` before `9`) and
+    /// leave items out. Equality is allowed.
     #[error(
         "a {operator} condition on a {type_name} key part compares text, not values (its encoding does not keep order, e.g. 10 sorts before 9); only equality is allowed on it"
     )]
