@@ -198,10 +198,13 @@ fn versioned_model(
         .as_ref()
         .map_or_else(|| "#".to_owned(), LitStr::value);
     // What follows the digits of a slot: the separator, then the template's constant
-    // text. A digit there would read as part of the number.
+    // text. A digit there would read as part of the number; so would a placeholder's
+    // value right after an empty separator (`{code}` rendering `7x`).
     let rest = sk
         .map(|(template, _)| template.constant_text())
         .unwrap_or_default();
+    let starts_with_placeholder =
+        sk.is_some_and(|(template, _)| !template.is_constant() && rest.is_empty());
     if separator.starts_with(|c: char| c.is_ascii_digit()) {
         if let Some(lit) = &v.separator {
             cx.error_spanned_by(
@@ -213,6 +216,11 @@ fn versioned_model(
     } else if separator.is_empty() && rest.starts_with(|c: char| c.is_ascii_digit()) {
         if let Some(lit) = &v.separator {
             cx.error_spanned_by(lit, format!("an empty separator needs a sort-key template that does not start with a digit: `{rest}` would read as part of the revision number"));
+        }
+        ok = false;
+    } else if separator.is_empty() && starts_with_placeholder {
+        if let Some(lit) = &v.separator {
+            cx.error_spanned_by(lit, "an empty separator needs a sort-key template that is empty or starts with literal text (not a digit): a placeholder's value right after the revision number could start with a digit and read as part of it");
         }
         ok = false;
     }

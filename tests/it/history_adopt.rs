@@ -16,7 +16,7 @@ use dynamo_model::history::{Keep, Revision};
 use dynamo_model::stream::StreamRecord;
 use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, RetryPolicy, Table};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -532,8 +532,14 @@ async fn crate_writers_race_the_apps_transaction_and_atomic_counter_writers() ->
 }
 
 /// The sample's stream consumer: every new image of a `v0` is put under `v{Latest}`, in
-/// stream order, until `stop` is set and the stream is drained.
-async fn stream_consumer(db: Db<Equipment>, arn: String, stop: Arc<AtomicBool>) -> Res<usize> {
+/// stream order, until `stop` is set and the stream is drained. `copies` counts the
+/// images copied so far.
+async fn stream_consumer(
+    db: Db<Equipment>,
+    arn: String,
+    stop: Arc<AtomicBool>,
+    copies: Arc<AtomicUsize>,
+) -> Res<usize> {
     use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
     let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
     let client = aws_sdk_dynamodbstreams::Client::from_conf(
@@ -581,6 +587,7 @@ async fn stream_consumer(db: Db<Equipment>, arn: String, stop: Arc<AtomicBool>) 
             image.insert("SK".into(), s(&format!("v{latest}")));
             put_raw(&db, image).await?;
             copied += 1;
+            copies.store(copied, Ordering::SeqCst);
         }
         iterator = page.next_shard_iterator;
         if empty {
@@ -621,16 +628,27 @@ async fn crate_writers_race_the_apps_stream_driven_writers() -> TestResult {
     // this first record: DynamoDB Local refuses to read an empty shard from its horizon.)
     assert_eq!(app_write_latest_only(&db, id, "s1").await?, 1);
     let stop = Arc::new(AtomicBool::new(false));
-    let consumer = tokio::spawn(stream_consumer(db.clone(), arn, stop.clone()));
+    let copies = Arc::new(AtomicUsize::new(0));
+    let consumer = tokio::spawn(stream_consumer(
+        db.clone(),
+        arn,
+        stop.clone(),
+        copies.clone(),
+    ));
     let app = [AppWay::LatestOnly, AppWay::LatestOnly, AppWay::LatestOnly];
     let told = race(&db, id, &app, 3, 4).await?;
     assert_eq!(told.len(), 24);
 
-    // Let the consumer catch up (bounded: a failing test ends).
-    let deadline = Instant::now() + Duration::from_secs(30);
+    // Let the consumer catch up: until it copied every change of v0 and every revision
+    // is stored, or it ended, or a generous deadline (a slow machine still passes; a
+    // failing test still ends).
+    let deadline = Instant::now() + Duration::from_secs(120);
     let total = 1 + told.len();
-    while app_query(&db, id).await?.len() < total + 1 && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    while !consumer.is_finished() && Instant::now() < deadline {
+        if copies.load(Ordering::SeqCst) >= total && app_query(&db, id).await?.len() > total {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     stop.store(true, Ordering::SeqCst);
     let copied = consumer.await??;

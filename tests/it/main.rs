@@ -25,6 +25,7 @@ mod history_adopt;
 mod history_lifecycle;
 mod history_race;
 mod history_reads;
+mod history_shared_partition;
 mod index;
 mod index_key_fields;
 mod isolation;

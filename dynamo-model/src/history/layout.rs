@@ -45,7 +45,7 @@ pub const MAX_WIDTH: usize = 20;
 
 /// How a versioned entity places the revision number in its sort key. Built by
 /// `#[derive(Entity)]` from `#[dynamo(versioned(..))]`; see the module documentation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HistoryLayout {
     /// The text before the slot (`v`).
     pub prefix: &'static str,
@@ -165,11 +165,19 @@ impl HistoryLayout {
         self.key(0, rest)
     }
 
+    /// Whether the stored sort key `stored` is a revision (slot 1 and above) over `rest`.
+    pub fn is_revision_of(&self, stored: &str, rest: &str) -> bool {
+        self.parse(stored)
+            .is_some_and(|(slot, r)| slot > 0 && r == rest)
+    }
+
     /// The inclusive sort-key bounds that hold every revision (slot 1 and above) over
     /// `rest` and never the latest copy. For a padded layout, the keys of slots 1 and
     /// [`max_slot`](Self::max_slot); unpadded, every key whose slot starts with 1 to 9
-    /// (`{prefix}1` to `{prefix}:`, `:` sorting right after `9`), which also takes in
-    /// keys of other rests: callers keep only the keys that parse to `rest`.
+    /// (`{prefix}1` to `{prefix}:`, `:` sorting right after `9`). Either way the bounds
+    /// also take in revisions of other rests in the partition (`v2#META` lies between
+    /// `v1#DOC` and `v9#DOC`): a reader keeps only the keys that
+    /// [`is_revision_of`](Self::is_revision_of) `rest`, as `history()` does.
     pub fn revision_bounds(&self, rest: &str) -> (String, String) {
         if self.width == 0 {
             (format!("{}1", self.prefix), format!("{}:", self.prefix))
@@ -334,6 +342,24 @@ mod tests {
             let latest = UNPADDED.latest(&rest);
             prop_assert!(latest < low);
             prop_assert!(!key.starts_with("v0_"));
+        }
+
+        /// A key is a revision of a rest exactly when it was written for that rest at a
+        /// slot above 0, whatever other rest shares the partition (and the bounds).
+        #[test]
+        fn a_revision_belongs_to_its_own_rest_only(
+            (layout, slot) in layouts().prop_flat_map(|l| (Just(l), slot_for(&l))),
+            written in rest(),
+            other in rest(),
+            same in any::<bool>(),
+        ) {
+            let asked = if same { written.clone() } else { other };
+            prop_assume!(unambiguous(&layout, &written) && unambiguous(&layout, &asked));
+            let key = layout.key(slot, &written);
+            prop_assert_eq!(
+                layout.is_revision_of(&key, &asked),
+                slot > 0 && written == asked
+            );
         }
 
         /// Nothing parses unless it is exactly what `render` writes for its parse.

@@ -343,17 +343,17 @@ impl<E: Versioned> Versions<E> {
     /// whole history. Prune an item that keeps many revisions, or use a padded layout.
     pub fn history(&self, key: impl Into<Key<E>>) -> Query<Revision<E>> {
         let key = key.into();
-        let (layout, pk, low, high) = match (Self::layout(), key.raw()) {
+        let (layout, pk, rest) = match (Self::layout(), key.raw()) {
             (Ok(layout), Ok(raw)) => match rest_of(layout, raw) {
-                Ok(rest) => {
-                    let (low, high) = layout.revision_bounds(rest);
-                    (layout, raw.pk.clone(), low, high)
-                }
+                Ok(rest) => (layout, raw.pk.clone(), rest.to_owned()),
                 Err(e) => return Query::refused(&self.db, e),
             },
             (Err(e), _) | (_, Err(e)) => return Query::refused(&self.db, e),
         };
-        let query = Query::history_of(&self.db, pk, low, high);
+        // The bounds also hold other items' revisions in the partition (another entity's
+        // `v1GAUGE` lies in `v1`..`v:`): only this item's are kept.
+        let bounds = layout.revision_bounds(&rest);
+        let query = Query::history_of(&self.db, pk, bounds, Some((*layout, rest)));
         if layout.sorts_history() {
             query.sorted_by_slot(layout)
         } else {

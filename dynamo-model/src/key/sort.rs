@@ -180,6 +180,10 @@ pub struct SortKeyRange {
     pub(crate) exclude: Option<String>,
     /// A prefix every returned sort key must have.
     pub(crate) prefix: Option<String>,
+    /// For the history of one versioned item: only the revisions of the item whose latest
+    /// copy is over this rest (the key condition's range also holds other items'
+    /// revisions, see [`HistoryLayout::revision_bounds`](crate::history::HistoryLayout::revision_bounds)).
+    pub(crate) revisions_of: Option<(crate::history::HistoryLayout, String)>,
 }
 
 impl SortKeyRange {
@@ -188,6 +192,7 @@ impl SortKeyRange {
             op,
             exclude: None,
             prefix: None,
+            revisions_of: None,
         }
     }
 
@@ -200,6 +205,10 @@ impl SortKeyRange {
                 .prefix
                 .as_deref()
                 .is_none_or(|p| sort_key.starts_with(p))
+            && self
+                .revisions_of
+                .as_ref()
+                .is_none_or(|(layout, rest)| layout.is_revision_of(sort_key, rest))
     }
 }
 
@@ -292,6 +301,7 @@ fn confined(
         op,
         exclude,
         prefix: guard,
+        revisions_of: None,
     }
 }
 

@@ -895,15 +895,17 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         want: Option<usize>,
     ) -> Result<Collected<T>, Error> {
         let sk_attr = <T::Table as Table>::SCHEMA.sk.map(|a| a.name);
-        let slot_of = |item: &Item| {
-            sk_attr
+        // Where a revision sorts: by slot, then (should the key condition admit another
+        // rest's revisions) by sort key, so no two items share a position and a cursor
+        // resumes after exactly one.
+        let position_of = |item: &Item| {
+            let sk = sk_attr
                 .and_then(|a| item.get(a))
-                .and_then(|v| v.as_s().ok())
-                .and_then(|sk| layout.parse(sk))
-                .map(|(slot, _)| slot)
+                .and_then(|v| v.as_s().ok())?;
+            layout.parse(sk).map(|(slot, _)| (slot, sk.clone()))
         };
         let after = match &start {
-            Some(key) => Some(slot_of(key).ok_or(Error::Cursor {
+            Some(key) => Some(position_of(key).ok_or(Error::Cursor {
                 target: T::NAME,
                 source: cursor::CursorError::WrongQuery,
             })?),
@@ -921,22 +923,22 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                 return Ok(None);
             }
             // A decoded revision's key parses (its decoding checks it).
-            let Some(slot) = slot_of(&item) else {
+            let Some(position) = position_of(&item) else {
                 return Ok(None);
             };
             let key = pager::key_of(&item, names);
-            Ok(decode_target(item, unknown)?.map(|t| (slot, key, t)))
+            Ok(decode_target(item, unknown)?.map(|t| (position, key, t)))
         })
         .await?;
         let mut sorted = read.items;
-        sorted.sort_by_key(|(slot, _, _)| *slot);
+        sorted.sort_by(|(a, _, _), (b, _, _)| a.cmp(b));
         if self.reverse {
             sorted.reverse();
         }
         let reverse = self.reverse;
-        sorted.retain(|(slot, _, _)| match after {
-            Some(a) if reverse => *slot < a,
-            Some(a) => *slot > a,
+        sorted.retain(|(position, _, _)| match &after {
+            Some(a) if reverse => position < a,
+            Some(a) => position > a,
             None => true,
         });
         let more = want.is_some_and(|w| sorted.len() > w);
@@ -1236,17 +1238,24 @@ pub(super) struct QuerySource<X: Table> {
 
 impl<E: Entity> Query<crate::history::Revision<E>, Primary> {
     /// The revisions of one item of a versioned entity: its partition, the sort keys
-    /// between `low` and `high` (which hold every revision and never the latest copy).
-    pub(crate) fn history_of(db: &Db<E::Table>, pk: String, low: String, high: String) -> Self {
+    /// between `low` and `high` (which hold every revision and never the latest copy),
+    /// of those only the revisions over `rest` under `layout` (the range also holds other
+    /// items' revisions).
+    pub(crate) fn history_of(
+        db: &Db<E::Table>,
+        pk: String,
+        (low, high): (String, String),
+        revisions_of: Option<(crate::history::HistoryLayout, String)>,
+    ) -> Self {
+        let mut range = SortKeyRange::op(SortKeyOp::Between(low, high));
+        range.revisions_of = revisions_of;
         Query {
             db: db.clone(),
             customize: Customize::default(),
             index: None,
             _key_space: PhantomData,
             pk: Ok(PartitionValue::Rendered(pk)),
-            sk: Ok(SortCondition::Rendered(SortKeyRange::op(
-                SortKeyOp::Between(low, high),
-            ))),
+            sk: Ok(SortCondition::Rendered(range)),
             sk_chosen: true,
             refusal: None,
             filter: None,
@@ -1276,7 +1285,7 @@ impl<E: Entity> Query<crate::history::Revision<E>, Primary> {
             } => (reason, message),
             other => (crate::ValidationReason::InvalidOption, other.to_string()),
         };
-        let mut query = Self::history_of(db, String::new(), String::new(), String::new());
+        let mut query = Self::history_of(db, String::new(), (String::new(), String::new()), None);
         query.refusal = Some((reason, message));
         query
     }
@@ -1453,6 +1462,12 @@ fn condition_bytes(pk: &PartitionValue, sk: &SortCondition) -> Vec<u8> {
                     None => part(&mut out, b'-', &[]),
                 }
             }
+            // The history of one item: a cursor of another item's history (same range
+            // under an unpadded layout) does not continue it. Absent otherwise, so the
+            // cursors of other queries keep their bytes.
+            if let Some((_, rest)) = &range.revisions_of {
+                part(&mut out, b'r', rest.as_bytes());
+            }
         }
         SortCondition::Attributes(_) => part(&mut out, b'S', format!("{sk:?}").as_bytes()),
     }
@@ -1477,6 +1492,17 @@ mod tests {
                 op,
                 exclude: exclude.map(s),
                 prefix: prefix.map(s),
+                revisions_of: None,
+            })
+        };
+        let history = |rest: &str| {
+            let layout = crate::history::HistoryLayout::AWS_NUMBER_BASED;
+            let (low, high) = layout.revision_bounds(rest);
+            SortCondition::Rendered(SortKeyRange {
+                op: SortKeyOp::Between(low, high),
+                exclude: None,
+                prefix: None,
+                revisions_of: Some((layout, rest.to_owned())),
             })
         };
         let pks = [
@@ -1499,6 +1525,9 @@ mod tests {
             range(SortKeyOp::Ge(s("b")), None, Some("b")),
             range(SortKeyOp::Ge(s("b")), Some(""), None),
             range(SortKeyOp::Ge(s("b")), Some("b"), Some("b")),
+            history(""),
+            history("a"),
+            history("ab"),
             SortCondition::Attributes(AttributeRange::default()),
         ];
         let mut seen = std::collections::HashMap::new();

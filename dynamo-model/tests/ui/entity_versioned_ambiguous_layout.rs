@@ -15,6 +15,26 @@ struct Doc {
     version: u64,
 }
 
+// Nothing between the number and a template starting with a placeholder: `code = "7x"`
+// renders `v17x`, which reads as revision 17 of `x`.
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = App, pk = "ITEM#{id}", sk = "{code}", versioned(width = 0, separator = ""))]
+struct Coded {
+    id: String,
+    code: String,
+    #[dynamo(version)]
+    version: u64,
+}
+
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = App, pk = "PART#{id}", sk = "{n}#X", versioned(width = 0, separator = ""))]
+struct Numbered {
+    id: String,
+    n: u64,
+    #[dynamo(version)]
+    version: u64,
+}
+
 // Padded slots already sort by number.
 #[derive(Entity, Serialize, Deserialize)]
 #[dynamo(table = App, pk = "NOTE#{id}", sk = "NOTE", versioned(width = 5, numeric_order))]
