@@ -593,7 +593,8 @@ pub(crate) struct Layout {
 }
 
 /// The table [`create_table`] creates for `schema` as declared (the derive refuses a
-/// declaration DynamoDB would refuse, so it needs no check here).
+/// declaration DynamoDB would refuse, so it needs no check here). Used by the exports.
+#[cfg_attr(not(feature = "export"), allow(dead_code))]
 pub(crate) fn layout(schema: &TableSchema) -> Layout {
     layout_of(schema, &TableOptions::declared(schema))
 }
