@@ -56,9 +56,9 @@ impl EncodeError {
     }
 
     /// A value the field's key format cannot hold, refused when the field's attribute is
-    /// written in the format's form (see [`crate::key::format::AttributeForm`]).
+    /// written in the format's form (see [`AttributeForm`](dynamo_model::key::format::AttributeForm)).
     #[cold]
-    pub(crate) fn key_format(e: &crate::key::KeyError) -> Self {
+    pub(crate) fn key_format(e: &crate::error::KeyError) -> Self {
         EncodeError(Box::new(EncodeErrorInner {
             message: e.to_string(),
             number: false,

@@ -46,8 +46,11 @@ use aws_sdk_dynamodb::types::{
 use std::time::Duration;
 
 mod check;
+#[doc(hidden)]
+pub mod delimiter;
 pub use check::TableDifference;
 pub(crate) use check::check_table;
+pub use delimiter::Delimiter;
 
 /// A table declaration. Implemented by `#[derive(Table)]`.
 ///
@@ -70,8 +73,8 @@ pub trait Table: Sealed + Send + Sync + 'static {
 
     /// The delimiter between the components of the keys the table's entities render,
     /// unless an entity or an index template declares its own: `#` unless the table
-    /// declares `#[dynamo(delimiter = "..")]` (see [`Delimiter`](crate::key::Delimiter)).
-    const DELIMITER: crate::key::Delimiter = crate::key::Delimiter::HASH;
+    /// declares `#[dynamo(delimiter = "..")]` (see [`Delimiter`](Delimiter)).
+    const DELIMITER: Delimiter = Delimiter::HASH;
 }
 
 /// The static description of a table: key attributes, indexes, TTL attribute.

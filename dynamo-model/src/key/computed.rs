@@ -66,7 +66,8 @@
 //! time type). Queries name a bucket with its type ([`DayBucket`], [`HourBucket`],
 //! [`MonthBucket`]) or with any time value inside it.
 
-use super::{KeyArg, KeyError, KeyPart, OptionalKeyPart};
+use super::{KeyArg, KeyPart, OptionalKeyPart};
+use crate::error::KeyError;
 use crate::text::push_padded_u64;
 use std::fmt;
 

@@ -11,7 +11,7 @@
 
 pub mod chain;
 pub mod computed;
-pub mod delimiter;
+pub use crate::schema::delimiter;
 mod encode;
 pub mod format;
 pub mod sharded;

@@ -29,7 +29,8 @@
 //! that starts with a field), or no item ([`SortKeyOp::Nothing`], e.g. `< ""` or
 //! `between("b", "a")`), which a query answers without sending a request.
 
-use super::{Delimiter, KeyError, KeyPart};
+use super::{Delimiter, KeyPart};
+use crate::error::KeyError;
 use crate::schema::IndexSchema;
 use crate::{Entity, Table};
 use std::marker::PhantomData;

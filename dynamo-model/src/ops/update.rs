@@ -601,7 +601,7 @@ impl<E: Entity> Update<E> {
             let attr = <E::Table as crate::Table>::SCHEMA.write_token;
             self.actions
                 .push(Action::Set(attr.into(), Ok(token.value())));
-            guard = and(guard, Some(token.not_written(attr)));
+            guard = and(guard, Some(super::ambiguous::not_written(token, attr)));
         }
         let key_item = self.key.to_item()?;
         let mut p = Placeholders::default();

@@ -1,5 +1,17 @@
 //! The one error type of the crate, with the entity, key and attribute involved.
 
+mod decode;
+mod decompress;
+mod key;
+mod stream;
+mod token;
+
+pub use decode::{DecodeError, DecodeErrorKind};
+pub use decompress::DecompressError;
+pub use key::KeyError;
+pub use stream::{EventName, ImageKind, StreamError, ViewType};
+pub use token::WriteToken;
+
 use crate::Item;
 use std::fmt;
 
@@ -107,7 +119,7 @@ pub enum Error {
     /// attribute type this build does not know), or an image asked of a record whose
     /// stream's view type leaves it out. See [`crate::stream`].
     #[error(transparent)]
-    Stream(#[from] crate::stream::StreamError),
+    Stream(#[from] StreamError),
 
     /// The request was refused before anything was sent: nothing was written or read.
     ///
@@ -203,7 +215,7 @@ pub enum Error {
     ///
     /// When the SDK gives up on a write after such an attempt, the crate reads the item
     /// (strongly consistent) before answering. A put or update whose
-    /// [`WriteToken`](crate::ops::WriteToken) is stored there was applied and reports
+    /// [`WriteToken`](WriteToken) is stored there was applied and reports
     /// success, as does a delete that finds the key empty; this error is what remains: the
     /// item does not carry the call's token (the write was not applied, or another write
     /// replaced it since), the item of a delete is still there, or the read failed too.
@@ -251,7 +263,7 @@ pub enum Error {
         key: String,
         /// The call's write token, to resend it with (`None` for a delete, which stores
         /// none).
-        token: Option<crate::ops::WriteToken>,
+        token: Option<WriteToken>,
         /// The item as the settling read found it (`None`: no item, or the read failed).
         current: Option<Box<Item>>,
         /// The error of the write's last attempt.
@@ -575,229 +587,6 @@ fn describe_cancellations(ops: &[CancelledOperation]) -> String {
     } else {
         parts.join("; ")
     }
-}
-
-/// An item that could not be decoded into an entity.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct DecodeError {
-    /// The entity type being decoded.
-    pub entity: &'static str,
-    /// The item's key, rendered as `PK=..., SK=...`, when the item has one.
-    pub key: Option<String>,
-    /// The attribute at fault, when one is.
-    pub attribute: Option<String>,
-    /// What is wrong with it.
-    pub kind: DecodeErrorKind,
-}
-
-/// What is wrong with an item or attribute that could not be decoded.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum DecodeErrorKind {
-    /// The item belongs to another entity type (or has none).
-    #[error("item is of entity type {}, expected {expected}", found.as_deref().unwrap_or("<none>"))]
-    WrongEntityType {
-        /// The entity type this crate expected.
-        expected: &'static str,
-        /// The value of the entity-type attribute, if any.
-        found: Option<String>,
-    },
-    /// The item has no entity-type attribute and its keys match the key templates of
-    /// several entities identified by their keys (`#[dynamo(identify = "keys")]`).
-    #[error("item has no entity type, and its keys match the templates of {}", entities.join(" and "))]
-    AmbiguousEntity {
-        /// The entity types whose templates render the item's keys.
-        entities: Vec<&'static str>,
-    },
-    /// A required attribute is absent.
-    #[error("attribute is missing")]
-    Missing,
-    /// The attribute has another DynamoDB type than the field needs.
-    #[error("expected a {expected} attribute, found {found}")]
-    WrongType {
-        /// DynamoDB type the field needs (`S`, `N`, `BOOL`, `L`, `M`, ...).
-        expected: &'static str,
-        /// DynamoDB type found.
-        found: &'static str,
-    },
-    /// The attribute has the right type but an unusable value (e.g. a number out of range).
-    #[error("invalid value: {0}")]
-    Invalid(String),
-    /// A key attribute (of the table, or of an index the item carries) is not what the
-    /// item's fields render: the item is not stored under its own key (a forged or
-    /// corrupted item), so it is refused rather than decoded as the item its fields
-    /// describe. [`DecodeError::attribute`] names the key attribute.
-    #[error("{}", describe_key_mismatch(expected.as_deref(), found))]
-    #[non_exhaustive]
-    KeyMismatch {
-        /// What the fields render (`None`: the fields leave the item out of this sparse
-        /// index, so the attribute should be absent).
-        expected: Option<String>,
-        /// The stored value.
-        found: String,
-    },
-    /// A value inside an attribute (a member of a map, an element of a list, the value of
-    /// an enum variant) could not be decoded: `path` says where, e.g. `.address.city` or
-    /// `[2].sku`, and `source` what is wrong there. Decoding an entity moves the path into
-    /// [`DecodeError::attribute`] (`lines[2].sku`), leaving `kind` the innermost error.
-    #[error("at {path}: {source}")]
-    #[non_exhaustive]
-    Nested {
-        /// Where in the attribute: `.member` and `[index]` steps.
-        path: String,
-        /// What is wrong at that place (never itself `Nested`).
-        source: Box<DecodeErrorKind>,
-    },
-    /// A compressed attribute (`#[dynamo(compress)]`) could not be read: an unknown tag,
-    /// a corrupt or truncated payload, a value over the field's `max_size`, a codec this
-    /// build lacks, or a `String` that is not UTF-8. See [`crate::compress`].
-    #[error("compressed value: {0}")]
-    Decompress(crate::compress::DecompressError),
-    /// An enum stored under a variant name the type does not have (renamed or removed
-    /// since the item was written, or written by another program).
-    #[error("unknown variant `{found}`, expected one of: {}", expected.join(", "))]
-    #[non_exhaustive]
-    UnknownVariant {
-        /// The stored variant name.
-        found: String,
-        /// The variant names the type reads.
-        expected: &'static [&'static str],
-    },
-}
-
-impl DecodeErrorKind {
-    /// This error, one step further down: `step` is `.member` or `[index]`, prepended to
-    /// the path of an error already nested, so the path reads from the outside in.
-    #[cold]
-    pub fn at(self, step: impl std::fmt::Display) -> Self {
-        match self {
-            DecodeErrorKind::Nested { path, source } => DecodeErrorKind::Nested {
-                path: format!("{step}{path}"),
-                source,
-            },
-            other => DecodeErrorKind::Nested {
-                path: step.to_string(),
-                source: Box::new(other),
-            },
-        }
-    }
-
-    /// The error at a member of a map (`.name`).
-    #[cold]
-    pub fn at_member(self, name: &str) -> Self {
-        self.at(format_args!(".{name}"))
-    }
-
-    /// The error at an element of a list (`[index]`).
-    #[cold]
-    pub fn at_index(self, index: usize) -> Self {
-        self.at(format_args!("[{index}]"))
-    }
-
-    /// Splits off the path of a nested error: `("", self)` when it is not nested.
-    pub(crate) fn into_path(self) -> (String, DecodeErrorKind) {
-        match self {
-            DecodeErrorKind::Nested { path, source } => (path, *source),
-            other => (String::new(), other),
-        }
-    }
-}
-
-fn describe_key_mismatch(expected: Option<&str>, found: &str) -> String {
-    match expected {
-        Some(expected) => format!(
-            "the key attribute holds {found:?} but the item's fields render {expected:?}: the item is not stored under its own key"
-        ),
-        None => format!(
-            "the key attribute holds {found:?} but the item's fields leave it out of this sparse index"
-        ),
-    }
-}
-
-impl fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot decode {}", self.entity)?;
-        if let Some(key) = &self.key {
-            write!(f, " {key}")?;
-        }
-        if let Some(attribute) = &self.attribute {
-            write!(f, ", attribute `{attribute}`")?;
-        }
-        write!(f, ": {}", self.kind)
-    }
-}
-
-impl std::error::Error for DecodeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.kind)
-    }
-}
-
-/// An error while encoding a value into a key or decoding it from a key.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum KeyError {
-    /// The value contains a character that cannot be represented in a key.
-    ///
-    /// The built-in encodings accept every character (delimiters are escaped);
-    /// this variant is available to custom [`KeyPart`](crate::KeyPart) implementations.
-    #[error("character {ch:?} is not allowed in a key value (in {value:?})")]
-    ForbiddenChar {
-        /// The rejected character.
-        ch: char,
-        /// The value that contains it.
-        value: String,
-    },
-    /// The value is valid for its type but outside the range keys can encode.
-    #[error("{type_name} value {value} cannot be encoded in a key: {reason}")]
-    OutOfRange {
-        /// The Rust type of the value.
-        type_name: &'static str,
-        /// The value, formatted for display.
-        value: String,
-        /// Why it is out of range.
-        reason: &'static str,
-    },
-    /// A key of an entity identified by its keys (`#[dynamo(identify = "keys")]`) that
-    /// the key templates of another such entity of the table render too: an item stored
-    /// there without the entity-type attribute could be either, so the crate neither
-    /// writes nor reads it as one of them.
-    #[error(
-        "the key {key:?} matches the key templates of {entity} and of {other}, which are both identified by their keys"
-    )]
-    AmbiguousEntity {
-        /// The entity the key was built for.
-        entity: &'static str,
-        /// Another entity whose templates render it.
-        other: &'static str,
-        /// The rendered key (partition and sort key).
-        key: String,
-    },
-    /// A range (`lt`, `le`, `gt`, `ge`, `between`) or `starts_with` on a sort-key part
-    /// whose encoding does not keep the values' order
-    /// ([`KeyPart::KEEPS_ORDER`](crate::KeyPart::KEEPS_ORDER), e.g.
-    /// `key_format = "unpadded"`): DynamoDB would
-    /// compare the text (`10` before `9`) and leave items out. Equality is allowed.
-    #[error(
-        "a {operator} condition on a {type_name} key part compares text, not values (its encoding does not keep order, e.g. 10 sorts before 9); only equality is allowed on it"
-    )]
-    Unordered {
-        /// The key part's type or format.
-        type_name: &'static str,
-        /// The refused operator.
-        operator: &'static str,
-    },
-    /// A key component is not a valid encoding of the expected type.
-    #[error("malformed {type_name} key component {input:?}: {reason}")]
-    Malformed {
-        /// The Rust type that was expected.
-        type_name: &'static str,
-        /// The component that failed to decode.
-        input: String,
-        /// What is wrong with it.
-        reason: &'static str,
-    },
 }
 
 /// Why a cursor was refused.

@@ -3,7 +3,7 @@
 //!
 //! A table (`#[derive(Table)]`), an entity or one of its index templates
 //! (`#[derive(Entity)]`) may declare `delimiter = "."`; the default is `#`. Every
-//! delimiter keeps the guarantees of `#` (see [`KeyPart`](super::KeyPart)):
+//! delimiter keeps the guarantees of `#` (see [`KeyPart`](dynamo_model::KeyPart)):
 //!
 //! 1. no encoded value contains the delimiter, so a value can never forge a component
 //!    boundary, and a whole-component prefix such as `A.1.` never matches `A.10.`;
@@ -44,7 +44,7 @@
 //! seeds' layouts (`2014-07-09.1`, `PENDING_2014-10-03`) need. Keys already written with
 //! `#` read exactly as before: `#` is what every key used until now.
 
-use super::KeyError;
+use crate::error::KeyError;
 use std::borrow::Cow;
 
 /// The character between the components of a rendered key: `#` (the default), `.`, `_`,
@@ -176,7 +176,7 @@ impl Delimiter {
 
     /// Escapes a raw string value as a `String` key part under this delimiter and appends
     /// it to `out`; used to build partial (prefix) keys. Under `#` this is
-    /// [`escape_str`](super::escape_str).
+    /// [`escape_str`](dynamo_model::key::escape_str).
     ///
     /// The encoding of a prefix of a value is a prefix of the value's encoding (and only
     /// then), so `begins_with` on an escaped partial value is exact. The built-in escaping
@@ -305,7 +305,7 @@ impl Delimiter {
 
     /// Splits a full key into its components at this delimiter. Encoded values never
     /// contain it, so every occurrence is a boundary; escapes stay inside the returned
-    /// slices, for [`KeyPart::decode_key_with`](super::KeyPart::decode_key_with).
+    /// slices, for [`KeyPart::decode_key_with`](dynamo_model::KeyPart::decode_key_with).
     pub fn split(self, key: &str) -> impl Iterator<Item = &str> {
         key.split(self.as_char())
     }
