@@ -17,14 +17,23 @@ import sys
 
 # The layer map, bottom first. Inside a layer, a module may use the ones listed before it.
 LAYERS = [
+    # Text helpers, seals, the error types of every layer, retry policy, span names.
     ("foundation", ["text", "sealed", "error", "retry", "trace"]),
-    ("model", ["codec", "format", "extra_types", "attribute", "schema", "size", "capacity",
-               "key", "entity", "registry", "collection", "compress", "cursor"]),
+    # What is stored and how: attribute codecs, the table schema, the text of keys,
+    # compression, chunk manifests, the entity registry, entities and their typed keys,
+    # key conditions, collections, item sizes, cursors.
+    ("model", ["codec", "format", "extra_types", "attribute", "schema", "keytext",
+               "compress", "chunk", "registry", "entity", "size", "key", "collection",
+               "cursor"]),
+    # Every expression: conditions, updates, key conditions, guards.
     ("expr", ["expr"]),
-    ("read", ["cache", "ops"]),
-    ("write", ["batch", "transact"]),
-    ("features", ["chunk", "history", "period", "stream", "export", "migrate"]),
-    ("api", ["db", "local", "guide"]),
+    # The table handle, the item cache it may hold, capacity accounting.
+    ("handle", ["cache", "db", "capacity"]),
+    # Requests: single items, queries, scans, batches, transactions.
+    ("operations", ["ops", "batch", "transact"]),
+    # Features built on the operations.
+    ("features", ["history", "period", "stream", "export", "migrate"]),
+    ("tools", ["local", "guide"]),
 ]
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dynamo-model", "src")
@@ -34,9 +43,10 @@ def strip(text):
     """Code without comments, string literals and `#[cfg(test)] mod x { ... }` bodies."""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r"'(?:\\u\{[0-9a-fA-F]+\}|\\.|[^'\\])'", "' '", text)
     text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
     out, i = [], 0
-    for m in re.finditer(r"#\[cfg\(test\)\]\s*(?:pub(?:\(crate\))?\s+)?mod\s+\w+\s*\{", text):
+    for m in re.finditer(r"#\[cfg\((?:test|all\(test[^\]]*\))\)\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\(crate\))?\s+)?mod\s+\w+\s*\{", text):
         if m.start() < i:
             continue
         out.append(text[i:m.start()])

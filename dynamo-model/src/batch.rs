@@ -30,7 +30,7 @@ pub const MAX_BATCH_GET: usize = 100;
 /// DynamoDB: at most 25 put or delete requests per `BatchWriteItem`.
 pub const MAX_BATCH_WRITE: usize = 25;
 
-use crate::key::raw_key_of;
+use crate::keytext::raw_key_of;
 
 /// Capacity units of a batch response (one entry per table).
 fn capacity_units(consumed: &[aws_sdk_dynamodb::types::ConsumedCapacity]) -> f64 {

@@ -389,7 +389,7 @@ impl Storable for Touched {
 
 impl Invalidate {
     fn key(&self, item: &std::collections::HashMap<String, AttributeValue>) -> Option<RawKey> {
-        crate::key::raw_key_of(self.schema, item)
+        crate::keytext::raw_key_of(self.schema, item)
     }
 
     fn touched(

@@ -123,7 +123,7 @@ pub const CHUNK_TYPE: &str = "_chunk";
 /// The partition-key prefix of chunk items. Their keys are the crate's own format, not
 /// rendered from a template, so whatever delimiter the table's entities use they are
 /// written and split at `#`; no encoded key value contains `#` under any delimiter (see
-/// [`Delimiter`](crate::key::Delimiter)), so no entity's key part can forge this prefix
+/// [`Delimiter`](crate::schema::Delimiter)), so no entity's key part can forge this prefix
 /// after a delimiter.
 pub const CHUNK_PREFIX: &str = "_CHUNK#";
 /// The sort key of chunk items, in tables with a sort key.
@@ -737,7 +737,7 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
     let schema = &<E::Table as Table>::SCHEMA;
     let pending = put.take_pending();
     let mut item = put.take_item()?;
-    let key = crate::key::raw_key_of(schema, &item).ok_or_else(|| {
+    let key = crate::keytext::raw_key_of(schema, &item).ok_or_else(|| {
         Error::invalid(
             E::ENTITY_TYPE,
             crate::ValidationReason::KeyEncoding,
@@ -947,7 +947,7 @@ async fn read_manifests<E: Entity>(
 /// that it owns (a copy made by another program names chunks it does not own; they stay).
 pub(crate) async fn after_delete<E: Entity>(db: &Db<E::Table>, old: &Item) -> Result<(), Error> {
     let schema = &<E::Table as Table>::SCHEMA;
-    let Some(key) = crate::key::raw_key_of(schema, old) else {
+    let Some(key) = crate::keytext::raw_key_of(schema, old) else {
         return Ok(());
     };
     delete_owned(db, &key, &manifests_in::<E>(old))
@@ -1122,7 +1122,7 @@ fn write_of(schema: &crate::TableSchema, item: &Item) -> Option<(Write, RawKey)>
         Some(AttributeValue::S(s)) => Some(s.clone()),
         _ => None,
     };
-    let key = crate::key::raw_key_of(schema, item)?;
+    let key = crate::keytext::raw_key_of(schema, item)?;
     let token = key
         .pk
         .strip_prefix(CHUNK_PREFIX)?

@@ -977,8 +977,8 @@ mod tests {
     proptest! {
         #[test]
         fn time_dates_are_stored_as_their_key_text(
-            d in crate::key::testing::time_values::dates(),
-            t in crate::key::testing::time_values::date_times(),
+            d in crate::keytext::testing::time_values::dates(),
+            t in crate::keytext::testing::time_values::date_times(),
         ) {
             check_date_attr(&d)?;
             check_date_attr(&t)?;
@@ -989,8 +989,8 @@ mod tests {
     proptest! {
         #[test]
         fn chrono_dates_are_stored_as_their_key_text(
-            d in crate::key::testing::chrono_values::dates(),
-            t in crate::key::testing::chrono_values::date_times(),
+            d in crate::keytext::testing::chrono_values::dates(),
+            t in crate::keytext::testing::chrono_values::date_times(),
         ) {
             check_date_attr(&d)?;
             check_date_attr(&t)?;

@@ -36,7 +36,7 @@ pub trait Target: Sized + Send + 'static {
     /// The history layout of a `#[dynamo(versioned)]` entity target (its base-table
     /// queries read the latest copies).
     #[doc(hidden)]
-    const HISTORY: Option<&'static crate::history::HistoryLayout> = None;
+    const HISTORY: Option<&'static crate::schema::history::HistoryLayout> = None;
 
     /// The stored attributes decoding reads, per member entity (an entity is its own one
     /// member); a query on a global index with an `INCLUDE` projection is refused when the
@@ -62,7 +62,7 @@ impl<E: Entity> Target for E {
     const ENTITY_TYPES: &'static [&'static str] = &[E::ENTITY_TYPE];
     const IS_COLLECTION: bool = false;
     const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] = &[E::ATTRIBUTES];
-    const HISTORY: Option<&'static crate::history::HistoryLayout> = E::__HISTORY;
+    const HISTORY: Option<&'static crate::schema::history::HistoryLayout> = E::__HISTORY;
     const IDENTIFIED_BY_KEYS: bool = E::__IDENTIFY_BY_KEYS;
 
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError> {
@@ -90,7 +90,7 @@ impl<E: Entity> Target for crate::Key<E> {
 
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError> {
         let schema = &<E::Table as Table>::SCHEMA;
-        match crate::key::raw_key_of(schema, &item) {
+        match crate::keytext::raw_key_of(schema, &item) {
             // The key of a revision (an index without the entity-type attribute holds
             // them too): history, not a key of the entity.
             Some(RawKey { sk: Some(sk), .. })
@@ -102,7 +102,7 @@ impl<E: Entity> Target for crate::Key<E> {
                 Ok(()) => Ok(Decoded::Item(crate::Key::from_raw(raw))),
                 Err(Some(kind)) => Err(DecodeError {
                     entity: E::ENTITY_TYPE,
-                    key: crate::key::describe_item_key(schema, &item),
+                    key: crate::keytext::describe_item_key(schema, &item),
                     attribute: None,
                     kind,
                 }),
@@ -203,7 +203,7 @@ pub mod __private {
     /// Whether an item's keys are rendered by `E`'s templates (whoever else's: an item
     /// several entities identified by their keys could own is refused when decoded).
     pub fn identified_as<E: Entity>(item: &Item) -> bool {
-        crate::key::raw_key_of(&<E::Table as Table>::SCHEMA, item).is_some_and(|key| {
+        crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, item).is_some_and(|key| {
             crate::registry::identified_by_key::<E::Table>(&key).contains(&E::ENTITY_TYPE)
         })
     }

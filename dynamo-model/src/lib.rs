@@ -91,6 +91,7 @@ pub mod format;
 pub mod guide;
 pub mod history;
 pub mod key;
+mod keytext;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod migrate;
@@ -115,6 +116,7 @@ pub use compress::CompressedPath;
 pub use cursor::Cursor;
 pub use db::Db;
 pub use entity::Entity;
+pub use entity::Key;
 pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::{AttrPath, Condition, MapPath, Path, SettablePath, UpdatablePath};
 pub use key::chain::{AttributeField, SortKeyField};
@@ -124,7 +126,7 @@ pub use key::sort::SortKeyRange;
 pub use key::sort::{
     AttributeCondition, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
 };
-pub use key::{Key, KeyPart, RawKey};
+pub use keytext::{KeyPart, RawKey};
 pub use ops::Numeric;
 #[doc(hidden)]
 pub use ops::SortCondition;

@@ -589,7 +589,7 @@ pub struct Migration<E: Entity> {
     name: String,
     steps: Vec<Step<E>>,
     marker: Option<bool>,
-    partition: Option<Result<String, crate::key::KeyError>>,
+    partition: Option<Result<String, crate::keytext::KeyError>>,
     segments: u32,
     page_size: usize,
     read_budget: Option<f64>,
@@ -1072,7 +1072,7 @@ impl<E: Entity> Job<E> {
                 ..Progress::default()
             };
             for item in items {
-                let key = crate::key::raw_key_of(&<E::Table as Table>::SCHEMA, &item);
+                let key = crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, &item);
                 let outcome = self.migrate_item(item, shared, &mut page).await?;
                 let outcome = match outcome {
                     Outcome::Refused(error) => {
@@ -1223,7 +1223,7 @@ impl<E: Entity> Job<E> {
     /// chunk item), by its entity type or, for an entity identified by its keys, its keys.
     fn is_ours(item: &Item) -> bool {
         let schema = &<E::Table as Table>::SCHEMA;
-        let Some(key) = crate::key::raw_key_of(schema, item) else {
+        let Some(key) = crate::keytext::raw_key_of(schema, item) else {
             return false;
         };
         if crate::chunk::is_chunk_key(&key) || crate::registry::is_revision::<E::Table>(item) {
@@ -1280,7 +1280,7 @@ impl<E: Entity> Job<E> {
                         Ok(Decoded::Unknown(found)) => {
                             return Err(Error::Decode(DecodeError {
                                 entity: E::ENTITY_TYPE,
-                                key: crate::key::describe_item_key(
+                                key: crate::keytext::describe_item_key(
                                     &<E::Table as Table>::SCHEMA,
                                     &current,
                                 ),
@@ -1321,8 +1321,8 @@ impl<E: Entity> Job<E> {
                     // The entity's key is where the item is: a change of a key field
                     // would write another item and leave this one behind.
                     let (before, after) = (
-                        crate::key::raw_key_of(schema, &current),
-                        crate::key::raw_key_of(schema, &written),
+                        crate::keytext::raw_key_of(schema, &current),
+                        crate::keytext::raw_key_of(schema, &written),
                     );
                     if before != after {
                         return Err(Error::invalid(
@@ -1437,7 +1437,8 @@ impl<E: Entity> Job<E> {
             if self.dry_run {
                 let mut sample = lock(&shared.sample);
                 if sample.len() < KEEP
-                    && let Some(key) = crate::key::raw_key_of(&<E::Table as Table>::SCHEMA, &item)
+                    && let Some(key) =
+                        crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, &item)
                 {
                     sample.push(plan(key, &item, &changed));
                 }

@@ -25,7 +25,8 @@
 //! Entity types with the same entity-type name (a partial view and its entity) are one
 //! type: writing through either may replace the other's item, as a single put may.
 
-use crate::key::{Delimiter, raw_key_of};
+use crate::keytext::raw_key_of;
+use crate::schema::Delimiter;
 use crate::{Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::any::TypeId;
@@ -64,7 +65,7 @@ pub struct EntityRegistration {
     pub versioned: bool,
     /// Where a `#[dynamo(versioned)]` entity's sort key holds the revision number: its
     /// stored sort keys are the template's rendering inside this layout.
-    pub history: Option<&'static crate::history::HistoryLayout>,
+    pub history: Option<&'static crate::schema::history::HistoryLayout>,
     /// Whether an item without the entity-type attribute is this entity's when its keys
     /// match the templates (`#[dynamo(identify = "keys")]`).
     pub identify_by_keys: bool,
@@ -233,7 +234,7 @@ pub(crate) fn is_revision<T: Table>(item: &Item) -> bool {
         // No entity type: a revision of a versioned entity identified by its keys when its
         // templates render the key (another deployment may write that layout untyped).
         None => {
-            let Some(key) = crate::key::raw_key_of(schema, item) else {
+            let Some(key) = crate::keytext::raw_key_of(schema, item) else {
                 return false;
             };
             entities

@@ -48,6 +48,8 @@ use std::time::Duration;
 mod check;
 #[doc(hidden)]
 pub mod delimiter;
+#[doc(hidden)]
+pub mod history;
 pub use check::TableDifference;
 pub(crate) use check::check_table;
 pub use delimiter::Delimiter;

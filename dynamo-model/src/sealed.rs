@@ -12,9 +12,9 @@ pub trait UpdatablePath {}
 pub trait SettablePath {}
 /// For [`Compressible`](crate::compress::Compressible).
 pub trait Compressible {}
-/// For [`KeyArg`](crate::key::KeyArg).
+/// For [`KeyArg`](crate::keytext::KeyArg).
 pub trait KeyArg<T> {}
-/// For [`OptionalKeyPart`](crate::key::OptionalKeyPart).
+/// For [`OptionalKeyPart`](crate::keytext::OptionalKeyPart).
 pub trait OptionalKeyPart {}
 /// For [`TtlValue`](crate::TtlValue).
 pub trait TtlValue {}

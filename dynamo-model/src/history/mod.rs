@@ -76,9 +76,7 @@
 //! # Ok(()) }
 //! ```
 
-mod layout;
-
-pub use layout::{HistoryLayout, MAX_WIDTH};
+pub use crate::schema::history::{HistoryLayout, MAX_WIDTH};
 
 use crate::collection::{Decoded, Target};
 use crate::error::{DecodeError, DecodeErrorKind};
@@ -511,7 +509,7 @@ impl<E: Versioned> Versions<E> {
         }
         let token = WriteToken::new();
         let mut latest = value.to_item()?;
-        let latest_key = crate::key::raw_key_of(schema, &latest).ok_or_else(|| {
+        let latest_key = crate::keytext::raw_key_of(schema, &latest).ok_or_else(|| {
             Error::invalid(
                 E::ENTITY_TYPE,
                 crate::ValidationReason::KeyEncoding,
@@ -737,7 +735,7 @@ impl<E: Entity> Target for Revision<E> {
         let schema = &<E::Table as Table>::SCHEMA;
         let fail = |item: &Item, attribute: Option<&str>, kind| DecodeError {
             entity: E::ENTITY_TYPE,
-            key: crate::key::describe_item_key(schema, item),
+            key: crate::keytext::describe_item_key(schema, item),
             attribute: attribute.map(str::to_owned),
             kind,
         };

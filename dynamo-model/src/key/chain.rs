@@ -111,7 +111,7 @@ impl<T: KeyPart, Next: SortKeyChain> SortKeyField<T, Next> {
     fn unordered(operator: &'static str) -> Option<SortKeyCondition<Next::Entity, Next::Space>> {
         (!T::KEEPS_ORDER).then(|| {
             SortKeyCondition::refused(crate::error::KeyError::Unordered {
-                type_name: super::encode::short_type_name::<T>(),
+                type_name: crate::keytext::short_type_name::<T>(),
                 operator,
             })
         })

@@ -141,7 +141,7 @@ impl<E, K> fmt::Debug for ShardedPartition<E, K> {
 #[cfg(all(test, feature = "time"))]
 mod tests {
     use crate::entity::{IndexChanges, Touch};
-    use crate::key::computed::{DayBucket, HourBucket, shard_of};
+    use crate::keytext::computed::{DayBucket, HourBucket, shard_of};
     use crate::{DecodeErrorKind, Entity, Item, Key, Table, ValidationReason, registry};
     use aws_sdk_dynamodb::types::AttributeValue;
     use proptest::prelude::*;

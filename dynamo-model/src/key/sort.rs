@@ -183,8 +183,8 @@ pub struct SortKeyRange {
     pub(crate) prefix: Option<String>,
     /// For the history of one versioned item: only the revisions of the item whose latest
     /// copy is over this rest (the key condition's range also holds other items'
-    /// revisions, see [`HistoryLayout::revision_bounds`](crate::history::HistoryLayout::revision_bounds)).
-    pub(crate) revisions_of: Option<(crate::history::HistoryLayout, String)>,
+    /// revisions, see [`HistoryLayout::revision_bounds`](crate::schema::history::HistoryLayout::revision_bounds)).
+    pub(crate) revisions_of: Option<(crate::schema::history::HistoryLayout, String)>,
 }
 
 impl SortKeyRange {
@@ -512,7 +512,7 @@ pub fn encode_arg<T: KeyPart>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key::escape_str;
+    use crate::keytext::escape_str;
 
     struct E;
 
@@ -741,8 +741,8 @@ mod tests {
 #[cfg(test)]
 mod range_properties {
     use super::*;
-    use crate::key::testing::*;
-    use crate::key::testing::{signed_values, unsigned_values};
+    use crate::keytext::testing::*;
+    use crate::keytext::testing::{signed_values, unsigned_values};
     use proptest::prelude::*;
     use proptest::sample::Index;
     use std::collections::BTreeMap;

@@ -176,7 +176,9 @@ mod tests {
 
     #[test]
     fn tokens_are_short_distinct_and_recognised() {
-        let tokens: HashSet<String> = (0..10_000).map(|_| WriteToken::new().0).collect();
+        let tokens: HashSet<String> = (0..10_000)
+            .map(|_| WriteToken::new().as_str().to_owned())
+            .collect();
         assert_eq!(tokens.len(), 10_000);
         assert!(tokens.iter().all(|t| {
             t.len() == 16

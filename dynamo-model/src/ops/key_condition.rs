@@ -4,12 +4,12 @@
 use crate::Entity;
 use crate::collection::Includes;
 use crate::expr::Placeholders;
-use crate::key::KeyError;
 use crate::key::chain::SortKeyChain;
 use crate::key::sort::{
     AttributeCondition, AttributeOp, AttributePrefix, AttributeRange, MultiPartition, Partition,
     SortKeyCondition, SortKeyOp, SortKeyPrefix, SortKeyRange,
 };
+use crate::keytext::KeyError;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// Something that can be turned into a sort-key condition for target `T`: the generated

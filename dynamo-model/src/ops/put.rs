@@ -146,7 +146,7 @@ impl<E: Entity> Put<E> {
         }
         let mut item = self.item?;
         // The key as the item holds it (rendered once, by `to_item`).
-        let key: Key<E> = crate::key::raw_key_of(&<E::Table as crate::Table>::SCHEMA, &item)
+        let key: Key<E> = crate::keytext::raw_key_of(&<E::Table as crate::Table>::SCHEMA, &item)
             .map(Key::from_raw)
             .ok_or_else(|| {
                 Error::invalid(
@@ -296,7 +296,7 @@ impl<E: Entity> Put<E> {
         let span = crate::trace::operation("PutItem", self.db.table_name(), E::ENTITY_TYPE);
         crate::trace::key(&span, self.db.traces_keys(), || {
             let item = self.item.as_ref().ok()?;
-            crate::key::describe_item_key(&<E::Table as crate::Table>::SCHEMA, item)
+            crate::keytext::describe_item_key(&<E::Table as crate::Table>::SCHEMA, item)
         });
         crate::trace::traced_write(span, async move {
             if !E::__CHUNKED.is_empty() && self.chunk_conditions.is_none() {
@@ -380,7 +380,7 @@ impl<E: Entity> ReadyPut<E> {
         } = self;
         // The key as sent (a `customize` hook may have changed it), for the settling read.
         let key_item = request.get_item().as_ref().and_then(|item| {
-            crate::key::raw_key_of(&<E::Table as crate::Table>::SCHEMA, item)
+            crate::keytext::raw_key_of(&<E::Table as crate::Table>::SCHEMA, item)
                 .map(|key| key.to_item(&<E::Table as crate::Table>::SCHEMA))
         });
         let (ambiguous, sent) = match watch {

@@ -12,8 +12,8 @@ use super::request::Customize;
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
-use crate::key::KeyError;
 use crate::key::sort::{KeySpace, Primary, SortKeyOp, SortKeyRange};
+use crate::keytext::KeyError;
 use crate::schema::{IndexKind, IndexSchema, Projection};
 use crate::trace::Instrument;
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
@@ -162,8 +162,8 @@ pub struct Query<T: Target, K: KeySpace = Primary> {
     projection: Option<&'static [&'static str]>,
     /// The history of one item under an unpadded layout read in revision order: every
     /// revision is read, then sorted by the slot of its sort key
-    /// ([`HistoryLayout::sorts_history`](crate::history::HistoryLayout::sorts_history)).
-    by_slot: Option<&'static crate::history::HistoryLayout>,
+    /// ([`HistoryLayout::sorts_history`](crate::schema::history::HistoryLayout::sorts_history)).
+    by_slot: Option<&'static crate::schema::history::HistoryLayout>,
 }
 
 /// The key attributes of the queried table or index.
@@ -591,11 +591,11 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         let key_error = |e: &KeyError| Error::key(T::NAME, e.clone());
         let pk_value = pk.as_ref().map_err(key_error)?.clone();
         if let PartitionValue::Rendered(value) = &pk_value {
-            crate::key::check_key_value(
+            crate::keytext::check_key_value(
                 T::NAME,
                 "partition",
                 value,
-                crate::key::MAX_PARTITION_KEY_BYTES,
+                crate::keytext::MAX_PARTITION_KEY_BYTES,
             )?;
         }
         let sk = self.sk.as_ref().map_err(key_error)?;
@@ -652,11 +652,11 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             };
             // DynamoDB refuses a key condition value longer than a sort key can be.
             for value in values {
-                crate::key::check_key_value(
+                crate::keytext::check_key_value(
                     T::NAME,
                     "sort-key condition",
                     value,
-                    crate::key::MAX_SORT_KEY_BYTES,
+                    crate::keytext::MAX_SORT_KEY_BYTES,
                 )?;
             }
         }
@@ -889,7 +889,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     /// with the key of the last one returned as where to continue when more follow.
     async fn collect_by_slot(
         &self,
-        layout: &'static crate::history::HistoryLayout,
+        layout: &'static crate::schema::history::HistoryLayout,
         source: &QuerySource<T::Table>,
         start: Option<Item>,
         want: Option<usize>,
@@ -1018,7 +1018,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             if !source.prepared.admits(&item) {
                 return Ok(None);
             }
-            let key = crate::key::describe_item_key(schema, &item);
+            let key = crate::keytext::describe_item_key(schema, &item);
             let decoded = decode_target(item, unknown)?;
             if decoded.is_some() {
                 keys.push(key.unwrap_or_default());
@@ -1245,7 +1245,7 @@ impl<E: Entity> Query<crate::history::Revision<E>, Primary> {
         db: &Db<E::Table>,
         pk: String,
         (low, high): (String, String),
-        revisions_of: Option<(crate::history::HistoryLayout, String)>,
+        revisions_of: Option<(crate::schema::history::HistoryLayout, String)>,
     ) -> Self {
         let mut range = SortKeyRange::op(SortKeyOp::Between(low, high));
         range.revisions_of = revisions_of;
@@ -1272,7 +1272,10 @@ impl<E: Entity> Query<crate::history::Revision<E>, Primary> {
     }
 
     /// The same history read in revision order (see [`Query::collect_by_slot`]).
-    pub(crate) fn sorted_by_slot(mut self, layout: &'static crate::history::HistoryLayout) -> Self {
+    pub(crate) fn sorted_by_slot(
+        mut self,
+        layout: &'static crate::schema::history::HistoryLayout,
+    ) -> Self {
         self.by_slot = Some(layout);
         self
     }
@@ -1294,7 +1297,10 @@ impl<E: Entity> Query<crate::history::Revision<E>, Primary> {
 /// The condition `sk` on a versioned entity's latest copies: its values moved into slot 0
 /// of `layout`, or `None` when that cannot be said as one key condition (a range over
 /// the template's rest would span slots).
-fn latest_only(layout: &crate::history::HistoryLayout, sk: SortCondition) -> Option<SortCondition> {
+fn latest_only(
+    layout: &crate::schema::history::HistoryLayout,
+    sk: SortCondition,
+) -> Option<SortCondition> {
     let SortCondition::Rendered(range) = &sk else {
         return None;
     };
@@ -1496,7 +1502,7 @@ mod tests {
             })
         };
         let history = |rest: &str| {
-            let layout = crate::history::HistoryLayout::AWS_NUMBER_BASED;
+            let layout = crate::schema::history::HistoryLayout::AWS_NUMBER_BASED;
             let (low, high) = layout.revision_bounds(rest);
             SortCondition::Rendered(SortKeyRange {
                 op: SortKeyOp::Between(low, high),

@@ -806,7 +806,7 @@ fn any_order() -> impl Strategy<Value = Order> {
 }
 
 /// `before` → `after` as a MODIFY in both shapes, decoded back.
-fn round_trip<E: Entity + Clone + PartialEq + fmt::Debug>(
+fn round_trip<E: Entity + Clone + PartialEq + std::fmt::Debug>(
     before: &E,
     after: &E,
 ) -> Result<(), TestCaseError> {

@@ -678,7 +678,7 @@ pub mod __private {
     ) -> Result<(), KeyError> {
         // The hash is over the `#` encoding whatever the template's delimiter (pinned vectors).
         push_hashed(count, out, |out| {
-            arg.encode_key_arg(crate::key::Delimiter::HASH, out)
+            arg.encode_key_arg(crate::schema::Delimiter::HASH, out)
                 .map(|()| true)
         })
         .map(drop)
@@ -692,7 +692,7 @@ pub mod __private {
         out: &mut String,
     ) -> Result<bool, KeyError> {
         push_hashed(count, out, |out| {
-            value.encode_optional_key(crate::key::Delimiter::HASH, out)
+            value.encode_optional_key(crate::schema::Delimiter::HASH, out)
         })
     }
 
@@ -749,7 +749,7 @@ pub mod __private {
     }
 
     /// `{field:shard(N)}` from the field's encoded component (index-key recomputation in
-    /// updates, [`crate::key::template`]).
+    /// updates, [`crate::keytext::template`]).
     pub fn shard_from_component(
         component: &str,
         count: u16,
@@ -769,12 +769,12 @@ pub mod __private {
 
     /// Re-encodes the shard of a `{field:random(COUNT)}` component of the primary key as
     /// the `u16` field's own encoding: an index template reads the field back from there
-    /// ([`crate::key::template::TemplateField::Key`]).
+    /// ([`crate::keytext::template::TemplateField::Key`]).
     pub fn reencode_random_shard<const COUNT: u16>(
         entity: &'static str,
         component: &str,
-        _from: crate::key::Delimiter,
-        to: crate::key::Delimiter,
+        _from: crate::schema::Delimiter,
+        to: crate::schema::Delimiter,
         out: &mut String,
     ) -> Result<(), crate::Error> {
         // A shard number is digits: the same under every delimiter.

@@ -12,7 +12,6 @@
 //! the key attributes are recomputed from those values; removing a field takes the item
 //! out of the (sparse) index.
 
-use crate::entity::{IndexChanges, IndexUpdates, Touch};
 use crate::{AttrValue, Error, KeyPart, RawKey};
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -29,7 +28,7 @@ pub enum Segment {
     /// A part computed from a field (by its position in [`IndexTemplate::fields`]): the
     /// update's value of the field is encoded as for [`Segment::Field`], then turned into
     /// the part, so an update that changes the field recomputes it (see
-    /// [`computed`](crate::key::computed)).
+    /// [`computed`](crate::keytext::computed)).
     Computed {
         /// The source field, by its position in [`IndexTemplate::fields`].
         field: usize,
@@ -46,13 +45,13 @@ pub enum ComputedPart {
     /// `random(N)`: the shard number the (`u16`) component holds.
     Random(u16),
     /// `date`, `hour` or `month`: decodes the component and renders its bucket.
-    Bucket(fn(&str, &mut String) -> Result<(), crate::key::KeyError>),
+    Bucket(fn(&str, &mut String) -> Result<(), crate::keytext::KeyError>),
 }
 
 impl ComputedPart {
     /// Appends the part computed from `component`, the field's encoding.
-    fn render(self, component: &str, out: &mut String) -> Result<(), crate::key::KeyError> {
-        use crate::key::computed::__private::{random_from_component, shard_from_component};
+    fn render(self, component: &str, out: &mut String) -> Result<(), crate::keytext::KeyError> {
+        use crate::keytext::computed::__private::{random_from_component, shard_from_component};
         match self {
             ComputedPart::Shard(count) => shard_from_component(component, count, out),
             ComputedPart::Random(count) => random_from_component(component, count, out),
@@ -270,7 +269,7 @@ pub fn index_updates(
         for (position, (attribute, value)) in attributes.into_iter().zip(rendered).enumerate() {
             if let Some(attribute) = attribute {
                 let value = if present {
-                    crate::key::check_index_key(entity, attribute, &value, position == 0)?;
+                    crate::keytext::check_index_key(entity, attribute, &value, position == 0)?;
                     Some(AttributeValue::S(value))
                 } else {
                     None
@@ -397,6 +396,40 @@ fn stale_index(entity: &'static str, index: &str, touched: &[(&str, Touch<'_>)])
         crate::ValidationReason::IncompleteIndexTemplate,
         message,
     )
+}
+
+/// Index key attributes an update must also set (`Some`) or remove (`None`).
+#[doc(hidden)]
+pub type IndexUpdates = Vec<(
+    &'static str,
+    Option<aws_sdk_dynamodb::types::AttributeValue>,
+)>;
+
+/// What an update does to one attribute (for index-key recomputation).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub enum Touch<'a> {
+    /// Not changed by the update.
+    Untouched,
+    /// Set to this value.
+    Set(&'a aws_sdk_dynamodb::types::AttributeValue),
+    /// Removed.
+    Removed,
+    /// Incremented with `ADD`: its new value is unknown before the request.
+    Added,
+}
+
+/// The changes of one update, by attribute name.
+#[doc(hidden)]
+pub struct IndexChanges<'a> {
+    pub(crate) lookup: &'a dyn Fn(&str) -> Touch<'a>,
+}
+
+impl<'a> IndexChanges<'a> {
+    /// What the update does to `attribute`.
+    pub fn touch(&self, attribute: &str) -> Touch<'a> {
+        (self.lookup)(attribute)
+    }
 }
 
 #[cfg(test)]

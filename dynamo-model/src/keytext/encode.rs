@@ -843,8 +843,8 @@ pub(crate) fn short_type_name<T>() -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key::testing::*;
-    use crate::key::testing::{signed_values, unsigned_values};
+    use crate::keytext::testing::*;
+    use crate::keytext::testing::{signed_values, unsigned_values};
     use proptest::prelude::*;
     use std::cmp::Ordering;
     use std::fmt::Debug;
@@ -1388,7 +1388,7 @@ mod tests {
     /// splits a rendered key exactly, whatever the string values hold.
     mod key_component_split {
         use super::*;
-        use crate::key::template::key_component;
+        use crate::keytext::template::key_component;
         use crate::{Entity, Table};
 
         #[derive(Table)]

@@ -95,7 +95,7 @@ macro_rules! unsigned_values {
             1 => 0..=(20 as $t),
             1 => (<$t>::MAX - 20)..=<$t>::MAX,
         ]
-        .prop_map(|v: $t| $crate::key::testing::storable(v, |v| v / 10))
+        .prop_map(|v: $t| $crate::keytext::testing::storable(v, |v| v / 10))
     };
 }
 
@@ -124,7 +124,7 @@ macro_rules! signed_values {
             1 => <$t>::MIN..=(<$t>::MIN + 20),
             1 => (<$t>::MAX - 20)..=<$t>::MAX,
         ]
-        .prop_map(|v: $t| $crate::key::testing::storable(v, |v| v / 10))
+        .prop_map(|v: $t| $crate::keytext::testing::storable(v, |v| v / 10))
     };
 }
 pub(crate) use signed_values;

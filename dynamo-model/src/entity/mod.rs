@@ -1,0 +1,203 @@
+//! The `Entity` trait: one Rust type ↔ one kind of item in a single table.
+
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::{Error, Item, Table};
+
+/// A Rust type stored as items of a single table. Implemented by `#[derive(Entity)]`.
+///
+/// Every item written for an entity carries the table's entity-type attribute with
+/// [`Entity::ENTITY_TYPE`]; decoding checks it, so reading an item of another entity type
+/// is a [`DecodeErrorKind::WrongEntityType`] error, never garbage.
+///
+/// Implement it with the derive, not by hand: the derive also registers the entity's key
+/// templates with the table (see [`crate::registry`]), which batch writes rely on to
+/// never replace or remove an item of another entity type. A hand-written
+/// implementation is unknown there: its own batch writes are refused, and other entity
+/// types' batch writes cannot see its keys. Its hidden supertrait is the derive's
+/// contract with the runtime, which may change in any release.
+pub trait Entity: EntityInternals + Send + Sync + 'static {
+    /// The table the entity lives in.
+    type Table: Table;
+
+    /// The value of the entity-type attribute on this entity's items.
+    const ENTITY_TYPE: &'static str;
+
+    /// The attributes of the entity's stored fields (what a projection of it reads).
+    const ATTRIBUTES: &'static [&'static str];
+
+    /// The attribute of the `#[dynamo(version)]` field, if the entity has one: puts,
+    /// updates and deletes then check it and puts and updates increment it.
+    const VERSION: Option<&'static str> = None;
+
+    /// The value of the `#[dynamo(version)]` field (0: never written).
+    fn version(&self) -> u64 {
+        0
+    }
+
+    /// This entity's primary key.
+    fn primary_key(&self) -> Key<Self>;
+
+    /// Encodes the entity into a complete item: key attributes, index attributes (only
+    /// those whose template fields are all present), the entity-type attribute and every
+    /// field.
+    fn to_item(&self) -> Result<Item, Error>;
+
+    /// Decodes an item, checking its entity type first.
+    ///
+    /// The fields the key templates are built from are checked against the item's key
+    /// attributes: the primary key (and every index key attribute the item carries) must
+    /// be exactly what the decoded fields render, otherwise the item is refused with
+    /// [`DecodeErrorKind::KeyMismatch`]. An item stored under one key whose plain
+    /// attributes claim another (a forged or corrupted item) never decodes, so its
+    /// [`primary_key`](Entity::primary_key) always names the item it was read from.
+    fn from_item(item: Item) -> Result<Self, DecodeError>;
+}
+
+/// What `#[derive(Entity)]` generates for the runtime besides [`Entity`] itself: key
+/// rendering into caller buffers and the index keys an update must recompute.
+///
+/// A hidden supertrait of [`Entity`], so the derive's contract with the runtime is not
+/// part of the visible trait and can change; implementing it (and so `Entity`) by hand is
+/// not supported.
+#[doc(hidden)]
+pub trait EntityInternals: Sized {
+    /// Where a `#[dynamo(versioned)]` entity's sort key holds the revision number
+    /// (`None`: not versioned). Keys the entity renders name its latest copy.
+    const __HISTORY: Option<&'static crate::schema::history::HistoryLayout> = None;
+
+    /// Whether items without the entity-type attribute are this entity's when their keys
+    /// match its key templates (`#[dynamo(identify = "keys")]`, for tables written by
+    /// other programs).
+    const __IDENTIFY_BY_KEYS: bool = false;
+
+    /// The older attribute names of renamed fields (`#[dynamo(alias = "..")]`), by the
+    /// field's attribute: an update that sets or clears the field removes them, so the
+    /// value read back is the one written.
+    const __ALIASES: &'static [(&'static str, &'static [&'static str])] = &[];
+
+    /// The key attributes of the indexes whose keys are rendered from templates, in the
+    /// order [`EntityInternals::__render_index_key`] numbers them.
+    const __INDEX_KEYS: &'static [IndexKeyAttributes] = &[];
+
+    /// Appends the rendered primary key to `pk` and `sk` (what [`Entity::primary_key`]
+    /// holds), without allocating when the buffers are large enough.
+    fn __render_primary_key(
+        &self,
+        pk: &mut String,
+        sk: &mut String,
+    ) -> Result<(), crate::keytext::KeyError>;
+
+    /// Appends the rendered key of template index `index` (a position in
+    /// [`EntityInternals::__INDEX_KEYS`]) to `pk` and `sk`; `Ok(false)` when a template
+    /// field is absent, so the item is not in that (sparse) index.
+    fn __render_index_key(
+        &self,
+        index: usize,
+        pk: &mut String,
+        sk: &mut String,
+    ) -> Result<bool, crate::keytext::KeyError> {
+        let _ = (index, pk, sk);
+        Ok(false)
+    }
+
+    /// The entity's `#[dynamo(chunked)]` fields (see [`crate::chunk`]), in the order
+    /// [`EntityInternals::__chunk_slot`] numbers them.
+    const __CHUNKED: &'static [crate::chunk::ChunkedField] = &[];
+
+    /// Chunked field `i`.
+    fn __chunk_slot(&self, i: usize) -> Option<&dyn crate::chunk::ChunkSlot> {
+        let _ = i;
+        None
+    }
+
+    /// Chunked field `i`, to load it.
+    fn __chunk_slot_mut(&mut self, i: usize) -> Option<&mut dyn crate::chunk::ChunkSlot> {
+        let _ = i;
+        None
+    }
+
+    /// Sets the `#[dynamo(version)]` field (entities without one ignore it): what a
+    /// history write returns carries the revision it wrote.
+    fn __set_version(&mut self, version: u64) {
+        let _ = version;
+    }
+
+    /// The index templates an update must keep current (see
+    /// [`index_updates`](crate::keytext::template::index_updates)).
+    const __INDEX_TEMPLATES: &'static [crate::keytext::template::IndexTemplate] = &[];
+
+    /// The index key attributes an update must also change so no index key goes stale:
+    /// for every index whose template fields the update touches, the recomputed values
+    /// (`Some`) or their removal (`None`, the item leaves a sparse index). Errors when the
+    /// update touches some but not all of an index's template fields.
+    fn __index_updates(
+        key: &crate::RawKey,
+        changes: &IndexChanges<'_>,
+    ) -> Result<IndexUpdates, Error>
+    where
+        Self: Entity,
+    {
+        crate::keytext::template::index_updates(
+            Self::ENTITY_TYPE,
+            key,
+            changes,
+            Self::__INDEX_TEMPLATES,
+        )
+    }
+}
+
+/// The key attributes of one index whose keys an entity renders from templates (`None`:
+/// the index key has no such attribute, or the entity gives it no template).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexKeyAttributes {
+    /// The index's name.
+    pub index: &'static str,
+    /// The partition key attribute the entity's `pk` template writes.
+    pub pk: Option<&'static str>,
+    /// The sort key attribute the entity's `sk` template writes.
+    pub sk: Option<&'static str>,
+}
+
+pub use crate::keytext::template::{IndexChanges, IndexUpdates, Touch};
+
+/// Reading the item a failed write found: needs [`Entity`], so it lives here, above
+/// `error` in the layering.
+impl Error {
+    /// Decodes the current item carried by a [`Error::ConditionFailed`],
+    /// [`Error::VersionConflict`], [`Error::ReturnValuesLost`] or
+    /// [`Error::OutcomeUnknown`], if there is one.
+    ///
+    /// Returns `None` for other variants or when no item exists under the key.
+    pub fn current<E: crate::Entity>(&self) -> Option<Result<E, Error>> {
+        match self {
+            Error::ConditionFailed {
+                current: Some(item),
+                ..
+            }
+            | Error::VersionConflict {
+                current: Some(item),
+                ..
+            }
+            | Error::ReturnValuesLost {
+                current: Some(item),
+                ..
+            }
+            | Error::OutcomeUnknown {
+                current: Some(item),
+                ..
+            } => Some(E::from_item(item.as_ref().clone()).map_err(Error::from)),
+            _ => None,
+        }
+    }
+}
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+mod key;
+
+pub use key::Key;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,643 @@
+//! Support for generated code. Not a public API.
+use super::*;
+use crate::codec::AttrValue;
+use aws_sdk_dynamodb::types::AttributeValue;
+
+pub use crate::keytext::format::FormattedAttr;
+pub use crate::keytext::{KeyArg, KeyPart, OptionalKeyPart};
+pub use aws_sdk_dynamodb::types::AttributeValue as Av;
+pub use std::collections::HashMap;
+
+/// The error of one field's encoding or decoding, boxed: every field returns a
+/// `Result` with it, so the success path moves one pointer's worth of error, not the
+/// 100-odd bytes of [`Error`] or [`DecodeError`]. The generated code's `?` unboxes it.
+#[derive(Debug)]
+pub struct FieldError<E>(Box<E>);
+
+impl<E> FieldError<E> {
+    #[cold]
+    pub(crate) fn new(e: E) -> Self {
+        FieldError(Box::new(e))
+    }
+}
+
+impl From<FieldError<Error>> for Error {
+    #[cold]
+    fn from(e: FieldError<Error>) -> Self {
+        *e.0
+    }
+}
+
+impl From<FieldError<DecodeError>> for DecodeError {
+    #[cold]
+    fn from(e: FieldError<DecodeError>) -> Self {
+        *e.0
+    }
+}
+
+/// The refusal of a field value that cannot be stored: a number out of DynamoDB's
+/// range is [`crate::ValidationReason::InvalidNumber`], anything else
+/// [`crate::ValidationReason::InvalidValue`].
+#[cold]
+pub fn field_error<E: Entity>(name: &str, e: crate::codec::EncodeError) -> Error {
+    let reason = if e.is_number() {
+        crate::ValidationReason::InvalidNumber
+    } else if e.is_key() {
+        crate::ValidationReason::KeyEncoding
+    } else {
+        crate::ValidationReason::InvalidValue
+    };
+    Error::invalid(
+        E::ENTITY_TYPE,
+        reason,
+        format!(
+            "field `{name}{}` cannot be stored: {}",
+            e.path(),
+            e.reason()
+        ),
+    )
+    .caused_by(e)
+}
+
+/// Inserts a field's attribute unless it is absent (`None`, empty set).
+#[inline]
+pub fn put_field<E: Entity, T: AttrValue>(
+    item: &mut Item,
+    name: &'static str,
+    value: &T,
+) -> Result<(), FieldError<Error>> {
+    match value.to_attr_opt() {
+        Ok(Some(av)) => {
+            item.insert(name.to_owned(), av);
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+        Err(e) => Err(FieldError::new(field_error::<E>(name, e))),
+    }
+}
+
+/// Inserts the attribute of a field with a key format, in the format's attribute form
+/// (`A` is `Formatted<T, F>`, or `FormattedOption<T, F>`).
+#[inline]
+pub fn put_formatted_field<E: Entity, A: crate::keytext::format::FormattedAttr>(
+    item: &mut Item,
+    name: &'static str,
+    value: &A::Plain,
+) -> Result<(), FieldError<Error>> {
+    match A::put_plain(value) {
+        Ok(Some(av)) => {
+            item.insert(name.to_owned(), av);
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+        Err(e) => Err(FieldError::new(field_error::<E>(name, e))),
+    }
+}
+
+/// Inserts a `#[dynamo(serde)]` field's attribute, encoded by `serde_dynamo`.
+pub fn put_serde_field<E: Entity, T: serde::Serialize>(
+    item: &mut Item,
+    name: &'static str,
+    value: &T,
+) -> Result<(), Error> {
+    match crate::codec::to_checked_attribute(value) {
+        Ok(av) => {
+            item.insert(name.to_owned(), av);
+            Ok(())
+        }
+        Err(e) => Err(field_error::<E>(name, e)),
+    }
+}
+
+/// Decodes a `#[dynamo(ttl)]` field from its stored epoch seconds.
+pub fn ttl_field<E: Entity, T: crate::codec::TtlValue>(
+    item: &Item,
+    name: &'static str,
+    stored: T::Stored,
+) -> Result<T, DecodeError> {
+    T::from_stored(stored).map_err(|kind| decode_error::<E>(item, Some(name), kind))
+}
+
+/// Takes a field's attribute out of the item and decodes it; `default` supplies the
+/// value of a missing attribute (`#[serde(default)]`).
+#[inline]
+pub fn take_field<E: Entity, T: AttrValue>(
+    item: &mut Item,
+    name: &'static str,
+    default: Option<fn() -> T>,
+) -> Result<T, FieldError<DecodeError>> {
+    let decoded = match (item.remove(name), default) {
+        (Some(av), _) => T::from_attr(av),
+        (None, Some(default)) => Ok(default()),
+        (None, None) => T::from_missing(),
+    };
+    decoded.map_err(|kind| FieldError::new(decode_error::<E>(item, Some(name), kind)))
+}
+
+/// Where a key field is written in the primary key: the sort key (else the partition
+/// key) template, its segments (`Some(literal)`, `None` for a placeholder), its
+/// delimiter and the field's ordinal among the placeholders.
+#[derive(Debug, Clone, Copy)]
+pub struct KeySource {
+    /// In the sort key (else the partition key).
+    pub sort: bool,
+    /// The template's segments.
+    pub segments: &'static [Option<&'static str>],
+    /// The template's delimiter.
+    pub delimiter: crate::schema::Delimiter,
+    /// The field's ordinal among the template's placeholders.
+    pub ordinal: usize,
+}
+
+/// Takes a key field: its plain attribute when the item has one, else its component
+/// of the primary key, decoded as key part `K` (the field's type, or its
+/// `key_format`). Either way `verify_keys` then checks the key is what the fields
+/// render, so a plain attribute that disagrees with the key is refused.
+pub fn take_key_field<E: Entity, T: AttrValue>(
+    item: &mut Item,
+    name: &'static str,
+    aliases: &[&'static str],
+    source: KeySource,
+    decode: fn(&str, crate::schema::Delimiter) -> Result<T, crate::keytext::KeyError>,
+) -> Result<T, FieldError<DecodeError>> {
+    rename_alias(item, name, aliases);
+    if item.contains_key(name) {
+        return take_field::<E, T>(item, name, None);
+    }
+    let schema = &<E::Table as Table>::SCHEMA;
+    let attribute = if source.sort {
+        schema.sk.map(|k| k.name)
+    } else {
+        Some(schema.pk.name)
+    };
+    let rendered = match attribute.and_then(|a| item.get(a)) {
+        Some(AttributeValue::S(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    let decoded = crate::keytext::template::key_component(
+        E::ENTITY_TYPE,
+        rendered,
+        source.segments,
+        source.delimiter,
+        source.ordinal,
+    )
+    .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
+    .and_then(|component| {
+        decode(component, source.delimiter).map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
+    });
+    match decoded {
+        Ok(value) => Ok(value),
+        Err(kind) => Err(FieldError::new(decode_error::<E>(item, attribute, kind))),
+    }
+}
+
+/// Where an index key template holds a field as it is: the index's key attribute
+/// (`None` where the table's own key is written, which is no source), the template's
+/// segments (`Some(literal)`, `None` for a placeholder), its delimiter and the field's
+/// ordinal among the placeholders.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexKeySource {
+    /// The index key attribute.
+    pub attribute: Option<&'static str>,
+    /// The template's segments.
+    pub segments: &'static [Option<&'static str>],
+    /// The template's delimiter.
+    pub delimiter: crate::schema::Delimiter,
+    /// The field's ordinal among the template's placeholders.
+    pub ordinal: usize,
+}
+
+/// Takes a field an index key template holds: its plain attribute when the item has
+/// one. Without it, a `key_only` field is its component of the first of `sources`
+/// the item carries, decoded by `decode`, else `default` or the type's value of a
+/// missing attribute (`None` for an `Option`: an item outside a sparse index). A
+/// stored field's missing attribute means what it always means (`default`, `None`);
+/// only where that is no value (a required field another program did not store) is
+/// the field read from the index key, so an index key added to an item the crate
+/// wrote never changes a field it stored as absent. Either way `verify_keys` then
+/// checks every index key the item carries against what the fields render, so a plain
+/// attribute that disagrees with one is refused ([`DecodeErrorKind::KeyMismatch`]).
+pub fn take_index_key_field<E: Entity, T: AttrValue>(
+    item: &mut Item,
+    name: &'static str,
+    aliases: &[&'static str],
+    key_only: bool,
+    sources: &[IndexKeySource],
+    decode: fn(&str, crate::schema::Delimiter) -> Result<T, crate::keytext::KeyError>,
+    default: Option<fn() -> T>,
+) -> Result<T, FieldError<DecodeError>> {
+    rename_alias(item, name, aliases);
+    if item.contains_key(name) {
+        return take_field::<E, T>(item, name, None);
+    }
+    if !key_only {
+        let missing = match default {
+            Some(default) => Ok(default()),
+            None => T::from_missing(),
+        };
+        if let Ok(value) = missing {
+            return Ok(value);
+        }
+    }
+    for source in sources {
+        let Some(attribute) = source.attribute else {
+            continue;
+        };
+        let rendered = match item.get(attribute) {
+            Some(AttributeValue::S(s)) => s.as_str(),
+            // Not in this index (sparse), or not a string: `verify_keys` reports the
+            // latter.
+            _ => continue,
+        };
+        let decoded = crate::keytext::template::key_component(
+            E::ENTITY_TYPE,
+            Some(rendered),
+            source.segments,
+            source.delimiter,
+            source.ordinal,
+        )
+        .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
+        .and_then(|component| {
+            decode(component, source.delimiter).map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
+        });
+        return decoded
+            .map_err(|kind| FieldError::new(decode_error::<E>(item, Some(attribute), kind)));
+    }
+    take_field::<E, T>(item, name, default)
+}
+
+/// Refuses to write an item whose `key_only` field no written key holds: the field is
+/// stored nowhere else, so the item would decode without it (or not at all). Happens
+/// when every index template holding the field leaves the item out of its sparse
+/// index (another of its fields is absent).
+#[inline]
+pub fn key_only_held<E: Entity>(
+    item: &Item,
+    field: &'static str,
+    present: bool,
+    attributes: &[Option<&'static str>],
+) -> Result<(), Error> {
+    if !present
+        || attributes
+            .iter()
+            .flatten()
+            .any(|attribute| item.contains_key(*attribute))
+    {
+        return Ok(());
+    }
+    Err(key_only_lost::<E>(field, attributes))
+}
+
+#[cold]
+fn key_only_lost<E: Entity>(field: &'static str, attributes: &[Option<&'static str>]) -> Error {
+    let names: Vec<&str> = attributes.iter().flatten().copied().collect();
+    Error::invalid(
+        E::ENTITY_TYPE,
+        crate::ValidationReason::IncompleteIndexTemplate,
+        format!(
+            "`key_only` field `{field}` is stored only in the index key {}, which this item does not get (another field of its template is absent): the value would be lost; give that field a value, or store `{field}` (remove `key_only`)",
+            names.join(" or ")
+        ),
+    )
+}
+
+/// A field renamed since items were written: when the item lacks `name`, the first of
+/// its older names (`#[dynamo(alias = "..")]`) it has is read as `name`. Every alias
+/// is removed from the item, so none is mistaken for something else.
+pub fn rename_alias(item: &mut Item, name: &'static str, aliases: &[&'static str]) {
+    for alias in aliases {
+        if let Some(value) = item.remove(*alias)
+            && !item.contains_key(name)
+        {
+            item.insert(name.to_owned(), value);
+        }
+    }
+}
+
+/// Takes a field that may be stored under an older name (`#[dynamo(alias = "..")]`).
+pub fn take_aliased_field<E: Entity, T: AttrValue>(
+    item: &mut Item,
+    name: &'static str,
+    aliases: &[&'static str],
+    default: Option<fn() -> T>,
+) -> Result<T, FieldError<DecodeError>> {
+    rename_alias(item, name, aliases);
+    take_field::<E, T>(item, name, default)
+}
+
+/// Takes a `#[dynamo(serde)]` field's attribute out of the item and decodes it with
+/// `serde_dynamo` (a missing attribute decodes as serde's `null`, so `Option` works).
+pub fn take_serde_field<E: Entity, T: serde::de::DeserializeOwned>(
+    item: &mut Item,
+    name: &'static str,
+    default: Option<fn() -> T>,
+) -> Result<T, DecodeError> {
+    let av = match (item.remove(name), default) {
+        (Some(av), _) => av,
+        (None, Some(default)) => return Ok(default()),
+        (None, None) => AttributeValue::Null(true),
+    };
+    serde_dynamo::from_attribute_value(av).map_err(|e| {
+        let kind = if item.contains_key(name) {
+            DecodeErrorKind::Invalid(e.to_string())
+        } else {
+            DecodeErrorKind::Invalid(format!("{e} (attribute missing or unreadable)"))
+        };
+        decode_error::<E>(item, Some(name), kind)
+    })
+}
+
+/// The type of a `#[dynamo(chunked)]` field. The generated code reaches such a field
+/// only through this trait, at the field type's span, so a field of another type is
+/// one error naming the type and what it should be (not a mismatch inside the derive).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a #[dynamo(chunked)] field",
+    label = "expected `Chunked<String>` or `Chunked<Vec<u8>>`",
+    note = "a chunked field holds its value in a `dynamo_model::Chunked` (built with `Chunked::new(value)` or `value.into()`), which a listing returns without the value; declare the field as `Chunked<String>` or `Chunked<Vec<u8>>`, or remove #[dynamo(chunked)] to store it as an ordinary attribute"
+)]
+pub trait ChunkedFieldType: Sized {
+    /// Encodes the field into `item` (see [`crate::chunk::__private::put_chunked`]).
+    fn put_chunked<E: Entity>(&self, item: &mut Item, field: &crate::chunk::ChunkedField);
+    /// Decodes the field from `item` (see [`crate::chunk::__private::take_chunked`]).
+    fn take_chunked<E: Entity>(
+        item: &mut Item,
+        field: &crate::chunk::ChunkedField,
+    ) -> Result<Self, FieldError<DecodeError>>;
+    /// The field as the runtime sees it.
+    fn slot(&self) -> &dyn crate::chunk::ChunkSlot;
+    /// The field as the runtime sees it, to load its value.
+    fn slot_mut(&mut self) -> &mut dyn crate::chunk::ChunkSlot;
+}
+
+impl<T: crate::chunk::ChunkValue> ChunkedFieldType for crate::Chunked<T> {
+    fn put_chunked<E: Entity>(&self, item: &mut Item, field: &crate::chunk::ChunkedField) {
+        crate::chunk::__private::put_chunked::<E, T>(item, field, self);
+    }
+    fn take_chunked<E: Entity>(
+        item: &mut Item,
+        field: &crate::chunk::ChunkedField,
+    ) -> Result<Self, FieldError<DecodeError>> {
+        crate::chunk::__private::take_chunked::<E, T>(item, field)
+    }
+    fn slot(&self) -> &dyn crate::chunk::ChunkSlot {
+        self
+    }
+    fn slot_mut(&mut self) -> &mut dyn crate::chunk::ChunkSlot {
+        self
+    }
+}
+
+/// Checks the entity-type attribute.
+#[inline]
+pub fn check_entity_type<E: Entity>(item: &Item) -> Result<(), DecodeError> {
+    let attr = <E::Table as Table>::SCHEMA.entity_type;
+    match item.get(attr) {
+        Some(AttributeValue::S(found)) if found == E::ENTITY_TYPE => Ok(()),
+        None if E::__IDENTIFY_BY_KEYS => identify_by_keys::<E>(item),
+        other => {
+            let found = other.map(|v| match v {
+                AttributeValue::S(s) => s.clone(),
+                v => format!("<{} attribute>", crate::codec::type_name(v)),
+            });
+            Err(decode_error::<E>(
+                item,
+                None,
+                DecodeErrorKind::WrongEntityType {
+                    expected: E::ENTITY_TYPE,
+                    found,
+                },
+            ))
+        }
+    }
+}
+
+/// An item without the entity-type attribute is `E`'s when its keys match `E`'s
+/// templates and no other entity identified by its keys.
+#[cold]
+fn identify_by_keys<E: Entity>(item: &Item) -> Result<(), DecodeError> {
+    let schema = &<E::Table as Table>::SCHEMA;
+    let owners = match crate::keytext::raw_key_of(schema, item) {
+        Some(key) => crate::registry::identified_by_key::<E::Table>(&key),
+        None => Vec::new(),
+    };
+    let kind = match owners.as_slice() {
+        [only] if *only == E::ENTITY_TYPE => return Ok(()),
+        several if several.contains(&E::ENTITY_TYPE) => DecodeErrorKind::AmbiguousEntity {
+            entities: owners.clone(),
+        },
+        _ => DecodeErrorKind::WrongEntityType {
+            expected: E::ENTITY_TYPE,
+            found: None,
+        },
+    };
+    Err(decode_error::<E>(item, None, kind))
+}
+
+/// Checks that the item's key attributes are what its decoded fields render: the
+/// primary key exactly, and every index key attribute the item carries. Called by
+/// the generated `from_item` once the fields are decoded.
+///
+/// The key attributes are where DynamoDB stores, finds and deletes an item; the
+/// plain attributes are only what the writer claimed. An item whose claims differ
+/// from its key (written by hand, by another program, or forged) would otherwise
+/// decode as another item: its `primary_key()` would name, and a delete by it would
+/// remove, that other item. Index key attributes are held to the same rule (a stored
+/// `GSI1PK` that the fields do not render puts the item in another index partition),
+/// except that an absent one is accepted: an item written before an index template
+/// existed is simply not in that index yet.
+///
+/// Keys are rendered into per-thread buffers, so a matching item costs no allocation.
+pub fn verify_keys<E: Entity>(item: &Item, entity: &E) -> Result<(), DecodeError> {
+    thread_local! {
+        static BUFFERS: std::cell::RefCell<(String, String)> =
+            const { std::cell::RefCell::new((String::new(), String::new())) };
+    }
+    let fresh = || verify_keys_with(item, entity, &mut String::new(), &mut String::new());
+    BUFFERS
+        .try_with(|cell| match cell.try_borrow_mut() {
+            Ok(mut buffers) => {
+                let (pk, sk) = &mut *buffers;
+                let result = verify_keys_with(item, entity, pk, sk);
+                // Keys are at most 2 KB; a huge forged value must not stay resident.
+                for buffer in [pk, sk] {
+                    if buffer.capacity() > 4096 {
+                        *buffer = String::new();
+                    }
+                }
+                result
+            }
+            // Re-entered from a custom `KeyPart` (or during thread teardown): render
+            // into fresh buffers instead.
+            Err(_) => fresh(),
+        })
+        .unwrap_or_else(|_| fresh())
+}
+
+fn verify_keys_with<E: Entity>(
+    item: &Item,
+    entity: &E,
+    pk: &mut String,
+    sk: &mut String,
+) -> Result<(), DecodeError> {
+    let schema = &<E::Table as Table>::SCHEMA;
+    pk.clear();
+    sk.clear();
+    entity
+        .__render_primary_key(pk, sk)
+        .map_err(|e| unrenderable::<E>(item, schema.pk.name, e))?;
+    stored_key::<E>(item, schema.pk.name, Some(pk), true)?;
+    if let Some(attr) = schema.sk {
+        if let Some(layout) = E::__HISTORY {
+            // Only the latest copy decodes as the entity; a revision is read through
+            // the history, which names its slot (`crate::history`).
+            let latest = layout.latest(sk);
+            sk.clear();
+            sk.push_str(&latest);
+        }
+        stored_key::<E>(item, attr.name, Some(sk), true)?;
+    }
+    for (position, index) in E::__INDEX_KEYS.iter().enumerate() {
+        pk.clear();
+        sk.clear();
+        let attribute = index.pk.or(index.sk).unwrap_or_default();
+        let present = entity
+            .__render_index_key(position, pk, sk)
+            .map_err(|e| unrenderable::<E>(item, attribute, e))?;
+        for (attribute, rendered) in [(index.pk, &*pk), (index.sk, &*sk)] {
+            if let Some(attribute) = attribute {
+                stored_key::<E>(item, attribute, present.then_some(rendered), false)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Compares one stored key attribute with what the fields render (`None`: the fields
+/// leave the item out of this sparse index).
+fn stored_key<E: Entity>(
+    item: &Item,
+    attribute: &str,
+    rendered: Option<&str>,
+    required: bool,
+) -> Result<(), DecodeError> {
+    let kind = match (item.get(attribute), rendered) {
+        (Some(AttributeValue::S(found)), Some(rendered)) if found == rendered => return Ok(()),
+        (Some(AttributeValue::S(found)), rendered) => DecodeErrorKind::KeyMismatch {
+            expected: rendered.map(str::to_owned),
+            found: found.clone(),
+        },
+        (Some(other), _) => DecodeErrorKind::WrongType {
+            expected: "S",
+            found: crate::codec::type_name(other),
+        },
+        (None, _) if !required => return Ok(()),
+        (None, _) => DecodeErrorKind::Missing,
+    };
+    Err(decode_error::<E>(item, Some(attribute), kind))
+}
+
+#[cold]
+fn unrenderable<E: Entity>(
+    item: &Item,
+    attribute: &str,
+    e: crate::keytext::KeyError,
+) -> DecodeError {
+    decode_error::<E>(
+        item,
+        Some(attribute),
+        DecodeErrorKind::Invalid(format!(
+            "the fields cannot render this key attribute, so it cannot have been written from them: {e}"
+        )),
+    )
+}
+
+/// Inserts the key, entity type and index attributes common to every item.
+#[inline]
+pub fn put_key<E: Entity>(item: &mut Item, key: Key<E>) -> Result<(), Error> {
+    let schema = &<E::Table as Table>::SCHEMA;
+    // The key strings were rendered for this item: moved in, not copied.
+    let raw = key.into_raw()?;
+    item.insert(schema.pk.name.to_owned(), AttributeValue::S(raw.pk));
+    if let (Some(attr), Some(sk)) = (schema.sk, raw.sk) {
+        item.insert(attr.name.to_owned(), AttributeValue::S(sk));
+    }
+    item.insert(
+        schema.entity_type.to_owned(),
+        AttributeValue::S(E::ENTITY_TYPE.to_owned()),
+    );
+    Ok(())
+}
+
+/// Renders an index's key attributes from its templates. They are written only when
+/// every field of every template is present (sparse index): an item is either fully in
+/// the index or not in it at all.
+#[inline]
+pub fn put_index<E: Entity>(
+    item: &mut Item,
+    pk_attribute: Option<&'static str>,
+    sk_attribute: Option<&'static str>,
+    render: impl FnOnce(&mut String, &mut String) -> Result<bool, crate::keytext::KeyError>,
+) -> Result<(), Error> {
+    // Typical keys fit without reallocating (as in `Key::__build`).
+    let (mut pk, mut sk) = (
+        String::with_capacity(if pk_attribute.is_some() { 32 } else { 0 }),
+        String::with_capacity(if sk_attribute.is_some() { 48 } else { 0 }),
+    );
+    match render(&mut pk, &mut sk) {
+        Ok(true) => {
+            if let Some(attribute) = pk_attribute {
+                item.insert(attribute.to_owned(), index_value::<E>(attribute, pk, true)?);
+            }
+            if let Some(attribute) = sk_attribute {
+                item.insert(
+                    attribute.to_owned(),
+                    index_value::<E>(attribute, sk, false)?,
+                );
+            }
+            Ok(())
+        }
+        Ok(false) => Ok(()),
+        Err(e) => Err(Error::key(E::ENTITY_TYPE, e)),
+    }
+}
+
+/// The end of an encoded item: refuses empty values in the attributes of the table's
+/// index keys (a multi-attribute index key holds the entity's own fields).
+#[inline]
+pub fn finish_item<E: Entity>(item: Item) -> Result<Item, Error> {
+    crate::keytext::check_index_attributes(E::ENTITY_TYPE, &<E::Table as Table>::SCHEMA, |name| {
+        item.get(name)
+    })?;
+    Ok(item)
+}
+
+/// A rendered index key value, checked against DynamoDB's key limits.
+#[inline]
+pub fn index_value<E: Entity>(
+    attribute: &str,
+    value: String,
+    partition: bool,
+) -> Result<AttributeValue, Error> {
+    crate::keytext::check_index_key(E::ENTITY_TYPE, attribute, &value, partition)?;
+    Ok(AttributeValue::S(value))
+}
+
+/// A decode error with the item's key for context.
+#[cold]
+pub fn decode_error<E: Entity>(
+    item: &Item,
+    attribute: Option<&str>,
+    kind: DecodeErrorKind,
+) -> DecodeError {
+    // A nested error names its place in the attribute: `address.city`, `lines[2]`.
+    let (path, kind) = kind.into_path();
+    DecodeError {
+        entity: E::ENTITY_TYPE,
+        key: crate::keytext::describe_item_key(&<E::Table as Table>::SCHEMA, item),
+        attribute: match attribute {
+            Some(a) => Some(format!("{a}{path}")),
+            None => (!path.is_empty()).then_some(path),
+        },
+        kind,
+    }
+}
