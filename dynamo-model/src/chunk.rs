@@ -88,8 +88,8 @@
 //!   with chunked fields through the crate instead (`db.get`, which loads the values,
 //!   then `db.put` under the new key): the copy then owns chunks of its own.
 
-use crate::error::{DecodeError, DecodeErrorKind};
-use crate::{Db, Entity, Error, Item, RawKey, Table};
+use crate::error::DecodeErrorKind;
+use crate::{Error, RawKey};
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::borrow::Cow;
@@ -149,7 +149,7 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    fn to_attr(&self) -> AttributeValue {
+    pub(crate) fn to_attr(&self) -> AttributeValue {
         AttributeValue::M(HashMap::from([
             ("t".to_owned(), AttributeValue::S(self.token.clone())),
             ("n".to_owned(), AttributeValue::N(self.chunks.to_string())),
@@ -158,8 +158,10 @@ impl Manifest {
         ]))
     }
 
-    fn from_attr(map: &HashMap<String, AttributeValue>) -> Result<Self, DecodeErrorKind> {
-        fn number<T: std::str::FromStr>(
+    pub(crate) fn from_attr(
+        map: &HashMap<String, AttributeValue>,
+    ) -> Result<Self, DecodeErrorKind> {
+        pub(crate) fn number<T: std::str::FromStr>(
             map: &HashMap<String, AttributeValue>,
             name: &str,
         ) -> Result<T, DecodeErrorKind> {
@@ -199,14 +201,14 @@ impl Manifest {
     }
 
     /// The keys of this manifest's chunk items.
-    fn keys(&self, schema: &crate::TableSchema) -> Vec<RawKey> {
+    pub(crate) fn keys(&self, schema: &crate::TableSchema) -> Vec<RawKey> {
         (0..self.chunks)
             .map(|seq| chunk_key(schema, &self.token, seq))
             .collect()
     }
 }
 
-fn chunk_key(schema: &crate::TableSchema, token: &str, seq: u32) -> RawKey {
+pub(crate) fn chunk_key(schema: &crate::TableSchema, token: &str, seq: u32) -> RawKey {
     RawKey {
         pk: format!("{CHUNK_PREFIX}{token}#{seq:06}"),
         sk: schema.sk.map(|_| CHUNK_SORT_KEY.to_owned()),
@@ -247,7 +249,7 @@ impl ChunkValue for Vec<u8> {
 
 /// The stored form of a value, as [`crate::compress`] writes it: a tag byte (0: as is),
 /// then the bytes, compressed when the field says so and it pays.
-fn encode<T: ChunkValue>(value: &T, field: &ChunkedField) -> Arc<[u8]> {
+pub(crate) fn encode<T: ChunkValue>(value: &T, field: &ChunkedField) -> Arc<[u8]> {
     let bytes = value.to_bytes();
     match field.compression {
         // Compressed only within the field's `max_size`, the most a read decompresses: a
@@ -267,7 +269,10 @@ fn encode<T: ChunkValue>(value: &T, field: &ChunkedField) -> Arc<[u8]> {
 
 /// The value from its stored form (any tag [`crate::compress`] reads, whatever the
 /// field's codec now); a compressed value may expand to the field's `max_size`.
-fn decode<T: ChunkValue>(encoded: &[u8], field: &ChunkedField) -> Result<T, DecodeErrorKind> {
+pub(crate) fn decode<T: ChunkValue>(
+    encoded: &[u8],
+    field: &ChunkedField,
+) -> Result<T, DecodeErrorKind> {
     // A value stored as is (tag 0) is as large as the bytes read: no bound to apply. A
     // compressed one may expand to the field's bound (the default one when the field is
     // not compressed now but the value was written compressed).
@@ -379,7 +384,7 @@ impl<T: fmt::Debug> fmt::Debug for Chunked<T> {
 }
 
 impl<T: ChunkValue> Chunked<T> {
-    fn encoded(&self, field: &ChunkedField) -> Option<Arc<[u8]>> {
+    pub(crate) fn encoded(&self, field: &ChunkedField) -> Option<Arc<[u8]>> {
         match &self.state {
             State::Loaded(v) => Some(Arc::clone(self.encoded.get_or_init(|| encode(v, field)))),
             State::Stored(_) => None,
@@ -426,972 +431,60 @@ pub struct ChunkedField {
     pub compression: Option<&'static crate::compress::Compression>,
 }
 
-#[doc(hidden)]
-pub mod __private {
-    //! Support for generated code. Not a public API.
-    use super::*;
-    use crate::entity::__private::FieldError;
-
-    /// Encodes a chunked field: inline (Binary), its manifest (Map) when it was read
-    /// without its chunks, or `NULL` when the put must write chunks (which only
-    /// [`Db::put`] does; every other write refuses an item holding that mark).
-    pub fn put_chunked<E: Entity, T: ChunkValue>(
-        item: &mut Item,
-        field: &ChunkedField,
-        value: &Chunked<T>,
-    ) {
-        let attr = match (&value.state, value.encoded(field)) {
-            (State::Stored(manifest), _) => manifest.to_attr(),
-            (State::Loaded(_), Some(bytes)) if bytes.len() <= field.inline => {
-                AttributeValue::B(Blob::new(bytes.to_vec()))
-            }
-            (State::Loaded(_), _) => AttributeValue::Null(true),
-        };
-        item.insert(field.attribute.to_owned(), attr);
-    }
-
-    /// Decodes a chunked field: an inline value, or a manifest (not loaded).
-    pub fn take_chunked<E: Entity, T: ChunkValue>(
-        item: &mut Item,
-        field: &ChunkedField,
-    ) -> Result<Chunked<T>, FieldError<DecodeError>> {
-        let kind = match item.remove(field.attribute) {
-            Some(AttributeValue::B(bytes)) => match decode(bytes.as_ref(), field) {
-                Ok(value) => return Ok(Chunked::new(value)),
-                Err(kind) => kind,
-            },
-            Some(AttributeValue::M(map)) => match Manifest::from_attr(&map) {
-                Ok(manifest) => {
-                    return Ok(Chunked {
-                        state: State::Stored(manifest),
-                        encoded: OnceLock::new(),
-                    });
-                }
-                Err(kind) => kind,
-            },
-            Some(other) => DecodeErrorKind::WrongType {
-                expected: "B or M",
-                found: crate::codec::type_name(&other),
-            },
-            None => DecodeErrorKind::Missing,
-        };
-        Err(FieldError::new(
-            crate::entity::__private::decode_error::<E>(item, Some(field.attribute), kind),
-        ))
+/// The stored form of a chunked field: inline (Binary), its manifest (Map) when it was
+/// read without its chunks, or `NULL` when the put must write chunks (which only
+/// `db.put` does; every other write refuses an item holding that mark).
+pub(crate) fn to_attr<T: ChunkValue>(field: &ChunkedField, value: &Chunked<T>) -> AttributeValue {
+    match (&value.state, value.encoded(field)) {
+        (State::Stored(manifest), _) => manifest.to_attr(),
+        (State::Loaded(_), Some(bytes)) if bytes.len() <= field.inline => {
+            AttributeValue::B(Blob::new(bytes.to_vec()))
+        }
+        (State::Loaded(_), _) => AttributeValue::Null(true),
     }
 }
 
-// ------------------------------------------------------------------ runtime
-
-/// A chunked value a put must write to chunk items.
-pub(crate) struct Pending {
-    field: ChunkedField,
-    bytes: Arc<[u8]>,
-}
-
-/// The values of `entity` a put must write to chunk items (over their inline threshold).
-pub(crate) fn pending<E: Entity>(entity: &E) -> Vec<Pending> {
-    E::__CHUNKED
-        .iter()
-        .enumerate()
-        .filter_map(|(i, field)| {
-            let bytes = entity.__chunk_slot(i)?.encoded(field)?;
-            (bytes.len() > field.inline).then_some(Pending {
-                field: *field,
-                bytes,
-            })
-        })
-        .collect()
+/// Reads a chunked field's stored form: an inline value, or a manifest (not loaded).
+pub(crate) fn from_attr<T: ChunkValue>(
+    stored: Option<AttributeValue>,
+    field: &ChunkedField,
+) -> Result<Chunked<T>, DecodeErrorKind> {
+    match stored {
+        Some(AttributeValue::B(bytes)) => decode(bytes.as_ref(), field).map(Chunked::new),
+        Some(AttributeValue::M(map)) => Manifest::from_attr(&map).map(|manifest| Chunked {
+            state: State::Stored(manifest),
+            encoded: OnceLock::new(),
+        }),
+        Some(other) => Err(DecodeErrorKind::WrongType {
+            expected: "B or M",
+            found: crate::codec::type_name(&other),
+        }),
+        None => Err(DecodeErrorKind::Missing),
+    }
 }
 
 /// Refuses a write that cannot follow the chunk protocol (a batch write, a transaction)
 /// for an entity with chunked fields.
-pub(crate) fn refuse<E: Entity>(operation: &str) -> Result<(), Error> {
-    if E::__CHUNKED.is_empty() {
+pub(crate) fn refuse(
+    entity: &'static str,
+    chunked: &[ChunkedField],
+    operation: &str,
+) -> Result<(), Error> {
+    if chunked.is_empty() {
         return Ok(());
     }
     Err(Error::invalid(
-        E::ENTITY_TYPE,
+        entity,
         crate::ValidationReason::NotSupportedInBatch,
         format!(
-            "{} has chunked fields, written by db.put and removed by db.delete (new chunks, then the item conditionally, then the old chunks); a {operation} cannot follow that protocol",
-            E::ENTITY_TYPE
+            "{entity} has chunked fields, written by db.put and removed by db.delete (new chunks, then the item conditionally, then the old chunks); a {operation} cannot follow that protocol"
         ),
     ))
-}
-
-/// The manifests an item holds, by attribute.
-fn manifests_in<E: Entity>(item: &Item) -> Vec<(&'static str, Manifest)> {
-    E::__CHUNKED
-        .iter()
-        .filter_map(|field| match item.get(field.attribute) {
-            Some(AttributeValue::M(map)) => {
-                Manifest::from_attr(map).ok().map(|m| (field.attribute, m))
-            }
-            _ => None,
-        })
-        .collect()
-}
-
-fn new_token() -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(fastrand::u128(..).to_le_bytes())
-}
-
-fn now_millis() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-/// Splits `pending` into chunk items for the parent under `parent`; returns the manifest.
-fn chunk_items<E: Entity>(
-    pending: &Pending,
-    parent: &RawKey,
-    now: u64,
-    out: &mut Vec<crate::batch::WriteOp>,
-) -> Manifest {
-    let schema = &<E::Table as Table>::SCHEMA;
-    let token = new_token();
-    let size = pending.field.chunk_size.clamp(1, MAX_CHUNK_SIZE);
-    let mut count = 0u32;
-    for (seq, data) in pending.bytes.chunks(size).enumerate() {
-        let key = chunk_key(schema, &token, seq as u32);
-        let mut item = Item::with_capacity(9);
-        item.insert(schema.pk.name.to_owned(), AttributeValue::S(key.pk.clone()));
-        if let (Some(attr), Some(sk)) = (schema.sk, &key.sk) {
-            item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
-        }
-        item.insert(
-            schema.entity_type.to_owned(),
-            AttributeValue::S(CHUNK_TYPE.to_owned()),
-        );
-        item.insert("_ppk".to_owned(), AttributeValue::S(parent.pk.clone()));
-        if let Some(sk) = &parent.sk {
-            item.insert("_psk".to_owned(), AttributeValue::S(sk.clone()));
-        }
-        item.insert(
-            "_field".to_owned(),
-            AttributeValue::S(pending.field.attribute.to_owned()),
-        );
-        item.insert("_ct".to_owned(), AttributeValue::N(now.to_string()));
-        item.insert("_d".to_owned(), AttributeValue::B(Blob::new(data.to_vec())));
-        out.push(crate::batch::WriteOp::Put {
-            entity: CHUNK_TYPE,
-            key,
-            item,
-        });
-        count += 1;
-    }
-    Manifest {
-        token,
-        chunks: count,
-        len: pending.bytes.len() as u64,
-        crc: crc32fast::hash(&pending.bytes),
-    }
-}
-
-/// Writes chunk items (or deletes them); `Err` unless every one was confirmed.
-async fn write_chunks<T: Table>(db: &Db<T>, ops: Vec<crate::batch::WriteOp>) -> Result<(), Error> {
-    if ops.is_empty() {
-        return Ok(());
-    }
-    let out = db.chunk_write().ops(ops).concurrency(8).send().await?;
-    let missing = out.unprocessed.len() + out.failed.iter().map(|(o, _)| o.len()).sum::<usize>();
-    if missing == 0 {
-        return Ok(());
-    }
-    Err(Error::Incomplete {
-        entity: CHUNK_TYPE,
-        operation: "BatchWriteItem",
-        missing,
-        source: out.failed.into_iter().next().map(|(_, e)| Box::new(e)),
-    })
-}
-
-/// Deletes the chunks of `manifests` (the item under `parent` no longer names them) that
-/// the item under `parent` owns: see "Ownership" in the module documentation. A chunk of
-/// another owner, or one already gone, is left alone. A failure leaves orphan chunks,
-/// which nothing reads. Returns how many chunk items were deleted.
-async fn delete_owned<T: Table>(
-    db: &Db<T>,
-    parent: &RawKey,
-    manifests: &[(&'static str, Manifest)],
-) -> Result<usize, Error> {
-    let schema = &T::SCHEMA;
-    let chunks = manifests
-        .iter()
-        .flat_map(|(field, m)| m.keys(schema).into_iter().map(move |key| (key, *field)))
-        .map(|(key, field)| (key, parent.clone(), field.to_owned()))
-        .collect();
-    delete_if_owned(db, chunks).await
-}
-
-/// How many chunk deletions run at once.
-const DELETE_CONCURRENCY: usize = 8;
-
-/// Deletes each chunk item `(chunk, parent, field)` on the condition that it is a chunk
-/// item recording `parent` and `field` as its owner (one conditional `DeleteItem` each,
-/// [`DELETE_CONCURRENCY`] at a time: `BatchWriteItem` takes no condition). Returns how
-/// many were deleted; `Err` when a request failed (the others still ran).
-async fn delete_if_owned<T: Table>(
-    db: &Db<T>,
-    chunks: Vec<(RawKey, RawKey, String)>,
-) -> Result<usize, Error> {
-    use futures_util::stream::{self, StreamExt};
-    if chunks.is_empty() {
-        return Ok(0);
-    }
-    let results: Vec<Result<bool, Error>> = stream::iter(chunks)
-        .map(|(chunk, parent, field)| async move {
-            delete_chunk_if_owned(db, chunk, &parent, &field).await
-        })
-        .buffer_unordered(DELETE_CONCURRENCY)
-        .collect()
-        .await;
-    let mut deleted = 0;
-    let mut missing = 0;
-    let mut first_error = None;
-    for result in results {
-        match result {
-            Ok(true) => deleted += 1,
-            Ok(false) => {}
-            Err(e) => {
-                missing += 1;
-                first_error.get_or_insert(e);
-            }
-        }
-    }
-    match first_error {
-        None => Ok(deleted),
-        Some(e) => Err(Error::Incomplete {
-            entity: CHUNK_TYPE,
-            operation: "DeleteItem",
-            missing,
-            source: Some(Box::new(e)),
-        }),
-    }
-}
-
-/// Deletes the chunk item `chunk` if it records `parent` and `field` as its owner:
-/// `Ok(true)` when deleted, `Ok(false)` when it records another owner or is gone.
-async fn delete_chunk_if_owned<T: Table>(
-    db: &Db<T>,
-    chunk: RawKey,
-    parent: &RawKey,
-    field: &str,
-) -> Result<bool, Error> {
-    use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
-    const OP: &str = "DeleteItem";
-    let schema = &T::SCHEMA;
-    let mut p = crate::expr::Placeholders::default();
-    let mut condition = format!(
-        "{} = {} AND {} = {} AND {} = {}",
-        p.name(schema.entity_type),
-        p.value(AttributeValue::S(CHUNK_TYPE.to_owned())),
-        p.name("_ppk"),
-        p.value(AttributeValue::S(parent.pk.clone())),
-        p.name("_field"),
-        p.value(AttributeValue::S(field.to_owned())),
-    );
-    match &parent.sk {
-        Some(sk) => {
-            let (name, value) = (p.name("_psk"), p.value(AttributeValue::S(sk.clone())));
-            condition.push_str(&format!(" AND {name} = {value}"));
-        }
-        None => {
-            let name = p.name("_psk");
-            condition.push_str(&format!(" AND attribute_not_exists({name})"));
-        }
-    }
-    let (names, values) = p.finish();
-    let sent = db
-        .client()
-        .delete_item()
-        .table_name(db.table_name())
-        .set_key(Some(chunk.to_item(schema)))
-        .condition_expression(condition)
-        .set_expression_attribute_names(names)
-        .set_expression_attribute_values(values)
-        .send()
-        .await;
-    match sent {
-        Ok(_) => Ok(true),
-        Err(e) => match e.into_service_error() {
-            DeleteItemError::ConditionalCheckFailedException(_) => Ok(false),
-            other => Err(Error::service(OP, db.table_name(), other)),
-        },
-    }
-}
-
-/// How long a chunked put may take to send its item after its chunks were written: it
-/// does not start sending later than `MAX_FLIP_DELAY - SEND_WINDOW` after writing them,
-/// and gives the `PutItem` call (retries included) at most this long, so the item never
-/// names chunks older than [`MAX_FLIP_DELAY`].
-const SEND_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// `db.put` of an entity with chunked fields; see the module documentation.
-pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Error> {
-    const OP: &str = "PutItem";
-    let db = put.db().clone();
-    let schema = &<E::Table as Table>::SCHEMA;
-    let pending = put.take_pending();
-    let mut item = put.take_item()?;
-    let key = crate::keytext::raw_key_of(schema, &item).ok_or_else(|| {
-        Error::invalid(
-            E::ENTITY_TYPE,
-            crate::ValidationReason::KeyEncoding,
-            "the encoded item lacks its key attributes",
-        )
-    })?;
-
-    // 1. What the stored item names now (`None`: no item).
-    let stored_item = read_manifests::<E>(&db, &key).await?;
-    let exists = stored_item.is_some();
-    let stored = stored_item.unwrap_or_default();
-
-    // The new chunks and the item naming them, rendered and validated before anything is
-    // written (an item over 400 KB, a bad condition: refused with nothing left behind).
-    let now = now_millis();
-    let started = std::time::Instant::now();
-    let mut ops = Vec::new();
-    let mut written = Vec::new();
-    for p in &pending {
-        // A manifest naming more chunks than a read accepts would make the value
-        // unreadable: refused before anything is written.
-        let size = p.field.chunk_size.clamp(1, MAX_CHUNK_SIZE);
-        let chunks = p.bytes.len().div_ceil(size) as u64;
-        if chunks > MAX_CHUNKS {
-            return Err(Error::invalid(
-                E::ENTITY_TYPE,
-                crate::ValidationReason::ItemTooLarge,
-                format!(
-                    "`{}` is {} bytes stored: {chunks} chunks of {size} bytes, over the {MAX_CHUNKS} a read accepts; raise chunk_size",
-                    p.field.attribute,
-                    p.bytes.len()
-                ),
-            ));
-        }
-        let manifest = chunk_items::<E>(p, &key, now, &mut ops);
-        item.insert(p.field.attribute.to_owned(), manifest.to_attr());
-        written.push((p.field.attribute, manifest));
-    }
-    // What the item will name once written: new manifests, and those of values the
-    // entity was read without (kept as they are).
-    let named = manifests_in::<E>(&item);
-    let mut conditions = Vec::new();
-    for field in E::__CHUNKED {
-        let kept = named.iter().find(|(attr, m)| {
-            *attr == field.attribute && !written.iter().any(|(_, w)| w.token == m.token)
-        });
-        // A value read without its chunks, put where no item is stored (listed under one
-        // key, put under another): there are no chunks to keep, and the put does not hold
-        // the value. Refused with that reason, before anything is written.
-        if kept.is_some() && !exists {
-            return Err(Error::ChunksNotLoaded {
-                entity: E::ENTITY_TYPE,
-                key: crate::Key::<E>::from_raw(key.clone()).to_string(),
-                attribute: field.attribute,
-            });
-        }
-        conditions.push(match kept {
-            // A value read without its chunks names them again: the stored item must still
-            // name those very chunks (else a stale copy, or a copy under another key, would
-            // name chunks that were replaced and deleted, or that another item owns).
-            Some((_, m)) => crate::ops::manifest_is(field.attribute, &m.token),
-            None => match stored.iter().find(|(attr, _)| *attr == field.attribute) {
-                Some((_, m)) => crate::ops::manifest_is(field.attribute, &m.token),
-                None => crate::ops::no_manifest(field.attribute),
-            },
-        });
-    }
-    let ambiguous = crate::ops::ambiguous::AmbiguousAttempts::default();
-    let request = put
-        .restore_item(item)
-        .chunk_conditions(conditions)
-        .ready()?
-        .watched(ambiguous.clone(), SEND_WINDOW);
-
-    // 2. The new chunks.
-    if let Err(e) = write_chunks(&db, ops).await {
-        // Nothing names them: delete what was written (best effort, else orphans).
-        let _ = delete_owned(&db, &key, &written).await;
-        return Err(e.during(OP));
-    }
-
-    // 3. The item, if its manifests are still those read, and only while its chunks are
-    // young: the orphan sweep deletes unnamed chunks older than `MAX_FLIP_DELAY` at the
-    // least, so a put never names chunks written longer ago (a process paused between its
-    // steps gives up instead; the send itself is bounded by `SEND_WINDOW`).
-    // Elapsed time by both clocks: the wall clock (what the sweep compares `_ct` with)
-    // and the monotonic one (a wall clock stepped back must not hide a long pause).
-    let latest_send = MAX_FLIP_DELAY.saturating_sub(SEND_WINDOW);
-    let by_wall = std::time::Duration::from_millis(now_millis().saturating_sub(now));
-    if by_wall.max(started.elapsed()) > latest_send {
-        let _ = delete_owned(&db, &key, &written).await;
-        return Err(Error::DeadlineExceeded {
-            operation: OP,
-            table: db.table_name().to_owned(),
-            client_request_token: None,
-        });
-    }
-    match request.send().await {
-        Ok(sent) => {
-            // 4. The chunks the item no longer names (never those it names still), of
-            // those it owns: a stored manifest may name another item's chunks (the item
-            // was copied here by another program), which stay.
-            let replaced: Vec<(&'static str, Manifest)> = match sent {
-                // The item sent is stored: it names the new chunks and those kept.
-                crate::ops::Sent::Written => stored
-                    .into_iter()
-                    .filter(|(_, m)| !named.iter().any(|(_, n)| n.token == m.token))
-                    .collect(),
-                // The item stored carries this call's token, but an earlier call resent
-                // with that token may have stored it, naming other chunks than this call
-                // wrote (its own, read in step 1): the item as returned says which chunks
-                // it names, and those read or written that it does not name are deleted.
-                crate::ops::Sent::Found(now) => {
-                    let now_named = manifests_in::<E>(&now);
-                    stored
-                        .into_iter()
-                        .chain(written)
-                        .filter(|(_, m)| !now_named.iter().any(|(_, n)| n.token == m.token))
-                        .collect()
-                }
-            };
-            // The new value is stored; chunks left behind are orphans nothing reads.
-            let _ = delete_owned(&db, &key, &replaced).await;
-            Ok(())
-        }
-        Err(e) => {
-            // The new chunks are deleted when the item surely does not name them: the
-            // put was refused (a failed condition, or another 4xx) and no attempt of it
-            // may have been applied. After an ambiguous attempt (a 5xx, a timeout), the
-            // item may name them: after a failed condition, the item as it is now says
-            // which (an earlier attempt stored it, and another write may since have
-            // replaced it); otherwise they stay, and the sweep judges them later.
-            let refused = matches!(
-                e,
-                Error::ConditionFailed { .. } | Error::VersionConflict { .. }
-            ) || not_applied(&e);
-            if refused && !ambiguous.seen() {
-                let _ = delete_owned(&db, &key, &written).await;
-            } else if refused
-                && matches!(
-                    e,
-                    Error::ConditionFailed { .. } | Error::VersionConflict { .. }
-                )
-                && let Ok(now_named) = read_manifests::<E>(&db, &key).await
-            {
-                let now_named = now_named.unwrap_or_default();
-                let unnamed: Vec<(&'static str, Manifest)> = written
-                    .into_iter()
-                    .filter(|(_, w)| !now_named.iter().any(|(_, m)| m.token == w.token))
-                    .collect();
-                let _ = delete_owned(&db, &key, &unnamed).await;
-            }
-            Err(e)
-        }
-    }
-}
-
-/// Whether `e` says for certain that DynamoDB did not apply the request: refused before
-/// sending, or answered with a 4xx error (a 5xx, a timeout or a lost connection may
-/// follow an applied write).
-fn not_applied(e: &Error) -> bool {
-    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
-    match e {
-        Error::Validation { .. } => true,
-        Error::Service { source, .. } => {
-            !matches!(**source, aws_sdk_dynamodb::Error::InternalServerError(_))
-                && matches!(
-                    source.code(),
-                    Some(code) if !matches!(code, "InternalServerError" | "InternalFailure" | "ServiceUnavailable")
-                )
-        }
-        _ => false,
-    }
-}
-
-/// The manifests of the item under `key`, read strongly consistent (`None`: no item).
-async fn read_manifests<E: Entity>(
-    db: &Db<E::Table>,
-    key: &RawKey,
-) -> Result<Option<Vec<(&'static str, Manifest)>>, Error> {
-    const OP: &str = "GetItem";
-    let schema = &<E::Table as Table>::SCHEMA;
-    let mut p = crate::expr::Placeholders::default();
-    // The partition key too: an item holding none of the chunked attributes is there.
-    let mut projection: Vec<String> = vec![p.name(schema.pk.name)];
-    projection.extend(E::__CHUNKED.iter().map(|f| p.name(f.attribute)));
-    let (names, _) = p.finish();
-    let out = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .set_key(Some(key.to_item(schema)))
-        .consistent_read(true)
-        .projection_expression(projection.join(", "))
-        .set_expression_attribute_names(names)
-        .send()
-        .await
-        .map_err(|e| Error::service(OP, db.table_name(), e))?;
-    Ok(out
-        .item
-        .filter(|item| !item.is_empty())
-        .as_ref()
-        .map(manifests_in::<E>))
-}
-
-/// After a delete of an item of `E` that returned the item: deletes the chunks it named
-/// that it owns (a copy made by another program names chunks it does not own; they stay).
-pub(crate) async fn after_delete<E: Entity>(db: &Db<E::Table>, old: &Item) -> Result<(), Error> {
-    let schema = &<E::Table as Table>::SCHEMA;
-    let Some(key) = crate::keytext::raw_key_of(schema, old) else {
-        return Ok(());
-    };
-    delete_owned(db, &key, &manifests_in::<E>(old))
-        .await
-        .map(|_| ())
-}
-
-/// Loads the chunked fields of `entities` that were read without their chunks, with
-/// `BatchGetItem` for all of them at once. A value whose chunks are missing or do not
-/// match its manifest (replaced while being read) is an error: [`Db::get`] reads the
-/// item again in that case.
-pub(crate) async fn load<E: Entity>(db: &Db<E::Table>, entities: &mut [E]) -> Result<(), Error> {
-    const OP: &str = "BatchGetItem";
-    let schema = &<E::Table as Table>::SCHEMA;
-    // (entity, field, manifest) of every value to load.
-    let mut wanted: Vec<(usize, usize, Manifest)> = Vec::new();
-    for (e, entity) in entities.iter().enumerate() {
-        for i in 0..E::__CHUNKED.len() {
-            if let Some(m) = entity.__chunk_slot(i).and_then(|s| s.manifest()) {
-                wanted.push((e, i, m.clone()));
-            }
-        }
-    }
-    if wanted.is_empty() {
-        return Ok(());
-    }
-    // Each chunk once, though two entities name the same write (the same item read
-    // twice, or copies): BatchGetItem refuses a request with a key twice.
-    let mut keys: Vec<RawKey> = wanted.iter().flat_map(|(_, _, m)| m.keys(schema)).collect();
-    let mut seen = std::collections::HashSet::with_capacity(keys.len());
-    keys.retain(|k| seen.insert(k.pk.clone()));
-    // Chunks never change once written, so an eventually consistent read (half the
-    // capacity) returns a chunk whole or not at all; only the chunks it did not see yet
-    // (written a moment ago) are read again, strongly consistent.
-    let mut read = crate::batch::read_keys(
-        db,
-        &Default::default(),
-        keys,
-        false,
-        crate::RetryPolicy::default(),
-        8,
-    )
-    .await?;
-    if !read.not_found.is_empty() {
-        let unseen = std::mem::take(&mut read.not_found)
-            .into_iter()
-            .map(|(_, key)| key)
-            .collect();
-        let again = crate::batch::read_keys(
-            db,
-            &Default::default(),
-            unseen,
-            true,
-            crate::RetryPolicy::default(),
-            8,
-        )
-        .await?;
-        read.found.extend(again.found);
-        read.unprocessed.extend(again.unprocessed);
-        read.failed.extend(again.failed);
-    }
-    if !read.unprocessed.is_empty() || !read.failed.is_empty() {
-        let missing =
-            read.unprocessed.len() + read.failed.iter().map(|(k, _)| k.len()).sum::<usize>();
-        return Err(Error::Incomplete {
-            entity: E::ENTITY_TYPE,
-            operation: OP,
-            missing,
-            source: read.failed.into_iter().next().map(|(_, e)| Box::new(e)),
-        });
-    }
-    let mut data: HashMap<String, Vec<u8>> = HashMap::with_capacity(read.found.len());
-    for (_, mut item) in read.found {
-        let pk = match item.remove(schema.pk.name) {
-            Some(AttributeValue::S(pk)) => pk,
-            _ => continue,
-        };
-        if let Some(AttributeValue::B(bytes)) = item.remove("_d") {
-            data.insert(pk, bytes.into_inner());
-        }
-    }
-    for (e, i, manifest) in wanted {
-        // Sized by the chunks found, not by the manifest's claim alone.
-        let found: usize = manifest
-            .keys(schema)
-            .iter()
-            .filter_map(|k| data.get(&k.pk).map(Vec::len))
-            .sum();
-        let mut encoded = Vec::with_capacity(found);
-        for key in manifest.keys(schema) {
-            match data.get(&key.pk) {
-                Some(bytes) => encoded.extend_from_slice(bytes),
-                None => {
-                    return Err(chunk_error::<E>(
-                        &manifest,
-                        format!(
-                            "chunk {} is missing (the value was replaced while being read, or its chunks were deleted)",
-                            key.pk
-                        ),
-                    ));
-                }
-            }
-        }
-        if encoded.len() as u64 != manifest.len || crc32fast::hash(&encoded) != manifest.crc {
-            return Err(chunk_error::<E>(
-                &manifest,
-                format!(
-                    "the chunks hold {} bytes with CRC {}, the manifest says {} bytes with CRC {}",
-                    encoded.len(),
-                    crc32fast::hash(&encoded),
-                    manifest.len,
-                    manifest.crc
-                ),
-            ));
-        }
-        let Some(field) = E::__CHUNKED.get(i) else {
-            continue;
-        };
-        if let Some(slot) = entities
-            .get_mut(e)
-            .and_then(|entity| entity.__chunk_slot_mut(i))
-        {
-            slot.fill(&encoded, field).map_err(|kind| {
-                Error::Decode(DecodeError {
-                    entity: E::ENTITY_TYPE,
-                    key: None,
-                    attribute: Some(field.attribute.to_owned()),
-                    kind,
-                })
-            })?;
-        }
-    }
-    Ok(())
-}
-
-fn chunk_error<E: Entity>(manifest: &Manifest, message: String) -> Error {
-    Error::Decode(DecodeError {
-        entity: E::ENTITY_TYPE,
-        key: Some(format!("chunks of write {}", manifest.token)),
-        attribute: None,
-        kind: DecodeErrorKind::Invalid(message),
-    })
-}
-
-/// What [`Db::collect_orphans`] found and removed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Orphans {
-    /// Chunk items examined (old enough to be judged).
-    pub examined: usize,
-    /// Chunk items deleted: no item names their write any more.
-    pub deleted: usize,
-    /// Chunk items kept: their item names them.
-    pub kept: usize,
-    /// Chunk items kept although their item no longer names them: another item does (a
-    /// copy of their item made outside the crate, under another key), and would be
-    /// unreadable without them. See "Copies" in the [module documentation](self).
-    pub named_by_others: usize,
-}
-
-/// One write's chunks, as a sweep finds them.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Write {
-    parent: RawKey,
-    field: String,
-    token: String,
-}
-
-/// The write a chunk item belongs to, from its key and attributes.
-fn write_of(schema: &crate::TableSchema, item: &Item) -> Option<(Write, RawKey)> {
-    let text = |name: &str| match item.get(name) {
-        Some(AttributeValue::S(s)) => Some(s.clone()),
-        _ => None,
-    };
-    let key = crate::keytext::raw_key_of(schema, item)?;
-    let token = key
-        .pk
-        .strip_prefix(CHUNK_PREFIX)?
-        .split('#')
-        .next()?
-        .to_owned();
-    let parent = RawKey {
-        pk: text("_ppk")?,
-        sk: schema.sk.and_then(|_| text("_psk")),
-    };
-    Some((
-        Write {
-            parent,
-            field: text("_field")?,
-            token,
-        },
-        key,
-    ))
-}
-
-impl<T: Table> Db<T> {
-    /// Finds and deletes orphan chunk items: chunks written more than `older_than` ago
-    /// whose item does not name their write (a put that failed or crashed after writing
-    /// its chunks, or before deleting the chunks it replaced; a delete whose chunk
-    /// deletion failed), and that no other item names either. A scan of the table's chunk
-    /// items (a filter on the entity type: it reads the whole table, so run it off-peak),
-    /// then one strongly consistent read per item they belong to.
-    ///
-    /// Chunks whose item does not name them are kept while another item does (a copy of
-    /// their item made by another program, see "Copies" in [`crate::chunk`]): when there
-    /// are such candidates, a second, strongly consistent scan reads the table's other
-    /// items whole and looks for manifests naming them (that scan's cost again, paid only
-    /// when the first finds candidates). A copy written while the sweep runs may be missed.
-    /// Each orphan is deleted on the condition that it still records the owner it was
-    /// found with ([`Orphans::deleted`] counts those deleted).
-    ///
-    /// `older_than` protects writes in progress: a put writes its chunks before the item
-    /// names them, and gives up rather than name chunks older than [`MAX_FLIP_DELAY`]
-    /// (5 minutes), so an `older_than` above that never deletes chunks a put is about to
-    /// name. One below [`MIN_ORPHAN_AGE`] (10 minutes: the flip delay plus as much again
-    /// for clocks that differ between the machine that put and the one that sweeps) is
-    /// refused ([`ValidationReason::InvalidOption`]).
-    ///
-    /// [`ValidationReason::InvalidOption`]: crate::ValidationReason::InvalidOption
-    pub async fn collect_orphans(&self, older_than: std::time::Duration) -> Result<Orphans, Error> {
-        const OP: &str = "Scan";
-        if older_than < MIN_ORPHAN_AGE {
-            return Err(Error::invalid_request(
-                OP,
-                crate::ValidationReason::InvalidOption,
-                format!(
-                    "collect_orphans(older_than = {older_than:?}) could delete the chunks of a put in progress: puts name chunks up to {MAX_FLIP_DELAY:?} after writing them, so older_than must be at least {MIN_ORPHAN_AGE:?} (that, plus room for clocks that differ between machines)"
-                ),
-            ));
-        }
-        let schema = &T::SCHEMA;
-        let cutoff =
-            now_millis().saturating_sub(u64::try_from(older_than.as_millis()).unwrap_or(u64::MAX));
-        let mut p = crate::expr::Placeholders::default();
-        let filter = format!(
-            "{} = {} AND {} <= {}",
-            p.name(schema.entity_type),
-            p.value(AttributeValue::S(CHUNK_TYPE.to_owned())),
-            p.name("_ct"),
-            p.value(AttributeValue::N(cutoff.to_string())),
-        );
-        let mut wanted = vec![schema.pk.name, "_ppk", "_psk", "_field"];
-        wanted.extend(schema.sk.map(|a| a.name));
-        let projection: Vec<String> = wanted.iter().map(|a| p.name(a)).collect();
-        let (names, values) = p.finish();
-        // Every old chunk, grouped by the write it belongs to.
-        let mut writes: HashMap<Write, Vec<RawKey>> = HashMap::new();
-        let mut report = Orphans::default();
-        let mut start = None;
-        loop {
-            let out = self
-                .client()
-                .scan()
-                .table_name(self.table_name())
-                .filter_expression(&filter)
-                .projection_expression(projection.join(", "))
-                .set_expression_attribute_names(names.clone())
-                .set_expression_attribute_values(values.clone())
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| Error::service(OP, self.table_name(), e))?;
-            for item in out.items.unwrap_or_default() {
-                if let Some((write, key)) = write_of(schema, &item) {
-                    report.examined += 1;
-                    writes.entry(write).or_default().push(key);
-                }
-            }
-            start = out.last_evaluated_key;
-            if start.is_none() {
-                break;
-            }
-        }
-        // A write's chunks are orphans unless its item names its token now...
-        let mut unnamed = Vec::new();
-        for (write, keys) in writes {
-            if self.names_write(&write).await? {
-                report.kept += keys.len();
-            } else {
-                unnamed.push((write, keys));
-            }
-        }
-        // ...or another item does (a copy of its item, made outside the crate).
-        if !unnamed.is_empty() {
-            let tokens: std::collections::HashSet<&str> =
-                unnamed.iter().map(|(w, _)| w.token.as_str()).collect();
-            let elsewhere = self.tokens_named(&tokens).await?;
-            unnamed.retain(|(write, keys)| {
-                let named = elsewhere.contains(&write.token);
-                if named {
-                    report.named_by_others += keys.len();
-                }
-                !named
-            });
-        }
-        // Deleted on the condition that each still records the owner it was found with.
-        let doomed = unnamed
-            .iter()
-            .flat_map(|(write, keys)| {
-                keys.iter()
-                    .map(move |key| (key.clone(), write.parent.clone(), write.field.clone()))
-            })
-            .collect();
-        report.deleted = delete_if_owned(self, doomed).await?;
-        Ok(report)
-    }
-
-    /// Which of `tokens` an item of the table other than a chunk names in a manifest (a
-    /// top-level map attribute whose `t` is the token): a strongly consistent scan of the
-    /// table's items that are not chunks, read whole.
-    async fn tokens_named(
-        &self,
-        tokens: &std::collections::HashSet<&str>,
-    ) -> Result<std::collections::HashSet<String>, Error> {
-        const OP: &str = "Scan";
-        let schema = &T::SCHEMA;
-        let mut p = crate::expr::Placeholders::default();
-        let ty = p.name(schema.entity_type);
-        let filter = format!(
-            "attribute_not_exists({ty}) OR {ty} <> {}",
-            p.value(AttributeValue::S(CHUNK_TYPE.to_owned())),
-        );
-        let (names, values) = p.finish();
-        let mut named = std::collections::HashSet::new();
-        let mut start = None;
-        loop {
-            let out = self
-                .client()
-                .scan()
-                .table_name(self.table_name())
-                .filter_expression(&filter)
-                .set_expression_attribute_names(names.clone())
-                .set_expression_attribute_values(values.clone())
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| Error::service(OP, self.table_name(), e))?;
-            for item in out.items.unwrap_or_default() {
-                for value in item.values() {
-                    if let AttributeValue::M(map) = value
-                        && let Some(AttributeValue::S(t)) = map.get("t")
-                        && tokens.contains(t.as_str())
-                    {
-                        named.insert(t.clone());
-                    }
-                }
-            }
-            start = out.last_evaluated_key.filter(|k| !k.is_empty());
-            if start.is_none() {
-                return Ok(named);
-            }
-        }
-    }
-
-    /// Whether the item `write.parent` names the chunks of `write` now.
-    async fn names_write(&self, write: &Write) -> Result<bool, Error> {
-        const OP: &str = "GetItem";
-        let schema = &T::SCHEMA;
-        let mut p = crate::expr::Placeholders::default();
-        let field = p.name(&write.field);
-        let (names, _) = p.finish();
-        let out = self
-            .client()
-            .get_item()
-            .table_name(self.table_name())
-            .set_key(Some(write.parent.to_item(schema)))
-            .consistent_read(true)
-            .projection_expression(field)
-            .set_expression_attribute_names(names)
-            .send()
-            .await
-            .map_err(|e| Error::service(OP, self.table_name(), e))?;
-        Ok(matches!(
-            out.item.as_ref().and_then(|i| i.get(&write.field)),
-            Some(AttributeValue::M(map)) if matches!(map.get("t"), Some(AttributeValue::S(t)) if *t == write.token)
-        ))
-    }
-
-    /// Loads the chunked fields that `entities` were read without (by a query, a scan
-    /// or a batch get), with one `BatchGetItem` call for all of them (several when they
-    /// have more than 100 chunks). See [`crate::chunk`].
-    pub async fn load_chunks<E: Entity<Table = T>>(&self, entities: &mut [E]) -> Result<(), Error> {
-        load(self, entities).await
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Only a refusal before sending or a 4xx answer proves a put was not applied.
-    #[test]
-    fn only_refusals_and_4xx_answers_prove_a_put_was_not_applied() {
-        use aws_sdk_dynamodb::error::ErrorMetadata;
-        let service = |source: aws_sdk_dynamodb::Error| Error::Service {
-            operation: "PutItem",
-            table: "t".into(),
-            source: Box::new(source),
-        };
-        let unhandled = |code: Option<&str>| {
-            let mut meta = ErrorMetadata::builder();
-            if let Some(code) = code {
-                meta = meta.code(code);
-            }
-            aws_sdk_dynamodb::Error::from(
-                aws_sdk_dynamodb::operation::put_item::PutItemError::generic(meta.build()),
-            )
-        };
-        let throttled = aws_sdk_dynamodb::Error::ProvisionedThroughputExceededException(
-            aws_sdk_dynamodb::types::error::ProvisionedThroughputExceededException::builder()
-                .meta(
-                    ErrorMetadata::builder()
-                        .code("ProvisionedThroughputExceededException")
-                        .build(),
-                )
-                .build(),
-        );
-        let internal = aws_sdk_dynamodb::Error::InternalServerError(
-            aws_sdk_dynamodb::types::error::InternalServerError::builder()
-                .meta(ErrorMetadata::builder().code("InternalServerError").build())
-                .build(),
-        );
-        assert!(not_applied(&Error::invalid(
-            "E",
-            crate::ValidationReason::ItemTooLarge,
-            "x"
-        )));
-        assert!(not_applied(&service(throttled)));
-        assert!(not_applied(&service(unhandled(Some(
-            "ValidationException"
-        )))));
-        assert!(!not_applied(&service(internal)));
-        assert!(!not_applied(&service(unhandled(Some(
-            "ServiceUnavailable"
-        )))));
-        // A timeout or a lost connection has no code: perhaps applied.
-        assert!(!not_applied(&service(unhandled(None))));
-        assert!(!not_applied(&Error::DeadlineExceeded {
-            operation: "PutItem",
-            table: "t".into(),
-            client_request_token: None,
-        }));
-    }
     use proptest::prelude::*;
 
     const PLAIN: ChunkedField = ChunkedField {

@@ -102,7 +102,8 @@ impl<T: Table> TransactWrite<T> {
     /// Adds a delete, with its conditions. Its `customize` hooks and its `Db` do not
     /// apply, as for [`put`](Self::put).
     pub fn delete<E: Entity<Table = T>>(self, delete: Delete<E>) -> Self {
-        let prepared = crate::chunk::refuse::<E>("transaction").and_then(|()| delete.prepare());
+        let prepared = crate::chunk::refuse(E::ENTITY_TYPE, E::__CHUNKED, "transaction")
+            .and_then(|()| delete.prepare());
         self.push(Kind::Delete, prepared)
     }
 

@@ -195,6 +195,8 @@ impl Error {
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
+#[doc(hidden)]
+pub mod compressed;
 mod key;
 
 pub use key::Key;

@@ -356,9 +356,9 @@ pub fn take_serde_field<E: Entity, T: serde::de::DeserializeOwned>(
     note = "a chunked field holds its value in a `dynamo_model::Chunked` (built with `Chunked::new(value)` or `value.into()`), which a listing returns without the value; declare the field as `Chunked<String>` or `Chunked<Vec<u8>>`, or remove #[dynamo(chunked)] to store it as an ordinary attribute"
 )]
 pub trait ChunkedFieldType: Sized {
-    /// Encodes the field into `item` (see [`crate::chunk::__private::put_chunked`]).
+    /// Encodes the field into `item` (see `chunk::to_attr`).
     fn put_chunked<E: Entity>(&self, item: &mut Item, field: &crate::chunk::ChunkedField);
-    /// Decodes the field from `item` (see [`crate::chunk::__private::take_chunked`]).
+    /// Decodes the field from `item` (see `chunk::from_attr`).
     fn take_chunked<E: Entity>(
         item: &mut Item,
         field: &crate::chunk::ChunkedField,
@@ -371,13 +371,18 @@ pub trait ChunkedFieldType: Sized {
 
 impl<T: crate::chunk::ChunkValue> ChunkedFieldType for crate::Chunked<T> {
     fn put_chunked<E: Entity>(&self, item: &mut Item, field: &crate::chunk::ChunkedField) {
-        crate::chunk::__private::put_chunked::<E, T>(item, field, self);
+        item.insert(
+            field.attribute.to_owned(),
+            crate::chunk::to_attr(field, self),
+        );
     }
     fn take_chunked<E: Entity>(
         item: &mut Item,
         field: &crate::chunk::ChunkedField,
     ) -> Result<Self, FieldError<DecodeError>> {
-        crate::chunk::__private::take_chunked::<E, T>(item, field)
+        let stored = item.remove(field.attribute);
+        crate::chunk::from_attr(stored, field)
+            .map_err(|kind| FieldError::new(decode_error::<E>(item, Some(field.attribute), kind)))
     }
     fn slot(&self) -> &dyn crate::chunk::ChunkSlot {
         self

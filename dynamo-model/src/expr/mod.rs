@@ -7,8 +7,10 @@
 //! reserved words (`status`, `name`, `ttl`, `data`, `type`, ...) just work and no value
 //! can inject expression syntax.
 
+mod compressed;
 mod placeholders;
 
+pub use compressed::{CompressedComparison, CompressedPath};
 pub(crate) use placeholders::Placeholders;
 
 use crate::codec::{AttrValue, EncodeError};

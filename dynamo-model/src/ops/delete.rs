@@ -218,7 +218,7 @@ impl<E: Entity> Delete<E> {
         {
             // The item is gone; chunks left behind (a failure here) are orphans that
             // nothing reads.
-            let _ = crate::chunk::after_delete::<E>(&db, old).await;
+            let _ = super::chunks::after_delete::<E>(&db, old).await;
         }
         let e = match result {
             Ok(out) => {

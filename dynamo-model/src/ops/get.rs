@@ -167,7 +167,7 @@ impl<E: Entity> Get<E> {
             let Some(mut entity) = self.decode(out.item)? else {
                 return Ok(None);
             };
-            match crate::chunk::load(&self.db, std::slice::from_mut(&mut entity)).await {
+            match super::chunks::load(&self.db, std::slice::from_mut(&mut entity)).await {
                 Ok(()) => return Ok(Some(entity)),
                 Err(Error::Decode(_)) if attempt < 3 => continue,
                 Err(e) => return Err(e),

@@ -24,6 +24,7 @@
 //! idempotent by their `ClientRequestToken` instead ([`transact`](crate::transact)).
 
 pub(crate) mod ambiguous;
+pub(crate) mod chunks;
 mod delete;
 mod get;
 mod key_condition;
@@ -38,6 +39,7 @@ mod scatter;
 mod update;
 
 pub use ambiguous::WriteToken;
+pub use chunks::Orphans;
 pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
 pub use key_condition::{IntoPartition, IntoSortKey, PartitionValue, SortCondition};

@@ -56,7 +56,7 @@ pub struct Put<E: Entity> {
     condition: Option<Condition<E>>,
     customize: Customize<PutItemFluentBuilder>,
     /// Values of chunked fields to write to chunk items (`crate::chunk`).
-    pending: Vec<crate::chunk::Pending>,
+    pending: Vec<super::chunks::Pending>,
     /// Set by the chunk protocol: the item's chunked fields are final, and the stored
     /// manifests they replace must be these (`None`: not a chunk-protocol put).
     chunk_conditions: Option<Vec<crate::expr::Node>>,
@@ -74,7 +74,7 @@ impl<E: Entity> Put<E> {
             if_absent: false,
             condition: None,
             customize: Customize::default(),
-            pending: crate::chunk::pending(entity),
+            pending: super::chunks::pending(entity),
             chunk_conditions: None,
             token: None,
         }
@@ -84,7 +84,7 @@ impl<E: Entity> Put<E> {
         &self.db
     }
 
-    pub(crate) fn take_pending(&mut self) -> Vec<crate::chunk::Pending> {
+    pub(crate) fn take_pending(&mut self) -> Vec<super::chunks::Pending> {
         std::mem::take(&mut self.pending)
     }
 
@@ -97,7 +97,7 @@ impl<E: Entity> Put<E> {
         self
     }
 
-    /// The chunk protocol's conditions on the stored manifests (see `crate::chunk::put`).
+    /// The chunk protocol's conditions on the stored manifests (see `super::chunks::put`).
     pub(crate) fn chunk_conditions(mut self, conditions: Vec<crate::expr::Node>) -> Self {
         self.chunk_conditions = Some(conditions);
         self
@@ -142,7 +142,11 @@ impl<E: Entity> Put<E> {
         // Chunked fields are written by `send` alone (chunks, then the item, then the old
         // chunks): a transaction or `params` would store or show an incomplete item.
         if self.chunk_conditions.is_none() {
-            crate::chunk::refuse::<E>("single request (a transaction, or params())")?;
+            crate::chunk::refuse(
+                E::ENTITY_TYPE,
+                E::__CHUNKED,
+                "single request (a transaction, or params())",
+            )?;
         }
         let mut item = self.item?;
         // The key as the item holds it (rendered once, by `to_item`).
@@ -300,7 +304,7 @@ impl<E: Entity> Put<E> {
         });
         crate::trace::traced_write(span, async move {
             if !E::__CHUNKED.is_empty() && self.chunk_conditions.is_none() {
-                return crate::chunk::put(self).await;
+                return super::chunks::put(self).await;
             }
             self.send_item().await
         })
