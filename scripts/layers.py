@@ -29,8 +29,9 @@ LAYERS = [
     ("expr", ["expr"]),
     # The table handle, the item cache it may hold, capacity accounting.
     ("handle", ["cache", "db", "capacity"]),
-    # Requests: single items, queries, scans, batches, transactions.
-    ("operations", ["ops", "batch", "transact"]),
+    # Requests: what every request shares; batches; single items, queries and scans;
+    # transactions.
+    ("operations", ["request", "batch", "ops", "transact"]),
     # Features built on the operations.
     ("features", ["history", "period", "stream", "export", "migrate"]),
     ("tools", ["local", "guide"]),

@@ -8,9 +8,9 @@
 //! full jitter until a deadline, and reports whatever is still left instead of dropping it.
 
 use crate::collection::{Includes, Target};
-use crate::ops::UnknownEntity;
-use crate::ops::page::decode_target;
-use crate::ops::request::Customize;
+use crate::request::Customize;
+use crate::request::page::UnknownEntity;
+use crate::request::page::decode_target;
 use crate::retry::{Deadline, RetryPolicy, is_retryable};
 use crate::trace::Instrument;
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
@@ -172,7 +172,7 @@ impl<T: Target> BatchGet<T> {
             .map(|chunk| {
                 let request =
                     get_request(&self.db, &self.customize, chunk.iter(), self.consistent)?;
-                crate::ops::request::input("BatchGetItem", request.as_input().clone().build())
+                crate::request::input("BatchGetItem", request.as_input().clone().build())
             })
             .collect()
     }
@@ -801,7 +801,7 @@ impl<T: Table> BatchWrite<T> {
             .iter()
             .map(|chunk| {
                 let request = write_request(&self.db, &self.customize, chunk)?;
-                crate::ops::request::input("BatchWriteItem", request.as_input().clone().build())
+                crate::request::input("BatchWriteItem", request.as_input().clone().build())
             })
             .collect()
     }
@@ -1053,7 +1053,7 @@ impl<T: Table> Db<T> {
 
 impl<X: Target> std::future::IntoFuture for BatchGet<X> {
     type Output = Result<BatchGetOutput<X>, Error>;
-    type IntoFuture = crate::ops::BoxFuture<'static, Self::Output>;
+    type IntoFuture = crate::request::BoxFuture<'static, Self::Output>;
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
     }
@@ -1061,13 +1061,13 @@ impl<X: Target> std::future::IntoFuture for BatchGet<X> {
 
 impl<T: Table> std::future::IntoFuture for BatchWrite<T> {
     type Output = Result<BatchWriteOutput, Error>;
-    type IntoFuture = crate::ops::BoxFuture<'static, Self::Output>;
+    type IntoFuture = crate::request::BoxFuture<'static, Self::Output>;
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
     }
 }
 
-crate::ops::request::customizable!(
+crate::request::customizable!(
     impl[T: Target] BatchGet<T>,
     BatchGetItemFluentBuilder,
     "BatchGetItemFluentBuilder",
@@ -1075,7 +1075,7 @@ crate::ops::request::customizable!(
     "A hook that changes the keys takes the batch out of the crate's accounting of found, missing and unprocessed keys."
 );
 
-crate::ops::request::customizable!(
+crate::request::customizable!(
     impl[T: Table] BatchWrite<T>,
     BatchWriteItemFluentBuilder,
     "BatchWriteItemFluentBuilder",

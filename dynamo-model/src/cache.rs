@@ -57,7 +57,7 @@
 //! The bound is a number of items ([`CacheBuilder::max_items`]) or of bytes
 //! ([`CacheBuilder::max_bytes`], items weighed by their DynamoDB size).
 
-use crate::{Db, Entity, Item, RawKey};
+use crate::{Entity, Item, RawKey};
 use aws_sdk_dynamodb::config::interceptors::{
     BeforeSerializationInterceptorContextMut, FinalizerInterceptorContextRef,
 };
@@ -71,6 +71,8 @@ use aws_sdk_dynamodb::operation::{
 };
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_smithy_types::config_bag::{Storable, StoreReplace};
+#[cfg(doc)]
+use dynamo_model::Db;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -336,23 +338,22 @@ pub(crate) struct Miss {
     writes: u64,
 }
 
-impl<T: crate::Table> Db<T> {
-    /// A `Db` on the same table whose gets may be answered by `cache`, and whose writes
-    /// invalidate it (see [`crate::cache`]). Its client is a copy of this one's with one
-    /// more interceptor: build it once, not per call.
-    pub fn with_cache(&self, cache: &Cache) -> Db<T> {
-        let config = self
-            .client()
-            .config()
-            .to_builder()
-            .interceptor(Invalidate {
-                cache: cache.clone(),
-                schema: &T::SCHEMA,
-            })
-            .build();
-        self.with_client(aws_sdk_dynamodb::Client::from_conf(config))
-            .set_cache(Some(cache.clone()))
-    }
+/// `client` with one more interceptor, which takes the keys of every write out of `cache`
+/// (see [`Db::with_cache`]).
+pub(crate) fn invalidating(
+    client: &aws_sdk_dynamodb::Client,
+    cache: &Cache,
+    schema: &'static crate::TableSchema,
+) -> aws_sdk_dynamodb::Client {
+    let config = client
+        .config()
+        .to_builder()
+        .interceptor(Invalidate {
+            cache: cache.clone(),
+            schema,
+        })
+        .build();
+    aws_sdk_dynamodb::Client::from_conf(config)
 }
 
 /// The interceptor behind [`Db::with_cache`]: every write's keys leave the cache before

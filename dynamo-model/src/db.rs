@@ -1,7 +1,6 @@
 //! `Db`: a client bound to one table, the entry point of every operation.
 
-use crate::ops::{Delete, Get, Put, Update};
-use crate::{Entity, Error, Key, Table};
+use crate::{Error, Table};
 use aws_sdk_dynamodb::Client;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -140,6 +139,15 @@ impl<T: Table> Db<T> {
         self
     }
 
+    /// A `Db` on the same table whose gets may be answered by `cache`, and whose writes
+    /// invalidate it (see [`crate::cache`]). Its client is a copy of this one's with one
+    /// more interceptor: build it once, not per call.
+    #[cfg(feature = "cache")]
+    pub fn with_cache(&self, cache: &crate::cache::Cache) -> Db<T> {
+        let client = crate::cache::invalidating(&self.client, cache, &T::SCHEMA);
+        self.with_client(client).set_cache(Some(cache.clone()))
+    }
+
     /// The cache answering gets, if any.
     #[cfg(feature = "cache")]
     pub(crate) fn cache(&self) -> Option<&crate::cache::Cache> {
@@ -255,28 +263,6 @@ impl<T: Table> Db<T> {
             .await
             .map_err(|e| Error::service("DeleteTable", &self.table_name, e))?;
         Ok(())
-    }
-
-    /// Reads one item. Resolves to `Ok(None)` when there is no item under the key.
-    ///
-    /// Takes a [`Key`] or a generated key struct (`OrderKey { .. }`) directly.
-    pub fn get<E: Entity<Table = T>>(&self, key: impl Into<Key<E>>) -> Get<E> {
-        Get::new(self, key.into())
-    }
-
-    /// Writes a whole entity, replacing any item of the same entity type under its key.
-    pub fn put<E: Entity<Table = T>>(&self, entity: &E) -> Put<E> {
-        Put::new(self, entity)
-    }
-
-    /// Deletes one item.
-    pub fn delete<E: Entity<Table = T>>(&self, key: impl Into<Key<E>>) -> Delete<E> {
-        Delete::new(self, key.into())
-    }
-
-    /// Changes some attributes of an existing item and returns the updated entity.
-    pub fn update<E: Entity<Table = T>>(&self, key: impl Into<Key<E>>) -> Update<E> {
-        Update::new(self, key.into())
     }
 }
 

@@ -99,6 +99,7 @@ pub mod ops;
 #[cfg(feature = "time")]
 pub mod period;
 pub mod registry;
+mod request;
 pub mod retry;
 pub mod schema;
 mod sealed;
@@ -130,7 +131,7 @@ pub use keytext::{KeyPart, RawKey};
 pub use ops::Numeric;
 #[doc(hidden)]
 pub use ops::SortCondition;
-pub use ops::{Page, UnknownEntity};
+pub use request::page::{Page, UnknownEntity};
 pub use retry::RetryPolicy;
 pub use schema::{Table, TableSchema};
 pub use size::{MAX_ITEM_BYTES, item_size, local_index_bytes, value_size};

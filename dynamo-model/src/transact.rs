@@ -11,11 +11,11 @@
 
 use crate::collection::{Includes, Target};
 use crate::expr::Placeholders;
-use crate::ops::page::decode_target;
-use crate::ops::request::Customize;
 use crate::ops::{
     Delete, PreparedWrite, Put, UnknownEntity, Update, and, is_entity, item_exists, render,
 };
+use crate::request::Customize;
+use crate::request::page::decode_target;
 use crate::retry::{Deadline, RetryPolicy, is_retryable};
 use crate::trace::Instrument;
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
@@ -214,7 +214,7 @@ impl<T: Table> TransactWrite<T> {
     pub fn params(mut self) -> Result<TransactWriteItemsInput, Error> {
         let (items, token, _) = self.checked()?;
         let request = self.request(items, &token);
-        crate::ops::request::input("TransactWriteItems", request.as_input().clone().build())
+        crate::request::input("TransactWriteItems", request.as_input().clone().build())
     }
 
     /// The request of one attempt, rendered into the SDK's builder and customized.
@@ -430,7 +430,7 @@ impl<X: Target> TransactGet<X> {
     /// ElectroDB's `.params()`).
     pub fn params(mut self) -> Result<TransactGetItemsInput, Error> {
         let request = self.request()?;
-        crate::ops::request::input("TransactGetItems", request.as_input().clone().build())
+        crate::request::input("TransactGetItems", request.as_input().clone().build())
     }
 
     /// Reads the items as of one point in time; `None` where there is no item.
@@ -558,7 +558,7 @@ impl<T: Table> Db<T> {
 
 impl<T: Table> std::future::IntoFuture for TransactWrite<T> {
     type Output = Result<(), Error>;
-    type IntoFuture = crate::ops::BoxFuture<'static, Self::Output>;
+    type IntoFuture = crate::request::BoxFuture<'static, Self::Output>;
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
     }
@@ -566,13 +566,13 @@ impl<T: Table> std::future::IntoFuture for TransactWrite<T> {
 
 impl<X: Target> std::future::IntoFuture for TransactGet<X> {
     type Output = Result<Vec<Option<X>>, Error>;
-    type IntoFuture = crate::ops::BoxFuture<'static, Self::Output>;
+    type IntoFuture = crate::request::BoxFuture<'static, Self::Output>;
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
     }
 }
 
-crate::ops::request::customizable!(
+crate::request::customizable!(
     impl[T: Table] TransactWrite<T>,
     TransactWriteItemsFluentBuilder,
     "TransactWriteItemsFluentBuilder",
@@ -580,7 +580,7 @@ crate::ops::request::customizable!(
     "A hook that changes the items or the token takes the transaction out of the crate's guarantees (entity-type checks, idempotent retries)."
 );
 
-crate::ops::request::customizable!(
+crate::request::customizable!(
     impl[X: Target] TransactGet<X>,
     TransactGetItemsFluentBuilder,
     "TransactGetItemsFluentBuilder",

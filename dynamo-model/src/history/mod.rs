@@ -76,6 +76,8 @@
 //! # Ok(()) }
 //! ```
 
+mod query;
+
 pub use crate::schema::history::{HistoryLayout, MAX_WIDTH};
 
 use crate::collection::{Decoded, Target};

@@ -1,10 +1,10 @@
 use super::ambiguous::{AmbiguousAttempts, Settled, outcome_open, settle};
-use super::request::{Customize, customizable, input};
 use super::{
     FailureContext, PreparedWrite, VersionCheck, absent_or_entity, and, condition_failed,
     is_entity, item_exists, render, user_condition, version_guard, version_is,
 };
 use crate::expr::Placeholders;
+use crate::request::{Customize, customizable, input};
 use crate::{Condition, Db, Entity, Error, Key};
 use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
 use aws_sdk_dynamodb::operation::delete_item::{DeleteItemError, DeleteItemInput};
@@ -316,3 +316,10 @@ customizable!(
 );
 super::into_future!(Delete, ());
 super::into_future!(DeleteReturningOld, Option<E>);
+
+impl<T: crate::Table> crate::Db<T> {
+    /// Deletes one item.
+    pub fn delete<E: Entity<Table = T>>(&self, key: impl Into<crate::Key<E>>) -> Delete<E> {
+        Delete::new(self, key.into())
+    }
+}

@@ -1,6 +1,6 @@
-use super::request::{Customize, customizable, input};
 #[cfg(feature = "cache")]
 use crate::Item;
+use crate::request::{Customize, customizable, input};
 use crate::{Db, Entity, Error, Key};
 use aws_sdk_dynamodb::operation::get_item::GetItemInput;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
@@ -215,3 +215,12 @@ customizable!(
     "A hook that changes the key takes the request out of the crate's guarantees (the item is decoded as the entity of the key)."
 );
 super::into_future!(Get, Option<E>);
+
+impl<T: crate::Table> crate::Db<T> {
+    /// Reads one item. Resolves to `Ok(None)` when there is no item under the key.
+    ///
+    /// Takes a [`Key`](crate::Key) or a generated key struct (`OrderKey { .. }`) directly.
+    pub fn get<E: Entity<Table = T>>(&self, key: impl Into<crate::Key<E>>) -> Get<E> {
+        Get::new(self, key.into())
+    }
+}

@@ -577,7 +577,7 @@ impl<T> Merge<T> {
         };
         *consumed += page.consumed;
         *estimated += page.estimated;
-        counts.add(&page);
+        counts.add(page.items.len(), page.evaluated);
         if s.buffer.is_empty() {
             s.before_head = s.next.clone();
         }
@@ -639,7 +639,7 @@ impl<T> Merge<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::BoxFuture;
+    use crate::request::BoxFuture;
     use proptest::prelude::*;
     use std::sync::Mutex;
     use std::time::Duration;

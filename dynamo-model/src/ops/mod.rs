@@ -29,21 +29,20 @@ mod delete;
 mod get;
 mod key_condition;
 mod merge;
-pub(crate) mod page;
 pub(crate) mod pager;
 mod put;
 mod query;
-pub(crate) mod request;
 mod scan;
 mod scatter;
 mod update;
 
+pub use crate::request::BoxFuture;
+pub use crate::request::page::{Page, UnknownEntity};
 pub use ambiguous::WriteToken;
 pub use chunks::Orphans;
 pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
 pub use key_condition::{IntoPartition, IntoSortKey, PartitionValue, SortCondition};
-pub use page::{Page, UnknownEntity};
 pub use put::Put;
 pub(crate) use put::Sent;
 pub use query::Query;
@@ -192,9 +191,6 @@ pub(crate) fn version_guard<E: Entity>(
         )),
     }
 }
-
-/// Boxed future returned by the builders' `IntoFuture` implementations.
-pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 /// `attribute_exists(PK)`: the item exists.
 pub(crate) fn item_exists<E: Entity>() -> Node {
@@ -385,7 +381,7 @@ macro_rules! into_future {
     ($builder:ident, $output:ty) => {
         impl<E: $crate::Entity> ::std::future::IntoFuture for $builder<E> {
             type Output = Result<$output, $crate::Error>;
-            type IntoFuture = $crate::ops::BoxFuture<'static, Self::Output>;
+            type IntoFuture = $crate::request::BoxFuture<'static, Self::Output>;
             fn into_future(self) -> Self::IntoFuture {
                 Box::pin(self.send())
             }

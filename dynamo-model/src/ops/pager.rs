@@ -95,22 +95,7 @@ pub(crate) struct Collected<T> {
     pub(crate) counts: Counts,
 }
 
-/// Requests behind a page, and DynamoDB's `Count` and `ScannedCount` of them, summed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Counts {
-    pub(crate) requests: usize,
-    pub(crate) count: usize,
-    pub(crate) scanned: usize,
-}
-
-impl Counts {
-    /// Counts one more response.
-    pub(crate) fn add(&mut self, page: &RawPage) {
-        self.requests += 1;
-        self.count += page.items.len();
-        self.scanned += page.evaluated;
-    }
-}
+pub(crate) use crate::request::page::Counts;
 
 fn clamp(n: usize) -> i32 {
     n.clamp(1, i32::MAX as usize) as i32
@@ -155,7 +140,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
                 limit: limit.map(clamp),
             })
             .await?;
-        counts.add(&page);
+        counts.add(page.items.len(), page.evaluated);
         consumed += page.consumed;
         estimated += page.estimated;
         let returned = page.items.len();

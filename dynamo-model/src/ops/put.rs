@@ -1,10 +1,10 @@
 use super::ambiguous::{AmbiguousAttempts, Settled, WriteToken, outcome_open, settle};
-use super::request::{Customize, customizable, input};
 use super::{
     FailureContext, PreparedWrite, absent_or_entity, and, condition_failed, is_entity, item_absent,
     next_version, render, user_condition, version_is,
 };
 use crate::expr::Placeholders;
+use crate::request::{Customize, customizable, input};
 use crate::{Condition, Db, Entity, Error, Item, Key};
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::put_item::{PutItemError, PutItemInput};
@@ -472,6 +472,13 @@ customizable!(
     "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
 );
 super::into_future!(Put, ());
+
+impl<T: crate::Table> crate::Db<T> {
+    /// Writes a whole entity, replacing any item of the same entity type under its key.
+    pub fn put<E: Entity<Table = T>>(&self, entity: &E) -> Put<E> {
+        Put::new(self, entity)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -6,14 +6,14 @@ use super::key_condition::{
     IntoPartition, IntoSortKey, PartitionValue, SortCondition, attribute_range_fits,
     render_attribute_op, render_sort_key,
 };
-use super::page::{Page, UnknownEntity, decode_target, entity_type_filter};
 use super::pager::{self, Collected, PageRequest, PageSource, RawPage};
-use super::request::Customize;
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
 use crate::key::sort::{KeySpace, Primary, SortKeyOp, SortKeyRange};
 use crate::keytext::KeyError;
+use crate::request::Customize;
+use crate::request::page::{Page, UnknownEntity, decode_target, entity_type_filter};
 use crate::schema::{IndexKind, IndexSchema, Projection};
 use crate::trace::Instrument;
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
@@ -138,32 +138,32 @@ use std::marker::PhantomData;
 /// ```
 #[must_use = "a query does nothing until one of all(), page() or stream() is awaited"]
 pub struct Query<T: Target, K: KeySpace = Primary> {
-    pub(super) db: Db<T::Table>,
-    customize: Customize<QueryFluentBuilder>,
-    index: Option<&'static IndexSchema>,
-    _key_space: PhantomData<fn() -> K>,
-    pub(super) pk: Result<PartitionValue, KeyError>,
-    sk: Result<SortCondition, KeyError>,
+    pub(crate) db: Db<T::Table>,
+    pub(crate) customize: Customize<QueryFluentBuilder>,
+    pub(crate) index: Option<&'static IndexSchema>,
+    pub(crate) _key_space: PhantomData<fn() -> K>,
+    pub(crate) pk: Result<PartitionValue, KeyError>,
+    pub(crate) sk: Result<SortCondition, KeyError>,
     /// Whether the caller chose the sort-key condition (`sk(..)`), rather than the
     /// default range of the partition's entity; a collection keeps a chosen one.
-    sk_chosen: bool,
+    pub(crate) sk_chosen: bool,
     /// A refusal decided while building (e.g. a view of another entity type), reported
     /// when the query is sent.
-    refusal: Option<(crate::ValidationReason, String)>,
-    pub(super) filter: Option<Node>,
-    pub(super) reverse: bool,
-    pub(super) limit: Option<usize>,
-    pub(super) page_size: Option<usize>,
-    max_pages: Option<usize>,
-    pub(super) consistent: bool,
-    pub(super) unknown: UnknownEntity,
-    pub(super) exclude_expired: bool,
+    pub(crate) refusal: Option<(crate::ValidationReason, String)>,
+    pub(crate) filter: Option<Node>,
+    pub(crate) reverse: bool,
+    pub(crate) limit: Option<usize>,
+    pub(crate) page_size: Option<usize>,
+    pub(crate) max_pages: Option<usize>,
+    pub(crate) consistent: bool,
+    pub(crate) unknown: UnknownEntity,
+    pub(crate) exclude_expired: bool,
     /// `ProjectionExpression` attributes, when only some are read.
-    projection: Option<&'static [&'static str]>,
+    pub(crate) projection: Option<&'static [&'static str]>,
     /// The history of one item under an unpadded layout read in revision order: every
     /// revision is read, then sorted by the slot of its sort key
     /// ([`HistoryLayout::sorts_history`](crate::schema::history::HistoryLayout::sorts_history)).
-    by_slot: Option<&'static crate::schema::history::HistoryLayout>,
+    pub(crate) by_slot: Option<&'static crate::schema::history::HistoryLayout>,
 }
 
 /// The key attributes of the queried table or index.
@@ -431,20 +431,8 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         query.check_view::<T>()
     }
 
-    /// Reads the revisions of a `#[dynamo(versioned)]` entity that this index holds
-    /// instead of its latest copies: for an index the entity lets its revisions into
-    /// (`versioned(revisions_in(GSI1))`), or one keyed on the table's keys or on plain
-    /// attributes, which revisions carry too. Revisions of one item are read with
-    /// [`Versions::history`](crate::history::Versions::history).
-    pub fn revisions(self) -> Query<crate::history::Revision<T>, K>
-    where
-        T: Entity<Table = <T as Target>::Table>,
-    {
-        self.retarget()
-    }
-
     /// The same query, decoding its results as `U`.
-    fn retarget<U: Target<Table = T::Table>>(self) -> Query<U, K> {
+    pub(crate) fn retarget<U: Target<Table = T::Table>>(self) -> Query<U, K> {
         Query {
             db: self.db,
             customize: self.customize,
@@ -822,7 +810,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             start: None,
             limit: pager::first_limit(self.page_size, self.limit),
         });
-        super::request::input("Query", request.as_input().clone().build())
+        crate::request::input("Query", request.as_input().clone().build())
     }
 
     fn start_key(
@@ -1057,7 +1045,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         let span = self.span();
         crate::trace::traced(span.clone(), async move {
             let page = self.all_untraced().await?;
-            super::page::trace_page(&span, &page);
+            crate::request::page::trace_page(&span, &page);
             Ok(page)
         })
         .await
@@ -1078,7 +1066,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         let span = self.span();
         crate::trace::traced(span.clone(), async move {
             let page = self.page_untraced(cursor).await?;
-            super::page::trace_page(&span, &page);
+            crate::request::page::trace_page(&span, &page);
             Ok(page)
         })
         .await
@@ -1236,64 +1224,6 @@ pub(super) struct QuerySource<X: Table> {
     customize: Customize<QueryFluentBuilder>,
 }
 
-impl<E: Entity> Query<crate::history::Revision<E>, Primary> {
-    /// The revisions of one item of a versioned entity: its partition, the sort keys
-    /// between `low` and `high` (which hold every revision and never the latest copy),
-    /// of those only the revisions over `rest` under `layout` (the range also holds other
-    /// items' revisions).
-    pub(crate) fn history_of(
-        db: &Db<E::Table>,
-        pk: String,
-        (low, high): (String, String),
-        revisions_of: Option<(crate::schema::history::HistoryLayout, String)>,
-    ) -> Self {
-        let mut range = SortKeyRange::op(SortKeyOp::Between(low, high));
-        range.revisions_of = revisions_of;
-        Query {
-            db: db.clone(),
-            customize: Customize::default(),
-            index: None,
-            _key_space: PhantomData,
-            pk: Ok(PartitionValue::Rendered(pk)),
-            sk: Ok(SortCondition::Rendered(range)),
-            sk_chosen: true,
-            refusal: None,
-            filter: None,
-            reverse: false,
-            limit: None,
-            page_size: None,
-            max_pages: None,
-            consistent: false,
-            unknown: UnknownEntity::Skip,
-            exclude_expired: false,
-            projection: None,
-            by_slot: None,
-        }
-    }
-
-    /// The same history read in revision order (see [`Query::collect_by_slot`]).
-    pub(crate) fn sorted_by_slot(
-        mut self,
-        layout: &'static crate::schema::history::HistoryLayout,
-    ) -> Self {
-        self.by_slot = Some(layout);
-        self
-    }
-
-    /// A history query that refuses to run, for `error` (reported when it is sent).
-    pub(crate) fn refused(db: &Db<E::Table>, error: Error) -> Self {
-        let (reason, message) = match error {
-            Error::Validation {
-                reason, message, ..
-            } => (reason, message),
-            other => (crate::ValidationReason::InvalidOption, other.to_string()),
-        };
-        let mut query = Self::history_of(db, String::new(), (String::new(), String::new()), None);
-        query.refusal = Some((reason, message));
-        query
-    }
-}
-
 /// The condition `sk` on a versioned entity's latest copies: its values moved into slot 0
 /// of `layout`, or `None` when that cannot be said as one key condition (a range over
 /// the template's rest would span slots).
@@ -1424,7 +1354,7 @@ impl<T: Table> Db<T> {
     }
 }
 
-crate::ops::request::customizable!(
+crate::request::customizable!(
     impl[T: Target, K: KeySpace] Query<T, K>,
     QueryFluentBuilder,
     "QueryFluentBuilder",

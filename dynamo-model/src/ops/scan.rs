@@ -6,13 +6,13 @@
 //! it into segments for large tables, and give it a budget so it cannot starve the
 //! application's own reads.
 
-use super::page::{Page, UnknownEntity, decode_target, entity_type_filter};
 use super::pager::{self, PageRequest, PageSource, RawPage};
-use super::request::Customize;
 use super::{BoxFuture, and_opt};
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
+use crate::request::Customize;
+use crate::request::page::{Page, UnknownEntity, decode_target, entity_type_filter};
 use crate::trace::Instrument;
 use crate::{Condition, Db, Entity, Error, Table};
 use aws_sdk_dynamodb::operation::scan::ScanInput;
@@ -256,7 +256,7 @@ impl<T: Target> Scan<T> {
                     start: None,
                     limit: pager::first_limit(self.page_size, None),
                 });
-                super::request::input("Scan", request.as_input().clone().build())
+                crate::request::input("Scan", request.as_input().clone().build())
             })
             .collect()
     }
@@ -274,7 +274,7 @@ impl<T: Target> Scan<T> {
         let span = self.span();
         crate::trace::traced(span.clone(), async move {
             let page = self.all_untraced().await?;
-            super::page::trace_page(&span, &page);
+            crate::request::page::trace_page(&span, &page);
             Ok(page)
         })
         .await
@@ -289,7 +289,7 @@ impl<T: Target> Scan<T> {
         let mut counts = pager::Counts::default();
         while let Some(page) = pages.next().await {
             let page = page?;
-            counts.add(&page);
+            counts.add(page.items.len(), page.evaluated);
             consumed += page.consumed;
             estimated += page.estimated;
             for item in page.items {
@@ -324,7 +324,7 @@ impl<T: Target> Scan<T> {
         let span = self.span();
         crate::trace::traced(span.clone(), async move {
             let page = self.page_untraced(cursor).await?;
-            super::page::trace_page(&span, &page);
+            crate::request::page::trace_page(&span, &page);
             Ok(page)
         })
         .await
@@ -421,7 +421,7 @@ impl<T: Table> Db<T> {
     }
 }
 
-crate::ops::request::customizable!(
+crate::request::customizable!(
     impl[T: Target] Scan<T>,
     ScanFluentBuilder,
     "ScanFluentBuilder",

@@ -7,7 +7,6 @@
 
 use super::key_condition::{IntoPartition, IntoSortKey, PartitionValue};
 use super::merge::{Keep, Merge, Settings, Step};
-use super::page::{Page, UnknownEntity, decode_target};
 use super::pager::PageSource;
 use super::query::{Query, QuerySource, hydrate_page};
 use crate::collection::{Includes, Target};
@@ -15,6 +14,7 @@ use crate::cursor::{self, Cursor, Fingerprint, Position};
 use crate::expr::Placeholders;
 use crate::key::sort::{KeySpace, Primary};
 use crate::keytext::KeyError;
+use crate::request::page::{Page, UnknownEntity, decode_target};
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
 use aws_sdk_dynamodb::operation::query::QueryInput;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
@@ -482,7 +482,7 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
         let span = self.query.span();
         crate::trace::traced(span.clone(), async move {
             let page = self.all_untraced().await?;
-            super::page::trace_page(&span, &page);
+            crate::request::page::trace_page(&span, &page);
             Ok(page)
         })
         .await
@@ -504,7 +504,7 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
         let span = self.query.span();
         crate::trace::traced(span.clone(), async move {
             let page = self.page_untraced(cursor).await?;
-            super::page::trace_page(&span, &page);
+            crate::request::page::trace_page(&span, &page);
             Ok(page)
         })
         .await

@@ -1,5 +1,4 @@
 use super::ambiguous::{AmbiguousAttempts, Settled, WriteToken, outcome_open, project, settle};
-use super::request::{Customize, customizable, input};
 use super::{
     PreparedWrite, VersionCheck, and, condition_failed, is_entity, item_exists, render,
     user_condition, version_guard, version_is,
@@ -7,6 +6,7 @@ use super::{
 use crate::codec::AttrValue;
 use crate::entity::{IndexChanges, Touch};
 use crate::expr::{AttrPath, Placeholders, SettablePath, UpdatablePath, ValueError};
+use crate::request::{Customize, customizable, input};
 use crate::{Condition, Db, Entity, Error, Item, Key};
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::{UpdateItemError, UpdateItemInput};
@@ -819,6 +819,13 @@ fn aliases_of<E: Entity>(path: &AttrPath) -> &'static [&'static str] {
         .iter()
         .find(|(name, _)| *name == top)
         .map_or(&[], |(_, aliases)| aliases)
+}
+
+impl<T: crate::Table> crate::Db<T> {
+    /// Changes some attributes of an existing item and returns the updated entity.
+    pub fn update<E: Entity<Table = T>>(&self, key: impl Into<crate::Key<E>>) -> Update<E> {
+        Update::new(self, key.into())
+    }
 }
 
 #[cfg(test)]

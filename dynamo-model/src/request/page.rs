@@ -60,7 +60,7 @@ impl<T> Page<T> {
     }
 
     /// A page read from responses whose figures are `counts`.
-    pub(crate) fn with_counts(mut self, counts: super::pager::Counts) -> Self {
+    pub(crate) fn with_counts(mut self, counts: Counts) -> Self {
         self.count = counts.count;
         self.scanned_count = counts.scanned;
         self.requests = counts.requests;
@@ -149,5 +149,22 @@ pub(crate) fn decode_target<T: Target>(
             }))
         }
         Decoded::Unknown(_) => Ok(None),
+    }
+}
+
+/// Requests behind a page, and DynamoDB's `Count` and `ScannedCount` of them, summed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub(crate) requests: usize,
+    pub(crate) count: usize,
+    pub(crate) scanned: usize,
+}
+
+impl Counts {
+    /// Counts one more response, which returned `items` items of `scanned` read.
+    pub(crate) fn add(&mut self, items: usize, scanned: usize) {
+        self.requests += 1;
+        self.count += items;
+        self.scanned += scanned;
     }
 }

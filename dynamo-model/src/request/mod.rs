@@ -1,3 +1,6 @@
+//! What every request shares: the SDK request behind each operation (what `params()`
+//! shows and `customize()` adjusts), the boxed future the builders return, and pages.
+//!
 //! The SDK request behind every operation: what `params()` shows and `customize()` adjusts.
 //!
 //! Each operation renders its request into the SDK's fluent builder (`PutItemFluentBuilder`,
@@ -7,8 +10,13 @@
 //! adjusted, before either. So what `params()` shows is exactly what would be sent, hook
 //! included.
 
+pub(crate) mod page;
+
 use crate::Error;
 use std::sync::Arc;
+
+/// Boxed future returned by the builders' `IntoFuture` implementations.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 /// A caller's adjustment of an SDK request builder `B`, applied every time the operation
 /// builds the request (each page of a query, each chunk and retry of a batch).
