@@ -22,7 +22,7 @@ LAYERS = [
     # What is stored and how: attribute codecs, the table schema, the text of keys,
     # compression, chunk manifests, the entity registry, entities and their typed keys,
     # key conditions, collections, item sizes, cursors.
-    ("model", ["codec", "format", "extra_types", "attribute", "schema", "keytext",
+    ("model", ["codec", "extra_types", "attribute", "schema", "keytext",
                "compress", "chunk", "registry", "entity", "size", "key", "collection",
                "cursor"]),
     # Every expression: conditions, updates, key conditions, guards.
@@ -34,7 +34,8 @@ LAYERS = [
     ("operations", ["request", "batch", "ops", "transact"]),
     # Features built on the operations.
     ("features", ["history", "period", "stream", "export", "migrate"]),
-    ("tools", ["local", "guide"]),
+    # DynamoDB Local for tests, and the documentation modules (guide, stored format).
+    ("tools", ["local", "guide", "format"]),
 ]
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dynamo-model", "src")

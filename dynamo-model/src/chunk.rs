@@ -92,6 +92,8 @@ use crate::error::DecodeErrorKind;
 use crate::{Error, RawKey};
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
+#[cfg(doc)]
+use dynamo_model::Db;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;

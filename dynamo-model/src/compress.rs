@@ -96,6 +96,8 @@ use crate::error::DecodeErrorKind;
 pub use crate::error::DecompressError;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
+#[cfg(doc)]
+use dynamo_model::CompressedPath;
 use std::borrow::Cow;
 
 /// Values shorter than this many bytes are stored uncompressed unless the field sets its

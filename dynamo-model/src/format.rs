@@ -25,7 +25,7 @@
 //! | `PrimitiveDateTime`, `NaiveDateTime` | `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn` |
 //! | `Uuid` | lowercase hyphenated |
 //!
-//! Computed parts ([`key::computed`](crate::keytext::computed)): `{f:shard(N)}` is
+//! Computed parts ([`key::computed`](dynamo_model::key::computed)): `{f:shard(N)}` is
 //! `crc32(key encoding of f) % N` (zlib's CRC-32) zero-padded to the digits of `N - 1`;
 //! `{f:random(N)}` is the stored `u16` field `f`, padded the same way; `{f:date}`,
 //! `{f:hour}`, `{f:month}` are `YYYY-MM-DD`, `YYYY-MM-DDTHH`, `YYYY-MM` in UTC.
@@ -34,7 +34,7 @@
 //! encoding below), so filters and other programs need not parse keys, unless the entity
 //! says `store_key_fields = false` or the field `key_only`. A field with
 //! `key_format = ".."` is rendered in its key in that format instead of the encodings
-//! above (see [`key::format`](crate::keytext::format)).
+//! above (see [`key::format`](dynamo_model::key::format)).
 //!
 //! # Attributes
 //!
@@ -72,7 +72,7 @@
 //! slot `0` (all zeros) is the latest copy, slot `k` revision `k`; by default `v`, 20
 //! digits, `#`, so revision 12 of `DOC` is `v00000000000000000012#DOC`. Revisions carry
 //! the time they were written in `_vt` (epoch milliseconds). See
-//! [`HistoryLayout`](crate::schema::history::HistoryLayout).
+//! [`HistoryLayout`](dynamo_model::history::HistoryLayout).
 //!
 //! # Per-period tables
 //!

@@ -8,7 +8,7 @@
 //! [`TableSchema::stream`]) and [`TableOptions`] overrides it at run time for
 //! [`Db::create_table_with`](crate::Db::create_table_with),
 //! [`Db::check_table_with`](crate::Db::check_table_with) and the
-//! [exports](crate::export).
+//! [exports](dynamo_model::export).
 //!
 //! ```
 //! use dynamo_model::Table;
@@ -75,7 +75,7 @@ pub trait Table: Sealed + Send + Sync + 'static {
 
     /// The delimiter between the components of the keys the table's entities render,
     /// unless an entity or an index template declares its own: `#` unless the table
-    /// declares `#[dynamo(delimiter = "..")]` (see [`Delimiter`](Delimiter)).
+    /// declares `#[dynamo(delimiter = "..")]` (see [`Delimiter`]).
     const DELIMITER: Delimiter = Delimiter::HASH;
 }
 
@@ -102,8 +102,8 @@ pub struct TableSchema {
     /// timeout after the write) and the SDK sends the request again, the retry's condition
     /// fails against the call's own write; the token in the current item that DynamoDB
     /// returns with the failure shows that this very call wrote it, so the call reports
-    /// success instead of a conflict (see [`Put`](crate::ops::Put),
-    /// [`Update`](crate::ops::Update)). Updates are also conditioned on the token not
+    /// success instead of a conflict (see [`Put`](dynamo_model::ops::Put),
+    /// [`Update`](dynamo_model::ops::Update)). Updates are also conditioned on the token not
     /// being stored yet, so a retried `add` is never added twice.
     ///
     /// Stored format: a string attribute, overwritten by every single-item put or update
@@ -448,7 +448,7 @@ impl KeyRole {
 ///
 /// Checked where they are used ([`Db::create_table_with`](crate::Db::create_table_with),
 /// [`Db::check_table_with`](crate::Db::check_table_with),
-/// [`Export::with_options`](crate::export::Export::with_options)): zero units, units for
+/// [`Export::with_options`](dynamo_model::export::Export::with_options)): zero units, units for
 /// an index the schema does not declare or for an LSI (which shares the table's
 /// capacity), and index units on an on-demand table are refused with
 /// [`ValidationReason::InvalidOption`] before anything is sent.
@@ -585,7 +585,7 @@ pub(crate) struct IndexLayout {
 }
 
 /// What [`create_table`] creates for a schema; the schema exports
-/// (`crate::export`) render the same description, so the two never disagree.
+/// (`dynamo_model::export`) render the same description, so the two never disagree.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Layout {
     /// Every key attribute of the table and its indexes, once, in first-use order.

@@ -4,23 +4,23 @@
 
 /// For [`Numeric`](crate::Numeric).
 pub trait Numeric {}
-/// For [`StringSet`](crate::ops::StringSet).
+/// For [`StringSet`](dynamo_model::ops::StringSet).
 pub trait StringSet {}
 /// For [`UpdatablePath`](crate::UpdatablePath).
 pub trait UpdatablePath {}
-/// For [`SettablePath`](crate::expr::SettablePath).
+/// For [`SettablePath`](dynamo_model::expr::SettablePath).
 pub trait SettablePath {}
-/// For [`Compressible`](crate::compress::Compressible).
+/// For [`Compressible`](dynamo_model::compress::Compressible).
 pub trait Compressible {}
-/// For [`KeyArg`](crate::keytext::KeyArg).
+/// For [`KeyArg`](dynamo_model::key::KeyArg).
 pub trait KeyArg<T> {}
-/// For [`OptionalKeyPart`](crate::keytext::OptionalKeyPart).
+/// For [`OptionalKeyPart`](dynamo_model::key::OptionalKeyPart).
 pub trait OptionalKeyPart {}
 /// For [`TtlValue`](crate::TtlValue).
 pub trait TtlValue {}
 /// For [`VersionValue`](crate::VersionValue).
 pub trait VersionValue {}
-/// For [`KeyAttrType`](crate::schema::KeyAttrType).
+/// For [`KeyAttrType`](dynamo_model::schema::KeyAttrType).
 pub trait KeyAttrType {}
-/// For [`IntoPartition`](crate::ops::IntoPartition).
+/// For [`IntoPartition`](dynamo_model::ops::IntoPartition).
 pub trait IntoPartition {}

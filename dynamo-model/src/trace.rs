@@ -21,7 +21,7 @@
 //! | `dynamo_model.entity` | the entity (or collection) |
 //! | `dynamo_model.items` | items read or written (a get that finds nothing: 0) |
 //! | `dynamo_model.limit` | the most items a read returns (its `limit`) |
-//! | `dynamo_model.cache` | a get through a [cache](crate::cache): `hit` (no request sent) or `miss` (a strongly consistent read) |
+//! | `dynamo_model.cache` | a get through a [cache](dynamo_model::cache): `hit` (no request sent) or `miss` (a strongly consistent read) |
 //! | `dynamo_model.requests` | DynamoDB requests the operation sent |
 //! | `dynamo_model.retries` | requests sent again (unprocessed items, conflicts) |
 //! | `dynamo_model.unprocessed` | items DynamoDB left unprocessed (per request) |

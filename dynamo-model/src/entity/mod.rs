@@ -123,7 +123,7 @@ pub trait EntityInternals: Sized {
     }
 
     /// The index templates an update must keep current (see
-    /// [`index_updates`](crate::keytext::template::index_updates)).
+    /// [`index_updates`](dynamo_model::key::template::index_updates)).
     const __INDEX_TEMPLATES: &'static [crate::keytext::template::IndexTemplate] = &[];
 
     /// The index key attributes an update must also change so no index key goes stale:

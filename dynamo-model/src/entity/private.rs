@@ -494,7 +494,7 @@ fn verify_keys_with<E: Entity>(
     if let Some(attr) = schema.sk {
         if let Some(layout) = E::__HISTORY {
             // Only the latest copy decodes as the entity; a revision is read through
-            // the history, which names its slot (`crate::history`).
+            // the history, which names its slot (the `history` module).
             let latest = layout.latest(sk);
             sk.clear();
             sk.push_str(&latest);

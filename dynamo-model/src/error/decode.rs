@@ -77,7 +77,7 @@ pub enum DecodeErrorKind {
     },
     /// A compressed attribute (`#[dynamo(compress)]`) could not be read: an unknown tag,
     /// a corrupt or truncated payload, a value over the field's `max_size`, a codec this
-    /// build lacks, or a `String` that is not UTF-8. See [`crate::compress`].
+    /// build lacks, or a `String` that is not UTF-8. See [`dynamo_model::compress`].
     #[error("compressed value: {0}")]
     Decompress(super::DecompressError),
     /// An enum stored under a variant name the type does not have (renamed or removed

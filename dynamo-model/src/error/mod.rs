@@ -97,7 +97,7 @@ pub enum Error {
         attribute: &'static str,
     },
 
-    /// A read of one item ([`Query::one`](crate::ops::Query::one), e.g. a user by a
+    /// A read of one item ([`Query::one`](dynamo_model::ops::Query::one), e.g. a user by a
     /// unique email through an index) found more than one: the data breaks the
     /// uniqueness the read relies on.
     #[error("{target}: more than one item matches a read of one (keys {first} and {second})")]
@@ -117,7 +117,7 @@ pub enum Error {
 
     /// A DynamoDB Streams record that cannot be used (an unknown event name, no keys, an
     /// attribute type this build does not know), or an image asked of a record whose
-    /// stream's view type leaves it out. See [`crate::stream`].
+    /// stream's view type leaves it out. See [`dynamo_model::stream`].
     #[error(transparent)]
     Stream(#[from] StreamError),
 
@@ -188,10 +188,10 @@ pub enum Error {
     /// HTTP 500 or a timeout after the write), and the SDK's retry of the same request
     /// found the call's own write where the values from before it had been.
     ///
-    /// Returned by [`Update::send_returning_old`](crate::ops::Update::send_returning_old)
+    /// Returned by [`Update::send_returning_old`](dynamo_model::ops::Update::send_returning_old)
     /// (the stored item carries the call's write token) and by
-    /// [`DeleteReturningOld`](crate::ops::DeleteReturningOld) (the item is gone after an
-    /// ambiguous attempt; see [`Delete`](crate::ops::Delete) for what that proves). The
+    /// [`DeleteReturningOld`](dynamo_model::ops::DeleteReturningOld) (the item is gone after an
+    /// ambiguous attempt; see [`Delete`](dynamo_model::ops::Delete) for what that proves). The
     /// write is done: sending it again would apply it twice. `current` is the item as
     /// stored now (none after a delete).
     #[error(
@@ -215,14 +215,14 @@ pub enum Error {
     ///
     /// When the SDK gives up on a write after such an attempt, the crate reads the item
     /// (strongly consistent) before answering. A put or update whose
-    /// [`WriteToken`](WriteToken) is stored there was applied and reports
+    /// [`WriteToken`] is stored there was applied and reports
     /// success, as does a delete that finds the key empty; this error is what remains: the
     /// item does not carry the call's token (the write was not applied, or another write
     /// replaced it since), the item of a delete is still there, or the read failed too.
     ///
     /// **Resending.** Send the same write again with `token`
-    /// ([`Put::write_token`](crate::ops::Put::write_token),
-    /// [`Update::write_token`](crate::ops::Update::write_token)) and the same version or
+    /// ([`Put::write_token`](dynamo_model::ops::Put::write_token),
+    /// [`Update::write_token`](dynamo_model::ops::Update::write_token)) and the same version or
     /// condition: if the first call was applied, the resent one finds its token and reports
     /// success without applying the write again (an `add` is counted once); if not, it is
     /// applied now. Resend only the same write: a token sent with other values would report
@@ -299,7 +299,7 @@ pub enum Error {
     /// such a request as unprocessed.
     ///
     /// A write transaction cut off can be resent safely with the same
-    /// `client_request_token` ([`TransactWrite::token`](crate::transact::TransactWrite::token))
+    /// `client_request_token` ([`TransactWrite::token`](dynamo_model::transact::TransactWrite::token))
     /// within 10 minutes: DynamoDB applies one token at most once.
     #[error(
         "{operation} on table {table}: the deadline passed with the outcome of the last request unknown; it may have been applied"
@@ -315,7 +315,7 @@ pub enum Error {
     },
 
     /// A file the crate reads or writes for the caller (a migration's checkpoint, see
-    /// [`crate::migrate::FileCheckpoints`]) could not be read or written.
+    /// [`dynamo_model::migrate::FileCheckpoints`]) could not be read or written.
     #[error("{context}: {source}")]
     #[non_exhaustive]
     Io {
@@ -332,7 +332,7 @@ pub enum Error {
     /// saved holds every page finished before the stop, so a run after the cause is fixed
     /// resumes there (items of the unfinished page are read again; those already changed
     /// are left as they are). See
-    /// [`Migration::stop_after_refusals`](crate::migrate::Migration::stop_after_refusals).
+    /// [`Migration::stop_after_refusals`](dynamo_model::migrate::Migration::stop_after_refusals).
     #[error("migration {migration} stopped after {refusals} items in a row were refused: {last}")]
     #[non_exhaustive]
     MigrationStopped {
@@ -543,7 +543,7 @@ pub enum ValidationReason {
     /// load: `BatchWriteItem` takes no condition) has a key that another entity type of
     /// the table can also own, or one its own entity's templates do not render, so it
     /// could replace or remove an item of another type. The message names that type; see
-    /// [`crate::registry`].
+    /// [`dynamo_model::registry`].
     ForeignKeySpace,
     /// The index queried does not project an attribute the request needs.
     IndexProjection,
@@ -563,7 +563,7 @@ pub enum ValidationReason {
     /// it cannot find under the field's older names (appending to a list, a set
     /// operation, a nested path, `if_not_exists`): migrate the attribute first
     /// (rewrite the items) or set the whole field. Also a migration's
-    /// [`rename_attribute`](crate::migrate::Migration::rename_attribute) that finds
+    /// [`rename_attribute`](dynamo_model::migrate::Migration::rename_attribute) that finds
     /// different values under both names of an item (the item is left as it is).
     RenamedField,
     /// A range or `starts_with` condition on a sort-key part whose encoding does not keep

@@ -1,5 +1,7 @@
 //! The vocabulary of stream records and the errors reading them.
 
+#[cfg(doc)]
+use dynamo_model::stream::StreamRecord;
 use std::fmt;
 
 /// What happened to the item.

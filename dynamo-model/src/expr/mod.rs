@@ -116,9 +116,9 @@ pub trait UpdatablePath<E, V>: crate::sealed::UpdatablePath {
     fn attribute(&self) -> AttrPath;
 }
 
-/// A path an update's [`set`](crate::ops::Update::set) and
-/// [`remove`](crate::ops::Update::remove) may change: every path an [`UpdatablePath`] is,
-/// and the [`CompressedPath`](crate::compress::CompressedPath) of a compressed field, whose
+/// A path an update's [`set`](dynamo_model::ops::Update::set) and
+/// [`remove`](dynamo_model::ops::Update::remove) may change: every path an [`UpdatablePath`] is,
+/// and the [`CompressedPath`] of a compressed field, whose
 /// new value is compressed as a put compresses it. Sealed: implemented by the crate only.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is the path of a primary-key or version field, which an update cannot set",

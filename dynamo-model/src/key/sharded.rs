@@ -138,8 +138,9 @@ impl<E, K> fmt::Debug for ShardedPartition<E, K> {
 /// Computed key parts as `#[derive(Entity)]` generates them: keys from the source fields
 /// only, every shard's partition, decoding that refuses a forged shard, index keys an
 /// update recomputes, and key isolation from plain entities.
-#[cfg(all(test, feature = "time"))]
+#[cfg(test)]
 mod tests {
+    #![cfg(feature = "time")]
     use crate::entity::{IndexChanges, Touch};
     use crate::keytext::computed::{DayBucket, HourBucket, shard_of};
     use crate::{DecodeErrorKind, Entity, Item, Key, Table, ValidationReason, registry};

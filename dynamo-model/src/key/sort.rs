@@ -171,7 +171,7 @@ pub enum SortKeyOp {
 /// these two are checked on the items read.
 ///
 /// Part of the query planner, not of the API: inspect what a query sends with
-/// [`Query::params`](crate::ops::Query::params).
+/// [`Query::params`](dynamo_model::ops::Query::params).
 #[doc(hidden)]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SortKeyRange {
@@ -183,7 +183,7 @@ pub struct SortKeyRange {
     pub(crate) prefix: Option<String>,
     /// For the history of one versioned item: only the revisions of the item whose latest
     /// copy is over this rest (the key condition's range also holds other items'
-    /// revisions, see [`HistoryLayout::revision_bounds`](crate::schema::history::HistoryLayout::revision_bounds)).
+    /// revisions, see [`HistoryLayout::revision_bounds`](dynamo_model::history::HistoryLayout::revision_bounds)).
     pub(crate) revisions_of: Option<(crate::schema::history::HistoryLayout, String)>,
 }
 
@@ -226,7 +226,7 @@ impl<E, K> SortKeyCondition<E, K> {
         Self::new(Err(error))
     }
 
-    /// The rendered condition (planner detail; see [`Query::params`](crate::ops::Query::params)
+    /// The rendered condition (planner detail; see [`Query::params`](dynamo_model::ops::Query::params)
     /// for what a query sends).
     #[doc(hidden)]
     pub fn range(&self) -> Result<&SortKeyRange, &KeyError> {

@@ -749,7 +749,7 @@ pub mod __private {
     }
 
     /// `{field:shard(N)}` from the field's encoded component (index-key recomputation in
-    /// updates, [`crate::keytext::template`]).
+    /// updates, [`dynamo_model::key::template`]).
     pub fn shard_from_component(
         component: &str,
         count: u16,
@@ -769,7 +769,7 @@ pub mod __private {
 
     /// Re-encodes the shard of a `{field:random(COUNT)}` component of the primary key as
     /// the `u16` field's own encoding: an index template reads the field back from there
-    /// ([`crate::keytext::template::TemplateField::Key`]).
+    /// ([`dynamo_model::key::template::TemplateField::Key`]).
     pub fn reencode_random_shard<const COUNT: u16>(
         entity: &'static str,
         component: &str,

@@ -135,7 +135,7 @@ fn malformed(type_name: &'static str, input: &str, reason: &'static str) -> KeyE
 ///   integer starts with `-`, a non-negative one with a digit, so neither is
 ///   a prefix of the other), and `false` / `true` are no prefix of each other.
 ///
-/// The sort-key conditions of [`sort`](crate::key::sort) rely on it: the keys whose
+/// The sort-key conditions of [`sort`](dynamo_model::key::sort) rely on it: the keys whose
 /// component equals `v` are exactly those in `[v#, v$]` (with delimiter `d`, in
 /// `[v d, v d']`, `d'` the character after `d`).
 #[diagnostic::on_unimplemented(

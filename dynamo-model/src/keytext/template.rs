@@ -28,7 +28,7 @@ pub enum Segment {
     /// A part computed from a field (by its position in [`IndexTemplate::fields`]): the
     /// update's value of the field is encoded as for [`Segment::Field`], then turned into
     /// the part, so an update that changes the field recomputes it (see
-    /// [`computed`](crate::keytext::computed)).
+    /// [`computed`](dynamo_model::key::computed)).
     Computed {
         /// The source field, by its position in [`IndexTemplate::fields`].
         field: usize,

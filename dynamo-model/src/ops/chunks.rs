@@ -616,7 +616,7 @@ pub struct Orphans {
     pub kept: usize,
     /// Chunk items kept although their item no longer names them: another item does (a
     /// copy of their item made outside the crate, under another key), and would be
-    /// unreadable without them. See "Copies" in the [module documentation](self).
+    /// unreadable without them. See "Copies" in the [`chunk`](crate::chunk) module documentation.
     pub named_by_others: usize,
 }
 

@@ -21,7 +21,7 @@
 //! stays ambiguous. An error that reaches the caller after all of the SDK's attempts
 //! (a `Service` error with a 500, a timeout) still leaves open whether the write was
 //! applied; sending it again is a new call with a new token. Transactions are made
-//! idempotent by their `ClientRequestToken` instead ([`transact`](crate::transact)).
+//! idempotent by their `ClientRequestToken` instead ([`transact`](dynamo_model::transact)).
 
 pub(crate) mod ambiguous;
 pub(crate) mod chunks;
@@ -133,7 +133,7 @@ pub(crate) fn is_expired<T: crate::Table>(item: &Item) -> bool {
 
 /// The version a write stores after `v`, refusing to wrap around.
 /// Refuses a plain write of a `#[dynamo(versioned)]` entity: it would change the latest
-/// copy without the revision that must go with it (see [`crate::history`]).
+/// copy without the revision that must go with it (see [`dynamo_model::history`]).
 pub(crate) fn refuse_history<E: Entity>(operation: &str) -> Result<(), Error> {
     if E::__HISTORY.is_some() {
         return Err(Error::invalid(

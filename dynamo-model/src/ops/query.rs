@@ -162,7 +162,7 @@ pub struct Query<T: Target, K: KeySpace = Primary> {
     pub(crate) projection: Option<&'static [&'static str]>,
     /// The history of one item under an unpadded layout read in revision order: every
     /// revision is read, then sorted by the slot of its sort key
-    /// ([`HistoryLayout::sorts_history`](crate::schema::history::HistoryLayout::sorts_history)).
+    /// ([`HistoryLayout::sorts_history`](dynamo_model::history::HistoryLayout::sorts_history)).
     pub(crate) by_slot: Option<&'static crate::schema::history::HistoryLayout>,
 }
 
@@ -273,7 +273,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     /// Where the sort key queried is the table's (the base table), moves the sort-key
     /// condition of a `#[dynamo(versioned)]` entity to its latest copies (slot 0 of its
     /// history layout): its revisions are history, read with
-    /// [`Versions::history`](crate::history::Versions::history).
+    /// [`Versions::history`](dynamo_model::history::Versions::history).
     fn latest_copies(mut self) -> Self {
         let table_sk = <T::Table as Table>::SCHEMA.sk.map(|a| a.name);
         let on_table_sk = table_sk.is_some_and(|sk| self.keyed_on(sk, false));
