@@ -1,0 +1,149 @@
+
+use super::*;
+
+fn put(pk: &str, sk: &str) -> WriteOp {
+    WriteOp::Delete {
+        entity: "E",
+        key: RawKey {
+            pk: pk.into(),
+            sk: Some(sk.into()),
+        },
+    }
+}
+
+#[test]
+fn interleaving_spreads_partitions_and_keeps_each_partitions_order() {
+    let mut ops = Vec::new();
+    for p in ["a", "b", "c"] {
+        for i in 0..3 {
+            ops.push(put(p, &i.to_string()));
+        }
+    }
+    ops.push(put("d", "0"));
+    let out = BatchWrite::<Dummy>::interleaved(ops);
+    let keys: Vec<(String, String)> = out
+        .iter()
+        .map(|o| (o.key().pk.clone(), o.key().sk.clone().unwrap_or_default()))
+        .collect();
+    let expect = [
+        ("a", "0"),
+        ("b", "0"),
+        ("c", "0"),
+        ("d", "0"),
+        ("a", "1"),
+        ("b", "1"),
+        ("c", "1"),
+        ("a", "2"),
+        ("b", "2"),
+        ("c", "2"),
+    ];
+    assert_eq!(keys, expect.map(|(a, b)| (a.to_string(), b.to_string())));
+}
+
+#[derive(crate::Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+struct Keyed;
+
+fn raw(pk: &str, sk: &str) -> RawKey {
+    RawKey {
+        pk: pk.into(),
+        sk: Some(sk.into()),
+    }
+}
+
+fn stored(key: &RawKey, extra: &str) -> Item {
+    let mut item = key.to_item(&Keyed::SCHEMA);
+    item.insert("x".into(), AttributeValue::S(extra.into()));
+    item
+}
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use proptest::prelude::*;
+
+proptest! {
+    /// Every key asked for lands in exactly one of found, unprocessed and not found,
+    /// each found item carries its own key's position, and nothing returned is dropped.
+    #[test]
+    fn settle_accounts_for_every_key_once(
+        fates in proptest::collection::vec(0u8..3, 0..60),
+        positions_from in 0usize..1000,
+    ) {
+        // Pairs of keys differing only in where the partition key ends, ("p0", "s")
+        // and ("p", "0s"): the borrowed comparison must tell them apart.
+        let asked: Vec<(usize, RawKey)> = (0..fates.len())
+            .map(|j| {
+                let i = j / 2;
+                let key = if j % 2 == 0 { raw(&format!("p{i}"), "s") } else { raw("p", &format!("{i}s")) };
+                (positions_from + j, key)
+            })
+            .collect();
+        let items: Vec<Item> = asked.iter().zip(&fates).filter(|(_, f)| **f == 1)
+            .map(|((_, k), _)| stored(k, "item")).collect();
+        let unprocessed: Vec<Item> = asked.iter().zip(&fates).filter(|(_, f)| **f == 2)
+            .map(|((_, k), _)| k.to_item(&Keyed::SCHEMA)).collect();
+        let settled = settle(&Keyed::SCHEMA, asked.clone(), items.clone(), &unprocessed);
+        let with = |fate: u8| -> Vec<(usize, RawKey)> {
+            asked.iter().zip(&fates).filter(|(_, f)| **f == fate).map(|(k, _)| k.clone()).collect()
+        };
+        let found_positions: Vec<usize> = with(1).iter().map(|(p, _)| *p).collect();
+        prop_assert_eq!(settled.found.iter().map(|(p, _)| *p).collect::<Vec<_>>(), found_positions);
+        prop_assert_eq!(settled.found.into_iter().map(|(_, i)| i).collect::<Vec<_>>(), items);
+        prop_assert_eq!(settled.unprocessed, with(2));
+        prop_assert_eq!(settled.not_found, with(0));
+    }
+}
+
+#[test]
+fn settle_keeps_items_and_unprocessed_keys_it_did_not_ask_for() {
+    let asked = vec![(0, raw("a", "1")), (1, raw("a", "2"))];
+    let stray = raw("z", "9");
+    let settled = settle(
+        &Keyed::SCHEMA,
+        asked,
+        vec![stored(&raw("a", "2"), "mine"), stored(&stray, "stray")],
+        &[raw("y", "8").to_item(&Keyed::SCHEMA)],
+    );
+    assert_eq!(
+        settled.found,
+        vec![
+            (1, stored(&raw("a", "2"), "mine")),
+            (usize::MAX, stored(&stray, "stray"))
+        ]
+    );
+    assert_eq!(settled.not_found, vec![(0, raw("a", "1"))]);
+    // Asked again, not dropped.
+    assert_eq!(settled.unprocessed, vec![(usize::MAX, raw("y", "8"))]);
+}
+
+#[test]
+fn settle_counts_a_key_found_and_handed_back_as_found() {
+    let key = raw("a", "1");
+    let settled = settle(
+        &Keyed::SCHEMA,
+        vec![(7, key.clone())],
+        vec![stored(&key, "v")],
+        &[key.to_item(&Keyed::SCHEMA)],
+    );
+    assert_eq!(settled.found.len(), 1);
+    assert!(settled.unprocessed.is_empty() && settled.not_found.is_empty());
+}
+
+struct Dummy;
+impl crate::schema::Sealed for Dummy {}
+impl Table for Dummy {
+    const SCHEMA: crate::TableSchema = crate::TableSchema {
+        type_name: "Dummy",
+        pk: crate::schema::KeyAttribute {
+            name: "PK",
+            ty: crate::schema::ScalarType::S,
+        },
+        sk: None,
+        indexes: &[],
+        ttl: None,
+        entity_type: "_type",
+        write_token: "_wt",
+        identify_by_keys: false,
+        billing: crate::schema::Billing::OnDemand,
+        stream: None,
+    };
+}
