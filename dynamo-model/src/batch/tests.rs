@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn put(pk: &str, sk: &str) -> WriteOp {

@@ -1,4 +1,3 @@
-
 use crate::Table;
 
 #[derive(crate::Table)]

@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::keytext::escape_str;
 

@@ -1,4 +1,3 @@
-
 use super::__private::*;
 use super::*;
 

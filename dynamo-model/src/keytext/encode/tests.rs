@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::keytext::testing::*;
 use crate::keytext::testing::{signed_values, unsigned_values};

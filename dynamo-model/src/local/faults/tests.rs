@@ -1,4 +1,3 @@
-
 use super::*;
 
 /// An SDK request of DynamoDB operation `op` with a JSON `body`.

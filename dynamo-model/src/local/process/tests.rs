@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn scratch(name: &str) -> PathBuf {

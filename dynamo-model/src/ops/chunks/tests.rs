@@ -1,4 +1,3 @@
-
 use super::*;
 
 /// Only a refusal before sending or a 4xx answer proves a put was not applied.

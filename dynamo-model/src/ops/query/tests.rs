@@ -1,4 +1,3 @@
-
 use crate::{Db, Entity, Table};
 use serde::{Deserialize, Serialize};
 

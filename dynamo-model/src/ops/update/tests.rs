@@ -1,4 +1,3 @@
-
 use super::WriteToken;
 use crate::{AttrPath, Db, Entity, Table};
 use serde::{Deserialize, Serialize};

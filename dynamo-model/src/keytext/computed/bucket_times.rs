@@ -1,0 +1,84 @@
+//! The UTC calendar fields of the date and time types of `time` and `chrono`, from which
+//! the time buckets of computed key parts are taken.
+use super::*;
+
+#[cfg(feature = "time")]
+impl BucketTime for time::OffsetDateTime {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        let utc = self
+            .checked_to_offset(time::UtcOffset::UTC)
+            .ok_or_else(|| KeyError::OutOfRange {
+                type_name: "OffsetDateTime",
+                value: self.to_string(),
+                reason: "the instant has no UTC date",
+            })?;
+        Ok(UtcFields {
+            year: utc.year(),
+            month: u8::from(utc.month()),
+            day: utc.day(),
+            hour: utc.hour(),
+        })
+    }
+}
+
+/// A date is its own UTC day (hour 0).
+#[cfg(feature = "time")]
+impl BucketTime for time::Date {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        Ok(UtcFields {
+            year: self.year(),
+            month: u8::from(self.month()),
+            day: self.day(),
+            hour: 0,
+        })
+    }
+}
+
+/// A date and time without an offset is taken as UTC, as its key part is.
+#[cfg(feature = "time")]
+impl BucketTime for time::PrimitiveDateTime {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        Ok(UtcFields {
+            year: self.year(),
+            month: u8::from(self.month()),
+            day: self.day(),
+            hour: self.hour(),
+        })
+    }
+}
+
+#[cfg(feature = "chrono")]
+pub(super) fn chrono_fields(date: chrono::NaiveDate, hour: u32) -> UtcFields {
+    use chrono::Datelike;
+    UtcFields {
+        year: date.year(),
+        // Calendar months and days and clock hours: always below 256.
+        month: date.month() as u8,
+        day: date.day() as u8,
+        hour: hour as u8,
+    }
+}
+
+/// A date is its own UTC day (hour 0).
+#[cfg(feature = "chrono")]
+impl BucketTime for chrono::NaiveDate {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        Ok(chrono_fields(*self, 0))
+    }
+}
+
+/// A date and time without an offset is taken as UTC, as its key part is.
+#[cfg(feature = "chrono")]
+impl BucketTime for chrono::NaiveDateTime {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        use chrono::Timelike;
+        Ok(chrono_fields(self.date(), self.hour()))
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl BucketTime for chrono::DateTime<chrono::Utc> {
+    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+        self.naive_utc().utc_fields()
+    }
+}
