@@ -484,6 +484,22 @@ pub(crate) fn refuse(
     ))
 }
 
+/// What [`Db::collect_orphans`] found and removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Orphans {
+    /// Chunk items examined (old enough to be judged).
+    pub examined: usize,
+    /// Chunk items deleted: no item names their write any more.
+    pub deleted: usize,
+    /// Chunk items kept: their item names them.
+    pub kept: usize,
+    /// Chunk items kept although their item no longer names them: another item does (a
+    /// copy of their item made outside the crate, under another key), and would be
+    /// unreadable without them. See "Copies" in the module documentation.
+    pub named_by_others: usize,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -604,22 +604,6 @@ fn chunk_error<E: Entity>(manifest: &Manifest, message: String) -> Error {
     })
 }
 
-/// What [`Db::collect_orphans`] found and removed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Orphans {
-    /// Chunk items examined (old enough to be judged).
-    pub examined: usize,
-    /// Chunk items deleted: no item names their write any more.
-    pub deleted: usize,
-    /// Chunk items kept: their item names them.
-    pub kept: usize,
-    /// Chunk items kept although their item no longer names them: another item does (a
-    /// copy of their item made outside the crate, under another key), and would be
-    /// unreadable without them. See "Copies" in the [`chunk`](crate::chunk) module documentation.
-    pub named_by_others: usize,
-}
-
 /// One write's chunks, as a sweep finds them.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Write {

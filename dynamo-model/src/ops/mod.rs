@@ -39,7 +39,6 @@ mod update;
 pub use crate::request::BoxFuture;
 pub use crate::request::page::{Page, UnknownEntity};
 pub use ambiguous::WriteToken;
-pub use chunks::Orphans;
 pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
 pub use key_condition::{IntoPartition, IntoSortKey, PartitionValue, SortCondition};

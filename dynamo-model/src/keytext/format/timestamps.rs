@@ -1,4 +1,3 @@
-
 use super::*;
 
 /// The calendar fields of a timestamp type, for the text formats.
