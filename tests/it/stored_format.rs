@@ -1726,6 +1726,8 @@ pub struct Tick {
     pub at: OffsetDateTime,
 }
 
+/// The fixed name of the cursor test's table: a cursor's fingerprint covers the table's
+/// name. Two runs at once against one long-lived `DYNAMODB_ENDPOINT` would share it.
 const CURSOR_TABLE: &str = "stored-format-cursors";
 
 fn entries() -> Vec<Entry> {
