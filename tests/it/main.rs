@@ -49,6 +49,7 @@ mod scan;
 mod scatter;
 mod single_item;
 mod spans;
+mod stored_format;
 mod stream;
 mod table_capacity;
 mod traces;
