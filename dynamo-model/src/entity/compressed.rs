@@ -5,6 +5,7 @@ use crate::compress::*;
 use crate::entity::__private::{decode_error, field_error};
 use crate::error::DecodeErrorKind;
 use crate::{DecodeError, Entity, Error, Item};
+use aws_sdk_dynamodb::types::AttributeValue;
 
 pub use crate::compress::{Codec, Compression, GZIP_AVAILABLE, ZSTD_AVAILABLE};
 
@@ -44,10 +45,7 @@ pub fn take_compressed_field<E: Entity, T: Compressible>(
     c: &Compression,
     default: Option<fn() -> T>,
 ) -> Result<T, DecodeError> {
-    let decoded = match (item.remove(name), default) {
-        (None, Some(default)) => Ok(default()),
-        (value, _) => from_attr_opt(value, c),
-    };
+    let decoded = or_default(item.remove(name), default, |value| from_attr_opt(value, c));
     decoded.map_err(|kind| decode_error::<E>(item, Some(name), kind))
 }
 
@@ -58,10 +56,9 @@ pub fn take_compressed_serde_field<E: Entity, T: serde::de::DeserializeOwned>(
     c: &Compression,
     default: Option<fn() -> T>,
 ) -> Result<T, DecodeError> {
-    let decoded = match (item.remove(name), default) {
-        (None, Some(default)) => Ok(default()),
-        (value, _) => serde_from_attr_opt(value, c),
-    };
+    let decoded = or_default(item.remove(name), default, |value| {
+        serde_from_attr_opt(value, c)
+    });
     decoded.map_err(|kind| decode_error::<E>(item, Some(name), kind))
 }
 
@@ -97,10 +94,7 @@ pub fn take_compressed_member<T: Compressible>(
     c: &Compression,
     default: Option<fn() -> T>,
 ) -> Result<T, DecodeErrorKind> {
-    let decoded = match (map.remove(name), default) {
-        (None, Some(default)) => Ok(default()),
-        (value, _) => from_attr_opt(value, c),
-    };
+    let decoded = or_default(map.remove(name), default, |value| from_attr_opt(value, c));
     decoded.map_err(|e| e.at_member(name))
 }
 
@@ -111,9 +105,20 @@ pub fn take_compressed_serde_member<T: serde::de::DeserializeOwned>(
     c: &Compression,
     default: Option<fn() -> T>,
 ) -> Result<T, DecodeErrorKind> {
-    let decoded = match (map.remove(name), default) {
-        (None, Some(default)) => Ok(default()),
-        (value, _) => serde_from_attr_opt(value, c),
-    };
+    let decoded = or_default(map.remove(name), default, |value| {
+        serde_from_attr_opt(value, c)
+    });
     decoded.map_err(|e| e.at_member(name))
+}
+
+/// `default()` for an absent attribute of a field that has a default, else `stored` decoded.
+fn or_default<T>(
+    stored: Option<AttributeValue>,
+    default: Option<fn() -> T>,
+    decode: impl FnOnce(Option<AttributeValue>) -> Result<T, DecodeErrorKind>,
+) -> Result<T, DecodeErrorKind> {
+    match (stored, default) {
+        (None, Some(default)) => Ok(default()),
+        (stored, _) => decode(stored),
+    }
 }
