@@ -455,44 +455,36 @@ fn decode_string_set<C: FromIterator<String>>(value: AttributeValue) -> Result<C
     }
 }
 
-impl<S: BuildHasher + Default> AttrValue for HashSet<String, S> {
-    const __DYNAMO_TYPE: Option<&'static str> = Some("SS");
-    #[inline]
-    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-        string_set(self.iter()).ok_or_else(|| EncodeError::new("an empty set cannot be stored"))
-    }
-    #[inline]
-    fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
-        Ok(string_set(self.iter()))
-    }
-    #[inline]
-    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
-        decode_string_set(value)
-    }
-    #[inline]
-    fn from_missing() -> Result<Self, DecodeErrorKind> {
-        Ok(Self::default())
-    }
+/// `HashSet<String>` and `BTreeSet<String>`: a string set (`SS`); an empty set is no
+/// attribute (DynamoDB stores no empty set) and a missing attribute reads as empty.
+macro_rules! string_set_attr {
+    ($(impl [$($generics:tt)*] for $t:ty;)*) => {$(
+        impl<$($generics)*> AttrValue for $t {
+            const __DYNAMO_TYPE: Option<&'static str> = Some("SS");
+            #[inline]
+            fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+                string_set(self.iter())
+                    .ok_or_else(|| EncodeError::new("an empty set cannot be stored"))
+            }
+            #[inline]
+            fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
+                Ok(string_set(self.iter()))
+            }
+            #[inline]
+            fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+                decode_string_set(value)
+            }
+            #[inline]
+            fn from_missing() -> Result<Self, DecodeErrorKind> {
+                Ok(Self::default())
+            }
+        }
+    )*};
 }
 
-impl AttrValue for BTreeSet<String> {
-    const __DYNAMO_TYPE: Option<&'static str> = Some("SS");
-    #[inline]
-    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-        string_set(self.iter()).ok_or_else(|| EncodeError::new("an empty set cannot be stored"))
-    }
-    #[inline]
-    fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
-        Ok(string_set(self.iter()))
-    }
-    #[inline]
-    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
-        decode_string_set(value)
-    }
-    #[inline]
-    fn from_missing() -> Result<Self, DecodeErrorKind> {
-        Ok(Self::default())
-    }
+string_set_attr! {
+    impl [S: BuildHasher + Default] for HashSet<String, S>;
+    impl [] for BTreeSet<String>;
 }
 
 /// Bytes stored as a DynamoDB binary (`B`) attribute (a plain `Vec<u8>` is a list of numbers).
