@@ -212,6 +212,7 @@ pub struct KeyAttribute {
 
 /// DynamoDB scalar types usable as key attributes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ScalarType {
     /// String (`S`).
     S,
@@ -223,6 +224,7 @@ pub enum ScalarType {
 
 /// Global or local secondary index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum IndexKind {
     /// A GSI: its own partition and sort key.
     Global,
@@ -232,6 +234,7 @@ pub enum IndexKind {
 
 /// Which attributes an index holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Projection {
     /// Every attribute.
     All,

@@ -24,3 +24,6 @@ pub trait VersionValue {}
 pub trait KeyAttrType {}
 /// For [`IntoPartition`](crate::ops::IntoPartition).
 pub trait IntoPartition {}
+/// For [`Versioned`](crate::history::Versioned), implemented by the derive through
+/// `__private::VersionedSeal`.
+pub trait Versioned {}
