@@ -123,6 +123,7 @@ pub const GZIP_AVAILABLE: bool = cfg!(feature = "gzip");
 
 /// A compression codec and its level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Codec {
     /// Zstandard (feature `zstd`), level 1 (fastest) to 22 (smallest).
     Zstd {

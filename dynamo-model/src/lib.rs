@@ -408,6 +408,7 @@ pub mod __private {
         EntityRegistration, HasType, IndexTemplates, NoType, Segment as KeySegment, TypeProbe,
     };
     pub use crate::schema::Sealed;
+    pub use crate::sealed::Versioned as VersionedSeal;
     pub use inventory;
 }
 

@@ -70,6 +70,7 @@ use time::{Date, Month, OffsetDateTime, Time, UtcOffset, Weekday};
 
 /// The length of one table's period.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Period {
     /// One table per UTC day.
     Day,
@@ -183,6 +184,7 @@ pub struct PeriodTable {
 
 /// A table's capacity mode ([`PeriodTables::set_capacity`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Capacity {
     /// On-demand (pay per request), what [`PeriodTables`] creates tables with.
     OnDemand,

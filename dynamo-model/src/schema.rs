@@ -217,6 +217,7 @@ pub struct KeyAttribute {
 
 /// DynamoDB scalar types usable as key attributes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ScalarType {
     /// String (`S`).
     S,
@@ -228,6 +229,7 @@ pub enum ScalarType {
 
 /// Global or local secondary index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum IndexKind {
     /// A GSI: its own partition and sort key.
     Global,
@@ -237,6 +239,7 @@ pub enum IndexKind {
 
 /// Which attributes an index holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Projection {
     /// Every attribute.
     All,

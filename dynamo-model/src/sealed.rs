@@ -24,3 +24,6 @@ pub trait VersionValue {}
 pub trait KeyAttrType {}
 /// For [`IntoPartition`](dynamo_model::ops::IntoPartition).
 pub trait IntoPartition {}
+/// For [`Versioned`](dynamo_model::history::Versioned), implemented by the derive through
+/// `__private::VersionedSeal`.
+pub trait Versioned {}

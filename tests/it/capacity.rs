@@ -104,6 +104,7 @@ async fn a_meter_records_every_call_with_its_estimate() -> TestResult {
                 (Units::Write, Some(table)) => assert_eq!(estimated, table, "{c:?}"),
                 (Units::Write, None) => assert!(Some(estimated) <= c.consumed, "{c:?}"),
                 (Units::Read, _) => assert_eq!(Some(estimated), c.consumed, "{c:?}"),
+                (units, _) => panic!("{units:?}: units this test does not know"),
             }
         }
     }

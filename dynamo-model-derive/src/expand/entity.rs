@@ -1206,7 +1206,7 @@ fn generate(m: &EntityModel) -> TokenStream {
     let versioned_impl = m
         .versioned
         .as_ref()
-        .map(|_| quote!(impl #dm::history::Versioned for #ident {}));
+        .map(|_| quote!(impl #dm::history::Versioned for #ident {} impl #dm::__private::VersionedSeal for #ident {}));
 
     // ---- typed paths
     let fields_ident = format_ident!("{}Fields", ident);

@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 /// Read or write units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Units {
     /// Read capacity units (`GetItem`, `BatchGetItem`, `Query`, `Scan`,
     /// `TransactGetItems`).

@@ -6,6 +6,7 @@ use std::fmt;
 
 /// What happened to the item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum EventName {
     /// A new item was written (`INSERT`).
     Insert,
@@ -57,6 +58,7 @@ impl fmt::Display for EventName {
 
 /// What a stream records of each item it changes (`StreamViewType`, set on the table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ViewType {
     /// The key attributes only.
     KeysOnly,
@@ -99,6 +101,7 @@ impl fmt::Display for ViewType {
 
 /// Which image of a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ImageKind {
     /// The item before the change (`OldImage`).
     Old,

@@ -92,8 +92,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// An entity declared `#[dynamo(versioned)]`: what [`Db::versions`] works on. Implemented
-/// by the derive.
-pub trait Versioned: Entity {}
+/// by the derive only (sealed).
+pub trait Versioned: Entity + crate::sealed::Versioned {}
 
 /// One revision of a versioned entity, read from its history.
 #[derive(Debug, Clone, PartialEq)]
