@@ -55,10 +55,6 @@ pub enum DeviceRows {
     Device(Device),
 }
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
 fn n(v: &str) -> AttributeValue {
     AttributeValue::N(v.to_owned())
 }

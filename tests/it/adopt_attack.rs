@@ -67,10 +67,6 @@ pub struct Under {
     pub v: Option<String>,
 }
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
 fn widget(id: u64, kind: &str, n: u32) -> Widget {
     Widget {
         id,

@@ -1,5 +1,8 @@
 //! The single-table model shared by the tests.
 
+pub mod mixed;
+pub mod spans;
+
 use dynamo_model::{Entity, Table};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -69,6 +72,45 @@ pub async fn raw_get<T: Table>(
         .await?
         .item
         .ok_or("no item")?)
+}
+
+/// Sets attributes of the stored item `pk`/`sk` as another program would (placeholders
+/// for every name and value).
+pub async fn raw_set<T: Table>(
+    db: &dynamo_model::Db<T>,
+    pk: &str,
+    sk: &str,
+    attrs: &[(&str, dynamo_model::aws_sdk_dynamodb::types::AttributeValue)],
+) -> Res<()> {
+    let mut names = std::collections::HashMap::new();
+    let mut values = std::collections::HashMap::new();
+    let mut sets = Vec::new();
+    for (i, (name, value)) in attrs.iter().enumerate() {
+        names.insert(format!("#a{i}"), (*name).to_owned());
+        values.insert(format!(":a{i}"), value.clone());
+        sets.push(format!("#a{i} = :a{i}"));
+    }
+    db.client()
+        .update_item()
+        .table_name(db.table_name())
+        .set_key(Some(raw_key(pk, sk)))
+        .update_expression(format!("SET {}", sets.join(", ")))
+        .set_expression_attribute_names(Some(names))
+        .set_expression_attribute_values(Some(values))
+        .send()
+        .await?;
+    Ok(())
+}
+
+/// Deletes the item `pk`/`sk` with the raw SDK, as another program would.
+pub async fn raw_delete<T: Table>(db: &dynamo_model::Db<T>, pk: &str, sk: &str) -> Res<()> {
+    db.client()
+        .delete_item()
+        .table_name(db.table_name())
+        .set_key(Some(raw_key(pk, sk)))
+        .send()
+        .await?;
+    Ok(())
 }
 
 /// Every item of a table, by its string keys (`PK`, `SK`).

@@ -20,10 +20,6 @@ async fn get_raw(
     out.item.ok_or_else(|| "no item".into())
 }
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
 fn user_item() -> Item {
     Item::from([
         ("PK".into(), s("USER#u-1")),

@@ -1,5 +1,7 @@
-//! Review 13 (attack): adopting existing tables and migrating them. Rows are written with
-//! the raw SDK as another program would; migrations run against DynamoDB Local.
+//! A table another program wrote, adopted through declared key formats: which rows are an
+//! entity's on every path (queries, scans, `one`, page counts, migrations), and
+//! migrations of those rows racing that program's own writes. Rows are written with the
+//! raw SDK as another program would; migrations run against DynamoDB Local.
 
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
@@ -142,7 +144,7 @@ async fn seed_good(db: &Db<Yard>) -> TestResult {
     Ok(())
 }
 
-// ----------------------------------------------------------------------- key formats
+// ------------------------------------------------------------------------ key formats
 
 /// Every near miss of a declared format is nobody's: not read by a query or a scan, not
 /// touched by a migration of any of the entities, counted as another's.
@@ -281,7 +283,7 @@ async fn an_item_holding_both_names_keeps_the_new_names_value() -> TestResult {
     Ok(())
 }
 
-// ----------------------------------------------------------------------- concurrency
+// ------------------------------------------------------------------------ concurrency
 
 async fn tallies(db: &Db<Yard>, count: u32) -> TestResult {
     for id in 0..count {
@@ -499,7 +501,7 @@ async fn a_foreign_delete_mid_migration_stays_deleted() -> TestResult {
     Ok(())
 }
 
-// ----------------------------------------------------------------------- migrations
+// ------------------------------------------------------------------------- migrations
 
 /// A map that moves the item (changes a key field) is refused and the item is left; an
 /// item of the partition of another entity is never changed by a partition migration.
@@ -629,7 +631,7 @@ async fn a_resumed_map_over_untyped_rows_applies_once() -> TestResult {
     Ok(())
 }
 
-// ----------------------------------------------------------------------- Query::one
+// --------------------------------------------------------- Query::one and page counts
 
 /// `one()` over a partition where the other program's rows (nobody's) come first: the
 /// second matching row is still found (NotUnique), and a single one is returned.
