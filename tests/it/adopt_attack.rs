@@ -90,19 +90,8 @@ fn row(pk: &str, sk: &str, rest: &[(&str, &str)]) -> Item {
     item
 }
 
-type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
-
 async fn get_raw(db: &Db<Store>, pk: &str, sk: &str) -> Res<Option<Item>> {
-    let out = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .key("PK", s(pk))
-        .key("SK", s(sk))
-        .consistent_read(true)
-        .send()
-        .await?;
-    Ok(out.item)
+    raw_find(db, raw_key(pk, sk)).await
 }
 
 /// Foreign rows in widget 1's partition and in owner `bob`'s index partition that are
@@ -1090,12 +1079,7 @@ async fn put_desk(db: &Db<Desk>, pk: &str, sk: &str, agent: Option<&str>) -> Tes
         item.insert("AgentPK".to_owned(), s(&format!("A#{a}")));
         item.insert("agent".to_owned(), s(a));
     }
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
+    put_raw(db, item).await?;
     Ok(())
 }
 
@@ -1291,12 +1275,7 @@ async fn old_named_row(db: &Db<crate::adopt::Devices>) -> TestResult {
         ("State#Date".to_owned(), s("OK#2020-04-25T08:00:00")),
         ("reading".to_owned(), AttributeValue::N("3".into())),
     ]);
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
+    put_raw(db, item).await?;
     Ok(())
 }
 

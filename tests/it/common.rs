@@ -24,6 +24,46 @@ pub async fn faulty<T: Table>(
     ))
 }
 
+/// The same table through a client that suffers `faults`, with the SDK's `retries` and
+/// a retry quota of its own named `quota`: a retry that ends in a failed condition never
+/// gives its quota tokens back, and the SDK's default quota is shared by every client of
+/// the process, so tests that lose responses would drain it for the others.
+pub async fn faulty_with<T: Table>(
+    db: &dynamo_model::Db<T>,
+    faults: &dynamo_model::local::faults::Faults,
+    retries: dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig,
+    quota: &str,
+) -> Res<dynamo_model::Db<T>> {
+    use dynamo_model::aws_sdk_dynamodb::config::retry::{RetryPartition, TokenBucket};
+    let endpoint = tokio::task::spawn_blocking(dynamo_model::local::shared_endpoint).await??;
+    let client = dynamo_model::local::faults::client_with_faults(&endpoint, faults, retries);
+    let partition = RetryPartition::custom(quota.to_owned())
+        .token_bucket(TokenBucket::unlimited())
+        .build();
+    let config = client
+        .config()
+        .to_builder()
+        .retry_partition(partition)
+        .build();
+    Ok(dynamo_model::Db::new(
+        dynamo_model::aws_sdk_dynamodb::Client::from_conf(config),
+        db.table_name(),
+    ))
+}
+
+/// A row as another program writes it: `PK` = `pk`, `SK` = `sk` and the attributes `rest`.
+pub fn raw_row(
+    pk: &str,
+    sk: &str,
+    rest: &[(&str, dynamo_model::aws_sdk_dynamodb::types::AttributeValue)],
+) -> dynamo_model::Item {
+    let mut item = dynamo_model::Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]);
+    for (k, v) in rest {
+        item.insert((*k).to_owned(), v.clone());
+    }
+    item
+}
+
 /// A test's fallible result.
 pub type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
@@ -113,6 +153,40 @@ pub async fn raw_delete<T: Table>(db: &dynamo_model::Db<T>, pk: &str, sk: &str) 
     Ok(())
 }
 
+/// The item under the raw key `key`, as stored (strongly consistent, with the raw SDK).
+pub async fn raw_find<T: Table>(
+    db: &dynamo_model::Db<T>,
+    key: dynamo_model::Item,
+) -> Res<Option<dynamo_model::Item>> {
+    Ok(db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await?
+        .item)
+}
+
+/// Every item under the partition key `PK` = `pk`, as stored (a strongly consistent raw
+/// query).
+pub async fn raw_partition<T: Table>(
+    db: &dynamo_model::Db<T>,
+    pk: &str,
+) -> Res<Vec<dynamo_model::Item>> {
+    let out = db
+        .client()
+        .query()
+        .table_name(db.table_name())
+        .key_condition_expression("PK = :p")
+        .expression_attribute_values(":p", s(pk))
+        .consistent_read(true)
+        .send()
+        .await?;
+    Ok(out.items.unwrap_or_default())
+}
+
 /// Every item of a table, by its string keys (`PK`, `SK`).
 pub type Rows = std::collections::BTreeMap<(String, String), dynamo_model::Item>;
 
@@ -157,6 +231,56 @@ pub fn assert_refused(err: &dynamo_model::Error, reason: dynamo_model::Validatio
             assert_eq!(*got, reason, "refused for another reason: {err}")
         }
         other => panic!("expected a refusal ({reason}), got {other:?}"),
+    }
+}
+
+/// Puts purchase `p` with its three items and one invoice.
+pub async fn seed_purchase(db: &dynamo_model::Db<App>, p: &str) -> TestResult {
+    db.put(&Purchase {
+        purchase_id: p.into(),
+        buyer: "ada".into(),
+    })
+    .await?;
+    for n in 1..=3u8 {
+        db.put(&PurchaseItem {
+            purchase_id: p.into(),
+            n,
+            sku: format!("sku-{n}"),
+        })
+        .await?;
+    }
+    db.put(&Invoice {
+        purchase_id: p.into(),
+        invoice_no: 9,
+        amount_cents: 500,
+    })
+    .await?;
+    Ok(())
+}
+
+/// A document at revision 1, without an expiry.
+pub fn doc(id: &str, body: &str, version: u64) -> Doc {
+    Doc {
+        id: id.into(),
+        rev: 1,
+        body: body.into(),
+        version,
+        expires: None,
+    }
+}
+
+/// Every attribute another program wrote is still there, byte for byte; the only others
+/// are the crate's own (the entity type and the write token).
+#[track_caller]
+pub fn same_layout(before: &dynamo_model::Item, after: &dynamo_model::Item) {
+    for (name, value) in before {
+        assert_eq!(after.get(name), Some(value), "attribute {name} changed");
+    }
+    for name in after.keys() {
+        assert!(
+            before.contains_key(name) || name == "_type" || name == "_wt",
+            "the crate added attribute {name}: {after:?}"
+        );
     }
 }
 

@@ -79,15 +79,8 @@ async fn every_shard<E: Entity<Table = Sharded>, K: dynamo_model::KeySpace>(
 async fn raw_item(
     db: &Db<Sharded>,
     key: dynamo_model::Key<impl Entity>,
-) -> Result<Option<dynamo_model::Item>, Box<dyn std::error::Error + Send + Sync>> {
-    let out = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .set_key(Some(key.to_item()?))
-        .send()
-        .await?;
-    Ok(out.item)
+) -> Res<Option<dynamo_model::Item>> {
+    raw_find(db, key.to_item()?).await
 }
 
 fn string_at(item: &dynamo_model::Item, attribute: &str) -> String {
@@ -343,12 +336,7 @@ async fn a_forged_shard_suffix_never_decodes() -> TestResult {
     // PK still says o-1's shard, the fields say o-2.
     let pk = string_at(&item, "PK");
     assert_ne!(pk, raw.pk);
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
+    put_raw(&db, item).await?;
     let shard = DayOrder::partition(DAY).shard(shard_of("o-1", 16));
     let err = db.query(shard).all().await.unwrap_err();
     match &err {

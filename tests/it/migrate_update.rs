@@ -9,9 +9,9 @@ use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::aws_sdk_dynamodb::primitives::Blob;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::migrate::MIGRATIONS_ATTRIBUTE;
-use dynamo_model::{local, Db, Entity, Item, Table};
+use dynamo_model::{local, Entity, Item, Table};
 use rust_decimal::Decimal;
 use std::collections::{BTreeSet, HashMap};
 use std::str::FromStr;
@@ -489,7 +489,6 @@ async fn lost_responses_on_items_with_sets_apply_once_and_count_as_changed() -> 
         db.put(&bag(id, &["zulu", "alpha", "mike", "bravo"]))
             .await?;
     }
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
     let faults = Faults::new(11)
         .rate(0.5)
         .kinds([FaultKind::ServerErrorAfterApply])
@@ -498,20 +497,7 @@ async fn lost_responses_on_items_with_sets_apply_once_and_count_as_changed() -> 
         .with_max_attempts(40)
         .with_initial_backoff(Duration::from_millis(1))
         .with_max_backoff(Duration::from_millis(10));
-    let client = client_with_faults(&endpoint, &faults, retries);
-    let partition =
-        dynamo_model::aws_sdk_dynamodb::config::retry::RetryPartition::custom("r15-lossy")
-            .token_bucket(dynamo_model::aws_sdk_dynamodb::config::retry::TokenBucket::unlimited())
-            .build();
-    let config = client
-        .config()
-        .to_builder()
-        .retry_partition(partition)
-        .build();
-    let lossy = Db::<Bags>::new(
-        dynamo_model::aws_sdk_dynamodb::Client::from_conf(config),
-        db.table_name().to_owned(),
-    );
+    let lossy = faulty_with(&db, &faults, retries, "migration-lost-responses-sets").await?;
     let report = lossy
         .migration::<Bag>("lossy")
         .map(|mut b| {
