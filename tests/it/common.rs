@@ -284,6 +284,65 @@ pub fn same_layout(before: &dynamo_model::Item, after: &dynamo_model::Item) {
     }
 }
 
+/// `n` sample users, `u00`, `u01`, …
+pub fn users(n: usize) -> Vec<User> {
+    (0..n).map(|i| User::sample(&format!("u{i:02}"))).collect()
+}
+
+/// The ids of the users stored (a consistent scan).
+pub async fn stored_ids(db: &dynamo_model::Db<App>) -> Res<std::collections::BTreeSet<String>> {
+    Ok(db
+        .scan::<User>()
+        .consistent()
+        .all()
+        .await?
+        .items
+        .into_iter()
+        .map(|u| u.user_id)
+        .collect())
+}
+
+/// Turns the table's stream on with `view` and returns its ARN.
+pub async fn enable_stream<T: Table>(
+    db: &dynamo_model::Db<T>,
+    view: dynamo_model::aws_sdk_dynamodb::types::StreamViewType,
+) -> Res<String> {
+    use dynamo_model::aws_sdk_dynamodb::types::StreamSpecification;
+    db.client()
+        .update_table()
+        .table_name(db.table_name())
+        .stream_specification(
+            StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(view)
+                .build()?,
+        )
+        .send()
+        .await?;
+    let table = db
+        .client()
+        .describe_table()
+        .table_name(db.table_name())
+        .send()
+        .await?
+        .table;
+    Ok(table.and_then(|t| t.latest_stream_arn).ok_or("no stream")?)
+}
+
+/// A DynamoDB Streams client on DynamoDB Local.
+pub async fn streams_client() -> Res<aws_sdk_dynamodbstreams::Client> {
+    use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
+    let endpoint = tokio::task::spawn_blocking(dynamo_model::local::shared_endpoint).await??;
+    Ok(aws_sdk_dynamodbstreams::Client::from_conf(
+        aws_sdk_dynamodbstreams::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .endpoint_url(endpoint)
+            .credentials_provider(Credentials::new("dynamomodel", "local", None, None, "test"))
+            .build(),
+    ))
+}
+
 #[derive(Table)]
 #[dynamo(
     pk = "PK",

@@ -17,6 +17,19 @@ fn reading(id: &str, value: u64) -> Reading {
     }
 }
 
+/// The item of reading `id` (worth `value`) as another program would write it, forged
+/// under the partition of the first of `ids` whose shard is another; and that partition.
+fn forged_on_another_shard(ids: &[String], id: &str, value: u64) -> Res<(Item, String)> {
+    let other = ids
+        .iter()
+        .find(|other| shard_of(other, 16) != shard_of(id, 16))
+        .ok_or("no other shard")?;
+    let mut forged = foreign(&reading(id, value))?;
+    let other_pk = reading(other, 0).primary_key().raw()?.pk.clone();
+    forged.insert("PK".into(), s(&other_pk));
+    Ok((forged, other_pk))
+}
+
 /// The item another program would write: keys and fields, no entity type.
 fn foreign(r: &Reading) -> Res<Item> {
     let raw = r.primary_key().raw()?.clone();
@@ -47,13 +60,7 @@ async fn a_migration_of_a_sharded_untyped_entity_changes_every_real_item_only() 
     }
     assert!(shards.len() > 4, "spread over shards: {shards:?}");
     // Forged: the item of r-0 under the partition of an id of another shard.
-    let other = ids
-        .iter()
-        .find(|id| shard_of(id, 16) != shard_of("r-0", 16))
-        .ok_or("no other shard")?;
-    let mut forged = foreign(&reading("r-0", 1000))?;
-    let other_pk = reading(other, 0).primary_key().raw()?.pk.clone();
-    forged.insert("PK".into(), s(&other_pk));
+    let (forged, other_pk) = forged_on_another_shard(&ids, "r-0", 1000)?;
     put_raw(&db, forged.clone()).await?;
     // Not a reading: another shape in a readings partition.
     let mut meta = Item::new();
@@ -148,13 +155,7 @@ async fn a_segmented_rewrite_types_real_items_and_leaves_forged_buckets_alone() 
     bad_day.insert("SK".into(), s(bucket_key.sk.as_deref().ok_or("sk")?));
     put_raw(&db, bad_day.clone()).await?;
     // The shard of another id.
-    let other = ids
-        .iter()
-        .find(|id| shard_of(id, 16) != shard_of("w-shard", 16))
-        .ok_or("no other shard")?;
-    let mut bad_shard = foreign(&reading("w-shard", 6))?;
-    let other_pk = reading(other, 0).primary_key().raw()?.pk.clone();
-    bad_shard.insert("PK".into(), s(&other_pk));
+    let (bad_shard, _) = forged_on_another_shard(&ids, "w-shard", 6)?;
     put_raw(&db, bad_shard.clone()).await?;
 
     let report = db

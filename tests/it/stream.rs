@@ -7,9 +7,9 @@ use crate::common::*;
 use crate::history::Article;
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_sdk_dynamodbstreams::types::{Record, ShardIteratorType};
-use dynamo_model::aws_sdk_dynamodb::types::{AttributeValue, StreamSpecification, StreamViewType};
+use dynamo_model::aws_sdk_dynamodb::types::{AttributeValue, StreamViewType};
 use dynamo_model::stream::{Change, EventName, Image, StreamRecord, ViewType};
-use dynamo_model::{local, Db, Entity, Item};
+use dynamo_model::{local, Entity, Item};
 use std::time::{Duration, Instant};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -23,42 +23,10 @@ pub struct Note {
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Turns the table's stream on and returns its ARN.
-async fn enable_stream(db: &Db<App>, view: StreamViewType) -> Result<String, BoxError> {
-    db.client()
-        .update_table()
-        .table_name(db.table_name())
-        .stream_specification(
-            StreamSpecification::builder()
-                .stream_enabled(true)
-                .stream_view_type(view)
-                .build()?,
-        )
-        .send()
-        .await?;
-    let table = db
-        .client()
-        .describe_table()
-        .table_name(db.table_name())
-        .send()
-        .await?
-        .table;
-    Ok(table.and_then(|t| t.latest_stream_arn).ok_or("no stream")?)
-}
-
 /// Every record of the stream, once `expected` are in (DynamoDB Local serves them at once;
 /// the deadline only bounds a failing test).
 async fn read_stream(arn: &str, expected: usize) -> Result<Vec<Record>, BoxError> {
-    use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
-    let client = aws_sdk_dynamodbstreams::Client::from_conf(
-        aws_sdk_dynamodbstreams::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
-            .endpoint_url(endpoint)
-            .credentials_provider(Credentials::new("dynamomodel", "local", None, None, "test"))
-            .build(),
-    );
+    let client = streams_client().await?;
     let deadline = Instant::now() + Duration::from_secs(30);
     let shards = client
         .describe_stream()
