@@ -1,12 +1,11 @@
-//! Review of issue 13 (adopting existing tables): the guarantees attacked on every path.
+//! Adopting existing tables: the guarantees attacked on every path.
 //!
 //! A table another program writes (no entity-type attribute, key fields only in the
 //! keys, unpadded numbers, verbatim strings) shared with a typed entity whose keys
 //! collide with the adopted entity's templates, and foreign rows the adopted entity does
 //! not describe placed in the same partitions and index partitions. Every read must
 //! leave out what is not the entity's, every write must leave it alone, and decoding
-//! must take exactly the declared formats. Tests marked `#[ignore = "BUG: .."]` fail on
-//! the current code (see the review report).
+//! must take exactly the declared formats.
 
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;

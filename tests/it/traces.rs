@@ -1,7 +1,9 @@
 //! Tracing spans (`dynamo_model::trace`), captured per test thread by a subscriber of
 //! the tests' own: operation spans with OpenTelemetry's field names, request
 //! spans inside batches (with retries), transactions and queries, the error type, and no
-//! attribute value anywhere; keys only when the `Db` opts in.
+//! attribute value anywhere; keys only when the `Db` opts in. Also the spans of streams
+//! (dropped midway, failing, scatter-gather), of a migration's requests, of cache hits
+//! and misses and of history reads and writes.
 
 use crate::cache::keeps_hot;
 use crate::common::mixed::{hot, Doc, Hot, Mixed};
