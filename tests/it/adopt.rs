@@ -55,10 +55,6 @@ pub enum DeviceRows {
     Device(Device),
 }
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
 fn n(v: &str) -> AttributeValue {
     AttributeValue::N(v.to_owned())
 }
@@ -73,21 +69,12 @@ fn row(pk: &str, sk: &str, rest: &[(&str, AttributeValue)]) -> Item {
     item
 }
 
-async fn get_raw(
-    db: &dynamo_model::Db<Devices>,
-    pk: &str,
-    sk: &str,
-) -> Result<Option<Item>, Box<dyn std::error::Error + Send + Sync>> {
-    let out = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .key("DeviceID", s(pk))
-        .key("State#Date", s(sk))
-        .consistent_read(true)
-        .send()
-        .await?;
-    Ok(out.item)
+async fn get_raw(db: &dynamo_model::Db<Devices>, pk: &str, sk: &str) -> Res<Option<Item>> {
+    let key = Item::from([
+        ("DeviceID".to_owned(), s(pk)),
+        ("State#Date".to_owned(), s(sk)),
+    ]);
+    raw_find(db, key).await
 }
 
 fn warning() -> DeviceStatus {

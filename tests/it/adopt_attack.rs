@@ -1,12 +1,11 @@
-//! Review of issue 13 (adopting existing tables): the guarantees attacked on every path.
+//! Adopting existing tables: the guarantees attacked on every path.
 //!
 //! A table another program writes (no entity-type attribute, key fields only in the
 //! keys, unpadded numbers, verbatim strings) shared with a typed entity whose keys
 //! collide with the adopted entity's templates, and foreign rows the adopted entity does
 //! not describe placed in the same partitions and index partitions. Every read must
 //! leave out what is not the entity's, every write must leave it alone, and decoding
-//! must take exactly the declared formats. Tests marked `#[ignore = "BUG: .."]` fail on
-//! the current code (see the review report).
+//! must take exactly the declared formats.
 
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
@@ -67,10 +66,6 @@ pub struct Under {
     pub v: Option<String>,
 }
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
 fn widget(id: u64, kind: &str, n: u32) -> Widget {
     Widget {
         id,
@@ -94,19 +89,8 @@ fn row(pk: &str, sk: &str, rest: &[(&str, &str)]) -> Item {
     item
 }
 
-type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
-
 async fn get_raw(db: &Db<Store>, pk: &str, sk: &str) -> Res<Option<Item>> {
-    let out = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .key("PK", s(pk))
-        .key("SK", s(sk))
-        .consistent_read(true)
-        .send()
-        .await?;
-    Ok(out.item)
+    raw_find(db, raw_key(pk, sk)).await
 }
 
 /// Foreign rows in widget 1's partition and in owner `bob`'s index partition that are
@@ -1094,12 +1078,7 @@ async fn put_desk(db: &Db<Desk>, pk: &str, sk: &str, agent: Option<&str>) -> Tes
         item.insert("AgentPK".to_owned(), s(&format!("A#{a}")));
         item.insert("agent".to_owned(), s(a));
     }
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
+    put_raw(db, item).await?;
     Ok(())
 }
 
@@ -1295,12 +1274,7 @@ async fn old_named_row(db: &Db<crate::adopt::Devices>) -> TestResult {
         ("State#Date".to_owned(), s("OK#2020-04-25T08:00:00")),
         ("reading".to_owned(), AttributeValue::N("3".into())),
     ]);
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
+    put_raw(db, item).await?;
     Ok(())
 }
 

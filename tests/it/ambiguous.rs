@@ -7,9 +7,9 @@
 //! to 40 attempts, millisecond backoff), so every call gets an answer in the end.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition, TokenBucket};
+use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::local::{self, BoxError};
 use dynamo_model::ops::WriteToken;
 use dynamo_model::{Db, Entity, Error, Table};
@@ -45,31 +45,10 @@ async fn lossy(
         .rate(rate)
         .kinds([FaultKind::ServerErrorAfterApply])
         .operations([operation]);
-    Ok((faulty_with(db, &faults, retries()).await?, faults))
-}
-
-/// A `Db` on `db`'s table through a client that suffers `faults`, with the SDK's
-/// `retries` and a retry quota of its own.
-async fn faulty_with(
-    db: &Db<App>,
-    faults: &Faults,
-    retries: RetryConfig,
-) -> Result<Db<App>, BoxError> {
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
-    let client = client_with_faults(&endpoint, faults, retries);
-    // A retry that ends in a failed condition never gives its retry-quota tokens back, and
-    // the SDK's default quota is shared by every client of the process: these tests would
-    // drain it for the other tests (and themselves). Give them a quota of their own.
-    let partition = RetryPartition::custom("ambiguous-writes")
-        .token_bucket(TokenBucket::unlimited())
-        .build();
-    let config = client
-        .config()
-        .to_builder()
-        .retry_partition(partition)
-        .build();
-    let client = dynamo_model::aws_sdk_dynamodb::Client::from_conf(config);
-    Ok(Db::new(client, db.table_name().to_owned()))
+    Ok((
+        faulty_with(db, &faults, retries(), "ambiguous-writes").await?,
+        faults,
+    ))
 }
 
 /// Checks `case` on generated inputs against one fresh table (each case on its own keys,
@@ -108,16 +87,6 @@ where
 
 fn lost(faults: &Faults) -> u64 {
     faults.stats().server_errors_after_apply
-}
-
-fn doc(id: &str, body: &str, version: u64) -> Doc {
-    Doc {
-        id: id.into(),
-        rev: 1,
-        body: body.into(),
-        version,
-        expires: None,
-    }
 }
 
 fn line(shop: &str, n: u16, status: &str) -> Line {
@@ -638,7 +607,7 @@ async fn every_response_lost(db: &Db<App>, operation: &'static str) -> Result<Db
         .with_max_attempts(3)
         .with_initial_backoff(Duration::from_millis(1))
         .with_max_backoff(Duration::from_millis(2));
-    faulty_with(db, &faults, retries).await
+    faulty_with(db, &faults, retries, "ambiguous-writes").await
 }
 
 /// The tally `id` as stored (strongly consistent, through a client without faults).
@@ -837,7 +806,7 @@ fn writes_under_lost_responses_report_exactly_what_they_applied() {
             .with_max_attempts(plan.attempts)
             .with_initial_backoff(Duration::from_millis(1))
             .with_max_backoff(Duration::from_millis(2));
-        let lossy = faulty_with(&db, &faults, retries).await?;
+        let lossy = faulty_with(&db, &faults, retries, "ambiguous-writes").await?;
         let f = Tally::fields();
         let name = |id: usize| format!("p{case}-{id}");
         let state = |t: Option<Tally>| t.map(|t| (t.hits, t.version));
@@ -1042,8 +1011,13 @@ async fn chunked_puts_resent_with_their_token_keep_the_chunks_the_item_names() -
                 .rate(0.5)
                 .kinds([FaultKind::ServerErrorAfterApply])
                 .operations(["GetItem", "PutItem"]);
-            let lossy =
-                faulty_with(&db, &faults, RetryConfig::standard().with_max_attempts(1)).await?;
+            let lossy = faulty_with(
+                &db,
+                &faults,
+                RetryConfig::standard().with_max_attempts(1),
+                "ambiguous-writes",
+            )
+            .await?;
             let token = match put(&lossy).await {
                 Ok(()) => {
                     settled[usize::from(conditioned)] += 1;

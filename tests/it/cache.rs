@@ -1,11 +1,15 @@
 //! The read-through cache (feature `cache`): hits, bounds, and invalidation by this
 //! client's own writes on every write path.
 
+use crate::common::mixed::{hot, Big, Doc, Hot, Mixed};
 use crate::common::*;
 use dynamo_model::cache::Cache;
+use dynamo_model::capacity::Meter;
 use dynamo_model::local::faults::{FaultKind, Faults};
+use dynamo_model::period::{Period, PeriodTables};
 use dynamo_model::{local, Db, Entity};
 use std::time::Duration;
+use time::macros::datetime;
 
 fn user(id: &str, name: &str) -> User {
     User {
@@ -277,5 +281,341 @@ async fn a_byte_bound_weighs_items() -> TestResult {
     }
     // 16 KB items in 64 KB: at most 4 stay.
     assert!(cache.stats().items <= 4, "{:?}", cache.stats());
+    Ok(())
+}
+
+// ------------------------------------------------- the cache against every write path
+
+fn name_of(found: Option<Hot>) -> Option<String> {
+    found.map(|h| h.v)
+}
+
+async fn fetch(db: &Db<Mixed>, id: &str) -> Res<Option<String>> {
+    Ok(name_of(db.get(Hot::key(id)).await?))
+}
+
+pub(crate) fn keeps_hot() -> Cache {
+    Cache::builder().entity::<Hot>().entity::<Doc>().build()
+}
+
+/// A migration sent through a `Db` sharing the cache (its raw `UpdateItem`s) removes the
+/// items it changes: a get right after reads the migrated item.
+#[tokio::test]
+async fn a_migration_through_the_cache_invalidates_what_it_changes() -> TestResult {
+    let db = local::fresh_table::<Mixed>().await?;
+    let cache = keeps_hot();
+    let cached = db.with_cache(&cache);
+    for i in 0..5 {
+        cached.put(&hot(&format!("m{i}"), "before")).await?;
+        assert_eq!(
+            fetch(&cached, &format!("m{i}")).await?.as_deref(),
+            Some("before")
+        );
+    }
+    assert_eq!(fetch(&cached, "m0").await?.as_deref(), Some("before"));
+    assert!(cache.stats().hits >= 1);
+    let report = cached
+        .migration::<Hot>("r18-upper")
+        .map(|mut h| {
+            h.v = "after".into();
+            Some(h)
+        })
+        .run()
+        .await?;
+    assert_eq!(report.progress.changed, 5, "{report:?}");
+    for i in 0..5 {
+        assert_eq!(
+            fetch(&cached, &format!("m{i}")).await?.as_deref(),
+            Some("after"),
+            "m{i} served stale from the cache"
+        );
+    }
+    // A raw attribute step (set_default of an attribute the entity does not declare):
+    // the typed value does not change, but the cached items still leave.
+    for i in 0..5 {
+        fetch(&cached, &format!("m{i}")).await?;
+    }
+    let before = cache.stats();
+    let report = cached
+        .migration::<Hot>("r18-default")
+        .set_default("legacy", s("x"))
+        .run()
+        .await?;
+    assert_eq!(report.progress.changed, 5, "{report:?}");
+    assert_eq!(fetch(&cached, "m3").await?.as_deref(), Some("after"));
+    let after = cache.stats();
+    assert!(after.invalidations >= before.invalidations + 5, "{after:?}");
+    assert_eq!(after.misses, before.misses + 1, "{after:?}");
+    let raw = raw_get(&cached, "HOT#m3", "HOT").await?;
+    assert_eq!(raw.get("legacy"), Some(&s("x")));
+    Ok(())
+}
+
+/// A get whose answer arrives late while a migration (through another `Db` sharing the
+/// cache) rewrites the item never caches the pre-migration item.
+#[tokio::test]
+async fn a_get_racing_a_migration_write_never_caches_the_old_item() -> TestResult {
+    let db = local::fresh_table::<Mixed>().await?;
+    db.put(&hot("race", "old")).await?;
+    let faults = Faults::new(18)
+        .rate(1.0)
+        .kinds([FaultKind::Delay(Duration::from_millis(500))])
+        .operations(["GetItem"]);
+    let cache = keeps_hot();
+    let slow = faulty(&db, &faults).await?.with_cache(&cache);
+    let migrator = db.with_cache(&cache);
+    let get = tokio::spawn({
+        let slow = slow.clone();
+        async move { slow.get(Hot::key("race")).await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let report = migrator
+        .migration::<Hot>("r18-race")
+        .map(|mut h| {
+            h.v = "new".into();
+            Some(h)
+        })
+        .run()
+        .await?;
+    assert_eq!(report.progress.changed, 1, "{report:?}");
+    let raced = get.await??.ok_or("missing")?;
+    assert_eq!(raced.v, "old", "the get read before the migration");
+    assert_eq!(fetch(&migrator, "race").await?.as_deref(), Some("new"));
+    Ok(())
+}
+
+/// History writes (create, revise, restore, delete_all) through a `Db` sharing the cache
+/// leave no stale latest copy behind.
+#[tokio::test]
+async fn history_writes_invalidate_the_latest_copy() -> TestResult {
+    let db = local::fresh_table::<Mixed>().await?;
+    let cache = keeps_hot();
+    let cached = db.with_cache(&cache);
+    let versions = cached.versions::<Doc>();
+    let title = |db: Db<Mixed>| async move {
+        Ok::<_, dynamo_model::Error>(db.get(Doc::key("d")).await?.map(|d| d.title))
+    };
+    versions
+        .create(&Doc {
+            id: "d".into(),
+            title: "t1".into(),
+            version: 0,
+        })
+        .await?;
+    assert_eq!(title(cached.clone()).await?.as_deref(), Some("t1"));
+    assert_eq!(title(cached.clone()).await?.as_deref(), Some("t1"));
+    let hits = cache.stats().hits;
+    assert!(hits >= 1);
+    versions
+        .revise(Doc::key("d"), |d| d.title = "t2".into())
+        .await?;
+    assert_eq!(
+        title(cached.clone()).await?.as_deref(),
+        Some("t2"),
+        "revise"
+    );
+    versions.restore(Doc::key("d"), 1).await?;
+    assert_eq!(
+        title(cached.clone()).await?.as_deref(),
+        Some("t1"),
+        "restore"
+    );
+    versions.delete_all(Doc::key("d")).await?;
+    assert_eq!(title(cached.clone()).await?, None, "delete_all");
+    Ok(())
+}
+
+/// Bulk loads, deletes returning the old item, raw SDK writes through the cached client,
+/// and a metered `Db` made from a cached one (or the reverse) all invalidate.
+#[tokio::test]
+async fn bulk_loads_return_old_deletes_raw_and_metered_writes_invalidate() -> TestResult {
+    let db = local::fresh_table::<Mixed>().await?;
+    let cache = keeps_hot();
+    let cached = db.with_cache(&cache);
+    cached.put(&hot("b", "v1")).await?;
+    assert_eq!(fetch(&cached, "b").await?.as_deref(), Some("v1"));
+    cached.bulk_load().put(&hot("b", "v2")).send().await?;
+    assert_eq!(
+        fetch(&cached, "b").await?.as_deref(),
+        Some("v2"),
+        "bulk load"
+    );
+
+    let old = cached.delete(Hot::key("b")).return_old().await?;
+    assert_eq!(name_of(old).as_deref(), Some("v2"));
+    assert_eq!(fetch(&cached, "b").await?, None, "delete returning old");
+
+    cached.put(&hot("b", "v3")).await?;
+    assert_eq!(fetch(&cached, "b").await?.as_deref(), Some("v3"));
+    cached
+        .client()
+        .update_item()
+        .table_name(cached.table_name())
+        .set_key(Some(raw_key("HOT#b", "HOT")))
+        .update_expression("SET v = :v")
+        .expression_attribute_values(":v", s("raw"))
+        .send()
+        .await?;
+    assert_eq!(
+        fetch(&cached, "b").await?.as_deref(),
+        Some("raw"),
+        "raw SDK"
+    );
+
+    let meter = Meter::new();
+    let metered = cached.metered(&meter);
+    metered.put(&hot("b", "v4")).await?;
+    assert_eq!(fetch(&cached, "b").await?.as_deref(), Some("v4"), "metered");
+    let reverse = db.metered(&meter).with_cache(&cache);
+    assert_eq!(fetch(&reverse, "b").await?.as_deref(), Some("v4"));
+    reverse.put(&hot("b", "v5")).await?;
+    assert_eq!(
+        fetch(&cached, "b").await?.as_deref(),
+        Some("v5"),
+        "metered first"
+    );
+    assert_eq!(fetch(&metered, "b").await?.as_deref(), Some("v5"));
+    Ok(())
+}
+
+/// PartiQL writes (`ExecuteStatement`, `BatchExecuteStatement`, `ExecuteTransaction`)
+/// sent through the cached client are writes of this client too.
+#[tokio::test]
+async fn partiql_writes_through_the_cached_client_invalidate() -> TestResult {
+    let db = local::fresh_table::<Mixed>().await?;
+    let cache = keeps_hot();
+    let cached = db.with_cache(&cache);
+    cached.put(&hot("p", "v1")).await?;
+    assert_eq!(fetch(&cached, "p").await?.as_deref(), Some("v1"));
+    cached
+        .client()
+        .execute_statement()
+        .statement(format!(
+            "UPDATE \"{}\" SET v = 'partiql' WHERE PK = 'HOT#p' AND SK = 'HOT'",
+            cached.table_name()
+        ))
+        .send()
+        .await?;
+    let stored = raw_get(&cached, "HOT#p", "HOT").await?;
+    assert_eq!(stored.get("v"), Some(&s("partiql")), "DynamoDB applied it");
+    assert_eq!(
+        fetch(&cached, "p").await?.as_deref(),
+        Some("partiql"),
+        "the cached get still serves the item from before this client's own write"
+    );
+    Ok(())
+}
+
+/// Per-period tables made from a cached `Db`: each period's table is its own slot, and
+/// writes to one period's table invalidate that table's item only.
+#[tokio::test]
+async fn period_tables_share_the_cache_per_table() -> TestResult {
+    let client = local::client().await?;
+    let prefix = local::unique_table_name("r18").replace('-', "_");
+    let cache = keeps_hot();
+    let template = Db::<Mixed>::new(client, prefix.as_str()).with_cache(&cache);
+    let tables = PeriodTables::new(&template, Period::Month)?;
+    let sept = datetime!(2026-09-15 10:00 UTC);
+    let oct = datetime!(2026-10-15 10:00 UTC);
+    let created = tables.create_ahead(sept, 1).await?;
+    let result = async {
+        let (a, b) = (tables.db_at(sept), tables.db_at(oct));
+        a.put(&hot("k", "sept")).await?;
+        b.put(&hot("k", "oct")).await?;
+        assert_eq!(fetch(&a, "k").await?.as_deref(), Some("sept"));
+        assert_eq!(fetch(&b, "k").await?.as_deref(), Some("oct"));
+        let hits = cache.stats().hits;
+        assert_eq!(fetch(&a, "k").await?.as_deref(), Some("sept"));
+        assert_eq!(cache.stats().hits, hits + 1);
+        b.update(Hot::key("k"))
+            .set(Hot::fields().v, "oct2".to_owned())
+            .await?;
+        assert_eq!(fetch(&b, "k").await?.as_deref(), Some("oct2"));
+        assert_eq!(fetch(&a, "k").await?.as_deref(), Some("sept"));
+        // A migration of one period's table.
+        let report = a
+            .migration::<Hot>("r18-period")
+            .map(|mut h| {
+                h.v.push_str("-m");
+                Some(h)
+            })
+            .run()
+            .await?;
+        assert_eq!(report.progress.changed, 1);
+        assert_eq!(fetch(&a, "k").await?.as_deref(), Some("sept-m"));
+        assert_eq!(fetch(&b, "k").await?.as_deref(), Some("oct2"));
+        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+    }
+    .await;
+    for table in &created {
+        let _ = tables.db(table).delete_table().await;
+    }
+    result
+}
+
+/// A cache told to keep an entity with chunked fields (and gets marked `cached()`) never
+/// answers for it: writes by another client show at once, chunked puts too.
+#[tokio::test]
+async fn an_entity_with_chunked_fields_is_never_served_from_the_cache() -> TestResult {
+    let db = local::fresh_table::<Mixed>().await?;
+    let cache = Cache::builder().entity::<Big>().build();
+    let cached = db.with_cache(&cache);
+    let big = |small: &str, body: String| Big {
+        id: "b".into(),
+        small: small.into(),
+        body: body.into(),
+    };
+    cached.put(&big("v1", "x".repeat(3000))).await?;
+    let got = cached.get(Big::key("b")).cached().await?.ok_or("missing")?;
+    assert_eq!(got.small, "v1");
+    db.put(&big("v2", "y".repeat(5000))).await?; // another client
+    let got = cached.get(Big::key("b")).cached().await?.ok_or("missing")?;
+    assert_eq!(
+        (got.small.as_str(), got.body.get().map(String::len)),
+        ("v2", Some(5000))
+    );
+    let stats = cache.stats();
+    assert_eq!((stats.hits, stats.items), (0, 0), "{stats:?}");
+    Ok(())
+}
+
+/// A bulk load of more items than one `BatchWriteItem` takes (split over requests,
+/// interleaved by partition) and a transaction over several keys invalidate every key.
+#[tokio::test]
+async fn multi_request_bulk_loads_and_multi_key_transactions_invalidate_every_key() -> TestResult {
+    let db = local::fresh_table::<Mixed>().await?;
+    let cache = keeps_hot();
+    let cached = db.with_cache(&cache);
+    let ids: Vec<String> = (0..60).map(|i| format!("bulk-{i}")).collect();
+    let first: Vec<Hot> = ids.iter().map(|id| hot(id, "v1")).collect();
+    cached.bulk_load().puts(&first).send().await?;
+    for id in &ids {
+        assert_eq!(fetch(&cached, id).await?.as_deref(), Some("v1"));
+    }
+    let second: Vec<Hot> = ids.iter().map(|id| hot(id, "v2")).collect();
+    cached
+        .bulk_load()
+        .interleave_partitions()
+        .concurrency(3)
+        .puts(&second)
+        .send()
+        .await?;
+    for id in &ids {
+        assert_eq!(fetch(&cached, id).await?.as_deref(), Some("v2"), "{id}");
+    }
+    cached
+        .transact_write()
+        .put(cached.put(&hot("bulk-0", "tx")))
+        .delete(cached.delete(Hot::key("bulk-1")))
+        .update(
+            cached
+                .update(Hot::key("bulk-2"))
+                .set(Hot::fields().v, "tx-up".to_owned()),
+        )
+        .send()
+        .await?;
+    assert_eq!(fetch(&cached, "bulk-0").await?.as_deref(), Some("tx"));
+    assert_eq!(fetch(&cached, "bulk-1").await?, None);
+    assert_eq!(fetch(&cached, "bulk-2").await?.as_deref(), Some("tx-up"));
     Ok(())
 }

@@ -29,25 +29,8 @@ pub(crate) fn message(id: &str, body: String, attachment: Vec<u8>) -> Message {
 }
 
 /// Every item of the table, raw.
-pub(crate) async fn all_items(
-    db: &Db<App>,
-) -> Result<Vec<dynamo_model::Item>, Box<dyn std::error::Error + Send + Sync>> {
-    let mut items = Vec::new();
-    let mut start = None;
-    loop {
-        let out = db
-            .client()
-            .scan()
-            .table_name(db.table_name())
-            .set_exclusive_start_key(start)
-            .send()
-            .await?;
-        items.extend(out.items.unwrap_or_default());
-        start = out.last_evaluated_key;
-        if start.is_none() {
-            return Ok(items);
-        }
-    }
+pub(crate) async fn all_items(db: &Db<App>) -> Res<Vec<dynamo_model::Item>> {
+    Ok(raw_table(db).await?.into_values().collect())
 }
 
 pub(crate) fn chunk_count(items: &[dynamo_model::Item]) -> usize {

@@ -1,5 +1,8 @@
 //! The single-table model shared by the tests.
 
+pub mod mixed;
+pub mod spans;
+
 use dynamo_model::{Entity, Table};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -19,6 +22,46 @@ pub async fn faulty<T: Table>(
         dynamo_model::local::faults::client_with_faults(&endpoint, faults, retries),
         db.table_name(),
     ))
+}
+
+/// The same table through a client that suffers `faults`, with the SDK's `retries` and
+/// a retry quota of its own named `quota`: a retry that ends in a failed condition never
+/// gives its quota tokens back, and the SDK's default quota is shared by every client of
+/// the process, so tests that lose responses would drain it for the others.
+pub async fn faulty_with<T: Table>(
+    db: &dynamo_model::Db<T>,
+    faults: &dynamo_model::local::faults::Faults,
+    retries: dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig,
+    quota: &str,
+) -> Res<dynamo_model::Db<T>> {
+    use dynamo_model::aws_sdk_dynamodb::config::retry::{RetryPartition, TokenBucket};
+    let endpoint = tokio::task::spawn_blocking(dynamo_model::local::shared_endpoint).await??;
+    let client = dynamo_model::local::faults::client_with_faults(&endpoint, faults, retries);
+    let partition = RetryPartition::custom(quota.to_owned())
+        .token_bucket(TokenBucket::unlimited())
+        .build();
+    let config = client
+        .config()
+        .to_builder()
+        .retry_partition(partition)
+        .build();
+    Ok(dynamo_model::Db::new(
+        dynamo_model::aws_sdk_dynamodb::Client::from_conf(config),
+        db.table_name(),
+    ))
+}
+
+/// A row as another program writes it: `PK` = `pk`, `SK` = `sk` and the attributes `rest`.
+pub fn raw_row(
+    pk: &str,
+    sk: &str,
+    rest: &[(&str, dynamo_model::aws_sdk_dynamodb::types::AttributeValue)],
+) -> dynamo_model::Item {
+    let mut item = dynamo_model::Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]);
+    for (k, v) in rest {
+        item.insert((*k).to_owned(), v.clone());
+    }
+    item
 }
 
 /// A test's fallible result.
@@ -71,6 +114,79 @@ pub async fn raw_get<T: Table>(
         .ok_or("no item")?)
 }
 
+/// Sets attributes of the stored item `pk`/`sk` as another program would (placeholders
+/// for every name and value).
+pub async fn raw_set<T: Table>(
+    db: &dynamo_model::Db<T>,
+    pk: &str,
+    sk: &str,
+    attrs: &[(&str, dynamo_model::aws_sdk_dynamodb::types::AttributeValue)],
+) -> Res<()> {
+    let mut names = std::collections::HashMap::new();
+    let mut values = std::collections::HashMap::new();
+    let mut sets = Vec::new();
+    for (i, (name, value)) in attrs.iter().enumerate() {
+        names.insert(format!("#a{i}"), (*name).to_owned());
+        values.insert(format!(":a{i}"), value.clone());
+        sets.push(format!("#a{i} = :a{i}"));
+    }
+    db.client()
+        .update_item()
+        .table_name(db.table_name())
+        .set_key(Some(raw_key(pk, sk)))
+        .update_expression(format!("SET {}", sets.join(", ")))
+        .set_expression_attribute_names(Some(names))
+        .set_expression_attribute_values(Some(values))
+        .send()
+        .await?;
+    Ok(())
+}
+
+/// Deletes the item `pk`/`sk` with the raw SDK, as another program would.
+pub async fn raw_delete<T: Table>(db: &dynamo_model::Db<T>, pk: &str, sk: &str) -> Res<()> {
+    db.client()
+        .delete_item()
+        .table_name(db.table_name())
+        .set_key(Some(raw_key(pk, sk)))
+        .send()
+        .await?;
+    Ok(())
+}
+
+/// The item under the raw key `key`, as stored (strongly consistent, with the raw SDK).
+pub async fn raw_find<T: Table>(
+    db: &dynamo_model::Db<T>,
+    key: dynamo_model::Item,
+) -> Res<Option<dynamo_model::Item>> {
+    Ok(db
+        .client()
+        .get_item()
+        .table_name(db.table_name())
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await?
+        .item)
+}
+
+/// Every item under the partition key `PK` = `pk`, as stored (a strongly consistent raw
+/// query).
+pub async fn raw_partition<T: Table>(
+    db: &dynamo_model::Db<T>,
+    pk: &str,
+) -> Res<Vec<dynamo_model::Item>> {
+    let out = db
+        .client()
+        .query()
+        .table_name(db.table_name())
+        .key_condition_expression("PK = :p")
+        .expression_attribute_values(":p", s(pk))
+        .consistent_read(true)
+        .send()
+        .await?;
+    Ok(out.items.unwrap_or_default())
+}
+
 /// Every item of a table, by its string keys (`PK`, `SK`).
 pub type Rows = std::collections::BTreeMap<(String, String), dynamo_model::Item>;
 
@@ -116,6 +232,115 @@ pub fn assert_refused(err: &dynamo_model::Error, reason: dynamo_model::Validatio
         }
         other => panic!("expected a refusal ({reason}), got {other:?}"),
     }
+}
+
+/// Puts purchase `p` with its three items and one invoice.
+pub async fn seed_purchase(db: &dynamo_model::Db<App>, p: &str) -> TestResult {
+    db.put(&Purchase {
+        purchase_id: p.into(),
+        buyer: "ada".into(),
+    })
+    .await?;
+    for n in 1..=3u8 {
+        db.put(&PurchaseItem {
+            purchase_id: p.into(),
+            n,
+            sku: format!("sku-{n}"),
+        })
+        .await?;
+    }
+    db.put(&Invoice {
+        purchase_id: p.into(),
+        invoice_no: 9,
+        amount_cents: 500,
+    })
+    .await?;
+    Ok(())
+}
+
+/// A document at revision 1, without an expiry.
+pub fn doc(id: &str, body: &str, version: u64) -> Doc {
+    Doc {
+        id: id.into(),
+        rev: 1,
+        body: body.into(),
+        version,
+        expires: None,
+    }
+}
+
+/// Every attribute another program wrote is still there, byte for byte; the only others
+/// are the crate's own (the entity type and the write token).
+#[track_caller]
+pub fn same_layout(before: &dynamo_model::Item, after: &dynamo_model::Item) {
+    for (name, value) in before {
+        assert_eq!(after.get(name), Some(value), "attribute {name} changed");
+    }
+    for name in after.keys() {
+        assert!(
+            before.contains_key(name) || name == "_type" || name == "_wt",
+            "the crate added attribute {name}: {after:?}"
+        );
+    }
+}
+
+/// `n` sample users, `u00`, `u01`, …
+pub fn users(n: usize) -> Vec<User> {
+    (0..n).map(|i| User::sample(&format!("u{i:02}"))).collect()
+}
+
+/// The ids of the users stored (a consistent scan).
+pub async fn stored_ids(db: &dynamo_model::Db<App>) -> Res<std::collections::BTreeSet<String>> {
+    Ok(db
+        .scan::<User>()
+        .consistent()
+        .all()
+        .await?
+        .items
+        .into_iter()
+        .map(|u| u.user_id)
+        .collect())
+}
+
+/// Turns the table's stream on with `view` and returns its ARN.
+pub async fn enable_stream<T: Table>(
+    db: &dynamo_model::Db<T>,
+    view: dynamo_model::aws_sdk_dynamodb::types::StreamViewType,
+) -> Res<String> {
+    use dynamo_model::aws_sdk_dynamodb::types::StreamSpecification;
+    db.client()
+        .update_table()
+        .table_name(db.table_name())
+        .stream_specification(
+            StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(view)
+                .build()?,
+        )
+        .send()
+        .await?;
+    let table = db
+        .client()
+        .describe_table()
+        .table_name(db.table_name())
+        .send()
+        .await?
+        .table;
+    Ok(table.and_then(|t| t.latest_stream_arn).ok_or("no stream")?)
+}
+
+/// A DynamoDB Streams client on DynamoDB Local.
+pub async fn streams_client() -> Res<aws_sdk_dynamodbstreams::Client> {
+    use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
+    let endpoint = tokio::task::spawn_blocking(dynamo_model::local::shared_endpoint).await??;
+    Ok(aws_sdk_dynamodbstreams::Client::from_conf(
+        aws_sdk_dynamodbstreams::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .endpoint_url(endpoint)
+            .credentials_provider(Credentials::new("dynamomodel", "local", None, None, "test"))
+            .build(),
+    ))
 }
 
 #[derive(Table)]

@@ -96,16 +96,8 @@ fn post(id: &str, body: String) -> Post {
     }
 }
 
-async fn get_raw(db: &Db<App>, id: &str) -> Result<Item, Box<dyn std::error::Error + Send + Sync>> {
-    let out = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .key("PK", AttributeValue::S("THREAD#t".into()))
-        .key("SK", AttributeValue::S(format!("POST#{id}")))
-        .send()
-        .await?;
-    out.item.ok_or_else(|| "no item".into())
+async fn get_raw(db: &Db<App>, id: &str) -> Res<Item> {
+    raw_get(db, "THREAD#t", &format!("POST#{id}")).await
 }
 
 /// The bytes of a binary attribute.
@@ -257,12 +249,7 @@ async fn values_stored_before_the_field_was_compressed_read_back() -> TestResult
             .into(),
         ),
     );
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
+    put_raw(&db, item).await?;
     let got = db
         .get(Post::key(PostKey {
             thread: "t",
@@ -328,12 +315,7 @@ async fn decode(
     db: &Db<App>,
     item: Item,
 ) -> Result<(Option<String>, DecodeErrorKind), Box<dyn std::error::Error + Send + Sync>> {
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
+    put_raw(db, item).await?;
     match db
         .get(Post::key(PostKey {
             thread: "t",

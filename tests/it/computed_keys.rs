@@ -79,18 +79,11 @@ async fn every_shard<E: Entity<Table = Sharded>, K: dynamo_model::KeySpace>(
 async fn raw_item(
     db: &Db<Sharded>,
     key: dynamo_model::Key<impl Entity>,
-) -> Result<Option<dynamo_model::Item>, Box<dyn std::error::Error + Send + Sync>> {
-    let out = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .set_key(Some(key.to_item()?))
-        .send()
-        .await?;
-    Ok(out.item)
+) -> Res<Option<dynamo_model::Item>> {
+    raw_find(db, key.to_item()?).await
 }
 
-fn s(item: &dynamo_model::Item, attribute: &str) -> String {
+fn string_at(item: &dynamo_model::Item, attribute: &str) -> String {
     match item.get(attribute) {
         Some(AttributeValue::S(v)) => v.clone(),
         other => panic!("{attribute}: {other:?}"),
@@ -109,11 +102,11 @@ async fn a_sharded_item_is_put_got_updated_and_deleted_by_its_fields_only() -> T
     });
     let stored = raw_item(&db, key.clone()).await?.ok_or("not stored")?;
     assert_eq!(
-        s(&stored, "PK"),
+        string_at(&stored, "PK"),
         format!("ORDERS#2014-07-09#{:02}", shard_of("o-1", 16))
     );
     assert_eq!(
-        s(&stored, "GSI1PK"),
+        string_at(&stored, "GSI1PK"),
         format!("STATUS#PENDING#{}", shard_of("o-1", 8))
     );
     assert_eq!(db.get(key.clone()).await?, Some(o.clone()));
@@ -128,7 +121,7 @@ async fn a_sharded_item_is_put_got_updated_and_deleted_by_its_fields_only() -> T
     let stored = raw_item(&db, key.clone()).await?.ok_or("not stored")?;
     // The index key moved to the new status, same shard (the order id did not change).
     assert_eq!(
-        s(&stored, "GSI1PK"),
+        string_at(&stored, "GSI1PK"),
         format!("STATUS#SHIPPED#{}", shard_of("o-1", 8))
     );
     let shipped = every_shard(&db, DayOrder::gsi1_partition("SHIPPED"))
@@ -223,10 +216,10 @@ async fn an_update_recomputes_the_index_shard_from_the_new_value() -> TestResult
         .await?
         .ok_or("not stored")?;
     assert_eq!(
-        s(&before, "GSI1PK"),
+        string_at(&before, "GSI1PK"),
         format!("QUEUE#ops#{}", shard_of("ann", 4))
     );
-    assert_eq!(s(&before, "GSI1SK"), "2024-02-29#t-1");
+    assert_eq!(string_at(&before, "GSI1SK"), "2024-02-29#t-1");
     // Pick a new assignee on another shard.
     let new = (0..)
         .map(|i| format!("user-{i}"))
@@ -242,10 +235,10 @@ async fn an_update_recomputes_the_index_shard_from_the_new_value() -> TestResult
         .await?
         .ok_or("not stored")?;
     assert_eq!(
-        s(&after, "GSI1PK"),
+        string_at(&after, "GSI1PK"),
         format!("QUEUE#ops#{}", shard_of(&new, 4))
     );
-    assert_eq!(s(&after, "GSI1SK"), "2024-03-01#t-1");
+    assert_eq!(string_at(&after, "GSI1SK"), "2024-03-01#t-1");
     let queue = Ticket::gsi1_partition("ops");
     let old_shard = db.query(queue.shard(shard_of("ann", 4))).all().await?.items;
     let new_shard = db.query(queue.shard(shard_of(&new, 4))).all().await?.items;
@@ -341,14 +334,9 @@ async fn a_forged_shard_suffix_never_decodes() -> TestResult {
     );
     item.insert("order_id".into(), AttributeValue::S("o-2".into()));
     // PK still says o-1's shard, the fields say o-2.
-    let pk = s(&item, "PK");
+    let pk = string_at(&item, "PK");
     assert_ne!(pk, raw.pk);
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
+    put_raw(&db, item).await?;
     let shard = DayOrder::partition(DAY).shard(shard_of("o-1", 16));
     let err = db.query(shard).all().await.unwrap_err();
     match &err {

@@ -4,11 +4,9 @@
 
 use crate::common::*;
 use dynamo_model::local::faults::{FaultKind, Faults};
-use dynamo_model::{local, Db, Entity, Error, RetryPolicy};
+use dynamo_model::{local, Entity, Error, RetryPolicy};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
-
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// How long every delayed response is held back: far longer than the short deadlines.
 const SLOW: Duration = Duration::from_secs(3);
@@ -25,22 +23,6 @@ fn slow(operation: &'static str) -> Faults {
     Faults::new(80)
         .kinds([FaultKind::Delay(SLOW)])
         .operations([operation])
-}
-
-fn users(n: usize) -> Vec<User> {
-    (0..n).map(|i| User::sample(&format!("u{i:02}"))).collect()
-}
-
-async fn stored_ids(db: &Db<App>) -> Result<BTreeSet<String>, BoxError> {
-    Ok(db
-        .scan::<User>()
-        .consistent()
-        .all()
-        .await?
-        .items
-        .into_iter()
-        .map(|u| u.user_id)
-        .collect())
 }
 
 #[tokio::test]

@@ -2,27 +2,7 @@
 
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item};
-
-async fn get_raw(
-    db: &Db<App>,
-    pk: &str,
-    sk: &str,
-) -> Result<Item, Box<dyn std::error::Error + Send + Sync>> {
-    let out = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .key("PK", AttributeValue::S(pk.into()))
-        .key("SK", AttributeValue::S(sk.into()))
-        .send()
-        .await?;
-    out.item.ok_or_else(|| "no item".into())
-}
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
+use dynamo_model::{local, DecodeErrorKind, Entity, Error, Item};
 
 fn user_item() -> Item {
     Item::from([
@@ -124,7 +104,7 @@ async fn stored_layout_follows_serde_names_and_sparse_index_rules() -> TestResul
     let db = local::fresh_table::<App>().await?;
     let mut user = User::sample("u-1");
     db.put(&user).await?;
-    let item = get_raw(&db, "USER#u-1", "PROFILE").await?;
+    let item = raw_get(&db, "USER#u-1", "PROFILE").await?;
     let mut names: Vec<&str> = item.keys().map(String::as_str).collect();
     names.sort_unstable();
     // `email` is None: neither the attribute nor the GSI1 key attributes are written.
@@ -147,7 +127,7 @@ async fn stored_layout_follows_serde_names_and_sparse_index_rules() -> TestResul
 
     user.email = Some("one@example.com".into());
     db.put(&user).await?;
-    let item = get_raw(&db, "USER#u-1", "PROFILE").await?;
+    let item = raw_get(&db, "USER#u-1", "PROFILE").await?;
     assert_eq!(item.get("GSI1PK"), Some(&s("EMAIL#one@example.com")));
     assert_eq!(item.get("GSI1SK"), Some(&s("USER")));
     assert_eq!(item.get("email"), Some(&s("one@example.com")));
@@ -286,7 +266,7 @@ async fn forged_index_keys_are_refused_and_absent_ones_accepted() -> TestResult 
     let db = local::fresh_table::<App>().await?;
     let order = victim_order();
     db.put(&order).await?;
-    let stored = get_raw(
+    let stored = raw_get(
         &db,
         "USER#victim",
         &order.primary_key().raw()?.sk.clone().unwrap_or_default(),
@@ -308,7 +288,7 @@ async fn forged_index_keys_are_refused_and_absent_ones_accepted() -> TestResult 
     // A sparse index attribute present while the fields keep the item out of the index
     // (`email` is None, so the user is in no GSI1 partition).
     db.put(&User::sample("u-1")).await?;
-    let mut item = get_raw(&db, "USER#u-1", "PROFILE").await?;
+    let mut item = raw_get(&db, "USER#u-1", "PROFILE").await?;
     item.insert("GSI1PK".into(), s("EMAIL#victim@example.com"));
     item.insert("GSI1SK".into(), s("USER"));
     put_raw(&db, item).await?;

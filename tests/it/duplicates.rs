@@ -41,28 +41,12 @@ fn colliding() -> (Key<Pair>, Key<Pair>) {
 async fn plant(db: &Db<App>, key: &Key<Pair>) -> TestResult {
     let mut item = key.to_item()?;
     item.insert("_type".into(), AttributeValue::S("Pair".into()));
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
+    put_raw(db, item).await?;
     Ok(())
 }
 
-async fn exists(
-    db: &Db<App>,
-    key: &Key<Pair>,
-) -> Result<bool, Box<dyn std::error::Error + Send + Sync>> {
-    let out = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .set_key(Some(key.to_item()?))
-        .consistent_read(true)
-        .send()
-        .await?;
-    Ok(out.item.is_some())
+async fn exists(db: &Db<App>, key: &Key<Pair>) -> Res<bool> {
+    Ok(raw_find(db, key.to_item()?).await?.is_some())
 }
 
 #[tokio::test]

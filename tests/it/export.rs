@@ -5,7 +5,7 @@
 
 use crate::common::*;
 use dynamo_model::export::Export;
-use dynamo_model::local;
+use dynamo_model::{local, Entity, Table};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -448,5 +448,202 @@ fn the_workbench_model_has_a_facet_per_entity_with_its_templates() {
     assert_eq!(
         gsis[0]["KeyAttributes"]["PartitionKey"]["AttributeName"],
         "GSI1PK"
+    );
+}
+
+// ------------------- CloudFormation, YAML and Workbench for tables of every key shape
+
+#[derive(Table)]
+#[dynamo(
+    pk = "PK",
+    sk = "SK",
+    gsi(name = "ByCategory", pk = ["category"], sk = ["score:N"]),
+    gsi(name = "ByType", pk = "TPK", sk = "SK", projection = keys_only),
+    lsi(name = "ByRank", sk = ["rank:N"], projection(include = ["title", "body"])),
+    ttl = "expires"
+)]
+struct Exported;
+
+#[derive(Entity, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = Exported, pk = "POST#{id}", sk = "POST",
+         index(ByCategory, pk = [category], sk = [score]),
+         index(ByRank, sk = [rank]))]
+struct Post {
+    id: String,
+    title: String,
+    body: String,
+    category: String,
+    score: i64,
+    rank: i64,
+    #[dynamo(ttl)]
+    expires: i64,
+}
+
+#[derive(Table)]
+#[dynamo(pk = "PK")]
+struct Flat;
+
+#[derive(Entity, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = Flat, pk = "{id}")]
+struct FlatThing {
+    id: String,
+    yes: bool,
+}
+
+fn names(value: &Value, key: &str) -> Vec<String> {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v[key].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// CloudFormation's rules for `AWS::DynamoDB::Table`: every attribute of a key schema
+/// (table or index) defined exactly once, no definition unused, an LSI on the table's
+/// partition key, INCLUDE with its non-key attributes, KEYS_ONLY without.
+fn check_cloudformation(props: &Value) {
+    let defined = names(&props["AttributeDefinitions"], "AttributeName");
+    let unique: BTreeSet<&String> = defined.iter().collect();
+    assert_eq!(unique.len(), defined.len(), "defined twice: {defined:?}");
+    let mut used: BTreeSet<String> = names(&props["KeySchema"], "AttributeName")
+        .into_iter()
+        .collect();
+    for property in ["GlobalSecondaryIndexes", "LocalSecondaryIndexes"] {
+        for index in props[property].as_array().into_iter().flatten() {
+            used.extend(names(&index["KeySchema"], "AttributeName"));
+            let projection = &index["Projection"];
+            match projection["ProjectionType"].as_str() {
+                Some("INCLUDE") => {
+                    assert!(projection["NonKeyAttributes"]
+                        .as_array()
+                        .is_some_and(|a| !a.is_empty()))
+                }
+                Some("ALL" | "KEYS_ONLY") => {
+                    assert!(projection.get("NonKeyAttributes").is_none(), "{projection}")
+                }
+                other => panic!("projection {other:?}"),
+            }
+            if property == "LocalSecondaryIndexes" {
+                assert_eq!(
+                    index["KeySchema"][0]["AttributeName"],
+                    props["KeySchema"][0]["AttributeName"]
+                );
+                assert_eq!(index["KeySchema"][0]["KeyType"], "HASH");
+            }
+        }
+    }
+    let defined: BTreeSet<String> = defined.into_iter().collect();
+    assert_eq!(defined, used, "definitions and key schemas differ");
+}
+
+#[test]
+fn cloudformation_is_valid_for_tables_of_every_key_shape() {
+    let export = Export::of::<Exported>("exported");
+    let props = export.cloudformation_properties();
+    check_cloudformation(&props);
+    let defs: BTreeMap<String, String> = props["AttributeDefinitions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            (
+                d["AttributeName"].as_str().unwrap_or_default().to_owned(),
+                d["AttributeType"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(defs["score"], "N");
+    assert_eq!(defs["rank"], "N");
+    assert_eq!(defs["SK"], "S");
+    assert_eq!(props["TimeToLiveSpecification"]["AttributeName"], "expires");
+    let flat = Export::of::<Flat>("flat");
+    let props = flat.cloudformation_properties();
+    check_cloudformation(&props);
+    assert_eq!(props["KeySchema"].as_array().map(Vec::len), Some(1));
+    assert!(props.get("TimeToLiveSpecification").is_none());
+    assert!(props.get("LocalSecondaryIndexes").is_none());
+    assert_eq!(flat.logical_id(), "FlatTable");
+    // The Markdown has no sort key for the flat table, a row for the entity.
+    let md = flat.markdown();
+    assert!(md.contains("Partition key `PK`; entity"), "{md}");
+    assert!(md.contains("| FlatThing | `{id}` | - |"), "{md}");
+}
+
+/// A table name YAML would read as something else (a boolean, a number, a comment, a
+/// flow collection) stays a string in the YAML template; the YAML is the JSON.
+#[test]
+fn yaml_quotes_table_names_yaml_would_misread() {
+    for name in [
+        "yes",
+        "null",
+        "0x10",
+        "1e3",
+        "# not a comment",
+        "[a]",
+        "a: b",
+        "- x",
+        "\"q\"\\",
+        "tab\there",
+    ] {
+        let yaml = Export::of::<Exported>(name).cloudformation_yaml();
+        let quoted = serde_json::to_string(name).unwrap_or_default();
+        assert!(
+            yaml.contains(&format!("\"TableName\": {quoted}\n")),
+            "{name}: {yaml}"
+        );
+    }
+    let yaml = Export::of::<Exported>("t").cloudformation_yaml();
+    // Every line is `key: value`, `key:` or a `- ` item, indented by even spaces.
+    for line in yaml.lines() {
+        let trimmed = line.trim_start();
+        assert_eq!((line.len() - trimmed.len()) % 2, 0, "{line}");
+        assert!(
+            trimmed.starts_with('"') || trimmed.starts_with("- "),
+            "{line}"
+        );
+    }
+    assert!(yaml.contains("\"NonKeyAttributes\":\n"), "{yaml}");
+}
+
+/// Workbench facets: one per entity, key aliases the templates; keys are not non-key
+/// attributes; the LSI's key and the GSI's key attributes keep their types.
+#[test]
+fn workbench_facets_alias_the_templates_and_keep_key_types() {
+    let model = Export::of::<Exported>("exported").workbench("m");
+    let table = &model["DataModel"][0];
+    let facets = table["TableFacets"].as_array().cloned().unwrap_or_default();
+    assert_eq!(facets.len(), 1);
+    assert_eq!(facets[0]["FacetName"], "Post");
+    assert_eq!(
+        facets[0]["KeyAttributeAlias"]["PartitionKeyAlias"],
+        "POST#{id}"
+    );
+    let attrs: Vec<&str> = facets[0]["NonKeyAttributes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        !attrs.contains(&"PK") && !attrs.contains(&"SK"),
+        "{attrs:?}"
+    );
+    let gsis = table["GlobalSecondaryIndexes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let expiry = gsis
+        .iter()
+        .find(|g| g["IndexName"] == "ByCategory")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(expiry["KeyAttributes"]["SortKey"]["AttributeType"], "N");
+    let cdk = Export::of::<Exported>("exported").cdk();
+    let lsi = &cdk["localSecondaryIndexes"][0];
+    assert_eq!(lsi["sortKey"]["type"], "NUMBER");
+    assert_eq!(
+        lsi["nonKeyAttributes"],
+        serde_json::json!(["title", "body"])
     );
 }

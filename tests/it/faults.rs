@@ -8,11 +8,8 @@
 
 use crate::common::*;
 use dynamo_model::local::faults::{FaultKind, Faults};
-use dynamo_model::{local, Db, Entity, RetryPolicy};
-use std::collections::BTreeSet;
+use dynamo_model::{local, Entity, RetryPolicy};
 use std::time::Duration;
-
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Quick retries for a short while: long enough for several attempts.
 fn brief() -> RetryPolicy {
@@ -20,22 +17,6 @@ fn brief() -> RetryPolicy {
         .base(Duration::from_millis(5))
         .cap(Duration::from_millis(20))
         .deadline(Duration::from_millis(300))
-}
-
-fn users(n: usize) -> Vec<User> {
-    (0..n).map(|i| User::sample(&format!("u{i:02}"))).collect()
-}
-
-async fn stored_ids(db: &Db<App>) -> Result<BTreeSet<String>, BoxError> {
-    Ok(db
-        .scan::<User>()
-        .consistent()
-        .all()
-        .await?
-        .items
-        .into_iter()
-        .map(|u| u.user_id)
-        .collect())
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@
 use crate::common::*;
 use aws_sdk_dynamodbstreams::types::ShardIteratorType;
 use dynamo_model::aws_sdk_dynamodb::types::{
-    Put, ReturnValue, StreamSpecification, StreamViewType, TransactWriteItem, Update,
+    Put, ReturnValue, StreamViewType, TransactWriteItem, Update,
 };
 use dynamo_model::history::{Keep, Revision};
 use dynamo_model::stream::StreamRecord;
@@ -540,16 +540,7 @@ async fn stream_consumer(
     stop: Arc<AtomicBool>,
     copies: Arc<AtomicUsize>,
 ) -> Res<usize> {
-    use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
-    let client = aws_sdk_dynamodbstreams::Client::from_conf(
-        aws_sdk_dynamodbstreams::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
-            .endpoint_url(endpoint)
-            .credentials_provider(Credentials::new("dynamomodel", "local", None, None, "test"))
-            .build(),
-    );
+    let client = streams_client().await?;
     let shards = client
         .describe_stream()
         .stream_arn(&arn)
@@ -603,26 +594,7 @@ async fn stream_consumer(
 #[tokio::test]
 async fn crate_writers_race_the_apps_stream_driven_writers() -> TestResult {
     let db = local::fresh_table::<Equipment>().await?;
-    db.client()
-        .update_table()
-        .table_name(db.table_name())
-        .stream_specification(
-            StreamSpecification::builder()
-                .stream_enabled(true)
-                .stream_view_type(StreamViewType::NewImage)
-                .build()?,
-        )
-        .send()
-        .await?;
-    let arn = db
-        .client()
-        .describe_table()
-        .table_name(db.table_name())
-        .send()
-        .await?
-        .table
-        .and_then(|t| t.latest_stream_arn)
-        .ok_or("no stream")?;
+    let arn = enable_stream(&db, StreamViewType::NewImage).await?;
     let id = "streamed";
     // The application's first write: v0 only; the consumer writes v1. (It starts after
     // this first record: DynamoDB Local refuses to read an empty shard from its horizon.)

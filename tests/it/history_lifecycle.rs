@@ -80,20 +80,6 @@ fn note(id: &str, body: &str) -> Note {
     }
 }
 
-/// Every item under `pk`, as stored.
-async fn raw_partition(db: &Db<App>, pk: &str) -> Result<Vec<Item>, BoxError> {
-    let out = db
-        .client()
-        .query()
-        .table_name(db.table_name())
-        .key_condition_expression("PK = :p")
-        .expression_attribute_values(":p", AttributeValue::S(pk.to_owned()))
-        .consistent_read(true)
-        .send()
-        .await?;
-    Ok(out.items.unwrap_or_default())
-}
-
 /// The sort keys under `pk`.
 async fn sort_keys(db: &Db<App>, pk: &str) -> Result<BTreeSet<String>, BoxError> {
     Ok(raw_partition(db, pk)

@@ -7,9 +7,9 @@
 //! writer got which revision and on top of which content it was computed.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition, TokenBucket};
+use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::local;
-use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::{Db, Entity, Error, RetryPolicy};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -208,24 +208,11 @@ async fn the_race_survives_faulted_transactions_without_sdk_retries() -> TestRes
 async fn the_race_survives_faults_on_every_call_with_sdk_retries() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     let faults = faults(10_002);
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
     let retries = RetryConfig::standard()
         .with_max_attempts(10)
         .with_initial_backoff(Duration::from_millis(1))
         .with_max_backoff(Duration::from_millis(20));
-    let client = client_with_faults(&endpoint, &faults, retries);
-    let partition = RetryPartition::custom("history-race")
-        .token_bucket(TokenBucket::unlimited())
-        .build();
-    let config = client
-        .config()
-        .to_builder()
-        .retry_partition(partition)
-        .build();
-    let flaky = Db::<App>::new(
-        dynamo_model::aws_sdk_dynamodb::Client::from_conf(config),
-        db.table_name(),
-    );
+    let flaky = faulty_with(&db, &faults, retries, "history-race").await?;
     race_and_check(&db, &flaky, "all-faults").await?;
     let stats = faults.stats();
     assert!(stats.server_errors_after_apply > 0, "{stats:?}");

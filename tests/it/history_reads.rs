@@ -3,10 +3,9 @@
 //! queries, scans, batch and transactional gets, forged keys) sees the latest copy only.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::history::Revision;
 use dynamo_model::local::{BoxError, TempTable};
-use dynamo_model::{local, Db, Entity, Error, Item, Key, RawKey, Table, ValidationReason};
+use dynamo_model::{local, Entity, Error, Item, Key, RawKey, Table, ValidationReason};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -65,20 +64,6 @@ fn book(id: &str, owner: &str, title: &str) -> Book {
 
 fn numbers(page: &[Revision<Book>]) -> Vec<u64> {
     page.iter().map(|r| r.revision).collect()
-}
-
-/// Every item under `pk`, as stored (a strongly consistent raw query).
-async fn raw_partition<T: Table>(db: &Db<T>, pk: &str) -> Result<Vec<Item>, BoxError> {
-    let out = db
-        .client()
-        .query()
-        .table_name(db.table_name())
-        .key_condition_expression("PK = :p")
-        .expression_attribute_values(":p", AttributeValue::S(pk.to_owned()))
-        .consistent_read(true)
-        .send()
-        .await?;
-    Ok(out.items.unwrap_or_default())
 }
 
 fn sk(item: &Item) -> &str {

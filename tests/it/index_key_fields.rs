@@ -156,21 +156,6 @@ fn shop_rows() -> Vec<Item> {
     ]
 }
 
-/// Every attribute the shop wrote is still there, byte for byte; the only others are the
-/// crate's own (the entity type and the write token).
-#[track_caller]
-fn same_layout(before: &Item, after: &Item) {
-    for (name, value) in before {
-        assert_eq!(after.get(name), Some(value), "attribute {name} changed");
-    }
-    for name in after.keys() {
-        assert!(
-            before.contains_key(name) || name == "_type" || name == "_wt",
-            "the crate added attribute {name}: {after:?}"
-        );
-    }
-}
-
 fn key_of(item: &Item) -> Res<(String, String)> {
     let get = |k: &str| {
         item.get(k)

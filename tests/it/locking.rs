@@ -5,16 +5,6 @@ use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::{local, Db, Error};
 use time::{Duration, OffsetDateTime};
 
-fn doc(id: &str, body: &str, version: u64) -> Doc {
-    Doc {
-        id: id.into(),
-        rev: 1,
-        body: body.into(),
-        version,
-        expires: None,
-    }
-}
-
 fn conflict(err: Error) -> (u64, Option<u64>) {
     match err {
         Error::VersionConflict {

@@ -378,6 +378,19 @@ async fn raw_changes_rename_and_default_only_the_entitys_items() -> TestResult {
     Ok(())
 }
 
+/// Trucks as another program wrote them: `T#1` with only the older name `km`, `T#2` with
+/// both names holding different values, `T#3` with both names holding one value.
+async fn put_trucks_with_km_and_mileage(db: &Db<Fleet>) -> TestResult {
+    let truck = |id: u64, extra: &[(&str, AttributeValue)]| {
+        let mut rest = vec![("model", s("volvo"))];
+        rest.extend(extra.iter().cloned());
+        raw_row(&format!("T#{id}"), "TRUCK", &rest)
+    };
+    put_raw(db, truck(1, &[("km", n(100))])).await?;
+    put_raw(db, truck(2, &[("km", n(200)), ("mileage", n(250))])).await?;
+    put_raw(db, truck(3, &[("km", n(300)), ("mileage", n(300))])).await
+}
+
 /// A rename never loses a value: an item holding both names with different values is
 /// reported and left as it was; with equal values the older name goes; a rename onto
 /// itself is refused. The same holds with the marker on (exactly-once mode) and in a
@@ -385,21 +398,7 @@ async fn raw_changes_rename_and_default_only_the_entitys_items() -> TestResult {
 #[tokio::test]
 async fn a_rename_onto_an_existing_attribute_loses_nothing() -> TestResult {
     let db = local::fresh_table::<Fleet>().await?;
-    let truck = |id: u64, extra: &[(&str, AttributeValue)]| {
-        let mut row = Item::from([
-            ("PK".to_owned(), s(&format!("T#{id}"))),
-            ("SK".to_owned(), s("TRUCK")),
-            ("model".to_owned(), s("volvo")),
-        ]);
-        for (name, value) in extra {
-            row.insert((*name).to_owned(), value.clone());
-        }
-        row
-    };
-    // Only the old name; both names, different values; both names, one value.
-    put_raw(&db, truck(1, &[("km", n(100))])).await?;
-    put_raw(&db, truck(2, &[("km", n(200)), ("mileage", n(250))])).await?;
-    put_raw(&db, truck(3, &[("km", n(300)), ("mileage", n(300))])).await?;
+    put_trucks_with_km_and_mileage(&db).await?;
     let before = raw_table(&db).await?;
 
     let dry = db
@@ -456,20 +455,7 @@ async fn a_rename_onto_an_existing_attribute_loses_nothing() -> TestResult {
 #[tokio::test]
 async fn a_rewrite_reports_a_renamed_field_holding_two_values_and_leaves_it() -> TestResult {
     let db = local::fresh_table::<Fleet>().await?;
-    let truck = |id: u64, extra: &[(&str, AttributeValue)]| {
-        let mut row = Item::from([
-            ("PK".to_owned(), s(&format!("T#{id}"))),
-            ("SK".to_owned(), s("TRUCK")),
-            ("model".to_owned(), s("volvo")),
-        ]);
-        for (name, value) in extra {
-            row.insert((*name).to_owned(), value.clone());
-        }
-        row
-    };
-    put_raw(&db, truck(1, &[("km", n(100))])).await?;
-    put_raw(&db, truck(2, &[("km", n(200)), ("mileage", n(250))])).await?;
-    put_raw(&db, truck(3, &[("km", n(300)), ("mileage", n(300))])).await?;
+    put_trucks_with_km_and_mileage(&db).await?;
     let before = raw_table(&db).await?;
     let key = |id: u64| (format!("T#{id}"), "TRUCK".to_owned());
 
@@ -821,8 +807,8 @@ async fn a_checkpoint_of_another_shape_is_refused() -> TestResult {
 /// counter is still incremented exactly once, and counted as changed.
 #[tokio::test]
 async fn lost_responses_change_each_item_once() -> TestResult {
-    use dynamo_model::aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition, TokenBucket};
-    use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+    use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
+    use dynamo_model::local::faults::{FaultKind, Faults};
     use std::time::Duration;
     let db = local::fresh_table::<Fleet>().await?;
     for id in 0..30u32 {
@@ -833,7 +819,6 @@ async fn lost_responses_change_each_item_once() -> TestResult {
         })
         .await?;
     }
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
     let faults = Faults::new(7)
         .rate(0.4)
         .kinds([FaultKind::ServerErrorAfterApply])
@@ -842,20 +827,7 @@ async fn lost_responses_change_each_item_once() -> TestResult {
         .with_max_attempts(40)
         .with_initial_backoff(Duration::from_millis(1))
         .with_max_backoff(Duration::from_millis(10));
-    let client = client_with_faults(&endpoint, &faults, retries);
-    // Retries that end in a failed condition keep their quota tokens: a quota of its own.
-    let partition = RetryPartition::custom("migration-lost-responses")
-        .token_bucket(TokenBucket::unlimited())
-        .build();
-    let config = client
-        .config()
-        .to_builder()
-        .retry_partition(partition)
-        .build();
-    let lossy = Db::<Fleet>::new(
-        dynamo_model::aws_sdk_dynamodb::Client::from_conf(config),
-        db.table_name().to_owned(),
-    );
+    let lossy = faulty_with(&db, &faults, retries, "migration-lost-responses").await?;
     let report = lossy
         .migration::<Counter>("lossy")
         .map(|mut c| {

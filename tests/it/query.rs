@@ -527,25 +527,7 @@ async fn filters_on_typed_paths() -> TestResult {
 async fn collections_dispatch_on_entity_type() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     let p = "p-1";
-    db.put(&Purchase {
-        purchase_id: p.into(),
-        buyer: "ada".into(),
-    })
-    .await?;
-    for n in 1..=3u8 {
-        db.put(&PurchaseItem {
-            purchase_id: p.into(),
-            n,
-            sku: format!("sku-{n}"),
-        })
-        .await?;
-    }
-    db.put(&Invoice {
-        purchase_id: p.into(),
-        invoice_no: 9,
-        amount_cents: 500,
-    })
-    .await?;
+    seed_purchase(&db, p).await?;
     db.put(&PurchaseNote {
         purchase_id: p.into(),
         n: 1,

@@ -7,9 +7,9 @@ use crate::common::*;
 use crate::history::Article;
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_sdk_dynamodbstreams::types::{Record, ShardIteratorType};
-use dynamo_model::aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
-use dynamo_model::stream::{Change, EventName, StreamRecord};
-use dynamo_model::{local, Db, Entity};
+use dynamo_model::aws_sdk_dynamodb::types::{AttributeValue, StreamViewType};
+use dynamo_model::stream::{Change, EventName, Image, StreamRecord, ViewType};
+use dynamo_model::{local, Entity, Item};
 use std::time::{Duration, Instant};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -23,42 +23,10 @@ pub struct Note {
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Turns the table's stream on and returns its ARN.
-async fn enable_stream(db: &Db<App>, view: StreamViewType) -> Result<String, BoxError> {
-    db.client()
-        .update_table()
-        .table_name(db.table_name())
-        .stream_specification(
-            StreamSpecification::builder()
-                .stream_enabled(true)
-                .stream_view_type(view)
-                .build()?,
-        )
-        .send()
-        .await?;
-    let table = db
-        .client()
-        .describe_table()
-        .table_name(db.table_name())
-        .send()
-        .await?
-        .table;
-    Ok(table.and_then(|t| t.latest_stream_arn).ok_or("no stream")?)
-}
-
 /// Every record of the stream, once `expected` are in (DynamoDB Local serves them at once;
 /// the deadline only bounds a failing test).
 async fn read_stream(arn: &str, expected: usize) -> Result<Vec<Record>, BoxError> {
-    use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
-    let client = aws_sdk_dynamodbstreams::Client::from_conf(
-        aws_sdk_dynamodbstreams::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
-            .endpoint_url(endpoint)
-            .credentials_provider(Credentials::new("dynamomodel", "local", None, None, "test"))
-            .build(),
-    );
+    let client = streams_client().await?;
     let deadline = Instant::now() + Duration::from_secs(30);
     let shards = client
         .describe_stream()
@@ -279,4 +247,196 @@ async fn keys_only_streams_give_typed_keys() -> TestResult {
     assert_eq!(changes::<User>(&records)?.0.len(), 0);
     assert_eq!(changes::<Article>(&records)?.0.len(), 0);
     Ok(())
+}
+
+// ----------------------------------------------------------- decoding hostile records
+
+fn user_item(id: &str) -> Result<Item, dynamo_model::Error> {
+    User::sample(id).to_item()
+}
+
+fn keys_of(item: &Item) -> Item {
+    item.iter()
+        .filter(|(k, _)| *k == "PK" || *k == "SK")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// An image that lacks the key attributes but whose fields are another item's: decoding
+/// it under the record's key would make `Change::key` name an item other than the one
+/// decoded. It must be refused (or decoded as the record's item) — never a mismatch.
+#[test]
+fn an_image_without_keys_is_not_decoded_under_another_key() {
+    let Ok(a) = user_item("a") else {
+        panic!("item")
+    };
+    let Ok(mut b) = user_item("b") else {
+        panic!("item")
+    };
+    b.remove("PK");
+    b.remove("SK");
+    let record = StreamRecord::new(EventName::Modify, keys_of(&a))
+        .with_old_image(a.clone())
+        .with_new_image(b);
+    match record.decode::<User>() {
+        Err(_) => {}
+        Ok(None) => {}
+        Ok(Some(change)) => {
+            let key = change.key();
+            if let Ok(Some(new)) = change.new_image() {
+                assert_eq!(new.primary_key(), key, "decoded {new:?} under {key:?}");
+            }
+        }
+    }
+}
+
+/// Hostile values: key attributes of the wrong type, numbers out of range or not
+/// numbers, an entity type that is not a string, a list where a string is: each a typed
+/// error or `None`, never a panic, never a wrong value.
+#[test]
+fn hostile_images_are_errors_not_panics() {
+    let Ok(good) = user_item("h") else {
+        panic!("item")
+    };
+    let keys = keys_of(&good);
+    let mut cases: Vec<(&str, Item)> = Vec::new();
+    for (name, attribute, value) in [
+        (
+            "huge count",
+            "loginCount",
+            AttributeValue::N("99999999999999999999999".into()),
+        ),
+        (
+            "negative count",
+            "loginCount",
+            AttributeValue::N("-1".into()),
+        ),
+        (
+            "exponent count",
+            "loginCount",
+            AttributeValue::N("1e400".into()),
+        ),
+        (
+            "fraction count",
+            "loginCount",
+            AttributeValue::N("1.5".into()),
+        ),
+        ("nan count", "loginCount", AttributeValue::N("NaN".into())),
+        ("string count", "loginCount", s("3")),
+        ("list name", "displayName", AttributeValue::L(vec![s("x")])),
+        ("number type", "_type", AttributeValue::N("1".into())),
+        ("null id", "userId", AttributeValue::Null(true)),
+        ("set tags", "tags", AttributeValue::Ns(vec!["1".into()])),
+    ] {
+        let mut item = good.clone();
+        item.insert(attribute.to_owned(), value);
+        cases.push((name, item));
+    }
+    let mut pk_number = good.clone();
+    pk_number.insert("PK".into(), AttributeValue::N("1".into()));
+    cases.push(("number pk in image", pk_number));
+    for (name, image) in cases {
+        let record = StreamRecord::new(EventName::Insert, keys.clone())
+            .with_new_image(image)
+            .with_view_type(ViewType::NewImage);
+        let outcome = std::panic::catch_unwind(|| record.decode::<User>());
+        match outcome {
+            Err(_) => panic!("{name}: panicked"),
+            Ok(Err(_)) | Ok(Ok(None)) => {}
+            Ok(Ok(Some(change))) => match &change.new {
+                Image::Present(user) => {
+                    // Only the number-typed `_type` could be accepted (by its key); the
+                    // value must then be what was written.
+                    assert_eq!(name, "number type", "{name}: decoded {user:?}");
+                    assert_eq!(user, &User::sample("h"));
+                }
+                other => {
+                    let _ = other;
+                }
+            },
+        }
+    }
+    // Keys of the wrong type: an error, no panic.
+    let mut bad_keys = keys.clone();
+    bad_keys.insert("SK".into(), AttributeValue::Bool(true));
+    let record = StreamRecord::new(EventName::Remove, bad_keys);
+    assert!(record.decode::<User>().is_err());
+}
+
+/// A REMOVE with neither keys nor images is refused; a REMOVE with keys only (no view
+/// type named) decodes to the key and an old image "not in view", never a guess.
+#[test]
+fn a_remove_with_keys_only_decodes_its_key_and_no_guessed_image() {
+    let record = StreamRecord::new(EventName::Remove, Item::new());
+    assert!(record.decode::<User>().is_err());
+    let Ok(item) = user_item("r") else {
+        panic!("item")
+    };
+    let record = StreamRecord::new(EventName::Remove, keys_of(&item));
+    let Ok(Some(change)) = record.decode::<User>() else {
+        panic!("a user's key")
+    };
+    assert_eq!(change.key(), User::key("r"));
+    assert!(matches!(change.old, Image::NotInView));
+    assert!(matches!(change.new, Image::Absent));
+    assert!(change.old_image().is_err());
+    assert!(matches!(change.new_image(), Ok(None)));
+    // The same record is not an order's.
+    assert!(matches!(record.decode::<Order>(), Ok(None)));
+}
+
+/// An image under the record's key whose entity type says `User` but which the record's
+/// `Keys` put under an order's key: refused, not decoded as either.
+#[test]
+fn images_and_keys_that_disagree_are_refused() {
+    let Ok(user) = user_item("d") else {
+        panic!("item")
+    };
+    let order_keys: Item = [
+        ("PK".to_owned(), s("USER#d")),
+        ("SK".to_owned(), s("ORDER#2024-01-01T00:00:00Z#o1")),
+    ]
+    .into_iter()
+    .collect();
+    let record = StreamRecord::new(EventName::Insert, order_keys).with_new_image(user);
+    assert!(record.decode::<User>().is_err());
+    assert!(!matches!(record.decode::<Order>(), Ok(Some(_))));
+}
+
+/// Lambda records of hostile shapes: unknown event names, a record of a table with other
+/// key names: errors, not panics.
+#[test]
+fn lambda_records_of_hostile_shapes_are_errors_not_panics() {
+    use aws_lambda_events::event::dynamodb::Event;
+    let event = |name: &str, keys: &str| -> Event {
+        let json = format!(
+            r#"{{"Records": [{{"eventID": "1", "eventName": "{name}", "eventVersion": "1.1",
+            "eventSource": "aws:dynamodb", "awsRegion": "us-east-1",
+            "dynamodb": {{"Keys": {keys}, "SequenceNumber": "1", "SizeBytes": 1,
+            "StreamViewType": "KEYS_ONLY"}}}}]}}"#
+        );
+        serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"))
+    };
+    let ok_keys = r#"{"PK": {"S": "USER#l"}, "SK": {"S": "PROFILE"}}"#;
+    for bad in ["insert", "DELETE", ""] {
+        let record = event(bad, ok_keys).records.remove(0);
+        assert!(StreamRecord::from_lambda(record).is_err(), "{bad}");
+    }
+    let other = event(
+        "REMOVE",
+        r#"{"pk": {"S": "USER#l"}, "sk": {"S": "PROFILE"}}"#,
+    );
+    let record = StreamRecord::from_lambda(other.records[0].clone());
+    let decoded = record.map(|r| r.decode::<User>());
+    assert!(matches!(decoded, Ok(Err(_))), "{decoded:?}");
+    let numbers = event("REMOVE", r#"{"PK": {"N": "1"}, "SK": {"S": "PROFILE"}}"#);
+    let decoded = StreamRecord::from_lambda(numbers.records[0].clone()).map(|r| r.decode::<User>());
+    assert!(matches!(decoded, Ok(Err(_))), "{decoded:?}");
+    let good = event("REMOVE", ok_keys);
+    let decoded = StreamRecord::from_lambda(good.records[0].clone())
+        .map(|r| r.decode::<User>().map(|c| c.map(|c| c.key())));
+    assert!(
+        matches!(decoded, Ok(Ok(Some(ref k))) if *k == User::key("l")),
+        "{decoded:?}"
+    );
 }

@@ -1,28 +1,22 @@
 //! Tracing spans (`dynamo_model::trace`), captured per test thread by a subscriber of
 //! the tests' own: operation spans with OpenTelemetry's field names, request
 //! spans inside batches (with retries), transactions and queries, the error type, and no
-//! attribute value anywhere; keys only when the `Db` opts in.
+//! attribute value anywhere; keys only when the `Db` opts in. Also the spans of streams
+//! (dropped midway, failing, scatter-gather), of a migration's requests, of cache hits
+//! and misses and of history reads and writes.
 
+use crate::cache::keeps_hot;
+use crate::common::mixed::{hot, Doc, Hot, Mixed};
+use crate::common::spans::{capture, field, number, Capture, Captured, Scope};
 use crate::common::*;
-use crate::spans::{Captured, Scope};
+use crate::migrate_update::{bag, member_item, Bag, Bags, Member, Shops};
 use dynamo_model::local;
 use dynamo_model::local::faults::{FaultKind, Faults};
+use futures_util::{StreamExt, TryStreamExt};
+use std::collections::BTreeSet;
+use tracing::Instrument;
 
 const MARKER: &str = "Zq7-SECRET-VALUE";
-
-fn field<'a>(span: &'a Captured, name: &str) -> &'a str {
-    span.fields
-        .get(name)
-        .map(String::as_str)
-        .unwrap_or("<absent>")
-}
-
-fn number(span: &Captured, name: &str) -> u64 {
-    span.fields
-        .get(name)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("{name} in {span:?}"))
-}
 
 #[tokio::test]
 async fn operations_and_requests_have_spans_with_no_values() -> TestResult {
@@ -166,5 +160,646 @@ async fn keys_are_recorded_only_when_opted_in() -> TestResult {
         .filter(|v| v.contains("name "))
         .collect();
     assert!(values.is_empty(), "{values:?}");
+    Ok(())
+}
+
+// ---------------------------------------------------- no value and no key on any path
+
+const SECRET: &str = "Qx9-SECRET-IN-TRACES";
+
+fn assert_no_secret(cap: &Capture, what: &str) {
+    let leaked: Vec<String> = cap
+        .everything()
+        .into_iter()
+        .filter(|v| v.contains(SECRET))
+        .collect();
+    assert!(leaked.is_empty(), "{what}: recorded {leaked:?}");
+}
+
+fn secret_user(id: &str) -> User {
+    let mut user = User::sample(&format!("{id}-{SECRET}"));
+    user.display_name = format!("name {SECRET}");
+    user.email = Some(format!("{SECRET}@example.com"));
+    user.labels = vec![SECRET.to_owned()];
+    user
+}
+
+/// Secret values (and keys, without `trace_keys`) on every path: single-item reads and
+/// writes with conditions that fail, updates with values, queries and scans with filters,
+/// scatter-gather, batches with unprocessed items, transactions cancelled with the
+/// current item returned, transact gets. Nothing of them in any span or event.
+#[tokio::test]
+async fn no_value_and_no_key_leaks_on_any_path() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<App>().await?;
+    let f = User::fields();
+    let users: Vec<User> = (0..30).map(|i| secret_user(&format!("u{i}"))).collect();
+    for u in &users[..3] {
+        db.put(u).await?;
+    }
+    let key = || User::key(users[0].user_id.as_str());
+    assert!(db.get(key()).await?.is_some());
+    assert!(db.get(key()).consistent().await?.is_some());
+    // A conditional put that fails, a conditional update that fails with secret values.
+    assert!(db.put(&users[0]).if_absent().await.is_err());
+    let failed = db
+        .update(key())
+        .set(f.display_name, format!("new {SECRET}"))
+        .condition(f.display_name.eq(format!("other {SECRET}")))
+        .await;
+    assert!(failed.is_err());
+    db.update(key())
+        .set(f.display_name, format!("new {SECRET}"))
+        .add(f.login_count, 1)
+        .await?;
+    // Query and scan with filters on secret values.
+    let page = db
+        .query(User::partition(users[1].user_id.as_str()))
+        .filter(f.display_name.eq(format!("name {SECRET}")))
+        .all()
+        .await?;
+    assert_eq!(page.items.len(), 1);
+    let page = db
+        .scan::<User>()
+        .filter(f.display_name.eq(format!("name {SECRET}")))
+        .all()
+        .await?;
+    assert_eq!(page.items.len(), 2);
+    // Scatter-gather over secret partitions.
+    let page = db
+        .scatter_query(
+            users[..3]
+                .iter()
+                .map(|u| User::partition(u.user_id.as_str())),
+        )
+        .all()
+        .await?;
+    assert_eq!(page.items.len(), 3);
+    // Batches, partly unprocessed and retried.
+    let faults = Faults::new(14).rate(0.6).kinds([FaultKind::PartialBatch]);
+    let flaky = faulty(&db, &faults).await?;
+    let out = flaky.batch_write().puts(&users).await?;
+    assert_eq!(out.written, 30);
+    let got = flaky
+        .batch_get::<User>()
+        .keys(users.iter().map(|u| User::key(u.user_id.as_str())))
+        .send()
+        .await?;
+    assert_eq!(got.items.len(), 30);
+    // A transaction cancelled by a condition, returning the current item.
+    let err = db
+        .transact_write()
+        .put(db.put(&users[0]).if_absent())
+        .update(
+            db.update(User::key(users[1].user_id.as_str()))
+                .set(f.display_name, SECRET),
+        )
+        .await
+        .err()
+        .ok_or("cancelled")?;
+    assert!(matches!(
+        err,
+        dynamo_model::Error::TransactionCanceled { .. }
+    ));
+    let read = db
+        .transact_get::<User>()
+        .key(key())
+        .key(User::key(users[2].user_id.as_str()))
+        .await?;
+    assert_eq!(read.len(), 2);
+    db.delete(key()).await?;
+    assert!(!cap.operations("GetItem").is_empty());
+    assert!(!cap.operations("BatchGetItem").is_empty());
+    assert_no_secret(&cap, "all paths");
+    Ok(())
+}
+
+/// With `trace_keys` the key is recorded on single-item operations — and still never a
+/// value, on a failed conditional update whose condition and new value hold the secret.
+#[tokio::test]
+async fn trace_keys_records_keys_but_never_values() -> TestResult {
+    let (cap, _guard) = capture();
+    let table = local::fresh_table::<App>().await?;
+    let db = (*table).clone().trace_keys(true);
+    let f = User::fields();
+    let mut user = User::sample("k-1");
+    user.display_name = SECRET.to_owned();
+    db.put(&user).await?;
+    let _ = db
+        .update(User::key("k-1"))
+        .set(f.display_name, format!("x{SECRET}"))
+        .condition(f.display_name.eq(format!("y{SECRET}")))
+        .await;
+    db.delete(User::key("k-1")).await?;
+    for op in ["PutItem", "UpdateItem", "DeleteItem"] {
+        let spans = cap.operations(op);
+        let (_, span) = spans.first().ok_or(op)?;
+        assert!(
+            field(span, "dynamo_model.key").contains("USER#k-1"),
+            "{span:?}"
+        );
+    }
+    assert_no_secret(&cap, "trace_keys");
+    Ok(())
+}
+
+// ------------------------------------ operation and request spans of reads and writes
+
+/// Every operation has its operation span: `query(..).one()` is a `Query` like `all()`,
+/// and its request span is a child of it.
+#[tokio::test]
+async fn query_one_has_an_operation_span() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<App>().await?;
+    db.put(&User::sample("one-1")).await?;
+    cap.clear();
+    let found = db.query(User::partition("one-1")).one().await?;
+    assert!(found.is_some());
+    let requests = cap.requests("Query");
+    assert!(!requests.is_empty(), "a request was sent");
+    let queries = cap.operations("Query");
+    assert_eq!(
+        queries.len(),
+        1,
+        "one Query operation span: {:?}",
+        cap.spans()
+    );
+    for (_, request) in &requests {
+        assert_eq!(request.parent, Some(queries[0].0), "{request:?}");
+    }
+    Ok(())
+}
+
+/// Streams (`query(..).stream()`, `scan().stream()`) are operations too: their requests
+/// belong to an operation span.
+#[tokio::test]
+async fn streamed_reads_have_operation_spans() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<App>().await?;
+    db.put(&User::sample("st-1")).await?;
+    cap.clear();
+    let items: Vec<User> = db
+        .query(User::partition("st-1"))
+        .stream()
+        .try_collect()
+        .await?;
+    assert_eq!(items.len(), 1);
+    let items: Vec<User> = db.scan::<User>().stream().try_collect().await?;
+    assert_eq!(items.len(), 1);
+    for op in ["Query", "Scan"] {
+        let requests = cap.requests(op);
+        assert!(!requests.is_empty(), "{op} requests were sent");
+        let operations = cap.operations(op);
+        assert!(
+            !operations.is_empty(),
+            "no {op} operation span; orphan requests: {requests:?}"
+        );
+        let ids: BTreeSet<u64> = operations.iter().map(|(id, _)| *id).collect();
+        for (_, r) in &requests {
+            assert!(r.parent.is_some_and(|p| ids.contains(&p)), "{r:?}");
+        }
+    }
+    Ok(())
+}
+
+async fn two_users_by_email(
+    db: &dynamo_model::Db<App>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    for (i, email) in ["a@x", "b@x"].iter().enumerate() {
+        let mut u = User::sample(&format!("sc-{i}"));
+        u.email = Some((*email).to_owned());
+        db.put(&u).await?;
+    }
+    Ok(())
+}
+
+/// A scatter-gather read sends a request per partition, each a child of the operation
+/// span (as a query's, a batch's and a transaction's requests are).
+#[tokio::test]
+async fn scatter_requests_are_children_of_the_operation() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<App>().await?;
+    two_users_by_email(&db).await?;
+    // Control: a query's request is a child of its operation span in this capture.
+    cap.clear();
+    db.query(User::partition("sc-0")).all().await?;
+    let (id, _) = cap.operations("Query").pop().ok_or("a Query span")?;
+    assert_eq!(cap.children(id).len(), 1);
+    cap.clear();
+    let page = db
+        .scatter_query(["sc-0", "sc-1"].map(User::partition))
+        .all()
+        .await?;
+    assert_eq!(page.items.len(), 2);
+    let queries = cap.operations("Query");
+    let (id, _) = queries.first().ok_or("a Query span")?;
+    let requests = cap.requests("Query");
+    assert_eq!(requests.len(), 2, "a request per partition");
+    for (_, r) in &requests {
+        assert_eq!(r.parent, Some(*id), "{r:?}");
+    }
+    Ok(())
+}
+
+/// A scatter-gather read over an index names the index and the read consistency, like a
+/// query of one partition of it does.
+#[tokio::test]
+async fn scatter_over_an_index_names_it() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<App>().await?;
+    two_users_by_email(&db).await?;
+    cap.clear();
+    // The single-partition query names the index…
+    let one = db.query(User::gsi1_partition("a@x")).all().await?;
+    assert_eq!(one.items.len(), 1);
+    let queries = cap.operations("Query");
+    assert_eq!(field(&queries[0].1, "aws.dynamodb.index_name"), "GSI1");
+    assert_eq!(
+        field(&queries[0].1, "aws.dynamodb.consistent_read"),
+        "false"
+    );
+    cap.clear();
+    // …and so should the scatter-gather read of several of its partitions.
+    let page = db
+        .scatter_query(["a@x", "b@x"].map(User::gsi1_partition))
+        .all()
+        .await?;
+    assert_eq!(page.items.len(), 2);
+    let queries = cap.operations("Query");
+    let (_, span) = queries.first().ok_or("a Query span")?;
+    assert_eq!(field(span, "aws.dynamodb.index_name"), "GSI1", "{span:?}");
+    assert_eq!(
+        field(span, "aws.dynamodb.consistent_read"),
+        "false",
+        "{span:?}"
+    );
+    Ok(())
+}
+
+/// A batch get whose keys come back partly unprocessed is retried; its operation span
+/// says how many requests and retries it took and what it consumed, like a batch
+/// write's does.
+#[tokio::test]
+async fn batch_get_records_requests_and_retries() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<App>().await?;
+    let users: Vec<User> = (0..40).map(|i| User::sample(&format!("bg-{i}"))).collect();
+    db.batch_write().puts(&users).await?;
+    let faults = Faults::new(3).rate(1.0).kinds([FaultKind::PartialBatch]);
+    let flaky = faulty(&db, &faults).await?;
+    cap.clear();
+    let got = flaky
+        .batch_get::<User>()
+        .keys(users.iter().map(|u| User::key(u.user_id.as_str())))
+        .send()
+        .await?;
+    assert_eq!(got.items.len(), 40);
+    assert!(faults.stats().partial_batches > 0);
+    let batches = cap.operations("BatchGetItem");
+    let (id, span) = batches.first().ok_or("a BatchGetItem span")?;
+    let requests = cap.children(*id);
+    assert!(requests.len() > 1, "retried: {requests:?}");
+    assert!(requests
+        .iter()
+        .any(|r| field(r, "dynamo_model.attempt") == "2"));
+    assert_eq!(
+        field(span, "dynamo_model.requests"),
+        requests.len().to_string(),
+        "{span:?}"
+    );
+    assert_eq!(
+        field(span, "dynamo_model.retries"),
+        (requests.len() - 1).to_string(),
+        "{span:?}"
+    );
+    assert_ne!(field(span, "aws.dynamodb.consumed_capacity"), "<absent>");
+    Ok(())
+}
+
+/// `aws.dynamodb.limit` is documented as "as sent" (OpenTelemetry: the value of the
+/// `Limit` request parameter): a query with `page_size(7)` sends `Limit=7`.
+#[tokio::test]
+async fn the_limit_field_is_the_limit_sent() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<App>().await?;
+    db.put(&User::sample("lim-1")).await?;
+    let params = db.query(User::partition("lim-1")).page_size(7).params()?;
+    assert_eq!(params.limit, Some(7), "Limit sent");
+    cap.clear();
+    db.query(User::partition("lim-1"))
+        .page_size(7)
+        .all()
+        .await?;
+    let queries = cap.operations("Query");
+    let (_, span) = queries.first().ok_or("a Query span")?;
+    assert_eq!(field(span, "aws.dynamodb.limit"), "7", "{span:?}");
+    Ok(())
+}
+
+/// A transaction retried after conflicts: a request span per attempt, the op span's
+/// counts match.
+#[tokio::test]
+async fn transaction_conflicts_are_retried_request_by_request() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<App>().await?;
+    let faults = Faults::new(5)
+        .rate(0.5)
+        .kinds([FaultKind::TransactionConflict]);
+    let flaky = faulty(&db, &faults).await?;
+    for i in 0..6 {
+        flaky
+            .transact_write()
+            .put(flaky.put(&secret_user(&format!("tx{i}"))))
+            .put(flaky.put(&secret_user(&format!("ty{i}"))))
+            .await?;
+    }
+    assert!(faults.stats().transaction_conflicts > 0);
+    let txs = cap.operations("TransactWriteItems");
+    assert_eq!(txs.len(), 6);
+    let mut retried = 0;
+    for (id, span) in &txs {
+        let children = cap.children(*id);
+        let requests: u64 = field(span, "dynamo_model.requests").parse()?;
+        let retries: u64 = field(span, "dynamo_model.retries").parse()?;
+        assert_eq!(children.len() as u64, requests, "{span:?}");
+        assert_eq!(retries + 1, requests);
+        retried += retries;
+        assert!(children
+            .iter()
+            .take(children.len() - 1)
+            .all(|c| field(c, "error.type") == "TransactionCanceledException"));
+    }
+    assert!(retried > 0);
+    assert_no_secret(&cap, "transactions");
+    Ok(())
+}
+
+/// Single-item operations report the items they read or wrote, as the put does.
+#[tokio::test]
+async fn single_item_spans_count_items() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<App>().await?;
+    db.put(&User::sample("c-1")).await?;
+    assert!(db.get(User::key("c-1")).await?.is_some());
+    assert!(db.get(User::key("nobody")).await?.is_none());
+    db.update(User::key("c-1"))
+        .add(User::fields().login_count, 1)
+        .await?;
+    db.delete(User::key("c-1")).await?;
+    let gets = cap.operations("GetItem");
+    assert_eq!(field(&gets[0].1, "dynamo_model.items"), "1", "{gets:?}");
+    assert_eq!(field(&gets[1].1, "dynamo_model.items"), "0", "{gets:?}");
+    for op in ["UpdateItem", "DeleteItem"] {
+        let spans = cap.operations(op);
+        assert_eq!(field(&spans[0].1, "dynamo_model.items"), "1", "{spans:?}");
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------- streams
+
+/// A scan stream dropped after 3 of its 6 items (`take(3)`, the ordinary way to read a
+/// few): its operation span says how many items it yielded.
+#[tokio::test]
+async fn a_stream_dropped_midway_records_its_items() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<Bags>().await?;
+    for id in 0..6 {
+        db.put(&bag(id, &["a"])).await?;
+    }
+    let got: Vec<Bag> = db
+        .scan::<Bag>()
+        .page_size(2)
+        .stream()
+        .take(3)
+        .try_collect()
+        .await?;
+    assert_eq!(got.len(), 3);
+    let spans = cap.operations("Scan");
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    assert_eq!(field(&spans[0].1, "dynamo_model.items"), "3", "{spans:?}");
+    Ok(())
+}
+
+/// A stream read to its end records its items; one that yields an error (an item that
+/// does not decode) records the error's kind on its operation span.
+#[tokio::test]
+async fn a_stream_that_errors_records_the_error() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<Bags>().await?;
+    for id in 0..4 {
+        db.put(&bag(id, &["a"])).await?;
+    }
+    let all: Vec<Bag> = db.scan::<Bag>().page_size(3).stream().try_collect().await?;
+    assert_eq!(all.len(), 4);
+    let spans = cap.operations("Scan");
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    assert_eq!(field(&spans[0].1, "dynamo_model.items"), "4", "{spans:?}");
+    assert_eq!(field(&spans[0].1, "error.type"), "<absent>", "{spans:?}");
+    cap.clear();
+    raw_set(&db, "BAG#2", "BAG", &[("n", s("not a number"))]).await?;
+    let results: Vec<Result<Bag, dynamo_model::Error>> =
+        db.scan::<Bag>().page_size(3).stream().collect().await;
+    let errors = results.iter().filter(|r| r.is_err()).count();
+    assert!(errors >= 1, "{results:?}");
+    let spans = cap.operations("Scan");
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    assert_ne!(field(&spans[0].1, "error.type"), "<absent>", "{spans:?}");
+    Ok(())
+}
+
+/// A scatter-gather stream inside the application's own span: its operation span is a
+/// child of that span, every request span a child of the operation span (the spawned
+/// tasks carry it), and the items it yielded are recorded when it ends.
+#[tokio::test]
+async fn a_scatter_stream_nests_under_the_callers_span() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<Bags>().await?;
+    for id in 0..5 {
+        db.put(&bag(id, &["a"])).await?;
+    }
+    cap.clear();
+    let outer = tracing::info_span!(target: "dynamo_model::tests", "outer");
+    let got: Vec<Bag> = {
+        let _in = outer.enter();
+        db.scatter_query((0..5u32).map(Bag::partition))
+            .stream()
+            .try_collect()
+            .await?
+    };
+    assert_eq!(got.len(), 5);
+    let spans = cap.spans();
+    let (outer_id, _) = spans
+        .iter()
+        .find(|(_, s)| s.name == "outer")
+        .ok_or("outer span")?;
+    let operations = cap.operations("Query");
+    assert_eq!(operations.len(), 1, "{operations:?}");
+    let (op_id, op) = &operations[0];
+    assert_eq!(op.parent, Some(*outer_id), "{op:?}");
+    assert_eq!(field(op, "dynamo_model.items"), "5", "{op:?}");
+    let requests: Vec<&Captured> = spans
+        .iter()
+        .map(|(_, s)| s)
+        .filter(|s| s.name == "dynamodb.request")
+        .collect();
+    assert_eq!(requests.len(), 5, "{requests:?}");
+    assert!(
+        requests.iter().all(|r| r.parent == Some(*op_id)),
+        "{requests:?}"
+    );
+    Ok(())
+}
+
+// ------------------------------------------------------------------------- migrations
+
+/// A migration run inside the application's span: its Scan and UpdateItem request spans
+/// are children of that span.
+#[tokio::test]
+async fn a_migrations_requests_nest_under_the_callers_span() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<Shops>().await?;
+    put_raw(&db, member_item(1, 0)).await?;
+    put_raw(&db, member_item(2, 0)).await?;
+    cap.clear();
+    let outer = tracing::info_span!(target: "dynamo_model::tests", "outer");
+    let report = db
+        .migration::<Member>("spans")
+        .rewrite()
+        .run()
+        .instrument(outer)
+        .await?;
+    assert_eq!(report.progress.changed, 2, "{:?}", report.progress);
+    let spans = cap.spans();
+    let (outer_id, _) = spans
+        .iter()
+        .find(|(_, s)| s.name == "outer")
+        .ok_or("outer span")?;
+    let scans = cap.requests("Scan");
+    let updates = cap.requests("UpdateItem");
+    assert!(!scans.is_empty(), "{spans:?}");
+    assert_eq!(updates.len(), 2, "{spans:?}");
+    for (_, request) in scans.iter().chain(&updates) {
+        assert_eq!(request.parent, Some(*outer_id), "{request:?}");
+    }
+    Ok(())
+}
+
+/// The request spans of a migration ask DynamoDB for the capacity consumed
+/// (`ReturnConsumedCapacity::Total`) like a query's or a scan's, and a query's and a
+/// scan's request spans record it with the items of the page: a migration's record
+/// neither, nor the error of an UpdateItem whose condition failed.
+#[tokio::test]
+async fn a_migrations_request_spans_record_items_and_capacity() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<Shops>().await?;
+    put_raw(&db, member_item(1, 0)).await?;
+    cap.clear();
+    let report = db.migration::<Member>("fields").rewrite().run().await?;
+    assert_eq!(report.progress.changed, 1, "{:?}", report.progress);
+    let scans = cap.requests("Scan");
+    assert!(!scans.is_empty());
+    let first = &scans[0].1;
+    assert_eq!(field(first, "dynamo_model.items"), "1", "{first:?}");
+    assert_ne!(
+        field(first, "aws.dynamodb.consumed_capacity"),
+        "<absent>",
+        "{first:?}"
+    );
+    let updates = cap.requests("UpdateItem");
+    assert_eq!(updates.len(), 1);
+    assert_ne!(
+        field(&updates[0].1, "aws.dynamodb.consumed_capacity"),
+        "<absent>",
+        "{updates:?}"
+    );
+    Ok(())
+}
+
+// ------------------------------------------------------------------ cache and history
+
+/// A cache hit is still an operation with its span, counting the item, and records the
+/// key only with `trace_keys`; it sends no request.
+#[tokio::test]
+async fn a_cache_hit_has_a_span_and_records_keys_only_when_asked() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<Mixed>().await?;
+    let cache = keeps_hot();
+    let cached = db.with_cache(&cache);
+    cached.put(&hot("tr-SECRETKEY", "v")).await?;
+    cap.clear();
+    cached.get(Hot::key("tr-SECRETKEY")).await?;
+    cached.get(Hot::key("tr-SECRETKEY")).await?;
+    assert_eq!(cache.stats().hits, 1);
+    let ops = cap.operations("GetItem");
+    assert_eq!(ops.len(), 2, "{:?}", cap.spans());
+    for (_, span) in &ops {
+        assert_eq!(field(span, "dynamo_model.items"), "1", "{span:?}");
+        assert_eq!(field(span, "dynamo_model.key"), "<absent>", "{span:?}");
+    }
+    assert!(
+        !cap.everything().iter().any(|v| v.contains("SECRETKEY")),
+        "a key leaked without trace_keys"
+    );
+    cap.clear();
+    let keyed = cached.clone().trace_keys(true);
+    keyed.get(Hot::key("tr-SECRETKEY")).await?;
+    let ops = cap.operations("GetItem");
+    let (_, span) = ops.first().ok_or("no span")?;
+    assert!(
+        field(span, "dynamo_model.key").contains("HOT#tr-SECRETKEY"),
+        "{span:?}"
+    );
+    assert_eq!(cache.stats().hits, 2, "a hit again");
+    Ok(())
+}
+
+/// A cache miss reads strongly consistently (to fill the cache): its span must not claim
+/// an eventually consistent read, or capacity in traces looks doubled for no reason.
+#[tokio::test]
+async fn a_cache_miss_span_reports_the_consistent_read_it_sent() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<Mixed>().await?;
+    let cache = keeps_hot();
+    let cached = db.with_cache(&cache);
+    cached.put(&hot("cm", "v")).await?;
+    cap.clear();
+    cached.get(Hot::key("cm")).await?;
+    let ops = cap.operations("GetItem");
+    let (_, span) = ops.first().ok_or("no span")?;
+    assert_eq!(cache.stats().misses, 1);
+    assert_eq!(
+        field(span, "aws.dynamodb.consistent_read"),
+        "true",
+        "the miss sent ConsistentRead=true: {span:?}"
+    );
+    Ok(())
+}
+
+/// History operations have spans that never record keys or values without trace_keys.
+#[tokio::test]
+async fn history_spans_record_no_keys_without_trace_keys() -> TestResult {
+    let (cap, _guard) = capture();
+    let db = local::fresh_table::<Mixed>().await?;
+    let versions = db.versions::<Doc>();
+    versions
+        .create(&Doc {
+            id: "SECRETDOC".into(),
+            title: "SECRETTITLE".into(),
+            version: 0,
+        })
+        .await?;
+    versions
+        .revise(Doc::key("SECRETDOC"), |d| d.title = "SECRETTITLE2".into())
+        .await?;
+    let _ = versions.revision(Doc::key("SECRETDOC"), 1).await?;
+    versions.delete_all(Doc::key("SECRETDOC")).await?;
+    assert!(!cap.spans().is_empty(), "history writes are traced");
+    let leaked: Vec<String> = cap
+        .everything()
+        .into_iter()
+        .filter(|v| v.contains("SECRET"))
+        .collect();
+    assert!(leaked.is_empty(), "{leaked:?}");
     Ok(())
 }

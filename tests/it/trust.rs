@@ -72,29 +72,6 @@ async fn hydrate_reports_a_failed_batch_get_instead_of_a_short_page() -> TestRes
     Ok(())
 }
 
-async fn seed_purchase(db: &Db<App>, p: &str) -> TestResult {
-    db.put(&Purchase {
-        purchase_id: p.into(),
-        buyer: "ada".into(),
-    })
-    .await?;
-    for n in 1..=3u8 {
-        db.put(&PurchaseItem {
-            purchase_id: p.into(),
-            n,
-            sku: format!("sku-{n}"),
-        })
-        .await?;
-    }
-    db.put(&Invoice {
-        purchase_id: p.into(),
-        invoice_no: 9,
-        amount_cents: 500,
-    })
-    .await?;
-    Ok(())
-}
-
 #[tokio::test]
 async fn a_sort_key_condition_is_kept_whichever_side_of_collection_it_is_given() -> TestResult {
     let db = local::fresh_table::<App>().await?;

@@ -1,17 +1,16 @@
-//! Review 17 (attack): the edges of a migration's configuration and of its checkpoints
-//! (file checkpoints that are corrupt, foreign, shared by two writers, or named with path
-//! separators or at length; budgets of 0, NaN, a negative or infinite number; page sizes
-//! and partitions at their limits), progress callbacks that panic, runs cancelled at
-//! arbitrary points and resumed (exactly once, counts adding up), and a `_migrations`
-//! attribute another program wrote. Everything runs against DynamoDB Local.
+//! The edges of a migration's configuration and of its checkpoints: file checkpoints that
+//! are corrupt, foreign, shared by two writers, or named with path separators or at
+//! length; budgets of 0, NaN, a negative or infinite number; page sizes and partitions at
+//! their limits; progress callbacks that panic, runs cancelled at arbitrary points and
+//! resumed (exactly once, counts adding up), and a `_migrations` attribute another program
+//! wrote. Everything runs against DynamoDB Local.
 
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::migrate::{
     Checkpoint, CheckpointStore, FileCheckpoints, MemoryCheckpoints, Progress, MIGRATIONS_ATTRIBUTE,
 };
-use dynamo_model::{local, Db, Entity, Error, Item, Table};
-use std::collections::HashMap;
+use dynamo_model::{local, Db, Entity, Error, Table};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -19,11 +18,11 @@ use std::time::Duration;
 
 #[derive(Table)]
 #[dynamo(pk = "PK", sk = "SK")]
-pub struct Yard17;
+pub struct Counters;
 
 /// A counter: a map that increments it is not idempotent.
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Yard17, pk = "C#{id}", sk = "COUNTER")]
+#[dynamo(table = Counters, pk = "C#{id}", sk = "COUNTER")]
 pub struct Tally {
     #[dynamo(key_format = "unpadded")]
     pub id: u32,
@@ -32,39 +31,14 @@ pub struct Tally {
 
 /// Another entity in the same table.
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Yard17, pk = "N#{id}", sk = "NOTE")]
+#[dynamo(table = Counters, pk = "N#{id}", sk = "NOTE")]
 pub struct Note {
     #[dynamo(key_format = "unpadded")]
     pub id: u32,
     pub text: String,
 }
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-fn key(pk: &str, sk: &str) -> HashMap<String, AttributeValue> {
-    HashMap::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))])
-}
-
-async fn raw_get(
-    db: &Db<Yard17>,
-    pk: &str,
-    sk: &str,
-) -> Result<Item, Box<dyn std::error::Error + Send + Sync>> {
-    Ok(db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .set_key(Some(key(pk, sk)))
-        .consistent_read(true)
-        .send()
-        .await?
-        .item
-        .unwrap_or_default())
-}
-
-async fn tallies(db: &Db<Yard17>, count: u32) -> TestResult {
+async fn tallies(db: &Db<Counters>, count: u32) -> TestResult {
     for id in 0..count {
         db.put(&Tally { id, n: 0 }).await?;
     }
@@ -73,7 +47,7 @@ async fn tallies(db: &Db<Yard17>, count: u32) -> TestResult {
 
 /// Every tally's `n`, by id.
 async fn counts(
-    db: &Db<Yard17>,
+    db: &Db<Counters>,
 ) -> Result<Vec<(u32, u64)>, Box<dyn std::error::Error + Send + Sync>> {
     let mut all: Vec<(u32, u64)> = db
         .scan::<Tally>()
@@ -108,7 +82,7 @@ struct TempDir(PathBuf);
 
 impl TempDir {
     fn new(tag: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("dm-review17-{tag}-{}", uuid::Uuid::new_v4()));
+        let dir = std::env::temp_dir().join(format!("dm-migrate-{tag}-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).expect("temporary directory");
         TempDir(dir)
     }
@@ -153,7 +127,7 @@ async fn budget_finishes(
     read: bool,
     budget: f64,
 ) -> Result<Option<Result<(), Error>>, Box<dyn std::error::Error + Send + Sync>> {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 3).await?;
     let migration = db.migration::<Tally>("budget").map(increment).page_size(1);
     let migration = if read {
@@ -198,7 +172,7 @@ async fn a_write_budget_of_zero_nan_or_below_zero_does_not_hang() -> TestResult 
 /// An infinite budget is no limit at all.
 #[tokio::test]
 async fn an_infinite_budget_paces_nothing() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 5).await?;
     let run = db
         .migration::<Tally>("inf")
@@ -219,7 +193,7 @@ async fn an_infinite_budget_paces_nothing() -> TestResult {
 /// every item changed once.
 #[tokio::test]
 async fn page_sizes_of_zero_and_usize_max_are_clamped() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 4).await?;
     let pages = Arc::new(AtomicUsize::new(0));
     let seen = Arc::clone(&pages);
@@ -251,7 +225,7 @@ async fn page_sizes_of_zero_and_usize_max_are_clamped() -> TestResult {
 /// whole table is refused rather than resumed as done.
 #[tokio::test]
 async fn an_empty_partition_migrates_nothing_and_binds_its_checkpoint() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 3).await?;
     db.put(&Note {
         id: 1,
@@ -286,7 +260,7 @@ async fn an_empty_partition_migrates_nothing_and_binds_its_checkpoint() -> TestR
 /// DynamoDB Local every segment reads the whole table).
 #[tokio::test]
 async fn more_segments_than_items_change_each_item_once() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 3).await?;
     let report = db
         .migration::<Tally>("many-segments")
@@ -307,7 +281,7 @@ async fn more_segments_than_items_change_each_item_once() -> TestResult {
 /// checkpoints in the store's directory, each in a file of its own, and resume from it.
 #[tokio::test]
 async fn file_checkpoints_stay_in_their_directory_whatever_the_name() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 2).await?;
     let outer = TempDir::new("paths");
     let dir = outer.path().join("store");
@@ -354,7 +328,7 @@ async fn file_checkpoints_stay_in_their_directory_whatever_the_name() -> TestRes
 /// file system's limit (255 bytes on most).
 #[tokio::test]
 async fn file_checkpoints_take_a_long_migration_name() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 2).await?;
     let dir = TempDir::new("long");
     let name = format!("2026-11-{}", "backfill-the-tallies-".repeat(15));
@@ -372,7 +346,7 @@ async fn file_checkpoints_take_a_long_migration_name() -> TestResult {
 /// is refused (no panic, nothing written) and left as it is.
 #[tokio::test]
 async fn corrupt_or_foreign_checkpoint_files_are_refused_and_left_alone() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 3).await?;
     let dir = TempDir::new("corrupt");
     // The checkpoints of two migrations, to find the file and a foreign checkpoint.
@@ -437,7 +411,7 @@ async fn corrupt_or_foreign_checkpoint_files_are_refused_and_left_alone() -> Tes
 /// with an Io error on the first save, before any item is counted as migrated twice.
 #[tokio::test]
 async fn a_checkpoint_directory_that_is_a_file_fails_with_an_io_error() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 2).await?;
     let dir = TempDir::new("file");
     let blocked = dir.path().join("store");
@@ -458,7 +432,7 @@ async fn a_checkpoint_directory_that_is_a_file_fails_with_an_io_error() -> TestR
 /// sharing the directory): every save succeeds and the file always holds a checkpoint.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_saves_of_one_file_checkpoint_all_succeed() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 1).await?;
     let memory = MemoryCheckpoints::new();
     db.migration::<Tally>("shared")
@@ -506,7 +480,7 @@ async fn concurrent_saves_of_one_file_checkpoint_all_succeed() -> TestResult {
 /// it changes everything once.
 #[tokio::test]
 async fn a_dry_run_then_a_real_run_with_file_checkpoints() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 5).await?;
     let dir = TempDir::new("dry");
     let report = db
@@ -554,7 +528,7 @@ async fn a_dry_run_then_a_real_run_with_file_checkpoints() -> TestResult {
 /// the checkpoint.
 #[tokio::test]
 async fn a_checkpoint_of_other_changes_under_the_same_name_is_refused() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 6).await?;
     let store = MemoryCheckpoints::new();
     let kill = Arc::new(tokio::sync::Notify::new());
@@ -602,13 +576,13 @@ async fn a_checkpoint_of_other_changes_under_the_same_name_is_refused() -> TestR
 /// the migration must not replace it silently.
 #[tokio::test]
 async fn a_foreign_migrations_attribute_is_not_overwritten() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 1).await?;
     let legacy = AttributeValue::L(vec![s("2019-import"), s("2020-fixup")]);
     db.client()
         .update_item()
         .table_name(db.table_name())
-        .set_key(Some(key("C#0", "COUNTER")))
+        .set_key(Some(raw_key("C#0", "COUNTER")))
         .update_expression("SET #m = :m")
         .expression_attribute_names("#m", MIGRATIONS_ATTRIBUTE)
         .expression_attribute_values(":m", legacy.clone())
@@ -631,7 +605,7 @@ async fn a_foreign_migrations_attribute_is_not_overwritten() -> TestResult {
 /// one) are stored and recognised exactly.
 #[tokio::test]
 async fn marker_names_of_any_text_are_kept_and_recognised() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 2).await?;
     let names = [
         "a, b".to_owned(),
@@ -674,7 +648,7 @@ async fn marker_names_of_any_text_are_kept_and_recognised() -> TestResult {
 /// saved: the resumed run goes on from there and increments every counter once.
 #[tokio::test]
 async fn a_panicking_progress_callback_then_a_resume_changes_each_item_once() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 9).await?;
     let store = MemoryCheckpoints::new();
     let calls = Arc::new(AtomicUsize::new(0));
@@ -718,7 +692,7 @@ async fn a_panicking_progress_callback_then_a_resume_changes_each_item_once() ->
 /// all the runs add up.
 #[tokio::test]
 async fn runs_cancelled_at_arbitrary_points_resume_exactly_once() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 24).await?;
     for id in 0..3 {
         db.put(&Note {
@@ -772,7 +746,7 @@ async fn runs_cancelled_at_arbitrary_points_resume_exactly_once() -> TestResult 
 /// does nothing (items written since are not touched) and says it resumed.
 #[tokio::test]
 async fn a_finished_migration_run_again_does_nothing() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 3).await?;
     let store = MemoryCheckpoints::new();
     let first = db
@@ -798,7 +772,7 @@ async fn a_finished_migration_run_again_does_nothing() -> TestResult {
 /// segments saving their pages concurrently.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_snapshots_grow_and_add_up() -> TestResult {
-    let db = local::fresh_table::<Yard17>().await?;
+    let db = local::fresh_table::<Counters>().await?;
     tallies(&db, 10).await?;
     let seen: Arc<std::sync::Mutex<Vec<Progress>>> = Arc::default();
     let sink = Arc::clone(&seen);

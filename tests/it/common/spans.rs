@@ -279,6 +279,29 @@ impl Scope {
     }
 }
 
+/// Captures the crate's spans on this thread until the returned scope drops.
+pub(crate) fn capture() -> (Capture, Scope) {
+    let scope = Scope::begin();
+    (scope.capture.clone(), scope)
+}
+
+/// The value `span` recorded for `name`, or `<absent>`.
+pub(crate) fn field<'a>(span: &'a Captured, name: &str) -> &'a str {
+    span.fields
+        .get(name)
+        .map(String::as_str)
+        .unwrap_or("<absent>")
+}
+
+/// The number `span` recorded for `name`.
+#[track_caller]
+pub(crate) fn number(span: &Captured, name: &str) -> u64 {
+    span.fields
+        .get(name)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{name} in {span:?}"))
+}
+
 impl Drop for Scope {
     fn drop(&mut self) {
         if let Some(router) = ROUTER.get() {

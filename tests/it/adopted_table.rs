@@ -1,8 +1,9 @@
-//! Review 13 (attack): adopting existing tables and migrating them. Rows are written with
-//! the raw SDK as another program would; migrations run against DynamoDB Local.
+//! A table another program wrote, adopted through declared key formats: which rows are an
+//! entity's on every path (queries, scans, `one`, page counts, migrations), and
+//! migrations of those rows racing that program's own writes. Rows are written with the
+//! raw SDK as another program would; migrations run against DynamoDB Local.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::migrate::MemoryCheckpoints;
 use dynamo_model::{local, Db, Entity, Error, Item, Table};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -64,14 +65,6 @@ pub struct Tally {
     pub note: Option<String>,
 }
 
-fn row(pk: &str, sk: &str, rest: &[(&str, AttributeValue)]) -> Item {
-    let mut item = Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]);
-    for (k, v) in rest {
-        item.insert((*k).to_owned(), v.clone());
-    }
-    item
-}
-
 /// Rows under `K#<id>` keys that are not exactly the declared formats of `Crate` or
 /// `Pallet`: each must be nobody's.
 fn near_misses() -> Vec<Item> {
@@ -111,7 +104,7 @@ fn near_misses() -> Vec<Item> {
         ("E#01", "1587739200"),                  // the pk's leading zero
     ]
     .into_iter()
-    .map(|(pk, sk)| row(pk, sk, &x))
+    .map(|(pk, sk)| raw_row(pk, sk, &x))
     .collect()
 }
 
@@ -119,7 +112,7 @@ fn near_misses() -> Vec<Item> {
 async fn seed_good(db: &Db<Yard>) -> TestResult {
     put_raw(
         db,
-        row(
+        raw_row(
             "K#7",
             "AT#2020-04-24T14:40:00.250Z",
             &[("lbl", s("old")), ("vendor", s("v7"))],
@@ -128,21 +121,21 @@ async fn seed_good(db: &Db<Yard>) -> TestResult {
     .await?;
     put_raw(
         db,
-        row(
+        raw_row(
             "K#7",
             "AT#1969-12-31T23:59:59.999Z",
             &[("Owner", s("ann")), ("weight", n(3))],
         ),
     )
     .await?;
-    put_raw(db, row("K#0", "AT#0000-01-01T00:00:00.000Z", &[])).await?;
-    put_raw(db, row("K#7", "P#0007", &[("kind", s("euro"))])).await?;
-    put_raw(db, row("E#-1", "-1", &[("what", s("before"))])).await?;
-    put_raw(db, row("E#1", "1587739200", &[("what", s("after"))])).await?;
+    put_raw(db, raw_row("K#0", "AT#0000-01-01T00:00:00.000Z", &[])).await?;
+    put_raw(db, raw_row("K#7", "P#0007", &[("kind", s("euro"))])).await?;
+    put_raw(db, raw_row("E#-1", "-1", &[("what", s("before"))])).await?;
+    put_raw(db, raw_row("E#1", "1587739200", &[("what", s("after"))])).await?;
     Ok(())
 }
 
-// ----------------------------------------------------------------------- key formats
+// ------------------------------------------------------------------------ key formats
 
 /// Every near miss of a declared format is nobody's: not read by a query or a scan, not
 /// touched by a migration of any of the entities, counted as another's.
@@ -258,7 +251,7 @@ async fn an_item_holding_both_names_keeps_the_new_names_value() -> TestResult {
     let db = local::fresh_table::<Yard>().await?;
     put_raw(
         &db,
-        row(
+        raw_row(
             "K#9",
             "AT#2020-04-24T14:40:00.000Z",
             &[("lbl", s("old")), ("label", s("new"))],
@@ -281,7 +274,7 @@ async fn an_item_holding_both_names_keeps_the_new_names_value() -> TestResult {
     Ok(())
 }
 
-// ----------------------------------------------------------------------- concurrency
+// ------------------------------------------------------------------------ concurrency
 
 async fn tallies(db: &Db<Yard>, count: u32) -> TestResult {
     for id in 0..count {
@@ -301,7 +294,7 @@ async fn tallies(db: &Db<Yard>, count: u32) -> TestResult {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_foreign_write_adding_an_attribute_mid_migration_survives() -> TestResult {
     let db = local::fresh_table::<Yard>().await?;
-    put_raw(&db, row("K#1", "AT#2020-04-24T14:40:00.000Z", &[])).await?;
+    put_raw(&db, raw_row("K#1", "AT#2020-04-24T14:40:00.000Z", &[])).await?;
     let other = db.clone();
     let once = Arc::new(AtomicUsize::new(0));
     let seen = Arc::clone(&once);
@@ -473,7 +466,7 @@ async fn a_single_update_setting_an_absent_field_mid_migration_survives() -> Tes
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_foreign_delete_mid_migration_stays_deleted() -> TestResult {
     let db = local::fresh_table::<Yard>().await?;
-    put_raw(&db, row("K#3", "AT#2020-04-24T14:40:00.000Z", &[])).await?;
+    put_raw(&db, raw_row("K#3", "AT#2020-04-24T14:40:00.000Z", &[])).await?;
     let other = db.clone();
     let report = db
         .migration::<Crate>("foreign-delete")
@@ -499,7 +492,7 @@ async fn a_foreign_delete_mid_migration_stays_deleted() -> TestResult {
     Ok(())
 }
 
-// ----------------------------------------------------------------------- migrations
+// ------------------------------------------------------------------------- migrations
 
 /// A map that moves the item (changes a key field) is refused and the item is left; an
 /// item of the partition of another entity is never changed by a partition migration.
@@ -584,7 +577,7 @@ async fn a_resumed_map_over_untyped_rows_applies_once() -> TestResult {
     for id in 0..6u64 {
         put_raw(
             &db,
-            row(
+            raw_row(
                 &format!("K#{id}"),
                 "AT#2020-04-24T14:40:00.000Z",
                 &[("weight", n(0))],
@@ -629,7 +622,7 @@ async fn a_resumed_map_over_untyped_rows_applies_once() -> TestResult {
     Ok(())
 }
 
-// ----------------------------------------------------------------------- Query::one
+// --------------------------------------------------------- Query::one and page counts
 
 /// `one()` over a partition where the other program's rows (nobody's) come first: the
 /// second matching row is still found (NotUnique), and a single one is returned.
@@ -638,9 +631,9 @@ async fn one_looks_past_rows_that_are_nobodys() -> TestResult {
     let db = local::fresh_table::<Yard>().await?;
     // Sort before `AT#...`: `A...` < `AT`.
     for i in 0..7 {
-        put_raw(&db, row("K#5", &format!("A{i}"), &[])).await?;
+        put_raw(&db, raw_row("K#5", &format!("A{i}"), &[])).await?;
     }
-    put_raw(&db, row("K#5", "AT#2020-01-01T00:00:00.000Z", &[])).await?;
+    put_raw(&db, raw_row("K#5", "AT#2020-01-01T00:00:00.000Z", &[])).await?;
     let one = db.query(Crate::partition(5u64)).consistent().one().await?;
     assert_eq!(
         one.map(|c| c.at),
@@ -651,11 +644,11 @@ async fn one_looks_past_rows_that_are_nobodys() -> TestResult {
     for i in 0..7 {
         put_raw(
             &db,
-            row("K#5", &format!("AT#2020-01-01T00:00:00.000Zx{i}"), &[]),
+            raw_row("K#5", &format!("AT#2020-01-01T00:00:00.000Zx{i}"), &[]),
         )
         .await?;
     }
-    put_raw(&db, row("K#5", "AT#2021-01-01T00:00:00.000Z", &[])).await?;
+    put_raw(&db, raw_row("K#5", "AT#2021-01-01T00:00:00.000Z", &[])).await?;
     let err = db
         .query(Crate::partition(5u64))
         .consistent()
@@ -666,8 +659,8 @@ async fn one_looks_past_rows_that_are_nobodys() -> TestResult {
         .ok_or("two crates")?;
     assert!(matches!(err, Error::NotUnique { .. }), "{err:?}");
     // Pallets are not crates: one pallet with one crate is one crate.
-    put_raw(&db, row("K#6", "AT#2020-01-01T00:00:00.000Z", &[])).await?;
-    put_raw(&db, row("K#6", "P#0001", &[("kind", s("x"))])).await?;
+    put_raw(&db, raw_row("K#6", "AT#2020-01-01T00:00:00.000Z", &[])).await?;
+    put_raw(&db, raw_row("K#6", "P#0001", &[("kind", s("x"))])).await?;
     let one = db.query(Crate::partition(6u64)).one().await?;
     assert!(one.is_some());
     let one = db.query(Pallet::partition(6u64)).one().await?;
@@ -681,11 +674,11 @@ async fn one_looks_past_rows_that_are_nobodys() -> TestResult {
 async fn page_counts_include_rows_dropped_on_the_client() -> TestResult {
     let db = local::fresh_table::<Yard>().await?;
     for i in 0..5 {
-        put_raw(&db, row("K#8", &format!("AT#x{i}"), &[])).await?;
-        put_raw(&db, row("K#8", &format!("A{i}"), &[])).await?;
+        put_raw(&db, raw_row("K#8", &format!("AT#x{i}"), &[])).await?;
+        put_raw(&db, raw_row("K#8", &format!("A{i}"), &[])).await?;
     }
-    put_raw(&db, row("K#8", "AT#2020-01-01T00:00:00.000Z", &[])).await?;
-    put_raw(&db, row("K#8", "P#0002", &[("kind", s("x"))])).await?;
+    put_raw(&db, raw_row("K#8", "AT#2020-01-01T00:00:00.000Z", &[])).await?;
+    put_raw(&db, raw_row("K#8", "P#0002", &[("kind", s("x"))])).await?;
     let page = db
         .query(Crate::partition(8u64))
         .consistent()
