@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::ctxt::Ctxt;
+use crate::symbol::*;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Ident, LitStr, Path, Token};
 
@@ -86,34 +87,34 @@ pub(crate) fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
     };
     if meta.input.peek(syn::token::Paren) {
         meta.parse_nested_meta(|inner| {
-            if inner.path.is_ident("prefix") {
+            if inner.path == PREFIX {
                 set_once(&mut out.prefix, inner.value()?.parse()?, &inner, "prefix")
-            } else if inner.path.is_ident("width") {
+            } else if inner.path == WIDTH {
                 set_once(&mut out.width, inner.value()?.parse()?, &inner, "width")
-            } else if inner.path.is_ident("separator") {
+            } else if inner.path == SEPARATOR {
                 set_once(&mut out.separator, inner.value()?.parse()?, &inner, "separator")
-            } else if inner.path.is_ident("time_attribute") {
+            } else if inner.path == TIME_ATTRIBUTE {
                 set_once(
                     &mut out.time_attribute,
                     inner.value()?.parse()?,
                     &inner,
                     "time_attribute",
                 )
-            } else if inner.path.is_ident("counter_on_latest") {
+            } else if inner.path == COUNTER_ON_LATEST {
                 set_once(
                     &mut out.counter_on_latest,
                     inner.path.clone(),
                     &inner,
                     "counter_on_latest",
                 )
-            } else if inner.path.is_ident("numeric_order") {
+            } else if inner.path == NUMERIC_ORDER {
                 set_once(
                     &mut out.numeric_order,
                     inner.path.clone(),
                     &inner,
                     "numeric_order",
                 )
-            } else if inner.path.is_ident("revisions_in") {
+            } else if inner.path == REVISIONS_IN {
                 inner.parse_nested_meta(|index| match index.path.get_ident() {
                     Some(ident) => {
                         out.revisions_in.push(ident.clone());
@@ -149,23 +150,23 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
     let mut naming = NamingSaid::default();
     let mut deferred: Vec<syn::Error> = Vec::new();
     for attr in attrs {
-        if attr.path().is_ident("dynamo") {
+        if attr.path() == DYNAMO {
             let result = attr.parse_nested_meta(|meta| {
-                if meta.path.is_ident("table") {
+                if meta.path == TABLE {
                     set_once(&mut out.table, meta.value()?.parse()?, &meta, "table")?;
-                } else if meta.path.is_ident("pk") {
+                } else if meta.path == PK {
                     set_once(&mut out.pk, meta.value()?.parse()?, &meta, "pk")?;
-                } else if meta.path.is_ident("sk") {
+                } else if meta.path == SK {
                     set_once(&mut out.sk, meta.value()?.parse()?, &meta, "sk")?;
-                } else if meta.path.is_ident("entity_type") {
+                } else if meta.path == ENTITY_TYPE {
                     set_once(&mut out.entity_type, meta.value()?.parse()?, &meta, "entity_type")?;
-                } else if meta.path.is_ident("key_struct") {
+                } else if meta.path == KEY_STRUCT {
                     set_once(&mut out.key_struct, meta.value()?.parse()?, &meta, "key_struct")?;
-                } else if meta.path.is_ident("delimiter") {
+                } else if meta.path == DELIMITER {
                     set_once(&mut out.delimiter, delimiter(&meta)?, &meta, "delimiter")?;
-                } else if meta.path.is_ident("index") {
+                } else if meta.path == INDEX {
                     out.indexes.push(index_template(&meta)?);
-                } else if meta.path.is_ident("identify") {
+                } else if meta.path == IDENTIFY {
                     let lit: LitStr = meta.value()?.parse()?;
                     match lit.value().as_str() {
                         "keys" => set_once(&mut out.identify_by_keys, lit, &meta, "identify")?,
@@ -177,7 +178,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                             "`identify` is `\"keys\"` (items without the entity-type attribute are identified by their keys) or `\"type\"` (the default: by the entity-type attribute)",
                         )),
                     }
-                } else if meta.path.is_ident("store_key_fields") {
+                } else if meta.path == STORE_KEY_FIELDS {
                     match meta.value()?.parse::<syn::Lit>()? {
                         syn::Lit::Bool(b) => set_once(&mut out.store_key_fields, b, &meta, "store_key_fields")?,
                         other => deferred.push(syn::Error::new(
@@ -185,7 +186,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                             "`store_key_fields` is `true` (key fields are also stored as attributes of their own, the default) or `false` (read from the keys only)",
                         )),
                     }
-                } else if meta.path.is_ident("versioned") {
+                } else if meta.path == VERSIONED {
                     if out.versioned.is_some() {
                         return Err(meta.error("`versioned` is given twice"));
                     }
@@ -201,7 +202,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                 out.parse_failed = true;
                 cx.syn_error(e);
             }
-        } else if attr.path().is_ident("serde") {
+        } else if attr.path() == SERDE {
             let result = attr.parse_nested_meta(|meta| {
                 if !naming_option(&meta, &mut naming, Derive::Entity, Source::Serde)? {
                     skip_meta_value(&meta)?;
@@ -232,15 +233,15 @@ pub(crate) fn index_template(meta: &ParseNestedMeta) -> syn::Result<IndexTemplat
             let fork = inner.input.fork();
             let _ = fork.parse::<Token![=]>();
             let is_list = fork.peek(syn::token::Bracket);
-            if inner.path.is_ident("delimiter") {
+            if inner.path == DELIMITER {
                 set_once(&mut delimiter_char, delimiter(&inner)?, &inner, "delimiter")?;
-            } else if inner.path.is_ident("pk") {
+            } else if inner.path == PK {
                 if is_list {
                     pk_fields = field_list(&inner)?;
                 } else {
                     pk = Some(inner.value()?.parse()?);
                 }
-            } else if inner.path.is_ident("sk") {
+            } else if inner.path == SK {
                 if is_list {
                     sk_fields = field_list(&inner)?;
                 } else {

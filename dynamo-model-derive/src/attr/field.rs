@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::ctxt::Ctxt;
+use crate::symbol::*;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
@@ -76,18 +77,18 @@ pub(crate) fn compress(meta: &ParseNestedMeta) -> syn::Result<Compress> {
     let mut threshold: Option<syn::LitInt> = None;
     let mut max_size: Option<syn::LitInt> = None;
     meta.parse_nested_meta(|inner| {
-        if inner.path.is_ident("codec") {
+        if inner.path == CODEC {
             set_once(&mut codec, inner.value()?.parse()?, &inner, "codec")
-        } else if inner.path.is_ident("level") {
+        } else if inner.path == LEVEL {
             set_once(&mut level, int_value(&inner, "level")?, &inner, "level")
-        } else if inner.path.is_ident("threshold") {
+        } else if inner.path == THRESHOLD {
             set_once(
                 &mut threshold,
                 int_value(&inner, "threshold")?,
                 &inner,
                 "threshold",
             )
-        } else if inner.path.is_ident("max_size") {
+        } else if inner.path == MAX_SIZE {
             set_once(
                 &mut max_size,
                 int_value(&inner, "max_size")?,
@@ -291,9 +292,9 @@ pub(crate) fn chunked_attr(meta: &ParseNestedMeta) -> syn::Result<ChunkedAttr> {
     };
     if meta.input.peek(syn::token::Paren) {
         meta.parse_nested_meta(|inner| {
-            if inner.path.is_ident("inline") {
+            if inner.path == INLINE {
                 set_once(&mut out.inline, inner.value()?.parse()?, &inner, "inline")
-            } else if inner.path.is_ident("chunk_size") {
+            } else if inner.path == CHUNK_SIZE {
                 set_once(
                     &mut out.chunk_size,
                     inner.value()?.parse()?,
@@ -343,7 +344,7 @@ pub(crate) fn common_field_option(
 ) -> syn::Result<bool> {
     let i = source as usize;
     let path = &meta.path;
-    if path.is_ident("rename") {
+    if path == RENAME {
         if !meta.input.peek(Token![=]) {
             return Err(meta.error(format!(
                 "{} needs one attribute name per field: use `rename = \"..\"`, not separate serialize/deserialize names",
@@ -358,11 +359,11 @@ pub(crate) fn common_field_option(
             source,
             meta,
         )?;
-    } else if path.is_ident("skip") {
+    } else if path == SKIP {
         *skip = true;
-    } else if path.is_ident("default") {
+    } else if path == DEFAULT {
         say(&mut out.default[i], default_value(meta)?, source, meta)?;
-    } else if path.is_ident("skip_serializing_if") {
+    } else if path == SKIP_SERIALIZING_IF {
         let lit: LitStr = meta.value()?.parse()?;
         let function: Path = lit.parse()?;
         let text = format!(
@@ -409,36 +410,36 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
         }
     };
     for attr in attrs {
-        if attr.path().is_ident("dynamo") {
+        if attr.path() == DYNAMO {
             let result = attr.parse_nested_meta(|meta| {
                 if common_field_option(&meta, &mut said, &mut dynamo_skip, derive, Source::Dynamo)?
                 {
-                } else if meta.path.is_ident("serde") {
+                } else if meta.path == SERDE {
                     out.serde_codec = true;
-                } else if meta.path.is_ident("compress") {
+                } else if meta.path == COMPRESS {
                     let c = compress(&meta)?;
                     set_once(&mut out.compress, c, &meta, "compress")?;
-                } else if meta.path.is_ident("version") && derive == Derive::Entity {
+                } else if meta.path == VERSION && derive == Derive::Entity {
                     out.version = true;
-                } else if meta.path.is_ident("ttl") && derive == Derive::Entity {
+                } else if meta.path == TTL && derive == Derive::Entity {
                     out.ttl = true;
-                } else if meta.path.is_ident("key_format") && derive == Derive::Entity {
+                } else if meta.path == KEY_FORMAT && derive == Derive::Entity {
                     let f = key_format_value(meta.value()?)?;
                     set_once(&mut out.key_format, f, &meta, "key_format")?;
-                } else if meta.path.is_ident("key_only") && derive == Derive::Entity {
+                } else if meta.path == KEY_ONLY && derive == Derive::Entity {
                     out.key_only = Some(meta.path.clone());
-                } else if meta.path.is_ident("alias") && derive == Derive::Entity {
+                } else if meta.path == ALIAS && derive == Derive::Entity {
                     let lit: LitStr = meta.value()?.parse()?;
                     if lit.value().is_empty() {
                         return Err(syn::Error::new(lit.span(), "an alias cannot be empty"));
                     }
                     out.aliases.push(lit);
-                } else if meta.path.is_ident("chunked") && derive == Derive::Entity {
+                } else if meta.path == CHUNKED && derive == Derive::Entity {
                     if out.chunked.is_some() {
                         return Err(meta.error("`chunked` is given twice"));
                     }
                     out.chunked = Some(chunked_attr(&meta)?);
-                } else if meta.path.is_ident("chunked") {
+                } else if meta.path == CHUNKED {
                     return Err(meta.error(
                         "`chunked` applies to the fields of an Entity: a nested attribute is stored inside its item's attribute, which cannot name chunk items; make the large value a `#[dynamo(chunked)]` field of the entity",
                     ));
@@ -452,20 +453,20 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
             if let Err(e) = result {
                 cx.syn_error(e);
             }
-        } else if attr.path().is_ident("serde") {
+        } else if attr.path() == SERDE {
             let result = attr.parse_nested_meta(|meta| {
                 let path = &meta.path;
                 if common_field_option(&meta, &mut said, &mut serde_skip, derive, Source::Serde)? {
-                } else if path.is_ident("skip_serializing") {
+                } else if path == SKIP_SERIALIZING {
                     skip_ser = true;
                     one_direction = Some(attr);
-                } else if path.is_ident("skip_deserializing") {
+                } else if path == SKIP_DESERIALIZING {
                     skip_de = true;
                     one_direction = Some(attr);
-                } else if path.is_ident("alias") && derive == Derive::Entity {
+                } else if path == ALIAS && derive == Derive::Entity {
                     let lit: LitStr = meta.value()?.parse()?;
                     out.aliases.push(lit);
-                } else if path.is_ident("alias") {
+                } else if path == ALIAS {
                     // Reading under an old name too, as serde does, would need writing it
                     // back under the new one: refused rather than silently read as missing.
                     return Err(meta.error(format!(
@@ -473,9 +474,9 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
                          rewrite the stored items under the new name (or keep the old one with `rename`)",
                         derive.name()
                     )));
-                } else if ["flatten", "with", "serialize_with", "deserialize_with", "getter"]
+                } else if [FLATTEN, WITH, SERIALIZE_WITH, DESERIALIZE_WITH, GETTER]
                     .iter()
-                    .any(|p| path.is_ident(p))
+                    .any(|p| path == *p)
                 {
                     let name = path.get_ident().map(ToString::to_string).unwrap_or_default();
                     return Err(meta.error(format!(
@@ -528,9 +529,9 @@ pub fn variant_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> VariantAttrs {
     let mut rename: [Option<Said<LitStr>>; 2] = [None, None];
     let mut rename_all: [Option<Said<(RenameRule, LitStr)>>; 2] = [None, None];
     for attr in attrs {
-        let source = if attr.path().is_ident("dynamo") {
+        let source = if attr.path() == DYNAMO {
             Source::Dynamo
-        } else if attr.path().is_ident("serde") {
+        } else if attr.path() == SERDE {
             Source::Serde
         } else {
             continue;
@@ -538,7 +539,7 @@ pub fn variant_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> VariantAttrs {
         let result = attr.parse_nested_meta(|meta| {
             let path = &meta.path;
             let i = source as usize;
-            if path.is_ident("rename") {
+            if path == RENAME {
                 if !meta.input.peek(Token![=]) {
                     return Err(meta.error(
                         "#[derive(Attribute)] needs one name per variant: use `rename = \"..\"`, not separate serialize/deserialize names",
@@ -547,13 +548,13 @@ pub fn variant_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> VariantAttrs {
                 let lit: LitStr = meta.value()?.parse()?;
                 let text = format!("rename = {:?}", lit.value());
                 say(&mut rename[i], said(lit.clone(), text, quote::quote!(#path = #lit)), source, &meta)?;
-            } else if path.is_ident("rename_all") {
+            } else if path == RENAME_ALL {
                 say(&mut rename_all[i], rename_all_value(&meta, Derive::Attribute, "rename_all")?, source, &meta)?;
             } else if source == Source::Dynamo {
                 return Err(meta.error("unknown variant option; expected `rename` or `rename_all`"));
-            } else if ["skip", "skip_serializing", "skip_deserializing", "other", "untagged", "with", "serialize_with", "deserialize_with", "alias"]
+            } else if [SKIP, SKIP_SERIALIZING, SKIP_DESERIALIZING, OTHER, UNTAGGED, WITH, SERIALIZE_WITH, DESERIALIZE_WITH, ALIAS]
                 .iter()
-                .any(|p| path.is_ident(p))
+                .any(|p| path == *p)
             {
                 let name = path.get_ident().map(ToString::to_string).unwrap_or_default();
                 return Err(meta.error(format!(

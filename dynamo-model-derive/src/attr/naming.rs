@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::ctxt::Ctxt;
+use crate::symbol::*;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
@@ -185,21 +186,21 @@ pub(crate) fn naming_option(
     source: Source,
 ) -> syn::Result<bool> {
     let i = source as usize;
-    if meta.path.is_ident("rename_all") {
+    if meta.path == RENAME_ALL {
         say(
             &mut out.rename_all[i],
             rename_all_value(meta, derive, "rename_all")?,
             source,
             meta,
         )?;
-    } else if meta.path.is_ident("rename_all_fields") && derive == Derive::Attribute {
+    } else if meta.path == RENAME_ALL_FIELDS && derive == Derive::Attribute {
         say(
             &mut out.rename_all_fields[i],
             rename_all_value(meta, derive, "rename_all_fields")?,
             source,
             meta,
         )?;
-    } else if meta.path.is_ident("default") {
+    } else if meta.path == DEFAULT {
         say(&mut out.default[i], default_value(meta)?, source, meta)?;
     } else {
         return Ok(false);
@@ -215,9 +216,9 @@ pub struct AttributeAttrs {
 pub fn attribute_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> AttributeAttrs {
     let mut naming = NamingSaid::default();
     for attr in attrs {
-        let source = if attr.path().is_ident("dynamo") {
+        let source = if attr.path() == DYNAMO {
             Source::Dynamo
-        } else if attr.path().is_ident("serde") {
+        } else if attr.path() == SERDE {
             Source::Serde
         } else {
             continue;
@@ -232,9 +233,9 @@ pub fn attribute_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> AttributeAttrs {
                 ));
             }
             let path = &meta.path;
-            if ["tag", "content", "untagged", "transparent", "from", "try_from", "into", "remote"]
+            if [TAG, CONTENT, UNTAGGED, TRANSPARENT, FROM, TRY_FROM, INTO, REMOTE]
                 .iter()
-                .any(|p| path.is_ident(p))
+                .any(|p| path == *p)
             {
                 let name = path.get_ident().map(ToString::to_string).unwrap_or_default();
                 return Err(meta.error(format!(

@@ -1,6 +1,7 @@
 //! `#[derive(Table)]`: the table's key attributes, indexes, capacity and stream.
 
 use crate::ctxt::Ctxt;
+use crate::symbol::*;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Ident, LitStr, Path, Token};
 
@@ -76,9 +77,9 @@ pub(crate) fn capacity(meta: &ParseNestedMeta) -> syn::Result<Capacity> {
     let mut read = None;
     let mut write = None;
     meta.parse_nested_meta(|inner| {
-        let slot = if inner.path.is_ident("read") {
+        let slot = if inner.path == READ {
             &mut read
-        } else if inner.path.is_ident("write") {
+        } else if inner.path == WRITE {
             &mut write
         } else {
             return Err(inner.error("expected `read = N` or `write = N` (capacity units)"));
@@ -90,11 +91,7 @@ pub(crate) fn capacity(meta: &ParseNestedMeta) -> syn::Result<Capacity> {
                 "capacity units are a whole number from 1 to 4294967295",
             )
         })?;
-        let name = if inner.path.is_ident("read") {
-            "read"
-        } else {
-            "write"
-        };
+        let name = if inner.path == READ { "read" } else { "write" };
         set_once(slot, units, &inner, name)
     })?;
     match (read, write) {
@@ -244,7 +241,7 @@ pub(crate) fn projection(meta: &ParseNestedMeta) -> syn::Result<Projection> {
     }
     let mut include = None;
     meta.parse_nested_meta(|inner| {
-        if inner.path.is_ident("include") {
+        if inner.path == INCLUDE {
             let value = inner.value()?;
             let content;
             syn::bracketed!(content in value);
@@ -273,18 +270,18 @@ pub(crate) fn index_decl(meta: &ParseNestedMeta, kind: IndexKind) -> syn::Result
     let mut proj = Projection::All;
     let mut cap = None;
     meta.parse_nested_meta(|inner| {
-        if inner.path.is_ident("name") {
+        if inner.path == NAME {
             name = Some(inner.value()?.parse::<LitStr>()?);
-        } else if inner.path.is_ident("pk") {
+        } else if inner.path == PK {
             if kind == IndexKind::Local {
                 return Err(inner.error("an LSI uses the table's partition key; give only `sk`"));
             }
             pk = key_attrs(&inner)?;
-        } else if inner.path.is_ident("sk") {
+        } else if inner.path == SK {
             sk = key_attrs(&inner)?;
-        } else if inner.path.is_ident("projection") {
+        } else if inner.path == PROJECTION {
             proj = projection(&inner)?;
-        } else if inner.path.is_ident("capacity") {
+        } else if inner.path == CAPACITY {
             if kind == IndexKind::Local {
                 return Err(inner.error(
                     "an LSI shares the table's capacity: give `capacity(..)` to the table",
@@ -332,34 +329,34 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
         capacity: None,
         stream: None,
     };
-    for attr in attrs.iter().filter(|a| a.path().is_ident("dynamo")) {
+    for attr in attrs.iter().filter(|a| a.path() == DYNAMO) {
         let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("pk") {
+            if meta.path == PK {
                 set_once(&mut out.pk, single_key_attr(&meta)?, &meta, "pk")?;
-            } else if meta.path.is_ident("sk") {
+            } else if meta.path == SK {
                 set_once(&mut out.sk, single_key_attr(&meta)?, &meta, "sk")?;
-            } else if meta.path.is_ident("gsi") {
+            } else if meta.path == GSI {
                 out.indexes.push(index_decl(&meta, IndexKind::Global)?);
-            } else if meta.path.is_ident("lsi") {
+            } else if meta.path == LSI {
                 out.indexes.push(index_decl(&meta, IndexKind::Local)?);
-            } else if meta.path.is_ident("ttl") {
+            } else if meta.path == TTL {
                 let ttl = meta.value()?.parse::<LitStr>()?.value();
                 set_once(&mut out.ttl, ttl, &meta, "ttl")?;
-            } else if meta.path.is_ident("entity_type") {
+            } else if meta.path == ENTITY_TYPE {
                 let name = meta.value()?.parse::<LitStr>()?.value();
                 set_once(&mut out.entity_type, name, &meta, "entity_type")?;
-            } else if meta.path.is_ident("write_token") {
+            } else if meta.path == WRITE_TOKEN {
                 let name = meta.value()?.parse::<LitStr>()?.value();
                 set_once(&mut out.write_token, name, &meta, "write_token")?;
-            } else if meta.path.is_ident("delimiter") {
+            } else if meta.path == DELIMITER {
                 set_once(&mut out.delimiter, delimiter(&meta)?, &meta, "delimiter")?;
-            } else if meta.path.is_ident("billing") {
+            } else if meta.path == BILLING {
                 set_once(&mut out.billing, billing(&meta)?, &meta, "billing")?;
-            } else if meta.path.is_ident("capacity") {
+            } else if meta.path == CAPACITY {
                 set_once(&mut out.capacity, capacity(&meta)?, &meta, "capacity")?;
-            } else if meta.path.is_ident("stream") {
+            } else if meta.path == STREAM {
                 set_once(&mut out.stream, stream(&meta)?, &meta, "stream")?;
-            } else if meta.path.is_ident("identify") {
+            } else if meta.path == IDENTIFY {
                 let lit = meta.value()?.parse::<LitStr>()?;
                 match lit.value().as_str() {
                     "keys" => out.identify_by_keys = true,

@@ -5,10 +5,14 @@
 //! compiler evaluates with a span on the attribute.
 
 mod attribute;
+mod collection;
 mod entity;
+mod table;
 
 pub use attribute::*;
+pub use collection::*;
 pub use entity::*;
+pub use table::*;
 
 use crate::attr::{self, Derive, FieldAttrs, RenameRule};
 use crate::ctxt::Ctxt;

@@ -19,6 +19,7 @@ mod sort_chain;
 
 use crate::check::{self, EntityModel, Field};
 use crate::ctxt::Ctxt;
+pub(crate) use crate::names::{pascal_case, snake_case};
 use crate::template::{Bucket, Segment, Template};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -326,30 +327,6 @@ pub(crate) fn formatted_attr_type(f: &Field) -> Option<TokenStream> {
     })
 }
 
-/// `GSI1` → `gsi1`, `ByEmail` → `by_email`, `orders-by-date` → `orders_by_date`.
-pub(crate) fn snake_case(name: &str) -> String {
-    let mut out = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c.is_ascii_uppercase() {
-            if prev_lower {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-            prev_lower = false;
-        } else if c.is_ascii_alphanumeric() {
-            out.push(c);
-            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        } else {
-            if !out.ends_with('_') && !out.is_empty() {
-                out.push('_');
-            }
-            prev_lower = false;
-        }
-    }
-    out
-}
-
 /// `Option<T>` → `T` (syntactically): multi-attribute key arguments take present values.
 pub(crate) fn present_type(ty: &syn::Type) -> &syn::Type {
     if let syn::Type::Path(p) = ty {
@@ -364,19 +341,6 @@ pub(crate) fn present_type(ty: &syn::Type) -> &syn::Type {
         }
     }
     ty
-}
-
-/// `user_id` → `UserId`, `gsi1` → `Gsi1`.
-pub(crate) fn pascal_case(snake: &str) -> String {
-    snake
-        .split('_')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
 }
 
 /// `&Compression { .. }` for a compressed field (a constant, promoted to `'static`).
