@@ -1,8 +1,8 @@
 //! The item codec: `to_item` and `from_item`, field by field, with the chunked fields,
 //! the attribute names and types the item holds, and the managed fields (version, history).
 
-use super::index_key::{IndexAttributes, IndexCode};
-use super::{compression, field_default, formatted_attr_type, key_delimiter};
+use super::index_key::{index_template_const, key_template_const, IndexAttributes, IndexCode};
+use super::{compression, field_default, formatted_attr_type};
 use crate::check::{EntityModel, Field};
 use crate::template::{Segment, Template};
 use proc_macro2::TokenStream;
@@ -239,7 +239,7 @@ fn decode_field(
     }
     let aliases = f.attrs.aliases.iter();
     if let Some((sort, template)) = m.key_source(f) {
-        return decode_key_field(m, f, sort, template);
+        return decode_key_field(f, sort, template);
     }
     if let Some(decode) = decode_index_field(m, f, index_attributes, &default_path, &default) {
         return decode;
@@ -276,15 +276,11 @@ fn decode_field(
 
 /// A field the primary key holds: read back from the key when the item does not store it
 /// (written by another program, or `key_only`).
-fn decode_key_field(m: &EntityModel, f: &Field, sort: bool, template: &Template) -> TokenStream {
+fn decode_key_field(f: &Field, sort: bool, template: &Template) -> TokenStream {
     let private = quote!(::dynamo_model::__private);
-    let key_delim = key_delimiter(m);
     let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
     let aliases = f.attrs.aliases.iter();
-    let segments = template.segments.iter().map(|s| match s {
-        Segment::Lit(l) => quote!(::core::option::Option::Some(#l)),
-        Segment::Field(_) | Segment::Computed(_) => quote!(::core::option::Option::None),
-    });
+    let template_const = key_template_const(sort);
     let ordinal = template
         .segments
         .iter()
@@ -292,12 +288,7 @@ fn decode_key_field(m: &EntityModel, f: &Field, sort: bool, template: &Template)
         .position(|s| matches!(s, Segment::Field(n) if f.ident == n))
         .unwrap_or(0);
     let key_source = quote! {
-        #private::KeySource {
-            sort: #sort,
-            segments: &[#(#segments),*],
-            delimiter: #key_delim,
-            ordinal: #ordinal,
-        }
+        #template_const.key_source(#ordinal)
     };
     if let Some(attr_ty) = formatted_attr_type(f) {
         // A key field is never an `Option`: the attribute type is `Formatted`,
@@ -349,11 +340,7 @@ fn decode_index_field(
         } else {
             &attributes.pk
         };
-        let delimiter = &attributes.delimiter;
-        let segments = template.segments.iter().map(|s| match s {
-            Segment::Lit(l) => quote!(::core::option::Option::Some(#l)),
-            Segment::Field(_) | Segment::Computed(_) => quote!(::core::option::Option::None),
-        });
+        let template_const = index_template_const(*position, *sort);
         let ordinal = template
             .segments
             .iter()
@@ -361,12 +348,7 @@ fn decode_index_field(
             .position(|s| matches!(s, Segment::Field(n) if f.ident == n))
             .unwrap_or(0);
         Some(quote! {
-            #private::IndexKeySource {
-                attribute: #attribute,
-                segments: &[#(#segments),*],
-                delimiter: #delimiter,
-                ordinal: #ordinal,
-            }
+            #template_const.index_source(#attribute, #ordinal)
         })
     });
     let key_only = f.not_stored;

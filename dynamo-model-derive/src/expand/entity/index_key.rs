@@ -4,8 +4,8 @@
 
 use super::key::render;
 use super::{
-    bucket_type, const_panic, delimiter_expr, field, formatted_attr_type, key_delimiter, key_type,
-    position_const, table_name,
+    bucket_type, const_panic, delimiter_expr, field, formatted_attr_type, key_type, position_const,
+    table_name,
 };
 use crate::check::{EntityModel, Field, IndexModel};
 use crate::template::{Function, Segment, Template};
@@ -20,6 +20,76 @@ pub(super) struct IndexAttributes {
     pub pk: TokenStream,
     pub sk: TokenStream,
     pub delimiter: TokenStream,
+}
+
+/// A template's segments as the runtime reads keys back (`KeySource`, `IndexKeySource`,
+/// `TemplateField::Key`): each literal, and `None` for each placeholder.
+fn literal_parts(t: &Template) -> TokenStream {
+    let parts = t.segments.iter().map(|s| match s {
+        Segment::Lit(l) => quote!(::core::option::Option::Some(#l)),
+        Segment::Field(_) | Segment::Computed(_) => quote!(::core::option::Option::None),
+    });
+    quote!(&[#(#parts),*])
+}
+
+/// The name of the `KeyTemplate` constant of index `n`'s pk or sk template.
+pub(super) fn index_template_const(n: usize, sort: bool) -> Ident {
+    format_ident!("__INDEX_{}_{}_TEMPLATE", n, if sort { "SK" } else { "PK" })
+}
+
+/// The name of the `KeyTemplate` constant of the entity's pk or sk template.
+pub(super) fn key_template_const(sort: bool) -> Ident {
+    format_ident!("__{}_TEMPLATE", if sort { "SK" } else { "PK" })
+}
+
+/// The delimiter of an index's templates: `__DELIMITER` (the entity's) when the index
+/// declares the same.
+fn index_delimiter(m: &EntityModel, index: &IndexModel) -> TokenStream {
+    if index.delimiter == m.delimiter {
+        quote!(__DELIMITER)
+    } else {
+        delimiter_expr(index.delimiter, &m.table)
+    }
+}
+
+/// Every key template as a runtime `KeyTemplate`, each defined once in the entity's const
+/// block (`__PK_TEMPLATE`, `__SK_TEMPLATE`, `__INDEX_{n}_PK_TEMPLATE`, ..), and the
+/// delimiter of its primary-key templates (`__DELIMITER`).
+pub(super) fn template_consts(m: &EntityModel) -> TokenStream {
+    let key = quote!(__DELIMITER);
+    let primary = std::iter::once((key_template_const(false), false, &m.pk.0, key.clone())).chain(
+        m.sk.as_ref()
+            .map(|s| (key_template_const(true), true, &s.0, key.clone())),
+    );
+    let indexes = m
+        .indexes
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.attributes.is_none() && !i.inverted)
+        .flat_map(|(n, i)| {
+            let d = index_delimiter(m, i);
+            let pk =
+                i.pk.as_ref()
+                    .map(|t| (index_template_const(n, false), false, &t.0, d.clone()));
+            pk.into_iter().chain(
+                i.sk.as_ref()
+                    .map(|t| (index_template_const(n, true), true, &t.0, d.clone())),
+            )
+        });
+    let template = quote!(::dynamo_model::generated::KeyTemplate);
+    let consts = primary.chain(indexes).map(|(name, sort, t, delimiter)| {
+        let parts = literal_parts(t);
+        quote! {
+            #[allow(dead_code)]
+            const #name: #template = #template::new(#sort, #parts, #delimiter);
+        }
+    });
+    let delimiter = delimiter_expr(m.delimiter, &m.table);
+    quote! {
+        #[allow(dead_code)]
+        const __DELIMITER: ::dynamo_model::key::Delimiter = #delimiter;
+        #(#consts)*
+    }
 }
 
 /// The code for every index the entity declares.
@@ -126,20 +196,23 @@ pub(super) fn own_keys(
 fn template_attributes(m: &EntityModel, n: usize, index: &IndexModel) -> IndexAttributes {
     let idx = format_ident!("__INDEX_{}", n);
     let (own_pk, own_sk) = own_keys(m, index, &idx);
-    let pk = if index.pk.is_some() {
-        quote!(if #own_pk { ::core::option::Option::None } else { ::core::option::Option::Some(#idx.pk[0].name) })
-    } else {
-        quote!(::core::option::Option::None)
+    // Written unless the template repeats the table's own key: `own` is then a const
+    // expression, else `false`.
+    let attribute = |present: bool, own: &TokenStream, key: Ident| {
+        if !present {
+            quote!(::core::option::Option::None)
+        } else if own.to_string() == "false" {
+            quote!(::core::option::Option::Some(#idx.#key[0].name))
+        } else {
+            quote!(if #own { ::core::option::Option::None } else { ::core::option::Option::Some(#idx.#key[0].name) })
+        }
     };
-    let sk = if index.sk.is_some() {
-        quote!(if #own_sk { ::core::option::Option::None } else { ::core::option::Option::Some(#idx.sk[0].name) })
-    } else {
-        quote!(::core::option::Option::None)
-    };
+    let pk = attribute(index.pk.is_some(), &own_pk, format_ident!("pk"));
+    let sk = attribute(index.sk.is_some(), &own_sk, format_ident!("sk"));
     IndexAttributes {
         pk,
         sk,
-        delimiter: delimiter_expr(index.delimiter, &m.table),
+        delimiter: index_delimiter(m, index),
     }
 }
 
@@ -285,7 +358,6 @@ fn update_template(
 /// attribute among the update's values, or (a primary-key field) from the key.
 fn template_field(m: &EntityModel, f: &Field) -> TokenStream {
     let private = quote!(::dynamo_model::__private);
-    let key_delim = key_delimiter(m);
     let (ty, attr) = (&f.ty, &f.name);
     if !f.in_primary_key {
         let encode = match &f.attrs.key_format {
@@ -313,10 +385,7 @@ fn template_field(m: &EntityModel, f: &Field) -> TokenStream {
     } else {
         (m.sk.as_ref().map(|s| &s.0).unwrap_or(&m.pk.0), true)
     };
-    let segments = template.segments.iter().map(|s| match s {
-        Segment::Lit(l) => quote!(::core::option::Option::Some(#l)),
-        Segment::Field(_) | Segment::Computed(_) => quote!(::core::option::Option::None),
-    });
+    let template_const = key_template_const(sort);
     // Every placeholder is a component of the key, computed or not.
     let placeholders: Vec<&Segment> = template
         .segments
@@ -334,15 +403,7 @@ fn template_field(m: &EntityModel, f: &Field) -> TokenStream {
             quote!(#private::reencode::<#kty>)
         }
     };
-    quote_spanned! {ty.span()=>
-        #private::TemplateField::Key {
-            sort: #sort,
-            segments: &[#(#segments),*],
-            delimiter: #key_delim,
-            ordinal: #ordinal,
-            reencode: #reencode,
-        }
-    }
+    quote_spanned! {ty.span()=> #template_const.template_field(#ordinal, #reencode) }
 }
 
 /// An index template's segments, each placeholder naming its field by its position among

@@ -189,7 +189,7 @@ fn self_part<'a>(
 
 /// The body of `__render_primary_key`: both templates rendered from the item's fields.
 pub(super) fn render_primary_key(m: &EntityModel) -> TokenStream {
-    let key_delim = key_delimiter(m);
+    let key_delim = quote!(__DELIMITER);
     let (pk_out, sk_out) = key_outs();
     let pk_self = render(&m.pk.0, &pk_out, self_part(m, &key_delim));
     let sk_self =

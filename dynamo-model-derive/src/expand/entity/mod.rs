@@ -97,6 +97,7 @@ fn impls(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
     let table = &m.table;
     let dm = quote!(::dynamo_model);
     let consts = &index.consts;
+    let template_consts = index_key::template_consts(m);
     let checks = checks::checks(m);
     let registration = registration::registration(m);
     let entity_impl = entity_impl(m, index);
@@ -112,6 +113,7 @@ fn impls(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
                 ::core::option::Option::None => "",
             };
             #(#consts)*
+            #template_consts
             const _: () = { #(#checks)* };
 
             #registration

@@ -1,7 +1,7 @@
 //! The entity's registration (`dynamo_model::registry`): which keys it can own, its
 //! templates as written (for exports), and its attributes.
 
-use super::{bucket_type, codec, field, key_delimiter, key_type};
+use super::{bucket_type, codec, field, key_type};
 use crate::check::EntityModel;
 use crate::template::{Function, Segment, Template};
 use proc_macro2::TokenStream;
@@ -20,7 +20,7 @@ pub(super) fn registration(m: &EntityModel) -> TokenStream {
     let (ident, table, entity_type) = (&m.ident, &m.table, &m.entity_type);
     let dm = quote!(::dynamo_model);
     let private = quote!(#dm::__private);
-    let key_delim = key_delimiter(m);
+    let key_delim = quote!(__DELIMITER);
     let registered_pk = registered_template(m, &m.pk.0);
     let registered_sk = match &m.sk {
         Some((t, _)) => {
@@ -89,7 +89,7 @@ pub(super) fn registration(m: &EntityModel) -> TokenStream {
 /// The recogniser of a template's rendered keys: its literals, and a check per placeholder.
 fn registered_template(m: &EntityModel, t: &Template) -> TokenStream {
     let private = quote!(::dynamo_model::__private);
-    let key_delim = key_delimiter(m);
+    let key_delim = quote!(__DELIMITER);
     let segments = t.segments.iter().map(|segment| match segment {
         Segment::Lit(lit) => quote!(#private::KeySegment::Literal(#lit)),
         Segment::Field(name) => {
