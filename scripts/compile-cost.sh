@@ -16,7 +16,9 @@
 # The expansion size (lines of `-Zunpretty=expanded`) is measured with RUSTC_BOOTSTRAP=1,
 # which lets a stable rustc print it: a measurement, nothing is built with it.
 #
-# KEEP=1 keeps the temporary workspace (its path is printed).
+# KEEP=1 keeps the temporary workspace (its path is printed). TARGET=dir builds into dir
+# instead of the temporary workspace, so a second run (another commit, the same
+# dependencies) reuses the dependencies built by the first.
 set -euo pipefail
 
 runs=${1:-3}
@@ -28,7 +30,7 @@ else
   trap 'rm -rf "$work"' EXIT
 fi
 
-export CARGO_TARGET_DIR="$work/target"
+export CARGO_TARGET_DIR="${TARGET:-$work/target}"
 export CARGO_INCREMENTAL=0
 
 # ------------------------------------------------------------------ the two crates
