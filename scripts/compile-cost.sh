@@ -16,7 +16,9 @@
 # The expansion size (lines of `-Zunpretty=expanded`) is measured with RUSTC_BOOTSTRAP=1,
 # which lets a stable rustc print it: a measurement, nothing is built with it.
 #
-# KEEP=1 keeps the temporary workspace (its path is printed).
+# KEEP=1 keeps the temporary workspace (its path is printed). TARGET=dir builds into dir
+# instead of the temporary workspace, so a second run (another commit, the same
+# dependencies) reuses the dependencies built by the first.
 set -euo pipefail
 
 runs=${1:-3}
@@ -28,7 +30,7 @@ else
   trap 'rm -rf "$work"' EXIT
 fi
 
-export CARGO_TARGET_DIR="$work/target"
+export CARGO_TARGET_DIR="${TARGET:-$work/target}"
 export CARGO_INCREMENTAL=0
 
 # ------------------------------------------------------------------ the two crates
@@ -172,14 +174,16 @@ echo
 echo "50 entities, \`cargo <command>\` of the user crate alone (dependencies built),"
 echo "median of $runs runs, CARGO_INCREMENTAL=0; rustc $(rustc --version | cut -d' ' -f2):"
 echo
-echo "| command | crate | time (runs) | ratio to serde only | target ≤ 1.5× |"
+echo "| command | crate | time (runs) | ratio to serde only | target (build ≤ 1.5×, check ≤ 1.2×) |"
 echo "| --- | --- | --- | --- | --- |"
 for command in build check; do
   s=$(echo "${times[$command.serde-only]}" | tr ' ' '\n' | grep . | median)
   for dir in derive-only with-derive serde-only; do
     d=$(echo "${times[$command.$dir]}" | tr ' ' '\n' | grep . | median)
     ratio=$(echo "$d / $s" | bc -l)
-    verdict=$(echo "$ratio <= 1.5" | bc -l | sed 's/1/met/; s/0/not met/')
+    limit=1.5
+    [ "$command" = check ] && limit=1.2
+    verdict=$(echo "$ratio <= $limit" | bc -l | sed 's/1/met/; s/0/not met/')
     [ "$dir" = serde-only ] && verdict="(baseline)"
     case $dir in
       derive-only) label='`#[derive(Entity)]`' ;;

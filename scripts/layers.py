@@ -23,7 +23,7 @@ LAYERS = [
     # compression, chunk manifests, the entity registry, entities and their typed keys,
     # key conditions, collections, item sizes, cursors.
     ("model", ["codec", "extra_types", "attribute", "schema", "keytext",
-               "compress", "chunk", "registry", "entity", "size", "key", "collection",
+               "compress", "chunk", "registry", "entity", "size", "key", "generated", "collection",
                "cursor"]),
     # Every expression: conditions, updates, key conditions, guards.
     ("expr", ["expr"]),

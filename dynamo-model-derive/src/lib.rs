@@ -6,6 +6,8 @@ mod attr;
 mod check;
 mod ctxt;
 mod expand;
+mod names;
+mod symbol;
 mod template;
 
 use proc_macro::TokenStream;

@@ -88,6 +88,8 @@ pub mod export;
 pub mod expr;
 mod extra_types;
 pub mod format;
+#[doc(hidden)]
+pub mod generated;
 pub mod guide;
 pub mod history;
 pub mod key;

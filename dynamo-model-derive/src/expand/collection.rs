@@ -1,50 +1,24 @@
 //! `#[derive(Collection)]`: an enum over entity types sharing a partition, decoded by
 //! dispatching on the entity-type attribute.
 
+use crate::check;
 use crate::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields};
+use syn::DeriveInput;
 
 pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
-    let mut cx = Ctxt::default();
-    let Data::Enum(data) = &input.data else {
-        cx.error_spanned_by(&input.ident, "#[derive(Collection)] needs an enum with one variant per entity type, e.g. `enum Details { Order(Order), Item(OrderItem) }`");
-        return Err(cx.check().err().unwrap_or_default());
-    };
-    if !input.generics.params.is_empty() {
-        cx.error_spanned_by(
-            &input.generics,
-            "#[derive(Collection)] does not support generic enums",
-        );
-    }
-    if data.variants.is_empty() {
-        cx.error_spanned_by(&input.ident, "a collection needs at least one variant");
-    }
-    let mut variants = Vec::new();
-    for v in &data.variants {
-        match &v.fields {
-            Fields::Unnamed(f) if f.unnamed.len() == 1 => {
-                variants.push((&v.ident, &f.unnamed[0].ty))
-            }
-            _ => cx.error_spanned_by(
-                v,
-                "each variant holds exactly one entity, e.g. `Order(Order)`",
-            ),
-        }
-    }
-    for (i, (ident, ty)) in variants.iter().enumerate() {
-        if variants[..i]
-            .iter()
-            .any(|(_, other)| quote!(#other).to_string() == quote!(#ty).to_string())
-        {
-            cx.error_spanned_by(ident, "this entity type already has a variant");
-        }
-    }
+    let mut cx = Ctxt::new();
+    let model = check::collection(&mut cx, input);
     cx.check()?;
+    let Some(check::CollectionModel { ident, variants }) = model else {
+        return Err(vec![syn::Error::new_spanned(
+            &input.ident,
+            "invalid collection",
+        )]);
+    };
 
-    let ident = &input.ident;
     let name = ident.to_string();
     let dm = quote!(::dynamo_model);
     let private = quote!(#dm::__private);

@@ -1,131 +1,16 @@
-//! Semantic checks: builds the validated model of an entity from its attributes.
-//! Checks that need the table's declaration (index names, key attributes) cannot run here,
-//! because another derive owns it; they are emitted as `const` assertions instead
-//! (see `expand::entity`), which the compiler evaluates with a span on the attribute.
+//! `#[derive(Entity)]`: the entity's fields, key templates, indexes and history, checked
+//! against each other.
 
-use crate::attr::{self, Derive, FieldAttrs, RenameRule};
+use super::*;
+use crate::attr::{self, Derive};
 use crate::ctxt::Ctxt;
 use crate::template::{self, Function, Segment, Template};
-use syn::{Data, DeriveInput, Fields, FieldsNamed, Ident, LitStr, Type, Visibility};
-
-pub struct Field {
-    pub ident: Ident,
-    pub ty: Type,
-    pub name: String,
-    pub attrs: FieldAttrs,
-    pub in_primary_key: bool,
-    pub in_index_key: bool,
-    /// A key field read from the keys only (`key_only`, or `store_key_fields = false`).
-    pub not_stored: bool,
-}
-
-pub struct IndexModel {
-    pub index: Ident,
-    /// No templates: the index's keys are the table's keys swapped (an inverted index,
-    /// for adjacency lists), so nothing extra is written.
-    pub inverted: bool,
-    /// A multi-attribute key of the entity's own fields (indices into `fields`), or `None`.
-    pub attributes: Option<(Vec<usize>, Vec<usize>)>,
-    pub pk: Option<(Template, LitStr)>,
-    pub sk: Option<(Template, LitStr)>,
-    /// The delimiter its templates declare (its own, else the entity's); `None`: the
-    /// table's.
-    pub delimiter: Option<char>,
-}
-
-pub struct EntityModel {
-    pub ident: Ident,
-    pub vis: Visibility,
-    pub table: syn::Path,
-    pub entity_type: String,
-    /// The name of the generated key struct (`{Type}Key` unless `key_struct = ..`).
-    pub key_struct: Ident,
-    pub fields: Vec<Field>,
-    pub pk: (Template, LitStr),
-    pub sk: Option<(Template, LitStr)>,
-    /// The delimiter of the primary-key templates the entity declares; `None`: the table's.
-    pub delimiter: Option<char>,
-    pub indexes: Vec<IndexModel>,
-    /// Container `default`: missing fields take their value from this whole value.
-    pub default: Option<Option<syn::Path>>,
-    /// `versioned`: where the sort key holds the revision number.
-    pub versioned: Option<VersionedModel>,
-    /// `identify = "keys"`: untyped items are identified by their keys.
-    pub identify_by_keys: bool,
-}
-
-impl EntityModel {
-    /// Where field `f` is written as it is (`{f}`) in the primary key, for reading it
-    /// back from the key: (in the sort key, the template). A versioned entity's sort key
-    /// holds the template inside its revision layout, so only its partition key counts.
-    pub fn key_source(&self, f: &Field) -> Option<(bool, &Template)> {
-        let plain = |t: &Template| {
-            t.segments
-                .iter()
-                .any(|s| matches!(s, Segment::Field(n) if f.ident == n))
-        };
-        if plain(&self.pk.0) {
-            return Some((false, &self.pk.0));
-        }
-        match &self.sk {
-            Some((t, _)) if self.versioned.is_none() && plain(t) => Some((true, t)),
-            _ => None,
-        }
-    }
-
-    /// The index key templates that hold field `f` as it is (`{f}`), for reading it back
-    /// from an index key attribute when the item has no plain attribute for it: (the
-    /// index's position, in its sort key, the template). Multi-attribute keys (the field
-    /// is the attribute) and inverted indexes (the table's keys) hold no template.
-    pub fn index_sources(&self, f: &Field) -> Vec<(usize, bool, &Template)> {
-        let plain = |t: &Template| {
-            t.segments
-                .iter()
-                .any(|s| matches!(s, Segment::Field(n) if f.ident == n))
-        };
-        let mut out = Vec::new();
-        for (position, index) in self.indexes.iter().enumerate() {
-            if index.attributes.is_some() || index.inverted {
-                continue;
-            }
-            for (sort, template) in [(false, &index.pk), (true, &index.sk)] {
-                match template {
-                    Some((t, _)) if plain(t) => out.push((position, sort, t)),
-                    _ => {}
-                }
-            }
-        }
-        out
-    }
-
-    /// Whether field `f` is stored as an attribute of its own (not `skip`, and not a key
-    /// field read from the keys only).
-    pub fn stores(&self, f: &Field) -> bool {
-        !f.attrs.skip && !f.not_stored
-    }
-}
-
-/// A checked `#[dynamo(versioned(..))]`.
-pub struct VersionedModel {
-    /// Names of the indexes whose keys revisions keep.
-    pub revisions_in: Vec<String>,
-    pub prefix: String,
-    pub width: usize,
-    pub separator: String,
-    pub time_attribute: String,
-    /// The version attribute on the latest copy only (`counter_on_latest`).
-    pub counter_on_latest: bool,
-    /// An unpadded history read in revision order (`numeric_order`).
-    pub numeric_order: bool,
-    /// Where a collision of the time attribute with the table's attributes is reported:
-    /// the `time_attribute` literal, or the `versioned` word when it is the default.
-    pub time_span: proc_macro2::Span,
-}
+use syn::{Data, DeriveInput, Fields, Ident, LitStr};
 
 /// Checks `versioned(..)` against the entity: a version field (the revision number), a
 /// constant sort-key template (the item's identity is its partition key, so a range over
 /// its revisions holds nothing else of it), and a layout whose slots parse unambiguously.
-fn versioned_model(
+pub(crate) fn versioned_model(
     cx: &mut Ctxt,
     v: &attr::Versioned,
     fields: &[Field],
@@ -278,15 +163,9 @@ fn versioned_model(
     })
 }
 
-impl EntityModel {
-    pub fn field(&self, name: &str) -> Option<&Field> {
-        self.fields.iter().find(|f| f.ident == name)
-    }
-}
-
 /// Parses a key template and checks it against the fields; `partition` says whether it
 /// is a partition-key template (of the table or of an index), where shards belong.
-fn parse_template(
+pub(crate) fn parse_template(
     cx: &mut Ctxt,
     lit: &LitStr,
     delimiter: Option<char>,
@@ -407,58 +286,6 @@ fn parse_template(
         }
     }
     ok.then_some(parsed)
-}
-
-/// The fields of a struct (or of a struct variant) with the attribute names they are
-/// stored under, checked: no empty name, no two fields under one name.
-pub fn named_fields(
-    cx: &mut Ctxt,
-    named: &FieldsNamed,
-    rename_all: Option<&(RenameRule, LitStr)>,
-    derive: Derive,
-) -> Vec<Field> {
-    let mut fields: Vec<Field> = Vec::new();
-    for f in &named.named {
-        let Some(ident) = f.ident.clone() else {
-            continue;
-        };
-        let fattrs = attr::field_attrs(cx, &f.attrs, derive);
-        let raw = ident.to_string();
-        let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();
-        let name = match (&fattrs.rename, rename_all) {
-            (Some(rename), _) => rename.value(),
-            (None, Some((rule, _))) => rule.apply(&raw),
-            (None, None) => raw,
-        };
-        if name.is_empty() {
-            match &fattrs.rename {
-                Some(lit) => cx.error_spanned_by(lit, "an attribute name cannot be empty"),
-                None => cx.error_spanned_by(f, "an attribute name cannot be empty"),
-            }
-        }
-        if !fattrs.skip {
-            if let Some(other) = fields.iter().find(|o| !o.attrs.skip && o.name == name) {
-                let message = format!(
-                    "fields `{}` and `{}` are both stored as attribute `{name}`; give one another name with #[dynamo(rename = \"...\")]",
-                    other.ident, ident
-                );
-                match &fattrs.rename {
-                    Some(lit) => cx.error_spanned_by(lit, message),
-                    None => cx.error_spanned_by(&ident, message),
-                }
-            }
-        }
-        fields.push(Field {
-            ident,
-            ty: f.ty.clone(),
-            name,
-            attrs: fattrs,
-            in_primary_key: false,
-            not_stored: false,
-            in_index_key: false,
-        });
-    }
-    fields
 }
 
 pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
@@ -741,7 +568,11 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
 
 /// Decides which key fields are read from the keys only (`key_only`, or every key field
 /// with `store_key_fields = false`) and checks aliases.
-fn check_key_storage(cx: &mut Ctxt, model: &mut EntityModel, store: Option<&syn::LitBool>) {
+pub(crate) fn check_key_storage(
+    cx: &mut Ctxt,
+    model: &mut EntityModel,
+    store: Option<&syn::LitBool>,
+) {
     let store_all = store.is_none_or(|b| b.value);
     let mut not_stored = Vec::with_capacity(model.fields.len());
     for f in &model.fields {
@@ -813,7 +644,7 @@ fn check_key_storage(cx: &mut Ctxt, model: &mut EntityModel, store: Option<&syn:
 /// template that an update must recompute can read every primary-key field it uses back
 /// from the primary key (which holds a computed part's source only through the part, when
 /// the source is not also in the key as it is).
-fn check_computed_sources(
+pub(crate) fn check_computed_sources(
     cx: &mut Ctxt,
     fields: &[Field],
     pk: &(Template, LitStr),
@@ -886,7 +717,7 @@ fn check_computed_sources(
 
 /// A `key_format` says how a field is written in keys: the field must be in a key
 /// template, as it is (a shard or a time bucket is computed from the default encoding).
-fn check_key_formats(
+pub(crate) fn check_key_formats(
     cx: &mut Ctxt,
     fields: &[Field],
     pk: &(Template, LitStr),
@@ -933,177 +764,5 @@ fn check_key_formats(
                 ),
             );
         }
-    }
-}
-
-// ---------------------------------------------------------------- #[derive(Attribute)]
-
-pub struct AttributeModel {
-    pub ident: Ident,
-    pub generics: syn::Generics,
-    pub shape: Shape,
-}
-
-pub enum Shape {
-    /// Named fields: a map attribute. `default` is the container default.
-    Struct {
-        fields: Vec<Field>,
-        default: Option<Option<syn::Path>>,
-    },
-    /// A single-field tuple struct, stored as its field.
-    Newtype(Type),
-    Enum(Vec<Variant>),
-}
-
-pub struct Variant {
-    pub ident: Ident,
-    /// The name it is stored under.
-    pub name: String,
-    pub kind: VariantKind,
-}
-
-pub enum VariantKind {
-    Unit,
-    Newtype(Type),
-    Tuple(Vec<Type>),
-    Struct(Vec<Field>),
-}
-
-pub fn attribute(cx: &mut Ctxt, input: &DeriveInput) -> Option<AttributeModel> {
-    let attrs = attr::attribute_attrs(cx, &input.attrs);
-    for param in &input.generics.params {
-        if !matches!(param, syn::GenericParam::Type(_)) {
-            cx.error_spanned_by(
-                param,
-                "#[derive(Attribute)] supports type parameters only (decoded values own their data, so no lifetimes; no const parameters)",
-            );
-        }
-    }
-    let naming = &attrs.naming;
-    let shape = match &input.data {
-        Data::Struct(s) => match &s.fields {
-            Fields::Named(named) => {
-                if let Some((_, lit)) = &naming.rename_all_fields {
-                    cx.error_spanned_by(lit, "`rename_all_fields` applies to the struct variants of an enum; on a struct use `rename_all`");
-                }
-                let fields = named_fields(cx, named, naming.rename_all.as_ref(), Derive::Attribute);
-                Shape::Struct {
-                    fields,
-                    default: naming.default.clone(),
-                }
-            }
-            Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
-                let field = &unnamed.unnamed[0];
-                if attr::field_attrs(cx, &field.attrs, Derive::Attribute).any() {
-                    cx.error_spanned_by(
-                        field,
-                        "a newtype is stored as its field's value: its field takes no options",
-                    );
-                }
-                container_options_unused(cx, naming, "a newtype (stored as its field's value)");
-                if naming.default.is_some() {
-                    cx.error_spanned_by(&input.ident, "container `default` applies to structs with named fields; a newtype is stored as its field's value");
-                }
-                Shape::Newtype(field.ty.clone())
-            }
-            _ => {
-                cx.error_spanned_by(
-                    &input.ident,
-                    "#[derive(Attribute)] needs a struct with named fields (stored as a map), a newtype `struct Name(T);` (stored as its field), or an enum; \
-                     a tuple struct of several fields or a unit struct has no attribute names: give its fields names",
-                );
-                return None;
-            }
-        },
-        Data::Enum(e) => {
-            if naming.default.is_some() {
-                cx.error_spanned_by(
-                    &input.ident,
-                    "container `default` applies to structs with named fields, not enums",
-                );
-            }
-            let mut variants: Vec<Variant> = Vec::new();
-            for v in &e.variants {
-                let vattrs = attr::variant_attrs(cx, &v.attrs);
-                let raw = v.ident.to_string();
-                let name = match (&vattrs.rename, &naming.rename_all) {
-                    (Some(lit), _) => lit.value(),
-                    (None, Some((rule, _))) => rule.apply_to_variant(&raw),
-                    (None, None) => raw,
-                };
-                if name.is_empty() {
-                    match &vattrs.rename {
-                        Some(lit) => cx.error_spanned_by(lit, "a variant name cannot be empty"),
-                        None => cx.error_spanned_by(&v.ident, "a variant name cannot be empty"),
-                    }
-                }
-                if let Some(other) = variants.iter().find(|o| o.name == name) {
-                    let message = format!(
-                        "variants `{}` and `{}` are both stored as `{name}`; give one another name with #[dynamo(rename = \"...\")]",
-                        other.ident, v.ident
-                    );
-                    match &vattrs.rename {
-                        Some(lit) => cx.error_spanned_by(lit, message),
-                        None => cx.error_spanned_by(&v.ident, message),
-                    }
-                }
-                if let (Some((_, lit)), false) =
-                    (&vattrs.rename_all, matches!(v.fields, Fields::Named(_)))
-                {
-                    cx.error_spanned_by(lit, "`rename_all` on a variant renames the fields of a struct variant; this variant has none");
-                }
-                let kind = match &v.fields {
-                    Fields::Unit => VariantKind::Unit,
-                    Fields::Unnamed(unnamed) => {
-                        for field in &unnamed.unnamed {
-                            if attr::field_attrs(cx, &field.attrs, Derive::Attribute).any() {
-                                cx.error_spanned_by(field, "the fields of a tuple variant take no options; use a struct variant to name them");
-                            }
-                        }
-                        let types: Vec<Type> =
-                            unnamed.unnamed.iter().map(|f| f.ty.clone()).collect();
-                        match <[Type; 1]>::try_from(types) {
-                            Ok([ty]) => VariantKind::Newtype(ty),
-                            Err(types) => VariantKind::Tuple(types),
-                        }
-                    }
-                    Fields::Named(named) => {
-                        let rule = vattrs
-                            .rename_all
-                            .as_ref()
-                            .or(naming.rename_all_fields.as_ref());
-                        VariantKind::Struct(named_fields(cx, named, rule, Derive::Attribute))
-                    }
-                };
-                variants.push(Variant {
-                    ident: v.ident.clone(),
-                    name,
-                    kind,
-                });
-            }
-            Shape::Enum(variants)
-        }
-        Data::Union(_) => {
-            cx.error_spanned_by(
-                &input.ident,
-                "#[derive(Attribute)] needs a struct or an enum; a union has no stored form",
-            );
-            return None;
-        }
-    };
-    Some(AttributeModel {
-        ident: input.ident.clone(),
-        generics: input.generics.clone(),
-        shape,
-    })
-}
-
-fn container_options_unused(cx: &mut Ctxt, naming: &attr::Naming, what: &str) {
-    let options = [
-        naming.rename_all.as_ref().map(|(_, lit)| lit),
-        naming.rename_all_fields.as_ref().map(|(_, lit)| lit),
-    ];
-    for lit in options.into_iter().flatten() {
-        cx.error_spanned_by(lit, format!("{what} has no names to rename"));
     }
 }

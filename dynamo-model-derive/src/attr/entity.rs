@@ -1,0 +1,300 @@
+//! `#[derive(Entity)]`'s container options: table, key templates, indexes, history.
+
+use super::*;
+use crate::ctxt::Ctxt;
+use crate::symbol::*;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, Ident, LitStr, Path, Token};
+
+pub struct IndexTemplate {
+    pub index: Ident,
+    pub pk: Option<LitStr>,
+    pub sk: Option<LitStr>,
+    /// `pk = [field, ..]`: a multi-attribute key made of the entity's own fields.
+    pub pk_fields: Option<Vec<Ident>>,
+    /// `sk = [field, ..]`.
+    pub sk_fields: Option<Vec<Ident>>,
+    /// `delimiter = "."`: the delimiter of this index's templates.
+    pub delimiter: Option<char>,
+}
+
+/// `[a, b]` after `=`: field names of a multi-attribute index key.
+pub(crate) fn field_list(meta: &ParseNestedMeta) -> syn::Result<Option<Vec<Ident>>> {
+    let value = meta.value()?;
+    if !value.peek(syn::token::Bracket) {
+        return Ok(None);
+    }
+    let content;
+    syn::bracketed!(content in value);
+    let fields: Vec<Ident> = content
+        .parse_terminated(<Ident as syn::parse::Parse>::parse, Token![,])?
+        .into_iter()
+        .collect();
+    if fields.is_empty() || fields.len() > 4 {
+        return Err(meta.error("a multi-attribute index key has one to four fields"));
+    }
+    Ok(Some(fields))
+}
+
+pub struct EntityAttrs {
+    /// Some option could not be parsed: "missing" checks would only add noise.
+    pub parse_failed: bool,
+    pub table: Option<Path>,
+    pub pk: Option<LitStr>,
+    pub sk: Option<LitStr>,
+    pub indexes: Vec<IndexTemplate>,
+    pub entity_type: Option<LitStr>,
+    /// The name of the generated key struct, instead of `{Type}Key`.
+    pub key_struct: Option<syn::Ident>,
+    /// `delimiter = "."`: the delimiter of the entity's templates.
+    pub delimiter: Option<char>,
+    /// `versioned` / `versioned(..)`: the entity keeps its history.
+    pub versioned: Option<Versioned>,
+    /// `identify = "keys"`: items without the entity-type attribute are identified by
+    /// their keys.
+    pub identify_by_keys: Option<LitStr>,
+    /// `store_key_fields = false`: key fields are read from the keys, not stored.
+    pub store_key_fields: Option<syn::LitBool>,
+    pub naming: Naming,
+}
+
+/// `#[dynamo(versioned(prefix = "v", width = 20, separator = "#", time_attribute = "_vt"))]`.
+pub struct Versioned {
+    /// The `versioned` word, for errors.
+    pub word: Path,
+    pub prefix: Option<LitStr>,
+    pub width: Option<syn::LitInt>,
+    pub separator: Option<LitStr>,
+    pub time_attribute: Option<LitStr>,
+    /// `revisions_in(GSI1, ..)`: indexes whose keys revisions keep.
+    pub revisions_in: Vec<Ident>,
+    /// `counter_on_latest`: the version attribute on the latest copy only.
+    pub counter_on_latest: Option<Path>,
+    /// `numeric_order`: an unpadded history read in revision order.
+    pub numeric_order: Option<Path>,
+}
+
+pub(crate) fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
+    let mut out = Versioned {
+        word: meta.path.clone(),
+        prefix: None,
+        width: None,
+        separator: None,
+        time_attribute: None,
+        revisions_in: Vec::new(),
+        counter_on_latest: None,
+        numeric_order: None,
+    };
+    if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| {
+            if inner.path == PREFIX {
+                set_once(&mut out.prefix, inner.value()?.parse()?, &inner, "prefix")
+            } else if inner.path == WIDTH {
+                set_once(&mut out.width, inner.value()?.parse()?, &inner, "width")
+            } else if inner.path == SEPARATOR {
+                set_once(&mut out.separator, inner.value()?.parse()?, &inner, "separator")
+            } else if inner.path == TIME_ATTRIBUTE {
+                set_once(
+                    &mut out.time_attribute,
+                    inner.value()?.parse()?,
+                    &inner,
+                    "time_attribute",
+                )
+            } else if inner.path == COUNTER_ON_LATEST {
+                set_once(
+                    &mut out.counter_on_latest,
+                    inner.path.clone(),
+                    &inner,
+                    "counter_on_latest",
+                )
+            } else if inner.path == NUMERIC_ORDER {
+                set_once(
+                    &mut out.numeric_order,
+                    inner.path.clone(),
+                    &inner,
+                    "numeric_order",
+                )
+            } else if inner.path == REVISIONS_IN {
+                inner.parse_nested_meta(|index| match index.path.get_ident() {
+                    Some(ident) => {
+                        out.revisions_in.push(ident.clone());
+                        Ok(())
+                    }
+                    None => Err(index.error("expected an index name, e.g. `revisions_in(GSI1)`")),
+                })
+            } else {
+                Err(inner.error(
+                    "unknown versioned option; expected `prefix`, `width`, `separator`, `time_attribute`, `revisions_in(..)`, `counter_on_latest` or `numeric_order`",
+                ))
+            }
+        })?;
+    }
+    Ok(out)
+}
+
+pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
+    let mut out = EntityAttrs {
+        parse_failed: false,
+        table: None,
+        pk: None,
+        sk: None,
+        indexes: Vec::new(),
+        entity_type: None,
+        key_struct: None,
+        delimiter: None,
+        versioned: None,
+        identify_by_keys: None,
+        store_key_fields: None,
+        naming: Naming::default(),
+    };
+    let mut naming = NamingSaid::default();
+    let mut deferred: Vec<syn::Error> = Vec::new();
+    for attr in attrs {
+        if attr.path() == DYNAMO {
+            let result = attr.parse_nested_meta(|meta| {
+                if meta.path == TABLE {
+                    set_once(&mut out.table, meta.value()?.parse()?, &meta, "table")?;
+                } else if meta.path == PK {
+                    set_once(&mut out.pk, meta.value()?.parse()?, &meta, "pk")?;
+                } else if meta.path == SK {
+                    set_once(&mut out.sk, meta.value()?.parse()?, &meta, "sk")?;
+                } else if meta.path == ENTITY_TYPE {
+                    set_once(&mut out.entity_type, meta.value()?.parse()?, &meta, "entity_type")?;
+                } else if meta.path == KEY_STRUCT {
+                    set_once(&mut out.key_struct, meta.value()?.parse()?, &meta, "key_struct")?;
+                } else if meta.path == DELIMITER {
+                    set_once(&mut out.delimiter, delimiter(&meta)?, &meta, "delimiter")?;
+                } else if meta.path == INDEX {
+                    out.indexes.push(index_template(&meta)?);
+                } else if meta.path == IDENTIFY {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    match lit.value().as_str() {
+                        "keys" => set_once(&mut out.identify_by_keys, lit, &meta, "identify")?,
+                        "type" => {}
+                        // Reported after the other options are read, so no "missing `pk`"
+                        // follows it.
+                        _ => deferred.push(syn::Error::new(
+                            lit.span(),
+                            "`identify` is `\"keys\"` (items without the entity-type attribute are identified by their keys) or `\"type\"` (the default: by the entity-type attribute)",
+                        )),
+                    }
+                } else if meta.path == STORE_KEY_FIELDS {
+                    match meta.value()?.parse::<syn::Lit>()? {
+                        syn::Lit::Bool(b) => set_once(&mut out.store_key_fields, b, &meta, "store_key_fields")?,
+                        other => deferred.push(syn::Error::new(
+                            other.span(),
+                            "`store_key_fields` is `true` (key fields are also stored as attributes of their own, the default) or `false` (read from the keys only)",
+                        )),
+                    }
+                } else if meta.path == VERSIONED {
+                    if out.versioned.is_some() {
+                        return Err(meta.error("`versioned` is given twice"));
+                    }
+                    out.versioned = Some(versioned(&meta)?);
+                } else if !naming_option(&meta, &mut naming, Derive::Entity, Source::Dynamo)? {
+                    return Err(meta.error(
+                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `delimiter`, `entity_type`, `identify`, `store_key_fields`, `key_struct`, `versioned`, `rename_all` or `default`",
+                    ));
+                }
+                Ok(())
+            });
+            if let Err(e) = result {
+                out.parse_failed = true;
+                cx.syn_error(e);
+            }
+        } else if attr.path() == SERDE {
+            let result = attr.parse_nested_meta(|meta| {
+                if !naming_option(&meta, &mut naming, Derive::Entity, Source::Serde)? {
+                    skip_meta_value(&meta)?;
+                }
+                Ok(())
+            });
+            if let Err(e) = result {
+                cx.syn_error(e);
+            }
+        }
+    }
+    out.naming = naming.resolve(cx);
+    for e in deferred {
+        cx.syn_error(e);
+    }
+    out
+}
+
+pub(crate) fn index_template(meta: &ParseNestedMeta) -> syn::Result<IndexTemplate> {
+    let mut index = None;
+    let mut pk = None;
+    let mut sk = None;
+    let mut pk_fields = None;
+    let mut sk_fields = None;
+    let mut delimiter_char = None;
+    meta.parse_nested_meta(|inner| {
+        if inner.input.peek(Token![=]) {
+            let fork = inner.input.fork();
+            let _ = fork.parse::<Token![=]>();
+            let is_list = fork.peek(syn::token::Bracket);
+            if inner.path == DELIMITER {
+                set_once(&mut delimiter_char, delimiter(&inner)?, &inner, "delimiter")?;
+            } else if inner.path == PK {
+                if is_list {
+                    pk_fields = field_list(&inner)?;
+                } else {
+                    pk = Some(inner.value()?.parse()?);
+                }
+            } else if inner.path == SK {
+                if is_list {
+                    sk_fields = field_list(&inner)?;
+                } else {
+                    sk = Some(inner.value()?.parse()?);
+                }
+            } else {
+                return Err(
+                    inner.error("expected `pk = \"..\"`, `sk = \"..\"` or `delimiter = \"..\"`")
+                );
+            }
+        } else if index.is_none() {
+            match inner.path.get_ident() {
+                Some(ident) => index = Some(ident.clone()),
+                None => {
+                    return Err(
+                        inner.error("expected the index name, e.g. `index(GSI1, pk = \"..\")`")
+                    )
+                }
+            }
+        } else {
+            return Err(inner.error("the index name is given twice"));
+        }
+        Ok(())
+    })?;
+    let index = index.ok_or_else(|| {
+        meta.error("expected the index name first, e.g. `index(GSI1, pk = \"..\")`")
+    })?;
+    if (pk.is_some() || sk.is_some()) && (pk_fields.is_some() || sk_fields.is_some()) {
+        return Err(meta.error(
+            "an index key is either templates (`pk = \"..\"`) or the entity's own fields (`pk = [a, b]`), not both",
+        ));
+    }
+    if delimiter_char.is_some() && pk.is_none() && sk.is_none() {
+        return Err(meta.error(
+            "`delimiter` applies to an index's templates (`pk = \"..\"`, `sk = \"..\"`), and this index has none",
+        ));
+    }
+    Ok(IndexTemplate {
+        index,
+        pk,
+        sk,
+        pk_fields,
+        sk_fields,
+        delimiter: delimiter_char,
+    })
+}
+
+/// Consumes the value of a `#[serde(...)]` item this derive does not interpret.
+pub(crate) fn skip_meta_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| skip_meta_value(&inner))?;
+    }
+    Ok(())
+}

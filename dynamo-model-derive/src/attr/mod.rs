@@ -1,0 +1,14 @@
+//! `#[dynamo(...)]` and the relevant `#[serde(...)]` attributes → plain structs, one module
+//! per derive or concern.
+
+mod entity;
+mod field;
+mod naming;
+mod rename;
+mod table;
+
+pub use entity::*;
+pub use field::*;
+pub use naming::*;
+pub use rename::*;
+pub use table::*;

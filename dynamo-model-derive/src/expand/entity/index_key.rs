@@ -1,0 +1,448 @@
+//! The index keys an entity writes with its item: each index's position in the table,
+//! the rendering of its templates from the item's fields, the write, and the descriptor
+//! updates use to re-render a key whose fields they change.
+
+use super::key::render;
+use super::{
+    bucket_type, const_panic, delimiter_expr, field, formatted_attr_type, key_type, position_const,
+    table_name,
+};
+use crate::check::{EntityModel, Field, IndexModel};
+use crate::template::{Function, Segment, Template};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, LitStr};
+
+/// The key attributes of an index with key templates (`Option<&str>` expressions, `None`
+/// where the table's own key is written) and its delimiter, for reading fields back.
+pub(super) struct IndexAttributes {
+    pub pk: TokenStream,
+    pub sk: TokenStream,
+    pub delimiter: TokenStream,
+}
+
+/// A template's segments as the runtime reads keys back (`KeySource`, `IndexKeySource`,
+/// `TemplateField::Key`): each literal, and `None` for each placeholder.
+fn literal_parts(t: &Template) -> TokenStream {
+    let parts = t.segments.iter().map(|s| match s {
+        Segment::Lit(l) => quote!(::core::option::Option::Some(#l)),
+        Segment::Field(_) | Segment::Computed(_) => quote!(::core::option::Option::None),
+    });
+    quote!(&[#(#parts),*])
+}
+
+/// The name of the `KeyTemplate` constant of index `n`'s pk or sk template.
+pub(super) fn index_template_const(n: usize, sort: bool) -> Ident {
+    format_ident!("__INDEX_{}_{}_TEMPLATE", n, if sort { "SK" } else { "PK" })
+}
+
+/// The name of the `KeyTemplate` constant of the entity's pk or sk template.
+pub(super) fn key_template_const(sort: bool) -> Ident {
+    format_ident!("__{}_TEMPLATE", if sort { "SK" } else { "PK" })
+}
+
+/// The delimiter of an index's templates: `__DELIMITER` (the entity's) when the index
+/// declares the same.
+fn index_delimiter(m: &EntityModel, index: &IndexModel) -> TokenStream {
+    if index.delimiter == m.delimiter {
+        quote!(__DELIMITER)
+    } else {
+        delimiter_expr(index.delimiter, &m.table)
+    }
+}
+
+/// Every key template as a runtime `KeyTemplate`, each defined once in the entity's const
+/// block (`__PK_TEMPLATE`, `__SK_TEMPLATE`, `__INDEX_{n}_PK_TEMPLATE`, ..), and the
+/// delimiter of its primary-key templates (`__DELIMITER`).
+pub(super) fn template_consts(m: &EntityModel) -> TokenStream {
+    let key = quote!(__DELIMITER);
+    let primary = std::iter::once((key_template_const(false), false, &m.pk.0, key.clone())).chain(
+        m.sk.as_ref()
+            .map(|s| (key_template_const(true), true, &s.0, key.clone())),
+    );
+    let indexes = m
+        .indexes
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.attributes.is_none() && !i.inverted)
+        .flat_map(|(n, i)| {
+            let d = index_delimiter(m, i);
+            let pk =
+                i.pk.as_ref()
+                    .map(|t| (index_template_const(n, false), false, &t.0, d.clone()));
+            pk.into_iter().chain(
+                i.sk.as_ref()
+                    .map(|t| (index_template_const(n, true), true, &t.0, d.clone())),
+            )
+        });
+    let template = quote!(::dynamo_model::generated::KeyTemplate);
+    let consts = primary.chain(indexes).map(|(name, sort, t, delimiter)| {
+        let parts = literal_parts(t);
+        quote! {
+            #[allow(dead_code)]
+            const #name: #template = #template::new(#sort, #parts, #delimiter);
+        }
+    });
+    let delimiter = delimiter_expr(m.delimiter, &m.table);
+    quote! {
+        #[allow(dead_code)]
+        const __DELIMITER: ::dynamo_model::key::Delimiter = #delimiter;
+        #(#consts)*
+    }
+}
+
+/// The code for every index the entity declares.
+#[derive(Default)]
+pub(super) struct IndexCode {
+    /// The entity's hidden constants holding each index's position in the table.
+    pub positions: Vec<TokenStream>,
+    /// `__INDEX_{n}`: each index's schema, for the checks.
+    pub consts: Vec<TokenStream>,
+    /// `to_item`'s statements writing the index keys.
+    pub writes: Vec<TokenStream>,
+    /// `__render_index_key`'s match arms.
+    pub renders: Vec<TokenStream>,
+    /// `__INDEX_KEYS`' entries.
+    pub keys: Vec<TokenStream>,
+    /// `__INDEX_TEMPLATES`' entries.
+    pub updates: Vec<TokenStream>,
+    /// Per index (by declaration), its attributes when it has key templates.
+    pub attributes: Vec<Option<IndexAttributes>>,
+}
+
+/// The local names of the rendered index keys in `__render_index_key`.
+pub(super) fn index_outs() -> (Ident, Ident) {
+    (format_ident!("__ipk"), format_ident!("__isk"))
+}
+
+pub(super) fn index_code(m: &EntityModel) -> IndexCode {
+    let mut code = IndexCode::default();
+    for (n, index) in m.indexes.iter().enumerate() {
+        let (position, schema) = index_position(m, n, index);
+        code.positions.push(position);
+        code.consts.push(schema);
+        // A multi-attribute key's attributes are the fields themselves, an inverted index's
+        // keys the table's own: nothing to render, write or update.
+        if index.attributes.is_some() || index.inverted {
+            code.attributes.push(None);
+            continue;
+        }
+        let attributes = template_attributes(m, n, index);
+        template_index(m, index, &attributes, &mut code);
+        code.attributes.push(Some(attributes));
+    }
+    code
+}
+
+/// The index's position, resolved once (a missing index fails here, with the message):
+/// its key space type and the checks both use it; and its schema constant.
+fn index_position(m: &EntityModel, n: usize, index: &IndexModel) -> (TokenStream, TokenStream) {
+    let (ident, table, table_name) = (&m.ident, &m.table, table_name(m));
+    let dm = quote!(::dynamo_model);
+    let index_name = index.index.to_string();
+    let span = index.index.span();
+    let missing = const_panic(
+        span,
+        format!("index `{index_name}` is not declared on table `{table_name}`"),
+    );
+    let idx = format_ident!("__INDEX_{}", n);
+    let position = position_const(n);
+    (
+        quote_spanned! {span=>
+            #[doc(hidden)]
+            const #position: usize = match <#table as #dm::Table>::SCHEMA.index_position(#index_name) {
+                ::core::option::Option::Some(position) => position,
+                ::core::option::Option::None => #missing,
+            };
+        },
+        quote_spanned! {span=>
+            const #idx: &#dm::schema::IndexSchema = &__SCHEMA_REF.indexes[#ident::#position];
+        },
+    )
+}
+
+/// Whether each template of the index writes the table's own key attribute (a const
+/// `bool` expression): a template that repeats the entity's own key template, for an index
+/// key attribute that is the table's own key attribute (e.g. a GSI sorted by the table's
+/// `SK`). The primary key writes it, so the index neither writes nor removes it.
+pub(super) fn own_keys(
+    m: &EntityModel,
+    index: &IndexModel,
+    idx: &Ident,
+) -> (TokenStream, TokenStream) {
+    let dm = quote!(::dynamo_model);
+    let repeats = |index_t: Option<&(Template, LitStr)>, own: Option<&(Template, LitStr)>| {
+        matches!((index_t, own), (Some(a), Some(b)) if a.1.value() == b.1.value())
+            && index.delimiter == m.delimiter
+    };
+    let own_pk = if index.pk.is_some() && repeats(index.pk.as_ref(), Some(&m.pk)) {
+        quote!(#dm::schema::const_str_eq(#idx.pk[0].name, __SCHEMA.pk.name))
+    } else {
+        quote!(false)
+    };
+    let own_sk = if index.sk.is_some() && repeats(index.sk.as_ref(), m.sk.as_ref()) {
+        quote!(match __SCHEMA.sk {
+            ::core::option::Option::Some(sk) => #dm::schema::const_str_eq(#idx.sk[0].name, sk.name),
+            ::core::option::Option::None => false,
+        })
+    } else {
+        quote!(false)
+    };
+    (own_pk, own_sk)
+}
+
+/// The key attributes an index with templates writes.
+fn template_attributes(m: &EntityModel, n: usize, index: &IndexModel) -> IndexAttributes {
+    let idx = format_ident!("__INDEX_{}", n);
+    let (own_pk, own_sk) = own_keys(m, index, &idx);
+    // Written unless the template repeats the table's own key: `own` is then a const
+    // expression, else `false`.
+    let attribute = |present: bool, own: &TokenStream, key: Ident| {
+        if !present {
+            quote!(::core::option::Option::None)
+        } else if own.to_string() == "false" {
+            quote!(::core::option::Option::Some(#idx.#key[0].name))
+        } else {
+            quote!(if #own { ::core::option::Option::None } else { ::core::option::Option::Some(#idx.#key[0].name) })
+        }
+    };
+    let pk = attribute(index.pk.is_some(), &own_pk, format_ident!("pk"));
+    let sk = attribute(index.sk.is_some(), &own_sk, format_ident!("sk"));
+    IndexAttributes {
+        pk,
+        sk,
+        delimiter: index_delimiter(m, index),
+    }
+}
+
+/// Code appending one placeholder of an index template rendered from the item's field,
+/// returning `Ok(false)` from the rendering when an optional field is absent (a sparse
+/// index: no key written).
+fn optional_part<'a>(
+    m: &'a EntityModel,
+    index_delim: &'a TokenStream,
+) -> impl Fn(&str, Option<Function>, &Ident) -> TokenStream + 'a {
+    let dm = quote!(::dynamo_model);
+    let private = quote!(#dm::__private);
+    move |name: &str, function: Option<Function>, out: &Ident| {
+        let f = field(m, name);
+        let (fi, ty) = (&f.ident, &f.ty);
+        let absent = quote!(return ::core::result::Result::Ok(false););
+        match function {
+            None => match &f.attrs.key_format {
+                Some(format) => {
+                    let marker = &format.marker;
+                    quote_spanned! {ty.span()=>
+                        if !#dm::key::format::encode_optional::<#ty, #marker>(&self.#fi, #index_delim, #out)? { #absent }
+                    }
+                }
+                None => quote_spanned! {ty.span()=>
+                    if !<#ty as #private::OptionalKeyPart>::encode_optional_key(&self.#fi, #index_delim, #out)? { #absent }
+                },
+            },
+            Some(Function::Shard(n)) => quote_spanned! {ty.span()=>
+                if !#private::push_shard_optional::<#ty>(&self.#fi, #n, #out)? { #absent }
+            },
+            Some(Function::Random(n)) => quote_spanned! {ty.span()=>
+                #private::push_random_shard::<#ty>(&self.#fi, #n, #out)?;
+            },
+            Some(Function::Bucket(b)) => {
+                let bucket = bucket_type(b);
+                quote_spanned! {ty.span()=>
+                    if !#private::push_bucket_optional::<#bucket, #ty>(&self.#fi, #out)? { #absent }
+                }
+            }
+        }
+    }
+}
+
+/// An index with key templates: its rendering (once, by `__render_index_key`: for
+/// writing the item and for checking a decoded item against its stored index keys), its
+/// write, and its update descriptor.
+fn template_index(
+    m: &EntityModel,
+    index: &IndexModel,
+    attributes: &IndexAttributes,
+    code: &mut IndexCode,
+) {
+    let private = quote!(::dynamo_model::__private);
+    let index_name = index.index.to_string();
+    let (ipk, isk) = index_outs();
+    let IndexAttributes {
+        pk: pk_attr,
+        sk: sk_attr,
+        delimiter: index_delim,
+    } = attributes;
+    let pk_render = index
+        .pk
+        .as_ref()
+        .map(|t| render(&t.0, &ipk, optional_part(m, index_delim)));
+    let sk_render = index
+        .sk
+        .as_ref()
+        .map(|t| render(&t.0, &isk, optional_part(m, index_delim)));
+    let position = code.keys.len();
+    code.keys.push(
+        quote!(#private::IndexKeyAttributes { index: #index_name, pk: #pk_attr, sk: #sk_attr }),
+    );
+    code.renders.push(quote! {
+        #position => {
+            let _ = (&#ipk, &#isk);
+            #pk_render
+            #sk_render
+            ::core::result::Result::Ok(true)
+        }
+    });
+    code.writes.push(quote! {
+        #private::put_index::<Self>(&mut item, #pk_attr, #sk_attr, |#ipk, #isk| {
+            #private::EntityInternals::__render_index_key(self, #position, #ipk, #isk)
+        })?;
+    });
+    code.updates.extend(update_template(m, index, attributes));
+}
+
+/// The descriptor updates use to re-render the index's keys from the values they set
+/// (`None`: the keys never change, being literal or built from primary-key fields only).
+fn update_template(
+    m: &EntityModel,
+    index: &IndexModel,
+    attributes: &IndexAttributes,
+) -> Option<TokenStream> {
+    let private = quote!(::dynamo_model::__private);
+    let index_name = index.index.to_string();
+    let mut template_fields: Vec<&Field> = Vec::new();
+    for name in index
+        .pk
+        .iter()
+        .chain(index.sk.iter())
+        .flat_map(|t| t.0.sources())
+    {
+        let f = field(m, name);
+        if !template_fields.iter().any(|o| o.ident == f.ident) {
+            template_fields.push(f);
+        }
+    }
+    if template_fields.is_empty() {
+        return None; // literal-only templates never change
+    }
+    // Primary-key fields never change and are read back from the key; the others
+    // must all come with the update.
+    if template_fields.iter().all(|f| f.in_primary_key) {
+        return None; // built from key fields only: never changes
+    }
+    let descriptors = template_fields.iter().map(|f| template_field(m, f));
+    let (pk_segments, sk_segments) = (
+        template_segments(m, &template_fields, index.pk.as_ref().map(|t| &t.0)),
+        template_segments(m, &template_fields, index.sk.as_ref().map(|t| &t.0)),
+    );
+    let IndexAttributes {
+        pk: pk_attr,
+        sk: sk_attr,
+        delimiter: index_delim,
+    } = attributes;
+    Some(quote! {
+        #private::IndexTemplate {
+            index: #index_name,
+            pk_attribute: #pk_attr,
+            sk_attribute: #sk_attr,
+            pk: #pk_segments,
+            sk: #sk_segments,
+            delimiter: #index_delim,
+            fields: &[#(#descriptors),*],
+        }
+    })
+}
+
+/// How an update finds the value of one field of an index template: from its own
+/// attribute among the update's values, or (a primary-key field) from the key.
+fn template_field(m: &EntityModel, f: &Field) -> TokenStream {
+    let private = quote!(::dynamo_model::__private);
+    let (ty, attr) = (&f.ty, &f.name);
+    if !f.in_primary_key {
+        let encode = match &f.attrs.key_format {
+            Some(format) => {
+                let marker = &format.marker;
+                let attr_ty = formatted_attr_type(f);
+                quote_spanned!(ty.span()=> #private::encode_touch_formatted::<#ty, #attr_ty, #marker>)
+            }
+            None => quote_spanned!(ty.span()=> #private::encode_touch::<#ty>),
+        };
+        return quote_spanned! {ty.span()=>
+            #private::TemplateField::Stored { attribute: #attr, encode: #encode }
+        };
+    }
+    // Read back from where the primary key holds the field as it is, or as a
+    // random shard (its value too); `check` refuses an index that needs a field
+    // the key holds only through a hash or a bucket.
+    let readable = |s: &Segment| match s {
+        Segment::Field(n) => f.ident == n,
+        Segment::Computed(c) => f.ident == c.field && matches!(c.function, Function::Random(_)),
+        Segment::Lit(_) => false,
+    };
+    let (template, sort) = if m.pk.0.segments.iter().any(readable) {
+        (&m.pk.0, false)
+    } else {
+        (m.sk.as_ref().map(|s| &s.0).unwrap_or(&m.pk.0), true)
+    };
+    let template_const = key_template_const(sort);
+    // Every placeholder is a component of the key, computed or not.
+    let placeholders: Vec<&Segment> = template
+        .segments
+        .iter()
+        .filter(|s| !matches!(s, Segment::Lit(_)))
+        .collect();
+    let ordinal = placeholders.iter().position(|s| readable(s)).unwrap_or(0);
+    let reencode = match placeholders.get(ordinal) {
+        Some(Segment::Computed(c)) => {
+            let n = c.function.shards().unwrap_or(1);
+            quote!(#private::reencode_random_shard::<#n>)
+        }
+        _ => {
+            let kty = key_type(f, false);
+            quote!(#private::reencode::<#kty>)
+        }
+    };
+    quote_spanned! {ty.span()=> #template_const.template_field(#ordinal, #reencode) }
+}
+
+/// An index template's segments, each placeholder naming its field by its position among
+/// `template_fields`.
+fn template_segments(
+    m: &EntityModel,
+    template_fields: &[&Field],
+    t: Option<&Template>,
+) -> TokenStream {
+    let private = quote!(::dynamo_model::__private);
+    let position = |name: &str| {
+        template_fields
+            .iter()
+            .position(|f| f.ident == name)
+            .unwrap_or(0)
+    };
+    let segments = t.into_iter().flat_map(|t| &t.segments).map(|s| match s {
+        Segment::Lit(l) => quote!(#private::TemplateSegment::Literal(#l)),
+        Segment::Field(name) => {
+            let at = position(name);
+            quote!(#private::TemplateSegment::Field(#at))
+        }
+        Segment::Computed(c) => {
+            let at = position(&c.field);
+            let part = match c.function {
+                Function::Shard(n) => quote!(#private::ComputedPart::Shard(#n)),
+                Function::Random(n) => quote!(#private::ComputedPart::Random(#n)),
+                Function::Bucket(b) => {
+                    let bucket = bucket_type(b);
+                    let ty = &field(m, &c.field).ty;
+                    quote_spanned! {ty.span()=>
+                        #private::ComputedPart::Bucket(
+                            #private::bucket_from_component::<<#ty as #private::OptionalKeyPart>::Part, #bucket>
+                        )
+                    }
+                }
+            };
+            quote!(#private::TemplateSegment::Computed { field: #at, part: #part })
+        }
+    });
+    quote!(&[#(#segments),*])
+}

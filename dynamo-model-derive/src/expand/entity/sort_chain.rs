@@ -1,0 +1,117 @@
+//! The typed sort-key chain of a key template: one level per placeholder, each fixing
+//! its field or ending in a range on it; every operator lives in the runtime.
+
+use super::{bucket_type, field, key_type, template_root};
+use crate::check::EntityModel;
+use crate::template::{Bucket, Function, Segment, Template};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Ident, LitStr};
+
+/// The typed sort-key chain: `Type::sk()` returns `TypeSk<0>`; level `i` has one accessor,
+/// for field `i`, returning the runtime's `SortKeyField` (whose `eq` gives `TypeSk<i+1>`
+/// and whose comparisons end the chain). Every operator lives in the runtime.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn sort_key_chain(
+    m: &EntityModel,
+    t: &Template,
+    lit: &LitStr,
+    chain: &Ident,
+    root_fn: &Ident,
+    space: &TokenStream,
+    index: bool,
+    delimiter: &TokenStream,
+) -> TokenStream {
+    let ident = &m.ident;
+    let vis = &m.vis;
+    let dm = quote!(::dynamo_model);
+    let private = quote!(#dm::__private);
+    let (root, fixed) = template_root(t);
+    let chain_doc = format!(
+        "Sort-key conditions of [`{ident}`] (`sk = {:?}`), from [`{ident}::{root_fn}`]: each level \
+         gives the next field, to fix (`.eq(v)`) or to end in a range on (`.lt(v)`, `.between(a, b)`, ...). \
+         A level is itself a condition: `begins_with` the fixed part.",
+        lit.value()
+    );
+    let sk_doc = format!(
+        "Sort-key conditions for queries of [`{ident}`] (`{}`); see [`{chain}`].",
+        lit.value()
+    );
+    // One level per placeholder, up to a shard (only an inverted index sorts by a
+    // partition key, which may have one): no condition can name a shard's items in order.
+    let shard = t.shard().map(|(at, _)| at);
+    let fields: Vec<(usize, &str, Option<Bucket>)> = t
+        .segments
+        .iter()
+        .enumerate()
+        .take_while(|(i, _)| Some(*i) != shard)
+        .filter_map(|(i, s)| match s {
+            Segment::Field(f) => Some((i, f.as_str(), None)),
+            Segment::Computed(c) => match c.function {
+                Function::Bucket(b) => Some((i, c.field.as_str(), Some(b))),
+                Function::Shard(_) | Function::Random(_) => None,
+            },
+            Segment::Lit(_) => None,
+        })
+        .collect();
+    let levels = fields.iter().enumerate().map(|(level, (at, name, bucket))| {
+        let f = field(m, name);
+        let (fi, ty) = match bucket {
+            // A bucket placeholder's condition takes buckets (`DayBucket`, ...).
+            Some(b) => (&f.ident, bucket_type(*b)),
+            None => (&f.ident, key_type(f, index)),
+        };
+        let following = match t.segments.get(at + 1) {
+            Some(Segment::Lit(l)) => l.clone(),
+            _ => String::new(),
+        };
+        let complete = level + 1 == fields.len() && shard.is_none();
+        let next = level + 1;
+        let doc = match bucket {
+            Some(b) => format!(
+                "The sort-key part `{{{name}:{}}}`: fix it (`.eq(bucket)`) or end in a range on it.",
+                match b {
+                    Bucket::Date => "date",
+                    Bucket::Hour => "hour",
+                    Bucket::Month => "month",
+                }
+            ),
+            None => {
+                format!("The sort-key field `{name}`: fix it (`.eq(v)`) or end in a range on it.")
+            }
+        };
+        quote! {
+            impl #chain<#level> {
+                #[doc = #doc]
+                #vis fn #fi(self) -> #dm::SortKeyField<#ty, #chain<#next>> {
+                    #dm::SortKeyField::__new(self, #following, #complete)
+                }
+            }
+        }
+    });
+    quote! {
+        #[doc = #chain_doc]
+        #[derive(Debug, Clone)]
+        #vis struct #chain<const N: usize>(#private::SortKeyPrefix<#ident, #space>);
+
+        impl #ident {
+            #[doc = #sk_doc]
+            #vis fn #root_fn() -> #chain<0> {
+                #chain(#private::SortKeyPrefix::__root(#root, #fixed, #delimiter))
+            }
+        }
+
+        #(#levels)*
+
+        impl<const N: usize> #private::SortKeyChain for #chain<N> {
+            type Entity = #ident;
+            type Space = #space;
+            fn __from_prefix(prefix: #private::SortKeyPrefix<#ident, #space>) -> Self {
+                #chain(prefix)
+            }
+            fn __into_prefix(self) -> #private::SortKeyPrefix<#ident, #space> {
+                self.0
+            }
+        }
+    }
+}
