@@ -427,44 +427,53 @@ mod tests {
             Err(KeyError::Malformed { reason, .. }) => reason,
             other => panic!("{d} {input:?}: {other:?}"),
         };
-        assert_eq!(refused(Delimiter::DOT, "a.b"), "contains an unescaped `.`");
-        assert_eq!(
-            refused(Delimiter::DOT, "a-b"),
-            "contains an unescaped character up to `/`"
-        );
-        assert_eq!(
-            refused(Delimiter::DOT, "a/2"),
-            "`/` must be followed by two uppercase hex digits"
-        );
-        assert_eq!(
-            refused(Delimiter::DOT, "a/2e"),
-            "`/` must be followed by two uppercase hex digits"
-        );
-        assert_eq!(
-            refused(Delimiter::DOT, "a/30"),
-            "escapes a character that is written as is"
-        );
-        assert_eq!(
-            refused(Delimiter::UNDERSCORE, "A"),
-            "contains an unescaped character up to `` ` ``"
-        );
-        assert_eq!(
-            refused(Delimiter::UNDERSCORE, "_"),
-            "contains an unescaped `_`"
-        );
-        assert_eq!(
-            refused(Delimiter::PIPE, "}7"),
-            "`}` must be followed by two uppercase hex digits"
-        );
-        assert_eq!(
-            refused(Delimiter::PIPE, "}7E"),
-            "escapes a character that is written as is"
-        );
-        assert_eq!(
-            refused(Delimiter::COLON, "1"),
-            "contains an unescaped character up to `;`"
-        );
-        assert_eq!(refused(Delimiter::HASH, "a#b"), "contains an unescaped `#`");
+        for (d, input, reason) in [
+            (Delimiter::DOT, "a.b", "contains an unescaped `.`"),
+            (
+                Delimiter::DOT,
+                "a-b",
+                "contains an unescaped character up to `/`",
+            ),
+            (
+                Delimiter::DOT,
+                "a/2",
+                "`/` must be followed by two uppercase hex digits",
+            ),
+            (
+                Delimiter::DOT,
+                "a/2e",
+                "`/` must be followed by two uppercase hex digits",
+            ),
+            (
+                Delimiter::DOT,
+                "a/30",
+                "escapes a character that is written as is",
+            ),
+            (
+                Delimiter::UNDERSCORE,
+                "A",
+                "contains an unescaped character up to `` ` ``",
+            ),
+            (Delimiter::UNDERSCORE, "_", "contains an unescaped `_`"),
+            (
+                Delimiter::PIPE,
+                "}7",
+                "`}` must be followed by two uppercase hex digits",
+            ),
+            (
+                Delimiter::PIPE,
+                "}7E",
+                "escapes a character that is written as is",
+            ),
+            (
+                Delimiter::COLON,
+                "1",
+                "contains an unescaped character up to `;`",
+            ),
+            (Delimiter::HASH, "a#b", "contains an unescaped `#`"),
+        ] {
+            assert_eq!(refused(d, input), reason, "{d} {input:?}");
+        }
         assert_eq!(
             Delimiter::UNDERSCORE.unescape_str("`5F`60a", "String"),
             Ok("_`a".into())
