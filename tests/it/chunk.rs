@@ -323,7 +323,7 @@ async fn writes_that_cannot_follow_the_protocol_are_refused() -> TestResult {
 /// with the shortest `older_than` it accepts.
 pub(crate) async fn sweep_aged(
     db: &Db<App>,
-) -> Result<dynamo_model::chunk::Orphans, Box<dyn std::error::Error + Send + Sync>> {
+) -> Result<dynamo_model::ops::Orphans, Box<dyn std::error::Error + Send + Sync>> {
     for item in all_items(db).await? {
         if !matches!(item.get("_type"), Some(AttributeValue::S(t)) if t == "_chunk") {
             continue;
