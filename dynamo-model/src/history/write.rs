@@ -2,12 +2,12 @@
 //! copy in one transaction, and revisions deleted in transactions of up to 100.
 
 use super::{HistoryLayout, Revision, Versioned, Versions, now_millis};
-use crate::expr::Placeholders;
+use crate::expr::{Node, Placeholders};
 use crate::ops::ambiguous::WriteToken;
 use crate::ops::{PreparedWrite, and, is_entity, item_absent, render, version_is};
 use crate::retry::Deadline;
 use crate::transact::MAX_TRANSACTION_ITEMS;
-use crate::{Error, Key, RawKey, Table};
+use crate::{Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 
 impl<E: Versioned> Versions<E> {
@@ -94,45 +94,40 @@ impl<E: Versioned> Versions<E> {
         crate::size::check_item_size::<E>(&latest)?;
         crate::size::check_item_size::<E>(&revision)?;
 
-        let revision_op = {
-            let mut p = Placeholders::default();
-            let condition = render::<E>(&mut p, &item_absent::<E>())?;
-            let (names, values) = p.finish();
-            PreparedWrite {
-                entity: E::ENTITY_TYPE,
-                key: describe(schema, &revision_key),
-                key_item: revision_key.to_item(schema),
-                item: Some(revision),
-                update: None,
-                condition,
-                names,
-                values,
-                needs_item: false,
-                expected_version: None,
-            }
-        };
-        let latest_op = {
-            let guard = if expected == 0 {
-                item_absent::<E>()
-            } else {
-                and(version_is(version_attr, expected), Some(is_entity::<E>()))
-            };
+        // A put of `item` under `key` on the condition `guard`.
+        let put = |key: &RawKey,
+                   item: Item,
+                   guard: Node,
+                   expected_version: Option<(&'static str, u64)>|
+         -> Result<PreparedWrite, Error> {
             let mut p = Placeholders::default();
             let condition = render::<E>(&mut p, &guard)?;
             let (names, values) = p.finish();
-            PreparedWrite {
+            Ok(PreparedWrite {
                 entity: E::ENTITY_TYPE,
-                key: describe(schema, &latest_key),
-                key_item: latest_key.to_item(schema),
-                item: Some(latest),
+                key: describe(schema, key),
+                key_item: key.to_item(schema),
+                item: Some(item),
                 update: None,
                 condition,
                 names,
                 values,
                 needs_item: false,
-                expected_version: Some((version_attr, expected)),
-            }
+                expected_version,
+            })
         };
+        let revision_op = put(&revision_key, revision, item_absent::<E>(), None)?;
+        let latest_guard = if expected == 0 {
+            item_absent::<E>()
+        } else {
+            and(version_is(version_attr, expected), Some(is_entity::<E>()))
+        };
+        let latest_op = put(
+            &latest_key,
+            latest,
+            latest_guard,
+            Some((version_attr, expected)),
+        )?;
         let latest_described = latest_op.key.clone();
         let result = self
             .db

@@ -9,7 +9,7 @@ use super::{
 };
 use crate::cursor::{self, Fingerprint, Position};
 use crate::expr::Placeholders;
-use crate::ops::pager::Pacer;
+use crate::ops::pager::{Pacer, pace, spend};
 use crate::trace::Instrument;
 use crate::{Db, Entity, Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
@@ -34,21 +34,6 @@ pub(super) struct Shared {
     pub(super) save: tokio::sync::Mutex<()>,
     pub(super) reads: Option<tokio::sync::Mutex<Pacer>>,
     pub(super) writes: Option<tokio::sync::Mutex<Pacer>>,
-}
-
-async fn pace(pacer: &Option<tokio::sync::Mutex<Pacer>>) {
-    if let Some(p) = pacer {
-        let delay = p.lock().await.delay();
-        if !delay.is_zero() {
-            tokio::time::sleep(delay).await;
-        }
-    }
-}
-
-async fn spend(pacer: &Option<tokio::sync::Mutex<Pacer>>, units: f64) {
-    if let Some(p) = pacer {
-        p.lock().await.spend(units);
-    }
 }
 
 pub(super) struct Job<E: Entity> {
@@ -112,9 +97,9 @@ impl<E: Entity> Job<E> {
             Position::After(key) => Some(key),
         };
         loop {
-            pace(&shared.reads).await;
+            pace(shared.reads.as_ref()).await;
             let (items, last_key, read_units) = self.read_page(index, start.take()).await?;
-            spend(&shared.reads, read_units).await;
+            spend(shared.reads.as_ref(), read_units).await;
             let mut page = Progress {
                 scanned: items.len() as u64,
                 read_units,
@@ -298,7 +283,7 @@ impl<E: Entity> Job<E> {
                 }
                 return Ok(Outcome::Changed);
             }
-            pace(&shared.writes).await;
+            pace(shared.writes.as_ref()).await;
             match self.write_if_unchanged(&item, &changed).await? {
                 Written::TooLarge(why) => {
                     return Ok(Outcome::Failed(Error::invalid(
@@ -311,7 +296,7 @@ impl<E: Entity> Job<E> {
                 }
                 Written::Refused(e) => return Ok(Outcome::Refused(e)),
                 Written::Done(units) => {
-                    spend(&shared.writes, units).await;
+                    spend(shared.writes.as_ref(), units).await;
                     page.write_units += units;
                     return Ok(Outcome::Changed);
                 }
@@ -489,19 +474,12 @@ impl<E: Entity> Job<E> {
             .filter_map(|name| read.get(name).map(|v| (name.to_owned(), v.clone())))
             .collect();
         let span = crate::trace::request("GetItem", 1);
-        let out = db
-            .client()
-            .get_item()
-            .table_name(db.table_name())
-            .set_key(Some(key))
-            .consistent_read(true)
-            .send()
+        let item = crate::ops::ambiguous::read_consistent(db, key)
             .instrument(span.clone())
             .await
             .map_err(|e| {
                 crate::trace::failed(&span, Error::service("GetItem", db.table_name(), e))
             })?;
-        let item = out.item.filter(|i| !i.is_empty());
         crate::trace::record(&span, "dynamo_model.items", u64::from(item.is_some()));
         Ok(item)
     }

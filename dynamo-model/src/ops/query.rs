@@ -203,15 +203,32 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         default_sk: SortCondition,
         sk: Option<SortCondition>,
     ) -> Self {
+        let chosen = sk.is_some();
+        let sk = sk.unwrap_or(default_sk);
+        Self::with_key(db, K::index::<T::Table>(), pk, sk, chosen)
+            .latest_partition()
+            .latest_copies()
+    }
+
+    /// A query of partition `pk` and sort-key condition `sk` (`chosen` by the caller, or
+    /// the default range of the partition's entity) on the table or `index`, every other
+    /// option at its default.
+    pub(crate) fn with_key(
+        db: &Db<T::Table>,
+        index: Option<&'static IndexSchema>,
+        pk: Result<PartitionValue, KeyError>,
+        sk: SortCondition,
+        chosen: bool,
+    ) -> Self {
         Query {
             db: db.clone(),
             customize: Customize::default(),
-            index: K::index::<T::Table>(),
+            index,
             _key_space: PhantomData,
-            sk_chosen: sk.is_some(),
-            refusal: None,
-            sk: Ok(sk.unwrap_or(default_sk)),
             pk,
+            sk: Ok(sk),
+            sk_chosen: chosen,
+            refusal: None,
             filter: None,
             reverse: false,
             limit: None,
@@ -223,8 +240,6 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             projection: None,
             by_slot: None,
         }
-        .latest_partition()
-        .latest_copies()
     }
 
     /// Whether the queried table or index has `attribute` as its only key attribute of

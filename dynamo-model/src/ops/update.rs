@@ -524,14 +524,7 @@ impl<E: Entity> Update<E> {
     /// Sends the request and returns the entity as stored after the update
     /// (`ReturnValues=ALL_NEW`).
     pub async fn send(self) -> Result<E, Error> {
-        match self.run(Returning::New).await? {
-            Some(item) => Ok(E::from_item(item)?),
-            None => Err(Error::UnexpectedResponse {
-                entity: E::ENTITY_TYPE,
-                operation: "UpdateItem",
-                message: "no attributes for ReturnValues=ALL_NEW".to_owned(),
-            }),
-        }
+        self.run_entity(Returning::New, "ALL_NEW").await
     }
 
     /// Sends the request and returns the entity as it was before the update
@@ -542,12 +535,17 @@ impl<E: Entity> Update<E> {
     /// [`Error::ReturnValuesLost`] (the update *was* applied; see
     /// [ambiguous errors](Update#ambiguous-errors)).
     pub async fn send_returning_old(self) -> Result<E, Error> {
-        match self.run(Returning::Old).await? {
+        self.run_entity(Returning::Old, "ALL_OLD").await
+    }
+
+    /// [`run`](Self::run) for a whole item (`ReturnValues` `values`), decoded.
+    async fn run_entity(self, returning: Returning, values: &str) -> Result<E, Error> {
+        match self.run(returning).await? {
             Some(item) => Ok(E::from_item(item)?),
             None => Err(Error::UnexpectedResponse {
                 entity: E::ENTITY_TYPE,
                 operation: "UpdateItem",
-                message: "no attributes for ReturnValues=ALL_OLD".to_owned(),
+                message: format!("no attributes for ReturnValues={values}"),
             }),
         }
     }

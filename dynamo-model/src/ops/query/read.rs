@@ -241,13 +241,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
 
     /// All matching items (at most `limit`), reading as many pages as needed.
     pub async fn all(self) -> Result<Page<T>, Error> {
-        let span = self.span();
-        crate::trace::traced(span.clone(), async move {
-            let page = self.all_untraced().await?;
-            crate::request::page::trace_page(&span, &page);
-            Ok(page)
-        })
-        .await
+        crate::request::page::traced_page(self.span(), self.all_untraced()).await
     }
 
     async fn all_untraced(self) -> Result<Page<T>, Error> {
@@ -262,13 +256,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     /// One page: up to `limit` matching items (or one DynamoDB page without a limit),
     /// starting after `cursor` (from a previous page of the *same* query).
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
-        let span = self.span();
-        crate::trace::traced(span.clone(), async move {
-            let page = self.page_untraced(cursor).await?;
-            crate::request::page::trace_page(&span, &page);
-            Ok(page)
-        })
-        .await
+        crate::request::page::traced_page(self.span(), self.page_untraced(cursor)).await
     }
 
     async fn page_untraced(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {

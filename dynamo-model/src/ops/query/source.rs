@@ -8,7 +8,6 @@ use crate::keytext::KeyError;
 use crate::ops::BoxFuture;
 use crate::ops::key_condition::PartitionValue;
 use crate::ops::pager::{self, PageRequest, PageSource, RawPage};
-use crate::trace::Instrument;
 use crate::{Error, Table};
 use aws_sdk_dynamodb::operation::query::QueryInput;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
@@ -121,25 +120,21 @@ impl<X: Table> PageSource for QuerySource<X> {
         if self.prepared.nothing {
             return Box::pin(async { Ok(RawPage::default()) });
         }
-        let span = crate::trace::request("Query", 1);
-        if let Some(limit) = r.limit {
-            crate::trace::record(&span, "aws.dynamodb.limit", limit);
-        }
-        let request = self.request(r);
-        Box::pin(
-            async move {
-                let out = request.send().await.map_err(|e| {
-                    crate::trace::request_failed(Error::service("Query", self.db.table_name(), e))
-                })?;
-                Ok(RawPage::from_output(
+        let consistent = self.consistent;
+        pager::send_page(
+            "Query",
+            self.db.table_name(),
+            r.limit,
+            self.request(r).send(),
+            move |out| {
+                RawPage::from_output(
                     out.items,
                     out.last_evaluated_key,
                     out.consumed_capacity.as_ref(),
                     out.scanned_count,
-                    self.consistent,
-                ))
-            }
-            .instrument(span),
+                    consistent,
+                )
+            },
         )
     }
 }
