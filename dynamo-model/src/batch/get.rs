@@ -477,13 +477,7 @@ impl<T: Table> Db<T> {
     }
 }
 
-impl<X: Target> std::future::IntoFuture for BatchGet<X> {
-    type Output = Result<BatchGetOutput<X>, Error>;
-    type IntoFuture = crate::request::BoxFuture<'static, Self::Output>;
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
-    }
-}
+crate::request::into_future!(impl[X: Target] BatchGet<X>, BatchGetOutput<X>);
 
 crate::request::customizable!(
     impl[T: Target] BatchGet<T>,

@@ -560,13 +560,7 @@ impl<T: Table> Db<T> {
     }
 }
 
-impl<T: Table> std::future::IntoFuture for BatchWrite<T> {
-    type Output = Result<BatchWriteOutput, Error>;
-    type IntoFuture = crate::request::BoxFuture<'static, Self::Output>;
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
-    }
-}
+crate::request::into_future!(impl[T: Table] BatchWrite<T>, BatchWriteOutput);
 
 crate::request::customizable!(
     impl[T: Table] BatchWrite<T>,

@@ -570,7 +570,7 @@ customizable!(
     "before it is sent",
     "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
 );
-super::into_future!(Update, E);
+crate::request::into_future!(impl[E: Entity] Update<E>, E);
 
 /// The older attribute names of `E`'s field stored under `path`'s top-level attribute.
 fn aliases_of<E: Entity>(path: &AttrPath) -> &'static [&'static str] {
