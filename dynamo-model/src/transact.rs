@@ -556,21 +556,8 @@ impl<T: Table> Db<T> {
     }
 }
 
-impl<T: Table> std::future::IntoFuture for TransactWrite<T> {
-    type Output = Result<(), Error>;
-    type IntoFuture = crate::request::BoxFuture<'static, Self::Output>;
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
-    }
-}
-
-impl<X: Target> std::future::IntoFuture for TransactGet<X> {
-    type Output = Result<Vec<Option<X>>, Error>;
-    type IntoFuture = crate::request::BoxFuture<'static, Self::Output>;
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
-    }
-}
+crate::request::into_future!(impl[T: Table] TransactWrite<T>, ());
+crate::request::into_future!(impl[X: Target] TransactGet<X>, Vec<Option<X>>);
 
 crate::request::customizable!(
     impl[T: Table] TransactWrite<T>,

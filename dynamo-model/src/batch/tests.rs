@@ -1,4 +1,6 @@
+use super::get::settle;
 use super::*;
+use crate::{Item, RawKey, Table};
 
 fn put(pk: &str, sk: &str) -> WriteOp {
     WriteOp::Delete {

@@ -77,17 +77,17 @@
 //! ```
 
 mod query;
+mod write;
+use write::{describe, rest_of, revision_key};
 
 pub use crate::schema::history::{HistoryLayout, MAX_WIDTH};
 
 use crate::collection::{Decoded, Target};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::expr::Placeholders;
-use crate::ops::ambiguous::WriteToken;
-use crate::ops::{PreparedWrite, Query, and, is_entity, item_absent, render, version_is};
+use crate::ops::{PreparedWrite, Query, and, is_entity, render, version_is};
 use crate::retry::{Deadline, RetryPolicy};
-use crate::transact::MAX_TRANSACTION_ITEMS;
-use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
+use crate::{Db, Entity, Error, Item, Key, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -161,7 +161,7 @@ impl<T: Table> Db<T> {
 }
 
 /// Why the current time cannot be stored (a clock before 1970).
-fn now_millis() -> u64 {
+pub(super) fn now_millis() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
@@ -468,257 +468,6 @@ impl<E: Versioned> Versions<E> {
                 Err(e) => return Err(e),
             }
         }
-    }
-
-    /// The latest copy, read strongly consistent (again while the read fails transiently,
-    /// until `deadline`); [`Error::NotFound`] when there is none.
-    async fn read_latest(&self, key: &Key<E>, deadline: &Deadline) -> Result<E, Error> {
-        self.db
-            .get(key.clone())
-            .consistent()
-            .send_until(&self.policy, deadline)
-            .await?
-            .ok_or_else(|| Error::NotFound {
-                entity: E::ENTITY_TYPE,
-                key: key.to_string(),
-            })
-    }
-
-    fn written(&self, mut value: E, revision: u64) -> Revision<E> {
-        value.__set_version(revision);
-        Revision {
-            revision,
-            revised_at: None,
-            value,
-        }
-    }
-
-    /// The transaction that writes revision `expected + 1` of `value` and the latest copy.
-    async fn write(&self, value: &E, expected: u64) -> Result<u64, Error> {
-        let layout = Self::layout()?;
-        let version_attr = Self::version_attribute()?;
-        let schema = &<E::Table as Table>::SCHEMA;
-        let next = crate::ops::next_version::<E>(expected)?;
-        if next > layout.max_slot() {
-            return Err(Error::invalid(
-                E::ENTITY_TYPE,
-                crate::ValidationReason::VersionOverflow,
-                format!(
-                    "revision {next} does not fit the history layout's {} digits",
-                    layout.width
-                ),
-            ));
-        }
-        let token = WriteToken::new();
-        let mut latest = value.to_item()?;
-        let latest_key = crate::keytext::raw_key_of(schema, &latest).ok_or_else(|| {
-            Error::invalid(
-                E::ENTITY_TYPE,
-                crate::ValidationReason::KeyEncoding,
-                "the encoded item lacks its key attributes",
-            )
-        })?;
-        let revision_key = revision_key(layout, &latest_key, next)?;
-        latest.insert(version_attr.to_owned(), AttributeValue::N(next.to_string()));
-        latest.insert(
-            layout.time_attribute.to_owned(),
-            AttributeValue::N(now_millis().to_string()),
-        );
-        // Both items carry a token unique to this call: a failed condition that finds it
-        // (on either item) found this call's own write, applied by an attempt whose
-        // response was lost, even when another writer has added a revision since.
-        latest.insert(schema.write_token.to_owned(), token.value());
-        // The revision: the same attributes under its own slot, without the index keys
-        // the entity renders (history stays out of its indexes).
-        let mut revision = latest.clone();
-        if layout.counter_on_latest {
-            // The counter stays on the latest copy (a revision's number is its key's),
-            // and the time on the revision: a program that changes the latest copy in
-            // place would otherwise leave this call's time on it, and a copy of it
-            // (a stream consumer's revision) would carry that time as its own.
-            revision.remove(version_attr);
-            latest.remove(layout.time_attribute);
-        }
-        for index in E::__INDEX_KEYS {
-            if layout.revisions_in.contains(&index.index) {
-                continue;
-            }
-            for attribute in [index.pk, index.sk].into_iter().flatten() {
-                revision.remove(attribute);
-            }
-        }
-        if let (Some(attr), Some(sk)) = (schema.sk, revision_key.sk.clone()) {
-            revision.insert(attr.name.to_owned(), AttributeValue::S(sk));
-        }
-        crate::size::check_item_size::<E>(&latest)?;
-        crate::size::check_item_size::<E>(&revision)?;
-
-        let revision_op = {
-            let mut p = Placeholders::default();
-            let condition = render::<E>(&mut p, &item_absent::<E>())?;
-            let (names, values) = p.finish();
-            PreparedWrite {
-                entity: E::ENTITY_TYPE,
-                key: describe(schema, &revision_key),
-                key_item: revision_key.to_item(schema),
-                item: Some(revision),
-                update: None,
-                condition,
-                names,
-                values,
-                needs_item: false,
-                expected_version: None,
-            }
-        };
-        let latest_op = {
-            let guard = if expected == 0 {
-                item_absent::<E>()
-            } else {
-                and(version_is(version_attr, expected), Some(is_entity::<E>()))
-            };
-            let mut p = Placeholders::default();
-            let condition = render::<E>(&mut p, &guard)?;
-            let (names, values) = p.finish();
-            PreparedWrite {
-                entity: E::ENTITY_TYPE,
-                key: describe(schema, &latest_key),
-                key_item: latest_key.to_item(schema),
-                item: Some(latest),
-                update: None,
-                condition,
-                names,
-                values,
-                needs_item: false,
-                expected_version: Some((version_attr, expected)),
-            }
-        };
-        let latest_described = latest_op.key.clone();
-        let result = self
-            .db
-            .transact_write()
-            .retry(self.policy)
-            .prepared_put(revision_op)
-            .prepared_put(latest_op)
-            .send()
-            .await;
-        match result {
-            Ok(()) => Ok(next),
-            Err(Error::TransactionCanceled { operations }) => {
-                // Our own write, applied by an attempt whose response was lost: the
-                // revision (or the latest copy, if nobody wrote since) holds our token.
-                if operations
-                    .iter()
-                    .any(|o| token.written_in(o.current.as_deref(), schema.write_token))
-                {
-                    return Ok(next);
-                }
-                // The latest copy's failed condition says what is stored there now.
-                let current = operations
-                    .iter()
-                    .find(|o| o.index == 1)
-                    .and_then(|o| o.current.clone());
-                let latest_failed = operations.iter().any(|o| {
-                    o.index == 1 && o.reason == crate::error::CancelReason::ConditionalCheckFailed
-                });
-                if latest_failed {
-                    let found = current
-                        .as_ref()
-                        .and_then(|item| item.get(version_attr))
-                        .and_then(|v| v.as_n().ok())
-                        .and_then(|n| n.parse::<u64>().ok());
-                    return Err(Error::VersionConflict {
-                        entity: E::ENTITY_TYPE,
-                        key: latest_described,
-                        expected,
-                        found,
-                        current,
-                    });
-                }
-                Err(Error::TransactionCanceled { operations })
-            }
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Deletes these revisions of the item under `key`, up to 100 per transaction, each
-    /// conditioned on the item being absent or this entity's at that revision.
-    async fn delete_revisions(&self, key: &Key<E>, revisions: &[u64]) -> Result<(), Error> {
-        let layout = Self::layout()?;
-        let version_attr = Self::version_attribute()?;
-        let schema = &<E::Table as Table>::SCHEMA;
-        let latest = key.raw()?;
-        for chunk in revisions.chunks(MAX_TRANSACTION_ITEMS) {
-            let mut transaction = self.db.transact_write().retry(self.policy);
-            for &k in chunk {
-                let raw = revision_key(layout, latest, k)?;
-                let mut p = Placeholders::default();
-                // Gone already (an interrupted prune run again), or this very revision
-                // (which, with the counter on the latest copy only, may hold no number:
-                // its key's is its own).
-                let number = if layout.counter_on_latest {
-                    crate::expr::Node::Or(
-                        Box::new(crate::expr::Node::Function {
-                            function: "attribute_not_exists",
-                            path: version_attr.into(),
-                        }),
-                        Box::new(version_is(version_attr, k)),
-                    )
-                } else {
-                    version_is(version_attr, k)
-                };
-                let node = crate::expr::Node::Or(
-                    Box::new(item_absent::<E>()),
-                    Box::new(and(number, Some(is_entity::<E>()))),
-                );
-                let condition = render::<E>(&mut p, &node)?;
-                let (names, values) = p.finish();
-                transaction = transaction.prepared_delete(PreparedWrite {
-                    entity: E::ENTITY_TYPE,
-                    key: describe(schema, &raw),
-                    key_item: raw.to_item(schema),
-                    item: None,
-                    update: None,
-                    condition,
-                    names,
-                    values,
-                    needs_item: false,
-                    expected_version: None,
-                });
-            }
-            transaction.send().await?;
-        }
-        Ok(())
-    }
-}
-
-/// The rest of a latest copy's sort key (what the entity's template renders).
-fn rest_of<'a>(layout: &HistoryLayout, latest: &'a RawKey) -> Result<&'a str, Error> {
-    match latest.sk.as_deref().and_then(|sk| layout.parse(sk)) {
-        Some((0, rest)) => Ok(rest),
-        _ => Err(Error::invalid(
-            "",
-            crate::ValidationReason::WrongKeySpace,
-            format!(
-                "the key's sort key {:?} is not the latest copy of a versioned item",
-                latest.sk
-            ),
-        )),
-    }
-}
-
-/// The key of revision `k` of the item whose latest copy is under `latest`.
-fn revision_key(layout: &HistoryLayout, latest: &RawKey, k: u64) -> Result<RawKey, Error> {
-    let rest = rest_of(layout, latest)?;
-    Ok(RawKey {
-        pk: latest.pk.clone(),
-        sk: Some(layout.key(k, rest)),
-    })
-}
-
-fn describe(schema: &crate::TableSchema, key: &RawKey) -> String {
-    match (schema.sk, &key.sk) {
-        (Some(attr), Some(sk)) => format!("{}={}, {}={}", schema.pk.name, key.pk, attr.name, sk),
-        _ => format!("{}={}", schema.pk.name, key.pk),
     }
 }
 

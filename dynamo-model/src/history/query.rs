@@ -3,10 +3,8 @@
 use super::Revision;
 use crate::collection::Target;
 use crate::key::sort::{KeySpace, Primary, SortKeyOp, SortKeyRange};
-use crate::ops::{PartitionValue, Query, SortCondition, UnknownEntity};
-use crate::request::Customize;
+use crate::ops::{PartitionValue, Query, SortCondition};
 use crate::{Db, Entity, Error};
-use std::marker::PhantomData;
 
 impl<T: Target, K: KeySpace> Query<T, K> {
     /// Reads the revisions of a `#[dynamo(versioned)]` entity that this index holds
@@ -35,26 +33,13 @@ impl<E: Entity> Query<Revision<E>, Primary> {
     ) -> Self {
         let mut range = SortKeyRange::op(SortKeyOp::Between(low, high));
         range.revisions_of = revisions_of;
-        Query {
-            db: db.clone(),
-            customize: Customize::default(),
-            index: None,
-            _key_space: PhantomData,
-            pk: Ok(PartitionValue::Rendered(pk)),
-            sk: Ok(SortCondition::Rendered(range)),
-            sk_chosen: true,
-            refusal: None,
-            filter: None,
-            reverse: false,
-            limit: None,
-            page_size: None,
-            max_pages: None,
-            consistent: false,
-            unknown: UnknownEntity::Skip,
-            exclude_expired: false,
-            projection: None,
-            by_slot: None,
-        }
+        Query::with_key(
+            db,
+            None,
+            Ok(PartitionValue::Rendered(pk)),
+            SortCondition::Rendered(range),
+            true,
+        )
     }
 
     /// The same history read in revision order (see [`Query::collect_by_slot`]).

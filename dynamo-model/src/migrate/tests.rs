@@ -1,4 +1,6 @@
+use super::change::plan;
 use super::*;
+use crate::cursor::Cursor;
 
 #[test]
 fn sets_are_the_same_in_any_order_at_any_depth() {

@@ -101,18 +101,34 @@ pub(crate) enum Settled {
 /// whose attempts all ended without a definite answer. A failed read is
 /// [`Settled::Unread`]: the caller reports the outcome unknown.
 pub(crate) async fn settle<T: Table>(db: &Db<T>, key: Item) -> Settled {
-    let read = db
+    match read_consistent(db, key).await {
+        Ok(item) => Settled::Read(item),
+        Err(_) => Settled::Unread,
+    }
+}
+
+/// The item under `key` as stored now: a strongly consistent read of the whole item
+/// (`None`: no item under the key). What settles a write, and what a migration reads
+/// again after its write's condition failed.
+pub(crate) async fn read_consistent<T: Table>(
+    db: &Db<T>,
+    key: Item,
+) -> Result<
+    Option<Item>,
+    aws_sdk_dynamodb::error::SdkError<
+        aws_sdk_dynamodb::operation::get_item::GetItemError,
+        aws_sdk_dynamodb::config::http::HttpResponse,
+    >,
+> {
+    let out = db
         .client()
         .get_item()
         .table_name(db.table_name())
         .set_key(Some(key))
         .consistent_read(true)
         .send()
-        .await;
-    match read {
-        Ok(out) => Settled::Read(out.item.filter(|item| !item.is_empty())),
-        Err(_) => Settled::Unread,
-    }
+        .await?;
+    Ok(out.item.filter(|item| !item.is_empty()))
 }
 
 /// Whether the SDK error of a write leaves its outcome open: an attempt of the call ended

@@ -314,8 +314,8 @@ customizable!(
     "before it is sent",
     "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
 );
-super::into_future!(Delete, ());
-super::into_future!(DeleteReturningOld, Option<E>);
+crate::request::into_future!(impl[E: Entity] Delete<E>, ());
+crate::request::into_future!(impl[E: Entity] DeleteReturningOld<E>, Option<E>);
 
 impl<T: crate::Table> crate::Db<T> {
     /// Deletes one item.

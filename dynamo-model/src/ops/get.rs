@@ -214,7 +214,7 @@ customizable!(
     "before it is sent",
     "A hook that changes the key takes the request out of the crate's guarantees (the item is decoded as the entity of the key)."
 );
-super::into_future!(Get, Option<E>);
+crate::request::into_future!(impl[E: Entity] Get<E>, Option<E>);
 
 impl<T: crate::Table> crate::Db<T> {
     /// Reads one item. Resolves to `Ok(None)` when there is no item under the key.

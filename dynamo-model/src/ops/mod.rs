@@ -374,17 +374,3 @@ pub(crate) fn condition_failed<E: Entity>(
         },
     }
 }
-
-/// Implements `IntoFuture` for a builder with an `async fn send(self)`.
-macro_rules! into_future {
-    ($builder:ident, $output:ty) => {
-        impl<E: $crate::Entity> ::std::future::IntoFuture for $builder<E> {
-            type Output = Result<$output, $crate::Error>;
-            type IntoFuture = $crate::request::BoxFuture<'static, Self::Output>;
-            fn into_future(self) -> Self::IntoFuture {
-                Box::pin(self.send())
-            }
-        }
-    };
-}
-pub(crate) use into_future;

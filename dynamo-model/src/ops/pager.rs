@@ -200,6 +200,41 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
     }
 }
 
+/// One page's request (`Query` or `Scan`) sent under a request span that records its
+/// limit; a failure is recorded in the span. What the page sources of DynamoDB share.
+pub(super) fn send_page<'a, O, E>(
+    operation: &'static str,
+    table: &'a str,
+    limit: Option<i32>,
+    send: impl std::future::Future<
+        Output = Result<
+            O,
+            aws_sdk_dynamodb::error::SdkError<E, aws_sdk_dynamodb::config::http::HttpResponse>,
+        >,
+    > + Send
+    + 'a,
+    page: impl FnOnce(O) -> RawPage + Send + 'a,
+) -> BoxFuture<'a, Result<RawPage, Error>>
+where
+    aws_sdk_dynamodb::error::SdkError<E, aws_sdk_dynamodb::config::http::HttpResponse>:
+        Into<aws_sdk_dynamodb::Error>,
+{
+    use crate::trace::Instrument;
+    let span = crate::trace::request(operation, 1);
+    if let Some(limit) = limit {
+        crate::trace::record(&span, "aws.dynamodb.limit", limit);
+    }
+    Box::pin(
+        async move {
+            let out = send
+                .await
+                .map_err(|e| crate::trace::request_failed(Error::service(operation, table, e)))?;
+            Ok(page(out))
+        }
+        .instrument(span),
+    )
+}
+
 /// The `LastEvaluatedKey`-shaped key of an item.
 pub(super) fn key_of(item: &Item, names: &[&'static str]) -> Item {
     names
@@ -245,7 +280,8 @@ impl Pacer {
     }
 }
 
-async fn pace(pacer: &Option<Arc<Mutex<Pacer>>>) {
+/// Waits until the capacity consumed so far fits in `pacer`'s budget (no pacer: at once).
+pub(crate) async fn pace(pacer: Option<&Mutex<Pacer>>) {
     if let Some(p) = pacer {
         let delay = p.lock().await.delay();
         if !delay.is_zero() {
@@ -254,9 +290,10 @@ async fn pace(pacer: &Option<Arc<Mutex<Pacer>>>) {
     }
 }
 
-async fn record(pacer: &Option<Arc<Mutex<Pacer>>>, consumed: f64) {
+/// Records capacity consumed in `pacer`, if there is one.
+pub(crate) async fn spend(pacer: Option<&Mutex<Pacer>>, units: f64) {
     if let Some(p) = pacer {
-        p.lock().await.consumed += consumed;
+        p.lock().await.spend(units);
     }
 }
 
@@ -272,7 +309,7 @@ fn segment_pages<S: PageSource>(
         let (source, pacer) = (Arc::clone(&source), pacer.clone());
         async move {
             let start = state?;
-            pace(&pacer).await;
+            pace(pacer.as_deref()).await;
             let request = PageRequest {
                 segment,
                 start,
@@ -280,7 +317,7 @@ fn segment_pages<S: PageSource>(
             };
             match source.fetch(request).await {
                 Ok(page) => {
-                    record(&pacer, page.consumed).await;
+                    spend(pacer.as_deref(), page.consumed).await;
                     let next = page.last_key.clone().map(Some);
                     Some((Ok(page), next))
                 }

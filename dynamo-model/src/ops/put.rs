@@ -471,7 +471,7 @@ customizable!(
     "before it is sent",
     "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
 );
-super::into_future!(Put, ());
+crate::request::into_future!(impl[E: Entity] Put<E>, ());
 
 impl<T: crate::Table> crate::Db<T> {
     /// Writes a whole entity, replacing any item of the same entity type under its key.

@@ -13,7 +13,6 @@ use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
 use crate::request::Customize;
 use crate::request::page::{Page, UnknownEntity, decode_target, entity_type_filter};
-use crate::trace::Instrument;
 use crate::{Condition, Db, Entity, Error, Table};
 use aws_sdk_dynamodb::operation::scan::ScanInput;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
@@ -94,26 +93,21 @@ impl<X: Table> DynamoSource<X> {
 
 impl<X: Table> PageSource for DynamoSource<X> {
     fn fetch(&self, r: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>> {
-        let db = &self.db;
-        let span = crate::trace::request("Scan", 1);
-        if let Some(limit) = r.limit {
-            crate::trace::record(&span, "aws.dynamodb.limit", limit);
-        }
-        let request = self.request(r);
-        Box::pin(
-            async move {
-                let out = request.send().await.map_err(|e| {
-                    crate::trace::request_failed(Error::service("Scan", db.table_name(), e))
-                })?;
-                Ok(RawPage::from_output(
+        let consistent = self.consistent;
+        pager::send_page(
+            "Scan",
+            self.db.table_name(),
+            r.limit,
+            self.request(r).send(),
+            move |out| {
+                RawPage::from_output(
                     out.items,
                     out.last_evaluated_key,
                     out.consumed_capacity.as_ref(),
                     out.scanned_count,
-                    self.consistent,
-                ))
-            }
-            .instrument(span),
+                    consistent,
+                )
+            },
         )
     }
 }
@@ -271,13 +265,7 @@ impl<T: Target> Scan<T> {
 
     /// Every matching item (at most `limit`), from all segments.
     pub async fn all(self) -> Result<Page<T>, Error> {
-        let span = self.span();
-        crate::trace::traced(span.clone(), async move {
-            let page = self.all_untraced().await?;
-            crate::request::page::trace_page(&span, &page);
-            Ok(page)
-        })
-        .await
+        crate::request::page::traced_page(self.span(), self.all_untraced()).await
     }
 
     async fn all_untraced(self) -> Result<Page<T>, Error> {
@@ -321,13 +309,7 @@ impl<T: Target> Scan<T> {
     /// returned; the cursor continues after the last item read. Use it to spread a scan
     /// over time (e.g. one page per job run): each call costs one bounded request.
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
-        let span = self.span();
-        crate::trace::traced(span.clone(), async move {
-            let page = self.page_untraced(cursor).await?;
-            crate::request::page::trace_page(&span, &page);
-            Ok(page)
-        })
-        .await
+        crate::request::page::traced_page(self.span(), self.page_untraced(cursor)).await
     }
 
     async fn page_untraced(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {

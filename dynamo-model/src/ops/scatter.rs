@@ -479,13 +479,7 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
     /// All matching items (the first `limit` of them), reading as many pages of each
     /// partition as needed; the cursor continues after them when more may follow.
     pub async fn all(self) -> Result<Page<T>, Error> {
-        let span = self.query.span();
-        crate::trace::traced(span.clone(), async move {
-            let page = self.all_untraced().await?;
-            crate::request::page::trace_page(&span, &page);
-            Ok(page)
-        })
-        .await
+        crate::request::page::traced_page(self.query.span(), self.all_untraced()).await
     }
 
     async fn all_untraced(self) -> Result<Page<T>, Error> {
@@ -501,13 +495,7 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
     /// one request to each partition), starting after `cursor` (from a previous page of
     /// the *same* scatter query).
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
-        let span = self.query.span();
-        crate::trace::traced(span.clone(), async move {
-            let page = self.page_untraced(cursor).await?;
-            crate::request::page::trace_page(&span, &page);
-            Ok(page)
-        })
-        .await
+        crate::request::page::traced_page(self.query.span(), self.page_untraced(cursor)).await
     }
 
     async fn page_untraced(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {

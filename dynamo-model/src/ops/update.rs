@@ -4,7 +4,6 @@ use super::{
     user_condition, version_guard, version_is,
 };
 use crate::codec::AttrValue;
-use crate::entity::{IndexChanges, Touch};
 use crate::expr::{AttrPath, Placeholders, SettablePath, UpdatablePath, ValueError};
 use crate::request::{Customize, customizable, input};
 use crate::{Condition, Db, Entity, Error, Item, Key};
@@ -323,243 +322,6 @@ impl<E: Entity> Update<E> {
         self
     }
 
-    fn validate(&self) -> Result<(), Error> {
-        if self.actions.is_empty() {
-            return Err(Error::invalid(
-                E::ENTITY_TYPE,
-                crate::ValidationReason::NoOperations,
-                "an update needs at least one set, remove or add",
-            ));
-        }
-        // The item an update leaves holds at least the values it sets, so values over
-        // DynamoDB's 400 KB item limit on their own would only be refused by the service
-        // (a compressed field counts with its compressed bytes). Each top-level name once.
-        let mut tops = std::collections::HashSet::new();
-        let set_bytes: usize = self
-            .actions
-            .iter()
-            .map(|action| match action {
-                Action::Set(path, Ok(value)) | Action::SetFn(path, _, Ok(value)) => {
-                    let name = if tops.insert(path.top().to_owned()) {
-                        path.top().len()
-                    } else {
-                        0
-                    };
-                    name + crate::value_size(value)
-                }
-                _ => 0,
-            })
-            .sum();
-        if set_bytes > crate::MAX_ITEM_BYTES {
-            return Err(Error::invalid(
-                E::ENTITY_TYPE,
-                crate::ValidationReason::ItemTooLarge,
-                format!(
-                    "the update sets {set_bytes} bytes of attributes; DynamoDB allows at most {} per item",
-                    crate::MAX_ITEM_BYTES
-                ),
-            ));
-        }
-        // An empty value set into an index key attribute (a multi-attribute index key is
-        // the entity's own fields) is refused by DynamoDB with the whole request.
-        crate::keytext::check_index_attributes(
-            E::ENTITY_TYPE,
-            &<E::Table as crate::Table>::SCHEMA,
-            |name| {
-                self.actions.iter().find_map(|action| match action {
-                    Action::Set(AttrPath::Top(top), Ok(value))
-                    | Action::SetFn(AttrPath::Top(top), SetFn::IfNotExists, Ok(value))
-                        if *top == name =>
-                    {
-                        Some(value)
-                    }
-                    _ => None,
-                })
-            },
-        )?;
-        for (i, action) in self.actions.iter().enumerate() {
-            let path = action.path();
-            // DynamoDB rejects two actions on one path, or on a path and a path inside
-            // it ("Two document paths overlap").
-            if let Some(other) = self.actions[..i].iter().find(|a| a.path().overlaps(path)) {
-                return Err(Error::invalid(
-                    E::ENTITY_TYPE,
-                    crate::ValidationReason::OverlappingPaths,
-                    format!(
-                        "the update changes `{path}` and `{}`, which overlap",
-                        other.path()
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Index key attributes to change along with the fields they are rendered from, so
-    /// no index key goes stale (the same request: atomically).
-    fn index_actions(&self) -> Result<Vec<Action>, Error> {
-        // A value its key format cannot hold is refused as such, before the index keys it
-        // feeds would call the update incomplete.
-        for action in &self.actions {
-            if let Action::Set(_, Err(e)) = action
-                && e.source.is_key()
-            {
-                return Err(Error::invalid(
-                    E::ENTITY_TYPE,
-                    crate::ValidationReason::KeyEncoding,
-                    format!("value for `{}` cannot be stored: {}", e.path, e.source),
-                )
-                .caused_by(e.source.clone()));
-            }
-        }
-        let lookup = |attribute: &str| -> Touch<'_> {
-            match self
-                .actions
-                .iter()
-                .find(|a| a.path().segments() == [attribute])
-            {
-                None => Touch::Untouched,
-                Some(Action::Set(_, Ok(av))) => Touch::Set(av),
-                // An unencodable value is reported by render_actions.
-                Some(Action::Set(_, Err(_))) => Touch::Untouched,
-                Some(Action::Remove(_)) => Touch::Removed,
-                // DynamoDB computes these values: they cannot be rendered into a key here.
-                Some(Action::Add(..) | Action::SetFn(..) | Action::Delete(..)) => Touch::Added,
-            }
-        };
-        let changes = IndexChanges { lookup: &lookup };
-        Ok(E::__index_updates(self.key.raw()?, &changes)?
-            .into_iter()
-            .map(|(attribute, value)| match value {
-                Some(v) => Action::Set(attribute.into(), Ok(v)),
-                None => Action::Remove(attribute.into()),
-            })
-            .collect())
-    }
-
-    fn render_actions(&self, p: &mut Placeholders, index: &[Action]) -> Result<String, Error> {
-        let invalid = |e: &ValueError| {
-            let reason = if e.source.is_number() {
-                crate::ValidationReason::InvalidNumber
-            } else if e.source.is_key() {
-                crate::ValidationReason::KeyEncoding
-            } else {
-                crate::ValidationReason::InvalidValue
-            };
-            Error::invalid(
-                E::ENTITY_TYPE,
-                reason,
-                format!("value for `{}` cannot be stored: {}", e.path, e.source),
-            )
-            .caused_by(e.source.clone())
-        };
-        let (mut set, mut remove, mut add, mut delete) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        // Older names of renamed fields still stored (`#[dynamo(alias = "..")]`): reads
-        // fall back to them, so an update that sets or clears the field removes them (a
-        // cleared value must not come back), and an increment starts from them.
-        let mut stale: Vec<&'static str> = Vec::new();
-        for action in self.actions.iter() {
-            let aliases = aliases_of::<E>(action.path());
-            if aliases.is_empty() {
-                continue;
-            }
-            match action {
-                Action::Set(AttrPath::Top(_), _) | Action::Remove(AttrPath::Top(_)) => {}
-                Action::Add(path @ AttrPath::Top(_), Ok(value @ AttributeValue::N(_))) => {
-                    let n = p.path(path);
-                    let mut base = p.value(AttributeValue::N("0".into()));
-                    for alias in aliases.iter().rev() {
-                        base = format!("if_not_exists({}, {base})", p.path(&AttrPath::Top(alias)));
-                    }
-                    set.push(format!(
-                        "{n} = if_not_exists({n}, {base}) + {}",
-                        p.value(value.clone())
-                    ));
-                }
-                _ => {
-                    return Err(Error::invalid(
-                        E::ENTITY_TYPE,
-                        crate::ValidationReason::RenamedField,
-                        format!(
-                            "`{}` may still be stored under its older name {}: this update would not see that value; rewrite the items first or set the whole field",
-                            action.path().top(),
-                            aliases
-                                .iter()
-                                .map(|a| format!("`{a}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    ));
-                }
-            }
-            for alias in aliases {
-                if !stale.contains(alias) {
-                    stale.push(alias);
-                }
-            }
-        }
-        for action in self.actions.iter().chain(index) {
-            match action {
-                // Rendered above, from the field's older names.
-                Action::Add(AttrPath::Top(_), Ok(AttributeValue::N(_)))
-                    if !aliases_of::<E>(action.path()).is_empty() => {}
-                Action::Set(path, value) => {
-                    let value = value.as_ref().map_err(invalid)?.clone();
-                    set.push(format!("{} = {}", p.path(path), p.value(value)));
-                }
-                Action::SetFn(path, f, value) => {
-                    let value = value.as_ref().map_err(invalid)?.clone();
-                    let (n, v) = (p.path(path), p.value(value));
-                    let empty = || AttributeValue::L(Vec::new());
-                    let rhs = match f {
-                        SetFn::Subtract => format!("{n} - {v}"),
-                        SetFn::IfNotExists => format!("if_not_exists({n}, {v})"),
-                        SetFn::Append => {
-                            format!("list_append(if_not_exists({n}, {}), {v})", p.value(empty()))
-                        }
-                        SetFn::Prepend => {
-                            format!("list_append({v}, if_not_exists({n}, {}))", p.value(empty()))
-                        }
-                    };
-                    set.push(format!("{n} = {rhs}"));
-                }
-                Action::Delete(path, value) => {
-                    let value = value.as_ref().map_err(invalid)?.clone();
-                    delete.push(format!("{} {}", p.path(path), p.value(value)));
-                }
-                Action::Remove(path) => remove.push(p.path(path)),
-                // ADD works on top-level attributes only: a nested number is incremented
-                // with SET, still atomically.
-                Action::Add(path @ AttrPath::Nested(_), Ok(value @ AttributeValue::N(_))) => {
-                    let n = p.path(path);
-                    let (zero, v) = (
-                        p.value(AttributeValue::N("0".into())),
-                        p.value(value.clone()),
-                    );
-                    set.push(format!("{n} = if_not_exists({n}, {zero}) + {v}"));
-                }
-                Action::Add(path, value) => {
-                    let value = value.as_ref().map_err(invalid)?.clone();
-                    add.push(format!("{} {}", p.path(path), p.value(value)));
-                }
-            }
-        }
-        remove.extend(stale.iter().map(|alias| p.path(&AttrPath::Top(alias))));
-        let mut clauses = Vec::with_capacity(4);
-        for (keyword, parts) in [
-            ("SET", set),
-            ("REMOVE", remove),
-            ("ADD", add),
-            ("DELETE", delete),
-        ] {
-            if !parts.is_empty() {
-                clauses.push(format!("{keyword} {}", parts.join(", ")));
-            }
-        }
-        Ok(clauses.join(" "))
-    }
-
     /// The update as a transaction item: no write token (a transaction is made idempotent
     /// by its `ClientRequestToken`).
     pub(crate) fn prepare(self) -> Result<PreparedWrite, Error> {
@@ -762,14 +524,7 @@ impl<E: Entity> Update<E> {
     /// Sends the request and returns the entity as stored after the update
     /// (`ReturnValues=ALL_NEW`).
     pub async fn send(self) -> Result<E, Error> {
-        match self.run(Returning::New).await? {
-            Some(item) => Ok(E::from_item(item)?),
-            None => Err(Error::UnexpectedResponse {
-                entity: E::ENTITY_TYPE,
-                operation: "UpdateItem",
-                message: "no attributes for ReturnValues=ALL_NEW".to_owned(),
-            }),
-        }
+        self.run_entity(Returning::New, "ALL_NEW").await
     }
 
     /// Sends the request and returns the entity as it was before the update
@@ -780,12 +535,17 @@ impl<E: Entity> Update<E> {
     /// [`Error::ReturnValuesLost`] (the update *was* applied; see
     /// [ambiguous errors](Update#ambiguous-errors)).
     pub async fn send_returning_old(self) -> Result<E, Error> {
-        match self.run(Returning::Old).await? {
+        self.run_entity(Returning::Old, "ALL_OLD").await
+    }
+
+    /// [`run`](Self::run) for a whole item (`ReturnValues` `values`), decoded.
+    async fn run_entity(self, returning: Returning, values: &str) -> Result<E, Error> {
+        match self.run(returning).await? {
             Some(item) => Ok(E::from_item(item)?),
             None => Err(Error::UnexpectedResponse {
                 entity: E::ENTITY_TYPE,
                 operation: "UpdateItem",
-                message: "no attributes for ReturnValues=ALL_OLD".to_owned(),
+                message: format!("no attributes for ReturnValues={values}"),
             }),
         }
     }
@@ -810,7 +570,7 @@ customizable!(
     "before it is sent",
     "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
 );
-super::into_future!(Update, E);
+crate::request::into_future!(impl[E: Entity] Update<E>, E);
 
 /// The older attribute names of `E`'s field stored under `path`'s top-level attribute.
 fn aliases_of<E: Entity>(path: &AttrPath) -> &'static [&'static str] {
@@ -827,6 +587,8 @@ impl<T: crate::Table> crate::Db<T> {
         Update::new(self, key.into())
     }
 }
+
+mod render;
 
 #[cfg(test)]
 mod tests;

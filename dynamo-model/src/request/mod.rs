@@ -96,6 +96,21 @@ macro_rules! customizable {
 }
 pub(crate) use customizable;
 
+/// Implements `IntoFuture` for a builder with an `async fn send(self)` that returns
+/// `Result<$output, Error>`: awaiting the builder sends it.
+macro_rules! into_future {
+    (impl[$($generics:tt)*] $builder:ty, $output:ty) => {
+        impl<$($generics)*> ::std::future::IntoFuture for $builder {
+            type Output = Result<$output, $crate::Error>;
+            type IntoFuture = $crate::request::BoxFuture<'static, Self::Output>;
+            fn into_future(self) -> Self::IntoFuture {
+                Box::pin(self.send())
+            }
+        }
+    };
+}
+pub(crate) use into_future;
+
 #[cfg(test)]
 mod tests {
     use super::Customize;

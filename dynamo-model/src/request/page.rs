@@ -68,6 +68,20 @@ impl<T> Page<T> {
     }
 }
 
+/// Runs a read that returns a page under its operation span, and records the page's
+/// figures in it: what `all` and `page` of queries, scans and scatter queries share.
+pub(crate) async fn traced_page<T>(
+    span: crate::trace::Span,
+    read: impl std::future::Future<Output = Result<Page<T>, Error>>,
+) -> Result<Page<T>, Error> {
+    crate::trace::traced(span.clone(), async move {
+        let page = read.await?;
+        trace_page(&span, &page);
+        Ok(page)
+    })
+    .await
+}
+
 /// Records a page's figures in its operation span.
 pub(crate) fn trace_page<T>(span: &crate::trace::Span, page: &Page<T>) {
     crate::trace::record(span, "dynamo_model.items", page.items.len() as u64);

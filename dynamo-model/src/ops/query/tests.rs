@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 /// (including ones whose strings only split differently) must never share them.
 #[test]
 fn condition_bytes_tell_every_condition_apart() {
-    use super::{PartitionValue, SortCondition, condition_bytes};
+    use super::plan::condition_bytes;
+    use super::{PartitionValue, SortCondition};
     use crate::key::sort::{AttributeRange, SortKeyOp, SortKeyRange};
     use aws_sdk_dynamodb::types::AttributeValue;
     let s = |x: &str| x.to_owned();

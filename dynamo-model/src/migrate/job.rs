@@ -1,0 +1,497 @@
+//! The job of a running migration: each segment's pages read, each item migrated and written back
+//! under its condition, the positions checkpointed.
+
+use super::change::{diff, plan};
+use super::config::ProgressFn;
+use super::{
+    Checkpoint, CheckpointStore, Failure, KEEP, MAX_CONFLICTS_PER_ITEM, MAX_EXPRESSION_BYTES,
+    MAX_OPERATORS, MIGRATIONS_ATTRIBUTE, PlannedChange, Progress, Step, expression_fits, same_item,
+};
+use crate::cursor::{self, Fingerprint, Position};
+use crate::expr::Placeholders;
+use crate::ops::pager::{Pacer, pace, spend};
+use crate::trace::Instrument;
+use crate::{Db, Entity, Error, Item, RawKey, Table, ValidationReason};
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure,
+};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(super) struct Shared {
+    pub(super) positions: Mutex<Vec<Position>>,
+    pub(super) progress: Mutex<Progress>,
+    pub(super) failures: Mutex<Vec<Failure>>,
+    pub(super) sample: Mutex<Vec<PlannedChange>>,
+    pub(super) refusals: Mutex<Refusals>,
+    /// Saves one at a time, so a later checkpoint never lands before an earlier one.
+    pub(super) save: tokio::sync::Mutex<()>,
+    pub(super) reads: Option<tokio::sync::Mutex<Pacer>>,
+    pub(super) writes: Option<tokio::sync::Mutex<Pacer>>,
+}
+
+pub(super) struct Job<E: Entity> {
+    pub(super) db: Db<E::Table>,
+    pub(super) name: String,
+    pub(super) steps: Vec<Step<E>>,
+    pub(super) marker: bool,
+    pub(super) partition: Option<String>,
+    pub(super) page_size: usize,
+    pub(super) dry_run: bool,
+    pub(super) store: Arc<dyn CheckpointStore>,
+    pub(super) on_progress: Option<Arc<ProgressFn>>,
+    pub(super) fingerprint: Fingerprint,
+    pub(super) secret: Vec<u8>,
+    pub(super) sources: usize,
+    pub(super) stop_after: u32,
+}
+
+/// The writes DynamoDB refused in a row, across segments, and for what reason.
+#[derive(Default)]
+pub(super) struct Refusals {
+    reason: String,
+    count: u32,
+}
+
+impl Refusals {
+    /// Counts a refusal; whether it makes `limit` in a row for one reason.
+    fn refused(&mut self, error: &Error, limit: u32) -> bool {
+        let reason = error.to_string();
+        if self.count > 0 && self.reason == reason {
+            self.count = self.count.saturating_add(1);
+        } else {
+            (self.reason, self.count) = (reason, 1);
+        }
+        self.count >= limit
+    }
+}
+
+/// What became of one item.
+enum Outcome {
+    Changed,
+    Unchanged,
+    Already,
+    Other,
+    Vanished,
+    Failed(Error),
+    /// DynamoDB refused the item's write (a `ValidationException`).
+    Refused(Error),
+}
+
+impl<E: Entity> Job<E> {
+    pub(super) async fn segment(
+        &self,
+        index: usize,
+        start: Position,
+        shared: &Shared,
+    ) -> Result<(), Error> {
+        let mut start = match start {
+            Position::Done => return Ok(()),
+            Position::Start => None,
+            Position::After(key) => Some(key),
+        };
+        loop {
+            pace(shared.reads.as_ref()).await;
+            let (items, last_key, read_units) = self.read_page(index, start.take()).await?;
+            spend(shared.reads.as_ref(), read_units).await;
+            let mut page = Progress {
+                scanned: items.len() as u64,
+                read_units,
+                ..Progress::default()
+            };
+            for item in items {
+                let key = crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, &item);
+                let outcome = self.migrate_item(item, shared, &mut page).await?;
+                let outcome = match outcome {
+                    Outcome::Refused(error) => {
+                        if lock(&shared.refusals).refused(&error, self.stop_after) {
+                            // The pages finished so far are checkpointed; this one is
+                            // read again by the next run.
+                            return Err(Error::MigrationStopped {
+                                migration: self.name.clone(),
+                                refusals: self.stop_after,
+                                last: Box::new(error),
+                            });
+                        }
+                        Outcome::Failed(error)
+                    }
+                    Outcome::Changed => {
+                        lock(&shared.refusals).count = 0;
+                        Outcome::Changed
+                    }
+                    other => other,
+                };
+                match outcome {
+                    Outcome::Changed => page.changed += 1,
+                    Outcome::Unchanged => page.unchanged += 1,
+                    Outcome::Already => page.already += 1,
+                    Outcome::Other => page.other += 1,
+                    Outcome::Vanished => page.vanished += 1,
+                    Outcome::Failed(error) | Outcome::Refused(error) => {
+                        page.failed += 1;
+                        let mut failures = lock(&shared.failures);
+                        if failures.len() < KEEP {
+                            failures.push(Failure {
+                                key: key.unwrap_or_else(|| RawKey {
+                                    pk: String::new(),
+                                    sk: None,
+                                }),
+                                error,
+                            });
+                        }
+                    }
+                }
+            }
+            let position = match &last_key {
+                Some(key) => Position::After(key.clone()),
+                None => Position::Done,
+            };
+            self.checkpoint(index, position, &page, shared).await?;
+            match last_key {
+                Some(key) => start = Some(key),
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// Records a page's end: the segment's position and the counts, saved together.
+    async fn checkpoint(
+        &self,
+        index: usize,
+        position: Position,
+        page: &Progress,
+        shared: &Shared,
+    ) -> Result<(), Error> {
+        let _saving = shared.save.lock().await;
+        let (positions, progress) = {
+            let mut positions = lock(&shared.positions);
+            if let Some(slot) = positions.get_mut(index) {
+                *slot = position;
+            }
+            let mut progress = lock(&shared.progress);
+            progress.add(page);
+            (positions.clone(), *progress)
+        };
+        if !self.dry_run {
+            let checkpoint = Checkpoint {
+                positions: cursor::encode_positions(self.fingerprint, &positions, &self.secret),
+                progress,
+            };
+            self.store.save(&self.name, &checkpoint).await?;
+        }
+        if let Some(f) = &self.on_progress {
+            f(&progress);
+        }
+        Ok(())
+    }
+
+    async fn read_page(
+        &self,
+        index: usize,
+        start: Option<Item>,
+    ) -> Result<(Vec<Item>, Option<Item>, f64), Error> {
+        let db = &self.db;
+        let limit = i32::try_from(self.page_size).unwrap_or(1_000);
+        let span = crate::trace::request(
+            if self.partition.is_some() {
+                "Query"
+            } else {
+                "Scan"
+            },
+            1,
+        );
+        crate::trace::record(&span, "aws.dynamodb.limit", limit);
+        let (items, last, consumed) = match &self.partition {
+            Some(pk) => {
+                let schema = &<E::Table as Table>::SCHEMA;
+                let out = db
+                    .client()
+                    .query()
+                    .table_name(db.table_name())
+                    .key_condition_expression("#pk = :pk")
+                    .expression_attribute_names("#pk", schema.pk.name)
+                    .expression_attribute_values(":pk", AttributeValue::S(pk.clone()))
+                    .limit(limit)
+                    .set_exclusive_start_key(start)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .send()
+                    .instrument(span.clone())
+                    .await
+                    .map_err(|e| Error::service("Query", db.table_name(), e))
+                    .map_err(|e| crate::trace::failed(&span, e))?;
+                (out.items, out.last_evaluated_key, out.consumed_capacity)
+            }
+            None => {
+                let segments = (self.sources > 1).then_some((index as i32, self.sources as i32));
+                let out = db
+                    .client()
+                    .scan()
+                    .table_name(db.table_name())
+                    .limit(limit)
+                    .set_segment(segments.map(|s| s.0))
+                    .set_total_segments(segments.map(|s| s.1))
+                    .set_exclusive_start_key(start)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .send()
+                    .instrument(span.clone())
+                    .await
+                    .map_err(|e| Error::service("Scan", db.table_name(), e))
+                    .map_err(|e| crate::trace::failed(&span, e))?;
+                (out.items, out.last_evaluated_key, out.consumed_capacity)
+            }
+        };
+        let units = consumed.and_then(|c| c.capacity_units).unwrap_or(0.0);
+        let items = items.unwrap_or_default();
+        crate::trace::record(&span, "dynamo_model.items", items.len() as u64);
+        crate::trace::record(&span, "aws.dynamodb.consumed_capacity", units);
+        Ok((items, last.filter(|k| !k.is_empty()), units))
+    }
+}
+
+impl<E: Entity> Job<E> {
+    async fn migrate_item(
+        &self,
+        mut item: Item,
+        shared: &Shared,
+        page: &mut Progress,
+    ) -> Result<Outcome, Error> {
+        for _ in 0..MAX_CONFLICTS_PER_ITEM {
+            if !Self::is_ours(&item) {
+                return Ok(Outcome::Other);
+            }
+            if self.marker && self.holds_marker(&item) {
+                return Ok(Outcome::Already);
+            }
+            let changed = match self.apply(&item) {
+                Ok(Some(changed)) => changed,
+                Ok(None) => return Ok(Outcome::Unchanged),
+                Err(e) => return Ok(Outcome::Failed(e)),
+            };
+            if self.dry_run {
+                let mut sample = lock(&shared.sample);
+                if sample.len() < KEEP
+                    && let Some(key) =
+                        crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, &item)
+                {
+                    sample.push(plan(key, &item, &changed));
+                }
+                return Ok(Outcome::Changed);
+            }
+            pace(shared.writes.as_ref()).await;
+            match self.write_if_unchanged(&item, &changed).await? {
+                Written::TooLarge(why) => {
+                    return Ok(Outcome::Failed(Error::invalid(
+                        E::ENTITY_TYPE,
+                        ValidationReason::InvalidValue,
+                        format!(
+                            "the item has too many attributes for one conditional write: {why}"
+                        ),
+                    )));
+                }
+                Written::Refused(e) => return Ok(Outcome::Refused(e)),
+                Written::Done(units) => {
+                    spend(shared.writes.as_ref(), units).await;
+                    page.write_units += units;
+                    return Ok(Outcome::Changed);
+                }
+                Written::Conflict(now) => {
+                    match now {
+                        None => return Ok(Outcome::Vanished),
+                        // This very write, applied by an attempt whose response was
+                        // lost (the SDK sent it again and its condition failed).
+                        Some(now) if same_item(&now, &changed) => return Ok(Outcome::Changed),
+                        Some(now) => {
+                            page.conflicts += 1;
+                            item = now;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Outcome::Failed(Error::invalid(
+            E::ENTITY_TYPE,
+            ValidationReason::InvalidOption,
+            format!(
+                "the item changed under the migration {MAX_CONFLICTS_PER_ITEM} times in a row; run the migration again to retry it"
+            ),
+        )))
+    }
+
+    /// Updates the stored item to `changed` if it is still `read`, attribute by attribute.
+    async fn write_if_unchanged(&self, read: &Item, changed: &Item) -> Result<Written, Error> {
+        let db = &self.db;
+        let schema = &<E::Table as Table>::SCHEMA;
+        let is_key =
+            |name: &str| name == schema.pk.name || schema.sk.is_some_and(|a| a.name == name);
+        let mut p = Placeholders::default();
+        // Update: only what the change sets or removes, so that an attribute another
+        // writer added after the read survives.
+        let (mut set, removed) = diff(read, changed);
+        set.retain(|(name, _)| !is_key(name));
+        let mut actions = Vec::new();
+        let update_operators = set.len() + removed.len();
+        if !set.is_empty() {
+            let pairs: Vec<String> = set
+                .iter()
+                .map(|(name, value)| format!("{} = {}", p.name(name), p.value((*value).clone())))
+                .collect();
+            actions.push(format!("SET {}", pairs.join(", ")));
+        }
+        if !removed.is_empty() {
+            let paths: Vec<String> = removed.into_iter().map(|name| p.name(name)).collect();
+            actions.push(format!("REMOVE {}", paths.join(", ")));
+        }
+        let update = actions.join(" ");
+        // Condition: every attribute as read, and absent what the read did not have but
+        // this write sets, and the crate's write token and marker (which every other
+        // single-item write of the crate adds).
+        let mut clauses: Vec<String> = Vec::with_capacity(read.len() + 4);
+        let mut present: Vec<&String> = read.keys().collect();
+        present.sort();
+        for name in present {
+            let path = p.name(name);
+            let value = p.value(read[name].clone());
+            clauses.push(format!("{path} = {value}"));
+        }
+        let mut absent: std::collections::BTreeSet<&str> = set
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .chain([schema.write_token, MIGRATIONS_ATTRIBUTE])
+            .collect();
+        absent.retain(|name| !read.contains_key(*name));
+        for name in &absent {
+            let path = p.name(name);
+            clauses.push(format!("attribute_not_exists({path})"));
+        }
+        // Where it fits, also absent the entity's other attributes (older names
+        // included): a batch or transaction write that adds one meanwhile then counts as
+        // a change too, and a map runs again on the item as it is now. An item too wide
+        // for that is still checked attribute by attribute on what was read.
+        let mut watched = p.clone();
+        let mut watching = clauses.clone();
+        let others = E::ATTRIBUTES
+            .iter()
+            .copied()
+            .chain(
+                E::__ALIASES
+                    .iter()
+                    .flat_map(|(_, older)| older.iter().copied()),
+            )
+            .filter(|name| !read.contains_key(*name) && !absent.contains(name))
+            .collect::<std::collections::BTreeSet<&str>>();
+        for name in others {
+            let path = watched.name(name);
+            watching.push(format!("attribute_not_exists({path})"));
+        }
+        if expression_fits(&watching, " AND ") {
+            (p, clauses) = (watched, watching);
+        }
+        let condition = clauses.join(" AND ");
+        // DynamoDB refuses an expression over 4 KB or with more than 300 operators: an
+        // item with that many attributes cannot be checked (or changed) attribute by
+        // attribute in one request.
+        if !expression_fits(&clauses, " AND ") {
+            return Ok(Written::TooLarge(format!(
+                "checking it unchanged takes {} conditions ({} bytes; DynamoDB allows {MAX_OPERATORS} operators and {MAX_EXPRESSION_BYTES} bytes)",
+                clauses.len(),
+                condition.len()
+            )));
+        }
+        if update.len() > MAX_EXPRESSION_BYTES || update_operators > MAX_OPERATORS {
+            return Ok(Written::TooLarge(format!(
+                "the change sets or removes {update_operators} attributes ({} bytes; DynamoDB allows {MAX_OPERATORS} operators and {MAX_EXPRESSION_BYTES} bytes)",
+                update.len()
+            )));
+        }
+        let key: HashMap<String, AttributeValue> = read
+            .iter()
+            .filter(|(name, _)| is_key(name))
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
+        let (names, values) = p.finish();
+        let span = crate::trace::request("UpdateItem", 1);
+        let sent = db
+            .client()
+            .update_item()
+            .table_name(db.table_name())
+            .set_key(Some(key))
+            .update_expression(update)
+            .condition_expression(condition)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .instrument(span.clone())
+            .await;
+        match sent {
+            Ok(out) => {
+                let units = out
+                    .consumed_capacity
+                    .and_then(|c| c.capacity_units)
+                    .unwrap_or(0.0);
+                crate::trace::record(&span, "aws.dynamodb.consumed_capacity", units);
+                Ok(Written::Done(units))
+            }
+            Err(e) => match e.into_service_error() {
+                UpdateItemError::ConditionalCheckFailedException(failed) => {
+                    crate::trace::record(&span, "error.type", "ConditionalCheckFailedException");
+                    let now = match failed.item {
+                        Some(item) if !item.is_empty() => Some(item),
+                        // Not returned (DynamoDB Local may leave it out): read it.
+                        _ => self.read_again(read).await?,
+                    };
+                    Ok(Written::Conflict(now))
+                }
+                // DynamoDB refused this item's request (its size, an expression
+                // limit): the item is reported and the migration goes on.
+                other if other.code() == Some("ValidationException") => {
+                    Ok(Written::Refused(crate::trace::failed(
+                        &span,
+                        Error::service("UpdateItem", db.table_name(), other),
+                    )))
+                }
+                other => Err(crate::trace::failed(
+                    &span,
+                    Error::service("UpdateItem", db.table_name(), other),
+                )),
+            },
+        }
+    }
+
+    /// The item under `read`'s key as stored now (strongly consistent).
+    async fn read_again(&self, read: &Item) -> Result<Option<Item>, Error> {
+        let db = &self.db;
+        let schema = &<E::Table as Table>::SCHEMA;
+        let key: HashMap<String, AttributeValue> = std::iter::once(schema.pk.name)
+            .chain(schema.sk.map(|a| a.name))
+            .filter_map(|name| read.get(name).map(|v| (name.to_owned(), v.clone())))
+            .collect();
+        let span = crate::trace::request("GetItem", 1);
+        let item = crate::ops::ambiguous::read_consistent(db, key)
+            .instrument(span.clone())
+            .await
+            .map_err(|e| {
+                crate::trace::failed(&span, Error::service("GetItem", db.table_name(), e))
+            })?;
+        crate::trace::record(&span, "dynamo_model.items", u64::from(item.is_some()));
+        Ok(item)
+    }
+}
+
+enum Written {
+    /// Written; the write units DynamoDB reported.
+    Done(f64),
+    /// Not sent: the request would be over DynamoDB's expression limits (why).
+    TooLarge(String),
+    /// Refused by DynamoDB as invalid (a `ValidationException`).
+    Refused(Error),
+    /// The condition failed: the item as stored now (`None`: deleted).
+    Conflict(Option<Item>),
+}

@@ -1,0 +1,228 @@
+//! The sweep of orphan chunk items: chunks old enough to judge whose item no longer names
+//! their write (a put that failed or crashed after writing them) are deleted.
+
+use super::{delete_if_owned, now_millis};
+use crate::chunk::{CHUNK_PREFIX, CHUNK_TYPE, MAX_FLIP_DELAY, MIN_ORPHAN_AGE, Orphans};
+use crate::{Db, Error, Item, RawKey, Table};
+use aws_sdk_dynamodb::types::AttributeValue;
+use std::collections::HashMap;
+
+/// One write's chunks, as a sweep finds them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Write {
+    parent: RawKey,
+    field: String,
+    token: String,
+}
+
+/// The write a chunk item belongs to, from its key and attributes.
+fn write_of(schema: &crate::TableSchema, item: &Item) -> Option<(Write, RawKey)> {
+    let text = |name: &str| match item.get(name) {
+        Some(AttributeValue::S(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let key = crate::keytext::raw_key_of(schema, item)?;
+    let token = key
+        .pk
+        .strip_prefix(CHUNK_PREFIX)?
+        .split('#')
+        .next()?
+        .to_owned();
+    let parent = RawKey {
+        pk: text("_ppk")?,
+        sk: schema.sk.and_then(|_| text("_psk")),
+    };
+    Some((
+        Write {
+            parent,
+            field: text("_field")?,
+            token,
+        },
+        key,
+    ))
+}
+
+impl<T: Table> Db<T> {
+    /// Finds and deletes orphan chunk items: chunks written more than `older_than` ago
+    /// whose item does not name their write (a put that failed or crashed after writing
+    /// its chunks, or before deleting the chunks it replaced; a delete whose chunk
+    /// deletion failed), and that no other item names either. A scan of the table's chunk
+    /// items (a filter on the entity type: it reads the whole table, so run it off-peak),
+    /// then one strongly consistent read per item they belong to.
+    ///
+    /// Chunks whose item does not name them are kept while another item does (a copy of
+    /// their item made by another program, see "Copies" in [`crate::chunk`]): when there
+    /// are such candidates, a second, strongly consistent scan reads the table's other
+    /// items whole and looks for manifests naming them (that scan's cost again, paid only
+    /// when the first finds candidates). A copy written while the sweep runs may be missed.
+    /// Each orphan is deleted on the condition that it still records the owner it was
+    /// found with ([`Orphans::deleted`] counts those deleted).
+    ///
+    /// `older_than` protects writes in progress: a put writes its chunks before the item
+    /// names them, and gives up rather than name chunks older than [`MAX_FLIP_DELAY`]
+    /// (5 minutes), so an `older_than` above that never deletes chunks a put is about to
+    /// name. One below [`MIN_ORPHAN_AGE`] (10 minutes: the flip delay plus as much again
+    /// for clocks that differ between the machine that put and the one that sweeps) is
+    /// refused ([`ValidationReason::InvalidOption`]).
+    ///
+    /// [`ValidationReason::InvalidOption`]: crate::ValidationReason::InvalidOption
+    pub async fn collect_orphans(&self, older_than: std::time::Duration) -> Result<Orphans, Error> {
+        const OP: &str = "Scan";
+        if older_than < MIN_ORPHAN_AGE {
+            return Err(Error::invalid_request(
+                OP,
+                crate::ValidationReason::InvalidOption,
+                format!(
+                    "collect_orphans(older_than = {older_than:?}) could delete the chunks of a put in progress: puts name chunks up to {MAX_FLIP_DELAY:?} after writing them, so older_than must be at least {MIN_ORPHAN_AGE:?} (that, plus room for clocks that differ between machines)"
+                ),
+            ));
+        }
+        let schema = &T::SCHEMA;
+        let cutoff =
+            now_millis().saturating_sub(u64::try_from(older_than.as_millis()).unwrap_or(u64::MAX));
+        let mut p = crate::expr::Placeholders::default();
+        let filter = format!(
+            "{} = {} AND {} <= {}",
+            p.name(schema.entity_type),
+            p.value(AttributeValue::S(CHUNK_TYPE.to_owned())),
+            p.name("_ct"),
+            p.value(AttributeValue::N(cutoff.to_string())),
+        );
+        let mut wanted = vec![schema.pk.name, "_ppk", "_psk", "_field"];
+        wanted.extend(schema.sk.map(|a| a.name));
+        let projection: Vec<String> = wanted.iter().map(|a| p.name(a)).collect();
+        let (names, values) = p.finish();
+        // Every old chunk, grouped by the write it belongs to.
+        let mut writes: HashMap<Write, Vec<RawKey>> = HashMap::new();
+        let mut report = Orphans::default();
+        let mut start = None;
+        loop {
+            let out = self
+                .client()
+                .scan()
+                .table_name(self.table_name())
+                .filter_expression(&filter)
+                .projection_expression(projection.join(", "))
+                .set_expression_attribute_names(names.clone())
+                .set_expression_attribute_values(values.clone())
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| Error::service(OP, self.table_name(), e))?;
+            for item in out.items.unwrap_or_default() {
+                if let Some((write, key)) = write_of(schema, &item) {
+                    report.examined += 1;
+                    writes.entry(write).or_default().push(key);
+                }
+            }
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                break;
+            }
+        }
+        // A write's chunks are orphans unless its item names its token now...
+        let mut unnamed = Vec::new();
+        for (write, keys) in writes {
+            if self.names_write(&write).await? {
+                report.kept += keys.len();
+            } else {
+                unnamed.push((write, keys));
+            }
+        }
+        // ...or another item does (a copy of its item, made outside the crate).
+        if !unnamed.is_empty() {
+            let tokens: std::collections::HashSet<&str> =
+                unnamed.iter().map(|(w, _)| w.token.as_str()).collect();
+            let elsewhere = self.tokens_named(&tokens).await?;
+            unnamed.retain(|(write, keys)| {
+                let named = elsewhere.contains(&write.token);
+                if named {
+                    report.named_by_others += keys.len();
+                }
+                !named
+            });
+        }
+        // Deleted on the condition that each still records the owner it was found with.
+        let doomed = unnamed
+            .iter()
+            .flat_map(|(write, keys)| {
+                keys.iter()
+                    .map(move |key| (key.clone(), write.parent.clone(), write.field.clone()))
+            })
+            .collect();
+        report.deleted = delete_if_owned(self, doomed).await?;
+        Ok(report)
+    }
+
+    /// Which of `tokens` an item of the table other than a chunk names in a manifest (a
+    /// top-level map attribute whose `t` is the token): a strongly consistent scan of the
+    /// table's items that are not chunks, read whole.
+    async fn tokens_named(
+        &self,
+        tokens: &std::collections::HashSet<&str>,
+    ) -> Result<std::collections::HashSet<String>, Error> {
+        const OP: &str = "Scan";
+        let schema = &T::SCHEMA;
+        let mut p = crate::expr::Placeholders::default();
+        let ty = p.name(schema.entity_type);
+        let filter = format!(
+            "attribute_not_exists({ty}) OR {ty} <> {}",
+            p.value(AttributeValue::S(CHUNK_TYPE.to_owned())),
+        );
+        let (names, values) = p.finish();
+        let mut named = std::collections::HashSet::new();
+        let mut start = None;
+        loop {
+            let out = self
+                .client()
+                .scan()
+                .table_name(self.table_name())
+                .filter_expression(&filter)
+                .set_expression_attribute_names(names.clone())
+                .set_expression_attribute_values(values.clone())
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| Error::service(OP, self.table_name(), e))?;
+            for item in out.items.unwrap_or_default() {
+                for value in item.values() {
+                    if let AttributeValue::M(map) = value
+                        && let Some(AttributeValue::S(t)) = map.get("t")
+                        && tokens.contains(t.as_str())
+                    {
+                        named.insert(t.clone());
+                    }
+                }
+            }
+            start = out.last_evaluated_key.filter(|k| !k.is_empty());
+            if start.is_none() {
+                return Ok(named);
+            }
+        }
+    }
+
+    /// Whether the item `write.parent` names the chunks of `write` now.
+    async fn names_write(&self, write: &Write) -> Result<bool, Error> {
+        const OP: &str = "GetItem";
+        let schema = &T::SCHEMA;
+        let mut p = crate::expr::Placeholders::default();
+        let field = p.name(&write.field);
+        let (names, _) = p.finish();
+        let out = self
+            .client()
+            .get_item()
+            .table_name(self.table_name())
+            .set_key(Some(write.parent.to_item(schema)))
+            .consistent_read(true)
+            .projection_expression(field)
+            .set_expression_attribute_names(names)
+            .send()
+            .await
+            .map_err(|e| Error::service(OP, self.table_name(), e))?;
+        Ok(matches!(
+            out.item.as_ref().and_then(|i| i.get(&write.field)),
+            Some(AttributeValue::M(map)) if matches!(map.get("t"), Some(AttributeValue::S(t)) if *t == write.token)
+        ))
+    }
+}

@@ -1,0 +1,372 @@
+//! Reading a query: its pages collected through the pager (or, for a history in revision order,
+//! sorted by slot), and `one`, `all`, `page`, `stream` and `hydrate`.
+
+use super::{Prepared, Query, QuerySource};
+use crate::collection::Target;
+use crate::cursor::{self, Cursor};
+use crate::key::sort::KeySpace;
+use crate::ops::pager::{self, Collected};
+use crate::request::page::{Page, decode_target};
+use crate::{Db, Entity, Error, Item, Key, Table};
+use futures_util::stream::{self, Stream};
+use std::collections::VecDeque;
+
+impl<T: Target, K: KeySpace> Query<T, K> {
+    fn start_key(
+        &self,
+        prepared: &Prepared,
+        cursor: Option<&Cursor>,
+    ) -> Result<Option<Item>, Error> {
+        let Some(cursor) = cursor else {
+            return Ok(None);
+        };
+        let key =
+            cursor::decode(cursor, prepared.fingerprint, self.db.cursor_secret()).map_err(|e| {
+                Error::Cursor {
+                    target: T::NAME,
+                    source: e,
+                }
+            })?;
+        // Even a well-formed cursor must stay in the queried partition.
+        if !prepared
+            .pk_check
+            .iter()
+            .all(|(attr, v)| key.get(*attr) == Some(v))
+        {
+            return Err(Error::Cursor {
+                target: T::NAME,
+                source: cursor::CursorError::WrongQuery,
+            });
+        }
+        Ok(Some(key))
+    }
+
+    /// Reads until `want` items matched (or the results end, or `max_pages`), starting at
+    /// `start`, through the one pager. `single_page` stops after one request when no
+    /// `want` is given.
+    async fn collect(
+        &self,
+        source: &QuerySource<T::Table>,
+        start: Option<Item>,
+        want: Option<usize>,
+        single_page: bool,
+    ) -> Result<Collected<T>, Error> {
+        if let Some(layout) = self.by_slot {
+            return self.collect_by_slot(layout, source, start, want).await;
+        }
+        let reading = pager::Reading {
+            page_size: self.page_size,
+            max_pages: self.max_pages,
+            cursor_names: &source.prepared.cursor_names,
+        };
+        let unknown = self.unknown;
+        pager::collect(source, reading, start, want, single_page, |item| {
+            if !source.prepared.admits(&item) {
+                return Ok(None);
+            }
+            decode_target(item, unknown)
+        })
+        .await
+    }
+
+    /// A history in revision order under an unpadded layout (`v9` before `v10`, which
+    /// the key order does not give): reads every revision of the item (all pages; a
+    /// `max_pages` is not applied), sorts them by slot (descending with `reverse()`),
+    /// starts after the revision of `start` (a cursor's key) and returns up to `want`,
+    /// with the key of the last one returned as where to continue when more follow.
+    async fn collect_by_slot(
+        &self,
+        layout: &'static crate::schema::history::HistoryLayout,
+        source: &QuerySource<T::Table>,
+        start: Option<Item>,
+        want: Option<usize>,
+    ) -> Result<Collected<T>, Error> {
+        let sk_attr = <T::Table as Table>::SCHEMA.sk.map(|a| a.name);
+        // Where a revision sorts: by slot, then (should the key condition admit another
+        // rest's revisions) by sort key, so no two items share a position and a cursor
+        // resumes after exactly one.
+        let position_of = |item: &Item| {
+            let sk = sk_attr
+                .and_then(|a| item.get(a))
+                .and_then(|v| v.as_s().ok())?;
+            layout.parse(sk).map(|(slot, _)| (slot, sk.clone()))
+        };
+        let after = match &start {
+            Some(key) => Some(position_of(key).ok_or(Error::Cursor {
+                target: T::NAME,
+                source: cursor::CursorError::WrongQuery,
+            })?),
+            None => None,
+        };
+        let reading = pager::Reading {
+            page_size: self.page_size,
+            max_pages: None,
+            cursor_names: &source.prepared.cursor_names,
+        };
+        let unknown = self.unknown;
+        let names = &source.prepared.cursor_names;
+        let read = pager::collect(source, reading, None, None, false, |item| {
+            if !source.prepared.admits(&item) {
+                return Ok(None);
+            }
+            // A decoded revision's key parses (its decoding checks it).
+            let Some(position) = position_of(&item) else {
+                return Ok(None);
+            };
+            let key = pager::key_of(&item, names);
+            Ok(decode_target(item, unknown)?.map(|t| (position, key, t)))
+        })
+        .await?;
+        let mut sorted = read.items;
+        sorted.sort_by(|(a, _, _), (b, _, _)| a.cmp(b));
+        if self.reverse {
+            sorted.reverse();
+        }
+        let reverse = self.reverse;
+        sorted.retain(|(position, _, _)| match &after {
+            Some(a) if reverse => position < a,
+            Some(a) => position > a,
+            None => true,
+        });
+        let more = want.is_some_and(|w| sorted.len() > w);
+        if let Some(w) = want {
+            sorted.truncate(w);
+        }
+        let next = if more {
+            sorted.last().map(|(_, key, _)| key.clone())
+        } else {
+            None
+        };
+        Ok(Collected {
+            items: sorted.into_iter().map(|(_, _, t)| t).collect(),
+            next,
+            consumed: read.consumed,
+            estimated: read.estimated,
+            counts: read.counts,
+        })
+    }
+
+    fn make_page(&self, collected: Collected<T>, prepared: &Prepared) -> Page<T> {
+        Page {
+            items: collected.items,
+            cursor: collected
+                .next
+                .map(|key| cursor::encode(prepared.fingerprint, &key, self.db.cursor_secret())),
+            consumed_capacity: collected.consumed,
+            estimated_capacity: collected.estimated,
+            count: 0,
+            scanned_count: 0,
+            requests: 0,
+        }
+        .with_counts(collected.counts)
+    }
+
+    /// The only matching item, or `None` when nothing matches; [`Error::NotUnique`] when
+    /// more than one does. For reads that expect at most one item, such as a user by a
+    /// unique email through an index (`db.query(User::by_email_partition(email)).one()`):
+    /// a second match is reported, never silently dropped. Reads until two matching items
+    /// are found or the results end (a `limit` is ignored).
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))] struct App;
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE",
+    ///          index(GSI1, pk = "EMAIL#{email}", sk = "USER"))]
+    /// struct User { id: String, email: String }
+    ///
+    /// # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
+    /// let user: Option<User> = db.query(User::gsi1_partition("ann@example.com")).one().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn one(mut self) -> Result<Option<T>, Error> {
+        let span = self.span();
+        self.limit = Some(2);
+        crate::trace::traced(span.clone(), async move {
+            let found = self.one_untraced().await?;
+            crate::trace::record(&span, "dynamo_model.items", u64::from(found.is_some()));
+            Ok(found)
+        })
+        .await
+    }
+
+    async fn one_untraced(self) -> Result<Option<T>, Error> {
+        let source = self.source()?;
+        let schema = &<T::Table as Table>::SCHEMA;
+        let mut keys = Vec::with_capacity(2);
+        let reading = pager::Reading {
+            page_size: self.page_size,
+            max_pages: None,
+            cursor_names: &source.prepared.cursor_names,
+        };
+        let unknown = self.unknown;
+        let collected = pager::collect(&source, reading, None, Some(2), false, |item| {
+            if !source.prepared.admits(&item) {
+                return Ok(None);
+            }
+            let key = crate::keytext::describe_item_key(schema, &item);
+            let decoded = decode_target(item, unknown)?;
+            if decoded.is_some() {
+                keys.push(key.unwrap_or_default());
+            }
+            Ok(decoded)
+        })
+        .await?;
+        let mut items = collected.items.into_iter();
+        match (items.next(), items.next()) {
+            (first, None) => Ok(first),
+            (Some(_), Some(_)) | (None, Some(_)) => {
+                let mut keys = keys.into_iter();
+                Err(Error::NotUnique {
+                    target: T::NAME,
+                    first: keys.next().unwrap_or_default(),
+                    second: keys.next().unwrap_or_default(),
+                })
+            }
+        }
+    }
+
+    /// The operation span of this query (see [`crate::trace`]).
+    pub(in crate::ops) fn span(&self) -> crate::trace::Span {
+        let span = crate::trace::operation("Query", self.db.table_name(), T::NAME);
+        if let Some(index) = self.index {
+            crate::trace::record(&span, "aws.dynamodb.index_name", index.name);
+        }
+        crate::trace::record(&span, "aws.dynamodb.scan_forward", !self.reverse);
+        crate::trace::record(&span, "aws.dynamodb.consistent_read", self.consistent);
+        crate::trace::limits(&span, self.page_size, self.limit);
+        span
+    }
+
+    /// All matching items (at most `limit`), reading as many pages as needed.
+    pub async fn all(self) -> Result<Page<T>, Error> {
+        crate::request::page::traced_page(self.span(), self.all_untraced()).await
+    }
+
+    async fn all_untraced(self) -> Result<Page<T>, Error> {
+        let source = self.source()?;
+        if self.limit == Some(0) {
+            return Ok(Page::empty(None));
+        }
+        let collected = self.collect(&source, None, self.limit, false).await?;
+        Ok(self.make_page(collected, &source.prepared))
+    }
+
+    /// One page: up to `limit` matching items (or one DynamoDB page without a limit),
+    /// starting after `cursor` (from a previous page of the *same* query).
+    pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
+        crate::request::page::traced_page(self.span(), self.page_untraced(cursor)).await
+    }
+
+    async fn page_untraced(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
+        let source = self.source()?;
+        let prepared = &source.prepared;
+        if self.limit == Some(0) {
+            // Nothing asked for: stay where we are (a request would skip an item).
+            self.start_key(prepared, cursor)?;
+            return Ok(Page::empty(cursor.cloned()));
+        }
+        let start = self.start_key(prepared, cursor)?;
+        let collected = self.collect(&source, start, self.limit, true).await?;
+        Ok(self.make_page(collected, prepared))
+    }
+
+    /// Every matching item (at most `limit`) as a stream, fetching pages as it is polled.
+    pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send + 'static
+    where
+        T: Send,
+    {
+        struct State<T: Target, K: KeySpace> {
+            query: Query<T, K>,
+            source: Option<QuerySource<T::Table>>,
+            buffer: VecDeque<T>,
+            next: Option<Item>,
+            done: bool,
+            yielded: usize,
+        }
+        let span = self.span();
+        let state = State {
+            query: self,
+            source: None,
+            buffer: VecDeque::new(),
+            next: None,
+            done: false,
+            yielded: 0,
+        };
+        let items = stream::unfold(state, |mut s| async move {
+            loop {
+                if s.query.limit.is_some_and(|l| s.yielded >= l) {
+                    return None;
+                }
+                if let Some(item) = s.buffer.pop_front() {
+                    s.yielded += 1;
+                    return Some((Ok(item), s));
+                }
+                if s.done {
+                    return None;
+                }
+                if s.source.is_none() {
+                    match s.query.source() {
+                        Ok(source) => s.source = Some(source),
+                        Err(e) => {
+                            s.done = true;
+                            return Some((Err(e), s));
+                        }
+                    }
+                }
+                let source = s.source.as_ref()?;
+                let want = s.query.limit.map(|l| l - s.yielded);
+                match s.query.collect(source, s.next.take(), want, true).await {
+                    Ok(collected) => {
+                        s.buffer.extend(collected.items);
+                        s.next = collected.next;
+                        s.done = s.next.is_none();
+                    }
+                    Err(e) => {
+                        s.done = true;
+                        return Some((Err(e), s));
+                    }
+                }
+            }
+        });
+        crate::trace::stream(span, items)
+    }
+}
+
+/// The whole items behind a page of keys, fetched with one batch get and returned in the
+/// page's order; keys whose item vanished in between are left out.
+pub(in crate::ops) async fn hydrate_page<E: Entity>(
+    db: &Db<E::Table>,
+    consistent: bool,
+    keys: Page<Key<E>>,
+) -> Result<Page<E>, Error> {
+    let mut get = db.batch_get::<E>().keys(keys.items).keep_order();
+    if consistent {
+        get = get.consistent();
+    }
+    let mut full = get.send().await?;
+    let missing = full.unprocessed.len()
+        + full
+            .failed
+            .iter()
+            .map(|(keys, _)| keys.len())
+            .sum::<usize>();
+    if missing > 0 {
+        return Err(Error::Incomplete {
+            entity: E::ENTITY_TYPE,
+            operation: "BatchGetItem",
+            missing,
+            source: full.failed.pop().map(|(_, e)| Box::new(e)),
+        });
+    }
+    Ok(Page {
+        items: full.items,
+        cursor: keys.cursor,
+        consumed_capacity: keys.consumed_capacity + full.consumed_capacity,
+        estimated_capacity: keys.estimated_capacity + full.estimated_capacity,
+        count: keys.count,
+        scanned_count: keys.scanned_count,
+        requests: keys.requests,
+    })
+}

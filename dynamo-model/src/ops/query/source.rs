@@ -1,0 +1,140 @@
+//! A query's page source: the prepared request every page sends, and its first page's input
+//! (`params`).
+
+use super::{Query, QuerySource};
+use crate::collection::Target;
+use crate::key::sort::KeySpace;
+use crate::keytext::KeyError;
+use crate::ops::BoxFuture;
+use crate::ops::key_condition::PartitionValue;
+use crate::ops::pager::{self, PageRequest, PageSource, RawPage};
+use crate::{Error, Table};
+use aws_sdk_dynamodb::operation::query::QueryInput;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+
+impl<T: Target, K: KeySpace> Query<T, K> {
+    /// The prepared request as a page source: what every page of this query sends.
+    pub(super) fn source(&self) -> Result<QuerySource<T::Table>, Error> {
+        self.source_with(&self.pk)
+    }
+
+    /// What every page of this query on partition `pk` sends.
+    pub(in crate::ops) fn source_with(
+        &self,
+        pk: &Result<PartitionValue, KeyError>,
+    ) -> Result<QuerySource<T::Table>, Error> {
+        Ok(QuerySource {
+            db: self.db.clone(),
+            index: self.index.map(|i| i.name),
+            forward: !self.reverse,
+            consistent: self.consistent,
+            prepared: self.prepare_with(pk).map_err(|e| e.during("Query"))?,
+            customize: self.customize.clone(),
+        })
+    }
+
+    /// The `Query` input of the first page, instead of sending it (like ElectroDB's
+    /// `.params()`). Later pages send the same input with `ExclusiveStartKey` set (and,
+    /// after a filter dropped items, a larger `Limit`).
+    ///
+    /// A query that sends nothing (no item can match, e.g. `between("b", "a")`, or
+    /// `limit(0)`) has no params: an error with
+    /// [`ValidationReason::InvalidOption`](crate::ValidationReason).
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{user_id}", sk = "ORDER#{order_id}")]
+    /// # struct Order { user_id: String, order_id: String }
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// let input = db.query(Order::partition("u-1")).reverse().limit(10).params()?;
+    /// assert_eq!(input.key_condition_expression(), Some("#n0 = :v0 AND begins_with(#n1, :v1)"));
+    /// assert_eq!(input.scan_index_forward(), Some(false));
+    /// assert_eq!(input.limit(), Some(10));
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn params(self) -> Result<QueryInput, Error> {
+        let source = self.source()?;
+        self.params_of(&source)
+    }
+
+    /// The input of the first page `source` (this query on one partition) sends.
+    pub(in crate::ops) fn params_of(
+        &self,
+        source: &QuerySource<T::Table>,
+    ) -> Result<QueryInput, Error> {
+        if self.limit == Some(0) {
+            return Err(Error::invalid(
+                T::NAME,
+                crate::ValidationReason::InvalidOption,
+                "limit(0) asks for nothing, so the query sends no request",
+            )
+            .during("Query"));
+        }
+        if source.prepared.nothing {
+            return Err(Error::invalid(
+                T::NAME,
+                crate::ValidationReason::InvalidOption,
+                "no item can match this query's sort-key condition, so it sends no request",
+            )
+            .during("Query"));
+        }
+        let request = source.request(PageRequest {
+            segment: None,
+            start: None,
+            limit: pager::first_limit(self.page_size, self.limit),
+        });
+        crate::request::input("Query", request.as_input().clone().build())
+    }
+}
+
+impl<X: Table> QuerySource<X> {
+    /// One page's request, rendered into the SDK's builder and customized.
+    pub(super) fn request(&self, r: PageRequest) -> QueryFluentBuilder {
+        let p = &self.prepared;
+        let request = self
+            .db
+            .client()
+            .query()
+            .table_name(self.db.table_name())
+            .set_index_name(self.index.map(str::to_owned))
+            .key_condition_expression(&p.key_condition)
+            .set_filter_expression(p.filter.clone())
+            .set_projection_expression(p.projection.clone())
+            .set_expression_attribute_names(p.names.clone())
+            .set_expression_attribute_values(p.values.clone())
+            .scan_index_forward(self.forward)
+            .consistent_read(self.consistent)
+            .set_limit(r.limit)
+            .set_exclusive_start_key(r.start)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        self.customize.apply(request)
+    }
+}
+
+impl<X: Table> PageSource for QuerySource<X> {
+    fn fetch(&self, r: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>> {
+        // No sort key can match, and DynamoDB would refuse every way to say so.
+        if self.prepared.nothing {
+            return Box::pin(async { Ok(RawPage::default()) });
+        }
+        let consistent = self.consistent;
+        pager::send_page(
+            "Query",
+            self.db.table_name(),
+            r.limit,
+            self.request(r).send(),
+            move |out| {
+                RawPage::from_output(
+                    out.items,
+                    out.last_evaluated_key,
+                    out.consumed_capacity.as_ref(),
+                    out.scanned_count,
+                    consistent,
+                )
+            },
+        )
+    }
+}
