@@ -16,6 +16,9 @@
 //! nothing is written.
 
 use crate::common::*;
+// The tables of AWS's number-based layout are the history tests' own: one declaration of
+// each layout, pinned here and exercised there.
+use crate::history_shared_partition::{Gauge, Plant, Press, Valve};
 use dynamo_model::aws_sdk_dynamodb::primitives::Blob;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::history::Revision;
@@ -1479,47 +1482,6 @@ pub struct Memo {
     pub owner: String,
     pub text: String,
     #[dynamo(version)]
-    pub version: u64,
-}
-
-/// A table in AWS's number-based layout, written by another program before.
-#[derive(Table)]
-#[dynamo(pk = "PK", sk = "SK", identify = "keys")]
-pub struct Plant;
-
-/// AWS's number-based layout: `v0`, `v1`, …, the counter on the latest copy only.
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Plant, store_key_fields = false, pk = "PLANT#{id}", sk = "",
-         versioned(width = 0, separator = "", counter_on_latest, numeric_order))]
-pub struct Press {
-    pub id: String,
-    #[dynamo(rename = "Body")]
-    pub body: String,
-    #[dynamo(version, rename = "Latest")]
-    pub latest: u64,
-}
-
-/// The same with a rest after the number: `v0GAUGE`, `v1GAUGE`, ….
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Plant, store_key_fields = false, pk = "PLANT#{id}", sk = "GAUGE",
-         versioned(width = 0, separator = "", counter_on_latest, numeric_order))]
-pub struct Gauge {
-    pub id: String,
-    #[dynamo(rename = "Body")]
-    pub body: String,
-    #[dynamo(version, rename = "Latest")]
-    pub latest: u64,
-}
-
-/// Unpadded with `_`, the version on every copy: `v0_VALVE`, `v1_VALVE`, ….
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Plant, store_key_fields = false, pk = "PLANT#{id}", sk = "VALVE",
-         versioned(width = 0, separator = "_"))]
-pub struct Valve {
-    pub id: String,
-    #[dynamo(rename = "Body")]
-    pub body: String,
-    #[dynamo(version, rename = "Version")]
     pub version: u64,
 }
 
