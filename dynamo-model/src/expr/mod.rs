@@ -7,11 +7,14 @@
 //! reserved words (`status`, `name`, `ttl`, `data`, `type`, ...) just work and no value
 //! can inject expression syntax.
 
+mod build;
 mod compressed;
 mod placeholders;
+mod update;
 
 pub use compressed::{CompressedComparison, CompressedPath};
 pub(crate) use placeholders::Placeholders;
+pub(crate) use update::UpdateClauses;
 
 use crate::codec::{AttrValue, EncodeError};
 use aws_sdk_dynamodb::types::AttributeValue;

@@ -8,8 +8,9 @@ use super::{
     MAX_OPERATORS, MIGRATIONS_ATTRIBUTE, PlannedChange, Progress, Step, expression_fits, same_item,
 };
 use crate::cursor::{self, Fingerprint, Position};
-use crate::expr::Placeholders;
-use crate::ops::pager::{Pacer, pace, spend};
+use crate::expr::{Node, Placeholders, UpdateClauses};
+use crate::ops::pager::{Pacer, PageRequest, PageSource, pace, spend};
+use crate::ops::source::{Expressions, QueryOp, Request, ScanOp};
 use crate::trace::Instrument;
 use crate::{Db, Entity, Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
@@ -196,61 +197,45 @@ impl<E: Entity> Job<E> {
         index: usize,
         start: Option<Item>,
     ) -> Result<(Vec<Item>, Option<Item>, f64), Error> {
-        let db = &self.db;
-        let limit = i32::try_from(self.page_size).unwrap_or(1_000);
-        let span = crate::trace::request(
-            if self.partition.is_some() {
-                "Query"
-            } else {
-                "Scan"
-            },
-            1,
-        );
-        crate::trace::record(&span, "aws.dynamodb.limit", limit);
-        let (items, last, consumed) = match &self.partition {
+        let page = PageRequest {
+            segment: (self.sources > 1).then_some((index as u32, self.sources as u32)),
+            start,
+            limit: Some(i32::try_from(self.page_size).unwrap_or(1_000)),
+        };
+        let page = match &self.partition {
             Some(pk) => {
                 let schema = &<E::Table as Table>::SCHEMA;
-                let out = db
-                    .client()
-                    .query()
-                    .table_name(db.table_name())
-                    .key_condition_expression("#pk = :pk")
-                    .expression_attribute_names("#pk", schema.pk.name)
-                    .expression_attribute_values(":pk", AttributeValue::S(pk.clone()))
-                    .limit(limit)
-                    .set_exclusive_start_key(start)
-                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                    .send()
-                    .instrument(span.clone())
-                    .await
-                    .map_err(|e| Error::service("Query", db.table_name(), e))
-                    .map_err(|e| crate::trace::failed(&span, e))?;
-                (out.items, out.last_evaluated_key, out.consumed_capacity)
+                let partition = Node::equals(schema.pk.name, AttributeValue::S(pk.clone()));
+                let mut p = Placeholders::default();
+                let key_condition = crate::ops::render_for(E::ENTITY_TYPE, &mut p, &partition)?;
+                let (names, values) = p.finish();
+                let expressions = Expressions {
+                    key_condition,
+                    names,
+                    values,
+                    ..Expressions::default()
+                };
+                self.read_request(expressions, QueryOp::of_table())
+                    .fetch(page)
+                    .await?
             }
             None => {
-                let segments = (self.sources > 1).then_some((index as i32, self.sources as i32));
-                let out = db
-                    .client()
-                    .scan()
-                    .table_name(db.table_name())
-                    .limit(limit)
-                    .set_segment(segments.map(|s| s.0))
-                    .set_total_segments(segments.map(|s| s.1))
-                    .set_exclusive_start_key(start)
-                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                    .send()
-                    .instrument(span.clone())
-                    .await
-                    .map_err(|e| Error::service("Scan", db.table_name(), e))
-                    .map_err(|e| crate::trace::failed(&span, e))?;
-                (out.items, out.last_evaluated_key, out.consumed_capacity)
+                self.read_request(Expressions::default(), ScanOp::default())
+                    .fetch(page)
+                    .await?
             }
         };
-        let units = consumed.and_then(|c| c.capacity_units).unwrap_or(0.0);
-        let items = items.unwrap_or_default();
-        crate::trace::record(&span, "dynamo_model.items", items.len() as u64);
-        crate::trace::record(&span, "aws.dynamodb.consumed_capacity", units);
-        Ok((items, last.filter(|k| !k.is_empty()), units))
+        Ok((page.items, page.last_key, page.consumed))
+    }
+
+    /// A read of the migrated items through the crate's one page source.
+    fn read_request<O>(&self, expressions: Expressions, operation: O) -> Request<E::Table, O> {
+        Request {
+            db: self.db.clone(),
+            expressions,
+            consistent: false,
+            operation,
+        }
     }
 }
 
@@ -334,20 +319,15 @@ impl<E: Entity> Job<E> {
         // writer added after the read survives.
         let (mut set, removed) = diff(read, changed);
         set.retain(|(name, _)| !is_key(name));
-        let mut actions = Vec::new();
-        let update_operators = set.len() + removed.len();
-        if !set.is_empty() {
-            let pairs: Vec<String> = set
-                .iter()
-                .map(|(name, value)| format!("{} = {}", p.name(name), p.value((*value).clone())))
-                .collect();
-            actions.push(format!("SET {}", pairs.join(", ")));
+        let mut actions = UpdateClauses::default();
+        for (name, value) in &set {
+            actions.set(p.name(name), p.value((*value).clone()));
         }
-        if !removed.is_empty() {
-            let paths: Vec<String> = removed.into_iter().map(|name| p.name(name)).collect();
-            actions.push(format!("REMOVE {}", paths.join(", ")));
+        for name in removed {
+            actions.remove(p.name(name));
         }
-        let update = actions.join(" ");
+        let update_operators = actions.len();
+        let update = actions.render();
         // Condition: every attribute as read, and absent what the read did not have but
         // this write sets, and the crate's write token and marker (which every other
         // single-item write of the crate adds).

@@ -5,6 +5,7 @@
 
 use crate::chunk::*;
 use crate::error::{DecodeError, DecodeErrorKind};
+use crate::expr::Node;
 use crate::{Db, Entity, Error, Item, RawKey, Table};
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -196,26 +197,21 @@ async fn delete_chunk_if_owned<T: Table>(
     use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
     const OP: &str = "DeleteItem";
     let schema = &T::SCHEMA;
-    let mut p = crate::expr::Placeholders::default();
-    let mut condition = format!(
-        "{} = {} AND {} = {} AND {} = {}",
-        p.name(schema.entity_type),
-        p.value(AttributeValue::S(CHUNK_TYPE.to_owned())),
-        p.name("_ppk"),
-        p.value(AttributeValue::S(parent.pk.clone())),
-        p.name("_field"),
-        p.value(AttributeValue::S(field.to_owned())),
+    let text = |v: &str| AttributeValue::S(v.to_owned());
+    let owner_sk = match &parent.sk {
+        Some(sk) => Node::equals("_psk", text(sk)),
+        None => Node::absent("_psk"),
+    };
+    let owned = Node::all(
+        Node::equals(schema.entity_type, text(CHUNK_TYPE)),
+        [
+            Node::equals("_ppk", text(&parent.pk)),
+            Node::equals("_field", text(field)),
+            owner_sk,
+        ],
     );
-    match &parent.sk {
-        Some(sk) => {
-            let (name, value) = (p.name("_psk"), p.value(AttributeValue::S(sk.clone())));
-            condition.push_str(&format!(" AND {name} = {value}"));
-        }
-        None => {
-            let name = p.name("_psk");
-            condition.push_str(&format!(" AND attribute_not_exists({name})"));
-        }
-    }
+    let mut p = crate::expr::Placeholders::default();
+    let condition = crate::ops::render_for(CHUNK_TYPE, &mut p, &owned)?;
     let (names, values) = p.finish();
     let sent = db
         .client()

@@ -34,6 +34,7 @@ mod put;
 mod query;
 mod scan;
 mod scatter;
+pub(crate) mod source;
 mod update;
 
 pub use crate::request::BoxFuture;

@@ -200,41 +200,6 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
     }
 }
 
-/// One page's request (`Query` or `Scan`) sent under a request span that records its
-/// limit; a failure is recorded in the span. What the page sources of DynamoDB share.
-pub(super) fn send_page<'a, O, E>(
-    operation: &'static str,
-    table: &'a str,
-    limit: Option<i32>,
-    send: impl std::future::Future<
-        Output = Result<
-            O,
-            aws_sdk_dynamodb::error::SdkError<E, aws_sdk_dynamodb::config::http::HttpResponse>,
-        >,
-    > + Send
-    + 'a,
-    page: impl FnOnce(O) -> RawPage + Send + 'a,
-) -> BoxFuture<'a, Result<RawPage, Error>>
-where
-    aws_sdk_dynamodb::error::SdkError<E, aws_sdk_dynamodb::config::http::HttpResponse>:
-        Into<aws_sdk_dynamodb::Error>,
-{
-    use crate::trace::Instrument;
-    let span = crate::trace::request(operation, 1);
-    if let Some(limit) = limit {
-        crate::trace::record(&span, "aws.dynamodb.limit", limit);
-    }
-    Box::pin(
-        async move {
-            let out = send
-                .await
-                .map_err(|e| crate::trace::request_failed(Error::service(operation, table, e)))?;
-            Ok(page(out))
-        }
-        .instrument(span),
-    )
-}
-
 /// The `LastEvaluatedKey`-shaped key of an item.
 pub(super) fn key_of(item: &Item, names: &[&'static str]) -> Item {
     names

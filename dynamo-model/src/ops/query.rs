@@ -13,7 +13,6 @@ use crate::schema::IndexSchema;
 use crate::{Condition, Db, Entity, Error, Key, Table};
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::AttributeValue;
-use std::collections::HashMap;
 use std::marker::PhantomData;
 
 /// A `Query` request; see [`Db::query`] and [`Query::collection`].
@@ -170,17 +169,14 @@ pub(super) struct KeyNames {
 
 /// One rendered request, reused for every page.
 pub(super) struct Prepared {
-    key_condition: String,
-    filter: Option<String>,
-    names: Option<HashMap<String, String>>,
-    values: Option<HashMap<String, AttributeValue>>,
+    /// What every page sends (moved into the page source).
+    pub(super) expressions: super::source::Expressions,
     pub(super) fingerprint: Fingerprint,
     pub(super) cursor_names: Vec<&'static str>,
     /// The partition's attributes and values: a cursor must stay inside it.
     pub(super) pk_check: Vec<(&'static str, AttributeValue)>,
     sk_attr: Option<&'static str>,
     sk_range: Option<SortKeyRange>,
-    projection: Option<String>,
     /// No item can match: pages are empty and nothing is sent.
     nothing: bool,
 }
@@ -500,12 +496,8 @@ impl<E: Entity, K: KeySpace> Query<Key<E>, K> {
 
 /// A prepared query against DynamoDB: the page source behind `all`, `page` and `stream`.
 pub(super) struct QuerySource<X: Table> {
-    db: Db<X>,
-    index: Option<&'static str>,
-    forward: bool,
-    consistent: bool,
+    request: super::source::Request<X, super::source::QueryOp>,
     pub(super) prepared: Prepared,
-    customize: Customize<QueryFluentBuilder>,
 }
 
 impl<T: Table> Db<T> {

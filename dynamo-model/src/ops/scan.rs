@@ -6,8 +6,9 @@
 //! it into segments for large tables, and give it a budget so it cannot starve the
 //! application's own reads.
 
-use super::pager::{self, PageRequest, PageSource, RawPage};
-use super::{BoxFuture, and_opt};
+use super::and_opt;
+use super::pager::{self, PageRequest};
+use super::source::{Expressions, Request, ScanOp};
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::{Node, Placeholders};
@@ -16,9 +17,7 @@ use crate::request::page::{Page, UnknownEntity, decode_target, entity_type_filte
 use crate::{Condition, Db, Entity, Error, Table};
 use aws_sdk_dynamodb::operation::scan::ScanInput;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures_util::stream::{self, Stream, StreamExt};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A `Scan` request; see [`Db::scan`].
@@ -55,61 +54,10 @@ pub struct Scan<T: Target> {
     exclude_expired: bool,
 }
 
-struct Prepared {
-    filter: Option<String>,
-    names: Option<HashMap<String, String>>,
-    values: Option<HashMap<String, AttributeValue>>,
+/// The prepared Scan request of every page, and the fingerprint its cursors are bound to.
+struct ScanSource<X: Table> {
+    request: Request<X, ScanOp>,
     fingerprint: Fingerprint,
-}
-
-/// A prepared Scan request against DynamoDB.
-struct DynamoSource<X: Table> {
-    db: Db<X>,
-    prepared: Prepared,
-    consistent: bool,
-    customize: Customize<ScanFluentBuilder>,
-}
-
-impl<X: Table> DynamoSource<X> {
-    /// One page's request, rendered into the SDK's builder and customized.
-    fn request(&self, r: PageRequest) -> ScanFluentBuilder {
-        let (db, p) = (&self.db, &self.prepared);
-        let request = db
-            .client()
-            .scan()
-            .table_name(db.table_name())
-            .set_filter_expression(p.filter.clone())
-            .set_expression_attribute_names(p.names.clone())
-            .set_expression_attribute_values(p.values.clone())
-            .consistent_read(self.consistent)
-            .set_limit(r.limit)
-            .set_segment(r.segment.map(|s| s.0 as i32))
-            .set_total_segments(r.segment.map(|s| s.1 as i32))
-            .set_exclusive_start_key(r.start)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        self.customize.apply(request)
-    }
-}
-
-impl<X: Table> PageSource for DynamoSource<X> {
-    fn fetch(&self, r: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>> {
-        let consistent = self.consistent;
-        pager::send_page(
-            "Scan",
-            self.db.table_name(),
-            r.limit,
-            self.request(r).send(),
-            move |out| {
-                RawPage::from_output(
-                    out.items,
-                    out.last_evaluated_key,
-                    out.consumed_capacity.as_ref(),
-                    out.scanned_count,
-                    consistent,
-                )
-            },
-        )
-    }
 }
 
 impl<T: Target> Scan<T> {
@@ -186,7 +134,7 @@ impl<T: Target> Scan<T> {
         self
     }
 
-    fn prepare(&self) -> Result<Prepared, Error> {
+    fn source(&self) -> Result<ScanSource<T::Table>, Error> {
         let type_filter = (self.unknown == UnknownEntity::Skip).then(entity_type_filter::<T>);
         let expiry = if self.exclude_expired {
             super::not_expired::<T::Table>()
@@ -196,31 +144,28 @@ impl<T: Target> Scan<T> {
         let node = and_opt(and_opt(type_filter, expiry), self.filter.clone());
         let mut p = Placeholders::default();
         let filter = match &node {
-            Some(node) => Some(super::render_for(T::NAME, &mut p, node)?),
+            Some(node) => {
+                Some(super::render_for(T::NAME, &mut p, node).map_err(|e| e.during("Scan"))?)
+            }
             None => None,
         };
-        let (names, values) = p.finish();
         let fingerprint = Fingerprint::of(&[
             b"scan",
             self.db.table_name().as_bytes(),
             T::NAME.as_bytes(),
             filter.as_deref().unwrap_or("").as_bytes(),
         ]);
-        Ok(Prepared {
-            filter,
-            names,
-            values,
+        Ok(ScanSource {
+            request: Request {
+                db: self.db.clone(),
+                expressions: Expressions::filtered(filter, p.finish()),
+                consistent: self.consistent,
+                operation: ScanOp {
+                    customize: self.customize.clone(),
+                },
+            },
             fingerprint,
         })
-    }
-
-    fn source(&self) -> Result<Arc<DynamoSource<T::Table>>, Error> {
-        Ok(Arc::new(DynamoSource {
-            db: self.db.clone(),
-            prepared: self.prepare().map_err(|e| e.during("Scan"))?,
-            consistent: self.consistent,
-            customize: self.customize.clone(),
-        }))
     }
 
     /// The `Scan` inputs of the first page of each segment (one input without segments)
@@ -245,7 +190,7 @@ impl<T: Target> Scan<T> {
         let source = self.source()?;
         (0..self.segments)
             .map(|i| {
-                let request = source.request(PageRequest {
+                let request = source.request.builder(PageRequest {
                     segment: (self.segments > 1).then_some((i, self.segments)),
                     start: None,
                     limit: pager::first_limit(self.page_size, None),
@@ -269,8 +214,12 @@ impl<T: Target> Scan<T> {
     }
 
     async fn all_untraced(self) -> Result<Page<T>, Error> {
-        let mut pages =
-            pager::merged_pages(self.source()?, self.segments, self.page_size, self.budget);
+        let mut pages = pager::merged_pages(
+            Arc::new(self.source()?.request),
+            self.segments,
+            self.page_size,
+            self.budget,
+        );
         let mut items = Vec::new();
         let mut consumed = 0.0;
         let mut estimated = 0.0;
@@ -321,7 +270,7 @@ impl<T: Target> Scan<T> {
             ));
         }
         let source = self.source()?;
-        let fingerprint = source.prepared.fingerprint;
+        let fingerprint = source.fingerprint;
         let start = match cursor {
             Some(c) => Some(
                 cursor::decode(c, fingerprint, self.db.cursor_secret()).map_err(|e| {
@@ -353,7 +302,7 @@ impl<T: Target> Scan<T> {
             cursor_names: &key_names,
         };
         let unknown = self.unknown;
-        let collected = pager::collect(&*source, reading, start, self.limit, true, |item| {
+        let collected = pager::collect(&source.request, reading, start, self.limit, true, |item| {
             decode_target(item, unknown)
         })
         .await?;
@@ -377,20 +326,25 @@ impl<T: Target> Scan<T> {
         let span = self.span();
         let items = match self.source() {
             Err(e) => stream::once(async move { Err(e) }).left_stream(),
-            Ok(source) => pager::merged_pages(source, self.segments, self.page_size, self.budget)
-                .flat_map(move |page| {
-                    let decoded: Vec<Result<T, Error>> = match page {
-                        Ok(page) => page
-                            .items
-                            .into_iter()
-                            .filter_map(|item| decode_target(item, unknown).transpose())
-                            .collect(),
-                        Err(e) => vec![Err(e)],
-                    };
-                    stream::iter(decoded)
-                })
-                .take(limit)
-                .right_stream(),
+            Ok(source) => pager::merged_pages(
+                Arc::new(source.request),
+                self.segments,
+                self.page_size,
+                self.budget,
+            )
+            .flat_map(move |page| {
+                let decoded: Vec<Result<T, Error>> = match page {
+                    Ok(page) => page
+                        .items
+                        .into_iter()
+                        .filter_map(|item| decode_target(item, unknown).transpose())
+                        .collect(),
+                    Err(e) => vec![Err(e)],
+                };
+                stream::iter(decoded)
+            })
+            .take(limit)
+            .right_stream(),
         };
         crate::trace::stream(span, items)
     }

@@ -3,9 +3,14 @@
 
 use super::{delete_if_owned, now_millis};
 use crate::chunk::{CHUNK_PREFIX, CHUNK_TYPE, MAX_FLIP_DELAY, MIN_ORPHAN_AGE, Orphans};
+use crate::expr::{CompareOp, Node};
+use crate::ops::pager::{RawPage, merged_pages};
+use crate::ops::source::{Expressions, Request, ScanOp};
 use crate::{Db, Error, Item, RawKey, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
+use futures_util::StreamExt;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One write's chunks, as a sweep finds them.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -80,44 +85,26 @@ impl<T: Table> Db<T> {
         let schema = &T::SCHEMA;
         let cutoff =
             now_millis().saturating_sub(u64::try_from(older_than.as_millis()).unwrap_or(u64::MAX));
-        let mut p = crate::expr::Placeholders::default();
-        let filter = format!(
-            "{} = {} AND {} <= {}",
-            p.name(schema.entity_type),
-            p.value(AttributeValue::S(CHUNK_TYPE.to_owned())),
-            p.name("_ct"),
-            p.value(AttributeValue::N(cutoff.to_string())),
+        let old_chunks = Node::all(
+            Node::equals(schema.entity_type, AttributeValue::S(CHUNK_TYPE.to_owned())),
+            [Node::compare(
+                "_ct",
+                CompareOp::Le,
+                AttributeValue::N(cutoff.to_string()),
+            )],
         );
         let mut wanted = vec![schema.pk.name, "_ppk", "_psk", "_field"];
         wanted.extend(schema.sk.map(|a| a.name));
-        let projection: Vec<String> = wanted.iter().map(|a| p.name(a)).collect();
-        let (names, values) = p.finish();
         // Every old chunk, grouped by the write it belongs to.
         let mut writes: HashMap<Write, Vec<RawKey>> = HashMap::new();
         let mut report = Orphans::default();
-        let mut start = None;
-        loop {
-            let out = self
-                .client()
-                .scan()
-                .table_name(self.table_name())
-                .filter_expression(&filter)
-                .projection_expression(projection.join(", "))
-                .set_expression_attribute_names(names.clone())
-                .set_expression_attribute_values(values.clone())
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| Error::service(OP, self.table_name(), e))?;
-            for item in out.items.unwrap_or_default() {
+        let mut pages = self.scan_raw(&old_chunks, Some(&wanted), false)?;
+        while let Some(page) = pages.next().await {
+            for item in page?.items {
                 if let Some((write, key)) = write_of(schema, &item) {
                     report.examined += 1;
                     writes.entry(write).or_default().push(key);
                 }
-            }
-            start = out.last_evaluated_key;
-            if start.is_none() {
-                break;
             }
         }
         // A write's chunks are orphans unless its item names its token now...
@@ -161,31 +148,19 @@ impl<T: Table> Db<T> {
         &self,
         tokens: &std::collections::HashSet<&str>,
     ) -> Result<std::collections::HashSet<String>, Error> {
-        const OP: &str = "Scan";
-        let schema = &T::SCHEMA;
-        let mut p = crate::expr::Placeholders::default();
-        let ty = p.name(schema.entity_type);
-        let filter = format!(
-            "attribute_not_exists({ty}) OR {ty} <> {}",
-            p.value(AttributeValue::S(CHUNK_TYPE.to_owned())),
+        let ty = T::SCHEMA.entity_type;
+        let not_chunks = Node::Or(
+            Box::new(Node::absent(ty)),
+            Box::new(Node::compare(
+                ty,
+                CompareOp::Ne,
+                AttributeValue::S(CHUNK_TYPE.to_owned()),
+            )),
         );
-        let (names, values) = p.finish();
         let mut named = std::collections::HashSet::new();
-        let mut start = None;
-        loop {
-            let out = self
-                .client()
-                .scan()
-                .table_name(self.table_name())
-                .filter_expression(&filter)
-                .set_expression_attribute_names(names.clone())
-                .set_expression_attribute_values(values.clone())
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| Error::service(OP, self.table_name(), e))?;
-            for item in out.items.unwrap_or_default() {
+        let mut pages = self.scan_raw(&not_chunks, None, true)?;
+        while let Some(page) = pages.next().await {
+            for item in page?.items {
                 for value in item.values() {
                     if let AttributeValue::M(map) = value
                         && let Some(AttributeValue::S(t)) = map.get("t")
@@ -195,11 +170,42 @@ impl<T: Table> Db<T> {
                     }
                 }
             }
-            start = out.last_evaluated_key.filter(|k| !k.is_empty());
-            if start.is_none() {
-                return Ok(named);
-            }
         }
+        Ok(named)
+    }
+
+    /// The pages of a scan of the whole table through the crate's one page source
+    /// (request spans, the SDK's retries), filtered by `filter`, projected to `attributes`.
+    fn scan_raw(
+        &self,
+        filter: &Node,
+        attributes: Option<&[&'static str]>,
+        consistent: bool,
+    ) -> Result<impl futures_util::Stream<Item = Result<RawPage, Error>> + Send + use<T>, Error>
+    {
+        let mut p = crate::expr::Placeholders::default();
+        let filter = crate::ops::render_for(CHUNK_TYPE, &mut p, filter)?;
+        let projection = attributes.map(|names| {
+            names
+                .iter()
+                .map(|a| p.name(a))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        let (names, values) = p.finish();
+        let request = Request {
+            db: self.clone(),
+            expressions: Expressions {
+                filter: Some(filter),
+                projection,
+                names,
+                values,
+                ..Expressions::default()
+            },
+            consistent,
+            operation: ScanOp::default(),
+        };
+        Ok(merged_pages(Arc::new(request), 1, None, None))
     }
 
     /// Whether the item `write.parent` names the chunks of `write` now.

@@ -11,6 +11,7 @@ use crate::keytext::KeyError;
 use crate::ops::key_condition::{
     PartitionValue, SortCondition, attribute_range_fits, render_attribute_op, render_sort_key,
 };
+use crate::ops::source::Expressions;
 use crate::request::page::entity_type_filter;
 use crate::schema::{IndexKind, Projection};
 use crate::{Error, Item, Table};
@@ -287,15 +288,17 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             direction,
         ]);
         Ok(Prepared {
-            key_condition,
-            filter,
-            names: names_map,
-            values,
+            expressions: Expressions {
+                key_condition,
+                filter,
+                projection,
+                names: names_map,
+                values,
+            },
             fingerprint,
             cursor_names: names.cursor,
             pk_check,
             sk_attr: names.sk.first().copied().filter(|_| names.sk.len() == 1),
-            projection,
             sk_range: match sk {
                 SortCondition::Rendered(range) => Some(range.clone()),
                 SortCondition::Attributes(_) => None,

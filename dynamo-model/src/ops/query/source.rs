@@ -8,10 +8,9 @@ use crate::keytext::KeyError;
 use crate::ops::BoxFuture;
 use crate::ops::key_condition::PartitionValue;
 use crate::ops::pager::{self, PageRequest, PageSource, RawPage};
+use crate::ops::source::{QueryOp, Request};
 use crate::{Error, Table};
 use aws_sdk_dynamodb::operation::query::QueryInput;
-use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
-use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 
 impl<T: Target, K: KeySpace> Query<T, K> {
     /// The prepared request as a page source: what every page of this query sends.
@@ -24,13 +23,19 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         &self,
         pk: &Result<PartitionValue, KeyError>,
     ) -> Result<QuerySource<T::Table>, Error> {
+        let mut prepared = self.prepare_with(pk).map_err(|e| e.during("Query"))?;
         Ok(QuerySource {
-            db: self.db.clone(),
-            index: self.index.map(|i| i.name),
-            forward: !self.reverse,
-            consistent: self.consistent,
-            prepared: self.prepare_with(pk).map_err(|e| e.during("Query"))?,
-            customize: self.customize.clone(),
+            request: Request {
+                db: self.db.clone(),
+                expressions: std::mem::take(&mut prepared.expressions),
+                consistent: self.consistent,
+                operation: QueryOp {
+                    index: self.index.map(|i| i.name),
+                    forward: !self.reverse,
+                    customize: self.customize.clone(),
+                },
+            },
+            prepared,
         })
     }
 
@@ -81,36 +86,12 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             )
             .during("Query"));
         }
-        let request = source.request(PageRequest {
+        let request = source.request.builder(PageRequest {
             segment: None,
             start: None,
             limit: pager::first_limit(self.page_size, self.limit),
         });
         crate::request::input("Query", request.as_input().clone().build())
-    }
-}
-
-impl<X: Table> QuerySource<X> {
-    /// One page's request, rendered into the SDK's builder and customized.
-    pub(super) fn request(&self, r: PageRequest) -> QueryFluentBuilder {
-        let p = &self.prepared;
-        let request = self
-            .db
-            .client()
-            .query()
-            .table_name(self.db.table_name())
-            .set_index_name(self.index.map(str::to_owned))
-            .key_condition_expression(&p.key_condition)
-            .set_filter_expression(p.filter.clone())
-            .set_projection_expression(p.projection.clone())
-            .set_expression_attribute_names(p.names.clone())
-            .set_expression_attribute_values(p.values.clone())
-            .scan_index_forward(self.forward)
-            .consistent_read(self.consistent)
-            .set_limit(r.limit)
-            .set_exclusive_start_key(r.start)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        self.customize.apply(request)
     }
 }
 
@@ -120,21 +101,6 @@ impl<X: Table> PageSource for QuerySource<X> {
         if self.prepared.nothing {
             return Box::pin(async { Ok(RawPage::default()) });
         }
-        let consistent = self.consistent;
-        pager::send_page(
-            "Query",
-            self.db.table_name(),
-            r.limit,
-            self.request(r).send(),
-            move |out| {
-                RawPage::from_output(
-                    out.items,
-                    out.last_evaluated_key,
-                    out.consumed_capacity.as_ref(),
-                    out.scanned_count,
-                    consistent,
-                )
-            },
-        )
+        self.request.fetch(r)
     }
 }

@@ -100,8 +100,9 @@ fn a_projection_names_the_view_attributes_the_type_and_the_keys() {
         .project::<OrderTotal>()
         .prepare()
         .unwrap();
-    let names = prepared.names.unwrap_or_default();
+    let names = prepared.expressions.names.unwrap_or_default();
     let projected: Vec<&str> = prepared
+        .expressions
         .projection
         .as_deref()
         .unwrap_or_default()
@@ -110,5 +111,5 @@ fn a_projection_names_the_view_attributes_the_type_and_the_keys() {
         .collect();
     assert_eq!(projected, ["user", "id", "total", "_type", "PK", "SK"]);
     let full = db.query(Order::partition("u")).prepare().unwrap();
-    assert!(full.projection.is_none());
+    assert!(full.expressions.projection.is_none());
 }

@@ -3,7 +3,7 @@
 
 use super::{Action, SetFn, Update, aliases_of};
 use crate::entity::{IndexChanges, Touch};
-use crate::expr::{AttrPath, Placeholders, ValueError};
+use crate::expr::{AttrPath, Placeholders, UpdateClauses, ValueError};
 use crate::{Entity, Error};
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -142,8 +142,7 @@ impl<E: Entity> Update<E> {
             )
             .caused_by(e.source.clone())
         };
-        let (mut set, mut remove, mut add, mut delete) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut clauses = UpdateClauses::default();
         // Older names of renamed fields still stored (`#[dynamo(alias = "..")]`): reads
         // fall back to them, so an update that sets or clears the field removes them (a
         // cleared value must not come back), and an increment starts from them.
@@ -161,10 +160,8 @@ impl<E: Entity> Update<E> {
                     for alias in aliases.iter().rev() {
                         base = format!("if_not_exists({}, {base})", p.path(&AttrPath::Top(alias)));
                     }
-                    set.push(format!(
-                        "{n} = if_not_exists({n}, {base}) + {}",
-                        p.value(value.clone())
-                    ));
+                    let v = p.value(value.clone());
+                    clauses.set(n.clone(), format!("if_not_exists({n}, {base}) + {v}"));
                 }
                 _ => {
                     return Err(Error::invalid(
@@ -195,7 +192,7 @@ impl<E: Entity> Update<E> {
                     if !aliases_of::<E>(action.path()).is_empty() => {}
                 Action::Set(path, value) => {
                     let value = value.as_ref().map_err(invalid)?.clone();
-                    set.push(format!("{} = {}", p.path(path), p.value(value)));
+                    clauses.set(p.path(path), p.value(value));
                 }
                 Action::SetFn(path, f, value) => {
                     let value = value.as_ref().map_err(invalid)?.clone();
@@ -211,13 +208,13 @@ impl<E: Entity> Update<E> {
                             format!("list_append({v}, if_not_exists({n}, {}))", p.value(empty()))
                         }
                     };
-                    set.push(format!("{n} = {rhs}"));
+                    clauses.set(n, rhs);
                 }
                 Action::Delete(path, value) => {
                     let value = value.as_ref().map_err(invalid)?.clone();
-                    delete.push(format!("{} {}", p.path(path), p.value(value)));
+                    clauses.delete(p.path(path), p.value(value));
                 }
-                Action::Remove(path) => remove.push(p.path(path)),
+                Action::Remove(path) => clauses.remove(p.path(path)),
                 // ADD works on top-level attributes only: a nested number is incremented
                 // with SET, still atomically.
                 Action::Add(path @ AttrPath::Nested(_), Ok(value @ AttributeValue::N(_))) => {
@@ -226,26 +223,17 @@ impl<E: Entity> Update<E> {
                         p.value(AttributeValue::N("0".into())),
                         p.value(value.clone()),
                     );
-                    set.push(format!("{n} = if_not_exists({n}, {zero}) + {v}"));
+                    clauses.set(n.clone(), format!("if_not_exists({n}, {zero}) + {v}"));
                 }
                 Action::Add(path, value) => {
                     let value = value.as_ref().map_err(invalid)?.clone();
-                    add.push(format!("{} {}", p.path(path), p.value(value)));
+                    clauses.add(p.path(path), p.value(value));
                 }
             }
         }
-        remove.extend(stale.iter().map(|alias| p.path(&AttrPath::Top(alias))));
-        let mut clauses = Vec::with_capacity(4);
-        for (keyword, parts) in [
-            ("SET", set),
-            ("REMOVE", remove),
-            ("ADD", add),
-            ("DELETE", delete),
-        ] {
-            if !parts.is_empty() {
-                clauses.push(format!("{keyword} {}", parts.join(", ")));
-            }
+        for alias in stale {
+            clauses.remove(p.path(&AttrPath::Top(alias)));
         }
-        Ok(clauses.join(" "))
+        Ok(clauses.render())
     }
 }

@@ -1,0 +1,57 @@
+//! Conditions the crate writes for itself (chunk ownership, the sweep's filters, version
+//! and token guards), built as the same condition trees users build, so that one
+//! renderer writes every expression.
+
+use super::{AttrPath, CompareOp, Node};
+use aws_sdk_dynamodb::types::AttributeValue;
+
+impl Node {
+    /// `path <op> value`.
+    pub(crate) fn compare(path: impl Into<AttrPath>, op: CompareOp, value: AttributeValue) -> Node {
+        Node::Compare {
+            path: path.into(),
+            op,
+            value: Ok(value),
+        }
+    }
+
+    /// `path = value`.
+    pub(crate) fn equals(path: impl Into<AttrPath>, value: AttributeValue) -> Node {
+        Node::compare(path, CompareOp::Eq, value)
+    }
+
+    /// `attribute_not_exists(path)`.
+    pub(crate) fn absent(path: impl Into<AttrPath>) -> Node {
+        Node::Function {
+            function: "attribute_not_exists",
+            path: path.into(),
+        }
+    }
+
+    /// `first AND b AND …`, rendered without parentheses.
+    pub(crate) fn all(first: Node, rest: impl IntoIterator<Item = Node>) -> Node {
+        rest.into_iter()
+            .fold(first, |a, b| Node::And(Box::new(a), Box::new(b)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::Placeholders;
+
+    #[test]
+    fn a_conjunction_renders_in_order_without_parentheses() {
+        let s = |v: &str| AttributeValue::S(v.to_owned());
+        let node = Node::all(
+            Node::equals("a", s("1")),
+            [Node::absent("b"), Node::compare("c", CompareOp::Le, s("3"))],
+        );
+        let mut p = Placeholders::default();
+        let text = p.render_condition(&node).expect("plain values");
+        assert_eq!(
+            text,
+            "#n0 = :v0 AND attribute_not_exists(#n1) AND #n2 <= :v1"
+        );
+    }
+}

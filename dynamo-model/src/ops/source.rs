@@ -1,0 +1,238 @@
+//! The one page source towards DynamoDB: a `Query` or `Scan` whose expressions are
+//! rendered once, sent page by page under a request span. Every paged read of the crate
+//! sends its pages through it: typed queries and scans, reads merged from many
+//! partitions, migrations and the sweep of orphan chunks.
+
+use super::BoxFuture;
+use super::pager::{PageRequest, PageSource, RawPage};
+use crate::request::Customize;
+use crate::{Db, Error, Table};
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::query::{QueryError, QueryOutput};
+use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
+use aws_sdk_dynamodb::operation::scan::{ScanError, ScanOutput};
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+use std::collections::HashMap;
+
+/// The expressions every page of a read sends, rendered once.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Expressions {
+    /// `KeyConditionExpression` (a query's; a scan has none).
+    pub(crate) key_condition: String,
+    pub(crate) filter: Option<String>,
+    pub(crate) projection: Option<String>,
+    pub(crate) names: Option<HashMap<String, String>>,
+    pub(crate) values: Option<HashMap<String, AttributeValue>>,
+}
+
+/// `ExpressionAttributeNames` and `ExpressionAttributeValues`, as `Placeholders::finish`
+/// gives them.
+type Placeholders = (
+    Option<HashMap<String, String>>,
+    Option<HashMap<String, AttributeValue>>,
+);
+
+impl Expressions {
+    /// Expressions with a filter (and its placeholders) and no projection.
+    pub(crate) fn filtered(
+        filter: Option<String>,
+        (names, values): Placeholders,
+    ) -> Self {
+        Expressions {
+            filter,
+            names,
+            values,
+            ..Expressions::default()
+        }
+    }
+}
+
+/// A `Query` of a table or index.
+#[derive(Clone)]
+pub(crate) struct QueryOp {
+    pub(crate) index: Option<&'static str>,
+    /// `ScanIndexForward`.
+    pub(crate) forward: bool,
+    pub(crate) customize: Customize<QueryFluentBuilder>,
+}
+
+/// A `Scan` of a table.
+#[derive(Clone, Default)]
+pub(crate) struct ScanOp {
+    pub(crate) customize: Customize<ScanFluentBuilder>,
+}
+
+/// The operation a [`Request`] sends: [`QueryOp`] or [`ScanOp`].
+pub(crate) trait Operation: Send + Sync + 'static {
+    /// The operation's name, for spans and errors.
+    const NAME: &'static str;
+    /// The SDK's fluent builder of the operation.
+    type Builder;
+    /// What DynamoDB answers.
+    type Output: Into<RawPageParts>;
+    /// The SDK's error of the operation.
+    type Error;
+    /// One page's request rendered into the SDK's builder, customized.
+    fn build<X: Table>(&self, request: &Request<X, Self>, page: PageRequest) -> Self::Builder
+    where
+        Self: Sized;
+    /// Sends a built request.
+    fn send(
+        builder: Self::Builder,
+    ) -> impl std::future::Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>>
+    + Send
+    + 'static;
+}
+
+/// The members of a `QueryOutput` or `ScanOutput` a page is made of.
+pub(crate) struct RawPageParts {
+    items: Option<Vec<crate::Item>>,
+    last_key: Option<crate::Item>,
+    consumed: Option<aws_sdk_dynamodb::types::ConsumedCapacity>,
+    scanned: i32,
+}
+
+impl From<QueryOutput> for RawPageParts {
+    fn from(out: QueryOutput) -> Self {
+        RawPageParts {
+            items: out.items,
+            last_key: out.last_evaluated_key,
+            consumed: out.consumed_capacity,
+            scanned: out.scanned_count,
+        }
+    }
+}
+
+impl From<ScanOutput> for RawPageParts {
+    fn from(out: ScanOutput) -> Self {
+        RawPageParts {
+            items: out.items,
+            last_key: out.last_evaluated_key,
+            consumed: out.consumed_capacity,
+            scanned: out.scanned_count,
+        }
+    }
+}
+
+/// A read prepared once and sent page by page.
+pub(crate) struct Request<X: Table, O> {
+    pub(crate) db: Db<X>,
+    pub(crate) expressions: Expressions,
+    pub(crate) consistent: bool,
+    pub(crate) operation: O,
+}
+
+impl<X: Table, O: Operation> Request<X, O> {
+    /// One page's request as the SDK's builder (what `params()` shows).
+    pub(crate) fn builder(&self, page: PageRequest) -> O::Builder {
+        self.operation.build(self, page)
+    }
+}
+
+impl<X: Table, O: Operation> PageSource for Request<X, O>
+where
+    SdkError<O::Error, HttpResponse>: Into<aws_sdk_dynamodb::Error>,
+{
+    fn fetch(&self, page: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>> {
+        use crate::trace::Instrument;
+        let (operation, table, consistent) = (O::NAME, self.db.table_name(), self.consistent);
+        let span = crate::trace::request(operation, 1);
+        if let Some(limit) = page.limit {
+            crate::trace::record(&span, "aws.dynamodb.limit", limit);
+        }
+        let sent = O::send(self.builder(page));
+        Box::pin(
+            async move {
+                let out: RawPageParts = sent
+                    .await
+                    .map_err(|e| crate::trace::request_failed(Error::service(operation, table, e)))?
+                    .into();
+                Ok(RawPage::from_output(
+                    out.items,
+                    out.last_key,
+                    out.consumed.as_ref(),
+                    out.scanned,
+                    consistent,
+                ))
+            }
+            .instrument(span),
+        )
+    }
+}
+
+/// What a `Query` and a `Scan` builder are given alike: the table, the expressions, the
+/// read's consistency, the page's `Limit` and start, and capacity reporting.
+macro_rules! read_builder {
+    ($builder:expr, $request:expr, $page:expr) => {{
+        let (request, page) = ($request, $page);
+        let e = &request.expressions;
+        $builder
+            .table_name(request.db.table_name())
+            .set_filter_expression(e.filter.clone())
+            .set_projection_expression(e.projection.clone())
+            .set_expression_attribute_names(e.names.clone())
+            .set_expression_attribute_values(e.values.clone())
+            .consistent_read(request.consistent)
+            .set_limit(page.limit)
+            .set_exclusive_start_key(page.start.clone())
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+    }};
+}
+
+impl QueryOp {
+    /// A query of the table itself, in ascending sort-key order, as sent.
+    pub(crate) fn of_table() -> Self {
+        QueryOp {
+            index: None,
+            forward: true,
+            customize: Customize::default(),
+        }
+    }
+}
+
+impl Operation for QueryOp {
+    const NAME: &'static str = "Query";
+    type Builder = QueryFluentBuilder;
+    type Output = QueryOutput;
+    type Error = QueryError;
+
+    fn build<X: Table>(&self, request: &Request<X, Self>, page: PageRequest) -> QueryFluentBuilder {
+        let builder = read_builder!(request.db.client().query(), request, &page)
+            .set_index_name(self.index.map(str::to_owned))
+            .key_condition_expression(&request.expressions.key_condition)
+            .scan_index_forward(self.forward);
+        self.customize.apply(builder)
+    }
+
+    fn send(
+        builder: QueryFluentBuilder,
+    ) -> impl std::future::Future<Output = Result<QueryOutput, SdkError<QueryError, HttpResponse>>>
+    + Send
+    + 'static {
+        builder.send()
+    }
+}
+
+impl Operation for ScanOp {
+    const NAME: &'static str = "Scan";
+    type Builder = ScanFluentBuilder;
+    type Output = ScanOutput;
+    type Error = ScanError;
+
+    fn build<X: Table>(&self, request: &Request<X, Self>, page: PageRequest) -> ScanFluentBuilder {
+        let builder = read_builder!(request.db.client().scan(), request, &page)
+            .set_segment(page.segment.map(|s| s.0 as i32))
+            .set_total_segments(page.segment.map(|s| s.1 as i32));
+        self.customize.apply(builder)
+    }
+
+    fn send(
+        builder: ScanFluentBuilder,
+    ) -> impl std::future::Future<Output = Result<ScanOutput, SdkError<ScanError, HttpResponse>>>
+    + Send
+    + 'static {
+        builder.send()
+    }
+}
