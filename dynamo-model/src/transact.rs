@@ -562,7 +562,6 @@ crate::request::into_future!(impl[X: Target] TransactGet<X>, Vec<Option<X>>);
 crate::request::customizable!(
     impl[T: Table] TransactWrite<T>,
     TransactWriteItemsFluentBuilder,
-    "TransactWriteItemsFluentBuilder",
     "of every attempt before it is sent",
     "A hook that changes the items or the token takes the transaction out of the crate's guarantees (entity-type checks, idempotent retries)."
 );
@@ -570,7 +569,6 @@ crate::request::customizable!(
 crate::request::customizable!(
     impl[X: Target] TransactGet<X>,
     TransactGetItemsFluentBuilder,
-    "TransactGetItemsFluentBuilder",
     "before it is sent",
     "A hook that changes the keys takes the read out of the crate's typed results."
 );

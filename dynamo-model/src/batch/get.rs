@@ -482,7 +482,6 @@ crate::request::into_future!(impl[X: Target] BatchGet<X>, BatchGetOutput<X>);
 crate::request::customizable!(
     impl[T: Target] BatchGet<T>,
     BatchGetItemFluentBuilder,
-    "BatchGetItemFluentBuilder",
     "of every chunk, and every retry of its unprocessed keys, before it is sent",
     "A hook that changes the keys takes the batch out of the crate's accounting of found, missing and unprocessed keys."
 );

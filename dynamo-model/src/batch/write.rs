@@ -565,7 +565,6 @@ crate::request::into_future!(impl[T: Table] BatchWrite<T>, BatchWriteOutput);
 crate::request::customizable!(
     impl[T: Table] BatchWrite<T>,
     BatchWriteItemFluentBuilder,
-    "BatchWriteItemFluentBuilder",
     "of every chunk, and every retry of its unprocessed items, before it is sent",
     "A hook that changes the writes takes the batch out of the crate's guarantees (key-space checks, the accounting of what was written)."
 );

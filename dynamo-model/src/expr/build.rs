@@ -2,7 +2,7 @@
 //! and token guards), built as the same condition trees users build, so that one
 //! renderer writes every expression.
 
-use super::{AttrPath, CompareOp, Node};
+use super::{AttrPath, CompareOp, Node, Placeholders};
 use aws_sdk_dynamodb::types::AttributeValue;
 
 impl Node {
@@ -35,10 +35,20 @@ impl Node {
     }
 }
 
+impl Placeholders {
+    /// A `ProjectionExpression` of `attributes`: their placeholders, comma-separated.
+    pub(crate) fn projection<'a>(
+        &mut self,
+        attributes: impl IntoIterator<Item = &'a str>,
+    ) -> String {
+        let names: Vec<String> = attributes.into_iter().map(|a| self.name(a)).collect();
+        names.join(", ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expr::Placeholders;
 
     #[test]
     fn a_conjunction_renders_in_order_without_parentheses() {

@@ -64,18 +64,11 @@ impl<E: Entity> Delete<E> {
         }
     }
 
-    /// Optimistic locking: only delete if the stored item is at `version`; otherwise
-    /// [`Error::VersionConflict`] with the current item.
-    pub fn if_version(mut self, version: u64) -> Self {
-        self.version = VersionCheck::Expect(version);
-        self
-    }
-
-    /// Deletes a versioned entity whatever its version.
-    pub fn any_version(mut self) -> Self {
-        self.version = VersionCheck::Any;
-        self
-    }
+    super::version_setters!(
+        "Optimistic locking: only delete if the stored item is at `version`; otherwise \
+         [`Error::VersionConflict`] with the current item.",
+        "Deletes a versioned entity whatever its version."
+    );
 
     /// Fail with [`Error::NotFound`] when there is no item under the key.
     pub fn must_exist(mut self) -> Self {
@@ -85,10 +78,7 @@ impl<E: Entity> Delete<E> {
 
     /// Only delete if `condition` holds on the stored item.
     pub fn condition(mut self, condition: Condition<E>) -> Self {
-        self.condition = Some(match self.condition.take() {
-            Some(existing) => existing.and(condition),
-            None => condition,
-        });
+        self.condition = Some(super::and_condition(self.condition.take(), condition));
         self
     }
 
@@ -310,7 +300,6 @@ impl<E: Entity> DeleteReturningOld<E> {
 customizable!(
     impl[E: Entity] Delete<E>,
     DeleteItemFluentBuilder,
-    "DeleteItemFluentBuilder",
     "before it is sent",
     "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
 );

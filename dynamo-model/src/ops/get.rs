@@ -210,7 +210,6 @@ impl<E: Entity> Get<E> {
 customizable!(
     impl[E: Entity] Get<E>,
     GetItemFluentBuilder,
-    "GetItemFluentBuilder",
     "before it is sent",
     "A hook that changes the key takes the request out of the crate's guarantees (the item is decoded as the entity of the key)."
 );

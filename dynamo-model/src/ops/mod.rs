@@ -96,6 +96,33 @@ pub(crate) enum VersionCheck {
     Any,
 }
 
+/// `existing AND condition`: the conditions of one write combine by AND.
+fn and_condition<E>(existing: Option<Condition<E>>, condition: Condition<E>) -> Condition<E> {
+    match existing {
+        Some(existing) => existing.and(condition),
+        None => condition,
+    }
+}
+
+/// `if_version` and `any_version` of a write builder with a `version: VersionCheck`
+/// field, documented by the builder.
+macro_rules! version_setters {
+    ($expect:literal, $any:literal) => {
+        #[doc = $expect]
+        pub fn if_version(mut self, version: u64) -> Self {
+            self.version = super::VersionCheck::Expect(version);
+            self
+        }
+
+        #[doc = $any]
+        pub fn any_version(mut self) -> Self {
+            self.version = super::VersionCheck::Any;
+            self
+        }
+    };
+}
+use version_setters;
+
 fn now_epoch() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -123,10 +123,7 @@ impl<E: Entity> Put<E> {
     /// Only write if `condition` holds on the stored item (evaluated against an empty
     /// item when there is none). Combined with `if_absent` by AND.
     pub fn condition(mut self, condition: Condition<E>) -> Self {
-        self.condition = Some(match self.condition.take() {
-            Some(existing) => existing.and(condition),
-            None => condition,
-        });
+        self.condition = Some(super::and_condition(self.condition.take(), condition));
         self
     }
 
@@ -467,7 +464,6 @@ impl<E: Entity> ReadyPut<E> {
 customizable!(
     impl[E: Entity] Put<E>,
     PutItemFluentBuilder,
-    "PutItemFluentBuilder",
     "before it is sent",
     "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
 );

@@ -536,7 +536,6 @@ impl<T: Table> Db<T> {
 crate::request::customizable!(
     impl[T: Target, K: KeySpace] Query<T, K>,
     QueryFluentBuilder,
-    "QueryFluentBuilder",
     "of every page before it is sent",
     "A hook that changes the key condition, filter, projection, placeholders, limit or start key takes the query out of the crate's guarantees (typed results, cursors)."
 );

@@ -360,7 +360,6 @@ impl<T: Table> Db<T> {
 crate::request::customizable!(
     impl[T: Target] Scan<T>,
     ScanFluentBuilder,
-    "ScanFluentBuilder",
     "of every page before it is sent",
     "A hook that changes the filter, placeholders, segments or start key takes the scan out of the crate's guarantees (typed results, cursors)."
 );

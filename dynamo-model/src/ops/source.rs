@@ -36,10 +36,7 @@ type Placeholders = (
 
 impl Expressions {
     /// Expressions with a filter (and its placeholders) and no projection.
-    pub(crate) fn filtered(
-        filter: Option<String>,
-        (names, values): Placeholders,
-    ) -> Self {
+    pub(crate) fn filtered(filter: Option<String>, (names, values): Placeholders) -> Self {
         Expressions {
             filter,
             names,
@@ -94,28 +91,6 @@ pub(crate) struct RawPageParts {
     scanned: i32,
 }
 
-impl From<QueryOutput> for RawPageParts {
-    fn from(out: QueryOutput) -> Self {
-        RawPageParts {
-            items: out.items,
-            last_key: out.last_evaluated_key,
-            consumed: out.consumed_capacity,
-            scanned: out.scanned_count,
-        }
-    }
-}
-
-impl From<ScanOutput> for RawPageParts {
-    fn from(out: ScanOutput) -> Self {
-        RawPageParts {
-            items: out.items,
-            last_key: out.last_evaluated_key,
-            consumed: out.consumed_capacity,
-            scanned: out.scanned_count,
-        }
-    }
-}
-
 /// A read prepared once and sent page by page.
 pub(crate) struct Request<X: Table, O> {
     pub(crate) db: Db<X>,
@@ -162,25 +137,6 @@ where
     }
 }
 
-/// What a `Query` and a `Scan` builder are given alike: the table, the expressions, the
-/// read's consistency, the page's `Limit` and start, and capacity reporting.
-macro_rules! read_builder {
-    ($builder:expr, $request:expr, $page:expr) => {{
-        let (request, page) = ($request, $page);
-        let e = &request.expressions;
-        $builder
-            .table_name(request.db.table_name())
-            .set_filter_expression(e.filter.clone())
-            .set_projection_expression(e.projection.clone())
-            .set_expression_attribute_names(e.names.clone())
-            .set_expression_attribute_values(e.values.clone())
-            .consistent_read(request.consistent)
-            .set_limit(page.limit)
-            .set_exclusive_start_key(page.start.clone())
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-    }};
-}
-
 impl QueryOp {
     /// A query of the table itself, in ascending sort-key order, as sent.
     pub(crate) fn of_table() -> Self {
@@ -192,47 +148,81 @@ impl QueryOp {
     }
 }
 
-impl Operation for QueryOp {
-    const NAME: &'static str = "Query";
-    type Builder = QueryFluentBuilder;
-    type Output = QueryOutput;
-    type Error = QueryError;
+/// Implements [`Operation`] for `$op`, sent with `client.$method()`: first what every
+/// read sends (the table, the expressions, the consistency, the page's `Limit` and start,
+/// capacity reporting), then what `$extra` adds to builder `$b` for this operation; the
+/// caller's hooks last.
+macro_rules! operation {
+    ($op:ty, $name:literal, $method:ident, $builder:ty, $output:ty, $error:ty,
+     |$this:ident, $request:ident, $page:ident, $b:ident| $extra:expr) => {
+        impl Operation for $op {
+            const NAME: &'static str = $name;
+            type Builder = $builder;
+            type Output = $output;
+            type Error = $error;
 
-    fn build<X: Table>(&self, request: &Request<X, Self>, page: PageRequest) -> QueryFluentBuilder {
-        let builder = read_builder!(request.db.client().query(), request, &page)
-            .set_index_name(self.index.map(str::to_owned))
-            .key_condition_expression(&request.expressions.key_condition)
-            .scan_index_forward(self.forward);
-        self.customize.apply(builder)
-    }
+            fn build<X: Table>(&self, request: &Request<X, Self>, page: PageRequest) -> $builder {
+                let e = &request.expressions;
+                let $b = request
+                    .db
+                    .client()
+                    .$method()
+                    .table_name(request.db.table_name())
+                    .set_filter_expression(e.filter.clone())
+                    .set_projection_expression(e.projection.clone())
+                    .set_expression_attribute_names(e.names.clone())
+                    .set_expression_attribute_values(e.values.clone())
+                    .consistent_read(request.consistent)
+                    .set_limit(page.limit)
+                    .set_exclusive_start_key(page.start.clone())
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total);
+                let ($this, $request, $page) = (self, request, &page);
+                self.customize.apply($extra)
+            }
 
-    fn send(
-        builder: QueryFluentBuilder,
-    ) -> impl std::future::Future<Output = Result<QueryOutput, SdkError<QueryError, HttpResponse>>>
-    + Send
-    + 'static {
-        builder.send()
-    }
+            fn send(
+                builder: $builder,
+            ) -> impl std::future::Future<Output = Result<$output, SdkError<$error, HttpResponse>>>
+            + Send
+            + 'static {
+                builder.send()
+            }
+        }
+
+        impl From<$output> for RawPageParts {
+            fn from(out: $output) -> Self {
+                RawPageParts {
+                    items: out.items,
+                    last_key: out.last_evaluated_key,
+                    consumed: out.consumed_capacity,
+                    scanned: out.scanned_count,
+                }
+            }
+        }
+    };
 }
 
-impl Operation for ScanOp {
-    const NAME: &'static str = "Scan";
-    type Builder = ScanFluentBuilder;
-    type Output = ScanOutput;
-    type Error = ScanError;
+operation!(
+    QueryOp,
+    "Query",
+    query,
+    QueryFluentBuilder,
+    QueryOutput,
+    QueryError,
+    |op, request, _page, b| b
+        .set_index_name(op.index.map(str::to_owned))
+        .key_condition_expression(&request.expressions.key_condition)
+        .scan_index_forward(op.forward)
+);
 
-    fn build<X: Table>(&self, request: &Request<X, Self>, page: PageRequest) -> ScanFluentBuilder {
-        let builder = read_builder!(request.db.client().scan(), request, &page)
-            .set_segment(page.segment.map(|s| s.0 as i32))
-            .set_total_segments(page.segment.map(|s| s.1 as i32));
-        self.customize.apply(builder)
-    }
-
-    fn send(
-        builder: ScanFluentBuilder,
-    ) -> impl std::future::Future<Output = Result<ScanOutput, SdkError<ScanError, HttpResponse>>>
-    + Send
-    + 'static {
-        builder.send()
-    }
-}
+operation!(
+    ScanOp,
+    "Scan",
+    scan,
+    ScanFluentBuilder,
+    ScanOutput,
+    ScanError,
+    |_op, _request, page, b| b
+        .set_segment(page.segment.map(|s| s.0 as i32))
+        .set_total_segments(page.segment.map(|s| s.1 as i32))
+);

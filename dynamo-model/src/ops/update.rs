@@ -185,19 +185,12 @@ impl<E: Entity> Update<E> {
         self
     }
 
-    /// Optimistic locking: only update if the stored item is at `version` (it becomes
-    /// `version + 1`); otherwise [`Error::VersionConflict`] with the current item.
-    pub fn if_version(mut self, version: u64) -> Self {
-        self.version = VersionCheck::Expect(version);
-        self
-    }
-
-    /// Updates a versioned entity whatever its version (still incrementing it), e.g. for
-    /// commutative changes such as counters.
-    pub fn any_version(mut self) -> Self {
-        self.version = VersionCheck::Any;
-        self
-    }
+    super::version_setters!(
+        "Optimistic locking: only update if the stored item is at `version` (it becomes \
+         `version + 1`); otherwise [`Error::VersionConflict`] with the current item.",
+        "Updates a versioned entity whatever its version (still incrementing it), e.g. for \
+         commutative changes such as counters."
+    );
 
     /// `SET path = value`. Setting `None` (or an empty set) removes the attribute. A
     /// compressed field's value is compressed exactly as a put stores it.
@@ -315,10 +308,7 @@ impl<E: Entity> Update<E> {
 
     /// Only update if `condition` holds on the stored item.
     pub fn condition(mut self, condition: Condition<E>) -> Self {
-        self.condition = Some(match self.condition.take() {
-            Some(existing) => existing.and(condition),
-            None => condition,
-        });
+        self.condition = Some(super::and_condition(self.condition.take(), condition));
         self
     }
 
@@ -566,7 +556,6 @@ impl<E: Entity> Update<E> {
 customizable!(
     impl[E: Entity] Update<E>,
     UpdateItemFluentBuilder,
-    "UpdateItemFluentBuilder",
     "before it is sent",
     "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
 );

@@ -69,13 +69,13 @@ pub(crate) fn input<I>(
 }
 
 /// Adds `customize()` to a builder with a `customize: Customize<$fluent>` field:
-/// `customizable!(impl[E: Entity] Get<E>, GetItemFluentBuilder, "GetItemFluentBuilder",
+/// `customizable!(impl[E: Entity] Get<E>, GetItemFluentBuilder,
 /// "before it is sent", "guarantees sentence")`.
 macro_rules! customizable {
-    (impl[$($generics:tt)*] $builder:ty, $fluent:ty, $doc_fluent:literal, $when:literal, $guarantees:literal) => {
+    (impl[$($generics:tt)*] $builder:ty, $fluent:ty, $when:literal, $guarantees:literal) => {
         impl<$($generics)*> $builder {
             #[doc = concat!(
-                "Adjusts the SDK request ", $when, ": `hook` receives the [`", $doc_fluent,
+                "Adjusts the SDK request ", $when, ": `hook` receives the [`", stringify!($fluent),
                 "`] as the crate built it and returns it. Hooks run in the order they were \
                  added, also when [`params`](Self::params) renders the request.\n\n\
                  Use it for request members the crate does not set (e.g. \

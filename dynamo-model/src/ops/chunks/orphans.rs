@@ -185,13 +185,7 @@ impl<T: Table> Db<T> {
     {
         let mut p = crate::expr::Placeholders::default();
         let filter = crate::ops::render_for(CHUNK_TYPE, &mut p, filter)?;
-        let projection = attributes.map(|names| {
-            names
-                .iter()
-                .map(|a| p.name(a))
-                .collect::<Vec<_>>()
-                .join(", ")
-        });
+        let projection = attributes.map(|names| p.projection(names.iter().copied()));
         let (names, values) = p.finish();
         let request = Request {
             db: self.clone(),

@@ -270,11 +270,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             wanted.extend(names.cursor.iter().copied());
             let mut seen = std::collections::HashSet::new();
             wanted.retain(|a| seen.insert(*a));
-            wanted
-                .iter()
-                .map(|a| p.name(a))
-                .collect::<Vec<_>>()
-                .join(", ")
+            p.projection(wanted)
         });
         let (names_map, values) = p.finish();
         let index_name = self.index.map(|i| i.name).unwrap_or("");
