@@ -97,6 +97,26 @@ pub(crate) struct Collected<T> {
 
 pub(crate) use crate::request::page::Counts;
 
+impl<T> Collected<T> {
+    /// The page of what was collected, its cursor (where to continue) bound to
+    /// `fingerprint` and signed with `secret`.
+    pub(crate) fn into_page(
+        self,
+        fingerprint: crate::cursor::Fingerprint,
+        secret: &[u8],
+    ) -> crate::request::page::Page<T> {
+        let cursor = self
+            .next
+            .map(|key| crate::cursor::encode(fingerprint, &key, secret));
+        crate::request::page::Page::read(
+            self.items,
+            cursor,
+            (self.consumed, self.estimated),
+            self.counts,
+        )
+    }
+}
+
 fn clamp(n: usize) -> i32 {
     n.clamp(1, i32::MAX as usize) as i32
 }

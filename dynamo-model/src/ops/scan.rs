@@ -241,16 +241,7 @@ impl<T: Target> Scan<T> {
                 break;
             }
         }
-        Ok(Page {
-            items,
-            cursor: None,
-            consumed_capacity: consumed,
-            estimated_capacity: estimated,
-            count: 0,
-            scanned_count: 0,
-            requests: 0,
-        }
-        .with_counts(counts))
+        Ok(Page::read(items, None, (consumed, estimated), counts))
     }
 
     /// One page of a single-segment scan, starting after `cursor`: one request reading at
@@ -306,18 +297,7 @@ impl<T: Target> Scan<T> {
             decode_target(item, unknown)
         })
         .await?;
-        Ok(Page {
-            items: collected.items,
-            cursor: collected
-                .next
-                .map(|k| cursor::encode(fingerprint, &k, self.db.cursor_secret())),
-            consumed_capacity: collected.consumed,
-            estimated_capacity: collected.estimated,
-            count: 0,
-            scanned_count: 0,
-            requests: 0,
-        }
-        .with_counts(collected.counts))
+        Ok(collected.into_page(fingerprint, self.db.cursor_secret()))
     }
 
     /// Every matching item as a stream, fetching pages (from all segments) as it is polled.

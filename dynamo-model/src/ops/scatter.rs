@@ -437,16 +437,12 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
         }
         let cursor = (!merge.exhausted())
             .then(|| self.cursor(&pk_attrs, plan.fingerprint, merge.positions()));
-        Ok(Page {
+        Ok(Page::read(
             items,
             cursor,
-            consumed_capacity: merge.consumed,
-            estimated_capacity: merge.estimated,
-            count: 0,
-            scanned_count: 0,
-            requests: 0,
-        }
-        .with_counts(merge.counts))
+            (merge.consumed, merge.estimated),
+            merge.counts,
+        ))
     }
 
     /// Every partition's first `Query` input, in the order of the partitions, instead of

@@ -59,12 +59,23 @@ impl<T> Page<T> {
         }
     }
 
-    /// A page read from responses whose figures are `counts`.
-    pub(crate) fn with_counts(mut self, counts: Counts) -> Self {
-        self.count = counts.count;
-        self.scanned_count = counts.scanned;
-        self.requests = counts.requests;
-        self
+    /// A page of `items` read by requests whose figures are `counts`, continuing at
+    /// `cursor`.
+    pub(crate) fn read(
+        items: Vec<T>,
+        cursor: Option<Cursor>,
+        (consumed_capacity, estimated_capacity): (f64, f64),
+        counts: Counts,
+    ) -> Self {
+        Page {
+            items,
+            cursor,
+            consumed_capacity,
+            estimated_capacity,
+            count: counts.count,
+            scanned_count: counts.scanned,
+            requests: counts.requests,
+        }
     }
 }
 

@@ -147,18 +147,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 
     fn make_page(&self, collected: Collected<T>, prepared: &Prepared) -> Page<T> {
-        Page {
-            items: collected.items,
-            cursor: collected
-                .next
-                .map(|key| cursor::encode(prepared.fingerprint, &key, self.db.cursor_secret())),
-            consumed_capacity: collected.consumed,
-            estimated_capacity: collected.estimated,
-            count: 0,
-            scanned_count: 0,
-            requests: 0,
-        }
-        .with_counts(collected.counts)
+        collected.into_page(prepared.fingerprint, self.db.cursor_secret())
     }
 
     /// The only matching item, or `None` when nothing matches; [`Error::NotUnique`] when
