@@ -11,9 +11,7 @@
 
 use crate::collection::{Includes, Target};
 use crate::expr::Placeholders;
-use crate::ops::{
-    Delete, PreparedWrite, Put, UnknownEntity, Update, and, is_entity, item_exists, render,
-};
+use crate::ops::{Delete, PreparedWrite, Put, UnknownEntity, Update, and, is_entity, item_exists};
 use crate::request::Customize;
 use crate::request::page::decode_target;
 use crate::retry::{Deadline, RetryPolicy, is_retryable};
@@ -115,20 +113,13 @@ impl<T: Table> TransactWrite<T> {
                 and(item_exists::<E>(), Some(is_entity::<E>())),
                 Some(condition.node),
             );
-            let mut p = Placeholders::default();
-            let condition = render::<E>(&mut p, &node)?;
-            let (names, values) = p.finish();
             Ok(PreparedWrite {
-                entity: E::ENTITY_TYPE,
-                key: key.to_string(),
-                key_item: key.to_item()?,
-                item: None,
-                update: None,
-                condition,
-                names,
-                values,
                 needs_item: true,
-                expected_version: None,
+                ..PreparedWrite::guarded::<E>(
+                    (key.to_string(), key.to_item()?),
+                    Placeholders::default(),
+                    &node,
+                )?
             })
         })();
         self.push(Kind::Check, prepared)

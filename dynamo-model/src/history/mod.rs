@@ -85,7 +85,7 @@ pub use crate::schema::history::{HistoryLayout, MAX_WIDTH};
 use crate::collection::{Decoded, Target};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::expr::Placeholders;
-use crate::ops::{PreparedWrite, Query, and, is_entity, render, version_is};
+use crate::ops::{PreparedWrite, Query, and, is_entity, version_is};
 use crate::retry::{Deadline, RetryPolicy};
 use crate::{Db, Entity, Error, Item, Key, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -428,25 +428,19 @@ impl<E: Versioned> Versions<E> {
                 return Ok(removed);
             };
             // The latest copy, if still at the version read: nothing was added meanwhile.
-            let mut p = Placeholders::default();
             let node = and(
                 version_is(version_attr, latest.version()),
                 Some(is_entity::<E>()),
             );
-            let condition = render::<E>(&mut p, &node)?;
-            let (names, values) = p.finish();
             let raw = key.raw()?;
             let prepared = PreparedWrite {
-                entity: E::ENTITY_TYPE,
-                key: key.to_string(),
-                key_item: raw.to_item(&<E::Table as Table>::SCHEMA),
-                item: None,
-                update: None,
-                condition,
-                names,
-                values,
                 needs_item: true,
                 expected_version: Some((version_attr, latest.version())),
+                ..PreparedWrite::guarded::<E>(
+                    (key.to_string(), raw.to_item(&<E::Table as Table>::SCHEMA)),
+                    Placeholders::default(),
+                    &node,
+                )?
             };
             match self
                 .db

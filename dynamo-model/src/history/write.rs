@@ -4,7 +4,7 @@
 use super::{HistoryLayout, Revision, Versioned, Versions, now_millis};
 use crate::expr::{Node, Placeholders};
 use crate::ops::ambiguous::WriteToken;
-use crate::ops::{PreparedWrite, and, is_entity, item_absent, render, version_is};
+use crate::ops::{PreparedWrite, and, is_entity, item_absent, version_is};
 use crate::retry::Deadline;
 use crate::transact::MAX_TRANSACTION_ITEMS;
 use crate::{Error, Item, Key, RawKey, Table};
@@ -52,13 +52,7 @@ impl<E: Versioned> Versions<E> {
         }
         let token = WriteToken::new();
         let mut latest = value.to_item()?;
-        let latest_key = crate::keytext::raw_key_of(schema, &latest).ok_or_else(|| {
-            Error::invalid(
-                E::ENTITY_TYPE,
-                crate::ValidationReason::KeyEncoding,
-                "the encoded item lacks its key attributes",
-            )
-        })?;
+        let latest_key = crate::ops::key_of_item::<E>(&latest)?;
         let revision_key = revision_key(layout, &latest_key, next)?;
         latest.insert(version_attr.to_owned(), AttributeValue::N(next.to_string()));
         latest.insert(
@@ -100,20 +94,14 @@ impl<E: Versioned> Versions<E> {
                    guard: Node,
                    expected_version: Option<(&'static str, u64)>|
          -> Result<PreparedWrite, Error> {
-            let mut p = Placeholders::default();
-            let condition = render::<E>(&mut p, &guard)?;
-            let (names, values) = p.finish();
             Ok(PreparedWrite {
-                entity: E::ENTITY_TYPE,
-                key: describe(schema, key),
-                key_item: key.to_item(schema),
                 item: Some(item),
-                update: None,
-                condition,
-                names,
-                values,
-                needs_item: false,
                 expected_version,
+                ..PreparedWrite::guarded::<E>(
+                    (describe(schema, key), key.to_item(schema)),
+                    Placeholders::default(),
+                    &guard,
+                )?
             })
         };
         let revision_op = put(&revision_key, revision, item_absent::<E>(), None)?;
@@ -191,7 +179,7 @@ impl<E: Versioned> Versions<E> {
             let mut transaction = self.db.transact_write().retry(self.policy);
             for &k in chunk {
                 let raw = revision_key(layout, latest, k)?;
-                let mut p = Placeholders::default();
+                let p = Placeholders::default();
                 // Gone already (an interrupted prune run again), or this very revision
                 // (which, with the counter on the latest copy only, may hold no number:
                 // its key's is its own).
@@ -210,20 +198,11 @@ impl<E: Versioned> Versions<E> {
                     Box::new(item_absent::<E>()),
                     Box::new(and(number, Some(is_entity::<E>()))),
                 );
-                let condition = render::<E>(&mut p, &node)?;
-                let (names, values) = p.finish();
-                transaction = transaction.prepared_delete(PreparedWrite {
-                    entity: E::ENTITY_TYPE,
-                    key: describe(schema, &raw),
-                    key_item: raw.to_item(schema),
-                    item: None,
-                    update: None,
-                    condition,
-                    names,
-                    values,
-                    needs_item: false,
-                    expected_version: None,
-                });
+                transaction = transaction.prepared_delete(PreparedWrite::guarded::<E>(
+                    (describe(schema, &raw), raw.to_item(schema)),
+                    p,
+                    &node,
+                )?);
             }
             transaction.send().await?;
         }

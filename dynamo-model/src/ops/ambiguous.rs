@@ -185,6 +185,21 @@ fn insert_at(out: &mut Item, segments: &[&str], value: AttributeValue) {
     }
 }
 
+/// Sends an SDK request builder with a fresh [`AmbiguousAttempts`] watching its attempts:
+/// `(attempts, result)`.
+macro_rules! send_watched {
+    ($request:expr) => {{
+        let attempts = $crate::ops::ambiguous::AmbiguousAttempts::default();
+        let result = $request
+            .customize()
+            .interceptor(attempts.clone())
+            .send()
+            .await;
+        (attempts, result)
+    }};
+}
+pub(crate) use send_watched;
+
 #[cfg(test)]
 mod tests {
     use super::*;

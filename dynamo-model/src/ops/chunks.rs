@@ -242,16 +242,9 @@ const SEND_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
 pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Error> {
     const OP: &str = "PutItem";
     let db = put.db().clone();
-    let schema = &<E::Table as Table>::SCHEMA;
     let pending = put.take_pending();
     let mut item = put.take_item()?;
-    let key = crate::keytext::raw_key_of(schema, &item).ok_or_else(|| {
-        Error::invalid(
-            E::ENTITY_TYPE,
-            crate::ValidationReason::KeyEncoding,
-            "the encoded item lacks its key attributes",
-        )
-    })?;
+    let key = super::key_of_item::<E>(&item)?;
 
     // 1. What the stored item names now (`None`: no item).
     let stored_item = read_manifests::<E>(&db, &key).await?;

@@ -1,7 +1,7 @@
-use super::ambiguous::{AmbiguousAttempts, Settled, outcome_open, settle};
+use super::ambiguous::{Settled, outcome_open, settle};
 use super::{
     FailureContext, PreparedWrite, VersionCheck, absent_or_entity, and, condition_failed,
-    is_entity, item_exists, render, user_condition, version_guard, version_is,
+    is_entity, item_exists, user_condition, version_guard, version_is,
 };
 use crate::expr::Placeholders;
 use crate::request::{Customize, customizable, input};
@@ -100,20 +100,14 @@ impl<E: Entity> Delete<E> {
             None => guard,
         };
         let node = and(guard, user_condition(self.condition));
-        let mut p = Placeholders::default();
-        let condition = render::<E>(&mut p, &node)?;
-        let (names, values) = p.finish();
         Ok(PreparedWrite {
-            entity: E::ENTITY_TYPE,
-            key: self.key.to_string(),
-            key_item: self.key.to_item()?,
-            item: None,
-            update: None,
-            condition,
-            names,
-            values,
             needs_item: self.must_exist,
             expected_version,
+            ..PreparedWrite::guarded::<E>(
+                (self.key.to_string(), self.key.to_item()?),
+                Placeholders::default(),
+                &node,
+            )?
         })
     }
 
@@ -182,12 +176,7 @@ impl<E: Entity> Delete<E> {
             .map_err(|e| e.during("DeleteItem"))?;
         // The key as sent (a `customize` hook may have changed it), for the settling read.
         let key_item = request.get_key().clone();
-        let ambiguous = AmbiguousAttempts::default();
-        let result = request
-            .customize()
-            .interceptor(ambiguous.clone())
-            .send()
-            .await;
+        let (ambiguous, result) = super::ambiguous::send_watched!(request);
         let values_lost = |key: String| Error::ReturnValuesLost {
             entity: E::ENTITY_TYPE,
             operation: "DeleteItem",
@@ -297,13 +286,7 @@ impl<E: Entity> DeleteReturningOld<E> {
     }
 }
 
-customizable!(
-    impl[E: Entity] Delete<E>,
-    DeleteItemFluentBuilder,
-    "before it is sent",
-    "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
-);
-crate::request::into_future!(impl[E: Entity] Delete<E>, ());
+customizable!(impl[E: Entity] Delete<E>, DeleteItemFluentBuilder, write -> ());
 crate::request::into_future!(impl[E: Entity] DeleteReturningOld<E>, Option<E>);
 
 impl<T: crate::Table> crate::Db<T> {

@@ -21,29 +21,26 @@ pub trait IntoSortKey<T, K> {
     fn into_sort_key(self) -> Result<SortCondition, KeyError>;
 }
 
-impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for SortKeyCondition<E, K> {
-    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
-        self.range.map(SortCondition::Rendered)
-    }
+/// `IntoSortKey` for a condition type of entity `E` (`$condition`, whose `range` is a
+/// `$variant` range) and for its prefix type (`$prefix`, made a condition first).
+macro_rules! into_sort_key {
+    ($condition:ident, $prefix:ident, $variant:ident) => {
+        impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for $condition<E, K> {
+            fn into_sort_key(self) -> Result<SortCondition, KeyError> {
+                self.range.map(SortCondition::$variant)
+            }
+        }
+
+        impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for $prefix<E, K> {
+            fn into_sort_key(self) -> Result<SortCondition, KeyError> {
+                <$condition<E, K> as IntoSortKey<T, K>>::into_sort_key(self.condition())
+            }
+        }
+    };
 }
 
-impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for SortKeyPrefix<E, K> {
-    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
-        self.condition().range.map(SortCondition::Rendered)
-    }
-}
-
-impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for AttributeCondition<E, K> {
-    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
-        self.range.map(SortCondition::Attributes)
-    }
-}
-
-impl<E: Entity, T: Includes<E>, K> IntoSortKey<T, K> for AttributePrefix<E, K> {
-    fn into_sort_key(self) -> Result<SortCondition, KeyError> {
-        self.condition().range.map(SortCondition::Attributes)
-    }
-}
+into_sort_key!(SortKeyCondition, SortKeyPrefix, Rendered);
+into_sort_key!(AttributeCondition, AttributePrefix, Attributes);
 
 impl<C: SortKeyChain, T: Includes<C::Entity>> IntoSortKey<T, C::Space> for C {
     fn into_sort_key(self) -> Result<SortCondition, KeyError> {

@@ -75,6 +75,33 @@ pub(crate) struct PreparedWrite {
     pub(crate) expected_version: Option<(&'static str, u64)>,
 }
 
+impl PreparedWrite {
+    /// A write of entity `E` at `key` (described, and as attributes) on condition `guard`,
+    /// rendered into `p` after what `p` already holds (an update's placeholders). It has no
+    /// item, no update expression, and reads a failed condition with no item as a failed
+    /// condition: set those members for a put, an update, a must-exist write.
+    pub(crate) fn guarded<E: Entity>(
+        (key, key_item): (String, Item),
+        mut p: Placeholders,
+        guard: &Node,
+    ) -> Result<Self, Error> {
+        let condition = render::<E>(&mut p, guard)?;
+        let (names, values) = p.finish();
+        Ok(PreparedWrite {
+            entity: E::ENTITY_TYPE,
+            key,
+            key_item,
+            item: None,
+            update: None,
+            condition,
+            names,
+            values,
+            needs_item: false,
+            expected_version: None,
+        })
+    }
+}
+
 /// What reading a failed conditional write needs from its request.
 pub(crate) struct FailureContext {
     /// The key as `PK=..., SK=...`, for errors.
@@ -94,6 +121,17 @@ pub(crate) enum VersionCheck {
     Expect(u64),
     /// Any version (the update still increments it).
     Any,
+}
+
+/// The key attributes of an encoded item of `E`.
+pub(crate) fn key_of_item<E: Entity>(item: &Item) -> Result<crate::RawKey, Error> {
+    crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, item).ok_or_else(|| {
+        Error::invalid(
+            E::ENTITY_TYPE,
+            crate::ValidationReason::KeyEncoding,
+            "the encoded item lacks its key attributes",
+        )
+    })
 }
 
 /// `existing AND condition`: the conditions of one write combine by AND.

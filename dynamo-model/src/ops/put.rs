@@ -147,15 +147,7 @@ impl<E: Entity> Put<E> {
         }
         let mut item = self.item?;
         // The key as the item holds it (rendered once, by `to_item`).
-        let key: Key<E> = crate::keytext::raw_key_of(&<E::Table as crate::Table>::SCHEMA, &item)
-            .map(Key::from_raw)
-            .ok_or_else(|| {
-                Error::invalid(
-                    E::ENTITY_TYPE,
-                    crate::ValidationReason::KeyEncoding,
-                    "the encoded item lacks its key attributes",
-                )
-            })?;
+        let key: Key<E> = Key::from_raw(super::key_of_item::<E>(&item)?);
         if let Some(token) = token {
             item.insert(
                 <E::Table as crate::Table>::SCHEMA.write_token.to_owned(),
@@ -385,15 +377,7 @@ impl<E: Entity> ReadyPut<E> {
                 .map(|key| key.to_item(&<E::Table as crate::Table>::SCHEMA))
         });
         let (ambiguous, sent) = match watch {
-            None => {
-                let ambiguous = AmbiguousAttempts::default();
-                let sent = request
-                    .customize()
-                    .interceptor(ambiguous.clone())
-                    .send()
-                    .await;
-                (ambiguous, sent)
-            }
+            None => super::ambiguous::send_watched!(request),
             Some((ambiguous, timeout)) => {
                 let timeouts = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
                     .operation_timeout(timeout)
@@ -461,13 +445,7 @@ impl<E: Entity> ReadyPut<E> {
     }
 }
 
-customizable!(
-    impl[E: Entity] Put<E>,
-    PutItemFluentBuilder,
-    "before it is sent",
-    "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
-);
-crate::request::into_future!(impl[E: Entity] Put<E>, ());
+customizable!(impl[E: Entity] Put<E>, PutItemFluentBuilder, write -> ());
 
 impl<T: crate::Table> crate::Db<T> {
     /// Writes a whole entity, replacing any item of the same entity type under its key.

@@ -581,6 +581,15 @@ fn put(out: &mut Vec<u8>, bytes: &[u8]) {
 /// An attribute value as bytes that tell every value apart: tagged, length-prefixed,
 /// maps in key order, sets in their stored order (DynamoDB compares sets as sets, so two
 /// orders of one set bind two cursors: a cursor is refused, never misapplied).
+/// A tag, the number of `parts`, then each of them length-prefixed.
+fn put_all<'a>(out: &mut Vec<u8>, tag: u8, parts: impl ExactSizeIterator<Item = &'a [u8]>) {
+    out.push(tag);
+    put(out, &(parts.len() as u64).to_be_bytes());
+    for part in parts {
+        put(out, part);
+    }
+}
+
 fn value_bytes(out: &mut Vec<u8>, value: &AttributeValue) {
     match value {
         AttributeValue::S(s) => {
@@ -597,27 +606,9 @@ fn value_bytes(out: &mut Vec<u8>, value: &AttributeValue) {
         }
         AttributeValue::Bool(b) => out.extend_from_slice(&[b'?', u8::from(*b)]),
         AttributeValue::Null(_) => out.push(b'0'),
-        AttributeValue::Ss(set) => {
-            out.push(b'S');
-            put(out, &(set.len() as u64).to_be_bytes());
-            for s in set {
-                put(out, s.as_bytes());
-            }
-        }
-        AttributeValue::Ns(set) => {
-            out.push(b'N');
-            put(out, &(set.len() as u64).to_be_bytes());
-            for n in set {
-                put(out, n.as_bytes());
-            }
-        }
-        AttributeValue::Bs(set) => {
-            out.push(b'B');
-            put(out, &(set.len() as u64).to_be_bytes());
-            for b in set {
-                put(out, b.as_ref());
-            }
-        }
+        AttributeValue::Ss(set) => put_all(out, b'S', set.iter().map(|s| s.as_bytes())),
+        AttributeValue::Ns(set) => put_all(out, b'N', set.iter().map(|n| n.as_bytes())),
+        AttributeValue::Bs(set) => put_all(out, b'B', set.iter().map(|b| b.as_ref())),
         AttributeValue::L(list) => {
             out.push(b'L');
             put(out, &(list.len() as u64).to_be_bytes());

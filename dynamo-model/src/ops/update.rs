@@ -1,7 +1,7 @@
-use super::ambiguous::{AmbiguousAttempts, Settled, WriteToken, outcome_open, project, settle};
+use super::ambiguous::{Settled, WriteToken, outcome_open, project, settle};
 use super::{
-    PreparedWrite, VersionCheck, and, condition_failed, is_entity, item_exists, render,
-    user_condition, version_guard, version_is,
+    PreparedWrite, VersionCheck, and, condition_failed, is_entity, item_exists, user_condition,
+    version_guard, version_is,
 };
 use crate::codec::AttrValue;
 use crate::expr::{AttrPath, Placeholders, SettablePath, UpdatablePath, ValueError};
@@ -359,19 +359,11 @@ impl<E: Entity> Update<E> {
         let mut p = Placeholders::default();
         let update = self.render_actions(&mut p, &index)?;
         let node = and(guard, user_condition(self.condition));
-        let condition = render::<E>(&mut p, &node)?;
-        let (names, values) = p.finish();
         let prepared = PreparedWrite {
-            entity: E::ENTITY_TYPE,
-            key: self.key.to_string(),
-            key_item,
-            item: None,
             update: Some(update),
-            condition,
-            names,
-            values,
             needs_item: true,
             expected_version,
+            ..PreparedWrite::guarded::<E>((self.key.to_string(), key_item), p, &node)?
         };
         Ok((prepared, updated))
     }
@@ -446,12 +438,7 @@ impl<E: Entity> Update<E> {
             .map_err(|e| e.during("UpdateItem"))?;
         // The key as sent (a `customize` hook may have changed it), for the settling read.
         let key_item = request.get_key().clone();
-        let ambiguous = AmbiguousAttempts::default();
-        let result = request
-            .customize()
-            .interceptor(ambiguous.clone())
-            .send()
-            .await;
+        let (ambiguous, result) = super::ambiguous::send_watched!(request);
         // The token is the crate's bookkeeping, not a value the caller asked for.
         let without_token = |mut item: Item| {
             item.remove(token_attr);
@@ -553,13 +540,7 @@ impl<E: Entity> Update<E> {
     }
 }
 
-customizable!(
-    impl[E: Entity] Update<E>,
-    UpdateItemFluentBuilder,
-    "before it is sent",
-    "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
-);
-crate::request::into_future!(impl[E: Entity] Update<E>, E);
+customizable!(impl[E: Entity] Update<E>, UpdateItemFluentBuilder, write -> E);
 
 /// The older attribute names of `E`'s field stored under `path`'s top-level attribute.
 fn aliases_of<E: Entity>(path: &AttrPath) -> &'static [&'static str] {

@@ -70,8 +70,20 @@ pub(crate) fn input<I>(
 
 /// Adds `customize()` to a builder with a `customize: Customize<$fluent>` field:
 /// `customizable!(impl[E: Entity] Get<E>, GetItemFluentBuilder,
-/// "before it is sent", "guarantees sentence")`.
+/// "before it is sent", "guarantees sentence")`; a single-item write says
+/// `customizable!(impl[E: Entity] Put<E>, PutItemFluentBuilder, write -> ())` and is also
+/// sent by awaiting it (`into_future!`).
 macro_rules! customizable {
+    // A single-item write (put, update, delete), sent by awaiting it.
+    (impl[$($generics:tt)*] $builder:ty, $fluent:ty, write -> $output:ty) => {
+        $crate::request::customizable!(
+            impl[$($generics)*] $builder,
+            $fluent,
+            "before it is sent",
+            "A hook that changes the key, the expressions or their placeholders takes the request out of the crate's guarantees (entity-type checks, write tokens, optimistic locking)."
+        );
+        $crate::request::into_future!(impl[$($generics)*] $builder, $output);
+    };
     (impl[$($generics:tt)*] $builder:ty, $fluent:ty, $when:literal, $guarantees:literal) => {
         impl<$($generics)*> $builder {
             #[doc = concat!(
