@@ -164,24 +164,15 @@ pub struct CacheBuilder {
 }
 
 impl CacheBuilder {
-    /// At most this many items (default 10,000); the least recently used leave first.
-    pub fn max_items(mut self, n: u64) -> Self {
-        self.max_items = n;
-        self
-    }
-
-    /// At most this many bytes of items (by DynamoDB's item size) instead of a number of
-    /// items: an item of 400 KB weighs as much as 400 items of 1 KB.
-    pub fn max_bytes(mut self, n: u64) -> Self {
-        self.max_bytes = Some(n);
-        self
-    }
-
-    /// How long an item stays after it was read (default 60 seconds): the most a read can
-    /// lag behind another client's write.
-    pub fn time_to_live(mut self, ttl: Duration) -> Self {
-        self.ttl = ttl;
-        self
+    crate::setters::setters! {
+        /// At most this many items (default 10,000); the least recently used leave first.
+        max_items(n: u64) => max_items = n;
+        /// At most this many bytes of items (by DynamoDB's item size) instead of a number of
+        /// items: an item of 400 KB weighs as much as 400 items of 1 KB.
+        max_bytes(n: u64) => max_bytes = Some(n);
+        /// How long an item stays after it was read (default 60 seconds): the most a read can
+        /// lag behind another client's write.
+        time_to_live(ttl: Duration) => ttl = ttl;
     }
 
     /// Caches every get of entity `E` (without it, only gets marked

@@ -105,6 +105,7 @@ mod request;
 pub mod retry;
 pub mod schema;
 mod sealed;
+mod setters;
 mod size;
 pub mod stream;
 mod text;

@@ -80,34 +80,17 @@ impl<T: Target> BatchGet<T> {
         keys.into_iter().fold(self, |b, k| b.key(k))
     }
 
-    /// Strongly consistent reads.
-    pub fn consistent(mut self) -> Self {
-        self.consistent = true;
-        self
-    }
-
-    /// How many `BatchGetItem` calls run at once (default 4).
-    pub fn concurrency(mut self, n: usize) -> Self {
-        self.concurrency = n.max(1);
-        self
-    }
-
-    /// Backoff and deadline for unprocessed keys and transient errors.
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.policy = policy;
-        self
-    }
-
-    /// Return items in the order their keys were given (DynamoDB returns them in no order).
-    pub fn keep_order(mut self) -> Self {
-        self.keep_order = true;
-        self
-    }
-
-    /// What to do with items of entity types outside `T` (default: skip).
-    pub fn on_unknown(mut self, policy: UnknownEntity) -> Self {
-        self.unknown = policy;
-        self
+    crate::setters::setters! {
+        /// Strongly consistent reads.
+        consistent() => consistent = true;
+        /// How many `BatchGetItem` calls run at once (default 4).
+        concurrency(n: usize) => concurrency = n.max(1);
+        /// Backoff and deadline for unprocessed keys and transient errors.
+        retry(policy: RetryPolicy) => policy = policy;
+        /// Return items in the order their keys were given (DynamoDB returns them in no order).
+        keep_order() => keep_order = true;
+        /// What to do with items of entity types outside `T` (default: skip).
+        on_unknown(policy: UnknownEntity) => unknown = policy;
     }
 
     /// The keys to read, once each (DynamoDB rejects a batch holding a key twice).

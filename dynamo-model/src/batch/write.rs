@@ -216,16 +216,11 @@ impl<T: Table> BatchWrite<T> {
         self
     }
 
-    /// How many `BatchWriteItem` calls run at once (default 4).
-    pub fn concurrency(mut self, n: usize) -> Self {
-        self.concurrency = n.max(1);
-        self
-    }
-
-    /// Backoff and deadline for unprocessed items and transient errors.
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.policy = policy;
-        self
+    crate::setters::setters! {
+        /// How many `BatchWriteItem` calls run at once (default 4).
+        concurrency(n: usize) => concurrency = n.max(1);
+        /// Backoff and deadline for unprocessed items and transient errors.
+        retry(policy: RetryPolicy) => policy = policy;
     }
 
     /// Called after each `BatchWriteItem` call completes.
@@ -234,12 +229,11 @@ impl<T: Table> BatchWrite<T> {
         self
     }
 
-    /// Spreads consecutive writes over partition keys: each call takes at most one item of
-    /// a partition while others are waiting, instead of writing one partition at a time
-    /// (which concentrates a bulk upload's load on one partition).
-    pub fn interleave_partitions(mut self) -> Self {
-        self.interleave = true;
-        self
+    crate::setters::setters! {
+        /// Spreads consecutive writes over partition keys: each call takes at most one item of
+        /// a partition while others are waiting, instead of writing one partition at a time
+        /// (which concentrates a bulk upload's load on one partition).
+        interleave_partitions() => interleave = true;
     }
 
     fn check_duplicates(&self) -> Result<(), Error> {

@@ -116,77 +116,40 @@ impl<E: Entity> Migration<E> {
         self
     }
 
-    /// Only the items of one partition of the table (a `Query`), e.g. `User::partition(..)`.
-    pub fn partition(mut self, partition: crate::Partition<E>) -> Self {
-        self.partition = Some(partition.value);
-        self
-    }
-
-    /// Scans in `n` parallel segments (1 to 1,000,000, DynamoDB's limit; default 1).
-    /// Ignored with [`partition`](Self::partition).
-    pub fn segments(mut self, n: u32) -> Self {
-        self.segments = n.clamp(1, MAX_SEGMENTS);
-        self
-    }
-
-    /// Items read per request (1 to 1,000; default 100): the unit of a checkpoint.
-    pub fn page_size(mut self, n: usize) -> Self {
-        self.page_size = n.clamp(1, 1_000);
-        self
-    }
-
-    /// Keeps the read capacity consumed under `units` per second across all segments
-    /// (more than 0; `run` refuses 0, a negative number or NaN; infinity paces nothing).
-    pub fn max_read_units_per_second(mut self, units: f64) -> Self {
-        self.read_budget = Some(units);
-        self
-    }
-
-    /// Keeps the write capacity consumed under `units` per second across all segments
-    /// (more than 0, as [`max_read_units_per_second`](Self::max_read_units_per_second)).
-    pub fn max_write_units_per_second(mut self, units: f64) -> Self {
-        self.write_budget = Some(units);
-        self
-    }
-
-    /// Stops the run with [`Error::MigrationStopped`] once DynamoDB has refused the
-    /// writes of `items` items in a row for one same reason (the same error code and
-    /// message; [`DEFAULT_STOP_AFTER_REFUSALS`] by default): a refusal every item meets (a
-    /// value DynamoDB does not store, such as an empty set, or an expression it does not
-    /// accept) is a fault of the migration, not of the items. Refusals by the crate
-    /// before sending (a value it can tell is invalid) are reported per item and do not
-    /// count. Any item changed in between starts the count
-    /// again. The checkpoint keeps every page finished before the stop. `u32::MAX` never
-    /// stops; `run` refuses 0.
-    pub fn stop_after_refusals(mut self, items: u32) -> Self {
-        self.stop_after = items;
-        self
-    }
-
-    /// Reads and applies the changes without writing anything (items or checkpoints).
-    pub fn dry_run(mut self) -> Self {
-        self.dry_run = true;
-        self
-    }
-
-    /// Records the migration in [`MIGRATIONS_ATTRIBUTE`] on every item it writes (the
-    /// default for [`map`](Self::map)).
-    pub fn with_marker(mut self) -> Self {
-        self.marker = Some(true);
-        self
-    }
-
-    /// Writes no marker, also with [`map`](Self::map): only for a function that gives
-    /// the same result when applied again.
-    pub fn without_marker(mut self) -> Self {
-        self.marker = Some(false);
-        self
-    }
-
-    /// Where checkpoints are kept (default: in memory, for this process only).
-    pub fn checkpoints(mut self, store: impl CheckpointStore + 'static) -> Self {
-        self.store = Arc::new(store);
-        self
+    crate::setters::setters! {
+        /// Only the items of one partition of the table (a `Query`), e.g. `User::partition(..)`.
+        partition(partition: crate::Partition<E>) => partition = Some(partition.value);
+        /// Scans in `n` parallel segments (1 to 1,000,000, DynamoDB's limit; default 1).
+        /// Ignored with [`partition`](Self::partition).
+        segments(n: u32) => segments = n.clamp(1, MAX_SEGMENTS);
+        /// Items read per request (1 to 1,000; default 100): the unit of a checkpoint.
+        page_size(n: usize) => page_size = n.clamp(1, 1_000);
+        /// Keeps the read capacity consumed under `units` per second across all segments
+        /// (more than 0; `run` refuses 0, a negative number or NaN; infinity paces nothing).
+        max_read_units_per_second(units: f64) => read_budget = Some(units);
+        /// Keeps the write capacity consumed under `units` per second across all segments
+        /// (more than 0, as [`max_read_units_per_second`](Self::max_read_units_per_second)).
+        max_write_units_per_second(units: f64) => write_budget = Some(units);
+        /// Stops the run with [`Error::MigrationStopped`] once DynamoDB has refused the
+        /// writes of `items` items in a row for one same reason (the same error code and
+        /// message; [`DEFAULT_STOP_AFTER_REFUSALS`] by default): a refusal every item meets (a
+        /// value DynamoDB does not store, such as an empty set, or an expression it does not
+        /// accept) is a fault of the migration, not of the items. Refusals by the crate
+        /// before sending (a value it can tell is invalid) are reported per item and do not
+        /// count. Any item changed in between starts the count
+        /// again. The checkpoint keeps every page finished before the stop. `u32::MAX` never
+        /// stops; `run` refuses 0.
+        stop_after_refusals(items: u32) => stop_after = items;
+        /// Reads and applies the changes without writing anything (items or checkpoints).
+        dry_run() => dry_run = true;
+        /// Records the migration in [`MIGRATIONS_ATTRIBUTE`] on every item it writes (the
+        /// default for [`map`](Self::map)).
+        with_marker() => marker = Some(true);
+        /// Writes no marker, also with [`map`](Self::map): only for a function that gives
+        /// the same result when applied again.
+        without_marker() => marker = Some(false);
+        /// Where checkpoints are kept (default: in memory, for this process only).
+        checkpoints(store: impl CheckpointStore + 'static) => store = Arc::new(store);
     }
 
     /// Called with the counts so far after every page.

@@ -70,10 +70,9 @@ impl<E: Entity> Delete<E> {
         "Deletes a versioned entity whatever its version."
     );
 
-    /// Fail with [`Error::NotFound`] when there is no item under the key.
-    pub fn must_exist(mut self) -> Self {
-        self.must_exist = true;
-        self
+    crate::setters::setters! {
+        /// Fail with [`Error::NotFound`] when there is no item under the key.
+        must_exist() => must_exist = true;
     }
 
     /// Only delete if `condition` holds on the stored item.

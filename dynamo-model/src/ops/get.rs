@@ -34,14 +34,13 @@ impl<E: Entity> Get<E> {
         }
     }
 
-    /// Answers from the `Db`'s cache when the item is there, else reads it and keeps it
-    /// (feature `cache`; see [`crate::cache`]). Gets of entities the cache was built
-    /// with ([`CacheBuilder::entity`](crate::cache::CacheBuilder::entity)) do so without
-    /// being marked. Without a cache attached ([`Db::with_cache`]) it changes nothing.
-    #[cfg(feature = "cache")]
-    pub fn cached(mut self) -> Self {
-        self.cached = true;
-        self
+    crate::setters::setters! {
+        /// Answers from the `Db`'s cache when the item is there, else reads it and keeps it
+        /// (feature `cache`; see [`crate::cache`]). Gets of entities the cache was built
+        /// with ([`CacheBuilder::entity`](crate::cache::CacheBuilder::entity)) do so without
+        /// being marked. Without a cache attached ([`Db::with_cache`]) it changes nothing.
+        #[cfg(feature = "cache")]
+        cached() => cached = true;
     }
 
     /// The cache this get may use, and whether it may answer from it: one is attached,
@@ -55,18 +54,13 @@ impl<E: Entity> Get<E> {
         (wanted && usable).then(|| (cache.clone(), !self.consistent))
     }
 
-    /// Strongly consistent read (twice the read capacity of the default eventually
-    /// consistent read).
-    pub fn consistent(mut self) -> Self {
-        self.consistent = true;
-        self
-    }
-
-    /// Treats an item whose TTL has passed as absent (DynamoDB deletes expired items only
-    /// eventually).
-    pub fn exclude_expired(mut self) -> Self {
-        self.exclude_expired = true;
-        self
+    crate::setters::setters! {
+        /// Strongly consistent read (twice the read capacity of the default eventually
+        /// consistent read).
+        consistent() => consistent = true;
+        /// Treats an item whose TTL has passed as absent (DynamoDB deletes expired items only
+        /// eventually).
+        exclude_expired() => exclude_expired = true;
     }
 
     fn request(&self) -> Result<GetItemFluentBuilder, Error> {

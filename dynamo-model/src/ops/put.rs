@@ -103,21 +103,16 @@ impl<E: Entity> Put<E> {
         self
     }
 
-    /// Only write if no item exists under the key; otherwise fail with
-    /// [`Error::ConditionFailed`] carrying the existing item.
-    pub fn if_absent(mut self) -> Self {
-        self.if_absent = true;
-        self
-    }
-
-    /// Resends a put whose outcome was unknown ([`Error::OutcomeUnknown`]) with its
-    /// token: if the first put was applied, this one recognises the stored item as its
-    /// own (a failed `if_absent`, version or other condition reports success). Send the
-    /// same entity with the same conditions as the first put; see
-    /// [ambiguous errors](Put#ambiguous-errors).
-    pub fn write_token(mut self, token: crate::ops::WriteToken) -> Self {
-        self.token = Some(token);
-        self
+    crate::setters::setters! {
+        /// Only write if no item exists under the key; otherwise fail with
+        /// [`Error::ConditionFailed`] carrying the existing item.
+        if_absent() => if_absent = true;
+        /// Resends a put whose outcome was unknown ([`Error::OutcomeUnknown`]) with its
+        /// token: if the first put was applied, this one recognises the stored item as its
+        /// own (a failed `if_absent`, version or other condition reports success). Send the
+        /// same entity with the same conditions as the first put; see
+        /// [ambiguous errors](Put#ambiguous-errors).
+        write_token(token: crate::ops::WriteToken) => token = Some(token);
     }
 
     /// Only write if `condition` holds on the stored item (evaluated against an empty

@@ -294,10 +294,9 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         self
     }
 
-    /// Leaves out items whose TTL has passed (DynamoDB deletes them only eventually).
-    pub fn exclude_expired(mut self) -> Self {
-        self.exclude_expired = true;
-        self
+    crate::setters::setters! {
+        /// Leaves out items whose TTL has passed (DynamoDB deletes them only eventually).
+        exclude_expired() => exclude_expired = true;
     }
 
     /// Restricts the sort key with a condition from the generated `Type::sk()` chain.
@@ -320,37 +319,20 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         self
     }
 
-    /// Descending sort-key order (`ScanIndexForward=false`), e.g. newest first or top-N.
-    pub fn reverse(mut self) -> Self {
-        self.reverse = true;
-        self
-    }
-
-    /// Return at most `n` items *that match* (DynamoDB's own `Limit` counts items read
-    /// before filtering; this keeps reading pages until `n` items matched or the results
-    /// end, or [`max_pages`](Query::max_pages) requests were made).
-    pub fn limit(mut self, n: usize) -> Self {
-        self.limit = Some(n);
-        self
-    }
-
-    /// Items read per request (DynamoDB `Limit`); DynamoDB also stops a page at 1 MB.
-    pub fn page_size(mut self, n: usize) -> Self {
-        self.page_size = Some(n.max(1));
-        self
-    }
-
-    /// At most `n` requests for one `all()` or `page()` call; the returned cursor
-    /// continues where it stopped.
-    pub fn max_pages(mut self, n: usize) -> Self {
-        self.max_pages = Some(n.max(1));
-        self
-    }
-
-    /// Strongly consistent reads (tables and LSIs only; GSIs are eventually consistent).
-    pub fn consistent(mut self) -> Self {
-        self.consistent = true;
-        self
+    crate::setters::setters! {
+        /// Descending sort-key order (`ScanIndexForward=false`), e.g. newest first or top-N.
+        reverse() => reverse = true;
+        /// Return at most `n` items *that match* (DynamoDB's own `Limit` counts items read
+        /// before filtering; this keeps reading pages until `n` items matched or the results
+        /// end, or [`max_pages`](Query::max_pages) requests were made).
+        limit(n: usize) => limit = Some(n);
+        /// Items read per request (DynamoDB `Limit`); DynamoDB also stops a page at 1 MB.
+        page_size(n: usize) => page_size = Some(n.max(1));
+        /// At most `n` requests for one `all()` or `page()` call; the returned cursor
+        /// continues where it stopped.
+        max_pages(n: usize) => max_pages = Some(n.max(1));
+        /// Strongly consistent reads (tables and LSIs only; GSIs are eventually consistent).
+        consistent() => consistent = true;
     }
 
     /// Reads the partition as collection `C` (an enum over entity types sharing it,
@@ -457,10 +439,9 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             by_slot: self.by_slot,
         }
     }
-    /// What to do with items of entity types outside a collection (default: skip).
-    pub fn on_unknown(mut self, policy: UnknownEntity) -> Self {
-        self.unknown = policy;
-        self
+    crate::setters::setters! {
+        /// What to do with items of entity types outside a collection (default: skip).
+        on_unknown(policy: UnknownEntity) => unknown = policy;
     }
 }
 

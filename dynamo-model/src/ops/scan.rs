@@ -86,52 +86,27 @@ impl<T: Target> Scan<T> {
         self
     }
 
-    /// Items read per request (DynamoDB `Limit`; a page also stops at 1 MB). Small pages
-    /// keep each request's capacity burst small.
-    pub fn page_size(mut self, n: usize) -> Self {
-        self.page_size = Some(n.max(1));
-        self
-    }
-
-    /// Splits the scan into `n` segments read concurrently (parallel scan; DynamoDB
-    /// allows 1 to 1,000,000). Results arrive in no particular order.
-    pub fn segments(mut self, n: u32) -> Self {
-        self.segments = n.clamp(1, 1_000_000);
-        self
-    }
-
-    /// Paces requests, across all segments, so that consumed read capacity stays under
-    /// `units` per second on average. The cost of a page is what DynamoDB reports in its
-    /// response, so at most one page per segment can run ahead of the budget: keep pages
-    /// small (`page_size`) for a tight bound.
-    pub fn max_read_units_per_second(mut self, units: f64) -> Self {
-        self.budget = (units.is_finite() && units > 0.0).then_some(units);
-        self
-    }
-
-    /// Leaves out items whose TTL has passed (DynamoDB deletes them only eventually).
-    pub fn exclude_expired(mut self) -> Self {
-        self.exclude_expired = true;
-        self
-    }
-
-    /// Strongly consistent reads.
-    pub fn consistent(mut self) -> Self {
-        self.consistent = true;
-        self
-    }
-
-    /// Stop after `n` matching items.
-    pub fn limit(mut self, n: usize) -> Self {
-        self.limit = Some(n);
-        self
-    }
-
-    /// Items of entity types outside the target: skipped (default; filtered on the
-    /// server) or an error (then every item is read and checked).
-    pub fn on_unknown(mut self, policy: UnknownEntity) -> Self {
-        self.unknown = policy;
-        self
+    crate::setters::setters! {
+        /// Items read per request (DynamoDB `Limit`; a page also stops at 1 MB). Small pages
+        /// keep each request's capacity burst small.
+        page_size(n: usize) => page_size = Some(n.max(1));
+        /// Splits the scan into `n` segments read concurrently (parallel scan; DynamoDB
+        /// allows 1 to 1,000,000). Results arrive in no particular order.
+        segments(n: u32) => segments = n.clamp(1, 1_000_000);
+        /// Paces requests, across all segments, so that consumed read capacity stays under
+        /// `units` per second on average. The cost of a page is what DynamoDB reports in its
+        /// response, so at most one page per segment can run ahead of the budget: keep pages
+        /// small (`page_size`) for a tight bound.
+        max_read_units_per_second(units: f64) => budget = (units.is_finite() && units > 0.0).then_some(units);
+        /// Leaves out items whose TTL has passed (DynamoDB deletes them only eventually).
+        exclude_expired() => exclude_expired = true;
+        /// Strongly consistent reads.
+        consistent() => consistent = true;
+        /// Stop after `n` matching items.
+        limit(n: usize) => limit = Some(n);
+        /// Items of entity types outside the target: skipped (default; filtered on the
+        /// server) or an error (then every item is read and checked).
+        on_unknown(policy: UnknownEntity) => unknown = policy;
     }
 
     fn source(&self) -> Result<ScanSource<T::Table>, Error> {

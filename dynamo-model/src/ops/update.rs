@@ -175,14 +175,13 @@ impl<E: Entity> Update<E> {
         }
     }
 
-    /// Resends an update whose outcome was unknown ([`Error::OutcomeUnknown`]) with its
-    /// token: the update is conditioned on the token not being stored yet, so if the
-    /// first update was applied, this one is not applied again and reports success (with
-    /// the item as stored now). Send the same actions with the same version or condition
-    /// as the first update; see [ambiguous errors](Update#ambiguous-errors).
-    pub fn write_token(mut self, token: crate::ops::WriteToken) -> Self {
-        self.token = Some(token);
-        self
+    crate::setters::setters! {
+        /// Resends an update whose outcome was unknown ([`Error::OutcomeUnknown`]) with its
+        /// token: the update is conditioned on the token not being stored yet, so if the
+        /// first update was applied, this one is not applied again and reports success (with
+        /// the item as stored now). Send the same actions with the same version or condition
+        /// as the first update; see [ambiguous errors](Update#ambiguous-errors).
+        write_token(token: crate::ops::WriteToken) => token = Some(token);
     }
 
     super::version_setters!(
