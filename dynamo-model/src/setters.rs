@@ -1,6 +1,6 @@
 //! `setters!`: a builder's plain option setters, each written as one line under its doc.
 //!
-//! ```ignore
+//! ```text
 //! impl Scan<T> {
 //!     setters! {
 //!         /// Strongly consistent reads.
