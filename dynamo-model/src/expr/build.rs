@@ -28,6 +28,19 @@ impl Node {
         }
     }
 
+    /// `attribute_exists(path)`.
+    pub(crate) fn exists(path: impl Into<AttrPath>) -> Node {
+        Node::Function {
+            function: "attribute_exists",
+            path: path.into(),
+        }
+    }
+
+    /// `a OR b`.
+    pub(crate) fn either(a: Node, b: Node) -> Node {
+        Node::Or(Box::new(a), Box::new(b))
+    }
+
     /// `first AND b AND …`, rendered without parentheses.
     pub(crate) fn all(first: Node, rest: impl IntoIterator<Item = Node>) -> Node {
         rest.into_iter()

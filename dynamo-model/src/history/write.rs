@@ -184,13 +184,7 @@ impl<E: Versioned> Versions<E> {
                 // (which, with the counter on the latest copy only, may hold no number:
                 // its key's is its own).
                 let number = if layout.counter_on_latest {
-                    crate::expr::Node::Or(
-                        Box::new(crate::expr::Node::Function {
-                            function: "attribute_not_exists",
-                            path: version_attr.into(),
-                        }),
-                        Box::new(version_is(version_attr, k)),
-                    )
+                    Node::either(Node::absent(version_attr), version_is(version_attr, k))
                 } else {
                     version_is(version_attr, k)
                 };

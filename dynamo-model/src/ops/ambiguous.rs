@@ -28,16 +28,9 @@ pub use crate::error::WriteToken;
 /// by this call. DynamoDB evaluates `<>` on a missing attribute as false, hence the
 /// first half.
 pub(crate) fn not_written(token: &WriteToken, attribute: &'static str) -> Node {
-    Node::Or(
-        Box::new(Node::Function {
-            function: "attribute_not_exists",
-            path: attribute.into(),
-        }),
-        Box::new(Node::Compare {
-            path: attribute.into(),
-            op: CompareOp::Ne,
-            value: Ok(token.value()),
-        }),
+    Node::either(
+        Node::absent(attribute),
+        Node::compare(attribute, CompareOp::Ne, token.value()),
     )
 }
 

@@ -483,29 +483,24 @@ pub(crate) async fn load<E: Entity>(db: &Db<E::Table>, entities: &mut [E]) -> Re
     // Chunks never change once written, so an eventually consistent read (half the
     // capacity) returns a chunk whole or not at all; only the chunks it did not see yet
     // (written a moment ago) are read again, strongly consistent.
-    let mut read = crate::batch::read_keys(
-        db,
-        &Default::default(),
-        keys,
-        false,
-        crate::RetryPolicy::default(),
-        8,
-    )
-    .await?;
+    let plain = Default::default();
+    let read_chunks = |keys, consistent| {
+        crate::batch::read_keys(
+            db,
+            &plain,
+            keys,
+            consistent,
+            crate::RetryPolicy::default(),
+            8,
+        )
+    };
+    let mut read = read_chunks(keys, false).await?;
     if !read.not_found.is_empty() {
         let unseen = std::mem::take(&mut read.not_found)
             .into_iter()
             .map(|(_, key)| key)
             .collect();
-        let again = crate::batch::read_keys(
-            db,
-            &Default::default(),
-            unseen,
-            true,
-            crate::RetryPolicy::default(),
-            8,
-        )
-        .await?;
+        let again = read_chunks(unseen, true).await?;
         read.found.extend(again.found);
         read.unprocessed.extend(again.unprocessed);
         read.failed.extend(again.failed);

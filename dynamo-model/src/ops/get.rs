@@ -104,12 +104,7 @@ impl<E: Entity> Get<E> {
         let span = crate::trace::operation("GetItem", self.db.table_name(), E::ENTITY_TYPE);
         crate::trace::record(&span, "aws.dynamodb.consistent_read", self.consistent);
         crate::trace::key(&span, self.db.traces_keys(), || Some(self.key.to_string()));
-        crate::trace::traced(span.clone(), async move {
-            let found = self.send_untraced().await?;
-            crate::trace::record(&span, "dynamo_model.items", u64::from(found.is_some()));
-            Ok(found)
-        })
-        .await
+        crate::request::page::traced_found(span, self.send_untraced()).await
     }
 
     async fn send_untraced(self) -> Result<Option<E>, Error> {

@@ -172,16 +172,13 @@ fn now_epoch() -> i64 {
 /// expired items lazily (typically within days), so reads see them until then.
 pub(crate) fn not_expired<T: crate::Table>() -> Option<Node> {
     let ttl = T::SCHEMA.ttl?;
-    Some(Node::Or(
-        Box::new(Node::Function {
-            function: "attribute_not_exists",
-            path: ttl.into(),
-        }),
-        Box::new(Node::Compare {
-            path: ttl.into(),
-            op: crate::expr::CompareOp::Gt,
-            value: Ok(AttributeValue::N(now_epoch().to_string())),
-        }),
+    Some(Node::either(
+        Node::absent(ttl),
+        Node::compare(
+            ttl,
+            crate::expr::CompareOp::Gt,
+            AttributeValue::N(now_epoch().to_string()),
+        ),
     ))
 }
 
@@ -259,58 +256,41 @@ pub(crate) fn version_guard<E: Entity>(
 
 /// `attribute_exists(PK)`: the item exists.
 pub(crate) fn item_exists<E: Entity>() -> Node {
-    Node::Function {
-        function: "attribute_exists",
-        path: <E::Table as Table>::SCHEMA.pk.name.into(),
-    }
+    Node::exists(<E::Table as Table>::SCHEMA.pk.name)
 }
 
 /// `attribute_not_exists(PK)`: there is no item under the key.
 pub(crate) fn item_absent<E: Entity>() -> Node {
-    Node::Function {
-        function: "attribute_not_exists",
-        path: <E::Table as Table>::SCHEMA.pk.name.into(),
-    }
+    Node::absent(<E::Table as Table>::SCHEMA.pk.name)
 }
 
 /// `attr.t = :token`: the stored chunked field names the chunks of write `token`
 /// (`crate::chunk`).
 pub(crate) fn manifest_is(attr: &'static str, token: &str) -> Node {
-    Node::Compare {
-        path: AttrPath::Nested(vec![Cow::Borrowed(attr), Cow::Borrowed("t")].into()),
-        op: crate::expr::CompareOp::Eq,
-        value: Ok(AttributeValue::S(token.to_owned())),
-    }
+    Node::equals(manifest_token(attr), AttributeValue::S(token.to_owned()))
+}
+
+/// `attr.t`: where a chunked field's manifest records its write's token.
+fn manifest_token(attr: &'static str) -> AttrPath {
+    AttrPath::Nested(vec![Cow::Borrowed(attr), Cow::Borrowed("t")].into())
 }
 
 /// `attribute_not_exists(attr.t)`: the stored chunked field names no chunks (absent or
 /// inline).
 pub(crate) fn no_manifest(attr: &'static str) -> Node {
-    Node::Function {
-        function: "attribute_not_exists",
-        path: AttrPath::Nested(vec![Cow::Borrowed(attr), Cow::Borrowed("t")].into()),
-    }
+    Node::absent(manifest_token(attr))
 }
 
 /// The stored item is of entity type `E`: its entity-type attribute says so, or, for an
 /// entity identified by its keys, it has none (the key, rendered by `E`'s templates and
 /// no other such entity's, says so).
 pub(crate) fn is_entity<E: Entity>() -> Node {
-    let typed = Node::Compare {
-        path: <E::Table as Table>::SCHEMA.entity_type.into(),
-        op: crate::expr::CompareOp::Eq,
-        value: Ok(AttributeValue::S(E::ENTITY_TYPE.to_owned())),
-    };
+    let attribute = <E::Table as Table>::SCHEMA.entity_type;
+    let typed = Node::equals(attribute, AttributeValue::S(E::ENTITY_TYPE.to_owned()));
     if !E::__IDENTIFY_BY_KEYS {
         return typed;
     }
-    Node::Or(
-        Box::new(typed),
-        Box::new(Node::Function {
-            function: "attribute_not_exists",
-            path: <E::Table as Table>::SCHEMA.entity_type.into(),
-        }),
-    )
+    Node::either(typed, Node::absent(attribute))
 }
 
 /// No item, or an item of entity type `E`: writes through a `Key<E>` never clobber an

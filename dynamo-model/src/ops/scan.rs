@@ -177,10 +177,13 @@ impl<T: Target> Scan<T> {
 
     /// The operation span of this scan (see [`crate::trace`]).
     fn span(&self) -> crate::trace::Span {
-        let span = crate::trace::operation("Scan", self.db.table_name(), T::NAME);
-        crate::trace::record(&span, "aws.dynamodb.consistent_read", self.consistent);
-        crate::trace::limits(&span, self.page_size, self.limit);
-        span
+        crate::request::page::read_span(
+            "Scan",
+            self.db.table_name(),
+            T::NAME,
+            self.consistent,
+            (self.page_size, self.limit),
+        )
     }
 
     /// Every matching item (at most `limit`), from all segments.

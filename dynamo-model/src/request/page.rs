@@ -79,18 +79,54 @@ impl<T> Page<T> {
     }
 }
 
+/// Runs a read of at most one item under its operation span, and records in it whether
+/// the item was found: what `get` and a query's `one` share.
+pub(crate) async fn traced_found<T>(
+    span: crate::trace::Span,
+    read: impl std::future::Future<Output = Result<Option<T>, Error>>,
+) -> Result<Option<T>, Error> {
+    traced_read(span, read, |span, found| {
+        crate::trace::record(span, "dynamo_model.items", u64::from(found.is_some()))
+    })
+    .await
+}
+
 /// Runs a read that returns a page under its operation span, and records the page's
 /// figures in it: what `all` and `page` of queries, scans and scatter queries share.
 pub(crate) async fn traced_page<T>(
     span: crate::trace::Span,
     read: impl std::future::Future<Output = Result<Page<T>, Error>>,
 ) -> Result<Page<T>, Error> {
+    traced_read(span, read, trace_page).await
+}
+
+/// Runs `read` under its operation span and records what `figures` takes from its result.
+async fn traced_read<R>(
+    span: crate::trace::Span,
+    read: impl std::future::Future<Output = Result<R, Error>>,
+    figures: impl FnOnce(&crate::trace::Span, &R),
+) -> Result<R, Error> {
     crate::trace::traced(span.clone(), async move {
-        let page = read.await?;
-        trace_page(&span, &page);
-        Ok(page)
+        let result = read.await?;
+        figures(&span, &result);
+        Ok(result)
     })
     .await
+}
+
+/// The operation span of a paged read (`Query`, `Scan`) of `target`, with its consistency
+/// and limits recorded.
+pub(crate) fn read_span(
+    operation: &'static str,
+    table: &str,
+    target: &'static str,
+    consistent: bool,
+    (page_size, limit): (Option<usize>, Option<usize>),
+) -> crate::trace::Span {
+    let span = crate::trace::operation(operation, table, target);
+    crate::trace::record(&span, "aws.dynamodb.consistent_read", consistent);
+    crate::trace::limits(&span, page_size, limit);
+    span
 }
 
 /// Records a page's figures in its operation span.
@@ -119,13 +155,7 @@ pub(crate) fn entity_type_filter<T: Target>() -> Node {
         return typed;
     }
     // Untyped items may be the target's: decoding tells them apart by their keys.
-    Node::Or(
-        Box::new(typed),
-        Box::new(Node::Function {
-            function: "attribute_not_exists",
-            path: path.into(),
-        }),
-    )
+    Node::either(typed, Node::absent(path))
 }
 
 fn typed_filter<T: Target>(path: &'static str) -> Node {

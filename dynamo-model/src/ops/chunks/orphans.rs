@@ -149,13 +149,9 @@ impl<T: Table> Db<T> {
         tokens: &std::collections::HashSet<&str>,
     ) -> Result<std::collections::HashSet<String>, Error> {
         let ty = T::SCHEMA.entity_type;
-        let not_chunks = Node::Or(
-            Box::new(Node::absent(ty)),
-            Box::new(Node::compare(
-                ty,
-                CompareOp::Ne,
-                AttributeValue::S(CHUNK_TYPE.to_owned()),
-            )),
+        let not_chunks = Node::either(
+            Node::absent(ty),
+            Node::compare(ty, CompareOp::Ne, AttributeValue::S(CHUNK_TYPE.to_owned())),
         );
         let mut named = std::collections::HashSet::new();
         let mut pages = self.scan_raw(&not_chunks, None, true)?;

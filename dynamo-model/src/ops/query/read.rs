@@ -172,12 +172,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     pub async fn one(mut self) -> Result<Option<T>, Error> {
         let span = self.span();
         self.limit = Some(2);
-        crate::trace::traced(span.clone(), async move {
-            let found = self.one_untraced().await?;
-            crate::trace::record(&span, "dynamo_model.items", u64::from(found.is_some()));
-            Ok(found)
-        })
-        .await
+        crate::request::page::traced_found(span, self.one_untraced()).await
     }
 
     async fn one_untraced(self) -> Result<Option<T>, Error> {
@@ -218,13 +213,17 @@ impl<T: Target, K: KeySpace> Query<T, K> {
 
     /// The operation span of this query (see [`crate::trace`]).
     pub(in crate::ops) fn span(&self) -> crate::trace::Span {
-        let span = crate::trace::operation("Query", self.db.table_name(), T::NAME);
+        let span = crate::request::page::read_span(
+            "Query",
+            self.db.table_name(),
+            T::NAME,
+            self.consistent,
+            (self.page_size, self.limit),
+        );
         if let Some(index) = self.index {
             crate::trace::record(&span, "aws.dynamodb.index_name", index.name);
         }
         crate::trace::record(&span, "aws.dynamodb.scan_forward", !self.reverse);
-        crate::trace::record(&span, "aws.dynamodb.consistent_read", self.consistent);
-        crate::trace::limits(&span, self.page_size, self.limit);
         span
     }
 
