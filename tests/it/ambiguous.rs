@@ -933,7 +933,8 @@ async fn chunked_puts_resent_with_their_token_keep_the_chunks_the_item_names() -
     let db = local::fresh_table::<App>().await?;
     // Per kind of put (`if_absent`, conditioned): outcomes unknown, and settled.
     let (mut unknown, mut settled) = ([0; 2], [0; 2]);
-    for seed in 0..24u64 {
+    // Seeds 0 to 13 meet both outcomes for both kinds (6 and 13 unknown, most settled).
+    for seed in 0..14u64 {
         for conditioned in [false, true] {
             let id = format!("m{seed}-{conditioned}");
             let key = || message_key(&id);

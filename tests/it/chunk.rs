@@ -571,8 +571,10 @@ fn noisy_text(n: usize, seed: u64) -> String {
 async fn string_and_bytes_compressed_and_not_round_trip_at_every_size() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     let inline = dynamo_model::chunk::DEFAULT_INLINE;
-    // Encoded sizes straddle the inline threshold (one tag byte on top of the value).
-    let sizes = [0, 1, inline - 2, inline - 1, inline, 400 * 1024, 10 << 20];
+    // Encoded sizes straddle the inline threshold (one tag byte on top of the value), then
+    // the item limit (400 KB), then several chunks a field: at 3 MB, some nine a field and
+    // over 25 (one batch write) for the item.
+    let sizes = [0, 1, inline - 2, inline - 1, inline, 400 * 1024, 3 << 20];
     for (i, size) in sizes.into_iter().enumerate() {
         let seed = i as u64;
         let value = Sizes {
@@ -590,8 +592,8 @@ async fn string_and_bytes_compressed_and_not_round_trip_at_every_size() -> TestR
         assert_eq!(back, value, "size {size}");
         db.delete(Sizes::key(value.id.as_str())).await?;
     }
-    // The compressed fields at 10 MB are incompressible noise: stored as is (tag 0), in
-    // some thirty chunks each; 50 MB is `a_fifty_megabyte_value_round_trips`'s.
+    // The compressed bytes are incompressible noise: stored as is (tag 0), in chunks at
+    // 3 MB. A value of 50 MB is `a_fifty_megabyte_value_round_trips`'s.
     assert!(raw_items(&db).await?.is_empty(), "deletes took every chunk");
     Ok(())
 }

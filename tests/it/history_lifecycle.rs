@@ -847,7 +847,7 @@ async fn check(db: &Db<App>, ids: &[String; 2], models: &[Model; 2]) -> Result<(
 #[test]
 fn random_histories_match_a_reference_model() {
     let (runtime, db) = runtime_and_table::<App>().expect("a runtime and a fresh table");
-    let mut runner = runner(16);
+    let mut runner = runner(12);
     let case = std::cell::Cell::new(0u32);
     let result = runner.run(&proptest::collection::vec(step(), 1..10), |steps| {
         case.set(case.get() + 1);

@@ -388,7 +388,7 @@ fn every_operator_returns_exactly_the_reference_items_of_hostile_names() -> Test
     let db: &'static Db<App> = Box::leak(Box::new(runtime.block_on(local::fresh_table::<App>())?));
     let groups = AtomicUsize::new(0);
     let people = prop::collection::vec((hostile_names(), 0u32..3), 1..12);
-    let mut runner = runner(16);
+    let mut runner = runner(12);
     let cases = (people, operands(hostile_names()));
     let outcome = runner.run(&cases, |(people, operands)| {
         let (a, b, prefix) = bounds(&people, &operands);
