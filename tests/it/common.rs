@@ -157,6 +157,17 @@ pub async fn balance(db: &dynamo_model::Db<App>, id: &str) -> Res<i64> {
         .balance)
 }
 
+/// A fresh table holding accounts `a0` (100) and `a1` (0), and a client on it that
+/// suffers `faults` (see [`faulty`]).
+pub async fn two_accounts(
+    faults: &dynamo_model::local::faults::Faults,
+) -> Res<(dynamo_model::local::TempTable<App>, dynamo_model::Db<App>)> {
+    let db = dynamo_model::local::fresh_table::<App>().await?;
+    accounts(&db, &[100, 0]).await?;
+    let flaky = faulty(&db, faults).await?;
+    Ok((db, flaky))
+}
+
 /// The balances of accounts `a0` and `a1`.
 pub async fn balances(db: &dynamo_model::Db<App>) -> Res<(i64, i64)> {
     Ok((balance(db, "a0").await?, balance(db, "a1").await?))

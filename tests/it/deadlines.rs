@@ -112,10 +112,8 @@ async fn a_batch_get_returns_at_its_deadline_with_the_keys_it_did_not_read() -> 
 
 #[tokio::test]
 async fn a_transaction_cut_off_by_its_deadline_can_be_resent_with_its_token() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    accounts(&db, &[100, 0]).await?;
     let faults = slow("TransactWriteItems");
-    let flaky = faulty(&db, &faults).await?;
+    let (db, flaky) = two_accounts(&faults).await?;
     let started = Instant::now();
     let err = transfer(&flaky, "a0", "a1", 10)
         .retry(short_deadline())
@@ -170,15 +168,10 @@ async fn a_huge_backoff_still_stops_at_the_deadline() -> TestResult {
 
 #[tokio::test]
 async fn a_transaction_out_of_time_after_server_errors_returns_its_token() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    accounts(&db, &[100, 0]).await?;
     // Every attempt is applied (the first for real, the others as replays of its token)
     // and answered with a 500: the outcome stays unknown until the deadline.
-    let faults = Faults::new(82)
-        .rate(1.0)
-        .kinds([FaultKind::ServerErrorAfterApply])
-        .operations(["TransactWriteItems"]);
-    let flaky = faulty(&db, &faults).await?;
+    let faults = applied_then_lost(82, 1.0, "TransactWriteItems");
+    let (db, flaky) = two_accounts(&faults).await?;
     let err = transfer(&flaky, "a0", "a1", 10)
         .retry(short_deadline())
         .await

@@ -84,16 +84,10 @@ async fn a_batch_write_applied_but_answered_with_a_500_is_not_counted_as_written
 
 #[tokio::test]
 async fn a_transaction_is_retried_with_one_token_and_applied_once() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    accounts(&db, &[100, 0]).await?;
     // With this seed the first three attempts are applied, then reported as a 500: every
     // retry is a replay of an applied transaction.
-    let faults = Faults::new(96)
-        .rate(0.7)
-        .kinds([FaultKind::ServerErrorAfterApply])
-        .operations(["TransactWriteItems"])
-        .record();
-    let flaky = faulty(&db, &faults).await?;
+    let faults = applied_then_lost(96, 0.7, "TransactWriteItems").record();
+    let (db, flaky) = two_accounts(&faults).await?;
     transfer(&flaky, "a0", "a1", 10).await?;
     assert!(
         faults.stats().server_errors_after_apply >= 2,

@@ -227,10 +227,7 @@ async fn the_race_survives_faulted_reads_without_sdk_retries() -> TestResult {
 #[tokio::test]
 async fn add_under_lost_responses_reports_its_own_revision_once() -> TestResult {
     let db = local::fresh_table::<App>().await?;
-    let faults = Faults::new(10_004)
-        .rate(0.5)
-        .kinds([FaultKind::ServerErrorAfterApply])
-        .operations(["TransactWriteItems"]);
+    let faults = applied_then_lost(10_004, 0.5, "TransactWriteItems");
     let flaky = faulty(&db, &faults).await?;
     let versions = flaky.versions::<RaceDoc>().retry(policy());
     let mut doc = RaceDoc {

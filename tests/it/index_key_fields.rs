@@ -379,12 +379,7 @@ async fn a_migration_decodes_fields_held_only_by_index_keys() -> TestResult {
     }
     let report = db
         .migration::<OrderItem>("more")
-        .map(|i| {
-            Some(OrderItem {
-                quantity: i.quantity + 1,
-                ..i
-            })
-        })
+        .map(each(|i: &mut OrderItem| i.quantity += 1))
         .run()
         .await?;
     assert_eq!(

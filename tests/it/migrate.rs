@@ -474,12 +474,7 @@ async fn a_rewrite_reports_a_renamed_field_holding_two_values_and_leaves_it() ->
 
     let mapped = db
         .migration::<Truck>("map")
-        .map(|t| {
-            Some(Truck {
-                trips: t.trips + 1,
-                ..t
-            })
-        })
+        .map(each(|t: &mut Truck| t.trips += 1))
         .run()
         .await?;
     assert_eq!(mapped.failures.len(), 1, "{:?}", mapped.failures);

@@ -45,6 +45,20 @@ pub async fn faulty_with<T: Table>(
     ))
 }
 
+/// Faults that let DynamoDB apply a call of `operation` and then answer it with HTTP 500,
+/// with probability `rate`: the caller cannot tell it was applied.
+pub fn applied_then_lost(
+    seed: u64,
+    rate: f64,
+    operation: &'static str,
+) -> dynamo_model::local::faults::Faults {
+    use dynamo_model::local::faults::{FaultKind, Faults};
+    Faults::new(seed)
+        .rate(rate)
+        .kinds([FaultKind::ServerErrorAfterApply])
+        .operations([operation])
+}
+
 /// `db`'s table through a client whose `operation` calls are applied and then answered
 /// with HTTP 500 with probability `rate`; the SDK resends them quickly (up to 40
 /// attempts), on the retry quota `quota` (see [`faulty_with`]).
@@ -56,11 +70,7 @@ pub async fn lossy<T: Table>(
     quota: &str,
 ) -> Res<(dynamo_model::Db<T>, dynamo_model::local::faults::Faults)> {
     use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
-    use dynamo_model::local::faults::{FaultKind, Faults};
-    let faults = Faults::new(seed)
-        .rate(rate)
-        .kinds([FaultKind::ServerErrorAfterApply])
-        .operations([operation]);
+    let faults = applied_then_lost(seed, rate, operation);
     let retries = RetryConfig::standard()
         .with_max_attempts(40)
         .with_initial_backoff(std::time::Duration::from_millis(1))
