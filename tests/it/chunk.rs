@@ -349,7 +349,8 @@ async fn interrupted_writes_leave_a_whole_value_and_the_sweep_removes_the_orphan
     let db = local::fresh_table::<App>().await?;
     let key = || message_key("m");
     let mut outcomes = std::collections::BTreeMap::new();
-    for seed in 0..24u64 {
+    // Seeds 0 to 11 meet both outcomes several times (seed 0 fails, seed 1 succeeds).
+    for seed in 0..12u64 {
         let old = message(
             "m",
             format!("old {seed} ").repeat(400),
