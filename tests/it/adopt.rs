@@ -55,10 +55,6 @@ pub enum DeviceRows {
     Device(Device),
 }
 
-fn n(v: &str) -> AttributeValue {
-    AttributeValue::N(v.to_owned())
-}
-
 /// A row as the other program writes it.
 fn row(pk: &str, sk: &str, rest: &[(&str, AttributeValue)]) -> Item {
     let mut item: Item = HashMap::from([
@@ -95,13 +91,17 @@ async fn seed(db: &dynamo_model::Db<Devices>) -> TestResult {
         row(
             "d#12345",
             "WARNING1#2020-04-24T14:40:00",
-            &[("EscalatedTo", s("alice")), ("Reading", n("7"))],
+            &[("EscalatedTo", s("alice")), ("Reading", num("7"))],
         ),
     )
     .await?;
     put_raw(
         db,
-        row("d#12345", "OK#2020-04-25T08:00:00", &[("reading", n("3"))]),
+        row(
+            "d#12345",
+            "OK#2020-04-25T08:00:00",
+            &[("reading", num("3"))],
+        ),
     )
     .await?;
     put_raw(db, row("d#12345", "PROFILE", &[("Name", s("boiler"))])).await?;
@@ -278,7 +278,7 @@ async fn writes_keep_the_other_programs_format() -> TestResult {
     let raw = get_raw(&db, "d#12345", "WARNING1#2020-04-24T14:40:00")
         .await?
         .expect("still there");
-    assert_eq!(raw.get("Reading"), Some(&n("8")));
+    assert_eq!(raw.get("Reading"), Some(&num("8")));
     assert!(
         !raw.contains_key("_type"),
         "an update adds no type attribute"
@@ -313,7 +313,7 @@ async fn writes_keep_the_other_programs_format() -> TestResult {
     let raw = get_raw(&db, "d#12345", "WARNING1#2020-04-24T14:40:00")
         .await?
         .expect("replaced");
-    assert_eq!(raw.get("Reading"), Some(&n("100")));
+    assert_eq!(raw.get("Reading"), Some(&num("100")));
 
     // A delete of a key no template renders never reaches another program's row.
     db.delete(Device::key(12345u64)).await?;
@@ -409,43 +409,42 @@ pub struct Right {
     pub m: String,
 }
 
+/// `S#1` / `X#5` as a [`Left`]: a key [`right`]`("X")` renders too.
+pub fn left() -> Left {
+    Left {
+        id: "1".into(),
+        n: "5".into(),
+    }
+}
+
+/// `S#1` / `{tag}#5` as a [`Right`]: with tag `X`, the key [`left`] renders too.
+pub fn right(tag: &str) -> Right {
+    Right {
+        id: "1".into(),
+        tag: tag.into(),
+        m: "5".into(),
+    }
+}
+
 #[tokio::test]
 async fn keys_two_entities_identified_by_keys_share_are_refused() -> TestResult {
     let db = local::fresh_table::<Shared>().await?;
     // Neither builds the shared key: an untyped item there could be either.
-    let left = Left {
-        id: "1".into(),
-        n: "5".into(),
-    };
-    let err = db.put(&left).await.expect_err("ambiguous key");
+    let err = db.put(&left()).await.expect_err("ambiguous key");
     assert_refused(&err, ValidationReason::KeyEncoding);
     let err = db
-        .get(Right::key(RightKey {
-            id: "1",
-            tag: "X",
-            m: "5",
-        }))
+        .get(right("X").primary_key())
         .await
         .expect_err("ambiguous key");
     assert_refused(&err, ValidationReason::KeyEncoding);
     // Keys only one of them renders work.
-    let right = Right {
-        id: "1".into(),
-        tag: "Y".into(),
-        m: "5".into(),
-    };
+    let right = right("Y");
     db.put(&right).await?;
     assert_eq!(db.get(right.primary_key()).consistent().await?, Some(right));
 
     // An untyped item under the shared key (written by another program) is refused as
     // ambiguous, not read as either.
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .item("PK", s("S#1"))
-        .item("SK", s("X#5"))
-        .send()
-        .await?;
+    put_raw(&db, raw_row("S#1", "X#5", &[])).await?;
     let err = db.scan::<Left>().all().await.expect_err("ambiguous item");
     match err {
         Error::Decode(e) => {
@@ -548,7 +547,7 @@ fn foreign_row(id: u64, state: &str, at: OffsetDateTime, reading: Option<i64>) -
     let stamp = stamp.trim_end_matches('Z');
     let mut rest = Vec::new();
     if let Some(r) = reading {
-        rest.push(("Reading", n(&r.to_string())));
+        rest.push(("Reading", num(&r.to_string())));
     }
     row(&format!("d#{id}"), &format!("{state}#{stamp}"), &rest)
 }
@@ -559,12 +558,8 @@ fn foreign_row(id: u64, state: &str, at: OffsetDateTime, reading: Option<i64>) -
 #[test]
 fn any_foreign_row_reads_back_and_is_found_by_its_key() -> TestResult {
     use proptest::prelude::*;
-    use proptest::test_runner::{Config, TestRunner};
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let db = runtime.block_on(local::fresh_table::<Devices>())?;
+
+    let (runtime, db) = runtime_and_table::<Devices>()?;
     let rows = (
         any::<u64>(),
         "[A-Z][A-Z0-9 _.-]{0,12}",
@@ -572,11 +567,7 @@ fn any_foreign_row_reads_back_and_is_found_by_its_key() -> TestResult {
         -62_135_596_800i64..253_402_300_799,
         proptest::option::of(any::<i64>()),
     );
-    let mut runner = TestRunner::new(Config {
-        cases: 32,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner(32);
     let outcome = runner.run(&rows, |(id, state, secs, reading)| {
         let at = OffsetDateTime::from_unix_timestamp(secs)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -613,7 +604,7 @@ fn any_foreign_row_reads_back_and_is_found_by_its_key() -> TestResult {
             // A forged plain attribute that names another device: refused, not decoded
             // as that device.
             let mut forged = foreign_row(id, &state, at, reading);
-            forged.insert("device_id".to_owned(), n(&id.wrapping_add(1).to_string()));
+            forged.insert("device_id".to_owned(), num(&id.wrapping_add(1).to_string()));
             put_raw(&db, forged)
                 .await
                 .map_err(|e| TestCaseError::fail(e.to_string()))?;

@@ -56,6 +56,15 @@ pub struct Gadget {
     pub label: String,
 }
 
+/// A typed gadget whose key (`W#7` / `G#0005`) the widget templates render too.
+fn gadget() -> Gadget {
+    Gadget {
+        id: "7".into(),
+        g: "0005".into(),
+        label: "mine".into(),
+    }
+}
+
 /// An adopted entity under `_`: `U_12` / `X`.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = Store, identify = "keys", store_key_fields = false, delimiter = "_",
@@ -280,11 +289,7 @@ async fn formatted_optional_fields_in_sparse_index_templates() -> TestResult {
 #[tokio::test]
 async fn a_typed_item_under_a_widget_key_survives_every_path() -> TestResult {
     let db = local::fresh_table::<Store>().await?;
-    let gadget = Gadget {
-        id: "7".into(),
-        g: "0005".into(),
-        label: "mine".into(),
-    };
+    let gadget = gadget();
     db.put(&gadget).await?;
     let key = wkey(7, "G", 5);
     assert_eq!(
@@ -402,22 +407,15 @@ async fn conditional_writes_see_untyped_rows() -> TestResult {
 #[test]
 fn pages_of_any_size_lose_no_widget() -> TestResult {
     use proptest::prelude::*;
-    use proptest::test_runner::{Config, TestRunner};
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+
+    let runtime = runtime()?;
     // (kind, n, how): 0 typed widget, 1 untyped widget row, 2 foreign row.
     let rows = (
         proptest::collection::vec(("[A-C]{1,2}", 0u32..30, 0u8..3), 1..14),
         1usize..5,
         1usize..4,
     );
-    let mut runner = TestRunner::new(Config {
-        cases: 24,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner(24);
     let case = std::cell::Cell::new(0u64);
     let outcome = runner.run(&rows, |(rows, limit, page_size)| {
         case.set(case.get() + 1);
@@ -452,23 +450,10 @@ fn pages_of_any_size_lose_no_widget() -> TestResult {
             }
             // Key order is the order of the rendered sort keys.
             want.sort_by_key(|w| format!("{}#{:04}", w.kind, w.n));
-            let mut got = Vec::new();
-            let mut cursor = None;
-            for _ in 0..100 {
-                let page = db
-                    .query(Widget::partition(id))
-                    .limit(limit)
-                    .page_size(page_size)
-                    .page(cursor.as_ref())
-                    .await
-                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
-                prop_assert!(page.items.len() <= limit);
-                got.extend(page.items);
-                cursor = page.cursor;
-                if cursor.is_none() {
-                    break;
-                }
-            }
+            let query = || db.query(Widget::partition(id));
+            let got = all_pages(query, limit, Some(page_size), false)
+                .await
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert_eq!(&got, &want);
             let mut scanned = Vec::new();
             let mut cursor = None;
@@ -511,17 +496,9 @@ fn pages_of_any_size_lose_no_widget() -> TestResult {
 #[test]
 fn verbatim_kinds_with_escape_characters_round_trip() -> TestResult {
     use proptest::prelude::*;
-    use proptest::test_runner::{Config, TestRunner};
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let db = runtime.block_on(local::fresh_table::<Store>())?;
-    let mut runner = TestRunner::new(Config {
-        cases: 32,
-        failure_persistence: None,
-        ..Config::default()
-    });
+
+    let (runtime, db) = runtime_and_table::<Store>()?;
+    let mut runner = runner(32);
     let rows = (
         "[ !\"$%&'()*+,./0-9:;<=>?@A-Z_~é€\u{1F600}]{0,8}",
         0u32..10_000,
@@ -609,11 +586,7 @@ pub enum StoreRows {
 #[tokio::test]
 async fn collections_and_batch_gets_tell_rows_apart() -> TestResult {
     let db = local::fresh_table::<Store>().await?;
-    let gadget = Gadget {
-        id: "7".into(),
-        g: "0005".into(),
-        label: "mine".into(),
-    };
+    let gadget = gadget();
     db.put(&gadget).await?;
     put_raw(&db, row("W#7", "A#0001", &[("note", "theirs")])).await?;
     put_raw(&db, row("W#7", "NOTE", &[])).await?;
@@ -718,12 +691,8 @@ async fn filters_hold_for_typed_and_untyped_rows() -> TestResult {
 #[test]
 fn key_fields_come_from_the_key_whatever_the_row_holds() -> TestResult {
     use proptest::prelude::*;
-    use proptest::test_runner::{Config, TestRunner};
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let db = runtime.block_on(local::fresh_table::<Store>())?;
+
+    let (runtime, db) = runtime_and_table::<Store>()?;
     let value = prop_oneof![
         "[ -~]{0,6}".prop_map(AttributeValue::S),
         "-?[0-9]{1,4}(\\.[0-9])?".prop_map(AttributeValue::N),
@@ -741,11 +710,7 @@ fn key_fields_come_from_the_key_whatever_the_row_holds() -> TestResult {
         "[A-Z]{1,3}",
         0u32..10_000,
     );
-    let mut runner = TestRunner::new(Config {
-        cases: 32,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner(32);
     // Every case (shrinking included) writes a partition of its own: a row an earlier
     // case left under the same id would be read back by this case's query.
     let cases = std::sync::atomic::AtomicU64::new(0);
@@ -849,17 +814,9 @@ async fn transactions_over_untyped_rows() -> TestResult {
 /// is) are refused on the batch and transaction paths too, before anything is sent.
 #[tokio::test]
 async fn ambiguous_keys_are_refused_in_batches_and_transactions() -> TestResult {
-    use crate::adopt::{Left, Right, Shared};
+    use crate::adopt::{left, right, Left, Shared};
     let db = local::fresh_table::<Shared>().await?;
-    let left = Left {
-        id: "1".into(),
-        n: "5".into(),
-    };
-    let right = Right {
-        id: "1".into(),
-        tag: "X".into(),
-        m: "5".into(),
-    };
+    let (left, right) = (left(), right("X"));
     let err = db.batch_write().put(&left).await.expect_err("batch put");
     assert!(matches!(err, Error::Validation { .. }), "{err:?}");
     let err = db.batch_write().put(&right).await.expect_err("batch put");
@@ -885,13 +842,7 @@ async fn ambiguous_keys_are_refused_in_batches_and_transactions() -> TestResult 
         .await
         .expect_err("batch get");
     assert!(matches!(err, Error::Validation { .. }), "{err:?}");
-    let scan = db
-        .client()
-        .scan()
-        .table_name(db.table_name())
-        .send()
-        .await?;
-    assert_eq!(scan.count, 0, "nothing was written");
+    assert!(raw_table(&db).await?.is_empty(), "nothing was written");
     Ok(())
 }
 
@@ -1106,16 +1057,7 @@ async fn an_index_on_the_tables_sort_key_over_untyped_rows() -> TestResult {
     db.update(key.clone())
         .set(Case::fields().agent, Some("bo".to_owned()))
         .await?;
-    let raw = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .key("PK", s("C#-12"))
-        .key("SK", s("OPEN#2021-01-02T03:04:05Z"))
-        .send()
-        .await?
-        .item
-        .ok_or("row gone")?;
+    let raw = raw_get(&db, "C#-12", "OPEN#2021-01-02T03:04:05Z").await?;
     assert_eq!(raw.get("AgentPK"), Some(&s("A#bo")));
     assert!(
         !raw.contains_key("id") && !raw.contains_key("state") && !raw.contains_key("opened"),
@@ -1214,13 +1156,7 @@ async fn values_a_format_cannot_hold_are_refused_on_every_path() -> TestResult {
         .await
         .expect_err("a bound the format cannot hold");
     assert_refused(&err, ValidationReason::KeyEncoding);
-    let scan = db
-        .client()
-        .scan()
-        .table_name(db.table_name())
-        .send()
-        .await?;
-    assert_eq!(scan.count, 0, "nothing was written");
+    assert!(raw_table(&db).await?.is_empty(), "nothing was written");
     Ok(())
 }
 
@@ -1266,16 +1202,17 @@ async fn hydrating_a_keys_only_index_gives_widgets_only() -> TestResult {
     Ok(())
 }
 
-/// A row of the other program that still holds an aliased field under its old name
-/// (`reading`, now `Reading`).
-async fn old_named_row(db: &Db<crate::adopt::Devices>) -> TestResult {
+/// A fresh table holding a row of the other program that still holds an aliased field
+/// under its old name (`reading`, now `Reading`).
+async fn old_named_row() -> Res<local::TempTable<crate::adopt::Devices>> {
+    let db = local::fresh_table::<crate::adopt::Devices>().await?;
     let item: Item = HashMap::from([
         ("DeviceID".to_owned(), s("d#5")),
         ("State#Date".to_owned(), s("OK#2020-04-25T08:00:00")),
-        ("reading".to_owned(), AttributeValue::N("3".into())),
+        ("reading".to_owned(), num("3")),
     ]);
-    put_raw(db, item).await?;
-    Ok(())
+    put_raw(&db, item).await?;
+    Ok(db)
 }
 
 fn old_named_key() -> Key<crate::adopt::DeviceStatus> {
@@ -1290,9 +1227,8 @@ fn old_named_key() -> Key<crate::adopt::DeviceStatus> {
 /// value still stored under the old name.
 #[tokio::test]
 async fn an_update_of_an_aliased_field_wins_over_the_old_name() -> TestResult {
-    use crate::adopt::{DeviceStatus, Devices};
-    let db = local::fresh_table::<Devices>().await?;
-    old_named_row(&db).await?;
+    use crate::adopt::DeviceStatus;
+    let db = old_named_row().await?;
     let got = db.get(old_named_key()).consistent().await?;
     assert_eq!(got.and_then(|d| d.reading), Some(3));
     db.update(old_named_key())
@@ -1307,9 +1243,8 @@ async fn an_update_of_an_aliased_field_wins_over_the_old_name() -> TestResult {
 /// value (3 + 1), not from nothing.
 #[tokio::test]
 async fn an_increment_of_an_aliased_field_starts_from_the_old_value() -> TestResult {
-    use crate::adopt::{DeviceStatus, Devices};
-    let db = local::fresh_table::<Devices>().await?;
-    old_named_row(&db).await?;
+    use crate::adopt::DeviceStatus;
+    let db = old_named_row().await?;
     let result = db
         .update(old_named_key())
         .add(DeviceStatus::fields().reading, 1)
@@ -1328,9 +1263,8 @@ async fn an_increment_of_an_aliased_field_starts_from_the_old_value() -> TestRes
 /// (`set_if_absent`, a list append) is refused rather than silently starting over.
 #[tokio::test]
 async fn updates_that_cannot_see_the_old_name_are_refused() -> TestResult {
-    use crate::adopt::{DeviceStatus, Devices};
-    let db = local::fresh_table::<Devices>().await?;
-    old_named_row(&db).await?;
+    use crate::adopt::DeviceStatus;
+    let db = old_named_row().await?;
     let refused = db
         .update(old_named_key())
         .set_if_absent(DeviceStatus::fields().reading, Some(9))
@@ -1349,16 +1283,11 @@ async fn updates_that_cannot_see_the_old_name_are_refused() -> TestResult {
     db.update(old_named_key())
         .add(DeviceStatus::fields().reading, 0)
         .await?;
-    let raw = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .key("DeviceID", s("d#5"))
-        .key("State#Date", s("OK#2020-04-25T08:00:00"))
-        .send()
-        .await?
-        .item
-        .unwrap_or_default();
+    let key = Item::from([
+        ("DeviceID".to_owned(), s("d#5")),
+        ("State#Date".to_owned(), s("OK#2020-04-25T08:00:00")),
+    ]);
+    let raw = raw_find(&db, key).await?.unwrap_or_default();
     assert!(
         !raw.contains_key("reading") && raw.contains_key("Reading"),
         "{raw:?}"
@@ -1377,9 +1306,8 @@ async fn updates_that_cannot_see_the_old_name_are_refused() -> TestResult {
 /// come back.
 #[tokio::test]
 async fn clearing_an_aliased_field_does_not_bring_back_the_old_value() -> TestResult {
-    use crate::adopt::{DeviceStatus, Devices};
-    let db = local::fresh_table::<Devices>().await?;
-    old_named_row(&db).await?;
+    use crate::adopt::DeviceStatus;
+    let db = old_named_row().await?;
     db.update(old_named_key())
         .set(DeviceStatus::fields().reading, Some(8))
         .await?;

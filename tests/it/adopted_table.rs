@@ -302,20 +302,9 @@ async fn a_foreign_write_adding_an_attribute_mid_migration_survives() -> TestRes
         .migration::<Crate>("foreign-add")
         .map(move |mut c| {
             if seen.fetch_add(1, Ordering::SeqCst) == 0 {
-                let other = other.clone();
-                block_on(async move {
-                    other
-                        .client()
-                        .update_item()
-                        .table_name(other.table_name())
-                        .key("PK", s("K#1"))
-                        .key("SK", s("AT#2020-04-24T14:40:00.000Z"))
-                        .update_expression("SET vendor = :v")
-                        .expression_attribute_values(":v", s("acme"))
-                        .send()
-                        .await
-                })
-                .expect("the other program's write");
+                let at = "AT#2020-04-24T14:40:00.000Z";
+                block_on(raw_set(&other, "K#1", at, &[("vendor", s("acme"))]))
+                    .expect("the other program's write");
             }
             c.weight += 1;
             Some(c)
@@ -471,18 +460,8 @@ async fn a_foreign_delete_mid_migration_stays_deleted() -> TestResult {
     let report = db
         .migration::<Crate>("foreign-delete")
         .map(move |c| {
-            let other = other.clone();
-            block_on(async move {
-                other
-                    .client()
-                    .delete_item()
-                    .table_name(other.table_name())
-                    .key("PK", s("K#3"))
-                    .key("SK", s("AT#2020-04-24T14:40:00.000Z"))
-                    .send()
-                    .await
-            })
-            .expect("the other program's delete");
+            block_on(raw_delete(&other, "K#3", "AT#2020-04-24T14:40:00.000Z"))
+                .expect("the other program's delete");
             Some(c)
         })
         .run()
@@ -547,10 +526,7 @@ async fn epoch_keys_before_1970_migrate_in_place() -> TestResult {
     seed_good(&db).await?;
     let report = db
         .migration::<Event>("events")
-        .map(|mut e| {
-            e.what.push('!');
-            Some(e)
-        })
+        .map(each(|e: &mut Event| e.what.push('!')))
         .run()
         .await?;
     assert_eq!(report.progress.changed, 2, "{:?}", report.progress);
@@ -724,16 +700,8 @@ pub struct Tag {
 #[tokio::test]
 async fn ambiguous_untyped_rows_are_never_migrated() -> TestResult {
     let db = local::fresh_table::<Shared>().await?;
-    let put = |pk: &str, sk: &str| {
-        db.client()
-            .put_item()
-            .table_name(db.table_name())
-            .item("PK", s(pk))
-            .item("SK", s(sk))
-            .send()
-    };
-    put("S#1", "AT#2020-04-24T14:40:00.000Z").await?;
-    put("S#1", "AT#blue").await?;
+    put_raw(&db, raw_row("S#1", "AT#2020-04-24T14:40:00.000Z", &[])).await?;
+    put_raw(&db, raw_row("S#1", "AT#blue", &[])).await?;
     for (name, report) in [
         ("stamp", db.migration::<Stamp>("m").rewrite().run().await?),
         ("tag", db.migration::<Tag>("m").rewrite().run().await?),
@@ -753,16 +721,7 @@ async fn ambiguous_untyped_rows_are_never_migrated() -> TestResult {
             failure.error
         );
     }
-    let out = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .key("PK", s("S#1"))
-        .key("SK", s("AT#2020-04-24T14:40:00.000Z"))
-        .consistent_read(true)
-        .send()
-        .await?;
-    let item = out.item.ok_or("the ambiguous row")?;
+    let item = raw_get(&db, "S#1", "AT#2020-04-24T14:40:00.000Z").await?;
     assert_eq!(item.len(), 2, "the ambiguous row was written: {item:?}");
     Ok(())
 }

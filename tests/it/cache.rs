@@ -316,10 +316,7 @@ async fn a_migration_through_the_cache_invalidates_what_it_changes() -> TestResu
     assert!(cache.stats().hits >= 1);
     let report = cached
         .migration::<Hot>("r18-upper")
-        .map(|mut h| {
-            h.v = "after".into();
-            Some(h)
-        })
+        .map(each(|h: &mut Hot| h.v = "after".into()))
         .run()
         .await?;
     assert_eq!(report.progress.changed, 5, "{report:?}");
@@ -371,10 +368,7 @@ async fn a_get_racing_a_migration_write_never_caches_the_old_item() -> TestResul
     tokio::time::sleep(Duration::from_millis(100)).await;
     let report = migrator
         .migration::<Hot>("r18-race")
-        .map(|mut h| {
-            h.v = "new".into();
-            Some(h)
-        })
+        .map(each(|h: &mut Hot| h.v = "new".into()))
         .run()
         .await?;
     assert_eq!(report.progress.changed, 1, "{report:?}");
@@ -447,15 +441,7 @@ async fn bulk_loads_return_old_deletes_raw_and_metered_writes_invalidate() -> Te
 
     cached.put(&hot("b", "v3")).await?;
     assert_eq!(fetch(&cached, "b").await?.as_deref(), Some("v3"));
-    cached
-        .client()
-        .update_item()
-        .table_name(cached.table_name())
-        .set_key(Some(raw_key("HOT#b", "HOT")))
-        .update_expression("SET v = :v")
-        .expression_attribute_values(":v", s("raw"))
-        .send()
-        .await?;
+    raw_set(&cached, "HOT#b", "HOT", &[("v", s("raw"))]).await?;
     assert_eq!(
         fetch(&cached, "b").await?.as_deref(),
         Some("raw"),
@@ -535,10 +521,7 @@ async fn period_tables_share_the_cache_per_table() -> TestResult {
         // A migration of one period's table.
         let report = a
             .migration::<Hot>("r18-period")
-            .map(|mut h| {
-                h.v.push_str("-m");
-                Some(h)
-            })
+            .map(each(|h: &mut Hot| h.v.push_str("-m")))
             .run()
             .await?;
         assert_eq!(report.progress.changed, 1);

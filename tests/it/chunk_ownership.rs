@@ -2,7 +2,7 @@
 //! crate call on another item deletes it, whatever that item's stored manifests name
 //! (an item copied to a new key by another program names its original's chunks).
 
-use crate::chunk::{all_items, bytes, chunk_count, named_and_present, sweep_aged, Message};
+use crate::chunk::{bytes, chunk_count, named_and_present, sweep_aged, Message};
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::{local, Db, Error, Item};
@@ -54,7 +54,7 @@ async fn a_put_over_a_copy_keeps_the_originals_chunks() -> TestResult {
     );
     assert_eq!(read(&db, "b").await?.as_ref(), Some(&b));
     // The copy's put wrote chunks of its own: A's and B's, nothing else.
-    assert_eq!(chunk_count(&all_items(&db).await?), (1 + 5) + (1 + 3));
+    assert_eq!(chunk_count(&raw_items(&db).await?), (1 + 5) + (1 + 3));
 
     // Planted over B again (B's own chunks are orphans now), then small values.
     copy_raw(&db, "a", "b").await?;
@@ -64,7 +64,7 @@ async fn a_put_over_a_copy_keeps_the_originals_chunks() -> TestResult {
         Some(&a),
         "A after a small put"
     );
-    assert_eq!(chunk_count(&all_items(&db).await?), (1 + 5) + (1 + 3));
+    assert_eq!(chunk_count(&raw_items(&db).await?), (1 + 5) + (1 + 3));
     // The sweep removes B's orphans, and only them.
     let report = sweep_aged(&db).await?;
     assert_eq!((report.deleted, report.kept), (1 + 3, 1 + 5), "{report:?}");
@@ -98,10 +98,10 @@ async fn a_delete_of_a_copy_keeps_the_originals_chunks() -> TestResult {
         Some(&a),
         "A after return_old"
     );
-    assert_eq!(chunk_count(&all_items(&db).await?), 1 + 5);
+    assert_eq!(chunk_count(&raw_items(&db).await?), 1 + 5);
     // The owner's own delete still takes its chunks.
     db.delete(key("a")).await?;
-    assert!(all_items(&db).await?.is_empty());
+    assert!(raw_items(&db).await?.is_empty());
     Ok(())
 }
 
@@ -114,12 +114,7 @@ async fn the_sweep_keeps_chunks_a_copy_still_names() -> TestResult {
     let a = msg("a", "A".repeat(5000), bytes(5000, 1));
     db.put(&a).await?;
     copy_raw(&db, "a", "b").await?;
-    db.client()
-        .delete_item()
-        .table_name(db.table_name())
-        .set_key(Some(raw_key("INBOX#a", "MSG#m")))
-        .send()
-        .await?;
+    raw_delete(&db, "INBOX#a", "MSG#m").await?;
     let report = sweep_aged(&db).await?;
     assert_eq!(report.deleted, 0, "{report:?}");
     assert_eq!(report.named_by_others, 1 + 5, "{report:?}");
@@ -129,7 +124,7 @@ async fn the_sweep_keeps_chunks_a_copy_still_names() -> TestResult {
     // B's crate put leaves A's chunks alone (not B's to delete); the sweep then finds
     // no item naming them and removes them.
     db.put(&msg("b", "small".into(), vec![1])).await?;
-    assert_eq!(chunk_count(&all_items(&db).await?), 1 + 5);
+    assert_eq!(chunk_count(&raw_items(&db).await?), 1 + 5);
     let report = sweep_aged(&db).await?;
     assert_eq!((report.deleted, report.named_by_others), (1 + 5, 0));
     let (named, present) = named_and_present(&db).await?;
@@ -247,15 +242,8 @@ fn manifest(token: &str, chunks: u32, len: u64) -> AttributeValue {
 
 /// Writes what `planted` says under B's key (`b`), from A's stored item (`a`).
 async fn plant(db: &Db<App>, a: &str, b: &str, planted: &Planted) -> TestResult {
-    let delete_b = || async {
-        db.client()
-            .delete_item()
-            .table_name(db.table_name())
-            .set_key(Some(raw_key(&format!("INBOX#{b}"), "MSG#m")))
-            .send()
-            .await
-            .map(|_| ())
-    };
+    let b_pk = format!("INBOX#{b}");
+    let delete_b = || raw_delete(db, &b_pk, "MSG#m");
     match planted {
         Planted::Nothing => delete_b().await?,
         Planted::Copy => {
@@ -402,8 +390,7 @@ async fn case(
 /// updates, sweeps) makes A unreadable or changes it.
 #[test]
 fn no_call_on_another_item_makes_an_item_unreadable() -> TestResult {
-    let runtime = tokio::runtime::Runtime::new()?;
-    let db = runtime.block_on(local::fresh_table::<App>())?;
+    let (runtime, db) = runtime_and_table::<App>()?;
     let mut runner = TestRunner::new(Config::with_cases(16));
     let cases = std::sync::atomic::AtomicUsize::new(0);
     runner

@@ -1,7 +1,11 @@
 //! The single-table model shared by the tests.
 
 pub mod mixed;
+pub mod raw;
+pub mod reference;
 pub mod spans;
+
+pub use raw::*;
 
 use dynamo_model::{Entity, Table};
 use serde::{Deserialize, Serialize};
@@ -10,217 +14,89 @@ use uuid::Uuid;
 
 pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
-/// The same table seen through a client that suffers `faults`, with the SDK's own
-/// retries off so that every fault reaches the library's loops.
-pub async fn faulty<T: Table>(
-    db: &dynamo_model::Db<T>,
-    faults: &dynamo_model::local::faults::Faults,
-) -> Result<dynamo_model::Db<T>, Box<dyn std::error::Error + Send + Sync>> {
-    let endpoint = tokio::task::spawn_blocking(dynamo_model::local::shared_endpoint).await??;
-    let retries = dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig::disabled();
-    Ok(dynamo_model::Db::new(
-        dynamo_model::local::faults::client_with_faults(&endpoint, faults, retries),
-        db.table_name(),
-    ))
-}
-
-/// The same table through a client that suffers `faults`, with the SDK's `retries` and
-/// a retry quota of its own named `quota`: a retry that ends in a failed condition never
-/// gives its quota tokens back, and the SDK's default quota is shared by every client of
-/// the process, so tests that lose responses would drain it for the others.
-pub async fn faulty_with<T: Table>(
-    db: &dynamo_model::Db<T>,
-    faults: &dynamo_model::local::faults::Faults,
-    retries: dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig,
-    quota: &str,
-) -> Res<dynamo_model::Db<T>> {
-    use dynamo_model::aws_sdk_dynamodb::config::retry::{RetryPartition, TokenBucket};
-    let endpoint = tokio::task::spawn_blocking(dynamo_model::local::shared_endpoint).await??;
-    let client = dynamo_model::local::faults::client_with_faults(&endpoint, faults, retries);
-    let partition = RetryPartition::custom(quota.to_owned())
-        .token_bucket(TokenBucket::unlimited())
-        .build();
-    let config = client
-        .config()
-        .to_builder()
-        .retry_partition(partition)
-        .build();
-    Ok(dynamo_model::Db::new(
-        dynamo_model::aws_sdk_dynamodb::Client::from_conf(config),
-        db.table_name(),
-    ))
-}
-
-/// A row as another program writes it: `PK` = `pk`, `SK` = `sk` and the attributes `rest`.
-pub fn raw_row(
-    pk: &str,
-    sk: &str,
-    rest: &[(&str, dynamo_model::aws_sdk_dynamodb::types::AttributeValue)],
-) -> dynamo_model::Item {
-    let mut item = dynamo_model::Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]);
-    for (k, v) in rest {
-        item.insert((*k).to_owned(), v.clone());
-    }
-    item
-}
-
 /// A test's fallible result.
 pub type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
-/// A string attribute.
-pub fn s(v: &str) -> dynamo_model::aws_sdk_dynamodb::types::AttributeValue {
-    dynamo_model::aws_sdk_dynamodb::types::AttributeValue::S(v.to_owned())
+/// A multi-thread runtime for a synchronous test (a property test runs its cases on it).
+pub fn runtime() -> Res<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?)
 }
 
-/// A number attribute.
-pub fn n(v: u64) -> dynamo_model::aws_sdk_dynamodb::types::AttributeValue {
-    dynamo_model::aws_sdk_dynamodb::types::AttributeValue::N(v.to_string())
+/// A property-test runner of `cases` cases that keeps no file of failures.
+pub fn runner(cases: u32) -> proptest::test_runner::TestRunner {
+    proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    })
 }
 
-/// Writes `item` with the raw SDK, as another program would.
-pub async fn put_raw<T: Table>(db: &dynamo_model::Db<T>, item: dynamo_model::Item) -> TestResult {
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(item))
-        .send()
-        .await?;
-    Ok(())
-}
-
-/// The key `PK` = `pk`, `SK` = `sk`.
-pub fn raw_key(
-    pk: &str,
-    sk: &str,
-) -> std::collections::HashMap<String, dynamo_model::aws_sdk_dynamodb::types::AttributeValue> {
-    std::collections::HashMap::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))])
-}
-
-/// The item under `pk`/`sk` as stored (strongly consistent, with the raw SDK).
-pub async fn raw_get<T: Table>(
-    db: &dynamo_model::Db<T>,
-    pk: &str,
-    sk: &str,
-) -> Res<dynamo_model::Item> {
-    Ok(db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .set_key(Some(raw_key(pk, sk)))
-        .consistent_read(true)
-        .send()
-        .await?
-        .item
-        .ok_or("no item")?)
-}
-
-/// Sets attributes of the stored item `pk`/`sk` as another program would (placeholders
-/// for every name and value).
-pub async fn raw_set<T: Table>(
-    db: &dynamo_model::Db<T>,
-    pk: &str,
-    sk: &str,
-    attrs: &[(&str, dynamo_model::aws_sdk_dynamodb::types::AttributeValue)],
-) -> Res<()> {
-    let mut names = std::collections::HashMap::new();
-    let mut values = std::collections::HashMap::new();
-    let mut sets = Vec::new();
-    for (i, (name, value)) in attrs.iter().enumerate() {
-        names.insert(format!("#a{i}"), (*name).to_owned());
-        values.insert(format!(":a{i}"), value.clone());
-        sets.push(format!("#a{i} = :a{i}"));
-    }
-    db.client()
-        .update_item()
-        .table_name(db.table_name())
-        .set_key(Some(raw_key(pk, sk)))
-        .update_expression(format!("SET {}", sets.join(", ")))
-        .set_expression_attribute_names(Some(names))
-        .set_expression_attribute_values(Some(values))
-        .send()
-        .await?;
-    Ok(())
-}
-
-/// Deletes the item `pk`/`sk` with the raw SDK, as another program would.
-pub async fn raw_delete<T: Table>(db: &dynamo_model::Db<T>, pk: &str, sk: &str) -> Res<()> {
-    db.client()
-        .delete_item()
-        .table_name(db.table_name())
-        .set_key(Some(raw_key(pk, sk)))
-        .send()
-        .await?;
-    Ok(())
-}
-
-/// The item under the raw key `key`, as stored (strongly consistent, with the raw SDK).
-pub async fn raw_find<T: Table>(
-    db: &dynamo_model::Db<T>,
-    key: dynamo_model::Item,
-) -> Res<Option<dynamo_model::Item>> {
-    Ok(db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .set_key(Some(key))
-        .consistent_read(true)
-        .send()
-        .await?
-        .item)
-}
-
-/// Every item under the partition key `PK` = `pk`, as stored (a strongly consistent raw
-/// query).
-pub async fn raw_partition<T: Table>(
-    db: &dynamo_model::Db<T>,
-    pk: &str,
-) -> Res<Vec<dynamo_model::Item>> {
-    let out = db
-        .client()
-        .query()
-        .table_name(db.table_name())
-        .key_condition_expression("PK = :p")
-        .expression_attribute_values(":p", s(pk))
-        .consistent_read(true)
-        .send()
-        .await?;
-    Ok(out.items.unwrap_or_default())
-}
-
-/// Every item of a table, by its string keys (`PK`, `SK`).
-pub type Rows = std::collections::BTreeMap<(String, String), dynamo_model::Item>;
-
-/// Every item of the table as stored (a strongly consistent scan with the raw SDK).
-pub async fn raw_table<T: Table>(db: &dynamo_model::Db<T>) -> Res<Rows> {
-    let mut all = Rows::new();
-    let mut start = None;
-    loop {
-        let out = db
-            .client()
-            .scan()
-            .table_name(db.table_name())
-            .set_exclusive_start_key(start)
-            .consistent_read(true)
-            .send()
-            .await?;
-        for item in out.items.unwrap_or_default() {
-            let key = |k: &str| item.get(k).and_then(|v| v.as_s().ok()).cloned();
-            all.insert(
-                (key("PK").unwrap_or_default(), key("SK").unwrap_or_default()),
-                item,
-            );
-        }
-        match out.last_evaluated_key.filter(|k| !k.is_empty()) {
-            Some(k) => start = Some(k),
-            None => return Ok(all),
-        }
-    }
+/// A [`runtime`] and a fresh table of `T` made on it, for a property test.
+pub fn runtime_and_table<T: Table>(
+) -> Res<(tokio::runtime::Runtime, dynamo_model::local::TempTable<T>)> {
+    let runtime = runtime()?;
+    let db = runtime.block_on(dynamo_model::local::fresh_table::<T>())?;
+    Ok((runtime, db))
 }
 
 /// Runs `f` to completion from inside a synchronous closure (a migration's map) on a
 /// multi-thread runtime.
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
     tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
+}
+
+/// A migration's map that changes every item by `change` and keeps it.
+pub fn each<E>(
+    change: impl Fn(&mut E) + Send + Sync + 'static,
+) -> impl Fn(E) -> Option<E> + Send + Sync + 'static {
+    move |mut item| {
+        change(&mut item);
+        Some(item)
+    }
+}
+
+/// What a test compares of a read: its items, each mapped.
+pub trait Mapped<T> {
+    /// `f` of every item, in the read's order.
+    fn mapped<U>(self, f: impl FnMut(T) -> U) -> Vec<U>;
+}
+
+impl<T> Mapped<T> for dynamo_model::Page<T> {
+    fn mapped<U>(self, f: impl FnMut(T) -> U) -> Vec<U> {
+        self.items.into_iter().map(f).collect()
+    }
+}
+
+/// The items of every page of `query()` with `limit` (and `page_size`; newest first
+/// when `reverse`), following the cursors; asserts that no page holds more than `limit`.
+pub async fn all_pages<T: dynamo_model::Target, K: dynamo_model::KeySpace>(
+    query: impl Fn() -> dynamo_model::ops::Query<T, K>,
+    limit: usize,
+    page_size: Option<usize>,
+    reverse: bool,
+) -> Result<Vec<T>, dynamo_model::Error> {
+    let mut items = Vec::new();
+    let mut cursor = None;
+    for _ in 0..100 {
+        let mut q = query().limit(limit);
+        if let Some(size) = page_size {
+            q = q.page_size(size);
+        }
+        if reverse {
+            q = q.reverse();
+        }
+        let page = q.page(cursor.as_ref()).await?;
+        assert!(page.items.len() <= limit, "a page over its limit");
+        items.extend(page.items);
+        match page.cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(items),
+        }
+    }
+    panic!("more than 100 pages");
 }
 
 /// Asserts that `err` is a refusal before sending for exactly `reason`.
@@ -258,6 +134,68 @@ pub async fn seed_purchase(db: &dynamo_model::Db<App>, p: &str) -> TestResult {
     Ok(())
 }
 
+/// Accounts `a0`, `a1`, … with the balances `balances`, no transfers yet.
+pub async fn accounts(db: &dynamo_model::Db<App>, balances: &[i64]) -> TestResult {
+    for (i, b) in balances.iter().enumerate() {
+        db.put(&Account {
+            id: format!("a{i}"),
+            balance: *b,
+            transfers: 0,
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+/// The balance of account `id` (a consistent read).
+pub async fn balance(db: &dynamo_model::Db<App>, id: &str) -> Res<i64> {
+    Ok(db
+        .get(Account::key(id))
+        .consistent()
+        .await?
+        .ok_or("no account")?
+        .balance)
+}
+
+/// A fresh table holding accounts `a0` (100) and `a1` (0), and a client on it that
+/// suffers `faults` (see [`faulty`]).
+pub async fn two_accounts(
+    faults: &dynamo_model::local::faults::Faults,
+) -> Res<(dynamo_model::local::TempTable<App>, dynamo_model::Db<App>)> {
+    let db = dynamo_model::local::fresh_table::<App>().await?;
+    accounts(&db, &[100, 0]).await?;
+    let flaky = faulty(&db, faults).await?;
+    Ok((db, flaky))
+}
+
+/// The balances of accounts `a0` and `a1`.
+pub async fn balances(db: &dynamo_model::Db<App>) -> Res<(i64, i64)> {
+    Ok((balance(db, "a0").await?, balance(db, "a1").await?))
+}
+
+/// A transaction moving `amount` from account `from` to account `to` (if `from` holds it),
+/// counting a transfer on both.
+pub fn transfer(
+    db: &dynamo_model::Db<App>,
+    from: &str,
+    to: &str,
+    amount: i64,
+) -> dynamo_model::transact::TransactWrite<App> {
+    let f = Account::fields();
+    db.transact_write()
+        .update(
+            db.update(Account::key(from))
+                .add(f.balance, -amount)
+                .add(f.transfers, 1)
+                .condition(f.balance.ge(amount)),
+        )
+        .update(
+            db.update(Account::key(to))
+                .add(f.balance, amount)
+                .add(f.transfers, 1),
+        )
+}
+
 /// A document at revision 1, without an expiry.
 pub fn doc(id: &str, body: &str, version: u64) -> Doc {
     Doc {
@@ -284,6 +222,19 @@ pub fn same_layout(before: &dynamo_model::Item, after: &dynamo_model::Item) {
     }
 }
 
+/// `n` bytes that do not compress (xorshift noise from `seed`).
+pub fn noise(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
 /// `n` sample users, `u00`, `u01`, …
 pub fn users(n: usize) -> Vec<User> {
     (0..n).map(|i| User::sample(&format!("u{i:02}"))).collect()
@@ -296,51 +247,9 @@ pub async fn stored_ids(db: &dynamo_model::Db<App>) -> Res<std::collections::BTr
         .consistent()
         .all()
         .await?
-        .items
+        .mapped(|u| u.user_id)
         .into_iter()
-        .map(|u| u.user_id)
         .collect())
-}
-
-/// Turns the table's stream on with `view` and returns its ARN.
-pub async fn enable_stream<T: Table>(
-    db: &dynamo_model::Db<T>,
-    view: dynamo_model::aws_sdk_dynamodb::types::StreamViewType,
-) -> Res<String> {
-    use dynamo_model::aws_sdk_dynamodb::types::StreamSpecification;
-    db.client()
-        .update_table()
-        .table_name(db.table_name())
-        .stream_specification(
-            StreamSpecification::builder()
-                .stream_enabled(true)
-                .stream_view_type(view)
-                .build()?,
-        )
-        .send()
-        .await?;
-    let table = db
-        .client()
-        .describe_table()
-        .table_name(db.table_name())
-        .send()
-        .await?
-        .table;
-    Ok(table.and_then(|t| t.latest_stream_arn).ok_or("no stream")?)
-}
-
-/// A DynamoDB Streams client on DynamoDB Local.
-pub async fn streams_client() -> Res<aws_sdk_dynamodbstreams::Client> {
-    use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
-    let endpoint = tokio::task::spawn_blocking(dynamo_model::local::shared_endpoint).await??;
-    Ok(aws_sdk_dynamodbstreams::Client::from_conf(
-        aws_sdk_dynamodbstreams::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
-            .endpoint_url(endpoint)
-            .credentials_provider(Credentials::new("dynamomodel", "local", None, None, "test"))
-            .build(),
-    ))
 }
 
 #[derive(Table)]

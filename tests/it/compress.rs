@@ -63,18 +63,6 @@ fn text(len: usize, seed: u64) -> String {
     s
 }
 
-fn noise(len: usize, mut seed: u64) -> Vec<u8> {
-    seed |= 1;
-    (0..len)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed as u8
-        })
-        .collect()
-}
-
 fn post(id: &str, body: String) -> Post {
     Post {
         thread: "t".into(),
@@ -94,6 +82,11 @@ fn post(id: &str, body: String) -> Post {
         }),
         version: 0,
     }
+}
+
+/// The key of [`post`] `id`.
+fn post_key(id: &str) -> dynamo_model::Key<Post> {
+    Post::key(PostKey { thread: "t", id })
 }
 
 async fn get_raw(db: &Db<App>, id: &str) -> Res<Item> {
@@ -130,12 +123,7 @@ async fn compressed_fields_are_tagged_binary_attributes_and_read_back() -> TestR
         },
         other => panic!("attachment: {other:?}"),
     }
-    let got = db
-        .get(Post::key(PostKey {
-            thread: "t",
-            id: "1",
-        }))
-        .await?;
+    let got = db.get(post_key("1")).await?;
     assert_eq!(got, Some(Post { version: 1, ..p }));
     Ok(())
 }
@@ -181,10 +169,7 @@ async fn an_update_stores_what_a_put_stores() -> TestResult {
     let f = Post::fields();
     let long = text(50_000, 4);
     let updated = db
-        .update(Post::key(PostKey {
-            thread: "t",
-            id: "u",
-        }))
+        .update(post_key("u"))
         .set(f.body, long.clone())
         .set(f.summary, "a summary".to_string())
         .set(f.raw, noise(3000, 5))
@@ -211,10 +196,7 @@ async fn an_update_stores_what_a_put_stores() -> TestResult {
     assert_eq!(bytes(&item, "raw")[0], RAW, "noise does not shrink");
     // remove clears an optional compressed field.
     let cleared = db
-        .update(Post::key(PostKey {
-            thread: "t",
-            id: "u",
-        }))
+        .update(post_key("u"))
         .remove(f.summary)
         .any_version()
         .await?;
@@ -232,31 +214,19 @@ async fn values_stored_before_the_field_was_compressed_read_back() -> TestResult
     let mut item = get_raw(&db, "legacy").await?;
     item.insert("body".into(), AttributeValue::S("plain old text".into()));
     item.insert("summary".into(), AttributeValue::S("plain summary".into()));
-    item.insert(
-        "raw".into(),
-        AttributeValue::L(vec![
-            AttributeValue::N("1".into()),
-            AttributeValue::N("2".into()),
-        ]),
-    );
+    item.insert("raw".into(), AttributeValue::L(vec![num("1"), num("2")]));
     item.insert(
         "meta".into(),
         dynamo_model::aws_sdk_dynamodb::types::AttributeValue::M(
             [
-                ("words".to_string(), AttributeValue::N("3".into())),
+                ("words".to_string(), num("3")),
                 ("tags".to_string(), AttributeValue::L(vec![])),
             ]
             .into(),
         ),
     );
     put_raw(&db, item).await?;
-    let got = db
-        .get(Post::key(PostKey {
-            thread: "t",
-            id: "legacy",
-        }))
-        .await?
-        .ok_or("missing")?;
+    let got = db.get(post_key("legacy")).await?.ok_or("missing")?;
     assert_eq!(got.body, "plain old text");
     assert_eq!(got.summary.as_deref(), Some("plain summary"));
     assert_eq!(got.raw, vec![1, 2]);
@@ -316,13 +286,7 @@ async fn decode(
     item: Item,
 ) -> Result<(Option<String>, DecodeErrorKind), Box<dyn std::error::Error + Send + Sync>> {
     put_raw(db, item).await?;
-    match db
-        .get(Post::key(PostKey {
-            thread: "t",
-            id: "bad",
-        }))
-        .await
-    {
+    match db.get(post_key("bad")).await {
         Err(Error::Decode(e)) => Ok((e.attribute, e.kind)),
         other => Err(format!("expected a decode error, got {other:?}").into()),
     }
@@ -334,13 +298,7 @@ async fn the_400_kb_limit_counts_compressed_bytes() -> TestResult {
     // 1 MB of text fits once compressed.
     let big = post("big", text(1024 * 1024, 2));
     db.put(&big).await?;
-    let got = db
-        .get(Post::key(PostKey {
-            thread: "t",
-            id: "big",
-        }))
-        .await?
-        .ok_or("missing")?;
+    let got = db.get(post_key("big")).await?.ok_or("missing")?;
     assert_eq!(got.body.len(), 1024 * 1024);
     // 500 KB that does not compress is refused before sending, by put and by update.
     let mut p = post("noise", String::new());
@@ -348,23 +306,14 @@ async fn the_400_kb_limit_counts_compressed_bytes() -> TestResult {
     let err = db.put(&p).await.unwrap_err();
     assert_refused(&err, ValidationReason::ItemTooLarge);
     let err = db
-        .update(Post::key(PostKey {
-            thread: "t",
-            id: "big",
-        }))
+        .update(post_key("big"))
         .set(Post::fields().raw, noise(500 * 1024, 12))
         .any_version()
         .await
         .unwrap_err();
     assert_refused(&err, ValidationReason::ItemTooLarge);
     // Nothing was written by either.
-    assert!(db
-        .get(Post::key(PostKey {
-            thread: "t",
-            id: "noise"
-        }))
-        .await?
-        .is_none());
+    assert!(db.get(post_key("noise")).await?.is_none());
     Ok(())
 }
 
@@ -373,17 +322,10 @@ async fn the_400_kb_limit_counts_compressed_bytes() -> TestResult {
 #[test]
 fn any_value_round_trips() {
     use proptest::prelude::*;
-    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    use proptest::test_runner::TestCaseError;
 
-    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-    let db = runtime
-        .block_on(local::fresh_table::<App>())
-        .expect("a fresh table");
-    let mut runner = TestRunner::new(Config {
-        cases: 32,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let (runtime, db) = runtime_and_table::<App>().expect("a runtime and a fresh table");
+    let mut runner = runner(32);
     let values = (
         prop_oneof![".{0,300}", "[a-c]{0,3000}"],
         prop_oneof![
@@ -402,12 +344,7 @@ fn any_value_round_trips() {
             p.raw = raw.clone();
             p.summary = summary.clone();
             db.put(&p).await.map_err(fail)?;
-            let key = || {
-                Post::key(PostKey {
-                    thread: "t",
-                    id: &id,
-                })
-            };
+            let key = || post_key(&id);
             let got = db.get(key()).await.map_err(fail)?;
             prop_assert_eq!(
                 got,

@@ -6,7 +6,7 @@
 use crate::common::*;
 use dynamo_model::{local, Db, Entity, Error};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::TestCaseError;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use time::macros::date;
 use time::{Date, Duration, PrimitiveDateTime, Time};
@@ -81,6 +81,10 @@ impl Op {
     }
 }
 
+fn day_and_time(r: Reading) -> (Date, PrimitiveDateTime) {
+    (r.day, r.at)
+}
+
 async fn check_case(
     db: &Db<App>,
     sensor: &str,
@@ -107,9 +111,6 @@ async fn check_case(
         .map_err(fail)?;
     }
     stored.sort();
-    let keys = |items: Vec<Reading>| -> Vec<(Date, PrimitiveDateTime)> {
-        items.into_iter().map(|r| (r.day, r.at)).collect()
-    };
     for op in ops {
         let expected: Vec<_> = stored
             .iter()
@@ -117,19 +118,22 @@ async fn check_case(
             .filter(|(d, _)| op.holds(*d))
             .collect();
         let query = || db.query(Reading::partition(sensor)).sk(op.on_table());
-        let forward = keys(query().page_size(3).all().await.map_err(fail)?.items);
+        let forward = query()
+            .page_size(3)
+            .all()
+            .await
+            .map_err(fail)?
+            .mapped(day_and_time);
         prop_assert_eq!(&forward, &expected, "{:?}", op);
         let mut reversed = expected.clone();
         reversed.reverse();
-        let backward = keys(
-            query()
-                .reverse()
-                .page_size(2)
-                .all()
-                .await
-                .map_err(fail)?
-                .items,
-        );
+        let backward = query()
+            .reverse()
+            .page_size(2)
+            .all()
+            .await
+            .map_err(fail)?
+            .mapped(day_and_time);
         prop_assert_eq!(&backward, &reversed, "reversed {:?}", op);
     }
     // A range on the date-time leading the index sort key.
@@ -146,25 +150,22 @@ async fn check_case(
         .all()
         .await
         .map_err(fail)?;
-    prop_assert_eq!(keys(on_index.items), expected, "index window {:?}", window);
+    prop_assert_eq!(
+        on_index.mapped(day_and_time),
+        expected,
+        "index window {:?}",
+        window
+    );
     Ok(())
 }
 
 #[test]
 fn date_ranges_return_exactly_the_reference_items() -> TestResult {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let db = runtime.block_on(local::fresh_table::<App>())?;
+    let (runtime, db) = runtime_and_table::<App>()?;
     let sensors = AtomicUsize::new(0);
     let readings = prop::collection::vec((days(), times()), 1..16);
     let bounds = (days(), days(), days(), times(), times());
-    let mut runner = TestRunner::new(Config {
-        cases: 16,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner(16);
     let outcome = runner.run(&(readings, bounds), |(readings, (a, b, c, t1, t2))| {
         let ops = [
             Op::Lt(a),

@@ -112,24 +112,10 @@ async fn a_batch_get_returns_at_its_deadline_with_the_keys_it_did_not_read() -> 
 
 #[tokio::test]
 async fn a_transaction_cut_off_by_its_deadline_can_be_resent_with_its_token() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    for (id, balance) in [("a", 100), ("b", 0)] {
-        db.put(&Account {
-            id: id.into(),
-            balance,
-            transfers: 0,
-        })
-        .await?;
-    }
     let faults = slow("TransactWriteItems");
-    let flaky = faulty(&db, &faults).await?;
-    let f = Account::fields();
-
+    let (db, flaky) = two_accounts(&faults).await?;
     let started = Instant::now();
-    let err = flaky
-        .transact_write()
-        .update(flaky.update(Account::key("a")).add(f.balance, -10))
-        .update(flaky.update(Account::key("b")).add(f.balance, 10))
+    let err = transfer(&flaky, "a0", "a1", 10)
         .retry(short_deadline())
         .await
         .unwrap_err();
@@ -148,23 +134,8 @@ async fn a_transaction_cut_off_by_its_deadline_can_be_resent_with_its_token() ->
 
     // Applied or not, resending with the token applies it exactly once.
     faults.set_enabled(false);
-    flaky
-        .transact_write()
-        .update(flaky.update(Account::key("a")).add(f.balance, -10))
-        .update(flaky.update(Account::key("b")).add(f.balance, 10))
-        .token(token)
-        .await?;
-    let a = db
-        .get(Account::key("a"))
-        .consistent()
-        .await?
-        .ok_or("no a")?;
-    let b = db
-        .get(Account::key("b"))
-        .consistent()
-        .await?
-        .ok_or("no b")?;
-    assert_eq!((a.balance, b.balance), (90, 10));
+    transfer(&flaky, "a0", "a1", 10).token(token).await?;
+    assert_eq!(balances(&db).await?, (90, 10));
     Ok(())
 }
 
@@ -197,30 +168,14 @@ async fn a_huge_backoff_still_stops_at_the_deadline() -> TestResult {
 
 #[tokio::test]
 async fn a_transaction_out_of_time_after_server_errors_returns_its_token() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    for (id, balance) in [("a", 100), ("b", 0)] {
-        db.put(&Account {
-            id: id.into(),
-            balance,
-            transfers: 0,
-        })
-        .await?;
-    }
     // Every attempt is applied (the first for real, the others as replays of its token)
     // and answered with a 500: the outcome stays unknown until the deadline.
-    let faults = Faults::new(82)
-        .rate(1.0)
-        .kinds([FaultKind::ServerErrorAfterApply])
-        .operations(["TransactWriteItems"]);
-    let flaky = faulty(&db, &faults).await?;
-    let f = Account::fields();
-    let transfer = || {
-        flaky
-            .transact_write()
-            .update(flaky.update(Account::key("a")).add(f.balance, -10))
-            .update(flaky.update(Account::key("b")).add(f.balance, 10))
-    };
-    let err = transfer().retry(short_deadline()).await.unwrap_err();
+    let faults = applied_then_lost(82, 1.0, "TransactWriteItems");
+    let (db, flaky) = two_accounts(&faults).await?;
+    let err = transfer(&flaky, "a0", "a1", 10)
+        .retry(short_deadline())
+        .await
+        .unwrap_err();
     let Error::DeadlineExceeded {
         client_request_token: Some(token),
         ..
@@ -230,20 +185,8 @@ async fn a_transaction_out_of_time_after_server_errors_returns_its_token() -> Te
     };
     assert!(faults.stats().server_errors_after_apply >= 2);
     faults.set_enabled(false);
-    transfer().token(token).await?;
-    let balance = |id: &'static str| {
-        let db = &db;
-        async move {
-            db.get(Account::key(id))
-                .consistent()
-                .await
-                .map(|a| a.map(|a| a.balance))
-        }
-    };
-    assert_eq!(
-        (balance("a").await?, balance("b").await?),
-        (Some(90), Some(10))
-    );
+    transfer(&flaky, "a0", "a1", 10).token(token).await?;
+    assert_eq!(balances(&db).await?, (90, 10));
     Ok(())
 }
 

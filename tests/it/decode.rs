@@ -11,7 +11,7 @@ fn user_item() -> Item {
         ("_type".into(), s("User")),
         ("userId".into(), s("u-1")),
         ("displayName".into(), s("One")),
-        ("loginCount".into(), AttributeValue::N("3".into())),
+        ("loginCount".into(), num("3")),
         ("tags".into(), AttributeValue::L(vec![])),
     ])
 }
@@ -91,7 +91,7 @@ async fn missing_wrong_typed_and_out_of_range_attributes_name_the_attribute() ->
     );
 
     let mut item = user_item();
-    item.insert("loginCount".into(), AttributeValue::N("99999999999".into()));
+    item.insert("loginCount".into(), num("99999999999"));
     put_raw(&db, item).await?;
     let (_, attribute, kind) = decode_kind(db.get(User::key("u-1")).await.unwrap_err());
     assert_eq!(attribute.as_deref(), Some("loginCount"));

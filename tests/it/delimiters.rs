@@ -9,46 +9,14 @@
 //! (which needs the registry to split keys at the right delimiter) and updated (which reads
 //! key fields back with the table key's delimiter and writes them with the index's).
 
+use crate::common::reference::{bounds, on_component, operands, paged, selected, store, Op, Row};
 use crate::common::*;
-use dynamo_model::ops::Query;
-use dynamo_model::{
-    local, Cursor, Db, Entity, Error, KeySpace, Partition, SortKeyCondition, Table,
-};
+use dynamo_model::{local, Db, Entity, Error, Partition, SortKeyCondition, Table};
 use proptest::prelude::*;
-use proptest::sample::Index;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::TestCaseError;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use time::macros::date;
 use time::Date;
-
-#[derive(Debug, Clone)]
-enum Op {
-    Lt(String),
-    Le(String),
-    Gt(String),
-    Ge(String),
-    Between(String, String),
-    StartsWith(String),
-    /// The whole component: `.name().eq(v)`.
-    Is(String),
-}
-
-impl Op {
-    fn holds(&self, name: &str) -> bool {
-        // Rust compares `str` by bytes, as DynamoDB compares key strings.
-        match self {
-            Op::Lt(b) => name < b.as_str(),
-            Op::Le(b) => name <= b.as_str(),
-            Op::Gt(b) => name > b.as_str(),
-            Op::Ge(b) => name >= b.as_str(),
-            Op::Between(a, b) => a.as_str() <= name && name <= b.as_str(),
-            Op::StartsWith(p) => name.starts_with(p.as_str()),
-            Op::Is(b) => name == b,
-        }
-    }
-}
-
-type Row = (String, u32);
 
 /// An entity of the test, one per delimiter: a name and a number under a group.
 trait Named: Entity<Table = App> + Clone {
@@ -89,28 +57,10 @@ macro_rules! delimited {
                 $ty::gsi1_partition(group)
             }
             fn on_table(op: &Op) -> SortKeyCondition<Self> {
-                let name = || $ty::sk().name();
-                match op {
-                    Op::Lt(b) => name().lt(b),
-                    Op::Le(b) => name().le(b),
-                    Op::Gt(b) => name().gt(b),
-                    Op::Ge(b) => name().ge(b),
-                    Op::Between(a, b) => name().between(a, b),
-                    Op::StartsWith(p) => name().starts_with(p),
-                    Op::Is(b) => name().eq(b).into(),
-                }
+                on_component!(op, $ty::sk().name())
             }
             fn on_index(op: &Op) -> SortKeyCondition<Self, AppGsi1> {
-                let name = || $ty::gsi1_sk().name();
-                match op {
-                    Op::Lt(b) => name().lt(b),
-                    Op::Le(b) => name().le(b),
-                    Op::Gt(b) => name().gt(b),
-                    Op::Ge(b) => name().ge(b),
-                    Op::Between(a, b) => name().between(a, b),
-                    Op::StartsWith(p) => name().starts_with(p),
-                    Op::Is(b) => name().eq(b).into(),
-                }
+                on_component!(op, $ty::gsi1_sk().name())
             }
         }
     };
@@ -170,21 +120,6 @@ fn hostile_names() -> impl Strategy<Value = String> {
     ]
 }
 
-/// Every page of `query()` with `limit(2)`, following cursors.
-async fn paged<E: Named, K: KeySpace>(query: impl Fn() -> Query<E, K>) -> Result<Vec<Row>, Error> {
-    let mut out = Vec::new();
-    let mut cursor: Option<Cursor> = None;
-    for _ in 0..100 {
-        let page = query().limit(2).page(cursor.as_ref()).await?;
-        out.extend(page.items.into_iter().map(E::row));
-        match page.cursor {
-            Some(next) => cursor = Some(next),
-            None => return Ok(out),
-        }
-    }
-    panic!("more than 100 pages");
-}
-
 async fn check_case<E: Named>(
     db: &Db<App>,
     group: &str,
@@ -192,39 +127,30 @@ async fn check_case<E: Named>(
     ops: &[Op],
 ) -> Result<(), TestCaseError> {
     let fail = |e: Error| TestCaseError::fail(e.to_string());
-    let mut stored: Vec<Row> = Vec::new();
-    for (name, n) in people {
-        if !stored.contains(&(name.clone(), *n)) {
-            stored.push((name.clone(), *n));
-            db.put(&E::new(group, name, *n)).await.map_err(fail)?;
-        }
-    }
-    // Key order: by name (UTF-8 bytes), then by n. Distinct rows have distinct keys, or
-    // a put would have replaced another row and the whole partition would miss it.
-    stored.sort();
-    let rows = |items: Vec<E>| -> Vec<Row> { items.into_iter().map(E::row).collect() };
+    let stored = store(db, people, |name, n| E::new(group, name, n))
+        .await
+        .map_err(fail)?;
     let everything = db
         .query(E::table_partition(group))
         .all()
         .await
         .map_err(fail)?;
-    prop_assert_eq!(&rows(everything.items), &stored, "the whole partition");
+    prop_assert_eq!(&everything.mapped(E::row), &stored, "the whole partition");
     for op in ops {
-        let expected: Vec<Row> = stored
-            .iter()
-            .filter(|(name, _)| op.holds(name))
-            .cloned()
-            .collect();
-        let mut reversed = expected.clone();
-        reversed.reverse();
+        let (expected, reversed) = selected(&stored, op);
         let table = || db.query(E::table_partition(group)).sk(E::on_table(op));
-        let forward = rows(table().page_size(3).all().await.map_err(fail)?.items);
+        let forward = table()
+            .page_size(3)
+            .all()
+            .await
+            .map_err(fail)?
+            .mapped(E::row);
         prop_assert_eq!(&forward, &expected, "table {:?}", op);
-        let backward = paged(|| table().reverse()).await.map_err(fail)?;
+        let backward = paged(|| table().reverse(), E::row).await.map_err(fail)?;
         prop_assert_eq!(&backward, &reversed, "table reversed pages {:?}", op);
         let index = || db.query(E::index_partition(group)).sk(E::on_index(op));
         prop_assert_eq!(
-            &paged(index).await.map_err(fail)?,
+            &paged(index, E::row).await.map_err(fail)?,
             &expected,
             "index {:?}",
             op
@@ -235,49 +161,14 @@ async fn check_case<E: Named>(
 
 /// The property for entity `E` (one delimiter), over `cases` cases.
 fn every_operator_matches_the_reference<E: Named>(cases: u32) -> TestResult {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let db = runtime.block_on(local::fresh_table::<App>())?;
+    let (runtime, db) = runtime_and_table::<App>()?;
     let groups = AtomicUsize::new(0);
     let people = prop::collection::vec((hostile_names(), 0u32..3), 1..10);
-    let operands = prop::collection::vec(
-        (
-            hostile_names(),
-            prop::option::weighted(0.6, any::<Index>()),
-            any::<Index>(),
-        ),
-        2,
-    );
-    let mut runner = TestRunner::new(Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    });
-    let outcome = runner.run(&(people, operands), |(people, operands)| {
-        // Bounds are stored names (equal values and extensions are the hard cases) or
-        // fresh ones; a partial value is a prefix of a bound.
-        let [a, b] = [0, 1].map(|i| {
-            let (fresh, pick, _) = operands[i].clone();
-            match pick {
-                Some(at) => people[at.index(people.len())].0.clone(),
-                None => fresh,
-            }
-        });
-        let chars: Vec<char> = a.chars().collect();
-        let partial: String = chars[..operands[1].2.index(chars.len() + 1)]
-            .iter()
-            .collect();
-        let ops = [
-            Op::Lt(a.clone()),
-            Op::Le(a.clone()),
-            Op::Gt(a.clone()),
-            Op::Ge(a.clone()),
-            Op::Between(a.clone().min(b.clone()), a.clone().max(b.clone())),
-            Op::StartsWith(partial),
-            Op::Is(a.clone()),
-        ];
+    let mut runner = runner(cases);
+    let cases = (people, operands(hostile_names()));
+    let outcome = runner.run(&cases, |(people, operands)| {
+        let (a, b, prefix) = bounds(&people, &operands);
+        let ops = Op::every(&a, &b, &prefix);
         let group = format!("g{}", groups.fetch_add(1, Ordering::Relaxed));
         runtime.block_on(check_case::<E>(&db, &group, &people, &ops))
     });
@@ -386,10 +277,7 @@ async fn the_seeds_layouts_are_written_read_batched_and_updated() -> TestResult 
         }))
         .all()
         .await?
-        .items
-        .into_iter()
-        .map(|o| o.order_id)
-        .collect();
+        .mapped(|o| o.order_id);
     let mut expected: Vec<String> = (0..30)
         .filter(|i| i % 3 == 1)
         .map(|i| format!("b.{i:02}"))

@@ -167,8 +167,7 @@ fn keys() -> impl Strategy<Value = Vec<RawKey>> {
 /// for that reason.
 #[test]
 fn transactions_and_batches_refuse_exactly_the_requests_with_equal_raw_keys() -> TestResult {
-    let runtime = tokio::runtime::Runtime::new()?;
-    let db = runtime.block_on(local::fresh_table::<App>())?;
+    let (runtime, db) = runtime_and_table::<App>()?;
     let mut runner = TestRunner::new(Config::with_cases(32));
     runner
         .run(&keys(), |keys| {

@@ -290,13 +290,7 @@ async fn the_cloudformation_resource_is_the_table_create_table_makes() -> TestRe
     let db = local::fresh_table::<App>().await?;
     let template = Export::of::<App>(db.table_name()).cloudformation();
     let properties = &template["Resources"]["AppTable"]["Properties"];
-    let described = db
-        .client()
-        .describe_table()
-        .table_name(db.table_name())
-        .send()
-        .await?;
-    let table = described.table().ok_or("a table")?;
+    let table = &describe(&db).await?;
     assert_eq!(properties["TableName"], db.table_name());
     assert_eq!(
         key_schema(table.key_schema()),
@@ -375,17 +369,8 @@ async fn the_cloudformation_resource_is_the_table_create_table_makes() -> TestRe
         })
         .collect();
     assert_eq!(lsis, exported_lsis);
-    let ttl = db
-        .client()
-        .describe_time_to_live()
-        .table_name(db.table_name())
-        .send()
-        .await?;
-    let ttl = ttl
-        .time_to_live_description()
-        .and_then(|t| t.attribute_name());
     assert_eq!(
-        ttl,
+        ttl_attribute(&db).await?.as_deref(),
         properties["TimeToLiveSpecification"]["AttributeName"].as_str()
     );
     Ok(())

@@ -84,29 +84,11 @@ async fn a_batch_write_applied_but_answered_with_a_500_is_not_counted_as_written
 
 #[tokio::test]
 async fn a_transaction_is_retried_with_one_token_and_applied_once() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    for (id, balance) in [("a", 100), ("b", 0)] {
-        db.put(&Account {
-            id: id.into(),
-            balance,
-            transfers: 0,
-        })
-        .await?;
-    }
     // With this seed the first three attempts are applied, then reported as a 500: every
     // retry is a replay of an applied transaction.
-    let faults = Faults::new(96)
-        .rate(0.7)
-        .kinds([FaultKind::ServerErrorAfterApply])
-        .operations(["TransactWriteItems"])
-        .record();
-    let flaky = faulty(&db, &faults).await?;
-    let f = Account::fields();
-    flaky
-        .transact_write()
-        .update(flaky.update(Account::key("a")).add(f.balance, -10))
-        .update(flaky.update(Account::key("b")).add(f.balance, 10))
-        .await?;
+    let faults = applied_then_lost(96, 0.7, "TransactWriteItems").record();
+    let (db, flaky) = two_accounts(&faults).await?;
+    transfer(&flaky, "a0", "a1", 10).await?;
     assert!(
         faults.stats().server_errors_after_apply >= 2,
         "{:?}",
@@ -129,16 +111,6 @@ async fn a_transaction_is_retried_with_one_token_and_applied_once() -> TestResul
         "one token: {tokens:?}"
     );
     // Applied by every attempt, but as one transaction: exactly once.
-    let a = db
-        .get(Account::key("a"))
-        .consistent()
-        .await?
-        .ok_or("no a")?;
-    let b = db
-        .get(Account::key("b"))
-        .consistent()
-        .await?
-        .ok_or("no b")?;
-    assert_eq!((a.balance, b.balance), (90, 10));
+    assert_eq!(balances(&db).await?, (90, 10));
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Version-prefix history (`#[dynamo(versioned)]`): the latest copy and its revisions.
 
 use crate::common::*;
-use dynamo_model::history::{Keep, Revision};
+use dynamo_model::history::Keep;
 use dynamo_model::{local, Entity, Error, ValidationReason};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -48,10 +48,7 @@ async fn create_revise_read_and_list() -> TestResult {
         .history(Article::key("a"))
         .all()
         .await?
-        .items
-        .iter()
-        .map(|r: &Revision<Article>| r.revision)
-        .collect();
+        .mapped(|r| r.revision);
     assert_eq!(oldest_first, vec![1, 2, 3, 4, 5]);
     let newest: Vec<u64> = versions
         .history(Article::key("a"))
@@ -59,10 +56,7 @@ async fn create_revise_read_and_list() -> TestResult {
         .limit(2)
         .all()
         .await?
-        .items
-        .iter()
-        .map(|r| r.revision)
-        .collect();
+        .mapped(|r| r.revision);
     assert_eq!(newest, vec![5, 4]);
 
     // Reads other than the history see the latest copy only.

@@ -272,24 +272,8 @@ async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migrati
     let reversed = versions.history(key()).reverse().all().await?.items;
     assert_eq!(numbers(&reversed), (1..=12).rev().collect::<Vec<_>>());
     for (limit, page_size, reverse) in [(5, None, false), (4, Some(3), true), (1, Some(1), false)] {
-        let mut paged = Vec::new();
-        let mut cursor = None;
-        loop {
-            let mut q = versions.history(key()).limit(limit);
-            if let Some(size) = page_size {
-                q = q.page_size(size);
-            }
-            if reverse {
-                q = q.reverse();
-            }
-            let page = q.page(cursor.as_ref()).await?;
-            assert!(page.items.len() <= limit);
-            paged.extend(numbers(&page.items));
-            match page.cursor {
-                Some(c) => cursor = Some(c),
-                None => break,
-            }
-        }
+        let paged =
+            numbers(&all_pages(|| versions.history(key()), limit, page_size, reverse).await?);
         let mut want: Vec<u64> = (1..=12).collect();
         if reverse {
             want.reverse();

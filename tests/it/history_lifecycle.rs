@@ -11,7 +11,7 @@ use dynamo_model::history::{Keep, Removed};
 use dynamo_model::local::{self, BoxError};
 use dynamo_model::{Db, Entity, Error, Item, ValidationReason};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::TestCaseError;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use time::OffsetDateTime;
@@ -82,33 +82,7 @@ fn note(id: &str, body: &str) -> Note {
 
 /// The sort keys under `pk`.
 async fn sort_keys(db: &Db<App>, pk: &str) -> Result<BTreeSet<String>, BoxError> {
-    Ok(raw_partition(db, pk)
-        .await?
-        .iter()
-        .filter_map(|i| i.get("SK").and_then(|v| v.as_s().ok()).cloned())
-        .collect())
-}
-
-/// Every item of the table, as stored, in a stable order.
-async fn raw_table(db: &Db<App>) -> Result<Vec<BTreeMap<String, String>>, BoxError> {
-    let out = db
-        .client()
-        .scan()
-        .table_name(db.table_name())
-        .consistent_read(true)
-        .send()
-        .await?;
-    let mut items: Vec<BTreeMap<String, String>> = out
-        .items()
-        .iter()
-        .map(|i| {
-            i.iter()
-                .map(|(k, v)| (k.clone(), format!("{v:?}")))
-                .collect()
-        })
-        .collect();
-    items.sort();
-    Ok(items)
+    Ok(raw_sort_keys(db, pk).await?.into_iter().collect())
 }
 
 fn padded(slot: u64, rest: &str) -> String {
@@ -130,10 +104,7 @@ async fn history_of(db: &Db<App>, id: &str) -> Result<Vec<(u64, String)>, Error>
         .consistent()
         .all()
         .await?
-        .items
-        .into_iter()
-        .map(|r| (r.revision, r.value.body))
-        .collect())
+        .mapped(|r| (r.revision, r.value.body)))
 }
 
 /// `n` revisions of note `id` (bodies `b1`..`bn`).
@@ -548,10 +519,7 @@ async fn an_unpadded_layout_written_by_another_program_is_read_and_continued() -
         .reverse()
         .all()
         .await?
-        .items
-        .iter()
-        .map(|r| r.revision)
-        .collect();
+        .mapped(|r| r.revision);
     assert_eq!(
         reversed,
         text_order.iter().rev().copied().collect::<Vec<_>>()
@@ -564,22 +532,11 @@ async fn an_unpadded_layout_written_by_another_program_is_read_and_continued() -
         (1..=11).collect::<Vec<_>>()
     );
     // Paging reads the same, the other entity's item never among them.
-    let mut paged = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = versions
-            .history(key())
-            .limit(4)
-            .page_size(3)
-            .page(cursor.as_ref())
-            .await?;
-        paged.extend(page.items.iter().map(|r| r.revision));
-        match page.cursor {
-            Some(c) => cursor = Some(c),
-            None => break,
-        }
-    }
-    assert_eq!(paged, text_order);
+    let paged = all_pages(|| versions.history(key()), 4, Some(3), false).await?;
+    assert_eq!(
+        paged.iter().map(|r| r.revision).collect::<Vec<_>>(),
+        text_order
+    );
     // Base-table reads: the latest copy only.
     assert_eq!(
         db.query(Audit::partition("a")).all().await?.items,
@@ -598,10 +555,7 @@ async fn an_unpadded_layout_written_by_another_program_is_read_and_continued() -
         .into_iter()
         .find(|i| i.get("SK") == Some(&AttributeValue::S("v0_Audit".into())))
         .ok_or("v0")?;
-    assert_eq!(
-        raw_latest.get("version"),
-        Some(&AttributeValue::N("12".into()))
-    );
+    assert_eq!(raw_latest.get("version"), Some(&num("12")));
 
     // Pruning keeps the numerically newest (10, 11, 12), not the last in text order.
     let r = versions.prune(key(), Keep::Newest(3)).await?;
@@ -892,15 +846,8 @@ async fn check(db: &Db<App>, ids: &[String; 2], models: &[Model; 2]) -> Result<(
 
 #[test]
 fn random_histories_match_a_reference_model() {
-    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-    let db = runtime
-        .block_on(local::fresh_table::<App>())
-        .expect("a fresh table");
-    let mut runner = TestRunner::new(Config {
-        cases: 16,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let (runtime, db) = runtime_and_table::<App>().expect("a runtime and a fresh table");
+    let mut runner = runner(12);
     let case = std::cell::Cell::new(0u32);
     let result = runner.run(&proptest::collection::vec(step(), 1..10), |steps| {
         case.set(case.get() + 1);

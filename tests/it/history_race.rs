@@ -27,10 +27,10 @@ pub struct RaceDoc {
     pub version: u64,
 }
 
-const WRITERS: usize = 16;
+const WRITERS: usize = 8;
 const STEPS: usize = 5;
 
-/// Quick backoff (16 writers contend on one item), with a generous deadline.
+/// Quick backoff (eight writers contend on one item), with a generous deadline.
 fn policy() -> RetryPolicy {
     RetryPolicy::default()
         .base(Duration::from_millis(2))
@@ -155,24 +155,13 @@ async fn race_and_check(db: &Db<App>, writers_db: &Db<App>, id: &str) -> TestRes
     assert_eq!(latest.version, total);
 
     // Nothing else under the partition: the latest copy and 80 revisions.
-    let raw = db
-        .client()
-        .query()
-        .table_name(db.table_name())
-        .key_condition_expression("PK = :p")
-        .expression_attribute_values(
-            ":p",
-            dynamo_model::aws_sdk_dynamodb::types::AttributeValue::S(format!("RACE#{id}")),
-        )
-        .consistent_read(true)
-        .send()
-        .await?;
-    assert_eq!(raw.items().len(), WRITERS * STEPS + 1);
+    let raw = raw_partition(db, &format!("RACE#{id}")).await?;
+    assert_eq!(raw.len(), WRITERS * STEPS + 1);
     Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sixteen_writers_add_eighty_revisions_with_no_gap_and_no_overwrite() -> TestResult {
+async fn eight_writers_add_forty_revisions_with_no_gap_and_no_overwrite() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     race_and_check(&db, &db, "plain").await
 }
@@ -238,10 +227,7 @@ async fn the_race_survives_faulted_reads_without_sdk_retries() -> TestResult {
 #[tokio::test]
 async fn add_under_lost_responses_reports_its_own_revision_once() -> TestResult {
     let db = local::fresh_table::<App>().await?;
-    let faults = Faults::new(10_004)
-        .rate(0.5)
-        .kinds([FaultKind::ServerErrorAfterApply])
-        .operations(["TransactWriteItems"]);
+    let faults = applied_then_lost(10_004, 0.5, "TransactWriteItems");
     let flaky = faulty(&db, &faults).await?;
     let versions = flaky.versions::<RaceDoc>().retry(policy());
     let mut doc = RaceDoc {

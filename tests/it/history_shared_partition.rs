@@ -129,10 +129,7 @@ where
         .consistent()
         .all()
         .await?
-        .items
-        .iter()
-        .map(|r| seen(r, &body))
-        .collect();
+        .mapped(|r| seen(&r, &body));
     let mut sorted = whole.clone();
     sorted.sort();
     assert_eq!(sorted, want, "history of {name}");
@@ -147,10 +144,7 @@ where
         .reverse()
         .all()
         .await?
-        .items
-        .iter()
-        .map(|r| seen(r, &body))
-        .collect();
+        .mapped(|r| seen(&r, &body));
     assert_eq!(reversed, whole_reversed, "reversed history of {name}");
     for (limit, page_size, reverse) in [
         (1, None, false),
@@ -159,24 +153,12 @@ where
         (3, None, true),
         (5, Some(2), false),
     ] {
-        let mut paged = Vec::new();
-        let mut cursor = None;
-        for _ in 0..100 {
-            let mut q = versions.history(key()).consistent().limit(limit);
-            if let Some(size) = page_size {
-                q = q.page_size(size);
-            }
-            if reverse {
-                q = q.reverse();
-            }
-            let page = q.page(cursor.as_ref()).await?;
-            assert!(page.items.len() <= limit);
-            paged.extend(page.items.iter().map(|r| seen(r, &body)));
-            match page.cursor {
-                Some(c) => cursor = Some(c),
-                None => break,
-            }
-        }
+        let history = || versions.history(key()).consistent();
+        let paged: Vec<_> = all_pages(history, limit, page_size, reverse)
+            .await?
+            .iter()
+            .map(|r| seen(r, &body))
+            .collect();
         let expected = if reverse { &whole_reversed } else { &whole };
         assert_eq!(
             &paged, expected,

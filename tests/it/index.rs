@@ -272,10 +272,7 @@ async fn an_lsi_is_queried_with_strong_consistency_and_kept_fresh() -> TestResul
         .consistent()
         .all()
         .await?
-        .items
-        .into_iter()
-        .map(|o| o.status)
-        .collect();
+        .mapped(|o| o.status);
     assert_eq!(statuses, ["cancelled", "open", "open", "shipped"]);
 
     // Updating the LSI's field recomputes its sort key in the same request; a strongly
@@ -475,13 +472,7 @@ async fn a_multi_attribute_gsi_key_is_declared_and_queried_through_the_same_api(
             region: "EU",
         }))
     };
-    let eu: Vec<(u32, String)> = q()
-        .all()
-        .await?
-        .items
-        .into_iter()
-        .map(|m| (m.score, m.player))
-        .collect();
+    let eu: Vec<(u32, String)> = q().all().await?.mapped(|m| (m.score, m.player));
     assert_eq!(
         eu,
         [(0, "ann".into()), (10, "dee".into()), (20, "bob".into())],

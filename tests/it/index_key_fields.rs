@@ -379,12 +379,7 @@ async fn a_migration_decodes_fields_held_only_by_index_keys() -> TestResult {
     }
     let report = db
         .migration::<OrderItem>("more")
-        .map(|i| {
-            Some(OrderItem {
-                quantity: i.quantity + 1,
-                ..i
-            })
-        })
+        .map(each(|i: &mut OrderItem| i.quantity += 1))
         .run()
         .await?;
     assert_eq!(
@@ -398,7 +393,7 @@ async fn a_migration_decodes_fields_held_only_by_index_keys() -> TestResult {
 
     let rows = raw_table(&db).await?;
     let item = &rows[&("o#456".to_owned(), "p#9".to_owned())];
-    assert_eq!(item.get("Quantity"), Some(&AttributeValue::N("3".into())));
+    assert_eq!(item.get("Quantity"), Some(&num("3")));
     assert_eq!(item.get("GSI2PK"), Some(&s("c#123")));
     assert_eq!(item.get("GSI1PK"), Some(&s("p#9")));
     let order = &rows[&("o#456".to_owned(), "o#456".to_owned())];

@@ -3,8 +3,7 @@
 //! writes and transactions fail their stored-type condition; batch writes and bulk loads,
 //! which DynamoDB cannot make conditional, are refused before sending.
 
-use crate::common::{assert_refused, TestResult};
-use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
+use crate::common::{assert_refused, runner, runtime_and_table, TestResult};
 use dynamo_model::transact::CancelReason;
 use dynamo_model::{local, Db, Entity, Error, Item, Key, RawKey, Table, ValidationReason};
 use proptest::prelude::*;
@@ -43,6 +42,30 @@ pub struct Order {
     pub total: u64,
 }
 
+/// User `user_id`, named Ada.
+fn ada(user_id: &str) -> User {
+    User {
+        user_id: user_id.into(),
+        name: "Ada".into(),
+    }
+}
+
+fn note(user_id: &str, note_id: &str, text: &str) -> Note {
+    Note {
+        user_id: user_id.into(),
+        note_id: note_id.into(),
+        text: text.into(),
+    }
+}
+
+fn order(user_id: &str, order_no: u32, total: u64) -> Order {
+    Order {
+        user_id: user_id.into(),
+        order_no,
+        total,
+    }
+}
+
 /// At `sk = "{kind}#{seq}"`: kind `ORDER` with seq `0000000007` has the key of order 7.
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[dynamo(table = Iso, pk = "USER#{user_id}", sk = "{kind}#{seq}")]
@@ -54,20 +77,10 @@ pub struct Event {
 }
 
 async fn raw_item(db: &Db<Iso>, key: &RawKey) -> Result<Option<Item>, TestCaseError> {
-    let mut request = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .consistent_read(true)
-        .key("PK", AttributeValue::S(key.pk.clone()));
-    if let Some(sk) = &key.sk {
-        request = request.key("SK", AttributeValue::S(sk.clone()));
-    }
-    let out = request
-        .send()
+    let sk = key.sk.as_deref().unwrap_or_default();
+    crate::common::raw_find(db, crate::common::raw_key(&key.pk, sk))
         .await
-        .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
-    Ok(out.item)
+        .map_err(|e| TestCaseError::fail(format!("{e:?}")))
 }
 
 // ---------------------------------------------------------------- the examples
@@ -75,16 +88,9 @@ async fn raw_item(db: &Db<Iso>, key: &RawKey) -> Result<Option<Item>, TestCaseEr
 #[tokio::test]
 async fn a_batch_put_of_a_note_never_replaces_the_user_with_its_key() -> TestResult {
     let db = local::fresh_table::<Iso>().await?;
-    let user = User {
-        user_id: "u-1".into(),
-        name: "Ada".into(),
-    };
+    let user = ada("u-1");
     db.put(&user).await?;
-    let note = Note {
-        user_id: "u-1".into(),
-        note_id: "PROFILE".into(),
-        text: "hijack".into(),
-    };
+    let note = note("u-1", "PROFILE", "hijack");
     assert_eq!(
         note.primary_key().into_raw()?,
         user.primary_key().into_raw()?
@@ -116,11 +122,7 @@ async fn a_batch_put_of_a_note_never_replaces_the_user_with_its_key() -> TestRes
 #[tokio::test]
 async fn a_crafted_batch_delete_never_removes_an_order() -> TestResult {
     let db = local::fresh_table::<Iso>().await?;
-    let order = Order {
-        user_id: "u-1".into(),
-        order_no: 7,
-        total: 1999,
-    };
+    let order = order("u-1", 7, 1999);
     db.put(&order).await?;
     let order_key = order.primary_key().into_raw()?;
 
@@ -160,41 +162,25 @@ trait Writer: Entity<Table = Iso> + Clone + Debug {
     fn condition() -> dynamo_model::Condition<Self>;
 }
 
-impl Writer for User {
-    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<Self> {
-        db.update(key).set(User::fields().name, "changed")
-    }
-    fn condition() -> dynamo_model::Condition<Self> {
-        User::fields().name.exists()
-    }
+/// `Writer` for `$entity`: its update sets `$field` to `$value`, its check is that
+/// `$field` exists.
+macro_rules! writer {
+    ($entity:ident, $field:ident, $value:expr) => {
+        impl Writer for $entity {
+            fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<Self> {
+                db.update(key).set($entity::fields().$field, $value)
+            }
+            fn condition() -> dynamo_model::Condition<Self> {
+                $entity::fields().$field.exists()
+            }
+        }
+    };
 }
 
-impl Writer for Note {
-    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<Self> {
-        db.update(key).set(Note::fields().text, "changed")
-    }
-    fn condition() -> dynamo_model::Condition<Self> {
-        Note::fields().text.exists()
-    }
-}
-
-impl Writer for Order {
-    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<Self> {
-        db.update(key).set(Order::fields().total, 1u64)
-    }
-    fn condition() -> dynamo_model::Condition<Self> {
-        Order::fields().total.exists()
-    }
-}
-
-impl Writer for Event {
-    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<Self> {
-        db.update(key).set(Event::fields().body, "changed")
-    }
-    fn condition() -> dynamo_model::Condition<Self> {
-        Event::fields().body.exists()
-    }
-}
+writer!(User, name, "changed");
+writer!(Note, text, "changed");
+writer!(Order, total, 1u64);
+writer!(Event, body, "changed");
 
 const PATHS: [&str; 10] = [
     "put",
@@ -312,38 +298,15 @@ fn values() -> impl Strategy<Value = (String, u32, bool)> {
 /// write path: it is refused or fails its condition.
 #[test]
 fn a_write_through_one_entity_type_never_touches_another() -> TestResult {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()?;
-    let db = runtime.block_on(local::fresh_table::<Iso>())?;
+    let (runtime, db) = runtime_and_table::<Iso>()?;
     let case = AtomicUsize::new(0);
-    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
-        cases: 24,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    });
+    let mut runner = runner(24);
     let result = runner.run(&(values(), 0u8..4), |((word, n, collide), direction)| {
         // Each case in its own partition.
         let user_id = format!("c{}", case.fetch_add(1, Ordering::Relaxed));
-        let user = User {
-            user_id: user_id.clone(),
-            name: "Ada".into(),
-        };
-        let note = Note {
-            user_id: user_id.clone(),
-            note_id: if collide {
-                "PROFILE".into()
-            } else {
-                word.clone()
-            },
-            text: "note".into(),
-        };
-        let order = Order {
-            user_id: user_id.clone(),
-            order_no: n,
-            total: 5,
-        };
+        let user = ada(&user_id);
+        let note = note(&user_id, if collide { "PROFILE" } else { &word }, "note");
+        let order = order(&user_id, n, 5);
         let event = Event {
             user_id,
             kind: if collide { "ORDER".into() } else { word },

@@ -1,40 +1,9 @@
 //! Key rendering end to end: escaping, ordering as DynamoDB sorts, validation before sending.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::{local, Db, Entity, Error};
+use dynamo_model::{local, Entity, Error};
 use time::macros::datetime;
 use uuid::Uuid;
-
-async fn item_count(db: &Db<App>) -> Result<i32, Box<dyn std::error::Error + Send + Sync>> {
-    Ok(db
-        .client()
-        .scan()
-        .table_name(db.table_name())
-        .send()
-        .await?
-        .count())
-}
-
-/// Sort keys of a partition in the order DynamoDB returns them.
-async fn sort_keys(
-    db: &Db<App>,
-    pk: &str,
-) -> Result<Vec<String>, Box<dyn std::error::Error + Send + Sync>> {
-    let out = db
-        .client()
-        .query()
-        .table_name(db.table_name())
-        .key_condition_expression("PK = :pk")
-        .expression_attribute_values(":pk", AttributeValue::S(pk.into()))
-        .send()
-        .await?;
-    Ok(out
-        .items()
-        .iter()
-        .filter_map(|i| i.get("SK").and_then(|v| v.as_s().ok()).cloned())
-        .collect())
-}
 
 #[tokio::test]
 async fn a_delimiter_inside_a_value_cannot_forge_another_key() -> TestResult {
@@ -47,7 +16,7 @@ async fn a_delimiter_inside_a_value_cannot_forge_another_key() -> TestResult {
     db.put(&plain).await?;
     assert_eq!(db.get(User::key("a#b")).await?, Some(tricky));
     assert_eq!(db.get(User::key("a")).await?, Some(plain));
-    assert_eq!(item_count(&db).await?, 2);
+    assert_eq!(raw_table(&db).await?.len(), 2);
     Ok(())
 }
 
@@ -94,7 +63,7 @@ async fn signed_integer_and_bool_parts_sort_as_numbers_in_dynamodb() -> TestResu
             );
         }
     }
-    assert_eq!(sort_keys(&db, "READING#s").await?, expected);
+    assert_eq!(raw_sort_keys(&db, "READING#s").await?, expected);
     Ok(())
 }
 
@@ -128,7 +97,7 @@ async fn timestamps_sort_chronologically_whatever_their_offset() -> TestResult {
         );
     }
     let order: Vec<u64> = {
-        let keys = sort_keys(&db, "USER#u").await?;
+        let keys = raw_sort_keys(&db, "USER#u").await?;
         let mut out = Vec::new();
         for sk in keys {
             let i = times
@@ -183,7 +152,7 @@ async fn unencodable_keys_are_refused_before_sending() -> TestResult {
         .await
         .unwrap_err();
     crate::common::assert_refused(&err, dynamo_model::ValidationReason::KeyEncoding);
-    assert_eq!(item_count(&db).await?, 0);
+    assert_eq!(raw_table(&db).await?.len(), 0);
     Ok(())
 }
 
@@ -201,7 +170,7 @@ async fn oversized_items_are_refused_before_sending() -> TestResult {
         } => assert!(message.contains("409600"), "{message}"),
         other => panic!("expected Validation, got {other:?}"),
     }
-    assert_eq!(item_count(&db).await?, 0);
+    assert_eq!(raw_table(&db).await?.len(), 0);
     Ok(())
 }
 

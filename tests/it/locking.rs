@@ -212,10 +212,7 @@ async fn ttl_is_stored_as_epoch_seconds_and_expired_items_can_be_excluded() -> T
         .exclude_expired()
         .all()
         .await?
-        .items
-        .iter()
-        .map(|d| d.rev)
-        .collect();
+        .mapped(|d| d.rev);
     assert_eq!(live, [2, 3]);
     assert_eq!(
         db.scan::<Doc>().exclude_expired().all().await?.items.len(),

@@ -49,24 +49,28 @@ pub struct Counter {
     pub note: Option<String>,
 }
 
+/// A truck row as the other program writes it: `km` if any, no entity type.
+pub fn truck_row(id: u64, model: &str, km: Option<u64>) -> Item {
+    let mut row = Item::from([
+        ("PK".to_owned(), s(&format!("T#{id}"))),
+        ("SK".to_owned(), s("TRUCK")),
+        ("model".to_owned(), s(model)),
+    ]);
+    if let Some(km) = km {
+        row.insert("km".to_owned(), n(km));
+    }
+    row
+}
+
 /// `count` trucks as the other program writes them, a driver and a foreign row.
 async fn seed(db: &Db<Fleet>, count: u64) -> TestResult {
     for id in 1..=count {
-        let mut row = Item::from([
-            ("PK".to_owned(), s(&format!("T#{id}"))),
-            ("SK".to_owned(), s("TRUCK")),
-            (
-                "model".to_owned(),
-                s(if id.is_multiple_of(2) {
-                    "volvo"
-                } else {
-                    "scania"
-                }),
-            ),
-        ]);
-        if !id.is_multiple_of(3) {
-            row.insert("km".to_owned(), n(id * 1000));
-        }
+        let model = if id.is_multiple_of(2) {
+            "volvo"
+        } else {
+            "scania"
+        };
+        let mut row = truck_row(id, model, (!id.is_multiple_of(3)).then_some(id * 1000));
         // An attribute only the other program knows.
         row.insert("vendor".to_owned(), s(&format!("v-{id}")));
         put_raw(db, row).await?;
@@ -470,12 +474,7 @@ async fn a_rewrite_reports_a_renamed_field_holding_two_values_and_leaves_it() ->
 
     let mapped = db
         .migration::<Truck>("map")
-        .map(|t| {
-            Some(Truck {
-                trips: t.trips + 1,
-                ..t
-            })
-        })
+        .map(each(|t: &mut Truck| t.trips += 1))
         .run()
         .await?;
     assert_eq!(mapped.failures.len(), 1, "{:?}", mapped.failures);
@@ -620,10 +619,7 @@ async fn a_map_moves_a_versioned_items_version_on() -> TestResult {
     assert_eq!(rewritten.version, 1, "a rewrite keeps the version");
     let report = db
         .migration::<Ledger>("interest")
-        .map(|mut l| {
-            l.balance += 1;
-            Some(l)
-        })
+        .map(each(|l: &mut Ledger| l.balance += 1))
         .run()
         .await?;
     assert_eq!(report.progress.changed, 1);
@@ -664,10 +660,7 @@ async fn segments_that_overlap_still_change_each_item_once() -> TestResult {
     }
     let report = db
         .migration::<Counter>("segments")
-        .map(|mut c| {
-            c.n += 1;
-            Some(c)
-        })
+        .map(each(|c: &mut Counter| c.n += 1))
         .segments(3)
         .page_size(4)
         .run()
@@ -749,10 +742,7 @@ async fn the_write_budget_is_honoured() -> TestResult {
     let started = std::time::Instant::now();
     let report = db
         .migration::<Counter>("paced")
-        .map(|mut c| {
-            c.n += 1;
-            Some(c)
-        })
+        .map(each(|c: &mut Counter| c.n += 1))
         .max_write_units_per_second(20.0)
         .run()
         .await?;
@@ -807,9 +797,6 @@ async fn a_checkpoint_of_another_shape_is_refused() -> TestResult {
 /// counter is still incremented exactly once, and counted as changed.
 #[tokio::test]
 async fn lost_responses_change_each_item_once() -> TestResult {
-    use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
-    use dynamo_model::local::faults::{FaultKind, Faults};
-    use std::time::Duration;
     let db = local::fresh_table::<Fleet>().await?;
     for id in 0..30u32 {
         db.put(&Counter {
@@ -819,21 +806,10 @@ async fn lost_responses_change_each_item_once() -> TestResult {
         })
         .await?;
     }
-    let faults = Faults::new(7)
-        .rate(0.4)
-        .kinds([FaultKind::ServerErrorAfterApply])
-        .operations(["UpdateItem"]);
-    let retries = RetryConfig::standard()
-        .with_max_attempts(40)
-        .with_initial_backoff(Duration::from_millis(1))
-        .with_max_backoff(Duration::from_millis(10));
-    let lossy = faulty_with(&db, &faults, retries, "migration-lost-responses").await?;
+    let (lossy, faults) = lossy(&db, 7, 0.4, "UpdateItem", "migration-lost-responses").await?;
     let report = lossy
         .migration::<Counter>("lossy")
-        .map(|mut c| {
-            c.n += 1;
-            Some(c)
-        })
+        .map(each(|c: &mut Counter| c.n += 1))
         .run()
         .await?;
     assert!(

@@ -54,10 +54,7 @@ async fn counts(
         .consistent()
         .all()
         .await?
-        .items
-        .into_iter()
-        .map(|t| (t.id, t.n))
-        .collect();
+        .mapped(|t| (t.id, t.n));
     all.sort_unstable();
     Ok(all)
 }

@@ -71,10 +71,7 @@ async fn a_migration_of_a_sharded_untyped_entity_changes_every_real_item_only() 
 
     let report = db
         .migration::<Reading>("r18-shards")
-        .map(|mut r| {
-            r.value += 1_000_000;
-            Some(r)
-        })
+        .map(each(|r: &mut Reading| r.value += 1_000_000))
         .run()
         .await?;
     assert_eq!(report.progress.changed, ids.len() as u64, "{report:?}");
@@ -92,10 +89,7 @@ async fn a_migration_of_a_sharded_untyped_entity_changes_every_real_item_only() 
     // Run again: a map with its marker does nothing more.
     let again = db
         .migration::<Reading>("r18-shards")
-        .map(|mut r| {
-            r.value += 1_000_000;
-            Some(r)
-        })
+        .map(each(|r: &mut Reading| r.value += 1_000_000))
         .run()
         .await?;
     assert_eq!(again.progress.changed, 0, "{again:?}");
@@ -235,10 +229,7 @@ async fn a_forged_shard_of_a_keys_only_row_is_never_decoded_nor_migrated() -> Te
     assert_eq!(good_only.items, vec![real.clone()]);
     let report = db
         .migration::<Slim>("r18-slim")
-        .map(|mut x| {
-            x.v = 9;
-            Some(x)
-        })
+        .map(each(|x: &mut Slim| x.v = 9))
         .run()
         .await?;
     assert_eq!(report.progress.changed, 1, "{report:?}");

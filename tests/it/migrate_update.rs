@@ -6,10 +6,8 @@
 //! Local.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::aws_sdk_dynamodb::primitives::Blob;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::migrate::MIGRATIONS_ATTRIBUTE;
 use dynamo_model::{local, Entity, Item, Table};
 use rust_decimal::Decimal;
@@ -17,7 +15,6 @@ use std::collections::{BTreeSet, HashMap};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 #[derive(Table)]
 #[dynamo(pk = "PK", sk = "SK", gsi(name = "Gs1", pk = "G1PK", sk = "G1SK"))]
@@ -410,20 +407,14 @@ async fn foreign_values_of_every_type_survive_and_pass_the_condition() -> TestRe
         ),
         ("strset", ss(&["b", "a"])),
         ("empty", s("")),
-        ("num", AttributeValue::N("1.50".into())),
-        (
-            "big",
-            AttributeValue::N("-0.000000000000000000000000000000000001".into()),
-        ),
+        ("num", num("1.50")),
+        ("big", num("-0.000000000000000000000000000000000001")),
     ];
     raw_set(&db, "BAG#1", "BAG", &foreign).await?;
     let before = raw_get(&db, "BAG#1", "BAG").await?;
     let report = db
         .migration::<Bag>("types")
-        .map(|mut b| {
-            b.n += 1;
-            Some(b)
-        })
+        .map(each(|b: &mut Bag| b.n += 1))
         .run()
         .await?;
     assert!(report.failures.is_empty(), "{:?}", report.failures);
@@ -489,21 +480,11 @@ async fn lost_responses_on_items_with_sets_apply_once_and_count_as_changed() -> 
         db.put(&bag(id, &["zulu", "alpha", "mike", "bravo"]))
             .await?;
     }
-    let faults = Faults::new(11)
-        .rate(0.5)
-        .kinds([FaultKind::ServerErrorAfterApply])
-        .operations(["UpdateItem"]);
-    let retries = RetryConfig::standard()
-        .with_max_attempts(40)
-        .with_initial_backoff(Duration::from_millis(1))
-        .with_max_backoff(Duration::from_millis(10));
-    let lossy = faulty_with(&db, &faults, retries, "migration-lost-responses-sets").await?;
+    let (lossy, faults) =
+        lossy(&db, 11, 0.5, "UpdateItem", "migration-lost-responses-sets").await?;
     let report = lossy
         .migration::<Bag>("lossy")
-        .map(|mut b| {
-            b.n += 1;
-            Some(b)
-        })
+        .map(each(|b: &mut Bag| b.n += 1))
         .run()
         .await?;
     assert!(faults.stats().server_errors_after_apply > 0, "nothing lost");
@@ -598,18 +579,14 @@ async fn two_migrations_racing_over_the_same_items_both_apply_once() -> TestResu
     }
     let a = db
         .migration::<Bag>("race-a")
-        .map(|mut b| {
-            b.n += 1;
-            Some(b)
-        })
+        .map(each(|b: &mut Bag| b.n += 1))
         .page_size(3)
         .run();
     let b = db
         .migration::<Bag>("race-b")
-        .map(|mut b| {
-            b.note = Some(format!("{}+", b.note.unwrap_or_default()));
-            Some(b)
-        })
+        .map(each(|b: &mut Bag| {
+            b.note = Some(format!("{}+", b.note.take().unwrap_or_default()))
+        }))
         .page_size(4)
         .run();
     let (a, b) = tokio::join!(a, b);
@@ -718,10 +695,7 @@ async fn empty_strings_pass_a_migrations_condition() -> TestResult {
     raw_set(&db, "BAG#1", "BAG", &[("blank", s(""))]).await?;
     let report = db
         .migration::<Bag>("empty")
-        .map(|mut b| {
-            b.n = 5;
-            Some(b)
-        })
+        .map(each(|b: &mut Bag| b.n = 5))
         .run()
         .await?;
     assert!(report.failures.is_empty(), "{:?}", report.failures);
@@ -844,13 +818,10 @@ async fn a_number_in_another_notation_is_no_change() -> TestResult {
     })
     .await?;
     let stored = raw_get(&db, "PRICE#1", "PRICE").await?;
-    assert_eq!(stored.get("price"), Some(&AttributeValue::N("1.5".into())));
+    assert_eq!(stored.get("price"), Some(&num("1.5")));
     let report = db
         .migration::<Priced>("two-places")
-        .map(|mut p| {
-            p.price.rescale(2);
-            Some(p)
-        })
+        .map(each(|p: &mut Priced| p.price.rescale(2)))
         .without_marker()
         .run()
         .await?;

@@ -19,6 +19,23 @@ fn order_at(i: u128, at: OffsetDateTime) -> Order {
     }
 }
 
+/// The orders of user `u` from `from` to `to` in every period table, newest first.
+async fn newest_first(
+    tables: &PeriodTables<App>,
+    from: OffsetDateTime,
+    to: OffsetDateTime,
+) -> Result<Vec<Order>, dynamo_model::Error> {
+    tables
+        .query_newest_first(TimeRange { from, to }, |db, range| {
+            db.query(Order::partition("u"))
+                .sk(Order::sk().created_at().between(range.from, range.to))
+                .reverse()
+                .stream()
+        })
+        .try_collect()
+        .await
+}
+
 #[tokio::test]
 async fn monthly_tables_route_list_read_across_and_drop() -> TestResult {
     let client = local::client().await?;
@@ -77,15 +94,7 @@ async fn monthly_tables_route_list_read_across_and_drop() -> TestResult {
         datetime!(2026-09-20 00:00 UTC),
         datetime!(2026-11-10 00:00 UTC),
     );
-    let read: Vec<Order> = tables
-        .query_newest_first(TimeRange { from, to }, |db, range| {
-            db.query(Order::partition("u"))
-                .sk(Order::sk().created_at().between(range.from, range.to))
-                .reverse()
-                .stream()
-        })
-        .try_collect()
-        .await?;
+    let read = newest_first(&tables, from, to).await?;
     let mut expected: Vec<Order> = orders
         .iter()
         .filter(|o| o.created_at >= from && o.created_at < to)
@@ -110,17 +119,8 @@ async fn monthly_tables_route_list_read_across_and_drop() -> TestResult {
     tables
         .set_capacity(september, Capacity::Provisioned { read: 1, write: 1 })
         .await?;
-    let described = tables
-        .db(september)
-        .client()
-        .describe_table()
-        .table_name(&september.name)
-        .send()
-        .await?;
-    let throughput = described
-        .table()
-        .and_then(|t| t.provisioned_throughput())
-        .ok_or("throughput")?;
+    let described = describe(&tables.db(september)).await?;
+    let throughput = described.provisioned_throughput().ok_or("throughput")?;
     assert_eq!(throughput.read_capacity_units(), Some(1));
 
     // Periods ending by October 1 are dropped; reads skip them.
@@ -128,15 +128,7 @@ async fn monthly_tables_route_list_read_across_and_drop() -> TestResult {
     assert_eq!(dropped.len(), 1);
     assert_eq!(dropped[0].name, september.name);
     assert_eq!(tables.list().await?.len(), 3);
-    let after_drop: Vec<Order> = tables
-        .query_newest_first(TimeRange { from, to }, |db, range| {
-            db.query(Order::partition("u"))
-                .sk(Order::sk().created_at().between(range.from, range.to))
-                .reverse()
-                .stream()
-        })
-        .try_collect()
-        .await?;
+    let after_drop = newest_first(&tables, from, to).await?;
     assert!(after_drop
         .iter()
         .all(|o| o.created_at >= datetime!(2026-10-01 00:00 UTC)));

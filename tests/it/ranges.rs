@@ -3,13 +3,13 @@
 //! the characters of the values, through pagination and in both directions; conditions
 //! with an empty value mean every item or none and never send an invalid request.
 
+use crate::common::reference::{bounds, on_component, operands, paged, selected, store, Op, Row};
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
-use dynamo_model::{local, Cursor, Db, Entity, Error, Page, SortKeyCondition};
+use dynamo_model::{local, Db, Entity, Error, Page, SortKeyCondition};
 use proptest::prelude::*;
-use proptest::sample::Index;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::TestCaseError;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -318,78 +318,18 @@ fn hostile_names() -> impl Strategy<Value = String> {
     ]
 }
 
-#[derive(Debug, Clone)]
-enum Op {
-    Lt(String),
-    Le(String),
-    Gt(String),
-    Ge(String),
-    Between(String, String),
-    StartsWith(String),
-    /// The whole component: `.name(v)`.
-    Is(String),
-}
-
 impl Op {
-    fn holds(&self, name: &str) -> bool {
-        // Rust compares `str` by bytes, as DynamoDB compares key strings.
-        match self {
-            Op::Lt(b) => name < b.as_str(),
-            Op::Le(b) => name <= b.as_str(),
-            Op::Gt(b) => name > b.as_str(),
-            Op::Ge(b) => name >= b.as_str(),
-            Op::Between(a, b) => a.as_str() <= name && name <= b.as_str(),
-            Op::StartsWith(p) => name.starts_with(p.as_str()),
-            Op::Is(b) => name == b,
-        }
-    }
-
     fn on_table(&self) -> SortKeyCondition<Person> {
-        let s = Person::sk();
-        match self {
-            Op::Lt(b) => s.name().lt(b),
-            Op::Le(b) => s.name().le(b),
-            Op::Gt(b) => s.name().gt(b),
-            Op::Ge(b) => s.name().ge(b),
-            Op::Between(a, b) => s.name().between(a, b),
-            Op::StartsWith(p) => s.name().starts_with(p),
-            Op::Is(b) => s.name().eq(b).into(),
-        }
+        on_component!(self, Person::sk().name())
     }
 
     fn on_index(&self) -> SortKeyCondition<Person, AppGsi1> {
-        let s = Person::gsi1_sk();
-        match self {
-            Op::Lt(b) => s.name().lt(b),
-            Op::Le(b) => s.name().le(b),
-            Op::Gt(b) => s.name().gt(b),
-            Op::Ge(b) => s.name().ge(b),
-            Op::Between(a, b) => s.name().between(a, b),
-            Op::StartsWith(p) => s.name().starts_with(p),
-            Op::Is(b) => s.name().eq(b).into(),
-        }
+        on_component!(self, Person::gsi1_sk().name())
     }
 }
 
-type Row = (String, u32);
-
-fn rows(people: Vec<Person>) -> Vec<Row> {
-    people.into_iter().map(|p| (p.name, p.n)).collect()
-}
-
-/// Every page of a query with `limit(2)`, following cursors.
-async fn paged(query: impl Fn() -> dynamo_model::ops::Query<Person>) -> Result<Vec<Row>, Error> {
-    let mut out = Vec::new();
-    let mut cursor: Option<Cursor> = None;
-    for _ in 0..100 {
-        let page = query().limit(2).page(cursor.as_ref()).await?;
-        out.extend(rows(page.items));
-        match page.cursor {
-            Some(next) => cursor = Some(next),
-            None => return Ok(out),
-        }
-    }
-    panic!("more than 100 pages");
+fn row(p: Person) -> Row {
+    (p.name, p.n)
 }
 
 async fn check_case(
@@ -399,119 +339,62 @@ async fn check_case(
     ops: &[Op],
 ) -> Result<(), TestCaseError> {
     let fail = |e: Error| TestCaseError::fail(e.to_string());
-    let mut stored: Vec<Row> = Vec::new();
-    for (name, n) in people {
-        if !stored.contains(&(name.clone(), *n)) {
-            stored.push((name.clone(), *n));
-            db.put(&Person {
-                group: group.into(),
-                name: name.clone(),
-                n: *n,
-            })
-            .await
-            .map_err(fail)?;
-        }
-    }
-    // Key order: by name (UTF-8 bytes), then by n.
-    stored.sort();
+    let person = |name: &str, n| Person {
+        group: group.into(),
+        name: name.into(),
+        n,
+    };
+    let stored = store(db, people, person).await.map_err(fail)?;
     for op in ops {
-        let expected: Vec<Row> = stored
-            .iter()
-            .filter(|(name, _)| op.holds(name))
-            .cloned()
-            .collect();
-        let mut reversed = expected.clone();
-        reversed.reverse();
+        let (expected, reversed) = selected(&stored, op);
         let table = || db.query(Person::partition(group)).sk(op.on_table());
         let index = || db.query(Person::gsi1_partition(group)).sk(op.on_index());
 
-        let forward = rows(table().page_size(2).all().await.map_err(fail)?.items);
+        let forward = table().page_size(2).all().await.map_err(fail)?.mapped(row);
         prop_assert_eq!(&forward, &expected, "table {:?}", op);
-        let backward = rows(
-            table()
-                .reverse()
-                .page_size(3)
-                .all()
-                .await
-                .map_err(fail)?
-                .items,
-        );
+        let backward = table()
+            .reverse()
+            .page_size(3)
+            .all()
+            .await
+            .map_err(fail)?
+            .mapped(row);
         prop_assert_eq!(&backward, &reversed, "table reversed {:?}", op);
         prop_assert_eq!(
-            &paged(table).await.map_err(fail)?,
+            &paged(table, row).await.map_err(fail)?,
             &expected,
             "table pages {:?}",
             op
         );
-        let reverse_pages = paged(|| table().reverse()).await.map_err(fail)?;
+        let reverse_pages = paged(|| table().reverse(), row).await.map_err(fail)?;
         prop_assert_eq!(&reverse_pages, &reversed, "table reversed pages {:?}", op);
 
-        let on_index = rows(
-            index()
-                .reverse()
-                .page_size(2)
-                .all()
-                .await
-                .map_err(fail)?
-                .items,
-        );
+        let on_index = index()
+            .reverse()
+            .page_size(2)
+            .all()
+            .await
+            .map_err(fail)?
+            .mapped(row);
         prop_assert_eq!(&on_index, &reversed, "index reversed {:?}", op);
     }
     Ok(())
 }
 
-/// Bounds and partial values: a stored name, a prefix of one, or a fresh hostile string.
-fn operand(names: &[String], fresh: String, pick: Option<Index>) -> String {
-    match pick {
-        Some(at) if !names.is_empty() => names[at.index(names.len())].clone(),
-        _ => fresh,
-    }
-}
-
 #[test]
 fn every_operator_returns_exactly_the_reference_items_of_hostile_names() -> TestResult {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let runtime = runtime()?;
     // Leaked so that `paged` can take `'static` queries; one per test process.
     let db: &'static Db<App> = Box::leak(Box::new(runtime.block_on(local::fresh_table::<App>())?));
     let groups = AtomicUsize::new(0);
     let people = prop::collection::vec((hostile_names(), 0u32..3), 1..12);
-    let operands = prop::collection::vec(
-        (
-            hostile_names(),
-            prop::option::weighted(0.6, any::<Index>()),
-            any::<Index>(),
-        ),
-        2,
-    );
-    let mut runner = TestRunner::new(Config {
-        cases: 16,
-        failure_persistence: None,
-        ..Config::default()
-    });
-    let outcome = runner.run(&(people, operands), |(people, operands)| {
-        let names: Vec<String> = people.iter().map(|(name, _)| name.clone()).collect();
-        let [a, b] = [0, 1].map(|i| {
-            let (fresh, pick, _) = operands[i].clone();
-            operand(&names, fresh, pick)
-        });
-        // A prefix of a bound, cut at a character boundary.
-        let chars: Vec<char> = a.chars().collect();
-        let partial: String = chars[..operands[1].2.index(chars.len() + 1)]
-            .iter()
-            .collect();
-        let ops = [
-            Op::Lt(a.clone()),
-            Op::Le(a.clone()),
-            Op::Gt(a.clone()),
-            Op::Ge(a.clone()),
-            Op::Between(a.clone(), b.clone()),
-            Op::Between(a.clone().min(b.clone()), a.clone().max(b.clone())),
-            Op::StartsWith(partial),
-            Op::Is(a.clone()),
-        ];
+    let mut runner = runner(12);
+    let cases = (people, operands(hostile_names()));
+    let outcome = runner.run(&cases, |(people, operands)| {
+        let (a, b, prefix) = bounds(&people, &operands);
+        // Besides every operator, a between whose bounds may be out of order.
+        let mut ops = Op::every(&a, &b, &prefix);
+        ops.push(Op::Between(a.clone(), b.clone()));
         let group = format!("p{}", groups.fetch_add(1, Ordering::Relaxed));
         runtime.block_on(check_case(db, &group, &people, &ops))
     });

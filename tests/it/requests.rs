@@ -2,7 +2,7 @@
 //! `customize` hook reaches every request an operation sends, and builders own their
 //! `Db`, so they and their futures and streams are `'static`.
 
-use crate::common::{faulty, Account, Order, TestResult, User};
+use crate::common::{faulty, users, Account, Order, TestResult, User};
 use dynamo_model::aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use dynamo_model::local;
 use dynamo_model::local::faults::{Call, Faults};
@@ -142,7 +142,7 @@ async fn params_are_what_send_sends_for_queries_scans_batches_and_transactions()
     let table = local::fresh_table::<crate::common::App>().await?;
     let faults = Faults::new(0).record();
     let db = faulty(&table, &faults).await?;
-    let users: Vec<User> = (0..30).map(|i| User::sample(&format!("u{i:02}"))).collect();
+    let users = users(30);
 
     let batch = db.batch_write().puts(&users).params()?;
     assert_eq!(

@@ -6,6 +6,7 @@
 //! change nothing in the result.
 
 use crate::common::mixed::{tick_row, Mixed, Tick};
+use crate::common::reference::{on_component, Op};
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::cursor::CursorError;
@@ -16,7 +17,7 @@ use dynamo_model::{
 };
 use futures_util::TryStreamExt;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::TestCaseError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -130,43 +131,9 @@ fn reference<S: Ord>(
 
 // ------------------------------------------------------------------ the property
 
-/// A sort-key operator on the table's `word` component.
-#[derive(Debug, Clone)]
-enum WordOp {
-    Eq(String),
-    Lt(String),
-    Le(String),
-    Gt(String),
-    Ge(String),
-    Between(String, String),
-    BeginsWith(String),
-}
-
-impl WordOp {
-    fn holds(&self, w: &str) -> bool {
-        match self {
-            WordOp::Eq(v) => w == v,
-            WordOp::Lt(v) => w < v.as_str(),
-            WordOp::Le(v) => w <= v.as_str(),
-            WordOp::Gt(v) => w > v.as_str(),
-            WordOp::Ge(v) => w >= v.as_str(),
-            WordOp::Between(a, b) => a.as_str() <= w && w <= b.as_str(),
-            WordOp::BeginsWith(p) => w.starts_with(p.as_str()),
-        }
-    }
-
-    fn apply(&self, q: ScatterQuery<Ev>) -> ScatterQuery<Ev> {
-        let sk = Ev::sk;
-        match self {
-            WordOp::Eq(v) => q.sk(sk().word().eq(v.as_str())),
-            WordOp::Lt(v) => q.sk(sk().word().lt(v.as_str())),
-            WordOp::Le(v) => q.sk(sk().word().le(v.as_str())),
-            WordOp::Gt(v) => q.sk(sk().word().gt(v.as_str())),
-            WordOp::Ge(v) => q.sk(sk().word().ge(v.as_str())),
-            WordOp::Between(a, b) => q.sk(sk().word().between(a.as_str(), b.as_str())),
-            WordOp::BeginsWith(p) => q.sk(sk().word().starts_with(p)),
-        }
-    }
+/// The scatter query `q` with `op` on the table's `word` component.
+fn on_word(op: &Op, q: ScatterQuery<Ev>) -> ScatterQuery<Ev> {
+    q.sk(on_component!(op, Ev::sk().word()))
 }
 
 /// A sort-key operator on the index's number `rank`.
@@ -263,18 +230,10 @@ async fn check_case(db: &Db<Shards>, run: u32, case: &Case) -> Result<(), TestCa
     // Every operator, in turn by case (two a case), with words that may or may not be
     // stored.
     let [a, b] = case.words.clone();
-    let ops = [
-        WordOp::Eq(a.clone()),
-        WordOp::Lt(a.clone()),
-        WordOp::Le(a.clone()),
-        WordOp::Gt(a.clone()),
-        WordOp::Ge(a.clone()),
-        WordOp::Between(a.clone().min(b.clone()), a.clone().max(b.clone())),
-        WordOp::BeginsWith(a.clone()),
-    ];
+    let ops = Op::every(&a, &b, &a);
     let turn = run as usize;
     for op in [&ops[turn % 7], &ops[(turn + 3) % 7]] {
-        let q = || op.apply(base());
+        let q = || on_word(op, base());
         let keep = |e: &Ev| op.holds(&e.word) && tag_ok(e);
         let forward = reference(&stored, order, table_key, keep, false);
         let backward = reference(&stored, order, table_key, keep, true);
@@ -348,18 +307,11 @@ async fn check_case(db: &Db<Shards>, run: u32, case: &Case) -> Result<(), TestCa
 #[test]
 fn scatter_gather_equals_the_sorted_reference_for_every_operator_direction_limit_and_page(
 ) -> TestResult {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let runtime = runtime()?;
     let table = runtime.block_on(local::fresh_table::<Shards>())?;
     let db: Db<Shards> = Db::new(table.client().clone(), table.table_name());
     let runs = AtomicU32::new(0);
-    let mut runner = TestRunner::new(Config {
-        cases: 21,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner(14);
     let outcome = runner.run(&case(), |case| {
         let run = runs.fetch_add(1, Ordering::Relaxed);
         runtime.block_on(check_case(&db, run, &case))

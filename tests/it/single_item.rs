@@ -367,14 +367,7 @@ async fn reserved_word_attributes_work_in_every_expression() -> TestResult {
 #[tokio::test]
 async fn create_table_enables_ttl() -> TestResult {
     let db = local::fresh_table::<App>().await?;
-    let ttl = db
-        .client()
-        .describe_time_to_live()
-        .table_name(db.table_name())
-        .send()
-        .await?;
-    let description = ttl.time_to_live_description().ok_or("no TTL description")?;
-    assert_eq!(description.attribute_name(), Some("expires_at"));
+    assert_eq!(ttl_attribute(&db).await?.as_deref(), Some("expires_at"));
     Ok(())
 }
 

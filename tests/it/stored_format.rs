@@ -19,6 +19,7 @@ use crate::common::*;
 // The tables of AWS's number-based layout are the history tests' own: one declaration of
 // each layout, pinned here and exercised there.
 use crate::history_shared_partition::{Gauge, Plant, Press, Valve};
+use crate::migrate::{truck_row, Fleet, Truck};
 use dynamo_model::aws_sdk_dynamodb::primitives::Blob;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::history::Revision;
@@ -347,27 +348,6 @@ fn fixture_items(fixture: &Value) -> Res<Vec<Item>> {
         .iter()
         .map(json_item)
         .collect()
-}
-
-/// Every item of the table as stored (strongly consistent scan, raw SDK).
-async fn raw_items<T: Table>(db: &Db<T>) -> Res<Vec<Item>> {
-    let mut all = Vec::new();
-    let mut start = None;
-    loop {
-        let out = db
-            .client()
-            .scan()
-            .table_name(db.table_name())
-            .set_exclusive_start_key(start)
-            .consistent_read(true)
-            .send()
-            .await?;
-        all.extend(out.items.unwrap_or_default());
-        match out.last_evaluated_key.filter(|k| !k.is_empty()) {
-            Some(k) => start = Some(k),
-            None => return Ok(all),
-        }
-    }
 }
 
 /// A fresh table holding the fixture's items, written with the raw SDK.
@@ -1190,42 +1170,8 @@ async fn write_tokens_keep_their_stored_form() -> TestResult {
 // ---------------------------------------------------------------------------------------
 // Migration markers.
 
-#[derive(Table)]
-#[dynamo(
-    pk = "PK",
-    sk = "SK",
-    gsi(name = "ByModel", pk = "GSI1PK", sk = "GSI1SK")
-)]
-pub struct Fleet;
-
-/// Rows of another program: no entity type, `km` since renamed, no index attributes.
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Fleet, identify = "keys", pk = "T#{id}", sk = "TRUCK",
-         index(ByModel, pk = "MODEL#{model}", sk = "T#{id}"))]
-pub struct Truck {
-    #[dynamo(key_format = "unpadded")]
-    pub id: u64,
-    pub model: String,
-    #[dynamo(default)]
-    pub trips: u64,
-    #[dynamo(alias = "km")]
-    pub mileage: Option<u64>,
-}
-
 const MAP_MIGRATION: &str = "2026-golden-trips";
 const RENAME_MIGRATION: &str = "2026-golden-km";
-
-fn truck_row(id: u64, model: &str, km: Option<u64>) -> Item {
-    let mut row = Item::from([
-        ("PK".to_owned(), s(&format!("T#{id}"))),
-        ("SK".to_owned(), s("TRUCK")),
-        ("model".to_owned(), s(model)),
-    ]);
-    if let Some(km) = km {
-        row.insert("km".to_owned(), n(km));
-    }
-    row
-}
 
 /// A rename with a marker, then a map (which writes one anyway): what each changed and
 /// found already done.
@@ -1238,10 +1184,7 @@ async fn migrate_trucks(db: &Db<Fleet>) -> Res<[(u64, u64); 2]> {
         .await?;
     let mapped = db
         .migration::<Truck>(MAP_MIGRATION)
-        .map(|mut t| {
-            t.trips += 1;
-            Some(t)
-        })
+        .map(each(|t: &mut Truck| t.trips += 1))
         .run()
         .await?;
     assert!(mapped.failures.is_empty() && renamed.failures.is_empty());

@@ -301,30 +301,14 @@ fn hostile_images_are_errors_not_panics() {
     let keys = keys_of(&good);
     let mut cases: Vec<(&str, Item)> = Vec::new();
     for (name, attribute, value) in [
-        (
-            "huge count",
-            "loginCount",
-            AttributeValue::N("99999999999999999999999".into()),
-        ),
-        (
-            "negative count",
-            "loginCount",
-            AttributeValue::N("-1".into()),
-        ),
-        (
-            "exponent count",
-            "loginCount",
-            AttributeValue::N("1e400".into()),
-        ),
-        (
-            "fraction count",
-            "loginCount",
-            AttributeValue::N("1.5".into()),
-        ),
-        ("nan count", "loginCount", AttributeValue::N("NaN".into())),
+        ("huge count", "loginCount", num("99999999999999999999999")),
+        ("negative count", "loginCount", num("-1")),
+        ("exponent count", "loginCount", num("1e400")),
+        ("fraction count", "loginCount", num("1.5")),
+        ("nan count", "loginCount", num("NaN")),
         ("string count", "loginCount", s("3")),
         ("list name", "displayName", AttributeValue::L(vec![s("x")])),
-        ("number type", "_type", AttributeValue::N("1".into())),
+        ("number type", "_type", num("1")),
         ("null id", "userId", AttributeValue::Null(true)),
         ("set tags", "tags", AttributeValue::Ns(vec!["1".into()])),
     ] {
@@ -333,7 +317,7 @@ fn hostile_images_are_errors_not_panics() {
         cases.push((name, item));
     }
     let mut pk_number = good.clone();
-    pk_number.insert("PK".into(), AttributeValue::N("1".into()));
+    pk_number.insert("PK".into(), num("1"));
     cases.push(("number pk in image", pk_number));
     for (name, image) in cases {
         let record = StreamRecord::new(EventName::Insert, keys.clone())

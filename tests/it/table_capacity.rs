@@ -66,14 +66,8 @@ type Described = (
     Option<(bool, Option<StreamViewType>)>,
 );
 
-async fn describe<T: Table>(db: &Db<T>) -> Res<Described> {
-    let out = db
-        .client()
-        .describe_table()
-        .table_name(db.table_name())
-        .send()
-        .await?;
-    let table = out.table().ok_or("no table")?;
+async fn summary<T: Table>(db: &Db<T>) -> Res<Described> {
+    let table = crate::common::describe(db).await?;
     let units =
         |t: Option<&dynamo_model::aws_sdk_dynamodb::types::ProvisionedThroughputDescription>| {
             t.map(|t| {
@@ -112,7 +106,7 @@ async fn describe<T: Table>(db: &Db<T>) -> Res<Described> {
 #[tokio::test]
 async fn create_table_makes_the_declared_stream_and_capacity() -> TestResult {
     let db = local::fresh_table::<Provisioned>().await?;
-    let (mode, table, gsis, stream) = describe(&*db).await?;
+    let (mode, table, gsis, stream) = summary(&*db).await?;
     assert!(
         matches!(mode, None | Some(BillingMode::Provisioned)),
         "{mode:?}"
@@ -165,7 +159,7 @@ async fn run_time_options_override_the_declared_capacity_and_stream() -> TestRes
         .stream(Some(StreamView::NewImage));
     db.create_table_with(&stage).await?;
     let result = async {
-        let (_, table, gsis, stream) = describe(&db).await?;
+        let (_, table, gsis, stream) = summary(&db).await?;
         assert_eq!(table, Some((9, 8)));
         assert_eq!(
             gsis,

@@ -6,59 +6,12 @@ use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
 use dynamo_model::transact::CancelReason;
 use dynamo_model::{local, Db, Error};
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-async fn accounts(db: &Db<App>, balances: &[i64]) -> Result<(), Error> {
-    for (i, b) in balances.iter().enumerate() {
-        db.put(&Account {
-            id: format!("a{i}"),
-            balance: *b,
-            transfers: 0,
-        })
-        .await?;
-    }
-    Ok(())
-}
-
-async fn balance(db: &Db<App>, id: &str) -> Result<i64, BoxError> {
-    Ok(db
-        .get(Account::key(id))
-        .consistent()
-        .await?
-        .ok_or("no account")?
-        .balance)
-}
-
-fn transfer(
-    db: &Db<App>,
-    from: &str,
-    to: &str,
-    amount: i64,
-) -> dynamo_model::transact::TransactWrite<App> {
-    let f = Account::fields();
-    db.transact_write()
-        .update(
-            db.update(Account::key(from))
-                .add(f.balance, -amount)
-                .add(f.transfers, 1)
-                .condition(f.balance.ge(amount)),
-        )
-        .update(
-            db.update(Account::key(to))
-                .add(f.balance, amount)
-                .add(f.transfers, 1),
-        )
-}
-
 #[tokio::test]
 async fn a_transaction_applies_everything_or_nothing() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     accounts(&db, &[100, 0]).await?;
     transfer(&db, "a0", "a1", 60).await?;
-    assert_eq!(
-        (balance(&db, "a0").await?, balance(&db, "a1").await?),
-        (40, 60)
-    );
+    assert_eq!(balances(&db).await?, (40, 60));
 
     // Not enough money: the condition on operation 0 fails and nothing is applied.
     let err = transfer(&db, "a0", "a1", 50).await.unwrap_err();
@@ -76,10 +29,7 @@ async fn a_transaction_applies_everything_or_nothing() -> TestResult {
         }
         other => panic!("expected TransactionCanceled, got {other:?}"),
     }
-    assert_eq!(
-        (balance(&db, "a0").await?, balance(&db, "a1").await?),
-        (40, 60)
-    );
+    assert_eq!(balances(&db).await?, (40, 60));
 
     // An update of a missing item fails the same way (reason ConditionalCheckFailed, no item).
     let err = transfer(&db, "a0", "nobody", 10).await.unwrap_err();
@@ -172,10 +122,7 @@ async fn the_same_token_applies_a_transaction_once() -> TestResult {
     transfer(&db, "a0", "a1", 10).token("transfer-42").await?;
     // A client retrying the same request (e.g. after a timeout) with the same token.
     transfer(&db, "a0", "a1", 10).token("transfer-42").await?;
-    assert_eq!(
-        (balance(&db, "a0").await?, balance(&db, "a1").await?),
-        (90, 10)
-    );
+    assert_eq!(balances(&db).await?, (90, 10));
     let err = transfer(&db, "a0", "a1", 10)
         .token("x".repeat(37))
         .await
@@ -211,10 +158,7 @@ async fn conflicts_and_ambiguous_failures_are_retried_exactly_once() -> TestResu
     );
     // 20 transfers, each applied exactly once even when its first attempt was applied
     // and then reported as a failure.
-    assert_eq!(
-        (balance(&db, "a0").await?, balance(&db, "a1").await?),
-        (800, 200)
-    );
+    assert_eq!(balances(&db).await?, (800, 200));
     let a0 = db.get(Account::key("a0")).await?.ok_or("missing")?;
     assert_eq!(a0.transfers, 20);
     Ok(())

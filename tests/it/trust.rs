@@ -401,13 +401,7 @@ async fn empty_values_on_a_multi_attribute_index_key_mean_everything_or_nothing(
 #[tokio::test]
 async fn no_batch_write_path_bypasses_the_version_check() -> TestResult {
     let db = local::fresh_table::<App>().await?;
-    let newer = Doc {
-        id: "d".into(),
-        rev: 1,
-        body: "newer".into(),
-        version: 0,
-        expires: None,
-    };
+    let newer = doc("d", "newer", 0);
     db.put(&newer).await?; // stored at version 1
     let mut stale = newer.clone();
     stale.body = "stale".into();

@@ -61,21 +61,20 @@ impl Capture {
 
     /// The operation spans of `operation`.
     pub(crate) fn operations(&self, operation: &str) -> Vec<(u64, Captured)> {
-        self.spans()
-            .into_iter()
-            .filter(|(_, s)| {
-                s.name == "dynamodb"
-                    && s.fields.get("db.operation.name").map(String::as_str) == Some(operation)
-            })
-            .collect()
+        self.named("dynamodb", operation)
     }
 
     /// The request spans of `operation`.
     pub(crate) fn requests(&self, operation: &str) -> Vec<(u64, Captured)> {
+        self.named("dynamodb.request", operation)
+    }
+
+    /// The spans called `name` of `operation`.
+    fn named(&self, name: &str, operation: &str) -> Vec<(u64, Captured)> {
         self.spans()
             .into_iter()
             .filter(|(_, s)| {
-                s.name == "dynamodb.request"
+                s.name == name
                     && s.fields.get("db.operation.name").map(String::as_str) == Some(operation)
             })
             .collect()
