@@ -3,6 +3,16 @@
 use super::*;
 
 #[cfg(feature = "time")]
+fn time_fields(date: time::Date, hour: u8) -> UtcFields {
+    UtcFields {
+        year: date.year(),
+        month: u8::from(date.month()),
+        day: date.day(),
+        hour,
+    }
+}
+
+#[cfg(feature = "time")]
 impl BucketTime for time::OffsetDateTime {
     fn utc_fields(&self) -> Result<UtcFields, KeyError> {
         let utc = self
@@ -12,12 +22,7 @@ impl BucketTime for time::OffsetDateTime {
                 value: self.to_string(),
                 reason: "the instant has no UTC date",
             })?;
-        Ok(UtcFields {
-            year: utc.year(),
-            month: u8::from(utc.month()),
-            day: utc.day(),
-            hour: utc.hour(),
-        })
+        Ok(time_fields(utc.date(), utc.hour()))
     }
 }
 
@@ -25,12 +30,7 @@ impl BucketTime for time::OffsetDateTime {
 #[cfg(feature = "time")]
 impl BucketTime for time::Date {
     fn utc_fields(&self) -> Result<UtcFields, KeyError> {
-        Ok(UtcFields {
-            year: self.year(),
-            month: u8::from(self.month()),
-            day: self.day(),
-            hour: 0,
-        })
+        Ok(time_fields(*self, 0))
     }
 }
 
@@ -38,12 +38,7 @@ impl BucketTime for time::Date {
 #[cfg(feature = "time")]
 impl BucketTime for time::PrimitiveDateTime {
     fn utc_fields(&self) -> Result<UtcFields, KeyError> {
-        Ok(UtcFields {
-            year: self.year(),
-            month: u8::from(self.month()),
-            day: self.day(),
-            hour: self.hour(),
-        })
+        Ok(time_fields(self.date(), self.hour()))
     }
 }
 

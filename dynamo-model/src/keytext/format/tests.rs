@@ -67,35 +67,27 @@ fn verbatim_strings_refuse_the_delimiter() {
 fn rfc3339_writes_exactly_the_declared_form() {
     use time::macros::datetime;
     let t = datetime!(2020-04-24 14:40:00 UTC);
-    assert_eq!(
-        enc::<_, Rfc3339<0, false>>(t).unwrap(),
-        "2020-04-24T14:40:00"
-    );
-    assert_eq!(
-        enc::<_, Rfc3339<0, true>>(t).unwrap(),
-        "2020-04-24T14:40:00Z"
-    );
-    assert_eq!(
-        enc::<_, Rfc3339<3, true>>(t).unwrap(),
-        "2020-04-24T14:40:00.000Z"
-    );
     let ms = datetime!(2020-04-24 14:40:00.25 UTC);
-    assert_eq!(
-        enc::<_, Rfc3339<3, true>>(ms).unwrap(),
-        "2020-04-24T14:40:00.250Z"
-    );
-    assert_eq!(
-        enc::<_, Rfc3339<6, false>>(ms).unwrap(),
-        "2020-04-24T14:40:00.250000"
-    );
+    let other_offset = datetime!(2020-04-24 16:40:00 +02:00);
+    for (encoded, expected) in [
+        (enc::<_, Rfc3339<0, false>>(t), "2020-04-24T14:40:00"),
+        (enc::<_, Rfc3339<0, true>>(t), "2020-04-24T14:40:00Z"),
+        (enc::<_, Rfc3339<3, true>>(t), "2020-04-24T14:40:00.000Z"),
+        (enc::<_, Rfc3339<3, true>>(ms), "2020-04-24T14:40:00.250Z"),
+        (
+            enc::<_, Rfc3339<6, false>>(ms),
+            "2020-04-24T14:40:00.250000",
+        ),
+        (
+            enc::<_, Rfc3339<0, true>>(other_offset),
+            "2020-04-24T14:40:00Z",
+        ),
+    ] {
+        assert_eq!(encoded.unwrap(), expected);
+    }
     assert!(
         enc::<_, Rfc3339<0, true>>(ms).is_err(),
         "precision is never dropped"
-    );
-    let other_offset = datetime!(2020-04-24 16:40:00 +02:00);
-    assert_eq!(
-        enc::<_, Rfc3339<0, true>>(other_offset).unwrap(),
-        "2020-04-24T14:40:00Z"
     );
     type Plain = Rfc3339<0, false>;
     assert_eq!(
