@@ -185,26 +185,26 @@ pub(crate) mod civil {
             Ok((date, t))
         }
 
-        /// Appends the text of `form` (a date form leaves the time out).
+        /// Appends the text of `form` (a date form leaves the time out): the year, then
+        /// each separator of the form's layout followed by the next field (the `Z` of an
+        /// instant ends the text).
         pub(crate) fn push(&self, form: CivilForm, out: &mut String) {
-            push_padded_u64(out, self.year.into(), 4);
-            out.push('-');
-            push_padded_u64(out, self.month.into(), 2);
-            out.push('-');
-            push_padded_u64(out, self.day.into(), 2);
-            if form == CivilForm::Date {
-                return;
-            }
-            out.push('T');
-            push_padded_u64(out, self.hour.into(), 2);
-            out.push(':');
-            push_padded_u64(out, self.minute.into(), 2);
-            out.push(':');
-            push_padded_u64(out, self.second.into(), 2);
-            out.push('.');
-            push_padded_u64(out, self.nanosecond.into(), 9);
-            if form == CivilForm::Utc {
-                out.push('Z');
+            let fields: [(u64, usize); 7] = [
+                (self.year.into(), 4),
+                (self.month.into(), 2),
+                (self.day.into(), 2),
+                (self.hour.into(), 2),
+                (self.minute.into(), 2),
+                (self.second.into(), 2),
+                (self.nanosecond.into(), 9),
+            ];
+            let (_, separators) = form.layout();
+            push_padded_u64(out, fields[0].0, fields[0].1);
+            for (i, &(_, separator)) in separators.iter().enumerate() {
+                out.push(char::from(separator));
+                if let Some(&(value, width)) = fields.get(i + 1) {
+                    push_padded_u64(out, value, width);
+                }
             }
         }
 

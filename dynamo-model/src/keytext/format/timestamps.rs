@@ -25,7 +25,7 @@ pub trait Instant: Sized {
     fn from_epoch_nanos(nanos: i128) -> Option<Self>;
 }
 
-use crate::text::civil::{Civil, CivilValue, YEAR_RANGE};
+use crate::text::civil::{Civil, CivilValue};
 
 const fn check_digits(digits: u8) {
     assert!(
@@ -175,7 +175,7 @@ impl Timestamp for time::OffsetDateTime {
     fn civil(&self) -> Result<Civil, &'static str> {
         let utc = self
             .checked_to_offset(time::UtcOffset::UTC)
-            .ok_or(YEAR_RANGE)?;
+            .ok_or(crate::text::civil::YEAR_RANGE)?;
         Civil::of_time(utc.date(), utc.time())
     }
     fn from_civil(civil: Civil) -> Result<Self, &'static str> {
