@@ -183,29 +183,15 @@ impl Timestamp for time::OffsetDateTime {
     }
 }
 
-/// [`Timestamp`] for a date-time type: its fixed-width fields ([`CivilValue`]).
-macro_rules! civil_timestamp {
-    ($($(#[$attr:meta])* $t:ty;)*) => {$(
-        $(#[$attr])*
-        impl Timestamp for $t {
-            const TYPE: &'static str = <$t as CivilValue>::NAME;
-            fn civil(&self) -> Result<Civil, &'static str> {
-                self.to_civil()
-            }
-            fn from_civil(civil: Civil) -> Result<Self, &'static str> {
-                <$t as CivilValue>::from_civil(civil)
-            }
-        }
-    )*};
-}
-
-civil_timestamp! {
-    #[cfg(feature = "time")]
-    time::PrimitiveDateTime;
-    #[cfg(feature = "chrono")]
-    chrono::DateTime<chrono::Utc>;
-    #[cfg(feature = "chrono")]
-    chrono::NaiveDateTime;
+#[cfg(feature = "time")]
+impl Timestamp for time::PrimitiveDateTime {
+    const TYPE: &'static str = <Self as CivilValue>::NAME;
+    fn civil(&self) -> Result<Civil, &'static str> {
+        self.to_civil()
+    }
+    fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+        <Self as CivilValue>::from_civil(civil)
+    }
 }
 
 #[cfg(feature = "time")]
@@ -216,6 +202,28 @@ impl Instant for time::OffsetDateTime {
     }
     fn from_epoch_nanos(nanos: i128) -> Option<Self> {
         time::OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl Timestamp for chrono::DateTime<chrono::Utc> {
+    const TYPE: &'static str = <Self as CivilValue>::NAME;
+    fn civil(&self) -> Result<Civil, &'static str> {
+        self.to_civil()
+    }
+    fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+        <Self as CivilValue>::from_civil(civil)
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl Timestamp for chrono::NaiveDateTime {
+    const TYPE: &'static str = <Self as CivilValue>::NAME;
+    fn civil(&self) -> Result<Civil, &'static str> {
+        self.to_civil()
+    }
+    fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+        <Self as CivilValue>::from_civil(civil)
     }
 }
 
