@@ -92,17 +92,7 @@ impl EncodeError {
         self
     }
 
-    /// The error at a member of a map (`.name`).
-    #[cold]
-    pub fn at_member(self, name: &str) -> Self {
-        self.at(format_args!(".{name}"))
-    }
-
-    /// The error at an element of a list (`[index]`).
-    #[cold]
-    pub fn at_index(self, index: usize) -> Self {
-        self.at(format_args!("[{index}]"))
-    }
+    crate::error::path_steps!();
 }
 
 impl std::fmt::Display for EncodeError {
@@ -176,7 +166,13 @@ pub trait MapAttribute: AttrValue {}
 
 /// The DynamoDB type name of an attribute value, for error messages.
 pub fn type_name(value: &AttributeValue) -> &'static str {
-    match value {
+    dynamodb_type(value).unwrap_or("unknown")
+}
+
+/// The DynamoDB type name of a value (`S`, `N`, `M`, ...), `None` for a type this crate
+/// does not know.
+pub(crate) fn dynamodb_type(value: &AttributeValue) -> Option<&'static str> {
+    Some(match value {
         AttributeValue::S(_) => "S",
         AttributeValue::N(_) => "N",
         AttributeValue::B(_) => "B",
@@ -187,8 +183,8 @@ pub fn type_name(value: &AttributeValue) -> &'static str {
         AttributeValue::Ss(_) => "SS",
         AttributeValue::Ns(_) => "NS",
         AttributeValue::Bs(_) => "BS",
-        _ => "unknown",
-    }
+        _ => return None,
+    })
 }
 
 #[cold]
@@ -235,21 +231,16 @@ fn not_a(n: &str, type_name: &str, e: impl std::fmt::Display) -> DecodeErrorKind
     DecodeErrorKind::Invalid(format!("number {n:?} is not a {type_name}: {e}"))
 }
 
-macro_rules! integer_attr {
-    ($($t:ty),*) => {$(
+/// The numeric types, stored as a DynamoDB number (`N`): `$text` is the number's text,
+/// `$v` bound to the value, and the stored text parses back as the type.
+macro_rules! number_attr {
+    ($($t:ty),* => |$v:ident| $text:expr) => {$(
         impl AttrValue for $t {
             const __DYNAMO_TYPE: Option<&'static str> = Some("N");
             #[inline]
             fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-                let n = self.to_string();
-                // DynamoDB numbers hold at most 38 significant digits: only 128-bit
-                // integers can have more (u128::MAX has 39).
-                if <$t>::BITS > 64 && crate::text::significant_digits(&n) > 38 {
-                    return Err(EncodeError::number(format!(
-                        "{n} has more than the 38 significant digits a DynamoDB number holds"
-                    )));
-                }
-                Ok(AttributeValue::N(n))
+                let $v = *self;
+                $text.map(AttributeValue::N)
             }
             #[inline]
             fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
@@ -261,49 +252,41 @@ macro_rules! integer_attr {
         }
     )*};
 }
-integer_attr!(
+number_attr!(
     u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
+    => |v| integer_text(v.to_string(), std::mem::size_of_val(&v))
 );
+number_attr!(f32, f64 => |v| {
+    // DynamoDB numbers: magnitude from 1e-130 up to (not including) 1e126.
+    // The nearest double to each bound prints as the bound itself, so comparing
+    // with the bounds as doubles decides exactly what the service accepts.
+    #[allow(clippy::useless_conversion)] // the identity for f64; widens an f32
+    let magnitude = f64::from(v.abs());
+    if !v.is_finite() {
+        Err(EncodeError::number(format!("{v} is not a number DynamoDB can store")))
+    } else if magnitude != 0.0 && !(1e-130..1e126).contains(&magnitude) {
+        Err(EncodeError::number(format!(
+            "{v:e} is outside the range of a DynamoDB number (magnitude 1e-130 to below 1e126)"
+        )))
+    } else if v.abs() == 0.0 || (1e-7..1e15).contains(&v.abs()) {
+        // Plain notation for ordinary magnitudes; exponent notation otherwise, since
+        // `1e300` written out would exceed the 38 significant digits of a DynamoDB number.
+        Ok(format!("{v}"))
+    } else {
+        Ok(format!("{v:e}"))
+    }
+});
 
-macro_rules! float_attr {
-    ($($t:ty),*) => {$(
-        impl AttrValue for $t {
-            const __DYNAMO_TYPE: Option<&'static str> = Some("N");
-            #[inline]
-            fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-                if !self.is_finite() {
-                    return Err(EncodeError::number(format!("{self} is not a number DynamoDB can store")));
-                }
-                // DynamoDB numbers: magnitude from 1e-130 up to (not including) 1e126.
-                // The nearest double to each bound prints as the bound itself, so comparing
-                // with the bounds as doubles decides exactly what the service accepts.
-                let magnitude = f64::from(self.abs());
-                if magnitude != 0.0 && !(1e-130..1e126).contains(&magnitude) {
-                    return Err(EncodeError::number(format!(
-                        "{self:e} is outside the range of a DynamoDB number (magnitude 1e-130 to below 1e126)"
-                    )));
-                }
-                // Plain notation for ordinary magnitudes; exponent notation otherwise, since
-                // `1e300` written out would exceed the 38 significant digits of a DynamoDB number.
-                let abs = self.abs();
-                let n = if abs == 0.0 || (1e-7..1e15).contains(&abs) {
-                    format!("{self}")
-                } else {
-                    format!("{self:e}")
-                };
-                Ok(AttributeValue::N(n))
-            }
-            #[inline]
-            fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
-                match value {
-                    AttributeValue::N(n) => n.parse::<$t>().map_err(|e| not_a(&n, stringify!($t), e)),
-                    other => Err(wrong_type("N", &other)),
-                }
-            }
-        }
-    )*};
+/// The text of an integer `bytes` wide: DynamoDB numbers hold at most 38 significant
+/// digits, which only 128-bit integers can exceed (u128::MAX has 39).
+fn integer_text(n: String, bytes: usize) -> Result<String, EncodeError> {
+    if bytes > 8 && crate::text::significant_digits(&n) > 38 {
+        return Err(EncodeError::number(format!(
+            "{n} has more than the 38 significant digits a DynamoDB number holds"
+        )));
+    }
+    Ok(n)
 }
-float_attr!(f32, f64);
 
 impl<T: AttrValue> AttrValue for Option<T> {
     const __DYNAMO_TYPE: Option<&'static str> = T::__DYNAMO_TYPE;
@@ -407,28 +390,26 @@ fn decode_map<T: AttrValue, C: FromIterator<(String, T)>>(
     }
 }
 
-impl<T: AttrValue> AttrValue for BTreeMap<String, T> {
-    const __DYNAMO_TYPE: Option<&'static str> = Some("M");
-    #[inline]
-    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-        encode_map(self.iter())
-    }
-    #[inline]
-    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
-        decode_map(value)
-    }
+/// `BTreeMap<String, T>` and `HashMap<String, T>`: a map (`M`) of the values' attributes.
+macro_rules! map_attr {
+    ($(impl [$($generics:tt)*] for $t:ty;)*) => {$(
+        impl<T: AttrValue, $($generics)*> AttrValue for $t {
+            const __DYNAMO_TYPE: Option<&'static str> = Some("M");
+            #[inline]
+            fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+                encode_map(self.iter())
+            }
+            #[inline]
+            fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+                decode_map(value)
+            }
+        }
+    )*};
 }
 
-impl<T: AttrValue, S: BuildHasher + Default> AttrValue for HashMap<String, T, S> {
-    const __DYNAMO_TYPE: Option<&'static str> = Some("M");
-    #[inline]
-    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-        encode_map(self.iter())
-    }
-    #[inline]
-    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
-        decode_map(value)
-    }
+map_attr! {
+    impl [] for BTreeMap<String, T>;
+    impl [S: BuildHasher + Default] for HashMap<String, T, S>;
 }
 
 #[inline]
@@ -547,35 +528,60 @@ fn check_numbers(av: &AttributeValue) -> Result<(), EncodeError> {
 /// magnitude from 1e-130 up to, not including, 1e126.
 pub(crate) fn check_number(n: &str) -> Result<(), EncodeError> {
     let refuse = |why: &str| Err(EncodeError::number(format!("{n} {why}")));
-    let unsigned = n.strip_prefix('-').unwrap_or(n);
-    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
-        Some(i) => (&unsigned[..i], &unsigned[i + 1..]),
-        None => (unsigned, "0"),
-    };
-    let Ok(exponent) = exponent.parse::<i64>() else {
+    let Some(decimal) = Decimal::parse(n.strip_prefix('-').unwrap_or(n)) else {
         return refuse("is not a decimal number");
     };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let valid_digits = |d: &str| d.bytes().all(|b| b.is_ascii_digit());
-    if int.len() + frac.len() == 0 || !valid_digits(int) || !valid_digits(frac) {
-        return refuse("is not a decimal number");
-    }
-    let digits = format!("{int}{frac}");
-    let Some(first) = digits.bytes().position(|b| b != b'0') else {
+    let Some((digits, magnitude)) = decimal.significant() else {
         return Ok(()); // zero
     };
-    let last = digits.bytes().rposition(|b| b != b'0').unwrap_or(first);
-    if last - first + 1 > 38 {
+    if digits.len() > 38 {
         return refuse("has more than the 38 significant digits a DynamoDB number holds");
     }
-    // The power of ten of the first significant digit: floor(log10(|n|)).
-    let magnitude = exponent.saturating_add(int.len() as i64 - 1 - first as i64);
-    if !(-130..=125).contains(&magnitude) {
+    // An exponent past i64 is out of range too.
+    if !magnitude.is_some_and(|m| (-130..=125).contains(&m)) {
         return refuse(
             "is outside the range of a DynamoDB number (magnitude 1e-130 to below 1e126)",
         );
     }
     Ok(())
+}
+
+/// An unsigned decimal text taken apart: its digits before and after the point, and
+/// its exponent.
+struct Decimal<'a> {
+    int: &'a str,
+    frac: &'a str,
+    exponent: i64,
+}
+
+impl<'a> Decimal<'a> {
+    /// Digits with an optional `.`, an optional exponent; `None` for anything else.
+    fn parse(unsigned: &'a str) -> Option<Self> {
+        let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+            Some(i) => (&unsigned[..i], unsigned[i + 1..].parse::<i64>().ok()?),
+            None => (unsigned, 0),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let digits = |d: &str| d.bytes().all(|b| b.is_ascii_digit());
+        (int.len() + frac.len() > 0 && digits(int) && digits(frac)).then_some(Decimal {
+            int,
+            frac,
+            exponent,
+        })
+    }
+
+    /// The significant digits and the power of ten of the first of them (`None` when it
+    /// is past `i64`); `None` for zero.
+    fn significant(&self) -> Option<(String, Option<i64>)> {
+        let digits = format!("{}{}", self.int, self.frac);
+        let first = digits.bytes().position(|b| b != b'0')?;
+        let last = digits.bytes().rposition(|b| b != b'0').unwrap_or(first);
+        let magnitude = self
+            .exponent
+            .checked_add(self.int.len() as i64)
+            .and_then(|m| m.checked_sub(1 + first as i64));
+        Some((digits[first..=last].to_owned(), magnitude))
+    }
 }
 
 /// A value stored through `serde_dynamo`: for field types without an [`AttrValue`]
@@ -733,24 +739,10 @@ pub(crate) fn number_value(n: &str) -> Option<(bool, String, i64)> {
         Some(rest) => (true, rest),
         None => (false, n.strip_prefix('+').unwrap_or(n)),
     };
-    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
-        Some(i) => (&unsigned[..i], unsigned[i + 1..].parse::<i64>().ok()?),
-        None => (unsigned, 0),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = format!("{int}{frac}");
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+    match Decimal::parse(unsigned)?.significant() {
+        None => Some((false, String::new(), 0)), // zero, whatever its sign
+        Some((digits, magnitude)) => Some((negative, digits, magnitude?)),
     }
-    let Some(first) = digits.bytes().position(|b| b != b'0') else {
-        return Some((false, String::new(), 0)); // zero, whatever its sign
-    };
-    let last = digits.bytes().rposition(|b| b != b'0').unwrap_or(first);
-    // The power of ten of the first significant digit.
-    let magnitude = exponent
-        .checked_add(int.len() as i64)?
-        .checked_sub(1 + first as i64)?;
-    Some((negative, digits[first..=last].to_owned(), magnitude))
 }
 
 #[cfg(any(feature = "time", feature = "chrono", feature = "uuid"))]

@@ -341,40 +341,14 @@ impl<T: Table> PeriodTables<T> {
 
     /// Enables TTL on `table` when the schema has a TTL attribute and it is off.
     async fn ensure_ttl(&self, table: &PeriodTable) -> Result<(), Error> {
-        use aws_sdk_dynamodb::types::{TimeToLiveSpecification, TimeToLiveStatus};
         let Some(attribute) = T::SCHEMA.ttl else {
             return Ok(());
         };
         let client = self.db.client();
-        let out = client
-            .describe_time_to_live()
-            .table_name(&table.name)
-            .send()
-            .await
-            .map_err(|e| Error::service("DescribeTimeToLive", &table.name, e))?;
-        let status = out
-            .time_to_live_description()
-            .and_then(|d| d.time_to_live_status());
-        if matches!(
-            status,
-            Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling)
-        ) {
+        if crate::schema::ttl_on(client, &table.name).await?.is_some() {
             return Ok(());
         }
-        client
-            .update_time_to_live()
-            .table_name(&table.name)
-            .time_to_live_specification(
-                TimeToLiveSpecification::builder()
-                    .attribute_name(attribute)
-                    .enabled(true)
-                    .build()
-                    .map_err(|e| Error::request_build("UpdateTimeToLive", e))?,
-            )
-            .send()
-            .await
-            .map_err(|e| Error::service("UpdateTimeToLive", &table.name, e))?;
-        Ok(())
+        crate::schema::enable_ttl(client, &table.name, attribute).await
     }
 
     /// Every table of these periods that exists, oldest first (`ListTables`, every page).

@@ -41,7 +41,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
     LocalSecondaryIndex, Projection as SdkProjection, ProjectionType, ProvisionedThroughput,
-    ScalarAttributeType, StreamSpecification, StreamViewType, TableStatus, TimeToLiveSpecification,
+    ScalarAttributeType, StreamSpecification, StreamViewType, TableStatus,
 };
 use std::time::Duration;
 
@@ -51,7 +51,9 @@ pub mod delimiter;
 #[doc(hidden)]
 pub mod history;
 pub use check::TableDifference;
-pub(crate) use check::check_table;
+#[cfg(feature = "time")]
+pub(crate) use check::ttl_on;
+pub(crate) use check::{check_table, describe_table, enable_ttl};
 pub use delimiter::Delimiter;
 
 /// A table declaration. Implemented by `#[derive(Table)]`.

@@ -25,21 +25,6 @@ pub(crate) fn significant_digits(n: &str) -> usize {
         .len()
 }
 
-/// Appends `t` as fixed-width RFC 3339 UTC with nanoseconds
-/// (`YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`), the form that sorts as the instants do; the reason
-/// it cannot when its UTC year is outside 0000–9999.
-#[cfg(feature = "time")]
-pub(crate) fn push_utc_timestamp(
-    t: &time::OffsetDateTime,
-    out: &mut String,
-) -> Result<(), &'static str> {
-    const UTC_YEAR: &str = "the year in UTC must be between 0000 and 9999";
-    let utc = t.checked_to_offset(time::UtcOffset::UTC).ok_or(UTC_YEAR)?;
-    let civil = civil::Civil::of_time(utc.date(), utc.time()).map_err(|_| UTC_YEAR)?;
-    civil.push(civil::CivilForm::Utc, out);
-    Ok(())
-}
-
 /// The fixed-width text forms of dates and times (features `time` and `chrono`).
 #[cfg(any(feature = "time", feature = "chrono"))]
 pub(crate) mod civil {
@@ -200,26 +185,26 @@ pub(crate) mod civil {
             Ok((date, t))
         }
 
-        /// Appends the text of `form` (a date form leaves the time out).
+        /// Appends the text of `form` (a date form leaves the time out): the year, then
+        /// each separator of the form's layout followed by the next field (the `Z` of an
+        /// instant ends the text).
         pub(crate) fn push(&self, form: CivilForm, out: &mut String) {
-            push_padded_u64(out, self.year.into(), 4);
-            out.push('-');
-            push_padded_u64(out, self.month.into(), 2);
-            out.push('-');
-            push_padded_u64(out, self.day.into(), 2);
-            if form == CivilForm::Date {
-                return;
-            }
-            out.push('T');
-            push_padded_u64(out, self.hour.into(), 2);
-            out.push(':');
-            push_padded_u64(out, self.minute.into(), 2);
-            out.push(':');
-            push_padded_u64(out, self.second.into(), 2);
-            out.push('.');
-            push_padded_u64(out, self.nanosecond.into(), 9);
-            if form == CivilForm::Utc {
-                out.push('Z');
+            let fields: [(u64, usize); 7] = [
+                (self.year.into(), 4),
+                (self.month.into(), 2),
+                (self.day.into(), 2),
+                (self.hour.into(), 2),
+                (self.minute.into(), 2),
+                (self.second.into(), 2),
+                (self.nanosecond.into(), 9),
+            ];
+            let (_, separators) = form.layout();
+            push_padded_u64(out, fields[0].0, fields[0].1);
+            for (i, &(_, separator)) in separators.iter().enumerate() {
+                out.push(char::from(separator));
+                if let Some(&(value, width)) = fields.get(i + 1) {
+                    push_padded_u64(out, value, width);
+                }
             }
         }
 
@@ -260,6 +245,110 @@ pub(crate) mod civil {
                 civil.nanosecond = number(20..29)?;
             }
             Ok(civil)
+        }
+    }
+
+    /// A date or date-time type in its fixed-width form, in keys and attributes alike:
+    /// the one place each type's conversion to and from [`Civil`] is written.
+    pub(crate) trait CivilValue: Sized + std::fmt::Display {
+        /// The form it is written in.
+        const FORM: CivilForm;
+        /// The type's name, for error messages.
+        const NAME: &'static str;
+        /// Its fields, or why it has no fixed-width form (a year outside 0000–9999).
+        fn to_civil(&self) -> Result<Civil, &'static str>;
+        /// The value of these fields, or why there is none.
+        fn from_civil(civil: Civil) -> Result<Self, &'static str>;
+
+        /// Appends its fixed-width text, or says why it has none.
+        fn push_civil(&self, out: &mut String) -> Result<(), &'static str> {
+            self.to_civil()?.push(Self::FORM, out);
+            Ok(())
+        }
+
+        /// Reads its fixed-width text.
+        fn parse_civil(text: &str) -> Result<Self, &'static str> {
+            Civil::parse(text, Self::FORM).and_then(Self::from_civil)
+        }
+    }
+
+    /// In UTC (the offset is not kept); the year in UTC must be 0000–9999.
+    #[cfg(feature = "time")]
+    impl CivilValue for time::OffsetDateTime {
+        const FORM: CivilForm = CivilForm::Utc;
+        const NAME: &'static str = "OffsetDateTime";
+        fn to_civil(&self) -> Result<Civil, &'static str> {
+            const UTC_YEAR: &str = "the year in UTC must be between 0000 and 9999";
+            let utc = self
+                .checked_to_offset(time::UtcOffset::UTC)
+                .ok_or(UTC_YEAR)?;
+            Civil::of_time(utc.date(), utc.time()).map_err(|_| UTC_YEAR)
+        }
+        fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+            let (date, time) = civil.to_time()?;
+            Ok(time::PrimitiveDateTime::new(date, time).assume_utc())
+        }
+    }
+
+    #[cfg(feature = "time")]
+    impl CivilValue for time::Date {
+        const FORM: CivilForm = CivilForm::Date;
+        const NAME: &'static str = "Date";
+        fn to_civil(&self) -> Result<Civil, &'static str> {
+            Civil::date(self.year(), u8::from(self.month()), self.day())
+        }
+        fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+            civil.to_time().map(|(date, _)| date)
+        }
+    }
+
+    /// A date-time without an offset, made of a date and a time of day: `$of` takes them
+    /// apart into [`Civil`] fields, `$to` puts them back.
+    macro_rules! local_civil_value {
+        ($($(#[$attr:meta])* $t:ty: $name:literal, $of:ident, $to:ident;)*) => {$(
+            $(#[$attr])*
+            impl CivilValue for $t {
+                const FORM: CivilForm = CivilForm::Local;
+                const NAME: &'static str = $name;
+                fn to_civil(&self) -> Result<Civil, &'static str> {
+                    Civil::$of(self.date(), self.time())
+                }
+                fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+                    let (date, time) = civil.$to()?;
+                    Ok(<$t>::new(date, time))
+                }
+            }
+        )*};
+    }
+
+    local_civil_value! {
+        #[cfg(feature = "time")]
+        time::PrimitiveDateTime: "PrimitiveDateTime", of_time, to_time;
+        #[cfg(feature = "chrono")]
+        chrono::NaiveDateTime: "NaiveDateTime", of_chrono, to_chrono;
+    }
+
+    #[cfg(feature = "chrono")]
+    impl CivilValue for chrono::NaiveDate {
+        const FORM: CivilForm = CivilForm::Date;
+        const NAME: &'static str = "NaiveDate";
+        fn to_civil(&self) -> Result<Civil, &'static str> {
+            Civil::of_chrono(*self, chrono::NaiveTime::MIN)
+        }
+        fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+            civil.to_chrono().map(|(date, _)| date)
+        }
+    }
+
+    #[cfg(feature = "chrono")]
+    impl CivilValue for chrono::DateTime<chrono::Utc> {
+        const FORM: CivilForm = CivilForm::Utc;
+        const NAME: &'static str = "DateTime<Utc>";
+        fn to_civil(&self) -> Result<Civil, &'static str> {
+            self.naive_utc().to_civil()
+        }
+        fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+            chrono::NaiveDateTime::from_civil(civil).map(|naive| naive.and_utc())
         }
     }
 }

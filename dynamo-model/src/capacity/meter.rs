@@ -313,6 +313,21 @@ fn one(capacity: Option<&ConsumedCapacity>) -> Reported {
     )
 }
 
+/// What a Query or a Scan input (the same fields on two types) asks: a read of pages,
+/// projected by an expression, the legacy attribute list or `Select`.
+macro_rules! paged_read {
+    ($input:ident, $operation:literal) => {{
+        total(&mut $input.return_consumed_capacity);
+        Asked {
+            consistent: $input.consistent_read == Some(true),
+            projected: $input.projection_expression.is_some()
+                || $input.attributes_to_get.is_some()
+                || partial($input.select.as_ref()),
+            ..asked($operation, Units::Read)
+        }
+    }};
+}
+
 impl Intercept for Metering {
     fn name(&self) -> &'static str {
         "dynamo_model::capacity::Meter"
@@ -351,23 +366,9 @@ impl Intercept for Metering {
                 ..asked("DeleteItem", Units::Write)
             }
         } else if let Some(i) = input.downcast_mut::<QueryInput>() {
-            total(&mut i.return_consumed_capacity);
-            Asked {
-                consistent: i.consistent_read == Some(true),
-                projected: i.projection_expression.is_some()
-                    || i.attributes_to_get.is_some()
-                    || partial(i.select.as_ref()),
-                ..asked("Query", Units::Read)
-            }
+            paged_read!(i, "Query")
         } else if let Some(i) = input.downcast_mut::<ScanInput>() {
-            total(&mut i.return_consumed_capacity);
-            Asked {
-                consistent: i.consistent_read == Some(true),
-                projected: i.projection_expression.is_some()
-                    || i.attributes_to_get.is_some()
-                    || partial(i.select.as_ref()),
-                ..asked("Scan", Units::Read)
-            }
+            paged_read!(i, "Scan")
         } else if let Some(i) = input.downcast_mut::<BatchGetItemInput>() {
             total(&mut i.return_consumed_capacity);
             let tables = i.request_items.iter().flat_map(|m| m.values());

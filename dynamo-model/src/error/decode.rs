@@ -109,17 +109,7 @@ impl DecodeErrorKind {
         }
     }
 
-    /// The error at a member of a map (`.name`).
-    #[cold]
-    pub fn at_member(self, name: &str) -> Self {
-        self.at(format_args!(".{name}"))
-    }
-
-    /// The error at an element of a list (`[index]`).
-    #[cold]
-    pub fn at_index(self, index: usize) -> Self {
-        self.at(format_args!("[{index}]"))
-    }
+    crate::error::path_steps!();
 
     /// Splits off the path of a nested error: `("", self)` when it is not nested.
     pub(crate) fn into_path(self) -> (String, DecodeErrorKind) {

@@ -1,5 +1,24 @@
 //! The one error type of the crate, with the entity, key and attribute involved.
 
+/// `at_member` and `at_index` for an error type whose `at(step)` prepends a step to the
+/// path of the value it refused.
+macro_rules! path_steps {
+    () => {
+        /// The error at a member of a map (`.name`).
+        #[cold]
+        pub fn at_member(self, name: &str) -> Self {
+            self.at(format_args!(".{name}"))
+        }
+
+        /// The error at an element of a list (`[index]`).
+        #[cold]
+        pub fn at_index(self, index: usize) -> Self {
+            self.at(format_args!("[{index}]"))
+        }
+    };
+}
+pub(crate) use path_steps;
+
 mod decode;
 mod decompress;
 mod key;

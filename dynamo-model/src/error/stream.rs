@@ -4,6 +4,35 @@
 use dynamo_model::stream::StreamRecord;
 use std::fmt;
 
+/// `as_str`, `parse` and `Display` of an enum of names DynamoDB writes, from one table
+/// of them.
+macro_rules! dynamodb_names {
+    ($name:ident { $($variant:ident => $text:literal,)* }) => {
+        impl $name {
+            #[doc = concat!("The name as DynamoDB writes it:" $(, " `", $text, "`")*, ".")]
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+
+            /// Parses the name DynamoDB writes (`None` for anything else).
+            pub fn parse(name: &str) -> Option<Self> {
+                match name {
+                    $($text => Some($name::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
 /// What happened to the item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -17,26 +46,13 @@ pub enum EventName {
     Remove,
 }
 
+dynamodb_names!(EventName {
+    Insert => "INSERT",
+    Modify => "MODIFY",
+    Remove => "REMOVE",
+});
+
 impl EventName {
-    /// The name as DynamoDB writes it: `INSERT`, `MODIFY` or `REMOVE`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventName::Insert => "INSERT",
-            EventName::Modify => "MODIFY",
-            EventName::Remove => "REMOVE",
-        }
-    }
-
-    /// Parses the name DynamoDB writes (`None` for anything else).
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "INSERT" => Some(EventName::Insert),
-            "MODIFY" => Some(EventName::Modify),
-            "REMOVE" => Some(EventName::Remove),
-            _ => None,
-        }
-    }
-
     /// Whether an event of this kind has an old image: a `MODIFY` or a `REMOVE` (an
     /// `INSERT` had no item before).
     pub fn has_old(self) -> bool {
@@ -47,12 +63,6 @@ impl EventName {
     /// `REMOVE` leaves no item).
     pub fn has_new(self) -> bool {
         self != EventName::Remove
-    }
-}
-
-impl fmt::Display for EventName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -70,34 +80,12 @@ pub enum ViewType {
     NewAndOldImages,
 }
 
-impl ViewType {
-    /// The name as DynamoDB writes it (`KEYS_ONLY`, `NEW_IMAGE`, ...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ViewType::KeysOnly => "KEYS_ONLY",
-            ViewType::NewImage => "NEW_IMAGE",
-            ViewType::OldImage => "OLD_IMAGE",
-            ViewType::NewAndOldImages => "NEW_AND_OLD_IMAGES",
-        }
-    }
-
-    /// Parses the name DynamoDB writes (`None` for anything else).
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "KEYS_ONLY" => Some(ViewType::KeysOnly),
-            "NEW_IMAGE" => Some(ViewType::NewImage),
-            "OLD_IMAGE" => Some(ViewType::OldImage),
-            "NEW_AND_OLD_IMAGES" => Some(ViewType::NewAndOldImages),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for ViewType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+dynamodb_names!(ViewType {
+    KeysOnly => "KEYS_ONLY",
+    NewImage => "NEW_IMAGE",
+    OldImage => "OLD_IMAGE",
+    NewAndOldImages => "NEW_AND_OLD_IMAGES",
+});
 
 /// Which image of a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

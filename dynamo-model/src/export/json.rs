@@ -3,23 +3,7 @@
 
 use super::*;
 
-/// The DynamoDB type name of a value (`S`, `N`, `M`, ...), `None` for a type this crate
-/// does not know.
-pub(super) fn dynamodb_type(value: &AttributeValue) -> Option<&'static str> {
-    Some(match value {
-        AttributeValue::S(_) => "S",
-        AttributeValue::N(_) => "N",
-        AttributeValue::B(_) => "B",
-        AttributeValue::Bool(_) => "BOOL",
-        AttributeValue::Null(_) => "NULL",
-        AttributeValue::L(_) => "L",
-        AttributeValue::M(_) => "M",
-        AttributeValue::Ss(_) => "SS",
-        AttributeValue::Ns(_) => "NS",
-        AttributeValue::Bs(_) => "BS",
-        _ => return None,
-    })
-}
+pub(super) use crate::codec::dynamodb_type;
 
 /// A value in DynamoDB JSON (`{"S": ".."}`, binary in base64), as Workbench stores
 /// `TableData`. A value of a type this crate does not know is `{"NULL": true}`.

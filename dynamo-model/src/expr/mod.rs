@@ -271,6 +271,17 @@ impl<E, V, M> Path<E, V, M> {
     }
 }
 
+/// Comparison methods of a condition builder: `$method(self, $arg)` is
+/// `self.compare(CompareOp::$op, $arg)`, documented as `$left $symbol $arg`.
+macro_rules! compare_methods {
+    ($left:literal, $arg:ident: $t:ty; $($method:ident $op:ident $symbol:literal),*) => {$(
+        #[doc = concat!("`", $left, " ", $symbol, " ", stringify!($arg), "`")]
+        pub fn $method(self, $arg: $t) -> Condition<E> {
+            self.compare(CompareOp::$op, $arg)
+        }
+    )*};
+}
+
 macro_rules! conditions {
     ($ty:ident) => {
         impl<E, V: AttrValue, M> $ty<E, V, M> {
@@ -306,30 +317,8 @@ macro_rules! conditions {
                 Condition::new(Node::Compare { path, op, value })
             }
 
-            /// `path = value`
-            pub fn eq(self, value: impl Into<V>) -> Condition<E> {
-                self.compare(CompareOp::Eq, value)
-            }
-            /// `path <> value`
-            pub fn ne(self, value: impl Into<V>) -> Condition<E> {
-                self.compare(CompareOp::Ne, value)
-            }
-            /// `path < value`
-            pub fn lt(self, value: impl Into<V>) -> Condition<E> {
-                self.compare(CompareOp::Lt, value)
-            }
-            /// `path <= value`
-            pub fn le(self, value: impl Into<V>) -> Condition<E> {
-                self.compare(CompareOp::Le, value)
-            }
-            /// `path > value`
-            pub fn gt(self, value: impl Into<V>) -> Condition<E> {
-                self.compare(CompareOp::Gt, value)
-            }
-            /// `path >= value`
-            pub fn ge(self, value: impl Into<V>) -> Condition<E> {
-                self.compare(CompareOp::Ge, value)
-            }
+            compare_methods!("path", value: impl Into<V>;
+                eq Eq "=", ne Ne "<>", lt Lt "<", le Le "<=", gt Gt ">", ge Ge ">=");
             /// `path BETWEEN low AND high` (inclusive).
             pub fn between(self, low: impl Into<V>, high: impl Into<V>) -> Condition<E> {
                 Condition::new(Node::Between {
@@ -456,26 +445,8 @@ impl<E> SizeOf<E> {
             n,
         })
     }
-    /// `size(path) = n`
-    pub fn eq(self, n: usize) -> Condition<E> {
-        self.compare(CompareOp::Eq, n)
-    }
-    /// `size(path) < n`
-    pub fn lt(self, n: usize) -> Condition<E> {
-        self.compare(CompareOp::Lt, n)
-    }
-    /// `size(path) <= n`
-    pub fn le(self, n: usize) -> Condition<E> {
-        self.compare(CompareOp::Le, n)
-    }
-    /// `size(path) > n`
-    pub fn gt(self, n: usize) -> Condition<E> {
-        self.compare(CompareOp::Gt, n)
-    }
-    /// `size(path) >= n`
-    pub fn ge(self, n: usize) -> Condition<E> {
-        self.compare(CompareOp::Ge, n)
-    }
+    compare_methods!("size(path)", n: usize;
+        eq Eq "=", lt Lt "<", le Le "<=", gt Gt ">", ge Ge ">=");
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -84,21 +84,29 @@ pub struct Partition<E, K = Primary> {
     _entity: PhantomData<fn() -> (E, K)>,
 }
 
-impl<E, K> Clone for Partition<E, K> {
-    fn clone(&self) -> Self {
-        Partition {
-            value: self.value.clone(),
-            default_range: self.default_range.clone(),
-            _entity: PhantomData,
+/// `Clone` and `Debug` for a key type tagged with its entity and key space (`_entity`),
+/// whatever `E` and `K` are (a derive would ask them of both): the clone copies the
+/// `$field`s, `Debug` shows `$shown`.
+macro_rules! tagged_key_traits {
+    ($name:ident { $($field:ident),* } shows $shown:ident) => {
+        impl<E, K> Clone for $name<E, K> {
+            fn clone(&self) -> Self {
+                $name {
+                    $($field: self.$field.clone(),)*
+                    _entity: PhantomData,
+                }
+            }
         }
-    }
+
+        impl<E, K> std::fmt::Debug for $name<E, K> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_tuple(stringify!($name)).field(&self.$shown).finish()
+            }
+        }
+    };
 }
 
-impl<E, K> std::fmt::Debug for Partition<E, K> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("Partition").field(&self.value).finish()
-    }
-}
+tagged_key_traits!(Partition { value, default_range } shows value);
 
 impl<E: Entity, K: KeySpace> Partition<E, K> {
     /// `sk_root` and `sk_fixed`: the sort-key template's leading literal and whether it
@@ -608,20 +616,7 @@ pub struct MultiPartition<E, K> {
     _entity: PhantomData<fn() -> (E, K)>,
 }
 
-impl<E, K> Clone for MultiPartition<E, K> {
-    fn clone(&self) -> Self {
-        MultiPartition {
-            values: self.values.clone(),
-            _entity: PhantomData,
-        }
-    }
-}
-
-impl<E, K> std::fmt::Debug for MultiPartition<E, K> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("MultiPartition").field(&self.values).finish()
-    }
-}
+tagged_key_traits!(MultiPartition { values } shows values);
 
 /// Encodes a multi-attribute key value (helper for generated code).
 #[doc(hidden)]
@@ -669,20 +664,7 @@ pub struct AttributePrefix<E, K> {
     _entity: PhantomData<fn() -> (E, K)>,
 }
 
-impl<E, K> Clone for AttributePrefix<E, K> {
-    fn clone(&self) -> Self {
-        AttributePrefix {
-            range: self.range.clone(),
-            _entity: PhantomData,
-        }
-    }
-}
-
-impl<E, K> std::fmt::Debug for AttributePrefix<E, K> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("AttributePrefix").field(&self.range).finish()
-    }
-}
+tagged_key_traits!(AttributePrefix { range } shows range);
 
 #[doc(hidden)]
 impl<E, K> AttributePrefix<E, K> {

@@ -474,9 +474,11 @@ impl fmt::Display for MonthBucket {
 /// Written as [`Display`](fmt::Display) shows it (fixed width, so it sorts by day).
 impl KeyPart for DayBucket {
     fn encode_key(&self, out: &mut String) -> Result<(), KeyError> {
-        push_padded_u64(out, self.year.into(), 4);
-        out.push('-');
-        push_padded_u64(out, self.month.into(), 2);
+        MonthBucket {
+            year: self.year,
+            month: self.month,
+        }
+        .encode_key(out)?;
         out.push('-');
         push_padded_u64(out, self.day.into(), 2);
         Ok(())

@@ -408,24 +408,21 @@ macro_rules! prefix_free_delimited {
 }
 
 /// Like [`push_padded_u64`] for `u128` (width at most 39).
-fn push_padded_u128(out: &mut String, mut v: u128, width: usize) {
+fn push_padded_u128(out: &mut String, v: u128, width: usize) {
+    const TEN_TO_19: u128 = 10_000_000_000_000_000_000;
     // Fast path: avoid 128-bit division for values that fit in a u64.
-    if let Ok(small) = u64::try_from(v) {
-        if width <= 20 {
-            return push_padded_u64(out, small, width);
+    match u64::try_from(v) {
+        Ok(small) if width <= 20 => push_padded_u64(out, small, width),
+        Ok(small) => {
+            out.extend(std::iter::repeat_n('0', width - 20));
+            push_padded_u64(out, small, 20);
         }
-        out.extend(std::iter::repeat_n('0', width - 20));
-        return push_padded_u64(out, small, 20);
+        // More than 19 digits: the leading ones, then the last 19 (which fit in a u64).
+        Err(_) => {
+            push_padded_u128(out, v / TEN_TO_19, width - 19);
+            push_padded_u64(out, (v % TEN_TO_19) as u64, 19);
+        }
     }
-    let mut buf = [b'0'; 39];
-    let mut i = buf.len();
-    while v > 0 {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-    }
-    debug_assert!(buf.len() - i <= width && width <= buf.len());
-    out.extend(buf[buf.len() - width..].iter().map(|&b| char::from(b)));
 }
 
 /// Parses exactly `width` ASCII digits (no sign) into `U`.

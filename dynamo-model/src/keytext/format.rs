@@ -174,6 +174,30 @@ pub trait KeyFormat<T>: 'static {
     fn decode(component: &str) -> Result<T, KeyError>;
 }
 
+/// `Debug`, `Clone` and `PartialEq` for a wrapper of a `value` in format `F`: those of the
+/// value, whatever `F` is (a derive would ask them of `F` too).
+macro_rules! value_traits {
+    ($wrapper:ident) => {
+        impl<T: fmt::Debug, F> fmt::Debug for $wrapper<T, F> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.value.fmt(f)
+            }
+        }
+
+        impl<T: Clone, F> Clone for $wrapper<T, F> {
+            fn clone(&self) -> Self {
+                $wrapper::new(self.value.clone())
+            }
+        }
+
+        impl<T: PartialEq, F> PartialEq for $wrapper<T, F> {
+            fn eq(&self, other: &Self) -> bool {
+                self.value == other.value
+            }
+        }
+    };
+}
+
 /// A value of type `T` rendered in keys with format `F` (see the [module](self) docs):
 /// what a `#[dynamo(key_format = "..")]` field's key arguments, sort-key conditions and
 /// decoding use. Arguments take the plain `T` (or `&T`); this wrapper is rarely written
@@ -203,23 +227,7 @@ impl<T, F> Formatted<T, F> {
     }
 }
 
-impl<T: fmt::Debug, F> fmt::Debug for Formatted<T, F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.value.fmt(f)
-    }
-}
-
-impl<T: Clone, F> Clone for Formatted<T, F> {
-    fn clone(&self) -> Self {
-        Formatted::new(self.value.clone())
-    }
-}
-
-impl<T: PartialEq, F> PartialEq for Formatted<T, F> {
-    fn eq(&self, other: &Self) -> bool {
-        self.value == other.value
-    }
-}
+value_traits!(Formatted);
 
 fn malformed(format: &'static str, input: &str, reason: &'static str) -> KeyError {
     KeyError::Malformed {
@@ -496,23 +504,7 @@ impl<T, F> From<Option<T>> for FormattedOption<T, F> {
     }
 }
 
-impl<T: fmt::Debug, F> fmt::Debug for FormattedOption<T, F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.value.fmt(f)
-    }
-}
-
-impl<T: Clone, F> Clone for FormattedOption<T, F> {
-    fn clone(&self) -> Self {
-        FormattedOption::new(self.value.clone())
-    }
-}
-
-impl<T: PartialEq, F> PartialEq for FormattedOption<T, F> {
-    fn eq(&self, other: &Self) -> bool {
-        self.value == other.value
-    }
-}
+value_traits!(FormattedOption);
 
 /// An absent value is no attribute; a present one is [`Formatted`]'s attribute.
 impl<T: AttrValue, F: KeyFormat<T>> AttrValue for FormattedOption<T, F> {

@@ -83,21 +83,25 @@ pub fn colliding_strings() -> impl Strategy<Value = String> {
     ]
 }
 
-/// Unsigned integers of type `$t`: uniform, small magnitudes, and the extremes; for
-/// 128-bit types only values a DynamoDB number can hold (see [`storable`]).
-macro_rules! unsigned_values {
-    ($t:ty) => {
+/// Integers of type `$t` (unsigned ones as they are; see [`signed_values`] for signed
+/// ones): uniform, small magnitudes, the extremes and the twenty values
+/// next to each, and any `$more` (each as likely as an extreme); for 128-bit types only
+/// values a DynamoDB number can hold (see [`storable`]).
+macro_rules! integer_values {
+    ($t:ty $(, $more:expr)*) => {
         prop_oneof![
             3 => any::<$t>(),
             3 => (any::<$t>(), 0..<$t>::BITS).prop_map(|(v, shift)| v >> shift),
             1 => Just(<$t>::MIN),
             1 => Just(<$t>::MAX),
-            1 => 0..=(20 as $t),
+            1 => <$t>::MIN..=(<$t>::MIN + 20),
             1 => (<$t>::MAX - 20)..=<$t>::MAX,
+            $(1 => $more,)*
         ]
         .prop_map(|v: $t| $crate::keytext::testing::storable(v, |v| v / 10))
     };
 }
+pub(crate) use integer_values;
 
 /// `value` itself when a DynamoDB number can hold it (at most 38 significant digits),
 /// otherwise `shrink(value)`: keys refuse 128-bit values with more (`u128::MAX` has 39).
@@ -108,26 +112,36 @@ pub fn storable<T: Copy + std::fmt::Display>(value: T, shrink: fn(T) -> T) -> T 
         value
     }
 }
-pub(crate) use unsigned_values;
 
-/// Signed integers of type `$t`: uniform, small magnitudes of both signs, and the extremes.
+/// Signed integers of type `$t`: small magnitudes of both signs too.
 macro_rules! signed_values {
     ($t:ty) => {
-        prop_oneof![
-            3 => any::<$t>(),
-            3 => (any::<$t>(), 0..<$t>::BITS).prop_map(|(v, shift)| v >> shift),
-            1 => Just(<$t>::MIN),
-            1 => Just(<$t>::MAX),
-            1 => Just(0 as $t),
-            1 => Just(-1 as $t),
-            1 => (-20 as $t)..=(20 as $t),
-            1 => <$t>::MIN..=(<$t>::MIN + 20),
-            1 => (<$t>::MAX - 20)..=<$t>::MAX,
-        ]
-        .prop_map(|v: $t| $crate::keytext::testing::storable(v, |v| v / 10))
+        $crate::keytext::testing::integer_values!(
+            $t,
+            Just(0 as $t),
+            Just(-1 as $t),
+            (-20 as $t)..=(20 as $t)
+        )
     };
 }
 pub(crate) use signed_values;
+
+/// Values of `min..=max`: uniform, its ends, the `edge` values next to each end, and the
+/// window `near..=near + window`, so that pairs often fall close together.
+pub fn spread<T>(min: T, max: T, edge: T, near: T, window: T) -> impl Strategy<Value = T>
+where
+    T: Copy + std::fmt::Debug + std::ops::Add<Output = T> + std::ops::Sub<Output = T> + 'static,
+    std::ops::RangeInclusive<T>: Strategy<Value = T>,
+{
+    prop_oneof![
+        4 => min..=max,
+        1 => Just(min),
+        1 => Just(max),
+        1 => min..=min + edge,
+        1 => max - edge..=max,
+        2 => near..=near + window,
+    ]
+}
 
 /// UUIDs: uniform, nil, max and small values.
 #[cfg(feature = "uuid")]
@@ -162,15 +176,7 @@ pub mod datetime_values {
         let (min, max) = (MIN.unix_timestamp_nanos(), MAX.unix_timestamp_nanos());
         // A window one microsecond wide, so pairs often share a second.
         let near = 1_700_000_000_000_000_000i128;
-        let nanos = prop_oneof![
-            4 => min..=max,
-            1 => Just(min),
-            1 => Just(max),
-            1 => min..=min + 2_000,
-            1 => max - 2_000..=max,
-            2 => near..=near + 1_000,
-        ];
-        (nanos, offset()).prop_map(|(nanos, offset)| {
+        (super::spread(min, max, 2_000, near, 1_000), offset()).prop_map(|(nanos, offset)| {
             let utc = OffsetDateTime::from_unix_timestamp_nanos(nanos).expect("in range");
             utc.checked_to_offset(offset).unwrap_or(utc)
         })
@@ -203,14 +209,7 @@ pub mod time_values {
     fn days() -> impl Strategy<Value = i32> {
         let (min, max) = (MIN_DATE.to_julian_day(), MAX_DATE.to_julian_day());
         let near = date!(2024 - 02 - 28).to_julian_day();
-        prop_oneof![
-            4 => min..=max,
-            1 => Just(min),
-            1 => Just(max),
-            1 => min..=min + 400,
-            1 => max - 400..=max,
-            2 => near..=near + 3,
-        ]
+        super::spread(min, max, 400, near, 3)
     }
 
     pub fn dates() -> impl Strategy<Value = Date> {
@@ -276,15 +275,7 @@ pub mod chrono_values {
         use chrono::Datelike;
         let (min, max) = (min_date().num_days_from_ce(), max_date().num_days_from_ce());
         let near = NaiveDate::from_ymd_opt(2024, 2, 28).map_or(0, |d| d.num_days_from_ce());
-        prop_oneof![
-            4 => min..=max,
-            1 => Just(min),
-            1 => Just(max),
-            1 => min..=min + 400,
-            1 => max - 400..=max,
-            2 => near..=near + 3,
-        ]
-        .prop_map(date_of)
+        super::spread(min, max, 400, near, 3).prop_map(date_of)
     }
 
     /// Every date chrono can hold (years -262143 to 262142): encodable or not.

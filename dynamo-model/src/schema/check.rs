@@ -5,7 +5,8 @@ use crate::Error;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
     BillingMode, KeySchemaElement, KeyType, Projection as SdkProjection, ProjectionType,
-    ProvisionedThroughputDescription, ScalarAttributeType, TimeToLiveStatus,
+    ProvisionedThroughputDescription, ScalarAttributeType, TimeToLiveDescription,
+    TimeToLiveSpecification, TimeToLiveStatus,
 };
 use std::fmt;
 
@@ -252,6 +253,60 @@ fn described_throughput(t: Option<&ProvisionedThroughputDescription>) -> Option<
     (read > 0 || write > 0).then_some(Throughput { read, write })
 }
 
+/// `DescribeTable` of `table_name`.
+pub(crate) async fn describe_table(
+    client: &Client,
+    table_name: &str,
+) -> Result<aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput, Error> {
+    client
+        .describe_table()
+        .table_name(table_name)
+        .send()
+        .await
+        .map_err(|e| Error::service("DescribeTable", table_name, e))
+}
+
+/// The TTL of `table_name` when it is on or being turned on (`DescribeTimeToLive`).
+pub(crate) async fn ttl_on(
+    client: &Client,
+    table_name: &str,
+) -> Result<Option<TimeToLiveDescription>, Error> {
+    let out = client
+        .describe_time_to_live()
+        .table_name(table_name)
+        .send()
+        .await
+        .map_err(|e| Error::service("DescribeTimeToLive", table_name, e))?;
+    Ok(out.time_to_live_description.filter(|d| {
+        matches!(
+            d.time_to_live_status(),
+            Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling)
+        )
+    }))
+}
+
+/// Turns TTL on for `table_name`, on `attribute` (`UpdateTimeToLive`).
+pub(crate) async fn enable_ttl(
+    client: &Client,
+    table_name: &str,
+    attribute: &str,
+) -> Result<(), Error> {
+    client
+        .update_time_to_live()
+        .table_name(table_name)
+        .time_to_live_specification(
+            TimeToLiveSpecification::builder()
+                .attribute_name(attribute)
+                .enabled(true)
+                .build()
+                .map_err(|e| Error::request_build("UpdateTimeToLive", e))?,
+        )
+        .send()
+        .await
+        .map_err(|e| Error::service("UpdateTimeToLive", table_name, e))?;
+    Ok(())
+}
+
 /// Describes `table_name` (`DescribeTable`, `DescribeTimeToLive`) and lists how it differs
 /// from `layout`.
 pub(crate) async fn check_table(
@@ -260,12 +315,7 @@ pub(crate) async fn check_table(
     type_name: &'static str,
     layout: &Layout,
 ) -> Result<Vec<TableDifference>, Error> {
-    let out = client
-        .describe_table()
-        .table_name(table_name)
-        .send()
-        .await
-        .map_err(|e| Error::service("DescribeTable", table_name, e))?;
+    let out = describe_table(client, table_name).await?;
     let table = out.table().ok_or_else(|| Error::UnexpectedResponse {
         entity: type_name,
         operation: "DescribeTable",
@@ -416,22 +466,9 @@ pub(crate) async fn check_table(
         });
     }
 
-    let ttl = client
-        .describe_time_to_live()
-        .table_name(table_name)
-        .send()
-        .await
-        .map_err(|e| Error::service("DescribeTimeToLive", table_name, e))?;
-    let described_ttl = ttl
-        .time_to_live_description()
-        .filter(|d| {
-            matches!(
-                d.time_to_live_status(),
-                Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling)
-            )
-        })
-        .and_then(|d| d.attribute_name())
-        .map(str::to_owned);
+    let described_ttl = ttl_on(client, table_name)
+        .await?
+        .and_then(|d| d.attribute_name);
     if described_ttl.as_deref() != layout.ttl {
         diffs.push(TableDifference::Ttl {
             declared: layout.ttl.map(str::to_owned),

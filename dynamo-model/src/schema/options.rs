@@ -320,19 +320,7 @@ pub async fn create_table_with(
     wait_until_active(client, table_name).await?;
 
     if let Some(ttl) = layout.ttl {
-        client
-            .update_time_to_live()
-            .table_name(table_name)
-            .time_to_live_specification(
-                TimeToLiveSpecification::builder()
-                    .attribute_name(ttl)
-                    .enabled(true)
-                    .build()
-                    .map_err(|e| Error::request_build("UpdateTimeToLive", e))?,
-            )
-            .send()
-            .await
-            .map_err(|e| Error::service("UpdateTimeToLive", table_name, e))?;
+        enable_ttl(client, table_name, ttl).await?;
     }
     Ok(())
 }
@@ -342,12 +330,7 @@ pub async fn create_table_with(
 async fn wait_until_active(client: &Client, table_name: &str) -> Result<(), Error> {
     let mut delay = Duration::from_millis(20);
     loop {
-        let out = client
-            .describe_table()
-            .table_name(table_name)
-            .send()
-            .await
-            .map_err(|e| Error::service("DescribeTable", table_name, e))?;
+        let out = describe_table(client, table_name).await?;
         if let Some(table) = out.table() {
             let indexes_active = table
                 .global_secondary_indexes()

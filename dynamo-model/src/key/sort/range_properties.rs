@@ -1,6 +1,6 @@
 use super::*;
 use crate::keytext::testing::*;
-use crate::keytext::testing::{signed_values, unsigned_values};
+use crate::keytext::testing::{integer_values, signed_values};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use std::collections::BTreeMap;
@@ -297,12 +297,12 @@ macro_rules! range_property {
 
 range_property! {
     string_ranges: String = prop_oneof![colliding_strings(), strings()];
-    u8_ranges: u8 = unsigned_values!(u8);
-    u16_ranges: u16 = unsigned_values!(u16);
-    u32_ranges: u32 = unsigned_values!(u32);
-    u64_ranges: u64 = unsigned_values!(u64);
-    u128_ranges: u128 = unsigned_values!(u128);
-    usize_ranges: usize = unsigned_values!(usize);
+    u8_ranges: u8 = integer_values!(u8);
+    u16_ranges: u16 = integer_values!(u16);
+    u32_ranges: u32 = integer_values!(u32);
+    u64_ranges: u64 = integer_values!(u64);
+    u128_ranges: u128 = integer_values!(u128);
+    usize_ranges: usize = integer_values!(usize);
     i8_ranges: i8 = signed_values!(i8);
     i16_ranges: i16 = signed_values!(i16);
     i32_ranges: i32 = signed_values!(i32);

@@ -161,60 +161,60 @@ fn empty_values_mean_everything_or_nothing() {
     let bare = || SortKeyPrefix::<E>::__root("", false, Delimiter::HASH);
     let op = |c: SortKeyCondition<E>| range(c).op;
     for followed in [false, true] {
-        assert_eq!(
-            op(bare().__compare(Compare::Lt, string(""), followed)),
-            SortKeyOp::Nothing
-        );
-        assert_eq!(
-            op(root().__compare(Compare::Lt, string(""), followed)),
-            SortKeyOp::Nothing
-        );
-        assert_eq!(
-            op(bare().__between(string("b"), string("a"), followed)),
-            SortKeyOp::Nothing
-        );
+        for nothing in [
+            bare().__compare(Compare::Lt, string(""), followed),
+            root().__compare(Compare::Lt, string(""), followed),
+            bare().__between(string("b"), string("a"), followed),
+        ] {
+            assert_eq!(op(nothing), SortKeyOp::Nothing);
+        }
     }
-    assert_eq!(op(bare().__starts_with(|_| Ok(()))), SortKeyOp::Any);
-    // The last component: no sort key is empty.
-    assert_eq!(
-        op(bare().__compare(Compare::Le, string(""), false)),
-        SortKeyOp::Nothing
-    );
-    assert_eq!(
-        op(bare().__compare(Compare::Ge, string(""), false)),
-        SortKeyOp::Any
-    );
     let gt = range(bare().__compare(Compare::Gt, string(""), false));
     assert_eq!(gt.op, SortKeyOp::Any);
     assert!(gt.admits("a"));
-    assert_eq!(
-        op(bare().__between(string(""), string("b"), false)),
-        SortKeyOp::Le("b".into())
-    );
-    assert_eq!(
-        op(bare().__push(string(""), "", true).condition()),
-        SortKeyOp::Nothing
-    );
     assert!(!range(bare().__push(string(""), "", true).condition()).admits(""));
-    // Followed by more components: `""` is a value like any other (keys `#...`).
-    assert_eq!(
-        op(bare().__compare(Compare::Le, string(""), true)),
-        SortKeyOp::Le("$".into())
-    );
-    assert_eq!(
-        op(bare().__compare(Compare::Ge, string(""), true)),
-        SortKeyOp::Ge("#".into())
-    );
-    assert_eq!(
-        op(bare().__compare(Compare::Gt, string(""), true)),
-        SortKeyOp::Ge("$".into())
-    );
-    assert_eq!(
-        op(bare().__between(string(""), string(""), true)),
-        SortKeyOp::Between("#".into(), "$".into())
-    );
-    assert_eq!(
-        op(bare().__push(string(""), "#", false).condition()),
-        SortKeyOp::BeginsWith("#".into())
-    );
+    let cases = [
+        (bare().__starts_with(|_| Ok(())), SortKeyOp::Any),
+        // The last component: no sort key is empty.
+        (
+            bare().__compare(Compare::Le, string(""), false),
+            SortKeyOp::Nothing,
+        ),
+        (
+            bare().__compare(Compare::Ge, string(""), false),
+            SortKeyOp::Any,
+        ),
+        (
+            bare().__between(string(""), string("b"), false),
+            SortKeyOp::Le("b".into()),
+        ),
+        (
+            bare().__push(string(""), "", true).condition(),
+            SortKeyOp::Nothing,
+        ),
+        // Followed by more components: `""` is a value like any other (keys `#...`).
+        (
+            bare().__compare(Compare::Le, string(""), true),
+            SortKeyOp::Le("$".into()),
+        ),
+        (
+            bare().__compare(Compare::Ge, string(""), true),
+            SortKeyOp::Ge("#".into()),
+        ),
+        (
+            bare().__compare(Compare::Gt, string(""), true),
+            SortKeyOp::Ge("$".into()),
+        ),
+        (
+            bare().__between(string(""), string(""), true),
+            SortKeyOp::Between("#".into(), "$".into()),
+        ),
+        (
+            bare().__push(string(""), "#", false).condition(),
+            SortKeyOp::BeginsWith("#".into()),
+        ),
+    ];
+    for (i, (condition, expected)) in cases.into_iter().enumerate() {
+        assert_eq!(op(condition), expected, "case {i}");
+    }
 }

@@ -1,6 +1,40 @@
 //! The UTC calendar fields of the date and time types of `time` and `chrono`, from which
 //! the time buckets of computed key parts are taken.
 use super::*;
+#[cfg(feature = "chrono")]
+use chrono::Timelike as _;
+
+/// [`BucketTime`] for a crate's date and date-time without an offset; `$fields` makes
+/// the fields of a date and an hour.
+macro_rules! local_bucket_times {
+    ($feature:literal, $fields:ident: $date:ty, $date_time:ty) => {
+        /// A date is its own UTC day (hour 0).
+        #[cfg(feature = $feature)]
+        impl BucketTime for $date {
+            fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+                Ok($fields(*self, 0))
+            }
+        }
+
+        /// A date and time without an offset is taken as UTC, as its key part is.
+        #[cfg(feature = $feature)]
+        impl BucketTime for $date_time {
+            fn utc_fields(&self) -> Result<UtcFields, KeyError> {
+                Ok($fields(self.date(), self.hour()))
+            }
+        }
+    };
+}
+
+#[cfg(feature = "time")]
+fn time_fields(date: time::Date, hour: u8) -> UtcFields {
+    UtcFields {
+        year: date.year(),
+        month: u8::from(date.month()),
+        day: date.day(),
+        hour,
+    }
+}
 
 #[cfg(feature = "time")]
 impl BucketTime for time::OffsetDateTime {
@@ -12,40 +46,11 @@ impl BucketTime for time::OffsetDateTime {
                 value: self.to_string(),
                 reason: "the instant has no UTC date",
             })?;
-        Ok(UtcFields {
-            year: utc.year(),
-            month: u8::from(utc.month()),
-            day: utc.day(),
-            hour: utc.hour(),
-        })
+        Ok(time_fields(utc.date(), utc.hour()))
     }
 }
 
-/// A date is its own UTC day (hour 0).
-#[cfg(feature = "time")]
-impl BucketTime for time::Date {
-    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
-        Ok(UtcFields {
-            year: self.year(),
-            month: u8::from(self.month()),
-            day: self.day(),
-            hour: 0,
-        })
-    }
-}
-
-/// A date and time without an offset is taken as UTC, as its key part is.
-#[cfg(feature = "time")]
-impl BucketTime for time::PrimitiveDateTime {
-    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
-        Ok(UtcFields {
-            year: self.year(),
-            month: u8::from(self.month()),
-            day: self.day(),
-            hour: self.hour(),
-        })
-    }
-}
+local_bucket_times!("time", time_fields: time::Date, time::PrimitiveDateTime);
 
 #[cfg(feature = "chrono")]
 pub(super) fn chrono_fields(date: chrono::NaiveDate, hour: u32) -> UtcFields {
@@ -59,22 +64,7 @@ pub(super) fn chrono_fields(date: chrono::NaiveDate, hour: u32) -> UtcFields {
     }
 }
 
-/// A date is its own UTC day (hour 0).
-#[cfg(feature = "chrono")]
-impl BucketTime for chrono::NaiveDate {
-    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
-        Ok(chrono_fields(*self, 0))
-    }
-}
-
-/// A date and time without an offset is taken as UTC, as its key part is.
-#[cfg(feature = "chrono")]
-impl BucketTime for chrono::NaiveDateTime {
-    fn utc_fields(&self) -> Result<UtcFields, KeyError> {
-        use chrono::Timelike;
-        Ok(chrono_fields(self.date(), self.hour()))
-    }
-}
+local_bucket_times!("chrono", chrono_fields: chrono::NaiveDate, chrono::NaiveDateTime);
 
 #[cfg(feature = "chrono")]
 impl BucketTime for chrono::DateTime<chrono::Utc> {

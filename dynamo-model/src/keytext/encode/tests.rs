@@ -1,6 +1,6 @@
 use super::*;
 use crate::keytext::testing::*;
-use crate::keytext::testing::{signed_values, unsigned_values};
+use crate::keytext::testing::{integer_values, signed_values};
 use proptest::prelude::*;
 use std::cmp::Ordering;
 use std::fmt::Debug;
@@ -224,12 +224,12 @@ fn raw_byte_order(a: &String, b: &String) -> Ordering {
 }
 
 properties!(prop_string, String, strings(), raw_byte_order);
-properties!(prop_u8, u8, unsigned_values!(u8), Ord::cmp);
-properties!(prop_u16, u16, unsigned_values!(u16), Ord::cmp);
-properties!(prop_u32, u32, unsigned_values!(u32), Ord::cmp);
-properties!(prop_u64, u64, unsigned_values!(u64), Ord::cmp);
-properties!(prop_u128, u128, unsigned_values!(u128), Ord::cmp);
-properties!(prop_usize, usize, unsigned_values!(usize), Ord::cmp);
+properties!(prop_u8, u8, integer_values!(u8), Ord::cmp);
+properties!(prop_u16, u16, integer_values!(u16), Ord::cmp);
+properties!(prop_u32, u32, integer_values!(u32), Ord::cmp);
+properties!(prop_u64, u64, integer_values!(u64), Ord::cmp);
+properties!(prop_u128, u128, integer_values!(u128), Ord::cmp);
+properties!(prop_usize, usize, integer_values!(usize), Ord::cmp);
 properties!(prop_i8, i8, signed_values!(i8), Ord::cmp);
 properties!(prop_i16, i16, signed_values!(i16), Ord::cmp);
 properties!(prop_i32, i32, signed_values!(i32), Ord::cmp);

@@ -7,17 +7,19 @@ fn enc<T, F: KeyFormat<T>>(v: T) -> Result<String, KeyError> {
     Ok(out)
 }
 
+/// Asserts that format `F` refuses every text of `bad` as a `T`.
+fn refuses<T, F: KeyFormat<T>>(bad: &[&str]) {
+    for text in bad {
+        assert!(F::decode(text).is_err(), "{text:?} must be refused");
+    }
+}
+
 #[test]
 fn unpadded_integers_are_canonical_decimal() {
     assert_eq!(enc::<u64, Unpadded>(12345).unwrap(), "12345");
     assert_eq!(enc::<i32, Unpadded>(-12).unwrap(), "-12");
     assert_eq!(enc::<u8, Unpadded>(0).unwrap(), "0");
-    for bad in ["", "-", "007", "-0", "+7", "1e3", " 7", "7 ", "256"] {
-        assert!(
-            <Unpadded as KeyFormat<u8>>::decode(bad).is_err(),
-            "{bad:?} must be refused"
-        );
-    }
+    refuses::<u8, Unpadded>(&["", "-", "007", "-0", "+7", "1e3", " 7", "7 ", "256"]);
     assert_eq!(<Unpadded as KeyFormat<i64>>::decode("-9").unwrap(), -9);
     assert!(
         enc::<u128, Unpadded>(u128::MAX).is_err(),
@@ -31,12 +33,7 @@ fn padded_integers_have_the_declared_width() {
     assert!(enc::<u32, Padded<2>>(100).is_err());
     assert!(enc::<i32, Padded<4>>(-1).is_err());
     assert_eq!(<Padded<4> as KeyFormat<u16>>::decode("0042").unwrap(), 42);
-    for bad in ["042", "00042", "-042", "00a2"] {
-        assert!(
-            <Padded<4> as KeyFormat<u16>>::decode(bad).is_err(),
-            "{bad:?}"
-        );
-    }
+    refuses::<u16, Padded<4>>(&["042", "00042", "-042", "00a2"]);
 }
 
 #[test]
@@ -67,54 +64,41 @@ fn verbatim_strings_refuse_the_delimiter() {
 fn rfc3339_writes_exactly_the_declared_form() {
     use time::macros::datetime;
     let t = datetime!(2020-04-24 14:40:00 UTC);
-    assert_eq!(
-        enc::<_, Rfc3339<0, false>>(t).unwrap(),
-        "2020-04-24T14:40:00"
-    );
-    assert_eq!(
-        enc::<_, Rfc3339<0, true>>(t).unwrap(),
-        "2020-04-24T14:40:00Z"
-    );
-    assert_eq!(
-        enc::<_, Rfc3339<3, true>>(t).unwrap(),
-        "2020-04-24T14:40:00.000Z"
-    );
     let ms = datetime!(2020-04-24 14:40:00.25 UTC);
-    assert_eq!(
-        enc::<_, Rfc3339<3, true>>(ms).unwrap(),
-        "2020-04-24T14:40:00.250Z"
-    );
-    assert_eq!(
-        enc::<_, Rfc3339<6, false>>(ms).unwrap(),
-        "2020-04-24T14:40:00.250000"
-    );
+    let other_offset = datetime!(2020-04-24 16:40:00 +02:00);
+    for (encoded, expected) in [
+        (enc::<_, Rfc3339<0, false>>(t), "2020-04-24T14:40:00"),
+        (enc::<_, Rfc3339<0, true>>(t), "2020-04-24T14:40:00Z"),
+        (enc::<_, Rfc3339<3, true>>(t), "2020-04-24T14:40:00.000Z"),
+        (enc::<_, Rfc3339<3, true>>(ms), "2020-04-24T14:40:00.250Z"),
+        (
+            enc::<_, Rfc3339<6, false>>(ms),
+            "2020-04-24T14:40:00.250000",
+        ),
+        (
+            enc::<_, Rfc3339<0, true>>(other_offset),
+            "2020-04-24T14:40:00Z",
+        ),
+    ] {
+        assert_eq!(encoded.unwrap(), expected);
+    }
     assert!(
         enc::<_, Rfc3339<0, true>>(ms).is_err(),
         "precision is never dropped"
-    );
-    let other_offset = datetime!(2020-04-24 16:40:00 +02:00);
-    assert_eq!(
-        enc::<_, Rfc3339<0, true>>(other_offset).unwrap(),
-        "2020-04-24T14:40:00Z"
     );
     type Plain = Rfc3339<0, false>;
     assert_eq!(
         <Plain as KeyFormat<time::OffsetDateTime>>::decode("2020-04-24T14:40:00").unwrap(),
         t
     );
-    for bad in [
+    refuses::<time::OffsetDateTime, Plain>(&[
         "2020-04-24T14:40:00Z",
         "2020-04-24T14:40:00.000",
         "2020-04-24 14:40:00",
         "2020-04-24T14:40",
         "2020-02-30T14:40:00",
         "2020-04-24T24:00:00",
-    ] {
-        assert!(
-            <Plain as KeyFormat<time::OffsetDateTime>>::decode(bad).is_err(),
-            "{bad:?}"
-        );
-    }
+    ]);
     assert!(
         <Rfc3339<3, true> as KeyFormat<time::OffsetDateTime>>::decode("2020-04-24T14:40:00,250Z")
             .is_err()
@@ -410,7 +394,7 @@ fn rfc3339_edge_dates() {
     assert!(enc::<_, Nine>(datetime!(9999-12-31 23:30:00 -01:00)).is_err());
     // What RFC 3339 allows but the format does not write is refused, never panics.
     type Plain = Rfc3339<0, true>;
-    for bad in [
+    let bad = [
         "2016-12-31T23:59:60Z", // a leap second: `time` has none
         "2019-02-29T00:00:00Z",
         "2020-04-24t14:40:00Z",
@@ -422,28 +406,16 @@ fn rfc3339_edge_dates() {
         "2020-04-24T14:40:0\u{e9}Z",
         "",
         "Z",
-    ] {
-        assert!(
-            <Plain as KeyFormat<time::OffsetDateTime>>::decode(bad).is_err(),
-            "{bad:?}"
-        );
-        assert!(
-            <Plain as KeyFormat<time::PrimitiveDateTime>>::decode(bad).is_err(),
-            "{bad:?}"
-        );
-    }
+    ];
+    refuses::<time::OffsetDateTime, Plain>(&bad);
+    refuses::<time::PrimitiveDateTime, Plain>(&bad);
     // Fraction digits: exactly the declared count.
     type Three = Rfc3339<3, false>;
-    for bad in [
+    refuses::<time::OffsetDateTime, Three>(&[
         "2020-04-24T14:40:00.25",
         "2020-04-24T14:40:00.2500",
         "2020-04-24T14:40:00.-25",
-    ] {
-        assert!(
-            <Three as KeyFormat<time::OffsetDateTime>>::decode(bad).is_err(),
-            "{bad:?}"
-        );
-    }
+    ]);
 }
 
 #[cfg(feature = "time")]

@@ -25,7 +25,7 @@ pub trait Instant: Sized {
     fn from_epoch_nanos(nanos: i128) -> Option<Self>;
 }
 
-use crate::text::civil::{Civil, YEAR_RANGE};
+use crate::text::civil::{Civil, CivilValue};
 
 const fn check_digits(digits: u8) {
     assert!(
@@ -141,40 +141,32 @@ fn epoch_decode<T: Instant>(
         .ok_or_else(|| malformed(name, component, "outside the type's range"))
 }
 
-impl<T: Instant + 'static> KeyFormat<T> for EpochSeconds {
-    const NAME: &'static str = "epoch seconds";
-    // Plain decimal under every delimiter, like an unpadded integer.
-    const ESCAPING: Escaping = Escaping::None;
-    // Fixed width from 2001-09-09 to 2286-11-20 (10 digits of seconds, 13 of
-    // milliseconds), where ranges are exact; see the module docs for instants outside.
-    const ORDERED: bool = true;
-    const ATTRIBUTE: AttributeForm = AttributeForm::Number;
+/// The epoch formats: a count of `$unit` nanoseconds, in plain decimal.
+macro_rules! epoch_formats {
+    ($($format:ident: $name:literal, $unit:literal;)*) => {$(
+        impl<T: Instant + 'static> KeyFormat<T> for $format {
+            const NAME: &'static str = $name;
+            // Plain decimal under every delimiter, like an unpadded integer.
+            const ESCAPING: Escaping = Escaping::None;
+            // Fixed width from 2001-09-09 to 2286-11-20 (10 digits of seconds, 13 of
+            // milliseconds), where ranges are exact; see the module docs for instants outside.
+            const ORDERED: bool = true;
+            const ATTRIBUTE: AttributeForm = AttributeForm::Number;
 
-    fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
-        epoch_encode(value, 1_000_000_000, out)
-    }
+            fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
+                epoch_encode(value, $unit, out)
+            }
 
-    fn decode(component: &str) -> Result<T, KeyError> {
-        epoch_decode("epoch seconds", component, 1_000_000_000)
-    }
+            fn decode(component: &str) -> Result<T, KeyError> {
+                epoch_decode($name, component, $unit)
+            }
+        }
+    )*};
 }
 
-impl<T: Instant + 'static> KeyFormat<T> for EpochMillis {
-    const NAME: &'static str = "epoch milliseconds";
-    // Plain decimal under every delimiter, like an unpadded integer.
-    const ESCAPING: Escaping = Escaping::None;
-    // Fixed width from 2001-09-09 to 2286-11-20 (10 digits of seconds, 13 of
-    // milliseconds), where ranges are exact; see the module docs for instants outside.
-    const ORDERED: bool = true;
-    const ATTRIBUTE: AttributeForm = AttributeForm::Number;
-
-    fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
-        epoch_encode(value, 1_000_000, out)
-    }
-
-    fn decode(component: &str) -> Result<T, KeyError> {
-        epoch_decode("epoch milliseconds", component, 1_000_000)
-    }
+epoch_formats! {
+    EpochSeconds: "epoch seconds", 1_000_000_000;
+    EpochMillis: "epoch milliseconds", 1_000_000;
 }
 
 #[cfg(feature = "time")]
@@ -183,24 +175,22 @@ impl Timestamp for time::OffsetDateTime {
     fn civil(&self) -> Result<Civil, &'static str> {
         let utc = self
             .checked_to_offset(time::UtcOffset::UTC)
-            .ok_or(YEAR_RANGE)?;
+            .ok_or(crate::text::civil::YEAR_RANGE)?;
         Civil::of_time(utc.date(), utc.time())
     }
     fn from_civil(civil: Civil) -> Result<Self, &'static str> {
-        let (date, t) = civil.to_time()?;
-        Ok(time::PrimitiveDateTime::new(date, t).assume_utc())
+        <Self as CivilValue>::from_civil(civil)
     }
 }
 
 #[cfg(feature = "time")]
 impl Timestamp for time::PrimitiveDateTime {
-    const TYPE: &'static str = "PrimitiveDateTime";
+    const TYPE: &'static str = <Self as CivilValue>::NAME;
     fn civil(&self) -> Result<Civil, &'static str> {
-        Civil::of_time(self.date(), self.time())
+        self.to_civil()
     }
     fn from_civil(civil: Civil) -> Result<Self, &'static str> {
-        let (date, t) = civil.to_time()?;
-        Ok(time::PrimitiveDateTime::new(date, t))
+        <Self as CivilValue>::from_civil(civil)
     }
 }
 
@@ -217,26 +207,23 @@ impl Instant for time::OffsetDateTime {
 
 #[cfg(feature = "chrono")]
 impl Timestamp for chrono::DateTime<chrono::Utc> {
-    const TYPE: &'static str = "DateTime<Utc>";
+    const TYPE: &'static str = <Self as CivilValue>::NAME;
     fn civil(&self) -> Result<Civil, &'static str> {
-        let naive = self.naive_utc();
-        Civil::of_chrono(naive.date(), naive.time())
+        self.to_civil()
     }
     fn from_civil(civil: Civil) -> Result<Self, &'static str> {
-        let (date, t) = civil.to_chrono()?;
-        Ok(chrono::NaiveDateTime::new(date, t).and_utc())
+        <Self as CivilValue>::from_civil(civil)
     }
 }
 
 #[cfg(feature = "chrono")]
 impl Timestamp for chrono::NaiveDateTime {
-    const TYPE: &'static str = "NaiveDateTime";
+    const TYPE: &'static str = <Self as CivilValue>::NAME;
     fn civil(&self) -> Result<Civil, &'static str> {
-        Civil::of_chrono(self.date(), self.time())
+        self.to_civil()
     }
     fn from_civil(civil: Civil) -> Result<Self, &'static str> {
-        let (date, t) = civil.to_chrono()?;
-        Ok(chrono::NaiveDateTime::new(date, t))
+        <Self as CivilValue>::from_civil(civil)
     }
 }
 
