@@ -3,7 +3,7 @@
 
 use crate::Entity;
 use crate::collection::Includes;
-use crate::expr::Placeholders;
+use crate::expr::{CompareOp, Node};
 use crate::key::chain::SortKeyChain;
 use crate::key::sort::{
     AttributeCondition, AttributeOp, AttributePrefix, AttributeRange, MultiPartition, Partition,
@@ -120,47 +120,43 @@ pub(crate) fn attribute_range_fits(range: &AttributeRange, attrs: &[&'static str
     eq_ok && last_ok
 }
 
-pub(crate) fn render_attribute_op(
-    p: &mut Placeholders,
-    attr: &'static str,
-    op: &AttributeOp,
-) -> String {
-    let n = p.name(attr);
-    let mut v = |x: &AttributeValue| p.value(x.clone());
+/// The clause of a multi-attribute sort-key condition on `attr`.
+pub(crate) fn attribute_clause(attr: &'static str, op: &AttributeOp) -> Node {
+    let compare = |op, x: &AttributeValue| Node::compare(attr, op, x.clone());
     match op {
-        AttributeOp::Lt(x) => format!("{n} < {}", v(x)),
-        AttributeOp::Le(x) => format!("{n} <= {}", v(x)),
-        AttributeOp::Gt(x) => format!("{n} > {}", v(x)),
-        AttributeOp::Ge(x) => format!("{n} >= {}", v(x)),
-        AttributeOp::Between(a, b) => {
-            let (a, b) = (v(a), v(b));
-            format!("{n} BETWEEN {a} AND {b}")
-        }
-        AttributeOp::BeginsWith(x) => format!("begins_with({n}, {})", v(x)),
+        AttributeOp::Lt(x) => compare(CompareOp::Lt, x),
+        AttributeOp::Le(x) => compare(CompareOp::Le, x),
+        AttributeOp::Gt(x) => compare(CompareOp::Gt, x),
+        AttributeOp::Ge(x) => compare(CompareOp::Ge, x),
+        AttributeOp::Between(a, b) => Node::Between {
+            path: attr.into(),
+            low: Ok(a.clone()),
+            high: Ok(b.clone()),
+        },
+        AttributeOp::BeginsWith(x) => Node::BeginsWith {
+            path: attr.into(),
+            value: Ok(x.clone()),
+        },
     }
 }
 
-/// Renders a sort-key condition, or `None` for [`SortKeyOp::Any`].
-pub(crate) fn render_sort_key(
-    p: &mut Placeholders,
-    attr: &'static str,
-    op: &SortKeyOp,
-) -> Option<String> {
-    if *op == SortKeyOp::Any {
-        return None;
-    }
-    let n = p.name(attr);
-    let mut v = |s: &String| p.value(AttributeValue::S(s.clone()));
+/// The clause of a sort-key condition on `attr`, or `None` for [`SortKeyOp::Any`] (and
+/// [`SortKeyOp::Nothing`], never sent: its pages are answered without a request).
+pub(crate) fn sort_key_clause(attr: &'static str, op: &SortKeyOp) -> Option<Node> {
+    let text = |s: &String| AttributeValue::S(s.clone());
     Some(match op {
-        // Never sent: `fetch` answers without a request.
         SortKeyOp::Any | SortKeyOp::Nothing => return None,
-        SortKeyOp::Eq(s) => format!("{n} = {}", v(s)),
-        SortKeyOp::BeginsWith(s) => format!("begins_with({n}, {})", v(s)),
-        SortKeyOp::Le(s) => format!("{n} <= {}", v(s)),
-        SortKeyOp::Ge(s) => format!("{n} >= {}", v(s)),
-        SortKeyOp::Between(a, b) => {
-            let (a, b) = (v(a), v(b));
-            format!("{n} BETWEEN {a} AND {b}")
-        }
+        SortKeyOp::Eq(s) => Node::equals(attr, text(s)),
+        SortKeyOp::BeginsWith(s) => Node::BeginsWith {
+            path: attr.into(),
+            value: Ok(text(s)),
+        },
+        SortKeyOp::Le(s) => Node::compare(attr, CompareOp::Le, text(s)),
+        SortKeyOp::Ge(s) => Node::compare(attr, CompareOp::Ge, text(s)),
+        SortKeyOp::Between(a, b) => Node::Between {
+            path: attr.into(),
+            low: Ok(text(a)),
+            high: Ok(text(b)),
+        },
     })
 }

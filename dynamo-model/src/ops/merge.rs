@@ -286,12 +286,13 @@ enum Decision {
 }
 
 impl<T> Merge<T> {
-    /// A merged read of `sources`, each from its position.
+    /// A merged read of `sources`, each from its position in `positions`.
     ///
     /// Its requests run as tasks of the current Tokio runtime (the SDK's default
     /// client needs one too): outside one, this is refused.
-    pub(crate) fn new(
-        sources: Vec<(Arc<dyn PageSource>, Position)>,
+    pub(crate) fn new<S: PageSource>(
+        sources: impl IntoIterator<Item = Arc<S>>,
+        positions: Vec<Position>,
         mut settings: Settings,
         keep: Keep<T>,
     ) -> Result<Self, Error> {
@@ -305,8 +306,9 @@ impl<T> Merge<T> {
         settings.concurrency = settings.concurrency.max(1);
         let sources = sources
             .into_iter()
+            .zip(positions)
             .map(|(pages, position)| Source {
-                pages,
+                pages: pages as Arc<dyn PageSource>,
                 buffer: VecDeque::new(),
                 bound: match &position {
                     Position::After(key) => SortValue::of(key, &settings.sort_names),

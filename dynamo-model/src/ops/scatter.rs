@@ -7,7 +7,6 @@
 
 use super::key_condition::{IntoPartition, IntoSortKey, PartitionValue};
 use super::merge::{Keep, Merge, Settings, Step};
-use super::pager::PageSource;
 use super::query::{Query, QuerySource, hydrate_page};
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint, Position};
@@ -406,12 +405,7 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
             concurrency: self.concurrency,
             requests_per_source,
         };
-        let sources = sources
-            .into_iter()
-            .map(|s| Arc::new(s) as Arc<dyn PageSource>)
-            .zip(positions)
-            .collect();
-        Merge::new(sources, settings, keep)
+        Merge::new(sources.into_iter().map(Arc::new), positions, settings, keep)
     }
 
     /// Up to `limit` items of the merged read from `positions`, and where it stands.

@@ -210,12 +210,7 @@ impl Case {
             concurrency: self.concurrency,
             requests_per_source,
         };
-        let sources = fakes
-            .iter()
-            .map(|f| Arc::clone(f) as Arc<dyn PageSource>)
-            .zip(positions)
-            .collect();
-        Merge::new(sources, settings, keep).expect("inside a runtime")
+        Merge::new(fakes.iter().cloned(), positions, settings, keep).expect("inside a runtime")
     }
 }
 
@@ -501,11 +496,8 @@ fn outside_a_tokio_runtime_a_merge_is_refused() {
         concurrency: 1,
         requests_per_source: None,
     };
-    let sources = fakes
-        .iter()
-        .map(|f| (Arc::clone(f) as Arc<dyn PageSource>, Position::Start))
-        .collect();
-    match Merge::new(sources, settings, keep) {
+    let start = vec![Position::Start; fakes.len()];
+    match Merge::new(fakes.iter().cloned(), start, settings, keep) {
         Err(Error::Validation { reason, .. }) => {
             assert_eq!(reason, crate::ValidationReason::InvalidOption)
         }

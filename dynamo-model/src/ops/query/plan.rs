@@ -5,11 +5,11 @@
 use super::{KeyNames, Prepared, Query};
 use crate::collection::Target;
 use crate::cursor::Fingerprint;
-use crate::expr::Placeholders;
+use crate::expr::{Node, Placeholders};
 use crate::key::sort::{KeySpace, SortKeyOp, SortKeyRange};
 use crate::keytext::KeyError;
 use crate::ops::key_condition::{
-    PartitionValue, SortCondition, attribute_range_fits, render_attribute_op, render_sort_key,
+    PartitionValue, SortCondition, attribute_clause, attribute_range_fits, sort_key_clause,
 };
 use crate::ops::source::Expressions;
 use crate::request::page::entity_type_filter;
@@ -186,9 +186,11 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                 ));
             }
         };
-        let mut parts: Vec<String> = pk_check
+        // The key condition's clauses, joined by AND without parentheses (which a
+        // KeyConditionExpression does not take).
+        let mut clauses: Vec<Node> = pk_check
             .iter()
-            .map(|(attr, v)| format!("{} = {}", p.name(attr), p.value(v.clone())))
+            .map(|(attr, v)| Node::equals(*attr, v.clone()))
             .collect();
         if let SortCondition::Rendered(range) = sk {
             let values: &[&String] = match &range.op {
@@ -213,17 +215,17 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         let mut nothing = matches!(sk, SortCondition::Rendered(r) if r.op == SortKeyOp::Nothing);
         match (sk, names.sk.as_slice()) {
             (SortCondition::Rendered(range), [attr]) => {
-                parts.extend(render_sort_key(&mut p, attr, &range.op))
+                clauses.extend(sort_key_clause(attr, &range.op))
             }
             (SortCondition::Rendered(range), []) if range.op == SortKeyOp::Any => {}
             (SortCondition::Attributes(range), attrs) if attribute_range_fits(range, attrs) => {
                 match range.normalized() {
                     Some(range) => {
                         for (attr, v) in &range.eq {
-                            parts.push(format!("{} = {}", p.name(attr), p.value(v.clone())));
+                            clauses.push(Node::equals(*attr, v.clone()));
                         }
                         if let Some((attr, op)) = &range.last {
-                            parts.push(render_attribute_op(&mut p, attr, op));
+                            clauses.push(attribute_clause(attr, op));
                         }
                     }
                     None => nothing = true,
@@ -237,7 +239,11 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                 ));
             }
         }
-        let key_condition = parts.join(" AND ");
+        let key_condition = clauses
+            .iter()
+            .map(|clause| crate::ops::render_for(T::NAME, &mut p, clause))
+            .collect::<Result<Vec<_>, _>>()?
+            .join(" AND ");
         // A collection keeps the whole partition, so unknown types can be reported; an
         // index that does not project the entity-type attribute cannot be filtered on it.
         let type_filter =
