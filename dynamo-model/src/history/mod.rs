@@ -176,23 +176,18 @@ impl<E: Versioned> Versions<E> {
     }
 
     fn layout() -> Result<&'static HistoryLayout, Error> {
-        E::__HISTORY.ok_or_else(|| {
-            Error::invalid(
-                E::ENTITY_TYPE,
-                crate::ValidationReason::NotVersioned,
-                "the entity is not declared #[dynamo(versioned)]",
-            )
-        })
+        E::__HISTORY
+            .ok_or_else(|| Self::not_versioned("the entity is not declared #[dynamo(versioned)]"))
     }
 
     fn version_attribute() -> Result<&'static str, Error> {
         E::VERSION.ok_or_else(|| {
-            Error::invalid(
-                E::ENTITY_TYPE,
-                crate::ValidationReason::NotVersioned,
-                "a versioned entity needs a #[dynamo(version)] field",
-            )
+            Self::not_versioned("a versioned entity needs a #[dynamo(version)] field")
         })
+    }
+
+    fn not_versioned(why: &'static str) -> Error {
+        Error::invalid(E::ENTITY_TYPE, crate::ValidationReason::NotVersioned, why)
     }
 
     /// Writes `value` as revision 1 and its latest copy, in one transaction. Fails with
