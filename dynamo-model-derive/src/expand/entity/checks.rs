@@ -1,7 +1,6 @@
 //! Compile-time checks of an entity against its table's declaration, which only the
 //! compiler knows: `const` assertions panicking with a message at the attribute to change.
 
-use super::index_key::own_keys;
 use super::{codec_check, const_panic, formatted_attr_type, table_name};
 use crate::check::{EntityModel, IndexModel};
 use crate::template::{Segment, Template};
@@ -37,19 +36,11 @@ fn table_delimiter_check(
     let (None, Some(follower)) = (declared, template.delimiter) else {
         return None;
     };
-    let fix = if which.starts_with("index") {
-        format!("declare `delimiter = \"{follower}\"` in the index (or #[dynamo(delimiter = \"{follower}\")] on the entity or the table)")
-    } else {
-        format!("declare #[dynamo(delimiter = \"{follower}\")] on the entity (or on the table)")
-    };
-    let p = const_panic(
-        lit.span(),
-        format!(
-            "the {which} template {:?} separates its fields with `{follower}`, which is not the delimiter of table `{table_name}`: {fix}",
-            lit.value()
-        ),
-    );
-    Some(quote!(if <#table as ::dynamo_model::Table>::DELIMITER.as_char() != #follower { #p }))
+    let (follower, literal) = (follower as u8, format!("{:?}", lit.value()));
+    Some(quote_spanned! {lit.span()=>
+        ::dynamo_model::generated::check::delimiter(
+            <#table as ::dynamo_model::Table>::DELIMITER, #follower, #which, #literal, #table_name);
+    })
 }
 
 /// The sort key against the table's, and each template's delimiter against the table's.
@@ -59,24 +50,11 @@ fn key_checks(m: &EntityModel) -> Vec<TokenStream> {
     let _ = (&table, &dm);
     let mut checks = Vec::new();
     let (pk_lit, sk_lit) = (&m.pk.1, m.sk.as_ref().map(|s| &s.1));
-    match sk_lit {
-        Some(lit) => {
-            let message = if m.versioned.is_some() {
-                format!("table `{table_name}` has no sort key, and a #[dynamo(versioned)] entity needs one: the revision number is part of it (declare the table with `sk = \"..\"`)")
-            } else {
-                format!("table `{table_name}` has no sort key: remove `sk`")
-            };
-            let p = const_panic(lit.span(), message);
-            checks.push(quote!(if __SCHEMA.sk.is_none() { #p }));
-        }
-        None => {
-            let p = const_panic(
-                pk_lit.span(),
-                format!("table `{table_name}` has a sort key: add an `sk` template (a literal like \"PROFILE\" is fine)"),
-            );
-            checks.push(quote!(if __SCHEMA.sk.is_some() { #p }));
-        }
-    }
+    let span = sk_lit.unwrap_or(pk_lit).span();
+    let (has_sk, versioned) = (sk_lit.is_some(), m.versioned.is_some());
+    checks.push(quote_spanned! {span=>
+        ::dynamo_model::generated::check::sort_key(&__SCHEMA, #table_name, #has_sk, #versioned);
+    });
     let primary_templates = std::iter::once(("pk", &m.pk)).chain(m.sk.as_ref().map(|s| ("sk", s)));
     for (which, (t, lit)) in primary_templates {
         checks.extend(table_delimiter_check(
@@ -130,22 +108,10 @@ fn field_checks(m: &EntityModel) -> Vec<TokenStream> {
         let name = &f.name;
         // Point at the rename when there is one: that is what to change.
         let span = f.attrs.rename.as_ref().map_or(f.ident.span(), LitStr::span);
-        let p = const_panic(
-            span,
-            format!(
-                "field `{}` would be stored as attribute `{name}`, which table `{table_name}` uses for a key or the entity type; store it under another name with #[dynamo(rename = \"...\")]",
-                f.ident
-            ),
-        );
-        checks.push(quote!(if __SCHEMA.is_reserved_attribute(#name) { #p }));
-        let token = const_panic(
-            span,
-            format!(
-                "field `{}` would be stored as attribute `{name}`, which table `{table_name}` uses for the write token; store the field under another name with #[dynamo(rename = \"...\")] or rename the token with #[dynamo(write_token = \"...\")] on the table",
-                f.ident
-            ),
-        );
-        checks.push(quote!(if #dm::schema::const_str_eq(__SCHEMA.write_token, #name) { #token }));
+        let field = f.ident.to_string();
+        checks.push(quote_spanned! {span=>
+            ::dynamo_model::generated::check::stored_field(&__SCHEMA, #table_name, #field, #name);
+        });
     }
     // An older name is read when the field's attribute is missing, and removed by updates
     // of the field: it must not be an attribute the crate writes for itself.
@@ -307,71 +273,18 @@ fn inverted_index_check(index: &IndexModel, idx: &Ident) -> TokenStream {
 /// attributes its templates write.
 fn template_index_checks(m: &EntityModel, index: &IndexModel, idx: &Ident) -> Vec<TokenStream> {
     let table_name = table_name(m);
-    let dm = quote!(::dynamo_model);
-    let index_name = index.index.to_string();
-    let span = index.index.span();
-    let mut checks = Vec::new();
-    let local = const_panic(
-        span,
-        format!(
-            "index `{index_name}` is an LSI: it uses the table's partition key, so give only `sk`"
-        ),
-    );
-    let no_pk = const_panic(
-        span,
-        format!("index `{index_name}` is a GSI: its template needs `pk`"),
-    );
-    let multi = const_panic(
-        span,
-        format!("index `{index_name}` has a multi-attribute key: its key attributes are the entity's own fields, not a template"),
-    );
-    let sk_mismatch = const_panic(
-        span,
-        format!("the `sk` template of index `{index_name}` does not match its declaration (a template exactly when the index has one sort key attribute)"),
-    );
-    let has_pk_template = index.pk.is_some();
-    let has_sk_template = index.sk.is_some();
-    checks.push(quote! {
-        match #idx.kind {
-            #dm::schema::IndexKind::Local if #has_pk_template => #local,
-            #dm::schema::IndexKind::Global if !#has_pk_template => #no_pk,
-            _ => {}
-        }
-        if (#has_pk_template && #idx.pk.len() != 1) || #idx.sk.len() > 1 { #multi }
-        if #has_sk_template != (#idx.sk.len() == 1) { #sk_mismatch }
-    });
-    // What a template writes: never the table's own keys (that would move the item),
-    // always a string attribute, never a field's attribute.
-    let stored_names: Vec<&String> = m
-        .fields
-        .iter()
-        .filter(|f| m.stores(f))
-        .map(|f| &f.name)
-        .collect();
-    let (own_pk, own_sk) = own_keys(m, index, idx);
-    for (which, present, own) in [
-        ("pk", has_pk_template, &own_pk),
-        ("sk", has_sk_template, &own_sk),
-    ] {
-        if !present {
-            continue;
-        }
-        let key = format_ident!("{}", which);
-        let reserved = const_panic(span, format!(
-            "the `{which}` key attribute of index `{index_name}` is a key or the entity-type attribute of table `{table_name}`: a template cannot write it"
-        ));
-        let not_string = const_panic(span, format!(
-            "the `{which}` key attribute of index `{index_name}` is not a string (S), so it cannot hold a rendered template"
-        ));
-        let collides = const_panic(span, format!(
-            "the `{which}` key attribute of index `{index_name}` is also the attribute of a field of `{}`", m.ident
-        ));
-        checks.push(quote! {
-            if __SCHEMA.is_reserved_attribute(#idx.#key[0].name) && !(#own) { #reserved }
-            if !::core::matches!(#idx.#key[0].ty, #dm::schema::ScalarType::S) { #not_string }
-            #( if #dm::schema::const_str_eq(#idx.#key[0].name, #stored_names) { #collides } )*
-        });
-    }
-
-    checks
+    let entity = m.ident.to_string();
+    let repeats = |index_t: Option<&(Template, LitStr)>, own: Option<&(Template, LitStr)>| {
+        matches!((index_t, own), (Some(a), Some(b)) if a.1.value() == b.1.value())
+            && index.delimiter == m.delimiter
+    };
+    let (has_pk, has_sk) = (index.pk.is_some(), index.sk.is_some());
+    let repeats_pk = repeats(index.pk.as_ref(), Some(&m.pk));
+    let repeats_sk = repeats(index.sk.as_ref(), m.sk.as_ref());
+    let stored = m.fields.iter().filter(|f| m.stores(f)).map(|f| &f.name);
+    vec![quote_spanned! {index.index.span()=>
+        ::dynamo_model::generated::check::template_index(
+            &__SCHEMA, #idx, #table_name, #entity, (#has_pk, #has_sk), (#repeats_pk, #repeats_sk),
+            &[#(#stored),*]);
+    }]
 }

@@ -438,11 +438,9 @@ pub(super) fn attribute_types(m: &EntityModel) -> TokenStream {
                     // format stores a number whatever the field's type).
                     let ty = formatted_attr_type(f).unwrap_or_else(|| quote!(#ty));
                     // Probed, not required: a type without `AttrValue` has its own error.
-                    quote!((|| {
-                        #[allow(unused_imports)]
-                        use #dm::__private::{HasType as _, NoType as _};
-                        (&#dm::__private::TypeProbe::<#ty>::NEW).dynamo_type()
-                    }) as fn() -> ::core::option::Option<&'static str>)
+                    // `HasType` and `NoType` are in scope (`super::impls`).
+                    quote!((|| (&#dm::__private::TypeProbe::<#ty>::NEW).dynamo_type())
+                        as fn() -> ::core::option::Option<&'static str>)
                 };
                 (quote!(#n), stored_type)
             };

@@ -115,6 +115,9 @@ fn impls(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
             #(#consts)*
             #template_consts
             const _: () = { #(#checks)* };
+            // For the registration's type probes.
+            #[allow(unused_imports)]
+            use #dm::__private::{HasType as _, NoType as _};
 
             #registration
 

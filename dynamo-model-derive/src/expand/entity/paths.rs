@@ -64,9 +64,13 @@ pub(super) fn paths(m: &EntityModel) -> (TokenStream, TokenStream) {
     (
         quote! {
             #[doc = #fields_doc]
-            #[derive(Debug, Clone, Copy)]
+            #[derive(Debug, Copy)]
             #vis struct #fields_ident {
                 #(#path_decls)*
+            }
+            // Not derived: a derived `Clone` asserts each field's type is `Clone` again.
+            impl ::core::clone::Clone for #fields_ident {
+                fn clone(&self) -> Self { *self }
             }
         },
         quote! {
