@@ -140,11 +140,7 @@ async fn rows_written_by_another_program_read_as_entities() -> TestResult {
 
     // A query of the partition: the statuses only, in key order; rows no template
     // matches are left out (filtered client-side: they carry no type attribute).
-    let statuses = db
-        .query(DeviceStatus::partition(12345u64))
-        .all()
-        .await?
-        .items;
+    let statuses = items_of(db.query(DeviceStatus::partition(12345u64))).await?;
     assert_eq!(
         statuses,
         vec![
@@ -159,59 +155,51 @@ async fn rows_written_by_another_program_read_as_entities() -> TestResult {
         ]
     );
     // A sort-key condition in the declared formats.
-    let warnings = db
-        .query(DeviceStatus::partition(12345u64))
-        .sk(DeviceStatus::sk().state().eq("WARNING1"))
-        .all()
-        .await?
-        .items;
+    let warnings = items_of(
+        db.query(DeviceStatus::partition(12345u64))
+            .sk(DeviceStatus::sk().state().eq("WARNING1")),
+    )
+    .await?;
     assert_eq!(warnings, vec![warning()]);
-    let since = db
-        .query(DeviceStatus::partition(12345u64))
-        .sk(DeviceStatus::sk()
-            .state()
-            .eq("OK")
-            .date()
-            .ge(datetime!(2020-04-25 00:00:00 UTC)))
-        .all()
-        .await?
-        .items;
+    let since = items_of(
+        db.query(DeviceStatus::partition(12345u64))
+            .sk(DeviceStatus::sk()
+                .state()
+                .eq("OK")
+                .date()
+                .ge(datetime!(2020-04-25 00:00:00 UTC))),
+    )
+    .await?;
     assert_eq!(since.len(), 1);
 
     // An index over the table's own sort key: partitioned by the plain `EscalatedTo`
     // attribute, sorted by `State#Date`; rows without `EscalatedTo` are not in it.
-    let escalated = db
-        .query(DeviceStatus::by_escalation_partition("alice"))
-        .all()
-        .await?
-        .items;
+    let escalated = items_of(db.query(DeviceStatus::by_escalation_partition("alice"))).await?;
     assert_eq!(escalated, vec![warning()]);
-    let escalated = db
-        .query(DeviceStatus::by_escalation_partition("alice"))
-        .sk(DeviceStatus::by_escalation_sk()
-            .state()
-            .eq("WARNING1")
-            .date()
-            .le(datetime!(2020-04-24 14:40:00 UTC)))
-        .all()
-        .await?
-        .items;
+    let escalated = items_of(
+        db.query(DeviceStatus::by_escalation_partition("alice")).sk(
+            DeviceStatus::by_escalation_sk()
+                .state()
+                .eq("WARNING1")
+                .date()
+                .le(datetime!(2020-04-24 14:40:00 UTC)),
+        ),
+    )
+    .await?;
     assert_eq!(escalated, vec![warning()]);
-    let none = db
-        .query(DeviceStatus::by_escalation_partition("alice"))
-        .sk(DeviceStatus::by_escalation_sk().state().eq("OK"))
-        .all()
-        .await?
-        .items;
+    let none = items_of(
+        db.query(DeviceStatus::by_escalation_partition("alice"))
+            .sk(DeviceStatus::by_escalation_sk().state().eq("OK")),
+    )
+    .await?;
     assert!(none.is_empty());
 
     // The partition as a collection: statuses and the profile, untyped.
-    let rows = db
-        .query(DeviceStatus::partition(12345u64))
-        .collection::<DeviceRows>()
-        .all()
-        .await?
-        .items;
+    let rows = items_of(
+        db.query(DeviceStatus::partition(12345u64))
+            .collection::<DeviceRows>(),
+    )
+    .await?;
     let (mut statuses, mut devices) = (0, 0);
     for r in rows {
         match r {
@@ -359,11 +347,8 @@ async fn a_typed_row_of_another_entity_is_never_read_as_this_one() -> TestResult
     let err = db.put(&status).await.expect_err("another entity's row");
     assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
     // And the queries leave it out.
-    assert!(db
-        .query(DeviceStatus::partition(1u64))
-        .all()
+    assert!(items_of(db.query(DeviceStatus::partition(1u64)))
         .await?
-        .items
         .is_empty());
     Ok(())
 }
@@ -486,12 +471,11 @@ async fn an_index_sorted_by_the_tables_own_sort_key_stays_current() -> TestResul
     db.put(&t("2", "OPEN", 3, Some("bo"))).await?;
     db.put(&t("3", "CLOSED", 1, Some("bo"))).await?;
     db.put(&t("4", "OPEN", 2, None)).await?;
-    let open = db
-        .query(Ticket::by_agent_partition("bo"))
-        .sk(Ticket::by_agent_sk().state().eq("OPEN"))
-        .all()
-        .await?
-        .items;
+    let open = items_of(
+        db.query(Ticket::by_agent_partition("bo"))
+            .sk(Ticket::by_agent_sk().state().eq("OPEN")),
+    )
+    .await?;
     assert_eq!(
         open.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
         ["2", "1"],
@@ -523,17 +507,9 @@ async fn an_index_sorted_by_the_tables_own_sort_key_stays_current() -> TestResul
     }))
     .set(Ticket::fields().agent, Some("al".to_owned()))
     .await?;
-    let bo = db
-        .query(Ticket::by_agent_partition("bo"))
-        .all()
-        .await?
-        .items;
+    let bo = items_of(db.query(Ticket::by_agent_partition("bo"))).await?;
     assert_eq!(bo.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["3"]);
-    let al = db
-        .query(Ticket::by_agent_partition("al"))
-        .all()
-        .await?
-        .items;
+    let al = items_of(db.query(Ticket::by_agent_partition("al"))).await?;
     assert_eq!(al, vec![t("2", "OPEN", 3, Some("al"))]);
     Ok(())
 }

@@ -138,12 +138,7 @@ async fn keys_from_a_keys_only_index_are_only_the_entitys() -> TestResult {
         row("W#1", "A#0007", &[("GPK", "O#bob"), ("GSK", "0007")]),
     )
     .await?;
-    let keys = db
-        .query(Widget::by_owner_partition("bob"))
-        .keys_only()
-        .all()
-        .await?
-        .items;
+    let keys = items_of(db.query(Widget::by_owner_partition("bob")).keys_only()).await?;
     // Whatever the read returns, deleting by it must not remove a foreign row.
     for key in &keys {
         let _ = db.delete(key.clone()).await;
@@ -161,14 +156,9 @@ async fn keys_only_on_the_table_finds_untyped_rows() -> TestResult {
     seed_foreign(&db).await?;
     put_raw(&db, row("W#1", "A#0007", &[])).await?;
     db.put(&widget(1, "B", 2)).await?;
-    let items = db.query(Widget::partition(1u64)).all().await?.items;
+    let items = items_of(db.query(Widget::partition(1u64))).await?;
     assert_eq!(items, vec![widget(1, "A", 7), widget(1, "B", 2)]);
-    let keys = db
-        .query(Widget::partition(1u64))
-        .keys_only()
-        .all()
-        .await?
-        .items;
+    let keys = items_of(db.query(Widget::partition(1u64)).keys_only()).await?;
     assert_eq!(keys, vec![wkey(1, "A", 7), wkey(1, "B", 2)]);
     Ok(())
 }
@@ -187,12 +177,7 @@ async fn updates_render_index_keys_from_key_fields_read_back() -> TestResult {
     assert_eq!(raw.get("GPK"), Some(&s("O#al")));
     assert_eq!(raw.get("GSK"), Some(&s("0042")), "padded(4) from the key");
     assert!(!raw.contains_key("n") && !raw.contains_key("kind") && !raw.contains_key("id"));
-    let keys = db
-        .query(Widget::by_owner_partition("al"))
-        .keys_only()
-        .all()
-        .await?
-        .items;
+    let keys = items_of(db.query(Widget::by_owner_partition("al")).keys_only()).await?;
     assert_eq!(keys, vec![wkey(3, "BOLT", 42)]);
     let got = db.get(wkey(3, "BOLT", 42)).consistent().await?;
     assert_eq!(
@@ -237,14 +222,13 @@ async fn formatted_optional_fields_in_sparse_index_templates() -> TestResult {
     let raw = get_raw(&db, "W#5", "NUT#0001").await?.ok_or("row gone")?;
     assert_eq!(raw.get("TPK"), Some(&s("T#red")));
     assert_eq!(raw.get("TSK"), Some(&s("1969-07-20T20:17:40.250Z")));
-    let found = db
-        .query(Widget::by_tag_partition("red"))
-        .sk(Widget::by_tag_sk()
-            .at()
-            .ge(datetime!(1969-07-20 20:17:40.250 UTC)))
-        .all()
-        .await?
-        .items;
+    let found = items_of(
+        db.query(Widget::by_tag_partition("red"))
+            .sk(Widget::by_tag_sk()
+                .at()
+                .ge(datetime!(1969-07-20 20:17:40.250 UTC))),
+    )
+    .await?;
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].at, Some(at));
 
@@ -275,11 +259,8 @@ async fn formatted_optional_fields_in_sparse_index_templates() -> TestResult {
         .await?;
     let raw = get_raw(&db, "W#5", "NUT#0001").await?.ok_or("row gone")?;
     assert!(!raw.contains_key("TPK") && !raw.contains_key("TSK"));
-    assert!(db
-        .query(Widget::by_tag_partition("red"))
-        .all()
+    assert!(items_of(db.query(Widget::by_tag_partition("red")))
         .await?
-        .items
         .is_empty());
     Ok(())
 }
@@ -353,11 +334,8 @@ async fn a_typed_item_under_a_widget_key_survives_every_path() -> TestResult {
         assert_eq!(got, vec![None], "a gadget is not a widget");
     }
     // Reads of widgets leave it out.
-    assert!(db
-        .query(Widget::partition(7u64))
-        .all()
+    assert!(items_of(db.query(Widget::partition(7u64)))
         .await?
-        .items
         .is_empty());
     assert!(db.scan::<Widget>().all().await?.items.is_empty());
     assert_eq!(
@@ -590,12 +568,7 @@ async fn collections_and_batch_gets_tell_rows_apart() -> TestResult {
     db.put(&gadget).await?;
     put_raw(&db, row("W#7", "A#0001", &[("note", "theirs")])).await?;
     put_raw(&db, row("W#7", "NOTE", &[])).await?;
-    let rows = db
-        .query(Widget::partition(7u64))
-        .collection::<StoreRows>()
-        .all()
-        .await?
-        .items;
+    let rows = items_of(db.query(Widget::partition(7u64)).collection::<StoreRows>()).await?;
     let mut widgets = Vec::new();
     let mut gadgets = Vec::new();
     for r in rows {
@@ -660,19 +633,17 @@ async fn filters_hold_for_typed_and_untyped_rows() -> TestResult {
     put_raw(&db, row("W#2", "D#0001", &[("note", "y")])).await?;
     put_raw(&db, row("W#2", "NOTE", &[("note", "x")])).await?;
     let f = Widget::fields();
-    let found = db
-        .query(Widget::partition(2u64))
-        .filter(f.note.eq(Some("x".to_owned())))
-        .all()
-        .await?
-        .items;
+    let found = items_of(
+        db.query(Widget::partition(2u64))
+            .filter(f.note.eq(Some("x".to_owned()))),
+    )
+    .await?;
     assert_eq!(found, vec![with("A", "x"), with("C", "x")]);
-    let found = db
-        .query(Widget::partition(2u64))
-        .filter(f.note.eq(Some("y".to_owned())).or(f.note.not_exists()))
-        .all()
-        .await?
-        .items;
+    let found = items_of(
+        db.query(Widget::partition(2u64))
+            .filter(f.note.eq(Some("y".to_owned())).or(f.note.not_exists())),
+    )
+    .await?;
     assert_eq!(found, vec![with("B", "y"), with("D", "y")]);
     let mut scanned = db
         .scan::<Widget>()
@@ -1070,30 +1041,28 @@ async fn an_index_on_the_tables_sort_key_over_untyped_rows() -> TestResult {
         opened,
         agent: Some("bo".into()),
     };
-    let open = db
-        .query(Case::by_agent_partition("bo"))
-        .sk(Case::by_agent_sk().state().eq("OPEN"))
-        .all()
-        .await?
-        .items;
+    let open = items_of(
+        db.query(Case::by_agent_partition("bo"))
+            .sk(Case::by_agent_sk().state().eq("OPEN")),
+    )
+    .await?;
     assert_eq!(open, vec![case(7, t2), case(-12, t1)], "in SK order");
-    let since = db
-        .query(Case::by_agent_partition("bo"))
-        .sk(Case::by_agent_sk()
-            .state()
-            .eq("OPEN")
-            .opened()
-            .ge(datetime!(2000-01-01 00:00:00 UTC)))
-        .all()
-        .await?
-        .items;
+    let since = items_of(
+        db.query(Case::by_agent_partition("bo"))
+            .sk(Case::by_agent_sk()
+                .state()
+                .eq("OPEN")
+                .opened()
+                .ge(datetime!(2000-01-01 00:00:00 UTC))),
+    )
+    .await?;
     assert_eq!(since, vec![case(-12, t1)]);
     // Leaving the index removes AgentPK and never the table's sort key.
     db.update(key).set(Case::fields().agent, None).await?;
-    let left = db.query(Case::by_agent_partition("bo")).all().await?.items;
+    let left = items_of(db.query(Case::by_agent_partition("bo"))).await?;
     assert_eq!(left, vec![case(7, t2)]);
     assert_eq!(
-        db.query(Case::partition(-12i64)).all().await?.items,
+        items_of(db.query(Case::partition(-12i64))).await?,
         vec![Case {
             agent: None,
             ..case(-12, t1)
@@ -1272,12 +1241,11 @@ async fn updates_that_cannot_see_the_old_name_are_refused() -> TestResult {
         .err()
         .ok_or("set_if_absent on a renamed field was sent")?;
     assert_refused(&refused, ValidationReason::RenamedField);
-    let found = db
-        .query(DeviceStatus::partition(5u64))
-        .filter(DeviceStatus::fields().reading.eq(Some(3)))
-        .all()
-        .await?
-        .items;
+    let found = items_of(
+        db.query(DeviceStatus::partition(5u64))
+            .filter(DeviceStatus::fields().reading.eq(Some(3))),
+    )
+    .await?;
     assert!(found.is_empty(), "filters name the current attribute only");
     // Once the field is written, the older name is gone and the filter finds the row.
     db.update(old_named_key())
@@ -1292,12 +1260,11 @@ async fn updates_that_cannot_see_the_old_name_are_refused() -> TestResult {
         !raw.contains_key("reading") && raw.contains_key("Reading"),
         "{raw:?}"
     );
-    let found = db
-        .query(DeviceStatus::partition(5u64))
-        .filter(DeviceStatus::fields().reading.eq(Some(3)))
-        .all()
-        .await?
-        .items;
+    let found = items_of(
+        db.query(DeviceStatus::partition(5u64))
+            .filter(DeviceStatus::fields().reading.eq(Some(3))),
+    )
+    .await?;
     assert_eq!(found.len(), 1);
     Ok(())
 }

@@ -155,19 +155,9 @@ async fn near_misses_of_the_formats_are_nobodys_on_every_path() -> TestResult {
     assert_eq!(pallets.len(), 1, "{pallets:?}");
     let events = db.scan::<Event>().consistent().all().await?.items;
     assert_eq!(events.len(), 2, "{events:?}");
-    let q = db
-        .query(Crate::partition(7u64))
-        .consistent()
-        .all()
-        .await?
-        .items;
+    let q = items_of(db.query(Crate::partition(7u64)).consistent()).await?;
     assert_eq!(q.len(), 2, "{q:?}");
-    let q = db
-        .query(Event::partition(1i64))
-        .consistent()
-        .all()
-        .await?
-        .items;
+    let q = items_of(db.query(Event::partition(1i64)).consistent()).await?;
     assert_eq!(q.len(), 1, "{q:?}");
 
     // A dry-run rewrite of each claims exactly its rows and no near miss.
@@ -238,7 +228,7 @@ async fn a_rewrite_of_adopted_rows_keeps_foreign_attributes() -> TestResult {
         r.progress
     );
     // The index over the table's own sort key finds the owned row.
-    let by_owner = db.query(Crate::by_sk_partition("ann")).all().await?.items;
+    let by_owner = items_of(db.query(Crate::by_sk_partition("ann"))).await?;
     assert_eq!(by_owner.len(), 1, "{by_owner:?}");
     assert_eq!(by_owner[0].at, datetime!(1969-12-31 23:59:59.999 UTC));
     Ok(())

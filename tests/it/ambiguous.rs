@@ -518,9 +518,7 @@ async fn returning_old_values_after_a_lost_response_says_the_write_was_applied()
 
 #[tokio::test]
 async fn the_write_token_is_stored_ignored_by_decoding_and_named_by_the_table() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let user = User::sample("u");
-    db.put(&user).await?;
+    let (db, user) = with_user("u").await?;
     let primary = user.primary_key();
     let key = primary.raw()?;
     let sk = key.sk.clone().unwrap_or_default();

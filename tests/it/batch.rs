@@ -171,13 +171,11 @@ async fn what_cannot_be_written_before_the_deadline_is_returned_not_dropped() ->
 async fn duplicate_keys_are_refused_in_writes_and_merged_in_reads() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     let user = User::sample("dup");
-    let err = db
-        .batch_write()
-        .put(&user)
-        .delete(User::key("dup"))
-        .await
-        .unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::DuplicateKey);
+    refused(
+        db.batch_write().put(&user).delete(User::key("dup")),
+        dynamo_model::ValidationReason::DuplicateKey,
+    )
+    .await;
     assert!(
         db.get(User::key("dup")).await?.is_none(),
         "nothing was written"

@@ -143,8 +143,7 @@ async fn listing_reads_no_chunks_and_load_chunks_is_one_call() -> TestResult {
         ))
         .await?;
     }
-    let faults = Faults::new(0).record();
-    let watched = faulty(&db, &faults).await?;
+    let (watched, faults) = recorded(&db).await?;
     let page = watched.query(Message::partition("ann")).all().await?;
     assert_eq!(page.items.len(), 20);
     assert!(page
@@ -253,26 +252,37 @@ async fn writes_that_cannot_follow_the_protocol_are_refused() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     let m = message("m", "e".repeat(3000), bytes(3000, 5));
     let key = || message_key("m");
-    let err = db.batch_write().put(&m).await.unwrap_err();
-    assert_refused(&err, ValidationReason::NotSupportedInBatch);
-    let err = db.batch_write().delete(key()).await.unwrap_err();
-    assert_refused(&err, ValidationReason::NotSupportedInBatch);
-    let err = db.transact_write().put(db.put(&m)).await.unwrap_err();
-    assert_refused(&err, ValidationReason::NotSupportedInBatch);
-    let err = db
-        .transact_write()
-        .delete(db.delete(key()))
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::NotSupportedInBatch);
+    refused(
+        db.batch_write().put(&m),
+        ValidationReason::NotSupportedInBatch,
+    )
+    .await;
+    refused(
+        db.batch_write().delete(key()),
+        ValidationReason::NotSupportedInBatch,
+    )
+    .await;
+    refused(
+        db.transact_write().put(db.put(&m)),
+        ValidationReason::NotSupportedInBatch,
+    )
+    .await;
+    refused(
+        db.transact_write().delete(db.delete(key())),
+        ValidationReason::NotSupportedInBatch,
+    )
+    .await;
     assert!(raw_items(&db).await?.is_empty());
     // A user batch write can never name a chunk key.
     let forged = dynamo_model::Key::<User>::from_raw(dynamo_model::RawKey {
         pk: "_CHUNK#abc#000000".into(),
         sk: Some("_CHUNK".into()),
     });
-    let err = db.batch_write().delete(forged).await.unwrap_err();
-    assert_refused(&err, ValidationReason::ForeignKeySpace);
+    refused(
+        db.batch_write().delete(forged),
+        ValidationReason::ForeignKeySpace,
+    )
+    .await;
     Ok(())
 }
 
@@ -427,11 +437,11 @@ async fn the_sweep_spares_recent_chunks_and_named_ones() -> TestResult {
         .await?;
     assert_eq!((report.examined, report.deleted), (0, 0));
     // A sweep that could catch a put between its steps is refused.
-    let err = db
-        .collect_orphans(dynamo_model::chunk::MIN_ORPHAN_AGE - std::time::Duration::from_secs(1))
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::InvalidOption);
+    refused(
+        db.collect_orphans(dynamo_model::chunk::MIN_ORPHAN_AGE - std::time::Duration::from_secs(1)),
+        ValidationReason::InvalidOption,
+    )
+    .await;
     let report = sweep_aged(&db).await?;
     assert_eq!(report.deleted, present.len() - named.len());
     assert_eq!(report.kept, named.len());
@@ -454,8 +464,7 @@ async fn a_refused_put_leaves_no_chunks() -> TestResult {
     let recording = faulty(&db, &faults).await?;
     let mut huge = message("m", "g".repeat(9000), bytes(9000, 7));
     huge.subject = "s".repeat(410 * 1024);
-    let err = recording.put(&huge).await.unwrap_err();
-    assert_refused(&err, ValidationReason::ItemTooLarge);
+    refused(recording.put(&huge), ValidationReason::ItemTooLarge).await;
     let calls: Vec<String> = faults.calls().into_iter().map(|c| c.operation).collect();
     assert!(
         calls.iter().all(|c| c != "BatchWriteItem"),
@@ -608,7 +617,7 @@ async fn putting_back_a_listed_item_keeps_its_chunks() -> TestResult {
     let key = || message_key("m");
     db.put(&message("m", "h".repeat(5000), bytes(5000, 8)))
         .await?;
-    let listed = db.query(Message::partition("ann")).all().await?.items;
+    let listed = items_of(db.query(Message::partition("ann"))).await?;
     let mut m = listed.into_iter().next().ok_or("listed")?;
     assert!(!m.body.is_loaded());
     m.subject = "edited".into();

@@ -138,7 +138,7 @@ async fn the_sweep_keeps_chunks_a_copy_still_names() -> TestResult {
 async fn a_listed_entity_put_under_a_new_key_says_its_value_was_not_loaded() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     db.put(&msg("a", "A".repeat(5000), bytes(5000, 1))).await?;
-    let listed = db.query(Message::partition("a")).all().await?.items;
+    let listed = items_of(db.query(Message::partition("a"))).await?;
     let mut moved = listed.into_iter().next().ok_or("listed")?;
     assert!(!moved.body.is_loaded());
     moved.owner = "new".into();

@@ -70,6 +70,13 @@ impl<T> Mapped<T> for dynamo_model::Page<T> {
     }
 }
 
+/// The items of `query`, every page read.
+pub async fn items_of<T: dynamo_model::Target, K: dynamo_model::KeySpace>(
+    query: dynamo_model::ops::Query<T, K>,
+) -> Result<Vec<T>, dynamo_model::Error> {
+    Ok(query.all().await?.items)
+}
+
 /// The items of every page of `query()` with `limit` (and `page_size`; newest first
 /// when `reverse`), following the cursors; asserts that no page holds more than `limit`.
 pub async fn all_pages<T: dynamo_model::Target, K: dynamo_model::KeySpace>(
@@ -107,6 +114,17 @@ pub fn assert_refused(err: &dynamo_model::Error, reason: dynamo_model::Validatio
             assert_eq!(*got, reason, "refused for another reason: {err}")
         }
         other => panic!("expected a refusal ({reason}), got {other:?}"),
+    }
+}
+
+/// Runs `op` and asserts that it is refused before sending for exactly `reason`.
+pub async fn refused<T: std::fmt::Debug>(
+    op: impl std::future::IntoFuture<Output = Result<T, dynamo_model::Error>>,
+    reason: dynamo_model::ValidationReason,
+) {
+    match op.await {
+        Ok(value) => panic!("expected a refusal ({reason}), got {value:?}"),
+        Err(err) => assert_refused(&err, reason),
     }
 }
 
@@ -162,10 +180,16 @@ pub async fn balance(db: &dynamo_model::Db<App>, id: &str) -> Res<i64> {
 pub async fn two_accounts(
     faults: &dynamo_model::local::faults::Faults,
 ) -> Res<(dynamo_model::local::TempTable<App>, dynamo_model::Db<App>)> {
-    let db = dynamo_model::local::fresh_table::<App>().await?;
-    accounts(&db, &[100, 0]).await?;
+    let db = with_accounts(&[100, 0]).await?;
     let flaky = faulty(&db, faults).await?;
     Ok((db, flaky))
+}
+
+/// A fresh table holding accounts `a0`, `a1`, … with `balances`.
+pub async fn with_accounts(balances: &[i64]) -> Res<dynamo_model::local::TempTable<App>> {
+    let db = dynamo_model::local::fresh_table::<App>().await?;
+    accounts(&db, balances).await?;
+    Ok(db)
 }
 
 /// The balances of accounts `a0` and `a1`.
@@ -240,6 +264,14 @@ pub fn users(n: usize) -> Vec<User> {
     (0..n).map(|i| User::sample(&format!("u{i:02}"))).collect()
 }
 
+/// A fresh table holding `User::sample(id)`, and that user.
+pub async fn with_user(id: &str) -> Res<(dynamo_model::local::TempTable<App>, User)> {
+    let db = dynamo_model::local::fresh_table::<App>().await?;
+    let user = User::sample(id);
+    db.put(&user).await?;
+    Ok((db, user))
+}
+
 /// The ids of the users stored (a consistent scan).
 pub async fn stored_ids(db: &dynamo_model::Db<App>) -> Res<std::collections::BTreeSet<String>> {
     Ok(db
@@ -287,6 +319,13 @@ impl User {
             login_count: 0,
             labels: vec!["new".into()],
         }
+    }
+
+    /// A user of about 400 KiB of labels: over DynamoDB's item size limit.
+    pub fn oversized(id: &str) -> Self {
+        let mut user = Self::sample(id);
+        user.labels = vec!["x".repeat(1024); 400];
+        user
     }
 }
 

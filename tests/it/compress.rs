@@ -142,14 +142,9 @@ async fn a_query_decodes_compressed_fields_and_conditions_test_their_presence() 
         posts.push(p);
     }
     let f = Post::fields();
-    let all = db.query(Post::partition("t")).all().await?.items;
+    let all = items_of(db.query(Post::partition("t"))).await?;
     assert_eq!(all, posts);
-    let summarised = db
-        .query(Post::partition("t"))
-        .filter(f.summary.exists())
-        .all()
-        .await?
-        .items;
+    let summarised = items_of(db.query(Post::partition("t")).filter(f.summary.exists())).await?;
     assert_eq!(summarised.len(), 3);
     let put_if_absent = db.put(&posts[1]).condition(f.summary.not_exists()).await;
     assert!(put_if_absent.is_ok(), "{put_if_absent:?}");
@@ -303,15 +298,14 @@ async fn the_400_kb_limit_counts_compressed_bytes() -> TestResult {
     // 500 KB that does not compress is refused before sending, by put and by update.
     let mut p = post("noise", String::new());
     p.raw = noise(500 * 1024, 11);
-    let err = db.put(&p).await.unwrap_err();
-    assert_refused(&err, ValidationReason::ItemTooLarge);
-    let err = db
-        .update(post_key("big"))
-        .set(Post::fields().raw, noise(500 * 1024, 12))
-        .any_version()
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::ItemTooLarge);
+    refused(db.put(&p), ValidationReason::ItemTooLarge).await;
+    refused(
+        db.update(post_key("big"))
+            .set(Post::fields().raw, noise(500 * 1024, 12))
+            .any_version(),
+        ValidationReason::ItemTooLarge,
+    )
+    .await;
     // Nothing was written by either.
     assert!(db.get(post_key("noise")).await?.is_none());
     Ok(())

@@ -101,9 +101,7 @@ async fn missing_wrong_typed_and_out_of_range_attributes_name_the_attribute() ->
 
 #[tokio::test]
 async fn stored_layout_follows_serde_names_and_sparse_index_rules() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let mut user = User::sample("u-1");
-    db.put(&user).await?;
+    let (db, mut user) = with_user("u-1").await?;
     let item = raw_get(&db, "USER#u-1", "PROFILE").await?;
     let mut names: Vec<&str> = item.keys().map(String::as_str).collect();
     names.sort_unstable();

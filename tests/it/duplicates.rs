@@ -70,13 +70,13 @@ async fn a_transaction_accepts_distinct_keys_whose_display_strings_collide() -> 
 
     // A real duplicate is still refused, whatever the kinds of the two operations.
     plant(&db, &one).await?;
-    let err = db
-        .transact_write()
-        .check(one.clone(), f.note.not_exists())
-        .delete(db.delete(one.clone()))
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::DuplicateKey);
+    refused(
+        db.transact_write()
+            .check(one.clone(), f.note.not_exists())
+            .delete(db.delete(one.clone())),
+        ValidationReason::DuplicateKey,
+    )
+    .await;
     assert!(exists(&db, &one).await?, "nothing was applied");
     Ok(())
 }
@@ -88,8 +88,11 @@ async fn batches_tell_keys_apart_by_their_raw_values() -> TestResult {
     // cannot check what it overwrites (see `isolation.rs`).
     let (one, two) = colliding();
     for key in [one, two] {
-        let err = db.batch_write().delete(key).await.unwrap_err();
-        assert_refused(&err, ValidationReason::ForeignKeySpace);
+        refused(
+            db.batch_write().delete(key),
+            ValidationReason::ForeignKeySpace,
+        )
+        .await;
     }
 
     // Rendered keys from the same fragments: distinct, and each read and written once.
@@ -114,14 +117,14 @@ async fn batches_tell_keys_apart_by_their_raw_values() -> TestResult {
         "a duplicate key is read once"
     );
 
-    let err = db
-        .batch_write()
-        .delete(one.primary_key())
-        .put(&two)
-        .put(&one)
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::DuplicateKey);
+    refused(
+        db.batch_write()
+            .delete(one.primary_key())
+            .put(&two)
+            .put(&one),
+        ValidationReason::DuplicateKey,
+    )
+    .await;
     let still = db.get(one.primary_key()).consistent().await?;
     assert_eq!(still, Some(one), "nothing was written");
     Ok(())

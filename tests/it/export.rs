@@ -231,7 +231,9 @@ fn provisioned_capacity_and_the_stream_use_only_documented_properties() {
 }
 
 /// Index name → (key schema, (projection type, non-key attributes)).
-type Indexes = BTreeMap<String, (Vec<(String, String)>, (String, BTreeSet<String>))>;
+/// An index's key schema and projection.
+type IndexShape = (Vec<(String, String)>, (String, BTreeSet<String>));
+type Indexes = BTreeMap<String, IndexShape>;
 
 fn key_schema(
     keys: &[dynamo_model::aws_sdk_dynamodb::types::KeySchemaElement],
@@ -246,7 +248,8 @@ fn key_schema(
         .collect()
 }
 
-fn cfn_key_schema(value: &Value) -> Vec<(String, String)> {
+/// `(AttributeName, <second>)` of each entry of a CloudFormation list.
+fn cfn_named(value: &Value, second: &str) -> Vec<(String, String)> {
     value
         .as_array()
         .into_iter()
@@ -254,10 +257,14 @@ fn cfn_key_schema(value: &Value) -> Vec<(String, String)> {
         .map(|k| {
             (
                 k["AttributeName"].as_str().unwrap_or("").to_owned(),
-                k["KeyType"].as_str().unwrap_or("").to_owned(),
+                k[second].as_str().unwrap_or("").to_owned(),
             )
         })
         .collect()
+}
+
+fn cfn_key_schema(value: &Value) -> Vec<(String, String)> {
+    cfn_named(value, "KeyType")
 }
 
 fn cfn_projection(value: &Value) -> (String, BTreeSet<String>) {
@@ -283,6 +290,37 @@ fn sdk_projection(
     )
 }
 
+/// One index as `describe_table` tells it: name, keys, projection.
+fn sdk_index(
+    name: Option<&str>,
+    keys: &[dynamo_model::aws_sdk_dynamodb::types::KeySchemaElement],
+    projection: Option<&dynamo_model::aws_sdk_dynamodb::types::Projection>,
+) -> (String, IndexShape) {
+    (
+        name.unwrap_or("").to_owned(),
+        (key_schema(keys), sdk_projection(projection)),
+    )
+}
+
+/// The indexes of a CloudFormation list (`GlobalSecondaryIndexes` or
+/// `LocalSecondaryIndexes`): name, keys, projection.
+fn cfn_indexes(value: &Value) -> Indexes {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| {
+            (
+                i["IndexName"].as_str().unwrap_or("").to_owned(),
+                (
+                    cfn_key_schema(&i["KeySchema"]),
+                    cfn_projection(&i["Projection"]),
+                ),
+            )
+        })
+        .collect()
+}
+
 /// The exported resource describes the table `create_table` made: keys, attribute
 /// definitions, every index with its keys and projection, TTL.
 #[tokio::test]
@@ -306,69 +344,28 @@ async fn the_cloudformation_resource_is_the_table_create_table_makes() -> TestRe
             )
         })
         .collect();
-    let exported: BTreeSet<(String, String)> = properties["AttributeDefinitions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|d| {
-            (
-                d["AttributeName"].as_str().unwrap_or("").to_owned(),
-                d["AttributeType"].as_str().unwrap_or("").to_owned(),
-            )
-        })
-        .collect();
+    let exported: BTreeSet<(String, String)> =
+        cfn_named(&properties["AttributeDefinitions"], "AttributeType")
+            .into_iter()
+            .collect();
     assert_eq!(definitions, exported);
     let gsis: Indexes = table
         .global_secondary_indexes()
         .iter()
-        .map(|g| {
-            (
-                g.index_name().unwrap_or("").to_owned(),
-                (key_schema(g.key_schema()), sdk_projection(g.projection())),
-            )
-        })
+        .map(|g| sdk_index(g.index_name(), g.key_schema(), g.projection()))
         .collect();
-    let exported_gsis: Indexes = properties["GlobalSecondaryIndexes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|g| {
-            (
-                g["IndexName"].as_str().unwrap_or("").to_owned(),
-                (
-                    cfn_key_schema(&g["KeySchema"]),
-                    cfn_projection(&g["Projection"]),
-                ),
-            )
-        })
-        .collect();
-    assert_eq!(gsis, exported_gsis);
-    assert_eq!(gsis.len(), 3);
     let lsis: Indexes = table
         .local_secondary_indexes()
         .iter()
-        .map(|l| {
-            (
-                l.index_name().unwrap_or("").to_owned(),
-                (key_schema(l.key_schema()), sdk_projection(l.projection())),
-            )
-        })
+        .map(|l| sdk_index(l.index_name(), l.key_schema(), l.projection()))
         .collect();
-    let exported_lsis: Indexes = properties["LocalSecondaryIndexes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|l| {
-            (
-                l["IndexName"].as_str().unwrap_or("").to_owned(),
-                (
-                    cfn_key_schema(&l["KeySchema"]),
-                    cfn_projection(&l["Projection"]),
-                ),
-            )
-        })
-        .collect();
-    assert_eq!(lsis, exported_lsis);
+    for (made, exported) in [
+        (&gsis, "GlobalSecondaryIndexes"),
+        (&lsis, "LocalSecondaryIndexes"),
+    ] {
+        assert_eq!(made, &cfn_indexes(&properties[exported]), "{exported}");
+    }
+    assert_eq!(gsis.len(), 3);
     assert_eq!(
         ttl_attribute(&db).await?.as_deref(),
         properties["TimeToLiveSpecification"]["AttributeName"].as_str()

@@ -60,9 +60,9 @@ async fn create_revise_read_and_list() -> TestResult {
     assert_eq!(newest, vec![5, 4]);
 
     // Reads other than the history see the latest copy only.
-    let in_partition = db.query(Article::partition("a")).all().await?.items;
+    let in_partition = items_of(db.query(Article::partition("a"))).await?;
     assert_eq!(in_partition, vec![latest.clone()]);
-    let by_author = db.query(Article::gsi1_partition("ann")).all().await?.items;
+    let by_author = items_of(db.query(Article::gsi1_partition("ann"))).await?;
     assert_eq!(by_author.len(), 1);
 
     // A lost race is a typed conflict.
@@ -88,8 +88,7 @@ async fn create_revise_read_and_list() -> TestResult {
         other => panic!("expected a conflict, got {other:?}"),
     }
     // Plain writes are refused.
-    let err = db.put(&latest).await.unwrap_err();
-    assert_refused(&err, ValidationReason::KeepsHistory);
+    refused(db.put(&latest), ValidationReason::KeepsHistory).await;
 
     let restored = versions.restore(Article::key("a"), 2).await?;
     assert_eq!(
@@ -133,15 +132,10 @@ async fn revisions_enter_only_the_indexes_named() -> TestResult {
     notes
         .revise(Note::key("n"), |n| n.text = "two".into())
         .await?;
-    let latest = db.query(Note::gsi1_partition("olga")).all().await?.items;
+    let latest = items_of(db.query(Note::gsi1_partition("olga"))).await?;
     assert_eq!(latest.len(), 1);
     assert_eq!((latest[0].text.as_str(), latest[0].version), ("two", 2));
-    let revisions = db
-        .query(Note::gsi1_partition("olga"))
-        .revisions()
-        .all()
-        .await?
-        .items;
+    let revisions = items_of(db.query(Note::gsi1_partition("olga")).revisions()).await?;
     let mut seen: Vec<(u64, String)> = revisions
         .into_iter()
         .map(|r| (r.revision, r.value.text))
@@ -155,12 +149,7 @@ async fn revisions_enter_only_the_indexes_named() -> TestResult {
     articles
         .revise(Article::key("b"), |a| a.title = "y".into())
         .await?;
-    let in_index = db
-        .query(Article::gsi1_partition("ann"))
-        .revisions()
-        .all()
-        .await?
-        .items;
+    let in_index = items_of(db.query(Article::gsi1_partition("ann")).revisions()).await?;
     assert!(in_index.is_empty(), "{in_index:?}");
     Ok(())
 }

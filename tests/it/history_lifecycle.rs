@@ -539,7 +539,7 @@ async fn an_unpadded_layout_written_by_another_program_is_read_and_continued() -
     );
     // Base-table reads: the latest copy only.
     assert_eq!(
-        db.query(Audit::partition("a")).all().await?.items,
+        items_of(db.query(Audit::partition("a"))).await?,
         [audit(11)]
     );
 

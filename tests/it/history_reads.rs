@@ -207,107 +207,50 @@ async fn history_stays_out_of_every_index_query_and_of_base_and_collection_queri
     let latest = ids(&[b1.clone(), b2.clone()]);
 
     // The template GSI: revisions carry no GSI1 key, so DynamoDB does not even index them.
-    let by_owner = db.query(Book::gsi1_partition("ann")).all().await?.items;
+    let by_owner = items_of(db.query(Book::gsi1_partition("ann"))).await?;
     assert_eq!(ids(&by_owner), latest);
-    let raw_gsi1 = db
-        .client()
-        .scan()
-        .table_name(db.table_name())
-        .index_name("GSI1")
-        .send()
-        .await?;
-    assert_eq!(
-        raw_gsi1.items().len(),
-        2,
-        "only the latest copies are indexed"
-    );
+    let raw_gsi1 = raw_index_items(&db, "GSI1").await?;
+    assert_eq!(raw_gsi1.len(), 2, "only the latest copies are indexed");
     // Newest-first with a limit of 1 is still a latest copy.
-    let top = db
-        .query(Book::gsi1_partition("ann"))
-        .reverse()
-        .limit(1)
-        .all()
-        .await?
-        .items;
+    let top = items_of(db.query(Book::gsi1_partition("ann")).reverse().limit(1)).await?;
     assert_eq!(top, std::slice::from_ref(&b2));
 
     // The LSI (its key rendered from a template) likewise.
-    let lsi = db.query(Book::lsi1_partition("b1")).all().await?.items;
+    let lsi = items_of(db.query(Book::lsi1_partition("b1"))).await?;
     assert_eq!(lsi, std::slice::from_ref(&b1));
 
     // An index over plain attributes: revisions carry them, the query skips them.
-    let plain = db.query(Book::by_owner_partition("ann")).all().await?.items;
+    let plain = items_of(db.query(Book::by_owner_partition("ann"))).await?;
     assert_eq!(ids(&plain), latest);
-    let limited = db
-        .query(Book::by_owner_partition("ann"))
-        .limit(2)
-        .all()
-        .await?
-        .items;
+    let limited = items_of(db.query(Book::by_owner_partition("ann")).limit(2)).await?;
     assert_eq!(ids(&limited), latest, "a limit counts latest copies only");
     // (DynamoDB does index the revisions there: the attributes are the entity's own.)
-    let raw_plain = db
-        .client()
-        .scan()
-        .table_name(db.table_name())
-        .index_name("ByOwner")
-        .send()
-        .await?;
-    assert_eq!(raw_plain.items().len(), 5 + 1 + 1 + 1);
+    let raw_plain = raw_index_items(&db, "ByOwner").await?;
+    assert_eq!(raw_plain.len(), 5 + 1 + 1 + 1);
 
     // The base table: the entity's partition query, with or without a limit.
-    let base = db.query(Book::partition("b1")).all().await?.items;
+    let base = items_of(db.query(Book::partition("b1"))).await?;
     assert_eq!(base, std::slice::from_ref(&b1));
-    let reversed = db
-        .query(Book::partition("b1"))
-        .reverse()
-        .limit(1)
-        .all()
-        .await?
-        .items;
+    let reversed = items_of(db.query(Book::partition("b1")).reverse().limit(1)).await?;
     assert_eq!(reversed, std::slice::from_ref(&b1));
 
     // A collection over the partition: the note (`NOTE#1` sorts before `v0…`) and the
     // latest copy, no revision.
-    let view = db
-        .query(Book::partition("b1"))
-        .collection::<BookView>()
-        .all()
-        .await?
-        .items;
+    let collection = || db.query(Book::partition("b1")).collection::<BookView>();
+    let view = items_of(collection()).await?;
     assert_eq!(
         view,
         [BookView::Note(note.clone()), BookView::Book(b1.clone())]
     );
-    let two = db
-        .query(Book::partition("b1"))
-        .collection::<BookView>()
-        .limit(2)
-        .page_size(1)
-        .all()
-        .await?
-        .items;
+    let two = items_of(collection().limit(2).page_size(1)).await?;
     assert_eq!(
         two,
         [BookView::Note(note.clone()), BookView::Book(b1.clone())]
     );
-    let newest = db
-        .query(Book::partition("b1"))
-        .collection::<BookView>()
-        .reverse()
-        .all()
-        .await?
-        .items;
+    let newest = items_of(collection().reverse()).await?;
     assert_eq!(newest, [BookView::Book(b1.clone()), BookView::Note(note)]);
     // Newest first with a limit of 1: the latest copy, not revision 5 behind it.
-    let top = db
-        .query(Book::partition("b1"))
-        .collection::<BookView>()
-        .reverse()
-        .limit(1)
-        .all()
-        .await?
-        .items;
+    let top = items_of(collection().reverse().limit(1)).await?;
     assert_eq!(top, [BookView::Book(b1)]);
     Ok(())
 }
@@ -318,14 +261,9 @@ async fn history_stays_out_of_every_index_query_and_of_base_and_collection_queri
 async fn the_inverted_index_reads_the_latest_copies() -> TestResult {
     let (db, b1, b2, _) = shelf().await?;
     let latest = ids(&[b1.clone(), b2.clone()]);
-    let inverted = db.query(Book::inverted_partition()).all().await?.items;
+    let inverted = items_of(db.query(Book::inverted_partition())).await?;
     assert_eq!(ids(&inverted), latest);
-    let first = db
-        .query(Book::inverted_partition())
-        .limit(1)
-        .all()
-        .await?
-        .items;
+    let first = items_of(db.query(Book::inverted_partition()).limit(1)).await?;
     assert_eq!(first.len(), 1);
     assert_eq!(first[0].version, b1.version.max(first[0].version));
 
@@ -335,12 +273,7 @@ async fn the_inverted_index_reads_the_latest_copies() -> TestResult {
 #[tokio::test]
 async fn a_keys_only_inverted_index_gives_the_keys_of_latest_copies_only() -> TestResult {
     let (db, b1, b2, _) = shelf().await?;
-    let keys = db
-        .query(Book::inverted_keys_partition())
-        .keys_only()
-        .all()
-        .await?
-        .items;
+    let keys = items_of(db.query(Book::inverted_keys_partition()).keys_only()).await?;
     let got: BTreeSet<RawKey> = keys
         .into_iter()
         .map(Key::into_raw)
@@ -403,25 +336,20 @@ async fn a_forged_revision_key_never_reads_a_revision_as_the_entity() -> TestRes
         })
     };
     // Refused before sending: a key of a versioned entity names its latest copy.
-    let err = db.get(forged()).await.unwrap_err();
-    assert_refused(&err, ValidationReason::WrongKeySpace);
+    refused(db.get(forged()), ValidationReason::WrongKeySpace).await;
     // The history refuses it as a key.
-    let err = db
-        .versions::<Book>()
-        .history(forged())
-        .all()
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::WrongKeySpace);
+    refused(
+        db.versions::<Book>().history(forged()).all(),
+        ValidationReason::WrongKeySpace,
+    )
+    .await;
 
     // So does a transactional get, before sending.
-    let err = db
-        .transact_get::<Book>()
-        .key(forged())
-        .key(Book::key("b1"))
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::WrongKeySpace);
+    refused(
+        db.transact_get::<Book>().key(forged()).key(Book::key("b1")),
+        ValidationReason::WrongKeySpace,
+    )
+    .await;
     Ok(())
 }
 

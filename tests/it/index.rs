@@ -11,43 +11,32 @@ async fn a_sparse_gsi_holds_only_items_whose_template_fields_are_present() -> Te
     db.put(&with_email).await?;
     db.put(&User::sample("u-2")).await?; // no email: not in GSI1
 
-    let found = db
-        .query(User::gsi1_partition("ada@example.com"))
-        .all()
-        .await?
-        .items;
+    let found = items_of(db.query(User::gsi1_partition("ada@example.com"))).await?;
     assert_eq!(found, [with_email.clone()]);
-    let exact = db
-        .query(User::gsi1_partition("ada@example.com"))
-        .sk(User::gsi1_sk())
-        .all()
-        .await?
-        .items;
+    let exact = items_of(
+        db.query(User::gsi1_partition("ada@example.com"))
+            .sk(User::gsi1_sk()),
+    )
+    .await?;
     assert_eq!(exact, [with_email]);
-    assert!(db
-        .query(User::gsi1_partition("nobody@example.com"))
-        .all()
-        .await?
-        .items
-        .is_empty());
+    assert!(
+        items_of(db.query(User::gsi1_partition("nobody@example.com")))
+            .await?
+            .is_empty()
+    );
 
     // Writing the entity again without the field takes it out of the index.
     db.put(&User::sample("u-1")).await?;
-    assert!(db
-        .query(User::gsi1_partition("ada@example.com"))
-        .all()
+    assert!(items_of(db.query(User::gsi1_partition("ada@example.com")))
         .await?
-        .items
         .is_empty());
 
     // GSIs are eventually consistent only: refused before sending.
-    let err = db
-        .query(User::gsi1_partition("x"))
-        .consistent()
-        .all()
-        .await
-        .unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::ConsistentIndexRead);
+    refused(
+        db.query(User::gsi1_partition("x")).consistent().all(),
+        dynamo_model::ValidationReason::ConsistentIndexRead,
+    )
+    .await;
     Ok(())
 }
 
@@ -62,7 +51,7 @@ fn member(id: &str, team: Option<&str>, level: u32, nick: &str) -> Member {
 }
 
 async fn team_members(db: &dynamo_model::Db<App>, team: &str) -> Result<Vec<String>, Error> {
-    let items = db.query(Member::gsi1_partition(team)).all().await?.items;
+    let items = items_of(db.query(Member::gsi1_partition(team))).await?;
     Ok(items.into_iter().map(|m| m.id).collect())
 }
 
@@ -86,12 +75,11 @@ async fn an_overloaded_gsi_serves_three_entity_types_in_one_partition() -> TestR
     user.email = Some("red".into()); // EMAIL#red: same index, another partition
     db.put(&user).await?;
 
-    let view = db
-        .query(Team::gsi1_partition("red"))
-        .collection::<TeamView>()
-        .all()
-        .await?
-        .items;
+    let view = items_of(
+        db.query(Team::gsi1_partition("red"))
+            .collection::<TeamView>(),
+    )
+    .await?;
     assert!(
         matches!(&view[0], TeamView::Team(t) if t.motto == "go"),
         "{view:?}"
@@ -112,17 +100,16 @@ async fn an_overloaded_gsi_serves_three_entity_types_in_one_partition() -> TestR
 
     // Each entity's own view of the same index partition.
     assert_eq!(team_members(&db, "red").await?, ["m1", "m2"]);
-    let senior = db
-        .query(Member::gsi1_partition("red"))
-        .sk(Member::gsi1_sk().level().ge(5u32))
-        .all()
-        .await?
-        .items;
+    let senior = items_of(
+        db.query(Member::gsi1_partition("red"))
+            .sk(Member::gsi1_sk().level().ge(5u32)),
+    )
+    .await?;
     assert_eq!(
         senior.iter().map(|m| m.nick.as_str()).collect::<Vec<_>>(),
         ["bob"]
     );
-    let teams = db.query(Team::gsi1_partition("red")).all().await?.items;
+    let teams = items_of(db.query(Team::gsi1_partition("red"))).await?;
     assert_eq!(teams.len(), 1);
     Ok(())
 }
@@ -150,11 +137,11 @@ async fn updates_recompute_or_refuse_every_index_key_they_touch() -> TestResult 
             .set(f.nick, "bo")
             .add(f.points, 1),
     ] {
-        let err = attempt.await.unwrap_err();
-        crate::common::assert_refused(
-            &err,
+        refused(
+            attempt,
             dynamo_model::ValidationReason::IncompleteIndexTemplate,
-        );
+        )
+        .await;
     }
     // ADD cannot be recomputed client-side.
     let err = db
@@ -190,12 +177,11 @@ async fn updates_recompute_or_refuse_every_index_key_they_touch() -> TestResult 
     assert_eq!(moved.team.as_deref(), Some("blue"));
     assert!(team_members(&db, "red").await?.is_empty());
     assert_eq!(team_members(&db, "blue").await?, ["m"]);
-    let by_level = db
-        .query(Member::gsi1_partition("blue"))
-        .sk(Member::gsi1_sk().level().eq(7u32).nick().eq("bo"))
-        .all()
-        .await?
-        .items;
+    let by_level = items_of(
+        db.query(Member::gsi1_partition("blue"))
+            .sk(Member::gsi1_sk().level().eq(7u32).nick().eq("bo")),
+    )
+    .await?;
     assert_eq!(by_level.len(), 1);
 
     // Clearing an optional template field takes the item out of the sparse index,
@@ -259,13 +245,12 @@ async fn an_lsi_is_queried_with_strong_consistency_and_kept_fresh() -> TestResul
         t.sort_unstable();
         t
     };
-    let open = db
-        .query(Order::lsi1_partition("u"))
-        .sk(Order::lsi1_sk().status().eq("open"))
-        .consistent()
-        .all()
-        .await?
-        .items;
+    let open = items_of(
+        db.query(Order::lsi1_partition("u"))
+            .sk(Order::lsi1_sk().status().eq("open"))
+            .consistent(),
+    )
+    .await?;
     assert_eq!(totals(open), [0, 200]);
     let statuses: Vec<String> = db
         .query(Order::lsi1_partition("u"))
@@ -284,21 +269,19 @@ async fn an_lsi_is_queried_with_strong_consistency_and_kept_fresh() -> TestResul
     }))
     .set(f.status, "shipped")
     .await?;
-    let open = db
-        .query(Order::lsi1_partition("u"))
-        .sk(Order::lsi1_sk().status().eq("open"))
-        .consistent()
-        .all()
-        .await?
-        .items;
+    let open = items_of(
+        db.query(Order::lsi1_partition("u"))
+            .sk(Order::lsi1_sk().status().eq("open"))
+            .consistent(),
+    )
+    .await?;
     assert_eq!(totals(open), [200]);
-    let shipped = db
-        .query(Order::lsi1_partition("u"))
-        .sk(Order::lsi1_sk().status().starts_with("ship"))
-        .consistent()
-        .all()
-        .await?
-        .items;
+    let shipped = items_of(
+        db.query(Order::lsi1_partition("u"))
+            .sk(Order::lsi1_sk().status().starts_with("ship"))
+            .consistent(),
+    )
+    .await?;
     assert_eq!(shipped.len(), 2);
     Ok(())
 }
@@ -327,12 +310,7 @@ async fn a_keys_only_index_gives_typed_keys_and_hydrates_in_one_call() -> TestRe
     let orders = seed_orders(&db).await?;
     let open: Vec<&Order> = orders.iter().filter(|o| o.status == "open").collect();
 
-    let keys = db
-        .query(Order::gsi2_partition("open"))
-        .keys_only()
-        .all()
-        .await?
-        .items;
+    let keys = items_of(db.query(Order::gsi2_partition("open")).keys_only()).await?;
     let expected: Vec<dynamo_model::Key<Order>> = open.iter().map(|o| o.primary_key()).collect();
     assert_eq!(keys, expected, "sorted by created_at");
 
@@ -378,19 +356,9 @@ async fn updating_a_field_next_to_key_fields_in_a_template_recomputes_the_index_
     }))
     .set(Order::fields().status, "shipped")
     .await?;
-    let shipped = db
-        .query(Order::gsi2_partition("shipped"))
-        .keys_only()
-        .all()
-        .await?
-        .items;
+    let shipped = items_of(db.query(Order::gsi2_partition("shipped")).keys_only()).await?;
     assert!(shipped.contains(&o.primary_key()));
-    let open = db
-        .query(Order::gsi2_partition("open"))
-        .keys_only()
-        .all()
-        .await?
-        .items;
+    let open = items_of(db.query(Order::gsi2_partition("open")).keys_only()).await?;
     assert!(!open.contains(&o.primary_key()));
     Ok(())
 }
@@ -399,12 +367,7 @@ async fn updating_a_field_next_to_key_fields_in_a_template_recomputes_the_index_
 async fn an_include_index_is_read_as_a_partial_view() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     let orders = seed_orders(&db).await?;
-    let cheapest = db
-        .query(OrderTotal::gsi3_partition())
-        .limit(3)
-        .all()
-        .await?
-        .items;
+    let cheapest = items_of(db.query(OrderTotal::gsi3_partition()).limit(3)).await?;
     let mut by_total: Vec<&Order> = orders.iter().collect();
     by_total.sort_by_key(|o| o.total_cents);
     assert_eq!(
@@ -493,8 +456,8 @@ async fn a_multi_attribute_gsi_key_is_declared_and_queried_through_the_same_api(
         .await?
         .items;
     assert_eq!(exact.len(), 1);
-    let na_a = db
-        .query(Match::by_region_partition(MatchByRegionPartition {
+    let na_a = items_of(
+        db.query(Match::by_region_partition(MatchByRegionPartition {
             tournament: "worlds",
             region: "NA",
         }))
@@ -502,10 +465,9 @@ async fn a_multi_attribute_gsi_key_is_declared_and_queried_through_the_same_api(
             .score()
             .eq(10u32)
             .player()
-            .begins_with("a"))
-        .all()
-        .await?
-        .items;
+            .begins_with("a")),
+    )
+    .await?;
     assert_eq!(
         na_a.iter().map(|m| m.player.as_str()).collect::<Vec<_>>(),
         ["abe"]
@@ -550,26 +512,25 @@ async fn empty_index_keys_and_expiry_on_keys_only_indexes_are_refused_before_sen
         matches!(&err, Error::Validation { message, reason: dynamo_model::ValidationReason::EmptyKeyValue, .. } if message.contains("empty")),
         "{err:?}"
     );
-    let err = db
-        .put(&Tag {
+    refused(
+        db.put(&Tag {
             id: "t".into(),
             label: "x".repeat(3000),
-        })
-        .await
-        .unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::KeyTooLong);
+        }),
+        dynamo_model::ValidationReason::KeyTooLong,
+    )
+    .await;
     assert!(db.get(Tag::key("t")).await?.is_none());
     db.put(&Tag {
         id: "t".into(),
         label: "ok".into(),
     })
     .await?;
-    let err = db
-        .update(Tag::key("t"))
-        .set(Tag::fields().label, "")
-        .await
-        .unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::EmptyKeyValue);
+    refused(
+        db.update(Tag::key("t")).set(Tag::fields().label, ""),
+        dynamo_model::ValidationReason::EmptyKeyValue,
+    )
+    .await;
     assert_eq!(
         db.get(Tag::key("t")).await?.map(|t| t.label),
         Some("ok".into())
@@ -577,14 +538,14 @@ async fn empty_index_keys_and_expiry_on_keys_only_indexes_are_refused_before_sen
 
     // A KEYS_ONLY index does not carry the TTL attribute: excluding expired items there
     // would exclude nothing, so it is refused.
-    let err = db
-        .query(Order::gsi2_partition("open"))
-        .keys_only()
-        .exclude_expired()
-        .all()
-        .await
-        .unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::IndexProjection);
+    refused(
+        db.query(Order::gsi2_partition("open"))
+            .keys_only()
+            .exclude_expired()
+            .all(),
+        dynamo_model::ValidationReason::IndexProjection,
+    )
+    .await;
     Ok(())
 }
 

@@ -193,7 +193,7 @@ async fn fields_held_only_by_index_keys_decode_query_and_write_back_byte_for_byt
             status: "PLACED".into()
         }
     );
-    let items = db.query(OrderItem::partition("456")).all().await?.items;
+    let items = items_of(db.query(OrderItem::partition("456"))).await?;
     assert_eq!(items, vec![order_item("10", 1), order_item("9", 2)]);
     let shipment = db.get(Shipment::key("77")).consistent().await?;
     let shipment = shipment.ok_or("shipment not read")?;
@@ -210,24 +210,19 @@ async fn fields_held_only_by_index_keys_decode_query_and_write_back_byte_for_byt
     assert_eq!(customer.map(|c| c.name), Some("Ann".to_owned()));
 
     // Queried through the overloaded indexes.
-    let of_customer = db
-        .query(OrderItem::gsi2_partition("123"))
-        .sk(OrderItem::gsi2_sk().product_id().eq("9"))
-        .all()
-        .await?
-        .items;
+    let of_customer = items_of(
+        db.query(OrderItem::gsi2_partition("123"))
+            .sk(OrderItem::gsi2_sk().product_id().eq("9")),
+    )
+    .await?;
     assert_eq!(of_customer, vec![order_item("9", 2)]);
-    let orders = db.query(Order::gsi2_partition("123")).all().await?.items;
+    let orders = items_of(db.query(Order::gsi2_partition("123"))).await?;
     assert_eq!(orders, vec![order.clone()]);
-    let of_product = db.query(OrderItem::gsi1_partition("10")).all().await?.items;
+    let of_product = items_of(db.query(OrderItem::gsi1_partition("10"))).await?;
     assert_eq!(of_product, vec![order_item("10", 1)]);
-    let shipments = db.query(Shipment::gsi1_partition("456")).all().await?.items;
+    let shipments = items_of(db.query(Shipment::gsi1_partition("456"))).await?;
     assert_eq!(shipments, vec![shipment.clone()]);
-    let in_east = db
-        .query(Shipment::gsi2_partition("east"))
-        .all()
-        .await?
-        .items;
+    let in_east = items_of(db.query(Shipment::gsi2_partition("east"))).await?;
     assert_eq!(in_east, vec![shipment.clone()]);
 
     // Written back by the crate: byte for byte what the shop wrote, except where the

@@ -3,7 +3,7 @@
 //! writes and transactions fail their stored-type condition; batch writes and bulk loads,
 //! which DynamoDB cannot make conditional, are refused before sending.
 
-use crate::common::{assert_refused, runner, runtime_and_table, TestResult};
+use crate::common::{assert_refused, refused, runner, runtime_and_table, TestResult};
 use dynamo_model::transact::CancelReason;
 use dynamo_model::{local, Db, Entity, Error, Item, Key, RawKey, Table, ValidationReason};
 use proptest::prelude::*;
@@ -102,15 +102,21 @@ async fn a_batch_put_of_a_note_never_replaces_the_user_with_its_key() -> TestRes
         err.to_string().contains("User"),
         "names the other type: {err}"
     );
-    let err = db.bulk_load().puts([&note]).await.unwrap_err();
-    assert_refused(&err, ValidationReason::ForeignKeySpace);
+    refused(
+        db.bulk_load().puts([&note]),
+        ValidationReason::ForeignKeySpace,
+    )
+    .await;
     // One refused operation refuses the whole batch: nothing is sent.
     let other = Note {
         note_id: "n-1".into(),
         ..note.clone()
     };
-    let err = db.batch_write().put(&other).put(&note).await.unwrap_err();
-    assert_refused(&err, ValidationReason::ForeignKeySpace);
+    refused(
+        db.batch_write().put(&other).put(&note),
+        ValidationReason::ForeignKeySpace,
+    )
+    .await;
     assert_eq!(db.get(other.primary_key()).await?, None);
 
     assert_eq!(db.get(user.primary_key()).consistent().await?, Some(user));
@@ -128,8 +134,11 @@ async fn a_crafted_batch_delete_never_removes_an_order() -> TestResult {
 
     // A `Key<Note>` built from the order's key values.
     let crafted = Key::<Note>::from_raw(order_key.clone());
-    let err = db.batch_write().delete(crafted).await.unwrap_err();
-    assert_refused(&err, ValidationReason::ForeignKeySpace);
+    refused(
+        db.batch_write().delete(crafted),
+        ValidationReason::ForeignKeySpace,
+    )
+    .await;
     // An event whose fields render the order's key.
     let event = Event::key(EventKey {
         user_id: "u-1",
@@ -137,18 +146,20 @@ async fn a_crafted_batch_delete_never_removes_an_order() -> TestResult {
         seq: "0000000007",
     });
     assert_eq!(event.raw()?, &order_key);
-    let err = db.batch_write().delete(event).await.unwrap_err();
-    assert_refused(&err, ValidationReason::ForeignKeySpace);
+    refused(
+        db.batch_write().delete(event),
+        ValidationReason::ForeignKeySpace,
+    )
+    .await;
     // The same operations resubmitted as raw operations are checked as well.
-    let err = db
-        .batch_write()
-        .ops([dynamo_model::WriteOp::Delete {
+    refused(
+        db.batch_write().ops([dynamo_model::WriteOp::Delete {
             entity: "Note",
             key: order_key.clone(),
-        }])
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::ForeignKeySpace);
+        }]),
+        ValidationReason::ForeignKeySpace,
+    )
+    .await;
 
     assert_eq!(db.get(order.primary_key()).consistent().await?, Some(order));
     Ok(())

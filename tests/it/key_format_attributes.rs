@@ -83,18 +83,17 @@ async fn a_formatted_key_part_keeps_its_format_in_its_attribute() -> TestResult 
     assert_eq!(got, Some(warning.clone()));
 
     // The index sorted by `Date`: a range in the declared format.
-    let since = db
-        .query(LogEntry::by_operator_partition("Liz"))
-        .sk(LogEntry::by_operator_sk()
-            .date()
-            .ge(datetime!(2020-04-25 00:00:00 UTC)))
-        .all()
-        .await?
-        .items;
+    let since = items_of(
+        db.query(LogEntry::by_operator_partition("Liz"))
+            .sk(LogEntry::by_operator_sk()
+                .date()
+                .ge(datetime!(2020-04-25 00:00:00 UTC))),
+    )
+    .await?;
     assert_eq!(since, vec![liz("OK", datetime!(2020-04-25 08:00:00 UTC))]);
 
     // Written back by the crate: every attribute of the other program byte for byte.
-    let entries = db.query(LogEntry::partition(12345u64)).all().await?.items;
+    let entries = items_of(db.query(LogEntry::partition(12345u64))).await?;
     assert_eq!(entries.len(), rows.len());
     for entry in &entries {
         db.put(entry).await?;
@@ -116,11 +115,7 @@ async fn a_formatted_key_part_keeps_its_format_in_its_attribute() -> TestResult 
     assert_eq!(raw.get("Date"), Some(&s("2020-04-27T10:11:12")));
 
     // The index still sorts every row, old and new, by one format.
-    let all = db
-        .query(LogEntry::by_operator_partition("Liz"))
-        .all()
-        .await?
-        .items;
+    let all = items_of(db.query(LogEntry::by_operator_partition("Liz"))).await?;
     let dates: Vec<OffsetDateTime> = all.iter().map(|e| e.date).collect();
     assert_eq!(
         dates,
@@ -150,7 +145,7 @@ async fn an_attribute_the_crate_wrote_before_formats_governed_attributes_still_r
     let mut row = log_row("1", "OK", "2020-04-24T14:40:00", "Liz");
     row.insert("Date".into(), s("2020-04-24T14:40:00.000000000Z"));
     put_raw(&db, row).await?;
-    let got = db.query(LogEntry::partition(1u64)).all().await?.items;
+    let got = items_of(db.query(LogEntry::partition(1u64))).await?;
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].date, datetime!(2020-04-24 14:40:00 UTC));
     // A date in the attribute that is not the key's is refused, whatever its format.
@@ -266,20 +261,15 @@ async fn a_users_own_format_as_a_key_part_and_an_index_key() -> TestResult {
         }))
         .await?;
     assert_eq!(got, Some(day(7, date!(2020 - 04 - 24), 12)));
-    let later = db
-        .query(MeterDay::partition(7u32))
-        .sk(MeterDay::sk().day().gt(date!(2020 - 04 - 24)))
-        .all()
-        .await?
-        .items;
+    let later = items_of(
+        db.query(MeterDay::partition(7u32))
+            .sk(MeterDay::sk().day().gt(date!(2020 - 04 - 24))),
+    )
+    .await?;
     assert_eq!(later, vec![day(7, date!(2020 - 04 - 25), 13)]);
 
     // An index key: every meter of a day.
-    let of_day = db
-        .query(MeterDay::gsi1_partition(date!(2020 - 04 - 24)))
-        .all()
-        .await?
-        .items;
+    let of_day = items_of(db.query(MeterDay::gsi1_partition(date!(2020 - 04 - 24)))).await?;
     assert_eq!(
         of_day,
         vec![

@@ -14,14 +14,22 @@ fn conflict(err: Error) -> (u64, Option<u64>) {
     }
 }
 
+/// A fresh table holding document `d` (version 1) with `body`.
+async fn with_doc(body: &str) -> Res<local::TempTable<App>> {
+    let db = local::fresh_table::<App>().await?;
+    db.put(&doc("d", body, 0)).await?;
+    Ok(db)
+}
+
+/// The key of the document every test here writes.
+fn doc_d() -> dynamo_model::Key<Doc> {
+    Doc::key(DocKey { id: "d", rev: 1u32 })
+}
+
 #[tokio::test]
 async fn puts_check_and_increment_the_version() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    db.put(&doc("d", "v1", 0)).await?;
-    let stored = db
-        .get(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .await?
-        .ok_or("missing")?;
+    let db = with_doc("v1").await?;
+    let stored = db.get(doc_d()).await?.ok_or("missing")?;
     assert_eq!(stored.version, 1);
 
     // A writer still holding version 0 (it thinks the doc is new) loses.
@@ -44,9 +52,7 @@ async fn puts_check_and_increment_the_version() -> TestResult {
         .unwrap_err();
     assert_eq!(conflict(err), (1, Some(2)));
     assert_eq!(
-        db.get(Doc::key(DocKey { id: "d", rev: 1u32 }))
-            .await?
-            .map(|d| (d.body, d.version)),
+        db.get(doc_d()).await?.map(|d| (d.body, d.version)),
         Some(("v2".into(), 2))
     );
     Ok(())
@@ -54,73 +60,43 @@ async fn puts_check_and_increment_the_version() -> TestResult {
 
 #[tokio::test]
 async fn updates_and_deletes_check_the_version_too() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
+    let db = with_doc("v1").await?;
     let f = Doc::fields();
-    db.put(&doc("d", "v1", 0)).await?;
 
-    let err = db
-        .update(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .set(f.body, "x")
-        .await
-        .unwrap_err();
+    let err = db.update(doc_d()).set(f.body, "x").await.unwrap_err();
     assert!(
         matches!(&err, Error::Validation { message, reason: dynamo_model::ValidationReason::VersionCheckRequired, .. } if message.contains("if_version")),
         "{err:?}"
     );
     let err = db
-        .update(Doc::key(DocKey { id: "d", rev: 1u32 }))
+        .update(doc_d())
         .set(f.body, "x")
         .if_version(7)
         .await
         .unwrap_err();
     assert_eq!(conflict(err), (7, Some(1)));
-    let updated = db
-        .update(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .set(f.body, "v2")
-        .if_version(1)
-        .await?;
+    let updated = db.update(doc_d()).set(f.body, "v2").if_version(1).await?;
     assert_eq!((updated.body.as_str(), updated.version), ("v2", 2));
-    let counted = db
-        .update(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .set(f.body, "v3")
-        .any_version()
-        .await?;
+    let counted = db.update(doc_d()).set(f.body, "v3").any_version().await?;
     assert_eq!(counted.version, 3);
 
-    let err = db
-        .delete(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .await
-        .unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::VersionCheckRequired);
-    let err = db
-        .delete(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .if_version(2)
-        .await
-        .unwrap_err();
+    refused(
+        db.delete(doc_d()),
+        dynamo_model::ValidationReason::VersionCheckRequired,
+    )
+    .await;
+    let err = db.delete(doc_d()).if_version(2).await.unwrap_err();
     assert_eq!(conflict(err), (2, Some(3)));
-    assert!(db
-        .get(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .await?
-        .is_some());
-    db.delete(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .if_version(3)
-        .await?;
-    assert!(db
-        .get(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .await?
-        .is_none());
+    assert!(db.get(doc_d()).await?.is_some());
+    db.delete(doc_d()).if_version(3).await?;
+    assert!(db.get(doc_d()).await?.is_none());
     Ok(())
 }
 
 #[tokio::test]
 async fn of_two_concurrent_writers_of_one_version_exactly_one_wins() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    db.put(&doc("d", "base", 0)).await?;
-    let base = db
-        .get(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .consistent()
-        .await?
-        .ok_or("missing")?;
+    let db = with_doc("base").await?;
+    let base = db.get(doc_d()).consistent().await?.ok_or("missing")?;
     let writers = (0..8).map(|i| {
         let db: Db<App> = db.clone();
         let mut mine = base.clone();
@@ -137,10 +113,7 @@ async fn of_two_concurrent_writers_of_one_version_exactly_one_wins() -> TestResu
     }
     assert_eq!(wins, 1);
     assert_eq!(
-        db.get(Doc::key(DocKey { id: "d", rev: 1u32 }))
-            .consistent()
-            .await?
-            .map(|d| d.version),
+        db.get(doc_d()).consistent().await?.map(|d| d.version),
         Some(2)
     );
     Ok(())
@@ -174,13 +147,7 @@ async fn ttl_is_stored_as_epoch_seconds_and_expired_items_can_be_excluded() -> T
         .key("PK", AttributeValue::S("DOC#d".into()))
         .key(
             "SK",
-            AttributeValue::S(
-                Doc::key(DocKey { id: "d", rev: 1u32 })
-                    .raw()?
-                    .sk
-                    .clone()
-                    .ok_or("sk")?,
-            ),
+            AttributeValue::S(doc_d().raw()?.sk.clone().ok_or("sk")?),
         )
         .send()
         .await?
@@ -193,15 +160,8 @@ async fn ttl_is_stored_as_epoch_seconds_and_expired_items_can_be_excluded() -> T
     );
 
     // DynamoDB Local never deletes expired items; the real service does so lazily.
-    assert!(db
-        .get(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .await?
-        .is_some());
-    assert!(db
-        .get(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .exclude_expired()
-        .await?
-        .is_none());
+    assert!(db.get(doc_d()).await?.is_some());
+    assert!(db.get(doc_d()).exclude_expired().await?.is_none());
     assert!(db
         .get(Doc::key(DocKey { id: "d", rev: 2u32 }))
         .exclude_expired()
@@ -222,12 +182,11 @@ async fn ttl_is_stored_as_epoch_seconds_and_expired_items_can_be_excluded() -> T
 
     // Expiry conditions compare epoch seconds.
     let f = Doc::fields();
-    let expiring = db
-        .query(Doc::partition("d"))
-        .filter(f.expires.lt(Some(future.into())))
-        .all()
-        .await?
-        .items;
+    let expiring = items_of(
+        db.query(Doc::partition("d"))
+            .filter(f.expires.lt(Some(future.into()))),
+    )
+    .await?;
     assert_eq!(expiring.iter().map(|d| d.rev).collect::<Vec<_>>(), [1]);
     Ok(())
 }
@@ -235,21 +194,18 @@ async fn ttl_is_stored_as_epoch_seconds_and_expired_items_can_be_excluded() -> T
 #[tokio::test]
 async fn versioned_entities_stay_out_of_batch_writes_and_vanished_items_conflict() -> TestResult {
     let db = local::fresh_table::<App>().await?;
-    let err = db.batch_write().put(&doc("d", "x", 0)).await.unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::NotSupportedInBatch);
+    refused(
+        db.batch_write().put(&doc("d", "x", 0)),
+        dynamo_model::ValidationReason::NotSupportedInBatch,
+    )
+    .await;
 
     db.put(&doc("d", "v1", 0)).await?;
-    db.delete(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .if_version(1)
-        .await?;
+    db.delete(doc_d()).if_version(1).await?;
     // A writer holding version 1 of an item that is gone meanwhile.
     let err = db.put(&doc("d", "late", 1)).await.unwrap_err();
     assert_eq!(conflict(err), (1, None));
-    let err = db
-        .delete(Doc::key(DocKey { id: "d", rev: 1u32 }))
-        .if_version(1)
-        .await
-        .unwrap_err();
+    let err = db.delete(doc_d()).if_version(1).await.unwrap_err();
     assert_eq!(conflict(err), (1, None));
     Ok(())
 }

@@ -275,8 +275,8 @@ async fn migrations_recompute_sharded_index_keys() -> TestResult {
         .await?;
     assert_eq!(report.progress.changed, 8, "{report:?}");
     let queue = Tix::gsi1_partition("ops");
-    let old = db.query(queue.shard(shard_of("ann", 4))).all().await?.items;
-    let moved = db.query(queue.shard(shard_of(&new, 4))).all().await?.items;
+    let old = items_of(db.query(queue.shard(shard_of("ann", 4)))).await?;
+    let moved = items_of(db.query(queue.shard(shard_of(&new, 4)))).await?;
     assert!(old.is_empty(), "{old:?}");
     assert_eq!(moved.len(), 8);
     for i in 0..8 {

@@ -923,11 +923,7 @@ async fn a_rewrite_keeps_the_entitys_own_multi_attribute_key() -> TestResult {
             "{attribute}: {err:?}"
         );
     }
-    let stores: Vec<Store> = db
-        .query(Store::by_region_partition("eu"))
-        .all()
-        .await?
-        .items;
+    let stores: Vec<Store> = items_of(db.query(Store::by_region_partition("eu"))).await?;
     assert_eq!(stores.len(), 1);
     Ok(())
 }

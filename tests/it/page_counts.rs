@@ -24,8 +24,7 @@ async fn pages_report_counts_and_requests() -> TestResult {
         db.put(&order(i, if i % 10 == 0 { "PAID" } else { "OPEN" }))
             .await?;
     }
-    let faults = Faults::new(0).record();
-    let watched = faulty(&db, &faults).await?;
+    let (watched, faults) = recorded(&db).await?;
     let sent = |faults: &Faults| faults.calls().len();
 
     // A filter keeping 4 of 40, read 8 items a request.

@@ -83,7 +83,7 @@ async fn monthly_tables_route_list_read_across_and_drop() -> TestResult {
         orders.push(order);
     }
     let october = tables.db_at(datetime!(2026-10-10 00:00 UTC));
-    let in_october: Vec<Order> = october.query(Order::partition("u")).all().await?.items;
+    let in_october: Vec<Order> = items_of(october.query(Order::partition("u"))).await?;
     assert!(!in_october.is_empty());
     assert!(in_october
         .iter()

@@ -51,7 +51,7 @@ async fn whole_component_prefixes_never_match_longer_values() -> TestResult {
     // USER#1 vs USER#10: a partition never includes a longer partition key.
     db.put(&User::sample("1")).await?;
     db.put(&User::sample("10")).await?;
-    let users = db.query(User::partition("1")).all().await?.items;
+    let users = items_of(db.query(User::partition("1"))).await?;
     assert_eq!(
         users.iter().map(|u| u.user_id.as_str()).collect::<Vec<_>>(),
         ["1"]
@@ -174,12 +174,11 @@ async fn partial_timestamps_select_a_month() -> TestResult {
         };
         db.put(&order).await?;
     }
-    let october = db
-        .query(Order::partition("u"))
-        .sk(Order::sk().created_at().starts_with("2023-10"))
-        .all()
-        .await?
-        .items;
+    let october = items_of(
+        db.query(Order::partition("u"))
+            .sk(Order::sk().created_at().starts_with("2023-10")),
+    )
+    .await?;
     assert_eq!(october.len(), 7);
     assert!(october
         .iter()
@@ -187,13 +186,12 @@ async fn partial_timestamps_select_a_month() -> TestResult {
 
     let from = datetime!(2023-09-30 00:00 UTC);
     let to = datetime!(2023-10-02 23:59 UTC);
-    let newest_first = db
-        .query(Order::partition("u"))
-        .sk(Order::sk().created_at().between(from, to))
-        .reverse()
-        .all()
-        .await?
-        .items;
+    let newest_first = items_of(
+        db.query(Order::partition("u"))
+            .sk(Order::sk().created_at().between(from, to))
+            .reverse(),
+    )
+    .await?;
     let days: Vec<u8> = newest_first.iter().map(|o| o.created_at.day()).collect();
     assert_eq!(days, [2, 1, 30]);
     Ok(())
@@ -504,11 +502,8 @@ async fn filters_on_typed_paths() -> TestResult {
         let name = name.to_owned();
         async move {
             Ok::<_, Error>(
-                !db.query(Thing::partition(name))
-                    .filter(cond)
-                    .all()
+                !items_of(db.query(Thing::partition(name)).filter(cond))
                     .await?
-                    .items
                     .is_empty(),
             )
         }
@@ -534,12 +529,11 @@ async fn collections_dispatch_on_entity_type() -> TestResult {
     })
     .await?;
 
-    let details = db
-        .query(Purchase::partition(p))
-        .collection::<PurchaseDetails>()
-        .all()
-        .await?
-        .items;
+    let details = items_of(
+        db.query(Purchase::partition(p))
+            .collection::<PurchaseDetails>(),
+    )
+    .await?;
     assert_eq!(details.len(), 5, "{details:?}");
     assert!(matches!(&details[0], PurchaseDetails::Purchase(x) if x.buyer == "ada"));
     assert!(matches!(&details[1], PurchaseDetails::Invoice(i) if i.invoice_no == 9));
@@ -548,13 +542,12 @@ async fn collections_dispatch_on_entity_type() -> TestResult {
         .all(|d| matches!(d, PurchaseDetails::Item(_))));
 
     // A member's sort-key condition narrows the collection query.
-    let items = db
-        .query(Purchase::partition(p))
-        .collection::<PurchaseDetails>()
-        .sk(PurchaseItem::sk().n().ge(2u8))
-        .all()
-        .await?
-        .items;
+    let items = items_of(
+        db.query(Purchase::partition(p))
+            .collection::<PurchaseDetails>()
+            .sk(PurchaseItem::sk().n().ge(2u8)),
+    )
+    .await?;
     assert_eq!(items.len(), 2);
 
     let err = db
@@ -576,7 +569,7 @@ async fn collections_dispatch_on_entity_type() -> TestResult {
     }
 
     // Single-entity queries of a shared partition return only that entity.
-    let invoices = db.query(Invoice::partition(p)).all().await?.items;
+    let invoices = items_of(db.query(Invoice::partition(p))).await?;
     assert_eq!(invoices.len(), 1);
     Ok(())
 }
@@ -619,12 +612,8 @@ async fn limited_pages_never_skip_items_and_limit_zero_reads_nothing() -> TestRe
         next.items.iter().map(|l| l.line).collect::<Vec<_>>(),
         [2, 3]
     );
-    assert!(db
-        .query(Line::partition("z"))
-        .limit(0)
-        .all()
+    assert!(items_of(db.query(Line::partition("z")).limit(0))
         .await?
-        .items
         .is_empty());
     Ok(())
 }
@@ -664,13 +653,11 @@ async fn comparing_with_none_means_absent_or_present() -> TestResult {
         present.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
         ["b"]
     );
-    let err = db
-        .scan::<Thing>()
-        .filter(f.data.lt(None))
-        .all()
-        .await
-        .unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::InvalidValue);
+    refused(
+        db.scan::<Thing>().filter(f.data.lt(None)).all(),
+        dynamo_model::ValidationReason::InvalidValue,
+    )
+    .await;
     Ok(())
 }
 
@@ -689,14 +676,13 @@ async fn a_query_can_read_only_the_attributes_of_a_partial_view() -> TestResult 
         })
         .await?;
     }
-    let views = db
-        .query(Order::partition("u"))
-        .project::<OrderTotal>()
-        .reverse()
-        .limit(3)
-        .all()
-        .await?
-        .items;
+    let views = items_of(
+        db.query(Order::partition("u"))
+            .project::<OrderTotal>()
+            .reverse()
+            .limit(3),
+    )
+    .await?;
     assert_eq!(
         views.iter().map(|v| v.total_cents).collect::<Vec<_>>(),
         [400, 300, 200]

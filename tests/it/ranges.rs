@@ -269,12 +269,12 @@ async fn empty_values_on_a_sort_key_that_starts_with_a_field() -> TestResult {
         []
     );
     assert_eq!(
-        unsent
-            .query(Person::partition("g"))
-            .sk(Person::sk().name().lt(""))
-            .all()
-            .await?
-            .items,
+        items_of(
+            unsent
+                .query(Person::partition("g"))
+                .sk(Person::sk().name().lt(""))
+        )
+        .await?,
         []
     );
     assert_eq!(faults.stats().calls, 0);
@@ -476,20 +476,18 @@ async fn ranges_on_a_key_part_whose_format_loses_order_are_refused() -> TestResu
         "ge",
     );
     // Equality is exact whatever the format.
-    let ten = db
-        .query(Slot::partition("g"))
-        .sk(Slot::sk().slot().eq(10u64))
-        .all()
-        .await?
-        .items;
+    let ten = items_of(
+        db.query(Slot::partition("g"))
+            .sk(Slot::sk().slot().eq(10u64)),
+    )
+    .await?;
     assert_eq!(ten.iter().map(|s| s.slot).collect::<Vec<_>>(), [10]);
     // A fixed-width format keeps order: a range on the index's timestamp part is exact.
-    let late = db
-        .query(Slot::gsi1_partition("g"))
-        .sk(Slot::gsi1_sk().at().ge(base + time::Duration::minutes(10)))
-        .all()
-        .await?
-        .items;
+    let late = items_of(
+        db.query(Slot::gsi1_partition("g"))
+            .sk(Slot::gsi1_sk().at().ge(base + time::Duration::minutes(10))),
+    )
+    .await?;
     let mut slots: Vec<u64> = late.iter().map(|s| s.slot).collect();
     slots.sort_unstable();
     assert_eq!(slots, [10, 11, 12]);

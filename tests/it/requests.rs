@@ -2,7 +2,7 @@
 //! `customize` hook reaches every request an operation sends, and builders own their
 //! `Db`, so they and their futures and streams are `'static`.
 
-use crate::common::{faulty, users, Account, Order, TestResult, User};
+use crate::common::{recorded, users, Account, App, Order, Res, TestResult, User};
 use dynamo_model::aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use dynamo_model::local;
 use dynamo_model::local::faults::{Call, Faults};
@@ -54,9 +54,7 @@ fn calls(faults: &Faults, operation: &str) -> Vec<Value> {
 
 #[tokio::test]
 async fn params_are_what_send_sends_for_every_single_item_operation() -> TestResult {
-    let table = local::fresh_table::<crate::common::App>().await?;
-    let faults = Faults::new(0).record();
-    let db = faulty(&table, &faults).await?;
+    let (_table, db, faults) = recorded_table().await?;
     let f = Account::fields();
     let account = Account {
         id: "a".into(),
@@ -139,9 +137,7 @@ async fn params_are_what_send_sends_for_every_single_item_operation() -> TestRes
 
 #[tokio::test]
 async fn params_are_what_send_sends_for_queries_scans_batches_and_transactions() -> TestResult {
-    let table = local::fresh_table::<crate::common::App>().await?;
-    let faults = Faults::new(0).record();
-    let db = faulty(&table, &faults).await?;
+    let (_table, db, faults) = recorded_table().await?;
     let users = users(30);
 
     let batch = db.batch_write().puts(&users).params()?;
@@ -241,9 +237,7 @@ async fn params_are_what_send_sends_for_queries_scans_batches_and_transactions()
 
 #[tokio::test]
 async fn a_customize_hook_reaches_every_request_and_shows_in_params() -> TestResult {
-    let table = local::fresh_table::<crate::common::App>().await?;
-    let faults = Faults::new(0).record();
-    let db = faulty(&table, &faults).await?;
+    let (_table, db, faults) = recorded_table().await?;
     let users: Vec<User> = (0..12).map(|i| User::sample(&format!("c{i:02}"))).collect();
     db.batch_write()
         .puts(&users)
@@ -359,9 +353,7 @@ fn a_generated_key_struct_is_taken_where_a_key_is() -> TestResult {
 
 #[tokio::test]
 async fn a_scan_page_is_one_bounded_request_and_a_query_of_nothing_has_no_params() -> TestResult {
-    let table = local::fresh_table::<crate::common::App>().await?;
-    let faults = Faults::new(0).record();
-    let db = faulty(&table, &faults).await?;
+    let (_table, db, faults) = recorded_table().await?;
     let users: Vec<User> = (0..20).map(|i| User::sample(&format!("p{i:02}"))).collect();
     db.batch_write().puts(&users).send().await?;
     // A filter nothing matches: the page still costs one request of at most 3 items.
@@ -386,4 +378,11 @@ async fn a_scan_page_is_one_bounded_request_and_a_query_of_nothing_has_no_params
         .ok_or("a query of nothing rendered params")?;
     crate::common::assert_refused(&err, dynamo_model::ValidationReason::InvalidOption);
     Ok(())
+}
+
+/// A fresh table, seen through a client that records every request it sends.
+async fn recorded_table() -> Res<(local::TempTable<App>, dynamo_model::Db<App>, Faults)> {
+    let table = local::fresh_table::<App>().await?;
+    let (db, faults) = recorded(&table).await?;
+    Ok((table, db, faults))
 }

@@ -6,9 +6,8 @@
 //! that segment).
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::local::faults::{client_with_faults, Faults};
+use dynamo_model::local::faults::Faults;
 use dynamo_model::{local, Cursor, Db, Error, UnknownEntity};
 use futures_util::TryStreamExt;
 use serde_json::Value;
@@ -131,14 +130,6 @@ async fn collection_scans_skip_or_refuse_other_entity_types() -> TestResult {
     Ok(())
 }
 
-/// A view of `db`'s table through a client that records every request it sends.
-async fn watched(db: &Db<App>) -> Result<(Db<App>, Faults), BoxError> {
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
-    let faults = Faults::new(0).record(); // no kinds: observes, injects nothing
-    let client = client_with_faults(&endpoint, &faults, RetryConfig::disabled());
-    Ok((Db::new(client, db.table_name()), faults))
-}
-
 /// One Scan request as sent: its segment and where it started.
 #[derive(Debug)]
 struct ScanRequest {
@@ -242,7 +233,7 @@ async fn each_segment_sends_its_own_segment_and_reads_it_to_the_end() -> TestRes
         "every segment needs several pages: {reference:?}"
     );
 
-    let (watched, faults) = watched(&db).await?;
+    let (watched, faults) = recorded(&db).await?;
     let segmented = watched
         .scan::<User>()
         .segments(3)
@@ -309,7 +300,10 @@ async fn a_read_capacity_budget_paces_a_scan_across_its_segments() -> TestResult
         assert_eq!(counts(&paced.items), each_user(1));
         assert_eq!(paced.consumed_capacity, cost, "the same pages were read");
     }
-    let err = db.scan::<User>().segments(2).page(None).await.unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::InvalidOption);
+    refused(
+        db.scan::<User>().segments(2).page(None),
+        dynamo_model::ValidationReason::InvalidOption,
+    )
+    .await;
     Ok(())
 }

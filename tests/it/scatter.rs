@@ -551,22 +551,24 @@ async fn a_cursor_is_refused_by_every_other_read() -> TestResult {
 async fn no_partition_or_one_partition_twice_is_refused_before_sending() -> TestResult {
     let db = local::fresh_table::<Shards>().await?;
     let none: Vec<dynamo_model::Partition<Ev>> = Vec::new();
-    let err = db.scatter_query(none).all().await.unwrap_err();
-    assert_refused(&err, ValidationReason::InvalidOption);
-    let err = db
-        .scatter_query([0u8, 1, 0].map(|s| part(1u32, s)))
-        .all()
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::DuplicateKey);
+    refused(
+        db.scatter_query(none).all(),
+        ValidationReason::InvalidOption,
+    )
+    .await;
+    refused(
+        db.scatter_query([0u8, 1, 0].map(|s| part(1u32, s))).all(),
+        ValidationReason::DuplicateKey,
+    )
+    .await;
     // What a query of one partition refuses, a scatter query refuses too.
-    let err = db
-        .scatter_query((0..2u8).map(|s| Ev::by_rank_partition(format!("1-{s}"))))
-        .consistent()
-        .all()
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::ConsistentIndexRead);
+    refused(
+        db.scatter_query((0..2u8).map(|s| Ev::by_rank_partition(format!("1-{s}"))))
+            .consistent()
+            .all(),
+        ValidationReason::ConsistentIndexRead,
+    )
+    .await;
     Ok(())
 }
 
@@ -586,14 +588,6 @@ fn partition_of(call: &dynamo_model::local::faults::Call) -> Option<String> {
 fn limit_of(call: &dynamo_model::local::faults::Call) -> Option<u64> {
     let body: serde_json::Value = serde_json::from_str(&call.body).ok()?;
     body["Limit"].as_u64()
-}
-
-async fn recorded(
-    table: &Db<Shards>,
-) -> Result<(Db<Shards>, Faults), Box<dyn std::error::Error + Send + Sync>> {
-    let faults = Faults::new(0).record();
-    let db = faulty(table, &faults).await?;
-    Ok((db, faults))
 }
 
 #[tokio::test]

@@ -7,9 +7,7 @@ use uuid::Uuid;
 
 #[tokio::test]
 async fn put_then_get_round_trips() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let user = User::sample("u-1");
-    db.put(&user).await?;
+    let (db, user) = with_user("u-1").await?;
     assert_eq!(db.get(User::key("u-1")).await?, Some(user.clone()));
     assert_eq!(
         db.get(User::key("u-1")).consistent().send().await?,
@@ -21,9 +19,7 @@ async fn put_then_get_round_trips() -> TestResult {
 
 #[tokio::test]
 async fn put_replaces_an_item_of_the_same_entity() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let mut user = User::sample("u-1");
-    db.put(&user).await?;
+    let (db, mut user) = with_user("u-1").await?;
     user.display_name = "Renamed".into();
     db.put(&user).await?;
     assert_eq!(
@@ -95,9 +91,7 @@ async fn put_with_a_condition() -> TestResult {
 
 #[tokio::test]
 async fn put_never_overwrites_another_entity_type_under_the_same_key() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let user = User::sample("u-1");
-    db.put(&user).await?;
+    let (db, user) = with_user("u-1").await?;
     let err = twin(&db)
         .put(&Impostor {
             user_id: "u-1".into(),
@@ -137,10 +131,8 @@ async fn delete_plain_missing_and_must_exist() -> TestResult {
 
 #[tokio::test]
 async fn delete_with_a_condition_and_returning_the_old_item() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
+    let (db, user) = with_user("u-1").await?;
     let f = User::fields();
-    let user = User::sample("u-1");
-    db.put(&user).await?;
 
     let err = db
         .delete(User::key("u-1"))
@@ -257,10 +249,8 @@ async fn update_of_a_missing_item_is_not_found_and_creates_nothing() -> TestResu
 
 #[tokio::test]
 async fn update_with_a_failing_condition_changes_nothing() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
+    let (db, user) = with_user("u-1").await?;
     let f = User::fields();
-    let user = User::sample("u-1");
-    db.put(&user).await?;
     let err = db
         .update(User::key("u-1"))
         .add(f.login_count, 1)
@@ -283,31 +273,29 @@ async fn update_refuses_what_it_cannot_do_safely_before_sending() -> TestResult 
         .set(f.email, Some("a@example.com".to_string()))
         .await?;
     assert_eq!(
-        db.query(User::gsi1_partition("a@example.com"))
-            .all()
+        items_of(db.query(User::gsi1_partition("a@example.com")))
             .await?
-            .items
             .len(),
         1
     );
     db.update(User::key("u-1")).set(f.email, None).await?;
-    assert!(db
-        .query(User::gsi1_partition("a@example.com"))
-        .all()
+    assert!(items_of(db.query(User::gsi1_partition("a@example.com")))
         .await?
-        .items
         .is_empty());
 
-    let err = db
-        .update(User::key("u-1"))
-        .add(f.login_count, 1)
-        .add(f.login_count, 1)
-        .await
-        .unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::OverlappingPaths);
+    refused(
+        db.update(User::key("u-1"))
+            .add(f.login_count, 1)
+            .add(f.login_count, 1),
+        dynamo_model::ValidationReason::OverlappingPaths,
+    )
+    .await;
 
-    let err = db.update(User::key("u-1")).await.unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::NoOperations);
+    refused(
+        db.update(User::key("u-1")),
+        dynamo_model::ValidationReason::NoOperations,
+    )
+    .await;
 
     assert_eq!(db.get(User::key("u-1")).await?, Some(User::sample("u-1")));
     Ok(())
@@ -519,28 +507,26 @@ async fn nested_map_paths_in_updates_and_conditions() -> TestResult {
         .unwrap_err();
     assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
     // Overlapping paths are refused before sending.
-    let err = db
-        .update(key())
-        .set(f.settings.at("theme"), "x")
-        .remove_at(f.settings.at("theme"))
-        .await
-        .unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::OverlappingPaths);
+    refused(
+        db.update(key())
+            .set(f.settings.at("theme"), "x")
+            .remove_at(f.settings.at("theme")),
+        dynamo_model::ValidationReason::OverlappingPaths,
+    )
+    .await;
 
     // Nested paths in query filters.
-    let found = db
-        .query(Prefs::partition("p"))
-        .filter(f.address.field::<String>("city").eq("Lyon"))
-        .all()
-        .await?
-        .items;
+    let found = items_of(
+        db.query(Prefs::partition("p"))
+            .filter(f.address.field::<String>("city").eq("Lyon")),
+    )
+    .await?;
     assert_eq!(found.len(), 1);
-    let none = db
-        .query(Prefs::partition("p"))
-        .filter(f.settings.at("theme").eq("light"))
-        .all()
-        .await?
-        .items;
+    let none = items_of(
+        db.query(Prefs::partition("p"))
+            .filter(f.settings.at("theme").eq("light")),
+    )
+    .await?;
     assert!(none.is_empty());
     Ok(())
 }

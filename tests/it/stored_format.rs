@@ -996,22 +996,15 @@ async fn keys_keep_their_stored_form() -> TestResult {
     reads_back(&back, &matches).await?;
     reads_back(&back, &formatted).await?;
     // The index keys as stored answer the index queries, in the encodings' order.
-    let by_tenant = back
-        .query(Ledger::gsi1_partition("acme"))
-        .all()
-        .await?
-        .items;
+    let by_tenant = items_of(back.query(Ledger::gsi1_partition("acme"))).await?;
     let mut expected: Vec<Ledger> = ledgers[..4].to_vec();
     expected.sort_by_key(|l| l.wide);
     assert_eq!(by_tenant, expected);
-    let by_amount = back
-        .query(Ledger::lsi1_partition(LedgerLsi1Partition {
-            tenant: "acme",
-            account: 7,
-        }))
-        .all()
-        .await?
-        .items;
+    let by_amount = items_of(back.query(Ledger::lsi1_partition(LedgerLsi1Partition {
+        tenant: "acme",
+        account: 7,
+    })))
+    .await?;
     let mut expected: Vec<Ledger> = ledgers[..4].to_vec();
     expected.sort_by_key(|l| l.amount);
     assert_eq!(by_amount, expected);
@@ -1021,22 +1014,17 @@ async fn keys_keep_their_stored_form() -> TestResult {
         .await?
         .items;
     assert_eq!(shipped, orders[1..]);
-    let eu = back
-        .query(Match::by_region_partition(MatchByRegionPartition {
+    let eu = items_of(
+        back.query(Match::by_region_partition(MatchByRegionPartition {
             tournament: "worlds",
             region: "EU",
-        }))
-        .all()
-        .await?
-        .items;
+        })),
+    )
+    .await?;
     assert_eq!(eu, matches[..1]);
-    let dots = back.query(Dotted::gsi2_partition("g.1")).all().await?.items;
+    let dots = items_of(back.query(Dotted::gsi2_partition("g.1"))).await?;
     assert_eq!(dots, dotted[..1]);
-    let warned = back
-        .query(Formatted::gsi2_partition("WARNING1"))
-        .all()
-        .await?
-        .items;
+    let warned = items_of(back.query(Formatted::gsi2_partition("WARNING1"))).await?;
     assert_eq!(warned, formatted[..1]);
     Ok(())
 }
@@ -1389,7 +1377,7 @@ async fn chunks_and_compressed_values_keep_their_stored_form() -> TestResult {
     gets_back(&back, &replies).await?;
     reads_back(&back, &posts).await?;
     // A listing reads the manifests without the chunks; loading them gives the values.
-    let mut listed = back.query(Message::partition("ann")).all().await?.items;
+    let mut listed = items_of(back.query(Message::partition("ann"))).await?;
     assert!(listed.iter().any(|m| !m.attachment.is_loaded()));
     back.load_chunks(&mut listed).await?;
     listed.sort_by(|a, b| a.msg_id.cmp(&b.msg_id));
@@ -1523,11 +1511,7 @@ async fn history_keeps_its_stored_form() -> TestResult {
     assert_eq!(seen, times, "every time of the fixture is a revision's");
     reads_back(&back, &[article("t3", 3)]).await?;
     reads_back(&back, &[memo("hello", 2)]).await?;
-    let by_author = back
-        .query(Article::gsi1_partition("ann"))
-        .all()
-        .await?
-        .items;
+    let by_author = items_of(back.query(Article::gsi1_partition("ann"))).await?;
     assert_eq!(by_author, [article("t3", 3)]);
     Ok(())
 }

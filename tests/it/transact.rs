@@ -8,8 +8,7 @@ use dynamo_model::{local, Db, Error};
 
 #[tokio::test]
 async fn a_transaction_applies_everything_or_nothing() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    accounts(&db, &[100, 0]).await?;
+    let db = with_accounts(&[100, 0]).await?;
     transfer(&db, "a0", "a1", 60).await?;
     assert_eq!(balances(&db).await?, (40, 60));
 
@@ -48,8 +47,7 @@ async fn a_transaction_applies_everything_or_nothing() -> TestResult {
 
 #[tokio::test]
 async fn puts_deletes_and_checks_across_entity_types() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    accounts(&db, &[10, 0]).await?;
+    let db = with_accounts(&[10, 0]).await?;
     let f = Account::fields();
     db.transact_write()
         .put(db.put(&User::sample("u")).if_absent())
@@ -103,38 +101,39 @@ async fn limits_are_checked_before_sending() -> TestResult {
         "nothing was sent"
     );
 
-    let err = db
-        .transact_write()
-        .put(db.put(&users[0]))
-        .delete(db.delete(User::key("u0")))
-        .await
-        .unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::DuplicateKey);
-    let err = db.transact_write().await.unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::NoOperations);
+    refused(
+        db.transact_write()
+            .put(db.put(&users[0]))
+            .delete(db.delete(User::key("u0"))),
+        dynamo_model::ValidationReason::DuplicateKey,
+    )
+    .await;
+    refused(
+        db.transact_write(),
+        dynamo_model::ValidationReason::NoOperations,
+    )
+    .await;
     Ok(())
 }
 
 #[tokio::test]
 async fn the_same_token_applies_a_transaction_once() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    accounts(&db, &[100, 0]).await?;
+    let db = with_accounts(&[100, 0]).await?;
     transfer(&db, "a0", "a1", 10).token("transfer-42").await?;
     // A client retrying the same request (e.g. after a timeout) with the same token.
     transfer(&db, "a0", "a1", 10).token("transfer-42").await?;
     assert_eq!(balances(&db).await?, (90, 10));
-    let err = transfer(&db, "a0", "a1", 10)
-        .token("x".repeat(37))
-        .await
-        .unwrap_err();
-    crate::common::assert_refused(&err, dynamo_model::ValidationReason::InvalidOption);
+    refused(
+        transfer(&db, "a0", "a1", 10).token("x".repeat(37)),
+        dynamo_model::ValidationReason::InvalidOption,
+    )
+    .await;
     Ok(())
 }
 
 #[tokio::test]
 async fn conflicts_and_ambiguous_failures_are_retried_exactly_once() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    accounts(&db, &[1_000, 0]).await?;
+    let db = with_accounts(&[1_000, 0]).await?;
     let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
     let faults = Faults::new(9)
         .rate(0.5)
@@ -166,8 +165,7 @@ async fn conflicts_and_ambiguous_failures_are_retried_exactly_once() -> TestResu
 
 #[tokio::test]
 async fn transact_get_reads_several_items_at_once() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    accounts(&db, &[5, 6]).await?;
+    let db = with_accounts(&[5, 6]).await?;
     let got = db
         .transact_get::<Account>()
         .key(Account::key("a0"))
@@ -181,8 +179,7 @@ async fn transact_get_reads_several_items_at_once() -> TestResult {
 
 #[tokio::test]
 async fn transact_get_refuses_a_key_named_twice_before_sending() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    accounts(&db, &[5, 6]).await?;
+    let db = with_accounts(&[5, 6]).await?;
     let twice = || {
         db.transact_get::<Account>()
             .key(Account::key("a0"))

@@ -76,20 +76,18 @@ async fn hydrate_reports_a_failed_batch_get_instead_of_a_short_page() -> TestRes
 async fn a_sort_key_condition_is_kept_whichever_side_of_collection_it_is_given() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     seed_purchase(&db, "p").await?;
-    let before = db
-        .query(PurchaseItem::partition("p"))
-        .sk(PurchaseItem::sk().n().ge(2u8))
-        .collection::<PurchaseDetails>()
-        .all()
-        .await?
-        .items;
-    let after = db
-        .query(PurchaseItem::partition("p"))
-        .collection::<PurchaseDetails>()
-        .sk(PurchaseItem::sk().n().ge(2u8))
-        .all()
-        .await?
-        .items;
+    let before = items_of(
+        db.query(PurchaseItem::partition("p"))
+            .sk(PurchaseItem::sk().n().ge(2u8))
+            .collection::<PurchaseDetails>(),
+    )
+    .await?;
+    let after = items_of(
+        db.query(PurchaseItem::partition("p"))
+            .collection::<PurchaseDetails>()
+            .sk(PurchaseItem::sk().n().ge(2u8)),
+    )
+    .await?;
     assert_eq!(before, after);
     let lines: Vec<u8> = before
         .iter()
@@ -100,24 +98,22 @@ async fn a_sort_key_condition_is_kept_whichever_side_of_collection_it_is_given()
         .collect::<Result<_, _>>()?;
     assert_eq!(lines, [2, 3]);
     // A fixed sort key kept too: the purchase alone, not the whole partition.
-    let alone = db
-        .query(Purchase::partition("p"))
-        .sk(Purchase::sk())
-        .collection::<PurchaseDetails>()
-        .all()
-        .await?
-        .items;
+    let alone = items_of(
+        db.query(Purchase::partition("p"))
+            .sk(Purchase::sk())
+            .collection::<PurchaseDetails>(),
+    )
+    .await?;
     assert!(
         matches!(alone.as_slice(), [PurchaseDetails::Purchase(_)]),
         "{alone:?}"
     );
     // Without a condition the collection still reads the whole partition.
-    let all = db
-        .query(Purchase::partition("p"))
-        .collection::<PurchaseDetails>()
-        .all()
-        .await?
-        .items;
+    let all = items_of(
+        db.query(Purchase::partition("p"))
+            .collection::<PurchaseDetails>(),
+    )
+    .await?;
     assert_eq!(all.len(), 5);
     Ok(())
 }
@@ -163,12 +159,7 @@ async fn a_query_of_an_index_that_does_not_project_what_decoding_needs_is_refuse
         "{message}"
     );
     // Keys are what every index holds: still readable.
-    let keys = db
-        .query(ShopOrder::by_total_partition())
-        .keys_only()
-        .all()
-        .await?
-        .items;
+    let keys = items_of(db.query(ShopOrder::by_total_partition()).keys_only()).await?;
     assert_eq!(keys, [ShopOrder::key("o")]);
     Ok(())
 }
@@ -177,12 +168,11 @@ async fn a_query_of_an_index_that_does_not_project_what_decoding_needs_is_refuse
 async fn a_partition_value_over_2048_bytes_is_refused_before_sending() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     let refusing = rejecting(&db, "Query").await?;
-    let err = refusing
-        .query(Order::partition("x".repeat(2100)))
-        .all()
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::KeyTooLong);
+    refused(
+        refusing.query(Order::partition("x".repeat(2100))).all(),
+        ValidationReason::KeyTooLong,
+    )
+    .await;
     // At the limit it is sent (and finds nothing).
     let prefix_len = Order::partition("").value()?.len();
     let fits = db
@@ -206,14 +196,14 @@ async fn floats_outside_the_number_range_are_refused_before_sending() -> TestRes
         f64::NAN,
         f64::INFINITY,
     ] {
-        let err = refusing
-            .put(&Measure {
+        refused(
+            refusing.put(&Measure {
                 id: "m".into(),
                 value: bad,
-            })
-            .await
-            .unwrap_err();
-        assert_refused(&err, ValidationReason::InvalidNumber);
+            }),
+            ValidationReason::InvalidNumber,
+        )
+        .await;
     }
     // The bounds DynamoDB accepts are stored and read back exactly.
     let largest = f64::from_bits(1e126_f64.to_bits() - 1);
@@ -269,8 +259,7 @@ async fn a_temp_table_is_deleted_when_dropped_and_kept_on_request() -> TestResul
 #[tokio::test]
 async fn a_refused_transaction_operation_keeps_its_reason_and_source() -> TestResult {
     let db = local::fresh_table::<App>().await?;
-    let mut big = User::sample("big");
-    big.labels = vec!["x".repeat(1024); 400];
+    let big = User::oversized("big");
     let err = db
         .transact_write()
         .put(db.put(&User::sample("ok")))
@@ -325,13 +314,14 @@ async fn a_refused_transaction_operation_keeps_its_reason_and_source() -> TestRe
 async fn a_sort_key_bound_over_1024_bytes_is_refused_before_sending() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     let refusing = rejecting(&db, "Query").await?;
-    let err = refusing
-        .query(Store::partition())
-        .sk(Store::sk().country().ge("x".repeat(1100)))
-        .all()
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::KeyTooLong);
+    refused(
+        refusing
+            .query(Store::partition())
+            .sk(Store::sk().country().ge("x".repeat(1100)))
+            .all(),
+        ValidationReason::KeyTooLong,
+    )
+    .await;
     // Within the limit the query is sent (and finds nothing).
     let none = db
         .query(Store::partition())
@@ -386,15 +376,15 @@ async fn empty_values_on_a_multi_attribute_index_key_mean_everything_or_nothing(
             ["ann", "bob"]
         );
     }
-    let err = db
-        .query(Match::by_region_partition(MatchByRegionPartition {
+    refused(
+        db.query(Match::by_region_partition(MatchByRegionPartition {
             tournament: "",
             region: "EU",
         }))
-        .all()
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::EmptyKeyValue);
+        .all(),
+        ValidationReason::EmptyKeyValue,
+    )
+    .await;
     Ok(())
 }
 
@@ -412,20 +402,21 @@ async fn no_batch_write_path_bypasses_the_version_check() -> TestResult {
         key: stale.primary_key().into_raw()?,
         item: stale.to_item()?,
     };
-    let err = db.batch_write().ops([put]).await.unwrap_err();
-    assert_refused(&err, ValidationReason::NotSupportedInBatch);
-    let err = db
-        .batch_write()
-        .delete(newer.primary_key())
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::NotSupportedInBatch);
-    let err = db
-        .bulk_load()
-        .delete(newer.primary_key())
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::NotSupportedInBatch);
+    refused(
+        db.batch_write().ops([put]),
+        ValidationReason::NotSupportedInBatch,
+    )
+    .await;
+    refused(
+        db.batch_write().delete(newer.primary_key()),
+        ValidationReason::NotSupportedInBatch,
+    )
+    .await;
+    refused(
+        db.bulk_load().delete(newer.primary_key()),
+        ValidationReason::NotSupportedInBatch,
+    )
+    .await;
     let stored = db.get(newer.primary_key()).consistent().await?;
     assert_eq!(
         stored.map(|d| (d.body, d.version)),
@@ -488,7 +479,7 @@ async fn a_collection_query_of_an_index_missing_a_members_fields_is_refused() ->
     assert_refused(&err, ValidationReason::IndexProjection);
     assert!(err.to_string().contains("`body`"), "{err}");
     // The member whose fields the index holds reads fine on its own.
-    let posts = db.query(Post::feed_partition()).all().await?.items;
+    let posts = items_of(db.query(Post::feed_partition())).await?;
     assert_eq!(posts, [post]);
     Ok(())
 }

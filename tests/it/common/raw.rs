@@ -18,6 +18,16 @@ pub async fn faulty<T: Table>(
     ))
 }
 
+/// The same table through a client that records every request it sends and injects
+/// nothing, with the record.
+pub async fn recorded<T: Table>(
+    db: &dynamo_model::Db<T>,
+) -> Res<(dynamo_model::Db<T>, dynamo_model::local::faults::Faults)> {
+    let faults = dynamo_model::local::faults::Faults::new(0).record();
+    let watched = faulty(db, &faults).await?;
+    Ok((watched, faults))
+}
+
 /// The same table through a client that suffers `faults`, with the SDK's `retries` and
 /// a retry quota of its own named `quota`: a retry that ends in a failed condition never
 /// gives its quota tokens back, and the SDK's default quota is shared by every client of
@@ -318,4 +328,19 @@ pub async fn ttl_attribute<T: Table>(db: &dynamo_model::Db<T>) -> Res<Option<Str
 /// Every item of the table as stored, in key order (see [`raw_table`]).
 pub async fn raw_items<T: Table>(db: &dynamo_model::Db<T>) -> Res<Vec<dynamo_model::Item>> {
     Ok(raw_table(db).await?.into_values().collect())
+}
+
+/// Every item one page of a raw scan of `index` returns (what DynamoDB indexed there).
+pub async fn raw_index_items<T: Table>(
+    db: &dynamo_model::Db<T>,
+    index: &str,
+) -> Res<Vec<dynamo_model::Item>> {
+    let out = db
+        .client()
+        .scan()
+        .table_name(db.table_name())
+        .index_name(index)
+        .send()
+        .await?;
+    Ok(out.items.unwrap_or_default())
 }
