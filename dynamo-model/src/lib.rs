@@ -408,7 +408,8 @@ pub mod __private {
     };
     pub use crate::ops::IntoSortKey;
     pub use crate::registry::{
-        EntityRegistration, HasType, IndexTemplates, NoType, Segment as KeySegment, TypeProbe,
+        EntityRegistration, HasType, IndexTemplates, NoType, RegisteredKey, TypeProbe,
+        accepts_bucket, accepts_shard,
     };
     pub use crate::schema::Sealed;
     pub use crate::sealed::Versioned as VersionedSeal;

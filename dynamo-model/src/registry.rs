@@ -26,6 +26,7 @@
 //! type: writing through either may replace the other's item, as a single put may.
 
 use crate::keytext::raw_key_of;
+use crate::keytext::template::KeyTemplate;
 use crate::schema::Delimiter;
 use crate::{Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -33,16 +34,63 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// One segment of a registered key template.
+/// Whether a key component is exactly the encoding of some value of a placeholder's
+/// type under the template's delimiter (for a field, its
+/// [`KeyPart::decode_key_with`](crate::KeyPart::decode_key_with) accepts it: the
+/// field's `KeyPart::__accepts`; for a computed part, it is a shard or bucket of the
+/// template).
+#[doc(hidden)]
+pub type Accepts = fn(&str, Delimiter) -> bool;
+
+/// A registered key template: the template the entity renders, and a check per
+/// placeholder, in order.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
-pub enum Segment {
-    /// Literal text.
-    Literal(&'static str),
-    /// A field: whether a component is exactly the encoding of some value of the field's
-    /// type under the template's delimiter (its
-    /// [`KeyPart::decode_key_with`](crate::KeyPart::decode_key_with) accepts it).
-    Field(fn(&str) -> bool),
+pub struct RegisteredKey {
+    /// The template.
+    pub template: KeyTemplate,
+    /// The check of each placeholder's component.
+    pub accepts: &'static [Accepts],
+}
+
+impl RegisteredKey {
+    /// Whether `value` is a rendering of the template.
+    fn follows(&self, value: &str) -> bool {
+        let mut rest = value;
+        let mut accepts = self.accepts.iter();
+        for part in self.template.parts {
+            match part {
+                Some(literal) => match rest.strip_prefix(literal) {
+                    Some(tail) => rest = tail,
+                    None => return false,
+                },
+                None => {
+                    let (component, tail) = self.template.delimiter.split_component(rest);
+                    match accepts.next() {
+                        Some(valid) if valid(component, self.template.delimiter) => rest = tail,
+                        _ => return false,
+                    }
+                }
+            }
+        }
+        rest.is_empty()
+    }
+}
+
+/// [`Accepts`] of a `shard(COUNT)` or `random(COUNT)` part: any shard of the template
+/// (which one the item's fields give is checked when the item is decoded).
+#[doc(hidden)]
+pub fn accepts_shard<const COUNT: u16>(component: &str, _: Delimiter) -> bool {
+    crate::keytext::computed::parse_shard(component, COUNT).is_some()
+}
+
+/// [`Accepts`] of a `date`, `hour` or `month` part: any bucket of type `B`.
+#[doc(hidden)]
+pub fn accepts_bucket<B: crate::keytext::computed::TimeBucket>(
+    component: &str,
+    _: Delimiter,
+) -> bool {
+    B::decode_key(component).is_ok()
 }
 
 /// What `#[derive(Entity)]` registers for each entity.
@@ -56,9 +104,9 @@ pub struct EntityRegistration {
     /// The Rust type, for messages.
     pub type_name: &'static str,
     /// The partition key template.
-    pub pk: &'static [Segment],
+    pub pk: RegisteredKey,
     /// The sort key template (tables with a sort key).
-    pub sk: Option<&'static [Segment]>,
+    pub sk: Option<RegisteredKey>,
     /// The delimiter of both templates: where a field's component ends.
     pub delimiter: Delimiter,
     /// Whether the entity has a `#[dynamo(version)]` field: a batch write cannot check it.
@@ -157,35 +205,14 @@ impl EntityRegistration {
                 // The latest copy and every revision: the template inside the layout.
                 Some(layout) => layout
                     .parse(sk)
-                    .is_some_and(|(_, rest)| follows(template, self.delimiter, rest)),
-                None => follows(template, self.delimiter, sk),
+                    .is_some_and(|(_, rest)| template.follows(rest)),
+                None => template.follows(sk),
             },
             (None, None) => true,
             _ => false,
         };
-        sk_ok && follows(self.pk, self.delimiter, &key.pk)
+        sk_ok && self.pk.follows(&key.pk)
     }
-}
-
-/// Whether `value` is a rendering of `template`, whose delimiter is `delimiter`.
-fn follows(template: &[Segment], delimiter: Delimiter, value: &str) -> bool {
-    let mut rest = value;
-    for segment in template {
-        match segment {
-            Segment::Literal(literal) => match rest.strip_prefix(literal) {
-                Some(tail) => rest = tail,
-                None => return false,
-            },
-            Segment::Field(valid) => {
-                let (component, tail) = delimiter.split_component(rest);
-                if !valid(component) {
-                    return false;
-                }
-                rest = tail;
-            }
-        }
-    }
-    rest.is_empty()
 }
 
 /// The registered entities of the table whose type has this `TypeId`.
@@ -302,8 +329,13 @@ pub fn entity_types_of_key<T: Table>(key: &RawKey) -> Vec<&'static str> {
 /// whose primary-key templates render `key`, each named once: who an item stored there
 /// without the entity-type attribute belongs to (exactly one, or it is ambiguous).
 pub fn identified_by_key<T: Table>(key: &RawKey) -> Vec<&'static str> {
+    identified_by_key_in(TypeId::of::<T>(), key)
+}
+
+/// [`identified_by_key`] of the table whose type has this `TypeId`.
+pub(crate) fn identified_by_key_in(table: TypeId, key: &RawKey) -> Vec<&'static str> {
     let mut owners: Vec<&'static str> = Vec::new();
-    for registration in registered(TypeId::of::<T>()) {
+    for registration in registered(table) {
         if registration.identify_by_keys
             && !owners.contains(&registration.entity_type)
             && registration.owns(key)

@@ -22,7 +22,7 @@ pub fn put_compressed_field<E: Entity, T: Compressible>(
             Ok(())
         }
         Ok(None) => Ok(()),
-        Err(e) => Err(field_error::<E>(name, e)),
+        Err(e) => Err(field_error(E::ENTITY_TYPE, name, e)),
     }
 }
 
@@ -33,7 +33,7 @@ pub fn put_compressed_serde_field<E: Entity, T: serde::Serialize>(
     value: &T,
     c: &Compression,
 ) -> Result<(), Error> {
-    let av = serde_to_attr(value, c).map_err(|e| field_error::<E>(name, e))?;
+    let av = serde_to_attr(value, c).map_err(|e| field_error(E::ENTITY_TYPE, name, e))?;
     item.insert(name.to_owned(), av);
     Ok(())
 }

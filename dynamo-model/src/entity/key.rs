@@ -4,6 +4,7 @@ use crate::keytext::{
     KeyError, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, RawKey, check_key_value,
 };
 use crate::{Entity, Error, Item, Table};
+use std::any::TypeId;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
@@ -12,11 +13,11 @@ use std::marker::PhantomData;
 /// its own when its templates render the key: a key another such entity renders too is
 /// refused, so neither can read, overwrite or delete the other's untyped items.
 #[cold]
-fn unambiguous<E: Entity>(key: RawKey) -> Result<RawKey, KeyError> {
-    let owners = crate::registry::identified_by_key::<E::Table>(&key);
-    match owners.iter().find(|o| **o != E::ENTITY_TYPE) {
+fn unambiguous(key: RawKey, entity: &'static str, table: TypeId) -> Result<RawKey, KeyError> {
+    let owners = crate::registry::identified_by_key_in(table, &key);
+    match owners.iter().find(|o| **o != entity) {
         Some(other) => Err(KeyError::AmbiguousEntity {
-            entity: E::ENTITY_TYPE,
+            entity,
             other,
             key: match &key.sk {
                 Some(sk) => format!("{} / {sk}", key.pk),
@@ -47,19 +48,15 @@ impl<E: Entity> Key<E> {
         // Typical keys fit without reallocating.
         let mut pk = String::with_capacity(32);
         let mut sk = String::with_capacity(if has_sk { 48 } else { 0 });
-        let mut repr = render(&mut pk, &mut sk).map(|()| RawKey {
-            pk,
-            sk: has_sk.then(|| match E::__HISTORY {
-                // A versioned entity's key names its latest copy (slot 0).
-                Some(layout) => layout.latest(&sk),
-                None => sk,
-            }),
-        });
-        if E::__IDENTIFY_BY_KEYS {
-            repr = repr.and_then(unambiguous::<E>);
-        }
+        let rendered = render(&mut pk, &mut sk);
+        let identify = if E::__IDENTIFY_BY_KEYS {
+            Some((E::ENTITY_TYPE, TypeId::of::<E::Table>()))
+        } else {
+            None
+        };
+        let sk = if has_sk { Some(sk) } else { None };
         Key {
-            repr,
+            repr: built(rendered, pk, sk, E::__HISTORY, identify),
             _entity: PhantomData,
         }
     }
@@ -75,45 +72,77 @@ impl<E: Entity> Key<E> {
     /// The rendered key values, or the validation error that makes the key unusable
     /// (an unencodable part, an empty or over-long key value).
     pub fn raw(&self) -> Result<&RawKey, Error> {
-        let raw = self
-            .repr
-            .as_ref()
-            .map_err(|e| Error::key(E::ENTITY_TYPE, e.clone()))?;
-        check_key_value(
-            E::ENTITY_TYPE,
-            "partition",
-            &raw.pk,
-            MAX_PARTITION_KEY_BYTES,
-        )?;
-        if let Some(sk) = &raw.sk {
-            check_key_value(E::ENTITY_TYPE, "sort", sk, MAX_SORT_KEY_BYTES)?;
-            // A key of a versioned entity names its latest copy; a revision is read
-            // through the history, never as the entity (`Key::from_raw` of another slot).
-            if let Some(layout) = E::__HISTORY
-                && !matches!(layout.parse(sk), Some((0, _)))
-            {
-                return Err(Error::invalid(
-                    E::ENTITY_TYPE,
-                    crate::ValidationReason::WrongKeySpace,
-                    format!(
-                        "the sort key {sk:?} is not the latest copy of a #[dynamo(versioned)] item; read revisions with db.versions().revision(key, k) or .history(key)"
-                    ),
-                ));
-            }
-        }
-        Ok(raw)
+        checked(&self.repr, E::ENTITY_TYPE, E::__HISTORY)
     }
 
     /// The rendered key values, validated as by [`Key::raw`], taken out of the key.
     pub fn into_raw(self) -> Result<RawKey, Error> {
-        self.raw()?;
-        self.repr.map_err(|e| Error::key(E::ENTITY_TYPE, e))
+        into_checked(self.repr, E::ENTITY_TYPE, E::__HISTORY)
     }
 
     /// The key as the attribute map DynamoDB expects in `Key` parameters.
     pub fn to_item(&self) -> Result<Item, Error> {
         Ok(self.raw()?.to_item(&<E::Table as Table>::SCHEMA))
     }
+}
+
+/// A rendered key: the sort key of a versioned entity names its latest copy (slot 0);
+/// `identify`: the entity and table of an entity identified by its keys, whose key no
+/// other such entity may render.
+fn built(
+    rendered: Result<(), KeyError>,
+    pk: String,
+    sk: Option<String>,
+    history: Option<&'static crate::schema::history::HistoryLayout>,
+    identify: Option<(&'static str, TypeId)>,
+) -> Result<RawKey, KeyError> {
+    rendered?;
+    let sk = match (sk, history) {
+        (Some(sk), Some(layout)) => Some(layout.latest(&sk)),
+        (sk, _) => sk,
+    };
+    let key = RawKey { pk, sk };
+    match identify {
+        Some((entity, table)) => unambiguous(key, entity, table),
+        None => Ok(key),
+    }
+}
+
+/// [`Key::into_raw`] of entity type `entity`, whose sort keys follow `history`.
+fn into_checked(
+    repr: Result<RawKey, KeyError>,
+    entity: &'static str,
+    history: Option<&'static crate::schema::history::HistoryLayout>,
+) -> Result<RawKey, Error> {
+    checked(&repr, entity, history)?;
+    repr.map_err(|e| Error::key(entity, e))
+}
+
+/// [`Key::raw`] of entity type `entity`, whose sort keys follow `history`.
+fn checked<'k>(
+    repr: &'k Result<RawKey, KeyError>,
+    entity: &'static str,
+    history: Option<&'static crate::schema::history::HistoryLayout>,
+) -> Result<&'k RawKey, Error> {
+    let raw = repr.as_ref().map_err(|e| Error::key(entity, e.clone()))?;
+    check_key_value(entity, "partition", &raw.pk, MAX_PARTITION_KEY_BYTES)?;
+    if let Some(sk) = &raw.sk {
+        check_key_value(entity, "sort", sk, MAX_SORT_KEY_BYTES)?;
+        // A key of a versioned entity names its latest copy; a revision is read
+        // through the history, never as the entity (`Key::from_raw` of another slot).
+        if let Some(layout) = history
+            && !matches!(layout.parse(sk), Some((0, _)))
+        {
+            return Err(Error::invalid(
+                entity,
+                crate::ValidationReason::WrongKeySpace,
+                format!(
+                    "the sort key {sk:?} is not the latest copy of a #[dynamo(versioned)] item; read revisions with db.versions().revision(key, k) or .history(key)"
+                ),
+            ));
+        }
+    }
+    Ok(raw)
 }
 
 impl<E: Entity> fmt::Display for Key<E> {

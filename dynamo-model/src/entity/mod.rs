@@ -35,7 +35,10 @@ pub trait Entity: EntityInternals + Send + Sync + 'static {
     }
 
     /// This entity's primary key.
-    fn primary_key(&self) -> Key<Self>;
+    fn primary_key(&self) -> Key<Self> {
+        let has_sk = <Self::Table as Table>::SCHEMA.sk.is_some();
+        Key::__build(has_sk, |pk, sk| self.__render_primary_key(pk, sk))
+    }
 
     /// Encodes the entity into a complete item: key attributes, index attributes (only
     /// those whose template fields are all present), the entity-type attribute and every

@@ -35,11 +35,33 @@ impl From<FieldError<DecodeError>> for DecodeError {
     }
 }
 
+/// The entity an item is read or written as, for errors: its entity type and its
+/// table's schema (which names the item's key). Not generic, so what the helpers below
+/// do besides encoding and decoding values is compiled once, not once per entity.
+#[derive(Debug, Clone, Copy)]
+pub struct Owner {
+    /// The entity type.
+    pub entity: &'static str,
+    /// The schema of the entity's table.
+    pub schema: &'static crate::TableSchema,
+}
+
+impl Owner {
+    /// The owner of entity `E`'s items.
+    #[inline]
+    pub fn of<E: Entity>() -> Owner {
+        Owner {
+            entity: E::ENTITY_TYPE,
+            schema: &<E::Table as Table>::SCHEMA,
+        }
+    }
+}
+
 /// The refusal of a field value that cannot be stored: a number out of DynamoDB's
 /// range is [`crate::ValidationReason::InvalidNumber`], anything else
 /// [`crate::ValidationReason::InvalidValue`].
 #[cold]
-pub fn field_error<E: Entity>(name: &str, e: crate::codec::EncodeError) -> Error {
+pub fn field_error(entity: &'static str, name: &str, e: crate::codec::EncodeError) -> Error {
     let reason = if e.is_number() {
         crate::ValidationReason::InvalidNumber
     } else if e.is_key() {
@@ -48,7 +70,7 @@ pub fn field_error<E: Entity>(name: &str, e: crate::codec::EncodeError) -> Error
         crate::ValidationReason::InvalidValue
     };
     Error::invalid(
-        E::ENTITY_TYPE,
+        entity,
         reason,
         format!(
             "field `{name}{}` cannot be stored: {}",
@@ -66,13 +88,23 @@ pub fn put_field<E: Entity, T: AttrValue>(
     name: &'static str,
     value: &T,
 ) -> Result<(), FieldError<Error>> {
-    match value.to_attr_opt() {
+    put_attribute(item, name, value.to_attr_opt(), E::ENTITY_TYPE)
+}
+
+/// Inserts an encoded attribute unless it is absent (`None`); `entity` names the error.
+fn put_attribute(
+    item: &mut Item,
+    name: &'static str,
+    encoded: Result<Option<AttributeValue>, crate::codec::EncodeError>,
+    entity: &'static str,
+) -> Result<(), FieldError<Error>> {
+    match encoded {
         Ok(Some(av)) => {
             item.insert(name.to_owned(), av);
             Ok(())
         }
         Ok(None) => Ok(()),
-        Err(e) => Err(FieldError::new(field_error::<E>(name, e))),
+        Err(e) => Err(FieldError::new(field_error(entity, name, e))),
     }
 }
 
@@ -84,14 +116,7 @@ pub fn put_formatted_field<E: Entity, A: crate::keytext::format::FormattedAttr>(
     name: &'static str,
     value: &A::Plain,
 ) -> Result<(), FieldError<Error>> {
-    match A::put_plain(value) {
-        Ok(Some(av)) => {
-            item.insert(name.to_owned(), av);
-            Ok(())
-        }
-        Ok(None) => Ok(()),
-        Err(e) => Err(FieldError::new(field_error::<E>(name, e))),
-    }
+    put_attribute(item, name, A::put_plain(value), E::ENTITY_TYPE)
 }
 
 /// Inserts a `#[dynamo(serde)]` field's attribute, encoded by `serde_dynamo`.
@@ -105,7 +130,7 @@ pub fn put_serde_field<E: Entity, T: serde::Serialize>(
             item.insert(name.to_owned(), av);
             Ok(())
         }
-        Err(e) => Err(field_error::<E>(name, e)),
+        Err(e) => Err(field_error(E::ENTITY_TYPE, name, e)),
     }
 }
 
@@ -126,12 +151,39 @@ pub fn take_field<E: Entity, T: AttrValue>(
     name: &'static str,
     default: Option<fn() -> T>,
 ) -> Result<T, FieldError<DecodeError>> {
-    let decoded = match (item.remove(name), default) {
-        (Some(av), _) => T::from_attr(av),
-        (None, Some(default)) => Ok(default()),
-        (None, None) => T::from_missing(),
+    take_value(Owner::of::<E>(), item, name, default)
+}
+
+/// [`take_field`] of the owner's item: generic over the field's type only, so entities
+/// share it.
+fn take_value<T: AttrValue>(
+    owner: Owner,
+    item: &mut Item,
+    name: &'static str,
+    default: Option<fn() -> T>,
+) -> Result<T, FieldError<DecodeError>> {
+    let decoded = match item.remove(name) {
+        Some(av) => T::from_attr(av),
+        None => match default {
+            Some(default) => Ok(default()),
+            None => T::from_missing(),
+        },
     };
-    decoded.map_err(|kind| FieldError::new(decode_error::<E>(item, Some(name), kind)))
+    match decoded {
+        Ok(value) => Ok(value),
+        Err(kind) => Err(field_decode_error(owner, item, name, kind)),
+    }
+}
+
+/// [`decode_error`] of field `name`, boxed for the generated code's `?`.
+#[cold]
+fn field_decode_error(
+    owner: Owner,
+    item: &Item,
+    name: &'static str,
+    kind: DecodeErrorKind,
+) -> FieldError<DecodeError> {
+    FieldError::new(owner.decode_error(item, Some(name), kind))
 }
 
 /// Where a key field is written in the primary key: the sort key (else the partition
@@ -160,35 +212,66 @@ pub fn take_key_field<E: Entity, T: AttrValue>(
     source: KeySource,
     decode: fn(&str, crate::schema::Delimiter) -> Result<T, crate::keytext::KeyError>,
 ) -> Result<T, FieldError<DecodeError>> {
+    take_key_value(Owner::of::<E>(), item, name, aliases, source, decode)
+}
+
+/// [`take_key_field`] of the owner's item: generic over the field's type only.
+fn take_key_value<T: AttrValue>(
+    owner: Owner,
+    item: &mut Item,
+    name: &'static str,
+    aliases: &[&'static str],
+    source: KeySource,
+    decode: fn(&str, crate::schema::Delimiter) -> Result<T, crate::keytext::KeyError>,
+) -> Result<T, FieldError<DecodeError>> {
     rename_alias(item, name, aliases);
     if item.contains_key(name) {
-        return take_field::<E, T>(item, name, None);
+        return take_value(owner, item, name, None);
     }
-    let schema = &<E::Table as Table>::SCHEMA;
     let attribute = if source.sort {
-        schema.sk.map(|k| k.name)
+        owner.schema.sk.map(|k| k.name)
     } else {
-        Some(schema.pk.name)
+        Some(owner.schema.pk.name)
     };
     let rendered = match attribute.and_then(|a| item.get(a)) {
         Some(AttributeValue::S(s)) => Some(s.as_str()),
         _ => None,
     };
-    let decoded = crate::keytext::template::key_component(
-        E::ENTITY_TYPE,
+    let decoded = component(
+        owner,
         rendered,
-        source.segments,
+        &source.segments,
         source.delimiter,
         source.ordinal,
     )
-    .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
-    .and_then(|component| {
-        decode(component, source.delimiter).map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
-    });
+    .and_then(|component| decode_component(decode, component, source.delimiter));
     match decoded {
         Ok(value) => Ok(value),
-        Err(kind) => Err(FieldError::new(decode_error::<E>(item, attribute, kind))),
+        Err(kind) => Err(FieldError::new(owner.decode_error(item, attribute, kind))),
     }
+}
+
+/// The component of placeholder `ordinal` in a rendered key (see
+/// [`key_component`](crate::keytext::template::key_component)).
+fn component<'k>(
+    owner: Owner,
+    rendered: Option<&'k str>,
+    segments: &[Option<&str>],
+    delimiter: crate::schema::Delimiter,
+    ordinal: usize,
+) -> Result<&'k str, DecodeErrorKind> {
+    crate::keytext::template::key_component(owner.entity, rendered, segments, delimiter, ordinal)
+        .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
+}
+
+/// A key component decoded as the field's type.
+#[inline]
+fn decode_component<T>(
+    decode: fn(&str, crate::schema::Delimiter) -> Result<T, crate::keytext::KeyError>,
+    component: &str,
+    delimiter: crate::schema::Delimiter,
+) -> Result<T, DecodeErrorKind> {
+    decode(component, delimiter).map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
 }
 
 /// Where an index key template holds a field as it is: the index's key attribute
@@ -249,19 +332,17 @@ pub fn take_index_key_field<E: Entity, T: AttrValue>(
             // latter.
             _ => continue,
         };
-        let decoded = crate::keytext::template::key_component(
-            E::ENTITY_TYPE,
+        let owner = Owner::of::<E>();
+        let decoded = component(
+            owner,
             Some(rendered),
             source.segments,
             source.delimiter,
             source.ordinal,
         )
-        .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
-        .and_then(|component| {
-            decode(component, source.delimiter).map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
-        });
+        .and_then(|component| decode_component(decode, component, source.delimiter));
         return decoded
-            .map_err(|kind| FieldError::new(decode_error::<E>(item, Some(attribute), kind)));
+            .map_err(|kind| FieldError::new(owner.decode_error(item, Some(attribute), kind)));
     }
     take_field::<E, T>(item, name, default)
 }
@@ -395,20 +476,30 @@ impl<T: crate::chunk::ChunkValue> ChunkedFieldType for crate::Chunked<T> {
 /// Checks the entity-type attribute.
 #[inline]
 pub fn check_entity_type<E: Entity>(item: &Item) -> Result<(), DecodeError> {
-    let attr = <E::Table as Table>::SCHEMA.entity_type;
-    match item.get(attr) {
-        Some(AttributeValue::S(found)) if found == E::ENTITY_TYPE => Ok(()),
-        None if E::__IDENTIFY_BY_KEYS => identify_by_keys::<E>(item),
-        other => {
+    let identify = E::__IDENTIFY_BY_KEYS.then(std::any::TypeId::of::<E::Table>);
+    check_owned_type(item, Owner::of::<E>(), identify)
+}
+
+/// [`check_entity_type`]; `identify`: the table whose registered entities are asked when
+/// the item has no entity-type attribute (`#[dynamo(identify = "keys")]`).
+fn check_owned_type(
+    item: &Item,
+    owner: Owner,
+    identify: Option<std::any::TypeId>,
+) -> Result<(), DecodeError> {
+    match (item.get(owner.schema.entity_type), identify) {
+        (Some(AttributeValue::S(found)), _) if found == owner.entity => Ok(()),
+        (None, Some(table)) => identify_by_keys(item, owner, table),
+        (other, _) => {
             let found = other.map(|v| match v {
                 AttributeValue::S(s) => s.clone(),
                 v => format!("<{} attribute>", crate::codec::type_name(v)),
             });
-            Err(decode_error::<E>(
+            Err(owner.decode_error(
                 item,
                 None,
                 DecodeErrorKind::WrongEntityType {
-                    expected: E::ENTITY_TYPE,
+                    expected: owner.entity,
                     found,
                 },
             ))
@@ -416,26 +507,25 @@ pub fn check_entity_type<E: Entity>(item: &Item) -> Result<(), DecodeError> {
     }
 }
 
-/// An item without the entity-type attribute is `E`'s when its keys match `E`'s
-/// templates and no other entity identified by its keys.
+/// An item without the entity-type attribute is the owner's when its keys match the
+/// owner's templates and no other entity identified by its keys.
 #[cold]
-fn identify_by_keys<E: Entity>(item: &Item) -> Result<(), DecodeError> {
-    let schema = &<E::Table as Table>::SCHEMA;
-    let owners = match crate::keytext::raw_key_of(schema, item) {
-        Some(key) => crate::registry::identified_by_key::<E::Table>(&key),
+fn identify_by_keys(item: &Item, owner: Owner, table: std::any::TypeId) -> Result<(), DecodeError> {
+    let owners = match crate::keytext::raw_key_of(owner.schema, item) {
+        Some(key) => crate::registry::identified_by_key_in(table, &key),
         None => Vec::new(),
     };
     let kind = match owners.as_slice() {
-        [only] if *only == E::ENTITY_TYPE => return Ok(()),
-        several if several.contains(&E::ENTITY_TYPE) => DecodeErrorKind::AmbiguousEntity {
+        [only] if *only == owner.entity => return Ok(()),
+        several if several.contains(&owner.entity) => DecodeErrorKind::AmbiguousEntity {
             entities: owners.clone(),
         },
         _ => DecodeErrorKind::WrongEntityType {
-            expected: E::ENTITY_TYPE,
+            expected: owner.entity,
             found: None,
         },
     };
-    Err(decode_error::<E>(item, None, kind))
+    Err(owner.decode_error(item, None, kind))
 }
 
 /// Checks that the item's key attributes are what its decoded fields render: the
@@ -453,6 +543,56 @@ fn identify_by_keys<E: Entity>(item: &Item) -> Result<(), DecodeError> {
 ///
 /// Keys are rendered into per-thread buffers, so a matching item costs no allocation.
 pub fn verify_keys<E: Entity>(item: &Item, entity: &E) -> Result<(), DecodeError> {
+    verify_rendered_keys(item, &Rendered::of(entity))
+}
+
+/// What an entity value renders of its keys, without its type: the key checks and
+/// writes below are compiled once, not once per entity.
+struct Rendered<'a> {
+    owner: Owner,
+    history: Option<&'static crate::schema::history::HistoryLayout>,
+    indexes: &'static [IndexKeyAttributes],
+    keys: &'a dyn RenderKeys,
+}
+
+/// [`EntityInternals`]' key rendering, object-safe.
+trait RenderKeys {
+    fn primary(&self, pk: &mut String, sk: &mut String) -> Result<(), crate::keytext::KeyError>;
+    fn index(
+        &self,
+        position: usize,
+        pk: &mut String,
+        sk: &mut String,
+    ) -> Result<bool, crate::keytext::KeyError>;
+}
+
+impl<E: Entity> RenderKeys for E {
+    fn primary(&self, pk: &mut String, sk: &mut String) -> Result<(), crate::keytext::KeyError> {
+        self.__render_primary_key(pk, sk)
+    }
+    fn index(
+        &self,
+        position: usize,
+        pk: &mut String,
+        sk: &mut String,
+    ) -> Result<bool, crate::keytext::KeyError> {
+        self.__render_index_key(position, pk, sk)
+    }
+}
+
+impl Rendered<'_> {
+    #[inline]
+    fn of<E: Entity>(entity: &E) -> Rendered<'_> {
+        Rendered {
+            owner: Owner::of::<E>(),
+            history: E::__HISTORY,
+            indexes: E::__INDEX_KEYS,
+            keys: entity,
+        }
+    }
+}
+
+fn verify_rendered_keys(item: &Item, entity: &Rendered<'_>) -> Result<(), DecodeError> {
     thread_local! {
         static BUFFERS: std::cell::RefCell<(String, String)> =
             const { std::cell::RefCell::new((String::new(), String::new())) };
@@ -478,39 +618,42 @@ pub fn verify_keys<E: Entity>(item: &Item, entity: &E) -> Result<(), DecodeError
         .unwrap_or_else(|_| fresh())
 }
 
-fn verify_keys_with<E: Entity>(
+fn verify_keys_with(
     item: &Item,
-    entity: &E,
+    entity: &Rendered<'_>,
     pk: &mut String,
     sk: &mut String,
 ) -> Result<(), DecodeError> {
-    let schema = &<E::Table as Table>::SCHEMA;
+    let owner = entity.owner;
+    let schema = owner.schema;
     pk.clear();
     sk.clear();
     entity
-        .__render_primary_key(pk, sk)
-        .map_err(|e| unrenderable::<E>(item, schema.pk.name, e))?;
-    stored_key::<E>(item, schema.pk.name, Some(pk), true)?;
+        .keys
+        .primary(pk, sk)
+        .map_err(|e| unrenderable(owner, item, schema.pk.name, e))?;
+    stored_key(owner, item, schema.pk.name, Some(pk), true)?;
     if let Some(attr) = schema.sk {
-        if let Some(layout) = E::__HISTORY {
+        if let Some(layout) = entity.history {
             // Only the latest copy decodes as the entity; a revision is read through
             // the history, which names its slot (the `history` module).
             let latest = layout.latest(sk);
             sk.clear();
             sk.push_str(&latest);
         }
-        stored_key::<E>(item, attr.name, Some(sk), true)?;
+        stored_key(owner, item, attr.name, Some(sk), true)?;
     }
-    for (position, index) in E::__INDEX_KEYS.iter().enumerate() {
+    for (position, index) in entity.indexes.iter().enumerate() {
         pk.clear();
         sk.clear();
         let attribute = index.pk.or(index.sk).unwrap_or_default();
         let present = entity
-            .__render_index_key(position, pk, sk)
-            .map_err(|e| unrenderable::<E>(item, attribute, e))?;
+            .keys
+            .index(position, pk, sk)
+            .map_err(|e| unrenderable(owner, item, attribute, e))?;
         for (attribute, rendered) in [(index.pk, &*pk), (index.sk, &*sk)] {
             if let Some(attribute) = attribute {
-                stored_key::<E>(item, attribute, present.then_some(rendered), false)?;
+                stored_key(owner, item, attribute, present.then_some(rendered), false)?;
             }
         }
     }
@@ -519,7 +662,8 @@ fn verify_keys_with<E: Entity>(
 
 /// Compares one stored key attribute with what the fields render (`None`: the fields
 /// leave the item out of this sparse index).
-fn stored_key<E: Entity>(
+fn stored_key(
+    owner: Owner,
     item: &Item,
     attribute: &str,
     rendered: Option<&str>,
@@ -538,16 +682,17 @@ fn stored_key<E: Entity>(
         (None, _) if !required => return Ok(()),
         (None, _) => DecodeErrorKind::Missing,
     };
-    Err(decode_error::<E>(item, Some(attribute), kind))
+    Err(owner.decode_error(item, Some(attribute), kind))
 }
 
 #[cold]
-fn unrenderable<E: Entity>(
+fn unrenderable(
+    owner: Owner,
     item: &Item,
     attribute: &str,
     e: crate::keytext::KeyError,
 ) -> DecodeError {
-    decode_error::<E>(
+    owner.decode_error(
         item,
         Some(attribute),
         DecodeErrorKind::Invalid(format!(
@@ -559,90 +704,98 @@ fn unrenderable<E: Entity>(
 /// Inserts the key, entity type and index attributes common to every item.
 #[inline]
 pub fn put_key<E: Entity>(item: &mut Item, key: Key<E>) -> Result<(), Error> {
-    let schema = &<E::Table as Table>::SCHEMA;
+    insert_key(item, key.into_raw()?, Owner::of::<E>());
+    Ok(())
+}
+
+fn insert_key(item: &mut Item, raw: crate::RawKey, owner: Owner) {
+    let schema = owner.schema;
     // The key strings were rendered for this item: moved in, not copied.
-    let raw = key.into_raw()?;
     item.insert(schema.pk.name.to_owned(), AttributeValue::S(raw.pk));
     if let (Some(attr), Some(sk)) = (schema.sk, raw.sk) {
         item.insert(attr.name.to_owned(), AttributeValue::S(sk));
     }
     item.insert(
         schema.entity_type.to_owned(),
-        AttributeValue::S(E::ENTITY_TYPE.to_owned()),
+        AttributeValue::S(owner.entity.to_owned()),
     );
-    Ok(())
 }
 
-/// Renders an index's key attributes from its templates. They are written only when
-/// every field of every template is present (sparse index): an item is either fully in
-/// the index or not in it at all.
+/// Writes the key attributes of every index whose keys `entity` renders from templates
+/// ([`EntityInternals::__INDEX_KEYS`]). They are written only when every field of every
+/// template of the index is present (sparse index): an item is either fully in the index
+/// or not in it at all.
 #[inline]
-pub fn put_index<E: Entity>(
-    item: &mut Item,
-    pk_attribute: Option<&'static str>,
-    sk_attribute: Option<&'static str>,
-    render: impl FnOnce(&mut String, &mut String) -> Result<bool, crate::keytext::KeyError>,
-) -> Result<(), Error> {
-    // Typical keys fit without reallocating (as in `Key::__build`).
-    let (mut pk, mut sk) = (
-        String::with_capacity(if pk_attribute.is_some() { 32 } else { 0 }),
-        String::with_capacity(if sk_attribute.is_some() { 48 } else { 0 }),
-    );
-    match render(&mut pk, &mut sk) {
-        Ok(true) => {
-            if let Some(attribute) = pk_attribute {
-                item.insert(attribute.to_owned(), index_value::<E>(attribute, pk, true)?);
-            }
-            if let Some(attribute) = sk_attribute {
-                item.insert(
-                    attribute.to_owned(),
-                    index_value::<E>(attribute, sk, false)?,
-                );
-            }
-            Ok(())
+pub fn put_indexes<E: Entity>(item: &mut Item, entity: &E) -> Result<(), Error> {
+    put_rendered_indexes(item, &Rendered::of(entity))
+}
+
+fn put_rendered_indexes(item: &mut Item, entity: &Rendered<'_>) -> Result<(), Error> {
+    let owner = entity.owner;
+    for (position, index) in entity.indexes.iter().enumerate() {
+        // Typical keys fit without reallocating (as in `Key::__build`).
+        let (mut pk, mut sk) = (
+            String::with_capacity(if index.pk.is_some() { 32 } else { 0 }),
+            String::with_capacity(if index.sk.is_some() { 48 } else { 0 }),
+        );
+        let present = entity
+            .keys
+            .index(position, &mut pk, &mut sk)
+            .map_err(|e| Error::key(owner.entity, e))?;
+        if !present {
+            continue;
         }
-        Ok(false) => Ok(()),
-        Err(e) => Err(Error::key(E::ENTITY_TYPE, e)),
+        for (attribute, value, partition) in [(index.pk, pk, true), (index.sk, sk, false)] {
+            if let Some(attribute) = attribute {
+                crate::keytext::check_index_key(owner.entity, attribute, &value, partition)?;
+                item.insert(attribute.to_owned(), AttributeValue::S(value));
+            }
+        }
     }
+    Ok(())
 }
 
 /// The end of an encoded item: refuses empty values in the attributes of the table's
 /// index keys (a multi-attribute index key holds the entity's own fields).
 #[inline]
 pub fn finish_item<E: Entity>(item: Item) -> Result<Item, Error> {
-    crate::keytext::check_index_attributes(E::ENTITY_TYPE, &<E::Table as Table>::SCHEMA, |name| {
-        item.get(name)
-    })?;
+    finish_owned_item(item, Owner::of::<E>())
+}
+
+fn finish_owned_item(item: Item, owner: Owner) -> Result<Item, Error> {
+    crate::keytext::check_index_attributes(owner.entity, owner.schema, |name| item.get(name))?;
     Ok(item)
 }
 
-/// A rendered index key value, checked against DynamoDB's key limits.
-#[inline]
-pub fn index_value<E: Entity>(
-    attribute: &str,
-    value: String,
-    partition: bool,
-) -> Result<AttributeValue, Error> {
-    crate::keytext::check_index_key(E::ENTITY_TYPE, attribute, &value, partition)?;
-    Ok(AttributeValue::S(value))
-}
-
 /// A decode error with the item's key for context.
-#[cold]
+#[inline]
 pub fn decode_error<E: Entity>(
     item: &Item,
     attribute: Option<&str>,
     kind: DecodeErrorKind,
 ) -> DecodeError {
-    // A nested error names its place in the attribute: `address.city`, `lines[2]`.
-    let (path, kind) = kind.into_path();
-    DecodeError {
-        entity: E::ENTITY_TYPE,
-        key: crate::keytext::describe_item_key(&<E::Table as Table>::SCHEMA, item),
-        attribute: match attribute {
-            Some(a) => Some(format!("{a}{path}")),
-            None => (!path.is_empty()).then_some(path),
-        },
-        kind,
+    Owner::of::<E>().decode_error(item, attribute, kind)
+}
+
+impl Owner {
+    /// A decode error of an item of this owner, with the item's key for context.
+    #[cold]
+    pub fn decode_error(
+        self,
+        item: &Item,
+        attribute: Option<&str>,
+        kind: DecodeErrorKind,
+    ) -> DecodeError {
+        // A nested error names its place in the attribute: `address.city`, `lines[2]`.
+        let (path, kind) = kind.into_path();
+        DecodeError {
+            entity: self.entity,
+            key: crate::keytext::describe_item_key(self.schema, item),
+            attribute: match attribute {
+                Some(a) => Some(format!("{a}{path}")),
+                None => (!path.is_empty()).then_some(path),
+            },
+            kind,
+        }
     }
 }

@@ -661,17 +661,6 @@ pub mod __private {
         }
     }
 
-    /// Whether a key component is a shard of a template with `count` shards (for the
-    /// registry of key templates).
-    pub fn is_shard(component: &str, count: u16) -> bool {
-        parse_shard(component, count).is_some()
-    }
-
-    /// Whether a key component is a bucket of type `B` (for the registry).
-    pub fn is_bucket<B: TimeBucket>(component: &str) -> bool {
-        B::decode_key(component).is_ok()
-    }
-
     /// `{field:shard(N)}` from the field's encoded component (index-key recomputation in
     /// updates, [`dynamo_model::key::template`]).
     pub fn shard_from_component(

@@ -186,6 +186,13 @@ pub trait KeyPart: Sized {
         Self::decode_key(&text)
     }
 
+    /// Whether `component` is exactly the encoding under `delimiter` of some value (the
+    /// check the entity registry runs on each field of a key).
+    #[doc(hidden)]
+    fn __accepts(component: &str, delimiter: Delimiter) -> bool {
+        Self::decode_key_with(component, delimiter).is_ok()
+    }
+
     /// Appends what the encodings under `delimiter` of the values starting with `partial`
     /// start with, for `starts_with` on a component: under `#` the partial text escaped
     /// like a string value ([`escape_str`]; the text of a number or a timestamp is its own

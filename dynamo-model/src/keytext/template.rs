@@ -97,6 +97,47 @@ pub enum TemplateField {
     },
 }
 
+/// One key template of an entity as the runtime reads rendered keys back: its literal
+/// parts in order (`Some(literal)`, and `None` for each placeholder), its delimiter, and
+/// whether it renders a sort key. A `const` of the generated code, from which the
+/// descriptors of the template's fields are derived.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyTemplate {
+    /// The template: `Some(literal)`, or `None` for a placeholder.
+    pub parts: &'static [Option<&'static str>],
+    /// The delimiter that ends a placeholder's component.
+    pub delimiter: Delimiter,
+    /// Whether the template renders a sort key (else a partition key).
+    pub sort: bool,
+}
+
+impl KeyTemplate {
+    /// The template with these parts and delimiter; `sort`: it renders a sort key.
+    pub const fn new(
+        sort: bool,
+        parts: &'static [Option<&'static str>],
+        delimiter: Delimiter,
+    ) -> Self {
+        KeyTemplate {
+            parts,
+            delimiter,
+            sort,
+        }
+    }
+
+    /// The number of placeholders (each a component of the rendered key).
+    pub const fn placeholders(&self) -> usize {
+        let (mut i, mut n) = (0, 0);
+        while i < self.parts.len() {
+            if self.parts[i].is_none() {
+                n += 1;
+            }
+            i += 1;
+        }
+        n
+    }
+}
+
 /// An index whose key attributes an entity renders from templates.
 #[derive(Debug, Clone, Copy)]
 pub struct IndexTemplate {

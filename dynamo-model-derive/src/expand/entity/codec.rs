@@ -36,7 +36,9 @@ pub(super) fn to_item(m: &EntityModel, index: &IndexCode) -> TokenStream {
     let private = quote!(#dm::__private);
     let stored = stored(m);
     let index_attributes = &index.attributes;
-    let index_writes = &index.writes;
+    // Every index key the templates render (sparse: only where all fields are present).
+    let index_writes =
+        (!index.keys.is_empty()).then(|| quote!(#private::put_indexes::<Self>(&mut item, self)?;));
     let key_only_checks: Vec<TokenStream> = m
         .fields
         .iter()
@@ -67,7 +69,7 @@ pub(super) fn to_item(m: &EntityModel, index: &IndexCode) -> TokenStream {
     quote! {
         let mut item = #dm::Item::with_capacity(#capacity);
         #private::put_key::<Self>(&mut item, #dm::Entity::primary_key(self))?;
-        #(#index_writes)*
+        #index_writes
         #(#key_only_checks)*
         #(#encode_fields)*
         #private::finish_item::<Self>(item)

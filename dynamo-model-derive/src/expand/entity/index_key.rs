@@ -99,8 +99,6 @@ pub(super) struct IndexCode {
     pub positions: Vec<TokenStream>,
     /// `__INDEX_{n}`: each index's schema, for the checks.
     pub consts: Vec<TokenStream>,
-    /// `to_item`'s statements writing the index keys.
-    pub writes: Vec<TokenStream>,
     /// `__render_index_key`'s match arms.
     pub renders: Vec<TokenStream>,
     /// `__INDEX_KEYS`' entries.
@@ -258,8 +256,8 @@ fn optional_part<'a>(
 }
 
 /// An index with key templates: its rendering (once, by `__render_index_key`: for
-/// writing the item and for checking a decoded item against its stored index keys), its
-/// write, and its update descriptor.
+/// writing the item and for checking a decoded item against its stored index keys) and
+/// its update descriptor.
 fn template_index(
     m: &EntityModel,
     index: &IndexModel,
@@ -293,11 +291,6 @@ fn template_index(
             #sk_render
             ::core::result::Result::Ok(true)
         }
-    });
-    code.writes.push(quote! {
-        #private::put_index::<Self>(&mut item, #pk_attr, #sk_attr, |#ipk, #isk| {
-            #private::EntityInternals::__render_index_key(self, #position, #ipk, #isk)
-        })?;
     });
     code.updates.extend(update_template(m, index, attributes));
 }

@@ -134,9 +134,6 @@ fn impls(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
 fn entity_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
     let (ident, table, entity_type) = (&m.ident, &m.table, &m.entity_type);
     let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
-    let has_sk = m.sk.is_some();
-    let (pk_out, sk_out) = key::key_outs();
     let attribute_names = codec::attribute_names(m);
     let version_items = codec::version_items(m);
     let to_item = codec::to_item(m, index);
@@ -147,12 +144,6 @@ fn entity_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
             const ENTITY_TYPE: &'static str = #entity_type;
             const ATTRIBUTES: &'static [&'static str] = #attribute_names;
             #version_items
-
-            fn primary_key(&self) -> #dm::Key<Self> {
-                #dm::Key::__build(#has_sk, |#pk_out, #sk_out| {
-                    #private::EntityInternals::__render_primary_key(self, #pk_out, #sk_out)
-                })
-            }
 
             fn to_item(&self) -> ::core::result::Result<#dm::Item, #dm::Error> {
                 #to_item

@@ -1,6 +1,7 @@
 //! The entity's registration (`dynamo_model::registry`): which keys it can own, its
 //! templates as written (for exports), and its attributes.
 
+use super::index_key::key_template_const;
 use super::{bucket_type, codec, field, key_type};
 use crate::check::EntityModel;
 use crate::template::{Function, Segment, Template};
@@ -21,10 +22,10 @@ pub(super) fn registration(m: &EntityModel) -> TokenStream {
     let dm = quote!(::dynamo_model);
     let private = quote!(#dm::__private);
     let key_delim = quote!(__DELIMITER);
-    let registered_pk = registered_template(m, &m.pk.0);
+    let registered_pk = registered_template(m, &m.pk.0, false);
     let registered_sk = match &m.sk {
         Some((t, _)) => {
-            let t = registered_template(m, t);
+            let t = registered_template(m, t, true);
             quote!(::core::option::Option::Some(#t))
         }
         None => quote!(::core::option::Option::None),
@@ -86,32 +87,29 @@ pub(super) fn registration(m: &EntityModel) -> TokenStream {
     }
 }
 
-/// The recogniser of a template's rendered keys: its literals, and a check per placeholder.
-fn registered_template(m: &EntityModel, t: &Template) -> TokenStream {
+/// The recogniser of a template's rendered keys: its `KeyTemplate` constant, and a check
+/// per placeholder.
+fn registered_template(m: &EntityModel, t: &Template, sort: bool) -> TokenStream {
     let private = quote!(::dynamo_model::__private);
-    let key_delim = quote!(__DELIMITER);
-    let segments = t.segments.iter().map(|segment| match segment {
-        Segment::Lit(lit) => quote!(#private::KeySegment::Literal(#lit)),
+    let template = key_template_const(sort);
+    let accepts = t.segments.iter().filter_map(|segment| match segment {
+        Segment::Lit(_) => None,
         Segment::Field(name) => {
             let f = field(m, name);
             let (ty, kty) = (&f.ty, key_type(f, false));
             // The same trait path as the key rendering, so a field type that is not a
             // `KeyPart` is reported once.
-            quote_spanned!(ty.span()=> #private::KeySegment::Field(|component| {
-                <#kty as #private::KeyPart>::decode_key_with(component, #key_delim).is_ok()
-            }))
+            Some(quote_spanned!(ty.span()=> <#kty as #private::KeyPart>::__accepts))
         }
         // Any shard or bucket: which one the item's fields give is checked when the
         // item is decoded (`verify_keys`).
-        Segment::Computed(c) => match c.function {
-            Function::Shard(n) | Function::Random(n) => quote! {
-                #private::KeySegment::Field(|component| #private::is_shard(component, #n))
-            },
+        Segment::Computed(c) => Some(match c.function {
+            Function::Shard(n) | Function::Random(n) => quote!(#private::accepts_shard::<#n>),
             Function::Bucket(b) => {
                 let bucket = bucket_type(b);
-                quote!(#private::KeySegment::Field(#private::is_bucket::<#bucket>))
+                quote!(#private::accepts_bucket::<#bucket>)
             }
-        },
+        }),
     });
-    quote!(&[#(#segments),*])
+    quote!(#private::RegisteredKey { template: #template, accepts: &[#(#accepts),*] })
 }

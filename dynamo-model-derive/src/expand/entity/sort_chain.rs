@@ -106,10 +106,10 @@ pub(super) fn sort_key_chain(
         impl<const N: usize> #private::SortKeyChain for #chain<N> {
             type Entity = #ident;
             type Space = #space;
-            fn __from_prefix(prefix: #private::SortKeyPrefix<#ident, #space>) -> Self {
+            fn __from_prefix(prefix: #private::SortKeyPrefix<#ident, Self::Space>) -> Self {
                 #chain(prefix)
             }
-            fn __into_prefix(self) -> #private::SortKeyPrefix<#ident, #space> {
+            fn __into_prefix(self) -> #private::SortKeyPrefix<#ident, Self::Space> {
                 self.0
             }
         }
