@@ -200,6 +200,7 @@ impl Error {
 pub mod __private;
 #[doc(hidden)]
 pub mod compressed;
+mod item_keys;
 mod key;
 
 pub use key::Key;
