@@ -183,15 +183,30 @@ impl Timestamp for time::OffsetDateTime {
     }
 }
 
-#[cfg(feature = "time")]
-impl Timestamp for time::PrimitiveDateTime {
-    const TYPE: &'static str = <Self as CivilValue>::NAME;
-    fn civil(&self) -> Result<Civil, &'static str> {
-        self.to_civil()
-    }
-    fn from_civil(civil: Civil) -> Result<Self, &'static str> {
-        <Self as CivilValue>::from_civil(civil)
-    }
+/// The timestamps whose calendar fields are their [`CivilValue`] fields as they are (no
+/// offset to convert first).
+macro_rules! civil_timestamps {
+    ($($(#[$cfg:meta])* $ty:ty;)*) => {$(
+        $(#[$cfg])*
+        impl Timestamp for $ty {
+            const TYPE: &'static str = <Self as CivilValue>::NAME;
+            fn civil(&self) -> Result<Civil, &'static str> {
+                self.to_civil()
+            }
+            fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+                <Self as CivilValue>::from_civil(civil)
+            }
+        }
+    )*};
+}
+
+civil_timestamps! {
+    #[cfg(feature = "time")]
+    time::PrimitiveDateTime;
+    #[cfg(feature = "chrono")]
+    chrono::DateTime<chrono::Utc>;
+    #[cfg(feature = "chrono")]
+    chrono::NaiveDateTime;
 }
 
 #[cfg(feature = "time")]
@@ -202,28 +217,6 @@ impl Instant for time::OffsetDateTime {
     }
     fn from_epoch_nanos(nanos: i128) -> Option<Self> {
         time::OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()
-    }
-}
-
-#[cfg(feature = "chrono")]
-impl Timestamp for chrono::DateTime<chrono::Utc> {
-    const TYPE: &'static str = <Self as CivilValue>::NAME;
-    fn civil(&self) -> Result<Civil, &'static str> {
-        self.to_civil()
-    }
-    fn from_civil(civil: Civil) -> Result<Self, &'static str> {
-        <Self as CivilValue>::from_civil(civil)
-    }
-}
-
-#[cfg(feature = "chrono")]
-impl Timestamp for chrono::NaiveDateTime {
-    const TYPE: &'static str = <Self as CivilValue>::NAME;
-    fn civil(&self) -> Result<Civil, &'static str> {
-        self.to_civil()
-    }
-    fn from_civil(civil: Civil) -> Result<Self, &'static str> {
-        <Self as CivilValue>::from_civil(civil)
     }
 }
 
