@@ -58,8 +58,8 @@
 
 use crate::registry::EntityRegistration;
 use crate::schema::{
-    Billing, IndexKind, KeyAttribute, Layout, Projection, ScalarType, TableOptions, TableSchema,
-    Throughput,
+    Billing, IndexKind, IndexLayout, KeyAttribute, Layout, Projection, ScalarType, TableOptions,
+    TableSchema, Throughput,
 };
 use crate::{Entity, Error, Item, Table, ValidationReason};
 use aws_sdk_dynamodb::primitives::Blob;
@@ -219,6 +219,28 @@ impl Export {
         }
     }
 
+    /// Inserts the global indexes as an array under `global`, the local ones under `local`
+    /// (each as `index` writes it, in the layout's order); a kind with no index is left out.
+    fn insert_indexes(
+        &self,
+        out: &mut Map<String, Value>,
+        [global, local]: [&str; 2],
+        index: impl Fn(&IndexLayout) -> Value,
+    ) {
+        for (kind, property) in [(IndexKind::Global, global), (IndexKind::Local, local)] {
+            let indexes: Vec<Value> = self
+                .layout
+                .indexes
+                .iter()
+                .filter(|i| i.kind == kind)
+                .map(&index)
+                .collect();
+            if !indexes.is_empty() {
+                out.insert(property.into(), Value::Array(indexes));
+            }
+        }
+    }
+
     /// The table's `AWS::DynamoDB::Table` properties.
     pub fn cloudformation_properties(&self) -> Value {
         let mut properties = Map::new();
@@ -238,31 +260,18 @@ impl Export {
             ),
         );
         properties.insert("KeySchema".into(), Self::key_schema(&self.layout.keys));
-        for (kind, property) in [
-            (IndexKind::Global, "GlobalSecondaryIndexes"),
-            (IndexKind::Local, "LocalSecondaryIndexes"),
-        ] {
-            let indexes: Vec<Value> = self
-                .layout
-                .indexes
-                .iter()
-                .filter(|i| i.kind == kind)
-                .map(|i| {
-                    let mut index = json!({
-                        "IndexName": i.name,
-                        "KeySchema": Self::key_schema(&i.keys),
-                        "Projection": Self::cfn_projection(i.projection),
-                    });
-                    if let (Some(t), Value::Object(map)) = (i.throughput, &mut index) {
-                        map.insert("ProvisionedThroughput".into(), cfn_throughput(t));
-                    }
-                    index
-                })
-                .collect();
-            if !indexes.is_empty() {
-                properties.insert(property.into(), Value::Array(indexes));
+        let properties_of = ["GlobalSecondaryIndexes", "LocalSecondaryIndexes"];
+        self.insert_indexes(&mut properties, properties_of, |i| {
+            let mut index = json!({
+                "IndexName": i.name,
+                "KeySchema": Self::key_schema(&i.keys),
+                "Projection": Self::cfn_projection(i.projection),
+            });
+            if let (Some(t), Value::Object(map)) = (i.throughput, &mut index) {
+                map.insert("ProvisionedThroughput".into(), cfn_throughput(t));
             }
-        }
+            index
+        });
         if let Some(ttl) = self.layout.ttl {
             properties.insert(
                 "TimeToLiveSpecification".into(),
@@ -362,37 +371,24 @@ impl Export {
         if let Some(ttl) = self.layout.ttl {
             table.insert("timeToLiveAttribute".into(), json!(ttl));
         }
-        for (kind, property) in [
-            (IndexKind::Global, "globalSecondaryIndexes"),
-            (IndexKind::Local, "localSecondaryIndexes"),
-        ] {
-            let indexes: Vec<Value> = self
-                .layout
-                .indexes
-                .iter()
-                .filter(|i| i.kind == kind)
-                .map(|i| {
-                    let mut index = Map::new();
-                    index.insert("indexName".into(), json!(i.name));
-                    self.cdk_keys(&mut index, &i.keys, kind == IndexKind::Local);
-                    index.insert(
-                        "projectionType".into(),
-                        json!(projection_type(i.projection)),
-                    );
-                    if let Projection::Include(attrs) = i.projection {
-                        index.insert("nonKeyAttributes".into(), json!(attrs));
-                    }
-                    if let Some(t) = i.throughput {
-                        index.insert("readCapacity".into(), json!(t.read));
-                        index.insert("writeCapacity".into(), json!(t.write));
-                    }
-                    Value::Object(index)
-                })
-                .collect();
-            if !indexes.is_empty() {
-                table.insert(property.into(), Value::Array(indexes));
+        let properties_of = ["globalSecondaryIndexes", "localSecondaryIndexes"];
+        self.insert_indexes(&mut table, properties_of, |i| {
+            let mut index = Map::new();
+            index.insert("indexName".into(), json!(i.name));
+            self.cdk_keys(&mut index, &i.keys, i.kind == IndexKind::Local);
+            index.insert(
+                "projectionType".into(),
+                json!(projection_type(i.projection)),
+            );
+            if let Projection::Include(attrs) = i.projection {
+                index.insert("nonKeyAttributes".into(), json!(attrs));
             }
-        }
+            if let Some(t) = i.throughput {
+                index.insert("readCapacity".into(), json!(t.read));
+                index.insert("writeCapacity".into(), json!(t.write));
+            }
+            Value::Object(index)
+        });
         Value::Object(table)
     }
 

@@ -397,12 +397,18 @@ fn sdk_type(ty: ScalarType) -> ScalarAttributeType {
     }
 }
 
-fn key_element(name: &str, key_type: KeyType) -> Result<KeySchemaElement, Error> {
-    KeySchemaElement::builder()
-        .attribute_name(name)
-        .key_type(key_type)
-        .build()
-        .map_err(|e| Error::request_build("CreateTable", e))
+/// The SDK's key schema of a table or an index: its key attributes in order, each with its
+/// role.
+fn key_schema(keys: &[(&str, KeyRole)]) -> Result<Vec<KeySchemaElement>, Error> {
+    keys.iter()
+        .map(|(name, role)| {
+            KeySchemaElement::builder()
+                .attribute_name(*name)
+                .key_type(role.sdk())
+                .build()
+                .map_err(|e| Error::request_build("CreateTable", e))
+        })
+        .collect()
 }
 
 fn projection(p: Projection) -> SdkProjection {

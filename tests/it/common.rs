@@ -109,22 +109,44 @@ pub async fn all_pages<T: dynamo_model::Target, K: dynamo_model::KeySpace>(
 /// Asserts that `err` is a refusal before sending for exactly `reason`.
 #[track_caller]
 pub fn assert_refused(err: &dynamo_model::Error, reason: dynamo_model::ValidationReason) {
+    if let Some(failure) = refusal_failure(err, reason) {
+        panic!("{failure}");
+    }
+}
+
+/// What is wrong with `err` as a refusal before sending for exactly `reason`, if anything.
+fn refusal_failure(
+    err: &dynamo_model::Error,
+    reason: dynamo_model::ValidationReason,
+) -> Option<String> {
     match err {
-        dynamo_model::Error::Validation { reason: got, .. } => {
-            assert_eq!(*got, reason, "refused for another reason: {err}")
-        }
-        other => panic!("expected a refusal ({reason}), got {other:?}"),
+        dynamo_model::Error::Validation { reason: got, .. } if *got == reason => None,
+        dynamo_model::Error::Validation { reason: got, .. } => Some(format!(
+            "refused for another reason: {got:?}, not {reason:?}: {err}"
+        )),
+        other => Some(format!("expected a refusal ({reason}), got {other:?}")),
     }
 }
 
 /// Runs `op` and asserts that it is refused before sending for exactly `reason`.
-pub async fn refused<T: std::fmt::Debug>(
+///
+/// Not an `async fn`: the caller's line is taken when `refused` is called (an `async fn`
+/// cannot track its caller), so a failure names the test's line.
+#[track_caller]
+pub fn refused<T: std::fmt::Debug>(
     op: impl std::future::IntoFuture<Output = Result<T, dynamo_model::Error>>,
     reason: dynamo_model::ValidationReason,
-) {
-    match op.await {
-        Ok(value) => panic!("expected a refusal ({reason}), got {value:?}"),
-        Err(err) => assert_refused(&err, reason),
+) -> impl std::future::Future<Output = ()> {
+    let caller = std::panic::Location::caller();
+    async move {
+        let failure = match op.await {
+            Ok(value) => format!("expected a refusal ({reason}), got {value:?}"),
+            Err(err) => match refusal_failure(&err, reason) {
+                Some(failure) => failure,
+                None => return,
+            },
+        };
+        panic!("at {caller}: {failure}");
     }
 }
 

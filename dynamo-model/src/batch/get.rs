@@ -1,18 +1,17 @@
 //! Batch gets: keys chunked by 100, de-duplicated, read with bounded concurrency, the unprocessed
 //! keys retried until the deadline; found, missing and unread keys reported.
 
-use super::{MAX_BATCH_GET, capacity_units, error_code};
+use super::{Attempt, Attempts, MAX_BATCH_GET};
 use crate::collection::{Includes, Target};
 use crate::keytext::raw_key_of;
 use crate::request::Customize;
 use crate::request::page::UnknownEntity;
 use crate::request::page::decode_target;
-use crate::retry::{Deadline, RetryPolicy, is_retryable};
-use crate::trace::Instrument;
+use crate::retry::{Deadline, RetryPolicy};
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
 use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
-use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity};
+use aws_sdk_dynamodb::types::KeysAndAttributes;
 use futures_util::stream::{self, StreamExt};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -350,12 +349,7 @@ fn get_request<'k, X: Table>(
         .consistent_read(consistent)
         .build()
         .map_err(|e| Error::request_build("BatchGetItem", e))?;
-    let request = db
-        .client()
-        .batch_get_item()
-        .request_items(db.table_name(), request)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total);
-    Ok(customize.apply(request))
+    Ok(batch_request!(db, customize, batch_get_item, request))
 }
 
 async fn get_chunk<X: Table>(
@@ -366,36 +360,19 @@ async fn get_chunk<X: Table>(
     policy: &RetryPolicy,
     deadline: &Deadline,
 ) -> Result<GetChunk, Error> {
-    const OP: &str = "BatchGetItem";
     let unpositioned = |keys: Vec<(usize, RawKey)>| keys.into_iter().map(|(_, k)| k).collect();
     let mut out = GetChunk::default();
-    let mut attempt = 0;
+    let mut attempts = Attempts::new("BatchGetItem", db.table_name(), policy, deadline);
     while !keys.is_empty() {
-        // A chunk that waited for its turn past the deadline is not started at all.
-        let go_on = if attempt == 0 {
-            !deadline.passed()
-        } else {
-            deadline.backoff(policy, attempt).await
-        };
-        if !go_on {
-            out.unprocessed = unpositioned(keys);
-            break;
-        }
-        attempt += 1;
-        out.attempts = attempt;
-        let span = crate::trace::request(OP, attempt);
-        crate::trace::record(&span, "dynamo_model.items", keys.len() as u64);
-        let request = get_request(db, customize, keys.iter().map(|(_, k)| k), consistent)?.send();
-        let Ok(result) = deadline.run(request).instrument(span.clone()).await else {
-            // Cut off by the deadline: these keys were not read.
-            out.unprocessed = unpositioned(keys);
-            break;
-        };
-        match result {
-            Ok(resp) => {
-                let consumed = capacity_units(resp.consumed_capacity());
-                crate::trace::record(&span, "aws.dynamodb.consumed_capacity", consumed);
-                out.consumed += consumed;
+        let request =
+            || Ok(get_request(db, customize, keys.iter().map(|(_, k)| k), consistent)?.send());
+        match attempts.next(keys.len(), request).await? {
+            // Not started before the deadline, or cut off by it: these keys were not read.
+            Attempt::Stopped => {
+                out.unprocessed = unpositioned(keys);
+                break;
+            }
+            Attempt::Answered(resp, span) => {
                 let items = resp
                     .responses
                     .and_then(|mut r| r.remove(db.table_name()))
@@ -411,18 +388,16 @@ async fn get_chunk<X: Table>(
                 out.not_found.extend(settled.not_found);
                 keys = settled.unprocessed;
             }
-            Err(e) if is_retryable(&e) => {
-                // The whole chunk again.
-                crate::trace::record(&span, "error.type", error_code(&e));
-            }
-            Err(e) => {
-                crate::trace::record(&span, "error.type", error_code(&e));
-                // Reported with its keys; the other chunks go on.
-                out.failed = Some((unpositioned(keys), Error::service(OP, db.table_name(), e)));
+            // The whole chunk again.
+            Attempt::Retry => {}
+            // Reported with its keys; the other chunks go on.
+            Attempt::Failed(e) => {
+                out.failed = Some((unpositioned(keys), e));
                 break;
             }
         }
     }
+    (out.attempts, out.consumed) = (attempts.sent, attempts.consumed);
     Ok(out)
 }
 

@@ -1,15 +1,14 @@
 //! Batch writes: puts and deletes checked for duplicates and foreign key spaces, chunked by 25,
 //! written with bounded concurrency, the unprocessed items retried until the deadline and reported.
 
-use super::{MAX_BATCH_WRITE, capacity_units, error_code};
+use super::{Attempt, Attempts, MAX_BATCH_WRITE};
 use crate::keytext::raw_key_of;
 use crate::request::Customize;
-use crate::retry::{Deadline, RetryPolicy, is_retryable};
-use crate::trace::Instrument;
+use crate::retry::{Deadline, RetryPolicy};
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
 use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
-use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, ReturnConsumedCapacity, WriteRequest};
+use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
 use futures_util::stream::{self, StreamExt};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -416,12 +415,7 @@ fn write_request<X: Table>(
         .iter()
         .map(|op| op.request(&X::SCHEMA))
         .collect::<Result<Vec<_>, _>>()?;
-    let request = db
-        .client()
-        .batch_write_item()
-        .request_items(db.table_name(), requests)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total);
-    Ok(customize.apply(request))
+    Ok(batch_request!(db, customize, batch_write_item, requests))
 }
 
 async fn write_chunk<X: Table>(
@@ -431,7 +425,6 @@ async fn write_chunk<X: Table>(
     policy: &RetryPolicy,
     deadline: &Deadline,
 ) -> Result<WriteChunk, Error> {
-    const OP: &str = "BatchWriteItem";
     let schema = &X::SCHEMA;
     let mut out = WriteChunk {
         attempts: 0,
@@ -440,36 +433,20 @@ async fn write_chunk<X: Table>(
         failed: None,
         consumed: 0.0,
     };
-    let mut attempt = 0;
+    let mut attempts = Attempts::new("BatchWriteItem", db.table_name(), policy, deadline);
     while !ops.is_empty() {
-        // A chunk that waited for its turn past the deadline is not started at all.
-        let go_on = if attempt == 0 {
-            !deadline.passed()
-        } else {
-            deadline.backoff(policy, attempt).await
-        };
-        if !go_on {
-            out.unprocessed = ops;
-            break;
-        }
-        attempt += 1;
-        out.attempts = attempt;
-        let span = crate::trace::request(OP, attempt);
-        crate::trace::record(&span, "dynamo_model.items", ops.len() as u64);
-        let request = write_request(db, customize, &ops)?.send();
-        let Ok(result) = deadline.run(request).instrument(span.clone()).await else {
-            // Cut off by the deadline in flight: DynamoDB may have applied any of these
-            // writes, or none. Not confirmed, so not counted as written; returned as
-            // unprocessed (a put or delete applied twice leaves the same item, unless
-            // another writer changed it in between: see `BatchWriteOutput::unprocessed`).
-            out.unprocessed = ops;
-            break;
-        };
-        match result {
-            Ok(resp) => {
-                let consumed = capacity_units(resp.consumed_capacity());
-                crate::trace::record(&span, "aws.dynamodb.consumed_capacity", consumed);
-                out.consumed += consumed;
+        let request = || Ok(write_request(db, customize, &ops)?.send());
+        match attempts.next(ops.len(), request).await? {
+            // Not started before the deadline, or cut off by it in flight: DynamoDB may
+            // have applied any of these writes, or none. Not confirmed, so not counted as
+            // written; returned as unprocessed (a put or delete applied twice leaves the
+            // same item, unless another writer changed it in between: see
+            // `BatchWriteOutput::unprocessed`).
+            Attempt::Stopped => {
+                out.unprocessed = ops;
+                break;
+            }
+            Attempt::Answered(resp, span) => {
                 let left: HashSet<RawKey> = resp
                     .unprocessed_items
                     .and_then(|mut u| u.remove(db.table_name()))
@@ -489,18 +466,16 @@ async fn write_chunk<X: Table>(
                 crate::trace::record(&span, "dynamo_model.unprocessed", ops.len() as u64);
                 out.written += before - ops.len();
             }
-            Err(e) if is_retryable(&e) => {
-                // The whole chunk again: puts and deletes are idempotent.
-                crate::trace::record(&span, "error.type", error_code(&e));
-            }
-            Err(e) => {
-                crate::trace::record(&span, "error.type", error_code(&e));
-                // Reported with its operations; the other chunks go on.
-                out.failed = Some((ops, Error::service(OP, db.table_name(), e)));
+            // The whole chunk again: puts and deletes are idempotent.
+            Attempt::Retry => {}
+            // Reported with its operations; the other chunks go on.
+            Attempt::Failed(e) => {
+                out.failed = Some((ops, e));
                 break;
             }
         }
     }
+    (out.attempts, out.consumed) = (attempts.sent, attempts.consumed);
     Ok(out)
 }
 

@@ -332,12 +332,13 @@ impl<E: Entity> Migration<E> {
                 .write_budget
                 .map(|b| tokio::sync::Mutex::new(Pacer::new(b))),
         });
+        let reads = Job::<E>::reads(&self.db, partition.as_deref())?;
         let job = Arc::new(Job {
             db: self.db.clone(),
             name: self.name.clone(),
             steps: self.steps.clone(),
             marker: self.uses_marker(),
-            partition,
+            reads,
             page_size: self.page_size,
             dry_run: self.dry_run,
             store: Arc::clone(&self.store),

@@ -42,7 +42,8 @@ pub(super) struct Job<E: Entity> {
     pub(super) name: String,
     pub(super) steps: Vec<Step<E>>,
     pub(super) marker: bool,
-    pub(super) partition: Option<String>,
+    /// What every page is read with ([`Job::reads`]).
+    pub(super) reads: Box<dyn PageSource>,
     pub(super) page_size: usize,
     pub(super) dry_run: bool,
     pub(super) store: Arc<dyn CheckpointStore>,
@@ -202,36 +203,50 @@ impl<E: Entity> Job<E> {
             start,
             limit: Some(i32::try_from(self.page_size).unwrap_or(1_000)),
         };
-        let page = match &self.partition {
-            Some(pk) => {
-                let schema = &<E::Table as Table>::SCHEMA;
-                let partition = Node::equals(schema.pk.name, AttributeValue::S(pk.clone()));
-                let mut p = Placeholders::default();
-                let key_condition = crate::ops::render_for(E::ENTITY_TYPE, &mut p, &partition)?;
-                let (names, values) = p.finish();
-                let expressions = Expressions {
-                    key_condition,
-                    names,
-                    values,
-                    ..Expressions::default()
-                };
-                self.read_request(expressions, QueryOp::of_table())
-                    .fetch(page)
-                    .await?
-            }
-            None => {
-                self.read_request(Expressions::default(), ScanOp::default())
-                    .fetch(page)
-                    .await?
-            }
-        };
+        let page = self.reads.fetch(page).await?;
         Ok((page.items, page.last_key, page.consumed))
     }
 
-    /// A read of the migrated items through the crate's one page source.
-    fn read_request<O>(&self, expressions: Expressions, operation: O) -> Request<E::Table, O> {
+    /// The read every page of a job sends through the crate's one page source, built once
+    /// with its expressions rendered: a query of the one partition `partition` names, or a
+    /// scan of the table (segmented by each page's request).
+    pub(super) fn reads(
+        db: &Db<E::Table>,
+        partition: Option<&str>,
+    ) -> Result<Box<dyn PageSource>, Error> {
+        let Some(pk) = partition else {
+            return Ok(Box::new(Self::read_request(
+                db,
+                Expressions::default(),
+                ScanOp::default(),
+            )));
+        };
+        let schema = &<E::Table as Table>::SCHEMA;
+        let partition = Node::equals(schema.pk.name, AttributeValue::S(pk.to_owned()));
+        let mut p = Placeholders::default();
+        let key_condition = crate::ops::render_for(E::ENTITY_TYPE, &mut p, &partition)?;
+        let (names, values) = p.finish();
+        let expressions = Expressions {
+            key_condition,
+            names,
+            values,
+            ..Expressions::default()
+        };
+        Ok(Box::new(Self::read_request(
+            db,
+            expressions,
+            QueryOp::of_table(),
+        )))
+    }
+
+    /// A read of the migrated items.
+    fn read_request<O>(
+        db: &Db<E::Table>,
+        expressions: Expressions,
+        operation: O,
+    ) -> Request<E::Table, O> {
         Request {
-            db: self.db.clone(),
+            db: db.clone(),
             expressions,
             consistent: false,
             operation,

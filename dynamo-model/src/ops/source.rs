@@ -150,11 +150,11 @@ impl QueryOp {
 
 /// Implements [`Operation`] for `$op`, sent with `client.$method()`: first what every
 /// read sends (the table, the expressions, the consistency, the page's `Limit` and start,
-/// capacity reporting), then what `$extra` adds to builder `$b` for this operation; the
-/// caller's hooks last.
+/// capacity reporting), then what `$extra` adds to builder `$b` for this operation (with
+/// the page's `$segment` of a parallel scan); the caller's hooks last.
 macro_rules! operation {
     ($op:ty, $name:literal, $method:ident, $builder:ty, $output:ty, $error:ty,
-     |$this:ident, $request:ident, $page:ident, $b:ident| $extra:expr) => {
+     |$this:ident, $request:ident, $segment:ident, $b:ident| $extra:expr) => {
         impl Operation for $op {
             const NAME: &'static str = $name;
             type Builder = $builder;
@@ -163,6 +163,8 @@ macro_rules! operation {
 
             fn build<X: Table>(&self, request: &Request<X, Self>, page: PageRequest) -> $builder {
                 let e = &request.expressions;
+                // The segment first: the start key moves into the builder.
+                let segment = page.segment;
                 let $b = request
                     .db
                     .client()
@@ -174,9 +176,9 @@ macro_rules! operation {
                     .set_expression_attribute_values(e.values.clone())
                     .consistent_read(request.consistent)
                     .set_limit(page.limit)
-                    .set_exclusive_start_key(page.start.clone())
+                    .set_exclusive_start_key(page.start)
                     .return_consumed_capacity(ReturnConsumedCapacity::Total);
-                let ($this, $request, $page) = (self, request, &page);
+                let ($this, $request, $segment) = (self, request, segment);
                 self.customize.apply($extra)
             }
 
@@ -209,7 +211,7 @@ operation!(
     QueryFluentBuilder,
     QueryOutput,
     QueryError,
-    |op, request, _page, b| b
+    |op, request, _segment, b| b
         .set_index_name(op.index.map(str::to_owned))
         .key_condition_expression(&request.expressions.key_condition)
         .scan_index_forward(op.forward)
@@ -222,7 +224,7 @@ operation!(
     ScanFluentBuilder,
     ScanOutput,
     ScanError,
-    |_op, _request, page, b| b
-        .set_segment(page.segment.map(|s| s.0 as i32))
-        .set_total_segments(page.segment.map(|s| s.1 as i32))
+    |_op, _request, segment, b| b
+        .set_segment(segment.map(|s| s.0 as i32))
+        .set_total_segments(segment.map(|s| s.1 as i32))
 );

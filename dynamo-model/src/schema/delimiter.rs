@@ -190,15 +190,21 @@ impl Delimiter {
             return Ok(());
         }
         out.reserve(value.len());
-        let mut rest = value;
-        while let Some(i) = rest.bytes().position(|b| self.escapes(b)) {
+        self.push_escaped(value, |b| self.escapes(b), out);
+        Ok(())
+    }
+
+    /// Appends `text` to `out` with each byte `escapes` picks (all ASCII) written as the
+    /// escape character and two uppercase hex digits.
+    fn push_escaped(self, text: &str, escapes: impl Fn(u8) -> bool, out: &mut String) {
+        let mut rest = text;
+        while let Some(i) = rest.bytes().position(&escapes) {
             out.push_str(&rest[..i]);
             push_escape(self.escape(), rest.as_bytes()[i], out);
             // The escaped byte is ASCII, so the next index is a char boundary.
             rest = &rest[i + 1..];
         }
         out.push_str(rest);
-        Ok(())
     }
 
     /// Reads a component [`escape_str`](Self::escape_str) wrote, strictly: a character
@@ -209,29 +215,38 @@ impl Delimiter {
         component: &str,
         type_name: &'static str,
     ) -> Result<String, KeyError> {
+        self.unescaped(component, |b| self.escapes(b))
+            .map_err(|reason| KeyError::Malformed {
+                type_name,
+                input: component.to_owned(),
+                reason,
+            })
+    }
+
+    /// Reads back text [`push_escaped`](Self::push_escaped) wrote for `escapes`, strictly:
+    /// a byte `escapes` picks written as is, an escape not followed by two uppercase hex
+    /// digits, or the escape of a byte it does not pick (only what it writes is accepted),
+    /// is refused, with the reason.
+    fn unescaped(
+        self,
+        component: &str,
+        escapes: impl Fn(u8) -> bool,
+    ) -> Result<String, &'static str> {
         let messages = self.messages();
-        let fail = |reason| KeyError::Malformed {
-            type_name,
-            input: component.to_owned(),
-            reason,
-        };
         let escape = self.escape();
         let mut value = String::with_capacity(component.len());
         let mut rest = component;
-        while let Some(i) = rest.bytes().position(|b| self.escapes(b)) {
+        while let Some(i) = rest.bytes().position(&escapes) {
             value.push_str(&rest[..i]);
             let bytes = rest.as_bytes();
             match bytes[i] {
                 b if b == escape => {}
-                b if b == self.0 => return Err(fail(messages.delimiter)),
-                _ => return Err(fail(messages.unescaped)),
+                b if b == self.0 => return Err(messages.delimiter),
+                _ => return Err(messages.unescaped),
             }
-            let escaped =
-                hex_pair(bytes.get(i + 1..i + 3)).ok_or_else(|| fail(messages.bad_escape))?;
-            // Only what `escape_str` writes is accepted: a character above the escape
-            // character is never escaped.
-            if !self.escapes(escaped) {
-                return Err(fail(messages.needless));
+            let escaped = hex_pair(bytes.get(i + 1..i + 3)).ok_or(messages.bad_escape)?;
+            if !escapes(escaped) {
+                return Err(messages.needless);
             }
             value.push(char::from(escaped));
             // The escape is three ASCII bytes, so this is a char boundary.
@@ -266,14 +281,7 @@ impl Delimiter {
             return;
         }
         let text = out.split_off(start);
-        let mut rest = text.as_str();
-        while let Some(i) = rest.bytes().position(|b| self.escapes_fixed(b)) {
-            out.push_str(&rest[..i]);
-            push_escape(self.escape(), rest.as_bytes()[i], out);
-            // The escaped byte is ASCII, so the next index is a char boundary.
-            rest = &rest[i + 1..];
-        }
-        out.push_str(rest);
+        self.push_escaped(&text, |b| self.escapes_fixed(b), out);
     }
 
     /// Reads back the `#`-encoding [`escape_fixed_tail`](Self::escape_fixed_tail) escaped,
@@ -283,24 +291,8 @@ impl Delimiter {
         if self == Delimiter::HASH || !component.bytes().any(|b| self.escapes_fixed(b)) {
             return Ok(Cow::Borrowed(component));
         }
-        let messages = self.messages();
-        let mut text = String::with_capacity(component.len());
-        let mut rest = component;
-        while let Some(i) = rest.bytes().position(|b| self.escapes_fixed(b)) {
-            text.push_str(&rest[..i]);
-            let bytes = rest.as_bytes();
-            if bytes[i] == self.0 {
-                return Err(messages.delimiter);
-            }
-            match hex_pair(bytes.get(i + 1..i + 3)) {
-                Some(b) if self.escapes_fixed(b) => text.push(char::from(b)),
-                Some(_) => return Err(messages.needless),
-                None => return Err(messages.bad_escape),
-            }
-            rest = &rest[i + 3..];
-        }
-        text.push_str(rest);
-        Ok(Cow::Owned(text))
+        self.unescaped(component, |b| self.escapes_fixed(b))
+            .map(Cow::Owned)
     }
 
     /// Splits a full key into its components at this delimiter. Encoded values never

@@ -272,9 +272,7 @@ pub async fn create_table_with(
                 .map_err(|e| Error::request_build(OP, e))?,
         );
     }
-    for (name, role) in &layout.keys {
-        request = request.key_schema(key_element(name, role.sdk())?);
-    }
+    request = request.set_key_schema(Some(key_schema(&layout.keys)?));
     for def in &layout.definitions {
         request = request.attribute_definitions(
             AttributeDefinition::builder()
@@ -289,10 +287,8 @@ pub async fn create_table_with(
             IndexKind::Global => {
                 let mut gsi = GlobalSecondaryIndex::builder()
                     .index_name(index.name)
+                    .set_key_schema(Some(key_schema(&index.keys)?))
                     .projection(projection(index.projection));
-                for (name, role) in &index.keys {
-                    gsi = gsi.key_schema(key_element(name, role.sdk())?);
-                }
                 if let Some(t) = index.throughput {
                     gsi = gsi.provisioned_throughput(throughput(t)?);
                 }
@@ -301,12 +297,10 @@ pub async fn create_table_with(
                 );
             }
             IndexKind::Local => {
-                let mut lsi = LocalSecondaryIndex::builder()
+                let lsi = LocalSecondaryIndex::builder()
                     .index_name(index.name)
+                    .set_key_schema(Some(key_schema(&index.keys)?))
                     .projection(projection(index.projection));
-                for (name, role) in &index.keys {
-                    lsi = lsi.key_schema(key_element(name, role.sdk())?);
-                }
                 request = request
                     .local_secondary_indexes(lsi.build().map_err(|e| Error::request_build(OP, e))?);
             }

@@ -7,19 +7,20 @@ use super::*;
     note = "`rfc3339` applies to time::OffsetDateTime and time::PrimitiveDateTime (feature `time`), chrono::DateTime<Utc> and chrono::NaiveDateTime (feature `chrono`)"
 )]
 pub trait Timestamp: Sized {
+    /// The type's name, for errors.
     const TYPE: &'static str;
     fn civil(&self) -> Result<crate::text::civil::Civil, &'static str>;
     fn from_civil(civil: crate::text::civil::Civil) -> Result<Self, &'static str>;
 }
 
-/// The nanoseconds since the epoch of an instant type, for the epoch formats.
+/// The nanoseconds since the epoch of an instant type, for the epoch formats. An instant is
+/// a timestamp, named as one in errors.
 #[diagnostic::on_unimplemented(
     message = "key formats `epoch_seconds` and `epoch_millis` do not apply to a field of type `{Self}`",
     label = "not an instant",
     note = "the epoch formats apply to time::OffsetDateTime (feature `time`) and chrono::DateTime<Utc> (feature `chrono`)"
 )]
-pub trait Instant: Sized {
-    const TYPE: &'static str;
+pub trait Instant: Timestamp {
     /// `None` for an instant no epoch count names (a leap second).
     fn epoch_nanos(&self) -> Option<i128>;
     fn from_epoch_nanos(nanos: i128) -> Option<Self>;
@@ -183,20 +184,34 @@ impl Timestamp for time::OffsetDateTime {
     }
 }
 
-#[cfg(feature = "time")]
-impl Timestamp for time::PrimitiveDateTime {
-    const TYPE: &'static str = <Self as CivilValue>::NAME;
-    fn civil(&self) -> Result<Civil, &'static str> {
-        self.to_civil()
-    }
-    fn from_civil(civil: Civil) -> Result<Self, &'static str> {
-        <Self as CivilValue>::from_civil(civil)
-    }
+/// The timestamps whose calendar fields are their [`CivilValue`] fields as they are (no
+/// offset to convert first).
+macro_rules! civil_timestamps {
+    ($($(#[$cfg:meta])* $ty:ty;)*) => {$(
+        $(#[$cfg])*
+        impl Timestamp for $ty {
+            const TYPE: &'static str = <Self as CivilValue>::NAME;
+            fn civil(&self) -> Result<Civil, &'static str> {
+                self.to_civil()
+            }
+            fn from_civil(civil: Civil) -> Result<Self, &'static str> {
+                <Self as CivilValue>::from_civil(civil)
+            }
+        }
+    )*};
+}
+
+civil_timestamps! {
+    #[cfg(feature = "time")]
+    time::PrimitiveDateTime;
+    #[cfg(feature = "chrono")]
+    chrono::DateTime<chrono::Utc>;
+    #[cfg(feature = "chrono")]
+    chrono::NaiveDateTime;
 }
 
 #[cfg(feature = "time")]
 impl Instant for time::OffsetDateTime {
-    const TYPE: &'static str = "OffsetDateTime";
     fn epoch_nanos(&self) -> Option<i128> {
         Some(self.unix_timestamp_nanos())
     }
@@ -206,30 +221,7 @@ impl Instant for time::OffsetDateTime {
 }
 
 #[cfg(feature = "chrono")]
-impl Timestamp for chrono::DateTime<chrono::Utc> {
-    const TYPE: &'static str = <Self as CivilValue>::NAME;
-    fn civil(&self) -> Result<Civil, &'static str> {
-        self.to_civil()
-    }
-    fn from_civil(civil: Civil) -> Result<Self, &'static str> {
-        <Self as CivilValue>::from_civil(civil)
-    }
-}
-
-#[cfg(feature = "chrono")]
-impl Timestamp for chrono::NaiveDateTime {
-    const TYPE: &'static str = <Self as CivilValue>::NAME;
-    fn civil(&self) -> Result<Civil, &'static str> {
-        self.to_civil()
-    }
-    fn from_civil(civil: Civil) -> Result<Self, &'static str> {
-        <Self as CivilValue>::from_civil(civil)
-    }
-}
-
-#[cfg(feature = "chrono")]
 impl Instant for chrono::DateTime<chrono::Utc> {
-    const TYPE: &'static str = "DateTime<Utc>";
     fn epoch_nanos(&self) -> Option<i128> {
         // chrono carries a leap second as a nanosecond count of 1e9 or more within
         // second 59; epoch counts have no leap seconds, so `23:59:60.5` would share
