@@ -94,13 +94,29 @@ pub fn take_serde_member<T: serde::de::DeserializeOwned>(
     name: &'static str,
     default: Option<fn() -> T>,
 ) -> Result<T, DecodeErrorKind> {
-    let av = match (map.remove(name), default) {
-        (Some(av), _) => av,
+    take_serde(map, name, default).map_err(|e| e.at_member(name))
+}
+
+/// Takes a `#[dynamo(serde)]` attribute (of an item, or a member of a map) out of `map`
+/// and decodes it with serde_dynamo: a missing attribute is `default()`, else decodes as
+/// serde's `null` (so `Option` works).
+pub(crate) fn take_serde<T: serde::de::DeserializeOwned>(
+    map: &mut Map,
+    name: &str,
+    default: Option<fn() -> T>,
+) -> Result<T, DecodeErrorKind> {
+    let (av, missing) = match (map.remove(name), default) {
+        (Some(av), _) => (av, false),
         (None, Some(default)) => return Ok(default()),
-        (None, None) => AttributeValue::Null(true),
+        (None, None) => (AttributeValue::Null(true), true),
     };
-    serde_dynamo::from_attribute_value(av)
-        .map_err(|e| DecodeErrorKind::Invalid(e.to_string()).at_member(name))
+    serde_dynamo::from_attribute_value(av).map_err(|e| {
+        DecodeErrorKind::Invalid(if missing {
+            format!("{e} (attribute missing)")
+        } else {
+            e.to_string()
+        })
+    })
 }
 
 // ---------------------------------------------------------------- enums

@@ -74,6 +74,20 @@ impl EncodeError {
         self.0.key
     }
 
+    /// The reason a request refused for this value gives: a number out of DynamoDB's
+    /// range is [`InvalidNumber`](crate::ValidationReason::InvalidNumber), a value its key
+    /// format cannot hold [`KeyEncoding`](crate::ValidationReason::KeyEncoding), anything
+    /// else [`InvalidValue`](crate::ValidationReason::InvalidValue).
+    pub(crate) fn validation_reason(&self) -> crate::ValidationReason {
+        if self.is_number() {
+            crate::ValidationReason::InvalidNumber
+        } else if self.is_key() {
+            crate::ValidationReason::KeyEncoding
+        } else {
+            crate::ValidationReason::InvalidValue
+        }
+    }
+
     /// Where inside the attribute the refused value is (`.member` and `[index]` steps,
     /// e.g. `.lines[2].price`); empty when it is the attribute itself.
     pub fn path(&self) -> &str {

@@ -58,21 +58,13 @@ impl Owner {
     }
 }
 
-/// The refusal of a field value that cannot be stored: a number out of DynamoDB's
-/// range is [`crate::ValidationReason::InvalidNumber`], anything else
-/// [`crate::ValidationReason::InvalidValue`].
+/// The refusal of a field value that cannot be stored, for the reason
+/// [`EncodeError`](crate::codec::EncodeError) gives.
 #[cold]
 pub fn field_error(entity: &'static str, name: &str, e: crate::codec::EncodeError) -> Error {
-    let reason = if e.is_number() {
-        crate::ValidationReason::InvalidNumber
-    } else if e.is_key() {
-        crate::ValidationReason::KeyEncoding
-    } else {
-        crate::ValidationReason::InvalidValue
-    };
     Error::invalid(
         entity,
-        reason,
+        e.validation_reason(),
         format!(
             "field `{name}{}` cannot be stored: {}",
             e.path(),
@@ -213,22 +205,24 @@ pub fn take_key_field<E: Entity, T: AttrValue>(
     source: KeySource,
     decode: fn(&str, crate::schema::Delimiter) -> Result<T, crate::keytext::KeyError>,
 ) -> Result<T, FieldError<DecodeError>> {
-    take_key_value(Owner::of::<E>(), item, name, aliases, source, decode)
-}
-
-/// [`take_key_field`] of the owner's item: generic over the field's type only.
-fn take_key_value<T: AttrValue>(
-    owner: Owner,
-    item: &mut Item,
-    name: &'static str,
-    aliases: &[&'static str],
-    source: KeySource,
-    decode: fn(&str, crate::schema::Delimiter) -> Result<T, crate::keytext::KeyError>,
-) -> Result<T, FieldError<DecodeError>> {
+    let owner = Owner::of::<E>();
     rename_alias(item, name, aliases);
     if item.contains_key(name) {
         return take_value(owner, item, name, None);
     }
+    let (attribute, component) = key_field_component(owner, item, &source);
+    match component.and_then(|c| decode_component(decode, c, source.delimiter)) {
+        Ok(value) => Ok(value),
+        Err(kind) => Err(FieldError::new(owner.decode_error(item, attribute, kind))),
+    }
+}
+
+/// The key attribute holding a key field, and the field's component in it.
+fn key_field_component<'i>(
+    owner: Owner,
+    item: &'i Item,
+    source: &KeySource,
+) -> (Option<&'static str>, Result<&'i str, DecodeErrorKind>) {
     let attribute = if source.sort {
         owner.schema.sk.map(|k| k.name)
     } else {
@@ -238,18 +232,14 @@ fn take_key_value<T: AttrValue>(
         Some(AttributeValue::S(s)) => Some(s.as_str()),
         _ => None,
     };
-    let decoded = component(
+    let component = component(
         owner,
         rendered,
         source.segments,
         source.delimiter,
         source.ordinal,
-    )
-    .and_then(|component| decode_component(decode, component, source.delimiter));
-    match decoded {
-        Ok(value) => Ok(value),
-        Err(kind) => Err(FieldError::new(owner.decode_error(item, attribute, kind))),
-    }
+    );
+    (attribute, component)
 }
 
 /// The component of placeholder `ordinal` in a rendered key (see
@@ -414,19 +404,8 @@ pub fn take_serde_field<E: Entity, T: serde::de::DeserializeOwned>(
     name: &'static str,
     default: Option<fn() -> T>,
 ) -> Result<T, DecodeError> {
-    let av = match (item.remove(name), default) {
-        (Some(av), _) => av,
-        (None, Some(default)) => return Ok(default()),
-        (None, None) => AttributeValue::Null(true),
-    };
-    serde_dynamo::from_attribute_value(av).map_err(|e| {
-        let kind = if item.contains_key(name) {
-            DecodeErrorKind::Invalid(e.to_string())
-        } else {
-            DecodeErrorKind::Invalid(format!("{e} (attribute missing or unreadable)"))
-        };
-        decode_error::<E>(item, Some(name), kind)
-    })
+    crate::attribute::take_serde(item, name, default)
+        .map_err(|kind| decode_error::<E>(item, Some(name), kind))
 }
 
 /// The type of a `#[dynamo(chunked)]` field. The generated code reaches such a field

@@ -202,37 +202,37 @@ pub const fn template_index(
             "` does not match its declaration (a template exactly when the index has one sort key attribute)",
         ])
     }
-    if has_pk {
-        let own = repeats_pk && const_str_eq(index.pk[0].name, schema.pk.name);
-        written(
-            schema,
-            index.pk[0].name,
-            index.pk[0].ty,
-            own,
-            "pk",
-            name,
-            table,
-            entity,
-            stored,
-        );
-    }
-    if has_sk {
-        let own = repeats_sk
-            && match schema.sk {
-                Some(sk) => const_str_eq(index.sk[0].name, sk.name),
-                None => false,
-            };
-        written(
-            schema,
-            index.sk[0].name,
-            index.sk[0].ty,
-            own,
-            "sk",
-            name,
-            table,
-            entity,
-            stored,
-        );
+    // Each key attribute a template writes (the index's declaration was checked above:
+    // one attribute exactly where there is a template).
+    let pk_own = has_pk && repeats_pk && const_str_eq(index.pk[0].name, schema.pk.name);
+    let sk_own = has_sk
+        && repeats_sk
+        && match schema.sk {
+            Some(sk) => const_str_eq(index.sk[0].name, sk.name),
+            None => false,
+        };
+    let sides = [
+        (has_pk, index.pk, pk_own, "pk"),
+        (has_sk, index.sk, sk_own, "sk"),
+    ];
+    let mut i = 0;
+    while i < sides.len() {
+        let (templated, attributes, own, which) = sides[i];
+        if templated {
+            let attribute = &attributes[0];
+            written(
+                schema,
+                attribute.name,
+                attribute.ty,
+                own,
+                which,
+                name,
+                table,
+                entity,
+                stored,
+            );
+        }
+        i += 1;
     }
 }
 

@@ -482,18 +482,35 @@ mod tests {
     /// `pk = "REGION#{region}"`, `sk = "{placed}#{id}#{status}"`: `region` and `status`
     /// stored (`region` optional), `placed` and `id` read back from the sort key.
     const SK: &[Option<&str>] = &[Some("ORDER#"), None, Some("#"), None];
-    const GSI1: IndexTemplate = IndexTemplate {
+    const GSI1: IndexTemplate = gsi1!("REGION#", "#", Delimiter::HASH);
+
+    /// GSI1 with the literal `$region` before the region and `$sep` between the fields
+    /// of its sort key, under `$delimiter`.
+    macro_rules! gsi1 {
+        ($region:literal, $sep:literal, $delimiter:expr) => {
+            IndexTemplate {
+                pk: &[Segment::Literal($region), Segment::Field(0)],
+                sk: &[
+                    Segment::Field(1),
+                    Segment::Literal($sep),
+                    Segment::Field(2),
+                    Segment::Literal($sep),
+                    Segment::Field(3),
+                ],
+                delimiter: $delimiter,
+                ..GSI1_FIELDS
+            }
+        };
+    }
+    use gsi1;
+
+    /// GSI1's fields, for [`gsi1!`].
+    const GSI1_FIELDS: IndexTemplate = IndexTemplate {
         index: "GSI1",
         pk_attribute: Some("GSI1PK"),
         sk_attribute: Some("GSI1SK"),
-        pk: &[Segment::Literal("REGION#"), Segment::Field(0)],
-        sk: &[
-            Segment::Field(1),
-            Segment::Literal("#"),
-            Segment::Field(2),
-            Segment::Literal("#"),
-            Segment::Field(3),
-        ],
+        pk: &[],
+        sk: &[],
         delimiter: Delimiter::HASH,
         fields: &[
             TemplateField::Stored {
@@ -549,18 +566,7 @@ mod tests {
 
     /// GSI1 with `.` for its templates (`REGION.{region}`, `{placed}.{id}.{status}`),
     /// over the same `#`-delimited table key.
-    const DOTTED: IndexTemplate = IndexTemplate {
-        pk: &[Segment::Literal("REGION."), Segment::Field(0)],
-        sk: &[
-            Segment::Field(1),
-            Segment::Literal("."),
-            Segment::Field(2),
-            Segment::Literal("."),
-            Segment::Field(3),
-        ],
-        delimiter: Delimiter::DOT,
-        ..GSI1
-    };
+    const DOTTED: IndexTemplate = gsi1!("REGION.", ".", Delimiter::DOT);
 
     /// Key fields are read back with the table key's delimiter and written with the
     /// index's: `o#1` is `o%231` in the table key and `o/231` in the index key.

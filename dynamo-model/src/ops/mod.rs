@@ -356,14 +356,9 @@ pub(crate) fn render_for(
     node: &Node,
 ) -> Result<String, Error> {
     p.render_condition(node).map_err(|e| {
-        let reason = if e.source.is_number() {
-            crate::ValidationReason::InvalidNumber
-        } else {
-            crate::ValidationReason::InvalidValue
-        };
         Error::invalid(
             entity,
-            reason,
+            e.source.validation_reason(),
             format!(
                 "condition value for `{}` cannot be stored: {}",
                 e.path, e.source

@@ -128,16 +128,9 @@ impl<E: Entity> Update<E> {
         index: &[Action],
     ) -> Result<String, Error> {
         let invalid = |e: &ValueError| {
-            let reason = if e.source.is_number() {
-                crate::ValidationReason::InvalidNumber
-            } else if e.source.is_key() {
-                crate::ValidationReason::KeyEncoding
-            } else {
-                crate::ValidationReason::InvalidValue
-            };
             Error::invalid(
                 E::ENTITY_TYPE,
-                reason,
+                e.source.validation_reason(),
                 format!("value for `{}` cannot be stored: {}", e.path, e.source),
             )
             .caused_by(e.source.clone())
