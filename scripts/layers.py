@@ -35,7 +35,7 @@ LAYERS = [
     # Features built on the operations.
     ("features", ["history", "period", "stream", "export", "migrate"]),
     # DynamoDB Local for tests, and the documentation modules (guide, stored format).
-    ("tools", ["local", "guide", "format"]),
+    ("tools", ["local", "guide", "stored_format"]),
 ]
 
 # Comments, raw and plain string literals and char literals, in one pass so that each is

@@ -156,7 +156,9 @@ mod write;
 
 pub(crate) use get::read_keys;
 pub use get::{BatchGet, BatchGetOutput};
-pub use write::{BatchWrite, BatchWriteOutput, Progress, WriteOp};
+#[allow(deprecated)]
+pub use write::Progress;
+pub use write::{BatchWrite, BatchWriteOutput, LoadProgress, WriteOp};
 
 #[cfg(test)]
 mod tests;

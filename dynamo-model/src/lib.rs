@@ -87,7 +87,6 @@ pub mod error;
 pub mod export;
 pub mod expr;
 mod extra_types;
-pub mod format;
 #[doc(hidden)]
 pub mod generated;
 pub mod guide;
@@ -107,12 +106,15 @@ pub mod schema;
 mod sealed;
 mod setters;
 mod size;
+pub mod stored_format;
 pub mod stream;
 mod text;
 pub mod trace;
 pub mod transact;
 
-pub use batch::{BatchGetOutput, BatchWriteOutput, Progress, WriteOp};
+#[allow(deprecated)]
+pub use batch::Progress;
+pub use batch::{BatchGetOutput, BatchWriteOutput, LoadProgress, WriteOp};
 pub use chunk::Chunked;
 pub use codec::{AttrValue, Binary, Epoch, MapAttribute, Serde, TtlValue, VersionValue};
 pub use collection::{Collection, Target};

@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use dynamo_model::local::faults::{FaultKind, Faults};
-use dynamo_model::{local, Db, Entity, Progress, RawKey, RetryPolicy};
+use dynamo_model::{local, Db, Entity, LoadProgress, RawKey, RetryPolicy};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -238,7 +238,7 @@ async fn bulk_load_interleaves_partitions_and_reports_progress() -> TestResult {
     // Sorted by partition, the way exports usually arrive.
     let mut readings: Vec<Reading> = (0..1_000).map(reading).collect();
     readings.sort_by(|a, b| a.sensor.cmp(&b.sensor));
-    let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
+    let seen: Arc<Mutex<Vec<LoadProgress>>> = Arc::default();
     let log = Arc::clone(&seen);
     let out = flaky
         .bulk_load()

@@ -86,10 +86,14 @@ pub struct BatchWriteOutput {
     pub consumed_capacity: f64,
 }
 
+/// The old name of [`LoadProgress`].
+#[deprecated(note = "renamed `LoadProgress` (`migrate::Progress` is a migration's)")]
+pub type Progress = LoadProgress;
+
 /// Progress of a bulk load, reported after each `BatchWriteItem` call completes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Progress {
+pub struct LoadProgress {
     /// Operations confirmed so far.
     pub written: usize,
     /// Operations given up on so far.
@@ -98,7 +102,7 @@ pub struct Progress {
     pub total: usize,
 }
 
-type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+type ProgressFn = Arc<dyn Fn(LoadProgress) + Send + Sync>;
 
 /// A `BatchWriteItem` of any number of puts and deletes across the table's entity types;
 /// see [`Db::batch_write`]. Two operations on the same key are refused before anything is
@@ -223,7 +227,7 @@ impl<T: Table> BatchWrite<T> {
     }
 
     /// Called after each `BatchWriteItem` call completes.
-    pub fn on_progress(mut self, f: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+    pub fn on_progress(mut self, f: impl Fn(LoadProgress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(f));
         self
     }
@@ -379,7 +383,7 @@ impl<T: Table> BatchWrite<T> {
             output.failed.extend(chunk.failed);
             if let Some(f) = &progress {
                 let failed: usize = output.failed.iter().map(|(ops, _)| ops.len()).sum();
-                f(Progress {
+                f(LoadProgress {
                     written: output.written,
                     unprocessed: output.unprocessed.len() + failed,
                     total,

@@ -426,7 +426,8 @@ pub(super) fn attribute_types(m: &EntityModel) -> TokenStream {
         .iter()
         .map(|f| {
             let ty = &f.ty;
-            let known = |t: &str| quote!((|| ::core::option::Option::Some(#t)) as fn() -> ::core::option::Option<&'static str>);
+            // Closures capturing nothing: the registration's field type makes them `fn`s.
+            let known = |t: &str| quote!(|| ::core::option::Option::Some(#t));
             let (name, stored_type) = if f.attrs.ttl {
                 (quote!(__TTL_ATTR), known("N"))
             } else {
@@ -434,15 +435,14 @@ pub(super) fn attribute_types(m: &EntityModel) -> TokenStream {
                 let stored_type = if f.attrs.compress.is_some() {
                     known("B")
                 } else if f.attrs.chunked.is_some() || f.attrs.serde_codec {
-                    quote!((|| ::core::option::Option::None) as fn() -> ::core::option::Option<&'static str>)
+                    quote!(|| ::core::option::Option::None)
                 } else {
                     // A formatted field's attribute is in its format's form (an epoch
                     // format stores a number whatever the field's type).
                     let ty = formatted_attr_type(f).unwrap_or_else(|| quote!(#ty));
                     // Probed, not required: a type without `AttrValue` has its own error.
                     // `HasType` and `NoType` are in scope (`super::impls`).
-                    quote!((|| (&#dm::__private::TypeProbe::<#ty>::NEW).dynamo_type())
-                        as fn() -> ::core::option::Option<&'static str>)
+                    quote!(|| (&#dm::__private::TypeProbe::<#ty>::NEW).dynamo_type())
                 };
                 (quote!(#n), stored_type)
             };
