@@ -445,10 +445,9 @@ impl Export {
         self.index_key_attributes(entity)
             .into_iter()
             .for_each(&mut push);
-        entity
-            .attribute_types
-            .iter()
-            .map(|(name, _)| *name)
+        (entity.attribute_types)()
+            .into_iter()
+            .map(|(name, _)| name)
             .for_each(&mut push);
         out
     }
@@ -467,9 +466,9 @@ impl Export {
         let declared = self
             .entities
             .iter()
-            .flat_map(|e| e.attribute_types.iter())
+            .flat_map(|e| (e.attribute_types)())
             .filter(|(n, _)| *n == name)
-            .find_map(|(_, ty)| ty());
+            .find_map(|(_, ty)| ty);
         if let Some(ty) = declared {
             return ty.to_owned();
         }

@@ -127,14 +127,16 @@ pub struct EntityRegistration {
     pub attributes: &'static [&'static str],
     /// The attributes the entity's fields are written to (not older names), each with the
     /// DynamoDB type it is stored as (`None` when that depends on the value), for exports.
-    pub attribute_types: &'static [(&'static str, StoredType)],
+    pub attribute_types: AttributeTypes,
     /// Whether the entity has a `#[dynamo(ttl)]` field.
     pub ttl: bool,
 }
 
-/// The DynamoDB type an attribute is stored as (`None`: it depends on the value).
+/// The attributes an entity's fields are written to, each with the DynamoDB type it is
+/// stored as (`None`: it depends on the value). A function, so a program that never
+/// exports a schema runs none of the type probes.
 #[doc(hidden)]
-pub type StoredType = fn() -> Option<&'static str>;
+pub type AttributeTypes = fn() -> Vec<(&'static str, Option<&'static str>)>;
 
 /// The DynamoDB type a field's Rust type is stored as, found without requiring
 /// [`AttrValue`](crate::AttrValue) (a field type without it already has its own error):

@@ -120,9 +120,11 @@ pub(super) fn chunk_items(m: &EntityModel) -> Option<TokenStream> {
     (!chunked.is_empty()).then(|| {
         quote! {
             const __CHUNKED: &'static [#dm::chunk::ChunkedField] = &[#(#chunked_fields),*];
+            #[inline]
             fn __chunk_slot(&self, i: usize) -> ::core::option::Option<&dyn #dm::chunk::ChunkSlot> {
                 match i { #(#chunk_arms)* _ => ::core::option::Option::None }
             }
+            #[inline]
             fn __chunk_slot_mut(&mut self, i: usize) -> ::core::option::Option<&mut dyn #dm::chunk::ChunkSlot> {
                 match i { #(#chunk_arms_mut)* _ => ::core::option::Option::None }
             }
@@ -426,8 +428,7 @@ pub(super) fn attribute_types(m: &EntityModel) -> TokenStream {
         .iter()
         .map(|f| {
             let ty = &f.ty;
-            // Closures capturing nothing: the registration's field type makes them `fn`s.
-            let known = |t: &str| quote!(|| ::core::option::Option::Some(#t));
+            let known = |t: &str| quote!(::core::option::Option::Some(#t));
             let (name, stored_type) = if f.attrs.ttl {
                 (quote!(__TTL_ATTR), known("N"))
             } else {
@@ -435,14 +436,14 @@ pub(super) fn attribute_types(m: &EntityModel) -> TokenStream {
                 let stored_type = if f.attrs.compress.is_some() {
                     known("B")
                 } else if f.attrs.chunked.is_some() || f.attrs.serde_codec {
-                    quote!(|| ::core::option::Option::None)
+                    quote!(::core::option::Option::None)
                 } else {
                     // A formatted field's attribute is in its format's form (an epoch
                     // format stores a number whatever the field's type).
                     let ty = formatted_attr_type(f).unwrap_or_else(|| quote!(#ty));
                     // Probed, not required: a type without `AttrValue` has its own error.
                     // `HasType` and `NoType` are in scope (`super::impls`).
-                    quote!(|| (&#dm::__private::TypeProbe::<#ty>::NEW).dynamo_type())
+                    quote!((&#dm::__private::TypeProbe::<#ty>::NEW).dynamo_type())
                 };
                 (quote!(#n), stored_type)
             };
@@ -450,7 +451,8 @@ pub(super) fn attribute_types(m: &EntityModel) -> TokenStream {
         })
         .collect();
 
-    quote!(&[#(#attribute_types),*])
+    // One function per entity (what exports call), not one per field.
+    quote!(|| ::std::vec![#(#attribute_types),*])
 }
 
 /// `__ALIASES`: the older attribute names of renamed fields (updates remove them).
@@ -477,6 +479,7 @@ pub(super) fn version_items(m: &EntityModel) -> Option<TokenStream> {
         let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
         quote_spanned! {ty.span()=>
             const VERSION: ::core::option::Option<&'static str> = ::core::option::Option::Some(#name);
+            #[inline]
             fn version(&self) -> u64 {
                 <#ty as #dm::VersionValue>::get(&self.#fi)
             }
@@ -499,6 +502,7 @@ pub(super) fn history_items(m: &EntityModel) -> (Option<TokenStream>, Option<Tok
         let set_version = m.fields.iter().find(|f| f.attrs.version).map(|f| {
             let (fi, ty) = (&f.ident, &f.ty);
             quote_spanned! {ty.span()=>
+                #[inline]
                 fn __set_version(&mut self, version: u64) {
                     <#ty as #dm::VersionValue>::set(&mut self.#fi, version);
                 }

@@ -192,6 +192,7 @@ fn attribute_index_query(
         quote! {
             impl #chain<#level> {
                 #[doc = #doc]
+                #[inline]
                 #vis fn #fi(self) -> #dm::AttributeField<#ty, #chain<#next>> {
                     #dm::AttributeField::__new(self, #name)
                 }
@@ -221,6 +222,7 @@ fn attribute_index_query(
 
             impl #ident {
                 #[doc = #sk_doc]
+                #[inline]
                 #vis fn #sk_fn() -> #chain<0> {
                     #chain(#private::AttributePrefix::__root())
                 }
@@ -231,9 +233,11 @@ fn attribute_index_query(
             impl<const N: usize> #private::AttributeChain for #chain<N> {
                 type Entity = #ident;
                 type Space = #space;
+                #[inline]
                 fn __from_prefix(prefix: #private::AttributePrefix<#ident, #space>) -> Self {
                     #chain(prefix)
                 }
+                #[inline]
                 fn __into_prefix(self) -> #private::AttributePrefix<#ident, #space> {
                     self.0
                 }

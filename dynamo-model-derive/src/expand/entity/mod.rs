@@ -145,10 +145,12 @@ fn entity_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
             const ATTRIBUTES: &'static [&'static str] = #attribute_names;
             #version_items
 
+            #[inline]
             fn to_item(&self) -> ::core::result::Result<#dm::Item, #dm::Error> {
                 #to_item
             }
 
+            #[inline]
             fn from_item(mut item: #dm::Item) -> ::core::result::Result<Self, #dm::DecodeError> {
                 #from_item
             }
@@ -177,6 +179,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
             #chunk_items
             const __INDEX_KEYS: &'static [#private::IndexKeyAttributes] = &[#(#index_keys),*];
 
+            #[inline]
             fn __render_primary_key(
                 &self,
                 #pk_out: &mut ::std::string::String,
@@ -185,6 +188,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
                 #render_primary_key
             }
 
+            #[inline]
             fn __render_index_key(
                 &self,
                 index: usize,

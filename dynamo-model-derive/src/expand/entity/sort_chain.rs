@@ -83,6 +83,7 @@ pub(super) fn sort_key_chain(
         quote! {
             impl #chain<#level> {
                 #[doc = #doc]
+                #[inline]
                 #vis fn #fi(self) -> #dm::SortKeyField<#ty, #chain<#next>> {
                     #dm::SortKeyField::__new(self, #following, #complete)
                 }
@@ -96,6 +97,7 @@ pub(super) fn sort_key_chain(
 
         impl #ident {
             #[doc = #sk_doc]
+            #[inline]
             #vis fn #root_fn() -> #chain<0> {
                 #chain(#private::SortKeyPrefix::__root(#root, #fixed, #delimiter))
             }
@@ -106,9 +108,11 @@ pub(super) fn sort_key_chain(
         impl<const N: usize> #private::SortKeyChain for #chain<N> {
             type Entity = #ident;
             type Space = #space;
+            #[inline]
             fn __from_prefix(prefix: #private::SortKeyPrefix<#ident, Self::Space>) -> Self {
                 #chain(prefix)
             }
+            #[inline]
             fn __into_prefix(self) -> #private::SortKeyPrefix<#ident, Self::Space> {
                 self.0
             }
