@@ -107,8 +107,6 @@ pub struct EntityRegistration {
     pub pk: RegisteredKey,
     /// The sort key template (tables with a sort key).
     pub sk: Option<RegisteredKey>,
-    /// The delimiter of both templates: where a field's component ends.
-    pub delimiter: Delimiter,
     /// Whether the entity has a `#[dynamo(version)]` field: a batch write cannot check it.
     pub versioned: bool,
     /// Where a `#[dynamo(versioned)]` entity's sort key holds the revision number: its

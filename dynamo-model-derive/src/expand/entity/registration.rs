@@ -21,7 +21,6 @@ pub(super) fn registration(m: &EntityModel) -> TokenStream {
     let (ident, table, entity_type) = (&m.ident, &m.table, &m.entity_type);
     let dm = quote!(::dynamo_model);
     let private = quote!(#dm::__private);
-    let key_delim = quote!(__DELIMITER);
     let registered_pk = registered_template(m, &m.pk.0, false);
     let registered_sk = match &m.sk {
         Some((t, _)) => {
@@ -72,7 +71,6 @@ pub(super) fn registration(m: &EntityModel) -> TokenStream {
                 type_name: #type_name,
                 pk: #registered_pk,
                 sk: #registered_sk,
-                delimiter: #key_delim,
                 versioned: <#ident as #dm::Entity>::VERSION.is_some(),
                 history: <#ident as #private::EntityInternals>::__HISTORY,
                 identify_by_keys: #identify_by_keys,
