@@ -124,7 +124,7 @@ pub use entity::Entity;
 pub use entity::Key;
 pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::CompressedPath;
-pub use expr::{AttrPath, Condition, MapPath, Path, SettablePath, UpdatablePath};
+pub use expr::{AttrPath, Condition, KeyPath, MapPath, Path, SettablePath, UpdatablePath};
 pub use key::chain::{AttributeField, SortKeyField};
 pub use key::sharded::ShardedPartition;
 #[doc(hidden)]
@@ -408,6 +408,11 @@ pub mod __private {
         ComputedPart, IndexTemplate, Segment as TemplateSegment, TemplateField, encode_touch,
         encode_touch_formatted, reencode,
     };
+    pub use crate::keytext::render::{
+        Part, RenderPart, Shard, arg, bucket, bucket_of, field, formatted_present, present,
+        present_bucket, random,
+    };
+    pub use crate::keytext::template::KeyTemplate;
     pub use crate::ops::IntoSortKey;
     pub use crate::registry::{
         EntityRegistration, HasType, IndexTemplates, NoType, RegisteredKey, TypeProbe,

@@ -54,6 +54,11 @@ pub struct RegisteredKey {
 }
 
 impl RegisteredKey {
+    /// The recogniser of `template`'s keys, with a check per placeholder.
+    pub const fn new(template: KeyTemplate, accepts: &'static [Accepts]) -> Self {
+        RegisteredKey { template, accepts }
+    }
+
     /// Whether `value` is a rendering of the template.
     fn follows(&self, value: &str) -> bool {
         let mut rest = value;
@@ -185,6 +190,23 @@ pub struct IndexTemplates {
     pub sk: Option<&'static str>,
     /// Whether the index is the table's keys swapped (no templates).
     pub inverted: bool,
+}
+
+impl IndexTemplates {
+    /// Index `index`'s templates as written.
+    pub const fn new(
+        index: &'static str,
+        pk: Option<&'static str>,
+        sk: Option<&'static str>,
+        inverted: bool,
+    ) -> Self {
+        IndexTemplates {
+            index,
+            pk,
+            sk,
+            inverted,
+        }
+    }
 }
 
 /// The entities registered for table `T` (those compiled into this program), in a

@@ -271,6 +271,24 @@ pub struct IndexSchema {
     pub throughput: Option<Throughput>,
 }
 
+impl IndexSchema {
+    /// The index's (first) partition key attribute, `None` for an LSI.
+    pub const fn pk_name(&self) -> Option<&'static str> {
+        match self.pk.first() {
+            Some(key) => Some(key.name),
+            None => None,
+        }
+    }
+
+    /// The index's (first) sort key attribute, if it has one.
+    pub const fn sk_name(&self) -> Option<&'static str> {
+        match self.sk.first() {
+            Some(key) => Some(key.name),
+            None => None,
+        }
+    }
+}
+
 /// The DynamoDB type a field takes as a key attribute of a multi-attribute index.
 /// Sealed: implemented by the crate only.
 #[diagnostic::on_unimplemented(
@@ -310,6 +328,14 @@ pub const fn scalar_eq(a: ScalarType, b: ScalarType) -> bool {
     a as u8 == b as u8
 }
 
+/// Whether `a` and `b` name the same attribute (both present and equal), in const context.
+pub const fn same_attribute(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => const_str_eq(a, b),
+        _ => false,
+    }
+}
+
 /// `const` string equality (`str::eq` is not `const`).
 #[doc(hidden)]
 pub const fn const_str_eq(a: &str, b: &str) -> bool {
@@ -328,6 +354,14 @@ pub const fn const_str_eq(a: &str, b: &str) -> bool {
 }
 
 impl TableSchema {
+    /// The table's sort key attribute, if it has one.
+    pub const fn sk_name(&self) -> Option<&'static str> {
+        match self.sk {
+            Some(key) => Some(key.name),
+            None => None,
+        }
+    }
+
     /// The index with this name, if declared.
     pub const fn index(&self, name: &str) -> Option<&IndexSchema> {
         let mut i = 0;

@@ -118,13 +118,20 @@ fn generate(m: &AttributeModel) -> TokenStream {
             }
         }
     };
+    // The entity derive's names for the runtime, which the shared helpers
+    // (`compression`, `codec_check`) emit.
+    let runtime_names = crate::expand::entity::runtime_names();
     quote! {
-        impl #impl_generics #dm::AttrValue for #ident #ty_generics #where_clause {
-            const __DYNAMO_TYPE: ::core::option::Option<&'static str> = #stored_type;
-            #body
-        }
-        #map_marker
-        #codec_checks
+        const _: () = {
+            #runtime_names
+
+            impl #impl_generics #dm::AttrValue for #ident #ty_generics #where_clause {
+                const __DYNAMO_TYPE: ::core::option::Option<&'static str> = #stored_type;
+                #body
+            }
+            #map_marker
+            #codec_checks
+        };
     }
 }
 

@@ -39,7 +39,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
     let by_keys = variants.iter().enumerate().map(|(i, (_, ty))| {
         quote! {
             if which == usize::MAX
-                && <#ty as #private::EntityInternals>::__IDENTIFY_BY_KEYS
+                && <#ty as ::dynamo_model::Entity>::__IDENTIFY_BY_KEYS
                 && #private::identified_as::<#ty>(&item)
             {
                 which = #i;
@@ -80,7 +80,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
                 const NAME: &'static str = #name;
                 const ENTITY_TYPES: &'static [&'static str] = &__TYPES;
                 const IS_COLLECTION: bool = true;
-                const IDENTIFIED_BY_KEYS: bool = false #(|| <#member_types as #private::EntityInternals>::__IDENTIFY_BY_KEYS)*;
+                const IDENTIFIED_BY_KEYS: bool = false #(|| <#member_types as ::dynamo_model::Entity>::__IDENTIFY_BY_KEYS)*;
                 const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] =
                     &[#(<#member_types as #dm::Entity>::ATTRIBUTES),*];
 

@@ -182,9 +182,18 @@ fn unrenderable(
     )
 }
 
+/// A new item for `entity` (with room for `capacity` attributes): its primary key and
+/// every index key its templates render.
+pub fn new_item<E: Entity>(entity: &E, capacity: usize) -> Result<Item, Error> {
+    let mut item = Item::with_capacity(capacity);
+    put_key(&mut item, entity.primary_key())?;
+    put_indexes(&mut item, entity)?;
+    Ok(item)
+}
+
 /// Inserts the key, entity type and index attributes common to every item.
 #[inline]
-pub fn put_key<E: Entity>(item: &mut Item, key: Key<E>) -> Result<(), Error> {
+fn put_key<E: Entity>(item: &mut Item, key: Key<E>) -> Result<(), Error> {
     insert_key(item, key.into_raw()?, Owner::of::<E>());
     Ok(())
 }
@@ -207,7 +216,7 @@ fn insert_key(item: &mut Item, raw: crate::RawKey, owner: Owner) {
 /// template of the index is present (sparse index): an item is either fully in the index
 /// or not in it at all.
 #[inline]
-pub fn put_indexes<E: Entity>(item: &mut Item, entity: &E) -> Result<(), Error> {
+fn put_indexes<E: Entity>(item: &mut Item, entity: &E) -> Result<(), Error> {
     put_rendered_indexes(item, &Rendered::of(entity))
 }
 

@@ -29,6 +29,12 @@ pub trait Entity: EntityInternals + Send + Sync + 'static {
     /// updates and deletes then check it and puts and updates increment it.
     const VERSION: Option<&'static str> = None;
 
+    /// Whether items without the entity-type attribute are this entity's when their keys
+    /// match its key templates (`#[dynamo(identify = "keys")]` on the entity or its
+    /// table, for tables written by other programs). Set by `#[derive(Entity)]`.
+    #[doc(hidden)]
+    const __IDENTIFY_BY_KEYS: bool = <Self::Table as Table>::SCHEMA.identify_by_keys;
+
     /// The value of the `#[dynamo(version)]` field (0: never written).
     fn version(&self) -> u64 {
         0
@@ -67,11 +73,6 @@ pub trait EntityInternals: Sized {
     /// Where a `#[dynamo(versioned)]` entity's sort key holds the revision number
     /// (`None`: not versioned). Keys the entity renders name its latest copy.
     const __HISTORY: Option<&'static crate::schema::history::HistoryLayout> = None;
-
-    /// Whether items without the entity-type attribute are this entity's when their keys
-    /// match its key templates (`#[dynamo(identify = "keys")]`, for tables written by
-    /// other programs).
-    const __IDENTIFY_BY_KEYS: bool = false;
 
     /// The older attribute names of renamed fields (`#[dynamo(alias = "..")]`), by the
     /// field's attribute: an update that sets or clears the field removes them, so the
@@ -149,20 +150,7 @@ pub trait EntityInternals: Sized {
     }
 }
 
-/// The key attributes of one index whose keys an entity renders from templates (`None`:
-/// the index key has no such attribute, or the entity gives it no template).
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IndexKeyAttributes {
-    /// The index's name.
-    pub index: &'static str,
-    /// The partition key attribute the entity's `pk` template writes.
-    pub pk: Option<&'static str>,
-    /// The sort key attribute the entity's `sk` template writes.
-    pub sk: Option<&'static str>,
-}
-
-pub use crate::keytext::template::{IndexChanges, IndexUpdates, Touch};
+pub use crate::keytext::template::{IndexChanges, IndexKeyAttributes, IndexUpdates, Touch};
 
 /// Reading the item a failed write found: needs [`Entity`], so it lives here, above
 /// `error` in the layering.
@@ -202,6 +190,7 @@ pub mod __private;
 pub mod compressed;
 mod item_keys;
 mod key;
+mod registration;
 
 pub use key::Key;
 

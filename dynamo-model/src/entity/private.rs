@@ -3,7 +3,8 @@ use super::*;
 use crate::codec::AttrValue;
 use aws_sdk_dynamodb::types::AttributeValue;
 
-pub use super::item_keys::{finish_item, put_indexes, put_key, verify_keys};
+pub use super::item_keys::{finish_item, new_item, verify_keys};
+pub use super::registration::registration;
 pub use crate::keytext::format::FormattedAttr;
 pub use crate::keytext::{KeyArg, KeyPart, OptionalKeyPart};
 pub use aws_sdk_dynamodb::types::AttributeValue as Av;

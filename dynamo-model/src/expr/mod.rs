@@ -84,6 +84,10 @@ pub enum Mutable {}
 #[derive(Debug, Clone, Copy)]
 pub enum KeyField {}
 
+/// The path of a field a primary key template is built from, or of the version field
+/// (which the crate manages): it takes conditions, not updates.
+pub type KeyPath<E, V> = Path<E, V, KeyField>;
+
 /// Variance-neutral marker: a path neither owns nor borrows an `E` or a `V`.
 type PathMarker<E, V, M> = PhantomData<fn() -> (E, V, M)>;
 

@@ -48,20 +48,17 @@ pub struct ShardedPartition<E, K = Primary> {
 }
 
 impl<E: Entity, K: KeySpace> ShardedPartition<E, K> {
-    /// `sk_root` and `sk_fixed` as for [`Partition::__build`]; `before` and `after`
-    /// render the template around its shard placeholder, which has `count` shards.
+    /// `sk_root` and `sk_fixed` as for [`Partition::__build`]; `around` renders the
+    /// template before and after its shard placeholder, which has `count` shards.
     #[doc(hidden)]
     pub fn __build(
         sk_root: &str,
         sk_fixed: bool,
         count: u16,
-        before: impl FnOnce(&mut String) -> Result<(), KeyError>,
-        after: impl FnOnce(&mut String) -> Result<(), KeyError>,
+        around: impl FnOnce(&mut String, &mut String) -> Result<(), KeyError>,
     ) -> Self {
         let (mut head, mut tail) = (String::new(), String::new());
-        let around = before(&mut head)
-            .and_then(|()| after(&mut tail))
-            .map(|()| (head, tail));
+        let around = around(&mut head, &mut tail).map(|()| (head, tail));
         ShardedPartition {
             base: Partition::__build(sk_root, sk_fixed, |_| Ok(())),
             around,

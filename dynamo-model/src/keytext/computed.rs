@@ -66,7 +66,7 @@
 //! time type). Queries name a bucket with its type ([`DayBucket`], [`HourBucket`],
 //! [`MonthBucket`]) or with any time value inside it.
 
-use super::{KeyArg, KeyPart, OptionalKeyPart};
+use super::KeyPart;
 use crate::error::KeyError;
 use crate::text::push_padded_u64;
 use std::fmt;
@@ -144,7 +144,7 @@ pub fn random_shard(count: u16) -> u16 {
 
 /// Hashes what `encode` appends to `out` into a shard of `count`, which replaces it: the
 /// encoding is rendered in place, so a shard costs no allocation.
-fn push_hashed(
+pub(crate) fn push_hashed(
     count: u16,
     out: &mut String,
     encode: impl FnOnce(&mut String) -> Result<bool, KeyError>,
@@ -586,39 +586,6 @@ impl<T: BucketTime> OptionalBucketTime for Option<T> {
 #[doc(hidden)]
 pub mod __private {
     use super::*;
-
-    /// `{field:shard(N)}` of a field value.
-    #[inline]
-    pub fn push_shard<T: KeyPart>(value: &T, count: u16, out: &mut String) -> Result<(), KeyError> {
-        push_hashed(count, out, |out| value.encode_key(out).map(|()| true)).map(drop)
-    }
-
-    /// `{field:shard(N)}` of a key-constructor argument.
-    #[inline]
-    pub fn push_shard_arg<T: KeyPart, A: KeyArg<T>>(
-        arg: &A,
-        count: u16,
-        out: &mut String,
-    ) -> Result<(), KeyError> {
-        // The hash is over the `#` encoding whatever the template's delimiter (pinned vectors).
-        push_hashed(count, out, |out| {
-            arg.encode_key_arg(crate::schema::Delimiter::HASH, out)
-                .map(|()| true)
-        })
-        .map(drop)
-    }
-
-    /// `{field:shard(N)}` of an index template's field, which may be absent (`Ok(false)`).
-    #[inline]
-    pub fn push_shard_optional<T: OptionalKeyPart>(
-        value: &T,
-        count: u16,
-        out: &mut String,
-    ) -> Result<bool, KeyError> {
-        push_hashed(count, out, |out| {
-            value.encode_optional_key(crate::schema::Delimiter::HASH, out)
-        })
-    }
 
     /// `{field:random(N)}`: the shard the field holds.
     #[inline]

@@ -193,6 +193,14 @@ pub trait KeyPart: Sized {
         Self::decode_key_with(component, delimiter).is_ok()
     }
 
+    /// The value as a key template's placeholder renders it (the generated code's entry
+    /// points are this trait's methods, so a field type that is not a `KeyPart` is
+    /// reported once, however many of them the derive calls).
+    #[doc(hidden)]
+    fn __field(&self) -> super::render::Part<'_, Self> {
+        super::render::field(self)
+    }
+
     /// Appends what the encodings under `delimiter` of the values starting with `partial`
     /// start with, for `starts_with` on a component: under `#` the partial text escaped
     /// like a string value ([`escape_str`]; the text of a number or a timestamp is its own
@@ -272,6 +280,25 @@ pub trait OptionalKeyPart: crate::sealed::OptionalKeyPart {
     /// an index key.
     #[doc(hidden)]
     fn from_part(part: Self::Part) -> Self;
+
+    /// The value as an index key template's placeholder renders it (see
+    /// [`KeyPart::__field`]).
+    #[doc(hidden)]
+    fn __present(&self) -> super::render::Part<'_, Self>
+    where
+        Self: Sized,
+    {
+        super::render::present(self)
+    }
+
+    /// Decodes an index key component into the field (`T`, or `Some` of it).
+    #[doc(hidden)]
+    fn __decode(component: &str, delimiter: Delimiter) -> Result<Self, KeyError>
+    where
+        Self: Sized,
+    {
+        <Self::Part as KeyPart>::decode_key_with(component, delimiter).map(Self::from_part)
+    }
 }
 
 impl<T: KeyPart> crate::sealed::OptionalKeyPart for T {}

@@ -9,6 +9,8 @@ pub mod computed;
 mod encode;
 pub mod format;
 #[doc(hidden)]
+pub mod render;
+#[doc(hidden)]
 pub mod template;
 #[cfg(test)]
 pub(crate) mod testing;

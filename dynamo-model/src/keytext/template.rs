@@ -138,15 +138,35 @@ impl KeyTemplate {
     }
 }
 
+/// The key attributes of one index whose keys an entity renders from templates (`None`:
+/// the index key has no such attribute, or the entity gives it no template).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexKeyAttributes {
+    /// The index's name.
+    pub index: &'static str,
+    /// The partition key attribute the entity's `pk` template writes.
+    pub pk: Option<&'static str>,
+    /// The sort key attribute the entity's `sk` template writes.
+    pub sk: Option<&'static str>,
+}
+
+impl IndexKeyAttributes {
+    /// Index `index`, whose templates write `pk` and `sk`.
+    pub const fn new(
+        index: &'static str,
+        pk: Option<&'static str>,
+        sk: Option<&'static str>,
+    ) -> Self {
+        IndexKeyAttributes { index, pk, sk }
+    }
+}
+
 /// An index whose key attributes an entity renders from templates.
 #[derive(Debug, Clone, Copy)]
 pub struct IndexTemplate {
-    /// The index's name (for messages).
-    pub index: &'static str,
-    /// The partition key attribute the `pk` template writes, if the entity gives one.
-    pub pk_attribute: Option<&'static str>,
-    /// The sort key attribute the `sk` template writes, if the entity gives one.
-    pub sk_attribute: Option<&'static str>,
+    /// The index's name and the key attributes its templates write.
+    pub keys: IndexKeyAttributes,
     /// The `pk` template (empty without one).
     pub pk: &'static [Segment],
     /// The `sk` template (empty without one).
@@ -253,7 +273,7 @@ pub fn index_updates(
                 TemplateField::Key { .. } => None,
             })
             .collect();
-        let attributes = [template.pk_attribute, template.sk_attribute];
+        let attributes = [template.keys.pk, template.keys.sk];
         if touched.iter().any(|(_, t)| matches!(t, Touch::Removed)) {
             // A template field became absent: the item leaves the (sparse) index.
             out.extend(attributes.into_iter().flatten().map(|a| (a, None)));
@@ -266,7 +286,7 @@ pub fn index_updates(
             .iter()
             .any(|(_, t)| matches!(t, Touch::Untouched | Touch::Added))
         {
-            return Err(stale_index(entity, template.index, &touched));
+            return Err(stale_index(entity, template.keys.index, &touched));
         }
         let mut present = true;
         let mut rendered = [String::new(), String::new()];
@@ -506,9 +526,7 @@ mod tests {
 
     /// GSI1's fields, for [`gsi1!`].
     const GSI1_FIELDS: IndexTemplate = IndexTemplate {
-        index: "GSI1",
-        pk_attribute: Some("GSI1PK"),
-        sk_attribute: Some("GSI1SK"),
+        keys: IndexKeyAttributes::new("GSI1", Some("GSI1PK"), Some("GSI1SK")),
         pk: &[],
         sk: &[],
         delimiter: Delimiter::HASH,

@@ -1,7 +1,7 @@
 //! The arguments of key and partition constructors: positional for one field, a generated
 //! struct naming them for two or more; and the rustdoc of the constructors.
 
-use super::{bucket_type, key_type, pascal_case, present_type};
+use super::{bucket_type, key_type, pascal_case, present_type, private};
 use crate::check::{EntityModel, Field};
 use crate::template::{Bucket, Function, Template};
 use proc_macro2::TokenStream;
@@ -55,7 +55,7 @@ impl<'a> ArgField<'a> {
     /// `Option`: sparse indexes) for its own encoding or a shard of it, a `ShardValue` for a
     /// random shard, a `BucketArg` for each time bucket of it.
     pub(super) fn template(f: &'a Field, index: bool, uses: &[Option<Function>]) -> Self {
-        let private = quote!(::dynamo_model::__private);
+        let private = private();
         let ty = key_type(f, index);
         let shown = type_doc(if index { present_type(&f.ty) } else { &f.ty });
         let mut bounds = Vec::new();

@@ -1,7 +1,7 @@
 //! Compile-time checks of an entity against its table's declaration, which only the
 //! compiler knows: `const` assertions panicking with a message at the attribute to change.
 
-use super::{codec_check, const_panic, formatted_attr_type, table_name};
+use super::{codec_check, const_panic, dm, formatted_attr_type, table_name};
 use crate::check::{EntityModel, IndexModel};
 use crate::template::{Segment, Template};
 use proc_macro2::TokenStream;
@@ -30,7 +30,7 @@ fn table_delimiter_check(
     template: &Template,
     lit: &LitStr,
     which: &str,
-    table: &syn::Path,
+    _table: &syn::Path,
     table_name: &str,
 ) -> Option<TokenStream> {
     let (None, Some(follower)) = (declared, template.delimiter) else {
@@ -38,22 +38,22 @@ fn table_delimiter_check(
     };
     let (follower, literal) = (follower as u8, format!("{:?}", lit.value()));
     Some(quote_spanned! {lit.span()=>
-        ::dynamo_model::generated::check::delimiter(
-            <#table as ::dynamo_model::Table>::DELIMITER, #follower, #which, #literal, #table_name);
+        // Declaring none, the entity's delimiter (`__DELIMITER`) is the table's.
+        __check::delimiter(__DELIMITER, #follower, #which, #literal, #table_name);
     })
 }
 
 /// The sort key against the table's, and each template's delimiter against the table's.
 fn key_checks(m: &EntityModel) -> Vec<TokenStream> {
     let (table, table_name) = (&m.table, table_name(m));
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let _ = (&table, &dm);
     let mut checks = Vec::new();
     let (pk_lit, sk_lit) = (&m.pk.1, m.sk.as_ref().map(|s| &s.1));
     let span = sk_lit.unwrap_or(pk_lit).span();
     let (has_sk, versioned) = (sk_lit.is_some(), m.versioned.is_some());
     checks.push(quote_spanned! {span=>
-        ::dynamo_model::generated::check::sort_key(&__SCHEMA, #table_name, #has_sk, #versioned);
+        __check::sort_key(&__SCHEMA, #table_name, #has_sk, #versioned);
     });
     let primary_templates = std::iter::once(("pk", &m.pk)).chain(m.sk.as_ref().map(|s| ("sk", s)));
     for (which, (t, lit)) in primary_templates {
@@ -86,7 +86,7 @@ fn key_checks(m: &EntityModel) -> Vec<TokenStream> {
 /// the keys, the entity type and the write token, and its aliases.
 fn field_checks(m: &EntityModel) -> Vec<TokenStream> {
     let (table, table_name) = (&m.table, table_name(m));
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let _ = (&table, &dm);
     let mut checks = Vec::new();
     for f in m.fields.iter().filter(|f| f.attrs.ttl) {
@@ -110,7 +110,7 @@ fn field_checks(m: &EntityModel) -> Vec<TokenStream> {
         let span = f.attrs.rename.as_ref().map_or(f.ident.span(), LitStr::span);
         let field = f.ident.to_string();
         checks.push(quote_spanned! {span=>
-            ::dynamo_model::generated::check::stored_field(&__SCHEMA, #table_name, #field, #name);
+            __check::stored_field(&__SCHEMA, #table_name, #field, #name);
         });
     }
     // An older name is read when the field's attribute is missing, and removed by updates
@@ -158,7 +158,7 @@ fn identify_check(m: &EntityModel) -> Option<TokenStream> {
 /// index key), or the time would overwrite it.
 fn versioned_check(m: &EntityModel) -> Option<TokenStream> {
     let table_name = table_name(m);
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let v = m.versioned.as_ref()?;
     let time = &v.time_attribute;
     let role = |what: &str| {
@@ -203,7 +203,7 @@ fn attribute_index_check(
     pk_ix: &[usize],
     sk_ix: &[usize],
 ) -> TokenStream {
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let index_name = index.index.to_string();
     let span = index.index.span();
     let mut checks = Vec::new();
@@ -236,8 +236,8 @@ fn attribute_index_check(
         #nsk == 0
             && #idx.sk.len() == 1
             && match __SCHEMA.sk {
-                ::core::option::Option::Some(sk) => #dm::schema::const_str_eq(sk.name, #idx.sk[0].name),
-                ::core::option::Option::None => false,
+                Some(sk) => #dm::schema::const_str_eq(sk.name, #idx.sk[0].name),
+                None => false,
             }
     };
     checks.push(quote! {
@@ -249,7 +249,7 @@ fn attribute_index_check(
 
 /// An index used without templates: the table's keys swapped.
 fn inverted_index_check(index: &IndexModel, idx: &Ident) -> TokenStream {
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let index_name = index.index.to_string();
     let span = index.index.span();
     let mut checks = Vec::new();
@@ -258,7 +258,7 @@ fn inverted_index_check(index: &IndexModel, idx: &Ident) -> TokenStream {
     ));
     checks.push(quote! {
         let __inverted = match (#idx.pk, #idx.sk, __SCHEMA.sk) {
-            ([pk], [sk], ::core::option::Option::Some(table_sk)) => {
+            ([pk], [sk], Some(table_sk)) => {
                 #dm::schema::const_str_eq(pk.name, table_sk.name)
                     && #dm::schema::const_str_eq(sk.name, __SCHEMA.pk.name)
             }
@@ -283,7 +283,7 @@ fn template_index_checks(m: &EntityModel, index: &IndexModel, idx: &Ident) -> Ve
     let repeats_sk = repeats(index.sk.as_ref(), m.sk.as_ref());
     let stored = m.fields.iter().filter(|f| m.stores(f)).map(|f| &f.name);
     vec![quote_spanned! {index.index.span()=>
-        ::dynamo_model::generated::check::template_index(
+        __check::template_index(
             &__SCHEMA, #idx, #table_name, #entity, (#has_pk, #has_sk), (#repeats_pk, #repeats_sk),
             &[#(#stored),*]);
     }]

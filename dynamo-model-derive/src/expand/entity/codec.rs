@@ -2,7 +2,7 @@
 //! the attribute names and types the item holds, and the managed fields (version, history).
 
 use super::index_key::{index_template_const, key_template_const, IndexAttributes, IndexCode};
-use super::{compression, field_default, formatted_attr_type};
+use super::{compression, dm, field_default, formatted_attr_type, private};
 use crate::check::{EntityModel, Field};
 use crate::template::{Segment, Template};
 use proc_macro2::TokenStream;
@@ -32,13 +32,9 @@ fn chunk_index(m: &EntityModel, f: &Field) -> usize {
 
 /// The body of `to_item`.
 pub(super) fn to_item(m: &EntityModel, index: &IndexCode) -> TokenStream {
-    let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
+    let private = private();
     let stored = stored(m);
     let index_attributes = &index.attributes;
-    // Every index key the templates render (sparse: only where all fields are present).
-    let index_writes =
-        (!index.keys.is_empty()).then(|| quote!(#private::put_indexes::<Self>(&mut item, self)?;));
     let key_only_checks: Vec<TokenStream> = m
         .fields
         .iter()
@@ -67,9 +63,9 @@ pub(super) fn to_item(m: &EntityModel, index: &IndexCode) -> TokenStream {
     let capacity = stored.len() + 3 + 2 * m.indexes.len();
     let encode_fields = stored.iter().map(|f| encode_field(m, f));
     quote! {
-        let mut item = #dm::Item::with_capacity(#capacity);
-        #private::put_key::<Self>(&mut item, #dm::Entity::primary_key(self))?;
-        #index_writes
+        // The primary key and every index key the templates render (sparse: only where
+        // all fields are present).
+        let mut item = #private::new_item(self, #capacity)?;
         #(#key_only_checks)*
         #(#encode_fields)*
         #private::finish_item::<Self>(item)
@@ -78,8 +74,8 @@ pub(super) fn to_item(m: &EntityModel, index: &IndexCode) -> TokenStream {
 
 /// `__CHUNKED` and the chunk slots, when the entity has chunked fields.
 pub(super) fn chunk_items(m: &EntityModel) -> Option<TokenStream> {
-    let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
+    let dm = dm();
+    let private = private();
     let chunked = chunked(m);
     let chunked_fields = chunked.iter().map(|f| {
         let name = &f.name;
@@ -95,9 +91,9 @@ pub(super) fn chunk_items(m: &EntityModel) -> Option<TokenStream> {
         let compression = match &f.attrs.compress {
             Some(c) => {
                 let c = compression(c);
-                quote!(::core::option::Option::Some(#c))
+                quote!(Some(#c))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(None),
         };
         quote!(#dm::chunk::ChunkedField { attribute: #name, inline: #inline, chunk_size: #chunk_size, compression: #compression })
     });
@@ -106,7 +102,7 @@ pub(super) fn chunk_items(m: &EntityModel) -> Option<TokenStream> {
         .enumerate()
         .map(|(i, f)| {
             let (fi, ty) = (&f.ident, &f.ty);
-            quote_spanned!(ty.span()=> #i => ::core::option::Option::Some(<#ty as #private::ChunkedFieldType>::slot(&self.#fi)),)
+            quote_spanned!(ty.span()=> #i => Some(<#ty as #private::ChunkedFieldType>::slot(&self.#fi)),)
         })
         .collect();
     let chunk_arms_mut: Vec<_> = chunked
@@ -114,7 +110,7 @@ pub(super) fn chunk_items(m: &EntityModel) -> Option<TokenStream> {
         .enumerate()
         .map(|(i, f)| {
             let (fi, ty) = (&f.ident, &f.ty);
-            quote_spanned!(ty.span()=> #i => ::core::option::Option::Some(<#ty as #private::ChunkedFieldType>::slot_mut(&mut self.#fi)),)
+            quote_spanned!(ty.span()=> #i => Some(<#ty as #private::ChunkedFieldType>::slot_mut(&mut self.#fi)),)
         })
         .collect();
     (!chunked.is_empty()).then(|| {
@@ -122,11 +118,11 @@ pub(super) fn chunk_items(m: &EntityModel) -> Option<TokenStream> {
             const __CHUNKED: &'static [#dm::chunk::ChunkedField] = &[#(#chunked_fields),*];
             #[inline]
             fn __chunk_slot(&self, i: usize) -> ::core::option::Option<&dyn #dm::chunk::ChunkSlot> {
-                match i { #(#chunk_arms)* _ => ::core::option::Option::None }
+                match i { #(#chunk_arms)* _ => None }
             }
             #[inline]
             fn __chunk_slot_mut(&mut self, i: usize) -> ::core::option::Option<&mut dyn #dm::chunk::ChunkSlot> {
-                match i { #(#chunk_arms_mut)* _ => ::core::option::Option::None }
+                match i { #(#chunk_arms_mut)* _ => None }
             }
         }
     })
@@ -134,8 +130,8 @@ pub(super) fn chunk_items(m: &EntityModel) -> Option<TokenStream> {
 
 /// The statement writing one stored field into `item`.
 fn encode_field(m: &EntityModel, f: &Field) -> TokenStream {
-    let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
+    let dm = dm();
+    let private = private();
     let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
     if f.attrs.chunked.is_some() {
         let k = chunk_index(m, f);
@@ -174,7 +170,7 @@ pub(super) fn from_item(
     m: &EntityModel,
     index_attributes: &[Option<IndexAttributes>],
 ) -> TokenStream {
-    let private = quote!(::dynamo_model::__private);
+    let private = private();
     let decode_fields = m
         .fields
         .iter()
@@ -186,7 +182,7 @@ pub(super) fn from_item(
         };
         // The key attributes, not the plain ones, say which item this is.
         #private::verify_keys::<Self>(&item, &value)?;
-        ::core::result::Result::Ok(value)
+        Ok(value)
     }
 }
 
@@ -196,8 +192,8 @@ fn decode_field(
     f: &Field,
     index_attributes: &[Option<IndexAttributes>],
 ) -> TokenStream {
-    let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
+    let dm = dm();
+    let private = private();
     let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
     let default = field_default(fi, &f.attrs.default, &m.default);
     if f.attrs.skip {
@@ -216,9 +212,9 @@ fn decode_field(
     if f.attrs.ttl {
         let fallback = match default {
             Some(default) => {
-                quote!(::core::option::Option::Some(|| #dm::TtlValue::to_stored(&#default())))
+                quote!(Some(|| #dm::TtlValue::to_stored(&#default())))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(None),
         };
         return quote_spanned! {ty.span()=>
             #fi: {
@@ -229,8 +225,8 @@ fn decode_field(
     }
     let default_path = default.clone();
     let default = match default {
-        Some(default) => quote!(::core::option::Option::Some(#default)),
-        None => quote!(::core::option::Option::None),
+        Some(default) => quote!(Some(#default)),
+        None => quote!(None),
     };
     if let Some(c) = &f.attrs.compress {
         let c = compression(c);
@@ -251,9 +247,9 @@ fn decode_field(
     if let Some(attr_ty) = formatted_attr_type(f) {
         let default = match &default_path {
             Some(path) => {
-                quote!(::core::option::Option::Some(|| <#attr_ty as #private::FormattedAttr>::from_plain(#path())))
+                quote!(Some(|| <#attr_ty as #private::FormattedAttr>::from_plain(#path())))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(None),
         };
         return quote_spanned! {ty.span()=>
             #fi: <#attr_ty as #private::FormattedAttr>::unformat(
@@ -281,7 +277,7 @@ fn decode_field(
 /// A field the primary key holds: read back from the key when the item does not store it
 /// (written by another program, or `key_only`).
 fn decode_key_field(f: &Field, sort: bool, template: &Template) -> TokenStream {
-    let private = quote!(::dynamo_model::__private);
+    let private = private();
     let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
     let aliases = f.attrs.aliases.iter();
     let template_const = key_template_const(sort);
@@ -329,8 +325,8 @@ fn decode_index_field(
     default_path: &Option<TokenStream>,
     default: &TokenStream,
 ) -> Option<TokenStream> {
-    let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
+    let dm = dm();
+    let private = private();
     let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
     let aliases = f.attrs.aliases.iter();
     let sources = m.index_sources(f);
@@ -361,9 +357,9 @@ fn decode_index_field(
         let marker = &format.marker;
         let default = match &default_path {
             Some(path) => {
-                quote!(::core::option::Option::Some(|| <#attr_ty as #private::FormattedAttr>::from_plain(#path())))
+                quote!(Some(|| <#attr_ty as #private::FormattedAttr>::from_plain(#path())))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(None),
         };
         return Some(quote_spanned! {ty.span()=>
             #fi: <#attr_ty as #private::FormattedAttr>::unformat(#private::take_index_key_field::<Self, #attr_ty>(
@@ -389,10 +385,7 @@ fn decode_index_field(
             &[#(#aliases),*],
             #key_only,
             &[#(#sources),*],
-            |component, delimiter| {
-                <#part as #private::KeyPart>::decode_key_with(component, delimiter)
-                    .map(<#ty as #private::OptionalKeyPart>::from_part)
-            },
+            <#ty as #private::OptionalKeyPart>::__decode,
             #default,
         )?,
     })
@@ -422,13 +415,12 @@ pub(super) fn attribute_names(m: &EntityModel) -> TokenStream {
 /// The type each written attribute is stored as, for the exports (`None`: it depends on
 /// the value).
 pub(super) fn attribute_types(m: &EntityModel) -> TokenStream {
-    let dm = quote!(::dynamo_model);
     let stored = stored(m);
     let attribute_types: Vec<TokenStream> = stored
         .iter()
         .map(|f| {
             let ty = &f.ty;
-            let known = |t: &str| quote!(::core::option::Option::Some(#t));
+            let known = |t: &str| quote!(Some(#t));
             let (name, stored_type) = if f.attrs.ttl {
                 (quote!(__TTL_ATTR), known("N"))
             } else {
@@ -436,14 +428,14 @@ pub(super) fn attribute_types(m: &EntityModel) -> TokenStream {
                 let stored_type = if f.attrs.compress.is_some() {
                     known("B")
                 } else if f.attrs.chunked.is_some() || f.attrs.serde_codec {
-                    quote!(::core::option::Option::None)
+                    quote!(None)
                 } else {
                     // A formatted field's attribute is in its format's form (an epoch
                     // format stores a number whatever the field's type).
                     let ty = formatted_attr_type(f).unwrap_or_else(|| quote!(#ty));
                     // Probed, not required: a type without `AttrValue` has its own error.
                     // `HasType` and `NoType` are in scope (`super::impls`).
-                    quote!((&#dm::__private::TypeProbe::<#ty>::NEW).dynamo_type())
+                    quote!((&__p::TypeProbe::<#ty>::NEW).dynamo_type())
                 };
                 (quote!(#n), stored_type)
             };
@@ -452,11 +444,11 @@ pub(super) fn attribute_types(m: &EntityModel) -> TokenStream {
         .collect();
 
     // One function per entity (what exports call), not one per field.
-    quote!(|| ::std::vec![#(#attribute_types),*])
+    quote!(|| [#(#attribute_types),*].to_vec())
 }
 
 /// `__ALIASES`: the older attribute names of renamed fields (updates remove them).
-pub(super) fn alias_items(m: &EntityModel) -> TokenStream {
+pub(super) fn alias_items(m: &EntityModel) -> Option<TokenStream> {
     let stored = stored(m);
     let alias_entries = stored
         .iter()
@@ -466,19 +458,22 @@ pub(super) fn alias_items(m: &EntityModel) -> TokenStream {
             let aliases = f.attrs.aliases.iter();
             quote!((#name, &[#(#aliases),*]))
         });
-    let alias_items = quote! {
-        const __ALIASES: &'static [(&'static str, &'static [&'static str])] = &[#(#alias_entries),*];
-    };
-    alias_items
+    let alias_entries: Vec<TokenStream> = alias_entries.collect();
+    // None: the trait's default (no aliases).
+    (!alias_entries.is_empty()).then(|| {
+        quote! {
+            const __ALIASES: &'static [(&'static str, &'static [&'static str])] = &[#(#alias_entries),*];
+        }
+    })
 }
 
 /// The version field: `Entity::VERSION` and `version()`.
 pub(super) fn version_items(m: &EntityModel) -> Option<TokenStream> {
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let version_items = m.fields.iter().find(|f| f.attrs.version).map(|f| {
         let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
         quote_spanned! {ty.span()=>
-            const VERSION: ::core::option::Option<&'static str> = ::core::option::Option::Some(#name);
+            const VERSION: ::core::option::Option<&'static str> = Some(#name);
             #[inline]
             fn version(&self) -> u64 {
                 <#ty as #dm::VersionValue>::get(&self.#fi)
@@ -490,7 +485,7 @@ pub(super) fn version_items(m: &EntityModel) -> Option<TokenStream> {
 
 /// The version-prefix history: `__HISTORY` and `__set_version`, and the `Versioned` impl.
 pub(super) fn history_items(m: &EntityModel) -> (Option<TokenStream>, Option<TokenStream>) {
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let ident = &m.ident;
     let history_items = m.versioned.as_ref().map(|v| {
         let (prefix, width, separator, time) =
@@ -510,7 +505,7 @@ pub(super) fn history_items(m: &EntityModel) -> (Option<TokenStream>, Option<Tok
         });
         quote! {
             const __HISTORY: ::core::option::Option<&'static #dm::history::HistoryLayout> =
-                ::core::option::Option::Some(&#dm::history::HistoryLayout {
+                Some(&#dm::history::HistoryLayout {
                     prefix: #prefix,
                     width: #width,
                     separator: #separator,

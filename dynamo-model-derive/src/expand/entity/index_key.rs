@@ -2,9 +2,9 @@
 //! the rendering of its templates from the item's fields, the write, and the descriptor
 //! updates use to re-render a key whose fields they change.
 
-use super::key::render;
+use super::key::{render_call, Source};
 use super::{
-    bucket_type, const_panic, delimiter_expr, field, formatted_attr_type, key_type, position_const,
+    bucket_type, delimiter_expr, dm, field, formatted_attr_type, key_type, position_const, private,
     table_name,
 };
 use crate::check::{EntityModel, Field, IndexModel};
@@ -26,8 +26,8 @@ pub(super) struct IndexAttributes {
 /// `TemplateField::Key`): each literal, and `None` for each placeholder.
 fn literal_parts(t: &Template) -> TokenStream {
     let parts = t.segments.iter().map(|s| match s {
-        Segment::Lit(l) => quote!(::core::option::Option::Some(#l)),
-        Segment::Field(_) | Segment::Computed(_) => quote!(::core::option::Option::None),
+        Segment::Lit(l) => quote!(Some(#l)),
+        Segment::Field(_) | Segment::Computed(_) => quote!(None),
     });
     quote!(&[#(#parts),*])
 }
@@ -44,7 +44,7 @@ pub(super) fn key_template_const(sort: bool) -> Ident {
 
 /// The delimiter of an index's templates: `__DELIMITER` (the entity's) when the index
 /// declares the same.
-fn index_delimiter(m: &EntityModel, index: &IndexModel) -> TokenStream {
+pub(super) fn index_delimiter(m: &EntityModel, index: &IndexModel) -> TokenStream {
     if index.delimiter == m.delimiter {
         quote!(__DELIMITER)
     } else {
@@ -76,18 +76,14 @@ pub(super) fn template_consts(m: &EntityModel) -> TokenStream {
                     .map(|t| (index_template_const(n, true), true, &t.0, d.clone())),
             )
         });
-    let template = quote!(::dynamo_model::generated::KeyTemplate);
+    let template = quote!(__p::KeyTemplate);
     let consts = primary.chain(indexes).map(|(name, sort, t, delimiter)| {
         let parts = literal_parts(t);
-        quote! {
-            #[allow(dead_code)]
-            const #name: #template = #template::new(#sort, #parts, #delimiter);
-        }
+        quote!(const #name: #template = #template::new(#sort, #parts, #delimiter);)
     });
     let delimiter = delimiter_expr(m.delimiter, &m.table);
     quote! {
-        #[allow(dead_code)]
-        const __DELIMITER: ::dynamo_model::key::Delimiter = #delimiter;
+        const __DELIMITER: __dm::key::Delimiter = #delimiter;
         #(#consts)*
     }
 }
@@ -127,7 +123,7 @@ pub(super) fn index_code(m: &EntityModel) -> IndexCode {
             continue;
         }
         let attributes = template_attributes(m, n, index);
-        template_index(m, index, &attributes, &mut code);
+        template_index(m, n, index, &attributes, &mut code);
         code.attributes.push(Some(attributes));
     }
     code
@@ -137,22 +133,17 @@ pub(super) fn index_code(m: &EntityModel) -> IndexCode {
 /// its key space type and the checks both use it; and its schema constant.
 fn index_position(m: &EntityModel, n: usize, index: &IndexModel) -> (TokenStream, TokenStream) {
     let (ident, table, table_name) = (&m.ident, &m.table, table_name(m));
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let index_name = index.index.to_string();
     let span = index.index.span();
-    let missing = const_panic(
-        span,
-        format!("index `{index_name}` is not declared on table `{table_name}`"),
-    );
     let idx = format_ident!("__INDEX_{}", n);
     let position = position_const(n);
     (
+        // Outside the entity's `const` block (a failure names `Type::__INDEX_POSITION_n`).
         quote_spanned! {span=>
             #[doc(hidden)]
-            const #position: usize = match <#table as #dm::Table>::SCHEMA.index_position(#index_name) {
-                ::core::option::Option::Some(position) => position,
-                ::core::option::Option::None => #missing,
-            };
+            const #position: usize = ::dynamo_model::generated::check::index_position(
+                &<#table as ::dynamo_model::Table>::SCHEMA, #index_name, #table_name);
         },
         quote_spanned! {span=>
             const #idx: &#dm::schema::IndexSchema = &__SCHEMA_REF.indexes[#ident::#position];
@@ -169,21 +160,18 @@ pub(super) fn own_keys(
     index: &IndexModel,
     idx: &Ident,
 ) -> (TokenStream, TokenStream) {
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let repeats = |index_t: Option<&(Template, LitStr)>, own: Option<&(Template, LitStr)>| {
         matches!((index_t, own), (Some(a), Some(b)) if a.1.value() == b.1.value())
             && index.delimiter == m.delimiter
     };
     let own_pk = if index.pk.is_some() && repeats(index.pk.as_ref(), Some(&m.pk)) {
-        quote!(#dm::schema::const_str_eq(#idx.pk[0].name, __SCHEMA.pk.name))
+        quote!(#dm::schema::same_attribute(#idx.pk_name(), Some(__SCHEMA.pk.name)))
     } else {
         quote!(false)
     };
     let own_sk = if index.sk.is_some() && repeats(index.sk.as_ref(), m.sk.as_ref()) {
-        quote!(match __SCHEMA.sk {
-            ::core::option::Option::Some(sk) => #dm::schema::const_str_eq(#idx.sk[0].name, sk.name),
-            ::core::option::Option::None => false,
-        })
+        quote!(#dm::schema::same_attribute(#idx.sk_name(), __SCHEMA.sk_name()))
     } else {
         quote!(false)
     };
@@ -195,63 +183,23 @@ fn template_attributes(m: &EntityModel, n: usize, index: &IndexModel) -> IndexAt
     let idx = format_ident!("__INDEX_{}", n);
     let (own_pk, own_sk) = own_keys(m, index, &idx);
     // Written unless the template repeats the table's own key: `own` is then a const
-    // expression, else `false`.
-    let attribute = |present: bool, own: &TokenStream, key: Ident| {
+    // expression, else `false`. (`None` from the index when the table declares no such
+    // key attribute: the checks report it, nothing else fails.)
+    let attribute = |present: bool, own: &TokenStream, name: Ident| {
         if !present {
-            quote!(::core::option::Option::None)
+            quote!(None)
         } else if own.to_string() == "false" {
-            quote!(::core::option::Option::Some(#idx.#key[0].name))
+            quote!(#idx.#name())
         } else {
-            quote!(if #own { ::core::option::Option::None } else { ::core::option::Option::Some(#idx.#key[0].name) })
+            quote!(if #own { None } else { #idx.#name() })
         }
     };
-    let pk = attribute(index.pk.is_some(), &own_pk, format_ident!("pk"));
-    let sk = attribute(index.sk.is_some(), &own_sk, format_ident!("sk"));
+    let pk = attribute(index.pk.is_some(), &own_pk, format_ident!("pk_name"));
+    let sk = attribute(index.sk.is_some(), &own_sk, format_ident!("sk_name"));
     IndexAttributes {
         pk,
         sk,
         delimiter: index_delimiter(m, index),
-    }
-}
-
-/// Code appending one placeholder of an index template rendered from the item's field,
-/// returning `Ok(false)` from the rendering when an optional field is absent (a sparse
-/// index: no key written).
-fn optional_part<'a>(
-    m: &'a EntityModel,
-    index_delim: &'a TokenStream,
-) -> impl Fn(&str, Option<Function>, &Ident) -> TokenStream + 'a {
-    let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
-    move |name: &str, function: Option<Function>, out: &Ident| {
-        let f = field(m, name);
-        let (fi, ty) = (&f.ident, &f.ty);
-        let absent = quote!(return ::core::result::Result::Ok(false););
-        match function {
-            None => match &f.attrs.key_format {
-                Some(format) => {
-                    let marker = &format.marker;
-                    quote_spanned! {ty.span()=>
-                        if !#dm::key::format::encode_optional::<#ty, #marker>(&self.#fi, #index_delim, #out)? { #absent }
-                    }
-                }
-                None => quote_spanned! {ty.span()=>
-                    if !<#ty as #private::OptionalKeyPart>::encode_optional_key(&self.#fi, #index_delim, #out)? { #absent }
-                },
-            },
-            Some(Function::Shard(n)) => quote_spanned! {ty.span()=>
-                if !#private::push_shard_optional::<#ty>(&self.#fi, #n, #out)? { #absent }
-            },
-            Some(Function::Random(n)) => quote_spanned! {ty.span()=>
-                #private::push_random_shard::<#ty>(&self.#fi, #n, #out)?;
-            },
-            Some(Function::Bucket(b)) => {
-                let bucket = bucket_type(b);
-                quote_spanned! {ty.span()=>
-                    if !#private::push_bucket_optional::<#bucket, #ty>(&self.#fi, #out)? { #absent }
-                }
-            }
-        }
     }
 }
 
@@ -260,39 +208,38 @@ fn optional_part<'a>(
 /// its update descriptor.
 fn template_index(
     m: &EntityModel,
+    n: usize,
     index: &IndexModel,
     attributes: &IndexAttributes,
     code: &mut IndexCode,
 ) {
-    let private = quote!(::dynamo_model::__private);
+    let private = private();
     let index_name = index.index.to_string();
     let (ipk, isk) = index_outs();
-    let IndexAttributes {
-        pk: pk_attr,
-        sk: sk_attr,
-        delimiter: index_delim,
-    } = attributes;
-    let pk_render = index
-        .pk
-        .as_ref()
-        .map(|t| render(&t.0, &ipk, optional_part(m, index_delim)));
-    let sk_render = index
-        .sk
-        .as_ref()
-        .map(|t| render(&t.0, &isk, optional_part(m, index_delim)));
+    let (pk_attr, sk_attr) = (&attributes.pk, &attributes.sk);
+    let render = |t: &Option<(Template, LitStr)>, sort, out| {
+        let t = &t.as_ref()?.0;
+        Some(render_call(
+            m,
+            (&index_template_const(n, sort), t),
+            Source::IndexItem,
+            out,
+        ))
+    };
+    // Both keys, the sort key only when the partition key is present: `&&`.
+    let renders = [
+        render(&index.pk, false, &ipk),
+        render(&index.sk, true, &isk),
+    ];
+    let renders = renders.iter().flatten();
     let position = code.keys.len();
-    code.keys.push(
-        quote!(#private::IndexKeyAttributes { index: #index_name, pk: #pk_attr, sk: #sk_attr }),
-    );
+    code.keys
+        .push(quote!(#private::IndexKeyAttributes::new(#index_name, #pk_attr, #sk_attr)));
     code.renders.push(quote! {
-        #position => {
-            let _ = (&#ipk, &#isk);
-            #pk_render
-            #sk_render
-            ::core::result::Result::Ok(true)
-        }
+        #position => Ok(#(#renders?)&&*),
     });
-    code.updates.extend(update_template(m, index, attributes));
+    code.updates
+        .extend(update_template(m, index, attributes, position));
 }
 
 /// The descriptor updates use to re-render the index's keys from the values they set
@@ -301,9 +248,9 @@ fn update_template(
     m: &EntityModel,
     index: &IndexModel,
     attributes: &IndexAttributes,
+    position: usize,
 ) -> Option<TokenStream> {
-    let private = quote!(::dynamo_model::__private);
-    let index_name = index.index.to_string();
+    let private = private();
     let mut template_fields: Vec<&Field> = Vec::new();
     for name in index
         .pk
@@ -329,16 +276,10 @@ fn update_template(
         template_segments(m, &template_fields, index.pk.as_ref().map(|t| &t.0)),
         template_segments(m, &template_fields, index.sk.as_ref().map(|t| &t.0)),
     );
-    let IndexAttributes {
-        pk: pk_attr,
-        sk: sk_attr,
-        delimiter: index_delim,
-    } = attributes;
+    let index_delim = &attributes.delimiter;
     Some(quote! {
         #private::IndexTemplate {
-            index: #index_name,
-            pk_attribute: #pk_attr,
-            sk_attribute: #sk_attr,
+            keys: Self::__INDEX_KEYS[#position],
             pk: #pk_segments,
             sk: #sk_segments,
             delimiter: #index_delim,
@@ -350,7 +291,7 @@ fn update_template(
 /// How an update finds the value of one field of an index template: from its own
 /// attribute among the update's values, or (a primary-key field) from the key.
 fn template_field(m: &EntityModel, f: &Field) -> TokenStream {
-    let private = quote!(::dynamo_model::__private);
+    let private = private();
     let (ty, attr) = (&f.ty, &f.name);
     if !f.in_primary_key {
         let encode = match &f.attrs.key_format {
@@ -406,7 +347,7 @@ fn template_segments(
     template_fields: &[&Field],
     t: Option<&Template>,
 ) -> TokenStream {
-    let private = quote!(::dynamo_model::__private);
+    let private = private();
     let position = |name: &str| {
         template_fields
             .iter()

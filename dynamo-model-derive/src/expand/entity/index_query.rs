@@ -4,24 +4,33 @@
 use super::args::{
     constructor_args, partition_struct_doc, sharded_doc, template_doc, ArgField, Args,
 };
+use super::index_key::{index_delimiter, index_template_const, key_template_const};
 use super::key::{partition_build, partition_uses};
 use super::sort_chain::sort_key_chain;
-use super::{delimiter_expr, pascal_case, position_const, present_type, snake_case, template_root};
+use super::{
+    dm, pascal_case, position_const, present_type, private, snake_case, template_root, Items,
+};
 use crate::check::{EntityModel, IndexModel};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 use syn::Ident;
 
 /// `Type::{index}_partition(..)` and `Type::{index}_sk()` for an index template.
-pub(super) fn index_query(m: &EntityModel, n: usize, index: &IndexModel) -> TokenStream {
+pub(super) fn index_query(m: &EntityModel, n: usize, index: &IndexModel) -> Items {
     let ident = &m.ident;
     let vis = &m.vis;
     let table = &m.table;
-    let dm = quote!(::dynamo_model);
     let index_name = index.index.to_string();
     let snake = snake_case(&index_name);
     let position = position_const(n);
-    let space = quote!(<#table as #dm::__private::TableIndex<{ #ident::#position }>>::Space);
+    // The index's key space: in the chain's definition, outside the entity's `const`
+    // block, with full paths; inside it, an alias.
+    let def_space =
+        quote!(<#table as ::dynamo_model::__private::TableIndex<{ #ident::#position }>>::Space);
+    let space = format_ident!("__Space{}", n).to_token_stream();
+    let space_alias = quote! {
+        type #space = <#table as __p::TableIndex<{ #ident::#position }>>::Space;
+    };
     let partition_fn = format_ident!("{}_partition", snake);
     let sk_fn = format_ident!("{}_sk", snake);
     let pascal = pascal_case(&snake);
@@ -35,23 +44,22 @@ pub(super) fn index_query(m: &EntityModel, n: usize, index: &IndexModel) -> Toke
             &partition_struct,
             &sk_fn,
             &chain,
-            &space,
+            (&def_space, &space),
             pk_ix,
             sk_ix,
-        );
+        )
+        .with_body(space_alias);
     }
     // An inverted index is partitioned by the table's sort key and sorted by its
     // partition key; an LSI shares the table's partition key; a GSI has its own template.
     // An inverted index's keys are the table's: their templates' delimiter is the entity's.
-    let (key_delim, index_delim) = (
-        delimiter_expr(m.delimiter, table),
-        delimiter_expr(index.delimiter, table),
-    );
+    let (key_delim, index_delim) = (quote!(__DELIMITER), index_delimiter(m, index));
     let inverted_sk = if index.inverted { m.sk.as_ref() } else { None };
-    let (pk_template, pk_lit, pk_delim) = match (&index.pk, inverted_sk) {
-        (_, Some((t, l))) => (t, l, &key_delim),
-        (Some((t, l)), None) => (t, l, &index_delim),
-        (None, None) => (&m.pk.0, &m.pk.1, &key_delim),
+    // The template constant (`index_key::template_consts`) holds its delimiter.
+    let (pk_template, pk_lit, pk_const) = match (&index.pk, inverted_sk) {
+        (_, Some((t, l))) => (t, l, key_template_const(true)),
+        (Some((t, l)), None) => (t, l, index_template_const(n, false)),
+        (None, None) => (&m.pk.0, &m.pk.1, key_template_const(false)),
     };
     let (sort_template, sort_delim) = if index.inverted {
         (Some((&m.pk.0, &m.pk.1)), &key_delim)
@@ -87,32 +95,31 @@ pub(super) fn index_query(m: &EntityModel, n: usize, index: &IndexModel) -> Toke
         "The partition of index `{index_name}` holding [`{ident}`] items, for queries.{}{see}",
         sharded_doc(pk_template)
     );
-    let chain_tokens = sort_template.map(|(t, lit)| {
+    let chain = sort_template.map(|(t, lit)| {
         sort_key_chain(
             m,
             t,
             lit,
             &chain,
             &sk_fn,
-            &space,
+            (&def_space, &space),
             !index.inverted,
             sort_delim,
         )
     });
     let (partition_type, partition_body) =
-        partition_build(m, pk_template, true, &space, (&root, fixed), pk_delim);
-    quote! {
-        #definition
-
-        impl #ident {
-            #[doc = #doc]
-            #vis fn #partition_fn #generics (#params) -> #partition_type {
-                #bind
-                #partition_body
-            }
+        partition_build(m, (&pk_const, pk_template), true, &space, (&root, fixed));
+    let partition = quote! {
+        #[doc = #doc]
+        #vis fn #partition_fn #generics (#params) -> #partition_type {
+            #bind
+            #partition_body
         }
-        #chain_tokens
-    }
+    };
+    chain
+        .unwrap_or_default()
+        .after(definition, partition)
+        .with_body(space_alias)
 }
 
 /// The typed partition and sort chain of a multi-attribute index key.
@@ -124,14 +131,13 @@ fn attribute_index_query(
     partition_struct: &Ident,
     sk_fn: &Ident,
     chain: &Ident,
-    space: &TokenStream,
+    (def_space, space): (&TokenStream, &TokenStream),
     pk_ix: &[usize],
     sk_ix: &[usize],
-) -> TokenStream {
+) -> Items {
     let ident = &m.ident;
     let vis = &m.vis;
-    let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
+    let (dm, private) = (dm(), private());
     let fields: Vec<ArgField> = pk_ix
         .iter()
         .map(|&i| ArgField::attribute(&m.fields[i]))
@@ -208,26 +214,26 @@ fn attribute_index_query(
             lit,
             chain,
             sk_fn,
-            space,
+            (def_space, space),
             false,
-            &delimiter_expr(m.delimiter, &m.table),
+            &quote!(__DELIMITER),
         )),
         _ => None,
     };
-    let chain_tokens = table_sorted.or_else(|| (!sk_ix.is_empty()).then(|| {
-        quote! {
+    let chain = table_sorted.or_else(|| (!sk_ix.is_empty()).then(|| Items {
+        defs: quote! {
             #[doc = #sk_doc]
             #[derive(Debug, Clone)]
-            #vis struct #chain<const N: usize>(#private::AttributePrefix<#ident, #space>);
-
-            impl #ident {
-                #[doc = #sk_doc]
-                #[inline]
-                #vis fn #sk_fn() -> #chain<0> {
-                    #chain(#private::AttributePrefix::__root())
-                }
+            #vis struct #chain<const N: usize>(::dynamo_model::__private::AttributePrefix<#ident, #def_space>);
+        },
+        methods: quote! {
+            #[doc = #sk_doc]
+            #[inline]
+            #vis fn #sk_fn() -> #chain<0> {
+                #chain(#private::AttributePrefix::__root())
             }
-
+        },
+        body: quote! {
             #(#levels)*
 
             impl<const N: usize> #private::AttributeChain for #chain<N> {
@@ -248,18 +254,14 @@ fn attribute_index_query(
                     #private::IntoSortKey::<__T, #space>::into_sort_key(self.0)
                 }
             }
-        }
+        },
     }));
-    quote! {
-        #definition
-
-        impl #ident {
-            #[doc = #doc]
-            #vis fn #partition_fn #generics (#params) -> #dm::MultiPartition<#ident, #space> {
-                #bind
-                #dm::MultiPartition::__build(::std::vec![#(#values),*])
-            }
+    let partition = quote! {
+        #[doc = #doc]
+        #vis fn #partition_fn #generics (#params) -> #dm::MultiPartition<#ident, #space> {
+            #bind
+            #dm::MultiPartition::__build(::std::vec![#(#values),*])
         }
-        #chain_tokens
-    }
+    };
+    chain.unwrap_or_default().after(definition, partition)
 }

@@ -4,7 +4,8 @@
 use super::args::{
     constructor_args, partition_struct_doc, sharded_doc, template_doc, ArgField, Args,
 };
-use super::{bucket_type, field, key_delimiter, key_type, template_root};
+use super::index_key::key_template_const;
+use super::{bucket_type, dm, field, key_type, private, template_root};
 use crate::check::{EntityModel, Field};
 use crate::template::{Function, Segment, Template};
 use proc_macro2::TokenStream;
@@ -12,58 +13,105 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::Ident;
 
-/// Code that appends a rendered template to `out`. `part` produces the code for one
-/// placeholder: a field, and the function computing the part from it (`None`: the field's
-/// own encoding).
-pub(super) fn render(
-    template: &Template,
-    out: &Ident,
-    part: impl Fn(&str, Option<Function>, &Ident) -> TokenStream,
-) -> TokenStream {
-    render_segments(&template.segments, out, part)
+/// Where the values a template renders come from.
+#[derive(Clone, Copy)]
+pub(super) enum Source {
+    /// The item's fields, for its primary key.
+    Item,
+    /// The item's fields, for an index key: a field may be absent (`Option`).
+    IndexItem,
+    /// Constructor arguments (locals named after the fields); `index`: of an index
+    /// template, whose arguments take the present value of an optional field.
+    Args { index: bool },
 }
 
-/// [`render`] for some of a template's segments.
-fn render_segments(
-    segments: &[Segment],
+/// `template.render_key(&[values], out)` (`render` for an index key, which may be
+/// absent): the runtime renders the template's `const` descriptor with one value per
+/// placeholder, built here.
+pub(super) fn render_call(
+    m: &EntityModel,
+    template: (&Ident, &Template),
+    source: Source,
     out: &Ident,
-    part: impl Fn(&str, Option<Function>, &Ident) -> TokenStream,
 ) -> TokenStream {
-    let steps = segments.iter().map(|segment| match segment {
-        Segment::Lit(lit) => quote!(#out.push_str(#lit);),
-        Segment::Field(name) => part(name, None, out),
-        Segment::Computed(c) => part(&c.field, Some(c.function), out),
+    let (name, t) = template;
+    let values = values(m, &t.segments, source);
+    let method = match source {
+        Source::IndexItem => format_ident!("render"),
+        Source::Item | Source::Args { .. } => format_ident!("render_key"),
+    };
+    quote!(#name.#method(&[#(#values),*], #out))
+}
+
+/// One `&dyn RenderPart` expression per placeholder of `segments`, in order: a call of
+/// the runtime's constructor for what the placeholder takes, whose type arguments carry
+/// the field type's span (an unfit type is reported there).
+fn values(m: &EntityModel, segments: &[Segment], source: Source) -> Vec<TokenStream> {
+    let p = private();
+    let placeholders = segments.iter().filter_map(|s| match s {
+        Segment::Field(name) => Some((name.as_str(), None)),
+        Segment::Computed(c) => Some((c.field.as_str(), Some(c.function))),
+        Segment::Lit(_) => None,
     });
-    quote!(#(#steps)*)
+    placeholders
+        .map(|(name, function)| {
+            let f = field(m, name);
+            let (fi, ty) = (&f.ident, &f.ty);
+            let (value, ty) = match source {
+                Source::Args { .. } => (quote!(&#fi), quote!(_)),
+                Source::Item | Source::IndexItem => (quote!(&self.#fi), quote!(#ty)),
+            };
+            let part = match function {
+                None => own(f, source, &value),
+                Some(Function::Shard(n)) => {
+                    // The hash is of the field's own encoding (its key format aside).
+                    let own = match source {
+                        Source::Item => quote_spanned!(f.ty.span()=> <#ty as #p::KeyPart>::__field(#value)),
+                        Source::IndexItem => {
+                            quote_spanned!(f.ty.span()=> <#ty as #p::OptionalKeyPart>::__present(#value))
+                        }
+                        Source::Args { .. } => own(f, source, &value),
+                    };
+                    quote!(#p::Shard(&#own, #n))
+                }
+                Some(Function::Random(n)) => {
+                    quote_spanned!(f.ty.span()=> #p::random::<#ty>(#value, #n))
+                }
+                Some(Function::Bucket(b)) => {
+                    let bucket = bucket_type(b);
+                    let make = match source {
+                        Source::Item => quote!(bucket),
+                        Source::IndexItem => quote!(present_bucket),
+                        Source::Args { .. } => quote!(bucket_of),
+                    };
+                    quote_spanned!(f.ty.span()=> #p::#make::<#bucket, #ty>(#value))
+                }
+            };
+            quote!(&#part)
+        })
+        .collect()
 }
 
-/// Code appending one placeholder of a key template rendered from constructor arguments
-/// (locals named after the fields); `index`: an index template, whose arguments take the
-/// present value of an optional field; `delimiter`: the template's delimiter (an
-/// expression of type `dynamo_model::key::Delimiter`).
-pub(super) fn arg_part<'a>(
-    m: &'a EntityModel,
-    index: bool,
-    delimiter: &'a TokenStream,
-) -> impl Fn(&str, Option<Function>, &Ident) -> TokenStream + 'a {
-    move |name, function, out| {
-        let private = quote!(::dynamo_model::__private);
-        let f = field(m, name);
-        let (fi, ty) = (&f.ident, key_type(f, index));
-        match function {
-            None => {
-                quote_spanned!(f.ty.span()=> #private::KeyArg::<#ty>::encode_key_arg(&#fi, #delimiter, #out)?;)
-            }
-            Some(Function::Shard(n)) => {
-                quote_spanned!(f.ty.span()=> #private::push_shard_arg::<#ty, _>(&#fi, #n, #out)?;)
-            }
-            Some(Function::Random(n)) => {
-                quote_spanned!(f.ty.span()=> #private::push_random_shard(&#fi, #n, #out)?;)
-            }
-            Some(Function::Bucket(b)) => {
-                let bucket = bucket_type(b);
-                quote_spanned!(f.ty.span()=> #private::push_bucket_arg::<#bucket, _>(&#fi, #out)?;)
-            }
+/// A placeholder that takes the field as it is: its encoding, in its key format if it has
+/// one (from a constructor argument: as the field's key type).
+fn own(f: &Field, source: Source, value: &TokenStream) -> TokenStream {
+    let (p, ty) = (private(), &f.ty);
+    match (source, &f.attrs.key_format) {
+        (Source::Args { index }, _) => {
+            let kty = key_type(f, index);
+            quote_spanned!(ty.span()=> #p::arg::<#kty, _>(#value))
+        }
+        (Source::Item, Some(_)) => {
+            let kty = key_type(f, false);
+            quote_spanned!(ty.span()=> #p::arg::<#kty, #ty>(#value))
+        }
+        (Source::Item, None) => quote_spanned!(ty.span()=> <#ty as #p::KeyPart>::__field(#value)),
+        (Source::IndexItem, Some(format)) => {
+            let marker = &format.marker;
+            quote_spanned!(ty.span()=> #p::formatted_present::<#ty, #marker>(#value))
+        }
+        (Source::IndexItem, None) => {
+            quote_spanned!(ty.span()=> <#ty as #p::OptionalKeyPart>::__present(#value))
         }
     }
 }
@@ -107,45 +155,44 @@ pub(super) fn partition_uses<'a>(
         .collect()
 }
 
-/// The return type and body of a partition constructor for template `t`, from arguments
-/// named after the fields: a `Partition`, or a `ShardedPartition` listing every shard when
-/// the template has a shard.
+/// The return type and body of a partition constructor for template `t` (the constant
+/// `name`), from arguments named after the fields: a `Partition`, or a `ShardedPartition`
+/// listing every shard when the template has a shard.
 pub(super) fn partition_build(
     m: &EntityModel,
-    t: &Template,
+    (name, t): (&Ident, &Template),
     index: bool,
     space: &TokenStream,
     sort: (&str, bool),
-    delimiter: &TokenStream,
 ) -> (TokenStream, TokenStream) {
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let ident = &m.ident;
     let (root, fixed) = sort;
-    let out = format_ident!("__pk");
-    let ok = quote!(::core::result::Result::Ok(()));
+    let source = Source::Args { index };
     match t.shard() {
         Some((at, c)) => {
             let count = c.function.shards().unwrap_or(1);
-            let before = render_segments(&t.segments[..at], &out, arg_part(m, index, delimiter));
-            let after = render_segments(&t.segments[at + 1..], &out, arg_part(m, index, delimiter));
+            let shard = t.segments[..at]
+                .iter()
+                .filter(|s| !matches!(s, Segment::Lit(_)))
+                .count();
+            let mut values = values(m, &t.segments[..at], source);
+            values.extend(self::values(m, &t.segments[at + 1..], source));
             (
                 quote!(#dm::ShardedPartition<#ident, #space>),
                 quote! {
-                    #dm::ShardedPartition::__build(
-                        #root,
-                        #fixed,
-                        #count,
-                        |#out| { let _ = &#out; #before #ok },
-                        |#out| { let _ = &#out; #after #ok },
-                    )
+                    #dm::ShardedPartition::__build(#root, #fixed, #count, |__head, __tail| {
+                        #name.render_around(#shard, &[#(#values),*], __head, __tail)
+                    })
                 },
             )
         }
         None => {
-            let all = render(t, &out, arg_part(m, index, delimiter));
+            let out = format_ident!("__pk");
+            let render = render_call(m, (name, t), source, &out);
             (
                 quote!(#dm::Partition<#ident, #space>),
-                quote!(#dm::Partition::__build(#root, #fixed, |#out| { let _ = &#out; #all #ok })),
+                quote!(#dm::Partition::__build(#root, #fixed, |#out| #render)),
             )
         }
     }
@@ -156,67 +203,42 @@ pub(super) fn key_outs() -> (Ident, Ident) {
     (format_ident!("__pk"), format_ident!("__sk"))
 }
 
-/// Code appending one placeholder of a primary-key template rendered from the item's field.
-fn self_part<'a>(
-    m: &'a EntityModel,
-    key_delim: &'a TokenStream,
-) -> impl Fn(&str, Option<Function>, &Ident) -> TokenStream + 'a {
-    let private = quote!(::dynamo_model::__private);
-    move |name: &str, function: Option<Function>, out: &Ident| {
-        let f = field(m, name);
-        let (fi, ty) = (&f.ident, &f.ty);
-        match function {
-            None if f.attrs.key_format.is_some() => {
-                let kty = key_type(f, false);
-                quote_spanned!(ty.span()=> <#ty as #private::KeyArg<#kty>>::encode_key_arg(&self.#fi, #key_delim, #out)?;)
-            }
-            None => {
-                quote_spanned!(ty.span()=> <#ty as #private::KeyPart>::encode_key_with(&self.#fi, #key_delim, #out)?;)
-            }
-            Some(Function::Shard(n)) => {
-                quote_spanned!(ty.span()=> #private::push_shard::<#ty>(&self.#fi, #n, #out)?;)
-            }
-            Some(Function::Random(n)) => {
-                quote_spanned!(ty.span()=> #private::push_random_shard::<#ty>(&self.#fi, #n, #out)?;)
-            }
-            Some(Function::Bucket(b)) => {
-                let bucket = bucket_type(b);
-                quote_spanned!(ty.span()=> #private::push_bucket::<#bucket, #ty>(&self.#fi, #out)?;)
-            }
-        }
-    }
-}
-
 /// The body of `__render_primary_key`: both templates rendered from the item's fields.
 pub(super) fn render_primary_key(m: &EntityModel) -> TokenStream {
-    let key_delim = quote!(__DELIMITER);
     let (pk_out, sk_out) = key_outs();
-    let pk_self = render(&m.pk.0, &pk_out, self_part(m, &key_delim));
-    let sk_self =
-        m.sk.as_ref()
-            .map(|s| render(&s.0, &sk_out, self_part(m, &key_delim)));
-    quote! {
-        let _ = &#sk_out;
-        #pk_self
-        #sk_self
-        ::core::result::Result::Ok(())
+    let pk = render_call(
+        m,
+        (&key_template_const(false), &m.pk.0),
+        Source::Item,
+        &pk_out,
+    );
+    match &m.sk {
+        Some((t, _)) => {
+            let sk = render_call(m, (&key_template_const(true), t), Source::Item, &sk_out);
+            quote!(#pk?; #sk)
+        }
+        None => quote!(let _ = #sk_out; #pk),
     }
 }
 
 /// The key and partition constructors: the structs naming their arguments (outside the
 /// entity's `impl`) and the constructors with the random-shard pickers (inside it).
 pub(super) struct KeyConstructors {
+    /// The argument structs (users name them: outside the entity's `const` block).
     pub definitions: TokenStream,
+    /// `From<{Key struct}> for Key<Entity>`.
+    pub key_from: TokenStream,
     pub key_fn: TokenStream,
     pub partition_fn: TokenStream,
     pub random_fns: TokenStream,
 }
 
 pub(super) fn constructors(m: &EntityModel) -> KeyConstructors {
-    let (key_definitions, key_fn) = key_constructor(m);
+    let (key_definition, key_from, key_fn) = key_constructor(m);
     let (partition_definition, partition_fn) = partition_constructor(m);
     KeyConstructors {
-        definitions: quote!(#key_definitions #partition_definition),
+        definitions: quote!(#key_definition #partition_definition),
+        key_from,
         key_fn,
         partition_fn,
         random_fns: random_fns(m),
@@ -224,16 +246,20 @@ pub(super) fn constructors(m: &EntityModel) -> KeyConstructors {
 }
 
 /// `Type::key(..)`, its named-argument struct and the struct's conversion into the key.
-fn key_constructor(m: &EntityModel) -> (TokenStream, TokenStream) {
+fn key_constructor(m: &EntityModel) -> (TokenStream, TokenStream, TokenStream) {
     let (ident, vis) = (&m.ident, &m.vis);
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let has_sk = m.sk.is_some();
-    let key_delim = key_delimiter(m);
     let (pk_out, sk_out) = key_outs();
-    let pk_args = render(&m.pk.0, &pk_out, arg_part(m, false, &key_delim));
-    let sk_args =
-        m.sk.as_ref()
-            .map(|s| render(&s.0, &sk_out, arg_part(m, false, &key_delim)));
+    let args = Source::Args { index: false };
+    let pk_args = render_call(m, (&key_template_const(false), &m.pk.0), args, &pk_out);
+    let sk_args = match &m.sk {
+        Some((t, _)) => {
+            let sk = render_call(m, (&key_template_const(true), t), args, &sk_out);
+            quote!(#pk_args?; #sk)
+        }
+        None => quote!(let _ = #sk_out; #pk_args),
+    };
     let key_templates = std::iter::once(template_doc("pk", &m.pk.1))
         .chain(m.sk.as_ref().map(|s| template_doc("sk", &s.1)))
         .collect::<Vec<_>>()
@@ -291,21 +317,16 @@ fn key_constructor(m: &EntityModel) -> (TokenStream, TokenStream) {
         #[doc = #key_doc]
         #vis fn key #generics (#params) -> #dm::Key<#ident> {
             #bind
-            #dm::Key::__build(#has_sk, |#pk_out, #sk_out| {
-                let _ = &#sk_out;
-                #pk_args
-                #sk_args
-                ::core::result::Result::Ok(())
-            })
+            #dm::Key::__build(#has_sk, |#pk_out, #sk_out| { #sk_args })
         }
     };
-    (quote!(#definition #key_from), key_fn)
+    (definition, quote!(#key_from), key_fn)
 }
 
 /// `Type::partition(..)` and its named-argument struct.
 fn partition_constructor(m: &EntityModel) -> (TokenStream, TokenStream) {
     let (ident, vis) = (&m.ident, &m.vis);
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let partition_fields: Vec<ArgField> = partition_uses(m, &m.pk.0)
         .into_iter()
         .map(|(f, uses)| ArgField::template(f, false, &uses))
@@ -336,11 +357,10 @@ fn partition_constructor(m: &EntityModel) -> (TokenStream, TokenStream) {
     };
     let (partition_type, partition_body) = partition_build(
         m,
-        &m.pk.0,
+        (&key_template_const(false), &m.pk.0),
         false,
         &quote!(#dm::Primary),
         (&sk_prefix, sk_fixed),
-        &key_delimiter(m),
     );
     let Args {
         generics,
@@ -362,7 +382,7 @@ fn partition_constructor(m: &EntityModel) -> (TokenStream, TokenStream) {
 /// `Type::random_{field}()` picks a shard for a new item, for each `random(n)` field.
 fn random_fns(m: &EntityModel) -> TokenStream {
     let vis = &m.vis;
-    let private = quote!(::dynamo_model::__private);
+    let private = private();
     let mut random_fields: Vec<(&Field, u16)> = Vec::new();
     let all_templates = std::iter::once(&m.pk).chain(m.sk.as_ref()).chain(
         m.indexes

@@ -45,11 +45,13 @@ fn generate(m: &EntityModel) -> TokenStream {
     let (fields_struct, fields_fn) = paths::paths(m);
     let key::KeyConstructors {
         definitions,
+        key_from,
         key_fn,
         partition_fn,
         random_fns,
     } = key::constructors(m);
     let positions = &index.positions;
+    let positions = (!positions.is_empty()).then(|| quote!(impl #ident { #(#positions)* }));
     let sk_chain = m.sk.as_ref().map(|(t, lit)| {
         let chain = format_ident!("{}Sk", ident);
         sort_chain::sort_key_chain(
@@ -58,44 +60,114 @@ fn generate(m: &EntityModel) -> TokenStream {
             lit,
             &chain,
             &format_ident!("sk"),
-            &quote!(::dynamo_model::Primary),
+            (&quote!(::dynamo_model::Primary), &quote!(__dm::Primary)),
             false,
-            &key_delimiter(m),
+            // The delimiter of the entity's key templates, a constant of its `const` block.
+            &quote!(__DELIMITER),
         )
     });
-    let index_queries = m
-        .indexes
-        .iter()
-        .enumerate()
-        .map(|(n, i)| index_query::index_query(m, n, i));
+    let queries: Vec<Items> = sk_chain
+        .into_iter()
+        .chain(
+            m.indexes
+                .iter()
+                .enumerate()
+                .map(|(n, i)| index_query::index_query(m, n, i)),
+        )
+        .collect();
+    let query_defs = queries.iter().map(|i| &i.defs);
+    let query_methods = queries.iter().map(|i| &i.methods);
+    let query_bodies = queries.iter().map(|i| &i.body);
     let impls = impls(m, &index);
+    let runtime_names = runtime_names();
     quote! {
         #fields_struct
         #definitions
+        #(#query_defs)*
 
-        impl #ident {
-            #key_fn
-            #fields_fn
-            #partition_fn
-            #random_fns
-        }
+        #positions
 
-        impl #ident {
-            #(#positions)*
-        }
+        const _: () = {
+            #runtime_names
 
-        #sk_chain
-        #(#index_queries)*
+            #key_from
 
-        #impls
+            impl #ident {
+                #key_fn
+                #fields_fn
+                #partition_fn
+                #random_fns
+                #(#query_methods)*
+            }
+
+            #(#query_bodies)*
+
+            #impls
+        };
     }
 }
 
-/// The trait impls, with the checks against the table and the registration, in one
-/// anonymous const (the table's schema and the index schemas are its local constants).
+/// The names the code in a derive's `const` block uses (serde_derive's habit: short
+/// names in a scope users never see): `__dm` for the runtime, `__p` for its `__private`
+/// module, and `core`'s `Some`, `None` and `Ok`, which a user's items of those names
+/// cannot shadow there (not `Option` or `Result`: an entity may have either name). The
+/// types users name are defined outside the block, with full paths.
+pub(crate) fn runtime_names() -> TokenStream {
+    quote! {
+        #[allow(unused_imports)]
+        use ::dynamo_model::{self as __dm, __private as __p};
+        #[allow(unused_imports)]
+        use ::core::{option::Option::{None, Some}, result::Result::Ok};
+    }
+}
+
+/// `::dynamo_model` in the entity's `const` block.
+pub(crate) fn dm() -> TokenStream {
+    quote!(__dm)
+}
+
+/// `::dynamo_model::__private` in the entity's `const` block.
+pub(crate) fn private() -> TokenStream {
+    quote!(__p)
+}
+
+/// Items of one concern: the type definitions users name (at the entity's module level),
+/// the entity's inherent methods (one `impl` for all concerns) and the rest (in the
+/// entity's `const` block, see [`dm`]).
+#[derive(Default)]
+pub(super) struct Items {
+    pub defs: TokenStream,
+    pub methods: TokenStream,
+    pub body: TokenStream,
+}
+
+impl Items {
+    /// The items after a definition and methods of their own concern (an index's
+    /// partition struct and constructor before its sort chain).
+    pub(super) fn after(self, defs: TokenStream, methods: TokenStream) -> Items {
+        let (own_defs, own_methods) = (self.defs, self.methods);
+        Items {
+            defs: quote!(#defs #own_defs),
+            methods: quote!(#methods #own_methods),
+            body: self.body,
+        }
+    }
+
+    /// The items with `body` before their own body.
+    pub(super) fn with_body(self, body: TokenStream) -> Items {
+        let own = self.body;
+        Items {
+            body: quote!(#body #own),
+            ..self
+        }
+    }
+}
+
+/// The trait impls, with the checks against the table and the registration (the table's
+/// schema and the index schemas are local constants of the entity's `const` block).
 fn impls(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
     let table = &m.table;
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let consts = &index.consts;
     let template_consts = index_key::template_consts(m);
     let checks = checks::checks(m);
@@ -103,38 +175,57 @@ fn impls(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
     let entity_impl = entity_impl(m, index);
     let internals_impl = internals_impl(m, index);
     let (_, versioned_impl) = codec::history_items(m);
-    quote! {
-        const _: () = {
-            const __SCHEMA: #dm::TableSchema = <#table as #dm::Table>::SCHEMA;
-            static __SCHEMA_REF: #dm::TableSchema = __SCHEMA;
-            #[allow(dead_code)]
+    // The index schemas are `&'static` borrows of it.
+    let schema_ref =
+        (!m.indexes.is_empty()).then(|| quote!(static __SCHEMA_REF: #dm::TableSchema = __SCHEMA;));
+    // The TTL attribute, for a TTL field and the checks of aliases and history.
+    let uses_ttl = m.versioned.is_some()
+        || m.fields
+            .iter()
+            .any(|f| f.attrs.ttl || !f.attrs.aliases.is_empty());
+    let ttl_attr = uses_ttl.then(|| {
+        quote! {
             const __TTL_ATTR: &str = match __SCHEMA.ttl {
-                ::core::option::Option::Some(ttl) => ttl,
-                ::core::option::Option::None => "",
+                Some(ttl) => ttl,
+                None => "",
             };
-            #(#consts)*
-            #template_consts
-            const _: () = { #(#checks)* };
-            // For the registration's type probes.
-            #[allow(unused_imports)]
-            use #dm::__private::{HasType as _, NoType as _};
-
-            #registration
-
-            #entity_impl
-
-            #versioned_impl
-
-            #internals_impl
+        }
+    });
+    quote! {
+        const __SCHEMA: #dm::TableSchema = <#table as #dm::Table>::SCHEMA;
+        #schema_ref
+        #ttl_attr
+        #(#consts)*
+        #template_consts
+        const _: () = {
+            use __dm::generated::check as __check;
+            #(#checks)*
         };
+        // For the registration's type probes.
+        #[allow(unused_imports)]
+        use __p::{HasType as _, NoType as _};
+
+        #registration
+
+        #entity_impl
+
+        #versioned_impl
+
+        #internals_impl
     }
 }
 
 /// `impl Entity`.
 fn entity_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
     let (ident, table, entity_type) = (&m.ident, &m.table, &m.entity_type);
-    let dm = quote!(::dynamo_model);
+    let dm = dm();
     let attribute_names = codec::attribute_names(m);
+    // The trait's default is the table's `identify = "keys"`.
+    let identify_by_keys = m.identify_by_keys.then(|| {
+        quote!(
+            const __IDENTIFY_BY_KEYS: bool = true;
+        )
+    });
     let version_items = codec::version_items(m);
     let to_item = codec::to_item(m, index);
     let from_item = codec::from_item(m, &index.attributes);
@@ -143,6 +234,7 @@ fn entity_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
             type Table = #table;
             const ENTITY_TYPE: &'static str = #entity_type;
             const ATTRIBUTES: &'static [&'static str] = #attribute_names;
+            #identify_by_keys
             #version_items
 
             #[inline]
@@ -161,9 +253,7 @@ fn entity_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
 /// `impl EntityInternals`: what the runtime needs of the entity and users never call.
 fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
     let ident = &m.ident;
-    let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
-    let identify_by_keys = registration::identify_by_keys(m);
+    let (dm, private) = (dm(), private());
     let alias_items = codec::alias_items(m);
     let (history_items, _) = codec::history_items(m);
     let chunk_items = codec::chunk_items(m);
@@ -171,22 +261,12 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
     let (pk_out, sk_out) = key::key_outs();
     let (ipk, isk) = index_key::index_outs();
     let render_primary_key = key::render_primary_key(m);
-    quote! {
-        impl #private::EntityInternals for #ident {
-            const __IDENTIFY_BY_KEYS: bool = #identify_by_keys;
-            #alias_items
-            #history_items
-            #chunk_items
+    // Indexes with key templates (the trait's defaults without): their key attributes and
+    // their rendering from the item (`__ipk`, `__isk` may go unused: their names start
+    // with `_`).
+    let index_items = (!index_renders.is_empty()).then(|| {
+        quote! {
             const __INDEX_KEYS: &'static [#private::IndexKeyAttributes] = &[#(#index_keys),*];
-
-            #[inline]
-            fn __render_primary_key(
-                &self,
-                #pk_out: &mut ::std::string::String,
-                #sk_out: &mut ::std::string::String,
-            ) -> ::core::result::Result<(), #dm::key::KeyError> {
-                #render_primary_key
-            }
 
             #[inline]
             fn __render_index_key(
@@ -197,15 +277,31 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
             ) -> ::core::result::Result<bool, #dm::key::KeyError> {
                 match index {
                     #(#index_renders)*
-                    _ => {
-                        let _ = (#ipk, #isk);
-                        ::core::result::Result::Ok(false)
-                    }
+                    _ => Ok(false),
                 }
             }
+        }
+    });
+    let index_templates = (!index_updates.is_empty()).then(|| {
+        quote!(const __INDEX_TEMPLATES: &'static [#private::IndexTemplate] = &[#(#index_updates),*];)
+    });
+    quote! {
+        impl #private::EntityInternals for #ident {
+            #alias_items
+            #history_items
+            #chunk_items
+            #index_items
 
-            const __INDEX_TEMPLATES: &'static [#private::IndexTemplate] = &[#(#index_updates),*];
+            #[inline]
+            fn __render_primary_key(
+                &self,
+                #pk_out: &mut ::std::string::String,
+                #sk_out: &mut ::std::string::String,
+            ) -> ::core::result::Result<(), #dm::key::KeyError> {
+                #render_primary_key
+            }
 
+            #index_templates
         }
     }
 }
@@ -213,11 +309,6 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
 /// The table's path as written, for messages: `crate::App`.
 pub(crate) fn table_name(m: &EntityModel) -> String {
     m.table.to_token_stream().to_string().replace(' ', "")
-}
-
-/// The delimiter of the entity's primary-key templates.
-pub(crate) fn key_delimiter(m: &EntityModel) -> TokenStream {
-    delimiter_expr(m.delimiter, &m.table)
 }
 
 /// A message for `panic!` in a const assertion (a literal format string, so braces are escaped).
@@ -243,16 +334,16 @@ pub(crate) fn delimiter_expr(declared: Option<char>, table: &syn::Path) -> Token
     match declared {
         Some(c) => {
             let name = delimiter_const(c);
-            quote!(::dynamo_model::key::Delimiter::#name)
+            quote!(__dm::key::Delimiter::#name)
         }
-        None => quote!(<#table as ::dynamo_model::Table>::DELIMITER),
+        None => quote!(<#table as __dm::Table>::DELIMITER),
     }
 }
 
 /// The runtime type of a time bucket.
 pub(crate) fn bucket_type(bucket: Bucket) -> TokenStream {
     let ident = format_ident!("{}", bucket.type_name());
-    quote!(::dynamo_model::key::computed::#ident)
+    quote!(__dm::key::computed::#ident)
 }
 
 /// The function giving a missing field's value, as serde has it: the field's own
@@ -300,14 +391,14 @@ pub(crate) fn template_root(t: &Template) -> (String, bool) {
 pub(crate) fn key_type(f: &Field, index: bool) -> TokenStream {
     let ty = &f.ty;
     let plain = if index {
-        quote_spanned!(ty.span()=> <#ty as ::dynamo_model::__private::OptionalKeyPart>::Part)
+        quote_spanned!(ty.span()=> <#ty as __p::OptionalKeyPart>::Part)
     } else {
         quote!(#ty)
     };
     match &f.attrs.key_format {
         Some(format) => {
             let marker = &format.marker;
-            quote_spanned!(ty.span()=> ::dynamo_model::key::format::Formatted<#plain, #marker>)
+            quote_spanned!(ty.span()=> __dm::key::format::Formatted<#plain, #marker>)
         }
         None => plain,
     }
@@ -345,7 +436,7 @@ pub(crate) fn present_type(ty: &syn::Type) -> &syn::Type {
 
 /// `&Compression { .. }` for a compressed field (a constant, promoted to `'static`).
 pub(crate) fn compression(c: &crate::attr::Compress) -> TokenStream {
-    let private = quote!(::dynamo_model::__private);
+    let private = private();
     let level = c.level;
     let codec = match c.codec {
         crate::attr::CodecName::Zstd => quote!(#private::Codec::Zstd { level: #level }),
@@ -356,11 +447,11 @@ pub(crate) fn compression(c: &crate::attr::Compress) -> TokenStream {
     };
     let threshold = match c.threshold {
         Some(n) => quote!(#n),
-        None => quote!(::dynamo_model::compress::DEFAULT_THRESHOLD),
+        None => quote!(__dm::compress::DEFAULT_THRESHOLD),
     };
     let max_size = match c.max_size {
         Some(n) => quote!(#n),
-        None => quote!(::dynamo_model::compress::DEFAULT_MAX_SIZE),
+        None => quote!(__dm::compress::DEFAULT_MAX_SIZE),
     };
     quote!(&#private::Compression { codec: #codec, threshold: #threshold, max_size: #max_size })
 }
@@ -368,7 +459,7 @@ pub(crate) fn compression(c: &crate::attr::Compress) -> TokenStream {
 /// A statement failing compilation, at the codec's name, when the codec's feature of
 /// dynamo-model is off.
 pub(crate) fn codec_check(field: &Ident, c: &crate::attr::Compress) -> TokenStream {
-    let private = quote!(::dynamo_model::__private);
+    let private = private();
     let name = c.codec.name();
     let available = match c.codec {
         crate::attr::CodecName::Zstd => quote!(#private::ZSTD_AVAILABLE),

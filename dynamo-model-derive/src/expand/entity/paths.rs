@@ -9,8 +9,10 @@ use quote::{format_ident, quote};
 /// The `{Type}Fields` struct (outside the entity's `impl`) and `Type::fields()` (inside).
 pub(super) fn paths(m: &EntityModel) -> (TokenStream, TokenStream) {
     let (ident, vis, table) = (&m.ident, &m.vis, &m.table);
+    // The struct is defined where users name it (full paths); `fields()` is in the
+    // entity's `const` block.
     let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
+    let rt = super::dm();
     let stored: Vec<&Field> = m.fields.iter().filter(|f| m.stores(f)).collect();
     let fields_ident = format_ident!("{}Fields", ident);
     // Chunked fields are stored as bytes or a manifest: no conditions, no updates.
@@ -30,12 +32,6 @@ pub(super) fn paths(m: &EntityModel) -> (TokenStream, TokenStream) {
         } else {
             quote!(#ty)
         };
-        // The version is managed by the crate: conditions yes, updates no.
-        let marker = if f.in_primary_key || f.attrs.version {
-            quote!(KeyField)
-        } else {
-            quote!(Mutable)
-        };
         if f.attrs.compress.is_some() {
             let doc = format!(
                 "Path of attribute `{}`, stored compressed: `exists`/`not_exists` in conditions, `set`/`remove` in updates.",
@@ -44,21 +40,25 @@ pub(super) fn paths(m: &EntityModel) -> (TokenStream, TokenStream) {
             return quote!(#[doc = #doc] pub #fi: #dm::CompressedPath<#ident, #value>,);
         }
         let doc = format!("Path of attribute `{}`.", f.name);
-        quote!(#[doc = #doc] pub #fi: #dm::Path<#ident, #value, #private::#marker>,)
+        // Key fields and the version (managed by the crate) take conditions, not updates.
+        if f.in_primary_key || f.attrs.version {
+            return quote!(#[doc = #doc] pub #fi: #dm::KeyPath<#ident, #value>,);
+        }
+        quote!(#[doc = #doc] pub #fi: #dm::Path<#ident, #value>,)
     });
     let path_inits = pathed.iter().map(|f| {
         let (fi, name) = (&f.ident, &f.name);
         if f.attrs.ttl {
-            return quote!(#fi: #dm::Path::__new(match <#table as #dm::Table>::SCHEMA.ttl {
-                ::core::option::Option::Some(ttl) => ttl,
-                ::core::option::Option::None => #name,
+            return quote!(#fi: #rt::Path::__new(match <#table as #rt::Table>::SCHEMA.ttl {
+                Some(ttl) => ttl,
+                None => #name,
             }),);
         }
         if let Some(c) = &f.attrs.compress {
             let c = compression(c);
-            return quote!(#fi: #dm::CompressedPath::__new(#name, *#c),);
+            return quote!(#fi: #rt::CompressedPath::__new(#name, *#c),);
         }
-        quote!(#fi: #dm::Path::__new(#name),)
+        quote!(#fi: #rt::Path::__new(#name),)
     });
     let fields_doc = format!("Typed attribute paths of [`{ident}`], for conditions and updates.");
     (

@@ -2,7 +2,7 @@
 //! templates as written (for exports), and its attributes.
 
 use super::index_key::key_template_const;
-use super::{bucket_type, codec, field, key_type};
+use super::{bucket_type, codec, field, key_type, private};
 use crate::check::EntityModel;
 use crate::template::{Function, Segment, Template};
 use proc_macro2::TokenStream;
@@ -10,24 +10,17 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::LitStr;
 
-/// `__IDENTIFY_BY_KEYS`: the entity's own `identify = "keys"`, or its table's.
-pub(super) fn identify_by_keys(m: &EntityModel) -> TokenStream {
-    let (table, own_identify) = (&m.table, m.identify_by_keys);
-    quote!((#own_identify || <#table as ::dynamo_model::Table>::SCHEMA.identify_by_keys))
-}
-
 /// The `inventory::submit!` of the entity's `EntityRegistration`.
 pub(super) fn registration(m: &EntityModel) -> TokenStream {
-    let (ident, table, entity_type) = (&m.ident, &m.table, &m.entity_type);
-    let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
+    let ident = &m.ident;
+    let private = private();
     let registered_pk = registered_template(m, &m.pk.0, false);
     let registered_sk = match &m.sk {
         Some((t, _)) => {
             let t = registered_template(m, t, true);
-            quote!(::core::option::Option::Some(#t))
+            quote!(Some(#t))
         }
-        None => quote!(::core::option::Option::None),
+        None => quote!(None),
     };
     let type_name = ident.to_string();
     // The templates as written, for schema exports (`dynamo_model::export`).
@@ -35,9 +28,9 @@ pub(super) fn registration(m: &EntityModel) -> TokenStream {
     let sk_text = match &m.sk {
         Some((_, lit)) => {
             let text = lit.value();
-            quote!(::core::option::Option::Some(#text))
+            quote!(Some(#text))
         }
-        None => quote!(::core::option::Option::None),
+        None => quote!(None),
     };
     let index_texts = m.indexes.iter().map(|index| {
         let name = index.index.to_string();
@@ -45,50 +38,42 @@ pub(super) fn registration(m: &EntityModel) -> TokenStream {
             |side: &Option<(Template, LitStr)>, fields: Option<&Vec<usize>>| match (side, fields) {
                 (Some((_, lit)), _) => {
                     let text = lit.value();
-                    quote!(::core::option::Option::Some(#text))
+                    quote!(Some(#text))
                 }
                 (None, Some(fields)) if !fields.is_empty() => {
                     let names: Vec<&str> =
                         fields.iter().map(|&i| m.fields[i].name.as_str()).collect();
                     let text = format!("[{}]", names.join(", "));
-                    quote!(::core::option::Option::Some(#text))
+                    quote!(Some(#text))
                 }
-                _ => quote!(::core::option::Option::None),
+                _ => quote!(None),
             };
         let pk = text(&index.pk, index.attributes.as_ref().map(|(pk, _)| pk));
         let sk = text(&index.sk, index.attributes.as_ref().map(|(_, sk)| sk));
         let inverted = index.inverted;
-        quote!(#private::IndexTemplates { index: #name, pk: #pk, sk: #sk, inverted: #inverted })
+        quote!(#private::IndexTemplates::new(#name, #pk, #sk, #inverted))
     });
     let has_ttl = m.fields.iter().any(|f| f.attrs.ttl);
-    let identify_by_keys = identify_by_keys(m);
     let attribute_types = codec::attribute_types(m);
     quote! {
-        #private::inventory::submit! {
-            #private::EntityRegistration {
-                table: ::core::any::TypeId::of::<#table>,
-                entity_type: #entity_type,
-                type_name: #type_name,
-                pk: #registered_pk,
-                sk: #registered_sk,
-                versioned: <#ident as #dm::Entity>::VERSION.is_some(),
-                history: <#ident as #private::EntityInternals>::__HISTORY,
-                identify_by_keys: #identify_by_keys,
-                pk_template: #pk_text,
-                sk_template: #sk_text,
-                index_templates: &[#(#index_texts),*],
-                attributes: <#ident as #dm::Entity>::ATTRIBUTES,
-                attribute_types: #attribute_types,
-                ttl: #has_ttl,
-            }
-        }
+        const __REGISTRATION: #private::EntityRegistration = #private::registration::<#ident>(
+            #type_name,
+            #registered_pk,
+            #registered_sk,
+            #pk_text,
+            #sk_text,
+            &[#(#index_texts),*],
+            #attribute_types,
+            #has_ttl,
+        );
+        #private::inventory::submit!(__REGISTRATION);
     }
 }
 
 /// The recogniser of a template's rendered keys: its `KeyTemplate` constant, and a check
 /// per placeholder.
 fn registered_template(m: &EntityModel, t: &Template, sort: bool) -> TokenStream {
-    let private = quote!(::dynamo_model::__private);
+    let private = private();
     let template = key_template_const(sort);
     let accepts = t.segments.iter().filter_map(|segment| match segment {
         Segment::Lit(_) => None,
@@ -109,5 +94,5 @@ fn registered_template(m: &EntityModel, t: &Template, sort: bool) -> TokenStream
             }
         }),
     });
-    quote!(#private::RegisteredKey { template: #template, accepts: &[#(#accepts),*] })
+    quote!(#private::RegisteredKey::new(#template, &[#(#accepts),*]))
 }

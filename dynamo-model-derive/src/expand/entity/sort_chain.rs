@@ -1,7 +1,7 @@
 //! The typed sort-key chain of a key template: one level per placeholder, each fixing
 //! its field or ending in a range on it; every operator lives in the runtime.
 
-use super::{bucket_type, field, key_type, template_root};
+use super::{bucket_type, dm, field, key_type, private, template_root, Items};
 use crate::check::EntityModel;
 use crate::template::{Bucket, Function, Segment, Template};
 use proc_macro2::TokenStream;
@@ -18,14 +18,13 @@ pub(super) fn sort_key_chain(
     lit: &LitStr,
     chain: &Ident,
     root_fn: &Ident,
-    space: &TokenStream,
+    (def_space, space): (&TokenStream, &TokenStream),
     index: bool,
     delimiter: &TokenStream,
-) -> TokenStream {
+) -> Items {
     let ident = &m.ident;
     let vis = &m.vis;
-    let dm = quote!(::dynamo_model);
-    let private = quote!(#dm::__private);
+    let (dm, private) = (dm(), private());
     let (root, fixed) = template_root(t);
     let chain_doc = format!(
         "Sort-key conditions of [`{ident}`] (`sk = {:?}`), from [`{ident}::{root_fn}`]: each level \
@@ -54,52 +53,59 @@ pub(super) fn sort_key_chain(
             Segment::Lit(_) => None,
         })
         .collect();
-    let levels = fields.iter().enumerate().map(|(level, (at, name, bucket))| {
-        let f = field(m, name);
-        let (fi, ty) = match bucket {
-            // A bucket placeholder's condition takes buckets (`DayBucket`, ...).
-            Some(b) => (&f.ident, bucket_type(*b)),
-            None => (&f.ident, key_type(f, index)),
-        };
-        let following = match t.segments.get(at + 1) {
-            Some(Segment::Lit(l)) => l.clone(),
-            _ => String::new(),
-        };
-        let complete = level + 1 == fields.len() && shard.is_none();
-        let next = level + 1;
-        let doc = match bucket {
-            Some(b) => format!(
-                "The sort-key part `{{{name}:{}}}`: fix it (`.eq(bucket)`) or end in a range on it.",
-                match b {
-                    Bucket::Date => "date",
-                    Bucket::Hour => "hour",
-                    Bucket::Month => "month",
+    let levels = fields
+        .iter()
+        .enumerate()
+        .map(|(level, (at, name, bucket))| {
+            let f = field(m, name);
+            let (fi, ty) = match bucket {
+                // A bucket placeholder's condition takes buckets (`DayBucket`, ...).
+                Some(b) => (&f.ident, bucket_type(*b)),
+                None => (&f.ident, key_type(f, index)),
+            };
+            let following = match t.segments.get(at + 1) {
+                Some(Segment::Lit(l)) => l.clone(),
+                _ => String::new(),
+            };
+            let complete = level + 1 == fields.len() && shard.is_none();
+            let next = level + 1;
+            let doc = match bucket {
+                Some(b) => format!(
+                    "Sort-key part `{{{name}:{}}}`, a bucket (`.eq(bucket)`).",
+                    match b {
+                        Bucket::Date => "date",
+                        Bucket::Hour => "hour",
+                        Bucket::Month => "month",
+                    }
+                ),
+                // The chain's own doc says what a level does.
+                None => format!("Sort-key field `{name}`."),
+            };
+            quote! {
+                impl #chain<#level> {
+                    #[doc = #doc]
+                    #[inline]
+                    #vis fn #fi(self) -> #dm::SortKeyField<#ty, #chain<#next>> {
+                        #dm::SortKeyField::__new(self, #following, #complete)
+                    }
                 }
-            ),
-            None => {
-                format!("The sort-key field `{name}`: fix it (`.eq(v)`) or end in a range on it.")
             }
-        };
-        quote! {
-            impl #chain<#level> {
-                #[doc = #doc]
-                #[inline]
-                #vis fn #fi(self) -> #dm::SortKeyField<#ty, #chain<#next>> {
-                    #dm::SortKeyField::__new(self, #following, #complete)
-                }
+        });
+    let chain_name = chain.to_string();
+    let defs = quote! {
+        #[doc = #chain_doc]
+        #vis struct #chain<const N: usize>(::dynamo_model::__private::SortKeyPrefix<#ident, #def_space>);
+    };
+    let body = quote! {
+        // Not derived: derives repeat the bounds and paths for nothing.
+        impl<const N: usize> ::core::fmt::Debug for #chain<N> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_tuple(#chain_name).field(&self.0).finish()
             }
         }
-    });
-    quote! {
-        #[doc = #chain_doc]
-        #[derive(Debug, Clone)]
-        #vis struct #chain<const N: usize>(#private::SortKeyPrefix<#ident, #space>);
-
-        impl #ident {
-            #[doc = #sk_doc]
-            #[inline]
-            #vis fn #root_fn() -> #chain<0> {
-                #chain(#private::SortKeyPrefix::__root(#root, #fixed, #delimiter))
+        impl<const N: usize> ::core::clone::Clone for #chain<N> {
+            fn clone(&self) -> Self {
+                #chain(self.0.clone())
             }
         }
 
@@ -117,5 +123,17 @@ pub(super) fn sort_key_chain(
                 self.0
             }
         }
+    };
+    let methods = quote! {
+        #[doc = #sk_doc]
+        #[inline]
+        #vis fn #root_fn() -> #chain<0> {
+            #chain(#private::SortKeyPrefix::__root(#root, #fixed, #delimiter))
+        }
+    };
+    Items {
+        defs,
+        methods,
+        body,
     }
 }

@@ -1,5 +1,14 @@
 use super::__private::*;
 use super::*;
+use crate::keytext::render::{RenderPart, Shard, arg, field, present};
+use crate::schema::Delimiter;
+
+/// `{field:shard(N)}` of a field of the item, as the derive renders it.
+fn push_shard<T: KeyPart>(value: &T, count: u16, out: &mut String) -> Result<(), KeyError> {
+    Shard(&field(value), count)
+        .render_part(Delimiter::PIPE, out)
+        .map(drop)
+}
 
 /// Every time type buckets like the instant it stands for (a value without an
 /// offset as UTC).
@@ -79,7 +88,9 @@ fn shards_hash_the_key_part_encoding() {
     );
     assert_eq!(render(&|out| push_shard(&42u64, 16, out)), "P#11");
     assert_eq!(
-        render(&|out| push_shard_arg::<String, _>(&"o-1", 16, out)),
+        render(&|out| Shard(&arg::<String, _>(&"o-1"), 16)
+            .render_part(Delimiter::HASH, out)
+            .map(drop)),
         "P#10"
     );
     assert_eq!(
@@ -87,9 +98,19 @@ fn shards_hash_the_key_part_encoding() {
         "P#10"
     );
     let mut out = String::from("P#");
-    assert!(!push_shard_optional(&None::<String>, 16, &mut out).unwrap());
+    let absent = None::<String>;
+    assert!(
+        !Shard(&present(&absent), 16)
+            .render_part(Delimiter::HASH, &mut out)
+            .unwrap()
+    );
     assert_eq!(out, "P#");
-    assert!(push_shard_optional(&Some("o-1".to_string()), 16, &mut out).unwrap());
+    let present_value = Some("o-1".to_string());
+    assert!(
+        Shard(&present(&present_value), 16)
+            .render_part(Delimiter::HASH, &mut out)
+            .unwrap()
+    );
     assert_eq!(out, "P#10");
 }
 
