@@ -91,14 +91,19 @@ mod extra_types;
 pub mod generated;
 pub mod guide;
 pub mod history;
+pub mod item;
 pub mod key;
 mod keytext;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod migrate;
+#[deprecated(
+    note = "split: `dynamo_model::item` (get, put, update, delete) and `dynamo_model::read` (query, scan, scatter query)"
+)]
 pub mod ops;
 #[cfg(feature = "time")]
 pub mod period;
+pub mod read;
 pub mod registry;
 mod request;
 pub mod retry;
@@ -125,6 +130,7 @@ pub use entity::Key;
 pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::CompressedPath;
 pub use expr::{AttrPath, Condition, MapPath, Path, SettablePath, UpdatablePath};
+pub use item::Numeric;
 pub use key::chain::{AttributeField, SortKeyField};
 pub use key::sharded::ShardedPartition;
 #[doc(hidden)]
@@ -133,9 +139,9 @@ pub use key::sort::{
     AttributeCondition, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
 };
 pub use keytext::{KeyPart, RawKey};
-pub use ops::Numeric;
 #[doc(hidden)]
-pub use ops::SortCondition;
+pub use read::SortCondition;
+pub use request::BoxFuture;
 pub use request::page::{Page, UnknownEntity};
 pub use retry::RetryPolicy;
 pub use schema::{Table, TableSchema};
@@ -408,7 +414,7 @@ pub mod __private {
         ComputedPart, IndexTemplate, Segment as TemplateSegment, TemplateField, encode_touch,
         encode_touch_formatted, reencode,
     };
-    pub use crate::ops::IntoSortKey;
+    pub use crate::read::IntoSortKey;
     pub use crate::registry::{
         EntityRegistration, HasType, IndexTemplates, NoType, RegisteredKey, TypeProbe,
         accepts_bucket, accepts_shard,

@@ -9,7 +9,7 @@
 
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::ops::UnknownEntity;
+use dynamo_model::UnknownEntity;
 use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, Key, Table, ValidationReason};
 use std::collections::HashMap;
 use time::macros::datetime;

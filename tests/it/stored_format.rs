@@ -23,7 +23,7 @@ use crate::migrate::{truck_row, Fleet, Truck};
 use dynamo_model::aws_sdk_dynamodb::primitives::Blob;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::history::Revision;
-use dynamo_model::ops::WriteToken;
+use dynamo_model::item::WriteToken;
 use dynamo_model::{
     local, Attribute, Binary, Chunked, Cursor, Db, Entity, Epoch, Item, Serde, Table,
 };

@@ -3,7 +3,7 @@
 use super::Revision;
 use crate::collection::Target;
 use crate::key::sort::{KeySpace, Primary, SortKeyOp, SortKeyRange};
-use crate::ops::{PartitionValue, Query, SortCondition};
+use crate::read::{PartitionValue, Query, SortCondition};
 use crate::{Db, Entity, Error};
 
 impl<T: Target, K: KeySpace> Query<T, K> {

@@ -3,8 +3,8 @@
 
 use super::{HistoryLayout, Revision, Versioned, Versions, now_millis};
 use crate::expr::{Node, Placeholders};
-use crate::ops::ambiguous::WriteToken;
-use crate::ops::{PreparedWrite, and, is_entity, item_absent, version_is};
+use crate::item::ambiguous::WriteToken;
+use crate::item::{PreparedWrite, and, is_entity, item_absent, version_is};
 use crate::retry::Deadline;
 use crate::transact::MAX_TRANSACTION_ITEMS;
 use crate::{Error, Item, Key, RawKey, Table};
@@ -39,7 +39,7 @@ impl<E: Versioned> Versions<E> {
         let layout = Self::layout()?;
         let version_attr = Self::version_attribute()?;
         let schema = &<E::Table as Table>::SCHEMA;
-        let next = crate::ops::next_version::<E>(expected)?;
+        let next = crate::item::next_version::<E>(expected)?;
         if next > layout.max_slot() {
             return Err(Error::invalid(
                 E::ENTITY_TYPE,
@@ -52,7 +52,7 @@ impl<E: Versioned> Versions<E> {
         }
         let token = WriteToken::new();
         let mut latest = value.to_item()?;
-        let latest_key = crate::ops::key_of_item::<E>(&latest)?;
+        let latest_key = crate::item::key_of_item::<E>(&latest)?;
         let revision_key = revision_key(layout, &latest_key, next)?;
         latest.insert(version_attr.to_owned(), AttributeValue::N(next.to_string()));
         latest.insert(

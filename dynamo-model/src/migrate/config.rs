@@ -7,7 +7,7 @@ use super::{
     MemoryCheckpoints, Progress, Report, Step, renders_index_key,
 };
 use crate::cursor::{self, Fingerprint, Position};
-use crate::ops::pager::Pacer;
+use crate::read::pager::Pacer;
 use crate::{Db, Entity, Error, Table, ValidationReason};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::fmt;
