@@ -37,8 +37,8 @@ LAYERS = [
     ("features", ["history", "period", "stream", "export", "migrate"]),
     # DynamoDB Local for tests, and the documentation modules (guide, stored format).
     ("tools", ["local", "guide", "stored_format"]),
-    # The deprecated paths of moved items.
-    ("paths", ["ops"]),
+    # What a user imports: the prelude, and the deprecated paths of moved items.
+    ("paths", ["prelude", "ops"]),
 ]
 
 # Comments, raw and plain string literals and char literals, in one pass so that each is

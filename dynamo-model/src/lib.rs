@@ -44,6 +44,15 @@
 //! and takes `customize(..)` hooks for the SDK request. Every failure is an [`Error`]
 //! you can match on.
 //!
+//! What application code names is in the [`prelude`]: `use dynamo_model::prelude::*;`
+//! brings the derives and their traits, [`Db`], [`Key`], [`Condition`], [`Page`],
+//! [`Cursor`], [`Error`] and the builder each `Db` method returns, for signatures that
+//! name one. The builders are defined by what they do: operations on one item in
+//! [`item`] ([`Get`](item::Get), [`Put`](item::Put), [`Update`](item::Update),
+//! [`Delete`](item::Delete)), reads of many items in [`read`] ([`Query`](read::Query),
+//! [`ScatterQuery`](read::ScatterQuery), [`Scan`](read::Scan)), then [`batch`] and
+//! [`transact`].
+//!
 //! Features: `time`, `chrono` and `uuid` add key encodings and codecs for
 //! `time::OffsetDateTime`, `time::Date` and `time::PrimitiveDateTime`, for
 //! `chrono::NaiveDate`, `chrono::NaiveDateTime` and `chrono::DateTime<Utc>`, and for
@@ -103,6 +112,7 @@ pub mod migrate;
 pub mod ops;
 #[cfg(feature = "time")]
 pub mod period;
+pub mod prelude;
 pub mod read;
 pub mod registry;
 mod request;
