@@ -576,7 +576,7 @@ pub enum ValidationReason {
     RequestBuild,
     /// A plain put, update or delete of a `#[dynamo(versioned)]` entity, which would
     /// change its latest copy without writing a revision: write it through
-    /// [`Db::versions`](crate::Db::versions).
+    /// [`Db::history`](crate::Db::history).
     KeepsHistory,
     /// An update that reads the value of a renamed field (`#[dynamo(alias = "..")]`)
     /// it cannot find under the field's older names (appending to a list, a set

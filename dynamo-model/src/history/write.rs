@@ -1,7 +1,7 @@
 //! How a history is written: the latest copy read, each revision written with the latest
 //! copy in one transaction, and revisions deleted in transactions of up to 100.
 
-use super::{HistoryLayout, Revision, Versioned, Versions, now_millis};
+use super::{History, HistoryLayout, Revision, Versioned, now_millis};
 use crate::expr::{Node, Placeholders};
 use crate::item::ambiguous::WriteToken;
 use crate::item::{PreparedWrite, and, is_entity, item_absent, version_is};
@@ -10,7 +10,7 @@ use crate::transact::MAX_TRANSACTION_ITEMS;
 use crate::{Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 
-impl<E: Versioned> Versions<E> {
+impl<E: Versioned> History<E> {
     /// The latest copy, read strongly consistent (again while the read fails transiently,
     /// until `deadline`); [`Error::NotFound`] when there is none.
     pub(super) async fn read_latest(&self, key: &Key<E>, deadline: &Deadline) -> Result<E, Error> {
@@ -212,7 +212,7 @@ pub(super) fn rest_of<'a>(layout: &HistoryLayout, latest: &'a RawKey) -> Result<
             "",
             crate::ValidationReason::WrongKeySpace,
             format!(
-                "the key's sort key {:?} is not the latest copy of a versioned item",
+                "the key's sort key {:?} is not the latest copy of an item with history",
                 latest.sk
             ),
         )),

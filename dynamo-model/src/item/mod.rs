@@ -155,7 +155,7 @@ macro_rules! version_setters {
 }
 use version_setters;
 
-/// Refuses a plain write of a `#[dynamo(versioned)]` entity: it would change the latest
+/// Refuses a plain write of a `#[dynamo(history)]` entity: it would change the latest
 /// copy without the revision that must go with it (see [`dynamo_model::history`]).
 pub(crate) fn refuse_history<E: Entity>(operation: &str) -> Result<(), Error> {
     if E::__HISTORY.is_some() {
@@ -163,7 +163,7 @@ pub(crate) fn refuse_history<E: Entity>(operation: &str) -> Result<(), Error> {
             E::ENTITY_TYPE,
             crate::ValidationReason::KeepsHistory,
             format!(
-                "a {operation} would change the latest copy of a #[dynamo(versioned)] entity without writing its revision; use db.versions::<{}>() (create, add, revise, restore, delete_all)",
+                "a {operation} would change the latest copy of a #[dynamo(history)] entity without writing its revision; use db.history::<{}>() (create, add, revise, restore, delete_all)",
                 E::ENTITY_TYPE
             ),
         ));
