@@ -9,7 +9,7 @@ graph has no cycle and a reader sees the design from the bottom up.
 A reference is any `crate::name` path or `crate::{...}` group in code, outside comments and
 `#[cfg(test)]` modules; a root re-export (`crate::Entity`) counts as the module that defines
 it, read from lib.rs's `pub use` lines. Doc comments are prose, not dependencies: a doc link
-to a higher layer uses the public path (`dynamo_model::ops::Query`).
+to a higher layer uses the public path (`dynamo_model::read::Query`).
 """
 import os
 import re
@@ -29,13 +29,16 @@ LAYERS = [
     ("expr", ["expr"]),
     # The table handle, the item cache it may hold, capacity accounting.
     ("handle", ["cache", "db", "capacity"]),
-    # Requests: what every request shares; batches; single items, queries and scans;
-    # transactions.
-    ("operations", ["request", "batch", "ops", "transact"]),
+    # Requests: what every request shares; batches; reads of many items (queries, scans,
+    # scatter queries: one page source, one merge); operations on one item (get, put,
+    # update, delete, settlement of ambiguous outcomes, the chunk protocol); transactions.
+    ("operations", ["request", "batch", "read", "item", "transact"]),
     # Features built on the operations.
     ("features", ["history", "period", "stream", "export", "migrate"]),
     # DynamoDB Local for tests, and the documentation modules (guide, stored format).
     ("tools", ["local", "guide", "stored_format"]),
+    # What a user imports: the prelude, and the deprecated paths of moved items.
+    ("paths", ["prelude", "ops"]),
 ]
 
 # Comments, raw and plain string literals and char literals, in one pass so that each is

@@ -26,6 +26,7 @@ pub const FLATTEN: Symbol = Symbol("flatten");
 pub const FROM: Symbol = Symbol("from");
 pub const GETTER: Symbol = Symbol("getter");
 pub const GSI: Symbol = Symbol("gsi");
+pub const HISTORY: Symbol = Symbol("history");
 pub const IDENTIFY: Symbol = Symbol("identify");
 pub const INCLUDE: Symbol = Symbol("include");
 pub const INDEX: Symbol = Symbol("index");
@@ -68,6 +69,7 @@ pub const TRY_FROM: Symbol = Symbol("try_from");
 pub const TTL: Symbol = Symbol("ttl");
 pub const UNTAGGED: Symbol = Symbol("untagged");
 pub const VERSION: Symbol = Symbol("version");
+/// The former spelling of [`HISTORY`], still accepted.
 pub const VERSIONED: Symbol = Symbol("versioned");
 pub const WIDTH: Symbol = Symbol("width");
 pub const WITH: Symbol = Symbol("with");

@@ -5,7 +5,7 @@
 //! a product on the front page) makes a hot partition and costs a read unit each time.
 //! With a [`Cache`] attached to a [`Db`] ([`Db::with_cache`]), a get of an entity the cache
 //! was told to keep ([`CacheBuilder::entity`]), or a get marked
-//! [`cached`](dynamo_model::ops::Get::cached), is answered from memory when the item was read
+//! [`cached`](dynamo_model::item::Get::cached), is answered from memory when the item was read
 //! within the cache's time to live:
 //!
 //! ```no_run
@@ -47,7 +47,7 @@
 //! - writes by other clients (another process, another `Db` without this cache) are seen
 //!   only when the cached item expires: the time to live bounds how stale a read can be.
 //!   Use it for items that may be that stale;
-//! - a strongly consistent get ([`consistent`](dynamo_model::ops::Get::consistent)) always reads
+//! - a strongly consistent get ([`consistent`](dynamo_model::item::Get::consistent)) always reads
 //!   DynamoDB, and refreshes the cache; a get with a `customize` hook and a get of an
 //!   entity with chunked fields (its chunks are not cached) never use it;
 //! - a missing item is not cached: only items that exist;
@@ -176,7 +176,7 @@ impl CacheBuilder {
     }
 
     /// Caches every get of entity `E` (without it, only gets marked
-    /// [`cached`](dynamo_model::ops::Get::cached) use the cache).
+    /// [`cached`](dynamo_model::item::Get::cached) use the cache).
     pub fn entity<E: Entity>(mut self) -> Self {
         self.entities.insert(E::ENTITY_TYPE);
         self

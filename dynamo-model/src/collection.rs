@@ -79,7 +79,7 @@ impl<E: Entity> Target for E {
 }
 
 /// Keys as query results: reading an index that projects only keys (`KEYS_ONLY`) gives
-/// the typed keys of the items it holds; see [`Query::keys_only`](dynamo_model::ops::Query::keys_only).
+/// the typed keys of the items it holds; see [`Query::keys_only`](dynamo_model::read::Query::keys_only).
 impl<E: Entity> Target for crate::Key<E> {
     type Table = E::Table;
     const NAME: &'static str = E::ENTITY_TYPE;

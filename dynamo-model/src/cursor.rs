@@ -6,7 +6,7 @@
 //! jump into another part of the table. With [`Db::with_cursor_secret`](crate::Db::with_cursor_secret)
 //! the checksum is keyed, so clients holding cursors cannot forge them either.
 //!
-//! A read merged from many partitions ([`ScatterQuery`](dynamo_model::ops::ScatterQuery)) has
+//! A read merged from many partitions ([`ScatterQuery`](dynamo_model::read::ScatterQuery)) has
 //! one cursor too: a position per partition under the same fingerprint and checksum,
 //! in a body of its own version, so neither kind of cursor is taken for the other.
 

@@ -44,6 +44,15 @@
 //! and takes `customize(..)` hooks for the SDK request. Every failure is an [`Error`]
 //! you can match on.
 //!
+//! What application code names is in the [`prelude`]: `use dynamo_model::prelude::*;`
+//! brings the derives and their traits, [`Db`], [`Key`], [`Condition`], [`Page`],
+//! [`Cursor`], [`Error`] and the builder each `Db` method returns, for signatures that
+//! name one. The builders are defined by what they do: operations on one item in
+//! [`item`] ([`Get`](item::Get), [`Put`](item::Put), [`Update`](item::Update),
+//! [`Delete`](item::Delete)), reads of many items in [`read`] ([`Query`](read::Query),
+//! [`ScatterQuery`](read::ScatterQuery), [`Scan`](read::Scan)), then [`batch`] and
+//! [`transact`].
+//!
 //! Features: `time`, `chrono` and `uuid` add key encodings and codecs for
 //! `time::OffsetDateTime`, `time::Date` and `time::PrimitiveDateTime`, for
 //! `chrono::NaiveDate`, `chrono::NaiveDateTime` and `chrono::DateTime<Utc>`, and for
@@ -91,14 +100,20 @@ mod extra_types;
 pub mod generated;
 pub mod guide;
 pub mod history;
+pub mod item;
 pub mod key;
 mod keytext;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod migrate;
+#[deprecated(
+    note = "split: `dynamo_model::item` (get, put, update, delete) and `dynamo_model::read` (query, scan, scatter query)"
+)]
 pub mod ops;
 #[cfg(feature = "time")]
 pub mod period;
+pub mod prelude;
+pub mod read;
 pub mod registry;
 mod request;
 pub mod retry;
@@ -125,6 +140,7 @@ pub use entity::Key;
 pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::CompressedPath;
 pub use expr::{AttrPath, Condition, KeyPath, MapPath, Path, SettablePath, UpdatablePath};
+pub use item::Numeric;
 pub use key::chain::{AttributeField, SortKeyField};
 pub use key::sharded::ShardedPartition;
 #[doc(hidden)]
@@ -133,9 +149,9 @@ pub use key::sort::{
     AttributeCondition, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
 };
 pub use keytext::{KeyPart, RawKey};
-pub use ops::Numeric;
 #[doc(hidden)]
-pub use ops::SortCondition;
+pub use read::SortCondition;
+pub use request::BoxFuture;
 pub use request::page::{Page, UnknownEntity};
 pub use retry::RetryPolicy;
 pub use schema::{Table, TableSchema};
@@ -413,7 +429,7 @@ pub mod __private {
         present_bucket, random,
     };
     pub use crate::keytext::template::KeyTemplate;
-    pub use crate::ops::IntoSortKey;
+    pub use crate::read::IntoSortKey;
     pub use crate::registry::{
         EntityRegistration, HasType, IndexTemplates, NoType, RegisteredKey, TypeProbe,
         accepts_bucket, accepts_shard,

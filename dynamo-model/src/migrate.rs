@@ -114,8 +114,9 @@ use crate::{Entity, Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::sync::Arc;
 
-/// A boxed future, as [`CheckpointStore`] returns them.
-pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+/// A boxed future, as [`CheckpointStore`] returns them: the crate's one [`BoxFuture`]
+/// (`dynamo_model::BoxFuture`), the type the builders' `IntoFuture` returns too.
+pub use crate::BoxFuture;
 
 /// The string-set attribute that records the migrations applied to an item (when a
 /// migration writes a marker): a resumed run skips the items that hold its name.

@@ -435,9 +435,9 @@ impl<T: Table> PeriodTables<T> {
     /// The items of the read `build` makes for each period overlapping `range` (`from`
     /// included, `to` excluded), newest period first. `build` gets the period's [`Db`]
     /// and the range clipped to the period, and returns the read's stream (a query's or
-    /// a scatter query's [`stream`](crate::ops::Query::stream)): condition the sort key
+    /// a scatter query's [`stream`](crate::read::Query::stream)): condition the sort key
     /// on the range, newest first within the table too
-    /// ([`reverse`](crate::ops::Query::reverse) on a time-ordered sort key), and the
+    /// ([`reverse`](crate::read::Query::reverse) on a time-ordered sort key), and the
     /// stream is newest first overall, since periods do not overlap. The tables are
     /// named from the range (no `ListTables`); one that does not exist (never created, or
     /// dropped) is skipped. Each table is read only once the stream reaches it, so taking

@@ -104,8 +104,8 @@ pub struct TableSchema {
     /// timeout after the write) and the SDK sends the request again, the retry's condition
     /// fails against the call's own write; the token in the current item that DynamoDB
     /// returns with the failure shows that this very call wrote it, so the call reports
-    /// success instead of a conflict (see [`Put`](dynamo_model::ops::Put),
-    /// [`Update`](dynamo_model::ops::Update)). Updates are also conditioned on the token not
+    /// success instead of a conflict (see [`Put`](dynamo_model::item::Put),
+    /// [`Update`](dynamo_model::item::Update)). Updates are also conditioned on the token not
     /// being stored yet, so a retried `add` is never added twice.
     ///
     /// Stored format: a string attribute, overwritten by every single-item put or update

@@ -4,7 +4,7 @@
 
 /// For [`Numeric`](crate::Numeric).
 pub trait Numeric {}
-/// For [`StringSet`](dynamo_model::ops::StringSet).
+/// For [`StringSet`](dynamo_model::item::StringSet).
 pub trait StringSet {}
 /// For [`UpdatablePath`](crate::UpdatablePath).
 pub trait UpdatablePath {}
@@ -22,7 +22,7 @@ pub trait TtlValue {}
 pub trait VersionValue {}
 /// For [`KeyAttrType`](dynamo_model::schema::KeyAttrType).
 pub trait KeyAttrType {}
-/// For [`IntoPartition`](dynamo_model::ops::IntoPartition).
+/// For [`IntoPartition`](dynamo_model::read::IntoPartition).
 pub trait IntoPartition {}
 /// For [`Versioned`](dynamo_model::history::Versioned), implemented by the derive through
 /// `__private::VersionedSeal`.

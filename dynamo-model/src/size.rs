@@ -17,7 +17,7 @@ pub const MAX_ITEM_BYTES: usize = 400 * 1024;
 /// This counts the attributes given. A put sends more than its entity's
 /// [`to_item`](crate::Entity::to_item): the write token (19 bytes with the default
 /// attribute name) and the next version of a versioned entity. To size an item against
-/// the limit, measure the put itself: [`Put::size`](dynamo_model::ops::Put::size).
+/// the limit, measure the put itself: [`Put::size`](dynamo_model::item::Put::size).
 ///
 /// ```
 /// use aws_sdk_dynamodb::types::AttributeValue;

@@ -9,9 +9,10 @@
 //! [`Error::TransactionCanceled`], which says, for each failed operation, its position,
 //! entity, key and reason, with the current item when a condition failed.
 
+use crate::UnknownEntity;
 use crate::collection::{Includes, Target};
 use crate::expr::Placeholders;
-use crate::ops::{Delete, PreparedWrite, Put, UnknownEntity, Update, and, is_entity, item_exists};
+use crate::item::{Delete, PreparedWrite, Put, Update, and, is_entity, item_exists};
 use crate::request::Customize;
 use crate::request::page::decode_target;
 use crate::retry::{Deadline, RetryPolicy, is_retryable};

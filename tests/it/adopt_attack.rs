@@ -9,7 +9,7 @@
 
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::ops::UnknownEntity;
+use dynamo_model::UnknownEntity;
 use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, Key, Table, ValidationReason};
 use std::collections::HashMap;
 use time::macros::datetime;
@@ -868,7 +868,7 @@ pub struct Doc {
 #[tokio::test]
 async fn untyped_revisions_are_history_not_items() -> TestResult {
     let db = local::fresh_table::<Store>().await?;
-    let versions = db.versions::<Doc>();
+    let versions = db.history::<Doc>();
     let doc = |body: &str| Doc {
         id: 1,
         body: body.into(),
@@ -881,7 +881,7 @@ async fn untyped_revisions_are_history_not_items() -> TestResult {
     versions
         .revise(Doc::key(1u64), |d| d.body = "three".into())
         .await?;
-    let revisions = versions.history(Doc::key(1u64)).all().await?.items.len();
+    let revisions = versions.revisions(Doc::key(1u64)).all().await?.items.len();
     assert!(revisions >= 2);
     // Strip the entity type from every item of the partition.
     let all = db
@@ -925,7 +925,7 @@ async fn untyped_revisions_are_history_not_items() -> TestResult {
         .map_err(|e| format!("query: {e}"))?
         .items;
     assert_eq!(queried.len(), 1, "a query sees the latest copy only");
-    let history = versions.history(Doc::key(1u64)).all().await?.items;
+    let history = versions.revisions(Doc::key(1u64)).all().await?.items;
     assert_eq!(history.len(), revisions, "the same revisions");
     Ok(())
 }
@@ -936,7 +936,7 @@ async fn untyped_revisions_are_history_not_items() -> TestResult {
 #[tokio::test]
 async fn revising_an_untyped_latest_copy_keeps_reads_working() -> TestResult {
     let db = local::fresh_table::<Store>().await?;
-    let versions = db.versions::<Doc>();
+    let versions = db.history::<Doc>();
     versions
         .create(&Doc {
             id: 2,

@@ -9,9 +9,9 @@
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_model::item::WriteToken;
 use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::local::{self, BoxError};
-use dynamo_model::ops::WriteToken;
 use dynamo_model::{Db, Entity, Error, Table};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;

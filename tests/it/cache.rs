@@ -385,7 +385,7 @@ async fn history_writes_invalidate_the_latest_copy() -> TestResult {
     let db = local::fresh_table::<Mixed>().await?;
     let cache = keeps_hot();
     let cached = db.with_cache(&cache);
-    let versions = cached.versions::<Doc>();
+    let versions = cached.history::<Doc>();
     let title = |db: Db<Mixed>| async move {
         Ok::<_, dynamo_model::Error>(db.get(Doc::key("d")).await?.map(|d| d.title))
     };

@@ -72,7 +72,7 @@ impl<T> Mapped<T> for dynamo_model::Page<T> {
 
 /// The items of `query`, every page read.
 pub async fn items_of<T: dynamo_model::Target, K: dynamo_model::KeySpace>(
-    query: dynamo_model::ops::Query<T, K>,
+    query: dynamo_model::read::Query<T, K>,
 ) -> Result<Vec<T>, dynamo_model::Error> {
     Ok(query.all().await?.items)
 }
@@ -80,7 +80,7 @@ pub async fn items_of<T: dynamo_model::Target, K: dynamo_model::KeySpace>(
 /// The items of every page of `query()` with `limit` (and `page_size`; newest first
 /// when `reverse`), following the cursors; asserts that no page holds more than `limit`.
 pub async fn all_pages<T: dynamo_model::Target, K: dynamo_model::KeySpace>(
-    query: impl Fn() -> dynamo_model::ops::Query<T, K>,
+    query: impl Fn() -> dynamo_model::read::Query<T, K>,
     limit: usize,
     page_size: Option<usize>,
     reverse: bool,

@@ -27,7 +27,7 @@ fn article(id: &str, title: &str) -> Article {
 #[tokio::test]
 async fn create_revise_read_and_list() -> TestResult {
     let db = local::fresh_table::<App>().await?;
-    let versions = db.versions::<Article>();
+    let versions = db.history::<Article>();
     assert_eq!(versions.create(&article("a", "t1")).await?, 1);
     for i in 2..=5u64 {
         let r = versions
@@ -45,13 +45,13 @@ async fn create_revise_read_and_list() -> TestResult {
     assert_eq!((third.value.title.as_str(), third.revision), ("t3", 3));
     assert!(third.revised_at.is_some());
     let oldest_first: Vec<u64> = versions
-        .history(Article::key("a"))
+        .revisions(Article::key("a"))
         .all()
         .await?
         .mapped(|r| r.revision);
     assert_eq!(oldest_first, vec![1, 2, 3, 4, 5]);
     let newest: Vec<u64> = versions
-        .history(Article::key("a"))
+        .revisions(Article::key("a"))
         .reverse()
         .limit(2)
         .all()
@@ -121,7 +121,7 @@ pub struct Note {
 #[tokio::test]
 async fn revisions_enter_only_the_indexes_named() -> TestResult {
     let db = local::fresh_table::<App>().await?;
-    let notes = db.versions::<Note>();
+    let notes = db.history::<Note>();
     let note = Note {
         note_id: "n".into(),
         owner: "olga".into(),
@@ -144,7 +144,7 @@ async fn revisions_enter_only_the_indexes_named() -> TestResult {
     assert_eq!(seen, vec![(1, "one".to_owned()), (2, "two".to_owned())]);
 
     // Article keeps its revisions out of GSI1: nothing to read there.
-    let articles = db.versions::<Article>();
+    let articles = db.history::<Article>();
     articles.create(&article("b", "x")).await?;
     articles
         .revise(Article::key("b"), |a| a.title = "y".into())

@@ -248,7 +248,7 @@ async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migrati
         put_raw(&db, app_row(id, k, &format!("s{k}"), None)).await?;
     }
     let before = raw_table(&db).await?;
-    let versions = db.versions::<Machine>();
+    let versions = db.history::<Machine>();
     let key = || Machine::key(id);
 
     assert_eq!(versions.latest(key()).await?, Some(machine(id, "s12", 12)));
@@ -264,16 +264,16 @@ async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migrati
     assert!(versions.revision(key(), 13).await?.is_none());
 
     // Numeric order both ways, whole and through cursors, whatever the page sizes.
-    let all = versions.history(key()).consistent().all().await?.items;
+    let all = versions.revisions(key()).consistent().all().await?.items;
     assert_eq!(numbers(&all), (1..=12).collect::<Vec<_>>());
     for (k, r) in (1..=12).zip(&all) {
         assert_eq!(r.value, machine(id, &format!("s{k}"), k));
     }
-    let reversed = versions.history(key()).reverse().all().await?.items;
+    let reversed = versions.revisions(key()).reverse().all().await?.items;
     assert_eq!(numbers(&reversed), (1..=12).rev().collect::<Vec<_>>());
     for (limit, page_size, reverse) in [(5, None, false), (4, Some(3), true), (1, Some(1), false)] {
         let paged =
-            numbers(&all_pages(|| versions.history(key()), limit, page_size, reverse).await?);
+            numbers(&all_pages(|| versions.revisions(key()), limit, page_size, reverse).await?);
         let mut want: Vec<u64> = (1..=12).collect();
         if reverse {
             want.reverse();
@@ -283,7 +283,7 @@ async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migrati
     let streamed: Vec<u64> = {
         use futures_util::TryStreamExt;
         versions
-            .history(key())
+            .revisions(key())
             .limit(10)
             .stream()
             .map_ok(|r| r.revision)
@@ -315,7 +315,7 @@ async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migrati
     let slots: BTreeSet<String> = rows.iter().filter_map(|i| attr_s(i, "SK")).collect();
     assert_eq!(slots, (0..=15).map(|k| format!("v{k}")).collect());
     assert_eq!(versions.latest(key()).await?, Some(machine(id, "s15", 15)));
-    let all = versions.history(key()).consistent().all().await?.items;
+    let all = versions.revisions(key()).consistent().all().await?.items;
     assert_eq!(numbers(&all), (1..=15).collect::<Vec<_>>());
     assert_eq!(all[13].value, machine(id, "s14", 14));
 
@@ -340,7 +340,7 @@ async fn a_revision_holding_another_number_is_refused_one_holding_its_own_is_rea
     // A copy of v0 (as a stream consumer writes it): `Latest` is its own number.
     put_raw(&db, app_row("2", 2, "s2", Some(2))).await?;
     put_raw(&db, app_row("2", 3, "s3", Some(2))).await?;
-    let versions = db.versions::<Machine>();
+    let versions = db.history::<Machine>();
     let r = versions.revision(Machine::key("2"), 2).await?.ok_or("v2")?;
     assert_eq!(r.value, machine("2", "s2", 2));
     match versions.revision(Machine::key("2"), 3).await {
@@ -357,7 +357,7 @@ async fn a_revision_holding_another_number_is_refused_one_holding_its_own_is_rea
 type Told = Vec<(String, u64)>;
 
 async fn crate_writer(db: Db<Equipment>, id: String, w: usize, steps: usize) -> Res<Told> {
-    let versions = db.versions::<Machine>().retry(policy());
+    let versions = db.history::<Machine>().retry(policy());
     let mut told = Vec::new();
     for step in 0..steps {
         let marker = format!("crate{w}-{step}");
@@ -476,12 +476,12 @@ async fn check_after_race(db: &Db<Equipment>, id: &str, seeded: u64, told: &Told
     }
 
     // The crate's reads.
-    let versions = db.versions::<Machine>();
+    let versions = db.history::<Machine>();
     let latest = versions.latest(Machine::key(id)).await?.ok_or("latest")?;
     assert_eq!(latest.latest, total);
     assert_eq!(Some(latest.state.as_str()), by_version.get(&total).copied());
     let history = versions
-        .history(Machine::key(id))
+        .revisions(Machine::key(id))
         .consistent()
         .all()
         .await?

@@ -99,8 +99,8 @@ fn parts(r: &Removed) -> (Vec<u64>, Vec<u64>, bool) {
 
 async fn history_of(db: &Db<App>, id: &str) -> Result<Vec<(u64, String)>, Error> {
     Ok(db
-        .versions::<Note>()
-        .history(Note::key(id))
+        .history::<Note>()
+        .revisions(Note::key(id))
         .consistent()
         .all()
         .await?
@@ -109,7 +109,7 @@ async fn history_of(db: &Db<App>, id: &str) -> Result<Vec<(u64, String)>, Error>
 
 /// `n` revisions of note `id` (bodies `b1`..`bn`).
 async fn note_with(db: &Db<App>, id: &str, n: u64) -> Result<(), Error> {
-    let versions = db.versions::<Note>();
+    let versions = db.history::<Note>();
     versions.create(&note(id, "b1")).await?;
     for i in 2..=n {
         versions
@@ -129,7 +129,7 @@ async fn neighbourhood(db: &Db<App>) -> Result<(), Error> {
         tag: "red".into(),
     })
     .await?;
-    let meta = db.versions::<NoteMeta>();
+    let meta = db.history::<NoteMeta>();
     meta.create(&NoteMeta {
         id: "n1".into(),
         info: "i1".into(),
@@ -151,7 +151,7 @@ fn neighbours() -> BTreeSet<String> {
 async fn prune_keeps_the_newest_revisions_is_idempotent_and_touches_nothing_else() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     neighbourhood(&db).await?;
-    let versions = db.versions::<Note>();
+    let versions = db.history::<Note>();
     let key = || Note::key("n1");
 
     let r = versions.prune(key(), Keep::Newest(3)).await?;
@@ -186,8 +186,8 @@ async fn prune_keeps_the_newest_revisions_is_idempotent_and_touches_nothing_else
     // The other note and the meta's history are untouched.
     assert_eq!(history_of(&db, "n2").await?.len(), 2);
     let meta = db
-        .versions::<NoteMeta>()
-        .history(NoteMeta::key("n1"))
+        .history::<NoteMeta>()
+        .revisions(NoteMeta::key("n1"))
         .all()
         .await?
         .items;
@@ -207,7 +207,7 @@ async fn prune_keeps_the_newest_revisions_is_idempotent_and_touches_nothing_else
 async fn prune_since_keeps_revisions_written_at_or_after_the_time_and_always_the_newest(
 ) -> TestResult {
     let db = local::fresh_table::<App>().await?;
-    let versions = db.versions::<Note>();
+    let versions = db.history::<Note>();
     versions.create(&note("s", "b1")).await?;
     for i in 2..=4 {
         // Distinct milliseconds (the stored time's unit).
@@ -216,7 +216,11 @@ async fn prune_since_keeps_revisions_written_at_or_after_the_time_and_always_the
             .revise(Note::key("s"), |n| n.body = format!("b{i}"))
             .await?;
     }
-    let history = versions.history(Note::key("s")).consistent().all().await?;
+    let history = versions
+        .revisions(Note::key("s"))
+        .consistent()
+        .all()
+        .await?;
     let times: Vec<SystemTime> = history
         .items
         .iter()
@@ -249,7 +253,7 @@ async fn prune_since_keeps_revisions_written_at_or_after_the_time_and_always_the
 async fn restore_writes_an_old_revision_as_a_new_one() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     note_with(&db, "r", 4).await?;
-    let versions = db.versions::<Note>();
+    let versions = db.history::<Note>();
 
     let restored = versions.restore(Note::key("r"), 2).await?;
     assert_eq!(restored.revision, 5);
@@ -295,7 +299,7 @@ async fn restore_writes_an_old_revision_as_a_new_one() -> TestResult {
 async fn delete_all_removes_the_item_and_its_history_and_nothing_else() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     neighbourhood(&db).await?;
-    let versions = db.versions::<Note>();
+    let versions = db.history::<Note>();
     // A partly pruned history is deleted too.
     versions.prune(Note::key("n1"), Keep::Newest(5)).await?;
 
@@ -486,7 +490,7 @@ async fn an_unpadded_layout_written_by_another_program_is_read_and_continued() -
     }
     // Another entity type whose sort key falls inside the revision range.
     db.put(&AuditOther { id: "a".into() }).await?;
-    let versions = db.versions::<Audit>();
+    let versions = db.history::<Audit>();
     let key = || Audit::key("a");
     let audit = |k: u64| Audit {
         id: "a".into(),
@@ -511,11 +515,11 @@ async fn an_unpadded_layout_written_by_another_program_is_read_and_continued() -
         .map(|sk| sk[1..sk.len() - "_Audit".len()].parse())
         .collect::<Result<_, _>>()?;
     assert_eq!(text_order, [10, 11, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    let history = versions.history(key()).consistent().all().await?.items;
+    let history = versions.revisions(key()).consistent().all().await?.items;
     let got: Vec<u64> = history.iter().map(|r| r.revision).collect();
     assert_eq!(got, text_order);
     let reversed: Vec<u64> = versions
-        .history(key())
+        .revisions(key())
         .reverse()
         .all()
         .await?
@@ -532,7 +536,7 @@ async fn an_unpadded_layout_written_by_another_program_is_read_and_continued() -
         (1..=11).collect::<Vec<_>>()
     );
     // Paging reads the same, the other entity's item never among them.
-    let paged = all_pages(|| versions.history(key()), 4, Some(3), false).await?;
+    let paged = all_pages(|| versions.revisions(key()), 4, Some(3), false).await?;
     assert_eq!(
         paged.iter().map(|r| r.revision).collect::<Vec<_>>(),
         text_order
@@ -590,7 +594,7 @@ async fn an_unpadded_layout_written_by_another_program_is_read_and_continued() -
 #[tokio::test]
 async fn a_ttl_field_is_written_on_the_latest_copy_and_on_every_revision() -> TestResult {
     let db = local::fresh_table::<App>().await?;
-    let versions = db.versions::<Lease>();
+    let versions = db.history::<Lease>();
     let in_an_hour =
         OffsetDateTime::from_unix_timestamp(OffsetDateTime::now_utc().unix_timestamp() + 3600)?;
     let later = in_an_hour + time::Duration::hours(1);
@@ -640,7 +644,7 @@ async fn a_ttl_field_is_written_on_the_latest_copy_and_on_every_revision() -> Te
     .into();
     assert_eq!(by_sk, want);
     // Read back through the history, the TTL field is each revision's.
-    let history = versions.history(Lease::key("l")).all().await?.items;
+    let history = versions.revisions(Lease::key("l")).all().await?.items;
     let expiries: Vec<Option<i64>> = history
         .iter()
         .map(|r| r.value.expires.map(|t| t.unix_timestamp()))
@@ -729,7 +733,7 @@ async fn apply(
     models: &mut [Model; 2],
     step: &Step,
 ) -> Result<(), BoxError> {
-    let versions = db.versions::<Note>();
+    let versions = db.history::<Note>();
     let value = |i: usize, body: &str, version: u64| Note {
         id: ids[i].clone(),
         body: body.to_owned(),
@@ -813,7 +817,7 @@ async fn apply(
 
 /// The table agrees with the model: latest copy, history, and nothing else stored.
 async fn check(db: &Db<App>, ids: &[String; 2], models: &[Model; 2]) -> Result<(), BoxError> {
-    let versions = db.versions::<Note>();
+    let versions = db.history::<Note>();
     for (id, model) in ids.iter().zip(models) {
         let latest = versions.latest(Note::key(id.as_str())).await?;
         let want = model.latest.clone().map(|(version, body)| Note {

@@ -45,7 +45,7 @@ type Outcome = (String, u64, RaceDoc);
 /// One writer: its first step creates the item or, when another writer created it first,
 /// revises it; the other steps revise. Every step writes its own marker.
 async fn writer(db: Db<App>, id: String, w: usize) -> Result<Vec<Outcome>, Error> {
-    let versions = db.versions::<RaceDoc>().retry(policy());
+    let versions = db.history::<RaceDoc>().retry(policy());
     let mut out = Vec::with_capacity(STEPS);
     for step in 0..STEPS {
         let marker = format!("w{w:02}-{step}");
@@ -121,9 +121,9 @@ async fn race_and_check(db: &Db<App>, writers_db: &Db<App>, id: &str) -> TestRes
     // The table holds exactly revisions 1..=80, in order, each written by the step that
     // was told it got it, each computed on top of the one before (no overwrite, no lost
     // update: the log grows by one marker per revision).
-    let versions = db.versions::<RaceDoc>();
+    let versions = db.history::<RaceDoc>();
     let history = versions
-        .history(RaceDoc::key(id))
+        .revisions(RaceDoc::key(id))
         .consistent()
         .all()
         .await?;
@@ -229,7 +229,7 @@ async fn add_under_lost_responses_reports_its_own_revision_once() -> TestResult 
     let db = local::fresh_table::<App>().await?;
     let faults = applied_then_lost(10_004, 0.5, "TransactWriteItems");
     let flaky = faulty(&db, &faults).await?;
-    let versions = flaky.versions::<RaceDoc>().retry(policy());
+    let versions = flaky.history::<RaceDoc>().retry(policy());
     let mut doc = RaceDoc {
         id: "lossy".into(),
         writer: "w0".into(),
@@ -249,8 +249,8 @@ async fn add_under_lost_responses_reports_its_own_revision_once() -> TestResult 
         faults.stats()
     );
     let history = db
-        .versions::<RaceDoc>()
-        .history(RaceDoc::key("lossy"))
+        .history::<RaceDoc>()
+        .revisions(RaceDoc::key("lossy"))
         .consistent()
         .all()
         .await?

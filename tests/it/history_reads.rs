@@ -76,7 +76,7 @@ fn sk(item: &Item) -> &str {
 async fn history_is_in_numeric_order_across_v9_v10_v99_v100_and_pages_with_cursors() -> TestResult {
     const N: u64 = 105;
     let db = local::fresh_table::<Shelf>().await?;
-    let versions = db.versions::<Book>();
+    let versions = db.history::<Book>();
     let mut b = book("long", "ann", "t1");
     assert_eq!(versions.create(&b).await?, 1);
     b.version = 1;
@@ -97,14 +97,14 @@ async fn history_is_in_numeric_order_across_v9_v10_v99_v100_and_pages_with_curso
     assert_eq!(stored[0], "v00000000000000000000#BOOK");
     assert_eq!(stored[100], "v00000000000000000100#BOOK");
 
-    let oldest_first = versions.history(key()).consistent().all().await?.items;
+    let oldest_first = versions.revisions(key()).consistent().all().await?.items;
     assert_eq!(numbers(&oldest_first), (1..=N).collect::<Vec<_>>());
     for r in &oldest_first {
         assert_eq!(r.value.title, format!("t{}", r.revision));
         assert_eq!(r.value.version, r.revision);
         assert_eq!(r.value.book_id, "long");
     }
-    let newest_first = versions.history(key()).reverse().all().await?.items;
+    let newest_first = versions.revisions(key()).reverse().all().await?.items;
     assert_eq!(numbers(&newest_first), (1..=N).rev().collect::<Vec<_>>());
 
     // Pages of 9 (read 4 at a time): boundaries fall between 9|10 and 99|100.
@@ -112,7 +112,7 @@ async fn history_is_in_numeric_order_across_v9_v10_v99_v100_and_pages_with_curso
     let mut cursor = None;
     loop {
         let page = versions
-            .history(key())
+            .revisions(key())
             .limit(9)
             .page_size(4)
             .page(cursor.as_ref())
@@ -140,7 +140,7 @@ async fn history_is_in_numeric_order_across_v9_v10_v99_v100_and_pages_with_curso
     let mut first = true;
     loop {
         let page = versions
-            .history(key())
+            .revisions(key())
             .reverse()
             .limit(6)
             .page(cursor.as_ref())
@@ -159,7 +159,7 @@ async fn history_is_in_numeric_order_across_v9_v10_v99_v100_and_pages_with_curso
     assert_eq!(reversed, (1..=N).rev().collect::<Vec<_>>());
 
     // Small DynamoDB pages, read through: every revision.
-    let via_all = versions.history(key()).page_size(10).all().await?.items;
+    let via_all = versions.revisions(key()).page_size(10).all().await?.items;
     assert_eq!(numbers(&via_all), (1..=N).collect::<Vec<_>>());
 
     // One revision at a time, and nothing outside 1..=N.
@@ -174,7 +174,7 @@ async fn history_is_in_numeric_order_across_v9_v10_v99_v100_and_pages_with_curso
 /// Two books (one with 5 revisions), a note in the first book's partition.
 async fn shelf() -> Result<(TempTable<Shelf>, Book, Book, BookNote), BoxError> {
     let db = local::fresh_table::<Shelf>().await?;
-    let versions = db.versions::<Book>();
+    let versions = db.history::<Book>();
     versions.create(&book("b1", "ann", "draft")).await?;
     for i in 2..=5 {
         versions
@@ -339,7 +339,7 @@ async fn a_forged_revision_key_never_reads_a_revision_as_the_entity() -> TestRes
     refused(db.get(forged()), ValidationReason::WrongKeySpace).await;
     // The history refuses it as a key.
     refused(
-        db.versions::<Book>().history(forged()).all(),
+        db.history::<Book>().revisions(forged()).all(),
         ValidationReason::WrongKeySpace,
     )
     .await;

@@ -122,10 +122,10 @@ async fn own_history<E>(
 where
     E: Versioned<Table = Plant> + Debug + Clone + PartialEq,
 {
-    let versions = db.versions::<E>();
+    let versions = db.history::<E>();
     let want: Vec<(u64, String)> = (1..=n).map(|k| (k, format!("{name}{k}"))).collect();
     let whole: Vec<_> = versions
-        .history(key())
+        .revisions(key())
         .consistent()
         .all()
         .await?
@@ -139,7 +139,7 @@ where
     let mut whole_reversed = whole.clone();
     whole_reversed.reverse();
     let reversed: Vec<_> = versions
-        .history(key())
+        .revisions(key())
         .consistent()
         .reverse()
         .all()
@@ -154,7 +154,7 @@ where
         (3, None, true),
         (5, Some(2), false),
     ] {
-        let history = || versions.history(key()).consistent();
+        let history = || versions.revisions(key()).consistent();
         let paged: Vec<_> = all_pages(history, limit, page_size, reverse)
             .await?
             .iter()
@@ -209,15 +209,15 @@ async fn the_history_of_one_item_under_an_unpadded_layout_holds_only_its_own_rev
     every_history(&db).await?;
     // A cursor of one item's history does not continue another's.
     let page = db
-        .versions::<Valve>()
-        .history(Valve::key("p"))
+        .history::<Valve>()
+        .revisions(Valve::key("p"))
         .limit(2)
         .page(None)
         .await?;
     let cursor = page.cursor.ok_or("valve has more than two revisions")?;
     assert!(db
-        .versions::<Pump>()
-        .history(Pump::key("p"))
+        .history::<Pump>()
+        .revisions(Pump::key("p"))
         .limit(2)
         .page(Some(&cursor))
         .await
@@ -230,7 +230,7 @@ async fn pruning_one_item_under_an_unpadded_layout_deletes_only_its_revisions() 
     let db = plant().await?;
     let before = raw_table(&db).await?;
     let removed = db
-        .versions::<Press>()
+        .history::<Press>()
         .prune(Press::key("p"), Keep::Newest(2))
         .await?;
     let (mut doomed, mut kept) = (removed.revisions.clone(), removed.kept.clone());
@@ -239,7 +239,7 @@ async fn pruning_one_item_under_an_unpadded_layout_deletes_only_its_revisions() 
     assert_eq!(doomed, (1..=10).collect::<Vec<u64>>());
     assert_eq!(kept, [11, 12]);
     let removed = db
-        .versions::<Valve>()
+        .history::<Valve>()
         .prune(Valve::key("p"), Keep::Newest(1))
         .await?;
     let mut doomed = removed.revisions.clone();

@@ -169,7 +169,7 @@ async fn a_crafted_batch_delete_never_removes_an_order() -> TestResult {
 
 /// An entity type the property writes through: what its update and check change.
 trait Writer: Entity<Table = Iso> + Clone + Debug {
-    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<Self>;
+    fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::item::Update<Self>;
     fn condition() -> dynamo_model::Condition<Self>;
 }
 
@@ -178,7 +178,7 @@ trait Writer: Entity<Table = Iso> + Clone + Debug {
 macro_rules! writer {
     ($entity:ident, $field:ident, $value:expr) => {
         impl Writer for $entity {
-            fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::ops::Update<Self> {
+            fn update(db: &Db<Iso>, key: Key<Self>) -> dynamo_model::item::Update<Self> {
                 db.update(key).set($entity::fields().$field, $value)
             }
             fn condition() -> dynamo_model::Condition<Self> {

@@ -11,7 +11,7 @@ use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::cursor::CursorError;
 use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
-use dynamo_model::ops::ScatterQuery;
+use dynamo_model::read::ScatterQuery;
 use dynamo_model::{
     local, Db, Entity, Error, Item, KeySpace, Page, Table, Target, ValidationReason,
 };

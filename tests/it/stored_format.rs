@@ -23,7 +23,7 @@ use crate::migrate::{truck_row, Fleet, Truck};
 use dynamo_model::aws_sdk_dynamodb::primitives::Blob;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::history::Revision;
-use dynamo_model::ops::WriteToken;
+use dynamo_model::item::WriteToken;
 use dynamo_model::{
     local, Attribute, Binary, Chunked, Cursor, Db, Entity, Epoch, Item, Serde, Table,
 };
@@ -1440,7 +1440,7 @@ async fn history_is<E>(
 where
     E: dynamo_model::history::Versioned + Clone + PartialEq + Debug,
 {
-    let revisions: Vec<Revision<E>> = db.versions::<E>().history(key).all().await?.items;
+    let revisions: Vec<Revision<E>> = db.history::<E>().revisions(key).all().await?.items;
     let values: Vec<E> = revisions.iter().map(|r| r.value.clone()).collect();
     assert_eq!(values, expected);
     let numbers: Vec<u64> = revisions.iter().map(|r| r.revision).collect();
@@ -1463,7 +1463,7 @@ async fn history_keeps_its_stored_form() -> TestResult {
         title: title.into(),
         version,
     };
-    let versions = db.versions::<Article>();
+    let versions = db.history::<Article>();
     versions.create(&article("t1", 0)).await?;
     for title in ["t2", "t3"] {
         versions
@@ -1476,8 +1476,8 @@ async fn history_keeps_its_stored_form() -> TestResult {
         text: text.into(),
         version,
     };
-    db.versions::<Memo>().create(&memo("hi", 0)).await?;
-    db.versions::<Memo>()
+    db.history::<Memo>().create(&memo("hi", 0)).await?;
+    db.history::<Memo>()
         .revise(Memo::key("m-1"), |m| m.text = "hello".into())
         .await?;
     let fixture = golden(
@@ -1534,17 +1534,17 @@ async fn aws_number_based_history_keeps_its_stored_form() -> TestResult {
         body: body.into(),
         version,
     };
-    db.versions::<Press>().create(&press("press1", 0)).await?;
-    db.versions::<Gauge>().create(&gauge("gauge1", 0)).await?;
-    db.versions::<Valve>().create(&valve("valve1", 0)).await?;
+    db.history::<Press>().create(&press("press1", 0)).await?;
+    db.history::<Gauge>().create(&gauge("gauge1", 0)).await?;
+    db.history::<Valve>().create(&valve("valve1", 0)).await?;
     for k in 2..=3 {
-        db.versions::<Press>()
+        db.history::<Press>()
             .revise(Press::key("p"), |p| p.body = format!("press{k}"))
             .await?;
-        db.versions::<Gauge>()
+        db.history::<Gauge>()
             .revise(Gauge::key("p"), |g| g.body = format!("gauge{k}"))
             .await?;
-        db.versions::<Valve>()
+        db.history::<Valve>()
             .revise(Valve::key("p"), |v| v.body = format!("valve{k}"))
             .await?;
     }

@@ -99,7 +99,7 @@ async fn the_crates_writes_decode_from_the_stream_in_both_shapes() -> TestResult
     let arn = enable_stream(&db, StreamViewType::NewAndOldImages).await?;
 
     // A versioned entity: each change writes the latest copy and a revision (4 records).
-    let versions = db.versions::<Article>();
+    let versions = db.history::<Article>();
     let article = Article {
         article_id: "a-1".into(),
         author: "ann".into(),

@@ -781,7 +781,7 @@ async fn a_cache_miss_span_reports_the_consistent_read_it_sent() -> TestResult {
 async fn history_spans_record_no_keys_without_trace_keys() -> TestResult {
     let (cap, _guard) = capture();
     let db = local::fresh_table::<Mixed>().await?;
-    let versions = db.versions::<Doc>();
+    let versions = db.history::<Doc>();
     versions
         .create(&Doc {
             id: "SECRETDOC".into(),

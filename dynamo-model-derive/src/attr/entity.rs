@@ -48,7 +48,8 @@ pub struct EntityAttrs {
     pub key_struct: Option<syn::Ident>,
     /// `delimiter = "."`: the delimiter of the entity's templates.
     pub delimiter: Option<char>,
-    /// `versioned` / `versioned(..)`: the entity keeps its history.
+    /// `history` / `history(..)` (or `versioned`, its former spelling): the entity keeps
+    /// its history.
     pub versioned: Option<Versioned>,
     /// `identify = "keys"`: items without the entity-type attribute are identified by
     /// their keys.
@@ -58,9 +59,10 @@ pub struct EntityAttrs {
     pub naming: Naming,
 }
 
-/// `#[dynamo(versioned(prefix = "v", width = 20, separator = "#", time_attribute = "_vt"))]`.
+/// `#[dynamo(history(prefix = "v", width = 20, separator = "#", time_attribute = "_vt"))]`
+/// (or `versioned(..)`, the former spelling).
 pub struct Versioned {
-    /// The `versioned` word, for errors.
+    /// The `history` (or `versioned`) word, for errors.
     pub word: Path,
     pub prefix: Option<LitStr>,
     pub width: Option<syn::LitInt>,
@@ -124,7 +126,7 @@ pub(crate) fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
                 })
             } else {
                 Err(inner.error(
-                    "unknown versioned option; expected `prefix`, `width`, `separator`, `time_attribute`, `revisions_in(..)`, `counter_on_latest` or `numeric_order`",
+                    "unknown history option; expected `prefix`, `width`, `separator`, `time_attribute`, `revisions_in(..)`, `counter_on_latest` or `numeric_order`",
                 ))
             }
         })?;
@@ -186,14 +188,16 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                             "`store_key_fields` is `true` (key fields are also stored as attributes of their own, the default) or `false` (read from the keys only)",
                         )),
                     }
-                } else if meta.path == VERSIONED {
+                } else if meta.path == HISTORY || meta.path == VERSIONED {
                     if out.versioned.is_some() {
-                        return Err(meta.error("`versioned` is given twice"));
+                        return Err(meta.error(
+                            "`history` is given twice (`versioned` is its former spelling)",
+                        ));
                     }
                     out.versioned = Some(versioned(&meta)?);
                 } else if !naming_option(&meta, &mut naming, Derive::Entity, Source::Dynamo)? {
                     return Err(meta.error(
-                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `delimiter`, `entity_type`, `identify`, `store_key_fields`, `key_struct`, `versioned`, `rename_all` or `default`",
+                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `delimiter`, `entity_type`, `identify`, `store_key_fields`, `key_struct`, `history`, `rename_all` or `default`",
                     ));
                 }
                 Ok(())

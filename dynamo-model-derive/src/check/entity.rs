@@ -44,7 +44,7 @@ pub(crate) fn versioned_model(
     if !fields.iter().any(|f| f.attrs.version) {
         cx.error_spanned_by(
             &v.word,
-            "a #[dynamo(versioned)] entity needs a `#[dynamo(version)] version: u64` field: the revision number, which the latest copy and each revision store",
+            "a #[dynamo(history)] entity needs a `#[dynamo(version)] version: u64` field: the revision number, which the latest copy and each revision store",
         );
         ok = false;
     }
@@ -52,14 +52,14 @@ pub(crate) fn versioned_model(
         None => {
             cx.error_spanned_by(
                 &v.word,
-                "#[dynamo(versioned)] needs a sort key: the revision number is part of it (declare the table with `sk = \"..\"` and give the entity an `sk` template)",
+                "#[dynamo(history)] needs a sort key: the revision number is part of it (declare the table with `sk = \"..\"` and give the entity an `sk` template)",
             );
             ok = false;
         }
         Some((template, lit)) if !template.is_constant() => {
             cx.error_spanned_by(
                 lit,
-                "a #[dynamo(versioned)] entity's sort-key template must be constant (e.g. `sk = \"DOC\"`): the revision number leads the sort key, so the item's identity must be its partition key",
+                "a #[dynamo(history)] entity's sort-key template must be constant (e.g. `sk = \"DOC\"`): the revision number leads the sort key, so the item's identity must be its partition key",
             );
             ok = false;
         }
@@ -136,7 +136,7 @@ pub(crate) fn versioned_model(
     {
         cx.error_spanned_by(
             &f.ident,
-            format!("field `{}` is stored as `{time_attribute}`, the attribute that holds when each revision was written; rename one (versioned(time_attribute = \"..\"))", f.ident),
+            format!("field `{}` is stored as `{time_attribute}`, the attribute that holds when each revision was written; rename one (history(time_attribute = \"..\"))", f.ident),
         );
         ok = false;
     }
@@ -371,7 +371,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         if attrs.versioned.is_some() {
             cx.error_spanned_by(
                 &chunked.word,
-                "a #[dynamo(versioned)] entity cannot have chunked fields yet: its revisions are written in one transaction, which has no room for chunk items",
+                "a #[dynamo(history)] entity cannot have chunked fields yet: its revisions are written in one transaction, which has no room for chunk items",
             );
         }
         let bounded = |lit: &Option<syn::LitInt>,

@@ -137,7 +137,7 @@ fn checked<'k>(
                 entity,
                 crate::ValidationReason::WrongKeySpace,
                 format!(
-                    "the sort key {sk:?} is not the latest copy of a #[dynamo(versioned)] item; read revisions with db.versions().revision(key, k) or .history(key)"
+                    "the sort key {sk:?} is not the latest copy of a #[dynamo(history)] item; read revisions with db.history().revision(key, k) or .revisions(key)"
                 ),
             ));
         }

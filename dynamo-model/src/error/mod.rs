@@ -116,7 +116,7 @@ pub enum Error {
         attribute: &'static str,
     },
 
-    /// A read of one item ([`Query::one`](dynamo_model::ops::Query::one), e.g. a user by a
+    /// A read of one item ([`Query::one`](dynamo_model::read::Query::one), e.g. a user by a
     /// unique email through an index) found more than one: the data breaks the
     /// uniqueness the read relies on.
     #[error("{target}: more than one item matches a read of one (keys {first} and {second})")]
@@ -207,10 +207,10 @@ pub enum Error {
     /// HTTP 500 or a timeout after the write), and the SDK's retry of the same request
     /// found the call's own write where the values from before it had been.
     ///
-    /// Returned by [`Update::send_returning_old`](dynamo_model::ops::Update::send_returning_old)
+    /// Returned by [`Update::send_returning_old`](dynamo_model::item::Update::send_returning_old)
     /// (the stored item carries the call's write token) and by
-    /// [`DeleteReturningOld`](dynamo_model::ops::DeleteReturningOld) (the item is gone after an
-    /// ambiguous attempt; see [`Delete`](dynamo_model::ops::Delete) for what that proves). The
+    /// [`DeleteReturningOld`](dynamo_model::item::DeleteReturningOld) (the item is gone after an
+    /// ambiguous attempt; see [`Delete`](dynamo_model::item::Delete) for what that proves). The
     /// write is done: sending it again would apply it twice. `current` is the item as
     /// stored now (none after a delete).
     #[error(
@@ -240,8 +240,8 @@ pub enum Error {
     /// replaced it since), the item of a delete is still there, or the read failed too.
     ///
     /// **Resending.** Send the same write again with `token`
-    /// ([`Put::write_token`](dynamo_model::ops::Put::write_token),
-    /// [`Update::write_token`](dynamo_model::ops::Update::write_token)) and the same version or
+    /// ([`Put::write_token`](dynamo_model::item::Put::write_token),
+    /// [`Update::write_token`](dynamo_model::item::Update::write_token)) and the same version or
     /// condition: if the first call was applied, the resent one finds its token and reports
     /// success without applying the write again (an `add` is counted once); if not, it is
     /// applied now. Resend only the same write: a token sent with other values would report
@@ -576,7 +576,7 @@ pub enum ValidationReason {
     RequestBuild,
     /// A plain put, update or delete of a `#[dynamo(versioned)]` entity, which would
     /// change its latest copy without writing a revision: write it through
-    /// [`Db::versions`](crate::Db::versions).
+    /// [`Db::history`](crate::Db::history).
     KeepsHistory,
     /// An update that reads the value of a renamed field (`#[dynamo(alias = "..")]`)
     /// it cannot find under the field's older names (appending to a list, a set

@@ -15,14 +15,14 @@ use base64::Engine;
 /// on its retries, so every attempt of a call carries the same token.
 ///
 /// A caller meets one in [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown), and hands it back to resend the same
-/// write ([`Put::write_token`](dynamo_model::ops::Put::write_token),
-/// [`Update::write_token`](dynamo_model::ops::Update::write_token)): the resent call then
+/// write ([`Put::write_token`](dynamo_model::item::Put::write_token),
+/// [`Update::write_token`](dynamo_model::item::Update::write_token)): the resent call then
 /// recognises the first one's write as its own instead of applying it twice. The token
 /// can be kept as text ([`as_str`](WriteToken::as_str), `Display`) and read back with
 /// [`parse`](WriteToken::parse), e.g. across a restart.
 ///
 /// ```
-/// use dynamo_model::ops::WriteToken;
+/// use dynamo_model::item::WriteToken;
 ///
 /// let token = WriteToken::parse("AAAAAAAAAAAAAAAA").expect("16 base64url characters");
 /// assert_eq!(token.to_string(), "AAAAAAAAAAAAAAAA");

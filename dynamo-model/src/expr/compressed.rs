@@ -11,8 +11,8 @@ use std::marker::PhantomData;
 ///
 /// Stored bytes cannot be compared with a value, so conditions and filters on it are
 /// [`exists`](Self::exists) and [`not_exists`](Self::not_exists); an update's
-/// [`set`](dynamo_model::ops::Update::set) compresses the new value as a put does, and
-/// [`remove`](dynamo_model::ops::Update::remove) clears an `Option` field.
+/// [`set`](dynamo_model::item::Update::set) compresses the new value as a put does, and
+/// [`remove`](dynamo_model::item::Update::remove) clears an `Option` field.
 pub struct CompressedPath<E, V> {
     name: &'static str,
     compression: Compression,

@@ -9,6 +9,7 @@
 
 mod build;
 mod compressed;
+pub(crate) mod guard;
 mod placeholders;
 mod update;
 
@@ -123,8 +124,8 @@ pub trait UpdatablePath<E, V>: crate::sealed::UpdatablePath {
     fn attribute(&self) -> AttrPath;
 }
 
-/// A path an update's [`set`](dynamo_model::ops::Update::set) and
-/// [`remove`](dynamo_model::ops::Update::remove) may change: every path an [`UpdatablePath`] is,
+/// A path an update's [`set`](dynamo_model::item::Update::set) and
+/// [`remove`](dynamo_model::item::Update::remove) may change: every path an [`UpdatablePath`] is,
 /// and the [`CompressedPath`] of a compressed field, whose
 /// new value is compressed as a put compresses it. Sealed: implemented by the crate only.
 #[diagnostic::on_unimplemented(

@@ -86,7 +86,7 @@ pub const fn sort_key(schema: &TableSchema, table: &str, has_sk: bool, versioned
         (true, true) if versioned => fail(&[
             "table `",
             table,
-            "` has no sort key, and a #[dynamo(versioned)] entity needs one: the revision number is part of it (declare the table with `sk = \"..\"`)",
+            "` has no sort key, and a #[dynamo(history)] entity needs one: the revision number is part of it (declare the table with `sk = \"..\"`)",
         ]),
         (true, true) => fail(&["table `", table, "` has no sort key: remove `sk`"]),
         (false, false) => fail(&[

@@ -1,7 +1,7 @@
 //! Version-prefix history: the latest copy of an item and every revision of it, in one
 //! partition, written atomically.
 //!
-//! An entity declared `#[dynamo(versioned)]` (it needs a `#[dynamo(version)]` field: the
+//! An entity declared `#[dynamo(history)]` (it needs a `#[dynamo(version)]` field: the
 //! revision number) is stored twice on every change: its latest copy under slot 0 of its
 //! sort key and the revision under slot `k` (see [`HistoryLayout`] for the layout):
 //!
@@ -15,7 +15,7 @@
 //! Adding revision `N + 1` is one `TransactWriteItems`: put the revision (no item may exist
 //! under its key) and put the latest copy (its stored version must be `N`). Two writers
 //! racing from revision `N` cannot both win; the loser gets [`Error::VersionConflict`]
-//! with the version it found and the current item, and [`Versions::revise`] re-reads and
+//! with the version it found and the current item, and [`History::revise`] re-reads and
 //! tries again. Every read other than the history sees the latest copy only: `db.get`,
 //! queries, collections, scans, batch and transactional gets and index queries skip
 //! revisions.
@@ -24,7 +24,7 @@
 //!
 //! Revisions carry no index key attribute the entity renders from a template, so they
 //! stay out of those indexes (sparse-index rules hold on the latest copy as on any item).
-//! `versioned(revisions_in(GSI1))` lets them into the indexes named; typed reads of the
+//! `history(revisions_in(GSI1))` lets them into the indexes named; typed reads of the
 //! entity there still skip them, and [`Query::revisions`] reads them. An index keyed on
 //! the table's own keys (an inverted index) or on plain attributes holds revisions too,
 //! since they carry those attributes; typed reads skip them there as well.
@@ -38,11 +38,11 @@
 //! keys. Another program reads the latest copies with `begins_with(SK, "v000…0#")` and a
 //! revision by its key.
 //!
-//! With `versioned(counter_on_latest)` (AWS's number-based layout, see [`HistoryLayout`])
+//! With `history(counter_on_latest)` (AWS's number-based layout, see [`HistoryLayout`])
 //! the version attribute is on the latest copy only and a revision's number is its key's;
 //! the time attribute is on revisions only.
 //!
-//! Plain puts, updates and deletes of a versioned entity are refused
+//! Plain puts, updates and deletes of an entity with history are refused
 //! ([`ValidationReason::KeepsHistory`](crate::ValidationReason::KeepsHistory)): they would
 //! change the latest copy without its revision.
 //!
@@ -54,7 +54,7 @@
 //! struct App;
 //!
 //! #[derive(Entity, Clone)]
-//! #[dynamo(table = App, pk = "DOC#{doc_id}", sk = "DOC", versioned)]
+//! #[dynamo(table = App, pk = "DOC#{doc_id}", sk = "DOC", history)]
 //! struct Document {
 //!     doc_id: String,
 //!     title: String,
@@ -63,16 +63,16 @@
 //! }
 //!
 //! # async fn demo(db: Db<App>) -> Result<(), dynamo_model::Error> {
-//! let versions = db.versions::<Document>();
+//! let history = db.history::<Document>();
 //! let doc = Document { doc_id: "d-1".into(), title: "Draft".into(), version: 0 };
-//! assert_eq!(versions.create(&doc).await?, 1);
+//! assert_eq!(history.create(&doc).await?, 1);
 //! // Read, change, write revision 2; re-read and retry if another writer got there first.
-//! let revised = versions
+//! let revised = history
 //!     .revise(Document::key("d-1"), |doc| doc.title = "Final".into())
 //!     .await?;
 //! assert_eq!(revised.revision, 2);
-//! let first = versions.revision(Document::key("d-1"), 1).await?;
-//! let newest_first = versions.history(Document::key("d-1")).reverse().all().await?;
+//! let first = history.revision(Document::key("d-1"), 1).await?;
+//! let newest_first = history.revisions(Document::key("d-1")).reverse().all().await?;
 //! # Ok(()) }
 //! ```
 
@@ -85,17 +85,18 @@ pub use crate::schema::history::{HistoryLayout, MAX_WIDTH};
 use crate::collection::{Decoded, Target};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::expr::Placeholders;
-use crate::ops::{PreparedWrite, Query, and, is_entity, version_is};
+use crate::item::{PreparedWrite, and, is_entity, version_is};
+use crate::read::Query;
 use crate::retry::{Deadline, RetryPolicy};
 use crate::{Db, Entity, Error, Item, Key, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// An entity declared `#[dynamo(versioned)]`: what [`Db::versions`] works on. Implemented
+/// An entity declared `#[dynamo(history)]`: what [`Db::history`] works on. Implemented
 /// by the derive only (sealed).
 pub trait Versioned: Entity + crate::sealed::Versioned {}
 
-/// One revision of a versioned entity, read from its history.
+/// One revision of an entity with history, read from its history.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Revision<E> {
@@ -108,7 +109,7 @@ pub struct Revision<E> {
     pub value: E,
 }
 
-/// Which revisions [`Versions::prune`] keeps.
+/// Which revisions [`History::prune`] keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Keep {
@@ -119,7 +120,7 @@ pub enum Keep {
     Since(SystemTime),
 }
 
-/// What [`Versions::prune`] or [`Versions::delete_all`] removed.
+/// What [`History::prune`] or [`History::delete_all`] removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Removed {
@@ -127,22 +128,26 @@ pub struct Removed {
     pub revisions: Vec<u64>,
     /// The revisions left, oldest first.
     pub kept: Vec<u64>,
-    /// Whether the latest copy was deleted (only [`Versions::delete_all`] does).
+    /// Whether the latest copy was deleted (only [`History::delete_all`] does).
     pub latest: bool,
 }
 
-/// The history operations of one versioned entity type; see [`Db::versions`] and the
+/// The history operations of one entity type with history; see [`Db::history`] and the
 /// [module documentation](self).
 ///
 /// Holds a clone of the [`Db`], so it borrows nothing and its futures are `'static`.
-pub struct Versions<E: Entity> {
+pub struct History<E: Entity> {
     db: Db<E::Table>,
     policy: RetryPolicy,
 }
 
-impl<E: Entity> Clone for Versions<E> {
+/// The old name of [`History`].
+#[deprecated(note = "renamed `History` (returned by `db.history::<E>()`)")]
+pub type Versions<E> = History<E>;
+
+impl<E: Entity> Clone for History<E> {
     fn clone(&self) -> Self {
-        Versions {
+        History {
             db: self.db.clone(),
             policy: self.policy,
         }
@@ -150,13 +155,20 @@ impl<E: Entity> Clone for Versions<E> {
 }
 
 impl<T: Table> Db<T> {
-    /// The history operations of versioned entity `E`: create, add and revise revisions,
-    /// read the latest copy, one revision or the history, prune, restore, delete.
-    pub fn versions<E: Versioned<Table = T>>(&self) -> Versions<E> {
-        Versions {
+    /// The history operations of entity `E` (declared `#[dynamo(history)]`): create, add
+    /// and revise revisions, read the latest copy, one revision or all of them, prune,
+    /// restore, delete.
+    pub fn history<E: Versioned<Table = T>>(&self) -> History<E> {
+        History {
             db: self.clone(),
             policy: RetryPolicy::default(),
         }
+    }
+
+    /// The old name of [`Db::history`].
+    #[deprecated(note = "renamed `db.history::<E>()`")]
+    pub fn versions<E: Versioned<Table = T>>(&self) -> History<E> {
+        self.history()
     }
 }
 
@@ -167,7 +179,7 @@ pub(super) fn now_millis() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-impl<E: Versioned> Versions<E> {
+impl<E: Versioned> History<E> {
     /// Backoff and deadline for [`revise`](Self::revise) and [`restore`](Self::restore)
     /// (re-reading after a lost race) and for the transactions of every write.
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
@@ -175,14 +187,20 @@ impl<E: Versioned> Versions<E> {
         self
     }
 
+    /// The old name of [`revisions`](Self::revisions).
+    #[deprecated(note = "renamed `revisions(key)`")]
+    pub fn history(&self, key: impl Into<Key<E>>) -> Query<Revision<E>> {
+        self.revisions(key)
+    }
+
     fn layout() -> Result<&'static HistoryLayout, Error> {
         E::__HISTORY
-            .ok_or_else(|| Self::not_versioned("the entity is not declared #[dynamo(versioned)]"))
+            .ok_or_else(|| Self::not_versioned("the entity is not declared #[dynamo(history)]"))
     }
 
     fn version_attribute() -> Result<&'static str, Error> {
         E::VERSION.ok_or_else(|| {
-            Self::not_versioned("a versioned entity needs a #[dynamo(version)] field")
+            Self::not_versioned("an entity with history needs a #[dynamo(version)] field")
         })
     }
 
@@ -328,7 +346,7 @@ impl<E: Versioned> Versions<E> {
     /// `v10_`, `v11_`, …, `v19_`, `v1_`, `v20_`, …; sort them by [`Revision::revision`]
     /// after reading (`all()`), or page knowing the order is the text's.
     ///
-    /// Unless the layout asks for revision order (`versioned(numeric_order)`, as AWS's
+    /// Unless the layout asks for revision order (`history(numeric_order)`, as AWS's
     /// `v0`, `v1`, …, `v10` layout needs): then `v9` comes before `v10`, both ways and
     /// across cursors, at a price. DynamoDB cannot return unpadded numbers in order, so
     /// every request (`all()`, each `page()`, a `stream()`) reads the item's whole
@@ -336,7 +354,7 @@ impl<E: Versioned> Versions<E> {
     /// whole history (reported in [`Page::consumed_capacity`](crate::Page::consumed_capacity)) whatever the
     /// `limit`; `max_pages` is not applied, and `page()` without a `limit` returns the
     /// whole history. Prune an item that keeps many revisions, or use a padded layout.
-    pub fn history(&self, key: impl Into<Key<E>>) -> Query<Revision<E>> {
+    pub fn revisions(&self, key: impl Into<Key<E>>) -> Query<Revision<E>> {
         let key = key.into();
         let (layout, pk, rest) = match (Self::layout(), key.raw()) {
             (Ok(layout), Ok(raw)) => match rest_of(layout, raw) {
@@ -362,7 +380,7 @@ impl<E: Versioned> Versions<E> {
     /// again and finishes the work.
     pub async fn prune(&self, key: impl Into<Key<E>>, keep: Keep) -> Result<Removed, Error> {
         let key = key.into();
-        let mut revisions = self.history(key.clone()).consistent().all().await?.items;
+        let mut revisions = self.revisions(key.clone()).consistent().all().await?.items;
         revisions.sort_by_key(|r| r.revision);
         let newest = revisions.len().saturating_sub(1);
         let (mut doomed, mut kept) = (Vec::new(), Vec::new());
@@ -407,7 +425,7 @@ impl<E: Versioned> Versions<E> {
                 .send_until(&self.policy, &deadline)
                 .await?;
             let mut revisions: Vec<u64> = self
-                .history(key.clone())
+                .revisions(key.clone())
                 .consistent()
                 .all()
                 .await?
@@ -483,7 +501,7 @@ impl<E: Entity> Target for Revision<E> {
             return Err(fail(
                 &item,
                 None,
-                DecodeErrorKind::Invalid("the entity is not versioned".to_owned()),
+                DecodeErrorKind::Invalid("the entity keeps no history".to_owned()),
             ));
         };
         let sk = match item.get(sk_attr.name) {

@@ -3,15 +3,15 @@
 use super::Revision;
 use crate::collection::Target;
 use crate::key::sort::{KeySpace, Primary, SortKeyOp, SortKeyRange};
-use crate::ops::{PartitionValue, Query, SortCondition};
+use crate::read::{PartitionValue, Query, SortCondition};
 use crate::{Db, Entity, Error};
 
 impl<T: Target, K: KeySpace> Query<T, K> {
-    /// Reads the revisions of a `#[dynamo(versioned)]` entity that this index holds
+    /// Reads the revisions of a `#[dynamo(history)]` entity that this index holds
     /// instead of its latest copies: for an index the entity lets its revisions into
-    /// (`versioned(revisions_in(GSI1))`), or one keyed on the table's keys or on plain
+    /// (`history(revisions_in(GSI1))`), or one keyed on the table's keys or on plain
     /// attributes, which revisions carry too. Revisions of one item are read with
-    /// [`Versions::history`](super::Versions::history).
+    /// [`History::revisions`](super::History::revisions).
     pub fn revisions(self) -> Query<Revision<T>, K>
     where
         T: Entity<Table = <T as Target>::Table>,
@@ -21,7 +21,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
 }
 
 impl<E: Entity> Query<Revision<E>, Primary> {
-    /// The revisions of one item of a versioned entity: its partition, the sort keys
+    /// The revisions of one item of an entity with history: its partition, the sort keys
     /// between `low` and `high` (which hold every revision and never the latest copy),
     /// of those only the revisions over `rest` under `layout` (the range also holds other
     /// items' revisions).

@@ -1,16 +1,16 @@
 //! How a history is written: the latest copy read, each revision written with the latest
 //! copy in one transaction, and revisions deleted in transactions of up to 100.
 
-use super::{HistoryLayout, Revision, Versioned, Versions, now_millis};
+use super::{History, HistoryLayout, Revision, Versioned, now_millis};
 use crate::expr::{Node, Placeholders};
-use crate::ops::ambiguous::WriteToken;
-use crate::ops::{PreparedWrite, and, is_entity, item_absent, version_is};
+use crate::item::ambiguous::WriteToken;
+use crate::item::{PreparedWrite, and, is_entity, item_absent, version_is};
 use crate::retry::Deadline;
 use crate::transact::MAX_TRANSACTION_ITEMS;
 use crate::{Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 
-impl<E: Versioned> Versions<E> {
+impl<E: Versioned> History<E> {
     /// The latest copy, read strongly consistent (again while the read fails transiently,
     /// until `deadline`); [`Error::NotFound`] when there is none.
     pub(super) async fn read_latest(&self, key: &Key<E>, deadline: &Deadline) -> Result<E, Error> {
@@ -39,7 +39,7 @@ impl<E: Versioned> Versions<E> {
         let layout = Self::layout()?;
         let version_attr = Self::version_attribute()?;
         let schema = &<E::Table as Table>::SCHEMA;
-        let next = crate::ops::next_version::<E>(expected)?;
+        let next = crate::item::next_version::<E>(expected)?;
         if next > layout.max_slot() {
             return Err(Error::invalid(
                 E::ENTITY_TYPE,
@@ -52,7 +52,7 @@ impl<E: Versioned> Versions<E> {
         }
         let token = WriteToken::new();
         let mut latest = value.to_item()?;
-        let latest_key = crate::ops::key_of_item::<E>(&latest)?;
+        let latest_key = crate::item::key_of_item::<E>(&latest)?;
         let revision_key = revision_key(layout, &latest_key, next)?;
         latest.insert(version_attr.to_owned(), AttributeValue::N(next.to_string()));
         latest.insert(
@@ -212,7 +212,7 @@ pub(super) fn rest_of<'a>(layout: &HistoryLayout, latest: &'a RawKey) -> Result<
             "",
             crate::ValidationReason::WrongKeySpace,
             format!(
-                "the key's sort key {:?} is not the latest copy of a versioned item",
+                "the key's sort key {:?} is not the latest copy of an item with history",
                 latest.sk
             ),
         )),

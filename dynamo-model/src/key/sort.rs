@@ -179,7 +179,7 @@ pub enum SortKeyOp {
 /// these two are checked on the items read.
 ///
 /// Part of the query planner, not of the API: inspect what a query sends with
-/// [`Query::params`](dynamo_model::ops::Query::params).
+/// [`Query::params`](dynamo_model::read::Query::params).
 #[doc(hidden)]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SortKeyRange {
@@ -234,7 +234,7 @@ impl<E, K> SortKeyCondition<E, K> {
         Self::new(Err(error))
     }
 
-    /// The rendered condition (planner detail; see [`Query::params`](dynamo_model::ops::Query::params)
+    /// The rendered condition (planner detail; see [`Query::params`](dynamo_model::read::Query::params)
     /// for what a query sends).
     #[doc(hidden)]
     pub fn range(&self) -> Result<&SortKeyRange, &KeyError> {

@@ -7,7 +7,7 @@ use super::{
     MemoryCheckpoints, Progress, Report, Step, renders_index_key,
 };
 use crate::cursor::{self, Fingerprint, Position};
-use crate::ops::pager::Pacer;
+use crate::read::pager::Pacer;
 use crate::{Db, Entity, Error, Table, ValidationReason};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::fmt;
@@ -198,7 +198,7 @@ impl<E: Entity> Migration<E> {
             .any(|s| matches!(s, Step::Rewrite | Step::Map(_)));
         if decodes && E::__HISTORY.is_some() {
             return Err(self.refuse(
-                "a versioned entity's items change through db.versions(), which writes a revision for each change",
+                "the items of an entity with history change through db.history(), which writes a revision for each change",
             ));
         }
         if decodes && !E::__CHUNKED.is_empty() {

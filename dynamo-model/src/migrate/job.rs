@@ -9,8 +9,8 @@ use super::{
 };
 use crate::cursor::{self, Fingerprint, Position};
 use crate::expr::{Node, Placeholders, UpdateClauses};
-use crate::ops::pager::{Pacer, PageRequest, PageSource, pace, spend};
-use crate::ops::source::{Expressions, QueryOp, Request, ScanOp};
+use crate::read::pager::{Pacer, PageRequest, PageSource, pace, spend};
+use crate::read::source::{Expressions, QueryOp, Request, ScanOp};
 use crate::trace::Instrument;
 use crate::{Db, Entity, Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
@@ -224,7 +224,7 @@ impl<E: Entity> Job<E> {
         let schema = &<E::Table as Table>::SCHEMA;
         let partition = Node::equals(schema.pk.name, AttributeValue::S(pk.to_owned()));
         let mut p = Placeholders::default();
-        let key_condition = crate::ops::render_for(E::ENTITY_TYPE, &mut p, &partition)?;
+        let key_condition = crate::expr::guard::render_for(E::ENTITY_TYPE, &mut p, &partition)?;
         let (names, values) = p.finish();
         let expressions = Expressions {
             key_condition,
@@ -469,7 +469,7 @@ impl<E: Entity> Job<E> {
             .filter_map(|name| read.get(name).map(|v| (name.to_owned(), v.clone())))
             .collect();
         let span = crate::trace::request("GetItem", 1);
-        let item = crate::ops::ambiguous::read_consistent(db, key)
+        let item = crate::item::ambiguous::read_consistent(db, key)
             .instrument(span.clone())
             .await
             .map_err(|e| {

@@ -1,6 +1,6 @@
-//! Where the revision number sits in a versioned entity's sort key.
+//! Where the revision number sits in an entity with history's sort key.
 //!
-//! A versioned entity's sort key is `{prefix}{slot}{separator}{rest}`: `rest` is what the
+//! An entity with history's sort key is `{prefix}{slot}{separator}{rest}`: `rest` is what the
 //! entity's own sort-key template renders, `slot` is `0` for the latest copy and `k` for
 //! revision `k`. With the default layout (`v`, 20 digits, `#`) an item at revision 12 of
 //! a document whose template renders `DOC` is stored twice:
@@ -28,7 +28,7 @@
 //!
 //! ```text
 //! #[dynamo(pk = "EQ#{id}", sk = "",
-//!          versioned(width = 0, separator = "", counter_on_latest, numeric_order))]
+//!          history(width = 0, separator = "", counter_on_latest, numeric_order))]
 //! … #[dynamo(version, rename = "Latest")] latest: u64,
 //!
 //! v0     Latest=12   the latest copy
@@ -43,7 +43,7 @@
 /// The largest number of digits a slot can have (`u64::MAX` has 20).
 pub const MAX_WIDTH: usize = 20;
 
-/// How a versioned entity places the revision number in its sort key. Built by
+/// How an entity with history places the revision number in its sort key. Built by
 /// `#[derive(Entity)]` from `#[dynamo(versioned(..))]`; see the module documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HistoryLayout {
@@ -57,16 +57,16 @@ pub struct HistoryLayout {
     pub separator: &'static str,
     /// The attribute holding when a revision was written (epoch milliseconds).
     pub time_attribute: &'static str,
-    /// The indexes whose key attributes revisions keep (`versioned(revisions_in(..))`);
+    /// The indexes whose key attributes revisions keep (`history(revisions_in(..))`);
     /// revisions carry no other index key attribute the entity renders from a template.
     pub revisions_in: &'static [&'static str],
     /// The version attribute (the counter) is stored on the latest copy only, and the
     /// layout's time attribute on revisions only: a revision's number is its slot
-    /// (`versioned(counter_on_latest)`). A revision that holds the version attribute
+    /// (`history(counter_on_latest)`). A revision that holds the version attribute
     /// anyway (a copy of the latest copy) must hold its own number.
     pub counter_on_latest: bool,
     /// The history of an unpadded layout is read in revision order (`v9` before `v10`):
-    /// every revision of the item is read, then sorted (`versioned(numeric_order)`).
+    /// every revision of the item is read, then sorted (`history(numeric_order)`).
     pub numeric_order: bool,
 }
 

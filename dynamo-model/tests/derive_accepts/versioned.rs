@@ -1,5 +1,5 @@
-//! The accepted forms of `#[dynamo(versioned)]`: bare, with a layout of its own, unpadded;
-//! with a TTL field and an index template.
+//! The accepted forms of `#[dynamo(history)]`: bare, with a layout of its own, unpadded;
+//! with a TTL field and an index template; and in its former spelling, `versioned(..)` (`Log`).
 
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::{Db, Entity, Table, ValidationReason};
@@ -14,7 +14,7 @@ use dynamo_model::{Db, Entity, Table, ValidationReason};
 struct App;
 
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = App, pk = "DOC#{doc_id}", sk = "DOC", versioned)]
+#[dynamo(table = App, pk = "DOC#{doc_id}", sk = "DOC", history)]
 struct Document {
     doc_id: String,
     title: String,
@@ -24,7 +24,7 @@ struct Document {
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = App, pk = "PAGE#{page_id}", sk = "PAGE",
-         versioned(prefix = "rev", width = 6, separator = "#"),
+         history(prefix = "rev", width = 6, separator = "#"),
          index(GSI1, pk = "SPACE#{space}", sk = "PAGE#{page_id}"))]
 struct Page {
     page_id: String,
@@ -38,7 +38,7 @@ struct Page {
 /// The layout of a table written by another program: `v0_Audit`, `v1_Audit`, …
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = App, pk = "AUDIT#{id}", sk = "Audit",
-         versioned(width = 0, separator = "_", time_attribute = "changed_at"))]
+         history(width = 0, separator = "_", time_attribute = "changed_at"))]
 struct Audit {
     id: String,
     #[dynamo(version)]
@@ -48,7 +48,7 @@ struct Audit {
 /// AWS's number-based layout: `v0` (with the counter `Latest`), `v1`, …, `v10`.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = App, pk = "EQ#{id}", sk = "",
-         versioned(width = 0, separator = "", counter_on_latest, numeric_order))]
+         history(width = 0, separator = "", counter_on_latest, numeric_order))]
 struct Machine {
     id: String,
     #[dynamo(rename = "State")]
@@ -75,7 +75,7 @@ fn history_bounds<E>(db: &Db<App>, key: dynamo_model::Key<E>) -> (String, String
 where
     E: dynamo_model::history::Versioned<Table = App>,
 {
-    let input = db.versions::<E>().history(key).params().unwrap();
+    let input = db.history::<E>().revisions(key).params().unwrap();
     let values = input.expression_attribute_values().unwrap();
     let mut strings: Vec<String> = values
         .values()

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 struct App;
 
 #[derive(Entity, Serialize, Deserialize)]
-#[dynamo(table = App, pk = "DOC#{id}", sk = "DOC", versioned, versioned(width = 6))]
+#[dynamo(table = App, pk = "DOC#{id}", sk = "DOC", history, versioned(width = 6))]
 struct Doc {
     id: String,
     #[dynamo(version)]

@@ -1433,7 +1433,7 @@ async fn scatter(runs: usize) -> Result<(), BoxError> {
          another and merged in memory; median of {runs} interleaved runs after one warm-up \
          (target: ≤ 0.3× the wall time):\n",
         readings.len(),
-        dynamo_model::ops::DEFAULT_SCATTER_CONCURRENCY
+        dynamo_model::read::DEFAULT_SCATTER_CONCURRENCY
     );
     println!("| workload | one after another | `scatter_query` | ratio | target |");
     println!("| --- | --- | --- | --- | --- |");

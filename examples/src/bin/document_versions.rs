@@ -1,5 +1,5 @@
 //! Document versions: every change of a document is kept as a revision next to its
-//! latest copy (`#[dynamo(versioned)]`). One document is created, revised, read at its
+//! latest copy (`#[dynamo(history)]`). One document is created, revised, read at its
 //! latest and at an old revision, listed both ways, restored and pruned; then 16 writers
 //! race to add 5 revisions each to another document, and every revision is checked to be
 //! there once, in order, with the latest copy equal to the newest revision.
@@ -22,7 +22,7 @@ struct Docs;
 /// `SK = v{k, 20 digits}#DOC`, both in the document's partition. Only the latest copy
 /// carries the `GSI1` keys, so the owner's index lists each document once.
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Docs, pk = "DOC#{doc_id}", sk = "DOC", versioned,
+#[dynamo(table = Docs, pk = "DOC#{doc_id}", sk = "DOC", history,
          index(GSI1, pk = "OWNER#{owner}", sk = "DOC#{doc_id}"))]
 struct Document {
     doc_id: String,
@@ -30,7 +30,7 @@ struct Document {
     title: String,
     /// One line per change: which writer made it. A lost update would lose a line.
     log: Vec<String>,
-    /// The revision number, managed by `db.versions()`.
+    /// The revision number, managed by `db.history()`.
     #[dynamo(version)]
     version: u64,
 }
@@ -62,7 +62,7 @@ async fn main() -> Result<(), BoxError> {
 
 /// Create, revise, read, list, restore, prune: one document's life.
 async fn walkthrough(db: &Db<Docs>) -> Result<(), BoxError> {
-    let versions = db.versions::<Document>();
+    let versions = db.history::<Document>();
     let key = || Document::key("spec");
     let draft = Document {
         doc_id: "spec".into(),
@@ -135,8 +135,8 @@ async fn walkthrough(db: &Db<Docs>) -> Result<(), BoxError> {
         || format!("revision 3 is {:?}", third.value),
     )?;
 
-    let oldest_first = versions.history(key()).all().await?;
-    let newest_first = versions.history(key()).reverse().all().await?;
+    let oldest_first = versions.revisions(key()).all().await?;
+    let newest_first = versions.revisions(key()).reverse().all().await?;
     println!(
         "history           oldest first {:?} ({:.1} RCU), newest first {:?} ({:.1} RCU)",
         numbers(&oldest_first.items),
@@ -186,7 +186,7 @@ async fn walkthrough(db: &Db<Docs>) -> Result<(), BoxError> {
             )
         },
     )?;
-    let left = numbers(&versions.history(key()).all().await?.items);
+    let left = numbers(&versions.revisions(key()).all().await?.items);
     check(left == vec![5, 6, 7], || {
         format!("after pruning the history is {left:?}")
     })?;
@@ -203,7 +203,9 @@ async fn walkthrough(db: &Db<Docs>) -> Result<(), BoxError> {
                 ..
             },
         ) => println!("plain put         refused: {e}"),
-        other => return Err(format!("a plain put of a versioned entity gave {other:?}").into()),
+        other => {
+            return Err(format!("a plain put of an entity with history gave {other:?}").into())
+        }
     }
     Ok(())
 }
@@ -215,7 +217,7 @@ async fn race(db: &Db<Docs>) -> Result<(), BoxError> {
     // Backoff capped at 200 ms: on one hot item the race is won by whoever retries first,
     // so long sleeps only slow the whole run down.
     let versions = db
-        .versions::<Document>()
+        .history::<Document>()
         .retry(RetryPolicy::default().cap(Duration::from_millis(200)));
     let key = || Document::key("hot");
     let created = versions
@@ -273,7 +275,7 @@ async fn race(db: &Db<Docs>) -> Result<(), BoxError> {
 
     // The stored history: revisions 1 to 81 with no gap, each holding the log of the one
     // before plus one line (so no revision overwrote another's change).
-    let history = versions.history(key()).consistent().all().await?;
+    let history = versions.revisions(key()).consistent().all().await?;
     let stored = numbers(&history.items);
     println!(
         "history           {} revisions, {} to {} ({:.1} RCU to read them all)",

@@ -148,7 +148,7 @@ pub fn selected(stored: &[Row], op: &Op) -> (Vec<Row>, Vec<Row>) {
 
 /// Every page of `query()` with `limit(2)`, following cursors, as rows.
 pub async fn paged<E: dynamo_model::Entity, K: dynamo_model::KeySpace>(
-    query: impl Fn() -> dynamo_model::ops::Query<E, K>,
+    query: impl Fn() -> dynamo_model::read::Query<E, K>,
     row: impl Fn(E) -> Row,
 ) -> Result<Vec<Row>, dynamo_model::Error> {
     let items = super::all_pages(query, 2, None, false).await?;

@@ -164,7 +164,7 @@ fn versioned_check(m: &EntityModel) -> Option<TokenStream> {
     let role = |what: &str| {
         const_panic(
             v.time_span,
-            format!("table `{table_name}` uses `{time}` for {what}, and a #[dynamo(versioned)] entity writes the time of each revision there; choose another attribute with versioned(time_attribute = \"..\")"),
+            format!("table `{table_name}` uses `{time}` for {what}, and a #[dynamo(history)] entity writes the time of each revision there; choose another attribute with history(time_attribute = \"..\")"),
         )
     };
     let (reserved, token, ttl, index) = (

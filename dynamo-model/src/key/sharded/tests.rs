@@ -367,7 +367,7 @@ fn bucket_levels_of_a_sort_key_take_buckets() {
     }
     let hour = HourBucket::new(2014, 7, 9, 10).unwrap();
     let level = Log::sk().at().eq(hour);
-    let cond = crate::ops::IntoSortKey::<Log, crate::Primary>::into_sort_key(level).unwrap();
+    let cond = crate::read::IntoSortKey::<Log, crate::Primary>::into_sort_key(level).unwrap();
     let crate::SortCondition::Rendered(range) = cond else {
         panic!("{cond:?}")
     };

@@ -181,7 +181,7 @@ impl<E: Entity> Update<E> {
         /// first update was applied, this one is not applied again and reports success (with
         /// the item as stored now). Send the same actions with the same version or condition
         /// as the first update; see [ambiguous errors](Update#ambiguous-errors).
-        write_token(token: crate::ops::WriteToken) => token = Some(token);
+        write_token(token: crate::item::WriteToken) => token = Some(token);
     }
 
     super::version_setters!(

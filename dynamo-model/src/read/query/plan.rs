@@ -8,10 +8,10 @@ use crate::cursor::Fingerprint;
 use crate::expr::{Node, Placeholders};
 use crate::key::sort::{KeySpace, SortKeyOp, SortKeyRange};
 use crate::keytext::KeyError;
-use crate::ops::key_condition::{
+use crate::read::key_condition::{
     PartitionValue, SortCondition, attribute_clause, attribute_range_fits, sort_key_clause,
 };
-use crate::ops::source::Expressions;
+use crate::read::source::Expressions;
 use crate::request::page::entity_type_filter;
 use crate::schema::{IndexKind, Projection};
 use crate::{Error, Item, Table};
@@ -65,7 +65,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         }
     }
 
-    pub(in crate::ops) fn key_names(&self) -> Result<KeyNames, Error> {
+    pub(in crate::read) fn key_names(&self) -> Result<KeyNames, Error> {
         let schema = &<T::Table as Table>::SCHEMA;
         let table_keys = std::iter::once(schema.pk.name).chain(schema.sk.map(|a| a.name));
         let names = |attrs: &[crate::schema::KeyAttribute]| {
@@ -241,7 +241,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         }
         let key_condition = clauses
             .iter()
-            .map(|clause| crate::ops::render_for(T::NAME, &mut p, clause))
+            .map(|clause| crate::expr::guard::render_for(T::NAME, &mut p, clause))
             .collect::<Result<Vec<_>, _>>()?
             .join(" AND ");
         // A collection keeps the whole partition, so unknown types can be reported; an
@@ -256,16 +256,16 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             ));
         }
         let expiry = if self.exclude_expired {
-            crate::ops::not_expired::<T::Table>()
+            crate::expr::guard::not_expired::<T::Table>()
         } else {
             None
         };
-        let filter = crate::ops::and_opt(
-            crate::ops::and_opt(type_filter, expiry),
+        let filter = crate::expr::guard::and_opt(
+            crate::expr::guard::and_opt(type_filter, expiry),
             self.filter.clone(),
         );
         let filter = match filter {
-            Some(node) => Some(crate::ops::render_for(T::NAME, &mut p, &node)?),
+            Some(node) => Some(crate::expr::guard::render_for(T::NAME, &mut p, &node)?),
             None => None,
         };
         // The view's attributes, plus what every read needs: the entity type (decoding
@@ -341,7 +341,7 @@ impl Prepared {
 
     /// [`admits`](Self::admits) as a function of its own, for reads that outlive this
     /// request (a merged read checks the items of every partition with it).
-    pub(in crate::ops) fn admission(&self) -> impl Fn(&Item) -> bool + Send + Sync + 'static {
+    pub(in crate::read) fn admission(&self) -> impl Fn(&Item) -> bool + Send + Sync + 'static {
         let (attr, range) = (self.sk_attr, self.sk_range.clone());
         move |item| admits(attr, range.as_ref(), item)
     }

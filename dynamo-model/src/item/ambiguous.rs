@@ -182,7 +182,7 @@ fn insert_at(out: &mut Item, segments: &[&str], value: AttributeValue) {
 /// `(attempts, result)`.
 macro_rules! send_watched {
     ($request:expr) => {{
-        let attempts = $crate::ops::ambiguous::AmbiguousAttempts::default();
+        let attempts = $crate::item::ambiguous::AmbiguousAttempts::default();
         let result = $request
             .customize()
             .interceptor(attempts.clone())

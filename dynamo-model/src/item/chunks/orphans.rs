@@ -4,8 +4,8 @@
 use super::{delete_if_owned, now_millis};
 use crate::chunk::{CHUNK_PREFIX, CHUNK_TYPE, MAX_FLIP_DELAY, MIN_ORPHAN_AGE, Orphans};
 use crate::expr::{CompareOp, Node};
-use crate::ops::pager::{RawPage, merged_pages};
-use crate::ops::source::{Expressions, Request, ScanOp};
+use crate::read::pager::{RawPage, merged_pages};
+use crate::read::source::{Expressions, Request, ScanOp};
 use crate::{Db, Error, Item, RawKey, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures_util::StreamExt;
@@ -180,7 +180,7 @@ impl<T: Table> Db<T> {
     ) -> Result<impl futures_util::Stream<Item = Result<RawPage, Error>> + Send + use<T>, Error>
     {
         let mut p = crate::expr::Placeholders::default();
-        let filter = crate::ops::render_for(CHUNK_TYPE, &mut p, filter)?;
+        let filter = crate::expr::guard::render_for(CHUNK_TYPE, &mut p, filter)?;
         let projection = attributes.map(|names| p.projection(names.iter().copied()));
         let (names, values) = p.finish();
         let request = Request {

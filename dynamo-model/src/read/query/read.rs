@@ -5,7 +5,7 @@ use super::{Prepared, Query, QuerySource};
 use crate::collection::Target;
 use crate::cursor::{self, Cursor};
 use crate::key::sort::KeySpace;
-use crate::ops::pager::{self, Collected};
+use crate::read::pager::{self, Collected};
 use crate::request::page::{Page, decode_target};
 use crate::{Db, Entity, Error, Item, Key, Table};
 use futures_util::stream::{self, Stream};
@@ -212,7 +212,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 
     /// The operation span of this query (see [`crate::trace`]).
-    pub(in crate::ops) fn span(&self) -> crate::trace::Span {
+    pub(in crate::read) fn span(&self) -> crate::trace::Span {
         let span = crate::request::page::read_span(
             "Query",
             self.db.table_name(),
@@ -324,7 +324,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
 
 /// The whole items behind a page of keys, fetched with one batch get and returned in the
 /// page's order; keys whose item vanished in between are left out.
-pub(in crate::ops) async fn hydrate_page<E: Entity>(
+pub(in crate::read) async fn hydrate_page<E: Entity>(
     db: &Db<E::Table>,
     consistent: bool,
     keys: Page<Key<E>>,

@@ -211,7 +211,7 @@ async fn delete_chunk_if_owned<T: Table>(
         ],
     );
     let mut p = crate::expr::Placeholders::default();
-    let condition = crate::ops::render_for(CHUNK_TYPE, &mut p, &owned)?;
+    let condition = crate::expr::guard::render_for(CHUNK_TYPE, &mut p, &owned)?;
     let (names, values) = p.finish();
     let sent = db
         .client()
@@ -239,7 +239,7 @@ async fn delete_chunk_if_owned<T: Table>(
 const SEND_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// `db.put` of an entity with chunked fields; see the module documentation.
-pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Error> {
+pub(crate) async fn put<E: Entity>(mut put: crate::item::Put<E>) -> Result<(), Error> {
     const OP: &str = "PutItem";
     let db = put.db().clone();
     let pending = put.take_pending();
@@ -299,14 +299,14 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
             // A value read without its chunks names them again: the stored item must still
             // name those very chunks (else a stale copy, or a copy under another key, would
             // name chunks that were replaced and deleted, or that another item owns).
-            Some((_, m)) => crate::ops::manifest_is(field.attribute, &m.token),
+            Some((_, m)) => crate::item::manifest_is(field.attribute, &m.token),
             None => match stored.iter().find(|(attr, _)| *attr == field.attribute) {
-                Some((_, m)) => crate::ops::manifest_is(field.attribute, &m.token),
-                None => crate::ops::no_manifest(field.attribute),
+                Some((_, m)) => crate::item::manifest_is(field.attribute, &m.token),
+                None => crate::item::no_manifest(field.attribute),
             },
         });
     }
-    let ambiguous = crate::ops::ambiguous::AmbiguousAttempts::default();
+    let ambiguous = crate::item::ambiguous::AmbiguousAttempts::default();
     let request = put
         .restore_item(item)
         .chunk_conditions(conditions)
@@ -343,7 +343,7 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
             // was copied here by another program), which stay.
             let replaced: Vec<(&'static str, Manifest)> = match sent {
                 // The item sent is stored: it names the new chunks and those kept.
-                crate::ops::Sent::Written => stored
+                crate::item::Sent::Written => stored
                     .into_iter()
                     .filter(|(_, m)| !named.iter().any(|(_, n)| n.token == m.token))
                     .collect(),
@@ -351,7 +351,7 @@ pub(crate) async fn put<E: Entity>(mut put: crate::ops::Put<E>) -> Result<(), Er
                 // with that token may have stored it, naming other chunks than this call
                 // wrote (its own, read in step 1): the item as returned says which chunks
                 // it names, and those read or written that it does not name are deleted.
-                crate::ops::Sent::Found(now) => {
+                crate::item::Sent::Found(now) => {
                     let now_named = manifests_in::<E>(&now);
                     stored
                         .into_iter()

@@ -6,11 +6,11 @@
 //! it into segments for large tables, and give it a budget so it cannot starve the
 //! application's own reads.
 
-use super::and_opt;
 use super::pager::{self, PageRequest};
 use super::source::{Expressions, Request, ScanOp};
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
+use crate::expr::guard::and_opt;
 use crate::expr::{Node, Placeholders};
 use crate::request::Customize;
 use crate::request::page::{Page, UnknownEntity, decode_target, entity_type_filter};
@@ -112,16 +112,17 @@ impl<T: Target> Scan<T> {
     fn source(&self) -> Result<ScanSource<T::Table>, Error> {
         let type_filter = (self.unknown == UnknownEntity::Skip).then(entity_type_filter::<T>);
         let expiry = if self.exclude_expired {
-            super::not_expired::<T::Table>()
+            crate::expr::guard::not_expired::<T::Table>()
         } else {
             None
         };
         let node = and_opt(and_opt(type_filter, expiry), self.filter.clone());
         let mut p = Placeholders::default();
         let filter = match &node {
-            Some(node) => {
-                Some(super::render_for(T::NAME, &mut p, node).map_err(|e| e.during("Scan"))?)
-            }
+            Some(node) => Some(
+                crate::expr::guard::render_for(T::NAME, &mut p, node)
+                    .map_err(|e| e.during("Scan"))?,
+            ),
             None => None,
         };
         let fingerprint = Fingerprint::of(&[

@@ -112,7 +112,7 @@ impl<E: Entity> Put<E> {
         /// own (a failed `if_absent`, version or other condition reports success). Send the
         /// same entity with the same conditions as the first put; see
         /// [ambiguous errors](Put#ambiguous-errors).
-        write_token(token: crate::ops::WriteToken) => token = Some(token);
+        write_token(token: crate::item::WriteToken) => token = Some(token);
     }
 
     /// Only write if `condition` holds on the stored item (evaluated against an empty

@@ -5,7 +5,7 @@
 //! [`PageSource`] is the seam: DynamoDB in production (`Query`, `Scan`), a fake in unit
 //! tests, so the paging rules are tested without a network.
 
-use super::BoxFuture;
+use crate::request::BoxFuture;
 use crate::{Error, Item};
 use futures_util::stream::{self, Stream, StreamExt};
 use std::sync::Arc;

@@ -302,7 +302,8 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
             return Ok(out);
         };
         let mut p = Placeholders::default();
-        let expression = super::render_for(T::NAME, &mut p, node).map_err(|e| e.during("Query"))?;
+        let expression =
+            crate::expr::guard::render_for(T::NAME, &mut p, node).map_err(|e| e.during("Query"))?;
         let (names, values) = p.finish();
         put(&mut out, expression.as_bytes());
         let names: BTreeMap<String, String> = names.unwrap_or_default().into_iter().collect();

@@ -2,13 +2,13 @@
 //! (`params`).
 
 use super::{Query, QuerySource};
+use crate::BoxFuture;
 use crate::collection::Target;
 use crate::key::sort::KeySpace;
 use crate::keytext::KeyError;
-use crate::ops::BoxFuture;
-use crate::ops::key_condition::PartitionValue;
-use crate::ops::pager::{self, PageRequest, PageSource, RawPage};
-use crate::ops::source::{QueryOp, Request};
+use crate::read::key_condition::PartitionValue;
+use crate::read::pager::{self, PageRequest, PageSource, RawPage};
+use crate::read::source::{QueryOp, Request};
 use crate::{Error, Table};
 use aws_sdk_dynamodb::operation::query::QueryInput;
 
@@ -19,7 +19,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 
     /// What every page of this query on partition `pk` sends.
-    pub(in crate::ops) fn source_with(
+    pub(in crate::read) fn source_with(
         &self,
         pk: &Result<PartitionValue, KeyError>,
     ) -> Result<QuerySource<T::Table>, Error> {
@@ -66,7 +66,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 
     /// The input of the first page `source` (this query on one partition) sends.
-    pub(in crate::ops) fn params_of(
+    pub(in crate::read) fn params_of(
         &self,
         source: &QuerySource<T::Table>,
     ) -> Result<QueryInput, Error> {

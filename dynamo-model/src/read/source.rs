@@ -3,8 +3,8 @@
 //! sends its pages through it: typed queries and scans, reads merged from many
 //! partitions, migrations and the sweep of orphan chunks.
 
-use super::BoxFuture;
 use super::pager::{PageRequest, PageSource, RawPage};
+use crate::request::BoxFuture;
 use crate::request::Customize;
 use crate::{Db, Error, Table};
 use aws_sdk_dynamodb::config::http::HttpResponse;

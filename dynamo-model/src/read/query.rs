@@ -251,7 +251,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 
     /// On an index whose partition key is the table's sort key (an inverted index), a
-    /// `#[dynamo(versioned)]` entity's partition value is its latest copies' sort key.
+    /// `#[dynamo(history)]` entity's partition value is its latest copies' sort key.
     fn latest_partition(mut self) -> Self {
         let pk = std::mem::replace(&mut self.pk, Ok(PartitionValue::Rendered(String::new())));
         self.pk = self.latest_partition_of(pk);
@@ -274,9 +274,9 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 
     /// Where the sort key queried is the table's (the base table), moves the sort-key
-    /// condition of a `#[dynamo(versioned)]` entity to its latest copies (slot 0 of its
+    /// condition of a `#[dynamo(history)]` entity to its latest copies (slot 0 of its
     /// history layout): its revisions are history, read with
-    /// [`Versions::history`](dynamo_model::history::Versions::history).
+    /// [`History::revisions`](dynamo_model::history::History::revisions).
     fn latest_copies(mut self) -> Self {
         let table_sk = <T::Table as Table>::SCHEMA.sk.map(|a| a.name);
         let on_table_sk = table_sk.is_some_and(|sk| self.keyed_on(sk, false));
@@ -286,7 +286,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                 None => {
                     self.refusal = Some((
                         crate::ValidationReason::WrongKeySpace,
-                        "this sort-key condition cannot be applied to the latest copies of a #[dynamo(versioned)] entity; read its revisions with db.versions().history(key)".to_owned(),
+                        "this sort-key condition cannot be applied to the latest copies of a #[dynamo(history)] entity; read its revisions with db.history().revisions(key)".to_owned(),
                     ))
                 }
             }
