@@ -329,12 +329,6 @@ impl LocalInstance {
             .arg(WATCHDOG_SCRIPT)
             .arg("dynamo-model-watchdog")
             .arg(java)
-            // A short-lived test server on a shared machine, not a long-running service:
-            // the client compiler only (the optimising one costs more CPU in compiling
-            // than it saves in a test run: 89 s -> 64 s of the JVM's CPU for the
-            // integration tests, and half the start-up) and the serial collector (no
-            // collector threads competing for the cores: 64 s -> 61 s).
-            .args(["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"])
             // Relative, as Amazon documents it: the working directory is the install folder.
             .arg("-Djava.library.path=./DynamoDBLocal_lib")
             // -sharedDb: the region and credentials a test's SDK client happens to use
