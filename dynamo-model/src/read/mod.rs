@@ -7,7 +7,7 @@
 //! [`Db::scan`](crate::Db::scan), [`Db::scatter_query`](crate::Db::scatter_query)) that ends in
 //! `all()` (every page), `page(cursor)` (one page and a [`Cursor`](crate::Cursor) for the
 //! next), `stream()` (items as they arrive) or, for a query, `one()`. Reads of one item by
-//! its key are in [`item`](crate::item) ([`Get`](crate::item::Get)).
+//! its key are in [`item`](dynamo_model::item) ([`Get`](dynamo_model::item::Get)).
 
 mod key_condition;
 mod merge;
