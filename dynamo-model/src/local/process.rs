@@ -329,6 +329,15 @@ impl LocalInstance {
             .arg(WATCHDOG_SCRIPT)
             .arg("dynamo-model-watchdog")
             .arg(java)
+            // A short-lived test server, not a long-running service: the client compiler
+            // only (the optimising one spends more CPU compiling than a test run gets
+            // back) and the serial collector (no collector threads competing for the
+            // cores). Test suites that keep several requests in flight, as this crate's
+            // does, are bound by the CPU, and there it pays: 84 s -> 73 s for the
+            // integration tests on 6 threads and 2 cores. A suite that sends one request
+            // at a time waits on the server's one SQLite queue thread instead, which the
+            // client compiler's code makes slower (BENCHMARKS.md).
+            .args(["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"])
             // Relative, as Amazon documents it: the working directory is the install folder.
             .arg("-Djava.library.path=./DynamoDBLocal_lib")
             // -sharedDb: the region and credentials a test's SDK client happens to use
