@@ -34,6 +34,16 @@ pub struct Account {
     pub transfers: u32,
 }
 
+/// A document with history: each write adds a revision item beside the latest copy.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Rig, pk = "DOC#{id}", sk = "DOC", history)]
+pub struct Doc {
+    pub id: String,
+    pub body: String,
+    #[dynamo(version)]
+    pub version: u64,
+}
+
 /// A row of a bulk load.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = Rig, pk = "ROW#{n}", sk = "ROW")]

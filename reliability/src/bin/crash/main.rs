@@ -11,9 +11,10 @@
 //! ```
 //!
 //! Options: `--kills N` per protocol (default 20), `--seed S` (default 1),
-//! `--only NAME` (chunked, transaction, batch). Prints a Markdown table per protocol; exits
+//! `--only NAME` (chunked, transaction, batch, history). Prints a Markdown table per protocol; exits
 //! non-zero on the first invariant that does not hold, naming protocol, seed and step.
 
+mod history;
 mod protocols;
 
 use protocols::Protocol;

@@ -17,16 +17,24 @@ pub enum Protocol {
     Transaction,
     /// A batch write of puts and deletes across many requests.
     Batch,
+    /// Every history operation on one document.
+    History,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 3] = [Protocol::Chunked, Protocol::Transaction, Protocol::Batch];
+    pub const ALL: [Protocol; 4] = [
+        Protocol::Chunked,
+        Protocol::Transaction,
+        Protocol::Batch,
+        Protocol::History,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Protocol::Chunked => "chunked",
             Protocol::Transaction => "transaction",
             Protocol::Batch => "batch",
+            Protocol::History => "history",
         }
     }
 
@@ -46,6 +54,9 @@ impl Protocol {
             Protocol::Batch => {
                 "after the caller resends the batch, exactly the put rows hold their payloads and the deleted rows are gone: nothing lost, nothing extra"
             }
+            Protocol::History => {
+                "the history is the one before or after the interrupted step: no gap, no duplicate, every revision's body the one written, the latest copy the highest revision; after the prune is run again and a revision added, exactly the newest three remain"
+            }
         }
     }
 
@@ -55,6 +66,7 @@ impl Protocol {
             Protocol::Chunked => &["put A", "put B", "delete", "put C"],
             Protocol::Transaction => &["transfer 1", "transfer 2", "transfer 3"],
             Protocol::Batch => &["batch write"],
+            Protocol::History => crate::history::STEPS,
         }
     }
 
@@ -68,6 +80,7 @@ impl Protocol {
                     db.put(&account(id, balance, 0)).await?;
                 }
             }
+            Protocol::History => {}
             Protocol::Batch => {
                 // The rows the batch deletes, and one it overwrites.
                 db.batch_write()
@@ -102,6 +115,7 @@ impl Protocol {
                 step(0);
                 batch(db).send().await?;
             }
+            Protocol::History => crate::history::run(db, step).await?,
         }
         Ok(())
     }
@@ -113,6 +127,7 @@ impl Protocol {
             Protocol::Chunked => check_chunked(db, seed, last).await?,
             Protocol::Transaction => check_transaction(db, last).await?,
             Protocol::Batch => check_batch(db).await?,
+            Protocol::History => crate::history::check(db, last).await?,
         };
         let bystander = db.get(Bystander::key()).consistent().await?;
         if bystander != Some(Bystander::sample()) {
