@@ -44,6 +44,14 @@ pub struct Doc {
     pub version: u64,
 }
 
+/// A counter a migration adds one to.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Rig, pk = "CTR#{id}", sk = "CTR")]
+pub struct Counter {
+    pub id: u32,
+    pub n: u64,
+}
+
 /// A row of a bulk load.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = Rig, pk = "ROW#{n}", sk = "ROW")]

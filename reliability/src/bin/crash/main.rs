@@ -11,10 +11,11 @@
 //! ```
 //!
 //! Options: `--kills N` per protocol (default 20), `--seed S` (default 1),
-//! `--only NAME` (chunked, transaction, batch, history). Prints a Markdown table per protocol; exits
+//! `--only NAME` (chunked, transaction, batch, history, migration). Prints a Markdown table per protocol; exits
 //! non-zero on the first invariant that does not hold, naming protocol, seed and step.
 
 mod history;
+mod migration;
 mod protocols;
 
 use protocols::Protocol;

@@ -19,14 +19,17 @@ pub enum Protocol {
     Batch,
     /// Every history operation on one document.
     History,
+    /// A migration with file checkpoints, resumed after the kill.
+    Migration,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 4] = [
+    pub const ALL: [Protocol; 5] = [
         Protocol::Chunked,
         Protocol::Transaction,
         Protocol::Batch,
         Protocol::History,
+        Protocol::Migration,
     ];
 
     pub fn name(self) -> &'static str {
@@ -35,6 +38,7 @@ impl Protocol {
             Protocol::Transaction => "transaction",
             Protocol::Batch => "batch",
             Protocol::History => "history",
+            Protocol::Migration => "migration",
         }
     }
 
@@ -57,6 +61,9 @@ impl Protocol {
             Protocol::History => {
                 "the history is the one before or after the interrupted step: no gap, no duplicate, every revision's body the one written, the latest copy the highest revision; after the prune is run again and a revision added, exactly the newest three remain"
             }
+            Protocol::Migration => {
+                "the checkpoint file is whole or absent, no counter changed twice; run again, the migration resumes from it and every counter is changed exactly once"
+            }
         }
     }
 
@@ -67,6 +74,7 @@ impl Protocol {
             Protocol::Transaction => &["transfer 1", "transfer 2", "transfer 3"],
             Protocol::Batch => &["batch write"],
             Protocol::History => crate::history::STEPS,
+            Protocol::Migration => crate::migration::STEPS,
         }
     }
 
@@ -81,6 +89,7 @@ impl Protocol {
                 }
             }
             Protocol::History => {}
+            Protocol::Migration => crate::migration::prepare(db).await?,
             Protocol::Batch => {
                 // The rows the batch deletes, and one it overwrites.
                 db.batch_write()
@@ -116,6 +125,7 @@ impl Protocol {
                 batch(db).send().await?;
             }
             Protocol::History => crate::history::run(db, step).await?,
+            Protocol::Migration => crate::migration::run(db, step).await?,
         }
         Ok(())
     }
@@ -128,6 +138,7 @@ impl Protocol {
             Protocol::Transaction => check_transaction(db, last).await?,
             Protocol::Batch => check_batch(db).await?,
             Protocol::History => crate::history::check(db, last).await?,
+            Protocol::Migration => crate::migration::check(db).await?,
         };
         let bystander = db.get(Bystander::key()).consistent().await?;
         if bystander != Some(Bystander::sample()) {
