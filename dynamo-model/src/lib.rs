@@ -421,8 +421,8 @@ pub mod __private {
         attribute_value, encode_arg,
     };
     pub use crate::key::template::{
-        ComputedPart, IndexTemplate, Segment as TemplateSegment, TemplateField, encode_touch,
-        encode_touch_formatted, reencode,
+        ComputedPart, IndexTemplate, Placeholder as TemplatePlaceholder, TemplateField,
+        encode_touch, encode_touch_formatted, reencode,
     };
     pub use crate::keytext::render::{
         Part, RenderPart, Shard, arg, bucket, bucket_of, field, formatted_present, present,

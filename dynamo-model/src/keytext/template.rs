@@ -1,8 +1,10 @@
 //! Index key templates at run time: what an update must do to the index keys an entity
 //! renders from its fields.
 //!
-//! `#[derive(Entity)]` describes each index template as a `const` [`IndexTemplate`] (its
-//! literal and field segments, and where each field's value comes from in an update) and
+//! `#[derive(Entity)]` describes each key template once, as a `const` [`KeyTemplate`]
+//! (its literal text and placeholders), which renders the entity's keys and recognises
+//! them. For updates, an [`IndexTemplate`] adds what each placeholder of an index's
+//! templates takes and where each field's value comes from in an update, and
 //! [`index_updates`] does the rest, so the generated code is a table, not a procedure.
 //!
 //! An update changes attributes, not the entity: an index key attribute rendered from a
@@ -17,17 +19,16 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{Delimiter, OptionalKeyPart};
 
-/// One segment of an index template: literal text, the field at this position of
-/// [`IndexTemplate::fields`], or a part computed from such a field.
+/// What one placeholder of an index template takes: the field at this position of
+/// [`IndexTemplate::fields`], or a part computed from such a field. The template's
+/// literal text is its [`KeyTemplate`]'s.
 #[derive(Debug, Clone, Copy)]
-pub enum Segment {
-    /// Literal text.
-    Literal(&'static str),
+pub enum Placeholder {
     /// A field, by its position in [`IndexTemplate::fields`].
     Field(usize),
     /// A part computed from a field (by its position in [`IndexTemplate::fields`]): the
-    /// update's value of the field is encoded as for [`Segment::Field`], then turned into
-    /// the part, so an update that changes the field recomputes it (see
+    /// update's value of the field is encoded as for [`Placeholder::Field`], then turned
+    /// into the part, so an update that changes the field recomputes it (see
     /// [`computed`](dynamo_model::key::computed)).
     Computed {
         /// The source field, by its position in [`IndexTemplate::fields`].
@@ -37,7 +38,7 @@ pub enum Segment {
     },
 }
 
-/// What a computed index-template segment renders from its field's encoded component.
+/// What a computed index-template placeholder renders from its field's encoded component.
 #[derive(Debug, Clone, Copy)]
 pub enum ComputedPart {
     /// `shard(N)`: the shard of the component.
@@ -162,17 +163,20 @@ impl IndexKeyAttributes {
     }
 }
 
+/// One key template of an index, as an update re-renders it: the template (the same
+/// constant the entity renders and recognises its keys with) and what each of its
+/// placeholders takes, in order.
+pub type IndexKeyTemplate = (&'static KeyTemplate, &'static [Placeholder]);
+
 /// An index whose key attributes an entity renders from templates.
 #[derive(Debug, Clone, Copy)]
 pub struct IndexTemplate {
     /// The index's name and the key attributes its templates write.
     pub keys: IndexKeyAttributes,
-    /// The `pk` template (empty without one).
-    pub pk: &'static [Segment],
-    /// The `sk` template (empty without one).
-    pub sk: &'static [Segment],
-    /// The delimiter of the index's templates (what their values are encoded for).
-    pub delimiter: Delimiter,
+    /// The `pk` template (`None` without one).
+    pub pk: Option<IndexKeyTemplate>,
+    /// The `sk` template (`None` without one).
+    pub sk: Option<IndexKeyTemplate>,
     /// The templates' fields, each once.
     pub fields: &'static [TemplateField],
 }
@@ -290,41 +294,9 @@ pub fn index_updates(
         }
         let mut present = true;
         let mut rendered = [String::new(), String::new()];
-        for (segments, value) in [template.pk, template.sk].into_iter().zip(&mut rendered) {
-            for segment in segments {
-                match *segment {
-                    Segment::Literal(literal) => value.push_str(literal),
-                    Segment::Field(at) => {
-                        present &= field_component(
-                            entity,
-                            key,
-                            changes,
-                            template,
-                            at,
-                            template.delimiter,
-                            value,
-                        )?;
-                    }
-                    Segment::Computed { field, part } => {
-                        let mut component = String::new();
-                        // Computed from the field's `#` encoding (the shard hash's input), whatever
-                        // the template's delimiter.
-                        if field_component(
-                            entity,
-                            key,
-                            changes,
-                            template,
-                            field,
-                            Delimiter::HASH,
-                            &mut component,
-                        )? {
-                            part.render(&component, value)
-                                .map_err(|e| Error::key(entity, e))?;
-                        } else {
-                            present = false;
-                        }
-                    }
-                }
+        for (slot, value) in [template.pk, template.sk].into_iter().zip(&mut rendered) {
+            if let Some(key_template) = slot {
+                present &= render(entity, key, changes, template, key_template, value)?;
             }
         }
         for (position, (attribute, value)) in attributes.into_iter().zip(rendered).enumerate() {
@@ -340,6 +312,62 @@ pub fn index_updates(
         }
     }
     Ok(out)
+}
+
+/// Appends `key_template` with the values the update gives its placeholders' fields;
+/// `Ok(false)` if the update makes one absent (what is appended is then meaningless).
+fn render(
+    entity: &'static str,
+    key: &RawKey,
+    changes: &IndexChanges<'_>,
+    template: &IndexTemplate,
+    (key_template, placeholders): IndexKeyTemplate,
+    value: &mut String,
+) -> Result<bool, Error> {
+    let mut present = true;
+    let mut placeholders = placeholders.iter();
+    for part in key_template.parts {
+        if let Some(literal) = part {
+            value.push_str(literal);
+            continue;
+        }
+        let Some(placeholder) = placeholders.next() else {
+            return Err(descriptor_error(entity, "a placeholder without its field"));
+        };
+        match *placeholder {
+            Placeholder::Field(at) => {
+                present &= field_component(
+                    entity,
+                    key,
+                    changes,
+                    template,
+                    at,
+                    key_template.delimiter,
+                    value,
+                )?;
+            }
+            Placeholder::Computed { field, part } => {
+                let mut component = String::new();
+                // Computed from the field's `#` encoding (the shard hash's input), whatever
+                // the template's delimiter.
+                if field_component(
+                    entity,
+                    key,
+                    changes,
+                    template,
+                    field,
+                    Delimiter::HASH,
+                    &mut component,
+                )? {
+                    part.render(&component, value)
+                        .map_err(|e| Error::key(entity, e))?;
+                } else {
+                    present = false;
+                }
+            }
+        }
+    }
+    Ok(present)
 }
 
 /// Appends the encoded component of field `at`; `Ok(false)` if the update makes it absent.
@@ -509,15 +537,22 @@ mod tests {
     macro_rules! gsi1 {
         ($region:literal, $sep:literal, $delimiter:expr) => {
             IndexTemplate {
-                pk: &[Segment::Literal($region), Segment::Field(0)],
-                sk: &[
-                    Segment::Field(1),
-                    Segment::Literal($sep),
-                    Segment::Field(2),
-                    Segment::Literal($sep),
-                    Segment::Field(3),
-                ],
-                delimiter: $delimiter,
+                pk: Some((
+                    &KeyTemplate::new(false, &[Some($region), None], $delimiter),
+                    &[Placeholder::Field(0)],
+                )),
+                sk: Some((
+                    &KeyTemplate::new(
+                        true,
+                        &[None, Some($sep), None, Some($sep), None],
+                        $delimiter,
+                    ),
+                    &[
+                        Placeholder::Field(1),
+                        Placeholder::Field(2),
+                        Placeholder::Field(3),
+                    ],
+                )),
                 ..GSI1_FIELDS
             }
         };
@@ -527,9 +562,8 @@ mod tests {
     /// GSI1's fields, for [`gsi1!`].
     const GSI1_FIELDS: IndexTemplate = IndexTemplate {
         keys: IndexKeyAttributes::new("GSI1", Some("GSI1PK"), Some("GSI1SK")),
-        pk: &[],
-        sk: &[],
-        delimiter: Delimiter::HASH,
+        pk: None,
+        sk: None,
         fields: &[
             TemplateField::Stored {
                 attribute: "region",

@@ -15,11 +15,10 @@ use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
 
 /// The key attributes of an index with key templates (`Option<&str>` expressions, `None`
-/// where the table's own key is written) and its delimiter, for reading fields back.
+/// where the table's own key is written).
 pub(super) struct IndexAttributes {
     pub pk: TokenStream,
     pub sk: TokenStream,
-    pub delimiter: TokenStream,
 }
 
 /// A template's segments as the runtime reads keys back (`KeySource`, `IndexKeySource`,
@@ -196,11 +195,7 @@ fn template_attributes(m: &EntityModel, n: usize, index: &IndexModel) -> IndexAt
     };
     let pk = attribute(index.pk.is_some(), &own_pk, format_ident!("pk_name"));
     let sk = attribute(index.sk.is_some(), &own_sk, format_ident!("sk_name"));
-    IndexAttributes {
-        pk,
-        sk,
-        delimiter: index_delimiter(m, index),
-    }
+    IndexAttributes { pk, sk }
 }
 
 /// An index with key templates: its rendering (once, by `__render_index_key`: for
@@ -238,16 +233,15 @@ fn template_index(
     code.renders.push(quote! {
         #position => Ok(#(#renders?)&&*),
     });
-    code.updates
-        .extend(update_template(m, index, attributes, position));
+    code.updates.extend(update_template(m, n, index, position));
 }
 
 /// The descriptor updates use to re-render the index's keys from the values they set
 /// (`None`: the keys never change, being literal or built from primary-key fields only).
 fn update_template(
     m: &EntityModel,
+    n: usize,
     index: &IndexModel,
-    attributes: &IndexAttributes,
     position: usize,
 ) -> Option<TokenStream> {
     let private = private();
@@ -272,17 +266,13 @@ fn update_template(
         return None; // built from key fields only: never changes
     }
     let descriptors = template_fields.iter().map(|f| template_field(m, f));
-    let (pk_segments, sk_segments) = (
-        template_segments(m, &template_fields, index.pk.as_ref().map(|t| &t.0)),
-        template_segments(m, &template_fields, index.sk.as_ref().map(|t| &t.0)),
-    );
-    let index_delim = &attributes.delimiter;
+    let pk = template_placeholders(m, &template_fields, (n, false), index.pk.as_ref());
+    let sk = template_placeholders(m, &template_fields, (n, true), index.sk.as_ref());
     Some(quote! {
         #private::IndexTemplate {
             keys: Self::__INDEX_KEYS[#position],
-            pk: #pk_segments,
-            sk: #sk_segments,
-            delimiter: #index_delim,
+            pk: #pk,
+            sk: #sk,
             fields: &[#(#descriptors),*],
         }
     })
@@ -340,25 +330,30 @@ fn template_field(m: &EntityModel, f: &Field) -> TokenStream {
     quote_spanned! {ty.span()=> #template_const.template_field(#ordinal, #reencode) }
 }
 
-/// An index template's segments, each placeholder naming its field by its position among
-/// `template_fields`.
-fn template_segments(
+/// An index template for updates: its `KeyTemplate` constant (`template`: the index's
+/// position and whether it is the sort key) and what each placeholder takes, naming its
+/// field by its position among `template_fields`; `None` without the template.
+fn template_placeholders(
     m: &EntityModel,
     template_fields: &[&Field],
-    t: Option<&Template>,
+    (n, sort): (usize, bool),
+    t: Option<&(Template, LitStr)>,
 ) -> TokenStream {
     let private = private();
+    let Some((t, _)) = t else {
+        return quote!(None);
+    };
     let position = |name: &str| {
         template_fields
             .iter()
             .position(|f| f.ident == name)
             .unwrap_or(0)
     };
-    let segments = t.into_iter().flat_map(|t| &t.segments).map(|s| match s {
-        Segment::Lit(l) => quote!(#private::TemplateSegment::Literal(#l)),
+    let placeholders = t.segments.iter().filter_map(|s| match s {
+        Segment::Lit(_) => None,
         Segment::Field(name) => {
             let at = position(name);
-            quote!(#private::TemplateSegment::Field(#at))
+            Some(quote!(#private::TemplatePlaceholder::Field(#at)))
         }
         Segment::Computed(c) => {
             let at = position(&c.field);
@@ -375,8 +370,9 @@ fn template_segments(
                     }
                 }
             };
-            quote!(#private::TemplateSegment::Computed { field: #at, part: #part })
+            Some(quote!(#private::TemplatePlaceholder::Computed { field: #at, part: #part }))
         }
     });
-    quote!(&[#(#segments),*])
+    let name = index_template_const(n, sort);
+    quote!(Some((&#name, &[#(#placeholders),*])))
 }
