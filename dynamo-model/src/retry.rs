@@ -77,6 +77,15 @@ impl RetryPolicy {
 
 const NANOS_PER_SEC: u128 = 1_000_000_000;
 
+/// tokio's timers fire on whole milliseconds: a sleep can last up to this much longer than
+/// it was asked to.
+const TIMER_RESOLUTION: Duration = Duration::from_millis(1);
+
+/// Whether a sleep of `wait` ends before `left` has passed, however the timer rounds it.
+fn sleep_ends_before(wait: Duration, left: Duration) -> bool {
+    wait.saturating_add(TIMER_RESOLUTION) < left
+}
+
 /// A deadline for one batch call or transaction.
 /// `None`: no deadline (too far away to represent).
 pub(crate) struct Deadline(Option<Instant>);
@@ -107,7 +116,10 @@ impl Deadline {
         let wait = policy.backoff(attempt);
         // Compared as durations: `now + wait` may not be representable (a `Duration::MAX`
         // backoff), and that must not skip the check.
-        if self.remaining().is_some_and(|left| wait >= left) {
+        if self
+            .remaining()
+            .is_some_and(|left| !sleep_ends_before(wait, left))
+        {
             return false;
         }
         tokio::time::sleep(wait).await;
@@ -238,6 +250,19 @@ mod tests {
         let unbounded = Deadline::after(Duration::MAX);
         let long = unbounded.run(tokio::time::sleep(Duration::from_secs(3600)));
         assert!(long.await.is_ok());
+    }
+
+    /// A backoff less than a millisecond short of the deadline is not slept: the timer
+    /// rounds the sleep up to the next millisecond, which would reach the deadline (found
+    /// by `a_backoff_never_sleeps_past_the_deadline`: 163 ms slept of a 163 ms deadline).
+    #[test]
+    fn a_backoff_within_the_timer_resolution_of_the_deadline_is_not_slept() {
+        let left = Duration::from_millis(163);
+        assert!(!sleep_ends_before(Duration::from_micros(162_500), left));
+        assert!(!sleep_ends_before(Duration::from_millis(162), left));
+        assert!(sleep_ends_before(Duration::from_micros(161_999), left));
+        assert!(!sleep_ends_before(Duration::MAX, left));
+        assert!(!sleep_ends_before(Duration::ZERO, Duration::ZERO));
     }
 
     /// Durations from zero to `Duration::MAX`, with the edges and small values favoured.
