@@ -274,8 +274,8 @@ async fn check_transaction(db: &Db<Rig>, last: Option<usize>) -> Res<String> {
         transfer(db, k).await?;
     }
     let (x, y) = accounts(db).await?;
-    if (x, y.clone()) != (account("x", 70, 3), account("y", 30, 3)) {
-        return Err(format!("after resending: {y:?}").into());
+    if x != account("x", 70, 3) || y != account("y", 30, 3) {
+        return Err(format!("after resending: {x:?}, {y:?}").into());
     }
     Ok(format!("{applied} applied"))
 }
