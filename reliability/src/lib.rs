@@ -163,3 +163,17 @@ pub async fn named_and_present(db: &Db<Rig>) -> Res<(Vec<String>, Vec<String>)> 
     present.sort();
     Ok((named, present))
 }
+
+/// The schema of the period tables (one per month) the period protocol creates and drops:
+/// with TTL, so that creating one takes two requests (the table, then its TTL).
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK", ttl = "expires")]
+pub struct Series;
+
+/// A reading in a period table.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Series, pk = "READING#{n}", sk = "READING")]
+pub struct Reading {
+    pub n: u32,
+    pub value: u64,
+}

@@ -11,11 +11,13 @@
 //! ```
 //!
 //! Options: `--kills N` per protocol (default 20), `--seed S` (default 1),
-//! `--only NAME` (chunked, transaction, batch, history, migration). Prints a Markdown table per protocol; exits
+//! `--only NAME` (chunked, transaction, batch, history, migration,
+//! period). Prints a Markdown table per protocol; exits
 //! non-zero on the first invariant that does not hold, naming protocol, seed and step.
 
 mod history;
 mod migration;
+mod period;
 mod protocols;
 
 use protocols::Protocol;
@@ -164,12 +166,7 @@ impl Child {
             }
             return Err(format!("the child failed without a kill ({status}): {stderr}").into());
         }
-        let mut done = None;
-        while let Ok((at, line)) = self.lines.recv_timeout(Duration::from_secs(5)) {
-            if let Line::Done = line {
-                done = Some(at);
-            }
-        }
+        let (_, done) = self.drain();
         done.ok_or_else(|| "the child did not announce done".into())
     }
 
@@ -193,11 +190,12 @@ async fn calibrate(protocol: Protocol, endpoint: &str, seed: u64) -> Res<Vec<Dur
     for run in 0..5 {
         let db = fresh(protocol, seed + run).await?;
         let child = spawn(protocol, seed + run, db.table_name(), endpoint)?;
+        let beside = protocol.beside(&db, seed + run);
         let ready = child.ready()?;
         let done = tokio::task::block_in_place(|| child.finish())?;
         took.push(done - ready);
         protocol
-            .check(&db, seed + run, Some(protocol.steps().len()))
+            .check(&db, seed + run, Some(protocol.steps().len()), beside)
             .await
             .map_err(|e| format!("{} without a kill: {e}", protocol.name()))?;
     }
@@ -236,6 +234,7 @@ async fn campaign(protocol: Protocol, endpoint: &str, options: &Options) -> Res<
         let seed = options.seed * 1_000_000 + u64::from(kill);
         let db = fresh(protocol, seed).await?;
         let child = spawn(protocol, seed, db.table_name(), endpoint)?;
+        let beside = protocol.beside(&db, seed);
         // Uniform over the protocol's run, and a little past it.
         let delay = recent_median(&took).mul_f64(rng.f64() * 1.1);
         let ready = tokio::task::block_in_place(|| -> Res<Instant> {
@@ -254,7 +253,7 @@ async fn campaign(protocol: Protocol, endpoint: &str, options: &Options) -> Res<
             (Some(i), None) => (i + 1, Some(i)),
         };
         at_step[slot] += 1;
-        let found = protocol.check(&db, seed, last).await.map_err(|e| {
+        let found = protocol.check(&db, seed, last, beside).await.map_err(|e| {
             format!(
                 "{}: kill {kill} (seed {seed}, {delay:?} after ready, last step {last:?}): {e}",
                 protocol.name()

@@ -3,6 +3,7 @@
 //! starts), and what the parent checks after the kill, runs as the documented recovery,
 //! and checks again (`check`).
 
+use crate::migration::Writer;
 use dynamo_model::{Db, Error};
 use reliability::{
     Account, Blob, Bystander, Res, Rig, Row, age_chunks, bytes, named_and_present, raw_items,
@@ -19,17 +20,20 @@ pub enum Protocol {
     Batch,
     /// Every history operation on one document.
     History,
-    /// A migration with file checkpoints, resumed after the kill.
+    /// A migration with file checkpoints beside a writer, resumed after the kill.
     Migration,
+    /// Period tables created ahead and dropped.
+    Period,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 5] = [
+    pub const ALL: [Protocol; 6] = [
         Protocol::Chunked,
         Protocol::Transaction,
         Protocol::Batch,
         Protocol::History,
         Protocol::Migration,
+        Protocol::Period,
     ];
 
     pub fn name(self) -> &'static str {
@@ -39,6 +43,7 @@ impl Protocol {
             Protocol::Batch => "batch",
             Protocol::History => "history",
             Protocol::Migration => "migration",
+            Protocol::Period => "period",
         }
     }
 
@@ -62,7 +67,10 @@ impl Protocol {
                 "the history is the one before or after the interrupted step: no gap, no duplicate, every revision's body the one written, the latest copy the highest revision; after the prune is run again and a revision added, exactly the newest three remain"
             }
             Protocol::Migration => {
-                "the checkpoint file is whole or absent, no counter changed twice; run again, the migration resumes from it and every counter is changed exactly once"
+                "the checkpoint file is whole or absent, no counter changed twice, no add of the concurrent writer lost; run again beside the writer, the migration resumes from it and every counter is changed exactly once, with every add"
+            }
+            Protocol::Period => {
+                "the tables are the old ones not yet dropped (the newest, each whole) and the new ones created so far (in order, each with TTL but the last); both steps run again leave exactly the new tables, each with TTL"
             }
         }
     }
@@ -75,6 +83,7 @@ impl Protocol {
             Protocol::Batch => &["batch write"],
             Protocol::History => crate::history::STEPS,
             Protocol::Migration => crate::migration::STEPS,
+            Protocol::Period => crate::period::STEPS,
         }
     }
 
@@ -90,6 +99,7 @@ impl Protocol {
             }
             Protocol::History => {}
             Protocol::Migration => crate::migration::prepare(db).await?,
+            Protocol::Period => crate::period::prepare(db).await?,
             Protocol::Batch => {
                 // The rows the batch deletes, and one it overwrites.
                 db.batch_write()
@@ -126,19 +136,35 @@ impl Protocol {
             }
             Protocol::History => crate::history::run(db, step).await?,
             Protocol::Migration => crate::migration::run(db, step).await?,
+            Protocol::Period => crate::period::run(db, step).await?,
         }
         Ok(())
     }
 
+    /// Parent, once the child is started: what runs beside it (the migration's writer).
+    pub fn beside(self, db: &Db<Rig>, seed: u64) -> Option<Writer> {
+        (self == Protocol::Migration).then(|| Writer::start(db, seed))
+    }
+
     /// Parent, after the kill: `last` is the last step the child announced (`None`: killed
-    /// before its first, `Some(steps.len())`: it finished). Returns the state it found.
-    pub async fn check(self, db: &Db<Rig>, seed: u64, last: Option<usize>) -> Res<String> {
+    /// before its first, `Some(steps.len())`: it finished); `beside` what [`beside`]
+    /// started. Returns the state it found.
+    ///
+    /// [`beside`]: Protocol::beside
+    pub async fn check(
+        self,
+        db: &Db<Rig>,
+        seed: u64,
+        last: Option<usize>,
+        beside: Option<Writer>,
+    ) -> Res<String> {
         let found = match self {
             Protocol::Chunked => check_chunked(db, seed, last).await?,
             Protocol::Transaction => check_transaction(db, last).await?,
             Protocol::Batch => check_batch(db).await?,
             Protocol::History => crate::history::check(db, last).await?,
-            Protocol::Migration => crate::migration::check(db).await?,
+            Protocol::Migration => crate::migration::check(db, seed, beside).await?,
+            Protocol::Period => crate::period::check(db, last).await?,
         };
         let bystander = db.get(Bystander::key()).consistent().await?;
         if bystander != Some(Bystander::sample()) {
