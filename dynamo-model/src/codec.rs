@@ -152,6 +152,13 @@ pub trait AttrValue: Sized {
     #[doc(hidden)]
     const __DYNAMO_TYPE: Option<&'static str> = None;
 
+    /// Whether DynamoDB orders stored values of the type as the values are ordered, so
+    /// that a range condition on the attribute (a multi-attribute index sort key) means
+    /// what it says: `false` only for a key format whose stored text does not
+    /// ([`KeyFormat::ORDERED`](crate::key::format::KeyFormat::ORDERED)).
+    #[doc(hidden)]
+    const __ORDERED: bool = true;
+
     /// Encodes the value.
     fn to_attr(&self) -> Result<AttributeValue, EncodeError>;
 

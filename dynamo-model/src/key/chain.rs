@@ -215,13 +215,27 @@ impl<T: AttrValue, Next: AttributeChain> AttributeField<T, Next> {
         }
     }
 
+    /// A range on an attribute whose stored order is not its values' is refused: the
+    /// condition would compare text (`10` before `9`) and leave items out.
+    fn unordered(operator: &'static str) -> Result<(), crate::error::KeyError> {
+        if T::__ORDERED {
+            return Ok(());
+        }
+        Err(crate::error::KeyError::Unordered {
+            type_name: crate::keytext::short_type_name::<T>(),
+            operator,
+        })
+    }
+
     fn compare(
         self,
+        operator: &'static str,
         make: fn(aws_sdk_dynamodb::types::AttributeValue) -> AttributeOp,
         value: impl Into<T>,
     ) -> AttributeCondition<Next::Entity, Next::Space> {
         let attribute = self.attribute;
         self.prefix.__compare(attribute, move || {
+            Self::unordered(operator)?;
             super::sort::attribute_op(make, super::sort::attribute_value(attribute, value.into()))
         })
     }
@@ -235,22 +249,22 @@ impl<T: AttrValue, Next: AttributeChain> AttributeField<T, Next> {
 
     /// Items whose attribute is `<` the value (the attributes before it fixed).
     pub fn lt(self, value: impl Into<T>) -> AttributeCondition<Next::Entity, Next::Space> {
-        self.compare(AttributeOp::Lt, value)
+        self.compare("lt", AttributeOp::Lt, value)
     }
 
     /// Items whose attribute is `<=` the value (the attributes before it fixed).
     pub fn le(self, value: impl Into<T>) -> AttributeCondition<Next::Entity, Next::Space> {
-        self.compare(AttributeOp::Le, value)
+        self.compare("le", AttributeOp::Le, value)
     }
 
     /// Items whose attribute is `>` the value (the attributes before it fixed).
     pub fn gt(self, value: impl Into<T>) -> AttributeCondition<Next::Entity, Next::Space> {
-        self.compare(AttributeOp::Gt, value)
+        self.compare("gt", AttributeOp::Gt, value)
     }
 
     /// Items whose attribute is `>=` the value (the attributes before it fixed).
     pub fn ge(self, value: impl Into<T>) -> AttributeCondition<Next::Entity, Next::Space> {
-        self.compare(AttributeOp::Ge, value)
+        self.compare("ge", AttributeOp::Ge, value)
     }
 
     /// Items whose attribute is in `[low, high]` (inclusive).
@@ -261,6 +275,7 @@ impl<T: AttrValue, Next: AttributeChain> AttributeField<T, Next> {
     ) -> AttributeCondition<Next::Entity, Next::Space> {
         let attribute = self.attribute;
         self.prefix.__compare(attribute, move || {
+            Self::unordered("between")?;
             let low = super::sort::attribute_value::<T>(attribute, low.into())?.1;
             let high = super::sort::attribute_value::<T>(attribute, high.into())?.1;
             Ok(AttributeOp::Between(low, high))
@@ -274,7 +289,7 @@ impl<Next: AttributeChain> AttributeField<String, Next> {
         self,
         value: impl Into<String>,
     ) -> AttributeCondition<Next::Entity, Next::Space> {
-        self.compare(AttributeOp::BeginsWith, value)
+        self.compare("begins_with", AttributeOp::BeginsWith, value)
     }
 }
 
@@ -345,5 +360,64 @@ mod tests {
             op(Row::sk().name().gt("b")),
             SortKeyOp::Between("N#b$".into(), "N$".into())
         );
+    }
+
+    /// A format of one's own whose text does not sort like its values.
+    struct Scrambled;
+
+    impl crate::key::format::KeyFormat<u32> for Scrambled {
+        const NAME: &'static str = "scrambled";
+        const ESCAPING: crate::key::format::Escaping = crate::key::format::Escaping::None;
+        const ORDERED: bool = false;
+        const ATTRIBUTE: crate::key::format::AttributeForm =
+            crate::key::format::AttributeForm::Text;
+
+        fn encode(value: &u32, out: &mut String) -> Result<(), crate::error::KeyError> {
+            out.push_str(&value.reverse_bits().to_string());
+            Ok(())
+        }
+
+        fn decode(component: &str) -> Result<u32, crate::error::KeyError> {
+            component
+                .parse::<u32>()
+                .map(u32::reverse_bits)
+                .map_err(|_| crate::error::KeyError::Malformed {
+                    type_name: "scrambled",
+                    input: component.to_owned(),
+                    reason: "not a number",
+                })
+        }
+    }
+
+    #[derive(Table)]
+    #[dynamo(pk = "PK", sk = "SK", gsi(name = "ByDay", pk = ["owner"], sk = ["day", "n:N"]))]
+    struct Multi;
+
+    #[derive(crate::Entity, Debug)]
+    #[dynamo(table = Multi, pk = "T#{owner}", sk = "T#{day}#{n}",
+             index(ByDay, pk = [owner], sk = [day, n]))]
+    struct Task {
+        owner: String,
+        #[dynamo(key_format = Scrambled)]
+        day: u32,
+        n: u32,
+    }
+
+    /// A range on a multi-attribute index key attribute whose stored text does not sort
+    /// like its values is refused, as on a sort-key template's part; equality is not, and
+    /// neither is a range on the next attribute, whose order is its own.
+    #[test]
+    fn a_range_on_an_unordered_multi_attribute_key_attribute_is_refused() {
+        let unordered = |c: AttributeCondition<Task, _>| {
+            matches!(
+                c.range,
+                Err(crate::error::KeyError::Unordered { operator, .. }) if !operator.is_empty()
+            )
+        };
+        assert!(unordered(Task::by_day_sk().day().lt(3u32)));
+        assert!(unordered(Task::by_day_sk().day().ge(3u32)));
+        assert!(unordered(Task::by_day_sk().day().between(1u32, 3u32)));
+        let fixed = Task::by_day_sk().day().eq(3u32).n().lt(9u32);
+        assert!(fixed.range.is_ok(), "{:?}", fixed.range);
     }
 }
