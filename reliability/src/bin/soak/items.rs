@@ -128,6 +128,30 @@ impl Items {
         )
     }
 
+    /// A get of a random profile through the cache, no write before it: answered from
+    /// memory when the item was read since its last write, and it must still be the
+    /// model's value (every write since invalidated it).
+    pub async fn profile_read(
+        &mut self,
+        db: &Db<Soak>,
+        tally: &Tally,
+        rng: &mut fastrand::Rng,
+    ) -> Res<()> {
+        tally.op("profile get (cached)");
+        let k = rng.usize(..PROFILES);
+        let id = self.profile_id(k);
+        let expected = self.profiles.get(&k).cloned();
+        let cached = read(tally, "profile get failed, read again", || {
+            db.get(Profile::key(id.as_str())).send()
+        })
+        .await?;
+        tally.check(
+            "no stale read through the cache after the client's own write",
+            cached == expected,
+            || format!("{id}: the model holds {expected:?}, the cached get returned {cached:?}"),
+        )
+    }
+
     fn set_profile(&mut self, k: usize, value: Option<Profile>) {
         match value {
             Some(p) => self.profiles.insert(k, p),

@@ -222,13 +222,19 @@ impl Worker {
     async fn run(mut self, db: &Db<Soak>, tally: &Tally, seed: u64, deadline: Instant) -> Res<()> {
         let mut rng = fastrand::Rng::with_seed(seed);
         while Instant::now() < deadline {
-            match rng.u8(..100) {
-                0..=34 => self.items.profile_op(db, tally, &mut rng).await?,
-                35..=49 => self.items.blob_op(db, tally, &mut rng).await?,
-                50..=64 => self.ledger.doc_op(db, tally, &mut rng).await?,
-                65..=79 => self.ledger.transfer(db, tally, &mut rng).await?,
-                _ => self.events.batch_op(db, tally, &mut rng).await?,
-            }
+            // Each operation's future boxed: in a debug build the crate's futures are
+            // large, and one future holding every kind of operation at once overflowed a
+            // runtime thread's 2 MiB stack.
+            let op: std::pin::Pin<Box<dyn std::future::Future<Output = Res<()>> + Send + '_>> =
+                match rng.u8(..100) {
+                    0..=24 => Box::pin(self.items.profile_op(db, tally, &mut rng)),
+                    25..=39 => Box::pin(self.items.profile_read(db, tally, &mut rng)),
+                    40..=52 => Box::pin(self.items.blob_op(db, tally, &mut rng)),
+                    53..=65 => Box::pin(self.ledger.doc_op(db, tally, &mut rng)),
+                    66..=79 => Box::pin(self.ledger.transfer(db, tally, &mut rng)),
+                    _ => Box::pin(self.events.batch_op(db, tally, &mut rng)),
+                };
+            op.await?;
         }
         Ok(())
     }
