@@ -6,7 +6,7 @@
 //!   token it carries (a delete: as it is), it is applied exactly once. The model resends
 //!   until the write is settled, then knows the state exactly.
 //! - a plain [`Error::Service`] from a put, update or delete: never returned for a write
-//!   that may have been applied (RUNTIME: `guide/production.md`, "Retries"), so the model
+//!   that may have been applied (the runtime's guide, `production.md`, "Retries"), so the model
 //!   keeps the old state, and a strongly consistent read must show it.
 //! - a chunked put or delete that fails any other way: "leaves the old or the new value
 //!   readable, never a mix" (`dynamo_model::chunk`): the read must be one of the two,
