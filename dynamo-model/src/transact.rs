@@ -312,6 +312,11 @@ impl<T: Table> TransactWrite<T> {
         // transaction that succeeds at once copies each item into the request only once.
         let mut first = Some(items);
         let mut attempt = 0;
+        // Whether an attempt so far may have been applied (a 5xx, a timeout, a lost
+        // connection): then giving up must hand back the token, as a cut-off does. It
+        // stays set: a later attempt's throttling or conflict says nothing of the earlier
+        // one, so "cancelled, nothing applied" would be wrong.
+        let mut ambiguous = false;
         loop {
             attempt += 1;
             let items = match first.take() {
@@ -332,9 +337,6 @@ impl<T: Table> TransactWrite<T> {
                     client_request_token: Some(token),
                 });
             };
-            // Whether this attempt may have been applied (a 5xx, a timeout, a lost
-            // connection): then giving up must hand back the token, as a cut-off does.
-            let mut ambiguous = false;
             if let Err(e) = &result {
                 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
                 crate::trace::record(&span, "error.type", e.code().unwrap_or("Unknown"));
@@ -342,7 +344,7 @@ impl<T: Table> TransactWrite<T> {
             let error = match result {
                 Ok(_) => return Ok(()),
                 Err(e) if is_retryable(&e) => {
-                    ambiguous = crate::retry::may_have_applied(&e);
+                    ambiguous |= crate::retry::may_have_applied(&e);
                     Error::service(OP, self.db.table_name(), e)
                 }
                 Err(e) => match e.into_service_error() {

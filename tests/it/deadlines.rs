@@ -207,3 +207,56 @@ async fn chunks_waiting_past_the_deadline_are_not_sent() -> TestResult {
     assert_eq!(faults.stats().calls, 1, "only the first request was sent");
     Ok(())
 }
+
+/// The first attempt of a transfer is applied and its response lost (a 500); from then
+/// on every attempt meets `then` (the plan switches once the first fault is counted) until
+/// the deadline. The transfer was applied, so the call must not report an error that says
+/// or suggests it was not: it returns its token to settle it with.
+async fn applied_then(then: FaultKind) -> TestResult {
+    let faults = applied_then_lost(83, 1.0, "TransactWriteItems");
+    let (db, flaky) = two_accounts(&faults).await?;
+    let switch = {
+        let faults = faults.clone();
+        tokio::spawn(async move {
+            while faults.stats().server_errors_after_apply == 0 {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            let _ = faults.kinds([then]);
+        })
+    };
+    let result = transfer(&flaky, "a0", "a1", 10)
+        .retry(short_deadline())
+        .await;
+    switch.await?;
+    assert_eq!(
+        balances(&db).await?,
+        (90, 10),
+        "the first attempt was applied"
+    );
+    let Err(Error::DeadlineExceeded {
+        client_request_token: Some(token),
+        ..
+    }) = result
+    else {
+        panic!("an applied transfer ({then:?} afterwards) reported {result:?}");
+    };
+    faults.set_enabled(false);
+    transfer(&flaky, "a0", "a1", 10).token(token).await?;
+    assert_eq!(
+        balances(&db).await?,
+        (90, 10),
+        "resent with its token: applied once"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_transaction_applied_then_conflicting_until_the_deadline_returns_its_token() -> TestResult
+{
+    applied_then(FaultKind::TransactionConflict).await
+}
+
+#[tokio::test]
+async fn a_transaction_applied_then_throttled_until_the_deadline_returns_its_token() -> TestResult {
+    applied_then(FaultKind::Throttle).await
+}
