@@ -302,5 +302,59 @@ pub async fn add(db: &Db<Rig>, o: &Options) -> Res<Report> {
         "the largest value an add returned is the final counter",
         seen.last().copied() == stored,
     );
+    add_any_version(db, o, &mut r).await?;
     Ok(r)
+}
+
+/// What one writer saw after each of its adds to the versioned tally: (version, n).
+async fn add_versioned_writer(db: Db<Rig>, w: u32, ops: u64) -> Res<Vec<(u64, u64)>> {
+    let f = Tally::fields();
+    let mut after = Vec::with_capacity(ops as usize);
+    for _ in 0..ops {
+        let t = db
+            .update(Tally::key(ID))
+            .add(f.n, amount(w))
+            .any_version()
+            .send()
+            .await?;
+        after.push((t.version, t.n));
+    }
+    Ok(after)
+}
+
+/// The same adds to a versioned item (`any_version()`: no version check, the version
+/// still counted): the sum, and one version per add.
+async fn add_any_version(db: &Db<Rig>, o: &Options, r: &mut Report) -> Res<()> {
+    db.put(&Tally {
+        id: ID.into(),
+        n: 0,
+        version: 0,
+    })
+    .await?;
+    let started = Instant::now();
+    let outcomes =
+        join_all((0..o.writers).map(|w| add_versioned_writer(db.clone(), w, o.ops))).await;
+    let took = started.elapsed();
+    let mut seen = Vec::new();
+    let failed = tally_outcomes(r, outcomes, |after: Vec<(u64, u64)>| seen.extend(after));
+    let adds = seen.len() as u64;
+    r.notes.push(format!(
+        "the same adds to a versioned item with `any_version()`: {adds} in {:.2} s ({:.0}/s)",
+        took.as_secs_f64(),
+        crate::report::per_second(adds, took)
+    ));
+    let want: u64 = (0..o.writers).map(|w| amount(w) * o.ops).sum();
+    let stored = db.get(Tally::key(ID)).consistent().await?;
+    let (n, version) = stored.map_or((0, 0), |t| (t.n, t.version));
+    seen.sort_unstable();
+    let distinct = seen
+        .windows(2)
+        .all(|p| p[0].0 != p[1].0 && p[0].1 != p[1].1);
+    r.check(
+        format!(
+            "versioned, `any_version()`: {failed} writers failed; n is {n}, the sum {want}; the version is {version}, 1 + {adds} adds; each add saw its own version and value"
+        ),
+        failed == 0 && n == want && version == 1 + adds && distinct,
+    );
+    Ok(())
 }

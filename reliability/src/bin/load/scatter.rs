@@ -1,5 +1,6 @@
 //! Scatter reads of a partition sharded 16 ways while writers add to it: every read
-//! returns everything acknowledged before it began, and nothing that was never written.
+//! returns everything acknowledged before it began, and nothing that was never written,
+//! whether it reads all at once or a page at a time through its cursor.
 
 use crate::report::{Report, Wire, per_second};
 use crate::{Options, join_all};
@@ -12,7 +13,7 @@ use std::time::Instant;
 
 /// The hot partition's `run`.
 const RUN: u32 = 1;
-/// Concurrent scatter readers.
+/// Concurrent scatter readers: half read all at once, half page by page.
 const READERS: usize = 4;
 /// Ids of writer `w` are `w * STRIDE + step`.
 const STRIDE: u64 = 1_000_000;
@@ -58,15 +59,26 @@ async fn writer(db: Db<Rig>, w: u32, ops: u64, p: Arc<Progress>) -> Res<u64> {
     Ok(ops)
 }
 
-/// One scatter read of every shard (strongly consistent), all pages.
-async fn read_all(db: &Db<Rig>) -> Res<Vec<Event>> {
-    Ok(db
-        .scatter_query(Event::partition(RUN))
-        .consistent()
-        .all()
-        .await?
-        .items)
+/// One scatter read of every shard (strongly consistent): with `all()`, or `paged` a page
+/// of at most [`PAGE`] events at a time through the read's cursor.
+async fn read_all(db: &Db<Rig>, paged: bool) -> Res<Vec<Event>> {
+    let query = || db.scatter_query(Event::partition(RUN)).consistent();
+    if !paged {
+        return Ok(query().all().await?.items);
+    }
+    let (mut items, mut cursor) = (Vec::new(), None);
+    loop {
+        let page = query().limit(PAGE).page(cursor.as_ref()).await?;
+        items.extend(page.items);
+        match page.cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(items),
+        }
+    }
 }
+
+/// The page size of a paged scatter read.
+const PAGE: usize = 100;
 
 /// What is wrong with `items`, read after `acked` were acknowledged and before `started`
 /// were started: a duplicate, an event never started, a wrong payload, or an acknowledged
@@ -108,11 +120,12 @@ struct Reads {
     faults: Vec<String>,
 }
 
-async fn reader(db: Db<Rig>, p: Arc<Progress>) -> Res<Reads> {
+/// Reads until the writers are done: `paged` reads page by page, the others all at once.
+async fn reader(db: Db<Rig>, p: Arc<Progress>, paged: bool) -> Res<Reads> {
     let mut r = Reads::default();
     while !p.done.load(Ordering::SeqCst) {
         let acked = Progress::snapshot(&p.acked);
-        let items = read_all(&db).await?;
+        let items = read_all(&db, paged).await?;
         let started = Progress::snapshot(&p.started);
         r.reads += 1;
         r.items += items.len() as u64;
@@ -130,7 +143,7 @@ pub async fn scatter(db: &Db<Rig>, o: &Options) -> Res<Report> {
     let hot = wire.attach(db);
     let started = Instant::now();
     let readers: Vec<_> = (0..READERS)
-        .map(|_| tokio::spawn(reader(hot.clone(), p.clone())))
+        .map(|i| tokio::spawn(reader(hot.clone(), p.clone(), i % 2 == 1)))
         .collect();
     let written = join_all((0..o.writers).map(|w| writer(hot.clone(), w, o.ops, p.clone()))).await;
     let writes_took = started.elapsed();
@@ -158,7 +171,7 @@ pub async fn scatter(db: &Db<Rig>, o: &Options) -> Res<Report> {
     // throttle or a 500): every call counts as needed.
     r.wire(&wire, wire.calls(), 0);
     r.notes.push(format!(
-        "{writes} puts in {:.2} s ({:.0} writes/s) while {READERS} readers made {} scatter reads ({:.1} reads/s, {:.0} events read/s, {:.0} events a read on average)",
+        "{writes} puts in {:.2} s ({:.0} writes/s) while {READERS} readers (half of them {PAGE} events a page) made {} scatter reads ({:.1} reads/s, {:.0} events read/s, {:.0} events a read on average)",
         writes_took.as_secs_f64(),
         per_second(writes, writes_took),
         reads.reads,
@@ -181,7 +194,7 @@ pub async fn scatter(db: &Db<Rig>, o: &Options) -> Res<Report> {
         reads.faults.is_empty(),
     );
     let all = u64::from(o.writers) * o.ops;
-    let last = read_all(db).await?;
+    let last = read_all(db, true).await?;
     let full: Vec<u64> = vec![o.ops; o.writers as usize];
     let faults = faults_of(&last, &full, &full);
     r.check(
