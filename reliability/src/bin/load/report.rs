@@ -2,18 +2,27 @@
 
 use aws_sdk_dynamodb::config::interceptors::{
     BeforeSerializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
+    FinalizerInterceptorContextRef,
 };
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use dynamo_model::{Db, Table};
-use std::sync::Arc;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 /// Counts what a client sends: calls (one per SDK operation: one `PutItem`, one
-/// `BatchWriteItem`) and attempts (the SDK sends a call again on a throttle or a 500;
-/// DynamoDB Local sends neither, so the two are expected equal).
+/// `BatchWriteItem`) and attempts (the SDK sends a call again after a throttle, a 5xx, a
+/// timeout or a broken connection), and how attempts failed other than by a 4xx answer.
 #[derive(Debug, Clone, Default)]
-pub struct Wire(Arc<[AtomicU64; 2]>);
+pub struct Wire(Arc<Counts>);
+
+#[derive(Debug, Default)]
+struct Counts {
+    calls: AtomicU64,
+    attempts: AtomicU64,
+    failures: Mutex<BTreeMap<String, u64>>,
+}
 
 impl Wire {
     /// `db` on a client of its own that counts into this wire.
@@ -27,12 +36,21 @@ impl Wire {
 
     /// Calls sent (SDK operations).
     pub fn calls(&self) -> u64 {
-        self.0[0].load(Ordering::Relaxed)
+        self.0.calls.load(Ordering::Relaxed)
     }
 
     /// Attempts sent (calls plus the SDK's own resends).
     pub fn attempts(&self) -> u64 {
-        self.0[1].load(Ordering::Relaxed)
+        self.0.attempts.load(Ordering::Relaxed)
+    }
+
+    /// Attempts that ended in a 5xx answer or without one, by kind.
+    pub fn failures(&self) -> BTreeMap<String, u64> {
+        self.0
+            .failures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 
@@ -46,7 +64,7 @@ impl Intercept for Wire {
         _context: &BeforeSerializationInterceptorContextRef<'_>,
         _cfg: &mut ConfigBag,
     ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
-        self.0[0].fetch_add(1, Ordering::Relaxed);
+        self.0.calls.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
@@ -56,7 +74,29 @@ impl Intercept for Wire {
         _runtime_components: &RuntimeComponents,
         _cfg: &mut ConfigBag,
     ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
-        self.0[1].fetch_add(1, Ordering::Relaxed);
+        self.0.attempts.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn read_after_attempt(
+        &self,
+        context: &FinalizerInterceptorContextRef<'_>,
+        _runtime_components: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let status = context.response().map(|r| r.status());
+        let kind = match (status, context.output_or_error()) {
+            (Some(s), _) if s.is_server_error() => format!("HTTP {}", s.as_u16()),
+            (None, Some(Err(e))) if e.is_timeout_error() => "timeout".into(),
+            (None, Some(Err(e))) => format!("no answer: {e}"),
+            _ => return Ok(()),
+        };
+        let mut failures = self
+            .0
+            .failures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *failures.entry(kind).or_default() += 1;
         Ok(())
     }
 }
@@ -98,6 +138,12 @@ impl Report {
         self.calls = wire.calls();
         self.sdk_retries = wire.attempts().saturating_sub(self.calls);
         self.retries = tried_again + self.calls.saturating_sub(least);
+        let failures = wire.failures();
+        if !failures.is_empty() {
+            self.notes.push(format!(
+                "attempts that failed without a 4xx answer (the SDK resends these): {failures:?}"
+            ));
+        }
     }
 
     /// Records check `what` with its outcome.
