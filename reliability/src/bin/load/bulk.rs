@@ -125,3 +125,23 @@ async fn get_back(db: &Db<Rig>, items: u32, r: &mut Report) -> Res<()> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_once_with_its_payload_is_no_fault() {
+        let rows: Vec<Row> = (0..10).rev().map(row).collect();
+        assert_eq!(faults_of(&rows, 10), (0, 0, 0));
+    }
+
+    #[test]
+    fn missing_repeated_foreign_and_altered_rows_are_counted() {
+        let mut rows: Vec<Row> = (0..8).map(row).collect();
+        rows.push(row(3));
+        rows.push(row(42));
+        rows[0].payload = "other".into();
+        assert_eq!(faults_of(&rows, 10), (2, 2, 1));
+    }
+}

@@ -207,3 +207,41 @@ pub async fn scatter(db: &Db<Rig>, o: &Options) -> Res<Report> {
     );
     Ok(r)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Events `0..n` of writer `w`.
+    fn written(w: u64, n: u64) -> Vec<Event> {
+        (0..n).map(|step| event(w * STRIDE + step)).collect()
+    }
+
+    #[test]
+    fn a_read_holding_what_was_acknowledged_and_started_is_sound() {
+        let mut items = written(0, 3);
+        items.extend(written(1, 2));
+        // Writer 0's third put was in flight when the read began: it may appear.
+        assert!(faults_of(&items, &[2, 2], &[3, 2]).is_empty());
+    }
+
+    #[test]
+    fn a_missing_duplicate_unwritten_or_altered_event_is_a_fault() {
+        let items = written(0, 2);
+        assert_eq!(
+            faults_of(&items, &[3], &[3]).len(),
+            1,
+            "one acknowledged missing"
+        );
+        let twice = [written(0, 2), written(0, 1)].concat();
+        assert_eq!(faults_of(&twice, &[2], &[2]).len(), 1, "one read twice");
+        assert_eq!(
+            faults_of(&written(0, 3), &[2], &[2]).len(),
+            1,
+            "never started"
+        );
+        let mut altered = written(0, 2);
+        altered[1].payload = "other".into();
+        assert_eq!(faults_of(&altered, &[2], &[2]).len(), 1, "another payload");
+    }
+}
