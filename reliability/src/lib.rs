@@ -1,5 +1,6 @@
 //! The table, entities and raw-table helpers the reliability harnesses share (the crash
-//! harness, `src/bin/crash`). Not a library for users: evidence for `RELIABILITY.md`.
+//! harness, `src/bin/crash`; the load run, `src/bin/load`). Not a library for users:
+//! evidence for `RELIABILITY.md`.
 
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::{Chunked, Db, Entity, Item, Table};
@@ -57,6 +58,39 @@ pub struct Counter {
 #[dynamo(table = Rig, pk = "ROW#{n}", sk = "ROW")]
 pub struct Row {
     pub n: u32,
+    pub payload: String,
+}
+
+/// One hot item under optimistic locking: writers read it, add one to `n` and put it back
+/// at the version they read.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Rig, pk = "TALLY#{id}", sk = "TALLY")]
+pub struct Tally {
+    pub id: String,
+    pub n: u64,
+    #[dynamo(version)]
+    pub version: u64,
+}
+
+/// One hot item with history: each revision adds one to `n` and names its writer, so
+/// revision `k` holds `n = k - 1` when no update was lost.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Rig, pk = "LEDGER#{id}", sk = "LEDGER", history)]
+pub struct Ledger {
+    pub id: String,
+    pub n: u64,
+    /// The writer step that wrote this revision (`w{writer}-{step}`).
+    pub writer: String,
+    #[dynamo(version)]
+    pub version: u64,
+}
+
+/// An event of a hot partition spread over 16 shards by its id.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Rig, pk = "EV#{run}#{id:shard(16)}", sk = "EV#{id}")]
+pub struct Event {
+    pub run: u32,
+    pub id: u64,
     pub payload: String,
 }
 
