@@ -163,3 +163,5 @@ pub async fn named_and_present(db: &Db<Rig>) -> Res<(Vec<String>, Vec<String>)> 
     present.sort();
     Ok((named, present))
 }
+
+pub mod fuzz;
