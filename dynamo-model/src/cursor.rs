@@ -126,8 +126,9 @@ pub(crate) fn encode(fingerprint: Fingerprint, key: &Item, secret: &[u8]) -> Cur
 }
 
 /// Where one source of a merged read stands.
+#[doc(hidden)]
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Position {
+pub enum Position {
     /// Nothing read yet: the next read starts at the beginning.
     Start,
     /// The next read starts after this key (`ExclusiveStartKey`).
@@ -305,6 +306,51 @@ fn read_key(r: &mut Reader<'_>) -> Result<Item, CursorError> {
         key.insert(name.to_owned(), value);
     }
     Ok(key)
+}
+
+/// The codec of both kinds of cursor under a given fingerprint, for the fuzz targets of
+/// the `reliability` crate (which must seal the bodies they decode). Not an API.
+#[doc(hidden)]
+pub mod codec {
+    use super::*;
+
+    /// `body` with its checksum under `secret`: a cursor whose body is `body` as it is.
+    pub fn seal(body: Vec<u8>, secret: &[u8]) -> Cursor {
+        super::seal(body, secret)
+    }
+
+    /// A query's cursor of `key`.
+    pub fn encode(fingerprint: [u8; FINGERPRINT_LEN], key: &Item, secret: &[u8]) -> Cursor {
+        super::encode(Fingerprint(fingerprint), key, secret)
+    }
+
+    /// The key of a query's cursor.
+    pub fn decode(
+        cursor: &Cursor,
+        fingerprint: [u8; FINGERPRINT_LEN],
+        secret: &[u8],
+    ) -> Result<Item, CursorError> {
+        super::decode(cursor, Fingerprint(fingerprint), secret)
+    }
+
+    /// A merged read's cursor of `positions`.
+    pub fn encode_positions(
+        fingerprint: [u8; FINGERPRINT_LEN],
+        positions: &[Position],
+        secret: &[u8],
+    ) -> Cursor {
+        super::encode_positions(Fingerprint(fingerprint), positions, secret)
+    }
+
+    /// The positions of a merged read's cursor of `sources` sources.
+    pub fn decode_positions(
+        cursor: &Cursor,
+        fingerprint: [u8; FINGERPRINT_LEN],
+        sources: usize,
+        secret: &[u8],
+    ) -> Result<Vec<Position>, CursorError> {
+        super::decode_positions(cursor, Fingerprint(fingerprint), sources, secret)
+    }
 }
 
 #[cfg(test)]

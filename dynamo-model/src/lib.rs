@@ -405,6 +405,7 @@ pub mod __private {
     pub use crate::codec::EncodeError;
     pub use crate::collection::__private::*;
     pub use crate::collection::{Decoded, Includes};
+    pub use crate::cursor::codec as cursor_codec;
     pub use crate::entity::__private::*;
     pub use crate::entity::compressed::*;
     pub use crate::entity::{EntityInternals, IndexChanges, IndexKeyAttributes, Touch};

@@ -1,6 +1,9 @@
 //! The table, entities and raw-table helpers the reliability harnesses share (the crash
-//! harness, `src/bin/crash`; the load run, `src/bin/load`). Not a library for users:
-//! evidence for `RELIABILITY.md`.
+//! harness, `src/bin/crash`; the soak, `src/bin/soak`; the load run, `src/bin/load`), and
+//! the fuzz targets (`fuzz`, run by the AFL++ binaries of `fuzz/`). Not a library for
+//! users: evidence for `RELIABILITY.md`.
+
+pub mod fuzz;
 
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::{Chunked, Db, Entity, Item, Table};

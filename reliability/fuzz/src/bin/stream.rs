@@ -1,0 +1,5 @@
+//! AFL++ target: `reliability::fuzz::stream`.
+
+fn main() {
+    afl::fuzz!(|data: &[u8]| reliability::fuzz::stream(data));
+}
