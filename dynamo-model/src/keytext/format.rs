@@ -161,10 +161,9 @@ pub trait KeyFormat<T>: 'static {
     /// built to sort like the values), so that sort-key ranges (`lt`, `between`, ...) over
     /// a key part in this format select exactly the values in the range
     /// ([`KeyPart::KEEPS_ORDER`]). A part in a format that does not takes equality only:
-    /// ranges and `starts_with` on it are refused before sending; so are ranges on the
-    /// field as an attribute of a multi-attribute index key, when the attribute holds the
-    /// key text ([`AttributeForm::Text`] or [`AttributeForm::Number`]). `false` for
-    /// `unpadded` (whose attribute is the number itself: ranges on it stay allowed).
+    /// ranges and `starts_with` on it are refused before sending, and so are ranges on a
+    /// multi-attribute index key attribute holding the text ([`AttributeForm::Text`] or
+    /// [`AttributeForm::Number`]). `false` for `unpadded` (its attribute is a number).
     const ORDERED: bool;
     /// How the field's own attribute holds the value, when the field is also stored as a
     /// plain attribute (see [`AttributeForm`]).
@@ -387,9 +386,7 @@ impl<T: AttrValue, F: KeyFormat<T>> AttrValue for Formatted<T, F> {
         AttributeForm::Number => Some("N"),
     };
 
-    // The type's own attribute keeps its own order (a number attribute compares as a
-    // number, whatever the key text); the key text, as a string or a number, is ordered
-    // only when the format says so.
+    // The type's own attribute keeps its order; the key text only when the format says so.
     #[doc(hidden)]
     const __ORDERED: bool = match F::ATTRIBUTE {
         AttributeForm::Own => T::__ORDERED,
