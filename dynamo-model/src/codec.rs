@@ -155,7 +155,7 @@ pub trait AttrValue: Sized {
     /// Whether DynamoDB orders stored values of the type as the values are ordered, so
     /// that a range condition on the attribute (a multi-attribute index sort key) means
     /// what it says: `false` only for a key format whose stored text does not
-    /// ([`KeyFormat::ORDERED`](crate::key::format::KeyFormat::ORDERED)).
+    /// (`KeyFormat::ORDERED` of the key format module).
     #[doc(hidden)]
     const __ORDERED: bool = true;
 
