@@ -177,6 +177,19 @@ impl<T: Table> Db<T> {
         self
     }
 
+    /// A `Db` on the same table whose calls are recorded in `meter` (see
+    /// [`Meter`](crate::capacity::Meter)). Its client is a copy of this one's with one more
+    /// interceptor: build it once per meter, not per call.
+    pub fn metered(&self, meter: &crate::capacity::Meter) -> Db<T> {
+        let config = self
+            .client()
+            .config()
+            .to_builder()
+            .interceptor(crate::capacity::Metering(meter.clone()))
+            .build();
+        self.with_client(Client::from_conf(config))
+    }
+
     /// Whether operation spans record keys.
     pub(crate) fn traces_keys(&self) -> bool {
         self.trace_keys

@@ -100,6 +100,7 @@ mod extra_types;
 pub mod generated;
 pub mod guide;
 pub mod history;
+pub mod insight;
 pub mod item;
 pub mod key;
 mod keytext;

@@ -1,8 +1,8 @@
-//! [`Meter`]: the capacity of every request a [`Db`] sends, as DynamoDB reported it and
+//! [`Meter`]: the capacity of every request a [`Db`](dynamo_model::Db) sends, as DynamoDB reported it and
 //! as the crate estimates it from the items involved.
 
 use super::{batch_get_units, read_units, transactional, write_units};
-use crate::{Db, Item, item_size};
+use crate::{Item, item_size};
 use aws_sdk_dynamodb::config::interceptors::{
     BeforeSerializationInterceptorContextMut, FinalizerInterceptorContextRef,
 };
@@ -68,7 +68,8 @@ pub struct Charge {
     pub consumed_by_table: Option<f64>,
 }
 
-/// Records the capacity of every call sent through a [`Db`] made with [`Db::metered`]:
+/// Records the capacity of every call sent through a [`Db`](dynamo_model::Db) made with
+/// [`Db::metered`](dynamo_model::Db::metered):
 /// DynamoDB's `ConsumedCapacity` next to the crate's estimate, per call. It covers every
 /// operation, including the several calls one operation of the crate may make (a chunked
 /// put: a read, batch writes of chunks, the item; a batch of 1,000 keys).
@@ -203,21 +204,6 @@ impl Meter {
     }
 }
 
-impl<T: crate::Table> Db<T> {
-    /// A `Db` on the same table whose calls are recorded in `meter` (see [`Meter`]).
-    /// Its client is a copy of this one's with one more interceptor: build it once per
-    /// meter, not per call.
-    pub fn metered(&self, meter: &Meter) -> Db<T> {
-        let config = self
-            .client()
-            .config()
-            .to_builder()
-            .interceptor(Metering(meter.clone()))
-            .build();
-        self.with_client(aws_sdk_dynamodb::Client::from_conf(config))
-    }
-}
-
 /// What a call asked for, kept from its input (gone once serialized) for its output.
 #[derive(Debug, Clone)]
 struct Asked {
@@ -241,9 +227,9 @@ impl Storable for Asked {
     type Storer = StoreReplace<Asked>;
 }
 
-/// The interceptor behind [`Db::metered`].
+/// The interceptor behind [`Db::metered`](dynamo_model::Db::metered).
 #[derive(Debug)]
-struct Metering(Meter);
+pub(crate) struct Metering(pub(crate) Meter);
 
 /// Asks for `INDEXES` unless the caller chose a value.
 fn total(current: &mut Option<ReturnConsumedCapacity>) {

@@ -30,6 +30,7 @@
 //! [`item_size`]: crate::item_size
 
 mod meter;
+pub(crate) use meter::Metering;
 pub use meter::{Charge, Meter, Units};
 
 /// Bytes per read unit.
