@@ -27,6 +27,8 @@ pub struct Db<T> {
     /// The read-through cache of gets by key (`Db::with_cache`).
     #[cfg(feature = "cache")]
     cache: Option<crate::cache::Cache>,
+    /// The insight observing its calls (`Db::observed`).
+    insight: Option<crate::insight::Insight>,
     _table: PhantomData<fn() -> T>,
 }
 
@@ -39,6 +41,7 @@ impl<T> Clone for Db<T> {
             trace_keys: self.trace_keys,
             #[cfg(feature = "cache")]
             cache: self.cache.clone(),
+            insight: self.insight.clone(),
             _table: PhantomData,
         }
     }
@@ -62,6 +65,7 @@ impl<T: Table> Db<T> {
             trace_keys: false,
             #[cfg(feature = "cache")]
             cache: None,
+            insight: None,
             _table: PhantomData,
         }
     }
@@ -188,6 +192,29 @@ impl<T: Table> Db<T> {
             .interceptor(crate::capacity::Metering(meter.clone()))
             .build();
         self.with_client(Client::from_conf(config))
+    }
+
+    /// A `Db` on the same table whose calls `insight` observes: hot partitions, and the
+    /// read shapes and item sizes `explain()` draws on (see [`crate::insight`]). Its client
+    /// is a copy of this one's with one more interceptor: build it once, not per call.
+    pub fn observed(&self, insight: &crate::insight::Insight) -> Db<T> {
+        let observing = crate::insight::Observing::new::<T>(insight, self.table_name.clone());
+        let config = self
+            .client()
+            .config()
+            .to_builder()
+            .interceptor(observing)
+            .build();
+        Db {
+            insight: Some(insight.clone()),
+            ..self.with_client(Client::from_conf(config))
+        }
+    }
+
+    /// The insight observing this `Db`'s calls, if any.
+    #[allow(dead_code)] // explain() on the read builders uses it.
+    pub(crate) fn insight(&self) -> Option<&crate::insight::Insight> {
+        self.insight.as_ref()
     }
 
     /// Whether operation spans record keys.

@@ -29,6 +29,7 @@ mod history_reads;
 mod history_shared_partition;
 mod index;
 mod index_key_fields;
+mod insight;
 mod isolation;
 mod key_format_attributes;
 mod keys;
