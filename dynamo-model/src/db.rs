@@ -306,6 +306,70 @@ impl<T: Table> Db<T> {
     }
 }
 
+// A budget's checks of a block take a `Db`, which sits above `capacity`: they live here,
+// with `Db::metered`; the counting is `capacity::budget`'s.
+impl crate::capacity::Budget {
+    /// Runs `block` with a metered clone of `db`, and returns the block's output if the
+    /// calls it made through that clone are within the budget. Calls through another
+    /// `Db` are not counted; gets answered by a cache send none.
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Entity, Table, capacity::Budget};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, Debug, Clone)]
+    /// # #[dynamo(table = App, pk = "USER#{user}", sk = "ORDER#{id}")]
+    /// # struct Order { user: String, id: String }
+    /// # async fn demo(db: Db<App>) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    /// // Order history: one request per page, whatever the page holds.
+    /// let page = Budget::new()
+    ///     .requests(1)
+    ///     .check(&db, |db| async move { db.query(Order::partition("u-1")).limit(50).page(None).await })
+    ///     .await??;
+    /// # let _ = page;
+    /// # Ok(()) }
+    /// ```
+    pub async fn check<T, F, Fut, R>(
+        &self,
+        db: &Db<T>,
+        block: F,
+    ) -> Result<R, crate::capacity::BudgetExceeded>
+    where
+        T: Table,
+        F: FnOnce(Db<T>) -> Fut,
+        Fut: Future<Output = R>,
+    {
+        // Every call of the block is kept, however many.
+        let meter = crate::capacity::Meter::with_history(usize::MAX);
+        let output = block(db.metered(&meter)).await;
+        self.check_meter(&meter).map(|_| output)
+    }
+
+    /// [`check`](Self::check), panicking with the [`BudgetExceeded`] message (every limit
+    /// exceeded and every call) and the caller's location: the one-line form for a test.
+    ///
+    /// [`BudgetExceeded`]: crate::capacity::BudgetExceeded
+    #[track_caller]
+    pub fn assert<'a, T, F, Fut, R>(
+        &'a self,
+        db: &'a Db<T>,
+        block: F,
+    ) -> impl Future<Output = R> + 'a
+    where
+        T: Table,
+        F: FnOnce(Db<T>) -> Fut + 'a,
+        Fut: Future<Output = R> + 'a,
+    {
+        // `#[track_caller]` does not reach into an async body: take the location here.
+        let caller = std::panic::Location::caller();
+        async move {
+            match self.check(db, block).await {
+                Ok(output) => output,
+                Err(exceeded) => panic!("{exceeded}\n(budget asserted at {caller})"),
+            }
+        }
+    }
+}
+
 /// A `Db` whose client is never used to send: for unit tests that build requests.
 #[cfg(test)]
 pub(crate) fn offline<T: Table>() -> Db<T> {

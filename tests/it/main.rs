@@ -6,6 +6,7 @@ mod adopt_attack;
 mod adopted_table;
 mod ambiguous;
 mod batch;
+mod budget;
 mod cache;
 mod capacity;
 mod chunk;
