@@ -1,11 +1,12 @@
 //! Hot partitions: the units each partition consumed over sliding one-second windows, in
 //! bounded sketches, with the peaks seen and the warnings given.
 
-use super::Settings;
 use super::sketch::SpaceSaving;
+use super::{Settings, table_bytes};
 use crate::capacity::Units;
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::mem::size_of;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -116,12 +117,15 @@ impl fmt::Display for HotWarning {
         let h = &self.hot;
         write!(
             f,
-            "hot partition: {} consumed {:.0} {} units in one second, {:.0} % of the {:.0} a partition serves",
+            "hot partition: {} consumed {:.0} {} units in one second, {:.0} % of the {} a partition serves",
             h.partition,
             h.rate,
             units_name(h.units),
             100.0 * h.of_limit(),
-            h.limit,
+            match h.units {
+                Units::Read => "3,000",
+                Units::Write => "1,000",
+            },
         )?;
         if h.shards > 1 {
             write!(
@@ -443,10 +447,16 @@ impl Tracker {
     /// Bytes held by the sketches and tables, labels' own heap excluded.
     pub(crate) fn footprint(&self) -> usize {
         self.windows.iter().map(Windows::footprint).sum::<usize>()
-            + self.peaks.capacity() * std::mem::size_of::<((u64, usize), HotPartition)>()
-            + self.warned.capacity() * std::mem::size_of::<((u64, usize), Instant)>()
-            + self.warnings.capacity() * std::mem::size_of::<HotWarning>()
-            + self.templates.capacity() * std::mem::size_of::<(TemplateKey, [f64; 2])>()
+            + table_bytes(
+                self.peaks.capacity(),
+                size_of::<((u64, usize), HotPartition)>(),
+            )
+            + table_bytes(self.warned.capacity(), size_of::<((u64, usize), Instant)>())
+            + self.warnings.capacity() * size_of::<HotWarning>()
+            + table_bytes(
+                self.templates.capacity(),
+                size_of::<(TemplateKey, [f64; 2])>(),
+            )
     }
 }
 

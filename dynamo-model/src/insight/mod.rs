@@ -29,13 +29,16 @@
 //! (their text too with `show_keys`, one per kept slot). [`Insight::footprint`] reports the
 //! bytes held.
 //!
-//! Units are those DynamoDB reports: the insight asks for `ReturnConsumedCapacity=INDEXES`
-//! on calls that asked for nothing (a few bytes more per response), so a write's units are
-//! split between the table and each index exactly. A batch or a transaction reports its
-//! units per table, not per item: they are shared among its items in proportion to each
-//! item's units by the capacity rules (an update, a delete or a condition check of an item
-//! the client does not see counts as one unit). Scans read every partition and are not
-//! counted against any.
+//! Units are those DynamoDB reports where the call asked for them (the crate's queries,
+//! scans and batch gets do; so does a [`Db::metered`](dynamo_model::Db::metered) `Db`), and
+//! otherwise the capacity rules' estimate from the sizes of the items written or read (see
+//! [`crate::capacity`]): exact for a put of a new item, and for an update or a delete that
+//! returns the item; one unit for one that returns nothing. [`exact_units`](Insight::exact_units)
+//! asks DynamoDB for the units of every call. A write's units count on the table's
+//! partition and on each global index partition the item is in. A batch or a transaction
+//! reports its units per table, not per item: they are shared among its items in
+//! proportion to each item's estimate. Scans read every partition and are not counted
+//! against any.
 //!
 //! ```no_run
 //! # use dynamo_model::{Db, Entity, Table, insight::Insight};
@@ -76,6 +79,8 @@ pub(crate) struct Settings {
     pub(crate) warn_at: f64,
     pub(crate) cooldown: Duration,
     pub(crate) show_keys: bool,
+    /// Ask DynamoDB for the units of calls that did not ask.
+    pub(crate) exact: bool,
 }
 
 impl Default for Settings {
@@ -85,6 +90,7 @@ impl Default for Settings {
             warn_at: 0.8,
             cooldown: Duration::from_secs(60),
             show_keys: false,
+            exact: false,
         }
     }
 }
@@ -203,6 +209,19 @@ impl Insight {
         })
     }
 
+    /// Asks DynamoDB for the units of every call that did not ask for them
+    /// (`ReturnConsumedCapacity=INDEXES`): a write's units then come split exactly between
+    /// the table and each index, where by default they are the capacity rules' estimate
+    /// from the item's size (exact for a put of a new item; an update or a delete that
+    /// returns no item counts one unit). Off by default: DynamoDB Local takes several
+    /// percent longer per write to report them (see BENCHMARKS.md).
+    pub fn exact_units(self, on: bool) -> Self {
+        Insight::with(Settings {
+            exact: on,
+            ..self.settings
+        })
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // Every update leaves the state whole: a panic elsewhere does not spoil it.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
@@ -274,6 +293,18 @@ pub fn key_hash(key: &str) -> u64 {
     let mut h = Fnv::new();
     h.write(key.as_bytes());
     h.finish()
+}
+
+/// The bytes a hash table of `capacity` (as `HashMap::capacity` reports it) and entries
+/// of `entry` bytes allocates: its buckets (a power of two, 7/8 of them usable) with a
+/// control byte each. `capacity` falls as removals leave tombstones and rises again when
+/// the table rehashes in place; the bucket count only changes when the table grows.
+pub(crate) fn table_bytes(capacity: usize, entry: usize) -> usize {
+    if capacity == 0 {
+        return 0;
+    }
+    let buckets = (capacity * 8).div_ceil(7).next_power_of_two().max(4);
+    buckets * (entry + 1)
 }
 
 /// 64-bit FNV-1a: stable across processes and releases, unlike the standard hasher.

@@ -3,7 +3,7 @@
 
 use super::shapes::ShapeCall;
 use super::{Fnv, Insight, Partition, PartitionKey, key_hash};
-use crate::capacity::{Units, read_units, transactional};
+use crate::capacity::{Units, read_units, transactional, write_units};
 use crate::registry::EntityRegistration;
 use crate::schema::{IndexKind, TableSchema};
 use crate::{Item, item_size};
@@ -324,6 +324,9 @@ impl Observing {
                 // An update or delete returning the item shows its index partitions.
                 if let (Some(item), [base]) = (returned, touched.as_mut_slice()) {
                     base.entity_type = base.entity_type.take().or_else(|| self.type_of(item));
+                    // The item after an update, before a delete: its size is the charge
+                    // (an update's, unless the item was larger before).
+                    base.estimate = base.estimate.max(write_units(item_size(item)));
                     let estimate = base.estimate;
                     let mut more = Vec::new();
                     self.partitions_of(item, estimate, &mut more);
@@ -529,10 +532,10 @@ impl AsSlice for Option<ConsumedCapacity> {
     }
 }
 
-/// Asks for `INDEXES` unless the caller chose a value: a write's units split by table and
-/// index.
-pub(super) fn indexes(current: &mut Option<ReturnConsumedCapacity>) {
-    if current.is_none() {
+/// With [`Insight::exact_units`], asks for `INDEXES` unless the caller chose a value: a
+/// write's units split by table and index.
+pub(super) fn indexes(o: &Observing, current: &mut Option<ReturnConsumedCapacity>) {
+    if o.insight.settings().exact && current.is_none() {
         *current = Some(ReturnConsumedCapacity::Indexes);
     }
 }

@@ -178,8 +178,13 @@ impl Shapes {
     }
 
     pub(crate) fn footprint(&self) -> usize {
-        self.shapes.capacity() * (std::mem::size_of::<(u64, Shape)>() + KEPT_TYPES * 40)
-            + self.sizes.capacity() * std::mem::size_of::<((Arc<str>, Arc<str>), SizeSums)>()
+        use super::table_bytes;
+        let entry = std::mem::size_of::<(u64, Shape)>() + KEPT_TYPES * 40;
+        table_bytes(self.shapes.capacity(), entry)
+            + table_bytes(
+                self.sizes.capacity(),
+                std::mem::size_of::<((Arc<str>, Arc<str>), SizeSums)>(),
+            )
     }
 }
 

@@ -137,7 +137,7 @@ impl<L> SpaceSaving<L> {
         // A B-tree node holds up to 11 entries and two words of bookkeeping per entry at
         // most; a hash table one control byte and one entry per bucket.
         self.slots.capacity() * slot
-            + self.index.capacity() * (entry + 1)
+            + super::table_bytes(self.index.capacity(), entry)
             + self.k.max(self.order.len()) * entry * 3
     }
 
@@ -147,7 +147,7 @@ impl<L> SpaceSaving<L> {
     #[cfg(test)]
     pub(crate) fn bound(k: usize) -> usize {
         let entry = std::mem::size_of::<(u64, usize)>();
-        k * std::mem::size_of::<Slot<L>>() + 4 * k * (entry + 1) + k * entry * 3
+        k * std::mem::size_of::<Slot<L>>() + super::table_bytes(2 * k, entry) + k * entry * 3
     }
 
     /// Forgets every key.

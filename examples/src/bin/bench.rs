@@ -16,6 +16,10 @@
 //! and the HTTP round trip of every request (printed: the bodies, and call time against
 //! round-trip time).
 //!
+//! `--insight` measures what an attached [`Insight`](dynamo_model::insight::Insight) costs:
+//! every operation through a `Db` observed by one against the same `Db` without, in the
+//! same interleaved rounds (`--quick` for fewer).
+//!
 //! Not run by `.ci/run` (which runs every other example): it takes minutes and its figures
 //! mean something only in a release build.
 //!
@@ -1181,6 +1185,9 @@ async fn main() -> Result<(), BoxError> {
         table: &table,
         orders: &orders,
     };
+    if args.iter().any(|a| a == "--insight") {
+        return insight_overhead(ctx, &plan).await;
+    }
     if let Some(op) = arg("--only") {
         let calls = arg("--calls").map_or(Ok(1_000), |n| n.parse())?;
         let sides: &[bool] = match arg("--side").as_deref() {
@@ -1285,6 +1292,140 @@ async fn main() -> Result<(), BoxError> {
     chunked(if quick { 2 } else { 5 }).await?;
     scatter(if quick { 5 } else { 21 }).await?;
     Ok(())
+}
+
+/// Every operation through a `Db` observed by an insight (hot partitions, read shapes)
+/// against the same `Db` without one, interleaved round by round after a warm-up pass.
+async fn insight_overhead(ctx: Ctx<'_>, plan: &Plan) -> Result<(), BoxError> {
+    let insight = dynamo_model::insight::Insight::new();
+    let observed = ctx.db.observed(&insight);
+    let on = Ctx {
+        db: &observed,
+        ..ctx
+    };
+    let (w, n) = (plan.warmup, plan.rounds);
+    // Warm both paths first (the JVM of DynamoDB Local, the insight's first allocations).
+    overhead_pairs(on, ctx, "iw", w * 4, 0, 0).await?;
+    let pairs = overhead_pairs(on, ctx, "im", w, n, plan.batch_rounds).await?;
+    println!(
+        "Insight on against off, the same `Db`: {n} interleaved rounds ({} for the batch \
+         get) after an unrecorded pass and {w} rounds of warm-up; throughput = off median / \
+         on median (≥ 0.97: overhead at most 3 %).\n",
+        plan.batch_rounds
+    );
+    println!(
+        "| operation | on median | on p99 | off median | off p99 | throughput on/off | target |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for pair in &pairs {
+        println!("{}", pair.row(true));
+    }
+    println!(
+        "\nThe insight kept {} partitions and holds {} bytes.",
+        insight.hot_partitions().len(),
+        insight.footprint()
+    );
+    Ok(())
+}
+
+/// The operations of [`suite`], each through `on` and `off`, `pass` keeping keys written
+/// apart.
+async fn overhead_pairs(
+    on: Ctx<'_>,
+    off: Ctx<'_>,
+    pass: &str,
+    w: usize,
+    n: usize,
+    batch_rounds: usize,
+) -> Result<Vec<Pair>, BoxError> {
+    let orders = on.orders;
+    let pick = |round: usize| &orders[(round * 7_919) % orders.len()];
+    let key = |o: &Order| {
+        Order::key(OrderKey {
+            user_id: o.user_id.as_str(),
+            created_at: o.created_at,
+            order_id: o.order_id.as_str(),
+        })
+    };
+    type Shopping = dynamo_model::Db<Shop>;
+    let put = |side: &'static str, db: &Shopping, r: usize| {
+        let (db, o) = (
+            db.clone(),
+            order(&format!("{pass}{side}put{r:05}"), r, side),
+        );
+        async move {
+            db.put(&o).await?;
+            Ok::<usize, BoxError>(1)
+        }
+    };
+    let get = |db: &Shopping, r: usize| {
+        let (db, k) = (db.clone(), key(pick(r)));
+        async move { Ok::<usize, BoxError>(db.get(k).await?.map_or(0, |_| 1)) }
+    };
+    let query = |db: &Shopping, r: usize| {
+        let (db, user) = (db.clone(), pick(r).user_id.clone());
+        async move {
+            let q = db
+                .query(Order::partition(user.as_str()))
+                .reverse()
+                .limit(10);
+            Ok::<usize, BoxError>(q.all().await?.items.len())
+        }
+    };
+    let batch = |db: &Shopping, r: usize| {
+        let start = (r * 1_000) % (orders.len() - 999);
+        let keys: Vec<_> = orders[start..start + 1_000].iter().map(key).collect();
+        let db = db.clone();
+        async move {
+            let out = db.batch_get::<Order>().keys(keys).send().await?;
+            Ok::<usize, BoxError>(out.items.len())
+        }
+    };
+    let tx = |side: &'static str, db: &Shopping, r: usize| {
+        let ten: Vec<Order> = (0..10)
+            .map(|i| order(&format!("{pass}{side}tx{r:05}"), i, side))
+            .collect();
+        let db = db.clone();
+        async move {
+            let t = ten
+                .iter()
+                .fold(db.transact_write(), |t, o| t.put(db.put(o)));
+            t.await?;
+            Ok::<usize, BoxError>(10)
+        }
+    };
+    let (on, off) = (on.db, off.db);
+    Ok(vec![
+        measure("put", w, n, 1, |r| put("on", on, r), |r| put("off", off, r)).await?,
+        measure("get", w, n, 1, |r| get(on, r), |r| get(off, r)).await?,
+        measure(
+            "query (10 newest of 50)",
+            w,
+            n,
+            10,
+            |r| query(on, r),
+            |r| query(off, r),
+        )
+        .await?,
+        measure(
+            "batch get (1,000 keys)",
+            w.min(5),
+            batch_rounds,
+            1_000,
+            |r| batch(on, r),
+            |r| batch(off, r),
+        )
+        .await?,
+        measure(
+            "transaction (10 puts)",
+            w,
+            n,
+            10,
+            |r| tx("on", on, r),
+            |r| tx("off", off, r),
+        )
+        .await?,
+    ])
 }
 
 /// A 10 MB value in a `#[dynamo(chunked)]` field (350 KiB chunks): `db.put` (read the

@@ -45,7 +45,7 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         if !ours(i.table_name()) {
             return None;
         }
-        indexes(&mut i.return_consumed_capacity);
+        indexes(o, &mut i.return_consumed_capacity);
         let (pk, sk) = key_of(i.key.as_ref())?;
         let consistent = i.consistent_read == Some(true);
         return Some(Asked::Get { pk, sk, consistent });
@@ -54,7 +54,7 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         if !ours(i.table_name()) {
             return None;
         }
-        indexes(&mut i.return_consumed_capacity);
+        indexes(o, &mut i.return_consumed_capacity);
         let item = i.item.as_ref()?;
         let mut touched = Vec::new();
         o.partitions_of(item, write_units(item_size(item)), &mut touched);
@@ -64,7 +64,7 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         if !ours(i.table_name()) {
             return None;
         }
-        indexes(&mut i.return_consumed_capacity);
+        indexes(o, &mut i.return_consumed_capacity);
         let (pk, sk) = key_of(i.key.as_ref())?;
         return Some(Asked::Write {
             touched: vec![single(pk, sk, 1.0)],
@@ -74,7 +74,7 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         if !ours(i.table_name()) {
             return None;
         }
-        indexes(&mut i.return_consumed_capacity);
+        indexes(o, &mut i.return_consumed_capacity);
         let (pk, sk) = key_of(i.key.as_ref())?;
         return Some(Asked::Write {
             touched: vec![single(pk, sk, 1.0)],
@@ -84,7 +84,7 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         if !ours(i.table_name()) {
             return None;
         }
-        indexes(&mut i.return_consumed_capacity);
+        indexes(o, &mut i.return_consumed_capacity);
         return Some(Asked::Query {
             partition: partition_of_query(schema, i),
             shape: query_shape(i),
@@ -96,7 +96,7 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         if !ours(i.table_name()) {
             return None;
         }
-        indexes(&mut i.return_consumed_capacity);
+        indexes(o, &mut i.return_consumed_capacity);
         return Some(Asked::Scan {
             shape: scan_shape(i),
             projected: i.projection_expression.is_some() || i.select.is_some(),
@@ -105,7 +105,7 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
     if let Some(i) = input.downcast_mut::<BatchGetItemInput>() {
         let asked = i.request_items.as_ref()?.get(o.table())?;
         let consistent = asked.consistent_read == Some(true);
-        indexes(&mut i.return_consumed_capacity);
+        indexes(o, &mut i.return_consumed_capacity);
         return Some(Asked::GetMany {
             consistent,
             ours: Vec::new(),
@@ -121,7 +121,7 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         if !ours.contains(&true) {
             return None;
         }
-        indexes(&mut i.return_consumed_capacity);
+        indexes(o, &mut i.return_consumed_capacity);
         return Some(Asked::GetMany {
             consistent: true,
             ours,
@@ -137,7 +137,7 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
                 touched.push(single(pk, sk, 1.0));
             }
         }
-        indexes(&mut i.return_consumed_capacity);
+        indexes(o, &mut i.return_consumed_capacity);
         return Some(Asked::Write { touched });
     }
     if let Some(i) = input.downcast_mut::<TransactWriteItemsInput>() {
@@ -165,7 +165,7 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         if touched.is_empty() {
             return None;
         }
-        indexes(&mut i.return_consumed_capacity);
+        indexes(o, &mut i.return_consumed_capacity);
         return Some(Asked::Write { touched });
     }
     None
