@@ -68,6 +68,14 @@ pub(crate) fn input<I>(
     built.map_err(|e| Error::request_build(operation, e))
 }
 
+/// What the `Db` observed of its reads, for an [`Explain`](crate::insight::Explain): none
+/// until an observer is attached.
+pub(crate) fn observations<T: crate::Table>(
+    _db: &crate::Db<T>,
+) -> Option<&dyn crate::insight::explain::Observations> {
+    None
+}
+
 /// Adds `customize()` to a builder with a `customize: Customize<$fluent>` field:
 /// `customizable!(impl[E: Entity] Get<E>, GetItemFluentBuilder,
 /// "before it is sent", "guarantees sentence")`; a single-item write says
