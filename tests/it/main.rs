@@ -18,6 +18,7 @@ mod deadlines;
 mod decode;
 mod delimiters;
 mod duplicates;
+mod explain;
 mod export;
 mod extra_types;
 mod faults;
