@@ -177,8 +177,18 @@ pub struct Expression {
     pub resolved: String,
 }
 
-/// What a read will send and what it may cost: see the
-/// [module documentation](self). `Display` renders it as a readable plan.
+/// What a read will send and what it may cost, before it runs.
+///
+/// Every read builder has an `explain()` next to its `params()`
+/// ([`Get`](dynamo_model::item::Get), [`Query`](dynamo_model::read::Query) and the
+/// collections, projections, keys and histories read through it,
+/// [`ScatterQuery`](dynamo_model::read::ScatterQuery), [`Scan`](dynamo_model::read::Scan),
+/// [`BatchGet`](dynamo_model::batch::BatchGet)). It holds the very inputs `params()`
+/// returns, with what a reader wants to know of them: the table and index, the key
+/// condition, filter and projection with their placeholders resolved, how many requests
+/// one read sends, the items and read units of a page by DynamoDB's capacity rules
+/// ([`crate::capacity`]), and [`Warning`]s about reads that cost more than they return.
+/// `Display` renders it as a readable plan.
 ///
 /// ```
 /// # use dynamo_model::{Entity, Table};
