@@ -27,6 +27,8 @@ pub struct Db<T> {
     /// The read-through cache of gets by key (`Db::with_cache`).
     #[cfg(feature = "cache")]
     cache: Option<crate::cache::Cache>,
+    /// The insight observing its calls (`Db::observed`).
+    insight: Option<crate::insight::Insight>,
     _table: PhantomData<fn() -> T>,
 }
 
@@ -39,6 +41,7 @@ impl<T> Clone for Db<T> {
             trace_keys: self.trace_keys,
             #[cfg(feature = "cache")]
             cache: self.cache.clone(),
+            insight: self.insight.clone(),
             _table: PhantomData,
         }
     }
@@ -62,6 +65,7 @@ impl<T: Table> Db<T> {
             trace_keys: false,
             #[cfg(feature = "cache")]
             cache: None,
+            insight: None,
             _table: PhantomData,
         }
     }
@@ -190,6 +194,29 @@ impl<T: Table> Db<T> {
         self.with_client(Client::from_conf(config))
     }
 
+    /// A `Db` on the same table whose calls `insight` observes: hot partitions, and the
+    /// read shapes and item sizes `explain()` draws on (see [`crate::insight`]). Its client
+    /// is a copy of this one's with one more interceptor: build it once, not per call.
+    pub fn observed(&self, insight: &crate::insight::Insight) -> Db<T> {
+        let observing = crate::insight::Observing::new::<T>(insight, self.table_name.clone());
+        let config = self
+            .client()
+            .config()
+            .to_builder()
+            .interceptor(observing)
+            .build();
+        Db {
+            insight: Some(insight.clone()),
+            ..self.with_client(Client::from_conf(config))
+        }
+    }
+
+    /// The insight observing this `Db`'s calls, if any.
+    #[allow(dead_code)] // explain() on the read builders uses it.
+    pub(crate) fn insight(&self) -> Option<&crate::insight::Insight> {
+        self.insight.as_ref()
+    }
+
     /// Whether operation spans record keys.
     pub(crate) fn traces_keys(&self) -> bool {
         self.trace_keys
@@ -276,6 +303,70 @@ impl<T: Table> Db<T> {
             .await
             .map_err(|e| Error::service("DeleteTable", &self.table_name, e))?;
         Ok(())
+    }
+}
+
+// A budget's checks of a block take a `Db`, which sits above `capacity`: they live here,
+// with `Db::metered`; the counting is `capacity::budget`'s.
+impl crate::capacity::Budget {
+    /// Runs `block` with a metered clone of `db`, and returns the block's output if the
+    /// calls it made through that clone are within the budget. Calls through another
+    /// `Db` are not counted; gets answered by a cache send none.
+    ///
+    /// ```no_run
+    /// # use dynamo_model::{Db, Entity, Table, capacity::Budget};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// # #[derive(Entity, Debug, Clone)]
+    /// # #[dynamo(table = App, pk = "USER#{user}", sk = "ORDER#{id}")]
+    /// # struct Order { user: String, id: String }
+    /// # async fn demo(db: Db<App>) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    /// // Order history: one request per page, whatever the page holds.
+    /// let page = Budget::new()
+    ///     .requests(1)
+    ///     .check(&db, |db| async move { db.query(Order::partition("u-1")).limit(50).page(None).await })
+    ///     .await??;
+    /// # let _ = page;
+    /// # Ok(()) }
+    /// ```
+    pub async fn check<T, F, Fut, R>(
+        &self,
+        db: &Db<T>,
+        block: F,
+    ) -> Result<R, crate::capacity::BudgetExceeded>
+    where
+        T: Table,
+        F: FnOnce(Db<T>) -> Fut,
+        Fut: Future<Output = R>,
+    {
+        // Every call of the block is kept, however many.
+        let meter = crate::capacity::Meter::with_history(usize::MAX);
+        let output = block(db.metered(&meter)).await;
+        self.check_meter(&meter).map(|_| output)
+    }
+
+    /// [`check`](Self::check), panicking with the [`BudgetExceeded`] message (every limit
+    /// exceeded and every call) and the caller's location: the one-line form for a test.
+    ///
+    /// [`BudgetExceeded`]: crate::capacity::BudgetExceeded
+    #[track_caller]
+    pub fn assert<'a, T, F, Fut, R>(
+        &'a self,
+        db: &'a Db<T>,
+        block: F,
+    ) -> impl Future<Output = R> + 'a
+    where
+        T: Table,
+        F: FnOnce(Db<T>) -> Fut + 'a,
+        Fut: Future<Output = R> + 'a,
+    {
+        // `#[track_caller]` does not reach into an async body: take the location here.
+        let caller = std::panic::Location::caller();
+        async move {
+            match self.check(db, block).await {
+                Ok(output) => output,
+                Err(exceeded) => panic!("{exceeded}\n(budget asserted at {caller})"),
+            }
+        }
     }
 }
 

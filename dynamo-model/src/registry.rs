@@ -220,8 +220,13 @@ pub fn entities_of<T: Table>() -> Vec<&'static EntityRegistration> {
 inventory::collect!(EntityRegistration);
 
 impl EntityRegistration {
+    /// Whether this entity's partition-key template can render `pk`.
+    pub(crate) fn owns_partition(&self, pk: &str) -> bool {
+        self.pk.follows(pk)
+    }
+
     /// Whether this entity's templates can render `key`.
-    fn owns(&self, key: &RawKey) -> bool {
+    pub(crate) fn owns(&self, key: &RawKey) -> bool {
         let sk_ok = match (self.sk, key.sk.as_deref()) {
             (Some(template), Some(sk)) => match self.history {
                 // The latest copy and every revision: the template inside the layout.

@@ -43,6 +43,49 @@ use std::task::Poll;
 #[cfg(feature = "tracing")]
 pub(crate) use tracing::{Instrument, Span};
 
+/// A hot partition's warning (see `dynamo_model::insight`): a `WARN` event with target
+/// `dynamo_model::insight`.
+#[cfg(feature = "tracing")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn hot_partition(
+    table: &str,
+    index: Option<&str>,
+    entity: Option<&str>,
+    template: Option<&str>,
+    units: &'static str,
+    rate: f64,
+    shards: u32,
+    message: &dyn std::fmt::Display,
+) {
+    tracing::event!(
+        target: "dynamo_model::insight",
+        tracing::Level::WARN,
+        aws.dynamodb.table_names = table,
+        aws.dynamodb.index_name = index,
+        dynamo_model.entity = entity,
+        dynamo_model.template = template,
+        dynamo_model.units = units,
+        dynamo_model.rate = rate,
+        dynamo_model.shards = shards,
+        "{message}"
+    );
+}
+
+/// A hot partition's warning: nothing without the `tracing` feature.
+#[cfg(not(feature = "tracing"))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn hot_partition(
+    _table: &str,
+    _index: Option<&str>,
+    _entity: Option<&str>,
+    _template: Option<&str>,
+    _units: &'static str,
+    _rate: f64,
+    _shards: u32,
+    _message: &dyn std::fmt::Display,
+) {
+}
+
 /// An operation span: `db.operation.name` `operation` on `table` for `entity`.
 #[cfg(feature = "tracing")]
 pub(crate) fn operation(operation: &'static str, table: &str, entity: &str) -> Span {

@@ -66,6 +66,18 @@ pub struct Charge {
     /// estimate leaves out; compare write estimates with this. `None` for a read of an
     /// index, a failed call, or a response without the breakdown.
     pub consumed_by_table: Option<f64>,
+    /// The items DynamoDB read to answer a read, each of which it charged for: what a
+    /// `Query` or a `Scan` evaluated (`ScannedCount`, before its filter), 1 for a
+    /// `GetItem`, the keys a `BatchGetItem` or a `TransactGetItems` asked for (less
+    /// those a batch returned unprocessed; a key without an item counts, as it costs).
+    /// `None` for a write or a failed call.
+    pub items_read: Option<u64>,
+    /// The items a read returned: the matches of a `Query` or a `Scan` (`Count`, after
+    /// its filter; a `Select::Count` read counts them without returning them), 1 or 0
+    /// for a `GetItem`, the items found by a `BatchGetItem` or a `TransactGetItems`.
+    /// `items_read - items_returned` is what the read paid for and dropped: items a
+    /// filter discarded, keys without an item. `None` for a write or a failed call.
+    pub items_returned: Option<u64>,
 }
 
 /// Records the capacity of every call sent through a [`Db`](dynamo_model::Db) made with
@@ -190,7 +202,7 @@ impl Meter {
             .map(|c| c.estimated))
     }
 
-    fn record(&self, charge: Charge) {
+    pub(super) fn record(&self, charge: Charge) {
         let mut records = self.lock();
         records.calls += 1;
         records.consumed[slot(charge.units)] += charge.consumed.unwrap_or(0.0);
@@ -216,7 +228,7 @@ struct Asked {
     written: Option<f64>,
     /// The returned item is the whole item (`ALL_NEW` / `ALL_OLD`).
     whole_item_returned: bool,
-    /// Keys a `BatchGetItem` asked for, and whether each table's read is consistent.
+    /// Keys a `BatchGetItem` or a `TransactGetItems` asked for.
     keys: usize,
     /// A read of some attributes only (a projection, `AttributesToGet`, `Select`): it
     /// costs by the whole items, which the client does not see.
@@ -385,7 +397,10 @@ impl Intercept for Metering {
             }
         } else if let Some(i) = input.downcast_mut::<TransactGetItemsInput>() {
             total(&mut i.return_consumed_capacity);
-            asked("TransactGetItems", Units::Read)
+            Asked {
+                keys: i.transact_items.as_ref().map_or(0, Vec::len),
+                ..asked("TransactGetItems", Units::Read)
+            }
         } else {
             // Table management and other calls: not metered.
             return Ok(());
@@ -411,6 +426,7 @@ impl Intercept for Metering {
             None => (None, (None, None)),
             Some(out) => estimate(&asked, out),
         };
+        let (items_read, items_returned) = output.map_or((None, None), |out| items(&asked, out));
         self.0.record(Charge {
             operation: asked.operation,
             units: asked.units,
@@ -418,6 +434,8 @@ impl Intercept for Metering {
             succeeded: output.is_some(),
             consumed,
             consumed_by_table,
+            items_read,
+            items_returned,
         });
         Ok(())
     }
@@ -505,4 +523,41 @@ fn estimate(
     } else {
         (None, (None, None))
     }
+}
+
+/// The items a read's output says it read and returned (see [`Charge::items_read`]);
+/// `(None, None)` for a write.
+fn items(
+    asked: &Asked,
+    out: &aws_smithy_runtime_api::client::interceptors::context::Output,
+) -> (Option<u64>, Option<u64>) {
+    // DynamoDB's counts are never negative; a negative one would be a malformed response.
+    let count = |n: i32| u64::try_from(n).unwrap_or(0);
+    let (read, returned) = if let Some(o) = out.downcast_ref::<GetItemOutput>() {
+        (1, u64::from(o.item.is_some()))
+    } else if let Some(o) = out.downcast_ref::<QueryOutput>() {
+        (count(o.scanned_count), count(o.count))
+    } else if let Some(o) = out.downcast_ref::<ScanOutput>() {
+        (count(o.scanned_count), count(o.count))
+    } else if let Some(o) = out.downcast_ref::<BatchGetItemOutput>() {
+        let found = o
+            .responses
+            .iter()
+            .flat_map(|m| m.values())
+            .flatten()
+            .count();
+        let unprocessed: usize = o
+            .unprocessed_keys
+            .iter()
+            .flat_map(|m| m.values())
+            .map(|k| k.keys.len())
+            .sum();
+        (asked.keys.saturating_sub(unprocessed) as u64, found as u64)
+    } else if let Some(o) = out.downcast_ref::<TransactGetItemsOutput>() {
+        let found = o.responses.iter().flatten().filter(|r| r.item.is_some());
+        (asked.keys as u64, found.count() as u64)
+    } else {
+        return (None, None);
+    };
+    (Some(read), Some(returned))
 }

@@ -29,7 +29,9 @@
 //!
 //! [`item_size`]: crate::item_size
 
+mod budget;
 mod meter;
+pub use budget::{Budget, BudgetExceeded, Excess, Limit, Usage};
 pub(crate) use meter::Metering;
 pub use meter::{Charge, Meter, Units};
 

@@ -107,11 +107,13 @@ impl<L> SpaceSaving<L> {
 
     /// The keys whose count is at least `threshold`: every key of true weight ≥ `threshold`
     /// and none below `threshold - total / k`.
+    #[cfg(test)]
     pub(crate) fn above(&self, threshold: u64) -> impl Iterator<Item = &Slot<L>> {
         self.heaviest().take_while(move |s| s.count >= threshold)
     }
 
     /// The largest error of any count: `total / k` at most.
+    #[cfg(test)]
     pub(crate) fn error_bound(&self) -> u64 {
         if self.slots.len() < self.k {
             0
@@ -121,12 +123,13 @@ impl<L> SpaceSaving<L> {
     }
 
     /// Monitored keys (at most `k`).
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.slots.len()
     }
 
-    /// Bytes held, labels' own heap excluded: slots, index and ordered set at their
-    /// current capacities. Bounded by `k` whatever the stream: the index never holds more
+    /// Bytes held, labels' own heap excluded: slots and index at their current
+    /// capacities, the ordered set at `k` entries (what it holds once full). Bounded by `k` whatever the stream: the index never holds more
     /// than `k` entries, so it never grows past its first allocation for `k`.
     pub(crate) fn footprint(&self) -> usize {
         let slot = std::mem::size_of::<Slot<L>>();
@@ -135,12 +138,13 @@ impl<L> SpaceSaving<L> {
         // most; a hash table one control byte and one entry per bucket.
         self.slots.capacity() * slot
             + self.index.capacity() * (entry + 1)
-            + self.order.len() * entry * 3
+            + self.k.max(self.order.len()) * entry * 3
     }
 
     /// The most [`footprint`](Self::footprint) reaches for `k` slots: the slots, a hash
     /// index of at most `k` entries (at most 4k buckets, tombstones included) and the
     /// ordered set.
+    #[cfg(test)]
     pub(crate) fn bound(k: usize) -> usize {
         let entry = std::mem::size_of::<(u64, usize)>();
         k * std::mem::size_of::<Slot<L>>() + 4 * k * (entry + 1) + k * entry * 3

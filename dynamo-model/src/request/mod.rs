@@ -68,12 +68,14 @@ pub(crate) fn input<I>(
     built.map_err(|e| Error::request_build(operation, e))
 }
 
-/// What the `Db` observed of its reads, for an [`Explain`](crate::insight::Explain): none
-/// until an observer is attached.
+/// What the `Db` observed of its reads, for an [`Explain`](crate::insight::Explain): those
+/// of the [`Insight`](crate::insight::Insight) attached with
+/// [`Db::observed`](crate::Db::observed), if any.
 pub(crate) fn observations<T: crate::Table>(
-    _db: &crate::Db<T>,
+    db: &crate::Db<T>,
 ) -> Option<&dyn crate::insight::explain::Observations> {
-    None
+    db.insight()
+        .map(|insight| insight as &dyn crate::insight::explain::Observations)
 }
 
 /// Adds `customize()` to a builder with a `customize: Customize<$fluent>` field:

@@ -51,6 +51,11 @@ impl Capture {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The events recorded (their fields, the message as `message`), in order.
+    pub(crate) fn events(&self) -> Vec<BTreeMap<String, String>> {
+        self.state().events.clone()
+    }
+
     pub(crate) fn spans(&self) -> Vec<(u64, Captured)> {
         self.state()
             .spans

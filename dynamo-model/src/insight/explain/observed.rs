@@ -38,3 +38,31 @@ pub(crate) trait Observations {
     /// The observed sizes of `entity_type`'s items in `table`.
     fn sizes(&self, table: &str, entity_type: &str) -> Option<Sizes>;
 }
+
+/// What an [`Insight`](crate::insight::Insight) attached to the `Db` observed.
+impl Observations for crate::insight::Insight {
+    fn query(&self, input: &QueryInput) -> Option<Seen> {
+        self.shape(crate::insight::query_shape(input)).map(seen)
+    }
+
+    fn scan(&self, input: &ScanInput) -> Option<Seen> {
+        self.shape(crate::insight::scan_shape(input)).map(seen)
+    }
+
+    fn sizes(&self, table: &str, entity_type: &str) -> Option<Sizes> {
+        self.item_sizes(table, entity_type).map(|s| Sizes {
+            mean: s.mean,
+            samples: s.samples,
+        })
+    }
+}
+
+fn seen(stats: crate::insight::ShapeStats) -> Seen {
+    Seen {
+        calls: stats.calls,
+        calls_per_minute: stats.calls_per_minute,
+        items_read: stats.items_read,
+        items_returned: stats.items_returned,
+        returned_by_type: stats.returned_by_type,
+    }
+}
