@@ -13,7 +13,10 @@ use dynamo_model::aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput
 use dynamo_model::aws_sdk_dynamodb::operation::get_item::GetItemInput;
 use dynamo_model::aws_sdk_dynamodb::operation::query::QueryInput;
 use dynamo_model::aws_sdk_dynamodb::operation::scan::ScanInput;
-use dynamo_model::insight::{Explain, Fanout, Requests, Warning};
+use dynamo_model::capacity::read_units;
+use dynamo_model::insight::{
+    Explain, Fanout, Insight, Requests, SizeBasis, Warning, FREQUENT_READS_PER_MINUTE,
+};
 use dynamo_model::{local, Db};
 use std::sync::{Arc, Mutex, PoisonError};
 use time::OffsetDateTime;
@@ -327,5 +330,90 @@ async fn an_index_projecting_keys_explains_the_query_and_its_hydrate() -> TestRe
         &joined(recorder.take())?,
     );
     assert!(plan.warnings.is_empty());
+    Ok(())
+}
+
+#[tokio::test]
+async fn observed_runs_warn_of_a_wasteful_filter_and_not_of_a_tight_query() -> TestResult {
+    let table = local::fresh_table::<App>().await?;
+    for i in 0..20 {
+        let status = if i % 10 == 0 { "shipped" } else { "open" };
+        table.put(&order("ada", i, status)).await?;
+    }
+    let insight = Insight::new();
+    let db = table.observed(&insight);
+    let wasteful = || {
+        db.query(Order::partition("ada"))
+            .filter(Order::fields().status.eq("shipped"))
+    };
+    let tight = || db.query(Order::partition("ada")).limit(5);
+    // Before any run: nothing observed, nothing to warn of, sizes unknown.
+    let before = wasteful().explain()?;
+    assert!(before.warnings.is_empty());
+    assert_eq!(before.estimate.sizes, SizeBasis::Unknown);
+    for _ in 0..3 {
+        assert_eq!(wasteful().all().await?.items.len(), 2);
+        assert_eq!(tight().all().await?.items.len(), 5);
+    }
+    let plan = wasteful().explain()?;
+    match plan.warnings.as_slice() {
+        [Warning::FilterDiscards { discarded, calls }] => {
+            assert_eq!((*discarded, *calls), (0.9, 3));
+        }
+        other => return Err(format!("{other:?}").into()),
+    }
+    assert!(plan
+        .to_string()
+        .contains("discarded 90 % of the items read in 3 observed calls"));
+    // The 20 orders read were measured: a page of them has an estimate.
+    let SizeBasis::Observed { mean_bytes, .. } = plan.estimate.sizes else {
+        return Err(format!("no sizes observed: {plan}").into());
+    };
+    // A page sums its items' sizes and rounds once.
+    let page = |items: usize| read_units(items * mean_bytes.ceil() as usize, false);
+    assert_eq!(plan.estimate.items, Some(20));
+    assert_eq!(plan.estimate.read_units, Some(page(20)));
+    let plan = tight().explain()?;
+    assert!(plan.warnings.is_empty(), "{plan}");
+    assert_eq!(plan.estimate.read_units, Some(page(5)));
+    Ok(())
+}
+
+#[tokio::test]
+async fn observed_runs_warn_of_dropped_entity_types_and_frequent_scans() -> TestResult {
+    let table = local::fresh_table::<App>().await?;
+    seed_purchase(&table, "p1").await?;
+    table
+        .put(&PurchaseNote {
+            purchase_id: "p1".into(),
+            n: 1,
+        })
+        .await?;
+    let insight = Insight::new();
+    let db = table.observed(&insight);
+    let collection = || {
+        db.query(Purchase::partition("p1"))
+            .collection::<PurchaseDetails>()
+    };
+    assert_eq!(collection().all().await?.items.len(), 5);
+    let plan = collection().explain()?;
+    assert_eq!(
+        plan.warnings,
+        [Warning::DroppedEntityTypes {
+            types: vec![("PurchaseNote".into(), 1)]
+        }]
+    );
+
+    let scan = || db.scan::<Purchase>();
+    for _ in 0..12 {
+        scan().all().await?;
+    }
+    let plan = scan().explain()?;
+    assert!(
+        plan.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::Frequent { read: "scan", per_minute } if *per_minute >= FREQUENT_READS_PER_MINUTE)),
+        "{plan}"
+    );
     Ok(())
 }

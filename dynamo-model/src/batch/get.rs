@@ -134,9 +134,9 @@ impl<T: Target> BatchGet<T> {
     /// [`Query::explain`](dynamo_model::read::Query::explain)): the inputs
     /// [`params`](BatchGet::params) returns (one per 100 distinct keys), the keys, and the
     /// read units by DynamoDB's rules (each item rounded to 4 KB on its own; from the item
-    /// sizes observed of the entity types, when an observer is attached to the `Db`). A
-    /// key that could not be rendered is refused with its message (as a validation error:
-    /// [`send`](BatchGet::send) reports the key error itself).
+    /// sizes observed of the entity types, when an [`Insight`](crate::insight::Insight) is
+    /// attached to the `Db`). A key that could not be rendered is refused with its message
+    /// (as a validation error: [`send`](BatchGet::send) reports the key error itself).
     pub fn explain(&self) -> Result<crate::insight::Explain, Error> {
         if let Some(e) = &self.error {
             let reason = e

@@ -188,7 +188,9 @@ pub struct Expression {
 /// condition, filter and projection with their placeholders resolved, how many requests
 /// one read sends, the items and read units of a page by DynamoDB's capacity rules
 /// ([`crate::capacity`]), and [`Warning`]s about reads that cost more than they return.
-/// `Display` renders it as a readable plan.
+/// Estimates and warnings use what an [`Insight`](super::Insight) attached to the `Db`
+/// ([`Db::observed`](dynamo_model::Db::observed)) saw of the same read shape and entity
+/// types, when there is one. `Display` renders it as a readable plan.
 ///
 /// ```
 /// # use dynamo_model::{Entity, Table};

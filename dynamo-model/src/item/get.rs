@@ -101,8 +101,8 @@ impl<E: Entity> Get<E> {
     /// What this get will send and what it may cost, without sending anything (see
     /// [`Query::explain`](dynamo_model::read::Query::explain)): the input
     /// [`params`](Get::params) returns, the key, and the read units by DynamoDB's rules
-    /// (from the item size observed of the entity, when an observer is attached to the
-    /// `Db`).
+    /// (from the item size observed of the entity, when an
+    /// [`Insight`](crate::insight::Insight) is attached to the `Db`).
     pub fn explain(&self) -> Result<crate::insight::Explain, Error> {
         let request = self.request().map_err(|e| e.during("GetItem"))?;
         let input = input("GetItem", request.as_input().clone().build())?;

@@ -169,9 +169,9 @@ impl<T: Target> Scan<T> {
     /// What this scan will send and what a page may cost, without sending anything (see
     /// [`Query::explain`](super::Query::explain)): one input per segment, as
     /// [`params`](Scan::params) returns them, and a page's items and read units summed
-    /// over the segments. With an observer attached to the `Db`, also how much the filter
-    /// (with the entity-type filter the crate adds) dropped and how often a scan of this
-    /// shape runs.
+    /// over the segments. With an [`Insight`](crate::insight::Insight) attached to the
+    /// `Db`, also how much the filter (with the entity-type filter the crate adds) dropped
+    /// and how often a scan of this shape runs.
     pub fn explain(&self) -> Result<crate::insight::Explain, Error> {
         let observed = crate::request::observations(&self.db);
         let reading = crate::insight::explain::Reading::of::<T>(None);

@@ -10,8 +10,8 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
     /// What this scatter query will send and what a page may cost, without sending
     /// anything (see [`Query::explain`](super::Query::explain)): one input per shard, as
     /// [`params`](ScatterQuery::params) returns them, and a page's items and read units
-    /// summed over the shards. With an observer attached to the `Db`, also how often a
-    /// read of this shape runs. Refused where `params()` is.
+    /// summed over the shards. With an [`Insight`](crate::insight::Insight) attached to
+    /// the `Db`, also how often a read of this shape runs. Refused where `params()` is.
     pub fn explain(&self) -> Result<Explain, Error> {
         let plan = self.plan()?;
         let inputs = plan
