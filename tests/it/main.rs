@@ -19,6 +19,7 @@ mod deadlines;
 mod decode;
 mod delimiters;
 mod duplicates;
+mod explain;
 mod export;
 mod extra_types;
 mod faults;

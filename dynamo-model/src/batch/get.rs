@@ -127,11 +127,50 @@ impl<T: Target> BatchGet<T> {
     /// ```
     pub fn params(mut self) -> Result<Vec<BatchGetItemInput>, Error> {
         let unique = self.unique_keys()?;
-        unique
-            .chunks(MAX_BATCH_GET)
+        self.inputs(&unique.iter().collect::<Vec<_>>())
+    }
+
+    /// What this batch will send and what it may cost, without sending anything (see
+    /// [`Query::explain`](dynamo_model::read::Query::explain)): the inputs
+    /// [`params`](BatchGet::params) returns (one per 100 distinct keys), the keys, and the
+    /// read units by DynamoDB's rules (each item rounded to 4 KB on its own; from the item
+    /// sizes observed of the entity types, when an [`Insight`](crate::insight::Insight) is
+    /// attached to the `Db`). A key that could not be rendered is refused with its message
+    /// (as a validation error: [`send`](BatchGet::send) reports the key error itself).
+    pub fn explain(&self) -> Result<crate::insight::Explain, Error> {
+        if let Some(e) = &self.error {
+            let reason = e
+                .validation_reason()
+                .unwrap_or(crate::ValidationReason::InvalidOption);
+            return Err(Error::invalid(T::NAME, reason, e.to_string()).during("BatchGetItem"));
+        }
+        let inputs = self.inputs(&self.unique())?;
+        let reading = crate::insight::explain::Reading::of::<T>(None);
+        let observed = crate::request::observations(&self.db);
+        Ok(crate::insight::Explain::batch_get(
+            reading,
+            self.db.table_name(),
+            inputs,
+            observed,
+        ))
+    }
+
+    /// The distinct keys, borrowed, in the order first given.
+    fn unique(&self) -> Vec<&RawKey> {
+        let mut seen = HashSet::with_capacity(self.keys.len());
+        self.keys.iter().filter(|k| seen.insert(*k)).collect()
+    }
+
+    /// The input of each chunk of 100 of `keys`.
+    fn inputs(&self, keys: &[&RawKey]) -> Result<Vec<BatchGetItemInput>, Error> {
+        keys.chunks(MAX_BATCH_GET)
             .map(|chunk| {
-                let request =
-                    get_request(&self.db, &self.customize, chunk.iter(), self.consistent)?;
+                let request = get_request(
+                    &self.db,
+                    &self.customize,
+                    chunk.iter().copied(),
+                    self.consistent,
+                )?;
                 crate::request::input("BatchGetItem", request.as_input().clone().build())
             })
             .collect()

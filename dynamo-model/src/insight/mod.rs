@@ -55,11 +55,16 @@
 //! # Ok(()) }
 //! ```
 
+pub(crate) mod explain;
 mod hot;
 mod observe;
 mod shapes;
 mod sketch;
 
+pub use explain::{
+    Estimate, Explain, Expression, FILTER_KEEPS_AT_LEAST, FREQUENT_READS_PER_MINUTE, Fanout,
+    Requests, SizeBasis, Warning,
+};
 pub use hot::{
     HotPartition, HotWarning, PARTITION_READ_LIMIT, PARTITION_WRITE_LIMIT, Partition, PartitionKey,
     TemplateLoad,

@@ -98,6 +98,19 @@ impl<E: Entity> Get<E> {
         input("GetItem", request.as_input().clone().build())
     }
 
+    /// What this get will send and what it may cost, without sending anything (see
+    /// [`Query::explain`](dynamo_model::read::Query::explain)): the input
+    /// [`params`](Get::params) returns, the key, and the read units by DynamoDB's rules
+    /// (from the item size observed of the entity, when an
+    /// [`Insight`](crate::insight::Insight) is attached to the `Db`).
+    pub fn explain(&self) -> Result<crate::insight::Explain, Error> {
+        let request = self.request().map_err(|e| e.during("GetItem"))?;
+        let input = input("GetItem", request.as_input().clone().build())?;
+        let reading = crate::insight::explain::Reading::of::<E>(None);
+        let observed = crate::request::observations(&self.db);
+        Ok(crate::insight::Explain::get(reading, input, observed))
+    }
+
     /// Sends the request. `Ok(None)` when there is no item under the key; an item of
     /// another entity type under the key is a decode error.
     pub async fn send(self) -> Result<Option<E>, Error> {

@@ -521,6 +521,7 @@ crate::request::customizable!(
     "A hook that changes the key condition, filter, projection, placeholders, limit or start key takes the query out of the crate's guarantees (typed results, cursors)."
 );
 
+mod explain;
 mod plan;
 use plan::latest_only;
 mod read;

@@ -163,6 +163,27 @@ impl<T: Target> Scan<T> {
     /// # Ok::<(), dynamo_model::Error>(())
     /// ```
     pub fn params(self) -> Result<Vec<ScanInput>, Error> {
+        self.inputs()
+    }
+
+    /// What this scan will send and what a page may cost, without sending anything (see
+    /// [`Query::explain`](super::Query::explain)): one input per segment, as
+    /// [`params`](Scan::params) returns them, and a page's items and read units summed
+    /// over the segments. With an [`Insight`](crate::insight::Insight) attached to the
+    /// `Db`, also how much the filter (with the entity-type filter the crate adds) dropped
+    /// and how often a scan of this shape runs.
+    pub fn explain(&self) -> Result<crate::insight::Explain, Error> {
+        let observed = crate::request::observations(&self.db);
+        let reading = crate::insight::explain::Reading::of::<T>(None);
+        Ok(crate::insight::Explain::scan(
+            reading,
+            self.inputs()?,
+            observed,
+        ))
+    }
+
+    /// The first input of each segment.
+    fn inputs(&self) -> Result<Vec<ScanInput>, Error> {
         let source = self.source()?;
         (0..self.segments)
             .map(|i| {

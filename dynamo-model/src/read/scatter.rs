@@ -669,5 +669,7 @@ impl<T: Table> Db<T> {
     }
 }
 
+mod explain;
+
 #[cfg(test)]
 mod tests;

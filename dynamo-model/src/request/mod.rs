@@ -68,6 +68,16 @@ pub(crate) fn input<I>(
     built.map_err(|e| Error::request_build(operation, e))
 }
 
+/// What the `Db` observed of its reads, for an [`Explain`](crate::insight::Explain): those
+/// of the [`Insight`](crate::insight::Insight) attached with
+/// [`Db::observed`](crate::Db::observed), if any.
+pub(crate) fn observations<T: crate::Table>(
+    db: &crate::Db<T>,
+) -> Option<&dyn crate::insight::explain::Observations> {
+    db.insight()
+        .map(|insight| insight as &dyn crate::insight::explain::Observations)
+}
+
 /// Adds `customize()` to a builder with a `customize: Customize<$fluent>` field:
 /// `customizable!(impl[E: Entity] Get<E>, GetItemFluentBuilder,
 /// "before it is sent", "guarantees sentence")`; a single-item write says
