@@ -212,7 +212,6 @@ impl<T: Table> Db<T> {
     }
 
     /// The insight observing this `Db`'s calls, if any.
-    #[allow(dead_code)] // explain() on the read builders uses it.
     pub(crate) fn insight(&self) -> Option<&crate::insight::Insight> {
         self.insight.as_ref()
     }

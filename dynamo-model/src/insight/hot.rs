@@ -248,6 +248,9 @@ pub(crate) struct Tracker {
     warned: HashMap<(u64, usize), Instant>,
     warnings: VecDeque<HotWarning>,
     templates: HashMap<TemplateKey, [f64; 2]>,
+    /// The capacity `peaks` and `warned` were allocated with (removals leave tombstones,
+    /// which lower the capacity they report).
+    allocated: usize,
 }
 
 type TemplateKey = (
@@ -262,15 +265,19 @@ pub(crate) type Emitted = Option<HotWarning>;
 
 impl Tracker {
     pub(crate) fn new(settings: Settings) -> Self {
-        Tracker {
+        let mut tracker = Tracker {
             windows: [Windows::new(settings.top), Windows::new(settings.top)],
             settings,
-            peaks: HashMap::new(),
+            // Twice what they hold at most, so that they never grow (see `SpaceSaving`).
+            peaks: HashMap::with_capacity(2 * settings.top),
             floor: 0.0,
-            warned: HashMap::new(),
+            warned: HashMap::with_capacity(2 * settings.top),
             warnings: VecDeque::new(),
             templates: HashMap::new(),
-        }
+            allocated: 0,
+        };
+        tracker.allocated = tracker.peaks.capacity();
+        tracker
     }
 
     /// Adds `units` consumed at `now` by the partition hashed to `key`; `label` describes
@@ -446,17 +453,14 @@ impl Tracker {
 
     /// Bytes held by the sketches and tables, labels' own heap excluded.
     pub(crate) fn footprint(&self) -> usize {
+        let peak = size_of::<((u64, usize), HotPartition)>();
+        let warned = size_of::<((u64, usize), Instant)>();
+        let template = size_of::<(TemplateKey, [f64; 2])>();
         self.windows.iter().map(Windows::footprint).sum::<usize>()
-            + table_bytes(
-                self.peaks.capacity(),
-                size_of::<((u64, usize), HotPartition)>(),
-            )
-            + table_bytes(self.warned.capacity(), size_of::<((u64, usize), Instant)>())
+            + table_bytes(self.allocated.max(self.peaks.capacity()), peak)
+            + table_bytes(self.allocated.max(self.warned.capacity()), warned)
             + self.warnings.capacity() * size_of::<HotWarning>()
-            + table_bytes(
-                self.templates.capacity(),
-                size_of::<(TemplateKey, [f64; 2])>(),
-            )
+            + table_bytes(self.templates.capacity(), template)
     }
 }
 

@@ -71,7 +71,6 @@ pub use hot::{
 };
 pub(crate) use observe::Observing;
 pub use shapes::{ItemSizes, ShapeStats};
-#[allow(unused_imports)] // explain() on the read builders uses them.
 pub(crate) use shapes::{query_shape, scan_shape};
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -266,13 +265,11 @@ impl Insight {
     }
 
     /// What the observed calls of a read shape showed.
-    #[allow(dead_code)] // explain() on the read builders uses it.
     pub(crate) fn shape(&self, shape: u64) -> Option<ShapeStats> {
         self.lock().shapes.stats(Instant::now(), shape)
     }
 
     /// The observed sizes of `entity_type`'s items in `table`.
-    #[allow(dead_code)] // explain() on the read builders uses it.
     pub(crate) fn item_sizes(&self, table: &str, entity_type: &str) -> Option<ItemSizes> {
         self.lock().shapes.sizes(table, entity_type)
     }

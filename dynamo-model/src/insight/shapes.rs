@@ -113,6 +113,8 @@ pub(crate) struct Shapes {
     shapes: HashMap<u64, Shape>,
     /// Per table and entity type.
     sizes: HashMap<(Arc<str>, Arc<str>), SizeSums>,
+    /// The most capacity `shapes` reported (removals leave tombstones, which lower it).
+    allocated: usize,
 }
 
 impl Shapes {
@@ -127,6 +129,7 @@ impl Shapes {
                 self.shapes.remove(&stale);
             }
         }
+        self.allocated = self.allocated.max(self.shapes.capacity());
         let s = self.shapes.entry(shape).or_insert_with(|| Shape::new(now));
         s.roll(now);
         s.this_minute += 1;
@@ -180,7 +183,7 @@ impl Shapes {
     pub(crate) fn footprint(&self) -> usize {
         use super::table_bytes;
         let entry = std::mem::size_of::<(u64, Shape)>() + KEPT_TYPES * 40;
-        table_bytes(self.shapes.capacity(), entry)
+        table_bytes(self.allocated.max(self.shapes.capacity()), entry)
             + table_bytes(
                 self.sizes.capacity(),
                 std::mem::size_of::<((Arc<str>, Arc<str>), SizeSums)>(),

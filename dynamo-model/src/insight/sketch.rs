@@ -38,6 +38,8 @@ pub(crate) struct SpaceSaving<L> {
     /// `(count, slot)`, least first.
     order: BTreeSet<(u64, usize)>,
     total: u64,
+    /// The index's capacity when allocated (tombstones lower what it reports later).
+    allocated: usize,
 }
 
 impl<L> SpaceSaving<L> {
@@ -47,10 +49,20 @@ impl<L> SpaceSaving<L> {
         SpaceSaving {
             k,
             slots: Vec::with_capacity(k),
-            index: HashMap::with_capacity(k),
+            // Twice the entries it ever holds: removals leave tombstones, and a table
+            // more than half full when they run out would grow; at most half full it
+            // rehashes in place, so this first allocation is its last.
+            index: HashMap::with_capacity(2 * k),
             order: BTreeSet::new(),
             total: 0,
+            allocated: 0,
         }
+        .allocated()
+    }
+
+    fn allocated(mut self) -> Self {
+        self.allocated = self.index.capacity();
+        self
     }
 
     /// Adds `weight` to `key`; `label` names a key that takes a slot.
@@ -137,7 +149,7 @@ impl<L> SpaceSaving<L> {
         // A B-tree node holds up to 11 entries and two words of bookkeeping per entry at
         // most; a hash table one control byte and one entry per bucket.
         self.slots.capacity() * slot
-            + super::table_bytes(self.index.capacity(), entry)
+            + super::table_bytes(self.allocated.max(self.index.capacity()), entry)
             + self.k.max(self.order.len()) * entry * 3
     }
 

@@ -131,8 +131,9 @@ fn a_million_distinct_partitions_stay_within_the_bound() {
         }
     }
     assert!(sizes.iter().all(|&s| s == sizes[0]), "grew: {sizes:?}");
-    // Four sketches of 64 slots, 64 peaks, the template totals: under 64 KB.
-    assert!(sizes[0] < 64 * 1024, "{sizes:?}");
+    // Four sketches of 64 slots, 64 peaks and warning times, the template totals: about
+    // 80 KB at the default `top`, whatever the number of keys.
+    assert!(sizes[0] < 96 * 1024, "{sizes:?}");
     assert!(tracker.peaks().len() <= 64);
 }
 
