@@ -68,6 +68,11 @@
 //! NoSQL Workbench, Markdown). [`migrate`] brings stored items along when the model
 //! changes.
 //!
+//! What reads cost and where the load goes, from the client: `explain()` on every read
+//! builder ([`insight::Explain`]), [`capacity::Budget`] to pin an access pattern's cost in
+//! a test, and [`insight::Insight`] ([`Db::observed`]) to find hot partitions by entity
+//! type and key template as they happen.
+//!
 //! The [`guide`] walks through single-table design with the crate, one chapter per
 //! pattern (one table for many types, key templates, overloaded and sparse indexes,
 //! adjacency lists, versioned history, large items, write sharding, bulk loads, batches

@@ -23,7 +23,8 @@
 //! ## Data that grows
 //! 10. [Versioned history](p10_versioned_history)
 //! 11. [Large items: chunks and compression](p11_large_items)
-//! 12. [Write sharding and scatter-gather reads](p12_write_sharding)
+//! 12. [Write sharding and scatter-gather reads](p12_write_sharding);
+//!     [finding hot partitions from the client](p12b_hot_partitions)
 //! 13. [Bulk uploads](p13_bulk_uploads)
 //! 14. [Batches and transactions](p14_batches_and_transactions)
 //! 15. [Time to live](p15_ttl)
@@ -75,6 +76,9 @@ pub mod p11_large_items {
 }
 pub mod p12_write_sharding {
     #![doc = include_str!("p12_write_sharding.md")]
+}
+pub mod p12b_hot_partitions {
+    #![doc = include_str!("p12b_hot_partitions.md")]
 }
 pub mod p13_bulk_uploads {
     #![doc = include_str!("p13_bulk_uploads.md")]

@@ -38,7 +38,9 @@
 //! partition and on each global index partition the item is in. A batch or a transaction
 //! reports its units per table, not per item: they are shared among its items in
 //! proportion to each item's estimate. Scans read every partition and are not counted
-//! against any.
+//! against any. A call that failed counts nothing (DynamoDB reports no units for it,
+//! though a write refused by its condition consumed some); a get answered by a
+//! [cache](dynamo_model::cache) sends nothing and costs nothing.
 //!
 //! ```no_run
 //! # use dynamo_model::{Db, Entity, Table, insight::Insight};

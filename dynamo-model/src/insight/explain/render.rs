@@ -126,7 +126,7 @@ fn write_value(out: &mut String, value: &AttributeValue) {
 impl Display for Fanout {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            Fanout::One => f.write_str("1 request (a query sends one a page)"),
+            Fanout::One => f.write_str("1 request (a page of a query, or the item of a get)"),
             Fanout::Shards(n) => write!(f, "{n} requests, one per shard, run concurrently"),
             Fanout::Segments(n) => write!(f, "{n} requests, one per segment, run concurrently"),
             Fanout::Batches { requests, keys } => {
@@ -170,6 +170,7 @@ impl Display for Warning {
 impl Display for Estimate {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self.items {
+            Some(1) => f.write_str("1 item read")?,
             Some(items) => write!(f, "{items} items read")?,
             None => f.write_str("items read unknown (no Limit, none observed)")?,
         }
