@@ -32,6 +32,7 @@ mod history_shared_partition;
 mod index;
 mod index_key_fields;
 mod insight;
+mod insight_attack;
 mod isolation;
 mod key_format_attributes;
 mod keys;

@@ -539,3 +539,6 @@ pub(super) fn indexes(o: &Observing, current: &mut Option<ReturnConsumedCapacity
         *current = Some(ReturnConsumedCapacity::Indexes);
     }
 }
+
+#[cfg(test)]
+mod tests;
