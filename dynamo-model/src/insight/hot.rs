@@ -251,6 +251,7 @@ pub(crate) struct Tracker {
     /// The capacity `peaks` and `warned` were allocated with (removals leave tombstones,
     /// which lower the capacity they report).
     allocated: usize,
+    allocated_warned: usize,
 }
 
 type TemplateKey = (
@@ -259,6 +260,15 @@ type TemplateKey = (
     Option<Arc<str>>,
     Option<&'static str>,
 );
+
+/// The entity type of a call's item, and that type's partition-key template.
+pub(crate) type Owner = (Arc<str>, Option<&'static str>);
+
+/// How many partitions' warning times are kept (each is warned about at most once per
+/// cooldown while kept): four times `top`, at least 256.
+fn warned_bound(top: usize) -> usize {
+    (4 * top).max(256)
+}
 
 /// What [`Tracker::record`] tells its caller to emit.
 pub(crate) type Emitted = Option<HotWarning>;
@@ -271,18 +281,22 @@ impl Tracker {
             // Twice what they hold at most, so that they never grow (see `SpaceSaving`).
             peaks: HashMap::with_capacity(2 * settings.top),
             floor: 0.0,
-            warned: HashMap::with_capacity(2 * settings.top),
+            warned: HashMap::with_capacity(2 * warned_bound(settings.top)),
             warnings: VecDeque::new(),
             templates: HashMap::new(),
             allocated: 0,
+            allocated_warned: 0,
         };
         tracker.allocated = tracker.peaks.capacity();
+        tracker.allocated_warned = tracker.warned.capacity();
         tracker
     }
 
     /// Adds `units` consumed at `now` by the partition hashed to `key`; `label` describes
-    /// the partition when the sketch has not kept it. Returns the warning to emit, if the
-    /// partition just crossed the warning level.
+    /// the partition when the sketch has not kept it, `own` the entity type and template of
+    /// this call's item when known (a partition holds items of several types: each call's
+    /// units go to its own type's totals, and a warning names the type that crossed the
+    /// level). Returns the warning to emit, if the partition just crossed the level.
     pub(crate) fn record(
         &mut self,
         now: Instant,
@@ -290,6 +304,7 @@ impl Tracker {
         key: u64,
         consumed: f64,
         label: impl FnOnce() -> Arc<Partition>,
+        own: Option<Owner>,
     ) -> Emitted {
         let half_units = (consumed * 2.0).round().max(0.0) as u64;
         if half_units == 0 {
@@ -301,11 +316,21 @@ impl Tracker {
         windows.current.add(key, half_units, label);
         let rate = windows.rate(key, into);
         let total = windows.total_rate(into);
-        let partition = windows.current.get(key).map(|s| s.label.clone())?;
+        let kept = windows.current.get(key).map(|s| s.label.clone())?;
+        let partition = match own {
+            Some((entity, template)) if kept.entity_type.as_ref() != Some(&entity) => {
+                Arc::new(Partition {
+                    entity_type: Some(entity),
+                    template,
+                    ..(*kept).clone()
+                })
+            }
+            _ => kept,
+        };
         self.add_to_template(&partition, k, consumed);
         let settings = self.settings;
         let hot = || settings.hot(&partition, units, rate, total);
-        self.keep_peak((key, k), rate, &hot);
+        self.keep_peak((key, k), rate / limit(units), &hot);
         if rate < settings.warn_at * limit(units) {
             return None;
         }
@@ -324,41 +349,56 @@ impl Tracker {
         Some(warning)
     }
 
-    fn keep_peak(&mut self, at: (u64, usize), rate: f64, hot: &dyn Fn() -> HotPartition) {
+    /// Keeps the busiest second of the `top` partitions busiest against their limit:
+    /// `level` is this second's rate over the limit.
+    fn keep_peak(&mut self, at: (u64, usize), level: f64, hot: &dyn Fn() -> HotPartition) {
         if let Some(peak) = self.peaks.get_mut(&at) {
-            if rate > peak.rate {
+            if level > peak.of_limit() {
                 *peak = hot();
             }
             return;
         }
         if self.peaks.len() < self.settings.top {
             self.peaks.insert(at, hot());
+            if self.peaks.len() == self.settings.top {
+                self.floor = self.least_peak().map_or(0.0, |(_, level)| level);
+            }
             return;
         }
-        if rate <= self.floor {
+        // `floor` is at most the least peak kept: below it, nothing to look at.
+        if level <= self.floor {
             return;
         }
-        let least = self
-            .peaks
-            .iter()
-            .min_by(|a, b| a.1.rate.total_cmp(&b.1.rate))
-            .map(|(key, _)| *key);
-        if let Some(least) = least {
-            self.peaks.remove(&least);
+        match self.least_peak() {
+            Some((least, kept)) if level > kept => {
+                self.peaks.remove(&least);
+                self.peaks.insert(at, hot());
+                self.floor = self.least_peak().map_or(0.0, |(_, level)| level);
+            }
+            Some((_, kept)) => self.floor = kept,
+            None => {}
         }
-        self.peaks.insert(at, hot());
-        self.floor = self.peaks.values().map(|p| p.rate).fold(f64::MAX, f64::min);
     }
 
-    /// Drops warning times past the cooldown once they are more than the top partitions.
+    /// The kept peak least busy against its limit, and that share.
+    fn least_peak(&self) -> Option<((u64, usize), f64)> {
+        self.peaks
+            .iter()
+            .map(|(key, peak)| (*key, peak.of_limit()))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// Drops warning times past the cooldown once they reach their bound; past it with
+    /// every one recent, the oldest (which may then be warned about again early).
     fn forget_old_warnings(&mut self, now: Instant) {
-        if self.warned.len() < self.settings.top {
+        let bound = warned_bound(self.settings.top);
+        if self.warned.len() < bound {
             return;
         }
         let cooldown = self.settings.cooldown;
         self.warned
             .retain(|_, at| now.saturating_duration_since(*at) < cooldown);
-        if self.warned.len() >= self.settings.top {
+        if self.warned.len() >= bound {
             // Every one is recent: forget the oldest.
             let oldest = self
                 .warned
@@ -458,7 +498,7 @@ impl Tracker {
         let template = size_of::<(TemplateKey, [f64; 2])>();
         self.windows.iter().map(Windows::footprint).sum::<usize>()
             + table_bytes(self.allocated.max(self.peaks.capacity()), peak)
-            + table_bytes(self.allocated.max(self.warned.capacity()), warned)
+            + table_bytes(self.allocated_warned.max(self.warned.capacity()), warned)
             + self.warnings.capacity() * size_of::<HotWarning>()
             + table_bytes(self.templates.capacity(), template)
     }

@@ -20,12 +20,17 @@
 //!   items: what `explain()` on the read builders estimates and warns from.
 //!
 //! Keys can hold personal data: reports show a stable hash of each partition key
-//! ([`key_hash`]) unless [`show_keys`](Insight::show_keys) is on.
+//! ([`key_hash`]) unless [`show_keys`](Insight::show_keys) is on. The hash is stable so
+//! that a team can find a reported key in its own data; it is not a secret: a key drawn
+//! from a small set (a status, a sequential id, a known email) is found again by hashing
+//! the candidates. `explain()` shows the keys of the one read it explains, as `params()`
+//! does.
 //!
 //! **Memory is bounded** whatever the number of distinct keys: per kind of units (read,
 //! write), two sketches of [`top`](Insight::top) slots (64 by default) for the current and
-//! the previous second, `top` peaks and `top` warning times; 64 warnings; 256 template
-//! totals; 512 read shapes and 512 item-size records. Keys are kept only as 64-bit hashes
+//! the previous second; `top` peaks and `max(4 × top, 256)` warning times; 64 warnings;
+//! 256 template totals; 512 read shapes and 512 item-size records (about 105 KB at the
+//! defaults). Keys are kept only as 64-bit hashes
 //! (their text too with `show_keys`, one per kept slot). [`Insight::footprint`] reports the
 //! bytes held.
 //!
@@ -38,9 +43,11 @@
 //! partition and on each global index partition the item is in. A batch or a transaction
 //! reports its units per table, not per item: they are shared among its items in
 //! proportion to each item's estimate. Scans read every partition and are not counted
-//! against any. A call that failed counts nothing (DynamoDB reports no units for it,
-//! though a write refused by its condition consumed some); a get answered by a
-//! [cache](dynamo_model::cache) sends nothing and costs nothing.
+//! against any. A single-item write refused by its condition counts its estimate (DynamoDB
+//! charges it, and contention on one item is how a partition often runs hot); any other
+//! failed call counts nothing; a get answered by a [cache](dynamo_model::cache) sends
+//! nothing and costs nothing. A write counts its local indexes on the table's partition,
+//! which they share.
 //!
 //! ```no_run
 //! # use dynamo_model::{Db, Entity, Table, insight::Insight};
@@ -188,11 +195,11 @@ impl Insight {
         })
     }
 
-    /// Keeps the `k` busiest partitions per window (64 by default, at least 1): partitions
-    /// above `1 / k` of a window's units are always among them.
+    /// Keeps the `k` busiest partitions per window (64 by default; from 1 to 4,096):
+    /// partitions above `1 / k` of a window's units are always among them.
     pub fn top(self, k: usize) -> Self {
         Insight::with(Settings {
-            top: k.max(1),
+            top: k.clamp(1, 4_096),
             ..self.settings
         })
     }

@@ -113,8 +113,23 @@ impl Intercept for Observing {
         let Some(asked) = cfg.load::<Asked>().cloned() else {
             return Ok(());
         };
-        let Some(Ok(output)) = context.output_or_error() else {
-            return Ok(());
+        let output = match context.output_or_error() {
+            Some(Ok(output)) => output,
+            // A single-item write refused by its condition consumed its write units.
+            Some(Err(error)) if refused_by_condition(error) => {
+                if let Asked::Write { touched } = asked {
+                    let writes = share(touched, &HashMap::new());
+                    self.publish(Seen {
+                        now: Instant::now(),
+                        reads: Vec::new(),
+                        writes,
+                        sizes: Vec::new(),
+                        shape: None,
+                    });
+                }
+                return Ok(());
+            }
+            _ => return Ok(()),
         };
         let now = Instant::now();
         let mut seen = Seen {
@@ -157,17 +172,33 @@ impl Observing {
     }
 
     /// The partitions `item` is in: the table's, and each global index's whose key it has.
-    pub(super) fn partitions_of(&self, item: &Item, estimate: f64, out: &mut Vec<Touched>) {
+    /// A write also writes each local index the item is in, on the same partition: `write`
+    /// counts those on the table's partition.
+    pub(super) fn partitions_of(
+        &self,
+        item: &Item,
+        estimate: f64,
+        write: bool,
+        out: &mut Vec<Touched>,
+    ) {
         let entity_type = self.type_of(item);
         let text = |name: &str| parse::text(item.get(name));
         if let Some(pk) = text(self.schema.pk.name) {
             let sk = self.schema.sk.and_then(|sk| text(sk.name));
+            let local = |i: &&crate::schema::IndexSchema| {
+                i.kind == IndexKind::Local && i.sk.iter().all(|a| item.contains_key(a.name))
+            };
+            let locals = if write {
+                self.schema.indexes.iter().filter(local).count()
+            } else {
+                0
+            };
             out.push(Touched {
                 index: None,
                 pk,
                 sk,
                 entity_type: entity_type.clone(),
-                estimate,
+                estimate: estimate * (1 + locals) as f64,
             });
         }
         for index in self.schema.indexes {
@@ -247,7 +278,11 @@ impl Observing {
                         index: *index,
                         pk: pk.clone(),
                         sk: None,
-                        entity_type: types.first().cloned(),
+                        // Items of a keys-only index carry no type: their keys tell it.
+                        entity_type: types
+                            .first()
+                            .cloned()
+                            .or_else(|| items.first().and_then(|i| self.type_by_key(i))),
                         estimate: units,
                     };
                     seen.reads.push((t, units));
@@ -307,7 +342,7 @@ impl Observing {
                     let units = read_units(item_size(item), *consistent || tx);
                     let units = if tx { transactional(units) } else { units };
                     let before = touched.len();
-                    self.partitions_of(item, units, &mut touched);
+                    self.partitions_of(item, units, false, &mut touched);
                     touched.truncate(before + 1); // a read of the table: its partition only
                     seen.sizes
                         .extend(self.type_of(item).map(|t| (t, item_size(item))));
@@ -329,7 +364,7 @@ impl Observing {
                     base.estimate = base.estimate.max(write_units(item_size(item)));
                     let estimate = base.estimate;
                     let mut more = Vec::new();
-                    self.partitions_of(item, estimate, &mut more);
+                    self.partitions_of(item, estimate, true, &mut more);
                     touched.extend(more.into_iter().filter(|t| t.index.is_some()));
                 }
                 seen.writes.extend(share(touched, &reported));
@@ -382,7 +417,14 @@ impl Observing {
             }
             match c.table.as_ref().and_then(|t| t.capacity_units) {
                 Some(units) => {
-                    out.insert(None, units);
+                    // A local index shares the table's partitions.
+                    let local: f64 = c
+                        .local_secondary_indexes
+                        .iter()
+                        .flat_map(|l| l.values())
+                        .filter_map(|l| l.capacity_units)
+                        .sum();
+                    out.insert(None, units + local);
                     for index in self.schema.indexes {
                         let units = c
                             .global_secondary_indexes
@@ -413,7 +455,8 @@ impl Observing {
                 for (t, consumed) in list {
                     let key = self.partition_hash(t);
                     let label = || Arc::new(self.label(t, settings.show_keys));
-                    warnings.extend(hot.record(seen.now, units, key, *consumed, label));
+                    let own = self.owner(t);
+                    warnings.extend(hot.record(seen.now, units, key, *consumed, label, own));
                 }
             }
             for (entity_type, bytes) in &seen.sizes {
@@ -437,6 +480,37 @@ impl Observing {
                 &warning,
             );
         }
+    }
+
+    /// The entity type of a touched item, when known, with its template there.
+    fn owner(&self, t: &Touched) -> Option<super::hot::Owner> {
+        let entity_type = t.entity_type.clone()?;
+        let template = self.template_of(&entity_type, t.index);
+        Some((entity_type, template))
+    }
+
+    /// `entity_type`'s partition-key template on the table or on `index`.
+    fn template_of(&self, entity_type: &str, index: Option<&str>) -> Option<&'static str> {
+        let r = self
+            .entities
+            .iter()
+            .find(|r| r.entity_type == entity_type)?;
+        match index {
+            None => Some(r.pk_template),
+            Some(index) => r.index_templates.iter().find(|i| i.index == index)?.pk,
+        }
+    }
+
+    /// The entity type whose templates render the table key of `item` (for items without
+    /// the entity-type attribute, e.g. read from a keys-only index).
+    fn type_by_key(&self, item: &Item) -> Option<Arc<str>> {
+        let pk = parse::text(item.get(self.schema.pk.name))?;
+        let sk = self.schema.sk.and_then(|sk| parse::text(item.get(sk.name)));
+        let raw = crate::RawKey { pk, sk };
+        self.entities
+            .iter()
+            .find(|r| r.owns(&raw))
+            .map(|r| Arc::from(r.entity_type))
     }
 
     fn partition_hash(&self, t: &Touched) -> u64 {
@@ -514,6 +588,26 @@ fn share(
             (t, units)
         })
         .collect()
+}
+
+/// Whether a call failed because its condition was false: DynamoDB charged the write.
+fn refused_by_condition(
+    error: &aws_smithy_runtime_api::client::orchestrator::OrchestratorError<
+        aws_smithy_runtime_api::client::interceptors::context::Error,
+    >,
+) -> bool {
+    use aws_sdk_dynamodb::operation::{
+        delete_item::DeleteItemError, put_item::PutItemError, update_item::UpdateItemError,
+    };
+    let Some(e) = error.as_operation_error() else {
+        return false;
+    };
+    e.downcast_ref::<PutItemError>()
+        .is_some_and(PutItemError::is_conditional_check_failed_exception)
+        || e.downcast_ref::<UpdateItemError>()
+            .is_some_and(UpdateItemError::is_conditional_check_failed_exception)
+        || e.downcast_ref::<DeleteItemError>()
+            .is_some_and(DeleteItemError::is_conditional_check_failed_exception)
 }
 
 /// The total a single-table call reported.

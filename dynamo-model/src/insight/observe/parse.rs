@@ -57,7 +57,7 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         indexes(o, &mut i.return_consumed_capacity);
         let item = i.item.as_ref()?;
         let mut touched = Vec::new();
-        o.partitions_of(item, write_units(item_size(item)), &mut touched);
+        o.partitions_of(item, write_units(item_size(item)), true, &mut touched);
         return Some(Asked::Write { touched });
     }
     if let Some(i) = input.downcast_mut::<UpdateItemInput>() {
@@ -132,7 +132,12 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         let mut touched = Vec::new();
         for r in requests {
             if let Some(put) = &r.put_request {
-                o.partitions_of(&put.item, write_units(item_size(&put.item)), &mut touched);
+                o.partitions_of(
+                    &put.item,
+                    write_units(item_size(&put.item)),
+                    true,
+                    &mut touched,
+                );
             } else if let Some((pk, sk)) = key_of(r.delete_request.as_ref().map(|d| &d.key)) {
                 touched.push(single(pk, sk, 1.0));
             }
@@ -145,7 +150,7 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         for t in i.transact_items.iter().flatten() {
             if let Some(put) = t.put.as_ref().filter(|p| p.table_name == o.table()) {
                 let units = transactional(write_units(item_size(&put.item)));
-                o.partitions_of(&put.item, units, &mut touched);
+                o.partitions_of(&put.item, units, true, &mut touched);
                 continue;
             }
             let key = if let Some(u) = t.update.as_ref().filter(|u| u.table_name == o.table()) {
