@@ -44,7 +44,7 @@ impl fmt::Display for PartitionKey {
 /// it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub struct Partition {
+pub struct PartitionId {
     /// The table.
     pub table: Arc<str>,
     /// The index, `None` for the table itself.
@@ -58,7 +58,7 @@ pub struct Partition {
     pub key: PartitionKey,
 }
 
-impl fmt::Display for Partition {
+impl fmt::Display for PartitionId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -82,7 +82,7 @@ impl fmt::Display for Partition {
 #[non_exhaustive]
 pub struct HotPartition {
     /// The partition.
-    pub partition: Partition,
+    pub partition: PartitionId,
     /// Read or write units.
     pub units: Units,
     /// Units consumed in its busiest second.
@@ -184,8 +184,8 @@ pub(super) fn limit(units: Units) -> f64 {
 #[derive(Debug)]
 struct Windows {
     start: Option<Instant>,
-    current: SpaceSaving<Arc<Partition>>,
-    previous: SpaceSaving<Arc<Partition>>,
+    current: SpaceSaving<Arc<PartitionId>>,
+    previous: SpaceSaving<Arc<PartitionId>>,
 }
 
 impl Windows {
@@ -221,8 +221,9 @@ impl Windows {
     /// window counts what the key surely consumed (its count less its error), so a rate
     /// is never above the truth; it is exact for a partition kept since the window began.
     fn rate(&self, key: u64, into: f64) -> f64 {
-        let count =
-            |s: &SpaceSaving<Arc<Partition>>| s.get(key).map_or(0, |slot| slot.count - slot.error);
+        let count = |s: &SpaceSaving<Arc<PartitionId>>| {
+            s.get(key).map_or(0, |slot| slot.count - slot.error)
+        };
         (count(&self.current) as f64 + count(&self.previous) as f64 * (1.0 - into)) / 2.0
     }
 
@@ -303,7 +304,7 @@ impl Tracker {
         units: Units,
         key: u64,
         consumed: f64,
-        label: impl FnOnce() -> Arc<Partition>,
+        label: impl FnOnce() -> Arc<PartitionId>,
         own: Option<Owner>,
     ) -> Emitted {
         let half_units = (consumed * 2.0).round().max(0.0) as u64;
@@ -319,7 +320,7 @@ impl Tracker {
         let kept = windows.current.get(key).map(|s| s.label.clone())?;
         let partition = match own {
             Some((entity, template)) if kept.entity_type.as_ref() != Some(&entity) => {
-                Arc::new(Partition {
+                Arc::new(PartitionId {
                     entity_type: Some(entity),
                     template,
                     ..(*kept).clone()
@@ -411,7 +412,7 @@ impl Tracker {
         }
     }
 
-    fn add_to_template(&mut self, partition: &Partition, k: usize, consumed: f64) {
+    fn add_to_template(&mut self, partition: &PartitionId, k: usize, consumed: f64) {
         let key = (
             partition.table.clone(),
             partition.index.clone(),

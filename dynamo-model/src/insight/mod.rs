@@ -75,8 +75,8 @@ pub use explain::{
     Requests, SizeBasis, Warning,
 };
 pub use hot::{
-    HotPartition, HotWarning, PARTITION_READ_LIMIT, PARTITION_WRITE_LIMIT, Partition, PartitionKey,
-    TemplateLoad,
+    HotPartition, HotWarning, PARTITION_READ_LIMIT, PARTITION_WRITE_LIMIT, PartitionId,
+    PartitionKey, TemplateLoad,
 };
 pub(crate) use observe::Observing;
 pub use shapes::{ItemSizes, ShapeStats};
@@ -121,7 +121,7 @@ impl Settings {
 
     fn hot(
         &self,
-        partition: &Partition,
+        partition: &PartitionId,
         units: crate::capacity::Units,
         rate: f64,
         total: f64,

@@ -2,7 +2,7 @@
 //! call asks (partition keys, read shapes) before it is sent, and what it cost after.
 
 use super::shapes::ShapeCall;
-use super::{Fnv, Insight, Partition, PartitionKey, key_hash};
+use super::{Fnv, Insight, PartitionId, PartitionKey, key_hash};
 use crate::capacity::{Units, read_units, transactional, write_units};
 use crate::registry::EntityRegistration;
 use crate::schema::{IndexKind, TableSchema};
@@ -525,7 +525,7 @@ impl Observing {
 
     /// What the partition is: its entity type (carried by the item, else the one whose
     /// templates render the key) and that type's partition-key template.
-    fn label(&self, t: &Touched, show_keys: bool) -> Partition {
+    fn label(&self, t: &Touched, show_keys: bool) -> PartitionId {
         let by_key = || {
             let raw = crate::RawKey {
                 pk: t.pk.clone(),
@@ -554,7 +554,7 @@ impl Observing {
                 .find(|i| i.index == index)
                 .and_then(|i| i.pk),
         });
-        Partition {
+        PartitionId {
             table: self.table.clone(),
             index: t.index.map(Arc::from),
             entity_type,

@@ -9,8 +9,8 @@ fn settings(warn_at: f64) -> Settings {
     }
 }
 
-fn partition(key: &str) -> Arc<Partition> {
-    Arc::new(Partition {
+fn partition(key: &str) -> Arc<PartitionId> {
+    Arc::new(PartitionId {
         table: Arc::from("t"),
         index: None,
         entity_type: Some(Arc::from("Reading")),

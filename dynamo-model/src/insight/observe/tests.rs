@@ -4,7 +4,7 @@
 use super::{Touched, share};
 use crate::capacity::Units;
 use crate::insight::hot::Tracker;
-use crate::insight::{Partition, PartitionKey, Settings, key_hash};
+use crate::insight::{PartitionId, PartitionKey, Settings, key_hash};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,8 +18,8 @@ fn settings(top: usize, warn_at: f64, cooldown: Duration) -> Settings {
     }
 }
 
-fn label(key: &str) -> Arc<Partition> {
-    Arc::new(Partition {
+fn label(key: &str) -> Arc<PartitionId> {
+    Arc::new(PartitionId {
         table: Arc::from("t"),
         index: None,
         entity_type: Some(Arc::from("Reading")),
