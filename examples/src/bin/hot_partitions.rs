@@ -45,7 +45,7 @@ struct ShardedReading {
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 const DEVICES: usize = 1_000;
-const WRITES: usize = 3_000;
+const WRITES: usize = 2_000;
 /// Zipf exponent: the busiest device sends about a sixth of all readings.
 const SKEW: f64 = 1.1;
 

@@ -7,7 +7,7 @@
 //!
 //! ```sh
 //! cargo run --release -p reliability --bin crash -- --kills 200   # the scripted run
-//! cargo run -p reliability --bin crash -- --kills 20              # what .ci/run runs
+//! cargo run -p reliability --bin crash -- --kills 10              # what .ci/run runs
 //! ```
 //!
 //! Options: `--kills N` per protocol (default 20), `--seed S` (default 1),
