@@ -244,7 +244,7 @@ impl Storable for Asked {
 pub(crate) struct Metering(pub(crate) Meter);
 
 /// Asks for `INDEXES` unless the caller chose a value.
-fn total(current: &mut Option<ReturnConsumedCapacity>) {
+pub(crate) fn total(current: &mut Option<ReturnConsumedCapacity>) {
     if current.is_none() {
         *current = Some(ReturnConsumedCapacity::Indexes);
     }

@@ -629,8 +629,8 @@ impl AsSlice for Option<ConsumedCapacity> {
 /// With [`Insight::exact_units`], asks for `INDEXES` unless the caller chose a value: a
 /// write's units split by table and index.
 pub(super) fn indexes(o: &Observing, current: &mut Option<ReturnConsumedCapacity>) {
-    if o.insight.settings().exact && current.is_none() {
-        *current = Some(ReturnConsumedCapacity::Indexes);
+    if o.insight.settings().exact {
+        crate::capacity::ask_indexes(current);
     }
 }
 

@@ -60,22 +60,28 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         o.partitions_of(item, write_units(item_size(item)), true, &mut touched);
         return Some(Asked::Write { touched });
     }
-    if let Some(i) = input.downcast_mut::<UpdateItemInput>() {
-        if !ours(i.table_name()) {
+    // An update or a delete: one item by its key, of a size the input does not show.
+    let by_key = if let Some(i) = input.downcast_mut::<UpdateItemInput>() {
+        Some((
+            i.table_name.as_deref(),
+            &mut i.return_consumed_capacity,
+            i.key.as_ref(),
+        ))
+    } else if let Some(i) = input.downcast_mut::<DeleteItemInput>() {
+        Some((
+            i.table_name.as_deref(),
+            &mut i.return_consumed_capacity,
+            i.key.as_ref(),
+        ))
+    } else {
+        None
+    };
+    if let Some((table, capacity, key)) = by_key {
+        if !ours(table) {
             return None;
         }
-        indexes(o, &mut i.return_consumed_capacity);
-        let (pk, sk) = key_of(i.key.as_ref())?;
-        return Some(Asked::Write {
-            touched: vec![single(pk, sk, 1.0)],
-        });
-    }
-    if let Some(i) = input.downcast_mut::<DeleteItemInput>() {
-        if !ours(i.table_name()) {
-            return None;
-        }
-        indexes(o, &mut i.return_consumed_capacity);
-        let (pk, sk) = key_of(i.key.as_ref())?;
+        indexes(o, capacity);
+        let (pk, sk) = key_of(key)?;
         return Some(Asked::Write {
             touched: vec![single(pk, sk, 1.0)],
         });
