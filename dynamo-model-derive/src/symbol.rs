@@ -40,6 +40,7 @@ pub const LSI: Symbol = Symbol("lsi");
 pub const MAX_SIZE: Symbol = Symbol("max_size");
 pub const NAME: Symbol = Symbol("name");
 pub const NUMERIC_ORDER: Symbol = Symbol("numeric_order");
+pub const LAYOUT: Symbol = Symbol("layout");
 pub const OTHER: Symbol = Symbol("other");
 pub const PK: Symbol = Symbol("pk");
 pub const PREFIX: Symbol = Symbol("prefix");

@@ -234,7 +234,10 @@ pub use dynamo_model_derive::Table;
 ///   `:`; default: the table's), e.g. `delimiter = ".", pk = "{day}.{shard}"`; see
 ///   [`key::Delimiter`] for what each escapes;
 /// - `index(NAME, pk = .., sk = ..)`: templates onto a declared index (or `pk = [a, b]`:
-///   a multi-attribute key of the entity's own fields), with its own
+///   a multi-attribute key of the entity's own fields). `NAME` is the index's name as the
+///   table declares it, exactly: an identifier (`GSI1`) or a string for any other name
+///   DynamoDB accepts (`index("GSI-1", ..)`); a name the table does not declare is a
+///   compile error at the name. The index's templates may have their own
 ///   `delimiter = ".."` if it needs one. An index key attribute may be the table's own
 ///   key attribute: `index(ByAgent, pk = [agent])` on a GSI whose sort key is the table's
 ///   sort key (sorted by the entity's `sk` template: `Type::{index}_sk()` takes its
@@ -280,11 +283,15 @@ pub use dynamo_model_derive::Table;
 ///   [`derive(Attribute)`](macro@Attribute) for your own types);
 /// - `version`: the optimistic-locking counter (a `u64`);
 /// - `ttl`: the expiry, stored as epoch seconds under the table's TTL attribute;
-/// - `key_format = ".."`: how a key writes the field, to match existing data
-///   (`"unpadded"`, `"padded(N)"`, `"rfc3339"`, `"rfc3339(3)"`, `"rfc3339(0, no_z)"`,
-///   `"epoch_seconds"`, `"epoch_millis"`, `"verbatim"`); decoding accepts exactly that
-///   text. See [`key::format`] for the types each applies to and the order guarantees
-///   each gives up;
+/// - `key_format = ".."`: how the field's value is written, to match existing data: in
+///   key templates, as its own attribute and as a multi-attribute index key, so any
+///   attribute, key or not, can hold another program's text byte for byte (`"unpadded"`,
+///   `"padded(N)"`, `"rfc3339"`, `"rfc3339(3)"`, `"rfc3339(0, no_z)"`, `"epoch_seconds"`,
+///   `"epoch_millis"`, `"verbatim"`; or, without quotes, a type of your own implementing
+///   [`KeyFormat`](key::format::KeyFormat) for the field's type: `key_format = Hex8`);
+///   decoding accepts exactly that text. See [`key::format`] for the types each applies
+///   to and the order guarantees each gives up. A template that computes a shard or a
+///   time bucket from the field uses the default encoding, so a format there is refused;
 /// - `key_only`: a key field read from the primary key and not stored on its own (as
 ///   `store_key_fields = false` does for all of them);
 /// - `alias = ".."` (repeatable; also `#[serde(alias)]`): an older attribute name the
@@ -312,7 +319,9 @@ pub use dynamo_model_derive::Table;
 ///   `Order::key(OrderKey { user_id: "u-1", placed_at: 42, order_id: "o-7" })`. Each field
 ///   takes what [`KeyArg`](key::KeyArg) accepts (`T`, `&T`, `&str` for a `String`), and
 ///   `OrderKey { .. }.into()` is a [`Key<Order>`](Key) too;
-/// - `Type::partition(..)` and `Type::{index}_partition(..)` (`GSI1` → `gsi1_partition`),
+/// - `Type::partition(..)` and `Type::{index}_partition(..)` (`GSI1` → `gsi1_partition`,
+///   `GSI-1` → `gsi_1_partition`; the rule, with a table of examples, is in the guide's
+///   [index chapter](guide::p05_overloaded_indexes)),
 ///   the partitions to [query](Db::query), by the same rule: one field by value, two or
 ///   more in a struct `{Type}Partition` or `{Type}{Index}Partition` (`{Index}` in
 ///   PascalCase: `GSI1` → `Gsi1`, `by-region` → `ByRegion`). Of a template with a shard,
@@ -422,11 +431,11 @@ pub mod __private {
         BucketArg, BucketTime, DayBucket, HourBucket, MonthBucket, OptionalBucketTime, ShardValue,
         random_shard,
     };
-    pub use crate::key::sort::TableIndex;
     pub use crate::key::sort::{
         AttributeOp, AttributePrefix, Compare, SortKeyOp, SortKeyPrefix, attribute_op,
         attribute_value, encode_arg,
     };
+    pub use crate::key::sort::{DeclaresIndex, IndexName, IndexNameEnd, TableIndex};
     pub use crate::key::template::{
         ComputedPart, IndexTemplate, Placeholder as TemplatePlaceholder, TemplateField,
         encode_touch, encode_touch_formatted, reencode,

@@ -44,6 +44,8 @@ mod migrate_update;
 mod nested;
 mod page_counts;
 mod period;
+mod published_complaints;
+mod published_payments;
 mod query;
 mod ranges;
 mod requests;

@@ -7,7 +7,7 @@ use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Ident, LitStr, Path, Token};
 
 pub struct IndexTemplate {
-    pub index: Ident,
+    pub index: IndexName,
     pub pk: Option<LitStr>,
     pub sk: Option<LitStr>,
     /// `pk = [field, ..]`: a multi-attribute key made of the entity's own fields.
@@ -68,12 +68,15 @@ pub struct Versioned {
     pub width: Option<syn::LitInt>,
     pub separator: Option<LitStr>,
     pub time_attribute: Option<LitStr>,
-    /// `revisions_in(GSI1, ..)`: indexes whose keys revisions keep.
-    pub revisions_in: Vec<Ident>,
+    /// `revisions_in(GSI1, "GSI-2", ..)`: indexes whose keys revisions keep.
+    pub revisions_in: Vec<IndexName>,
     /// `counter_on_latest`: the version attribute on the latest copy only.
     pub counter_on_latest: Option<Path>,
     /// `numeric_order`: an unpadded history read in revision order.
     pub numeric_order: Option<Path>,
+    /// `layout = "aws"`: a published layout by name (sets the four options above and, when
+    /// the entity gives none, `sk = ""`).
+    pub layout: Option<LitStr>,
 }
 
 pub(crate) fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
@@ -86,6 +89,7 @@ pub(crate) fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
         revisions_in: Vec::new(),
         counter_on_latest: None,
         numeric_order: None,
+        layout: None,
     };
     if meta.input.peek(syn::token::Paren) {
         meta.parse_nested_meta(|inner| {
@@ -116,22 +120,56 @@ pub(crate) fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
                     &inner,
                     "numeric_order",
                 )
+            } else if inner.path == LAYOUT {
+                set_once(&mut out.layout, inner.value()?.parse()?, &inner, "layout")
             } else if inner.path == REVISIONS_IN {
-                inner.parse_nested_meta(|index| match index.path.get_ident() {
-                    Some(ident) => {
-                        out.revisions_in.push(ident.clone());
-                        Ok(())
-                    }
-                    None => Err(index.error("expected an index name, e.g. `revisions_in(GSI1)`")),
-                })
+                let content;
+                syn::parenthesized!(content in inner.input);
+                let names = content.parse_terminated(IndexName::parse, Token![,])?;
+                out.revisions_in.extend(names);
+                Ok(())
             } else {
                 Err(inner.error(
-                    "unknown history option; expected `prefix`, `width`, `separator`, `time_attribute`, `revisions_in(..)`, `counter_on_latest` or `numeric_order`",
+                    "unknown history option; expected `layout`, `prefix`, `width`, `separator`, `time_attribute`, `revisions_in(..)`, `counter_on_latest` or `numeric_order`",
                 ))
             }
         })?;
     }
+    if let Some(layout) = out.layout.clone() {
+        apply_layout(&mut out, &layout)?;
+    }
     Ok(out)
+}
+
+/// `layout = "aws"`: AWS's number-based version-control layout (`v0` the latest copy with
+/// the counter, `v1`, `v2`, … unpadded, nothing after the number, read in revision order),
+/// the options it stands for set here.
+fn apply_layout(out: &mut Versioned, layout: &LitStr) -> syn::Result<()> {
+    if layout.value() != "aws" {
+        return Err(syn::Error::new(
+            layout.span(),
+            "unknown history layout; expected `layout = \"aws\"` (AWS's number-based layout: `v0` is the latest copy, `v1`, `v2`, … the revisions)",
+        ));
+    }
+    let given = [
+        ("width", out.width.is_some()),
+        ("separator", out.separator.is_some()),
+        ("counter_on_latest", out.counter_on_latest.is_some()),
+        ("numeric_order", out.numeric_order.is_some()),
+    ];
+    if let Some((name, _)) = given.iter().find(|(_, given)| *given) {
+        return Err(syn::Error::new(
+            layout.span(),
+            format!("`layout = \"aws\"` sets `width = 0`, `separator = \"\"`, `counter_on_latest` and `numeric_order`: remove `{name}`, or spell the layout out without `layout`"),
+        ));
+    }
+    let span = layout.span();
+    let word = || Path::from(Ident::new("layout", span));
+    out.width = Some(syn::LitInt::new("0", span));
+    out.separator = Some(LitStr::new("", span));
+    out.counter_on_latest = Some(word());
+    out.numeric_order = Some(word());
+    Ok(())
 }
 
 pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
@@ -218,6 +256,12 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
             }
         }
     }
+    // A named layout whose sort key is the revision slot alone: `sk = ""` unless given.
+    if let Some(layout) = out.versioned.as_ref().and_then(|v| v.layout.as_ref()) {
+        if out.sk.is_none() {
+            out.sk = Some(LitStr::new("", layout.span()));
+        }
+    }
     out.naming = naming.resolve(cx);
     for e in deferred {
         cx.syn_error(e);
@@ -225,53 +269,63 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
     out
 }
 
+/// `index(GSI1, pk = "..", sk = "..")`, `index("GSI-1", ..)`: the index name first, an
+/// identifier or a string.
 pub(crate) fn index_template(meta: &ParseNestedMeta) -> syn::Result<IndexTemplate> {
-    let mut index = None;
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let index = if content.is_empty() {
+        None
+    } else if content.peek(LitStr) || !content.peek2(Token![=]) {
+        let name = IndexName::parse(&content)?;
+        if !content.is_empty() {
+            content.parse::<Token![,]>()?;
+        }
+        Some(name)
+    } else {
+        None
+    };
     let mut pk = None;
     let mut sk = None;
     let mut pk_fields = None;
     let mut sk_fields = None;
     let mut delimiter_char = None;
-    meta.parse_nested_meta(|inner| {
-        if inner.input.peek(Token![=]) {
-            let fork = inner.input.fork();
-            let _ = fork.parse::<Token![=]>();
-            let is_list = fork.peek(syn::token::Bracket);
-            if inner.path == DELIMITER {
-                set_once(&mut delimiter_char, delimiter(&inner)?, &inner, "delimiter")?;
-            } else if inner.path == PK {
-                if is_list {
-                    pk_fields = field_list(&inner)?;
-                } else {
-                    pk = Some(inner.value()?.parse()?);
-                }
-            } else if inner.path == SK {
-                if is_list {
-                    sk_fields = field_list(&inner)?;
-                } else {
-                    sk = Some(inner.value()?.parse()?);
-                }
+    let options: proc_macro2::TokenStream = content.parse()?;
+    let parse_option = |inner: ParseNestedMeta| {
+        if !inner.input.peek(Token![=]) {
+            return Err(if index.is_none() {
+                inner.error("expected the index name first, e.g. `index(GSI1, pk = \"..\")` or `index(\"GSI-1\", pk = \"..\")`")
             } else {
-                return Err(
-                    inner.error("expected `pk = \"..\"`, `sk = \"..\"` or `delimiter = \"..\"`")
-                );
+                inner.error("the index name is given twice")
+            });
+        }
+        let fork = inner.input.fork();
+        let _ = fork.parse::<Token![=]>();
+        let is_list = fork.peek(syn::token::Bracket);
+        if inner.path == DELIMITER {
+            set_once(&mut delimiter_char, delimiter(&inner)?, &inner, "delimiter")?;
+        } else if inner.path == PK {
+            if is_list {
+                pk_fields = field_list(&inner)?;
+            } else {
+                pk = Some(inner.value()?.parse()?);
             }
-        } else if index.is_none() {
-            match inner.path.get_ident() {
-                Some(ident) => index = Some(ident.clone()),
-                None => {
-                    return Err(
-                        inner.error("expected the index name, e.g. `index(GSI1, pk = \"..\")`")
-                    )
-                }
+        } else if inner.path == SK {
+            if is_list {
+                sk_fields = field_list(&inner)?;
+            } else {
+                sk = Some(inner.value()?.parse()?);
             }
         } else {
-            return Err(inner.error("the index name is given twice"));
+            return Err(
+                inner.error("expected `pk = \"..\"`, `sk = \"..\"` or `delimiter = \"..\"`")
+            );
         }
         Ok(())
-    })?;
+    };
+    syn::parse::Parser::parse2(syn::meta::parser(parse_option), options)?;
     let index = index.ok_or_else(|| {
-        meta.error("expected the index name first, e.g. `index(GSI1, pk = \"..\")`")
+        meta.error("expected the index name first, e.g. `index(GSI1, pk = \"..\")` or `index(\"GSI-1\", pk = \"..\")`")
     })?;
     if (pk.is_some() || sk.is_some()) && (pk_fields.is_some() || sk_fields.is_some()) {
         return Err(meta.error(

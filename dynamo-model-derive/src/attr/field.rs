@@ -188,7 +188,7 @@ pub struct FieldAttrs {
     pub chunked: Option<ChunkedAttr>,
     /// `#[dynamo(compress = ..)]`: stored compressed in a binary attribute.
     pub compress: Option<Compress>,
-    /// `#[dynamo(key_format = "..")]`: how the field is written in keys.
+    /// `#[dynamo(key_format = "..")]`: how the field is written, in keys and as an attribute.
     pub key_format: Option<KeyFormat>,
     /// `#[dynamo(alias = "..")]`: older attribute names the field is also read from.
     pub aliases: Vec<LitStr>,

@@ -3,12 +3,14 @@
 
 mod entity;
 mod field;
+mod index_name;
 mod naming;
 mod rename;
 mod table;
 
 pub use entity::*;
 pub use field::*;
+pub use index_name::IndexName;
 pub use naming::*;
 pub use rename::*;
 pub use table::*;

@@ -152,7 +152,7 @@ pub(crate) fn versioned_model(
         .as_ref()
         .map_or_else(|| syn::spanned::Spanned::span(&v.word), LitStr::span);
     ok.then_some(VersionedModel {
-        revisions_in: v.revisions_in.iter().map(Ident::to_string).collect(),
+        revisions_in: v.revisions_in.iter().map(|n| n.name().to_owned()).collect(),
         prefix,
         width,
         separator,
@@ -715,8 +715,9 @@ pub(crate) fn check_computed_sources(
     }
 }
 
-/// A `key_format` says how a field is written in keys: the field must be in a key
-/// template, as it is (a shard or a time bucket is computed from the default encoding).
+/// A `key_format` says how a field's value is written, wherever it is: in key templates,
+/// as its own attribute, as a multi-attribute index key. A shard or a time bucket computed
+/// from the field uses the default encoding, so a format there would be two encodings.
 pub(crate) fn check_key_formats(
     cx: &mut Ctxt,
     fields: &[Field],
@@ -737,29 +738,15 @@ pub(crate) fn check_key_formats(
         let Some(format) = &f.attrs.key_format else {
             continue;
         };
-        let segments = templates.iter().flat_map(|t| &t.segments);
-        let mut plain = false;
-        for segment in segments {
-            match segment {
-                Segment::Field(name) if f.ident == name => plain = true,
-                Segment::Computed(c) if f.ident == c.field => {
-                    cx.error_spanned_by(
-                        &format.lit,
-                        format!(
-                            "field `{}` has a key_format, but a template computes a shard or a time bucket from it, which uses the default encoding: keep the default format, or store the computed value in a field of its own",
-                            f.ident
-                        ),
-                    );
-                    plain = true;
-                }
-                _ => {}
-            }
-        }
-        if !plain {
+        let computed = templates
+            .iter()
+            .flat_map(|t| &t.segments)
+            .any(|segment| matches!(segment, Segment::Computed(c) if f.ident == c.field));
+        if computed {
             cx.error_spanned_by(
                 &format.lit,
                 format!(
-                    "field `{}` has a key_format but is in no key template: a key format says how a key writes the field",
+                    "field `{}` has a key_format, but a template computes a shard or a time bucket from it, which uses the default encoding: keep the default format, or store the computed value in a field of its own",
                     f.ident
                 ),
             );

@@ -31,7 +31,7 @@ pub struct Field {
 }
 
 pub struct IndexModel {
-    pub index: Ident,
+    pub index: crate::attr::IndexName,
     /// No templates: the index's keys are the table's keys swapped (an inverted index,
     /// for adjacency lists), so nothing extra is written.
     pub inverted: bool,

@@ -3,7 +3,7 @@
 
 use crate::attr::{self, IndexKind, ScalarType};
 use crate::ctxt::Ctxt;
-use crate::names::{pascal_case, snake_case};
+use crate::names::{index_rust_name, pascal_case};
 use syn::{DeriveInput, Ident, Visibility};
 
 /// A checked `#[derive(Table)]`.
@@ -157,9 +157,10 @@ fn valid_index_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
-/// The part of the generated type names an index contributes: `GSI1` → `Gsi1`.
+/// The part of the generated type names an index contributes: `GSI1` → `Gsi1`, `GSI-1` →
+/// `Gsi1` (the Pascal case of [`index_rust_name`]).
 pub(crate) fn generated_name(index: &str) -> String {
-    pascal_case(&snake_case(index))
+    pascal_case(&index_rust_name(index))
 }
 
 /// Billing, capacity and stream: what DynamoDB would refuse, refused here.

@@ -5,6 +5,7 @@ use crate::attr::{self, IndexKind, KeyAttr, Projection, ScalarType};
 use crate::check::{self, generated_name, TableModel};
 use crate::ctxt::Ctxt;
 use crate::expand::entity::delimiter_const;
+use crate::names::index_name_type;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::DeriveInput;
@@ -137,6 +138,7 @@ fn markers(model: &TableModel) -> TokenStream {
     let markers = attrs.indexes.iter().enumerate().map(|(position, index)| {
         let name = index.name.value();
         let marker = format_ident!("{}{}", ident, generated_name(&name));
+        let name_type = index_name_type(&name, proc_macro2::Span::call_site());
         let doc = format!(
             "The key space of index `{name}` of [`{ident}`]: the type parameter of its \
              partitions and sort-key conditions."
@@ -151,6 +153,10 @@ fn markers(model: &TableModel) -> TokenStream {
             }
             impl #dm::__private::TableIndex<#position> for #ident {
                 type Space = #marker;
+            }
+            #[diagnostic::do_not_recommend]
+            impl #dm::__private::DeclaresIndex<#name_type> for #ident {
+                const POSITION: usize = #position;
             }
         }
     });

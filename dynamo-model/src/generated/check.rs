@@ -68,16 +68,6 @@ const fn ascii(c: &[u8; 1]) -> &str {
     }
 }
 
-/// The position of index `index` in `table`'s declaration (`schema`); fails when the table
-/// does not declare it.
-#[track_caller]
-pub const fn index_position(schema: &TableSchema, index: &str, table: &str) -> usize {
-    match schema.index_position(index) {
-        Some(position) => position,
-        None => fail(&["index `", index, "` is not declared on table `", table, "`"]),
-    }
-}
-
 /// The entity has a sort-key template (`has_sk`) exactly when `table` has a sort key; a
 /// `versioned` entity needs one.
 #[track_caller]

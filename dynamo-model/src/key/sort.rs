@@ -66,6 +66,39 @@ pub trait TableIndex<const POSITION: usize>: Table {
     type Space: KeySpace;
 }
 
+/// An index name as a type, eight characters a link (`'\0'` after the end), so that a
+/// table's declaration of an index and an entity's use of its name meet in the trait
+/// system: a name the table does not declare is a compile error at the entity's attribute.
+#[doc(hidden)]
+pub struct IndexName<
+    const C0: char,
+    const C1: char,
+    const C2: char,
+    const C3: char,
+    const C4: char,
+    const C5: char,
+    const C6: char,
+    const C7: char,
+    Rest,
+>(core::marker::PhantomData<Rest>);
+
+/// The end of an [`IndexName`].
+#[doc(hidden)]
+pub struct IndexNameEnd;
+
+/// The table declares an index named `Name` (an [`IndexName`]), at `POSITION` in its
+/// [`TableSchema::indexes`](crate::TableSchema::indexes). Implemented by `#[derive(Table)]`.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "table `{Self}` declares no index of this name",
+    label = "not an index of `{Self}`",
+    note = "an entity's `index(..)` names an index the table declares with `gsi(name = \"..\")` or `lsi(name = \"..\")`, exactly (case included); a name that is not a Rust identifier is written as a string: `index(\"GSI-1\", ..)`"
+)]
+pub trait DeclaresIndex<Name>: Table {
+    /// The index's position in the table's declaration.
+    const POSITION: usize;
+}
+
 /// The table's primary key.
 #[derive(Debug, Clone, Copy)]
 pub enum Primary {}

@@ -57,6 +57,15 @@ struct Machine {
     latest: u64,
 }
 
+/// The same layout by its name: `layout = "aws"`, no `sk` (the slot is the whole sort key).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "EQN#{id}", history(layout = "aws"))]
+struct NamedMachine {
+    id: String,
+    #[dynamo(version, rename = "Latest")]
+    latest: u64,
+}
+
 /// An empty separator before a template that does not start with a digit.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = App, pk = "LOG#{id}", sk = "LOG", versioned(width = 3, separator = ""))]
@@ -112,6 +121,15 @@ pub fn run() {
     assert_eq!(Log::key("1").raw().unwrap().sk.as_deref(), Some("v000LOG"));
     let layout = <Machine as dynamo_model::__private::EntityInternals>::__HISTORY.unwrap();
     assert!(layout.counter_on_latest && layout.numeric_order && layout.separator.is_empty());
+    let named = <NamedMachine as dynamo_model::__private::EntityInternals>::__HISTORY.unwrap();
+    assert_eq!(
+        *named,
+        dynamo_model::schema::history::HistoryLayout::AWS_NUMBER_BASED
+    );
+    assert_eq!(
+        NamedMachine::key("1").raw().unwrap().sk.as_deref(),
+        Some("v0")
+    );
     let machine = Machine {
         id: "1".into(),
         state: "on".into(),

@@ -26,14 +26,6 @@ struct BadDigits {
 }
 
 #[derive(Entity)]
-#[dynamo(table = App, pk = "D#{id}", sk = "D")]
-struct NotInKey {
-    id: u64,
-    #[dynamo(key_format = "unpadded")]
-    count: u64,
-}
-
-#[derive(Entity)]
 #[dynamo(table = App, pk = "E#{id:shard(4)}", sk = "{id}")]
 struct OnAShard {
     #[dynamo(key_format = "unpadded")]

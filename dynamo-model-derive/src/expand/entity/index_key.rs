@@ -5,12 +5,12 @@
 use super::key::{render_call, Source};
 use super::{
     bucket_type, delimiter_expr, dm, field, formatted_attr_type, key_type, position_const, private,
-    table_name,
 };
 use crate::check::{EntityModel, Field, IndexModel};
+use crate::names::index_name_type;
 use crate::template::{Function, Segment, Template};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
 
@@ -131,18 +131,28 @@ pub(super) fn index_code(m: &EntityModel) -> IndexCode {
 /// The index's position, resolved once (a missing index fails here, with the message):
 /// its key space type and the checks both use it; and its schema constant.
 fn index_position(m: &EntityModel, n: usize, index: &IndexModel) -> (TokenStream, TokenStream) {
-    let (ident, table, table_name) = (&m.ident, &m.table, table_name(m));
+    let (ident, table) = (&m.ident, &m.table);
     let dm = dm();
-    let index_name = index.index.to_string();
     let span = index.index.span();
+    let name_type = index_name_type(index.index.name(), span);
+    // The table's path at the index name too: an undeclared name is reported there.
+    let table_at_name: TokenStream = table
+        .to_token_stream()
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect();
     let idx = format_ident!("__INDEX_{}", n);
     let position = position_const(n);
     (
-        // Outside the entity's `const` block (a failure names `Type::__INDEX_POSITION_n`).
+        // Outside the entity's `const` block. A name the table does not declare fails
+        // here, at the index's name in the attribute (`DeclaresIndex`'s message).
         quote_spanned! {span=>
             #[doc(hidden)]
-            const #position: usize = ::dynamo_model::generated::check::index_position(
-                &<#table as ::dynamo_model::Table>::SCHEMA, #index_name, #table_name);
+            const #position: usize =
+                <#table_at_name as ::dynamo_model::__private::DeclaresIndex<#name_type>>::POSITION;
         },
         quote_spanned! {span=>
             const #idx: &#dm::schema::IndexSchema = &__SCHEMA_REF.indexes[#ident::#position];

@@ -8,7 +8,7 @@ use super::index_key::{index_delimiter, index_template_const, key_template_const
 use super::key::{partition_build, partition_uses};
 use super::sort_chain::sort_key_chain;
 use super::{
-    dm, pascal_case, position_const, present_type, private, snake_case, template_root, Items,
+    dm, index_rust_name, pascal_case, position_const, present_type, private, template_root, Items,
 };
 use crate::check::{EntityModel, IndexModel};
 use proc_macro2::TokenStream;
@@ -21,7 +21,7 @@ pub(super) fn index_query(m: &EntityModel, n: usize, index: &IndexModel) -> Item
     let vis = &m.vis;
     let table = &m.table;
     let index_name = index.index.to_string();
-    let snake = snake_case(&index_name);
+    let snake = index_rust_name(&index_name);
     let position = position_const(n);
     // The index's key space: in the chain's definition, outside the entity's `const`
     // block, with full paths; inside it, an alias.

@@ -19,7 +19,7 @@ mod sort_chain;
 
 use crate::check::{self, EntityModel, Field};
 use crate::ctxt::Ctxt;
-pub(crate) use crate::names::{pascal_case, snake_case};
+pub(crate) use crate::names::{index_rust_name, pascal_case};
 use crate::template::{Bucket, Segment, Template};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
