@@ -183,8 +183,15 @@ pub use size::{MAX_ITEM_BYTES, item_size, local_index_bytes, value_size};
 /// ```
 ///
 /// Options: `pk` (required) and `sk` name the key attributes; `gsi(name, pk, sk,
-/// projection)` and `lsi(name, sk, projection)` declare indexes (projection `all` (default),
-/// `keys_only`, or `projection(include = [...])`); `ttl` names the TTL attribute;
+/// projection, capacity)` and `lsi(name, sk, projection)` declare indexes (a name is any
+/// name DynamoDB accepts, `[a-zA-Z0-9_.-]{3,255}`; `pk`/`sk` an attribute name, `"name:N"`
+/// or `"name:B"` for a number or binary key, or a list of up to four for a multi-attribute
+/// key; projection `all` (default), `keys_only`, or `projection(include = [...])`;
+/// `capacity(read = N, write = N)` a GSI's provisioned units); `billing = "on_demand"`
+/// (default) or `"provisioned"` with `capacity(read = N, write = N)` for the table;
+/// `stream = "NEW_AND_OLD_IMAGES"` (or `"KEYS_ONLY"`, `"NEW_IMAGE"`, `"OLD_IMAGE"`)
+/// enables DynamoDB Streams with that view; `identify = "keys"` identifies every entity of
+/// the table by its keys; `ttl` names the TTL attribute;
 /// `entity_type` names the entity-type attribute (default `_type`); `write_token` names the
 /// attribute in which single-item puts and updates store their write token (default `_wt`,
 /// see [`TableSchema::write_token`]); `delimiter = ".."` is the delimiter between the
@@ -270,7 +277,18 @@ pub use dynamo_model_derive::Table;
 ///   `UPPERCASE`, `PascalCase`, `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`,
 ///   `kebab-case`, `SCREAMING-KEBAB-CASE`);
 /// - `default` or `default = "path"`: a missing attribute takes its field's value in
-///   `Self::default()` (or in what the function returns).
+///   `Self::default()` (or in what the function returns);
+/// - `history` or `history(..)`: the entity keeps every revision next to its latest copy
+///   (needs a `#[dynamo(version)] u64` field and a constant `sk` template; see
+///   [`history`] and the [guide](guide::p10_versioned_history)). Options: `prefix = "v"`,
+///   `width = 20` (digits of the revision number; `0`: unpadded), `separator = "#"`,
+///   `time_attribute = "_vt"` (when each revision was written), `revisions_in(GSI1,
+///   "GSI-2")` (indexes whose keys revisions keep), `counter_on_latest` (the version
+///   attribute on the latest copy only), `numeric_order` (an unpadded history read in
+///   revision order); or a published layout by name: `layout = "aws"` is AWS's
+///   number-based layout (`v0` the latest copy, `v1`, `v2`, …; `width = 0`,
+///   `separator = ""`, `counter_on_latest`, `numeric_order`, and `sk = ""` unless given).
+///   `versioned` is its former spelling.
 ///
 /// Field options:
 /// - `rename = ".."`: the attribute name (1 byte or more; not the table's key,
@@ -292,8 +310,18 @@ pub use dynamo_model_derive::Table;
 ///   decoding accepts exactly that text. See [`key::format`] for the types each applies
 ///   to and the order guarantees each gives up. A template that computes a shard or a
 ///   time bucket from the field uses the default encoding, so a format there is refused;
-/// - `key_only`: a key field read from the primary key and not stored on its own (as
-///   `store_key_fields = false` does for all of them);
+/// - `key_only`: a field read from a key that holds it as it is (`{field}` in `pk`, in
+///   `sk` of an entity without history, or in an index key template) and not stored as an
+///   attribute of its own (as `store_key_fields = false` does for the primary key's
+///   fields);
+/// - `compress = "zstd"` / `"gzip"`, or `compress(codec = "..", level = N, threshold = N,
+///   max_size = N)` (features `zstd`, `gzip`): a `String`, `Vec<u8>`, [`Binary`] or
+///   `serde` field stored as a binary attribute whose first byte names the codec; values
+///   shorter than `threshold` bytes are stored uncompressed, decompression is bounded by
+///   `max_size`; see [`compress`];
+/// - `chunked` or `chunked(inline = N, chunk_size = N)`: a large `String` or `Vec<u8>`
+///   field stored inline up to `inline` bytes and beyond that in chunk items of
+///   `chunk_size` bytes next to the item, written and read with it; see [`chunk`];
 /// - `alias = ".."` (repeatable; also `#[serde(alias)]`): an older attribute name the
 ///   field is read from when its own attribute is missing. Writes use the current name,
 ///   so rewriting an item (a migration) moves it to the new name; an update that sets,
