@@ -12,8 +12,10 @@
 //! [`StreamRecord::decode`] then gives a [`Change`] of an entity or of a
 //! [`Collection`](crate::Collection) enum, or `None` when the record is about an item
 //! that is not one of them (another entity type, a chunk item of a chunked attribute, a
-//! revision of a `#[dynamo(versioned)]` entity): one table holds many entity types, so
+//! revision of a `#[dynamo(history)]` entity): one table holds many entity types, so
 //! its stream does too, and a handler picks the records it cares about.
+//! [`StreamRecord::decode_revision`] reads the records of revisions instead, typed
+//! ([`Revision`]).
 //!
 //! ```
 //! use dynamo_model::stream::{EventName, Image, StreamRecord, ViewType};
@@ -94,6 +96,7 @@
 use crate::collection::{Decoded, Target};
 use crate::error::{DecodeError, DecodeErrorKind};
 pub use crate::error::{EventName, ImageKind, StreamError, ViewType};
+use crate::history::{Revision, Versioned};
 use crate::{Entity, Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::time::SystemTime;
@@ -192,6 +195,65 @@ impl StreamRecord {
         self.clone().into_change()
     }
 
+    /// Decodes the record of a revision of `E` (an entity declared `#[dynamo(history)]`):
+    /// a [`Change`] whose images are [`Revision`]s (the revision number, its time when
+    /// the item holds one, the entity as of that revision), or `None` when the record is
+    /// about anything else, the latest copy included (which [`decode`](Self::decode)
+    /// reads). The same as `decode::<Revision<E>>()`.
+    ///
+    /// A revision is told by its key, whoever wrote it: the crate's revisions, and those
+    /// another program writes without the entity-type attribute or, in AWS's
+    /// number-based layout, without a number (its key's is its own). A new revision is
+    /// an `INSERT`; a revision deleted ([`History::prune`](crate::history::History::prune),
+    /// [`History::delete_all`](crate::history::History::delete_all)) is a `REMOVE`.
+    ///
+    /// ```
+    /// use dynamo_model::history::Revision;
+    /// use dynamo_model::stream::{EventName, StreamRecord};
+    /// use dynamo_model::{Entity, Item, Table};
+    /// use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
+    ///
+    /// #[derive(Table)]
+    /// #[dynamo(pk = "PK", sk = "SK")]
+    /// struct Equipment;
+    ///
+    /// /// AWS's version-control sample: `v0` holds `Latest`, `v1`, `v2`, … the revisions.
+    /// #[derive(Entity, Debug, Clone, PartialEq)]
+    /// #[dynamo(table = Equipment, identify = "keys", store_key_fields = false,
+    ///          pk = "Equipment#{id}", sk = "",
+    ///          history(width = 0, separator = "", counter_on_latest, numeric_order))]
+    /// struct Machine {
+    ///     id: String,
+    ///     #[dynamo(rename = "State")]
+    ///     state: String,
+    ///     #[dynamo(version, rename = "Latest")]
+    ///     latest: u64,
+    /// }
+    ///
+    /// # fn main() -> Result<(), dynamo_model::Error> {
+    /// // Revision 7 as the sample's stream consumer writes it: no entity type, no number.
+    /// let text = |s: &str| AttributeValue::S(s.to_owned());
+    /// let v7 = Item::from([
+    ///     ("PK".to_owned(), text("Equipment#1")),
+    ///     ("SK".to_owned(), text("v7")),
+    ///     ("State".to_owned(), text("running")),
+    /// ]);
+    /// let record = StreamRecord::new(EventName::Insert, Item::new()).with_new_image(v7);
+    ///
+    /// // Not a change of the machine (its latest copy): a handler using `?` goes on.
+    /// assert!(record.decode::<Machine>()?.is_none());
+    /// // A change of its history: revision 7 of machine 1.
+    /// let change = record.decode_revision::<Machine>()?.expect("a revision's record");
+    /// assert_eq!((change.revision(), change.key()), (7, Machine::key("1")));
+    /// let revision: &Revision<Machine> = change.new_image()?.expect("an INSERT's image");
+    /// assert_eq!(revision.value.state, "running");
+    /// assert_eq!(revision.value.latest, 7);
+    /// # Ok(()) }
+    /// ```
+    pub fn decode_revision<E: Versioned>(&self) -> Result<Option<Change<Revision<E>>>, Error> {
+        self.decode::<Revision<E>>()
+    }
+
     /// [`StreamRecord::decode`], moving the images out of the record.
     pub fn into_change<T: Target>(self) -> Result<Option<Change<T>>, Error> {
         let raw_key = self.raw_key::<T>()?;
@@ -205,8 +267,9 @@ impl StreamRecord {
             self.entity_type::<T::Table>().map(str::to_owned)
         } else {
             // Keys only: the key templates are all there is to go by. A revision of a
-            // versioned entity is its history, not the entity.
-            if crate::registry::is_revision_key::<T::Table>(&raw_key, T::ENTITY_TYPES) {
+            // versioned entity is its history, not the entity (and the latest copy is not
+            // a revision).
+            if is_revision_of::<T>(&raw_key) != T::READS_REVISIONS {
                 return Ok(None);
             }
             let owners = owners();
@@ -330,10 +393,6 @@ fn decode_image<T: Target>(item: Item, key: &RawKey) -> Result<Image<T>, Error> 
         Some(found) if !T::ENTITY_TYPES.contains(&found) => {
             return Ok(Image::OtherEntity(Some(found.to_owned())));
         }
-        // A revision of a versioned entity is its history, not the entity.
-        Some(_) if crate::registry::is_revision::<T::Table>(&item) => {
-            return Ok(Image::OtherEntity(None));
-        }
         Some(_) => {}
         // No entity type: `T`'s only if its key templates render the key (then decoding
         // says what is wrong with it, as a read would).
@@ -344,10 +403,22 @@ fn decode_image<T: Target>(item: Item, key: &RawKey) -> Result<Image<T>, Error> 
             }
         }
     }
+    // A revision of a versioned entity is its history, not the entity, and the latest
+    // copy is not a revision: told by the key, whoever wrote the item (another program's
+    // revision carries neither the entity type nor, in AWS's layout, a number).
+    let revision = crate::registry::is_revision::<T::Table>(&item) || is_revision_of::<T>(key);
+    if revision != T::READS_REVISIONS {
+        return Ok(Image::OtherEntity(None));
+    }
     match T::decode(item)? {
         Decoded::Item(value) => Ok(Image::Present(value)),
         Decoded::Unknown(found) => Ok(Image::OtherEntity(found)),
     }
+}
+
+/// Whether `key` is the key of a revision of one of `T`'s entity types with history.
+fn is_revision_of<T: Target>(key: &RawKey) -> bool {
+    crate::registry::is_revision_key::<T::Table>(key, T::ENTITY_TYPES)
 }
 
 /// One image of a [`Change`].
@@ -446,6 +517,29 @@ impl<E: Entity> Change<E> {
     /// The item's typed key.
     pub fn key(&self) -> Key<E> {
         Key::from_raw(self.raw_key.clone())
+    }
+}
+
+impl<E: Versioned> Change<Revision<E>> {
+    /// The revision number, from the record's key (`v7` is revision 7).
+    pub fn revision(&self) -> u64 {
+        self.slot().map_or(0, |(slot, _)| slot)
+    }
+
+    /// The key of the item whose revision this is (its latest copy's key): what
+    /// [`History`](crate::history::History)'s reads take.
+    pub fn key(&self) -> Key<E> {
+        let mut raw = self.raw_key.clone();
+        if let (Some(layout), Some((_, rest))) = (E::__HISTORY, self.slot()) {
+            raw.sk = Some(layout.latest(rest));
+        }
+        Key::from_raw(raw)
+    }
+
+    /// The slot and rest of the record's sort key under `E`'s history layout (a record
+    /// decodes as a revision only when they parse).
+    fn slot(&self) -> Option<(u64, &str)> {
+        E::__HISTORY?.parse(self.raw_key.sk.as_deref()?)
     }
 }
 

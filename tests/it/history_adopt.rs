@@ -40,11 +40,11 @@ pub struct Machine {
     pub latest: u64,
 }
 
-fn pk(id: &str) -> String {
+pub(crate) fn pk(id: &str) -> String {
     format!("Equipment#{id}")
 }
 
-fn machine(id: &str, state: &str, latest: u64) -> Machine {
+pub(crate) fn machine(id: &str, state: &str, latest: u64) -> Machine {
     Machine {
         id: id.into(),
         name: "Press".into(),
@@ -54,7 +54,7 @@ fn machine(id: &str, state: &str, latest: u64) -> Machine {
 }
 
 /// A row as the sample writes it: `v0` with `Latest`, a revision without.
-fn app_row(id: &str, slot: u64, state: &str, latest: Option<u64>) -> Item {
+pub(crate) fn app_row(id: &str, slot: u64, state: &str, latest: Option<u64>) -> Item {
     let mut item = Item::from([
         ("PK".to_owned(), s(&pk(id))),
         ("SK".to_owned(), s(&format!("v{slot}"))),

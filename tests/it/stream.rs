@@ -25,7 +25,7 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Every record of the stream, once `expected` are in (DynamoDB Local serves them at once;
 /// the deadline only bounds a failing test).
-async fn read_stream(arn: &str, expected: usize) -> Result<Vec<Record>, BoxError> {
+pub(crate) async fn read_stream(arn: &str, expected: usize) -> Result<Vec<Record>, BoxError> {
     let client = streams_client().await?;
     let deadline = Instant::now() + Duration::from_secs(30);
     let shards = client
@@ -66,7 +66,7 @@ async fn read_stream(arn: &str, expected: usize) -> Result<Vec<Record>, BoxError
 }
 
 /// The record in AWS Lambda's shape: the JSON the Lambda service delivers, parsed.
-fn as_lambda(record: &StreamRecord) -> Result<StreamRecord, BoxError> {
+pub(crate) fn as_lambda(record: &StreamRecord) -> Result<StreamRecord, BoxError> {
     let mut lambda = EventRecord::default();
     lambda.event_id = record.event_id.clone().unwrap_or_default();
     lambda.event_name = record.event.as_str().to_owned();

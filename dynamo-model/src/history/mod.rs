@@ -18,7 +18,8 @@
 //! with the version it found and the current item, and [`History::revise`] re-reads and
 //! tries again. Every read other than the history sees the latest copy only: `db.get`,
 //! queries, collections, scans, batch and transactional gets and index queries skip
-//! revisions.
+//! revisions. A stream's record of a revision is no change of the entity either; read it
+//! with [`StreamRecord::decode_revision`](dynamo_model::stream::StreamRecord::decode_revision).
 //!
 //! # Indexes
 //!
@@ -406,15 +407,34 @@ impl<E: Versioned> History<E> {
         })
     }
 
-    /// Deletes every revision of the item under `key`, then its latest copy (conditioned
-    /// on its version being the one read, so a revision added meanwhile is not orphaned:
-    /// the history is read again and the deletion goes on, until the retry policy's
-    /// deadline).
+    /// Deletes the item under `key` and its whole history: the latest copy first, then
+    /// every revision.
+    ///
+    /// The latest copy is deleted on the condition that its version is still the one
+    /// read, so no revision added meanwhile is missed: when another writer got in
+    /// between, the item and its history are read again and the deletion goes on, until
+    /// the retry policy's deadline. Revisions are then deleted in transactions of up to
+    /// 100, each on the condition that it is absent or still this entity's at its
+    /// number, as [`prune`](Self::prune) deletes them.
+    ///
+    /// # Interrupted
+    ///
+    /// The order makes an interrupted call safe to run again. Once the latest copy is
+    /// deleted, every read sees the item gone (`db.get`, queries, scans,
+    /// [`latest`](Self::latest)); a call interrupted after that (the process killed, a
+    /// transaction failing) leaves only revisions without a latest copy, which
+    /// [`revisions`](Self::revisions) still lists and which nothing else reads. Running
+    /// `delete_all` again on the key finishes the job: it finds no latest copy and
+    /// deletes the revisions left. Until then a [`create`](Self::create) under the key
+    /// fails if revision 1 is among them (it must write revision 1 where none exists).
+    /// Never does an interruption leave a latest copy whose history is partly deleted.
+    ///
+    /// Only the revisions read before the latest copy was deleted are deleted: an item
+    /// created again under the key meanwhile keeps its own.
     pub async fn delete_all(&self, key: impl Into<Key<E>>) -> Result<Removed, Error> {
         let key = key.into();
         let version_attr = Self::version_attribute()?;
         let deadline = Deadline::after(self.policy.deadline);
-        let mut removed = Removed::default();
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -434,47 +454,58 @@ impl<E: Versioned> History<E> {
                 .map(|r| r.revision)
                 .collect();
             revisions.sort_unstable();
-            self.delete_revisions(&key, &revisions).await?;
-            removed.revisions.extend(revisions);
-            let Some(latest) = latest else {
-                removed.revisions.sort_unstable();
-                return Ok(removed);
-            };
-            // The latest copy, if still at the version read: nothing was added meanwhile.
-            let node = and(
-                version_is(version_attr, latest.version()),
-                Some(is_entity::<E>()),
-            );
-            let raw = key.raw()?;
-            let prepared = PreparedWrite {
-                needs_item: true,
-                expected_version: Some((version_attr, latest.version())),
-                ..PreparedWrite::guarded::<E>(
-                    (key.to_string(), raw.to_item(&<E::Table as Table>::SCHEMA)),
-                    Placeholders::default(),
-                    &node,
-                )?
-            };
-            match self
-                .db
-                .transact_write()
-                .retry(self.policy)
-                .prepared_delete(prepared)
-                .send()
-                .await
-            {
-                Ok(()) => {
-                    removed.latest = true;
-                    removed.revisions.sort_unstable();
-                    return Ok(removed);
+            if let Some(latest) = &latest {
+                // The latest copy, if still at the version read: no revision was added
+                // since the history was read.
+                match self
+                    .delete_latest(&key, version_attr, latest.version())
+                    .await
+                {
+                    Ok(()) => {}
+                    Err(Error::TransactionCanceled { operations })
+                        if operations.iter().all(|o| {
+                            o.reason == crate::error::CancelReason::ConditionalCheckFailed
+                        }) && deadline.backoff(&self.policy, attempt).await =>
+                    {
+                        continue;
+                    }
+                    Err(e) => return Err(e),
                 }
-                Err(Error::TransactionCanceled { operations })
-                    if operations.iter().all(|o| {
-                        o.reason == crate::error::CancelReason::ConditionalCheckFailed
-                    }) && deadline.backoff(&self.policy, attempt).await => {}
-                Err(e) => return Err(e),
             }
+            // The item is gone for every read; what is left is history only.
+            self.delete_revisions(&key, &revisions).await?;
+            return Ok(Removed {
+                revisions,
+                kept: Vec::new(),
+                latest: latest.is_some(),
+            });
         }
+    }
+
+    /// Deletes the latest copy under `key` if it is this entity's at `version`.
+    async fn delete_latest(
+        &self,
+        key: &Key<E>,
+        version_attr: &'static str,
+        version: u64,
+    ) -> Result<(), Error> {
+        let node = and(version_is(version_attr, version), Some(is_entity::<E>()));
+        let raw = key.raw()?;
+        let prepared = PreparedWrite {
+            needs_item: true,
+            expected_version: Some((version_attr, version)),
+            ..PreparedWrite::guarded::<E>(
+                (key.to_string(), raw.to_item(&<E::Table as Table>::SCHEMA)),
+                Placeholders::default(),
+                &node,
+            )?
+        };
+        self.db
+            .transact_write()
+            .retry(self.policy)
+            .prepared_delete(prepared)
+            .send()
+            .await
     }
 }
 

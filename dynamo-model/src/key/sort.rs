@@ -205,6 +205,20 @@ pub enum SortKeyOp {
     Between(String, String),
 }
 
+impl SortKeyOp {
+    /// Whether no stored item can satisfy the condition: [`SortKeyOp::Nothing`], or
+    /// `= ""`, the complete empty sort key (template `""`, or a field encoded empty),
+    /// which DynamoDB never stores. An entity with history moves `= ""` into its latest
+    /// copy's slot (`v0` under AWS's layout) before the query is planned.
+    pub(crate) fn matches_nothing(&self) -> bool {
+        match self {
+            SortKeyOp::Nothing => true,
+            SortKeyOp::Eq(value) => value.is_empty(),
+            _ => false,
+        }
+    }
+}
+
 /// A sort-key condition as sent (`op`) plus what DynamoDB cannot express in the same
 /// request: a strict bound (the one key value to leave out) and, in the degenerate case
 /// where no upper bound exists, the prefix every key must keep. A key condition takes one
@@ -241,7 +255,7 @@ impl SortKeyRange {
     /// Whether a sort key read under `op` satisfies the rest of the condition.
     #[doc(hidden)]
     pub fn admits(&self, sort_key: &str) -> bool {
-        self.op != SortKeyOp::Nothing
+        !self.op.matches_nothing()
             && self.exclude.as_deref() != Some(sort_key)
             && self
                 .prefix
@@ -526,9 +540,10 @@ impl<E, K> SortKeyPrefix<E, K> {
         let complete = self.complete;
         SortKeyCondition::new(self.rendered.map(|s| {
             SortKeyRange::op(match (complete, s.is_empty()) {
-                // An empty sort key cannot be stored, so no item has it.
-                (true, true) => SortKeyOp::Nothing,
-                (true, false) => SortKeyOp::Eq(s),
+                // An empty sort key cannot be stored, so no item has it (a query sends
+                // nothing); but an entity with history stores it in its latest copy's
+                // slot (`v0` under AWS's layout), which the query moves it to.
+                (true, _) => SortKeyOp::Eq(s),
                 (false, _) => begins_with(s),
             })
         }))

@@ -4,8 +4,9 @@ use super::{BoxFuture, Progress};
 use crate::cursor::{Cursor, Fingerprint};
 use crate::{Error, ValidationReason};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
 
 /// A saved position of a migration: where each segment stands and the counts so far.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,6 +88,27 @@ impl CheckpointStore for MemoryCheckpoints {
 
 /// Checkpoints in files, one per migration (`<dir>/<name>.checkpoint`), each replaced
 /// atomically (written to a temporary file, then renamed over it).
+///
+/// # Temporaries left by a crash
+///
+/// A save writes `<name>.checkpoint.<pid>-<n>.tmp` (`pid`: the saving process's id),
+/// syncs it and renames it over the checkpoint. A process that dies between the two
+/// leaves its temporary behind; every later [`load`](CheckpointStore::load) and
+/// [`save`](CheckpointStore::save) of the same checkpoint removes such leftovers, and
+/// only them, since another process may be saving the same checkpoint at that moment
+/// (two runs of one migration, or a run on another machine sharing the directory):
+/// - a temporary of this process is never removed by another save (it is one in
+///   flight; a save that fails removes its own);
+/// - a temporary of a process that is not running on this machine (told by `/proc`
+///   where there is one) is removed once it is 30 seconds old: a save takes
+///   milliseconds, and the grace spares a process of another machine, whose id means
+///   nothing here, between its write and its rename;
+/// - any other temporary is removed once it is an hour old: no save lasts that long,
+///   and a process id can be reused by an unrelated process (without `/proc` this is
+///   the only rule).
+///
+/// Files of other checkpoints and other names are never touched. Removal is best
+/// effort: a leftover that cannot be removed stays, and the save or load goes on.
 #[derive(Debug, Clone)]
 pub struct FileCheckpoints {
     dir: PathBuf,
@@ -98,7 +120,7 @@ impl FileCheckpoints {
         FileCheckpoints { dir: dir.into() }
     }
 
-    fn path(&self, migration: &str) -> PathBuf {
+    pub(super) fn path(&self, migration: &str) -> PathBuf {
         // A name is any text: keep the file name to safe characters, and short (file
         // systems allow 255 bytes); the digest of the whole name tells names apart.
         let file: String = migration
@@ -121,6 +143,66 @@ impl FileCheckpoints {
     }
 }
 
+/// How old a temporary of a process that is not running here must be to be removed.
+const DEAD_SAVE_GRACE: Duration = Duration::from_secs(30);
+
+/// How old any other temporary of another process must be to be removed.
+const STALE_AFTER: Duration = Duration::from_secs(60 * 60);
+
+/// Removes the temporaries that saves of the checkpoint at `path` left behind (see
+/// [`FileCheckpoints`]'s rules). Best effort: errors are ignored.
+fn remove_stale_temporaries(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let own = std::process::id();
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(pid) = file.to_str().and_then(|file| temporary_pid(file, name)) else {
+            continue;
+        };
+        if pid == own {
+            continue;
+        }
+        let age = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .map(|modified| now.duration_since(modified).unwrap_or_default());
+        if let Ok(age) = age
+            && (age >= STALE_AFTER
+                || (age >= DEAD_SAVE_GRACE && process_running(pid) == Some(false)))
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The process id in the name of a temporary of checkpoint file `checkpoint`
+/// (`<checkpoint>.<pid>-<n>.tmp`), or `None` when `file` is not one.
+fn temporary_pid(file: &str, checkpoint: &str) -> Option<u32> {
+    let rest = file
+        .strip_prefix(checkpoint)?
+        .strip_prefix('.')?
+        .strip_suffix(".tmp")?;
+    let (pid, save) = rest.split_once('-')?;
+    save.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+/// Whether process `pid` runs on this machine, or `None` where that cannot be told
+/// (no `/proc`).
+fn process_running(pid: u32) -> Option<bool> {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return None;
+    }
+    Some(proc.join(pid.to_string()).exists())
+}
+
 fn io_error(path: &std::path::Path, e: std::io::Error) -> Error {
     Error::Io {
         context: format!("migration checkpoint {}", path.display()),
@@ -132,6 +214,7 @@ impl CheckpointStore for FileCheckpoints {
     fn load<'a>(&'a self, migration: &'a str) -> BoxFuture<'a, Result<Option<Checkpoint>, Error>> {
         Box::pin(async move {
             let path = self.path(migration);
+            remove_stale_temporaries(&path);
             match std::fs::read_to_string(&path) {
                 Ok(text) => Checkpoint::from_text(&text).map(Some).ok_or_else(|| {
                     Error::invalid_request(
@@ -175,7 +258,9 @@ impl CheckpointStore for FileCheckpoints {
             std::fs::rename(&temporary, &path).map_err(|e| {
                 let _ = std::fs::remove_file(&temporary);
                 io_error(&path, e)
-            })
+            })?;
+            remove_stale_temporaries(&path);
+            Ok(())
         })
     }
 }

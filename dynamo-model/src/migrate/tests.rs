@@ -142,3 +142,74 @@ async fn file_checkpoints_replace_and_read_back() {
     assert_eq!(store.load("users/by-email").await.unwrap(), None);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A save that died between writing its temporary and renaming it leaves the temporary;
+/// a later load or save removes it, and only what is stale: never a save in flight.
+#[tokio::test]
+async fn file_checkpoints_remove_the_temporaries_of_dead_saves() {
+    use std::io::Write;
+    use std::time::{Duration, SystemTime};
+    let dir = std::env::temp_dir().join(format!("dm-migrate-stale-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = FileCheckpoints::new(&dir);
+    let checkpoint = Checkpoint {
+        positions: Cursor::from("xyz"),
+        progress: Progress::default(),
+    };
+    store.save("users", &checkpoint).await.unwrap();
+    let path = store.path("users");
+    let temporary = |checkpoint: &std::path::Path, pid: u32, save: u32| {
+        checkpoint.with_extension(format!("checkpoint.{pid}-{save}.tmp"))
+    };
+    let leave = |file: &std::path::Path, age: Duration| {
+        let mut f = std::fs::File::create(file).unwrap();
+        f.write_all(b"v1 half a checkpo").unwrap();
+        f.set_modified(SystemTime::now() - age).unwrap();
+    };
+    // No process has this id (Linux's largest is 4,194,304); pid 1 always runs.
+    let (dead, live, own) = (4_000_000_000, 1, std::process::id());
+    let minute = Duration::from_secs(60);
+    let dead_old = temporary(&path, dead, 0);
+    let dead_new = temporary(&path, dead, 1);
+    let live_recent = temporary(&path, live, 0);
+    let live_ancient = temporary(&path, live, 1);
+    let own_ancient = temporary(&path, own, 999);
+    let other_checkpoint = temporary(&store.path("orders"), dead, 0);
+    let not_a_temporary = dir.join(format!(
+        "{}.notes.tmp",
+        path.file_name().unwrap().to_string_lossy()
+    ));
+    leave(&dead_old, minute);
+    leave(&dead_new, Duration::from_secs(1));
+    leave(&live_recent, 2 * minute);
+    leave(&live_ancient, 120 * minute);
+    leave(&own_ancient, 120 * minute);
+    leave(&other_checkpoint, 120 * minute);
+    leave(&not_a_temporary, 120 * minute);
+
+    assert_eq!(store.load("users").await.unwrap(), Some(checkpoint.clone()));
+    // A dead save's temporary, once past the grace (`/proc` tells dead processes).
+    assert_eq!(dead_old.exists(), !cfg!(target_os = "linux"));
+    // Any other process's temporary, once an hour old.
+    assert!(!live_ancient.exists());
+    // Kept: a dead process's recent temporary (maybe another machine's save in flight),
+    // a running process's recent one, this process's own, another checkpoint's, and a
+    // file that is no temporary.
+    for kept in [
+        &dead_new,
+        &live_recent,
+        &own_ancient,
+        &other_checkpoint,
+        &not_a_temporary,
+    ] {
+        assert!(kept.exists(), "{}", kept.display());
+    }
+
+    // A save removes them too.
+    leave(&live_ancient, 120 * minute);
+    store.save("users", &checkpoint).await.unwrap();
+    assert!(!live_ancient.exists());
+    assert!(live_recent.exists() && own_ancient.exists());
+    assert_eq!(store.load("users").await.unwrap(), Some(checkpoint));
+    let _ = std::fs::remove_dir_all(&dir);
+}

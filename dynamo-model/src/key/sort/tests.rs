@@ -188,9 +188,11 @@ fn empty_values_mean_everything_or_nothing() {
             bare().__between(string(""), string("b"), false),
             SortKeyOp::Le("b".into()),
         ),
+        // The complete empty key matches no stored item (`matches_nothing`), but names a
+        // history's latest copy (`v0`), where a query of such an entity moves it.
         (
             bare().__push(string(""), "", true).condition(),
-            SortKeyOp::Nothing,
+            SortKeyOp::Eq(String::new()),
         ),
         // Followed by more components: `""` is a value like any other (keys `#...`).
         (
@@ -217,4 +219,6 @@ fn empty_values_mean_everything_or_nothing() {
     for (i, (condition, expected)) in cases.into_iter().enumerate() {
         assert_eq!(op(condition), expected, "case {i}");
     }
+    assert!(SortKeyOp::Eq(String::new()).matches_nothing());
+    assert!(!SortKeyOp::Eq("v0".into()).matches_nothing());
 }

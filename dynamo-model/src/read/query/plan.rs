@@ -148,6 +148,14 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             )?;
         }
         let sk = self.sk.as_ref().map_err(key_error)?;
+        // The empty sort key of a complete template (`sk = ""`, or one field encoded
+        // empty) names no item: DynamoDB refuses an empty key value. An entity with
+        // history moved it into its latest copy's slot (`v0`) before this.
+        let no_item = SortCondition::Rendered(SortKeyRange::op(SortKeyOp::Nothing));
+        let sk = match sk {
+            SortCondition::Rendered(r) if r.op.matches_nothing() => &no_item,
+            other => other,
+        };
         if self.consistent && matches!(self.index, Some(i) if i.kind == IndexKind::Global) {
             return Err(Error::invalid(
                 T::NAME,

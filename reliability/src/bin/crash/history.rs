@@ -1,6 +1,7 @@
-//! The history protocol: create, add, revise, restore, revise, prune. Its states: 0 (no
-//! item), `k` in 1..=5 (revisions 1 to `k`, the latest copy at `k`), 6 (revisions 1 to 3
-//! pruned, 4 and 5 kept).
+//! The history protocol: create, add, revise, restore, revise, prune, delete all. Its
+//! states: 0 (no item), `k` in 1..=5 (revisions 1 to `k`, the latest copy at `k`), 6
+//! (revisions 1 to 3 pruned, 4 and 5 kept), 7 (deleted: no latest copy, and no revision
+//! or, when the deletion was interrupted, revisions 4 and 5 left for it to finish).
 
 use dynamo_model::Db;
 use dynamo_model::history::Keep;
@@ -16,7 +17,11 @@ pub const STEPS: &[&str] = &[
     "restore revision 1",
     "revise to r5",
     "prune to the newest 2",
+    "delete all",
 ];
+
+/// The state once the item is deleted.
+const DELETED: usize = 7;
 
 const ID: &str = "d";
 
@@ -47,6 +52,8 @@ pub async fn run(db: &Db<Rig>, step: &mut dyn FnMut(usize)) -> Res<()> {
         .await?;
     step(5);
     history.prune(Doc::key(ID), Keep::Newest(2)).await?;
+    step(6);
+    history.delete_all(Doc::key(ID)).await?;
     Ok(())
 }
 
@@ -71,8 +78,12 @@ async fn read(db: &Db<Rig>) -> Res<(Vec<(u64, String)>, Option<Doc>)> {
 /// revision with the wrong body, or a latest copy that is not the highest revision.
 fn state_of(revisions: &[(u64, String)], latest: Option<&Doc>) -> Result<usize, String> {
     let Some(latest) = latest else {
+        // `delete_all` deletes the latest copy first: revisions without it are what an
+        // interrupted deletion leaves (of the pruned history, 4 and 5).
+        let pruned = [(4, BODIES[3].to_owned()), (5, BODIES[4].to_owned())];
         return match revisions {
             [] => Ok(0),
+            left if left == pruned => Ok(DELETED),
             _ => Err(format!("revisions {revisions:?} without a latest copy")),
         };
     };
@@ -104,7 +115,11 @@ pub async fn check(db: &Db<Rig>, last: Option<usize>) -> Res<String> {
         Some(i) => i..=(i + 1).min(STEPS.len()),
     };
     let (revisions, latest) = read(db).await?;
-    let state = state_of(&revisions, latest.as_ref())?;
+    let mut state = state_of(&revisions, latest.as_ref())?;
+    // No item before the create, or after the deletion.
+    if state == 0 && last.is_some_and(|i| i + 1 >= DELETED) {
+        state = DELETED;
+    }
     if !allowed.contains(&state) {
         return Err(format!("state {state}, {allowed:?} expected").into());
     }
@@ -112,6 +127,24 @@ pub async fn check(db: &Db<Rig>, last: Option<usize>) -> Res<String> {
         return Ok("no item".into());
     }
     let history = db.history::<Doc>();
+    if state == DELETED {
+        // The deletion run again finishes an interrupted one; the key is then free.
+        let interrupted = !revisions.is_empty();
+        history.delete_all(Doc::key(ID)).await?;
+        let (revisions, latest) = read(db).await?;
+        if !revisions.is_empty() || latest.is_some() {
+            return Err(format!("after delete_all again, {revisions:?} and {latest:?}").into());
+        }
+        let created = history.create(&doc("again", 0)).await?;
+        if created != 1 {
+            return Err(format!("created again at revision {created}").into());
+        }
+        return Ok(if interrupted {
+            "deleted, revisions left".into()
+        } else {
+            "deleted".into()
+        });
+    }
     history.prune(Doc::key(ID), Keep::Newest(2)).await?;
     let next = history
         .revise(Doc::key(ID), |d| d.body = "after".into())

@@ -64,7 +64,7 @@ impl Protocol {
                 "after the caller resends the batch, exactly the put rows hold their payloads and the deleted rows are gone: nothing lost, nothing extra"
             }
             Protocol::History => {
-                "the history is the one before or after the interrupted step: no gap, no duplicate, every revision's body the one written, the latest copy the highest revision; after the prune is run again and a revision added, exactly the newest three remain"
+                "the history is the one before or after the interrupted step: no gap, no duplicate, every revision's body the one written, the latest copy the highest revision, never a latest copy without its history (an interrupted delete_all leaves revisions only); after the prune is run again and a revision added, exactly the newest three remain; after delete_all is run again, nothing remains and the item can be created again"
             }
             Protocol::Migration => {
                 "the checkpoint file is whole or absent, no counter changed twice, no add of the concurrent writer lost; run again beside the writer, the migration resumes from it and every counter is changed exactly once, with every add"
