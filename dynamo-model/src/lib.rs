@@ -152,7 +152,7 @@ pub use key::sharded::ShardedPartition;
 #[doc(hidden)]
 pub use key::sort::SortKeyRange;
 pub use key::sort::{
-    AttributeCondition, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
+    AttributeCondition, InIndex, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
 };
 pub use keytext::{KeyPart, RawKey};
 #[doc(hidden)]

@@ -31,6 +31,8 @@ mod history_reads;
 mod history_shared_partition;
 mod index;
 mod index_key_fields;
+mod index_projection;
+mod index_scan;
 mod insight;
 mod insight_attack;
 mod isolation;
