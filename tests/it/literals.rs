@@ -35,7 +35,7 @@ fn cart(line: u16, item_count: u32) -> Cart {
         level: 250,
         weight: 2.5,
         balance: -3,
-        discount: (line % 2 == 0).then_some(5),
+        discount: line.is_multiple_of(2).then_some(5),
     }
 }
 
