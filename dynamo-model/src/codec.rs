@@ -768,6 +768,8 @@ pub(crate) fn number_value(n: &str) -> Option<(bool, String, i64)> {
 
 #[cfg(any(feature = "time", feature = "chrono", feature = "uuid"))]
 mod dates;
+mod operand;
+pub use operand::Operand;
 
 #[cfg(test)]
 mod tests;

@@ -137,7 +137,7 @@ pub mod transact;
 pub use batch::Progress;
 pub use batch::{BatchGetOutput, BatchWriteOutput, LoadProgress, WriteOp};
 pub use chunk::Chunked;
-pub use codec::{AttrValue, Binary, Epoch, MapAttribute, Serde, TtlValue, VersionValue};
+pub use codec::{AttrValue, Binary, Epoch, MapAttribute, Operand, Serde, TtlValue, VersionValue};
 pub use collection::{Collection, Target};
 pub use cursor::Cursor;
 pub use db::Db;
@@ -152,7 +152,7 @@ pub use key::sharded::ShardedPartition;
 #[doc(hidden)]
 pub use key::sort::SortKeyRange;
 pub use key::sort::{
-    AttributeCondition, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
+    AttributeCondition, InIndex, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
 };
 pub use keytext::{KeyPart, RawKey};
 #[doc(hidden)]
@@ -362,7 +362,10 @@ pub use dynamo_model_derive::Table;
 ///   `Order::sk().placed_at().eq(5).order_id().lt("o-9")`,
 ///   `Order::sk().placed_at().between(a, b)`;
 /// - `Type::fields()`: a `{Type}Fields` with a typed [`Path`] per field for conditions and
-///   updates.
+///   updates, whose values are what [`Operand`] accepts (an integer literal takes the
+///   field's type);
+/// - `impl InIndex<{Table}{Index}>` for each index the entity has a template for, so the
+///   index can be scanned ([`Scan::index`](read::Scan::index)).
 pub use dynamo_model_derive::Entity;
 
 /// `#[derive(Attribute)]`: stores your own struct or enum as one attribute value

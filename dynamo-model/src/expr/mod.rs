@@ -17,7 +17,8 @@ pub use compressed::{CompressedComparison, CompressedPath};
 pub(crate) use placeholders::Placeholders;
 pub(crate) use update::UpdateClauses;
 
-use crate::codec::{AttrValue, EncodeError};
+use crate::codec::{AttrValue, EncodeError, Operand};
+use crate::keytext::format::{Formatted, FormattedOption, KeyFormat};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::marker::PhantomData;
 
@@ -290,11 +291,11 @@ macro_rules! compare_methods {
 macro_rules! conditions {
     ($ty:ident) => {
         impl<E, V: AttrValue, M> $ty<E, V, M> {
-            fn compare(self, op: CompareOp, value: impl Into<V>) -> Condition<E> {
+            fn compare(self, op: CompareOp, value: impl Operand<V>) -> Condition<E> {
                 let path = self.attr_path();
                 // An absent value (`None`, an empty set) is not stored at all, so equality
                 // with it means the attribute does not exist.
-                let value = match value.into().to_attr_opt() {
+                let value = match value.into_operand().to_attr_opt() {
                     Ok(Some(v)) => Ok(v),
                     Ok(None) if op == CompareOp::Eq => {
                         return Condition::new(Node::Function {
@@ -322,14 +323,14 @@ macro_rules! conditions {
                 Condition::new(Node::Compare { path, op, value })
             }
 
-            compare_methods!("path", value: impl Into<V>;
+            compare_methods!("path", value: impl Operand<V>;
                 eq Eq "=", ne Ne "<>", lt Lt "<", le Le "<=", gt Gt ">", ge Ge ">=");
             /// `path BETWEEN low AND high` (inclusive).
-            pub fn between(self, low: impl Into<V>, high: impl Into<V>) -> Condition<E> {
+            pub fn between(self, low: impl Operand<V>, high: impl Operand<V>) -> Condition<E> {
                 Condition::new(Node::Between {
                     path: self.attr_path(),
-                    low: encode(&self.attr_path(), &low.into()),
-                    high: encode(&self.attr_path(), &high.into()),
+                    low: encode(&self.attr_path(), &low.into_operand()),
+                    high: encode(&self.attr_path(), &high.into_operand()),
                 })
             }
             /// `attribute_exists(path)`
@@ -350,13 +351,13 @@ macro_rules! conditions {
             pub fn is_in<I>(self, values: I) -> Condition<E>
             where
                 I: IntoIterator,
-                I::Item: Into<V>,
+                I::Item: Operand<V>,
             {
                 Condition::new(Node::In {
                     path: self.attr_path(),
                     values: values
                         .into_iter()
-                        .map(|v| encode(&self.attr_path(), &v.into()))
+                        .map(|v| encode(&self.attr_path(), &v.into_operand()))
                         .collect(),
                 })
             }
@@ -398,12 +399,38 @@ macro_rules! conditions {
             }
         }
 
+        impl<E, F: KeyFormat<String>, M> $ty<E, Formatted<String, F>, M> {
+            /// `begins_with(path, prefix)`: a formatted string keeps its operators.
+            pub fn begins_with(self, prefix: impl Into<String>) -> Condition<E> {
+                let value = encode(&self.attr_path(), &Formatted::<String, F>::new(prefix.into()));
+                Condition::new(Node::BeginsWith { path: self.attr_path(), value })
+            }
+            /// `contains(path, substring)`
+            pub fn contains(self, substring: impl Into<String>) -> Condition<E> {
+                let value = encode(&self.attr_path(), &Formatted::<String, F>::new(substring.into()));
+                Condition::new(Node::Contains { path: self.attr_path(), value })
+            }
+        }
+
+        impl<E, F: KeyFormat<String>, M> $ty<E, FormattedOption<String, F>, M> {
+            /// `begins_with(path, prefix)`: a formatted string keeps its operators.
+            pub fn begins_with(self, prefix: impl Into<String>) -> Condition<E> {
+                let value = encode(&self.attr_path(), &Formatted::<String, F>::new(prefix.into()));
+                Condition::new(Node::BeginsWith { path: self.attr_path(), value })
+            }
+            /// `contains(path, substring)`
+            pub fn contains(self, substring: impl Into<String>) -> Condition<E> {
+                let value = encode(&self.attr_path(), &Formatted::<String, F>::new(substring.into()));
+                Condition::new(Node::Contains { path: self.attr_path(), value })
+            }
+        }
+
         impl<E, T: AttrValue, M> $ty<E, Vec<T>, M> {
             /// `contains(path, element)`: the list holds this element.
-            pub fn contains(self, element: impl Into<T>) -> Condition<E> {
+            pub fn contains(self, element: impl Operand<T>) -> Condition<E> {
                 Condition::new(Node::Contains {
                     path: self.attr_path(),
-                    value: encode(&self.attr_path(), &element.into()),
+                    value: encode(&self.attr_path(), &element.into_operand()),
                 })
             }
         }

@@ -3,7 +3,7 @@ use super::{
     PreparedWrite, VersionCheck, and, condition_failed, is_entity, item_exists, user_condition,
     version_guard, version_is,
 };
-use crate::codec::AttrValue;
+use crate::codec::{AttrValue, Operand};
 use crate::expr::{AttrPath, Placeholders, SettablePath, UpdatablePath, ValueError};
 use crate::request::{Customize, customizable, input};
 use crate::{Condition, Db, Entity, Error, Item, Key};
@@ -193,16 +193,17 @@ impl<E: Entity> Update<E> {
 
     /// `SET path = value`. Setting `None` (or an empty set) removes the attribute. A
     /// compressed field's value is compressed exactly as a put stores it.
-    pub fn set<V>(mut self, path: impl SettablePath<E, V>, value: impl Into<V>) -> Self {
+    pub fn set<V>(mut self, path: impl SettablePath<E, V>, value: impl Operand<V>) -> Self {
         let name = path.attribute();
-        self.actions.push(match path.__encode(&value.into()) {
-            Ok(Some(av)) => Action::Set(name, Ok(av)),
-            Ok(None) => Action::Remove(name),
-            Err(source) => {
-                let path = name.to_string();
-                Action::Set(name, Err(ValueError { path, source }))
-            }
-        });
+        self.actions
+            .push(match path.__encode(&value.into_operand()) {
+                Ok(Some(av)) => Action::Set(name, Ok(av)),
+                Ok(None) => Action::Remove(name),
+                Err(source) => {
+                    let path = name.to_string();
+                    Action::Set(name, Err(ValueError { path, source }))
+                }
+            });
         self
     }
 
@@ -252,9 +253,9 @@ impl<E: Entity> Update<E> {
     pub fn set_if_absent<V: AttrValue>(
         self,
         path: impl UpdatablePath<E, V>,
-        value: impl Into<V>,
+        value: impl Operand<V>,
     ) -> Self {
-        self.push_value(path.attribute(), &value.into(), |p, v| {
+        self.push_value(path.attribute(), &value.into_operand(), |p, v| {
             Action::SetFn(p, SetFn::IfNotExists, v)
         })
     }

@@ -16,6 +16,8 @@ use super::sort::{
     AttributeCondition, AttributeOp, AttributePrefix, KeySpace, SortKeyCondition, SortKeyPrefix,
 };
 use super::{KeyArg, KeyPart};
+use crate::codec::Operand;
+use crate::keytext::format::{Formatted, KeyFormat};
 use crate::{AttrValue, Entity};
 use std::marker::PhantomData;
 
@@ -231,53 +233,53 @@ impl<T: AttrValue, Next: AttributeChain> AttributeField<T, Next> {
         self,
         operator: &'static str,
         make: fn(aws_sdk_dynamodb::types::AttributeValue) -> AttributeOp,
-        value: impl Into<T>,
+        value: T,
     ) -> AttributeCondition<Next::Entity, Next::Space> {
         let attribute = self.attribute;
         self.prefix.__compare(attribute, move || {
             Self::unordered(operator)?;
-            super::sort::attribute_op(make, super::sort::attribute_value(attribute, value.into()))
+            super::sort::attribute_op(make, super::sort::attribute_value(attribute, value))
         })
     }
 
     /// Fixes the attribute (equality).
     #[allow(clippy::should_implement_trait)]
-    pub fn eq(self, value: impl Into<T>) -> Next {
-        let value = super::sort::attribute_value(self.attribute, value.into());
+    pub fn eq(self, value: impl Operand<T>) -> Next {
+        let value = super::sort::attribute_value(self.attribute, value.into_operand());
         Next::__from_prefix(self.prefix.__push(value))
     }
 
     /// Items whose attribute is `<` the value (the attributes before it fixed).
-    pub fn lt(self, value: impl Into<T>) -> AttributeCondition<Next::Entity, Next::Space> {
-        self.compare("lt", AttributeOp::Lt, value)
+    pub fn lt(self, value: impl Operand<T>) -> AttributeCondition<Next::Entity, Next::Space> {
+        self.compare("lt", AttributeOp::Lt, value.into_operand())
     }
 
     /// Items whose attribute is `<=` the value (the attributes before it fixed).
-    pub fn le(self, value: impl Into<T>) -> AttributeCondition<Next::Entity, Next::Space> {
-        self.compare("le", AttributeOp::Le, value)
+    pub fn le(self, value: impl Operand<T>) -> AttributeCondition<Next::Entity, Next::Space> {
+        self.compare("le", AttributeOp::Le, value.into_operand())
     }
 
     /// Items whose attribute is `>` the value (the attributes before it fixed).
-    pub fn gt(self, value: impl Into<T>) -> AttributeCondition<Next::Entity, Next::Space> {
-        self.compare("gt", AttributeOp::Gt, value)
+    pub fn gt(self, value: impl Operand<T>) -> AttributeCondition<Next::Entity, Next::Space> {
+        self.compare("gt", AttributeOp::Gt, value.into_operand())
     }
 
     /// Items whose attribute is `>=` the value (the attributes before it fixed).
-    pub fn ge(self, value: impl Into<T>) -> AttributeCondition<Next::Entity, Next::Space> {
-        self.compare("ge", AttributeOp::Ge, value)
+    pub fn ge(self, value: impl Operand<T>) -> AttributeCondition<Next::Entity, Next::Space> {
+        self.compare("ge", AttributeOp::Ge, value.into_operand())
     }
 
     /// Items whose attribute is in `[low, high]` (inclusive).
     pub fn between(
         self,
-        low: impl Into<T>,
-        high: impl Into<T>,
+        low: impl Operand<T>,
+        high: impl Operand<T>,
     ) -> AttributeCondition<Next::Entity, Next::Space> {
         let attribute = self.attribute;
         self.prefix.__compare(attribute, move || {
             Self::unordered("between")?;
-            let low = super::sort::attribute_value::<T>(attribute, low.into())?.1;
-            let high = super::sort::attribute_value::<T>(attribute, high.into())?.1;
+            let low = super::sort::attribute_value::<T>(attribute, low.into_operand())?.1;
+            let high = super::sort::attribute_value::<T>(attribute, high.into_operand())?.1;
             Ok(AttributeOp::Between(low, high))
         })
     }
@@ -289,6 +291,19 @@ impl<Next: AttributeChain> AttributeField<String, Next> {
         self,
         value: impl Into<String>,
     ) -> AttributeCondition<Next::Entity, Next::Space> {
+        self.compare("begins_with", AttributeOp::BeginsWith, value.into())
+    }
+}
+
+/// A formatted string keeps the operators of a string.
+impl<F: KeyFormat<String>, Next: AttributeChain> AttributeField<Formatted<String, F>, Next> {
+    /// Items whose (string) attribute begins with the value (e.g. a date's leading
+    /// `2026-11` inside a verbatim attribute).
+    pub fn begins_with(
+        self,
+        value: impl Into<String>,
+    ) -> AttributeCondition<Next::Entity, Next::Space> {
+        let value = Formatted::new(value.into());
         self.compare("begins_with", AttributeOp::BeginsWith, value)
     }
 }

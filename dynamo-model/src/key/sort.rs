@@ -99,6 +99,32 @@ pub trait DeclaresIndex<Name>: Table {
     const POSITION: usize;
 }
 
+/// Entity `Self` has a template for index `K`: its items carry that index's keys (when the
+/// template's fields are present), so the index can be read for them, e.g. scanned with
+/// [`Scan::index`](dynamo_model::read::Scan::index). `#[derive(Entity)]` implements it for
+/// every `index(..)` of the entity; an index the entity is not in cannot be named.
+///
+/// ```
+/// # use dynamo_model::{Entity, InIndex, Table};
+/// # use serde::{Deserialize, Serialize};
+/// #[derive(Table)]
+/// #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+/// struct App;
+///
+/// #[derive(Entity, Serialize, Deserialize)]
+/// #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE", index(GSI1, pk = "EMAIL#{email}", sk = "USER"))]
+/// struct User { id: String, email: Option<String> }
+///
+/// fn in_index<E: InIndex<K>, K: dynamo_model::KeySpace>() {}
+/// in_index::<User, AppGsi1>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "entity `{Self}` has no template for index `{K}`",
+    label = "not in this index",
+    note = "declare the index on the entity (`index(NAME, pk = .., sk = ..)`) to read it for this entity"
+)]
+pub trait InIndex<K: KeySpace>: Entity {}
+
 /// The table's primary key.
 #[derive(Debug, Clone, Copy)]
 pub enum Primary {}

@@ -202,7 +202,9 @@ macro_rules! value_traits {
 
 /// A value of type `T` rendered in keys with format `F` (see the [module](self) docs):
 /// what a `#[dynamo(key_format = "..")]` field's key arguments, sort-key conditions and
-/// decoding use. Arguments take the plain `T` (or `&T`); this wrapper is rarely written
+/// decoding use. Arguments take the plain `T` (or `&T`, or `&str` for a `String`) in keys,
+/// key conditions, conditions, filters and updates ([`Operand`](crate::Operand)), and a
+/// formatted `String` keeps `begins_with` and `contains`; this wrapper is rarely written
 /// by hand.
 pub struct Formatted<T, F> {
     value: T,
@@ -369,12 +371,6 @@ impl<F: KeyFormat<String>> KeyArg<Formatted<String, F>> for &str {
     }
 }
 
-impl<T, F> From<T> for Formatted<T, F> {
-    fn from(value: T) -> Self {
-        Formatted::new(value)
-    }
-}
-
 /// The field's plain attribute in the format's [`AttributeForm`]: what a formatted
 /// field's attribute, conditions and updates on it, and a multi-attribute index key of it
 /// hold.
@@ -504,12 +500,6 @@ impl<T, F> FormattedOption<T, F> {
     /// The value.
     pub fn into_inner(self) -> Option<T> {
         self.value
-    }
-}
-
-impl<T, F> From<Option<T>> for FormattedOption<T, F> {
-    fn from(value: Option<T>) -> Self {
-        FormattedOption::new(value)
     }
 }
 
@@ -796,5 +786,6 @@ pub struct EpochMillis;
 #[allow(private_interfaces)]
 mod timestamps;
 
+mod operand;
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,7 @@
 mod key_condition;
 mod merge;
 pub(crate) mod pager;
+pub(crate) mod projection;
 mod query;
 mod scan;
 mod scatter;

@@ -157,16 +157,6 @@ pub struct Query<T: Target, K: KeySpace = Primary> {
     pub(crate) by_slot: Option<&'static crate::schema::history::HistoryLayout>,
 }
 
-/// The key attributes of the queried table or index.
-pub(super) struct KeyNames {
-    pk: Vec<&'static str>,
-    /// The sort key's attributes, in key order (several for a multi-attribute key): the
-    /// order of a partition's items.
-    pub(super) sk: Vec<&'static str>,
-    /// Every attribute of `LastEvaluatedKey` (table key plus index key).
-    cursor: Vec<&'static str>,
-}
-
 /// One rendered request, reused for every page.
 pub(super) struct Prepared {
     /// What every page sends (moved into the page source).

@@ -1,5 +1,5 @@
-//! `Scan`: every item of an entity or collection, in parallel segments, optionally paced
-//! to a read-capacity budget.
+//! `Scan`: every item of an entity or collection, of the table or of one of the entity's
+//! indexes, in parallel segments, optionally paced to a read-capacity budget.
 //!
 //! Scans read the whole table and cost capacity for every item read, filtered or not:
 //! prefer queries. When a scan is needed (exports, migrations), keep pages small, split
@@ -7,17 +7,21 @@
 //! application's own reads.
 
 use super::pager::{self, PageRequest};
+use super::projection::{self, KeyNames};
 use super::source::{Expressions, Request, ScanOp};
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::guard::and_opt;
 use crate::expr::{Node, Placeholders};
+use crate::key::sort::{InIndex, KeySpace, Primary};
 use crate::request::Customize;
-use crate::request::page::{Page, UnknownEntity, decode_target, entity_type_filter};
-use crate::{Condition, Db, Entity, Error, Table};
+use crate::request::page::{Page, UnknownEntity, decode_target};
+use crate::schema::IndexSchema;
+use crate::{Condition, Db, Entity, Error, Key, ValidationReason};
 use aws_sdk_dynamodb::operation::scan::ScanInput;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use futures_util::stream::{self, Stream, StreamExt};
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 /// A `Scan` request; see [`Db::scan`].
@@ -40,10 +44,20 @@ use std::sync::Arc;
 ///     .await?;
 /// # Ok(()) }
 /// ```
+///
+/// **Index scans** ([`index`](Scan::index)) read one of the entity's indexes instead of the
+/// table, e.g. every item of a sparse index (see [`Scan::index`]).
 #[must_use = "a scan does nothing until all(), page() or stream() is awaited"]
-pub struct Scan<T: Target> {
+pub struct Scan<T: Target, K: KeySpace = Primary> {
     db: Db<T::Table>,
     customize: Customize<ScanFluentBuilder>,
+    /// The index scanned (`None`: the table), as `K` names it.
+    index: Option<&'static IndexSchema>,
+    _key_space: PhantomData<fn() -> K>,
+    /// `ProjectionExpression` attributes, when only a view's are read.
+    projection: Option<&'static [&'static str]>,
+    /// Why the scan cannot be sent (a view of another entity type).
+    refusal: Option<(ValidationReason, String)>,
     filter: Option<Node>,
     page_size: Option<usize>,
     segments: u32,
@@ -55,9 +69,11 @@ pub struct Scan<T: Target> {
 }
 
 /// The prepared Scan request of every page, and the fingerprint its cursors are bound to.
-struct ScanSource<X: Table> {
+struct ScanSource<X: crate::Table> {
     request: Request<X, ScanOp>,
     fingerprint: Fingerprint,
+    /// Every attribute of `LastEvaluatedKey` (table key plus index key).
+    cursor_names: Vec<&'static str>,
 }
 
 impl<T: Target> Scan<T> {
@@ -65,6 +81,10 @@ impl<T: Target> Scan<T> {
         Scan {
             db: db.clone(),
             customize: Customize::default(),
+            index: None,
+            _key_space: PhantomData,
+            projection: None,
+            refusal: None,
             filter: None,
             page_size: None,
             segments: 1,
@@ -76,6 +96,57 @@ impl<T: Target> Scan<T> {
         }
     }
 
+    /// Scans index `S` (the marker type `#[derive(Table)]` generates per index, e.g.
+    /// `AppGsi1` for index `GSI1` of table `App`) instead of the table: only the items that
+    /// carry the index's keys, which for a sparse index are the few whose template fields
+    /// are present. Only an index the entity has a template for can be named
+    /// ([`InIndex`]). Everything else stays as for a table scan: decoding, the entity-type
+    /// filter (where the index projects the entity-type attribute), segments, cursors,
+    /// [`params`](Scan::params) and [`explain`](Scan::explain). An index that does not
+    /// project what decoding needs is refused before sending: read it through
+    /// [`project`](Scan::project) (a view of the projected attributes) or
+    /// [`keys_only`](Scan::keys_only).
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// #[derive(Table)]
+    /// #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+    /// struct App;
+    ///
+    /// /// Escalated complaints carry `escalated_to`, and only they are in `GSI1`.
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[dynamo(table = App, pk = "COMPLAINT#{id}", sk = "COMPLAINT",
+    ///          index(GSI1, pk = "ESCALATED#{escalated_to}", sk = "{id}"))]
+    /// struct Complaint { id: String, escalated_to: Option<String> }
+    ///
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// let escalated = db.scan::<Complaint>().index::<AppGsi1>().segments(2);
+    /// let inputs = escalated.params()?;
+    /// assert_eq!(inputs[0].index_name(), Some("GSI1"));
+    /// assert_eq!(inputs[1].segment(), Some(1));
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn index<S: KeySpace>(self) -> Scan<T, S>
+    where
+        T: InIndex<S>,
+    {
+        let mut scan = self.retarget::<T, S>();
+        scan.index = S::index::<<T as Target>::Table>();
+        if scan.index.is_none() {
+            scan.refusal = Some((
+                ValidationReason::WrongKeySpace,
+                format!(
+                    "the table does not declare index `{}`",
+                    S::INDEX.unwrap_or_default()
+                ),
+            ));
+        }
+        scan
+    }
+}
+
+impl<T: Target, K: KeySpace> Scan<T, K> {
     /// Keeps only items matching `condition` (read capacity is still consumed for the
     /// items it drops).
     pub fn filter<E: Entity>(mut self, condition: Condition<E>) -> Self
@@ -109,8 +180,91 @@ impl<T: Target> Scan<T> {
         on_unknown(policy: UnknownEntity) => unknown = policy;
     }
 
+    /// Returns the typed keys of the items instead of the items: what an index projecting
+    /// only keys (`KEYS_ONLY`) holds.
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Table)]
+    /// # #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK", projection = keys_only))]
+    /// # struct App;
+    /// # #[derive(Entity, Serialize, Deserialize)]
+    /// # #[dynamo(table = App, pk = "USER#{id}", sk = "PROFILE", index(GSI1, pk = "EMAIL#{email}", sk = "USER"))]
+    /// # struct User { id: String, email: Option<String> }
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// // The index holds keys only: the whole entity is refused, its keys are not.
+    /// assert!(db.scan::<User>().index::<AppGsi1>().params().is_err());
+    /// assert!(db.scan::<User>().index::<AppGsi1>().keys_only().params().is_ok());
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn keys_only(self) -> Scan<Key<T>, K>
+    where
+        T: Entity<Table = <T as Target>::Table>,
+    {
+        self.retarget()
+    }
+
+    /// Reads only the attributes of `V`, a partial view of `T` (an entity with the same
+    /// entity type and key templates and a subset of the fields), as
+    /// [`Query::project`](super::Query::project) does: how an index that projects only some
+    /// attributes (`INCLUDE`) is read.
+    pub fn project<V>(self) -> Scan<V, K>
+    where
+        T: Entity<Table = <T as Target>::Table>,
+        V: Entity<Table = <T as Target>::Table>,
+    {
+        let mut scan = self.retarget::<V, K>();
+        scan.projection = Some(V::ATTRIBUTES);
+        if T::ENTITY_TYPE != V::ENTITY_TYPE {
+            scan.refusal = Some((
+                ValidationReason::InvalidOption,
+                format!(
+                    "the view `{}` has entity type `{}`, not `{}` of the scanned entity: a view must have the entity type of what it reads",
+                    std::any::type_name::<V>(),
+                    V::ENTITY_TYPE,
+                    T::ENTITY_TYPE
+                ),
+            ));
+        }
+        scan
+    }
+
+    /// The same scan, decoding its results as `U` from key space `S`.
+    fn retarget<U: Target<Table = T::Table>, S: KeySpace>(self) -> Scan<U, S> {
+        Scan {
+            db: self.db,
+            customize: self.customize,
+            index: self.index,
+            _key_space: PhantomData,
+            projection: self.projection,
+            refusal: self.refusal,
+            filter: self.filter,
+            page_size: self.page_size,
+            segments: self.segments,
+            budget: self.budget,
+            consistent: self.consistent,
+            limit: self.limit,
+            unknown: self.unknown,
+            exclude_expired: self.exclude_expired,
+        }
+    }
+
+    /// What every page sends, after the checks of what the table or index can answer.
     fn source(&self) -> Result<ScanSource<T::Table>, Error> {
-        let type_filter = (self.unknown == UnknownEntity::Skip).then(entity_type_filter::<T>);
+        self.prepare().map_err(|e| e.during("Scan"))
+    }
+
+    fn prepare(&self) -> Result<ScanSource<T::Table>, Error> {
+        if let Some((reason, message)) = &self.refusal {
+            return Err(Error::invalid(T::NAME, *reason, message.clone()));
+        }
+        projection::check_projection::<T>(self.index, self.projection)?;
+        projection::check_options::<T>(self.index, self.consistent, self.exclude_expired)?;
+        let type_filter = match self.unknown {
+            UnknownEntity::Skip => projection::type_filter::<T>(self.index),
+            _ => None,
+        };
         let expiry = if self.exclude_expired {
             crate::expr::guard::not_expired::<T::Table>()
         } else {
@@ -119,28 +273,44 @@ impl<T: Target> Scan<T> {
         let node = and_opt(and_opt(type_filter, expiry), self.filter.clone());
         let mut p = Placeholders::default();
         let filter = match &node {
-            Some(node) => Some(
-                crate::expr::guard::render_for(T::NAME, &mut p, node)
-                    .map_err(|e| e.during("Scan"))?,
-            ),
+            Some(node) => Some(crate::expr::guard::render_for(T::NAME, &mut p, node)?),
             None => None,
         };
-        let fingerprint = Fingerprint::of(&[
-            b"scan",
-            self.db.table_name().as_bytes(),
-            T::NAME.as_bytes(),
-            filter.as_deref().unwrap_or("").as_bytes(),
-        ]);
+        let keys = KeyNames::of::<T::Table>(self.index);
+        let view = projection::view_expression::<T::Table>(
+            &mut p,
+            self.index,
+            self.projection,
+            &keys.cursor,
+        );
+        let filter_bytes = filter.as_deref().unwrap_or("").as_bytes();
+        let table = self.db.table_name().as_bytes();
+        // A table scan's cursors keep the bytes they always had; an index scan's are bound
+        // to the index too.
+        let fingerprint = match self.index {
+            None => Fingerprint::of(&[b"scan", table, T::NAME.as_bytes(), filter_bytes]),
+            Some(index) => Fingerprint::of(&[
+                b"scan-index",
+                table,
+                index.name.as_bytes(),
+                T::NAME.as_bytes(),
+                filter_bytes,
+            ]),
+        };
+        let mut expressions = Expressions::filtered(filter, p.finish());
+        expressions.projection = view;
         Ok(ScanSource {
             request: Request {
                 db: self.db.clone(),
-                expressions: Expressions::filtered(filter, p.finish()),
+                expressions,
                 consistent: self.consistent,
                 operation: ScanOp {
+                    index: self.index.map(|i| i.name),
                     customize: self.customize.clone(),
                 },
             },
             fingerprint,
+            cursor_names: keys.cursor,
         })
     }
 
@@ -174,7 +344,7 @@ impl<T: Target> Scan<T> {
     /// and how often a scan of this shape runs.
     pub fn explain(&self) -> Result<crate::insight::Explain, Error> {
         let observed = crate::request::observations(&self.db);
-        let reading = crate::insight::explain::Reading::of::<T>(None);
+        let reading = crate::insight::explain::Reading::of::<T>(self.index);
         Ok(crate::insight::Explain::scan(
             reading,
             self.inputs()?,
@@ -277,10 +447,6 @@ impl<T: Target> Scan<T> {
             // Nothing asked for: stay where we are (a request would skip an item).
             return Ok(Page::empty(cursor.cloned()));
         }
-        let schema = &<T::Table as Table>::SCHEMA;
-        let key_names: Vec<&'static str> = std::iter::once(schema.pk.name)
-            .chain(schema.sk.map(|a| a.name))
-            .collect();
         // One request per call, reading at most `limit` items: a page never reads more
         // than it can return, and a job paging through the table stays within its pace.
         let page_size = match (self.page_size, self.limit) {
@@ -290,7 +456,7 @@ impl<T: Target> Scan<T> {
         let reading = pager::Reading {
             page_size,
             max_pages: Some(1),
-            cursor_names: &key_names,
+            cursor_names: &source.cursor_names,
         };
         let unknown = self.unknown;
         let collected = pager::collect(&source.request, reading, start, self.limit, true, |item| {
@@ -330,15 +496,16 @@ impl<T: Target> Scan<T> {
     }
 }
 
-impl<T: Table> Db<T> {
-    /// Scans the table for every item of `X` (an entity or a collection).
+impl<T: crate::Table> Db<T> {
+    /// Scans the table for every item of `X` (an entity or a collection); see [`Scan`],
+    /// and [`Scan::index`] for a scan of one of the entity's indexes.
     pub fn scan<X: Target<Table = T>>(&self) -> Scan<X> {
         Scan::new(self)
     }
 }
 
 crate::request::customizable!(
-    impl[T: Target] Scan<T>,
+    impl[T: Target, K: KeySpace] Scan<T, K>,
     ScanFluentBuilder,
     "of every page before it is sent",
     "A hook that changes the filter, placeholders, segments or start key takes the scan out of the crate's guarantees (typed results, cursors)."

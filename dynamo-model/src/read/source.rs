@@ -55,9 +55,10 @@ pub(crate) struct QueryOp {
     pub(crate) customize: Customize<QueryFluentBuilder>,
 }
 
-/// A `Scan` of a table.
+/// A `Scan` of a table or index.
 #[derive(Clone, Default)]
 pub(crate) struct ScanOp {
+    pub(crate) index: Option<&'static str>,
     pub(crate) customize: Customize<ScanFluentBuilder>,
 }
 
@@ -224,7 +225,8 @@ operation!(
     ScanFluentBuilder,
     ScanOutput,
     ScanError,
-    |_op, _request, segment, b| b
+    |op, _request, segment, b| b
+        .set_index_name(op.index.map(str::to_owned))
         .set_segment(segment.map(|s| s.0 as i32))
         .set_total_segments(segment.map(|s| s.1 as i32))
 );

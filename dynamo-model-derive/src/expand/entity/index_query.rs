@@ -28,8 +28,10 @@ pub(super) fn index_query(m: &EntityModel, n: usize, index: &IndexModel) -> Item
     let def_space =
         quote!(<#table as ::dynamo_model::__private::TableIndex<{ #ident::#position }>>::Space);
     let space = format_ident!("__Space{}", n).to_token_stream();
+    // The alias, and the entity's membership of the index (what an index scan asks).
     let space_alias = quote! {
         type #space = <#table as __p::TableIndex<{ #ident::#position }>>::Space;
+        impl __dm::InIndex<#space> for #ident {}
     };
     let partition_fn = format_ident!("{}_partition", snake);
     let sk_fn = format_ident!("{}_sk", snake);

@@ -1,8 +1,8 @@
-//! The key-condition plan of a query: the key attributes of the table or index read, the attributes
-//! an `INCLUDE` projection lacks, and the request rendered once for every page (key condition,
-//! filter, projection, placeholders, cursor fingerprint).
+//! The key-condition plan of a query: the request rendered once for every page (key
+//! condition, filter, projection, placeholders, cursor fingerprint), after the checks of
+//! what the table or index read can answer ([`projection`](crate::read::projection)).
 
-use super::{KeyNames, Prepared, Query};
+use super::{Prepared, Query};
 use crate::collection::Target;
 use crate::cursor::Fingerprint;
 use crate::expr::{Node, Placeholders};
@@ -11,90 +11,14 @@ use crate::keytext::KeyError;
 use crate::read::key_condition::{
     PartitionValue, SortCondition, attribute_clause, attribute_range_fits, sort_key_clause,
 };
+use crate::read::projection::{self, KeyNames};
 use crate::read::source::Expressions;
-use crate::request::page::entity_type_filter;
-use crate::schema::{IndexKind, Projection};
-use crate::{Error, Item, Table};
+use crate::{Error, Item};
 use aws_sdk_dynamodb::types::AttributeValue;
 
 impl<T: Target, K: KeySpace> Query<T, K> {
-    /// The attributes decoding needs that a global index with an `INCLUDE` projection does
-    /// not project (`None` when nothing is missing): the entity type (every decode checks
-    /// it) and the stored fields of the view, the entity or every member of a collection.
-    /// Sending such a query would pay for items that all fail to decode, or decode with
-    /// fields silently absent. (A local index fetches what it does not project from the
-    /// table, so it is not refused.)
-    fn unprojected_attributes(&self) -> Option<Vec<&'static str>> {
-        let index = self.index?;
-        let Projection::Include(included) = index.projection else {
-            return None;
-        };
-        if T::IS_KEYS || index.kind == IndexKind::Local {
-            return None;
-        }
-        let schema = &<T::Table as Table>::SCHEMA;
-        let keys = self.key_names().ok()?;
-        let fields: Vec<&'static str> = match self.projection {
-            Some(view) => view.to_vec(),
-            None => T::MEMBER_ATTRIBUTES.concat(),
-        };
-        let mut missing: Vec<&'static str> = Vec::new();
-        for attribute in std::iter::once(schema.entity_type).chain(fields) {
-            if !included.contains(&attribute)
-                && !keys.cursor.contains(&attribute)
-                && !missing.contains(&attribute)
-            {
-                missing.push(attribute);
-            }
-        }
-        (!missing.is_empty()).then_some(missing)
-    }
-
-    /// Whether the items read carry the entity-type attribute.
-    fn projects_entity_type(&self) -> bool {
-        self.projects(Some(<T::Table as Table>::SCHEMA.entity_type))
-    }
-
-    /// Whether the items read carry `attribute` (a table read carries everything).
-    fn projects(&self, attribute: Option<&str>) -> bool {
-        match (self.index.map(|i| i.projection), attribute) {
-            (None | Some(Projection::All), _) => true,
-            (_, None) => false,
-            (Some(Projection::KeysOnly), _) => false,
-            (Some(Projection::Include(attrs)), Some(a)) => attrs.contains(&a),
-        }
-    }
-
     pub(in crate::read) fn key_names(&self) -> Result<KeyNames, Error> {
-        let schema = &<T::Table as Table>::SCHEMA;
-        let table_keys = std::iter::once(schema.pk.name).chain(schema.sk.map(|a| a.name));
-        let names = |attrs: &[crate::schema::KeyAttribute]| {
-            attrs.iter().map(|a| a.name).collect::<Vec<_>>()
-        };
-        match self.index {
-            None => Ok(KeyNames {
-                pk: vec![schema.pk.name],
-                sk: schema.sk.map(|a| a.name).into_iter().collect(),
-                cursor: table_keys.collect(),
-            }),
-            Some(index) => {
-                let pk = match index.kind {
-                    IndexKind::Local => vec![schema.pk.name],
-                    IndexKind::Global => names(index.pk),
-                };
-                let mut cursor: Vec<&'static str> = table_keys.collect();
-                for name in index.pk.iter().chain(index.sk).map(|a| a.name) {
-                    if !cursor.contains(&name) {
-                        cursor.push(name);
-                    }
-                }
-                Ok(KeyNames {
-                    pk,
-                    sk: names(index.sk),
-                    cursor,
-                })
-            }
-        }
+        Ok(KeyNames::of::<T::Table>(self.index))
     }
 
     #[cfg(test)]
@@ -111,32 +35,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         if let Some((reason, message)) = &self.refusal {
             return Err(Error::invalid(T::NAME, *reason, message.clone()));
         }
-        if let Some(index) = self.index
-            && index.projection == Projection::KeysOnly
-            && !T::IS_COLLECTION
-            && !T::IS_KEYS
-        {
-            return Err(Error::invalid(
-                T::NAME,
-                crate::ValidationReason::IndexProjection,
-                format!(
-                    "index `{}` projects only keys: query it with .keys_only(), or .keys_only().hydrate(..) for whole items",
-                    index.name
-                ),
-            ));
-        }
-        if let Some(missing) = self.unprojected_attributes() {
-            let index = self.index.map(|i| i.name).unwrap_or_default();
-            return Err(Error::invalid(
-                T::NAME,
-                crate::ValidationReason::IndexProjection,
-                format!(
-                    "index `{index}` does not project `{}`, which reading {} needs; read a view of the projected attributes (.project::<View>()), or .keys_only().hydrate(..) for whole items",
-                    missing.join("`, `"),
-                    T::NAME
-                ),
-            ));
-        }
+        projection::check_projection::<T>(self.index, self.projection)?;
         let key_error = |e: &KeyError| Error::key(T::NAME, e.clone());
         let pk_value = pk.as_ref().map_err(key_error)?.clone();
         if let PartitionValue::Rendered(value) = &pk_value {
@@ -156,13 +55,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             SortCondition::Rendered(r) if r.op.matches_nothing() => &no_item,
             other => other,
         };
-        if self.consistent && matches!(self.index, Some(i) if i.kind == IndexKind::Global) {
-            return Err(Error::invalid(
-                T::NAME,
-                crate::ValidationReason::ConsistentIndexRead,
-                "a GSI supports only eventually consistent reads",
-            ));
-        }
+        projection::check_options::<T>(self.index, self.consistent, false)?;
         let names = self.key_names()?;
         let mut p = Placeholders::default();
         let pk_check: Vec<(&'static str, AttributeValue)> = match (&pk_value, names.pk.as_slice()) {
@@ -254,15 +147,12 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             .join(" AND ");
         // A collection keeps the whole partition, so unknown types can be reported; an
         // index that does not project the entity-type attribute cannot be filtered on it.
-        let type_filter =
-            (!T::IS_COLLECTION && self.projects_entity_type()).then(entity_type_filter::<T>);
-        if self.exclude_expired && !self.projects(<T::Table as Table>::SCHEMA.ttl) {
-            return Err(Error::invalid(
-                T::NAME,
-                crate::ValidationReason::IndexProjection,
-                "exclude_expired on an index that does not project the TTL attribute would exclude nothing",
-            ));
-        }
+        let type_filter = if T::IS_COLLECTION {
+            None
+        } else {
+            projection::type_filter::<T>(self.index)
+        };
+        projection::check_options::<T>(self.index, false, self.exclude_expired)?;
         let expiry = if self.exclude_expired {
             crate::expr::guard::not_expired::<T::Table>()
         } else {
@@ -276,16 +166,12 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             Some(node) => Some(crate::expr::guard::render_for(T::NAME, &mut p, &node)?),
             None => None,
         };
-        // The view's attributes, plus what every read needs: the entity type (decoding
-        // checks it) and the key attributes (cursors continue from them).
-        let projection = self.projection.map(|attrs| {
-            let mut wanted: Vec<&'static str> = attrs.to_vec();
-            wanted.push(<T::Table as Table>::SCHEMA.entity_type);
-            wanted.extend(names.cursor.iter().copied());
-            let mut seen = std::collections::HashSet::new();
-            wanted.retain(|a| seen.insert(*a));
-            p.projection(wanted)
-        });
+        let projection = projection::view_expression::<T::Table>(
+            &mut p,
+            self.index,
+            self.projection,
+            &names.cursor,
+        );
         let (names_map, values) = p.finish();
         let index_name = self.index.map(|i| i.name).unwrap_or("");
         let direction: &[u8] = if self.reverse { b"desc" } else { b"asc" };
