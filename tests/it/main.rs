@@ -56,3 +56,4 @@ mod table_capacity;
 mod traces;
 mod transact;
 mod trust;
+mod upsert;

@@ -126,6 +126,16 @@ pub trait EntityInternals: Sized {
         let _ = version;
     }
 
+    /// The attributes of the key fields the entity stores, decoded from the key
+    /// attributes `key` and encoded as [`Entity::to_item`] stores them: what an update
+    /// that creates its item (`upsert`) writes besides its own actions.
+    fn __key_fields(
+        key: &Item,
+    ) -> Result<Vec<(&'static str, aws_sdk_dynamodb::types::AttributeValue)>, Error> {
+        let _ = key;
+        Ok(Vec::new())
+    }
+
     /// The index templates an update must keep current (see
     /// [`index_updates`](dynamo_model::key::template::index_updates)).
     const __INDEX_TEMPLATES: &'static [crate::keytext::template::IndexTemplate] = &[];

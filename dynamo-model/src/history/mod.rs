@@ -470,7 +470,11 @@ impl<E: Versioned> History<E> {
                 }
                 Err(Error::TransactionCanceled { operations })
                     if operations.iter().all(|o| {
-                        o.reason == crate::error::CancelReason::ConditionalCheckFailed
+                        matches!(
+                            o.reason,
+                            crate::error::CancelReason::ConditionalCheckFailed
+                                | crate::error::CancelReason::NotFound
+                        )
                     }) && deadline.backoff(&self.policy, attempt).await => {}
                 Err(e) => return Err(e),
             }

@@ -257,6 +257,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
     let alias_items = codec::alias_items(m);
     let (history_items, _) = codec::history_items(m);
     let chunk_items = codec::chunk_items(m);
+    let key_field_items = codec::key_field_items(m);
     let (index_keys, index_renders, index_updates) = (&index.keys, &index.renders, &index.updates);
     let (pk_out, sk_out) = key::key_outs();
     let (ipk, isk) = index_key::index_outs();
@@ -290,6 +291,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
             #alias_items
             #history_items
             #chunk_items
+            #key_field_items
             #index_items
 
             #[inline]
