@@ -23,6 +23,7 @@ mod explain;
 mod export;
 mod extra_types;
 mod faults;
+mod footprint_free;
 mod history;
 mod history_adopt;
 mod history_lifecycle;

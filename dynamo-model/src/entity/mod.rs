@@ -35,6 +35,18 @@ pub trait Entity: EntityInternals + Send + Sync + 'static {
     #[doc(hidden)]
     const __IDENTIFY_BY_KEYS: bool = <Self::Table as Table>::SCHEMA.identify_by_keys;
 
+    /// Whether the crate's writes add the entity-type attribute to this entity's items
+    /// (`write_type = false` on the entity or its table turns it off). Set by
+    /// `#[derive(Entity)]`.
+    #[doc(hidden)]
+    const __WRITES_ENTITY_TYPE: bool = <Self::Table as Table>::SCHEMA.writes_entity_type;
+
+    /// Whether single-item puts and updates of this entity store the write token
+    /// (`write_token = false` on the entity or its table turns it off). Set by
+    /// `#[derive(Entity)]`.
+    #[doc(hidden)]
+    const __WRITES_TOKEN: bool = <Self::Table as Table>::SCHEMA.writes_token;
+
     /// The value of the `#[dynamo(version)]` field (0: never written).
     fn version(&self) -> u64 {
         0

@@ -46,6 +46,9 @@ pub struct Owner {
     pub entity: &'static str,
     /// The schema of the entity's table.
     pub schema: &'static crate::TableSchema,
+    /// Whether the entity's items carry the entity-type attribute when the crate writes
+    /// them.
+    pub writes_type: bool,
 }
 
 impl Owner {
@@ -55,6 +58,7 @@ impl Owner {
         Owner {
             entity: E::ENTITY_TYPE,
             schema: &<E::Table as Table>::SCHEMA,
+            writes_type: E::__WRITES_ENTITY_TYPE,
         }
     }
 }

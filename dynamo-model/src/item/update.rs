@@ -411,7 +411,7 @@ impl<E: Entity> Update<E> {
         if let (false, Some((attr, v))) = (creates, expected_version) {
             guard = and(guard, Some(version_is(attr, v)));
         }
-        if let Some(token) = token {
+        if let Some(token) = token.filter(|_| E::__WRITES_TOKEN) {
             let attr = <E::Table as crate::Table>::SCHEMA.write_token;
             self.actions
                 .push(Action::Set(attr.into(), Ok(token.value())));
@@ -436,10 +436,13 @@ impl<E: Entity> Update<E> {
     fn creation_actions(&mut self) -> Result<(), Error> {
         let schema = &<E::Table as crate::Table>::SCHEMA;
         let raw = self.key.raw()?;
-        let mut created = vec![(
-            schema.entity_type,
-            AttributeValue::S(E::ENTITY_TYPE.to_owned()),
-        )];
+        let mut created = Vec::new();
+        if E::__WRITES_ENTITY_TYPE {
+            created.push((
+                schema.entity_type,
+                AttributeValue::S(E::ENTITY_TYPE.to_owned()),
+            ));
+        }
         created.extend(E::__key_fields(&raw.to_item(schema))?);
         created.extend(crate::keytext::template::key_field_index_keys(
             E::ENTITY_TYPE,
@@ -527,7 +530,7 @@ impl<E: Entity> Update<E> {
             .map_err(|e| e.during("UpdateItem"))?;
         // The key as sent (a `customize` hook may have changed it), for the settling read.
         let key_item = request.get_key().clone();
-        let (ambiguous, result) = super::ambiguous::send_watched!(request);
+        let (ambiguous, result) = super::ambiguous::send_watched!(request, E::__WRITES_TOKEN);
         // The token is the crate's bookkeeping, not a value the caller asked for.
         let without_token = |mut item: Item| {
             item.remove(token_attr);
@@ -581,7 +584,8 @@ impl<E: Entity> Update<E> {
             entity: E::ENTITY_TYPE,
             operation: "UpdateItem",
             key: p.key,
-            token: Some(token),
+            // No token stored: resending with it would settle nothing.
+            token: Some(token).filter(|_| E::__WRITES_TOKEN),
             current,
             source: Box::new(error),
         })

@@ -227,6 +227,17 @@ fn entity_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
         )
     });
     let version_items = codec::version_items(m);
+    // The trait's defaults are the table's `write_type` and `write_token`.
+    let writes_type = m.no_write_type.as_ref().map(|_| {
+        quote!(
+            const __WRITES_ENTITY_TYPE: bool = false;
+        )
+    });
+    let writes_token = m.no_write_token.as_ref().map(|_| {
+        quote!(
+            const __WRITES_TOKEN: bool = false;
+        )
+    });
     let to_item = codec::to_item(m, index);
     let from_item = codec::from_item(m, &index.attributes);
     quote! {
@@ -235,6 +246,8 @@ fn entity_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
             const ENTITY_TYPE: &'static str = #entity_type;
             const ATTRIBUTES: &'static [&'static str] = #attribute_names;
             #identify_by_keys
+            #writes_type
+            #writes_token
             #version_items
 
             #[inline]
