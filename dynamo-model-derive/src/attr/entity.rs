@@ -202,11 +202,11 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                         super::table::WriteTokenAttr::Off(lit) => {
                             set_once(&mut out.no_write_token, lit, &meta, "write_token")?;
                         }
-                        super::table::WriteTokenAttr::Named(_) => {
-                            return Err(meta.error(
-                                "the write token's attribute is named on the table (`write_token = \"..\"` there); an entity only turns the token off: `write_token = false`",
-                            ));
-                        }
+                        // Reported after the other options are read, so no "missing
+                        // `pk`" follows it.
+                        super::table::WriteTokenAttr::Named(_) => deferred.push(meta.error(
+                            "the write token's attribute is named on the table (`write_token = \"..\"` there); an entity only turns the token off: `write_token = false`",
+                        )),
                     }
                 } else if meta.path == HISTORY || meta.path == VERSIONED {
                     if out.versioned.is_some() {
