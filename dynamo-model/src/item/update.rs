@@ -90,7 +90,8 @@ enum Returning {
 /// An `UpdateItem` request; see [`Db::update`].
 ///
 /// The item must exist and be of entity type `E` (otherwise [`Error::NotFound`] or
-/// [`Error::ConditionFailed`]; in a transaction, [`CancelReason::NotFound`] or
+/// [`Error::ConditionFailed`]; in a transaction,
+/// [`CancelReason::NotFound`](crate::transact::CancelReason::NotFound) or
 /// [`CancelReason::ConditionalCheckFailed`](crate::transact::CancelReason::ConditionalCheckFailed)),
 /// unless the update is an [`upsert`](Update::upsert), which creates a missing item. Fields of
 /// the primary key templates cannot be updated (their paths have no update methods: the

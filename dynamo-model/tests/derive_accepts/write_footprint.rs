@@ -41,8 +41,8 @@ struct Typed {
 }
 
 pub fn run() {
-    assert!(!Adopted::SCHEMA.writes_entity_type && !Adopted::SCHEMA.writes_token);
-    assert!(Mixed::SCHEMA.writes_entity_type && Mixed::SCHEMA.writes_token);
+    const { assert!(!Adopted::SCHEMA.writes_entity_type && !Adopted::SCHEMA.writes_token) };
+    const { assert!(Mixed::SCHEMA.writes_entity_type && Mixed::SCHEMA.writes_token) };
 
     let counts = Counts {
         id: "1".into(),
