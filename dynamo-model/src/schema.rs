@@ -136,7 +136,7 @@ pub struct TableSchema {
     /// The trade-off: a write whose response is lost cannot be recognised as the call's
     /// own. Such a put or update is not retried by the SDK after an attempt that may have
     /// been applied (a retried `add` would be counted twice): it fails at once with
-    /// [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) whose `token` is `None`
+    /// [`Error::OutcomeUnknown`] whose `token` is `None`
     /// (read the item to decide; nothing settles it), where a token would have settled it
     /// as applied. Throttling and other errors that say the write was not applied are
     /// still retried.
