@@ -76,6 +76,7 @@ pub const WIDTH: Symbol = Symbol("width");
 pub const WITH: Symbol = Symbol("with");
 pub const WRITE: Symbol = Symbol("write");
 pub const WRITE_TOKEN: Symbol = Symbol("write_token");
+pub const WRITE_TYPE: Symbol = Symbol("write_type");
 
 impl PartialEq<Symbol> for Ident {
     fn eq(&self, word: &Symbol) -> bool {

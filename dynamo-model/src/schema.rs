@@ -119,6 +119,28 @@ pub struct TableSchema {
     /// of the table's entities (`identify = "keys"` on the table: every entity behaves as if
     /// it declared it).
     pub identify_by_keys: bool,
+    /// Whether the crate's writes add the entity-type attribute to the items of the
+    /// table's entities (`write_type = false` on the table, or on an entity, turns it
+    /// off, for a table whose published design has no such attribute; the entities are
+    /// then identified by their keys, `identify = "keys"`, which the derive requires).
+    ///
+    /// Without it, items are told apart by their key templates alone: an item of an
+    /// entity that never had the attribute is read and guarded exactly like one another
+    /// program wrote (see [`identify_by_keys`](Self::identify_by_keys)).
+    pub writes_entity_type: bool,
+    /// Whether single-item puts and updates store the write token
+    /// ([`write_token`](Self::write_token)); `write_token = false` on the table (or on an
+    /// entity) turns it off, so the items the crate writes hold exactly the entity's
+    /// attributes.
+    ///
+    /// The trade-off: a write whose response is lost cannot be recognised as the call's
+    /// own. Such a put or update is not retried by the SDK after an attempt that may have
+    /// been applied (a retried `add` would be counted twice): it fails at once with
+    /// [`Error::OutcomeUnknown`] whose `token` is `None`
+    /// (read the item to decide; nothing settles it), where a token would have settled it
+    /// as applied. Throttling and other errors that say the write was not applied are
+    /// still retried.
+    pub writes_token: bool,
     /// How the table is billed: on demand unless the table declares
     /// `billing = "provisioned", capacity(read = N, write = N)`.
     pub billing: Billing,

@@ -40,8 +40,8 @@
 //!
 //! | attribute | holds |
 //! |-----------|-------|
-//! | the table's type attribute (`_type` unless `#[dynamo(entity_type = "..")]` on the table) | the entity type (the struct name unless `#[dynamo(entity_type = "..")]`): every item the crate writes has it; reads refuse an item of another type |
-//! | the write token (`_wt` unless `write_token = ".."`) | a random token of the last single-item put or update, or versioned write, to recognise its own write after a lost response |
+//! | the table's type attribute (`_type` unless `#[dynamo(entity_type = "..")]` on the table) | the entity type (the struct name unless `#[dynamo(entity_type = "..")]`): every item the crate writes has it, unless the table or entity says `write_type = false` (its items are then identified by their keys); reads refuse an item of another type |
+//! | the write token (`_wt` unless `write_token = ".."`) | a random token of the last single-item put or update, or versioned write, to recognise its own write after a lost response; not written where the table or entity says `write_token = false` |
 //! | `_migrations` | a string set of the [migrations](crate::migrate) that changed the item with a marker (every `map`, or `with_marker`); kept until the item is replaced whole |
 //! | the `#[dynamo(version)]` field | the item's version, a number incremented by every write |
 //! | the `#[dynamo(ttl)]` field | epoch seconds (DynamoDB's TTL format) |

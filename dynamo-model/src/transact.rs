@@ -91,8 +91,10 @@ impl<T: Table> TransactWrite<T> {
         self.push(Kind::Put, prepared)
     }
 
-    /// Adds an update, with its changes and conditions (the item must exist). Its
-    /// `customize` hooks and its `Db` do not apply, as for [`put`](Self::put).
+    /// Adds an update, with its changes and conditions: the item must exist (otherwise the
+    /// operation's reason is [`CancelReason::NotFound`]) unless the update is an
+    /// [`upsert`](Update::upsert), which creates it. Its `customize` hooks and its `Db` do
+    /// not apply, as for [`put`](Self::put).
     pub fn update<E: Entity<Table = T>>(self, update: Update<E>) -> Self {
         let prepared = update.prepare();
         self.push(Kind::Update, prepared)
@@ -388,13 +390,23 @@ fn cancellations(
                 return None;
             }
             let op = ops.get(index)?;
+            let current = r.item.clone().filter(|i| !i.is_empty()).map(Box::new);
+            let reason = match CancelReason::from_code(code) {
+                // The operation's guard needs an item: none is there.
+                CancelReason::ConditionalCheckFailed
+                    if current.is_none() && op.prepared.needs_item =>
+                {
+                    CancelReason::NotFound
+                }
+                reason => reason,
+            };
             Some(CancelledOperation {
                 index,
                 entity: op.prepared.entity,
                 key: op.prepared.key.clone(),
-                reason: CancelReason::from_code(code),
+                reason,
                 message: r.message().map(str::to_owned),
-                current: r.item.clone().filter(|i| !i.is_empty()).map(Box::new),
+                current,
             })
         })
         .collect()

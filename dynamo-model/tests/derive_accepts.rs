@@ -23,6 +23,8 @@ mod serde_compat;
 mod time_uuid_keys;
 #[path = "derive_accepts/versioned.rs"]
 mod versioned;
+#[path = "derive_accepts/write_footprint.rs"]
+mod write_footprint;
 
 #[test]
 fn every_derive_option_together() {
@@ -67,4 +69,9 @@ fn chunked_fields_bare_and_with_sizes() {
 #[test]
 fn computed_key_parts_everywhere_they_are_accepted() {
     computed::run();
+}
+
+#[test]
+fn writes_without_the_type_attribute_or_the_write_token() {
+    write_footprint::run();
 }

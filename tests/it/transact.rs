@@ -30,13 +30,17 @@ async fn a_transaction_applies_everything_or_nothing() -> TestResult {
     }
     assert_eq!(balances(&db).await?, (40, 60));
 
-    // An update of a missing item fails the same way (reason ConditionalCheckFailed, no item).
+    // An update of a missing item fails too, its reason saying so (no item).
     let err = transfer(&db, "a0", "nobody", 10).await.unwrap_err();
     match err {
         Error::TransactionCanceled { operations, .. } => {
             assert_eq!(
-                (operations[0].index, operations[0].current.is_none()),
-                (1, true)
+                (
+                    operations[0].index,
+                    operations[0].current.is_none(),
+                    operations[0].reason.clone()
+                ),
+                (1, true, CancelReason::NotFound)
             );
         }
         other => panic!("expected TransactionCanceled, got {other:?}"),

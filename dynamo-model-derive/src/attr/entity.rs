@@ -56,6 +56,10 @@ pub struct EntityAttrs {
     pub identify_by_keys: Option<LitStr>,
     /// `store_key_fields = false`: key fields are read from the keys, not stored.
     pub store_key_fields: Option<syn::LitBool>,
+    /// `write_type = false`: writes add no entity-type attribute to the entity's items.
+    pub no_write_type: Option<syn::LitBool>,
+    /// `write_token = false`: single-item writes of the entity store no write token.
+    pub no_write_token: Option<syn::LitBool>,
     pub naming: Naming,
 }
 
@@ -185,6 +189,8 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
         versioned: None,
         identify_by_keys: None,
         store_key_fields: None,
+        no_write_type: None,
+        no_write_token: None,
         naming: Naming::default(),
     };
     let mut naming = NamingSaid::default();
@@ -226,6 +232,20 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                             "`store_key_fields` is `true` (key fields are also stored as attributes of their own, the default) or `false` (read from the keys only)",
                         )),
                     }
+                } else if meta.path == WRITE_TYPE {
+                    let lit = super::table::turned_off(&meta, "write_type", "entity-type attribute")?;
+                    set_once(&mut out.no_write_type, lit, &meta, "write_type")?;
+                } else if meta.path == WRITE_TOKEN {
+                    match super::table::write_token(&meta)? {
+                        super::table::WriteTokenAttr::Off(lit) => {
+                            set_once(&mut out.no_write_token, lit, &meta, "write_token")?;
+                        }
+                        // Reported after the other options are read, so no "missing
+                        // `pk`" follows it.
+                        super::table::WriteTokenAttr::Named(_) => deferred.push(meta.error(
+                            "the write token's attribute is named on the table (`write_token = \"..\"` there); an entity only turns the token off: `write_token = false`",
+                        )),
+                    }
                 } else if meta.path == HISTORY || meta.path == VERSIONED {
                     if out.versioned.is_some() {
                         return Err(meta.error(
@@ -235,7 +255,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                     out.versioned = Some(versioned(&meta)?);
                 } else if !naming_option(&meta, &mut naming, Derive::Entity, Source::Dynamo)? {
                     return Err(meta.error(
-                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `delimiter`, `entity_type`, `identify`, `store_key_fields`, `key_struct`, `history`, `rename_all` or `default`",
+                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `delimiter`, `entity_type`, `identify`, `store_key_fields`, `write_type`, `write_token`, `key_struct`, `history`, `rename_all` or `default`",
                     ));
                 }
                 Ok(())

@@ -73,6 +73,34 @@ pub struct StreamAttr {
     pub variant: &'static str,
 }
 
+/// `write_type = false` / `write_token = false`: an attribute the crate writes on its own,
+/// turned off. Only `false` is accepted (on is the default): `option` names the option
+/// and `what` says what it turns off, for the error.
+pub(crate) fn turned_off(
+    meta: &ParseNestedMeta,
+    option: &str,
+    what: &str,
+) -> syn::Result<syn::LitBool> {
+    off(meta.value()?.parse()?, option, what)
+}
+
+/// `lit` if it is `false` (see [`turned_off`]).
+fn off(lit: syn::LitBool, option: &str, what: &str) -> syn::Result<syn::LitBool> {
+    if lit.value {
+        return Err(syn::Error::new(
+            lit.span(),
+            format!("`{option}` is on by default: only `{option} = false` is accepted, which writes no {what}"),
+        ));
+    }
+    Ok(lit)
+}
+
+/// `write_token = "name"` (the table's token attribute) or `write_token = false` (no token).
+pub(crate) enum WriteTokenAttr {
+    Named(String),
+    Off(syn::LitBool),
+}
+
 pub(crate) fn capacity(meta: &ParseNestedMeta) -> syn::Result<Capacity> {
     let mut read = None;
     let mut write = None;
@@ -102,6 +130,15 @@ pub(crate) fn capacity(meta: &ParseNestedMeta) -> syn::Result<Capacity> {
         }),
         _ => Err(meta.error("capacity needs both `read = N` and `write = N`")),
     }
+}
+
+/// `write_token = "name"` or `write_token = false`.
+pub(crate) fn write_token(meta: &ParseNestedMeta) -> syn::Result<WriteTokenAttr> {
+    let value = meta.value()?;
+    if value.peek(syn::LitBool) {
+        return off(value.parse()?, "write_token", "write token").map(WriteTokenAttr::Off);
+    }
+    Ok(WriteTokenAttr::Named(value.parse::<LitStr>()?.value()))
 }
 
 pub(crate) fn billing(meta: &ParseNestedMeta) -> syn::Result<BillingAttr> {
@@ -145,6 +182,10 @@ pub struct TableAttrs {
     pub ttl: Option<String>,
     pub entity_type: Option<String>,
     pub write_token: Option<String>,
+    /// `write_token = false`: single-item writes store no write token.
+    pub no_write_token: Option<syn::LitBool>,
+    /// `write_type = false`: writes add no entity-type attribute.
+    pub no_write_type: Option<syn::LitBool>,
     /// `delimiter = "."`: the table's default key delimiter.
     pub delimiter: Option<char>,
     /// `identify = "keys"`: every entity of the table identifies untyped items by keys.
@@ -323,6 +364,8 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
         ttl: None,
         entity_type: None,
         write_token: None,
+        no_write_token: None,
+        no_write_type: None,
         delimiter: None,
         identify_by_keys: false,
         billing: None,
@@ -346,8 +389,16 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
                 let name = meta.value()?.parse::<LitStr>()?.value();
                 set_once(&mut out.entity_type, name, &meta, "entity_type")?;
             } else if meta.path == WRITE_TOKEN {
-                let name = meta.value()?.parse::<LitStr>()?.value();
-                set_once(&mut out.write_token, name, &meta, "write_token")?;
+                if out.write_token.is_some() || out.no_write_token.is_some() {
+                    return Err(meta.error("`write_token` is given twice"));
+                }
+                match write_token(&meta)? {
+                    WriteTokenAttr::Named(name) => out.write_token = Some(name),
+                    WriteTokenAttr::Off(lit) => out.no_write_token = Some(lit),
+                }
+            } else if meta.path == WRITE_TYPE {
+                let lit = turned_off(&meta, "write_type", "entity-type attribute")?;
+                set_once(&mut out.no_write_type, lit, &meta, "write_type")?;
             } else if meta.path == DELIMITER {
                 set_once(&mut out.delimiter, delimiter(&meta)?, &meta, "delimiter")?;
             } else if meta.path == BILLING {
@@ -370,7 +421,7 @@ pub fn table_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> TableAttrs {
                 }
             } else {
                 return Err(meta.error(
-                    "unknown table option; expected `pk`, `sk`, `gsi(..)`, `lsi(..)`, `ttl`, `entity_type`, `write_token`, `delimiter`, `identify`, `billing`, `capacity(..)` or `stream`",
+                    "unknown table option; expected `pk`, `sk`, `gsi(..)`, `lsi(..)`, `ttl`, `entity_type`, `write_token`, `write_type`, `delimiter`, `identify`, `billing`, `capacity(..)` or `stream`",
                 ));
             }
             Ok(())

@@ -561,7 +561,10 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         default: attrs.naming.default,
         versioned,
         identify_by_keys: attrs.identify_by_keys.is_some(),
+        no_write_type: attrs.no_write_type.clone(),
+        no_write_token: attrs.no_write_token.clone(),
     };
+    super::footprint::check_footprint(cx, &model);
     check_key_storage(cx, &mut model, attrs.store_key_fields.as_ref());
     Some(model)
 }

@@ -7,6 +7,7 @@
 mod attribute;
 mod collection;
 mod entity;
+mod footprint;
 mod table;
 
 pub use attribute::*;
@@ -63,6 +64,10 @@ pub struct EntityModel {
     pub versioned: Option<VersionedModel>,
     /// `identify = "keys"`: untyped items are identified by their keys.
     pub identify_by_keys: bool,
+    /// `write_type = false`: writes add no entity-type attribute.
+    pub no_write_type: Option<syn::LitBool>,
+    /// `write_token = false`: single-item writes store no write token.
+    pub no_write_token: Option<syn::LitBool>,
 }
 
 impl EntityModel {

@@ -31,6 +31,12 @@ pub fn table(cx: &mut Ctxt, input: &DeriveInput) -> TableModel {
     check_indexes(cx, input, &attrs);
     check_attributes(cx, input, &attrs);
     check_capacity(cx, input, &attrs);
+    if let (Some(lit), false) = (&attrs.no_write_type, attrs.identify_by_keys) {
+        cx.error_spanned_by(
+            lit,
+            "a table whose items carry no entity-type attribute (`write_type = false`) identifies them by their keys: add `identify = \"keys\"`",
+        );
+    }
     TableModel {
         ident: input.ident.clone(),
         vis: input.vis.clone(),

@@ -98,6 +98,8 @@ fn schema(model: &TableModel) -> TokenStream {
     let entity_type = attrs.entity_type.as_deref().unwrap_or("_type");
     let write_token = attrs.write_token.as_deref().unwrap_or("_wt");
     let identify_by_keys = attrs.identify_by_keys;
+    let writes_entity_type = attrs.no_write_type.is_none();
+    let writes_token = attrs.no_write_token.is_none();
     // Checked above: a provisioned table has its capacity, an on-demand one none.
     let billing = match &attrs.capacity {
         Some(c) => {
@@ -124,6 +126,8 @@ fn schema(model: &TableModel) -> TokenStream {
             entity_type: #entity_type,
             write_token: #write_token,
             identify_by_keys: #identify_by_keys,
+            writes_entity_type: #writes_entity_type,
+            writes_token: #writes_token,
             billing: #billing,
             stream: #stream,
         }

@@ -144,6 +144,8 @@ impl Table for Dummy {
         entity_type: "_type",
         write_token: "_wt",
         identify_by_keys: false,
+        writes_entity_type: true,
+        writes_token: true,
         billing: crate::schema::Billing::OnDemand,
         stream: None,
     };

@@ -205,10 +205,12 @@ fn insert_key(item: &mut Item, raw: crate::RawKey, owner: Owner) {
     if let (Some(attr), Some(sk)) = (schema.sk, raw.sk) {
         item.insert(attr.name.to_owned(), AttributeValue::S(sk));
     }
-    item.insert(
-        schema.entity_type.to_owned(),
-        AttributeValue::S(owner.entity.to_owned()),
-    );
+    if owner.writes_type {
+        item.insert(
+            schema.entity_type.to_owned(),
+            AttributeValue::S(owner.entity.to_owned()),
+        );
+    }
 }
 
 /// Writes the key attributes of every index whose keys `entity` renders from templates

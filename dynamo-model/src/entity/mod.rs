@@ -35,6 +35,18 @@ pub trait Entity: EntityInternals + Send + Sync + 'static {
     #[doc(hidden)]
     const __IDENTIFY_BY_KEYS: bool = <Self::Table as Table>::SCHEMA.identify_by_keys;
 
+    /// Whether the crate's writes add the entity-type attribute to this entity's items
+    /// (`write_type = false` on the entity or its table turns it off). Set by
+    /// `#[derive(Entity)]`.
+    #[doc(hidden)]
+    const __WRITES_ENTITY_TYPE: bool = <Self::Table as Table>::SCHEMA.writes_entity_type;
+
+    /// Whether single-item puts and updates of this entity store the write token
+    /// (`write_token = false` on the entity or its table turns it off). Set by
+    /// `#[derive(Entity)]`.
+    #[doc(hidden)]
+    const __WRITES_TOKEN: bool = <Self::Table as Table>::SCHEMA.writes_token;
+
     /// The value of the `#[dynamo(version)]` field (0: never written).
     fn version(&self) -> u64 {
         0
@@ -124,6 +136,16 @@ pub trait EntityInternals: Sized {
     /// history write returns carries the revision it wrote.
     fn __set_version(&mut self, version: u64) {
         let _ = version;
+    }
+
+    /// The attributes of the key fields the entity stores, decoded from the key
+    /// attributes `key` and encoded as [`Entity::to_item`] stores them: what an update
+    /// that creates its item (`upsert`) writes besides its own actions.
+    fn __key_fields(
+        key: &Item,
+    ) -> Result<Vec<(&'static str, aws_sdk_dynamodb::types::AttributeValue)>, Error> {
+        let _ = key;
+        Ok(Vec::new())
     }
 
     /// The index templates an update must keep current (see

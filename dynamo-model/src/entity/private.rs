@@ -46,6 +46,9 @@ pub struct Owner {
     pub entity: &'static str,
     /// The schema of the entity's table.
     pub schema: &'static crate::TableSchema,
+    /// Whether the entity's items carry the entity-type attribute when the crate writes
+    /// them.
+    pub writes_type: bool,
 }
 
 impl Owner {
@@ -55,6 +58,7 @@ impl Owner {
         Owner {
             entity: E::ENTITY_TYPE,
             schema: &<E::Table as Table>::SCHEMA,
+            writes_type: E::__WRITES_ENTITY_TYPE,
         }
     }
 }
@@ -216,6 +220,27 @@ pub fn take_key_field<E: Entity, T: AttrValue>(
         Ok(value) => Ok(value),
         Err(kind) => Err(FieldError::new(owner.decode_error(item, attribute, kind))),
     }
+}
+
+/// Inserts the attribute of a key field as a write of the whole entity stores it, decoded
+/// from the rendered key `key` (the key attributes): what an update that creates its item
+/// (`upsert`) writes, having no entity to encode.
+pub fn put_key_field<E: Entity, T: AttrValue>(
+    out: &mut Vec<(&'static str, AttributeValue)>,
+    key: &Item,
+    name: &'static str,
+    source: KeySource,
+    decode: fn(&str, crate::schema::Delimiter) -> Result<T, crate::keytext::KeyError>,
+) -> Result<(), Error> {
+    let owner = Owner::of::<E>();
+    let (attribute, component) = key_field_component(owner, key, &source);
+    let value = component
+        .and_then(|c| decode_component(decode, c, source.delimiter))
+        .map_err(|kind| Error::from(owner.decode_error(key, attribute, kind)))?;
+    let mut encoded = Item::new();
+    put_field::<E, T>(&mut encoded, name, &value)?;
+    out.extend(encoded.remove(name).map(|v| (name, v)));
+    Ok(())
 }
 
 /// The key attribute holding a key field, and the field's component in it.

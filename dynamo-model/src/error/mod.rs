@@ -629,8 +629,14 @@ pub enum CursorError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CancelReason {
-    /// Its condition (or the crate's existence / entity-type guard) was false.
+    /// Its condition (or the crate's entity-type or version guard) was false.
     ConditionalCheckFailed,
+    /// The operation needs an existing item (an update that is not an
+    /// [`upsert`](dynamo_model::item::Update::upsert), a condition check, a delete with
+    /// `must_exist`) and there is none under its key: DynamoDB's code is
+    /// `ConditionalCheckFailed`, with no current item. The transaction counterpart of
+    /// [`Error::NotFound`].
+    NotFound,
     /// Another transaction was in progress on the item.
     TransactionConflict,
     /// Provisioned throughput exceeded.

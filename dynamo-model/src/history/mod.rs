@@ -464,7 +464,11 @@ impl<E: Versioned> History<E> {
                     Ok(()) => {}
                     Err(Error::TransactionCanceled { operations })
                         if operations.iter().all(|o| {
-                            o.reason == crate::error::CancelReason::ConditionalCheckFailed
+                            matches!(
+                                o.reason,
+                                crate::error::CancelReason::ConditionalCheckFailed
+                                    | crate::error::CancelReason::NotFound
+                            )
                         }) && deadline.backoff(&self.policy, attempt).await =>
                     {
                         continue;

@@ -142,7 +142,12 @@ impl<E: Versioned> History<E> {
                     .find(|o| o.index == 1)
                     .and_then(|o| o.current.clone());
                 let latest_failed = operations.iter().any(|o| {
-                    o.index == 1 && o.reason == crate::error::CancelReason::ConditionalCheckFailed
+                    o.index == 1
+                        && matches!(
+                            o.reason,
+                            crate::error::CancelReason::ConditionalCheckFailed
+                                | crate::error::CancelReason::NotFound
+                        )
                 });
                 if latest_failed {
                     let found = current

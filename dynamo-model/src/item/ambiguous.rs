@@ -178,16 +178,64 @@ fn insert_at(out: &mut Item, segments: &[&str], value: AttributeValue) {
     }
 }
 
+/// A retry classifier that forbids the SDK to retry an attempt that may have been
+/// applied (a 5xx, a timeout, a lost connection; the cases [`AmbiguousAttempts`] records):
+/// for a write that stores no write token (`write_token = false`), whose retry could
+/// apply it twice (an `add`) or fail its condition against its own write, with nothing
+/// to tell. Errors that say the write was not applied (throttling) are left to the
+/// SDK's other classifiers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NoAmbiguousRetry;
+
+impl aws_sdk_dynamodb::config::retry::ClassifyRetry for NoAmbiguousRetry {
+    fn classify_retry(
+        &self,
+        ctx: &aws_sdk_dynamodb::config::interceptors::InterceptorContext,
+    ) -> aws_sdk_dynamodb::config::retry::RetryAction {
+        use aws_sdk_dynamodb::config::retry::RetryAction;
+        let server_error = ctx
+            .response()
+            .is_some_and(|response| response.status().is_server_error());
+        let transport = match ctx.output_or_error() {
+            Some(Err(e)) => {
+                e.is_timeout_error()
+                    || e.is_response_error()
+                    || e.as_connector_error().is_some_and(|c| !c.is_user())
+            }
+            _ => false,
+        };
+        if server_error || transport {
+            RetryAction::RetryForbidden
+        } else {
+            RetryAction::NoActionIndicated
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        "dynamo_model::NoAmbiguousRetry"
+    }
+}
+
+/// The configuration a write without a write token is sent with: no retry of an attempt
+/// that may have been applied ([`NoAmbiguousRetry`]).
+pub(crate) fn tokenless() -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::Config::builder().retry_classifier(NoAmbiguousRetry)
+}
+
 /// Sends an SDK request builder with a fresh [`AmbiguousAttempts`] watching its attempts:
-/// `(attempts, result)`.
+/// `(attempts, result)`. With `retry_ambiguous` false (a write that stores no token), an
+/// attempt that may have been applied is not retried ([`tokenless`]).
 macro_rules! send_watched {
-    ($request:expr) => {{
+    ($request:expr) => {
+        $crate::item::ambiguous::send_watched!($request, true)
+    };
+    ($request:expr, $retry_ambiguous:expr) => {{
         let attempts = $crate::item::ambiguous::AmbiguousAttempts::default();
-        let result = $request
-            .customize()
-            .interceptor(attempts.clone())
-            .send()
-            .await;
+        let mut operation = $request.customize().interceptor(attempts.clone());
+        if !$retry_ambiguous {
+            operation = operation.config_override($crate::item::ambiguous::tokenless());
+        }
+        let result = operation.send().await;
         (attempts, result)
     }};
 }

@@ -143,7 +143,7 @@ impl<E: Entity> Put<E> {
         let mut item = self.item?;
         // The key as the item holds it (rendered once, by `to_item`).
         let key: Key<E> = Key::from_raw(super::key_of_item::<E>(&item)?);
-        if let Some(token) = token {
+        if let Some(token) = token.filter(|_| E::__WRITES_TOKEN) {
             item.insert(
                 <E::Table as crate::Table>::SCHEMA.write_token.to_owned(),
                 token.value(),
@@ -372,15 +372,20 @@ impl<E: Entity> ReadyPut<E> {
                 .map(|key| key.to_item(&<E::Table as crate::Table>::SCHEMA))
         });
         let (ambiguous, sent) = match watch {
-            None => super::ambiguous::send_watched!(request),
+            None => super::ambiguous::send_watched!(request, E::__WRITES_TOKEN),
             Some((ambiguous, timeout)) => {
                 let timeouts = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
                     .operation_timeout(timeout)
                     .build();
+                let config = if E::__WRITES_TOKEN {
+                    aws_sdk_dynamodb::Config::builder()
+                } else {
+                    super::ambiguous::tokenless()
+                };
                 let sent = request
                     .customize()
                     .interceptor(ambiguous.clone())
-                    .config_override(aws_sdk_dynamodb::Config::builder().timeout_config(timeouts))
+                    .config_override(config.timeout_config(timeouts))
                     .send()
                     .await;
                 (ambiguous, sent)
@@ -429,7 +434,8 @@ impl<E: Entity> ReadyPut<E> {
                             entity: E::ENTITY_TYPE,
                             operation: "PutItem",
                             key: failure.key,
-                            token: Some(token),
+                            // No token stored: resending with it would settle nothing.
+                            token: Some(token).filter(|_| E::__WRITES_TOKEN),
                             current,
                             source: Box::new(error),
                         })

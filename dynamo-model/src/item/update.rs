@@ -1,7 +1,7 @@
 use super::ambiguous::{Settled, WriteToken, outcome_open, project, settle};
 use super::{
-    PreparedWrite, VersionCheck, and, condition_failed, is_entity, item_exists, user_condition,
-    version_guard, version_is,
+    PreparedWrite, VersionCheck, absent_or_entity, and, condition_failed, is_entity, item_absent,
+    item_exists, user_condition, version_guard, version_is,
 };
 use crate::codec::{AttrValue, Operand};
 use crate::expr::{AttrPath, Placeholders, SettablePath, UpdatablePath, ValueError};
@@ -90,7 +90,10 @@ enum Returning {
 /// An `UpdateItem` request; see [`Db::update`].
 ///
 /// The item must exist and be of entity type `E` (otherwise [`Error::NotFound`] or
-/// [`Error::ConditionFailed`]); the update never creates a half-formed item. Fields of
+/// [`Error::ConditionFailed`]; in a transaction,
+/// [`CancelReason::NotFound`](crate::transact::CancelReason::NotFound) or
+/// [`CancelReason::ConditionalCheckFailed`](crate::transact::CancelReason::ConditionalCheckFailed)),
+/// unless the update is an [`upsert`](Update::upsert), which creates a missing item. Fields of
 /// the primary key templates cannot be updated (their paths have no update methods: the
 /// item would have to move to another key). Resolves to the entity as stored after the
 /// update.
@@ -160,6 +163,8 @@ pub struct Update<E: Entity> {
     /// The write token to send: one of an earlier call being resent, or `None` for a new
     /// one ([`Update::write_token`]).
     token: Option<WriteToken>,
+    /// Create the item when there is none ([`Update::upsert`]).
+    upsert: bool,
 }
 
 impl<E: Entity> Update<E> {
@@ -172,6 +177,7 @@ impl<E: Entity> Update<E> {
             version: VersionCheck::Unspecified,
             customize: Customize::default(),
             token: None,
+            upsert: false,
         }
     }
 
@@ -182,6 +188,54 @@ impl<E: Entity> Update<E> {
         /// the item as stored now). Send the same actions with the same version or condition
         /// as the first update; see [ambiguous errors](Update#ambiguous-errors).
         write_token(token: crate::item::WriteToken) => token = Some(token);
+    }
+
+    /// Creates the item when there is none under the key, as DynamoDB's own `UpdateItem`
+    /// does (ElectroDB's, DynamoDB-Toolbox's and PynamoDB's `upsert`): the first like of a
+    /// post starts its counter, `ADD like# :1` on no item making `like# = 1`.
+    ///
+    /// An item the update creates holds what a put of the entity would hold besides the
+    /// update's own values: the key, the stored key fields, the entity-type attribute and
+    /// the keys of the indexes built from key fields and literals alone (each written
+    /// with `if_not_exists`, so an item that is there keeps its own). An item of another
+    /// entity type under the key is still refused ([`Error::ConditionFailed`] with it);
+    /// a [`condition`](Update::condition) holds or fails against an empty item when there
+    /// is none (so `f.likes.lt(100)` fails on no item: DynamoDB compares nothing to 100).
+    ///
+    /// The created item has only the fields the update sets: set every field the entity
+    /// needs to decode (fields that are not `Option`s or `default`) when the item may be
+    /// missing, or [`send`](Update::send) fails to decode what it wrote (use
+    /// [`send_returning_nothing`](Update::send_returning_nothing) or
+    /// [`send_returning_updated`](Update::send_returning_updated) for a partial item).
+    ///
+    /// Versioned entities (a `#[dynamo(version)]` field) still say which version they
+    /// expect: [`any_version`](Update::any_version) creates the item at version 1 (`ADD`
+    /// on no version), [`if_version(0)`](Update::if_version) creates it at version 1 and
+    /// fails with [`Error::VersionConflict`] when an item is there, and `if_version(v)`
+    /// for `v > 0` needs the item at `v`, as without `upsert`. Entities with history
+    /// (`#[dynamo(history)]`) are refused, as for every plain update
+    /// ([`ValidationReason::KeepsHistory`](crate::ValidationReason::KeepsHistory)): their
+    /// revisions are written by [`Db::history`](crate::Db::history).
+    ///
+    /// A lost response is settled by the write token as for every update (see
+    /// [ambiguous errors](Update#ambiguous-errors)): the like is counted once.
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct Social;
+    /// #[derive(Entity, serde::Serialize, serde::Deserialize)]
+    /// #[dynamo(table = Social, pk = "p#{post_id}", sk = "likecount")]
+    /// struct LikeCount { post_id: String, #[dynamo(rename = "like#")] likes: u64 }
+    ///
+    /// # let db = dynamo_model::Db::<Social>::offline("social");
+    /// let f = LikeCount::fields();
+    /// let input = db.update(LikeCount::key("12345")).upsert().add(f.likes, 1).params()?;
+    /// assert!(input.condition_expression().unwrap().starts_with("(attribute_not_exists(#n"));
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
+    pub fn upsert(mut self) -> Self {
+        self.upsert = true;
+        self
     }
 
     super::version_setters!(
@@ -337,6 +391,11 @@ impl<E: Entity> Update<E> {
                 None => Action::Add(attr.into(), Ok(AttributeValue::N("1".into()))),
             });
         }
+        // An upsert that may create the item: a version above 0 needs the item there.
+        let creates = self.upsert && !matches!(expected_version, Some((_, v)) if v > 0);
+        if creates {
+            self.creation_actions()?;
+        }
         let index = self.index_actions()?;
         let updated: Vec<AttrPath> = self
             .actions
@@ -345,11 +404,16 @@ impl<E: Entity> Update<E> {
             .filter(|a| !matches!(a, Action::Remove(_)))
             .map(|a| a.path().clone())
             .collect();
-        let mut guard = and(item_exists::<E>(), Some(is_entity::<E>()));
-        if let Some((attr, v)) = expected_version {
+        let mut guard = match (creates, expected_version) {
+            // Version 0: created only where there is no item.
+            (true, Some(_)) => item_absent::<E>(),
+            (true, None) => absent_or_entity::<E>(),
+            (false, _) => and(item_exists::<E>(), Some(is_entity::<E>())),
+        };
+        if let (false, Some((attr, v))) = (creates, expected_version) {
             guard = and(guard, Some(version_is(attr, v)));
         }
-        if let Some(token) = token {
+        if let Some(token) = token.filter(|_| E::__WRITES_TOKEN) {
             let attr = <E::Table as crate::Table>::SCHEMA.write_token;
             self.actions
                 .push(Action::Set(attr.into(), Ok(token.value())));
@@ -361,11 +425,41 @@ impl<E: Entity> Update<E> {
         let node = and(guard, user_condition(self.condition));
         let prepared = PreparedWrite {
             update: Some(update),
-            needs_item: true,
+            needs_item: !creates,
             expected_version,
             ..PreparedWrite::guarded::<E>((self.key.to_string(), key_item), p, &node)?
         };
         Ok((prepared, updated))
+    }
+
+    /// What an upsert writes besides its own actions when it creates the item, each with
+    /// `if_not_exists` (an item there keeps its own): the entity-type attribute, the
+    /// stored key fields and the index keys built from key fields and literals alone.
+    fn creation_actions(&mut self) -> Result<(), Error> {
+        let schema = &<E::Table as crate::Table>::SCHEMA;
+        let raw = self.key.raw()?;
+        let mut created = Vec::new();
+        if E::__WRITES_ENTITY_TYPE {
+            created.push((
+                schema.entity_type,
+                AttributeValue::S(E::ENTITY_TYPE.to_owned()),
+            ));
+        }
+        created.extend(E::__key_fields(&raw.to_item(schema))?);
+        created.extend(crate::keytext::template::key_field_index_keys(
+            E::ENTITY_TYPE,
+            raw,
+            E::__INDEX_TEMPLATES,
+        )?);
+        for (attribute, value) in created {
+            let path = AttrPath::Top(attribute);
+            // A value the update sets itself wins (an index key its fields recompute).
+            if !self.actions.iter().any(|a| a.path().overlaps(&path)) {
+                self.actions
+                    .push(Action::SetFn(path, SetFn::IfNotExists, Ok(value)));
+            }
+        }
+        Ok(())
     }
 
     /// The request with `token`, rendered into the SDK's builder and customized, with
@@ -438,7 +532,7 @@ impl<E: Entity> Update<E> {
             .map_err(|e| e.during("UpdateItem"))?;
         // The key as sent (a `customize` hook may have changed it), for the settling read.
         let key_item = request.get_key().clone();
-        let (ambiguous, result) = super::ambiguous::send_watched!(request);
+        let (ambiguous, result) = super::ambiguous::send_watched!(request, E::__WRITES_TOKEN);
         // The token is the crate's bookkeeping, not a value the caller asked for.
         let without_token = |mut item: Item| {
             item.remove(token_attr);
@@ -492,7 +586,8 @@ impl<E: Entity> Update<E> {
             entity: E::ENTITY_TYPE,
             operation: "UpdateItem",
             key: p.key,
-            token: Some(token),
+            // No token stored: resending with it would settle nothing.
+            token: Some(token).filter(|_| E::__WRITES_TOKEN),
             current,
             source: Box::new(error),
         })

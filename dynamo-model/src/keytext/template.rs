@@ -314,6 +314,44 @@ pub fn index_updates(
     Ok(out)
 }
 
+/// The index key attributes of the `templates` built from primary-key fields and literals
+/// alone (no stored field): the same for every item under `key`, so an update that
+/// creates its item (`upsert`) writes them, as a put of the entity would.
+pub fn key_field_index_keys(
+    entity: &'static str,
+    key: &RawKey,
+    templates: &[IndexTemplate],
+) -> Result<Vec<(&'static str, AttributeValue)>, Error> {
+    let untouched = |_: &str| Touch::Untouched;
+    let changes = IndexChanges { lookup: &untouched };
+    let mut out = Vec::new();
+    for template in templates {
+        let only_key_fields = template
+            .fields
+            .iter()
+            .all(|field| matches!(field, TemplateField::Key { .. }));
+        if !only_key_fields {
+            continue;
+        }
+        let attributes = [template.keys.pk, template.keys.sk];
+        for (position, (slot, attribute)) in [template.pk, template.sk]
+            .into_iter()
+            .zip(attributes)
+            .enumerate()
+        {
+            let (Some(key_template), Some(attribute)) = (slot, attribute) else {
+                continue;
+            };
+            let mut value = String::new();
+            if render(entity, key, &changes, template, key_template, &mut value)? {
+                crate::keytext::check_index_key(entity, attribute, &value, position == 0)?;
+                out.push((attribute, AttributeValue::S(value)));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Appends `key_template` with the values the update gives its placeholders' fields;
 /// `Ok(false)` if the update makes one absent (what is appended is then meaningless).
 fn render(

@@ -15,6 +15,7 @@ pub(super) fn checks(m: &EntityModel) -> Vec<TokenStream> {
     let mut checks = key_checks(m);
     checks.extend(field_checks(m));
     checks.extend(identify_check(m));
+    checks.extend(footprint_checks(m));
     checks.extend(versioned_check(m));
     for (n, index) in m.indexes.iter().enumerate() {
         checks.extend(index_checks(m, n, index));
@@ -150,6 +151,29 @@ fn identify_check(m: &EntityModel) -> Option<TokenStream> {
         return Some(quote!(if __SCHEMA.identify_by_keys { #p }));
     }
     None
+}
+
+/// What the table's declaration says of the attributes the crate writes besides the
+/// entity's: an entity without the entity-type attribute must be identified by its keys
+/// (on the entity or its table), and a history entity keeps the type and the token.
+fn footprint_checks(m: &EntityModel) -> Vec<TokenStream> {
+    let table_name = table_name(m);
+    let mut checks = Vec::new();
+    if let (Some(lit), false) = (&m.no_write_type, m.identify_by_keys) {
+        let p = const_panic(
+            lit.span(),
+            format!("items written without the entity-type attribute (`write_type = false`) are identified by their keys: add `identify = \"keys\"` to the entity or to table `{table_name}`"),
+        );
+        checks.push(quote!(if !__SCHEMA.identify_by_keys { #p }));
+    }
+    if m.versioned.is_some() {
+        let p = const_panic(
+            m.ident.span(),
+            format!("table `{table_name}` writes no entity-type attribute or no write token (`write_type = false`, `write_token = false`), and a #[dynamo(history)] entity's writes keep both: its revisions are settled and told apart by them"),
+        );
+        checks.push(quote!(if !__SCHEMA.writes_entity_type || !__SCHEMA.writes_token { #p }));
+    }
+    checks
 }
 
 /// Every write of a versioned entity stores the revision's time under its time

@@ -314,6 +314,52 @@ fn decode_key_field(f: &Field, sort: bool, template: &Template) -> TokenStream {
     }
 }
 
+/// `__key_fields`: the attributes of the stored key fields, decoded from the key (what an
+/// update that creates its item writes); the trait's default when none is stored.
+pub(super) fn key_field_items(m: &EntityModel) -> Option<TokenStream> {
+    let (dm, private) = (dm(), private());
+    let puts: Vec<TokenStream> = stored(m)
+        .into_iter()
+        .filter_map(|f| {
+            let (sort, template) = m.key_source(f)?;
+            let (ty, name) = (&f.ty, &f.name);
+            let template_const = key_template_const(sort);
+            let ordinal = template
+                .segments
+                .iter()
+                .filter(|s| !matches!(s, Segment::Lit(_)))
+                .position(|s| matches!(s, Segment::Field(n) if f.ident == n))
+                .unwrap_or(0);
+            // The type `to_item` encodes the field as (its key format's, if it has one),
+            // which is also its key part.
+            let part = formatted_attr_type(f).unwrap_or_else(|| quote!(#ty));
+            Some(quote_spanned! {ty.span()=>
+                #private::put_key_field::<Self, #part>(
+                    &mut item,
+                    key,
+                    #name,
+                    #template_const.key_source(#ordinal),
+                    <#part as #private::KeyPart>::decode_key_with,
+                )?;
+            })
+        })
+        .collect();
+    (!puts.is_empty()).then(|| {
+        quote! {
+            fn __key_fields(
+                key: &#dm::Item,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<(&'static str, #private::Av)>,
+                #dm::Error,
+            > {
+                let mut item = ::std::vec::Vec::new();
+                #(#puts)*
+                Ok(item)
+            }
+        }
+    })
+}
+
 /// A field an index key template holds: read back from an index key when the item does
 /// not store it (written by another program, or `key_only`); `verify_keys` then checks
 /// every stored index key against the fields, so a plain attribute that disagrees with one

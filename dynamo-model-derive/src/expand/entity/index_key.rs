@@ -246,8 +246,9 @@ fn template_index(
     code.updates.extend(update_template(m, n, index, position));
 }
 
-/// The descriptor updates use to re-render the index's keys from the values they set
-/// (`None`: the keys never change, being literal or built from primary-key fields only).
+/// The descriptor updates use to re-render the index's keys from the values they set.
+/// Keys that never change (literal, or built from primary-key fields only) are listed
+/// too: an update that creates its item (`upsert`) writes them.
 fn update_template(
     m: &EntityModel,
     n: usize,
@@ -266,14 +267,6 @@ fn update_template(
         if !template_fields.iter().any(|o| o.ident == f.ident) {
             template_fields.push(f);
         }
-    }
-    if template_fields.is_empty() {
-        return None; // literal-only templates never change
-    }
-    // Primary-key fields never change and are read back from the key; the others
-    // must all come with the update.
-    if template_fields.iter().all(|f| f.in_primary_key) {
-        return None; // built from key fields only: never changes
     }
     let descriptors = template_fields.iter().map(|f| template_field(m, f));
     let pk = template_placeholders(m, &template_fields, (n, false), index.pk.as_ref());

@@ -227,6 +227,17 @@ fn entity_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
         )
     });
     let version_items = codec::version_items(m);
+    // The trait's defaults are the table's `write_type` and `write_token`.
+    let writes_type = m.no_write_type.as_ref().map(|_| {
+        quote!(
+            const __WRITES_ENTITY_TYPE: bool = false;
+        )
+    });
+    let writes_token = m.no_write_token.as_ref().map(|_| {
+        quote!(
+            const __WRITES_TOKEN: bool = false;
+        )
+    });
     let to_item = codec::to_item(m, index);
     let from_item = codec::from_item(m, &index.attributes);
     quote! {
@@ -235,6 +246,8 @@ fn entity_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
             const ENTITY_TYPE: &'static str = #entity_type;
             const ATTRIBUTES: &'static [&'static str] = #attribute_names;
             #identify_by_keys
+            #writes_type
+            #writes_token
             #version_items
 
             #[inline]
@@ -257,6 +270,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
     let alias_items = codec::alias_items(m);
     let (history_items, _) = codec::history_items(m);
     let chunk_items = codec::chunk_items(m);
+    let key_field_items = codec::key_field_items(m);
     let (index_keys, index_renders, index_updates) = (&index.keys, &index.renders, &index.updates);
     let (pk_out, sk_out) = key::key_outs();
     let (ipk, isk) = index_key::index_outs();
@@ -290,6 +304,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
             #alias_items
             #history_items
             #chunk_items
+            #key_field_items
             #index_items
 
             #[inline]

@@ -1,0 +1,392 @@
+//! Updates that create the item (`upsert`): DynamoDB's own `UpdateItem` behaviour, the
+//! social network's like counter started by the first like (AWS Developer Guide, "Using
+//! DynamoDB as a data store for a social network"), with the key fields, the entity-type
+//! attribute and the key-only index keys written on creation, the entity-type guard kept,
+//! in single-item updates and transactions, and under lost responses.
+
+use crate::common::*;
+use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
+use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_model::local::faults::{FaultKind, Faults};
+use dynamo_model::transact::CancelReason;
+use dynamo_model::{local, Db, Entity, Error, Table, ValidationReason};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+pub struct Social;
+
+/// `p#12345` / `likecount`: the number of likes of a post, made by the first like. The
+/// index lists every counter by post: its key is built from the key field alone.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = Social, pk = "p#{post_id}", sk = "likecount",
+         index(GSI1, pk = "LIKECOUNTS", sk = "p#{post_id}"))]
+pub struct LikeCount {
+    pub post_id: String,
+    #[dynamo(rename = "like#")]
+    pub likes: u64,
+}
+
+/// Shares `LikeCount`'s key on purpose: an upsert must never take it over.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = Social, pk = "p#{post_id}", sk = "likecount", entity_type = "Squatter")]
+pub struct Squatter {
+    pub post_id: String,
+}
+
+/// A versioned counter: an upsert creates it at version 1.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = Social, pk = "u#{user_id}", sk = "count")]
+pub struct Counts {
+    pub user_id: String,
+    #[dynamo(rename = "follower#")]
+    pub followers: u64,
+    #[dynamo(version)]
+    pub version: u64,
+}
+
+/// An entity with history: a plain update cannot write its revision, an upsert neither.
+#[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[dynamo(table = Social, pk = "d#{doc_id}", sk = "DOC", history)]
+pub struct Draft {
+    pub doc_id: String,
+    pub body: String,
+    #[dynamo(version)]
+    pub version: u64,
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn n(v: u64) -> AttributeValue {
+    AttributeValue::N(v.to_string())
+}
+
+fn names(item: &dynamo_model::Item) -> BTreeSet<&str> {
+    item.keys().map(String::as_str).collect()
+}
+
+#[tokio::test]
+async fn an_upsert_creates_the_missing_item_with_its_key_fields_type_and_index_keys() -> TestResult
+{
+    let db = local::fresh_table::<Social>().await?;
+    let f = LikeCount::fields();
+    let first = db
+        .update(LikeCount::key("12345"))
+        .upsert()
+        .add(f.likes, 1)
+        .send()
+        .await?;
+    assert_eq!(
+        first,
+        LikeCount {
+            post_id: "12345".into(),
+            likes: 1
+        }
+    );
+    let mut stored = raw_get(&db, "p#12345", "likecount").await?;
+    assert!(
+        stored.remove("_wt").is_some(),
+        "the write token: {stored:?}"
+    );
+    assert_eq!(
+        stored,
+        dynamo_model::Item::from([
+            ("PK".to_owned(), s("p#12345")),
+            ("SK".to_owned(), s("likecount")),
+            ("GSI1PK".to_owned(), s("LIKECOUNTS")),
+            ("GSI1SK".to_owned(), s("p#12345")),
+            ("_type".to_owned(), s("LikeCount")),
+            ("post_id".to_owned(), s("12345")),
+            ("like#".to_owned(), n(1)),
+        ])
+    );
+    // The item it made is the one a put makes.
+    let put = LikeCount {
+        post_id: "777".into(),
+        likes: 1,
+    };
+    db.put(&put).await?;
+    let mut put_item = raw_get(&db, "p#777", "likecount").await?;
+    put_item.remove("_wt");
+    assert_eq!(names(&put_item), names(&stored));
+
+    // The next like counts on the item there, and a plain update works on it.
+    let second = db
+        .update(LikeCount::key("12345"))
+        .upsert()
+        .add(f.likes, 1)
+        .send_returning_updated()
+        .await?;
+    assert_eq!(second.get("like#"), Some(&n(2)));
+    let third = db.update(LikeCount::key("12345")).add(f.likes, 1).await?;
+    assert_eq!(third.likes, 3);
+    // Read back through the index the key field alone renders.
+    let listed = items_of(db.query(LikeCount::gsi1_partition())).await?;
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_upsert_never_takes_over_an_item_of_another_entity_type() -> TestResult {
+    let db = local::fresh_table::<Social>().await?;
+    db.put(&Squatter {
+        post_id: "1".into(),
+    })
+    .await?;
+    let before = raw_get(&db, "p#1", "likecount").await?;
+    let f = LikeCount::fields();
+    let err = db
+        .update(LikeCount::key("1"))
+        .upsert()
+        .add(f.likes, 1)
+        .await
+        .unwrap_err();
+    match &err {
+        Error::ConditionFailed {
+            current: Some(current),
+            ..
+        } => assert_eq!(current.get("_type"), Some(&s("Squatter"))),
+        other => panic!("expected ConditionFailed with the squatter, got {other:?}"),
+    }
+    assert_eq!(raw_get(&db, "p#1", "likecount").await?, before);
+
+    // In a transaction too.
+    let err = db
+        .transact_write()
+        .update(db.update(LikeCount::key("1")).upsert().add(f.likes, 1))
+        .await
+        .unwrap_err();
+    match &err {
+        Error::TransactionCanceled { operations, .. } => {
+            assert_eq!(operations.len(), 1, "{operations:?}");
+            assert_eq!(operations[0].reason, CancelReason::ConditionalCheckFailed);
+            assert!(operations[0].current.is_some());
+        }
+        other => panic!("expected TransactionCanceled, got {other:?}"),
+    }
+    assert_eq!(raw_get(&db, "p#1", "likecount").await?, before);
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_update_of_a_missing_item_says_it_is_missing() -> TestResult {
+    let db = local::fresh_table::<Social>().await?;
+    let f = LikeCount::fields();
+    let err = db
+        .update(LikeCount::key("404"))
+        .add(f.likes, 1)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::NotFound { .. }), "{err:?}");
+
+    // In a transaction, the operation's reason says the item is missing.
+    let err = db
+        .transact_write()
+        .update(db.update(LikeCount::key("404")).add(f.likes, 1))
+        .await
+        .unwrap_err();
+    match &err {
+        Error::TransactionCanceled { operations, .. } => {
+            assert_eq!(operations.len(), 1, "{operations:?}");
+            assert_eq!(operations[0].reason, CancelReason::NotFound);
+            assert_eq!(operations[0].key, "PK=p#404, SK=likecount");
+        }
+        other => panic!("expected TransactionCanceled, got {other:?}"),
+    }
+    // A condition that fails on an item that is there stays a failed condition.
+    db.put(&LikeCount {
+        post_id: "1".into(),
+        likes: 5,
+    })
+    .await?;
+    let err = db
+        .transact_write()
+        .update(
+            db.update(LikeCount::key("1"))
+                .add(f.likes, 1)
+                .condition(f.likes.lt(5u64)),
+        )
+        .await
+        .unwrap_err();
+    match &err {
+        Error::TransactionCanceled { operations, .. } => {
+            assert_eq!(operations[0].reason, CancelReason::ConditionalCheckFailed);
+        }
+        other => panic!("expected TransactionCanceled, got {other:?}"),
+    }
+    assert!(raw_find(&db, raw_key("p#404", "likecount"))
+        .await?
+        .is_none());
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_transaction_upsert_creates_the_item_with_its_key_fields_and_type() -> TestResult {
+    let db = local::fresh_table::<Social>().await?;
+    let f = LikeCount::fields();
+    for expected in 1..=2u64 {
+        db.transact_write()
+            .update(db.update(LikeCount::key("9")).upsert().add(f.likes, 1))
+            .await?;
+        let counter = db.get(LikeCount::key("9")).consistent().await?;
+        assert_eq!(
+            counter,
+            Some(LikeCount {
+                post_id: "9".into(),
+                likes: expected
+            })
+        );
+    }
+    let stored = raw_get(&db, "p#9", "likecount").await?;
+    assert_eq!(stored.get("_type"), Some(&s("LikeCount")));
+    assert_eq!(stored.get("post_id"), Some(&s("9")));
+    assert_eq!(stored.get("GSI1SK"), Some(&s("p#9")));
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_upsert_of_a_versioned_entity_starts_at_version_one() -> TestResult {
+    let db = local::fresh_table::<Social>().await?;
+    let f = Counts::fields();
+    // Any version: made at version 1, then incremented.
+    let made = db
+        .update(Counts::key("a"))
+        .upsert()
+        .any_version()
+        .add(f.followers, 1)
+        .await?;
+    assert_eq!((made.followers, made.version), (1, 1));
+    let again = db
+        .update(Counts::key("a"))
+        .upsert()
+        .any_version()
+        .add(f.followers, 1)
+        .await?;
+    assert_eq!((again.followers, again.version), (2, 2));
+
+    // Version 0: only while there is no item.
+    let made = db
+        .update(Counts::key("b"))
+        .upsert()
+        .if_version(0)
+        .add(f.followers, 1)
+        .await?;
+    assert_eq!(made.version, 1);
+    let err = db
+        .update(Counts::key("b"))
+        .upsert()
+        .if_version(0)
+        .add(f.followers, 1)
+        .await
+        .unwrap_err();
+    match err {
+        Error::VersionConflict {
+            expected: 0,
+            found: Some(1),
+            ..
+        } => {}
+        other => panic!("expected VersionConflict, got {other:?}"),
+    }
+    // A version above 0 needs the item at that version, as a plain update does.
+    let next = db
+        .update(Counts::key("b"))
+        .upsert()
+        .if_version(1)
+        .add(f.followers, 1)
+        .await?;
+    assert_eq!((next.followers, next.version), (2, 2));
+    let err = db
+        .update(Counts::key("c"))
+        .upsert()
+        .if_version(3)
+        .add(f.followers, 1)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::VersionConflict {
+                expected: 3,
+                found: None,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(raw_find(&db, raw_key("u#c", "count")).await?.is_none());
+    // Still a choice to make: no version check is refused.
+    let err = db
+        .update(Counts::key("d"))
+        .upsert()
+        .add(f.followers, 1)
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::VersionCheckRequired);
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_upsert_of_an_entity_with_history_is_refused() -> TestResult {
+    let db = local::fresh_table::<Social>().await?;
+    let f = Draft::fields();
+    let err = db
+        .update(Draft::key("x"))
+        .upsert()
+        .any_version()
+        .set(f.body, "text")
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::KeepsHistory);
+    let err = db
+        .transact_write()
+        .update(
+            db.update(Draft::key("x"))
+                .upsert()
+                .any_version()
+                .set(f.body, "text"),
+        )
+        .await
+        .unwrap_err();
+    assert_refused(&err, ValidationReason::KeepsHistory);
+    assert!(raw_find(&db, raw_key("d#x", "DOC")).await?.is_none());
+    Ok(())
+}
+
+/// Every attempt of `UpdateItem` is applied and its response lost (a 500), with 3 SDK
+/// attempts a call: the SDK gives up on every call.
+async fn every_update_response_lost(db: &Db<Social>) -> Res<Db<Social>> {
+    let faults = Faults::new(29)
+        .kinds([FaultKind::ServerErrorAfterApply])
+        .operations(["UpdateItem"]);
+    let retries = RetryConfig::standard()
+        .with_max_attempts(3)
+        .with_initial_backoff(Duration::from_millis(1))
+        .with_max_backoff(Duration::from_millis(2));
+    faulty_with(db, &faults, retries, "upserts").await
+}
+
+#[tokio::test]
+async fn upserts_whose_every_response_is_lost_count_each_like_once() -> TestResult {
+    let db = local::fresh_table::<Social>().await?;
+    let lossy = every_update_response_lost(&db).await?;
+    let f = LikeCount::fields();
+    for call in 1..=12u64 {
+        // The first call creates the counter; the token settles each call.
+        let update = lossy.update(LikeCount::key("1")).upsert().add(f.likes, 1);
+        match call % 3 {
+            0 => assert_eq!(update.send().await?.likes, call),
+            1 => {
+                let updated = update.send_returning_updated().await?;
+                assert_eq!(updated.get("like#"), Some(&n(call)));
+            }
+            _ => update.send_returning_nothing().await?,
+        }
+        let stored = db.get(LikeCount::key("1")).consistent().await?;
+        assert_eq!(stored.map(|c| c.likes), Some(call), "call {call}");
+    }
+    Ok(())
+}
