@@ -18,6 +18,10 @@
 //!   (`ReturnValuesOnConditionCheckFailure=ALL_OLD`); when it carries the call's token,
 //!   the call wrote it. Updates are also conditioned on the token not being stored yet,
 //!   so a retried `add` is not added twice.
+//! - An entity or table declared with `write_token = false` stores no token: its puts and
+//!   updates are not retried after an attempt that may have been applied, and fail with
+//!   [`Error::OutcomeUnknown`] without a token (see
+//!   [`TableSchema::writes_token`](crate::TableSchema::writes_token)).
 //! - [`Delete`] leaves no item to carry a token: it reports success when its condition
 //!   fails with no item under the key after one of its own attempts ended ambiguously.
 //!
