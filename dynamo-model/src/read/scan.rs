@@ -209,6 +209,31 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
     /// entity type and key templates and a subset of the fields), as
     /// [`Query::project`](super::Query::project) does: how an index that projects only some
     /// attributes (`INCLUDE`) is read.
+    ///
+    /// ```
+    /// # use dynamo_model::{Entity, Table};
+    /// # use serde::{Deserialize, Serialize};
+    /// #[derive(Table)]
+    /// #[dynamo(pk = "PK", sk = "SK",
+    ///          gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK", projection(include = ["_type", "id", "total"])))]
+    /// struct App;
+    ///
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[dynamo(table = App, pk = "ORDER#{id}", sk = "ORDER", index(GSI1, pk = "ORDERS", sk = "{id}"))]
+    /// struct Order { id: String, total: u64, notes: String }
+    ///
+    /// /// What `GSI1` projects of an order.
+    /// #[derive(Entity, Serialize, Deserialize)]
+    /// #[dynamo(table = App, pk = "ORDER#{id}", sk = "ORDER", entity_type = "Order")]
+    /// struct OrderTotal { id: String, total: u64 }
+    ///
+    /// # let db = dynamo_model::Db::<App>::offline("app");
+    /// let scan = || db.scan::<Order>().index::<AppGsi1>();
+    /// assert!(scan().params().is_err()); // `notes` is not in the index
+    /// let inputs = scan().project::<OrderTotal>().params()?;
+    /// assert!(inputs[0].projection_expression().is_some());
+    /// # Ok::<(), dynamo_model::Error>(())
+    /// ```
     pub fn project<V>(self) -> Scan<V, K>
     where
         T: Entity<Table = <T as Target>::Table>,
