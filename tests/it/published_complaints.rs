@@ -198,6 +198,22 @@ async fn complaint_design_reads_the_apps_rows_by_every_published_pattern() -> Te
     assert_eq!(since.len(), 1);
     assert_eq!(since[0].complaint_id, "Complaint125");
 
+    // getAllEscalatedComplaints: a scan of the sparse `Escalations_GSI`, which holds the
+    // escalated complaints only.
+    let all_escalated = db
+        .scan::<Complaint>()
+        .index::<ComplaintsEscalationsGsi>()
+        .all()
+        .await?;
+    let mut ids: Vec<&str> = all_escalated
+        .items
+        .iter()
+        .map(|c| c.complaint_id.as_str())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["Complaint124", "Complaint125", "Complaint126"]);
+    assert_eq!(all_escalated.scanned_count, 3);
+
     // getCommentsByAgentID between two dates, through `Agents_Comments_GSI`.
     let by_agent = items_of(
         db.query(Comment::agents_comments_gsi_partition("AgentA"))
