@@ -28,12 +28,12 @@ pub trait Target: Sized + Send + 'static {
     #[doc(hidden)]
     const IDENTIFIED_BY_KEYS: bool = false;
 
-    /// Whether the target reads the revisions of `#[dynamo(versioned)]` entities (their
+    /// Whether the target reads the revisions of `#[dynamo(history)]` entities (their
     /// history); every other target skips them and sees the latest copies only.
     #[doc(hidden)]
     const READS_REVISIONS: bool = false;
 
-    /// The history layout of a `#[dynamo(versioned)]` entity target (its base-table
+    /// The history layout of a `#[dynamo(history)]` entity target (its base-table
     /// queries read the latest copies).
     #[doc(hidden)]
     const HISTORY: Option<&'static crate::schema::history::HistoryLayout> = None;

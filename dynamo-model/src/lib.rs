@@ -75,7 +75,7 @@
 //!
 //! The [`guide`] walks through single-table design with the crate, one chapter per
 //! pattern (one table for many types, key templates, overloaded and sparse indexes,
-//! adjacency lists, versioned history, large items, write sharding, bulk loads, batches
+//! adjacency lists, revision history, large items, write sharding, bulk loads, batches
 //! and transactions, TTL, period tables, capacity, scans, projections, caching), then
 //! adopting an existing table, testing with DynamoDB Local and going to production.
 
@@ -280,7 +280,7 @@ pub use dynamo_model_derive::Table;
 ///   `Self::default()` (or in what the function returns);
 /// - `history` or `history(..)`: the entity keeps every revision next to its latest copy
 ///   (needs a `#[dynamo(version)] u64` field and a constant `sk` template; see
-///   [`history`] and the [guide](guide::p10_versioned_history)). Options: `prefix = "v"`,
+///   [`history`] and the [guide](guide::p10_revision_history)). Options: `prefix = "v"`,
 ///   `width = 20` (digits of the revision number; `0`: unpadded), `separator = "#"`,
 ///   `time_attribute = "_vt"` (when each revision was written), `revisions_in(GSI1,
 ///   "GSI-2")` (indexes whose keys revisions keep), `counter_on_latest` (the version

@@ -114,7 +114,7 @@ pub struct EntityRegistration {
     pub sk: Option<RegisteredKey>,
     /// Whether the entity has a `#[dynamo(version)]` field: a batch write cannot check it.
     pub versioned: bool,
-    /// Where a `#[dynamo(versioned)]` entity's sort key holds the revision number: its
+    /// Where a `#[dynamo(history)]` entity's sort key holds the revision number: its
     /// stored sort keys are the template's rendering inside this layout.
     pub history: Option<&'static crate::schema::history::HistoryLayout>,
     /// Whether an item without the entity-type attribute is this entity's when its keys
@@ -261,7 +261,7 @@ fn registered(table: TypeId) -> &'static [&'static EntityRegistration] {
         .unwrap_or_default()
 }
 
-/// Whether `item` is a revision (not the latest copy) of a `#[dynamo(versioned)]` entity
+/// Whether `item` is a revision (not the latest copy) of a `#[dynamo(history)]` entity
 /// of table `T`, by its entity type and sort key. Reads of the entity skip revisions;
 /// only its history reads them.
 pub(crate) fn is_revision<T: Table>(item: &Item) -> bool {
@@ -300,7 +300,7 @@ pub(crate) fn is_revision<T: Table>(item: &Item) -> bool {
 }
 
 /// Whether `key` is the key of a revision (not the latest copy) of a
-/// `#[dynamo(versioned)]` entity of table `T` whose entity type is one of `entity_types`,
+/// `#[dynamo(history)]` entity of table `T` whose entity type is one of `entity_types`,
 /// by its templates alone: for records that carry keys but no item (a stream's
 /// `KEYS_ONLY` view), where [`is_revision`] has no entity-type attribute to read.
 pub(crate) fn is_revision_key<T: Table>(key: &RawKey, entity_types: &[&str]) -> bool {

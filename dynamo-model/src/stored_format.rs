@@ -68,7 +68,7 @@
 //!
 //! # Versioned entities
 //!
-//! A `#[dynamo(versioned)]` entity's sort key is `{prefix}{slot}{separator}{rest}`:
+//! A `#[dynamo(history)]` entity's sort key is `{prefix}{slot}{separator}{rest}`:
 //! slot `0` (all zeros) is the latest copy, slot `k` revision `k`; by default `v`, 20
 //! digits, `#`, so revision 12 of `DOC` is `v00000000000000000012#DOC`. Revisions carry
 //! the time they were written in `_vt` (epoch milliseconds). See

@@ -220,8 +220,7 @@ impl StreamRecord {
     /// /// AWS's version-control sample: `v0` holds `Latest`, `v1`, `v2`, … the revisions.
     /// #[derive(Entity, Debug, Clone, PartialEq)]
     /// #[dynamo(table = Equipment, identify = "keys", store_key_fields = false,
-    ///          pk = "Equipment#{id}", sk = "",
-    ///          history(width = 0, separator = "", counter_on_latest, numeric_order))]
+    ///          pk = "Equipment#{id}", history(layout = "aws"))]
     /// struct Machine {
     ///     id: String,
     ///     #[dynamo(rename = "State")]

@@ -82,7 +82,7 @@ pub trait Entity: EntityInternals + Send + Sync + 'static {
 /// not supported.
 #[doc(hidden)]
 pub trait EntityInternals: Sized {
-    /// Where a `#[dynamo(versioned)]` entity's sort key holds the revision number
+    /// Where a `#[dynamo(history)]` entity's sort key holds the revision number
     /// (`None`: not versioned). Keys the entity renders name its latest copy.
     const __HISTORY: Option<&'static crate::schema::history::HistoryLayout> = None;
 

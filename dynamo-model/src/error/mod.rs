@@ -574,7 +574,7 @@ pub enum ValidationReason {
     InvalidOption,
     /// The SDK refused to build the request.
     RequestBuild,
-    /// A plain put, update or delete of a `#[dynamo(versioned)]` entity, which would
+    /// A plain put, update or delete of a `#[dynamo(history)]` entity, which would
     /// change its latest copy without writing a revision: write it through
     /// [`Db::history`](crate::Db::history).
     KeepsHistory,

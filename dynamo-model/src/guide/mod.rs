@@ -21,7 +21,7 @@
 //! 9. [Filters, projections, conditions and updates](p09_expressions)
 //!
 //! ## Data that grows
-//! 10. [Versioned history](p10_versioned_history)
+//! 10. [Revision history](p10_revision_history)
 //! 11. [Large items: chunks and compression](p11_large_items)
 //! 12. [Write sharding and scatter-gather reads](p12_write_sharding);
 //!     [finding hot partitions from the client](p12b_hot_partitions)
@@ -68,8 +68,8 @@ pub mod p08_composite_sort_keys {
 pub mod p09_expressions {
     #![doc = include_str!("p09_expressions.md")]
 }
-pub mod p10_versioned_history {
-    #![doc = include_str!("p10_versioned_history.md")]
+pub mod p10_revision_history {
+    #![doc = include_str!("p10_revision_history.md")]
 }
 pub mod p11_large_items {
     #![doc = include_str!("p11_large_items.md")]

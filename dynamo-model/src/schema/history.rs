@@ -27,8 +27,8 @@
 //! revisions without a number attribute. The layout that reads and writes it as it is:
 //!
 //! ```text
-//! #[dynamo(pk = "EQ#{id}", sk = "",
-//!          history(width = 0, separator = "", counter_on_latest, numeric_order))]
+//! #[dynamo(pk = "EQ#{id}", history(layout = "aws"))]
+//! // the same: sk = "", history(width = 0, separator = "", counter_on_latest, numeric_order)
 //! … #[dynamo(version, rename = "Latest")] latest: u64,
 //!
 //! v0     Latest=12   the latest copy
@@ -44,7 +44,7 @@
 pub const MAX_WIDTH: usize = 20;
 
 /// How an entity with history places the revision number in its sort key. Built by
-/// `#[derive(Entity)]` from `#[dynamo(versioned(..))]`; see the module documentation.
+/// `#[derive(Entity)]` from `#[dynamo(history(..))]`; see the module documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HistoryLayout {
     /// The text before the slot (`v`).
