@@ -91,8 +91,8 @@ enum Returning {
 ///
 /// The item must exist and be of entity type `E` (otherwise [`Error::NotFound`] or
 /// [`Error::ConditionFailed`]; in a transaction,
-/// [`CancelReason::NotFound`](crate::transact::CancelReason::NotFound) or
-/// [`CancelReason::ConditionalCheckFailed`](crate::transact::CancelReason::ConditionalCheckFailed)),
+/// [`CancelReason::NotFound`](crate::error::CancelReason::NotFound) or
+/// [`CancelReason::ConditionalCheckFailed`](crate::error::CancelReason::ConditionalCheckFailed)),
 /// unless the update is an [`upsert`](Update::upsert), which creates a missing item. Fields of
 /// the primary key templates cannot be updated (their paths have no update methods: the
 /// item would have to move to another key). Resolves to the entity as stored after the
