@@ -194,7 +194,10 @@ pub use size::{MAX_ITEM_BYTES, item_size, local_index_bytes, value_size};
 /// the table by its keys; `ttl` names the TTL attribute;
 /// `entity_type` names the entity-type attribute (default `_type`); `write_token` names the
 /// attribute in which single-item puts and updates store their write token (default `_wt`,
-/// see [`TableSchema::write_token`]); `delimiter = ".."` is the delimiter between the
+/// see [`TableSchema::write_token`]); `write_type = false` (with `identify = "keys"`) and
+/// `write_token = false` store neither in the items the crate writes (see
+/// [`TableSchema::writes_entity_type`] and [`TableSchema::writes_token`] for what each
+/// costs); `delimiter = ".."` is the delimiter between the
 /// components of the keys its entities render (`#` by default; `.`, `_`, `|` or `:`, see
 /// [`key::Delimiter`]), unless an entity or an index template declares its own.
 pub use dynamo_model_derive::Table;
@@ -265,6 +268,12 @@ pub use dynamo_model_derive::Table;
 ///   untyped item under such a key does not decode
 ///   ([`DecodeErrorKind::AmbiguousEntity`]). Templates without any literal text cannot
 ///   identify anything and are a compile error;
+/// - `write_type = false` (with `identify = "keys"`) and `write_token = false`: the
+///   entity's writes store no entity-type attribute, or no write token, so the items the
+///   crate writes hold exactly the design's attributes; the cost of each is on
+///   [`TableSchema::writes_entity_type`] and [`TableSchema::writes_token`] (without a
+///   token, a lost response of a put or update is [`Error::OutcomeUnknown`] instead of
+///   settled). Either can also be set for every entity, on the table;
 /// - `store_key_fields = false`: the fields the primary key holds as they are (`{field}`
 ///   in `pk`, or in `sk` of an entity that is not versioned) are read from the key
 ///   attributes and not written as attributes of their own (as another program's items
@@ -282,12 +291,15 @@ pub use dynamo_model_derive::Table;
 ///   (needs a `#[dynamo(version)] u64` field and a constant `sk` template; see
 ///   [`history`] and the [guide](guide::p10_revision_history)). Options: `prefix = "v"`,
 ///   `width = 20` (digits of the revision number; `0`: unpadded), `separator = "#"`,
-///   `time_attribute = "_vt"` (when each revision was written), `revisions_in(GSI1,
+///   `time_attribute = "_vt"` (when each revision was written, read back as
+///   [`Revision::revised_at`](history::Revision::revised_at); `time_attribute = false`
+///   records no time), `revisions_in(GSI1,
 ///   "GSI-2")` (indexes whose keys revisions keep), `counter_on_latest` (the version
 ///   attribute on the latest copy only), `numeric_order` (an unpadded history read in
 ///   revision order); or a published layout by name: `layout = "aws"` is AWS's
 ///   number-based layout (`v0` the latest copy, `v1`, `v2`, …; `width = 0`,
-///   `separator = ""`, `counter_on_latest`, `numeric_order`, and `sk = ""` unless given).
+///   `separator = ""`, `counter_on_latest`, `numeric_order`, `time_attribute = false`
+///   unless given, and `sk = ""` unless given).
 ///   `versioned` is its former spelling.
 ///
 /// Field options:

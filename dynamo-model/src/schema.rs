@@ -140,6 +140,13 @@ pub struct TableSchema {
     /// (read the item to decide; nothing settles it), where a token would have settled it
     /// as applied. Throttling and other errors that say the write was not applied are
     /// still retried.
+    ///
+    /// A `#[dynamo(history)]` entity's writes are transactions: without a token, a write
+    /// whose response was lost is still applied at most once, by the transaction's
+    /// `ClientRequestToken`, which its retries reuse for DynamoDB's ten-minute window; a
+    /// retry past that window (a retry policy longer than ten minutes) that finds the
+    /// call's own revision reports [`Error::VersionConflict`], where a token would have
+    /// recognised it.
     pub writes_token: bool,
     /// How the table is billed: on demand unless the table declares
     /// `billing = "provisioned", capacity(read = N, write = N)`.

@@ -28,6 +28,7 @@ mod formatted_operators;
 mod history;
 mod history_adopt;
 mod history_aws_layout;
+mod history_footprint_free;
 mod history_interrupted;
 mod history_lifecycle;
 mod history_race;

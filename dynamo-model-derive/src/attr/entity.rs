@@ -71,7 +71,8 @@ pub struct Versioned {
     pub prefix: Option<LitStr>,
     pub width: Option<syn::LitInt>,
     pub separator: Option<LitStr>,
-    pub time_attribute: Option<LitStr>,
+    /// `time_attribute = ".."`, or `time_attribute = false` (no revision time).
+    pub time_attribute: Option<TimeAttribute>,
     /// `revisions_in(GSI1, "GSI-2", ..)`: indexes whose keys revisions keep.
     pub revisions_in: Vec<IndexName>,
     /// `counter_on_latest`: the version attribute on the latest copy only.
@@ -104,12 +105,17 @@ pub(crate) fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
             } else if inner.path == SEPARATOR {
                 set_once(&mut out.separator, inner.value()?.parse()?, &inner, "separator")
             } else if inner.path == TIME_ATTRIBUTE {
-                set_once(
-                    &mut out.time_attribute,
-                    inner.value()?.parse()?,
-                    &inner,
-                    "time_attribute",
-                )
+                let value = inner.value()?;
+                let time = if value.peek(syn::LitBool) {
+                    TimeAttribute::Off(super::table::off(
+                        value.parse()?,
+                        "time_attribute",
+                        "revision time",
+                    )?)
+                } else {
+                    TimeAttribute::Named(value.parse()?)
+                };
+                set_once(&mut out.time_attribute, time, &inner, "time_attribute")
             } else if inner.path == COUNTER_ON_LATEST {
                 set_once(
                     &mut out.counter_on_latest,
@@ -145,9 +151,27 @@ pub(crate) fn versioned(meta: &ParseNestedMeta) -> syn::Result<Versioned> {
     Ok(out)
 }
 
+/// Where revisions record when they were written: `time_attribute = "_vt"` (the default
+/// name) or `time_attribute = false` (nowhere).
+pub enum TimeAttribute {
+    Named(LitStr),
+    Off(syn::LitBool),
+}
+
+impl TimeAttribute {
+    /// The literal, for spans.
+    pub fn span(&self) -> proc_macro2::Span {
+        match self {
+            TimeAttribute::Named(lit) => lit.span(),
+            TimeAttribute::Off(lit) => lit.span(),
+        }
+    }
+}
+
 /// `layout = "aws"`: AWS's number-based version-control layout (`v0` the latest copy with
-/// the counter, `v1`, `v2`, … unpadded, nothing after the number, read in revision order),
-/// the options it stands for set here.
+/// the counter, `v1`, `v2`, … unpadded, nothing after the number, read in revision order,
+/// no revision time unless `time_attribute = ".."` is given), the options it stands for
+/// set here.
 fn apply_layout(out: &mut Versioned, layout: &LitStr) -> syn::Result<()> {
     if layout.value() != "aws" {
         return Err(syn::Error::new(
@@ -173,6 +197,9 @@ fn apply_layout(out: &mut Versioned, layout: &LitStr) -> syn::Result<()> {
     out.separator = Some(LitStr::new("", span));
     out.counter_on_latest = Some(word());
     out.numeric_order = Some(word());
+    // The sample's revisions record no time: written as it writes them.
+    out.time_attribute
+        .get_or_insert_with(|| TimeAttribute::Off(syn::LitBool::new(false, span)));
     Ok(())
 }
 

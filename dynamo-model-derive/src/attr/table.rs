@@ -85,7 +85,7 @@ pub(crate) fn turned_off(
 }
 
 /// `lit` if it is `false` (see [`turned_off`]).
-fn off(lit: syn::LitBool, option: &str, what: &str) -> syn::Result<syn::LitBool> {
+pub(crate) fn off(lit: syn::LitBool, option: &str, what: &str) -> syn::Result<syn::LitBool> {
     if lit.value {
         return Err(syn::Error::new(
             lit.span(),

@@ -120,26 +120,13 @@ pub(crate) fn versioned_model(
             }
         },
     };
-    let time_attribute = v
-        .time_attribute
-        .as_ref()
-        .map_or_else(|| "_vt".to_owned(), LitStr::value);
-    if time_attribute.is_empty() {
-        if let Some(lit) = &v.time_attribute {
-            cx.error_spanned_by(lit, "the time attribute name cannot be empty");
+    let time_attribute = match time_attribute(cx, v, fields) {
+        Ok(time) => time,
+        Err(()) => {
+            ok = false;
+            None
         }
-        ok = false;
-    }
-    if let Some(f) = fields
-        .iter()
-        .find(|f| !f.attrs.skip && f.name == time_attribute)
-    {
-        cx.error_spanned_by(
-            &f.ident,
-            format!("field `{}` is stored as `{time_attribute}`, the attribute that holds when each revision was written; rename one (history(time_attribute = \"..\"))", f.ident),
-        );
-        ok = false;
-    }
+    };
     if let (Some(word), true) = (&v.numeric_order, width != 0) {
         cx.error_spanned_by(
             word,
@@ -147,10 +134,10 @@ pub(crate) fn versioned_model(
         );
         ok = false;
     }
-    let time_span = v
-        .time_attribute
-        .as_ref()
-        .map_or_else(|| syn::spanned::Spanned::span(&v.word), LitStr::span);
+    let time_span = v.time_attribute.as_ref().map_or_else(
+        || syn::spanned::Spanned::span(&v.word),
+        attr::TimeAttribute::span,
+    );
     ok.then_some(VersionedModel {
         revisions_in: v.revisions_in.iter().map(|n| n.name().to_owned()).collect(),
         prefix,
@@ -161,6 +148,38 @@ pub(crate) fn versioned_model(
         numeric_order: v.numeric_order.is_some(),
         time_span,
     })
+}
+
+/// The attribute revisions record their time in (`_vt` unless named; `None`:
+/// `time_attribute = false`): not empty, and no field's.
+fn time_attribute(
+    cx: &mut Ctxt,
+    v: &attr::Versioned,
+    fields: &[Field],
+) -> Result<Option<String>, ()> {
+    let time_attribute = match &v.time_attribute {
+        None => "_vt".to_owned(),
+        Some(attr::TimeAttribute::Off(_)) => return Ok(None),
+        Some(attr::TimeAttribute::Named(lit)) if lit.value().is_empty() => {
+            cx.error_spanned_by(
+                lit,
+                "the time attribute name cannot be empty; `time_attribute = false` records no time",
+            );
+            return Err(());
+        }
+        Some(attr::TimeAttribute::Named(lit)) => lit.value(),
+    };
+    if let Some(f) = fields
+        .iter()
+        .find(|f| !f.attrs.skip && f.name == time_attribute)
+    {
+        cx.error_spanned_by(
+            &f.ident,
+            format!("field `{}` is stored as `{time_attribute}`, the attribute that holds when each revision was written; rename one (history(time_attribute = \"..\"), or `time_attribute = false`)", f.ident),
+        );
+        return Err(());
+    }
+    Ok(Some(time_attribute))
 }
 
 /// Parses a key template and checks it against the fields; `partition` says whether it
@@ -564,7 +583,6 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         no_write_type: attrs.no_write_type.clone(),
         no_write_token: attrs.no_write_token.clone(),
     };
-    super::footprint::check_footprint(cx, &model);
     check_key_storage(cx, &mut model, attrs.store_key_fields.as_ref());
     Some(model)
 }

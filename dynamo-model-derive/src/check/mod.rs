@@ -7,7 +7,6 @@
 mod attribute;
 mod collection;
 mod entity;
-mod footprint;
 mod table;
 
 pub use attribute::*;
@@ -128,7 +127,8 @@ pub struct VersionedModel {
     pub prefix: String,
     pub width: usize,
     pub separator: String,
-    pub time_attribute: String,
+    /// Where revisions record their time (`None`: `time_attribute = false`).
+    pub time_attribute: Option<String>,
     /// The version attribute on the latest copy only (`counter_on_latest`).
     pub counter_on_latest: bool,
     /// An unpadded history read in revision order (`numeric_order`).

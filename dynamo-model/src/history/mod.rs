@@ -588,8 +588,9 @@ impl<E: Entity> Target for Revision<E> {
                 ));
             }
         }
-        let revised_at = item
-            .get(layout.time_attribute)
+        let revised_at = layout
+            .time_attribute
+            .and_then(|time| item.get(time))
             .and_then(|v| v.as_n().ok())
             .and_then(|n| n.parse::<u64>().ok())
             .and_then(|ms| UNIX_EPOCH.checked_add(Duration::from_millis(ms)));

@@ -55,14 +55,17 @@ impl<E: Versioned> History<E> {
         let latest_key = crate::item::key_of_item::<E>(&latest)?;
         let revision_key = revision_key(layout, &latest_key, next)?;
         latest.insert(version_attr.to_owned(), AttributeValue::N(next.to_string()));
-        latest.insert(
-            layout.time_attribute.to_owned(),
-            AttributeValue::N(now_millis().to_string()),
-        );
+        if let Some(time) = layout.time_attribute {
+            latest.insert(time.to_owned(), AttributeValue::N(now_millis().to_string()));
+        }
         // Both items carry a token unique to this call: a failed condition that finds it
         // (on either item) found this call's own write, applied by an attempt whose
-        // response was lost, even when another writer has added a revision since.
-        latest.insert(schema.write_token.to_owned(), token.value());
+        // response was lost, even when another writer has added a revision since. Without
+        // it (`write_token = false`) the transaction's own ClientRequestToken still makes
+        // its retries apply at most once within DynamoDB's ten-minute window.
+        if E::__WRITES_TOKEN {
+            latest.insert(schema.write_token.to_owned(), token.value());
+        }
         // The revision: the same attributes under its own slot, without the index keys
         // the entity renders (history stays out of its indexes).
         let mut revision = latest.clone();
@@ -72,7 +75,9 @@ impl<E: Versioned> History<E> {
             // place would otherwise leave this call's time on it, and a copy of it
             // (a stream consumer's revision) would carry that time as its own.
             revision.remove(version_attr);
-            latest.remove(layout.time_attribute);
+            if let Some(time) = layout.time_attribute {
+                latest.remove(time);
+            }
         }
         for index in E::__INDEX_KEYS {
             if layout.revisions_in.contains(&index.index) {
@@ -130,9 +135,10 @@ impl<E: Versioned> History<E> {
             Err(Error::TransactionCanceled { operations }) => {
                 // Our own write, applied by an attempt whose response was lost: the
                 // revision (or the latest copy, if nobody wrote since) holds our token.
-                if operations
-                    .iter()
-                    .any(|o| token.written_in(o.current.as_deref(), schema.write_token))
+                if E::__WRITES_TOKEN
+                    && operations
+                        .iter()
+                        .any(|o| token.written_in(o.current.as_deref(), schema.write_token))
                 {
                     return Ok(next);
                 }

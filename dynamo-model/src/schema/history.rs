@@ -24,17 +24,24 @@
 //!
 //! AWS's version-control samples store an item's latest copy under `v0` and revision `k`
 //! under `v{k}`: unpadded, nothing after the number, the counter (`Latest`) on `v0` only,
-//! revisions without a number attribute. The layout that reads and writes it as it is:
+//! revisions without a number attribute, no time of writing. The layout that reads and
+//! writes it as it is:
 //!
 //! ```text
 //! #[dynamo(pk = "EQ#{id}", history(layout = "aws"))]
-//! // the same: sk = "", history(width = 0, separator = "", counter_on_latest, numeric_order)
+//! // the same: sk = "", history(width = 0, separator = "", counter_on_latest, numeric_order,
+//! //                            time_attribute = false)
 //! … #[dynamo(version, rename = "Latest")] latest: u64,
 //!
 //! v0     Latest=12   the latest copy
 //! v1                 revision 1 (its number is its key's)
 //! v12                revision 12
 //! ```
+//!
+//! The items the crate writes in this layout equal the sample's byte for byte when the
+//! entity also writes neither the entity-type attribute nor the write token
+//! (`identify = "keys", write_type = false, write_token = false`; see
+//! [`Entity`](crate::Entity) for what each costs).
 //!
 //! An empty separator is accepted where the slot's end stays unambiguous: the text after
 //! the digits (the separator and the template's constant rest) must not start with a
@@ -55,8 +62,10 @@ pub struct HistoryLayout {
     /// starting with a digit; the separator followed by the rest never starts with a
     /// digit, so a slot's end is never ambiguous (the derive checks it).
     pub separator: &'static str,
-    /// The attribute holding when a revision was written (epoch milliseconds).
-    pub time_attribute: &'static str,
+    /// The attribute holding when a revision was written (epoch milliseconds); `None`
+    /// (`history(time_attribute = false)`, and AWS's layout): no time is recorded, and
+    /// [`Revision::revised_at`](crate::history::Revision::revised_at) is `None`.
+    pub time_attribute: Option<&'static str>,
     /// The indexes whose key attributes revisions keep (`history(revisions_in(..))`);
     /// revisions carry no other index key attribute the entity renders from a template.
     pub revisions_in: &'static [&'static str],
@@ -76,7 +85,7 @@ impl HistoryLayout {
         prefix: "v",
         width: MAX_WIDTH,
         separator: "#",
-        time_attribute: "_vt",
+        time_attribute: Some("_vt"),
         revisions_in: &[],
         counter_on_latest: false,
         numeric_order: false,
@@ -84,12 +93,12 @@ impl HistoryLayout {
 
     /// The AWS version-control samples' layout: `v0` (the latest copy, holding the
     /// counter), `v1`, …, `v10`, unpadded, nothing after the number, no number attribute
-    /// on revisions, the history read in revision order.
+    /// on revisions, no revision time, the history read in revision order.
     pub const AWS_NUMBER_BASED: HistoryLayout = HistoryLayout {
         prefix: "v",
         width: 0,
         separator: "",
-        time_attribute: "_vt",
+        time_attribute: None,
         revisions_in: &[],
         counter_on_latest: true,
         numeric_order: true,
@@ -196,7 +205,7 @@ mod tests {
         prefix: "v",
         width: 0,
         separator: "_",
-        time_attribute: "_vt",
+        time_attribute: Some("_vt"),
         revisions_in: &[],
         counter_on_latest: false,
         numeric_order: false,
@@ -206,7 +215,7 @@ mod tests {
         prefix: "rev",
         width: 3,
         separator: "#",
-        time_attribute: "_vt",
+        time_attribute: Some("_vt"),
         revisions_in: &[],
         counter_on_latest: false,
         numeric_order: false,

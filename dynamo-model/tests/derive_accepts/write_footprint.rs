@@ -40,7 +40,31 @@ struct Typed {
     id: String,
 }
 
+/// An entity with history on the tokenless table, recording no revision time.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Adopted, pk = "d#{id}", sk = "", history(layout = "aws"))]
+struct Document {
+    id: String,
+    #[dynamo(version)]
+    latest: u64,
+}
+
+/// `time_attribute = false` on a layout of its own, on the typed table.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Mixed, identify = "keys", write_type = false, write_token = false,
+         pk = "n#{id}", sk = "N", history(time_attribute = false))]
+struct Note {
+    id: String,
+    #[dynamo(version)]
+    version: u64,
+}
+
 pub fn run() {
+    use dynamo_model::Target;
+    for layout in [Document::HISTORY, Note::HISTORY] {
+        assert_eq!(layout.map(|l| l.time_attribute), Some(None));
+    }
+
     const { assert!(!Adopted::SCHEMA.writes_entity_type && !Adopted::SCHEMA.writes_token) };
     const { assert!(Mixed::SCHEMA.writes_entity_type && Mixed::SCHEMA.writes_token) };
 

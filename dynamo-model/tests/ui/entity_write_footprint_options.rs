@@ -23,26 +23,14 @@ struct TokenNamedOnEntity {
 }
 
 #[derive(Entity)]
-#[dynamo(table = App, history, write_token = false, pk = "H#{id}", sk = "H")]
-struct HistoryWithoutToken {
-    id: String,
-    #[dynamo(version)]
-    version: u64,
-}
-
-#[derive(Entity)]
 #[dynamo(table = App, write_type = false, pk = "B#{id}", sk = "B")]
 struct TypelessOnTypedTable {
     id: String,
 }
 
-#[derive(Table)]
-#[dynamo(pk = "PK", sk = "SK", identify = "keys", write_token = false)]
-struct Tokenless;
-
 #[derive(Entity)]
-#[dynamo(table = Tokenless, history, pk = "C#{id}", sk = "C")]
-struct HistoryOnTokenlessTable {
+#[dynamo(table = App, pk = "H#{id}", sk = "H", history(time_attribute = true))]
+struct HistoryTimeOn {
     id: String,
     #[dynamo(version)]
     version: u64,

@@ -155,7 +155,7 @@ fn identify_check(m: &EntityModel) -> Option<TokenStream> {
 
 /// What the table's declaration says of the attributes the crate writes besides the
 /// entity's: an entity without the entity-type attribute must be identified by its keys
-/// (on the entity or its table), and a history entity keeps the type and the token.
+/// (on the entity or its table).
 fn footprint_checks(m: &EntityModel) -> Vec<TokenStream> {
     let table_name = table_name(m);
     let mut checks = Vec::new();
@@ -165,13 +165,6 @@ fn footprint_checks(m: &EntityModel) -> Vec<TokenStream> {
             format!("items written without the entity-type attribute (`write_type = false`) are identified by their keys: add `identify = \"keys\"` to the entity or to table `{table_name}`"),
         );
         checks.push(quote!(if !__SCHEMA.identify_by_keys { #p }));
-    }
-    if m.versioned.is_some() {
-        let p = const_panic(
-            m.ident.span(),
-            format!("table `{table_name}` writes no entity-type attribute or no write token (`write_type = false`, `write_token = false`), and a #[dynamo(history)] entity's writes keep both: its revisions are settled and told apart by them"),
-        );
-        checks.push(quote!(if !__SCHEMA.writes_entity_type || !__SCHEMA.writes_token { #p }));
     }
     checks
 }
@@ -184,7 +177,7 @@ fn versioned_check(m: &EntityModel) -> Option<TokenStream> {
     let table_name = table_name(m);
     let dm = dm();
     let v = m.versioned.as_ref()?;
-    let time = &v.time_attribute;
+    let time = v.time_attribute.as_ref()?;
     let role = |what: &str| {
         const_panic(
             v.time_span,

@@ -534,8 +534,11 @@ pub(super) fn history_items(m: &EntityModel) -> (Option<TokenStream>, Option<Tok
     let dm = dm();
     let ident = &m.ident;
     let history_items = m.versioned.as_ref().map(|v| {
-        let (prefix, width, separator, time) =
-            (&v.prefix, v.width, &v.separator, &v.time_attribute);
+        let (prefix, width, separator) = (&v.prefix, v.width, &v.separator);
+        let time = match &v.time_attribute {
+            Some(time) => quote!(::core::option::Option::Some(#time)),
+            None => quote!(::core::option::Option::None),
+        };
         let (counter_on_latest, numeric_order) = (v.counter_on_latest, v.numeric_order);
         let revisions_in = &v.revisions_in;
         // Through `VersionValue`, spanned on the field's type: a field of the wrong type
