@@ -63,8 +63,8 @@ pub struct HistoryLayout {
     /// digit, so a slot's end is never ambiguous (the derive checks it).
     pub separator: &'static str,
     /// The attribute holding when a revision was written (epoch milliseconds); `None`
-    /// (`history(time_attribute = false)`, and AWS's layout): no time is recorded, and
-    /// [`Revision::revised_at`](crate::history::Revision::revised_at) is `None`.
+    /// (`history(time_attribute = false)`, and AWS's layout): no time is recorded, and a
+    /// revision read back has no `revised_at`.
     pub time_attribute: Option<&'static str>,
     /// The indexes whose key attributes revisions keep (`history(revisions_in(..))`);
     /// revisions carry no other index key attribute the entity renders from a template.
