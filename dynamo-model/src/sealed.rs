@@ -27,3 +27,5 @@ pub trait IntoPartition {}
 /// For [`Versioned`](dynamo_model::history::Versioned), implemented by the derive through
 /// `__private::VersionedSeal`.
 pub trait Versioned {}
+/// For `expr::FormattedText`.
+pub trait FormattedText {}

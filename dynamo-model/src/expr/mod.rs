@@ -22,6 +22,28 @@ use crate::keytext::format::{Formatted, FormattedOption, KeyFormat};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::marker::PhantomData;
 
+/// The value types of formatted string fields, `Formatted<String, F>` and
+/// `FormattedOption<String, F>`: their paths keep the string operators (`begins_with`,
+/// `contains`), which take the plain text and write it in the field's format. Sealed.
+pub trait FormattedText: crate::sealed::FormattedText {
+    /// The field's format.
+    type Format: KeyFormat<String>;
+
+    /// `text` as the field's value, to encode in its format.
+    fn text(text: String) -> Formatted<String, Self::Format> {
+        Formatted::new(text)
+    }
+}
+
+impl<F: KeyFormat<String>> crate::sealed::FormattedText for Formatted<String, F> {}
+impl<F: KeyFormat<String>> FormattedText for Formatted<String, F> {
+    type Format = F;
+}
+impl<F: KeyFormat<String>> crate::sealed::FormattedText for FormattedOption<String, F> {}
+impl<F: KeyFormat<String>> FormattedText for FormattedOption<String, F> {
+    type Format = F;
+}
+
 /// Where an attribute is: a top-level attribute, or a path into maps (`a.b.c`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum AttrPath {
@@ -399,28 +421,15 @@ macro_rules! conditions {
             }
         }
 
-        impl<E, F: KeyFormat<String>, M> $ty<E, Formatted<String, F>, M> {
+        impl<E, V: FormattedText, M> $ty<E, V, M> {
             /// `begins_with(path, prefix)`: a formatted string keeps its operators.
             pub fn begins_with(self, prefix: impl Into<String>) -> Condition<E> {
-                let value = encode(&self.attr_path(), &Formatted::<String, F>::new(prefix.into()));
+                let value = encode(&self.attr_path(), &V::text(prefix.into()));
                 Condition::new(Node::BeginsWith { path: self.attr_path(), value })
             }
             /// `contains(path, substring)`
             pub fn contains(self, substring: impl Into<String>) -> Condition<E> {
-                let value = encode(&self.attr_path(), &Formatted::<String, F>::new(substring.into()));
-                Condition::new(Node::Contains { path: self.attr_path(), value })
-            }
-        }
-
-        impl<E, F: KeyFormat<String>, M> $ty<E, FormattedOption<String, F>, M> {
-            /// `begins_with(path, prefix)`: a formatted string keeps its operators.
-            pub fn begins_with(self, prefix: impl Into<String>) -> Condition<E> {
-                let value = encode(&self.attr_path(), &Formatted::<String, F>::new(prefix.into()));
-                Condition::new(Node::BeginsWith { path: self.attr_path(), value })
-            }
-            /// `contains(path, substring)`
-            pub fn contains(self, substring: impl Into<String>) -> Condition<E> {
-                let value = encode(&self.attr_path(), &Formatted::<String, F>::new(substring.into()));
+                let value = encode(&self.attr_path(), &V::text(substring.into()));
                 Condition::new(Node::Contains { path: self.attr_path(), value })
             }
         }

@@ -368,36 +368,9 @@ impl Explain {
         fanout: Fanout,
         observed: Option<&dyn Observations>,
     ) -> Self {
-        let first = inputs.first();
-        let table = first.and_then(|i| i.table_name()).unwrap_or_default();
-        let seen = first.and_then(|i| observed?.query(i));
-        let (names, values) = (
-            first.and_then(|i| i.expression_attribute_names()),
-            first.and_then(|i| i.expression_attribute_values()),
-        );
-        let text = |e: Option<&str>| render::expression(e, names, values);
-        let paged = Paged {
-            limit: first.and_then(|i| i.limit()),
-            consistent: first.and_then(|i| i.consistent_read()) == Some(true),
-            requests: inputs.len(),
-            filtered: first.is_some_and(|i| i.filter_expression().is_some()),
-            read: (fanout != Fanout::One).then_some("scatter query"),
-        };
-        Explain {
-            operation: "Query",
-            table: table.to_owned(),
-            index: first.and_then(|i| i.index_name()).map(str::to_owned),
-            fanout,
-            consistent: paged.consistent,
-            keys: Vec::new(),
-            key_condition: text(first.and_then(|i| i.key_condition_expression())),
-            filter: text(first.and_then(|i| i.filter_expression())),
-            projection: text(first.and_then(|i| i.projection_expression())),
-            entity_types: reading.entity_types.to_vec(),
-            estimate: paged.estimate(reading.sizes(table, observed), seen.as_ref()),
-            warnings: paged.warnings(&reading, seen.as_ref()),
-            requests: Requests::Query(inputs),
-        }
+        let seen = inputs.first().and_then(|i| observed?.query(i));
+        let read = (fanout != Fanout::One).then_some("scatter query");
+        Self::paged(reading, inputs, fanout, read, seen, observed)
     }
 
     /// The plan of a scan: the first input of each segment.
@@ -406,39 +379,49 @@ impl Explain {
         inputs: Vec<ScanInput>,
         observed: Option<&dyn Observations>,
     ) -> Self {
-        let first = inputs.first();
-        let table = first.and_then(|i| i.table_name()).unwrap_or_default();
-        let seen = first.and_then(|i| observed?.scan(i));
-        let (names, values) = (
-            first.and_then(|i| i.expression_attribute_names()),
-            first.and_then(|i| i.expression_attribute_values()),
-        );
-        let text = |e: Option<&str>| render::expression(e, names, values);
-        let paged = Paged {
-            limit: first.and_then(|i| i.limit()),
-            consistent: first.and_then(|i| i.consistent_read()) == Some(true),
-            requests: inputs.len(),
-            filtered: first.is_some_and(|i| i.filter_expression().is_some()),
-            read: Some("scan"),
-        };
-        let fanout = match first.and_then(|i| i.total_segments()) {
+        let seen = inputs.first().and_then(|i| observed?.scan(i));
+        let fanout = match inputs.first().and_then(|i| i.total_segments()) {
             Some(n) => Fanout::Segments(n.max(1) as u32),
             None => Fanout::One,
         };
+        Self::paged(reading, inputs, fanout, Some("scan"), seen, observed)
+    }
+
+    /// The plan of a query or a scan, read off the first of its `inputs` (one a partition
+    /// or segment) and what was `seen` of its shape.
+    fn paged<I: PageInput>(
+        reading: Reading,
+        inputs: Vec<I>,
+        fanout: Fanout,
+        read: Option<&'static str>,
+        seen: Option<Seen>,
+        observed: Option<&dyn Observations>,
+    ) -> Self {
+        let first = inputs.first();
+        let table = first.and_then(I::table).unwrap_or_default().to_owned();
+        let (names, values) = (first.and_then(I::names), first.and_then(I::values));
+        let text = |e: Option<&str>| render::expression(e, names, values);
+        let paged = Paged {
+            limit: first.and_then(I::limit),
+            consistent: first.and_then(I::consistent) == Some(true),
+            requests: inputs.len(),
+            filtered: first.is_some_and(|i| i.filter().is_some()),
+            read,
+        };
         Explain {
-            operation: "Scan",
-            table: table.to_owned(),
-            index: first.and_then(|i| i.index_name()).map(str::to_owned),
+            operation: I::OPERATION,
+            index: first.and_then(I::index).map(str::to_owned),
             fanout,
             consistent: paged.consistent,
             keys: Vec::new(),
-            key_condition: None,
-            filter: text(first.and_then(|i| i.filter_expression())),
-            projection: text(first.and_then(|i| i.projection_expression())),
+            key_condition: text(first.and_then(I::key_condition)),
+            filter: text(first.and_then(I::filter)),
+            projection: text(first.and_then(I::projection)),
             entity_types: reading.entity_types.to_vec(),
-            estimate: paged.estimate(reading.sizes(table, observed), seen.as_ref()),
+            estimate: paged.estimate(reading.sizes(&table, observed), seen.as_ref()),
             warnings: paged.warnings(&reading, seen.as_ref()),
-            requests: Requests::Scan(inputs),
+            table,
+            requests: I::requests(inputs),
         }
     }
 
@@ -504,6 +487,70 @@ fn mean(sizes: SizeBasis) -> Option<usize> {
 }
 
 /// What the estimate and warnings of a query or scan depend on.
+/// What the plan of a query or a scan reads off its requests.
+trait PageInput: Sized {
+    const OPERATION: &'static str;
+    fn table(&self) -> Option<&str>;
+    fn index(&self) -> Option<&str>;
+    fn names(&self) -> Option<&std::collections::HashMap<String, String>>;
+    fn values(
+        &self,
+    ) -> Option<&std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>>;
+    fn limit(&self) -> Option<i32>;
+    fn consistent(&self) -> Option<bool>;
+    fn key_condition(&self) -> Option<&str>;
+    fn filter(&self) -> Option<&str>;
+    fn projection(&self) -> Option<&str>;
+    fn requests(inputs: Vec<Self>) -> Requests;
+}
+
+/// The accessors both inputs share; `$key_condition` is the query's own.
+macro_rules! page_input {
+    ($ty:ty, $operation:literal, $requests:path, $key_condition:expr) => {
+        impl PageInput for $ty {
+            const OPERATION: &'static str = $operation;
+            fn table(&self) -> Option<&str> {
+                self.table_name()
+            }
+            fn index(&self) -> Option<&str> {
+                self.index_name()
+            }
+            fn names(&self) -> Option<&std::collections::HashMap<String, String>> {
+                self.expression_attribute_names()
+            }
+            fn values(
+                &self,
+            ) -> Option<&std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>>
+            {
+                self.expression_attribute_values()
+            }
+            fn limit(&self) -> Option<i32> {
+                self.limit
+            }
+            fn consistent(&self) -> Option<bool> {
+                self.consistent_read
+            }
+            fn key_condition(&self) -> Option<&str> {
+                let key_condition: fn(&Self) -> Option<&str> = $key_condition;
+                key_condition(self)
+            }
+            fn filter(&self) -> Option<&str> {
+                self.filter_expression()
+            }
+            fn projection(&self) -> Option<&str> {
+                self.projection_expression()
+            }
+            fn requests(inputs: Vec<Self>) -> Requests {
+                $requests(inputs)
+            }
+        }
+    };
+}
+
+page_input!(QueryInput, "Query", Requests::Query, |i| i
+    .key_condition_expression());
+page_input!(ScanInput, "Scan", Requests::Scan, |_| None);
+
 struct Paged {
     /// The `Limit` of each request.
     limit: Option<i32>,

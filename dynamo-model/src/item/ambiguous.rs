@@ -63,22 +63,31 @@ impl Intercept for AmbiguousAttempts {
         _runtime_components: &RuntimeComponents,
         _cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        let server_error = context
-            .response()
-            .is_some_and(|response| response.status().is_server_error());
-        let transport = match context.output_or_error() {
-            Some(Err(e)) => {
-                e.is_timeout_error()
-                    || e.is_response_error()
-                    || e.as_connector_error().is_some_and(|c| !c.is_user())
-            }
-            _ => false,
-        };
-        if server_error || transport {
+        if may_have_been_applied(context.inner()) {
             self.0.store(true, Ordering::SeqCst);
         }
         Ok(())
     }
+}
+
+/// Whether the attempt in `context` ended without a definite answer (see
+/// [`AmbiguousAttempts`]): an HTTP 5xx, a timeout, an unreadable response, or a connection
+/// error the caller did not cause.
+fn may_have_been_applied(
+    context: &aws_sdk_dynamodb::config::interceptors::InterceptorContext,
+) -> bool {
+    let server_error = context
+        .response()
+        .is_some_and(|response| response.status().is_server_error());
+    let transport = match context.output_or_error() {
+        Some(Err(e)) => {
+            e.is_timeout_error()
+                || e.is_response_error()
+                || e.as_connector_error().is_some_and(|c| !c.is_user())
+        }
+        _ => false,
+    };
+    server_error || transport
 }
 
 /// What a strongly consistent read of the item says about a write the SDK gave up on
@@ -193,18 +202,7 @@ impl aws_sdk_dynamodb::config::retry::ClassifyRetry for NoAmbiguousRetry {
         ctx: &aws_sdk_dynamodb::config::interceptors::InterceptorContext,
     ) -> aws_sdk_dynamodb::config::retry::RetryAction {
         use aws_sdk_dynamodb::config::retry::RetryAction;
-        let server_error = ctx
-            .response()
-            .is_some_and(|response| response.status().is_server_error());
-        let transport = match ctx.output_or_error() {
-            Some(Err(e)) => {
-                e.is_timeout_error()
-                    || e.is_response_error()
-                    || e.as_connector_error().is_some_and(|c| !c.is_user())
-            }
-            _ => false,
-        };
-        if server_error || transport {
+        if may_have_been_applied(ctx) {
             RetryAction::RetryForbidden
         } else {
             RetryAction::NoActionIndicated

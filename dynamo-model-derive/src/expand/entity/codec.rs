@@ -281,37 +281,40 @@ fn decode_key_field(f: &Field, sort: bool, template: &Template) -> TokenStream {
     let (fi, ty, name) = (&f.ident, &f.ty, &f.name);
     let aliases = f.attrs.aliases.iter();
     let template_const = key_template_const(sort);
-    let ordinal = template
-        .segments
-        .iter()
-        .filter(|s| !matches!(s, Segment::Lit(_)))
-        .position(|s| matches!(s, Segment::Field(n) if f.ident == n))
-        .unwrap_or(0);
+    let ordinal = placeholder_ordinal(f, template);
     let key_source = quote! {
         #template_const.key_source(#ordinal)
     };
-    if let Some(attr_ty) = formatted_attr_type(f) {
-        // A key field is never an `Option`: the attribute type is `Formatted`,
-        // which is also the key part.
-        return quote_spanned! {ty.span()=>
-            #fi: <#attr_ty as #private::FormattedAttr>::unformat(#private::take_key_field::<Self, #attr_ty>(
-                &mut item,
-                #name,
-                &[#(#aliases),*],
-                #key_source,
-                <#attr_ty as #private::KeyPart>::decode_key_with,
-            )?),
-        };
-    }
-    quote_spanned! {ty.span()=>
-        #fi: #private::take_key_field::<Self, #ty>(
+    // A key field is never an `Option`: with a key format, the attribute type is
+    // `Formatted`, which is also the key part, and the field takes its value out of it.
+    let formatted = formatted_attr_type(f);
+    let part = formatted.clone().unwrap_or_else(|| quote!(#ty));
+    let take = quote_spanned! {ty.span()=>
+        #private::take_key_field::<Self, #part>(
             &mut item,
             #name,
             &[#(#aliases),*],
             #key_source,
-            <#ty as #private::KeyPart>::decode_key_with,
-        )?,
+            <#part as #private::KeyPart>::decode_key_with,
+        )?
+    };
+    match formatted {
+        Some(attr_ty) => quote_spanned! {ty.span()=>
+            #fi: <#attr_ty as #private::FormattedAttr>::unformat(#take),
+        },
+        None => quote_spanned! {ty.span()=> #fi: #take, },
     }
+}
+
+/// The position of `f`'s placeholder among the placeholders of `template` (what the
+/// template's `key_source` takes).
+fn placeholder_ordinal(f: &Field, template: &Template) -> usize {
+    template
+        .segments
+        .iter()
+        .filter(|s| !matches!(s, Segment::Lit(_)))
+        .position(|s| matches!(s, Segment::Field(n) if f.ident == n))
+        .unwrap_or(0)
 }
 
 /// `__key_fields`: the attributes of the stored key fields, decoded from the key (what an
@@ -324,12 +327,7 @@ pub(super) fn key_field_items(m: &EntityModel) -> Option<TokenStream> {
             let (sort, template) = m.key_source(f)?;
             let (ty, name) = (&f.ty, &f.name);
             let template_const = key_template_const(sort);
-            let ordinal = template
-                .segments
-                .iter()
-                .filter(|s| !matches!(s, Segment::Lit(_)))
-                .position(|s| matches!(s, Segment::Field(n) if f.ident == n))
-                .unwrap_or(0);
+            let ordinal = placeholder_ordinal(f, template);
             // The type `to_item` encodes the field as (its key format's, if it has one),
             // which is also its key part.
             let part = formatted_attr_type(f).unwrap_or_else(|| quote!(#ty));
