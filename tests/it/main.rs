@@ -39,6 +39,7 @@ mod index_key_fields;
 mod index_projection;
 mod index_scan;
 mod insight;
+mod internal_reads;
 mod insight_attack;
 mod isolation;
 mod key_format_attributes;

@@ -86,6 +86,7 @@ pub use crate::schema::history::{HistoryLayout, MAX_WIDTH};
 use crate::collection::{Decoded, Target};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::expr::Placeholders;
+use crate::item::consistent::ConsistentGet;
 use crate::item::{PreparedWrite, and, is_entity, version_is};
 use crate::read::Query;
 use crate::retry::{Deadline, RetryPolicy};
@@ -303,33 +304,17 @@ impl<E: Versioned> History<E> {
         key: impl Into<Key<E>>,
         k: u64,
     ) -> Result<Option<Revision<E>>, Error> {
-        const OP: &str = "GetItem";
         let layout = Self::layout()?;
         let key = key.into();
         if k == 0 || k > layout.max_slot() {
             return Ok(None);
         }
         let raw = revision_key(layout, key.raw()?, k)?;
-        let request = self
-            .db
-            .client()
-            .get_item()
-            .table_name(self.db.table_name())
-            .set_key(Some(raw.to_item(&<E::Table as Table>::SCHEMA)))
-            .consistent_read(true)
-            .send();
-        let span = crate::trace::operation(OP, self.db.table_name(), E::ENTITY_TYPE);
-        crate::trace::record(&span, "aws.dynamodb.consistent_read", true);
-        crate::trace::key(&span, self.db.traces_keys(), || {
-            Some(describe(&<E::Table as Table>::SCHEMA, &raw))
-        });
-        let out = crate::trace::traced(span, async {
-            request
-                .await
-                .map_err(|e| Error::service(OP, self.db.table_name(), e))
-        })
-        .await?;
-        match out.item {
+        let schema = &<E::Table as Table>::SCHEMA;
+        let found = ConsistentGet::new(&self.db, raw.to_item(schema))
+            .send_as_operation(E::ENTITY_TYPE, || Some(describe(schema, &raw)))
+            .await?;
+        match found {
             Some(item) => match Revision::<E>::decode(item)? {
                 Decoded::Item(revision) => Ok(Some(revision)),
                 Decoded::Unknown(_) => Ok(None),

@@ -14,7 +14,7 @@
 //!   item); otherwise the call fails with [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown).
 
 use crate::expr::{AttrPath, CompareOp, Node};
-use crate::{Db, Item, Table};
+use crate::{Db, Error, Item, Table};
 use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
@@ -115,22 +115,8 @@ pub(crate) async fn settle<T: Table>(db: &Db<T>, key: Item) -> Settled {
 pub(crate) async fn read_consistent<T: Table>(
     db: &Db<T>,
     key: Item,
-) -> Result<
-    Option<Item>,
-    aws_sdk_dynamodb::error::SdkError<
-        aws_sdk_dynamodb::operation::get_item::GetItemError,
-        aws_sdk_dynamodb::config::http::HttpResponse,
-    >,
-> {
-    let out = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .set_key(Some(key))
-        .consistent_read(true)
-        .send()
-        .await?;
-    Ok(out.item.filter(|item| !item.is_empty()))
+) -> Result<Option<Item>, Error> {
+    super::consistent::ConsistentGet::new(db, key).send().await
 }
 
 /// Whether the SDK error of a write leaves its outcome open: an attempt of the call ended

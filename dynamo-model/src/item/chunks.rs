@@ -419,29 +419,17 @@ async fn read_manifests<E: Entity>(
     db: &Db<E::Table>,
     key: &RawKey,
 ) -> Result<Option<Vec<(&'static str, Manifest)>>, Error> {
-    const OP: &str = "GetItem";
     let schema = &<E::Table as Table>::SCHEMA;
     let mut p = crate::expr::Placeholders::default();
     // The partition key too: an item holding none of the chunked attributes is there.
     let mut projection: Vec<String> = vec![p.name(schema.pk.name)];
     projection.extend(E::__CHUNKED.iter().map(|f| p.name(f.attribute)));
     let (names, _) = p.finish();
-    let out = db
-        .client()
-        .get_item()
-        .table_name(db.table_name())
-        .set_key(Some(key.to_item(schema)))
-        .consistent_read(true)
-        .projection_expression(projection.join(", "))
-        .set_expression_attribute_names(names)
+    let item = super::consistent::ConsistentGet::new(db, key.to_item(schema))
+        .project(projection.join(", "), names)
         .send()
-        .await
-        .map_err(|e| Error::service(OP, db.table_name(), e))?;
-    Ok(out
-        .item
-        .filter(|item| !item.is_empty())
-        .as_ref()
-        .map(manifests_in::<E>))
+        .await?;
+    Ok(item.as_ref().map(manifests_in::<E>))
 }
 
 /// After a delete of an item of `E` that returned the item: deletes the chunks it named

@@ -33,6 +33,7 @@
 
 pub(crate) mod ambiguous;
 pub(crate) mod chunks;
+pub(crate) mod consistent;
 mod delete;
 mod get;
 mod put;

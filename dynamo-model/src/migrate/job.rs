@@ -468,15 +468,7 @@ impl<E: Entity> Job<E> {
             .chain(schema.sk.map(|a| a.name))
             .filter_map(|name| read.get(name).map(|v| (name.to_owned(), v.clone())))
             .collect();
-        let span = crate::trace::request("GetItem", 1);
-        let item = crate::item::ambiguous::read_consistent(db, key)
-            .instrument(span.clone())
-            .await
-            .map_err(|e| {
-                crate::trace::failed(&span, Error::service("GetItem", db.table_name(), e))
-            })?;
-        crate::trace::record(&span, "dynamo_model.items", u64::from(item.is_some()));
-        Ok(item)
+        crate::item::ambiguous::read_consistent(db, key).await
     }
 }
 

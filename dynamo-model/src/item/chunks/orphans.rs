@@ -200,24 +200,17 @@ impl<T: Table> Db<T> {
 
     /// Whether the item `write.parent` names the chunks of `write` now.
     async fn names_write(&self, write: &Write) -> Result<bool, Error> {
-        const OP: &str = "GetItem";
         let schema = &T::SCHEMA;
         let mut p = crate::expr::Placeholders::default();
         let field = p.name(&write.field);
         let (names, _) = p.finish();
-        let out = self
-            .client()
-            .get_item()
-            .table_name(self.table_name())
-            .set_key(Some(write.parent.to_item(schema)))
-            .consistent_read(true)
-            .projection_expression(field)
-            .set_expression_attribute_names(names)
-            .send()
-            .await
-            .map_err(|e| Error::service(OP, self.table_name(), e))?;
+        let parent =
+            super::super::consistent::ConsistentGet::new(self, write.parent.to_item(schema))
+                .project(field, names)
+                .send()
+                .await?;
         Ok(matches!(
-            out.item.as_ref().and_then(|i| i.get(&write.field)),
+            parent.as_ref().and_then(|i| i.get(&write.field)),
             Some(AttributeValue::M(map)) if matches!(map.get("t"), Some(AttributeValue::S(t)) if *t == write.token)
         ))
     }

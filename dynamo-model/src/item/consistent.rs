@@ -1,0 +1,88 @@
+//! The strongly consistent `GetItem` the crate sends for itself: the read that settles a
+//! write whose response was lost, the one a migration reads again after its condition
+//! failed, a chunked item's manifests, the orphan sweep's check of a parent, and a
+//! revision of an item with history. One path for all of them: each is a request span
+//! (`dynamodb.request`, with the items it found and the error kind) inside the operation
+//! that sends it, or, for a read that is an operation of its own
+//! ([`ConsistentGet::send_as_operation`]), the operation span with the entity and key.
+
+use crate::trace::Instrument;
+use crate::{Db, Error, Item, Table};
+use std::collections::HashMap;
+
+const OP: &str = "GetItem";
+
+/// A strongly consistent read of the item under one key, the whole item or a projection.
+pub(crate) struct ConsistentGet<'a, T: Table> {
+    db: &'a Db<T>,
+    key: Item,
+    projection: Option<(String, Option<HashMap<String, String>>)>,
+}
+
+impl<'a, T: Table> ConsistentGet<'a, T> {
+    /// The read of the item under `key` (its key attributes).
+    pub(crate) fn new(db: &'a Db<T>, key: Item) -> Self {
+        ConsistentGet {
+            db,
+            key,
+            projection: None,
+        }
+    }
+
+    /// Reads only `expression`, whose placeholders `names` resolves.
+    pub(crate) fn project(
+        mut self,
+        expression: String,
+        names: Option<HashMap<String, String>>,
+    ) -> Self {
+        self.projection = Some((expression, names));
+        self
+    }
+
+    /// Sends the read as a request of the operation in progress. `Ok(None)` when there
+    /// is no item under the key.
+    pub(crate) async fn send(self) -> Result<Option<Item>, Error> {
+        let span = crate::trace::request(OP, 1);
+        let result = self.send_untraced().instrument(span.clone()).await;
+        match &result {
+            Ok(item) => {
+                crate::trace::record(&span, "dynamo_model.items", u64::from(item.is_some()))
+            }
+            Err(e) => crate::trace::record(&span, "error.type", e.kind()),
+        }
+        result
+    }
+
+    /// Sends the read as an operation of its own on `entity`'s item: its span carries the
+    /// entity, the consistency and (when the `Db` traces keys) the key `describe` renders.
+    pub(crate) async fn send_as_operation(
+        self,
+        entity: &str,
+        describe: impl FnOnce() -> Option<String>,
+    ) -> Result<Option<Item>, Error> {
+        let span = crate::trace::operation(OP, self.db.table_name(), entity);
+        crate::trace::record(&span, "aws.dynamodb.consistent_read", true);
+        crate::trace::key(&span, self.db.traces_keys(), describe);
+        crate::request::page::traced_found(span, self.send()).await
+    }
+
+    async fn send_untraced(self) -> Result<Option<Item>, Error> {
+        let mut request = self
+            .db
+            .client()
+            .get_item()
+            .table_name(self.db.table_name())
+            .set_key(Some(self.key))
+            .consistent_read(true);
+        if let Some((expression, names)) = self.projection {
+            request = request
+                .projection_expression(expression)
+                .set_expression_attribute_names(names);
+        }
+        let out = request
+            .send()
+            .await
+            .map_err(|e| Error::service(OP, self.db.table_name(), e))?;
+        Ok(out.item.filter(|item| !item.is_empty()))
+    }
+}
