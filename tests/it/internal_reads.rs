@@ -22,7 +22,11 @@ async fn a_settlement_read_is_a_request_of_the_write_it_settles() -> TestResult 
     let lossy = faulty(&db, &faults).await?;
     cap.clear();
     lossy.put(&User::sample("settled")).await?;
-    assert!(faults.stats().server_errors_after_apply > 0, "{:?}", faults.stats());
+    assert!(
+        faults.stats().server_errors_after_apply > 0,
+        "{:?}",
+        faults.stats()
+    );
 
     let puts = cap.operations("PutItem");
     let (put_id, put) = puts.first().ok_or("a PutItem span")?;
@@ -31,7 +35,10 @@ async fn a_settlement_read_is_a_request_of_the_write_it_settles() -> TestResult 
     let (_, read) = reads.first().ok_or("a GetItem request span")?;
     assert_eq!(read.parent, Some(*put_id), "{read:?}");
     assert_eq!(field(read, "dynamo_model.items"), "1");
-    assert!(cap.operations("GetItem").is_empty(), "no operation of its own");
+    assert!(
+        cap.operations("GetItem").is_empty(),
+        "no operation of its own"
+    );
     Ok(())
 }
 
@@ -58,7 +65,10 @@ async fn a_revision_read_is_an_operation_of_its_entity() -> TestResult {
         assert_eq!(field(read, "dynamo_model.entity"), "Doc");
         assert_eq!(field(read, "aws.dynamodb.consistent_read"), "true");
         assert_eq!(field(read, "dynamo_model.items"), items);
-        assert!(field(read, "dynamo_model.key").contains("DOC#r-1"), "{read:?}");
+        assert!(
+            field(read, "dynamo_model.key").contains("DOC#r-1"),
+            "{read:?}"
+        );
         let requests = cap.children(*id);
         assert_eq!(requests.len(), 1, "{requests:?}");
         assert_eq!(field(&requests[0], "db.operation.name"), "GetItem");

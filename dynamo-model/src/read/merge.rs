@@ -267,12 +267,8 @@ pub(crate) struct Merge<T> {
     failed: Option<Error>,
     /// Whether a request may be startable (something changed since the last look).
     dirty: bool,
-    /// Read capacity consumed by the pages that arrived, as DynamoDB reported it.
-    pub(crate) consumed: f64,
-    /// What the items of the pages that arrived cost by DynamoDB's rules.
-    pub(crate) estimated: f64,
-    /// The requests whose pages arrived, and DynamoDB's counts of them.
-    pub(crate) counts: super::pager::Counts,
+    /// What the pages that arrived cost, and DynamoDB's counts of them.
+    pub(crate) tally: super::pager::Tally,
 }
 
 /// What the merge can do now.
@@ -332,9 +328,7 @@ impl<T> Merge<T> {
             keep,
             failed: None,
             dirty: true,
-            consumed: 0.0,
-            estimated: 0.0,
-            counts: super::pager::Counts::default(),
+            tally: super::pager::Tally::default(),
         })
     }
 
@@ -563,9 +557,7 @@ impl<T> Merge<T> {
             sources,
             keep,
             failed,
-            consumed,
-            estimated,
-            counts,
+            tally,
             ..
         } = self;
         let s = &mut sources[i];
@@ -577,9 +569,7 @@ impl<T> Merge<T> {
                 return;
             }
         };
-        *consumed += page.consumed;
-        *estimated += page.estimated;
-        counts.add(page.items.len(), page.evaluated);
+        page.count_in(tally);
         if s.buffer.is_empty() {
             s.before_head = s.next.clone();
         }

@@ -27,6 +27,16 @@ pub(crate) struct RawPage {
 }
 
 impl RawPage {
+    /// Adds this page's figures to `tally`.
+    pub(crate) fn count_in(&self, tally: &mut Tally) {
+        tally.add(
+            self.items.len(),
+            self.evaluated,
+            self.consumed,
+            self.estimated,
+        );
+    }
+
     /// A page from the members of a `QueryOutput` or `ScanOutput`, its item count and
     /// capacity recorded in the current span (the request's).
     pub(crate) fn from_output(
@@ -88,14 +98,12 @@ pub(crate) struct Collected<T> {
     pub(crate) items: Vec<T>,
     /// Where to continue (the key after which the next read starts), `None` at the end.
     pub(crate) next: Option<Item>,
-    pub(crate) consumed: f64,
-    pub(crate) estimated: f64,
-    /// Requests sent, and what DynamoDB said of them: items returned (`Count`, after
-    /// its filter) and items read (`ScannedCount`, before it), summed.
-    pub(crate) counts: Counts,
+    /// What the requests cost, and what DynamoDB said of them: items returned (`Count`,
+    /// after its filter) and items read (`ScannedCount`, before it), summed.
+    pub(crate) tally: Tally,
 }
 
-pub(crate) use crate::request::page::Counts;
+pub(crate) use crate::request::page::Tally;
 
 impl<T> Collected<T> {
     /// The page of what was collected, its cursor (where to continue) bound to
@@ -108,12 +116,7 @@ impl<T> Collected<T> {
         let cursor = self
             .next
             .map(|key| crate::cursor::encode(fingerprint, &key, secret));
-        crate::request::page::Page::read(
-            self.items,
-            cursor,
-            (self.consumed, self.estimated),
-            self.counts,
-        )
+        crate::request::page::Page::read(self.items, cursor, self.tally)
     }
 }
 
@@ -142,9 +145,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
     mut keep: impl FnMut(Item) -> Result<Option<T>, Error>,
 ) -> Result<Collected<T>, Error> {
     let mut items = Vec::new();
-    let mut consumed = 0.0;
-    let mut estimated = 0.0;
-    let mut counts = Counts::default();
+    let mut tally = Tally::default();
     let mut grown_limit = reading.page_size.or(want).map(|n| n.max(1));
     loop {
         let remaining = want.map(|w| w - items.len());
@@ -160,9 +161,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
                 limit: limit.map(clamp),
             })
             .await?;
-        counts.add(page.items.len(), page.evaluated);
-        consumed += page.consumed;
-        estimated += page.estimated;
+        page.count_in(&mut tally);
         let returned = page.items.len();
         let mut iter = page.items.into_iter();
         let mut stopped_at: Option<Item> = None;
@@ -184,32 +183,24 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
             } else {
                 page.last_key
             };
-            return Ok(Collected {
-                items,
-                next,
-                consumed,
-                estimated,
-                counts,
-            });
+            return Ok(Collected { items, next, tally });
         }
         let Some(last) = page.last_key else {
             return Ok(Collected {
                 items,
                 next: None,
-                consumed,
-                estimated,
-                counts,
+                tally,
             });
         };
         if (single_page && want.is_none())
-            || reading.max_pages.is_some_and(|m| counts.requests >= m)
+            || reading
+                .max_pages
+                .is_some_and(|m| tally.counts.requests >= m)
         {
             return Ok(Collected {
                 items,
                 next: Some(last),
-                consumed,
-                estimated,
-                counts,
+                tally,
             });
         }
         start = Some(last);
@@ -526,8 +517,8 @@ mod tests {
         let all = read(&source, reading(), None, None, false).await;
         assert_eq!(all.items.len(), 30);
         assert!(all.next.is_none());
-        assert_eq!(all.consumed, 0.5);
-        assert_eq!(all.estimated, 0.5);
+        assert_eq!(all.tally.consumed, 0.5);
+        assert_eq!(all.tally.estimated, 0.5);
     }
 
     #[tokio::test]

@@ -416,14 +416,10 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
             self.budget,
         );
         let mut items = Vec::new();
-        let mut consumed = 0.0;
-        let mut estimated = 0.0;
-        let mut counts = pager::Counts::default();
+        let mut tally = pager::Tally::default();
         while let Some(page) = pages.next().await {
             let page = page?;
-            counts.add(page.items.len(), page.evaluated);
-            consumed += page.consumed;
-            estimated += page.estimated;
+            page.count_in(&mut tally);
             for item in page.items {
                 if self.limit.is_some_and(|l| items.len() >= l) {
                     break;
@@ -436,7 +432,7 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
                 break;
             }
         }
-        Ok(Page::read(items, None, (consumed, estimated), counts))
+        Ok(Page::read(items, None, tally))
     }
 
     /// One page of a single-segment scan, starting after `cursor`: one request reading at

@@ -432,12 +432,7 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
         }
         let cursor = (!merge.exhausted())
             .then(|| self.cursor(&pk_attrs, plan.fingerprint, merge.positions()));
-        Ok(Page::read(
-            items,
-            cursor,
-            (merge.consumed, merge.estimated),
-            merge.counts,
-        ))
+        Ok(Page::read(items, cursor, merge.tally))
     }
 
     /// Every partition's first `Query` input, in the order of the partitions, instead of

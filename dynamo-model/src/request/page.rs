@@ -59,22 +59,17 @@ impl<T> Page<T> {
         }
     }
 
-    /// A page of `items` read by requests whose figures are `counts`, continuing at
+    /// A page of `items` read by requests whose figures are `tally`, continuing at
     /// `cursor`.
-    pub(crate) fn read(
-        items: Vec<T>,
-        cursor: Option<Cursor>,
-        (consumed_capacity, estimated_capacity): (f64, f64),
-        counts: Counts,
-    ) -> Self {
+    pub(crate) fn read(items: Vec<T>, cursor: Option<Cursor>, tally: Tally) -> Self {
         Page {
             items,
             cursor,
-            consumed_capacity,
-            estimated_capacity,
-            count: counts.count,
-            scanned_count: counts.scanned,
-            requests: counts.requests,
+            consumed_capacity: tally.consumed,
+            estimated_capacity: tally.estimated,
+            count: tally.counts.count,
+            scanned_count: tally.counts.scanned,
+            requests: tally.counts.requests,
         }
     }
 }
@@ -204,6 +199,28 @@ pub(crate) fn decode_target<T: Target>(
             }))
         }
         Decoded::Unknown(_) => Ok(None),
+    }
+}
+
+/// What the requests behind a page cost and counted, summed over the pages of a read:
+/// every loop that reads pages keeps one.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Tally {
+    /// Read capacity consumed, as DynamoDB reported it.
+    pub(crate) consumed: f64,
+    /// Read capacity by DynamoDB's rules, from the items' sizes.
+    pub(crate) estimated: f64,
+    /// The requests, and DynamoDB's counts of them.
+    pub(crate) counts: Counts,
+}
+
+impl Tally {
+    /// Counts one more response, which returned `items` items of `scanned` read, for
+    /// `consumed` units (`estimated` by the rules).
+    pub(crate) fn add(&mut self, items: usize, scanned: usize, consumed: f64, estimated: f64) {
+        self.counts.add(items, scanned);
+        self.consumed += consumed;
+        self.estimated += estimated;
     }
 }
 

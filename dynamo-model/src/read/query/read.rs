@@ -140,9 +140,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         Ok(Collected {
             items: sorted.into_iter().map(|(_, _, t)| t).collect(),
             next,
-            consumed: read.consumed,
-            estimated: read.estimated,
-            counts: read.counts,
+            tally: read.tally,
         })
     }
 
