@@ -398,125 +398,177 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
         key_only: None,
     };
     let mut said = FieldSaid::default();
-    let (mut dynamo_skip, mut serde_skip) = (false, false);
-    let (mut skip_ser, mut skip_de) = (false, false);
-    let mut one_direction: Option<&Attribute> = None;
-    let field_options = match derive {
+    let mut skips = Skips::default();
+    for attr in attrs {
+        let result = if attr.path() == DYNAMO {
+            attr.parse_nested_meta(|meta| {
+                dynamo_field_option(&meta, &mut out, &mut said, &mut skips.dynamo, derive)
+            })
+        } else if attr.path() == SERDE {
+            attr.parse_nested_meta(|meta| {
+                serde_field_option(&meta, attr, &mut out, &mut said, &mut skips, derive)
+            })
+        } else {
+            continue;
+        };
+        if let Err(e) = result {
+            cx.syn_error(e);
+        }
+    }
+    settle_field_attrs(cx, &mut out, said, &skips, derive);
+    out
+}
+
+/// Where a field is said to be skipped: `#[dynamo(skip)]`, `#[serde(skip)]`, or serde's
+/// skips of one direction (which skip the field only together).
+#[derive(Default)]
+struct Skips<'a> {
+    dynamo: bool,
+    serde: bool,
+    serializing: bool,
+    deserializing: bool,
+    /// The `#[serde(..)]` attribute that skips one direction, for errors.
+    one_direction: Option<&'a Attribute>,
+}
+
+/// One option of `#[dynamo(..)]` on a field.
+fn dynamo_field_option(
+    meta: &ParseNestedMeta,
+    out: &mut FieldAttrs,
+    said: &mut FieldSaid,
+    skip: &mut bool,
+    derive: Derive,
+) -> syn::Result<()> {
+    if common_field_option(meta, said, skip, derive, Source::Dynamo)? {
+    } else if meta.path == SERDE {
+        out.serde_codec = true;
+    } else if meta.path == COMPRESS {
+        let c = compress(meta)?;
+        set_once(&mut out.compress, c, meta, "compress")?;
+    } else if meta.path == VERSION && derive == Derive::Entity {
+        out.version = true;
+    } else if meta.path == TTL && derive == Derive::Entity {
+        out.ttl = true;
+    } else if meta.path == KEY_FORMAT && derive == Derive::Entity {
+        let f = key_format_value(meta.value()?)?;
+        set_once(&mut out.key_format, f, meta, "key_format")?;
+    } else if meta.path == KEY_ONLY && derive == Derive::Entity {
+        out.key_only = Some(meta.path.clone());
+    } else if meta.path == ALIAS && derive == Derive::Entity {
+        let lit: LitStr = meta.value()?.parse()?;
+        if lit.value().is_empty() {
+            return Err(syn::Error::new(lit.span(), "an alias cannot be empty"));
+        }
+        out.aliases.push(lit);
+    } else if meta.path == CHUNKED && derive == Derive::Entity {
+        if out.chunked.is_some() {
+            return Err(meta.error("`chunked` is given twice"));
+        }
+        out.chunked = Some(chunked_attr(meta)?);
+    } else if meta.path == CHUNKED {
+        return Err(meta.error(
+            "`chunked` applies to the fields of an Entity: a nested attribute is stored inside its item's attribute, which cannot name chunk items; make the large value a `#[dynamo(chunked)]` field of the entity",
+        ));
+    } else {
+        return Err(meta.error(format!(
+            "unknown field option; expected {}",
+            field_options(derive)
+        )));
+    }
+    Ok(())
+}
+
+/// The options `#[dynamo(..)]` takes on a field of `derive`, for errors.
+fn field_options(derive: Derive) -> &'static str {
+    match derive {
         Derive::Entity => {
             "`rename`, `alias`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl`, `chunked`, `key_format` or `key_only`"
         }
         Derive::Attribute => {
             "`rename`, `default`, `skip`, `skip_serializing_if`, `serde` or `compress`"
         }
-    };
-    for attr in attrs {
-        if attr.path() == DYNAMO {
-            let result = attr.parse_nested_meta(|meta| {
-                if common_field_option(&meta, &mut said, &mut dynamo_skip, derive, Source::Dynamo)?
-                {
-                } else if meta.path == SERDE {
-                    out.serde_codec = true;
-                } else if meta.path == COMPRESS {
-                    let c = compress(&meta)?;
-                    set_once(&mut out.compress, c, &meta, "compress")?;
-                } else if meta.path == VERSION && derive == Derive::Entity {
-                    out.version = true;
-                } else if meta.path == TTL && derive == Derive::Entity {
-                    out.ttl = true;
-                } else if meta.path == KEY_FORMAT && derive == Derive::Entity {
-                    let f = key_format_value(meta.value()?)?;
-                    set_once(&mut out.key_format, f, &meta, "key_format")?;
-                } else if meta.path == KEY_ONLY && derive == Derive::Entity {
-                    out.key_only = Some(meta.path.clone());
-                } else if meta.path == ALIAS && derive == Derive::Entity {
-                    let lit: LitStr = meta.value()?.parse()?;
-                    if lit.value().is_empty() {
-                        return Err(syn::Error::new(lit.span(), "an alias cannot be empty"));
-                    }
-                    out.aliases.push(lit);
-                } else if meta.path == CHUNKED && derive == Derive::Entity {
-                    if out.chunked.is_some() {
-                        return Err(meta.error("`chunked` is given twice"));
-                    }
-                    out.chunked = Some(chunked_attr(&meta)?);
-                } else if meta.path == CHUNKED {
-                    return Err(meta.error(
-                        "`chunked` applies to the fields of an Entity: a nested attribute is stored inside its item's attribute, which cannot name chunk items; make the large value a `#[dynamo(chunked)]` field of the entity",
-                    ));
-                } else {
-                    return Err(
-                        meta.error(format!("unknown field option; expected {field_options}"))
-                    );
-                }
-                Ok(())
-            });
-            if let Err(e) = result {
-                cx.syn_error(e);
-            }
-        } else if attr.path() == SERDE {
-            let result = attr.parse_nested_meta(|meta| {
-                let path = &meta.path;
-                if common_field_option(&meta, &mut said, &mut serde_skip, derive, Source::Serde)? {
-                } else if path == SKIP_SERIALIZING {
-                    skip_ser = true;
-                    one_direction = Some(attr);
-                } else if path == SKIP_DESERIALIZING {
-                    skip_de = true;
-                    one_direction = Some(attr);
-                } else if path == ALIAS && derive == Derive::Entity {
-                    let lit: LitStr = meta.value()?.parse()?;
-                    out.aliases.push(lit);
-                } else if path == ALIAS {
-                    // Reading under an old name too, as serde does, would need writing it
-                    // back under the new one: refused rather than silently read as missing.
-                    return Err(meta.error(format!(
-                        "`#[serde(alias)]` is not supported by {}, which reads each field under one attribute name; \
-                         rewrite the stored items under the new name (or keep the old one with `rename`)",
-                        derive.name()
-                    )));
-                } else if [FLATTEN, WITH, SERIALIZE_WITH, DESERIALIZE_WITH, GETTER]
-                    .iter()
-                    .any(|p| path == *p)
-                {
-                    let name = path.get_ident().map(ToString::to_string).unwrap_or_default();
-                    return Err(meta.error(format!(
-                        "`#[serde({name})]` is not supported by {}, whose attribute codec does not go through serde; \
-                         implement `dynamo_model::AttrValue` for the field's type (e.g. a newtype) instead",
-                        derive.name()
-                    )));
-                } else {
-                    skip_meta_value(&meta)?;
-                }
-                Ok(())
-            });
-            if let Err(e) = result {
-                cx.syn_error(e);
-            }
-        }
     }
+}
+
+/// One option of `#[serde(..)]` (the attribute `attr`) on a field: those the crate reads
+/// alike, those it refuses, and others (serde's own business) passed over.
+fn serde_field_option<'a>(
+    meta: &ParseNestedMeta,
+    attr: &'a Attribute,
+    out: &mut FieldAttrs,
+    said: &mut FieldSaid,
+    skips: &mut Skips<'a>,
+    derive: Derive,
+) -> syn::Result<()> {
+    let path = &meta.path;
+    if common_field_option(meta, said, &mut skips.serde, derive, Source::Serde)? {
+    } else if path == SKIP_SERIALIZING {
+        skips.serializing = true;
+        skips.one_direction = Some(attr);
+    } else if path == SKIP_DESERIALIZING {
+        skips.deserializing = true;
+        skips.one_direction = Some(attr);
+    } else if path == ALIAS && derive == Derive::Entity {
+        let lit: LitStr = meta.value()?.parse()?;
+        out.aliases.push(lit);
+    } else if path == ALIAS {
+        // Reading under an old name too, as serde does, would need writing it
+        // back under the new one: refused rather than silently read as missing.
+        return Err(meta.error(format!(
+            "`#[serde(alias)]` is not supported by {}, which reads each field under one attribute name; \
+             rewrite the stored items under the new name (or keep the old one with `rename`)",
+            derive.name()
+        )));
+    } else if [FLATTEN, WITH, SERIALIZE_WITH, DESERIALIZE_WITH, GETTER]
+        .iter()
+        .any(|p| path == *p)
+    {
+        let name = path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        return Err(meta.error(format!(
+            "`#[serde({name})]` is not supported by {}, whose attribute codec does not go through serde; \
+             implement `dynamo_model::AttrValue` for the field's type (e.g. a newtype) instead",
+            derive.name()
+        )));
+    } else {
+        skip_meta_value(meta)?;
+    }
+    Ok(())
+}
+
+/// What both attributes said, agreed into one value each; the skip, which compression
+/// and one-direction skips are checked against.
+fn settle_field_attrs(
+    cx: &mut Ctxt,
+    out: &mut FieldAttrs,
+    said: FieldSaid,
+    skips: &Skips,
+    derive: Derive,
+) {
     let [d, s] = said.rename;
     out.rename = agree(cx, d, s).map(|x| x.value);
     let [d, s] = said.default;
     out.default = agree(cx, d, s).map(|x| x.value);
     let [d, s] = said.skip_serializing_if;
     out.skip_serializing_if = agree(cx, d, s).map(|x| x.value);
-    out.skip = dynamo_skip || serde_skip || (skip_ser && skip_de);
+    out.skip = skips.dynamo || skips.serde || (skips.serializing && skips.deserializing);
     if let (true, Some(c)) = (out.skip, &out.compress) {
         cx.error_spanned_by(
             &c.word,
             "a skipped field is not stored, so it cannot be compressed",
         );
     }
-    if (skip_ser != skip_de) && !dynamo_skip {
+    if (skips.serializing != skips.deserializing) && !skips.dynamo {
         cx.error_spanned_by(
-            one_direction,
+            skips.one_direction,
             format!(
                 "{} reads and writes the same attributes: skip a field with `#[dynamo(skip)]`, not only one direction",
                 derive.name()
             ),
         );
     }
-    out
 }
 
 pub struct VariantAttrs {

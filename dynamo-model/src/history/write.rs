@@ -2,6 +2,7 @@
 //! copy in one transaction, and revisions deleted in transactions of up to 100.
 
 use super::{History, HistoryLayout, Revision, Versioned, now_millis};
+use crate::error::CancelledOperation;
 use crate::expr::{Node, Placeholders};
 use crate::item::ambiguous::WriteToken;
 use crate::item::{PreparedWrite, and, is_entity, item_absent, version_is};
@@ -38,7 +39,6 @@ impl<E: Versioned> History<E> {
     pub(super) async fn write(&self, value: &E, expected: u64) -> Result<u64, Error> {
         let layout = Self::layout()?;
         let version_attr = Self::version_attribute()?;
-        let schema = &<E::Table as Table>::SCHEMA;
         let next = crate::item::next_version::<E>(expected)?;
         if next > layout.max_slot() {
             return Err(Error::invalid(
@@ -51,9 +51,55 @@ impl<E: Versioned> History<E> {
             ));
         }
         let token = WriteToken::new();
-        let mut latest = value.to_item()?;
+        let mut latest = Self::latest_item(value, layout, version_attr, next, &token)?;
         let latest_key = crate::item::key_of_item::<E>(&latest)?;
         let revision_key = revision_key(layout, &latest_key, next)?;
+        let revision = Self::revision_item(layout, version_attr, &mut latest, &revision_key);
+        crate::size::check_item_size::<E>(&latest)?;
+        crate::size::check_item_size::<E>(&revision)?;
+
+        let revision_op = Self::put(&revision_key, revision, item_absent::<E>(), None)?;
+        let latest_guard = if expected == 0 {
+            item_absent::<E>()
+        } else {
+            and(version_is(version_attr, expected), Some(is_entity::<E>()))
+        };
+        let latest_op = Self::put(
+            &latest_key,
+            latest,
+            latest_guard,
+            Some((version_attr, expected)),
+        )?;
+        let latest_described = latest_op.key.clone();
+        let result = self
+            .db
+            .transact_write()
+            .retry(self.policy)
+            .prepared_put(revision_op)
+            .prepared_put(latest_op)
+            .send()
+            .await;
+        match result {
+            Ok(()) => Ok(next),
+            Err(Error::TransactionCanceled { operations }) => {
+                Self::canceled(operations, &token, version_attr, expected, latest_described)
+                    .map(|()| next)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The latest copy of `value` at revision `next`: its version, the time of the write
+    /// (when the layout records it) and this call's write token.
+    fn latest_item(
+        value: &E,
+        layout: &HistoryLayout,
+        version_attr: &'static str,
+        next: u64,
+        token: &WriteToken,
+    ) -> Result<Item, Error> {
+        let schema = &<E::Table as Table>::SCHEMA;
+        let mut latest = value.to_item()?;
         latest.insert(version_attr.to_owned(), AttributeValue::N(next.to_string()));
         if let Some(time) = layout.time_attribute {
             latest.insert(time.to_owned(), AttributeValue::N(now_millis().to_string()));
@@ -66,8 +112,20 @@ impl<E: Versioned> History<E> {
         if E::__WRITES_TOKEN {
             latest.insert(schema.write_token.to_owned(), token.value());
         }
-        // The revision: the same attributes under its own slot, without the index keys
-        // the entity renders (history stays out of its indexes).
+        Ok(latest)
+    }
+
+    /// The revision: the same attributes as the latest copy under its own slot
+    /// (`revision_key`), without the index keys the entity renders (history stays out of
+    /// its indexes). With `counter_on_latest`, the counter is taken off the revision and
+    /// the time off `latest`.
+    fn revision_item(
+        layout: &HistoryLayout,
+        version_attr: &'static str,
+        latest: &mut Item,
+        revision_key: &RawKey,
+    ) -> Item {
+        let schema = &<E::Table as Table>::SCHEMA;
         let mut revision = latest.clone();
         if layout.counter_on_latest {
             // The counter stays on the latest copy (a revision's number is its key's),
@@ -90,89 +148,76 @@ impl<E: Versioned> History<E> {
         if let (Some(attr), Some(sk)) = (schema.sk, revision_key.sk.clone()) {
             revision.insert(attr.name.to_owned(), AttributeValue::S(sk));
         }
-        crate::size::check_item_size::<E>(&latest)?;
-        crate::size::check_item_size::<E>(&revision)?;
+        revision
+    }
 
-        // A put of `item` under `key` on the condition `guard`.
-        let put = |key: &RawKey,
-                   item: Item,
-                   guard: Node,
-                   expected_version: Option<(&'static str, u64)>|
-         -> Result<PreparedWrite, Error> {
-            Ok(PreparedWrite {
-                item: Some(item),
-                expected_version,
-                ..PreparedWrite::guarded::<E>(
-                    (describe(schema, key), key.to_item(schema)),
-                    Placeholders::default(),
-                    &guard,
-                )?
-            })
-        };
-        let revision_op = put(&revision_key, revision, item_absent::<E>(), None)?;
-        let latest_guard = if expected == 0 {
-            item_absent::<E>()
-        } else {
-            and(version_is(version_attr, expected), Some(is_entity::<E>()))
-        };
-        let latest_op = put(
-            &latest_key,
-            latest,
-            latest_guard,
-            Some((version_attr, expected)),
-        )?;
-        let latest_described = latest_op.key.clone();
-        let result = self
-            .db
-            .transact_write()
-            .retry(self.policy)
-            .prepared_put(revision_op)
-            .prepared_put(latest_op)
-            .send()
-            .await;
-        match result {
-            Ok(()) => Ok(next),
-            Err(Error::TransactionCanceled { operations }) => {
-                // Our own write, applied by an attempt whose response was lost: the
-                // revision (or the latest copy, if nobody wrote since) holds our token.
-                if E::__WRITES_TOKEN
-                    && operations
-                        .iter()
-                        .any(|o| token.written_in(o.current.as_deref(), schema.write_token))
-                {
-                    return Ok(next);
-                }
-                // The latest copy's failed condition says what is stored there now.
-                let current = operations
-                    .iter()
-                    .find(|o| o.index == 1)
-                    .and_then(|o| o.current.clone());
-                let latest_failed = operations.iter().any(|o| {
-                    o.index == 1
-                        && matches!(
-                            o.reason,
-                            crate::error::CancelReason::ConditionalCheckFailed
-                                | crate::error::CancelReason::NotFound
-                        )
-                });
-                if latest_failed {
-                    let found = current
-                        .as_ref()
-                        .and_then(|item| item.get(version_attr))
-                        .and_then(|v| v.as_n().ok())
-                        .and_then(|n| n.parse::<u64>().ok());
-                    return Err(Error::VersionConflict {
-                        entity: E::ENTITY_TYPE,
-                        key: latest_described,
-                        expected,
-                        found,
-                        current,
-                    });
-                }
-                Err(Error::TransactionCanceled { operations })
-            }
-            Err(e) => Err(e),
+    /// A put of `item` under `key` on the condition `guard`.
+    fn put(
+        key: &RawKey,
+        item: Item,
+        guard: Node,
+        expected_version: Option<(&'static str, u64)>,
+    ) -> Result<PreparedWrite, Error> {
+        let schema = &<E::Table as Table>::SCHEMA;
+        Ok(PreparedWrite {
+            item: Some(item),
+            expected_version,
+            ..PreparedWrite::guarded::<E>(
+                (describe(schema, key), key.to_item(schema)),
+                Placeholders::default(),
+                &guard,
+            )?
+        })
+    }
+
+    /// What a canceled transaction of [`write`](Self::write) means: `Ok` when it finds this
+    /// call's own write (`token`) applied, a version conflict when the latest copy's
+    /// condition failed (`latest_described`: its key), else the cancellation.
+    fn canceled(
+        operations: Vec<CancelledOperation>,
+        token: &WriteToken,
+        version_attr: &'static str,
+        expected: u64,
+        latest_described: String,
+    ) -> Result<(), Error> {
+        let schema = &<E::Table as Table>::SCHEMA;
+        // Our own write, applied by an attempt whose response was lost: the
+        // revision (or the latest copy, if nobody wrote since) holds our token.
+        if E::__WRITES_TOKEN
+            && operations
+                .iter()
+                .any(|o| token.written_in(o.current.as_deref(), schema.write_token))
+        {
+            return Ok(());
         }
+        // The latest copy's failed condition says what is stored there now.
+        let current = operations
+            .iter()
+            .find(|o| o.index == 1)
+            .and_then(|o| o.current.clone());
+        let latest_failed = operations.iter().any(|o| {
+            o.index == 1
+                && matches!(
+                    o.reason,
+                    crate::error::CancelReason::ConditionalCheckFailed
+                        | crate::error::CancelReason::NotFound
+                )
+        });
+        if latest_failed {
+            let found = current
+                .as_ref()
+                .and_then(|item| item.get(version_attr))
+                .and_then(|v| v.as_n().ok())
+                .and_then(|n| n.parse::<u64>().ok());
+            return Err(Error::VersionConflict {
+                entity: E::ENTITY_TYPE,
+                key: latest_described,
+                expected,
+                found,
+                current,
+            });
+        }
+        Err(Error::TransactionCanceled { operations })
     }
 
     /// Deletes these revisions of the item under `key`, up to 100 per transaction, each

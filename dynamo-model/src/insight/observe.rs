@@ -19,6 +19,7 @@ use aws_sdk_dynamodb::operation::{
     transact_write_items::TransactWriteItemsOutput, update_item::UpdateItemOutput,
 };
 use aws_sdk_dynamodb::types::{AttributeValue, ConsumedCapacity, ReturnConsumedCapacity};
+use aws_smithy_runtime_api::client::interceptors::context::Output;
 use aws_smithy_types::config_bag::{Storable, StoreReplace};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -218,158 +219,200 @@ impl Observing {
         }
     }
 
-    fn account(
-        &self,
-        asked: &Asked,
-        output: &aws_smithy_runtime_api::client::interceptors::context::Output,
-        seen: &mut Seen,
-    ) {
-        let sizes = |seen: &mut Seen, items: &[Item]| {
-            let mut types = Vec::with_capacity(items.len());
-            for item in items {
-                if let Some(t) = self.type_of(item) {
-                    seen.sizes.push((t.clone(), item_size(item)));
-                    types.push(t);
-                }
-            }
-            types
-        };
+    /// Records what the call `asked` read and cost, from its `output`, into `seen`.
+    fn account(&self, asked: &Asked, output: &Output, seen: &mut Seen) {
         match asked {
             Asked::Get { pk, sk, consistent } => {
-                let Some(o) = output.downcast_ref::<GetItemOutput>() else {
-                    return;
-                };
-                let size = o.item.as_ref().map_or(0, item_size);
-                let entity_type = o.item.as_ref().and_then(|i| self.type_of(i));
-                if let Some(item) = &o.item {
-                    sizes(seen, std::slice::from_ref(item));
-                }
-                let units = total(o.consumed_capacity.as_ref())
-                    .unwrap_or_else(|| read_units(size, *consistent));
-                let t = Touched {
-                    index: None,
-                    pk: pk.clone(),
-                    sk: sk.clone(),
-                    entity_type,
-                    estimate: units,
-                };
-                seen.reads.push((t, units));
+                self.account_get(pk, sk.as_ref(), *consistent, output, seen)
             }
             Asked::Query {
                 partition,
                 shape,
                 projected,
                 consistent,
-            } => {
-                let Some(o) = output.downcast_ref::<QueryOutput>() else {
-                    return;
-                };
-                let items = o.items.as_deref().unwrap_or_default();
-                let bytes: usize = items.iter().map(item_size).sum();
-                let units = total(o.consumed_capacity.as_ref())
-                    .unwrap_or_else(|| read_units(bytes, *consistent));
-                let types = if *projected {
-                    items.iter().filter_map(|i| self.type_of(i)).collect()
-                } else {
-                    sizes(seen, items)
-                };
-                if let Some((index, pk)) = partition {
-                    let t = Touched {
-                        index: *index,
-                        pk: pk.clone(),
-                        sk: None,
-                        // Items of a keys-only index carry no type: their keys tell it.
-                        entity_type: types
-                            .first()
-                            .cloned()
-                            .or_else(|| items.first().and_then(|i| self.type_by_key(i))),
-                        estimate: units,
-                    };
-                    seen.reads.push((t, units));
-                }
-                let call = ShapeCall {
-                    read: o.scanned_count.max(0) as u64,
-                    returned: o.count.max(0) as u64,
-                    units,
-                    types,
-                };
-                seen.shape = Some((*shape, call));
-            }
-            Asked::Scan { shape, projected } => {
-                let Some(o) = output.downcast_ref::<ScanOutput>() else {
-                    return;
-                };
-                let items = o.items.as_deref().unwrap_or_default();
-                let units = total(o.consumed_capacity.as_ref()).unwrap_or(0.0);
-                let types = if *projected {
-                    items.iter().filter_map(|i| self.type_of(i)).collect()
-                } else {
-                    sizes(seen, items)
-                };
-                let call = ShapeCall {
-                    read: o.scanned_count.max(0) as u64,
-                    returned: o.count.max(0) as u64,
-                    units,
-                    types,
-                };
-                seen.shape = Some((*shape, call));
-            }
+            } => self.account_query(
+                partition.as_ref(),
+                *shape,
+                *projected,
+                *consistent,
+                output,
+                seen,
+            ),
+            Asked::Scan { shape, projected } => self.account_scan(*shape, *projected, output, seen),
             Asked::GetMany { consistent, ours } => {
-                let tx = !ours.is_empty();
-                let (items, reported): (Vec<&Item>, Option<f64>) =
-                    if let Some(o) = output.downcast_ref::<BatchGetItemOutput>() {
-                        let items = o
-                            .responses
-                            .as_ref()
-                            .and_then(|r| r.get(self.table()))
-                            .map(|v| v.iter().collect())
-                            .unwrap_or_default();
-                        let reported = self.reported(o.consumed_capacity.as_deref(), true);
-                        (items, reported.get(&None).copied())
-                    } else if let Some(o) = output.downcast_ref::<TransactGetItemsOutput>() {
-                        let responses = o.responses.iter().flatten().zip(ours);
-                        let items = responses
-                            .filter(|(_, ours)| **ours)
-                            .filter_map(|(r, _)| r.item.as_ref())
-                            .collect();
-                        let reported = self.reported(o.consumed_capacity.as_deref(), true);
-                        (items, reported.get(&None).copied())
-                    } else {
-                        return;
-                    };
-                let mut touched = Vec::new();
-                for item in items {
-                    let units = read_units(item_size(item), *consistent || tx);
-                    let units = if tx { transactional(units) } else { units };
-                    let before = touched.len();
-                    self.partitions_of(item, units, false, &mut touched);
-                    touched.truncate(before + 1); // a read of the table: its partition only
-                    seen.sizes
-                        .extend(self.type_of(item).map(|t| (t, item_size(item))));
-                }
-                let mut by_target = HashMap::new();
-                if let Some(r) = reported {
-                    by_target.insert(None, r);
-                }
-                seen.reads.extend(share(touched, &by_target));
+                self.account_get_many(*consistent, ours, output, seen)
             }
-            Asked::Write { touched } => {
-                let (reported, returned) = self.write_output(output);
-                let mut touched = touched.clone();
-                // An update or delete returning the item shows its index partitions.
-                if let (Some(item), [base]) = (returned, touched.as_mut_slice()) {
-                    base.entity_type = base.entity_type.take().or_else(|| self.type_of(item));
-                    // The item after an update, before a delete: its size is the charge
-                    // (an update's, unless the item was larger before).
-                    base.estimate = base.estimate.max(write_units(item_size(item)));
-                    let estimate = base.estimate;
-                    let mut more = Vec::new();
-                    self.partitions_of(item, estimate, true, &mut more);
-                    touched.extend(more.into_iter().filter(|t| t.index.is_some()));
-                }
-                seen.writes.extend(share(touched, &reported));
+            Asked::Write { touched } => self.account_write(touched, output, seen),
+        }
+    }
+
+    /// The size of each item of a known entity type, into `seen`; returns their types.
+    fn record_sizes(&self, seen: &mut Seen, items: &[Item]) -> Vec<Arc<str>> {
+        let mut types = Vec::with_capacity(items.len());
+        for item in items {
+            if let Some(t) = self.type_of(item) {
+                seen.sizes.push((t.clone(), item_size(item)));
+                types.push(t);
             }
         }
+        types
+    }
+
+    /// A `GetItem` of `pk`/`sk`: the read of its partition and the item's size.
+    fn account_get(
+        &self,
+        pk: &str,
+        sk: Option<&String>,
+        consistent: bool,
+        output: &Output,
+        seen: &mut Seen,
+    ) {
+        let Some(o) = output.downcast_ref::<GetItemOutput>() else {
+            return;
+        };
+        let size = o.item.as_ref().map_or(0, item_size);
+        let entity_type = o.item.as_ref().and_then(|i| self.type_of(i));
+        if let Some(item) = &o.item {
+            self.record_sizes(seen, std::slice::from_ref(item));
+        }
+        let units =
+            total(o.consumed_capacity.as_ref()).unwrap_or_else(|| read_units(size, consistent));
+        let t = Touched {
+            index: None,
+            pk: pk.to_owned(),
+            sk: sk.cloned(),
+            entity_type,
+            estimate: units,
+        };
+        seen.reads.push((t, units));
+    }
+
+    /// A `Query` of `partition` (index and key): its read, its shape's call and the
+    /// items' sizes (not of a projection, which holds part of each item).
+    fn account_query(
+        &self,
+        partition: Option<&(Option<&'static str>, String)>,
+        shape: u64,
+        projected: bool,
+        consistent: bool,
+        output: &Output,
+        seen: &mut Seen,
+    ) {
+        let Some(o) = output.downcast_ref::<QueryOutput>() else {
+            return;
+        };
+        let items = o.items.as_deref().unwrap_or_default();
+        let bytes: usize = items.iter().map(item_size).sum();
+        let units =
+            total(o.consumed_capacity.as_ref()).unwrap_or_else(|| read_units(bytes, consistent));
+        let types = if projected {
+            items.iter().filter_map(|i| self.type_of(i)).collect()
+        } else {
+            self.record_sizes(seen, items)
+        };
+        if let Some((index, pk)) = partition {
+            let t = Touched {
+                index: *index,
+                pk: pk.clone(),
+                sk: None,
+                // Items of a keys-only index carry no type: their keys tell it.
+                entity_type: types
+                    .first()
+                    .cloned()
+                    .or_else(|| items.first().and_then(|i| self.type_by_key(i))),
+                estimate: units,
+            };
+            seen.reads.push((t, units));
+        }
+        let call = ShapeCall {
+            read: o.scanned_count.max(0) as u64,
+            returned: o.count.max(0) as u64,
+            units,
+            types,
+        };
+        seen.shape = Some((shape, call));
+    }
+
+    /// A `Scan`: its shape's call and the items' sizes (not of a projection).
+    fn account_scan(&self, shape: u64, projected: bool, output: &Output, seen: &mut Seen) {
+        let Some(o) = output.downcast_ref::<ScanOutput>() else {
+            return;
+        };
+        let items = o.items.as_deref().unwrap_or_default();
+        let units = total(o.consumed_capacity.as_ref()).unwrap_or(0.0);
+        let types = if projected {
+            items.iter().filter_map(|i| self.type_of(i)).collect()
+        } else {
+            self.record_sizes(seen, items)
+        };
+        let call = ShapeCall {
+            read: o.scanned_count.max(0) as u64,
+            returned: o.count.max(0) as u64,
+            units,
+            types,
+        };
+        seen.shape = Some((shape, call));
+    }
+
+    /// A `BatchGetItem` or `TransactGetItems` (`ours`: which gets read this table): the
+    /// partition of each item returned, sharing the units reported.
+    fn account_get_many(&self, consistent: bool, ours: &[bool], output: &Output, seen: &mut Seen) {
+        let tx = !ours.is_empty();
+        let (items, reported): (Vec<&Item>, Option<f64>) =
+            if let Some(o) = output.downcast_ref::<BatchGetItemOutput>() {
+                let items = o
+                    .responses
+                    .as_ref()
+                    .and_then(|r| r.get(self.table()))
+                    .map(|v| v.iter().collect())
+                    .unwrap_or_default();
+                let reported = self.reported(o.consumed_capacity.as_deref(), true);
+                (items, reported.get(&None).copied())
+            } else if let Some(o) = output.downcast_ref::<TransactGetItemsOutput>() {
+                let responses = o.responses.iter().flatten().zip(ours);
+                let items = responses
+                    .filter(|(_, ours)| **ours)
+                    .filter_map(|(r, _)| r.item.as_ref())
+                    .collect();
+                let reported = self.reported(o.consumed_capacity.as_deref(), true);
+                (items, reported.get(&None).copied())
+            } else {
+                return;
+            };
+        let mut touched = Vec::new();
+        for item in items {
+            let units = read_units(item_size(item), consistent || tx);
+            let units = if tx { transactional(units) } else { units };
+            let before = touched.len();
+            self.partitions_of(item, units, false, &mut touched);
+            touched.truncate(before + 1); // a read of the table: its partition only
+            seen.sizes
+                .extend(self.type_of(item).map(|t| (t, item_size(item))));
+        }
+        let mut by_target = HashMap::new();
+        if let Some(r) = reported {
+            by_target.insert(None, r);
+        }
+        seen.reads.extend(share(touched, &by_target));
+    }
+
+    /// A write of the partitions `touched`, sharing the units reported (with the index
+    /// partitions of an item it returned).
+    fn account_write(&self, touched: &[Touched], output: &Output, seen: &mut Seen) {
+        let (reported, returned) = self.write_output(output);
+        let mut touched = touched.to_vec();
+        // An update or delete returning the item shows its index partitions.
+        if let (Some(item), [base]) = (returned, touched.as_mut_slice()) {
+            base.entity_type = base.entity_type.take().or_else(|| self.type_of(item));
+            // The item after an update, before a delete: its size is the charge
+            // (an update's, unless the item was larger before).
+            base.estimate = base.estimate.max(write_units(item_size(item)));
+            let estimate = base.estimate;
+            let mut more = Vec::new();
+            self.partitions_of(item, estimate, true, &mut more);
+            touched.extend(more.into_iter().filter(|t| t.index.is_some()));
+        }
+        seen.writes.extend(share(touched, &reported));
     }
 
     /// A write's reported units per target (table or index) and the item it returned.

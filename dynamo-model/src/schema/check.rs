@@ -1,11 +1,14 @@
 //! The declared table against the table DynamoDB describes.
 
-use super::{Billing, IndexKind, KeyRole, Layout, Projection, ScalarType, StreamView, Throughput};
+use super::{
+    Billing, IndexKind, IndexLayout, KeyRole, Layout, Projection, ScalarType, StreamView,
+    Throughput,
+};
 use crate::Error;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
     BillingMode, KeySchemaElement, KeyType, Projection as SdkProjection, ProjectionType,
-    ProvisionedThroughputDescription, ScalarAttributeType, TimeToLiveDescription,
+    ProvisionedThroughputDescription, ScalarAttributeType, TableDescription, TimeToLiveDescription,
     TimeToLiveSpecification, TimeToLiveStatus,
 };
 use std::fmt;
@@ -322,7 +325,28 @@ pub(crate) async fn check_table(
         message: format!("no description of table {table_name}"),
     })?;
     let mut diffs = Vec::new();
+    key_differences(table, layout, &mut diffs);
+    let on_demand = billing_difference(table, layout, &mut diffs) == Billing::OnDemand;
+    for index in &layout.indexes {
+        index_differences(table, index, on_demand, &mut diffs);
+    }
+    undeclared_indexes(table, layout, &mut diffs);
+    stream_difference(table, layout, &mut diffs);
 
+    let described_ttl = ttl_on(client, table_name)
+        .await?
+        .and_then(|d| d.attribute_name);
+    if described_ttl.as_deref() != layout.ttl {
+        diffs.push(TableDifference::Ttl {
+            declared: layout.ttl.map(str::to_owned),
+            described: described_ttl,
+        });
+    }
+    Ok(diffs)
+}
+
+/// The table's key schema and the types of its key attributes (the indexes' included).
+fn key_differences(table: &TableDescription, layout: &Layout, diffs: &mut Vec<TableDifference>) {
     let declared = keys_text(&layout.keys);
     let described = described_keys(table.key_schema());
     if declared != described {
@@ -351,7 +375,15 @@ pub(crate) async fn check_table(
             });
         }
     }
+}
 
+/// The billing mode and, when provisioned, the table's capacity; returns the billing
+/// described.
+fn billing_difference(
+    table: &TableDescription,
+    layout: &Layout,
+    diffs: &mut Vec<TableDifference>,
+) -> Billing {
     // Billing: an on-demand table says so in its billing summary; a table created with
     // provisioned capacity may have no summary (DynamoDB's default mode).
     let described_mode = table
@@ -372,70 +404,81 @@ pub(crate) async fn check_table(
             described: described_billing,
         });
     }
-    let on_demand = described_billing == Billing::OnDemand;
+    described_billing
+}
 
-    for index in &layout.indexes {
-        let name = index.name;
-        let gsi = table
-            .global_secondary_indexes()
-            .iter()
-            .find(|g| g.index_name() == Some(name));
-        let lsi = table
-            .local_secondary_indexes()
-            .iter()
-            .find(|l| l.index_name() == Some(name));
-        let (kind, keys, projection, throughput) = match (gsi, lsi) {
-            (Some(g), _) => (
-                IndexKind::Global,
-                g.key_schema(),
-                g.projection(),
-                if on_demand {
-                    None
-                } else {
-                    described_throughput(g.provisioned_throughput())
-                },
-            ),
-            (None, Some(l)) => (IndexKind::Local, l.key_schema(), l.projection(), None),
-            (None, None) => {
-                diffs.push(TableDifference::MissingIndex {
-                    index: name.to_owned(),
-                });
-                continue;
-            }
+/// Index `index` as declared against the table's index of that name: its kind and keys,
+/// its projection and (of a GSI on a provisioned table) its capacity.
+fn index_differences(
+    table: &TableDescription,
+    index: &IndexLayout,
+    on_demand: bool,
+    diffs: &mut Vec<TableDifference>,
+) {
+    let name = index.name;
+    let gsi = table
+        .global_secondary_indexes()
+        .iter()
+        .find(|g| g.index_name() == Some(name));
+    let lsi = table
+        .local_secondary_indexes()
+        .iter()
+        .find(|l| l.index_name() == Some(name));
+    let (kind, keys, projection, throughput) = match (gsi, lsi) {
+        (Some(g), _) => (
+            IndexKind::Global,
+            g.key_schema(),
+            g.projection(),
+            if on_demand {
+                None
+            } else {
+                described_throughput(g.provisioned_throughput())
+            },
+        ),
+        (None, Some(l)) => (IndexKind::Local, l.key_schema(), l.projection(), None),
+        (None, None) => {
+            diffs.push(TableDifference::MissingIndex {
+                index: name.to_owned(),
+            });
+            return;
+        }
+    };
+    let declared = keys_text(&index.keys);
+    let described = described_keys(keys);
+    if kind != index.kind || declared != described {
+        let kind_text = |k: IndexKind| match k {
+            IndexKind::Global => "GSI",
+            IndexKind::Local => "LSI",
         };
-        let declared = keys_text(&index.keys);
-        let described = described_keys(keys);
-        if kind != index.kind || declared != described {
-            let kind_text = |k: IndexKind| match k {
-                IndexKind::Global => "GSI",
-                IndexKind::Local => "LSI",
-            };
-            diffs.push(TableDifference::IndexKeys {
-                index: name.to_owned(),
-                declared: format!("{} {declared}", kind_text(index.kind)),
-                described: format!("{} {described}", kind_text(kind)),
-            });
-        }
-        let declared = projection_text(index.projection);
-        let described = described_projection(projection);
-        if declared != described {
-            diffs.push(TableDifference::IndexProjection {
-                index: name.to_owned(),
-                declared,
-                described,
-            });
-        }
-        if kind == IndexKind::Global
-            && index.kind == IndexKind::Global
-            && throughput != index.throughput
-        {
-            diffs.push(TableDifference::IndexThroughput {
-                index: name.to_owned(),
-                declared: index.throughput,
-                described: throughput,
-            });
-        }
+        diffs.push(TableDifference::IndexKeys {
+            index: name.to_owned(),
+            declared: format!("{} {declared}", kind_text(index.kind)),
+            described: format!("{} {described}", kind_text(kind)),
+        });
     }
+    let declared = projection_text(index.projection);
+    let described = described_projection(projection);
+    if declared != described {
+        diffs.push(TableDifference::IndexProjection {
+            index: name.to_owned(),
+            declared,
+            described,
+        });
+    }
+    if kind == IndexKind::Global
+        && index.kind == IndexKind::Global
+        && throughput != index.throughput
+    {
+        diffs.push(TableDifference::IndexThroughput {
+            index: name.to_owned(),
+            declared: index.throughput,
+            described: throughput,
+        });
+    }
+}
+
+/// The table's indexes that are not declared.
+fn undeclared_indexes(table: &TableDescription, layout: &Layout, diffs: &mut Vec<TableDifference>) {
     let described_names = table
         .global_secondary_indexes()
         .iter()
@@ -453,7 +496,10 @@ pub(crate) async fn check_table(
             });
         }
     }
+}
 
+/// The stream's view type (`None`: no stream).
+fn stream_difference(table: &TableDescription, layout: &Layout, diffs: &mut Vec<TableDifference>) {
     let described_stream = table
         .stream_specification()
         .filter(|s| s.stream_enabled())
@@ -465,15 +511,4 @@ pub(crate) async fn check_table(
             described: described_stream,
         });
     }
-
-    let described_ttl = ttl_on(client, table_name)
-        .await?
-        .and_then(|d| d.attribute_name);
-    if described_ttl.as_deref() != layout.ttl {
-        diffs.push(TableDifference::Ttl {
-            declared: layout.ttl.map(str::to_owned),
-            described: described_ttl,
-        });
-    }
-    Ok(diffs)
 }

@@ -139,7 +139,7 @@ fn attribute_index_query(
 ) -> Items {
     let ident = &m.ident;
     let vis = &m.vis;
-    let (dm, private) = (dm(), private());
+    let dm = dm();
     let fields: Vec<ArgField> = pk_ix
         .iter()
         .map(|&i| ArgField::attribute(&m.fields[i]))
@@ -166,23 +166,74 @@ fn attribute_index_query(
         &fields,
         struct_doc,
     );
-    let values = pk_ix.iter().map(|&i| {
-        let f = &m.fields[i];
-        let (fi, ty, name) = (&f.ident, present_type(&f.ty), &f.name);
-        match &f.attrs.key_format {
-            Some(format) => {
-                let marker = &format.marker;
-                quote!(#private::attribute_value::<#dm::key::format::Formatted<#ty, #marker>>(
-                    #name,
-                    #dm::key::format::Formatted::new(#fi.into()),
-                ))
-            }
-            None => quote!(#private::attribute_value::<#ty>(#name, #fi.into())),
-        }
-    });
+    let values = partition_values(m, pk_ix);
     let doc = format!(
         "The partition of index `{index_name}` (a multi-attribute key) holding [`{ident}`] items.{see}"
     );
+    // No sort-key fields: sorted by the table's own sort key (the derive's checks allow it
+    // only then), so the conditions are those of the entity's sort-key template.
+    let table_sorted = match (&m.sk, sk_ix.is_empty()) {
+        (Some((t, lit)), true) => Some(sort_key_chain(
+            m,
+            t,
+            lit,
+            chain,
+            sk_fn,
+            (def_space, space),
+            false,
+            &quote!(__DELIMITER),
+        )),
+        _ => None,
+    };
+    let chain = table_sorted.or_else(|| {
+        (!sk_ix.is_empty())
+            .then(|| attribute_sort_chain(m, index_name, chain, sk_fn, (def_space, space), sk_ix))
+    });
+    let partition = quote! {
+        #[doc = #doc]
+        #vis fn #partition_fn #generics (#params) -> #dm::MultiPartition<#ident, #space> {
+            #bind
+            #dm::MultiPartition::__build(::std::vec![#(#values),*])
+        }
+    };
+    chain.unwrap_or_default().after(definition, partition)
+}
+
+/// The partition's key attributes as values, each in its key format.
+fn partition_values(m: &EntityModel, pk_ix: &[usize]) -> Vec<TokenStream> {
+    let (dm, private) = (dm(), private());
+    pk_ix
+        .iter()
+        .map(|&i| {
+            let f = &m.fields[i];
+            let (fi, ty, name) = (&f.ident, present_type(&f.ty), &f.name);
+            match &f.attrs.key_format {
+                Some(format) => {
+                    let marker = &format.marker;
+                    quote!(#private::attribute_value::<#dm::key::format::Formatted<#ty, #marker>>(
+                        #name,
+                        #dm::key::format::Formatted::new(#fi.into()),
+                    ))
+                }
+                None => quote!(#private::attribute_value::<#ty>(#name, #fi.into())),
+            }
+        })
+        .collect()
+}
+
+/// The sort-key chain of a multi-attribute sort key: one level per key attribute, each
+/// fixed by equality or ending in a comparison.
+fn attribute_sort_chain(
+    m: &EntityModel,
+    index_name: &str,
+    chain: &Ident,
+    sk_fn: &Ident,
+    (def_space, space): (&TokenStream, &TokenStream),
+    sk_ix: &[usize],
+) -> Items {
+    let ident = &m.ident;
+    let vis = &m.vis;
+    let (dm, private) = (dm(), private());
     let sk_doc = format!("Sort-key conditions on the multi-attribute sort key of index `{index_name}`: equality on leading attributes, then one comparison.");
     let levels = sk_ix.iter().enumerate().map(|(level, &i)| {
         let f = &m.fields[i];
@@ -207,22 +258,7 @@ fn attribute_index_query(
             }
         }
     });
-    // No sort-key fields: sorted by the table's own sort key (the derive's checks allow it
-    // only then), so the conditions are those of the entity's sort-key template.
-    let table_sorted = match (&m.sk, sk_ix.is_empty()) {
-        (Some((t, lit)), true) => Some(sort_key_chain(
-            m,
-            t,
-            lit,
-            chain,
-            sk_fn,
-            (def_space, space),
-            false,
-            &quote!(__DELIMITER),
-        )),
-        _ => None,
-    };
-    let chain = table_sorted.or_else(|| (!sk_ix.is_empty()).then(|| Items {
+    Items {
         defs: quote! {
             #[doc = #sk_doc]
             #[derive(Debug, Clone)]
@@ -257,13 +293,5 @@ fn attribute_index_query(
                 }
             }
         },
-    }));
-    let partition = quote! {
-        #[doc = #doc]
-        #vis fn #partition_fn #generics (#params) -> #dm::MultiPartition<#ident, #space> {
-            #bind
-            #dm::MultiPartition::__build(::std::vec![#(#values),*])
-        }
-    };
-    chain.unwrap_or_default().after(definition, partition)
+    }
 }

@@ -24,7 +24,7 @@ pub(super) fn sort_key_chain(
 ) -> Items {
     let ident = &m.ident;
     let vis = &m.vis;
-    let (dm, private) = (dm(), private());
+    let private = private();
     let (root, fixed) = template_root(t);
     let chain_doc = format!(
         "Sort-key conditions of [`{ident}`] (`sk = {:?}`), from [`{ident}::{root_fn}`]: each level \
@@ -36,61 +36,7 @@ pub(super) fn sort_key_chain(
         "Sort-key conditions for queries of [`{ident}`] (`{}`); see [`{chain}`].",
         lit.value()
     );
-    // One level per placeholder, up to a shard (only an inverted index sorts by a
-    // partition key, which may have one): no condition can name a shard's items in order.
-    let shard = t.shard().map(|(at, _)| at);
-    let fields: Vec<(usize, &str, Option<Bucket>)> = t
-        .segments
-        .iter()
-        .enumerate()
-        .take_while(|(i, _)| Some(*i) != shard)
-        .filter_map(|(i, s)| match s {
-            Segment::Field(f) => Some((i, f.as_str(), None)),
-            Segment::Computed(c) => match c.function {
-                Function::Bucket(b) => Some((i, c.field.as_str(), Some(b))),
-                Function::Shard(_) | Function::Random(_) => None,
-            },
-            Segment::Lit(_) => None,
-        })
-        .collect();
-    let levels = fields
-        .iter()
-        .enumerate()
-        .map(|(level, (at, name, bucket))| {
-            let f = field(m, name);
-            let (fi, ty) = match bucket {
-                // A bucket placeholder's condition takes buckets (`DayBucket`, ...).
-                Some(b) => (&f.ident, bucket_type(*b)),
-                None => (&f.ident, key_type(f, index)),
-            };
-            let following = match t.segments.get(at + 1) {
-                Some(Segment::Lit(l)) => l.clone(),
-                _ => String::new(),
-            };
-            let complete = level + 1 == fields.len() && shard.is_none();
-            let next = level + 1;
-            let doc = match bucket {
-                Some(b) => format!(
-                    "Sort-key part `{{{name}:{}}}`, a bucket (`.eq(bucket)`).",
-                    match b {
-                        Bucket::Date => "date",
-                        Bucket::Hour => "hour",
-                        Bucket::Month => "month",
-                    }
-                ),
-                // The chain's own doc says what a level does.
-                None => format!("Sort-key field `{name}`."),
-            };
-            quote! {
-                impl #chain<#level> {
-                    #[doc = #doc]
-                    #[inline]
-                    #vis fn #fi(self) -> #dm::SortKeyField<#ty, #chain<#next>> {
-                        #dm::SortKeyField::__new(self, #following, #complete)
-                    }
-                }
-            }
-        });
+    let levels = sort_levels(m, t, chain, index);
     let chain_name = chain.to_string();
     let defs = quote! {
         #[doc = #chain_doc]
@@ -135,5 +81,72 @@ pub(super) fn sort_key_chain(
         defs,
         methods,
         body,
+    }
+}
+/// One accessor per level of the chain: a placeholder up to a shard, whose value the
+/// level's condition takes.
+fn sort_levels(m: &EntityModel, t: &Template, chain: &Ident, index: bool) -> Vec<TokenStream> {
+    let vis = &m.vis;
+    let dm = dm();
+    // One level per placeholder, up to a shard (only an inverted index sorts by a
+    // partition key, which may have one): no condition can name a shard's items in order.
+    let shard = t.shard().map(|(at, _)| at);
+    let fields: Vec<(usize, &str, Option<Bucket>)> = t
+        .segments
+        .iter()
+        .enumerate()
+        .take_while(|(i, _)| Some(*i) != shard)
+        .filter_map(|(i, s)| match s {
+            Segment::Field(f) => Some((i, f.as_str(), None)),
+            Segment::Computed(c) => match c.function {
+                Function::Bucket(b) => Some((i, c.field.as_str(), Some(b))),
+                Function::Shard(_) | Function::Random(_) => None,
+            },
+            Segment::Lit(_) => None,
+        })
+        .collect();
+    fields
+        .iter()
+        .enumerate()
+        .map(|(level, (at, name, bucket))| {
+            let f = field(m, name);
+            let (fi, ty) = match bucket {
+                // A bucket placeholder's condition takes buckets (`DayBucket`, ...).
+                Some(b) => (&f.ident, bucket_type(*b)),
+                None => (&f.ident, key_type(f, index)),
+            };
+            let following = match t.segments.get(at + 1) {
+                Some(Segment::Lit(l)) => l.clone(),
+                _ => String::new(),
+            };
+            let complete = level + 1 == fields.len() && shard.is_none();
+            let next = level + 1;
+            let doc = level_doc(name, *bucket);
+            quote! {
+                impl #chain<#level> {
+                    #[doc = #doc]
+                    #[inline]
+                    #vis fn #fi(self) -> #dm::SortKeyField<#ty, #chain<#next>> {
+                        #dm::SortKeyField::__new(self, #following, #complete)
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+/// The doc of the level of placeholder `name` (a bucket of it when `bucket` is given).
+fn level_doc(name: &str, bucket: Option<Bucket>) -> String {
+    match bucket {
+        Some(b) => format!(
+            "Sort-key part `{{{name}:{}}}`, a bucket (`.eq(bucket)`).",
+            match b {
+                Bucket::Date => "date",
+                Bucket::Hour => "hour",
+                Bucket::Month => "month",
+            }
+        ),
+        // The chain's own doc says what a level does.
+        None => format!("Sort-key field `{name}`."),
     }
 }

@@ -12,7 +12,7 @@ use aws_sdk_dynamodb::operation::{
     query::QueryInput, scan::ScanInput, transact_get_items::TransactGetItemsInput,
     transact_write_items::TransactWriteItemsInput, update_item::UpdateItemInput,
 };
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, WriteRequest};
 use aws_smithy_runtime_api::client::interceptors::context::Input;
 use std::collections::HashMap;
 
@@ -29,24 +29,12 @@ pub(crate) fn text(value: Option<&AttributeValue>) -> Option<String> {
 pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
     let ours = |table: Option<&str>| table == Some(o.table());
     let schema = o.schema();
-    let key_of = |key: Option<&HashMap<String, AttributeValue>>| {
-        let key = key?;
-        let pk = text(key.get(schema.pk.name))?;
-        Some((pk, schema.sk.and_then(|sk| text(key.get(sk.name)))))
-    };
-    let single = |pk: String, sk: Option<String>, estimate: f64| Touched {
-        index: None,
-        pk,
-        sk,
-        entity_type: None,
-        estimate,
-    };
     if let Some(i) = input.downcast_mut::<GetItemInput>() {
         if !ours(i.table_name()) {
             return None;
         }
         indexes(o, &mut i.return_consumed_capacity);
-        let (pk, sk) = key_of(i.key.as_ref())?;
+        let (pk, sk) = key_of(schema, i.key.as_ref())?;
         let consistent = i.consistent_read == Some(true);
         return Some(Asked::Get { pk, sk, consistent });
     }
@@ -81,9 +69,9 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
             return None;
         }
         indexes(o, capacity);
-        let (pk, sk) = key_of(key)?;
+        let (pk, sk) = key_of(schema, key)?;
         return Some(Asked::Write {
-            touched: vec![single(pk, sk, 1.0)],
+            touched: vec![touched_by_key(pk, sk, 1.0)],
         });
     }
     if let Some(i) = input.downcast_mut::<QueryInput>() {
@@ -135,44 +123,12 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
     }
     if let Some(i) = input.downcast_mut::<BatchWriteItemInput>() {
         let requests = i.request_items.as_ref()?.get(o.table())?;
-        let mut touched = Vec::new();
-        for r in requests {
-            if let Some(put) = &r.put_request {
-                o.partitions_of(
-                    &put.item,
-                    write_units(item_size(&put.item)),
-                    true,
-                    &mut touched,
-                );
-            } else if let Some((pk, sk)) = key_of(r.delete_request.as_ref().map(|d| &d.key)) {
-                touched.push(single(pk, sk, 1.0));
-            }
-        }
+        let touched = batch_writes(o, requests);
         indexes(o, &mut i.return_consumed_capacity);
         return Some(Asked::Write { touched });
     }
     if let Some(i) = input.downcast_mut::<TransactWriteItemsInput>() {
-        let mut touched = Vec::new();
-        for t in i.transact_items.iter().flatten() {
-            if let Some(put) = t.put.as_ref().filter(|p| p.table_name == o.table()) {
-                let units = transactional(write_units(item_size(&put.item)));
-                o.partitions_of(&put.item, units, true, &mut touched);
-                continue;
-            }
-            let key = if let Some(u) = t.update.as_ref().filter(|u| u.table_name == o.table()) {
-                Some(&u.key)
-            } else if let Some(d) = t.delete.as_ref().filter(|d| d.table_name == o.table()) {
-                Some(&d.key)
-            } else {
-                t.condition_check
-                    .as_ref()
-                    .filter(|c| c.table_name == o.table())
-                    .map(|c| &c.key)
-            };
-            if let Some((pk, sk)) = key_of(key) {
-                touched.push(single(pk, sk, transactional(1.0)));
-            }
-        }
+        let touched = transact_writes(o, i.transact_items.as_deref().unwrap_or_default());
         if touched.is_empty() {
             return None;
         }
@@ -180,6 +136,75 @@ pub(super) fn ask(o: &Observing, input: &mut Input) -> Option<Asked> {
         return Some(Asked::Write { touched });
     }
     None
+}
+
+/// The table key in a request's key map: the partition key's text and the sort key's.
+fn key_of(
+    schema: &TableSchema,
+    key: Option<&HashMap<String, AttributeValue>>,
+) -> Option<(String, Option<String>)> {
+    let key = key?;
+    let pk = text(key.get(schema.pk.name))?;
+    Some((pk, schema.sk.and_then(|sk| text(key.get(sk.name)))))
+}
+
+/// An item of the table touched by its key alone (its type and indexes unknown).
+fn touched_by_key(pk: String, sk: Option<String>, estimate: f64) -> Touched {
+    Touched {
+        index: None,
+        pk,
+        sk,
+        entity_type: None,
+        estimate,
+    }
+}
+
+/// The partitions a `BatchWriteItem`'s requests on this table touch: a put's (the
+/// table's and its indexes'), a delete's by its key.
+fn batch_writes(o: &Observing, requests: &[WriteRequest]) -> Vec<Touched> {
+    let mut touched = Vec::new();
+    for r in requests {
+        if let Some(put) = &r.put_request {
+            o.partitions_of(
+                &put.item,
+                write_units(item_size(&put.item)),
+                true,
+                &mut touched,
+            );
+        } else if let Some((pk, sk)) = key_of(o.schema(), r.delete_request.as_ref().map(|d| &d.key))
+        {
+            touched.push(touched_by_key(pk, sk, 1.0));
+        }
+    }
+    touched
+}
+
+/// The partitions a `TransactWriteItems`' actions on this table touch, at transactional
+/// cost: a put's (the table's and its indexes'), an update's, a delete's or a condition
+/// check's by its key.
+fn transact_writes(o: &Observing, items: &[TransactWriteItem]) -> Vec<Touched> {
+    let mut touched = Vec::new();
+    for t in items {
+        if let Some(put) = t.put.as_ref().filter(|p| p.table_name == o.table()) {
+            let units = transactional(write_units(item_size(&put.item)));
+            o.partitions_of(&put.item, units, true, &mut touched);
+            continue;
+        }
+        let key = if let Some(u) = t.update.as_ref().filter(|u| u.table_name == o.table()) {
+            Some(&u.key)
+        } else if let Some(d) = t.delete.as_ref().filter(|d| d.table_name == o.table()) {
+            Some(&d.key)
+        } else {
+            t.condition_check
+                .as_ref()
+                .filter(|c| c.table_name == o.table())
+                .map(|c| &c.key)
+        };
+        if let Some((pk, sk)) = key_of(o.schema(), key) {
+            touched.push(touched_by_key(pk, sk, transactional(1.0)));
+        }
+    }
+    touched
 }
 
 /// The partition a query reads: the index (`None` for the table, and for a local index,

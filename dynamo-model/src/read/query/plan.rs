@@ -58,114 +58,22 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         projection::check_options::<T>(self.index, self.consistent, false)?;
         let names = self.key_names()?;
         let mut p = Placeholders::default();
-        let pk_check: Vec<(&'static str, AttributeValue)> = match (&pk_value, names.pk.as_slice()) {
-            (PartitionValue::Rendered(v), [attr]) => vec![(*attr, AttributeValue::S(v.clone()))],
-            (PartitionValue::Attributes(values), attrs)
-                if values.len() == attrs.len()
-                    && values.iter().zip(attrs).all(|((a, _), b)| a == b) =>
-            {
-                // DynamoDB refuses an empty string as a key attribute value.
-                if let Some((attr, _)) = values
-                    .iter()
-                    .find(|(_, v)| matches!(v, AttributeValue::S(s) if s.is_empty()))
-                {
-                    return Err(Error::invalid(
-                        T::NAME,
-                        crate::ValidationReason::EmptyKeyValue,
-                        format!(
-                            "the partition value of `{attr}` is empty; DynamoDB requires at least one byte"
-                        ),
-                    ));
-                }
-                values.clone()
-            }
-            _ => {
-                return Err(Error::invalid(
-                    T::NAME,
-                    crate::ValidationReason::WrongKeySpace,
-                    "the partition does not match the key attributes of the table or index queried",
-                ));
-            }
-        };
+        let pk_check = Self::partition_check(&pk_value, &names.pk)?;
         // The key condition's clauses, joined by AND without parentheses (which a
         // KeyConditionExpression does not take).
         let mut clauses: Vec<Node> = pk_check
             .iter()
             .map(|(attr, v)| Node::equals(*attr, v.clone()))
             .collect();
-        if let SortCondition::Rendered(range) = sk {
-            let values: &[&String] = match &range.op {
-                SortKeyOp::Eq(v)
-                | SortKeyOp::BeginsWith(v)
-                | SortKeyOp::Le(v)
-                | SortKeyOp::Ge(v) => &[v],
-                SortKeyOp::Between(low, high) => &[low, high],
-                SortKeyOp::Any | SortKeyOp::Nothing => &[],
-            };
-            // DynamoDB refuses a key condition value longer than a sort key can be.
-            for value in values {
-                crate::keytext::check_key_value(
-                    T::NAME,
-                    "sort-key condition",
-                    value,
-                    crate::keytext::MAX_SORT_KEY_BYTES,
-                )?;
-            }
-        }
+        Self::check_sort_values(sk)?;
         // No sort key can match (and DynamoDB would refuse every way of saying so).
-        let mut nothing = matches!(sk, SortCondition::Rendered(r) if r.op == SortKeyOp::Nothing);
-        match (sk, names.sk.as_slice()) {
-            (SortCondition::Rendered(range), [attr]) => {
-                clauses.extend(sort_key_clause(attr, &range.op))
-            }
-            (SortCondition::Rendered(range), []) if range.op == SortKeyOp::Any => {}
-            (SortCondition::Attributes(range), attrs) if attribute_range_fits(range, attrs) => {
-                match range.normalized() {
-                    Some(range) => {
-                        for (attr, v) in &range.eq {
-                            clauses.push(Node::equals(*attr, v.clone()));
-                        }
-                        if let Some((attr, op)) = &range.last {
-                            clauses.push(attribute_clause(attr, op));
-                        }
-                    }
-                    None => nothing = true,
-                }
-            }
-            _ => {
-                return Err(Error::invalid(
-                    T::NAME,
-                    crate::ValidationReason::WrongKeySpace,
-                    "the sort-key condition does not match the sort key of the table or index queried",
-                ));
-            }
-        }
+        let nothing = Self::sort_clauses(sk, &names.sk, &mut clauses)?;
         let key_condition = clauses
             .iter()
             .map(|clause| crate::expr::guard::render_for(T::NAME, &mut p, clause))
             .collect::<Result<Vec<_>, _>>()?
             .join(" AND ");
-        // A collection keeps the whole partition, so unknown types can be reported; an
-        // index that does not project the entity-type attribute cannot be filtered on it.
-        let type_filter = if T::IS_COLLECTION {
-            None
-        } else {
-            projection::type_filter::<T>(self.index)
-        };
-        projection::check_options::<T>(self.index, false, self.exclude_expired)?;
-        let expiry = if self.exclude_expired {
-            crate::expr::guard::not_expired::<T::Table>()
-        } else {
-            None
-        };
-        let filter = crate::expr::guard::and_opt(
-            crate::expr::guard::and_opt(type_filter, expiry),
-            self.filter.clone(),
-        );
-        let filter = match filter {
-            Some(node) => Some(crate::expr::guard::render_for(T::NAME, &mut p, &node)?),
-            None => None,
-        };
+        let filter = self.filter_expression(&mut p)?;
         let projection = projection::view_expression::<T::Table>(
             &mut p,
             self.index,
@@ -201,6 +109,131 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             },
             nothing,
         })
+    }
+
+    /// The partition's key attributes and values, which the key condition fixes and each
+    /// item read is checked against: one rendered value on a single key attribute, or a
+    /// value per attribute of a multi-attribute key, none empty.
+    fn partition_check(
+        pk_value: &PartitionValue,
+        attributes: &[&'static str],
+    ) -> Result<Vec<(&'static str, AttributeValue)>, Error> {
+        Ok(match (pk_value, attributes) {
+            (PartitionValue::Rendered(v), [attr]) => vec![(*attr, AttributeValue::S(v.clone()))],
+            (PartitionValue::Attributes(values), attrs)
+                if values.len() == attrs.len()
+                    && values.iter().zip(attrs).all(|((a, _), b)| a == b) =>
+            {
+                // DynamoDB refuses an empty string as a key attribute value.
+                if let Some((attr, _)) = values
+                    .iter()
+                    .find(|(_, v)| matches!(v, AttributeValue::S(s) if s.is_empty()))
+                {
+                    return Err(Error::invalid(
+                        T::NAME,
+                        crate::ValidationReason::EmptyKeyValue,
+                        format!(
+                            "the partition value of `{attr}` is empty; DynamoDB requires at least one byte"
+                        ),
+                    ));
+                }
+                values.clone()
+            }
+            _ => {
+                return Err(Error::invalid(
+                    T::NAME,
+                    crate::ValidationReason::WrongKeySpace,
+                    "the partition does not match the key attributes of the table or index queried",
+                ));
+            }
+        })
+    }
+
+    /// The values of a rendered sort-key condition, each no longer than a sort key can be.
+    fn check_sort_values(sk: &SortCondition) -> Result<(), Error> {
+        if let SortCondition::Rendered(range) = sk {
+            let values: &[&String] = match &range.op {
+                SortKeyOp::Eq(v)
+                | SortKeyOp::BeginsWith(v)
+                | SortKeyOp::Le(v)
+                | SortKeyOp::Ge(v) => &[v],
+                SortKeyOp::Between(low, high) => &[low, high],
+                SortKeyOp::Any | SortKeyOp::Nothing => &[],
+            };
+            // DynamoDB refuses a key condition value longer than a sort key can be.
+            for value in values {
+                crate::keytext::check_key_value(
+                    T::NAME,
+                    "sort-key condition",
+                    value,
+                    crate::keytext::MAX_SORT_KEY_BYTES,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds the clauses of sort condition `sk` on key `attributes` to `clauses`; returns
+    /// whether no sort key can match.
+    fn sort_clauses(
+        sk: &SortCondition,
+        attributes: &[&'static str],
+        clauses: &mut Vec<Node>,
+    ) -> Result<bool, Error> {
+        let mut nothing = matches!(sk, SortCondition::Rendered(r) if r.op == SortKeyOp::Nothing);
+        match (sk, attributes) {
+            (SortCondition::Rendered(range), [attr]) => {
+                clauses.extend(sort_key_clause(attr, &range.op))
+            }
+            (SortCondition::Rendered(range), []) if range.op == SortKeyOp::Any => {}
+            (SortCondition::Attributes(range), attrs) if attribute_range_fits(range, attrs) => {
+                match range.normalized() {
+                    Some(range) => {
+                        for (attr, v) in &range.eq {
+                            clauses.push(Node::equals(*attr, v.clone()));
+                        }
+                        if let Some((attr, op)) = &range.last {
+                            clauses.push(attribute_clause(attr, op));
+                        }
+                    }
+                    None => nothing = true,
+                }
+            }
+            _ => {
+                return Err(Error::invalid(
+                    T::NAME,
+                    crate::ValidationReason::WrongKeySpace,
+                    "the sort-key condition does not match the sort key of the table or index queried",
+                ));
+            }
+        }
+        Ok(nothing)
+    }
+
+    /// The filter expression: the entity's type (of a query that reads one entity), the
+    /// expiry (with `exclude_expired`) and the query's own filter.
+    fn filter_expression(&self, p: &mut Placeholders) -> Result<Option<String>, Error> {
+        // A collection keeps the whole partition, so unknown types can be reported; an
+        // index that does not project the entity-type attribute cannot be filtered on it.
+        let type_filter = if T::IS_COLLECTION {
+            None
+        } else {
+            projection::type_filter::<T>(self.index)
+        };
+        projection::check_options::<T>(self.index, false, self.exclude_expired)?;
+        let expiry = if self.exclude_expired {
+            crate::expr::guard::not_expired::<T::Table>()
+        } else {
+            None
+        };
+        let filter = crate::expr::guard::and_opt(
+            crate::expr::guard::and_opt(type_filter, expiry),
+            self.filter.clone(),
+        );
+        match filter {
+            Some(node) => Ok(Some(crate::expr::guard::render_for(T::NAME, p, &node)?)),
+            None => Ok(None),
+        }
     }
 }
 
