@@ -112,7 +112,7 @@ impl<T: AttrValue, F: KeyFormat<T>> FormattedAttr for Formatted<T, F> {
     }
 }
 
-/// An optional value of type `T` whose attribute is in format `F` (see the [module](self)
+/// An optional value of type `T` whose attribute is in format `F` (see the [module](super)
 /// docs): the value type of the path of an `Option<T>` field with a key format, so
 /// conditions and updates on it take an `Option<T>` and write the format's attribute.
 pub struct FormattedOption<T, F> {
