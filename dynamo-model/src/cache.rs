@@ -56,6 +56,9 @@
 //!
 //! The bound is a number of items ([`CacheBuilder::max_items`]) or of bytes
 //! ([`CacheBuilder::max_bytes`], items weighed by their DynamoDB size).
+//!
+//! [`Db`]: crate::Db
+//! [`Db::with_cache`]: crate::Db::with_cache
 
 use crate::{Entity, Item, RawKey};
 use aws_sdk_dynamodb::config::interceptors::{
@@ -71,8 +74,6 @@ use aws_sdk_dynamodb::operation::{
 };
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_smithy_types::config_bag::{Storable, StoreReplace};
-#[cfg(doc)]
-use dynamo_model::Db;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -140,6 +141,9 @@ impl Shared {
 /// A bounded, expiring cache of items read by key, shared by the [`Db`]s it is attached
 /// to ([`Db::with_cache`]). Cloning is cheap; clones share the items and counters. See
 /// the [module documentation](self).
+///
+/// [`Db`]: crate::Db
+/// [`Db::with_cache`]: crate::Db::with_cache
 #[derive(Clone)]
 pub struct Cache {
     shared: Arc<Shared>,
@@ -331,6 +335,8 @@ pub(crate) struct Miss {
 
 /// `client` with one more interceptor, which takes the keys of every write out of `cache`
 /// (see [`Db::with_cache`]).
+///
+/// [`Db::with_cache`]: crate::Db::with_cache
 pub(crate) fn invalidating(
     client: &aws_sdk_dynamodb::Client,
     cache: &Cache,
@@ -349,6 +355,8 @@ pub(crate) fn invalidating(
 
 /// The interceptor behind [`Db::with_cache`]: every write's keys leave the cache before
 /// the write is sent and again once it completed.
+///
+/// [`Db::with_cache`]: crate::Db::with_cache
 #[derive(Debug)]
 struct Invalidate {
     cache: Cache,

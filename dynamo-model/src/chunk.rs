@@ -87,13 +87,14 @@
 //!   else names them: the copy then fails to read ("chunk ... is missing"). Copy an item
 //!   with chunked fields through the crate instead (`db.get`, which loads the values,
 //!   then `db.put` under the new key): the copy then owns chunks of its own.
+//!
+//! [`Db::load_chunks`]: crate::Db::load_chunks
+//! [`Db::collect_orphans`]: crate::Db::collect_orphans
 
 use crate::error::DecodeErrorKind;
 use crate::{Error, RawKey};
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
-#[cfg(doc)]
-use dynamo_model::Db;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -111,9 +112,13 @@ pub const MAX_CHUNK_SIZE: usize = 390 * 1024;
 /// them: past it, the put deletes its chunks and fails with [`Error::DeadlineExceeded`].
 /// [`Db::collect_orphans`], whose `older_than` must be at least this, therefore never
 /// deletes chunks a put is about to name.
+///
+/// [`Db::collect_orphans`]: crate::Db::collect_orphans
 pub const MAX_FLIP_DELAY: std::time::Duration = std::time::Duration::from_secs(5 * 60);
 /// The shortest `older_than` [`Db::collect_orphans`] accepts: [`MAX_FLIP_DELAY`] and as
 /// much again, for clocks that differ between the machines that put and sweep.
+///
+/// [`Db::collect_orphans`]: crate::Db::collect_orphans
 pub const MIN_ORPHAN_AGE: std::time::Duration = std::time::Duration::from_secs(10 * 60);
 
 /// The most chunks one value may have (about 39 GB at the largest chunk size): a bound on
@@ -292,6 +297,9 @@ pub(crate) fn decode<T: ChunkValue>(
 /// Read by a query, scan or batch get it is not loaded: [`get`](Self::get) is `None` and
 /// [`manifest`](Self::manifest) says where and how large it is; [`Db::get`] and
 /// [`Db::load_chunks`] load it.
+///
+/// [`Db::get`]: crate::Db::get
+/// [`Db::load_chunks`]: crate::Db::load_chunks
 pub struct Chunked<T> {
     state: State<T>,
     /// The encoded value, computed once (a put sizes it, splits it and may send it).
@@ -485,6 +493,8 @@ pub(crate) fn refuse(
 }
 
 /// What [`Db::collect_orphans`] found and removed.
+///
+/// [`Db::collect_orphans`]: crate::Db::collect_orphans
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Orphans {

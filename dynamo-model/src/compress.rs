@@ -90,14 +90,14 @@
 //! A compressed field's typed path is a [`CompressedPath`]: stored bytes cannot be
 //! compared with a value, so it offers `exists` and `not_exists` only; an update's `set`
 //! and `remove` take it, and `set` compresses the new value exactly as a put does.
+//!
+//! [`CompressedPath`]: crate::CompressedPath
 
 use crate::codec::{AttrValue, Binary, EncodeError, Serde};
 use crate::error::DecodeErrorKind;
 pub use crate::error::DecompressError;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
-#[cfg(doc)]
-use dynamo_model::CompressedPath;
 use std::borrow::Cow;
 
 /// Values shorter than this many bytes are stored uncompressed unless the field sets its

@@ -3,7 +3,7 @@
 //! Generic only at the entry points: the work is done over an [`Owner`] and a
 //! [`RenderKeys`] object, so it is compiled once, not once per entity.
 
-use super::__private::Owner;
+use super::owner::Owner;
 use super::{Entity, IndexKeyAttributes, Key};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::{Error, Item};

@@ -212,6 +212,7 @@ pub mod __private;
 pub mod compressed;
 mod item_keys;
 mod key;
+mod owner;
 mod registration;
 
 pub use key::Key;

@@ -4,6 +4,7 @@ use crate::codec::AttrValue;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 pub use super::item_keys::{finish_item, new_item, verify_keys};
+pub use super::owner::Owner;
 pub use super::registration::registration;
 pub use crate::keytext::format::FormattedAttr;
 pub use crate::keytext::{KeyArg, KeyPart, OptionalKeyPart};
@@ -34,32 +35,6 @@ impl From<FieldError<DecodeError>> for DecodeError {
     #[cold]
     fn from(e: FieldError<DecodeError>) -> Self {
         *e.0
-    }
-}
-
-/// The entity an item is read or written as, for errors: its entity type and its
-/// table's schema (which names the item's key). Not generic, so what the helpers below
-/// do besides encoding and decoding values is compiled once, not once per entity.
-#[derive(Debug, Clone, Copy)]
-pub struct Owner {
-    /// The entity type.
-    pub entity: &'static str,
-    /// The schema of the entity's table.
-    pub schema: &'static crate::TableSchema,
-    /// Whether the entity's items carry the entity-type attribute when the crate writes
-    /// them.
-    pub writes_type: bool,
-}
-
-impl Owner {
-    /// The owner of entity `E`'s items.
-    #[inline]
-    pub fn of<E: Entity>() -> Owner {
-        Owner {
-            entity: E::ENTITY_TYPE,
-            schema: &<E::Table as Table>::SCHEMA,
-            writes_type: E::__WRITES_ENTITY_TYPE,
-        }
     }
 }
 

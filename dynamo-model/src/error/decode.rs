@@ -92,6 +92,12 @@ pub enum DecodeErrorKind {
     },
 }
 
+impl From<super::DecompressError> for DecodeErrorKind {
+    fn from(e: super::DecompressError) -> Self {
+        DecodeErrorKind::Decompress(e)
+    }
+}
+
 impl DecodeErrorKind {
     /// This error, one step further down: `step` is `.member` or `[index]`, prepended to
     /// the path of an error already nested, so the path reads from the outside in.

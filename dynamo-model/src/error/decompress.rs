@@ -1,7 +1,5 @@
 //! Errors reading a compressed attribute.
 
-use super::DecodeErrorKind;
-
 /// Why a stored compressed value could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -41,10 +39,4 @@ pub enum DecompressError {
         /// How many leading bytes are valid UTF-8.
         valid_up_to: usize,
     },
-}
-
-impl From<DecompressError> for DecodeErrorKind {
-    fn from(e: DecompressError) -> Self {
-        DecodeErrorKind::Decompress(e)
-    }
 }

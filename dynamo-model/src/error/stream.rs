@@ -1,7 +1,4 @@
 //! The vocabulary of stream records and the errors reading them.
-
-#[cfg(doc)]
-use dynamo_model::stream::StreamRecord;
 use std::fmt;
 
 /// `as_str`, `parse` and `Display` of an enum of names DynamoDB writes, from one table
@@ -42,7 +39,7 @@ pub enum EventName {
     /// An existing item was changed or replaced (`MODIFY`).
     Modify,
     /// The item was deleted (`REMOVE`), by a request or by TTL
-    /// ([`StreamRecord::by_ttl`]).
+    /// ([`StreamRecord::by_ttl`](dynamo_model::stream::StreamRecord::by_ttl)).
     Remove,
 }
 

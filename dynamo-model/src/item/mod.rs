@@ -43,7 +43,6 @@ pub use ambiguous::WriteToken;
 pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
 pub use put::Put;
-pub(crate) use put::Sent;
 pub use update::{Numeric, StringSet, Update};
 
 pub(crate) use crate::expr::guard::{

@@ -288,7 +288,7 @@ impl<E: Entity> Put<E> {
         });
         crate::trace::traced_write(span, async move {
             if !E::__CHUNKED.is_empty() && self.chunk_conditions.is_none() {
-                return super::chunks::put(self).await;
+                return chunked::put(self).await;
             }
             self.send_item().await
         })
@@ -454,6 +454,8 @@ impl<T: crate::Table> crate::Db<T> {
         Put::new(self, entity)
     }
 }
+
+mod chunked;
 
 #[cfg(test)]
 mod tests {

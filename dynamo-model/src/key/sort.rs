@@ -1,7 +1,7 @@
 //! Typed partition values and sort-key conditions built from key templates.
 //!
 //! `#[derive(Entity)]` generates `Order::partition(..)` and `Order::sk()`, a chain that
-//! reaches the template's fields in order ([`SortKeyField`](super::chain::SortKeyField))
+//! reaches the template's fields in order ([`SortKeyField`](crate::SortKeyField))
 //! and ends in a [`SortKeyCondition`]:
 //!
 //! - `Order::sk()`: every item of the entity (`begins_with(SK, "ORDER#")`);

@@ -197,8 +197,8 @@ pub trait KeyPart: Sized {
     /// points are this trait's methods, so a field type that is not a `KeyPart` is
     /// reported once, however many of them the derive calls).
     #[doc(hidden)]
-    fn __field(&self) -> super::render::Part<'_, Self> {
-        super::render::field(self)
+    fn __field(&self) -> part::Part<'_, Self> {
+        part::field(self)
     }
 
     /// Appends what the encodings under `delimiter` of the values starting with `partial`
@@ -284,11 +284,11 @@ pub trait OptionalKeyPart: crate::sealed::OptionalKeyPart {
     /// The value as an index key template's placeholder renders it (see
     /// [`KeyPart::__field`]).
     #[doc(hidden)]
-    fn __present(&self) -> super::render::Part<'_, Self>
+    fn __present(&self) -> part::Part<'_, Self>
     where
         Self: Sized,
     {
-        super::render::present(self)
+        part::present(self)
     }
 
     /// Decodes an index key component into the field (`T`, or `Some` of it).
@@ -654,6 +654,7 @@ impl KeyPart for bool {
 
 #[cfg(any(feature = "time", feature = "chrono", feature = "uuid"))]
 mod dates;
+pub(super) mod part;
 
 /// A type's name without its module paths (`Formatted<u64, Unpadded>`), for errors.
 pub(crate) fn short_type_name<T>() -> &'static str {

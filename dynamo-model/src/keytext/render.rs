@@ -13,17 +13,11 @@ use super::computed::__private::{
 use super::computed::{
     BucketArg, BucketTime, OptionalBucketTime, ShardValue, TimeBucket, push_hashed,
 };
+use super::encode::part::part;
+pub use super::encode::part::{Part, RenderPart, field, present};
 use super::format::{KeyFormat, encode_optional};
 use super::template::KeyTemplate;
-use super::{Delimiter, KeyArg, KeyError, KeyPart, OptionalKeyPart};
-
-/// The value of one placeholder, as a template renders it.
-pub trait RenderPart {
-    /// Appends the part to `out`, in a key whose components `delimiter` separates;
-    /// `Ok(false)` (nothing appended) when the value is absent, which leaves an item out
-    /// of a sparse index.
-    fn render_part(&self, delimiter: Delimiter, out: &mut String) -> Result<bool, KeyError>;
-}
+use super::{Delimiter, KeyArg, KeyError, OptionalKeyPart};
 
 impl KeyTemplate {
     /// Appends the template with `values` in its placeholders to `out`; `Ok(false)` when
@@ -93,45 +87,6 @@ impl KeyTemplate {
     }
 }
 
-/// One placeholder's value and how to render it (made by [`field`], [`present`],
-/// [`formatted_present`], [`arg`], [`random`], [`bucket`], [`bucket_of`] or
-/// [`present_bucket`]).
-pub struct Part<'a, T: ?Sized> {
-    value: &'a T,
-    count: u16,
-    render: fn(&T, u16, Delimiter, &mut String) -> Result<bool, KeyError>,
-}
-
-impl<T: ?Sized> RenderPart for Part<'_, T> {
-    fn render_part(&self, delimiter: Delimiter, out: &mut String) -> Result<bool, KeyError> {
-        (self.render)(self.value, self.count, delimiter, out)
-    }
-}
-
-/// A part rendered by `render` (a function of the value alone).
-fn part<T: ?Sized>(
-    value: &T,
-    render: fn(&T, u16, Delimiter, &mut String) -> Result<bool, KeyError>,
-) -> Part<'_, T> {
-    Part {
-        value,
-        count: 0,
-        render,
-    }
-}
-
-/// A key field of the item: its own encoding.
-pub fn field<T: KeyPart>(value: &T) -> Part<'_, T> {
-    part(value, |v, _, d, out| {
-        v.encode_key_with(d, out).map(|()| true)
-    })
-}
-
-/// An index key field of the item, which may be absent (an `Option`: a sparse index).
-pub fn present<T: OptionalKeyPart>(value: &T) -> Part<'_, T> {
-    part(value, |v, _, d, out| v.encode_optional_key(d, out))
-}
-
 /// An index key field of the item with key format `F`, which may be absent.
 pub fn formatted_present<T: OptionalKeyPart, F: KeyFormat<T::Part>>(value: &T) -> Part<'_, T> {
     part(value, |v, _, d, out| encode_optional::<T, F>(v, d, out))
@@ -187,6 +142,7 @@ impl RenderPart for Shard<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keytext::KeyPart;
     use proptest::prelude::*;
 
     const SK: KeyTemplate = KeyTemplate::new(

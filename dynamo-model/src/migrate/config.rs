@@ -1,7 +1,7 @@
 //! The migration builder: the changes, the options, their checks, and the run that sets the job
 //! going.
 
-use super::job::{Job, Refusals, Shared, lock};
+use super::job::{Job, ProgressFn, Refusals, Shared, lock};
 use super::{
     CheckpointStore, DEFAULT_STOP_AFTER_REFUSALS, MAX_SEGMENTS, MIGRATIONS_ATTRIBUTE,
     MemoryCheckpoints, Progress, Report, Step, renders_index_key,
@@ -12,8 +12,6 @@ use crate::{Db, Entity, Error, Table, ValidationReason};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::fmt;
 use std::sync::{Arc, Mutex};
-
-pub(super) type ProgressFn = dyn Fn(&Progress) + Send + Sync;
 
 /// A migration of the items of entity `E`; see the [module documentation](crate::migrate).
 #[must_use = "a migration does nothing until run() is awaited"]

@@ -1,8 +1,7 @@
 //! The job of a running migration: each segment's pages read, each item migrated and written back
 //! under its condition, the positions checkpointed.
 
-use super::change::{diff, plan};
-use super::config::ProgressFn;
+use super::change::{Changes, diff, is_ours, plan};
 use super::{
     Checkpoint, CheckpointStore, Failure, KEEP, MAX_CONFLICTS_PER_ITEM, MAX_EXPRESSION_BYTES,
     MAX_OPERATORS, MIGRATIONS_ATTRIBUTE, PlannedChange, Progress, Step, expression_fits, same_item,
@@ -20,6 +19,9 @@ use aws_sdk_dynamodb::types::{
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+
+/// What `on_progress` calls with the progress after each page.
+pub(super) type ProgressFn = dyn Fn(&Progress) + Send + Sync;
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -255,6 +257,15 @@ impl<E: Entity> Job<E> {
 }
 
 impl<E: Entity> Job<E> {
+    /// The migration's changes, as each item takes them.
+    fn changes(&self) -> Changes<'_, E> {
+        Changes {
+            name: &self.name,
+            steps: &self.steps,
+            marker: self.marker,
+        }
+    }
+
     async fn migrate_item(
         &self,
         mut item: Item,
@@ -262,13 +273,14 @@ impl<E: Entity> Job<E> {
         page: &mut Progress,
     ) -> Result<Outcome, Error> {
         for _ in 0..MAX_CONFLICTS_PER_ITEM {
-            if !Self::is_ours(&item) {
+            if !is_ours::<E>(&item) {
                 return Ok(Outcome::Other);
             }
-            if self.marker && self.holds_marker(&item) {
+            let changes = self.changes();
+            if self.marker && changes.holds_marker(&item) {
                 return Ok(Outcome::Already);
             }
-            let changed = match self.apply(&item) {
+            let changed = match changes.apply(&item) {
                 Ok(Some(changed)) => changed,
                 Ok(None) => return Ok(Outcome::Unchanged),
                 Err(e) => return Ok(Outcome::Failed(e)),
@@ -326,89 +338,15 @@ impl<E: Entity> Job<E> {
     /// Updates the stored item to `changed` if it is still `read`, attribute by attribute.
     async fn write_if_unchanged(&self, read: &Item, changed: &Item) -> Result<Written, Error> {
         let db = &self.db;
-        let schema = &<E::Table as Table>::SCHEMA;
-        let is_key =
-            |name: &str| name == schema.pk.name || schema.sk.is_some_and(|a| a.name == name);
-        let mut p = Placeholders::default();
-        // Update: only what the change sets or removes, so that an attribute another
-        // writer added after the read survives.
-        let (mut set, removed) = diff(read, changed);
-        set.retain(|(name, _)| !is_key(name));
-        let mut actions = UpdateClauses::default();
-        for (name, value) in &set {
-            actions.set(p.name(name), p.value((*value).clone()));
-        }
-        for name in removed {
-            actions.remove(p.name(name));
-        }
-        let update_operators = actions.len();
-        let update = actions.render();
-        // Condition: every attribute as read, and absent what the read did not have but
-        // this write sets, and the crate's write token and marker (which every other
-        // single-item write of the crate adds).
-        let mut clauses: Vec<String> = Vec::with_capacity(read.len() + 4);
-        let mut present: Vec<&String> = read.keys().collect();
-        present.sort();
-        for name in present {
-            let path = p.name(name);
-            let value = p.value(read[name].clone());
-            clauses.push(format!("{path} = {value}"));
-        }
-        let mut absent: std::collections::BTreeSet<&str> = set
-            .iter()
-            .map(|(name, _)| name.as_str())
-            .chain([schema.write_token, MIGRATIONS_ATTRIBUTE])
-            .collect();
-        absent.retain(|name| !read.contains_key(*name));
-        for name in &absent {
-            let path = p.name(name);
-            clauses.push(format!("attribute_not_exists({path})"));
-        }
-        // Where it fits, also absent the entity's other attributes (older names
-        // included): a batch or transaction write that adds one meanwhile then counts as
-        // a change too, and a map runs again on the item as it is now. An item too wide
-        // for that is still checked attribute by attribute on what was read.
-        let mut watched = p.clone();
-        let mut watching = clauses.clone();
-        let others = E::ATTRIBUTES
-            .iter()
-            .copied()
-            .chain(
-                E::__ALIASES
-                    .iter()
-                    .flat_map(|(_, older)| older.iter().copied()),
-            )
-            .filter(|name| !read.contains_key(*name) && !absent.contains(name))
-            .collect::<std::collections::BTreeSet<&str>>();
-        for name in others {
-            let path = watched.name(name);
-            watching.push(format!("attribute_not_exists({path})"));
-        }
-        if expression_fits(&watching, " AND ") {
-            (p, clauses) = (watched, watching);
-        }
-        let condition = clauses.join(" AND ");
-        // DynamoDB refuses an expression over 4 KB or with more than 300 operators: an
-        // item with that many attributes cannot be checked (or changed) attribute by
-        // attribute in one request.
-        if !expression_fits(&clauses, " AND ") {
-            return Ok(Written::TooLarge(format!(
-                "checking it unchanged takes {} conditions ({} bytes; DynamoDB allows {MAX_OPERATORS} operators and {MAX_EXPRESSION_BYTES} bytes)",
-                clauses.len(),
-                condition.len()
-            )));
-        }
-        if update.len() > MAX_EXPRESSION_BYTES || update_operators > MAX_OPERATORS {
-            return Ok(Written::TooLarge(format!(
-                "the change sets or removes {update_operators} attributes ({} bytes; DynamoDB allows {MAX_OPERATORS} operators and {MAX_EXPRESSION_BYTES} bytes)",
-                update.len()
-            )));
-        }
-        let key: HashMap<String, AttributeValue> = read
-            .iter()
-            .filter(|(name, _)| is_key(name))
-            .map(|(name, value)| (name.clone(), value.clone()))
-            .collect();
+        let CheckedUpdate {
+            key,
+            update,
+            condition,
+            placeholders: p,
+        } = match checked_update::<E>(read, changed) {
+            Ok(checked) => checked,
+            Err(too_large) => return Ok(Written::TooLarge(too_large)),
+        };
         let (names, values) = p.finish();
         let span = crate::trace::request("UpdateItem", 1);
         let sent = db
@@ -470,6 +408,113 @@ impl<E: Entity> Job<E> {
             .collect();
         crate::item::ambiguous::read_consistent(db, key).await
     }
+}
+/// The update of one item by a migration, conditioned on the item being as it was read.
+struct CheckedUpdate {
+    key: HashMap<String, AttributeValue>,
+    update: String,
+    condition: String,
+    placeholders: Placeholders,
+}
+
+/// The update turning `read` into `changed` and its condition (see [`unchanged`]), or
+/// why DynamoDB could not take them in one request.
+fn checked_update<E: Entity>(read: &Item, changed: &Item) -> Result<CheckedUpdate, String> {
+    let schema = &<E::Table as Table>::SCHEMA;
+    let is_key = |name: &str| name == schema.pk.name || schema.sk.is_some_and(|a| a.name == name);
+    let mut p = Placeholders::default();
+    // Update: only what the change sets or removes, so that an attribute another writer
+    // added after the read survives.
+    let (mut set, removed) = diff(read, changed);
+    set.retain(|(name, _)| !is_key(name));
+    let mut actions = UpdateClauses::default();
+    for (name, value) in &set {
+        actions.set(p.name(name), p.value((*value).clone()));
+    }
+    for name in removed {
+        actions.remove(p.name(name));
+    }
+    let update_operators = actions.len();
+    let update = actions.render();
+    let sets: Vec<&str> = set.iter().map(|(name, _)| name.as_str()).collect();
+    let clauses = unchanged::<E>(read, &sets, &mut p);
+    let condition = clauses.join(" AND ");
+    // DynamoDB refuses an expression over 4 KB or with more than 300 operators: an item
+    // with that many attributes cannot be checked (or changed) attribute by attribute in
+    // one request.
+    if !expression_fits(&clauses, " AND ") {
+        return Err(format!(
+            "checking it unchanged takes {} conditions ({} bytes; DynamoDB allows {MAX_OPERATORS} operators and {MAX_EXPRESSION_BYTES} bytes)",
+            clauses.len(),
+            condition.len()
+        ));
+    }
+    if update.len() > MAX_EXPRESSION_BYTES || update_operators > MAX_OPERATORS {
+        return Err(format!(
+            "the change sets or removes {update_operators} attributes ({} bytes; DynamoDB allows {MAX_OPERATORS} operators and {MAX_EXPRESSION_BYTES} bytes)",
+            update.len()
+        ));
+    }
+    let key = read
+        .iter()
+        .filter(|(name, _)| is_key(name))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
+    Ok(CheckedUpdate {
+        key,
+        update,
+        condition,
+        placeholders: p,
+    })
+}
+
+/// The clauses of the condition that the item is as `read`: every attribute as read, and
+/// absent what the read did not have but the write `sets`, and the crate's write token and
+/// marker (which every other single-item write of the crate adds).
+fn unchanged<E: Entity>(read: &Item, sets: &[&str], p: &mut Placeholders) -> Vec<String> {
+    let schema = &<E::Table as Table>::SCHEMA;
+    let mut clauses: Vec<String> = Vec::with_capacity(read.len() + 4);
+    let mut present: Vec<&String> = read.keys().collect();
+    present.sort();
+    for name in present {
+        let path = p.name(name);
+        let value = p.value(read[name].clone());
+        clauses.push(format!("{path} = {value}"));
+    }
+    let mut absent: std::collections::BTreeSet<&str> = sets
+        .iter()
+        .copied()
+        .chain([schema.write_token, MIGRATIONS_ATTRIBUTE])
+        .collect();
+    absent.retain(|name| !read.contains_key(*name));
+    for name in &absent {
+        let path = p.name(name);
+        clauses.push(format!("attribute_not_exists({path})"));
+    }
+    // Where it fits, also absent the entity's other attributes (older names included): a
+    // batch or transaction write that adds one meanwhile then counts as a change too, and
+    // a map runs again on the item as it is now. An item too wide for that is still
+    // checked attribute by attribute on what was read.
+    let mut watched = p.clone();
+    let mut watching = clauses.clone();
+    let others = E::ATTRIBUTES
+        .iter()
+        .copied()
+        .chain(
+            E::__ALIASES
+                .iter()
+                .flat_map(|(_, older)| older.iter().copied()),
+        )
+        .filter(|name| !read.contains_key(*name) && !absent.contains(name))
+        .collect::<std::collections::BTreeSet<&str>>();
+    for name in others {
+        let path = watched.name(name);
+        watching.push(format!("attribute_not_exists({path})"));
+    }
+    if expression_fits(&watching, " AND ") {
+        (*p, clauses) = (watched, watching);
+    }
+    clauses
 }
 
 enum Written {

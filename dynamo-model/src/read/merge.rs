@@ -1,5 +1,5 @@
 //! One read merged from many sorted sources: the partitions of a sharded key (a
-//! [`ScatterQuery`](super::ScatterQuery)), and in the same way the tables of a time series
+//! `ScatterQuery`), and in the same way the tables of a time series
 //! queried over a range of periods. Each source is read page by page through a
 //! [`PageSource`], concurrently and no further than the merge needs, and the items of all
 //! of them come out in one order: the order DynamoDB gives the items of one partition.

@@ -1,7 +1,8 @@
 //! The item codec: `to_item` and `from_item`, field by field, with the chunked fields,
 //! the attribute names and types the item holds, and the managed fields (version, history).
 
-use super::index_key::{index_template_const, key_template_const, IndexAttributes, IndexCode};
+use super::index_key::{index_template_const, IndexAttributes, IndexCode};
+use super::key::key_template_const;
 use super::{compression, dm, field_default, formatted_attr_type, private};
 use crate::check::{EntityModel, Field};
 use crate::template::{Segment, Template};

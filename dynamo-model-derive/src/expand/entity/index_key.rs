@@ -2,7 +2,7 @@
 //! the rendering of its templates from the item's fields, the write, and the descriptor
 //! updates use to re-render a key whose fields they change.
 
-use super::key::{render_call, Source};
+use super::key::{key_template_const, render_call, Source};
 use super::{
     bucket_type, delimiter_expr, dm, field, formatted_attr_type, key_type, position_const, private,
 };
@@ -34,11 +34,6 @@ fn literal_parts(t: &Template) -> TokenStream {
 /// The name of the `KeyTemplate` constant of index `n`'s pk or sk template.
 pub(super) fn index_template_const(n: usize, sort: bool) -> Ident {
     format_ident!("__INDEX_{}_{}_TEMPLATE", n, if sort { "SK" } else { "PK" })
-}
-
-/// The name of the `KeyTemplate` constant of the entity's pk or sk template.
-pub(super) fn key_template_const(sort: bool) -> Ident {
-    format_ident!("__{}_TEMPLATE", if sort { "SK" } else { "PK" })
 }
 
 /// The delimiter of an index's templates: `__DELIMITER` (the entity's) when the index

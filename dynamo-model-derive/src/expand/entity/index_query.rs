@@ -4,7 +4,8 @@
 use super::args::{
     constructor_args, partition_struct_doc, sharded_doc, template_doc, ArgField, Args,
 };
-use super::index_key::{index_delimiter, index_template_const, key_template_const};
+use super::index_key::{index_delimiter, index_template_const};
+use super::key::key_template_const;
 use super::key::{partition_build, partition_uses};
 use super::sort_chain::sort_key_chain;
 use super::{

@@ -4,7 +4,6 @@
 use super::args::{
     constructor_args, partition_struct_doc, sharded_doc, template_doc, ArgField, Args,
 };
-use super::index_key::key_template_const;
 use super::{bucket_type, dm, field, key_type, private, template_root};
 use crate::check::{EntityModel, Field};
 use crate::template::{Function, Segment, Template};
@@ -12,6 +11,11 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::Ident;
+
+/// The name of the `KeyTemplate` constant of the entity's pk or sk template.
+pub(super) fn key_template_const(sort: bool) -> Ident {
+    format_ident!("__{}_TEMPLATE", if sort { "SK" } else { "PK" })
+}
 
 /// Where the values a template renders come from.
 #[derive(Clone, Copy)]

@@ -1,7 +1,7 @@
 //! The entity's registration (`dynamo_model::registry`): which keys it can own, its
 //! templates as written (for exports), and its attributes.
 
-use super::index_key::key_template_const;
+use super::key::key_template_const;
 use super::{bucket_type, codec, field, key_type, private};
 use crate::check::EntityModel;
 use crate::template::{Function, Segment, Template};

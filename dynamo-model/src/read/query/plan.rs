@@ -27,7 +27,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 
     /// The request of this query on partition `pk` (the query's own, or one of the
-    /// partitions of a [`ScatterQuery`](super::ScatterQuery)).
+    /// partitions of a `ScatterQuery`).
     pub(super) fn prepare_with(
         &self,
         pk: &Result<PartitionValue, KeyError>,
