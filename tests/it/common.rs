@@ -1,5 +1,6 @@
 //! The single-table model shared by the tests.
 
+pub mod intercept;
 pub mod mixed;
 pub mod raw;
 pub mod reference;
@@ -104,6 +105,19 @@ pub async fn all_pages<T: dynamo_model::Target, K: dynamo_model::KeySpace>(
         }
     }
     panic!("more than 100 pages");
+}
+
+/// Every revision of `key` in `history`, oldest first, read strongly consistent.
+pub async fn all_revisions<E: dynamo_model::history::Versioned>(
+    history: &dynamo_model::history::History<E>,
+    key: dynamo_model::Key<E>,
+) -> Res<Vec<dynamo_model::history::Revision<E>>> {
+    Ok(history.revisions(key).consistent().all().await?.items)
+}
+
+/// The numbers of `revisions`, in their order.
+pub fn revision_numbers<E>(revisions: &[dynamo_model::history::Revision<E>]) -> Vec<u64> {
+    revisions.iter().map(|r| r.revision).collect()
 }
 
 /// Asserts that `err` is a refusal before sending for exactly `reason`.

@@ -12,7 +12,7 @@ use aws_sdk_dynamodbstreams::types::ShardIteratorType;
 use dynamo_model::aws_sdk_dynamodb::types::{
     Put, ReturnValue, StreamViewType, TransactWriteItem, Update,
 };
-use dynamo_model::history::{Keep, Revision};
+use dynamo_model::history::Keep;
 use dynamo_model::stream::StreamRecord;
 use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, RetryPolicy, Table};
 use std::collections::{BTreeMap, BTreeSet};
@@ -234,10 +234,6 @@ fn policy() -> RetryPolicy {
         .deadline(Duration::from_secs(60))
 }
 
-fn numbers(revisions: &[Revision<Machine>]) -> Vec<u64> {
-    revisions.iter().map(|r| r.revision).collect()
-}
-
 #[tokio::test]
 async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migration() -> TestResult {
     let db = local::fresh_table::<Equipment>().await?;
@@ -264,16 +260,20 @@ async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migrati
     assert!(versions.revision(key(), 13).await?.is_none());
 
     // Numeric order both ways, whole and through cursors, whatever the page sizes.
-    let all = versions.revisions(key()).consistent().all().await?.items;
-    assert_eq!(numbers(&all), (1..=12).collect::<Vec<_>>());
+    let all = all_revisions(&versions, key()).await?;
+    assert_eq!(revision_numbers(&all), (1..=12).collect::<Vec<_>>());
     for (k, r) in (1..=12).zip(&all) {
         assert_eq!(r.value, machine(id, &format!("s{k}"), k));
     }
     let reversed = versions.revisions(key()).reverse().all().await?.items;
-    assert_eq!(numbers(&reversed), (1..=12).rev().collect::<Vec<_>>());
+    assert_eq!(
+        revision_numbers(&reversed),
+        (1..=12).rev().collect::<Vec<_>>()
+    );
     for (limit, page_size, reverse) in [(5, None, false), (4, Some(3), true), (1, Some(1), false)] {
-        let paged =
-            numbers(&all_pages(|| versions.revisions(key()), limit, page_size, reverse).await?);
+        let paged = revision_numbers(
+            &all_pages(|| versions.revisions(key()), limit, page_size, reverse).await?,
+        );
         let mut want: Vec<u64> = (1..=12).collect();
         if reverse {
             want.reverse();
@@ -315,8 +315,8 @@ async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migrati
     let slots: BTreeSet<String> = rows.iter().filter_map(|i| attr_s(i, "SK")).collect();
     assert_eq!(slots, (0..=15).map(|k| format!("v{k}")).collect());
     assert_eq!(versions.latest(key()).await?, Some(machine(id, "s15", 15)));
-    let all = versions.revisions(key()).consistent().all().await?.items;
-    assert_eq!(numbers(&all), (1..=15).collect::<Vec<_>>());
+    let all = all_revisions(&versions, key()).await?;
+    assert_eq!(revision_numbers(&all), (1..=15).collect::<Vec<_>>());
     assert_eq!(all[13].value, machine(id, "s14", 14));
 
     // Pruning and deleting work on revisions that hold no number.
@@ -480,13 +480,8 @@ async fn check_after_race(db: &Db<Equipment>, id: &str, seeded: u64, told: &Told
     let latest = versions.latest(Machine::key(id)).await?.ok_or("latest")?;
     assert_eq!(latest.latest, total);
     assert_eq!(Some(latest.state.as_str()), by_version.get(&total).copied());
-    let history = versions
-        .revisions(Machine::key(id))
-        .consistent()
-        .all()
-        .await?
-        .items;
-    assert_eq!(numbers(&history), (1..=total).collect::<Vec<_>>());
+    let history = all_revisions(&versions, Machine::key(id)).await?;
+    assert_eq!(revision_numbers(&history), (1..=total).collect::<Vec<_>>());
     for r in &history {
         assert_eq!(r.value.latest, r.revision);
         if let Some(marker) = by_version.get(&r.revision) {

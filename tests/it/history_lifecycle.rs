@@ -515,9 +515,8 @@ async fn an_unpadded_layout_written_by_another_program_is_read_and_continued() -
         .map(|sk| sk[1..sk.len() - "_Audit".len()].parse())
         .collect::<Result<_, _>>()?;
     assert_eq!(text_order, [10, 11, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    let history = versions.revisions(key()).consistent().all().await?.items;
-    let got: Vec<u64> = history.iter().map(|r| r.revision).collect();
-    assert_eq!(got, text_order);
+    let history = all_revisions(&versions, key()).await?;
+    assert_eq!(revision_numbers(&history), text_order);
     let reversed: Vec<u64> = versions
         .revisions(key())
         .reverse()

@@ -248,15 +248,8 @@ async fn add_under_lost_responses_reports_its_own_revision_once() -> TestResult 
         "{:?}",
         faults.stats()
     );
-    let history = db
-        .history::<RaceDoc>()
-        .revisions(RaceDoc::key("lossy"))
-        .consistent()
-        .all()
-        .await?
-        .items;
-    let revisions: Vec<u64> = history.iter().map(|r| r.revision).collect();
-    assert_eq!(revisions, (1..=20).collect::<Vec<_>>());
+    let history = all_revisions(&db.history(), RaceDoc::key("lossy")).await?;
+    assert_eq!(revision_numbers(&history), (1..=20).collect::<Vec<_>>());
     for r in &history {
         assert_eq!(r.value.writer, format!("w{}", r.revision - 1));
         assert_eq!(r.value.log.len() as u64, r.revision);

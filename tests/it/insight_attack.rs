@@ -6,7 +6,7 @@
 use crate::chunk::message;
 use crate::common::spans::Scope;
 use crate::common::*;
-use crate::history::Article;
+use crate::history::article_revised_once;
 use crate::index::{Match, MatchByRegionPartition};
 use dynamo_model::cache::Cache;
 use dynamo_model::capacity::{Meter, Units};
@@ -472,18 +472,7 @@ async fn history_chunks_and_cached_gets() -> TestResult {
     let table = local::fresh_table::<App>().await?;
     let insight = Insight::new().show_keys(true);
     let db = table.observed(&insight);
-    let versions = db.history::<Article>();
-    versions
-        .create(&Article {
-            article_id: "a".into(),
-            author: "ann".into(),
-            title: "t".into(),
-            version: 0,
-        })
-        .await?;
-    versions
-        .revise(Article::key("a"), |a| a.title = "t2".into())
-        .await?;
+    article_revised_once(&db, "a").await?;
     let article = peak(&insight.hot_partitions(), None, "ARTICLE#a", Units::Write)
         .cloned()
         .ok_or("article")?;

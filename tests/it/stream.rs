@@ -4,7 +4,7 @@
 
 use crate::chunk::Message;
 use crate::common::*;
-use crate::history::Article;
+use crate::history::{article_revised_once, Article};
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_sdk_dynamodbstreams::types::{Record, ShardIteratorType};
 use dynamo_model::aws_sdk_dynamodb::types::{AttributeValue, StreamViewType};
@@ -99,17 +99,7 @@ async fn the_crates_writes_decode_from_the_stream_in_both_shapes() -> TestResult
     let arn = enable_stream(&db, StreamViewType::NewAndOldImages).await?;
 
     // A versioned entity: each change writes the latest copy and a revision (4 records).
-    let versions = db.history::<Article>();
-    let article = Article {
-        article_id: "a-1".into(),
-        author: "ann".into(),
-        title: "t1".into(),
-        version: 0,
-    };
-    versions.create(&article).await?;
-    versions
-        .revise(Article::key("a-1"), |a| a.title = "t2".into())
-        .await?;
+    article_revised_once(&db, "a-1").await?;
     // Chunked values: the message and its chunk items (1 + 1 + 3 records).
     let body = "b".repeat(3000);
     let attachment: Vec<u8> = (0..3000u32).map(|i| (i % 251) as u8).collect();
@@ -255,7 +245,8 @@ fn user_item(id: &str) -> Result<Item, dynamo_model::Error> {
     User::sample(id).to_item()
 }
 
-fn keys_of(item: &Item) -> Item {
+/// The table key attributes (`PK`, `SK`) of `item`: what a stream record's `Keys` holds.
+pub fn keys_of(item: &Item) -> Item {
     item.iter()
         .filter(|(k, _)| *k == "PK" || *k == "SK")
         .map(|(k, v)| (k.clone(), v.clone()))

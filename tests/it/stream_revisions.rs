@@ -6,17 +6,10 @@
 
 use crate::common::*;
 use crate::history_adopt::{app_row, machine, pk, Equipment, Machine};
-use crate::stream::{as_lambda, read_stream};
+use crate::stream::{as_lambda, keys_of, read_stream};
 use dynamo_model::aws_sdk_dynamodb::types::StreamViewType;
+use dynamo_model::local;
 use dynamo_model::stream::{EventName, Image, StreamRecord, ViewType};
-use dynamo_model::{local, Item};
-
-fn keys_of(item: &Item) -> Item {
-    item.iter()
-        .filter(|(name, _)| *name == "PK" || *name == "SK")
-        .map(|(name, value)| (name.clone(), value.clone()))
-        .collect()
-}
 
 #[test]
 fn a_revision_record_the_aws_stream_consumer_wrote_is_no_change_of_the_entity() -> TestResult {
