@@ -4,7 +4,7 @@
 
 use crate::common::*;
 use dynamo_model::local::faults::{FaultKind, Faults};
-use dynamo_model::{local, Entity, Error, RetryPolicy};
+use dynamo_model::{local, Db, Entity, Error, RetryPolicy};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
@@ -23,6 +23,24 @@ fn slow(operation: &'static str) -> Faults {
     Faults::new(80)
         .kinds([FaultKind::Delay(SLOW)])
         .operations([operation])
+}
+
+/// Resends the transfer of 10 from `a0` to `a1` with its `token` once `faults` are off:
+/// applied before or not, it is applied exactly once.
+async fn resend_applies_once(
+    db: &Db<App>,
+    flaky: &Db<App>,
+    faults: &Faults,
+    token: String,
+) -> TestResult {
+    faults.set_enabled(false);
+    transfer(flaky, "a0", "a1", 10).token(token).await?;
+    assert_eq!(
+        balances(db).await?,
+        (90, 10),
+        "resent with its token: applied once"
+    );
+    Ok(())
 }
 
 #[tokio::test]
@@ -132,11 +150,7 @@ async fn a_transaction_cut_off_by_its_deadline_can_be_resent_with_its_token() ->
         panic!("expected DeadlineExceeded with the token, got {err:?}");
     };
 
-    // Applied or not, resending with the token applies it exactly once.
-    faults.set_enabled(false);
-    transfer(&flaky, "a0", "a1", 10).token(token).await?;
-    assert_eq!(balances(&db).await?, (90, 10));
-    Ok(())
+    resend_applies_once(&db, &flaky, &faults, token).await
 }
 
 #[tokio::test]
@@ -184,10 +198,7 @@ async fn a_transaction_out_of_time_after_server_errors_returns_its_token() -> Te
         panic!("expected DeadlineExceeded with the token, got {err:?}");
     };
     assert!(faults.stats().server_errors_after_apply >= 2);
-    faults.set_enabled(false);
-    transfer(&flaky, "a0", "a1", 10).token(token).await?;
-    assert_eq!(balances(&db).await?, (90, 10));
-    Ok(())
+    resend_applies_once(&db, &flaky, &faults, token).await
 }
 
 #[tokio::test]
@@ -240,14 +251,7 @@ async fn applied_then(then: FaultKind) -> TestResult {
     else {
         panic!("an applied transfer ({then:?} afterwards) reported {result:?}");
     };
-    faults.set_enabled(false);
-    transfer(&flaky, "a0", "a1", 10).token(token).await?;
-    assert_eq!(
-        balances(&db).await?,
-        (90, 10),
-        "resent with its token: applied once"
-    );
-    Ok(())
+    resend_applies_once(&db, &flaky, &faults, token).await
 }
 
 #[tokio::test]

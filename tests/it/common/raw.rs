@@ -146,6 +146,17 @@ pub async fn put_raw<T: Table>(db: &dynamo_model::Db<T>, item: dynamo_model::Ite
     Ok(())
 }
 
+/// Writes every row of `rows` with the raw SDK, one put each, as another program would.
+pub async fn put_raw_rows<T: Table>(
+    db: &dynamo_model::Db<T>,
+    rows: impl IntoIterator<Item = dynamo_model::Item>,
+) -> TestResult {
+    for row in rows {
+        put_raw(db, row).await?;
+    }
+    Ok(())
+}
+
 /// The key `PK` = `pk`, `SK` = `sk`.
 pub fn raw_key(
     pk: &str,
