@@ -107,6 +107,22 @@ pub async fn all_pages<T: dynamo_model::Target, K: dynamo_model::KeySpace>(
     panic!("more than 100 pages");
 }
 
+/// Resubmits `unprocessed` (what a batch write of `total` users handed back) once
+/// `faults` are off: every one is written, and all `total` users are stored.
+pub async fn resubmit_all(
+    db: &dynamo_model::Db<App>,
+    flaky: &dynamo_model::Db<App>,
+    faults: &dynamo_model::local::faults::Faults,
+    unprocessed: Vec<dynamo_model::WriteOp>,
+    total: usize,
+) -> TestResult {
+    faults.set_enabled(false);
+    let again = flaky.batch_write().ops(unprocessed).await?;
+    assert_eq!(again.written, total);
+    assert_eq!(stored_ids(db).await?.len(), total);
+    Ok(())
+}
+
 /// Every revision of `key` in `history`, oldest first, read strongly consistent.
 pub async fn all_revisions<E: dynamo_model::history::Versioned>(
     history: &dynamo_model::history::History<E>,

@@ -77,11 +77,7 @@ async fn a_batch_write_returns_at_its_deadline_with_what_it_could_not_confirm() 
     assert_eq!(returned, all);
 
     // Resubmitting what came back is safe even though DynamoDB may have applied it.
-    faults.set_enabled(false);
-    let again = flaky.batch_write().ops(out.unprocessed).await?;
-    assert_eq!(again.written, 40);
-    assert_eq!(stored_ids(&db).await?.len(), 40);
-    Ok(())
+    resubmit_all(&db, &flaky, &faults, out.unprocessed, 40).await
 }
 
 #[tokio::test]

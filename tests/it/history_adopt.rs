@@ -114,28 +114,55 @@ async fn app_query(db: &Db<Equipment>, id: &str) -> Res<Vec<Item>> {
     }
 }
 
+/// `Latest` as `v0` holds it (0 before the first write), read as the sample reads it.
+async fn app_latest(db: &Db<Equipment>, id: &str) -> Res<u64> {
+    Ok(app_get_latest(db, id)
+        .await?
+        .and_then(|i| attr_n(&i, "Latest"))
+        .unwrap_or(0))
+}
+
+/// The sample's condition on `v0`: the counter is still the one it read.
+const ON_THE_COUNTER: &str = "attribute_not_exists(#latest) OR #latest = :latest";
+/// The sample's update of `v0`: the next counter and the machine's attributes.
+const SET_LATEST: &str = "SET #latest = :next, #name = :name, #state = :state";
+
+/// The attribute names of [`ON_THE_COUNTER`] and [`SET_LATEST`].
+fn latest_names() -> std::collections::HashMap<String, String> {
+    [
+        ("#latest", "Latest"),
+        ("#name", "Name"),
+        ("#state", "State"),
+    ]
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .into()
+}
+
+/// The values of [`ON_THE_COUNTER`] and [`SET_LATEST`]: from `latest` to the next
+/// version, with `state`.
+fn latest_values(latest: u64, state: &str) -> Item {
+    Item::from([
+        (":latest".to_owned(), n(latest)),
+        (":next".to_owned(), n(latest + 1)),
+        (":name".to_owned(), s("Press")),
+        (":state".to_owned(), s(state)),
+    ])
+}
+
 /// The sample's write: read `Latest` from `v0`, then one transaction that updates `v0`
 /// on the counter (`attribute_not_exists(Latest) OR Latest = :latest`) and puts
 /// `v{Latest + 1}`; again on a cancelled transaction. Returns the version written.
 async fn app_write_transaction(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64> {
     loop {
-        let latest = app_get_latest(db, id)
-            .await?
-            .and_then(|i| attr_n(&i, "Latest"))
-            .unwrap_or(0);
+        let latest = app_latest(db, id).await?;
         let next = latest + 1;
         let update = Update::builder()
             .table_name(db.table_name())
             .set_key(Some(raw_key(&pk(id), "v0")))
-            .condition_expression("attribute_not_exists(#latest) OR #latest = :latest")
-            .update_expression("SET #latest = :next, #name = :name, #state = :state")
-            .expression_attribute_names("#latest", "Latest")
-            .expression_attribute_names("#name", "Name")
-            .expression_attribute_names("#state", "State")
-            .expression_attribute_values(":latest", n(latest))
-            .expression_attribute_values(":next", n(next))
-            .expression_attribute_values(":name", s("Press"))
-            .expression_attribute_values(":state", s(state))
+            .condition_expression(ON_THE_COUNTER)
+            .update_expression(SET_LATEST)
+            .set_expression_attribute_names(Some(latest_names()))
+            .set_expression_attribute_values(Some(latest_values(latest, state)))
             .build()?;
         let put = Put::builder()
             .table_name(db.table_name())
@@ -170,9 +197,7 @@ async fn app_write_atomic(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64>
         .table_name(db.table_name())
         .set_key(Some(raw_key(&pk(id), "v0")))
         .update_expression("ADD #latest :one SET #name = :name, #state = :state")
-        .expression_attribute_names("#latest", "Latest")
-        .expression_attribute_names("#name", "Name")
-        .expression_attribute_names("#state", "State")
+        .set_expression_attribute_names(Some(latest_names()))
         .expression_attribute_values(":one", n(1))
         .expression_attribute_values(":name", s("Press"))
         .expression_attribute_values(":state", s(state))
@@ -192,25 +217,17 @@ async fn app_write_atomic(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64>
 /// transaction); the stream consumer writes the revision.
 async fn app_write_latest_only(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64> {
     loop {
-        let latest = app_get_latest(db, id)
-            .await?
-            .and_then(|i| attr_n(&i, "Latest"))
-            .unwrap_or(0);
+        let latest = app_latest(db, id).await?;
         let next = latest + 1;
         let sent = db
             .client()
             .update_item()
             .table_name(db.table_name())
             .set_key(Some(raw_key(&pk(id), "v0")))
-            .condition_expression("attribute_not_exists(#latest) OR #latest = :latest")
-            .update_expression("SET #latest = :next, #name = :name, #state = :state")
-            .expression_attribute_names("#latest", "Latest")
-            .expression_attribute_names("#name", "Name")
-            .expression_attribute_names("#state", "State")
-            .expression_attribute_values(":latest", n(latest))
-            .expression_attribute_values(":next", n(next))
-            .expression_attribute_values(":name", s("Press"))
-            .expression_attribute_values(":state", s(state))
+            .condition_expression(ON_THE_COUNTER)
+            .update_expression(SET_LATEST)
+            .set_expression_attribute_names(Some(latest_names()))
+            .set_expression_attribute_values(Some(latest_values(latest, state)))
             .send()
             .await;
         match sent {
