@@ -539,22 +539,19 @@ fn any_foreign_row_reads_back_and_is_found_by_its_key() -> TestResult {
     );
     let mut runner = runner(32);
     let outcome = runner.run(&rows, |(id, state, secs, reading)| {
-        let at = OffsetDateTime::from_unix_timestamp(secs)
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
-        runtime.block_on(async {
-            put_raw(&db, foreign_row(id, &state, at, reading))
-                .await
-                .map_err(|e| TestCaseError::fail(e.to_string()))?;
-            let key = DeviceStatus::key(DeviceStatusKey {
+        let at = OffsetDateTime::from_unix_timestamp(secs).map_err(fail)?;
+        let key = || {
+            DeviceStatus::key(DeviceStatusKey {
                 device_id: id,
                 state: state.as_str(),
                 date: at,
-            });
-            let got = db
-                .get(key)
-                .consistent()
+            })
+        };
+        runtime.block_on(async {
+            put_raw(&db, foreign_row(id, &state, at, reading))
                 .await
-                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                .map_err(fail)?;
+            let got = db.get(key()).consistent().await.map_err(fail)?;
             let want = DeviceStatus {
                 device_id: id,
                 state: state.clone(),
@@ -568,22 +565,15 @@ fn any_foreign_row_reads_back_and_is_found_by_its_key() -> TestResult {
                 .sk(DeviceStatus::sk().state().eq(state.as_str()))
                 .all()
                 .await
-                .map_err(|e| TestCaseError::fail(e.to_string()))?
+                .map_err(fail)?
                 .items;
             prop_assert!(listed.contains(&want));
             // A forged plain attribute that names another device: refused, not decoded
             // as that device.
             let mut forged = foreign_row(id, &state, at, reading);
             forged.insert("device_id".to_owned(), num(&id.wrapping_add(1).to_string()));
-            put_raw(&db, forged)
-                .await
-                .map_err(|e| TestCaseError::fail(e.to_string()))?;
-            let key = DeviceStatus::key(DeviceStatusKey {
-                device_id: id,
-                state: state.as_str(),
-                date: at,
-            });
-            match db.get(key).consistent().await {
+            put_raw(&db, forged).await.map_err(fail)?;
+            match db.get(key()).consistent().await {
                 Err(Error::Decode(e)) => prop_assert!(
                     matches!(e.kind, DecodeErrorKind::KeyMismatch { .. }),
                     "{}",

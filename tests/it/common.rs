@@ -35,6 +35,11 @@ pub fn runner(cases: u32) -> proptest::test_runner::TestRunner {
     })
 }
 
+/// A property-test case failure saying `what`.
+pub fn fail(what: impl std::fmt::Display) -> proptest::test_runner::TestCaseError {
+    proptest::test_runner::TestCaseError::fail(what.to_string())
+}
+
 /// A [`runtime`] and a fresh table of `T` made on it, for a property test.
 pub fn runtime_and_table<T: Table>(
 ) -> Res<(tokio::runtime::Runtime, dynamo_model::local::TempTable<T>)> {

@@ -6,6 +6,7 @@ use crate::common::*;
 use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::{local, Db, Entity, Error, RetryPolicy};
 use std::collections::BTreeSet;
+use std::future::IntoFuture;
 use std::time::{Duration, Instant};
 
 /// How long every delayed response is held back: far longer than the short deadlines.
@@ -23,6 +24,29 @@ fn slow(operation: &'static str) -> Faults {
     Faults::new(80)
         .kinds([FaultKind::Delay(SLOW)])
         .operations([operation])
+}
+
+/// Runs `call` (under the [`DEADLINE`]) and asserts that it returned within [`BOUND`].
+async fn in_time<F: IntoFuture>(call: F) -> F::Output {
+    let started = Instant::now();
+    let out = call.await;
+    let took = started.elapsed();
+    assert!(
+        took < BOUND,
+        "a {DEADLINE:?} deadline, returned after {took:?}"
+    );
+    out
+}
+
+/// The transaction's token `err` hands back: it must be a `DeadlineExceeded` with one.
+fn token_of(err: Error) -> String {
+    match err {
+        Error::DeadlineExceeded {
+            client_request_token: Some(token),
+            ..
+        } => token,
+        other => panic!("expected DeadlineExceeded with the token, got {other:?}"),
+    }
 }
 
 /// Resends the transfer of 10 from `a0` to `a1` with its `token` once `faults` are off:
@@ -50,17 +74,7 @@ async fn a_batch_write_returns_at_its_deadline_with_what_it_could_not_confirm() 
     let flaky = faulty(&db, &faults).await?;
     let users = users(40); // two requests of 25 and 15, in flight together
 
-    let started = Instant::now();
-    let out = flaky
-        .batch_write()
-        .puts(&users)
-        .retry(short_deadline())
-        .await?;
-    let took = started.elapsed();
-    assert!(
-        took < BOUND,
-        "a {DEADLINE:?} deadline, returned after {took:?}"
-    );
+    let out = in_time(flaky.batch_write().puts(&users).retry(short_deadline())).await?;
     assert_eq!(faults.stats().delayed, 2);
     // Cut off in flight: nothing confirmed, everything handed back, nothing dropped.
     assert_eq!(out.written, 0);
@@ -105,17 +119,13 @@ async fn a_batch_get_returns_at_its_deadline_with_the_keys_it_did_not_read() -> 
     let flaky = faulty(&db, &faults).await?;
     let keys = || users.iter().map(|u| u.primary_key());
 
-    let started = Instant::now();
-    let got = flaky
-        .batch_get::<User>()
-        .keys(keys())
-        .retry(short_deadline())
-        .await?;
-    let took = started.elapsed();
-    assert!(
-        took < BOUND,
-        "a {DEADLINE:?} deadline, returned after {took:?}"
-    );
+    let got = in_time(
+        flaky
+            .batch_get::<User>()
+            .keys(keys())
+            .retry(short_deadline()),
+    )
+    .await?;
     assert!(got.items.is_empty() && got.not_found.is_empty());
     assert_eq!(got.unprocessed.len(), 30, "every key reported unread");
 
@@ -128,25 +138,10 @@ async fn a_batch_get_returns_at_its_deadline_with_the_keys_it_did_not_read() -> 
 async fn a_transaction_cut_off_by_its_deadline_can_be_resent_with_its_token() -> TestResult {
     let faults = slow("TransactWriteItems");
     let (db, flaky) = two_accounts(&faults).await?;
-    let started = Instant::now();
-    let err = transfer(&flaky, "a0", "a1", 10)
-        .retry(short_deadline())
+    let err = in_time(transfer(&flaky, "a0", "a1", 10).retry(short_deadline()))
         .await
         .unwrap_err();
-    let took = started.elapsed();
-    assert!(
-        took < BOUND,
-        "a {DEADLINE:?} deadline, returned after {took:?}"
-    );
-    let Error::DeadlineExceeded {
-        client_request_token: Some(token),
-        ..
-    } = err
-    else {
-        panic!("expected DeadlineExceeded with the token, got {err:?}");
-    };
-
-    resend_applies_once(&db, &flaky, &faults, token).await
+    resend_applies_once(&db, &flaky, &faults, token_of(err)).await
 }
 
 #[tokio::test]
@@ -186,15 +181,8 @@ async fn a_transaction_out_of_time_after_server_errors_returns_its_token() -> Te
         .retry(short_deadline())
         .await
         .unwrap_err();
-    let Error::DeadlineExceeded {
-        client_request_token: Some(token),
-        ..
-    } = err
-    else {
-        panic!("expected DeadlineExceeded with the token, got {err:?}");
-    };
     assert!(faults.stats().server_errors_after_apply >= 2);
-    resend_applies_once(&db, &flaky, &faults, token).await
+    resend_applies_once(&db, &flaky, &faults, token_of(err)).await
 }
 
 #[tokio::test]

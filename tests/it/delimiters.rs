@@ -11,7 +11,7 @@
 
 use crate::common::reference::{bounds, on_component, operands, paged, selected, store, Op, Row};
 use crate::common::*;
-use dynamo_model::{local, Db, Entity, Error, Partition, SortKeyCondition, Table};
+use dynamo_model::{local, Db, Entity, Partition, SortKeyCondition, Table};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -94,7 +94,6 @@ async fn check_case<E: Named>(
     people: &[Row],
     ops: &[Op],
 ) -> Result<(), TestCaseError> {
-    let fail = |e: Error| TestCaseError::fail(e.to_string());
     let stored = store(db, people, |name, n| E::new(group, name, n))
         .await
         .map_err(fail)?;

@@ -53,14 +53,6 @@ pub struct Like {
     pub timestamp: String,
 }
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-fn n(v: u64) -> AttributeValue {
-    AttributeValue::N(v.to_string())
-}
-
 fn item(attributes: &[(&str, AttributeValue)]) -> Item {
     attributes
         .iter()

@@ -366,36 +366,27 @@ async fn plain_writes_of_a_versioned_entity_are_refused_and_write_nothing() -> T
     Ok(())
 }
 
-/// Writes `item` as another program would (no crate involved).
-async fn raw_put(db: &Db<App>, item: Vec<(&str, AttributeValue)>) -> Result<(), BoxError> {
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(
-            item.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
-        ))
-        .send()
-        .await?;
-    Ok(())
-}
-
-fn audit_item(slot: u64, version: u64) -> Vec<(&'static str, AttributeValue)> {
-    vec![
-        ("PK", AttributeValue::S("AUDIT#a".into())),
-        ("SK", AttributeValue::S(format!("v{slot}_Audit"))),
-        ("_type", AttributeValue::S("Audit".into())),
-        ("id", AttributeValue::S("a".into())),
-        ("action", AttributeValue::S(format!("a{version}"))),
-        ("version", AttributeValue::N(version.to_string())),
-    ]
+/// Revision `slot` (0: the latest copy) of audit `a` at `version`, as another program
+/// writes it.
+fn audit_item(slot: u64, version: u64) -> dynamo_model::Item {
+    raw_row(
+        "AUDIT#a",
+        &format!("v{slot}_Audit"),
+        &[
+            ("_type", s("Audit")),
+            ("id", s("a")),
+            ("action", s(&format!("a{version}"))),
+            ("version", n(version)),
+        ],
+    )
 }
 
 #[tokio::test]
 async fn an_unpadded_layout_written_by_another_program_is_read_and_continued() -> TestResult {
     let db = local::fresh_table::<App>().await?;
-    raw_put(&db, audit_item(0, 11)).await?;
+    put_raw(&db, audit_item(0, 11)).await?;
     for k in 1..=11 {
-        raw_put(&db, audit_item(k, k)).await?;
+        put_raw(&db, audit_item(k, k)).await?;
     }
     // Another entity type whose sort key falls inside the revision range.
     db.put(&AuditOther { id: "a".into() }).await?;

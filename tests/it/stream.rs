@@ -65,6 +65,19 @@ pub(crate) async fn read_stream(arn: &str, expected: usize) -> Result<Vec<Record
     Ok(records)
 }
 
+/// The first `count` records of the stream `arn` (exactly that many), as the stream
+/// client gives them and as a Lambda handler receives them.
+pub(crate) async fn records_both_ways(arn: &str, count: usize) -> Res<[Vec<StreamRecord>; 2]> {
+    let raw = read_stream(arn, count).await?;
+    assert_eq!(raw.len(), count, "{raw:#?}");
+    let from_sdk: Vec<StreamRecord> = raw
+        .into_iter()
+        .map(StreamRecord::from_sdk)
+        .collect::<Result<_, _>>()?;
+    let from_lambda = from_sdk.iter().map(as_lambda).collect::<Result<_, _>>()?;
+    Ok([from_sdk, from_lambda])
+}
+
 /// The record in AWS Lambda's shape: the JSON the Lambda service delivers, parsed.
 pub(crate) fn as_lambda(record: &StreamRecord) -> Result<StreamRecord, BoxError> {
     let mut lambda = EventRecord::default();
@@ -132,14 +145,7 @@ async fn the_crates_writes_decode_from_the_stream_in_both_shapes() -> TestResult
     };
     db.put(&user).await?;
 
-    let raw = read_stream(&arn, 13).await?;
-    assert_eq!(raw.len(), 13, "{raw:#?}");
-    let from_sdk: Vec<StreamRecord> = raw
-        .into_iter()
-        .map(StreamRecord::from_sdk)
-        .collect::<Result<_, _>>()?;
-    let from_lambda: Vec<StreamRecord> =
-        from_sdk.iter().map(as_lambda).collect::<Result<_, _>>()?;
+    let [from_sdk, from_lambda] = records_both_ways(&arn, 13).await?;
 
     for records in [&from_sdk, &from_lambda] {
         // The latest copy's changes only: revisions are history, not the entity.

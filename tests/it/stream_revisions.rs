@@ -6,7 +6,7 @@
 
 use crate::common::*;
 use crate::history_adopt::{app_row, machine, pk, Equipment, Machine};
-use crate::stream::{as_lambda, keys_of, read_stream};
+use crate::stream::{keys_of, records_both_ways};
 use dynamo_model::aws_sdk_dynamodb::types::StreamViewType;
 use dynamo_model::local;
 use dynamo_model::stream::{EventName, Image, StreamRecord, ViewType};
@@ -71,15 +71,7 @@ async fn revisions_from_the_stream_decode_as_revisions_whoever_wrote_them() -> T
         .revise(Machine::key("1"), |m| m.state = "s3".into())
         .await?;
     history.delete_all(Machine::key("1")).await?;
-    let raw = read_stream(&arn, 10).await?;
-    assert_eq!(raw.len(), 10, "{raw:#?}");
-    let from_sdk: Vec<StreamRecord> = raw
-        .into_iter()
-        .map(StreamRecord::from_sdk)
-        .collect::<Result<_, _>>()?;
-    let from_lambda: Vec<StreamRecord> =
-        from_sdk.iter().map(as_lambda).collect::<Result<_, _>>()?;
-    for records in [&from_sdk, &from_lambda] {
+    for records in &records_both_ways(&arn, 10).await? {
         let mut latest = Vec::new();
         let mut revisions = Vec::new();
         for record in records.iter() {

@@ -5,7 +5,6 @@
 //! in single-item updates and transactions, and under lost responses.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::transact::CancelReason;
 use dynamo_model::{local, Entity, Error, Table, ValidationReason};
 use serde::{Deserialize, Serialize};
@@ -52,14 +51,6 @@ pub struct Draft {
     pub body: String,
     #[dynamo(version)]
     pub version: u64,
-}
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-fn n(v: u64) -> AttributeValue {
-    AttributeValue::N(v.to_string())
 }
 
 fn names(item: &dynamo_model::Item) -> BTreeSet<&str> {
