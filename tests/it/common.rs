@@ -128,6 +128,14 @@ pub async fn resubmit_all(
     Ok(())
 }
 
+/// Quick backoff for writers contending on one item, with a generous deadline.
+pub fn contention_policy() -> dynamo_model::RetryPolicy {
+    dynamo_model::RetryPolicy::default()
+        .base(std::time::Duration::from_millis(2))
+        .cap(std::time::Duration::from_millis(40))
+        .deadline(std::time::Duration::from_secs(60))
+}
+
 /// Every revision of `key` in `history`, oldest first, read strongly consistent.
 pub async fn all_revisions<E: dynamo_model::history::Versioned>(
     history: &dynamo_model::history::History<E>,

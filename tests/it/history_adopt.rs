@@ -14,7 +14,7 @@ use dynamo_model::aws_sdk_dynamodb::types::{
 };
 use dynamo_model::history::Keep;
 use dynamo_model::stream::StreamRecord;
-use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, RetryPolicy, Table};
+use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, Table};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -243,14 +243,6 @@ async fn app_write_latest_only(db: &Db<Equipment>, id: &str, state: &str) -> Res
     }
 }
 
-/// Quick backoff for writers contending on one item, with a generous deadline.
-fn policy() -> RetryPolicy {
-    RetryPolicy::default()
-        .base(Duration::from_millis(2))
-        .cap(Duration::from_millis(40))
-        .deadline(Duration::from_secs(60))
-}
-
 #[tokio::test]
 async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migration() -> TestResult {
     let db = local::fresh_table::<Equipment>().await?;
@@ -374,7 +366,7 @@ async fn a_revision_holding_another_number_is_refused_one_holding_its_own_is_rea
 type Told = Vec<(String, u64)>;
 
 async fn crate_writer(db: Db<Equipment>, id: String, w: usize, steps: usize) -> Res<Told> {
-    let versions = db.history::<Machine>().retry(policy());
+    let versions = db.history::<Machine>().retry(contention_policy());
     let mut told = Vec::new();
     for step in 0..steps {
         let marker = format!("crate{w}-{step}");
