@@ -399,26 +399,21 @@ fn pages_of_any_size_lose_no_widget() -> TestResult {
         case.set(case.get() + 1);
         let id = case.get();
         runtime.block_on(async {
-            let db = local::fresh_table::<Store>()
-                .await
-                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let db = local::fresh_table::<Store>().await.map_err(fail)?;
             let mut want: Vec<Widget> = Vec::new();
             let mut foreign = 0usize;
             for (kind, n, how) in &rows {
                 let sk = format!("{kind}#{n:04}");
                 match how {
-                    0 => db
-                        .put(&widget(id, kind, *n))
-                        .await
-                        .map_err(|e| TestCaseError::fail(e.to_string()))?,
+                    0 => db.put(&widget(id, kind, *n)).await.map_err(fail)?,
                     1 => put_raw(&db, row(&format!("W#{id}"), &sk, &[]))
                         .await
-                        .map_err(|e| TestCaseError::fail(e.to_string()))?,
+                        .map_err(fail)?,
                     _ => {
                         // Not a widget key: a 3-digit n.
                         put_raw(&db, row(&format!("W#{id}"), &format!("{kind}#{n:03}"), &[]))
                             .await
-                            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                            .map_err(fail)?;
                         foreign += 1;
                         continue;
                     }
@@ -431,7 +426,7 @@ fn pages_of_any_size_lose_no_widget() -> TestResult {
             let query = || db.query(Widget::partition(id));
             let got = all_pages(query, limit, Some(page_size), false)
                 .await
-                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                .map_err(fail)?;
             prop_assert_eq!(&got, &want);
             let mut scanned = Vec::new();
             let mut cursor = None;
@@ -442,7 +437,7 @@ fn pages_of_any_size_lose_no_widget() -> TestResult {
                     .page_size(page_size)
                     .page(cursor.as_ref())
                     .await
-                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                    .map_err(fail)?;
                 scanned.extend(page.items);
                 cursor = page.cursor;
                 if cursor.is_none() {
@@ -484,7 +479,6 @@ fn verbatim_kinds_with_escape_characters_round_trip() -> TestResult {
     );
     let outcome = runner.run(&rows, |(kind, n, id)| {
         runtime.block_on(async {
-            let fail = |e: &dyn std::fmt::Display| TestCaseError::fail(e.to_string());
             let sk = format!("{kind}#{n:04}");
             put_raw(&db, row(&format!("W#{id}"), &sk, &[]))
                 .await
@@ -688,7 +682,6 @@ fn key_fields_come_from_the_key_whatever_the_row_holds() -> TestResult {
     let outcome = runner.run(&rows, |(attrs, id, kind, n)| {
         let id = id + 1_000 * cases.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         runtime.block_on(async {
-            let fail = |e: &dyn std::fmt::Display| TestCaseError::fail(e.to_string());
             let mut item = row(&format!("W#{id}"), &format!("{kind}#{n:04}"), &[]);
             for (name, v) in attrs {
                 // Index key attributes must be strings (the table's schema says so).

@@ -469,9 +469,7 @@ async fn a_foreign_delete_mid_migration_stays_deleted() -> TestResult {
 async fn a_partition_migration_changes_only_its_entitys_rows() -> TestResult {
     let db = local::fresh_table::<Yard>().await?;
     seed_good(&db).await?;
-    for item in near_misses() {
-        put_raw(&db, item).await?;
-    }
+    put_raw_rows(&db, near_misses()).await?;
     let before = raw_table(&db).await?;
     let report = db
         .migration::<Crate>("part")
@@ -551,9 +549,7 @@ async fn a_resumed_map_over_untyped_rows_applies_once() -> TestResult {
         )
         .await?;
     }
-    for item in near_misses() {
-        put_raw(&db, item).await?;
-    }
+    put_raw_rows(&db, near_misses()).await?;
     let store = MemoryCheckpoints::new();
     let calls = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&calls);

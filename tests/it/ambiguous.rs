@@ -549,19 +549,6 @@ struct Tally {
     version: u64,
 }
 
-/// Every attempt of `operation` is applied and its response lost (a 500), with 3 SDK
-/// attempts a call: the SDK gives up on every call.
-async fn every_response_lost(db: &Db<App>, operation: &'static str) -> Result<Db<App>, BoxError> {
-    let faults = Faults::new(23)
-        .kinds([FaultKind::ServerErrorAfterApply])
-        .operations([operation]);
-    let retries = RetryConfig::standard()
-        .with_max_attempts(3)
-        .with_initial_backoff(Duration::from_millis(1))
-        .with_max_backoff(Duration::from_millis(2));
-    faulty_with(db, &faults, retries, "ambiguous-writes").await
-}
-
 /// The tally `id` as stored (strongly consistent, through a client without faults).
 async fn tally(db: &Db<App>, id: &str) -> Result<Option<Tally>, BoxError> {
     Ok(db.get(Tally::key(id)).consistent().await?)
@@ -576,7 +563,7 @@ async fn versioned_updates_whose_every_response_is_lost_report_what_they_applied
         version: 0,
     })
     .await?;
-    let lossy = every_response_lost(&db, "UpdateItem").await?;
+    let lossy = every_response_lost(&db, 23, "UpdateItem", "ambiguous-writes").await?;
     let f = Tally::fields();
     let mut reported_applied = 0;
     for call in 0..30u64 {
@@ -623,8 +610,8 @@ async fn versioned_updates_whose_every_response_is_lost_report_what_they_applied
 #[tokio::test]
 async fn puts_and_deletes_whose_every_response_is_lost_report_what_they_applied() -> TestResult {
     let db = local::fresh_table::<App>().await?;
-    let puts = every_response_lost(&db, "PutItem").await?;
-    let deletes = every_response_lost(&db, "DeleteItem").await?;
+    let puts = every_response_lost(&db, 23, "PutItem", "ambiguous-writes").await?;
+    let deletes = every_response_lost(&db, 23, "DeleteItem", "ambiguous-writes").await?;
     for round in 0..6u64 {
         let id = format!("t{round}");
         // Versioned puts: 0 (create), 1, 2.

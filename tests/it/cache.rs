@@ -160,17 +160,22 @@ async fn others_writes_show_after_the_time_to_live() -> TestResult {
     Ok(())
 }
 
+/// Every get answered `late` (read at once, its answer held back), by the seed `seed`.
+fn late_gets(seed: u64, late: Duration) -> Faults {
+    Faults::new(seed)
+        .rate(1.0)
+        .kinds([FaultKind::Delay(late)])
+        .operations(["GetItem"])
+}
+
 /// A get that read the old item while this client's write was under way never stores it:
 /// the next get reads the write's item.
 #[tokio::test]
 async fn a_get_racing_an_own_write_never_caches_the_old_item() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     db.put(&user("u", "old")).await?;
-    // Gets answered late: the write below completes while the get's answer is on its way.
-    let faults = Faults::new(1)
-        .rate(1.0)
-        .kinds([FaultKind::Delay(Duration::from_millis(400))])
-        .operations(["GetItem"]);
+    // The write below completes while the get's answer is on its way.
+    let faults = late_gets(1, Duration::from_millis(400));
     let cache = Cache::builder().entity::<User>().build();
     let slow = faulty(&db, &faults).await?.with_cache(&cache);
     let writer = slow.clone();
@@ -354,10 +359,7 @@ async fn a_migration_through_the_cache_invalidates_what_it_changes() -> TestResu
 async fn a_get_racing_a_migration_write_never_caches_the_old_item() -> TestResult {
     let db = local::fresh_table::<Mixed>().await?;
     db.put(&hot("race", "old")).await?;
-    let faults = Faults::new(18)
-        .rate(1.0)
-        .kinds([FaultKind::Delay(Duration::from_millis(500))])
-        .operations(["GetItem"]);
+    let faults = late_gets(18, Duration::from_millis(500));
     let cache = keeps_hot();
     let slow = faulty(&db, &faults).await?.with_cache(&cache);
     let migrator = db.with_cache(&cache);

@@ -272,10 +272,6 @@ async fn plant(db: &Db<App>, a: &str, b: &str, planted: &Planted) -> TestResult 
     Ok(())
 }
 
-fn fail(what: impl std::fmt::Display) -> TestCaseError {
-    TestCaseError::fail(what.to_string())
-}
-
 /// One case: A written by the crate, B planted, then the calls on B; A stays readable and
 /// equal after every call. Calls whose outcome is fixed are checked too (a put of loaded
 /// values succeeds and reads back).

@@ -1,5 +1,6 @@
 //! The single-table model shared by the tests.
 
+pub mod intercept;
 pub mod mixed;
 pub mod raw;
 pub mod reference;
@@ -32,6 +33,11 @@ pub fn runner(cases: u32) -> proptest::test_runner::TestRunner {
         failure_persistence: None,
         ..proptest::test_runner::Config::default()
     })
+}
+
+/// A property-test case failure saying `what`.
+pub fn fail(what: impl std::fmt::Display) -> proptest::test_runner::TestCaseError {
+    proptest::test_runner::TestCaseError::fail(what.to_string())
 }
 
 /// A [`runtime`] and a fresh table of `T` made on it, for a property test.
@@ -104,6 +110,43 @@ pub async fn all_pages<T: dynamo_model::Target, K: dynamo_model::KeySpace>(
         }
     }
     panic!("more than 100 pages");
+}
+
+/// Resubmits `unprocessed` (what a batch write of `total` users handed back) once
+/// `faults` are off: every one is written, and all `total` users are stored.
+pub async fn resubmit_all(
+    db: &dynamo_model::Db<App>,
+    flaky: &dynamo_model::Db<App>,
+    faults: &dynamo_model::local::faults::Faults,
+    unprocessed: Vec<dynamo_model::WriteOp>,
+    total: usize,
+) -> TestResult {
+    faults.set_enabled(false);
+    let again = flaky.batch_write().ops(unprocessed).await?;
+    assert_eq!(again.written, total);
+    assert_eq!(stored_ids(db).await?.len(), total);
+    Ok(())
+}
+
+/// Quick backoff for writers contending on one item, with a generous deadline.
+pub fn contention_policy() -> dynamo_model::RetryPolicy {
+    dynamo_model::RetryPolicy::default()
+        .base(std::time::Duration::from_millis(2))
+        .cap(std::time::Duration::from_millis(40))
+        .deadline(std::time::Duration::from_secs(60))
+}
+
+/// Every revision of `key` in `history`, oldest first, read strongly consistent.
+pub async fn all_revisions<E: dynamo_model::history::Versioned>(
+    history: &dynamo_model::history::History<E>,
+    key: dynamo_model::Key<E>,
+) -> Res<Vec<dynamo_model::history::Revision<E>>> {
+    Ok(history.revisions(key).consistent().all().await?.items)
+}
+
+/// The numbers of `revisions`, in their order.
+pub fn revision_numbers<E>(revisions: &[dynamo_model::history::Revision<E>]) -> Vec<u64> {
+    revisions.iter().map(|r| r.revision).collect()
 }
 
 /// Asserts that `err` is a refusal before sending for exactly `reason`.

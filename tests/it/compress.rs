@@ -316,7 +316,6 @@ async fn the_400_kb_limit_counts_compressed_bytes() -> TestResult {
 #[test]
 fn any_value_round_trips() {
     use proptest::prelude::*;
-    use proptest::test_runner::TestCaseError;
 
     let (runtime, db) = runtime_and_table::<App>().expect("a runtime and a fresh table");
     let mut runner = runner(32);
@@ -332,7 +331,6 @@ fn any_value_round_trips() {
     let result = runner.run(&values, |(body, raw, summary)| {
         case.set(case.get() + 1);
         let id = format!("p{}", case.get());
-        let fail = |e: Error| TestCaseError::fail(e.to_string());
         runtime.block_on(async {
             let mut p = post(&id, body.clone());
             p.raw = raw.clone();

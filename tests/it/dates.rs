@@ -92,7 +92,6 @@ async fn check_case(
     ops: &[Op],
     window: (PrimitiveDateTime, PrimitiveDateTime),
 ) -> Result<(), TestCaseError> {
-    let fail = |e: Error| TestCaseError::fail(e.to_string());
     let mut stored: Vec<(Date, PrimitiveDateTime)> = Vec::new();
     for (n, &(day, time)) in readings.iter().enumerate() {
         let at = PrimitiveDateTime::new(day, time);

@@ -4,8 +4,9 @@
 
 use crate::common::*;
 use dynamo_model::local::faults::{FaultKind, Faults};
-use dynamo_model::{local, Entity, Error, RetryPolicy};
+use dynamo_model::{local, Db, Entity, Error, RetryPolicy};
 use std::collections::BTreeSet;
+use std::future::IntoFuture;
 use std::time::{Duration, Instant};
 
 /// How long every delayed response is held back: far longer than the short deadlines.
@@ -25,6 +26,47 @@ fn slow(operation: &'static str) -> Faults {
         .operations([operation])
 }
 
+/// Runs `call` (under the [`DEADLINE`]) and asserts that it returned within [`BOUND`].
+async fn in_time<F: IntoFuture>(call: F) -> F::Output {
+    let started = Instant::now();
+    let out = call.await;
+    let took = started.elapsed();
+    assert!(
+        took < BOUND,
+        "a {DEADLINE:?} deadline, returned after {took:?}"
+    );
+    out
+}
+
+/// The transaction's token `err` hands back: it must be a `DeadlineExceeded` with one.
+fn token_of(err: Error) -> String {
+    match err {
+        Error::DeadlineExceeded {
+            client_request_token: Some(token),
+            ..
+        } => token,
+        other => panic!("expected DeadlineExceeded with the token, got {other:?}"),
+    }
+}
+
+/// Resends the transfer of 10 from `a0` to `a1` with its `token` once `faults` are off:
+/// applied before or not, it is applied exactly once.
+async fn resend_applies_once(
+    db: &Db<App>,
+    flaky: &Db<App>,
+    faults: &Faults,
+    token: String,
+) -> TestResult {
+    faults.set_enabled(false);
+    transfer(flaky, "a0", "a1", 10).token(token).await?;
+    assert_eq!(
+        balances(db).await?,
+        (90, 10),
+        "resent with its token: applied once"
+    );
+    Ok(())
+}
+
 #[tokio::test]
 async fn a_batch_write_returns_at_its_deadline_with_what_it_could_not_confirm() -> TestResult {
     let db = local::fresh_table::<App>().await?;
@@ -32,17 +74,7 @@ async fn a_batch_write_returns_at_its_deadline_with_what_it_could_not_confirm() 
     let flaky = faulty(&db, &faults).await?;
     let users = users(40); // two requests of 25 and 15, in flight together
 
-    let started = Instant::now();
-    let out = flaky
-        .batch_write()
-        .puts(&users)
-        .retry(short_deadline())
-        .await?;
-    let took = started.elapsed();
-    assert!(
-        took < BOUND,
-        "a {DEADLINE:?} deadline, returned after {took:?}"
-    );
+    let out = in_time(flaky.batch_write().puts(&users).retry(short_deadline())).await?;
     assert_eq!(faults.stats().delayed, 2);
     // Cut off in flight: nothing confirmed, everything handed back, nothing dropped.
     assert_eq!(out.written, 0);
@@ -59,11 +91,7 @@ async fn a_batch_write_returns_at_its_deadline_with_what_it_could_not_confirm() 
     assert_eq!(returned, all);
 
     // Resubmitting what came back is safe even though DynamoDB may have applied it.
-    faults.set_enabled(false);
-    let again = flaky.batch_write().ops(out.unprocessed).await?;
-    assert_eq!(again.written, 40);
-    assert_eq!(stored_ids(&db).await?.len(), 40);
-    Ok(())
+    resubmit_all(&db, &flaky, &faults, out.unprocessed, 40).await
 }
 
 #[tokio::test]
@@ -91,17 +119,13 @@ async fn a_batch_get_returns_at_its_deadline_with_the_keys_it_did_not_read() -> 
     let flaky = faulty(&db, &faults).await?;
     let keys = || users.iter().map(|u| u.primary_key());
 
-    let started = Instant::now();
-    let got = flaky
-        .batch_get::<User>()
-        .keys(keys())
-        .retry(short_deadline())
-        .await?;
-    let took = started.elapsed();
-    assert!(
-        took < BOUND,
-        "a {DEADLINE:?} deadline, returned after {took:?}"
-    );
+    let got = in_time(
+        flaky
+            .batch_get::<User>()
+            .keys(keys())
+            .retry(short_deadline()),
+    )
+    .await?;
     assert!(got.items.is_empty() && got.not_found.is_empty());
     assert_eq!(got.unprocessed.len(), 30, "every key reported unread");
 
@@ -114,29 +138,10 @@ async fn a_batch_get_returns_at_its_deadline_with_the_keys_it_did_not_read() -> 
 async fn a_transaction_cut_off_by_its_deadline_can_be_resent_with_its_token() -> TestResult {
     let faults = slow("TransactWriteItems");
     let (db, flaky) = two_accounts(&faults).await?;
-    let started = Instant::now();
-    let err = transfer(&flaky, "a0", "a1", 10)
-        .retry(short_deadline())
+    let err = in_time(transfer(&flaky, "a0", "a1", 10).retry(short_deadline()))
         .await
         .unwrap_err();
-    let took = started.elapsed();
-    assert!(
-        took < BOUND,
-        "a {DEADLINE:?} deadline, returned after {took:?}"
-    );
-    let Error::DeadlineExceeded {
-        client_request_token: Some(token),
-        ..
-    } = err
-    else {
-        panic!("expected DeadlineExceeded with the token, got {err:?}");
-    };
-
-    // Applied or not, resending with the token applies it exactly once.
-    faults.set_enabled(false);
-    transfer(&flaky, "a0", "a1", 10).token(token).await?;
-    assert_eq!(balances(&db).await?, (90, 10));
-    Ok(())
+    resend_applies_once(&db, &flaky, &faults, token_of(err)).await
 }
 
 #[tokio::test]
@@ -176,18 +181,8 @@ async fn a_transaction_out_of_time_after_server_errors_returns_its_token() -> Te
         .retry(short_deadline())
         .await
         .unwrap_err();
-    let Error::DeadlineExceeded {
-        client_request_token: Some(token),
-        ..
-    } = err
-    else {
-        panic!("expected DeadlineExceeded with the token, got {err:?}");
-    };
     assert!(faults.stats().server_errors_after_apply >= 2);
-    faults.set_enabled(false);
-    transfer(&flaky, "a0", "a1", 10).token(token).await?;
-    assert_eq!(balances(&db).await?, (90, 10));
-    Ok(())
+    resend_applies_once(&db, &flaky, &faults, token_of(err)).await
 }
 
 #[tokio::test]
@@ -240,14 +235,7 @@ async fn applied_then(then: FaultKind) -> TestResult {
     else {
         panic!("an applied transfer ({then:?} afterwards) reported {result:?}");
     };
-    faults.set_enabled(false);
-    transfer(&flaky, "a0", "a1", 10).token(token).await?;
-    assert_eq!(
-        balances(&db).await?,
-        (90, 10),
-        "resent with its token: applied once"
-    );
-    Ok(())
+    resend_applies_once(&db, &flaky, &faults, token).await
 }
 
 #[tokio::test]

@@ -11,7 +11,7 @@
 
 use crate::common::reference::{bounds, on_component, operands, paged, selected, store, Op, Row};
 use crate::common::*;
-use dynamo_model::{local, Db, Entity, Error, Partition, SortKeyCondition, Table};
+use dynamo_model::{local, Db, Entity, Partition, SortKeyCondition, Table};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -28,8 +28,9 @@ trait Named: Entity<Table = App> + Clone {
     fn on_index(op: &Op) -> SortKeyCondition<Self, AppGsi1>;
 }
 
+/// The entities of the test: each `name: delimiter, pk, sk, index pk, index sk;`.
 macro_rules! delimited {
-    ($ty:ident, $d:tt, $pk:tt, $sk:tt, $ipk:tt, $isk:tt) => {
+    ($($ty:ident: $d:tt, $pk:tt, $sk:tt, $ipk:tt, $isk:tt;)*) => {$(
         #[derive(Entity, Debug, Clone, PartialEq)]
         #[dynamo(table = App, delimiter = $d, pk = $pk, sk = $sk)]
         #[dynamo(index(GSI1, pk = $ipk, sk = $isk))]
@@ -63,49 +64,16 @@ macro_rules! delimited {
                 on_component!(op, $ty::gsi1_sk().name())
             }
         }
-    };
+    )*};
 }
 
-delimited!(
-    HashNamed,
-    "#",
-    "H#{group}",
-    "N#{name}#{n}",
-    "HI#{group}",
-    "{name}#{n}"
-);
-delimited!(
-    DotNamed,
-    ".",
-    "D.{group}",
-    "N.{name}.{n}",
-    "DI.{group}",
-    "{name}.{n}"
-);
-delimited!(
-    UnderscoreNamed,
-    "_",
-    "U_{group}",
-    "N_{name}_{n}",
-    "UI_{group}",
-    "{name}_{n}"
-);
-delimited!(
-    PipeNamed,
-    "|",
-    "P|{group}",
-    "N|{name}|{n}",
-    "PI|{group}",
-    "{name}|{n}"
-);
-delimited!(
-    ColonNamed,
-    ":",
-    "C:{group}",
-    "N:{name}:{n}",
-    "CI:{group}",
-    "{name}:{n}"
-);
+delimited! {
+    HashNamed: "#", "H#{group}", "N#{name}#{n}", "HI#{group}", "{name}#{n}";
+    DotNamed: ".", "D.{group}", "N.{name}.{n}", "DI.{group}", "{name}.{n}";
+    UnderscoreNamed: "_", "U_{group}", "N_{name}_{n}", "UI_{group}", "{name}_{n}";
+    PipeNamed: "|", "P|{group}", "N|{name}|{n}", "PI|{group}", "{name}|{n}";
+    ColonNamed: ":", "C:{group}", "N:{name}:{n}", "CI:{group}", "{name}:{n}";
+}
 
 /// Names made of the characters around every delimiter and its escape character, digits
 /// and uppercase letters (escaped under `:`, `_`, `|`), escapes' look-alikes and UTF-8.
@@ -126,7 +94,6 @@ async fn check_case<E: Named>(
     people: &[Row],
     ops: &[Op],
 ) -> Result<(), TestCaseError> {
-    let fail = |e: Error| TestCaseError::fail(e.to_string());
     let stored = store(db, people, |name, n| E::new(group, name, n))
         .await
         .map_err(fail)?;
@@ -177,29 +144,22 @@ fn every_operator_matches_the_reference<E: Named>(cases: u32) -> TestResult {
 
 const CASES: u32 = 10;
 
-#[test]
-fn hash_ranges_match_the_reference() -> TestResult {
-    every_operator_matches_the_reference::<HashNamed>(CASES)
+/// One test per delimiter: `name: entity;`.
+macro_rules! ranges_match_the_reference {
+    ($($test:ident: $entity:ty;)*) => {$(
+        #[test]
+        fn $test() -> TestResult {
+            every_operator_matches_the_reference::<$entity>(CASES)
+        }
+    )*};
 }
 
-#[test]
-fn dot_ranges_match_the_reference() -> TestResult {
-    every_operator_matches_the_reference::<DotNamed>(CASES)
-}
-
-#[test]
-fn underscore_ranges_match_the_reference() -> TestResult {
-    every_operator_matches_the_reference::<UnderscoreNamed>(CASES)
-}
-
-#[test]
-fn pipe_ranges_match_the_reference() -> TestResult {
-    every_operator_matches_the_reference::<PipeNamed>(CASES)
-}
-
-#[test]
-fn colon_ranges_match_the_reference() -> TestResult {
-    every_operator_matches_the_reference::<ColonNamed>(CASES)
+ranges_match_the_reference! {
+    hash_ranges_match_the_reference: HashNamed;
+    dot_ranges_match_the_reference: DotNamed;
+    underscore_ranges_match_the_reference: UnderscoreNamed;
+    pipe_ranges_match_the_reference: PipeNamed;
+    colon_ranges_match_the_reference: ColonNamed;
 }
 
 // ---------------------------------------------------------------- the seeds' layouts

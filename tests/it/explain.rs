@@ -4,11 +4,9 @@
 //! scatter query over shards, a parallel scan, a batch get of more than 100 keys and a
 //! query of an index that projects only keys.
 
+use crate::common::intercept::{intercepted, Request};
 use crate::common::*;
-use crate::history::Article;
-use dynamo_model::aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextRef;
-use dynamo_model::aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use dynamo_model::aws_sdk_dynamodb::error::BoxError;
+use crate::history::{article_revised_once, Article};
 use dynamo_model::aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
 use dynamo_model::aws_sdk_dynamodb::operation::get_item::GetItemInput;
 use dynamo_model::aws_sdk_dynamodb::operation::query::QueryInput;
@@ -28,34 +26,16 @@ struct Recorder(Arc<Mutex<Vec<Requests>>>);
 impl Recorder {
     /// A `Db` on `db`'s table whose client records into this recorder.
     fn on(&self, db: &Db<App>) -> Db<App> {
-        let config = db
-            .client()
-            .config()
-            .to_builder()
-            .interceptor(self.clone())
-            .build();
-        let client = dynamo_model::aws_sdk_dynamodb::Client::from_conf(config);
-        Db::new(client, db.table_name())
+        let recorder = self.clone();
+        intercepted(db, "explain test recorder", move |request| {
+            recorder.record(request);
+            Ok(())
+        })
     }
 
-    /// What was recorded so far, and forgets it.
-    fn take(&self) -> Vec<Requests> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-}
-
-impl Intercept for Recorder {
-    fn name(&self) -> &'static str {
-        "explain test recorder"
-    }
-
-    fn read_before_serialization(
-        &self,
-        context: &BeforeSerializationInterceptorContextRef<'_>,
-        _runtime_components: &RuntimeComponents,
-        _cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let input = context.input();
+    /// Records `request` if it is a read.
+    fn record(&self, request: &Request<'_>) {
+        let input = request.input();
         let sent = if let Some(i) = input.downcast_ref::<GetItemInput>() {
             Requests::Get(i.clone())
         } else if let Some(i) = input.downcast_ref::<QueryInput>() {
@@ -65,13 +45,17 @@ impl Intercept for Recorder {
         } else if let Some(i) = input.downcast_ref::<BatchGetItemInput>() {
             Requests::BatchGet(vec![i.clone()])
         } else {
-            return Ok(());
+            return;
         };
         self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(sent);
-        Ok(())
+    }
+
+    /// What was recorded so far, and forgets it.
+    fn take(&self) -> Vec<Requests> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }
 
@@ -200,18 +184,7 @@ async fn a_query_and_a_collection_explain_the_requests_they_send() -> TestResult
 #[tokio::test]
 async fn a_history_explains_the_request_it_sends() -> TestResult {
     let table = local::fresh_table::<App>().await?;
-    let versions = table.history::<Article>();
-    versions
-        .create(&Article {
-            article_id: "a".into(),
-            author: "ann".into(),
-            title: "t1".into(),
-            version: 0,
-        })
-        .await?;
-    versions
-        .revise(Article::key("a"), |a| a.title = "t2".into())
-        .await?;
+    article_revised_once(&table, "a").await?;
     let recorder = Recorder::default();
     let db = recorder.on(&table);
     let history = || db.history::<Article>().revisions(Article::key("a"));

@@ -6,12 +6,9 @@
 //! raw: the whole attribute map is the published item, no attribute more.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::local::faults::{FaultKind, Faults};
-use dynamo_model::{local, Db, Entity, Error, Item, Table};
+use dynamo_model::{local, Entity, Error, Item, Table};
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
 
 #[derive(Table)]
 #[dynamo(
@@ -54,14 +51,6 @@ pub struct Like {
     pub post_id: String,
     pub user_id: String,
     pub timestamp: String,
-}
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-fn n(v: u64) -> AttributeValue {
-    AttributeValue::N(v.to_string())
 }
 
 fn item(attributes: &[(&str, AttributeValue)]) -> Item {
@@ -193,27 +182,11 @@ async fn footprint_free_updates_and_upserts_store_exactly_the_published_items() 
     Ok(())
 }
 
-/// Every attempt of `operation` is applied and its response lost (a 500), with 3 SDK
-/// attempts a call.
-async fn every_response_lost(
-    db: &Db<SocialNetwork>,
-    operation: &'static str,
-) -> Res<Db<SocialNetwork>> {
-    let faults = Faults::new(31)
-        .kinds([FaultKind::ServerErrorAfterApply])
-        .operations([operation]);
-    let retries = RetryConfig::standard()
-        .with_max_attempts(3)
-        .with_initial_backoff(Duration::from_millis(1))
-        .with_max_backoff(Duration::from_millis(2));
-    faulty_with(db, &faults, retries, "footprint-free").await
-}
-
 #[tokio::test]
 async fn a_footprint_free_write_whose_response_is_lost_is_sent_once_and_reported_unknown(
 ) -> TestResult {
     let db = local::fresh_table::<SocialNetwork>().await?;
-    let lossy = every_response_lost(&db, "UpdateItem").await?;
+    let lossy = every_response_lost(&db, 31, "UpdateItem", "footprint-free").await?;
     let f = UserCounts::fields();
     // Without a token nothing tells the call's own write from another's: the SDK does not
     // send it again (a second `ADD` would count the follower twice), and the outcome is
@@ -237,7 +210,7 @@ async fn a_footprint_free_write_whose_response_is_lost_is_sent_once_and_reported
     assert!(!stored.contains_key("_wt"));
 
     // A put too: sent once, unknown, no token to resend it with.
-    let lossy = every_response_lost(&db, "PutItem").await?;
+    let lossy = every_response_lost(&db, 31, "PutItem", "footprint-free").await?;
     let err = lossy.put(&post("hello")).if_absent().await.unwrap_err();
     assert!(
         matches!(err, Error::OutcomeUnknown { token: None, .. }),

@@ -24,6 +24,17 @@ fn article(id: &str, title: &str) -> Article {
     }
 }
 
+/// Creates article `id` titled `t1` and revises it to `t2`: two revisions, the latest
+/// copy at version 2.
+pub async fn article_revised_once(db: &dynamo_model::Db<App>, id: &str) -> TestResult {
+    let versions = db.history::<Article>();
+    versions.create(&article(id, "t1")).await?;
+    versions
+        .revise(Article::key(id), |a| a.title = "t2".into())
+        .await?;
+    Ok(())
+}
+
 #[tokio::test]
 async fn create_revise_read_and_list() -> TestResult {
     let db = local::fresh_table::<App>().await?;

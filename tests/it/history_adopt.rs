@@ -12,9 +12,9 @@ use aws_sdk_dynamodbstreams::types::ShardIteratorType;
 use dynamo_model::aws_sdk_dynamodb::types::{
     Put, ReturnValue, StreamViewType, TransactWriteItem, Update,
 };
-use dynamo_model::history::{Keep, Revision};
+use dynamo_model::history::Keep;
 use dynamo_model::stream::StreamRecord;
-use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, RetryPolicy, Table};
+use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, Table};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -114,28 +114,55 @@ async fn app_query(db: &Db<Equipment>, id: &str) -> Res<Vec<Item>> {
     }
 }
 
+/// `Latest` as `v0` holds it (0 before the first write), read as the sample reads it.
+async fn app_latest(db: &Db<Equipment>, id: &str) -> Res<u64> {
+    Ok(app_get_latest(db, id)
+        .await?
+        .and_then(|i| attr_n(&i, "Latest"))
+        .unwrap_or(0))
+}
+
+/// The sample's condition on `v0`: the counter is still the one it read.
+const ON_THE_COUNTER: &str = "attribute_not_exists(#latest) OR #latest = :latest";
+/// The sample's update of `v0`: the next counter and the machine's attributes.
+const SET_LATEST: &str = "SET #latest = :next, #name = :name, #state = :state";
+
+/// The attribute names of [`ON_THE_COUNTER`] and [`SET_LATEST`].
+fn latest_names() -> std::collections::HashMap<String, String> {
+    [
+        ("#latest", "Latest"),
+        ("#name", "Name"),
+        ("#state", "State"),
+    ]
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .into()
+}
+
+/// The values of [`ON_THE_COUNTER`] and [`SET_LATEST`]: from `latest` to the next
+/// version, with `state`.
+fn latest_values(latest: u64, state: &str) -> Item {
+    Item::from([
+        (":latest".to_owned(), n(latest)),
+        (":next".to_owned(), n(latest + 1)),
+        (":name".to_owned(), s("Press")),
+        (":state".to_owned(), s(state)),
+    ])
+}
+
 /// The sample's write: read `Latest` from `v0`, then one transaction that updates `v0`
 /// on the counter (`attribute_not_exists(Latest) OR Latest = :latest`) and puts
 /// `v{Latest + 1}`; again on a cancelled transaction. Returns the version written.
 async fn app_write_transaction(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64> {
     loop {
-        let latest = app_get_latest(db, id)
-            .await?
-            .and_then(|i| attr_n(&i, "Latest"))
-            .unwrap_or(0);
+        let latest = app_latest(db, id).await?;
         let next = latest + 1;
         let update = Update::builder()
             .table_name(db.table_name())
             .set_key(Some(raw_key(&pk(id), "v0")))
-            .condition_expression("attribute_not_exists(#latest) OR #latest = :latest")
-            .update_expression("SET #latest = :next, #name = :name, #state = :state")
-            .expression_attribute_names("#latest", "Latest")
-            .expression_attribute_names("#name", "Name")
-            .expression_attribute_names("#state", "State")
-            .expression_attribute_values(":latest", n(latest))
-            .expression_attribute_values(":next", n(next))
-            .expression_attribute_values(":name", s("Press"))
-            .expression_attribute_values(":state", s(state))
+            .condition_expression(ON_THE_COUNTER)
+            .update_expression(SET_LATEST)
+            .set_expression_attribute_names(Some(latest_names()))
+            .set_expression_attribute_values(Some(latest_values(latest, state)))
             .build()?;
         let put = Put::builder()
             .table_name(db.table_name())
@@ -170,9 +197,7 @@ async fn app_write_atomic(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64>
         .table_name(db.table_name())
         .set_key(Some(raw_key(&pk(id), "v0")))
         .update_expression("ADD #latest :one SET #name = :name, #state = :state")
-        .expression_attribute_names("#latest", "Latest")
-        .expression_attribute_names("#name", "Name")
-        .expression_attribute_names("#state", "State")
+        .set_expression_attribute_names(Some(latest_names()))
         .expression_attribute_values(":one", n(1))
         .expression_attribute_values(":name", s("Press"))
         .expression_attribute_values(":state", s(state))
@@ -192,25 +217,17 @@ async fn app_write_atomic(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64>
 /// transaction); the stream consumer writes the revision.
 async fn app_write_latest_only(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64> {
     loop {
-        let latest = app_get_latest(db, id)
-            .await?
-            .and_then(|i| attr_n(&i, "Latest"))
-            .unwrap_or(0);
+        let latest = app_latest(db, id).await?;
         let next = latest + 1;
         let sent = db
             .client()
             .update_item()
             .table_name(db.table_name())
             .set_key(Some(raw_key(&pk(id), "v0")))
-            .condition_expression("attribute_not_exists(#latest) OR #latest = :latest")
-            .update_expression("SET #latest = :next, #name = :name, #state = :state")
-            .expression_attribute_names("#latest", "Latest")
-            .expression_attribute_names("#name", "Name")
-            .expression_attribute_names("#state", "State")
-            .expression_attribute_values(":latest", n(latest))
-            .expression_attribute_values(":next", n(next))
-            .expression_attribute_values(":name", s("Press"))
-            .expression_attribute_values(":state", s(state))
+            .condition_expression(ON_THE_COUNTER)
+            .update_expression(SET_LATEST)
+            .set_expression_attribute_names(Some(latest_names()))
+            .set_expression_attribute_values(Some(latest_values(latest, state)))
             .send()
             .await;
         match sent {
@@ -224,18 +241,6 @@ async fn app_write_latest_only(db: &Db<Equipment>, id: &str, state: &str) -> Res
             Err(e) => return Err(e.into()),
         }
     }
-}
-
-/// Quick backoff for writers contending on one item, with a generous deadline.
-fn policy() -> RetryPolicy {
-    RetryPolicy::default()
-        .base(Duration::from_millis(2))
-        .cap(Duration::from_millis(40))
-        .deadline(Duration::from_secs(60))
-}
-
-fn numbers(revisions: &[Revision<Machine>]) -> Vec<u64> {
-    revisions.iter().map(|r| r.revision).collect()
 }
 
 #[tokio::test]
@@ -264,16 +269,20 @@ async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migrati
     assert!(versions.revision(key(), 13).await?.is_none());
 
     // Numeric order both ways, whole and through cursors, whatever the page sizes.
-    let all = versions.revisions(key()).consistent().all().await?.items;
-    assert_eq!(numbers(&all), (1..=12).collect::<Vec<_>>());
+    let all = all_revisions(&versions, key()).await?;
+    assert_eq!(revision_numbers(&all), (1..=12).collect::<Vec<_>>());
     for (k, r) in (1..=12).zip(&all) {
         assert_eq!(r.value, machine(id, &format!("s{k}"), k));
     }
     let reversed = versions.revisions(key()).reverse().all().await?.items;
-    assert_eq!(numbers(&reversed), (1..=12).rev().collect::<Vec<_>>());
+    assert_eq!(
+        revision_numbers(&reversed),
+        (1..=12).rev().collect::<Vec<_>>()
+    );
     for (limit, page_size, reverse) in [(5, None, false), (4, Some(3), true), (1, Some(1), false)] {
-        let paged =
-            numbers(&all_pages(|| versions.revisions(key()), limit, page_size, reverse).await?);
+        let paged = revision_numbers(
+            &all_pages(|| versions.revisions(key()), limit, page_size, reverse).await?,
+        );
         let mut want: Vec<u64> = (1..=12).collect();
         if reverse {
             want.reverse();
@@ -315,8 +324,8 @@ async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migrati
     let slots: BTreeSet<String> = rows.iter().filter_map(|i| attr_s(i, "SK")).collect();
     assert_eq!(slots, (0..=15).map(|k| format!("v{k}")).collect());
     assert_eq!(versions.latest(key()).await?, Some(machine(id, "s15", 15)));
-    let all = versions.revisions(key()).consistent().all().await?.items;
-    assert_eq!(numbers(&all), (1..=15).collect::<Vec<_>>());
+    let all = all_revisions(&versions, key()).await?;
+    assert_eq!(revision_numbers(&all), (1..=15).collect::<Vec<_>>());
     assert_eq!(all[13].value, machine(id, "s14", 14));
 
     // Pruning and deleting work on revisions that hold no number.
@@ -357,7 +366,7 @@ async fn a_revision_holding_another_number_is_refused_one_holding_its_own_is_rea
 type Told = Vec<(String, u64)>;
 
 async fn crate_writer(db: Db<Equipment>, id: String, w: usize, steps: usize) -> Res<Told> {
-    let versions = db.history::<Machine>().retry(policy());
+    let versions = db.history::<Machine>().retry(contention_policy());
     let mut told = Vec::new();
     for step in 0..steps {
         let marker = format!("crate{w}-{step}");
@@ -480,13 +489,8 @@ async fn check_after_race(db: &Db<Equipment>, id: &str, seeded: u64, told: &Told
     let latest = versions.latest(Machine::key(id)).await?.ok_or("latest")?;
     assert_eq!(latest.latest, total);
     assert_eq!(Some(latest.state.as_str()), by_version.get(&total).copied());
-    let history = versions
-        .revisions(Machine::key(id))
-        .consistent()
-        .all()
-        .await?
-        .items;
-    assert_eq!(numbers(&history), (1..=total).collect::<Vec<_>>());
+    let history = all_revisions(&versions, Machine::key(id)).await?;
+    assert_eq!(revision_numbers(&history), (1..=total).collect::<Vec<_>>());
     for r in &history {
         assert_eq!(r.value.latest, r.revision);
         if let Some(marker) = by_version.get(&r.revision) {

@@ -106,14 +106,8 @@ async fn scans_gets_and_history_reads_of_the_aws_layout_tell_the_latest_copy_fro
         .ok_or("revision 7")?;
     assert_eq!((seven.revision, seven.value), (7, machine("1", "s7", 7)));
     assert!(history.revision(Machine::key("2"), 2).await?.is_none());
-    let all = history
-        .revisions(Machine::key("1"))
-        .consistent()
-        .all()
-        .await?
-        .items;
-    let numbers: Vec<u64> = all.iter().map(|r| r.revision).collect();
-    assert_eq!(numbers, (1..=12).collect::<Vec<_>>());
+    let all = all_revisions(&history, Machine::key("1")).await?;
+    assert_eq!(revision_numbers(&all), (1..=12).collect::<Vec<_>>());
     let two = history.revisions(Machine::key("2")).all().await?.items;
     assert_eq!(two.len(), 1);
     assert_eq!(two[0].value, machine("2", "t1", 1));

@@ -105,9 +105,7 @@ async fn history_written_by_the_crate_equals_the_samples_rows_byte_for_byte() ->
 #[tokio::test]
 async fn history_the_sample_started_is_continued_byte_for_byte() -> TestResult {
     let db = local::fresh_table::<ExactEquipment>().await?;
-    for row in sample_rows("2", &["a", "b"]) {
-        put_raw(&db, row).await?;
-    }
+    put_raw_rows(&db, sample_rows("2", &["a", "b"])).await?;
     let versions = db.history::<ExactMachine>();
     let written = versions
         .revise(ExactMachine::key("2"), |m| m.state = "c".to_owned())

@@ -3,65 +3,35 @@
 //! sees a latest copy whose history is partly deleted, and running `delete_all` again
 //! finishes the job; the key can then be created again.
 
+use crate::common::intercept::intercepted;
 use crate::common::*;
 use crate::history::Article;
 use crate::history_adopt::{app_row, Equipment, Machine};
-use dynamo_model::aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextRef;
-use dynamo_model::aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use dynamo_model::aws_sdk_dynamodb::error::BoxError;
 use dynamo_model::aws_sdk_dynamodb::operation::{
     batch_write_item::BatchWriteItemInput, delete_item::DeleteItemInput, put_item::PutItemInput,
     transact_write_items::TransactWriteItemsInput, update_item::UpdateItemInput,
 };
 use dynamo_model::{local, Db, Table};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
-/// A process that dies after `allowed` writes: every later write request fails before it
-/// is sent (reads go on, but the protocol's writes stop). The failure is the SDK's
-/// `ConstructionFailure`: nothing was sent, so the crate neither retries it nor waits to
-/// settle it.
-#[derive(Debug, Clone)]
-struct DiesAfter {
-    allowed: usize,
-    writes: Arc<AtomicUsize>,
-}
-
-impl DiesAfter {
-    /// A `Db` on `db`'s table whose writes stop after `allowed`.
-    fn on<T: Table>(db: &Db<T>, allowed: usize) -> Db<T> {
-        let dies = DiesAfter {
-            allowed,
-            writes: Arc::new(AtomicUsize::new(0)),
-        };
-        let config = db.client().config().to_builder().interceptor(dies).build();
-        let client = dynamo_model::aws_sdk_dynamodb::Client::from_conf(config);
-        Db::new(client, db.table_name())
-    }
-}
-
-impl Intercept for DiesAfter {
-    fn name(&self) -> &'static str {
-        "dies after n writes"
-    }
-
-    fn read_before_serialization(
-        &self,
-        context: &BeforeSerializationInterceptorContextRef<'_>,
-        _runtime_components: &RuntimeComponents,
-        _cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let input = context.input();
+/// A `Db` on `db`'s table in a process that dies after `allowed` writes: every later
+/// write request fails before it is sent (reads go on, but the protocol's writes stop).
+/// The failure is the SDK's `ConstructionFailure`: nothing was sent, so the crate neither
+/// retries it nor waits to settle it.
+fn dies_after<T: Table>(db: &Db<T>, allowed: usize) -> Db<T> {
+    let writes = AtomicUsize::new(0);
+    intercepted(db, "dies after n writes", move |request| {
+        let input = request.input();
         let write = input.downcast_ref::<TransactWriteItemsInput>().is_some()
             || input.downcast_ref::<DeleteItemInput>().is_some()
             || input.downcast_ref::<PutItemInput>().is_some()
             || input.downcast_ref::<UpdateItemInput>().is_some()
             || input.downcast_ref::<BatchWriteItemInput>().is_some();
-        if write && self.writes.fetch_add(1, Ordering::SeqCst) >= self.allowed {
+        if write && writes.fetch_add(1, Ordering::SeqCst) >= allowed {
             return Err("the process died".into());
         }
         Ok(())
-    }
+    })
 }
 
 fn article(id: &str, title: &str, version: u64) -> Article {
@@ -109,12 +79,7 @@ async fn seed(db: &Db<App>, id: &str, count: u64) -> TestResult {
         &[("version", n(count)), ("title", s(&format!("r{count}")))],
     )
     .await?;
-    let stored = history
-        .revisions(Article::key(id))
-        .consistent()
-        .all()
-        .await?
-        .items;
+    let stored = all_revisions(&history, Article::key(id)).await?;
     assert_eq!(stored.len() as u64, count);
     assert_eq!(
         history.latest(Article::key(id)).await?,
@@ -138,7 +103,7 @@ async fn an_interrupted_delete_all_never_leaves_a_latest_copy_without_its_histor
             let id = format!("a-{revisions}-{allowed}");
             let key = || Article::key(id.as_str());
             seed(&db, &id, revisions).await?;
-            let dying = DiesAfter::on(&db, allowed).history::<Article>();
+            let dying = dies_after(&db, allowed).history::<Article>();
             let finished = dying.delete_all(key()).await.is_ok();
 
             // What every read sees: no item, or the item with its whole history.
@@ -152,15 +117,7 @@ async fn an_interrupted_delete_all_never_leaves_a_latest_copy_without_its_histor
                 .await?
                 .items;
             assert_eq!(queried, latest.iter().cloned().collect::<Vec<_>>());
-            let left: Vec<u64> = history
-                .revisions(key())
-                .consistent()
-                .all()
-                .await?
-                .items
-                .iter()
-                .map(|r| r.revision)
-                .collect();
+            let left = revision_numbers(&all_revisions(&history, key()).await?);
             match &latest {
                 Some(latest) => {
                     assert!(!finished);
@@ -204,7 +161,7 @@ async fn an_interrupted_delete_all_of_the_aws_layout_is_finished_by_running_it_a
     for k in 1..=3 {
         put_raw(&db, app_row("1", k, &format!("s{k}"), None)).await?;
     }
-    let dying = DiesAfter::on(&db, 1).history::<Machine>();
+    let dying = dies_after(&db, 1).history::<Machine>();
     assert!(dying.delete_all(Machine::key("1")).await.is_err());
     let history = db.history::<Machine>();
     // The item is gone for every read; its revisions are left, and nothing else.
@@ -216,16 +173,8 @@ async fn an_interrupted_delete_all_of_the_aws_layout_is_finished_by_running_it_a
         .await?
         .items
         .is_empty());
-    let left = history
-        .revisions(Machine::key("1"))
-        .consistent()
-        .all()
-        .await?
-        .items;
-    assert_eq!(
-        left.iter().map(|r| r.revision).collect::<Vec<_>>(),
-        [1, 2, 3]
-    );
+    let left = all_revisions(&history, Machine::key("1")).await?;
+    assert_eq!(revision_numbers(&left), [1, 2, 3]);
     assert_eq!(raw_table(&db).await?.len(), 3);
 
     let removed = history.delete_all(Machine::key("1")).await?;

@@ -10,7 +10,7 @@ use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_model::local;
 use dynamo_model::local::faults::{FaultKind, Faults};
-use dynamo_model::{Db, Entity, Error, RetryPolicy};
+use dynamo_model::{Db, Entity, Error};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -30,14 +30,6 @@ pub struct RaceDoc {
 const WRITERS: usize = 8;
 const STEPS: usize = 5;
 
-/// Quick backoff (eight writers contend on one item), with a generous deadline.
-fn policy() -> RetryPolicy {
-    RetryPolicy::default()
-        .base(Duration::from_millis(2))
-        .cap(Duration::from_millis(40))
-        .deadline(Duration::from_secs(60))
-}
-
 /// What one writer step got back: its marker, the revision number it was told it wrote
 /// and the value it was told it wrote.
 type Outcome = (String, u64, RaceDoc);
@@ -45,7 +37,7 @@ type Outcome = (String, u64, RaceDoc);
 /// One writer: its first step creates the item or, when another writer created it first,
 /// revises it; the other steps revise. Every step writes its own marker.
 async fn writer(db: Db<App>, id: String, w: usize) -> Result<Vec<Outcome>, Error> {
-    let versions = db.history::<RaceDoc>().retry(policy());
+    let versions = db.history::<RaceDoc>().retry(contention_policy());
     let mut out = Vec::with_capacity(STEPS);
     for step in 0..STEPS {
         let marker = format!("w{w:02}-{step}");
@@ -229,7 +221,7 @@ async fn add_under_lost_responses_reports_its_own_revision_once() -> TestResult 
     let db = local::fresh_table::<App>().await?;
     let faults = applied_then_lost(10_004, 0.5, "TransactWriteItems");
     let flaky = faulty(&db, &faults).await?;
-    let versions = flaky.history::<RaceDoc>().retry(policy());
+    let versions = flaky.history::<RaceDoc>().retry(contention_policy());
     let mut doc = RaceDoc {
         id: "lossy".into(),
         writer: "w0".into(),
@@ -248,15 +240,8 @@ async fn add_under_lost_responses_reports_its_own_revision_once() -> TestResult 
         "{:?}",
         faults.stats()
     );
-    let history = db
-        .history::<RaceDoc>()
-        .revisions(RaceDoc::key("lossy"))
-        .consistent()
-        .all()
-        .await?
-        .items;
-    let revisions: Vec<u64> = history.iter().map(|r| r.revision).collect();
-    assert_eq!(revisions, (1..=20).collect::<Vec<_>>());
+    let history = all_revisions(&db.history(), RaceDoc::key("lossy")).await?;
+    assert_eq!(revision_numbers(&history), (1..=20).collect::<Vec<_>>());
     for r in &history {
         assert_eq!(r.value.writer, format!("w{}", r.revision - 1));
         assert_eq!(r.value.log.len() as u64, r.revision);

@@ -3,7 +3,6 @@
 //! queries, scans, batch and transactional gets, forged keys) sees the latest copy only.
 
 use crate::common::*;
-use dynamo_model::history::Revision;
 use dynamo_model::local::{BoxError, TempTable};
 use dynamo_model::{local, Entity, Error, Item, Key, RawKey, Table, ValidationReason};
 use serde::{Deserialize, Serialize};
@@ -62,10 +61,6 @@ fn book(id: &str, owner: &str, title: &str) -> Book {
     }
 }
 
-fn numbers(page: &[Revision<Book>]) -> Vec<u64> {
-    page.iter().map(|r| r.revision).collect()
-}
-
 fn sk(item: &Item) -> &str {
     item.get("SK")
         .and_then(|v| v.as_s().ok())
@@ -97,15 +92,18 @@ async fn history_is_in_numeric_order_across_v9_v10_v99_v100_and_pages_with_curso
     assert_eq!(stored[0], "v00000000000000000000#BOOK");
     assert_eq!(stored[100], "v00000000000000000100#BOOK");
 
-    let oldest_first = versions.revisions(key()).consistent().all().await?.items;
-    assert_eq!(numbers(&oldest_first), (1..=N).collect::<Vec<_>>());
+    let oldest_first = all_revisions(&versions, key()).await?;
+    assert_eq!(revision_numbers(&oldest_first), (1..=N).collect::<Vec<_>>());
     for r in &oldest_first {
         assert_eq!(r.value.title, format!("t{}", r.revision));
         assert_eq!(r.value.version, r.revision);
         assert_eq!(r.value.book_id, "long");
     }
     let newest_first = versions.revisions(key()).reverse().all().await?.items;
-    assert_eq!(numbers(&newest_first), (1..=N).rev().collect::<Vec<_>>());
+    assert_eq!(
+        revision_numbers(&newest_first),
+        (1..=N).rev().collect::<Vec<_>>()
+    );
 
     // Pages of 9 (read 4 at a time): boundaries fall between 9|10 and 99|100.
     let mut pages: Vec<Vec<u64>> = Vec::new();
@@ -118,7 +116,7 @@ async fn history_is_in_numeric_order_across_v9_v10_v99_v100_and_pages_with_curso
             .page(cursor.as_ref())
             .await?;
         if !page.items.is_empty() {
-            pages.push(numbers(&page.items));
+            pages.push(revision_numbers(&page.items));
         }
         match page.cursor {
             Some(c) => cursor = Some(c),
@@ -146,11 +144,14 @@ async fn history_is_in_numeric_order_across_v9_v10_v99_v100_and_pages_with_curso
             .page(cursor.as_ref())
             .await?;
         if first {
-            assert_eq!(numbers(&page.items), (100..=105).rev().collect::<Vec<_>>());
+            assert_eq!(
+                revision_numbers(&page.items),
+                (100..=105).rev().collect::<Vec<_>>()
+            );
             first = false;
         }
         assert!(page.items.len() <= 6);
-        reversed.extend(numbers(&page.items));
+        reversed.extend(revision_numbers(&page.items));
         match page.cursor {
             Some(c) => cursor = Some(c),
             None => break,
@@ -160,7 +161,7 @@ async fn history_is_in_numeric_order_across_v9_v10_v99_v100_and_pages_with_curso
 
     // Small DynamoDB pages, read through: every revision.
     let via_all = versions.revisions(key()).page_size(10).all().await?.items;
-    assert_eq!(numbers(&via_all), (1..=N).collect::<Vec<_>>());
+    assert_eq!(revision_numbers(&via_all), (1..=N).collect::<Vec<_>>());
 
     // One revision at a time, and nothing outside 1..=N.
     let r100 = versions.revision(key(), 100).await?.ok_or("no r100")?;

@@ -113,7 +113,7 @@ fn seen<E>(r: &Revision<E>, body: &impl Fn(&E) -> String) -> (u64, String) {
 /// (in revision order when `numeric`), reversed, and through cursors with small limits.
 async fn own_history<E>(
     db: &Db<Plant>,
-    key: impl Fn() -> Key<E>,
+    key: Key<E>,
     body: impl Fn(&E) -> String,
     name: &str,
     n: u64,
@@ -125,7 +125,7 @@ where
     let versions = db.history::<E>();
     let want: Vec<(u64, String)> = (1..=n).map(|k| (k, format!("{name}{k}"))).collect();
     let whole: Vec<_> = versions
-        .revisions(key())
+        .revisions(key.clone())
         .consistent()
         .all()
         .await?
@@ -139,7 +139,7 @@ where
     let mut whole_reversed = whole.clone();
     whole_reversed.reverse();
     let reversed: Vec<_> = versions
-        .revisions(key())
+        .revisions(key.clone())
         .consistent()
         .reverse()
         .all()
@@ -154,7 +154,7 @@ where
         (3, None, true),
         (5, Some(2), false),
     ] {
-        let history = || versions.revisions(key()).consistent();
+        let history = || versions.revisions(key.clone()).consistent();
         let paged: Vec<_> = all_pages(history, limit, page_size, reverse)
             .await?
             .iter()
@@ -171,34 +171,10 @@ where
 
 /// Every item's history, as written.
 async fn every_history(db: &Db<Plant>) -> TestResult {
-    own_history(
-        db,
-        || Press::key("p"),
-        |v| v.body.clone(),
-        "press",
-        12,
-        true,
-    )
-    .await?;
-    own_history(
-        db,
-        || Gauge::key("p"),
-        |v| v.body.clone(),
-        "gauge",
-        11,
-        true,
-    )
-    .await?;
-    own_history(
-        db,
-        || Valve::key("p"),
-        |v| v.body.clone(),
-        "valve",
-        12,
-        false,
-    )
-    .await?;
-    own_history(db, || Pump::key("p"), |v| v.body.clone(), "pump", 11, true).await?;
+    own_history(db, Press::key("p"), |v| v.body.clone(), "press", 12, true).await?;
+    own_history(db, Gauge::key("p"), |v| v.body.clone(), "gauge", 11, true).await?;
+    own_history(db, Valve::key("p"), |v| v.body.clone(), "valve", 12, false).await?;
+    own_history(db, Pump::key("p"), |v| v.body.clone(), "pump", 11, true).await?;
     Ok(())
 }
 
@@ -260,15 +236,7 @@ async fn pruning_one_item_under_an_unpadded_layout_deletes_only_its_revisions() 
     want_gone.sort();
     assert_eq!(gone, want_gone);
     assert_eq!(after.len(), before.len() - want_gone.len());
-    own_history(
-        &db,
-        || Gauge::key("p"),
-        |v| v.body.clone(),
-        "gauge",
-        11,
-        true,
-    )
-    .await?;
-    own_history(&db, || Pump::key("p"), |v| v.body.clone(), "pump", 11, true).await?;
+    own_history(&db, Gauge::key("p"), |v| v.body.clone(), "gauge", 11, true).await?;
+    own_history(&db, Pump::key("p"), |v| v.body.clone(), "pump", 11, true).await?;
     Ok(())
 }

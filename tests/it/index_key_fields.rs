@@ -178,9 +178,7 @@ fn order_item(product: &str, quantity: u32) -> OrderItem {
 #[tokio::test]
 async fn fields_held_only_by_index_keys_decode_query_and_write_back_byte_for_byte() -> TestResult {
     let db = local::fresh_table::<Shop>().await?;
-    for item in shop_rows() {
-        put_raw(&db, item).await?;
-    }
+    put_raw_rows(&db, shop_rows()).await?;
 
     // Decoded: the customer from GSI2PK, the order from GSI1PK.
     let order = db.get(Order::key("456")).consistent().await?;
@@ -369,9 +367,7 @@ async fn a_key_only_field_no_written_key_would_hold_is_refused_before_sending() 
 #[tokio::test]
 async fn a_migration_decodes_fields_held_only_by_index_keys() -> TestResult {
     let db = local::fresh_table::<Shop>().await?;
-    for item in shop_rows() {
-        put_raw(&db, item).await?;
-    }
+    put_raw_rows(&db, shop_rows()).await?;
     let report = db
         .migration::<OrderItem>("more")
         .map(each(|i: &mut OrderItem| i.quantity += 1))

@@ -7,7 +7,7 @@ use crate::common::spans::Scope;
 use crate::common::*;
 use dynamo_model::capacity::Units;
 use dynamo_model::insight::{key_hash, HotWarning, Insight, PartitionKey};
-use dynamo_model::{local, Entity};
+use dynamo_model::{local, Db, Entity};
 use futures_util::{stream, StreamExt, TryStreamExt};
 
 /// An order of about 2.5 KB: 3 write units.
@@ -47,13 +47,19 @@ fn about<'a>(warnings: &'a [HotWarning], index: Option<&str>) -> Option<&'a HotW
         .find(|w| w.hot.partition.index.as_deref() == index)
 }
 
+/// A fresh table of `App`, and a `Db` of it observed by `insight`.
+pub async fn observed_app(insight: &Insight) -> Res<(local::TempTable<App>, Db<App>)> {
+    let table = local::fresh_table::<App>().await?;
+    let db = table.observed(insight);
+    Ok((table, db))
+}
+
 #[tokio::test]
 async fn a_skewed_load_warns_and_a_uniform_one_does_not() -> TestResult {
     let scope = Scope::begin();
-    let table = local::fresh_table::<App>().await?;
     // 5 % of the limits: 50 write units a second (150 read), reachable on DynamoDB Local.
     let insight = Insight::new().warn_at(0.05);
-    let db = table.observed(&insight);
+    let (_table, db) = observed_app(&insight).await?;
 
     // Uniform: 150 users, 450 write units over 150 partitions.
     let users: Vec<User> = (0..150).map(|i| user(&format!("u-{i}"))).collect();
@@ -121,9 +127,8 @@ async fn a_skewed_load_warns_and_a_uniform_one_does_not() -> TestResult {
 
 #[tokio::test]
 async fn hot_reads_by_get_and_query_are_read_units_against_the_read_limit() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new().warn_at(0.05).show_keys(true);
-    let db = table.observed(&insight);
+    let (table, db) = observed_app(&insight).await?;
     for i in 0..20 {
         db.put(&order("reader", i)).await?;
     }
@@ -167,9 +172,8 @@ async fn hot_reads_by_get_and_query_are_read_units_against_the_read_limit() -> T
 
 #[tokio::test]
 async fn batches_and_transactions_count_against_each_item_partition() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new().warn_at(0.05).show_keys(true);
-    let db = table.observed(&insight);
+    let (table, db) = observed_app(&insight).await?;
     // A batch write of 50 orders of one user: 150 units on `USER#batch`.
     let orders: Vec<Order> = (0..50).map(|i| order("batch", i)).collect();
     db.batch_write().puts(&orders).await?;
@@ -208,9 +212,8 @@ async fn batches_and_transactions_count_against_each_item_partition() -> TestRes
 /// tests of `insight` take a million through the tracker).
 #[tokio::test]
 async fn memory_stays_bounded_over_distinct_partitions() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new().top(16);
-    let db = table.observed(&insight);
+    let (_table, db) = observed_app(&insight).await?;
     let users: Vec<User> = (0..300).map(|i| User::sample(&format!("m-{i}"))).collect();
     db.batch_write().puts(&users[..100]).await?;
     let after_100 = insight.footprint();

@@ -6,8 +6,9 @@
 use crate::chunk::message;
 use crate::common::spans::Scope;
 use crate::common::*;
-use crate::history::Article;
+use crate::history::article_revised_once;
 use crate::index::{Match, MatchByRegionPartition};
+use crate::insight::observed_app;
 use dynamo_model::cache::Cache;
 use dynamo_model::capacity::{Meter, Units};
 use dynamo_model::insight::{key_hash, HotPartition, Insight, PartitionKey, TemplateLoad};
@@ -65,9 +66,8 @@ fn rate(insight: &Insight, index: Option<&str>, key: &str, units: Units) -> f64 
 /// `by_template` ("the units of each entity type and template"), whoever came first.
 #[tokio::test]
 async fn orders_written_on_a_partition_a_user_opened_count_as_orders() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new().show_keys(true);
-    let db = table.observed(&insight);
+    let (_table, db) = observed_app(&insight).await?;
     db.put(&big_user("mix")).await?;
     for i in 0..10 {
         db.put(&order("mix", i)).await?;
@@ -82,9 +82,8 @@ async fn orders_written_on_a_partition_a_user_opened_count_as_orders() -> TestRe
 /// in separate partitions.
 #[tokio::test]
 async fn users_and_orders_in_their_own_partitions_count_apart() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new();
-    let db = table.observed(&insight);
+    let (_table, db) = observed_app(&insight).await?;
     db.put(&big_user("only-user")).await?;
     for i in 0..4 {
         db.put(&order("only-orders", i)).await?;
@@ -105,9 +104,8 @@ async fn users_and_orders_in_their_own_partitions_count_apart() -> TestResult {
 /// crate's own `Charge` docs say so): contended conditional writes make partitions hot.
 #[tokio::test]
 async fn failed_conditional_writes_still_count() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new().show_keys(true);
-    let db = table.observed(&insight);
+    let (_table, db) = observed_app(&insight).await?;
     let f = Order::fields();
     for i in 0..20 {
         let err = db
@@ -129,9 +127,8 @@ async fn failed_conditional_writes_still_count() -> TestResult {
 /// insight survives them.
 #[tokio::test]
 async fn refused_calls_count_nothing() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new();
-    let db = table.observed(&insight);
+    let (_table, db) = observed_app(&insight).await?;
     assert!(db.put(&User::oversized("big")).await.is_err());
     assert!(insight.by_template().is_empty());
     assert!(insight.hot_partitions().is_empty());
@@ -142,9 +139,8 @@ async fn refused_calls_count_nothing() -> TestResult {
 /// the query is of `Order` on `STATUS#{status}`.
 #[tokio::test]
 async fn a_keys_only_index_query_names_its_entity_and_template() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new().show_keys(true);
-    let db = table.observed(&insight);
+    let (table, db) = observed_app(&insight).await?;
     for i in 0..5 {
         table.put(&order(&format!("k{i}"), i)).await?;
     }
@@ -166,10 +162,9 @@ async fn a_keys_only_index_query_names_its_entity_and_template() -> TestResult {
 #[tokio::test]
 async fn keys_never_appear_unless_shown() -> TestResult {
     let scope = Scope::begin();
-    let table = local::fresh_table::<App>().await?;
     // 0.1 % of the limits: every write of a unit warns.
     let insight = Insight::new().warn_at(0.001);
-    let db = table.observed(&insight);
+    let (table, db) = observed_app(&insight).await?;
     let mut user = User::sample("secret-id");
     user.email = Some("secret@example.com".into());
     db.put(&user).await?;
@@ -324,9 +319,8 @@ async fn local_index_writes_count_on_the_table_partition() -> TestResult {
 /// Units on every write path land on the partitions written.
 #[tokio::test]
 async fn every_write_path_is_attributed() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new().show_keys(true);
-    let db = table.observed(&insight);
+    let (table, db) = observed_app(&insight).await?;
     accounts(&table, &[100, 0, 5, 7]).await?;
     let f = Account::fields();
     // update().add() returning the new item: its size, one unit.
@@ -469,21 +463,9 @@ async fn a_multi_attribute_index_key_is_one_partition() -> TestResult {
 /// History (versioned writes), chunked items and cached gets.
 #[tokio::test]
 async fn history_chunks_and_cached_gets() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new().show_keys(true);
-    let db = table.observed(&insight);
-    let versions = db.history::<Article>();
-    versions
-        .create(&Article {
-            article_id: "a".into(),
-            author: "ann".into(),
-            title: "t".into(),
-            version: 0,
-        })
-        .await?;
-    versions
-        .revise(Article::key("a"), |a| a.title = "t2".into())
-        .await?;
+    let (table, db) = observed_app(&insight).await?;
+    article_revised_once(&db, "a").await?;
     let article = peak(&insight.hot_partitions(), None, "ARTICLE#a", Units::Write)
         .cloned()
         .ok_or("article")?;
@@ -556,9 +538,8 @@ fn concurrent_tasks_count_every_unit_once() -> TestResult {
 #[tokio::test]
 async fn the_cooldown_holds_across_calls() -> TestResult {
     let scope = Scope::begin();
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new().warn_at(0.001).show_keys(true);
-    let db = table.observed(&insight);
+    let (table, db) = observed_app(&insight).await?;
     for _ in 0..10 {
         db.put(&User::sample("cool")).await?;
     }
@@ -580,9 +561,8 @@ async fn the_cooldown_holds_across_calls() -> TestResult {
 /// `hot_partitions` (`top(2)`).
 #[tokio::test]
 async fn hot_partitions_keep_the_busiest() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new().top(2).show_keys(true);
-    let db = table.observed(&insight);
+    let (_table, db) = observed_app(&insight).await?;
     // Users without email are in no index: three partitions of the table only.
     for _ in 0..3 {
         db.put(&big_user("a")).await?; // 9 units
@@ -617,9 +597,8 @@ async fn get_all(db: &Db<App>, users: &[User]) -> TestResult {
 /// every kind of call was seen.
 #[tokio::test]
 async fn memory_stays_bounded_with_shown_keys() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
     let insight = Insight::new().top(8).show_keys(true);
-    let db = table.observed(&insight);
+    let (_table, db) = observed_app(&insight).await?;
     let users: Vec<User> = (0..200)
         .map(|i| User::sample(&format!("{i}-{}", "k".repeat(200))))
         .collect();

@@ -3,7 +3,7 @@
 //! writes and transactions fail their stored-type condition; batch writes and bulk loads,
 //! which DynamoDB cannot make conditional, are refused before sending.
 
-use crate::common::{assert_refused, refused, runner, runtime_and_table, TestResult};
+use crate::common::{assert_refused, fail, refused, runner, runtime_and_table, TestResult};
 use dynamo_model::transact::CancelReason;
 use dynamo_model::{local, Db, Entity, Error, Item, Key, RawKey, Table, ValidationReason};
 use proptest::prelude::*;
@@ -247,7 +247,6 @@ async fn isolate<A: Writer, B: Entity<Table = Iso> + Debug>(
     b: &B,
     a_foreign: bool,
 ) -> Result<(), TestCaseError> {
-    let fail = |e: Error| TestCaseError::fail(e.to_string());
     db.put(b).await.map_err(fail)?;
     let b_key = b.primary_key().into_raw().map_err(fail)?;
     let stored = raw_item(db, &b_key).await?;

@@ -125,9 +125,7 @@ async fn seeded() -> Res<local::TempTable<Complaints>> {
         comment_row("Complaint123", "2023-05-05T12:30:00", "comm7", "AgentA"),
         comment_row("Complaint124", "2023-05-03T10:05:00", "comm3", "AgentA"),
     ];
-    for row in rows {
-        put_raw(&db, row).await?;
-    }
+    put_raw_rows(&db, rows).await?;
     Ok(db)
 }
 

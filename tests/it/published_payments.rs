@@ -80,48 +80,49 @@ pub struct Receipt {
     pub expiry_time: i64,
 }
 
-/// What `GSI-1` projects of a subscription: the table's keys, the index's keys, `Email`
-/// and `SKU`. No entity-type attribute: the view is identified by its keys.
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Payments, identify = "keys", rename_all = "PascalCase",
-         entity_type = "Subscription",
-         pk = "ACC#{account_id}", sk = "SUB#{subscription_id}#SKU#{sku}",
-         index("GSI-1", pk = [next_reminder_date], sk = [last_reminder_date]))]
-pub struct Reminder {
-    #[dynamo(key_only)]
-    pub account_id: String,
-    #[dynamo(key_only)]
-    pub subscription_id: String,
-    #[dynamo(rename = "SKU")]
-    pub sku: String,
-    pub email: String,
-    #[dynamo(key_format = "rfc3339(0, no_z)")]
-    pub next_reminder_date: PrimitiveDateTime,
-    #[dynamo(key_format = "rfc3339(0, no_z)")]
-    pub last_reminder_date: PrimitiveDateTime,
+/// A view of a subscription through one of its indexes (`index`, keyed by the dates
+/// `pk` and `sk`): the table's keys, the index's keys, `SKU` and the `fields` the index
+/// projects besides. No entity-type attribute: the view is identified by its keys.
+macro_rules! subscription_view {
+    ($(#[$doc:meta])* $name:ident, $index:tt, [$pk:ident, $sk:ident], { $($field:ident: $ty:ty),* }) => {
+        $(#[$doc])*
+        #[derive(Entity, Debug, Clone, PartialEq)]
+        #[dynamo(table = Payments, identify = "keys", rename_all = "PascalCase",
+                 entity_type = "Subscription",
+                 pk = "ACC#{account_id}", sk = "SUB#{subscription_id}#SKU#{sku}",
+                 index($index, pk = [$pk], sk = [$sk]))]
+        pub struct $name {
+            #[dynamo(key_only)]
+            pub account_id: String,
+            #[dynamo(key_only)]
+            pub subscription_id: String,
+            #[dynamo(rename = "SKU")]
+            pub sku: String,
+            $(pub $field: $ty,)*
+            #[dynamo(key_format = "rfc3339(0, no_z)")]
+            pub $pk: PrimitiveDateTime,
+            #[dynamo(key_format = "rfc3339(0, no_z)")]
+            pub $sk: PrimitiveDateTime,
+        }
+    };
 }
 
-/// What `GSI-2` projects of a subscription: the keys, `PaymentAmount`, `PaymentDetails`
-/// and `SKU`.
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Payments, identify = "keys", rename_all = "PascalCase",
-         entity_type = "Subscription",
-         pk = "ACC#{account_id}", sk = "SUB#{subscription_id}#SKU#{sku}",
-         index("GSI-2", pk = [next_payment_date], sk = [last_payment_date]))]
-pub struct DuePayment {
-    #[dynamo(key_only)]
-    pub account_id: String,
-    #[dynamo(key_only)]
-    pub subscription_id: String,
-    #[dynamo(rename = "SKU")]
-    pub sku: String,
-    pub payment_amount: u64,
-    pub payment_details: String,
-    #[dynamo(key_format = "rfc3339(0, no_z)")]
-    pub next_payment_date: PrimitiveDateTime,
-    #[dynamo(key_format = "rfc3339(0, no_z)")]
-    pub last_payment_date: PrimitiveDateTime,
-}
+subscription_view!(
+    /// What `GSI-1` projects of a subscription: the keys, `Email` and `SKU`.
+    Reminder,
+    "GSI-1",
+    [next_reminder_date, last_reminder_date],
+    { email: String }
+);
+
+subscription_view!(
+    /// What `GSI-2` projects of a subscription: the keys, `PaymentAmount`,
+    /// `PaymentDetails` and `SKU`.
+    DuePayment,
+    "GSI-2",
+    [next_payment_date, last_payment_date],
+    { payment_amount: u64, payment_details: String }
+);
 
 fn subscription_row(account: &str, id: &str, sku: &str, reminder: &str, payment: &str) -> Item {
     raw_row(
@@ -180,9 +181,7 @@ async fn seeded() -> Res<local::TempTable<Payments>> {
         receipt_row("123", "2024-01-15T18:00:00", "999", 1_900_000_000),
         receipt_row("123", "2023-12-15T18:00:00", "999", 1_900_000_000),
     ];
-    for row in rows {
-        put_raw(&db, row).await?;
-    }
+    put_raw_rows(&db, rows).await?;
     Ok(db)
 }
 

@@ -338,7 +338,6 @@ async fn check_case(
     people: &[Row],
     ops: &[Op],
 ) -> Result<(), TestCaseError> {
-    let fail = |e: Error| TestCaseError::fail(e.to_string());
     let person = |name: &str, n| Person {
         group: group.into(),
         name: name.into(),

@@ -199,7 +199,6 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 async fn check_case(db: &Db<Shards>, run: u32, case: &Case) -> Result<(), TestCaseError> {
-    let fail = |e: Error| TestCaseError::fail(e.to_string());
     // One item per key, and one (rank, word) per shard (an index orders equal sort keys of
     // one partition in no documented way; across partitions they are the point).
     let mut stored: Vec<Ev> = Vec::new();

@@ -353,9 +353,7 @@ fn fixture_items(fixture: &Value) -> Res<Vec<Item>> {
 /// A fresh table holding the fixture's items, written with the raw SDK.
 async fn loaded<T: Table>(fixture: &Value) -> Res<local::TempTable<T>> {
     let db = local::fresh_table::<T>().await?;
-    for item in fixture_items(fixture)? {
-        put_raw(&db, item).await?;
-    }
+    put_raw_rows(&db, fixture_items(fixture)?).await?;
     Ok(db)
 }
 
@@ -1685,9 +1683,7 @@ async fn query_cursors_keep_their_stored_form() -> TestResult {
 
     // The fixture's cursors resume where their first pages ended.
     let db = cursor_table().await?;
-    for item in fixture_items(&fixture)? {
-        put_raw(&db, item).await?;
-    }
+    put_raw_rows(&db, fixture_items(&fixture)?).await?;
     let cursor = |name: &str| -> Res<Cursor> {
         Ok(Cursor::from(
             fixture["cursors"][name].as_str().ok_or("no such cursor")?,

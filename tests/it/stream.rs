@@ -4,7 +4,7 @@
 
 use crate::chunk::Message;
 use crate::common::*;
-use crate::history::Article;
+use crate::history::{article_revised_once, Article};
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_sdk_dynamodbstreams::types::{Record, ShardIteratorType};
 use dynamo_model::aws_sdk_dynamodb::types::{AttributeValue, StreamViewType};
@@ -65,6 +65,19 @@ pub(crate) async fn read_stream(arn: &str, expected: usize) -> Result<Vec<Record
     Ok(records)
 }
 
+/// The first `count` records of the stream `arn` (exactly that many), as the stream
+/// client gives them and as a Lambda handler receives them.
+pub(crate) async fn records_both_ways(arn: &str, count: usize) -> Res<[Vec<StreamRecord>; 2]> {
+    let raw = read_stream(arn, count).await?;
+    assert_eq!(raw.len(), count, "{raw:#?}");
+    let from_sdk: Vec<StreamRecord> = raw
+        .into_iter()
+        .map(StreamRecord::from_sdk)
+        .collect::<Result<_, _>>()?;
+    let from_lambda = from_sdk.iter().map(as_lambda).collect::<Result<_, _>>()?;
+    Ok([from_sdk, from_lambda])
+}
+
 /// The record in AWS Lambda's shape: the JSON the Lambda service delivers, parsed.
 pub(crate) fn as_lambda(record: &StreamRecord) -> Result<StreamRecord, BoxError> {
     let mut lambda = EventRecord::default();
@@ -99,17 +112,7 @@ async fn the_crates_writes_decode_from_the_stream_in_both_shapes() -> TestResult
     let arn = enable_stream(&db, StreamViewType::NewAndOldImages).await?;
 
     // A versioned entity: each change writes the latest copy and a revision (4 records).
-    let versions = db.history::<Article>();
-    let article = Article {
-        article_id: "a-1".into(),
-        author: "ann".into(),
-        title: "t1".into(),
-        version: 0,
-    };
-    versions.create(&article).await?;
-    versions
-        .revise(Article::key("a-1"), |a| a.title = "t2".into())
-        .await?;
+    article_revised_once(&db, "a-1").await?;
     // Chunked values: the message and its chunk items (1 + 1 + 3 records).
     let body = "b".repeat(3000);
     let attachment: Vec<u8> = (0..3000u32).map(|i| (i % 251) as u8).collect();
@@ -142,14 +145,7 @@ async fn the_crates_writes_decode_from_the_stream_in_both_shapes() -> TestResult
     };
     db.put(&user).await?;
 
-    let raw = read_stream(&arn, 13).await?;
-    assert_eq!(raw.len(), 13, "{raw:#?}");
-    let from_sdk: Vec<StreamRecord> = raw
-        .into_iter()
-        .map(StreamRecord::from_sdk)
-        .collect::<Result<_, _>>()?;
-    let from_lambda: Vec<StreamRecord> =
-        from_sdk.iter().map(as_lambda).collect::<Result<_, _>>()?;
+    let [from_sdk, from_lambda] = records_both_ways(&arn, 13).await?;
 
     for records in [&from_sdk, &from_lambda] {
         // The latest copy's changes only: revisions are history, not the entity.
@@ -255,7 +251,8 @@ fn user_item(id: &str) -> Result<Item, dynamo_model::Error> {
     User::sample(id).to_item()
 }
 
-fn keys_of(item: &Item) -> Item {
+/// The table key attributes (`PK`, `SK`) of `item`: what a stream record's `Keys` holds.
+pub fn keys_of(item: &Item) -> Item {
     item.iter()
         .filter(|(k, _)| *k == "PK" || *k == "SK")
         .map(|(k, v)| (k.clone(), v.clone()))

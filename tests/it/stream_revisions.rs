@@ -6,17 +6,10 @@
 
 use crate::common::*;
 use crate::history_adopt::{app_row, machine, pk, Equipment, Machine};
-use crate::stream::{as_lambda, read_stream};
+use crate::stream::{keys_of, records_both_ways};
 use dynamo_model::aws_sdk_dynamodb::types::StreamViewType;
+use dynamo_model::local;
 use dynamo_model::stream::{EventName, Image, StreamRecord, ViewType};
-use dynamo_model::{local, Item};
-
-fn keys_of(item: &Item) -> Item {
-    item.iter()
-        .filter(|(name, _)| *name == "PK" || *name == "SK")
-        .map(|(name, value)| (name.clone(), value.clone()))
-        .collect()
-}
 
 #[test]
 fn a_revision_record_the_aws_stream_consumer_wrote_is_no_change_of_the_entity() -> TestResult {
@@ -78,15 +71,7 @@ async fn revisions_from_the_stream_decode_as_revisions_whoever_wrote_them() -> T
         .revise(Machine::key("1"), |m| m.state = "s3".into())
         .await?;
     history.delete_all(Machine::key("1")).await?;
-    let raw = read_stream(&arn, 10).await?;
-    assert_eq!(raw.len(), 10, "{raw:#?}");
-    let from_sdk: Vec<StreamRecord> = raw
-        .into_iter()
-        .map(StreamRecord::from_sdk)
-        .collect::<Result<_, _>>()?;
-    let from_lambda: Vec<StreamRecord> =
-        from_sdk.iter().map(as_lambda).collect::<Result<_, _>>()?;
-    for records in [&from_sdk, &from_lambda] {
+    for records in &records_both_ways(&arn, 10).await? {
         let mut latest = Vec::new();
         let mut revisions = Vec::new();
         for record in records.iter() {

@@ -5,14 +5,10 @@
 //! in single-item updates and transactions, and under lost responses.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
-use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::transact::CancelReason;
-use dynamo_model::{local, Db, Entity, Error, Table, ValidationReason};
+use dynamo_model::{local, Entity, Error, Table, ValidationReason};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 #[derive(Table)]
 #[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
@@ -55,14 +51,6 @@ pub struct Draft {
     pub body: String,
     #[dynamo(version)]
     pub version: u64,
-}
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-fn n(v: u64) -> AttributeValue {
-    AttributeValue::N(v.to_string())
 }
 
 fn names(item: &dynamo_model::Item) -> BTreeSet<&str> {
@@ -356,23 +344,10 @@ async fn an_upsert_of_an_entity_with_history_is_refused() -> TestResult {
     Ok(())
 }
 
-/// Every attempt of `UpdateItem` is applied and its response lost (a 500), with 3 SDK
-/// attempts a call: the SDK gives up on every call.
-async fn every_update_response_lost(db: &Db<Social>) -> Res<Db<Social>> {
-    let faults = Faults::new(29)
-        .kinds([FaultKind::ServerErrorAfterApply])
-        .operations(["UpdateItem"]);
-    let retries = RetryConfig::standard()
-        .with_max_attempts(3)
-        .with_initial_backoff(Duration::from_millis(1))
-        .with_max_backoff(Duration::from_millis(2));
-    faulty_with(db, &faults, retries, "upserts").await
-}
-
 #[tokio::test]
 async fn upserts_whose_every_response_is_lost_count_each_like_once() -> TestResult {
     let db = local::fresh_table::<Social>().await?;
-    let lossy = every_update_response_lost(&db).await?;
+    let lossy = every_response_lost(&db, 29, "UpdateItem", "upserts").await?;
     let f = LikeCount::fields();
     for call in 1..=12u64 {
         // The first call creates the counter; the token settles each call.

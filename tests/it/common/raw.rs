@@ -88,6 +88,24 @@ pub async fn lossy<T: Table>(
     Ok((faulty_with(db, &faults, retries, quota).await?, faults))
 }
 
+/// `db`'s table through a client whose every `operation` call is applied and then
+/// answered with HTTP 500, with 3 SDK attempts a call: the SDK gives up on every call,
+/// on the retry quota `quota` (see [`faulty_with`]).
+pub async fn every_response_lost<T: Table>(
+    db: &dynamo_model::Db<T>,
+    seed: u64,
+    operation: &'static str,
+    quota: &str,
+) -> Res<dynamo_model::Db<T>> {
+    use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
+    let retries = RetryConfig::standard()
+        .with_max_attempts(3)
+        .with_initial_backoff(std::time::Duration::from_millis(1))
+        .with_max_backoff(std::time::Duration::from_millis(2));
+    let faults = applied_then_lost(seed, 1.0, operation);
+    faulty_with(db, &faults, retries, quota).await
+}
+
 /// A row as another program writes it: `PK` = `pk`, `SK` = `sk` and the attributes `rest`.
 pub fn raw_row(
     pk: &str,
@@ -125,6 +143,17 @@ pub async fn put_raw<T: Table>(db: &dynamo_model::Db<T>, item: dynamo_model::Ite
         .set_item(Some(item))
         .send()
         .await?;
+    Ok(())
+}
+
+/// Writes every row of `rows` with the raw SDK, one put each, as another program would.
+pub async fn put_raw_rows<T: Table>(
+    db: &dynamo_model::Db<T>,
+    rows: impl IntoIterator<Item = dynamo_model::Item>,
+) -> TestResult {
+    for row in rows {
+        put_raw(db, row).await?;
+    }
     Ok(())
 }
 
