@@ -6,6 +6,7 @@
 //! that sends it, or, for a read that is an operation of its own
 //! ([`ConsistentGet::send_as_operation`]), the operation span with the entity and key.
 
+use crate::request::BoxFuture;
 use crate::trace::Instrument;
 use crate::{Db, Error, Item, Table};
 use std::collections::HashMap;
@@ -41,16 +42,22 @@ impl<'a, T: Table> ConsistentGet<'a, T> {
 
     /// Sends the read as a request of the operation in progress. `Ok(None)` when there
     /// is no item under the key.
-    pub(crate) async fn send(self) -> Result<Option<Item>, Error> {
-        let span = crate::trace::request(OP, 1);
-        let result = self.send_untraced().instrument(span.clone()).await;
-        match &result {
-            Ok(item) => {
-                crate::trace::record(&span, "dynamo_model.items", u64::from(item.is_some()))
+    ///
+    /// Boxed: the read runs inside the futures of writes (settlement) that users' own
+    /// async functions hold, and the SDK's future nested one level deeper there would
+    /// exceed the compiler's query depth when it lays out such a function.
+    pub(crate) fn send(self) -> BoxFuture<'a, Result<Option<Item>, Error>> {
+        Box::pin(async move {
+            let span = crate::trace::request(OP, 1);
+            let result = self.send_untraced().instrument(span.clone()).await;
+            match &result {
+                Ok(item) => {
+                    crate::trace::record(&span, "dynamo_model.items", u64::from(item.is_some()))
+                }
+                Err(e) => crate::trace::record(&span, "error.type", e.kind()),
             }
-            Err(e) => crate::trace::record(&span, "error.type", e.kind()),
-        }
-        result
+            result
+        })
     }
 
     /// Sends the read as an operation of its own on `entity`'s item: its span carries the
