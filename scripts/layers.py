@@ -52,9 +52,10 @@ LAYERS = [
                "cursor"]),
     # Every expression: conditions, updates, key conditions, guards.
     ("expr", ["expr"]),
-    # The table handle and what it may carry: the item cache, capacity accounting, the
+    # The table handle and what it may carry: the record of each call its observers read,
+    # the item cache, capacity accounting, the
     # insight into hot partitions and read shapes.
-    ("handle", ["cache", "capacity", "insight", "db"]),
+    ("handle", ["call", "cache", "capacity", "insight", "db"]),
     # Requests: what every request shares; batches; reads of many items (queries, scans,
     # scatter queries: one page source, one merge); operations on one item (get, put,
     # update, delete, settlement of ambiguous outcomes, the chunk protocol); transactions.

@@ -60,20 +60,8 @@
 //! [`Db`]: crate::Db
 //! [`Db::with_cache`]: crate::Db::with_cache
 
+use crate::call::{Action, Call, Observer, Observing, Outcome};
 use crate::{Entity, Item, RawKey};
-use aws_sdk_dynamodb::config::interceptors::{
-    BeforeSerializationInterceptorContextMut, FinalizerInterceptorContextRef,
-};
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
-use aws_sdk_dynamodb::operation::{
-    batch_execute_statement::BatchExecuteStatementInput, batch_write_item::BatchWriteItemInput,
-    delete_item::DeleteItemInput, execute_statement::ExecuteStatementInput,
-    execute_transaction::ExecuteTransactionInput, put_item::PutItemInput,
-    transact_write_items::TransactWriteItemsInput, update_item::UpdateItemInput,
-};
-use aws_sdk_dynamodb::types::AttributeValue;
-use aws_smithy_types::config_bag::{Storable, StoreReplace};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -342,185 +330,57 @@ pub(crate) fn invalidating(
     cache: &Cache,
     schema: &'static crate::TableSchema,
 ) -> aws_sdk_dynamodb::Client {
+    let invalidate = Invalidate {
+        cache: cache.clone(),
+    };
     let config = client
         .config()
         .to_builder()
-        .interceptor(Invalidate {
-            cache: cache.clone(),
-            schema,
-        })
+        .interceptor(Observing::new(invalidate, schema))
         .build();
     aws_sdk_dynamodb::Client::from_conf(config)
 }
 
-/// The interceptor behind [`Db::with_cache`]: every write's keys leave the cache before
-/// the write is sent and again once it completed.
+/// The observer behind [`Db::with_cache`]: every write's keys leave the cache before the
+/// write is sent and again once it completed.
 ///
 /// [`Db::with_cache`]: crate::Db::with_cache
 #[derive(Debug)]
 struct Invalidate {
     cache: Cache,
-    schema: &'static crate::TableSchema,
-}
-
-/// A write whose keys are not known (a PartiQL statement), for after it completes.
-#[derive(Debug, Clone)]
-struct TouchedUnknown;
-
-impl Storable for TouchedUnknown {
-    type Storer = StoreReplace<TouchedUnknown>;
-}
-
-/// Whether PartiQL `statement` may write (anything but a `SELECT`).
-fn may_write(statement: &str) -> bool {
-    let head = statement.trim_start();
-    !head
-        .get(..6)
-        .is_some_and(|word| word.eq_ignore_ascii_case("select"))
-}
-
-/// The keys a write touches, kept from its input for after it completes.
-#[derive(Debug, Clone)]
-struct Touched(Vec<(String, RawKey)>);
-
-impl Storable for Touched {
-    type Storer = StoreReplace<Touched>;
 }
 
 impl Invalidate {
-    fn key(&self, item: &std::collections::HashMap<String, AttributeValue>) -> Option<RawKey> {
-        crate::keytext::raw_key_of(self.schema, item)
-    }
-
-    fn touched(
-        &self,
-        input: &mut aws_smithy_runtime_api::client::interceptors::context::Input,
-    ) -> Vec<(String, RawKey)> {
-        let mut out = Vec::new();
-        let mut push = |table: Option<&String>, item: Option<&Item>| {
-            if let (Some(table), Some(key)) = (table, item.and_then(|i| self.key(i))) {
-                out.push((table.clone(), key));
-            }
-        };
-        if let Some(i) = input.downcast_ref::<PutItemInput>() {
-            push(i.table_name.as_ref(), i.item.as_ref());
-        } else if let Some(i) = input.downcast_ref::<UpdateItemInput>() {
-            push(i.table_name.as_ref(), i.key.as_ref());
-        } else if let Some(i) = input.downcast_ref::<DeleteItemInput>() {
-            push(i.table_name.as_ref(), i.key.as_ref());
-        } else if let Some(i) = input.downcast_ref::<BatchWriteItemInput>() {
-            for (table, requests) in i.request_items.iter().flatten() {
-                for r in requests {
-                    push(Some(table), r.put_request.as_ref().map(|p| &p.item));
-                    push(Some(table), r.delete_request.as_ref().map(|d| &d.key));
-                }
-            }
-        } else if let Some(i) = input.downcast_ref::<TransactWriteItemsInput>() {
-            for t in i.transact_items.iter().flatten() {
-                if let Some(p) = &t.put {
-                    push(Some(&p.table_name), Some(&p.item));
-                }
-                if let Some(u) = &t.update {
-                    push(Some(&u.table_name), Some(&u.key));
-                }
-                if let Some(d) = &t.delete {
-                    push(Some(&d.table_name), Some(&d.key));
-                }
-            }
+    fn invalidate(&self, call: &Call) {
+        if call.writes_unknown_keys {
+            self.cache.written_anything();
+            return;
         }
-        out
-    }
-
-    /// Whether `input` is a PartiQL write: its keys are in its text, so all go.
-    fn writes_unknown_keys(
-        input: &mut aws_smithy_runtime_api::client::interceptors::context::Input,
-    ) -> bool {
-        if let Some(i) = input.downcast_ref::<ExecuteStatementInput>() {
-            i.statement.as_deref().is_some_and(may_write)
-        } else if let Some(i) = input.downcast_ref::<BatchExecuteStatementInput>() {
-            i.statements
-                .iter()
-                .flatten()
-                .any(|s| may_write(&s.statement))
-        } else if let Some(i) = input.downcast_ref::<ExecuteTransactionInput>() {
-            i.transact_statements
-                .iter()
-                .flatten()
-                .any(|s| may_write(&s.statement))
-        } else {
-            false
-        }
-    }
-
-    fn invalidate(&self, touched: &[(String, RawKey)]) {
-        for (table, key) in touched {
-            self.cache.written(table, std::slice::from_ref(key));
+        let written = call
+            .targets
+            .iter()
+            .filter(|t| matches!(t.action, Action::Put | Action::Update | Action::Delete));
+        for target in written {
+            if let Some(key) = &target.key {
+                self.cache.written(&target.table, std::slice::from_ref(key));
+            }
         }
     }
 }
 
-impl Intercept for Invalidate {
+impl Observer for Invalidate {
     fn name(&self) -> &'static str {
         "dynamo_model::cache::Cache"
     }
 
-    fn modify_before_serialization(
-        &self,
-        context: &mut BeforeSerializationInterceptorContextMut<'_>,
-        _runtime_components: &RuntimeComponents,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        if Self::writes_unknown_keys(context.input_mut()) {
-            self.cache.written_anything();
-            cfg.interceptor_state().store_put(TouchedUnknown);
-            return Ok(());
-        }
-        let touched = self.touched(context.input_mut());
-        if !touched.is_empty() {
-            self.invalidate(&touched);
-            cfg.interceptor_state().store_put(Touched(touched));
-        }
-        Ok(())
+    fn before(&self, call: &Call) {
+        self.invalidate(call);
     }
 
-    fn read_after_execution(
-        &self,
-        _context: &FinalizerInterceptorContextRef<'_>,
-        _runtime_components: &RuntimeComponents,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
+    fn after(&self, call: &Call, _outcome: &Outcome<'_>) {
         // Again once the write completed (or failed: it may have been applied): a get that
         // read between the first invalidation and the write's effect is refused by the
         // write count, and this one removes anything stored meanwhile.
-        if let Some(Touched(touched)) = cfg.load::<Touched>() {
-            self.invalidate(touched);
-        }
-        if cfg.load::<TouchedUnknown>().is_some() {
-            self.cache.written_anything();
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::may_write;
-
-    #[test]
-    fn partiql_writes_are_anything_but_a_select() {
-        for statement in ["SELECT * FROM t", "  select a FROM t", "\nSeLeCt 1"] {
-            assert!(!may_write(statement), "{statement}");
-        }
-        for statement in [
-            "UPDATE t SET a = 1",
-            "INSERT INTO t VALUE {'PK': 'a'}",
-            "DELETE FROM t WHERE PK = 'a'",
-            "  update t set a = 1",
-            "",
-            "SEL",
-            "EXISTS(SELECT * FROM t)",
-        ] {
-            assert!(may_write(statement), "{statement}");
-        }
+        self.invalidate(call);
     }
 }

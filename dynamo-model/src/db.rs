@@ -159,7 +159,6 @@ impl<T: Table> Db<T> {
     }
 
     /// The table name, shared.
-    #[cfg(feature = "cache")]
     pub(crate) fn table_arc(&self) -> &Arc<str> {
         &self.table_name
     }
@@ -189,7 +188,10 @@ impl<T: Table> Db<T> {
             .client()
             .config()
             .to_builder()
-            .interceptor(crate::capacity::Metering(meter.clone()))
+            .interceptor(crate::call::Observing::new(
+                crate::capacity::Metering(meter.clone()),
+                &T::SCHEMA,
+            ))
             .build();
         self.with_client(Client::from_conf(config))
     }
@@ -203,7 +205,7 @@ impl<T: Table> Db<T> {
             .client()
             .config()
             .to_builder()
-            .interceptor(observing)
+            .interceptor(crate::call::Observing::new(observing, &T::SCHEMA))
             .build();
         Db {
             insight: Some(insight.clone()),

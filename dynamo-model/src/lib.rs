@@ -88,6 +88,7 @@ mod attribute;
 pub mod batch;
 #[cfg(feature = "cache")]
 pub mod cache;
+mod call;
 pub mod capacity;
 pub mod chunk;
 pub mod codec;

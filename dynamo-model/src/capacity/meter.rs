@@ -2,26 +2,9 @@
 //! as the crate estimates it from the items involved.
 
 use super::{batch_get_units, read_units, transactional, write_units};
+use crate::call::{Action, Answer, Call, Observer, Operation, Outcome, Returned};
 use crate::{Item, item_size};
-use aws_sdk_dynamodb::config::interceptors::{
-    BeforeSerializationInterceptorContextMut, FinalizerInterceptorContextRef,
-};
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
-use aws_sdk_dynamodb::operation::{
-    batch_get_item::{BatchGetItemInput, BatchGetItemOutput},
-    batch_write_item::{BatchWriteItemInput, BatchWriteItemOutput},
-    delete_item::{DeleteItemInput, DeleteItemOutput},
-    get_item::{GetItemInput, GetItemOutput},
-    put_item::{PutItemInput, PutItemOutput},
-    query::{QueryInput, QueryOutput},
-    scan::{ScanInput, ScanOutput},
-    transact_get_items::{TransactGetItemsInput, TransactGetItemsOutput},
-    transact_write_items::{TransactWriteItemsInput, TransactWriteItemsOutput},
-    update_item::{UpdateItemInput, UpdateItemOutput},
-};
-use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity, ReturnValue};
-use aws_smithy_types::config_bag::{Storable, StoreReplace};
+use aws_sdk_dynamodb::types::ConsumedCapacity;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Read or write units.
@@ -216,61 +199,9 @@ impl Meter {
     }
 }
 
-/// What a call asked for, kept from its input (gone once serialized) for its output.
-#[derive(Debug, Clone)]
-struct Asked {
-    operation: &'static str,
-    units: Units,
-    /// Strongly consistent reads (`GetItem`, `Query`, `Scan`).
-    consistent: bool,
-    /// The item a put wrote, or the items a batch or transaction put; `None` when the
-    /// call also deletes, updates or checks items, whose sizes the client does not know.
-    written: Option<f64>,
-    /// The returned item is the whole item (`ALL_NEW` / `ALL_OLD`).
-    whole_item_returned: bool,
-    /// Keys a `BatchGetItem` or a `TransactGetItems` asked for.
-    keys: usize,
-    /// A read of some attributes only (a projection, `AttributesToGet`, `Select`): it
-    /// costs by the whole items, which the client does not see.
-    projected: bool,
-}
-
-impl Storable for Asked {
-    type Storer = StoreReplace<Asked>;
-}
-
-/// The interceptor behind [`Db::metered`](dynamo_model::Db::metered).
+/// The observer behind [`Db::metered`](dynamo_model::Db::metered).
 #[derive(Debug)]
 pub(crate) struct Metering(pub(crate) Meter);
-
-/// Asks for `INDEXES` unless the caller chose a value.
-pub(crate) fn total(current: &mut Option<ReturnConsumedCapacity>) {
-    if current.is_none() {
-        *current = Some(ReturnConsumedCapacity::Indexes);
-    }
-}
-
-fn asked(operation: &'static str, units: Units) -> Asked {
-    Asked {
-        operation,
-        units,
-        consistent: false,
-        written: None,
-        whole_item_returned: false,
-        keys: 0,
-        projected: false,
-    }
-}
-
-/// A `Select` that reads part of each item (`COUNT`, `SPECIFIC_ATTRIBUTES`).
-fn partial(select: Option<&aws_sdk_dynamodb::types::Select>) -> bool {
-    use aws_sdk_dynamodb::types::Select;
-    matches!(select, Some(Select::Count | Select::SpecificAttributes))
-}
-
-fn whole(rv: Option<&ReturnValue>) -> bool {
-    matches!(rv, Some(ReturnValue::AllNew | ReturnValue::AllOld))
-}
 
 /// The sum, unless a term is unknown (`0.0` for none: `f64`'s `Sum` starts at `-0.0`).
 fn add(terms: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
@@ -279,18 +210,23 @@ fn add(terms: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
         .try_fold(0.0, |sum, term| term.map(|t| sum + t))
 }
 
-/// The write units of putting each of `items` (`None` stands for a write of unknown
-/// size).
-fn puts<'a>(items: impl IntoIterator<Item = Option<&'a Item>>) -> Option<f64> {
-    add(items
-        .into_iter()
-        .map(|item| item.map(|i| write_units(item_size(i)))))
+/// The write units of the items a call puts, if it only puts (a delete, an update or a
+/// check costs by the size of an item the client never sees).
+fn written(call: &Call) -> Option<f64> {
+    let puts = add(call.targets.iter().map(|t| match t.action {
+        Action::Put => t.size.map(write_units),
+        _ => None,
+    }));
+    match call.operation {
+        Operation::TransactWriteItems => puts.map(transactional),
+        _ => puts,
+    }
 }
 
 /// The reported units in all, and the base table's part.
 type Reported = (Option<f64>, Option<f64>);
 
-fn sum(capacity: Option<&[ConsumedCapacity]>) -> Reported {
+fn reported(capacity: Option<&[ConsumedCapacity]>) -> Reported {
     let Some(list) = capacity else {
         return (None, None);
     };
@@ -302,262 +238,104 @@ fn sum(capacity: Option<&[ConsumedCapacity]>) -> Reported {
     )
 }
 
-fn one(capacity: Option<&ConsumedCapacity>) -> Reported {
-    (
-        capacity.and_then(|c| c.capacity_units),
-        capacity
-            .and_then(|c| c.table.as_ref())
-            .and_then(|t| t.capacity_units),
-    )
-}
-
-/// What a Query or a Scan input (the same fields on two types) asks: a read of pages,
-/// projected by an expression, the legacy attribute list or `Select`.
-macro_rules! paged_read {
-    ($input:ident, $operation:literal) => {{
-        total(&mut $input.return_consumed_capacity);
-        Asked {
-            consistent: $input.consistent_read == Some(true),
-            projected: $input.projection_expression.is_some()
-                || $input.attributes_to_get.is_some()
-                || partial($input.select.as_ref()),
-            ..asked($operation, Units::Read)
-        }
-    }};
-}
-
-impl Intercept for Metering {
+impl Observer for Metering {
     fn name(&self) -> &'static str {
         "dynamo_model::capacity::Meter"
     }
 
-    fn modify_before_serialization(
-        &self,
-        context: &mut BeforeSerializationInterceptorContextMut<'_>,
-        _runtime_components: &RuntimeComponents,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let input = context.input_mut();
-        let asked = if let Some(i) = input.downcast_mut::<GetItemInput>() {
-            total(&mut i.return_consumed_capacity);
-            Asked {
-                consistent: i.consistent_read == Some(true),
-                projected: i.projection_expression.is_some() || i.attributes_to_get.is_some(),
-                ..asked("GetItem", Units::Read)
-            }
-        } else if let Some(i) = input.downcast_mut::<PutItemInput>() {
-            total(&mut i.return_consumed_capacity);
-            Asked {
-                written: puts([i.item.as_ref()]),
-                ..asked("PutItem", Units::Write)
-            }
-        } else if let Some(i) = input.downcast_mut::<UpdateItemInput>() {
-            total(&mut i.return_consumed_capacity);
-            Asked {
-                whole_item_returned: whole(i.return_values.as_ref()),
-                ..asked("UpdateItem", Units::Write)
-            }
-        } else if let Some(i) = input.downcast_mut::<DeleteItemInput>() {
-            total(&mut i.return_consumed_capacity);
-            Asked {
-                whole_item_returned: whole(i.return_values.as_ref()),
-                ..asked("DeleteItem", Units::Write)
-            }
-        } else if let Some(i) = input.downcast_mut::<QueryInput>() {
-            paged_read!(i, "Query")
-        } else if let Some(i) = input.downcast_mut::<ScanInput>() {
-            paged_read!(i, "Scan")
-        } else if let Some(i) = input.downcast_mut::<BatchGetItemInput>() {
-            total(&mut i.return_consumed_capacity);
-            let tables = i.request_items.iter().flat_map(|m| m.values());
-            let mut keys = 0;
-            let mut consistent = true;
-            for t in tables {
-                keys += t.keys.len();
-                consistent &= t.consistent_read == Some(true);
-            }
-            Asked {
-                keys,
-                consistent,
-                ..asked("BatchGetItem", Units::Read)
-            }
-        } else if let Some(i) = input.downcast_mut::<BatchWriteItemInput>() {
-            total(&mut i.return_consumed_capacity);
-            let requests = i.request_items.iter().flat_map(|m| m.values()).flatten();
-            Asked {
-                written: puts(requests.map(|r| r.put_request.as_ref().map(|p| &p.item))),
-                ..asked("BatchWriteItem", Units::Write)
-            }
-        } else if let Some(i) = input.downcast_mut::<TransactWriteItemsInput>() {
-            total(&mut i.return_consumed_capacity);
-            let items = i.transact_items.iter().flatten();
-            Asked {
-                written: puts(items.map(|t| t.put.as_ref().map(|p| &p.item))).map(transactional),
-                ..asked("TransactWriteItems", Units::Write)
-            }
-        } else if let Some(i) = input.downcast_mut::<TransactGetItemsInput>() {
-            total(&mut i.return_consumed_capacity);
-            Asked {
-                keys: i.transact_items.as_ref().map_or(0, Vec::len),
-                ..asked("TransactGetItems", Units::Read)
-            }
-        } else {
-            // Table management and other calls: not metered.
-            return Ok(());
-        };
-        cfg.interceptor_state().store_put(asked);
-        Ok(())
+    fn wants_capacity(&self) -> bool {
+        true
     }
 
-    fn read_after_execution(
-        &self,
-        context: &FinalizerInterceptorContextRef<'_>,
-        _runtime_components: &RuntimeComponents,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let Some(asked) = cfg.load::<Asked>().cloned() else {
-            return Ok(());
+    fn after(&self, call: &Call, outcome: &Outcome<'_>) {
+        if call.operation == Operation::Statement {
+            // PartiQL: not metered.
+            return;
+        }
+        let answer = match outcome {
+            Outcome::Answered(answer) => Some(answer),
+            Outcome::Refused | Outcome::Failed => None,
         };
-        let output = match context.output_or_error() {
-            Some(Ok(output)) => Some(output),
-            _ => None,
-        };
-        let (estimated, (consumed, consumed_by_table)) = match output {
+        let (estimated, (consumed, consumed_by_table)) = match answer {
             None => (None, (None, None)),
-            Some(out) => estimate(&asked, out),
+            Some(answer) => (estimate(call, answer), reported(answer.consumed)),
         };
-        let (items_read, items_returned) = output.map_or((None, None), |out| items(&asked, out));
+        let (items_read, items_returned) = answer.map_or((None, None), |a| items(call, a));
         self.0.record(Charge {
-            operation: asked.operation,
-            units: asked.units,
-            estimated: estimated.filter(|_| !asked.projected),
-            succeeded: output.is_some(),
+            operation: call.operation.name(),
+            units: if call.operation.reads() {
+                Units::Read
+            } else {
+                Units::Write
+            },
+            estimated: estimated.filter(|_| !call.projected),
+            succeeded: answer.is_some(),
             consumed,
             consumed_by_table,
             items_read,
             items_returned,
         });
-        Ok(())
     }
 }
 
-/// The estimated and reported units of a call's output.
-fn estimate(
-    asked: &Asked,
-    out: &aws_smithy_runtime_api::client::interceptors::context::Output,
-) -> (Option<f64>, Reported) {
+/// The units a call cost by the capacity rules, from what it asked and what came back.
+fn estimate(call: &Call, answer: &Answer<'_>) -> Option<f64> {
     let size = |item: Option<&Item>| item.map_or(0, item_size);
-    if let Some(o) = out.downcast_ref::<GetItemOutput>() {
-        let units = read_units(size(o.item.as_ref()), asked.consistent);
-        (Some(units), one(o.consumed_capacity.as_ref()))
-    } else if let Some(o) = out.downcast_ref::<PutItemOutput>() {
+    match (&answer.returned, call.operation) {
+        (Returned::One(item), Operation::GetItem) => Some(read_units(size(*item), call.consistent)),
         // A put that returned the item it replaced costs by the larger of the two.
-        let old = o.attributes.as_ref().map(|a| write_units(item_size(a)));
-        let units = asked.written.map(|new| old.map_or(new, |old| new.max(old)));
-        (units, one(o.consumed_capacity.as_ref()))
-    } else if let Some(o) = out.downcast_ref::<UpdateItemOutput>() {
-        let units = asked
-            .whole_item_returned
-            .then(|| write_units(size(o.attributes.as_ref())));
-        (units, one(o.consumed_capacity.as_ref()))
-    } else if let Some(o) = out.downcast_ref::<DeleteItemOutput>() {
+        (Returned::One(old), Operation::PutItem) => {
+            let old = old.map(|a| write_units(item_size(a)));
+            written(call).map(|new| old.map_or(new, |old| new.max(old)))
+        }
         // No item returned with ALL_OLD: there was none, which costs one unit.
-        let units = asked
-            .whole_item_returned
-            .then(|| write_units(size(o.attributes.as_ref())));
-        (units, one(o.consumed_capacity.as_ref()))
-    } else if let Some(o) = out.downcast_ref::<QueryOutput>() {
-        let bytes = o.items.iter().flatten().map(item_size).sum();
-        (
-            Some(read_units(bytes, asked.consistent)),
-            one(o.consumed_capacity.as_ref()),
-        )
-    } else if let Some(o) = out.downcast_ref::<ScanOutput>() {
-        let bytes = o.items.iter().flatten().map(item_size).sum();
-        (
-            Some(read_units(bytes, asked.consistent)),
-            one(o.consumed_capacity.as_ref()),
-        )
-    } else if let Some(o) = out.downcast_ref::<BatchGetItemOutput>() {
-        let found: Vec<usize> = o
-            .responses
-            .iter()
-            .flat_map(|m| m.values())
-            .flatten()
-            .map(item_size)
-            .collect();
-        let unprocessed: usize = o
-            .unprocessed_keys
-            .iter()
-            .flat_map(|m| m.values())
-            .map(|k| k.keys.len())
-            .sum();
-        let missing = asked.keys.saturating_sub(found.len() + unprocessed);
-        (
-            Some(batch_get_units(found, missing, asked.consistent)),
-            sum(o.consumed_capacity.as_deref()),
-        )
-    } else if let Some(o) = out.downcast_ref::<BatchWriteItemOutput>() {
+        (Returned::One(item), _) => call.returns_item.then(|| write_units(size(*item))),
+        (Returned::Page { items, .. }, _) => {
+            let bytes = items.iter().map(item_size).sum();
+            Some(read_units(bytes, call.consistent))
+        }
+        (Returned::Found { items, unprocessed }, _) => {
+            let found: Vec<usize> = items.iter().map(|(_, i)| item_size(i)).collect();
+            let missing = call.keys.saturating_sub(found.len() + unprocessed);
+            Some(batch_get_units(found, missing, call.consistent))
+        }
+        (Returned::Each(items), _) => Some(
+            items
+                .iter()
+                .map(|item| transactional(read_units(size(*item), true)))
+                .fold(0.0, |a, b| a + b),
+        ),
         // The puts written: those sent minus those returned unprocessed.
-        let unprocessed = o
-            .unprocessed_items
-            .iter()
-            .flat_map(|m| m.values())
-            .flatten();
-        let not_written = puts(unprocessed.map(|r| r.put_request.as_ref().map(|p| &p.item)));
-        let units = asked
-            .written
-            .zip(not_written)
-            .map(|(sent, left)| sent - left);
-        (units, sum(o.consumed_capacity.as_deref()))
-    } else if let Some(o) = out.downcast_ref::<TransactWriteItemsOutput>() {
-        (asked.written, sum(o.consumed_capacity.as_deref()))
-    } else if let Some(o) = out.downcast_ref::<TransactGetItemsOutput>() {
-        let units = o
-            .responses
-            .iter()
-            .flatten()
-            .map(|r| transactional(read_units(size(r.item.as_ref()), true)))
-            .fold(0.0, |a, b| a + b);
-        (Some(units), sum(o.consumed_capacity.as_deref()))
-    } else {
-        (None, (None, None))
+        (Returned::Unprocessed(left), _) => {
+            let not_written = add(left
+                .iter()
+                .map(|item| item.map(|i| write_units(item_size(i)))));
+            written(call)
+                .zip(not_written)
+                .map(|(sent, left)| sent - left)
+        }
+        (Returned::Nothing, Operation::TransactWriteItems) => written(call),
+        (Returned::Nothing, _) => None,
     }
 }
 
-/// The items a read's output says it read and returned (see [`Charge::items_read`]);
+/// The items a read's answer says it read and returned (see [`Charge::items_read`]);
 /// `(None, None)` for a write.
-fn items(
-    asked: &Asked,
-    out: &aws_smithy_runtime_api::client::interceptors::context::Output,
-) -> (Option<u64>, Option<u64>) {
-    // DynamoDB's counts are never negative; a negative one would be a malformed response.
-    let count = |n: i32| u64::try_from(n).unwrap_or(0);
-    let (read, returned) = if let Some(o) = out.downcast_ref::<GetItemOutput>() {
-        (1, u64::from(o.item.is_some()))
-    } else if let Some(o) = out.downcast_ref::<QueryOutput>() {
-        (count(o.scanned_count), count(o.count))
-    } else if let Some(o) = out.downcast_ref::<ScanOutput>() {
-        (count(o.scanned_count), count(o.count))
-    } else if let Some(o) = out.downcast_ref::<BatchGetItemOutput>() {
-        let found = o
-            .responses
-            .iter()
-            .flat_map(|m| m.values())
-            .flatten()
-            .count();
-        let unprocessed: usize = o
-            .unprocessed_keys
-            .iter()
-            .flat_map(|m| m.values())
-            .map(|k| k.keys.len())
-            .sum();
-        (asked.keys.saturating_sub(unprocessed) as u64, found as u64)
-    } else if let Some(o) = out.downcast_ref::<TransactGetItemsOutput>() {
-        let found = o.responses.iter().flatten().filter(|r| r.item.is_some());
-        (asked.keys as u64, found.count() as u64)
-    } else {
-        return (None, None);
+fn items(call: &Call, answer: &Answer<'_>) -> (Option<u64>, Option<u64>) {
+    let (read, returned) = match &answer.returned {
+        Returned::One(item) if call.operation == Operation::GetItem => {
+            (1, u64::from(item.is_some()))
+        }
+        Returned::Page { scanned, count, .. } => (*scanned, *count),
+        Returned::Found { items, unprocessed } => (
+            call.keys.saturating_sub(*unprocessed) as u64,
+            items.len() as u64,
+        ),
+        Returned::Each(items) => (
+            call.keys as u64,
+            items.iter().filter(|i| i.is_some()).count() as u64,
+        ),
+        _ => return (None, None),
     };
     (Some(read), Some(returned))
 }

@@ -32,8 +32,8 @@
 mod budget;
 mod meter;
 pub use budget::{Budget, BudgetExceeded, Excess, Limit, Usage};
+pub(crate) use meter::Metering;
 pub use meter::{Charge, Meter, Units};
-pub(crate) use meter::{Metering, total as ask_indexes};
 
 /// Bytes per read unit.
 pub const READ_UNIT_BYTES: usize = 4 * 1024;

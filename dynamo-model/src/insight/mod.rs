@@ -70,6 +70,7 @@ mod observe;
 mod shapes;
 mod sketch;
 
+pub(crate) use crate::call::shape::{Fnv, query_shape, scan_shape};
 pub use explain::{
     Estimate, Explain, Expression, FILTER_KEEPS_AT_LEAST, FREQUENT_READS_PER_MINUTE, Fanout,
     Requests, SizeBasis, Warning,
@@ -80,7 +81,6 @@ pub use hot::{
 };
 pub(crate) use observe::Observing;
 pub use shapes::{ItemSizes, ShapeStats};
-pub(crate) use shapes::{query_shape, scan_shape};
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -316,24 +316,4 @@ pub(crate) fn table_bytes(capacity: usize, entry: usize) -> usize {
     }
     let buckets = (capacity * 8).div_ceil(7).next_power_of_two().max(4);
     buckets * (entry + 1)
-}
-
-/// 64-bit FNV-1a: stable across processes and releases, unlike the standard hasher.
-pub(crate) struct Fnv(u64);
-
-impl Fnv {
-    pub(crate) fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-
-    pub(crate) fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-
-    pub(crate) fn finish(&self) -> u64 {
-        self.0
-    }
 }

@@ -206,16 +206,20 @@ pub(crate) fn tokenless() -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder().retry_classifier(NoAmbiguousRetry)
 }
 
-/// Sends an SDK request builder with a fresh [`AmbiguousAttempts`] watching its attempts:
-/// `(attempts, result)`. With `retry_ambiguous` false (a write that stores no token), an
-/// attempt that may have been applied is not retried ([`tokenless`]).
+/// Sends an SDK request builder with a fresh [`AmbiguousAttempts`] watching its attempts
+/// and the record of its call attached (`crate::call`): `(attempts, result)`. With
+/// `retry_ambiguous` false (a write that stores no token), an attempt that may have been
+/// applied is not retried ([`tokenless`]).
 macro_rules! send_watched {
-    ($request:expr) => {
-        $crate::item::ambiguous::send_watched!($request, true)
+    ($request:expr, $call:expr) => {
+        $crate::item::ambiguous::send_watched!($request, $call, true)
     };
-    ($request:expr, $retry_ambiguous:expr) => {{
+    ($request:expr, $call:expr, $retry_ambiguous:expr) => {{
         let attempts = $crate::item::ambiguous::AmbiguousAttempts::default();
-        let mut operation = $request.customize().interceptor(attempts.clone());
+        let mut operation = $request
+            .customize()
+            .interceptor(attempts.clone())
+            .interceptor($call.attach());
         if !$retry_ambiguous {
             operation = operation.config_override($crate::item::ambiguous::tokenless());
         }

@@ -3,6 +3,7 @@ use super::{
     FailureContext, PreparedWrite, VersionCheck, absent_or_entity, and, condition_failed,
     is_entity, item_exists, user_condition, version_guard, version_is,
 };
+use crate::call::{Call, Operation};
 use crate::expr::Placeholders;
 use crate::request::{Customize, customizable, input};
 use crate::{Condition, Db, Entity, Error, Key};
@@ -175,7 +176,15 @@ impl<E: Entity> Delete<E> {
             .map_err(|e| e.during("DeleteItem"))?;
         // The key as sent (a `customize` hook may have changed it), for the settling read.
         let key_item = request.get_key().clone();
-        let (ambiguous, result) = super::ambiguous::send_watched!(request);
+        let call = Call::write(
+            Operation::DeleteItem,
+            &<E::Table as crate::Table>::SCHEMA,
+            db.table_arc().clone(),
+            E::ENTITY_TYPE,
+            key_item.as_ref(),
+            request.get_return_values().as_ref(),
+        );
+        let (ambiguous, result) = super::ambiguous::send_watched!(request, call);
         let values_lost = |key: String| Error::ReturnValuesLost {
             entity: E::ENTITY_TYPE,
             operation: "DeleteItem",

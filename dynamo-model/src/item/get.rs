@@ -1,6 +1,7 @@
 #[cfg(feature = "cache")]
 use crate::Item;
-use crate::request::{Customize, customizable, input};
+use crate::call::{Action, Attach, Call, Operation, Target};
+use crate::request::{Customize, customizable, input, send};
 use crate::{Db, Entity, Error, Key};
 use aws_sdk_dynamodb::operation::get_item::GetItemInput;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
@@ -61,6 +62,14 @@ impl<E: Entity> Get<E> {
         /// Treats an item whose TTL has passed as absent (DynamoDB deletes expired items only
         /// eventually).
         exclude_expired() => exclude_expired = true;
+    }
+
+    /// The record of the call, for the `Db`'s observers.
+    fn call(&self, consistent: bool) -> Result<Attach, Error> {
+        let table = self.db.table_arc().clone();
+        let target = Target::key(table, Action::Get, E::ENTITY_TYPE, self.key.raw()?);
+        let call = Call::single(Operation::GetItem, target);
+        Ok(Call { consistent, ..call }.attach())
     }
 
     fn request(&self) -> Result<GetItemFluentBuilder, Error> {
@@ -136,10 +145,10 @@ impl<E: Entity> Get<E> {
             // Filled by a strongly consistent read: an eventually consistent one may
             // return an item older than this client's last write, which the cache would
             // then serve for its whole time to live.
-            let out = self
+            let request = self
                 .request_consistent(true)
-                .map_err(|e| e.during("GetItem"))?
-                .send()
+                .map_err(|e| e.during("GetItem"))?;
+            let out = send!(request, self.call(true)?)
                 .await
                 .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
             if let Some(item) = &out.item {
@@ -148,9 +157,9 @@ impl<E: Entity> Get<E> {
             return self.decode(out.item);
         }
         let request = self.request().map_err(|e| e.during("GetItem"))?;
+        let call = self.call(self.consistent)?;
         if E::__CHUNKED.is_empty() {
-            let out = request
-                .send()
+            let out = send!(request, call)
                 .await
                 .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
             return self.decode(out.item);
@@ -161,9 +170,7 @@ impl<E: Entity> Get<E> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let out = request
-                .clone()
-                .send()
+            let out = send!(request.clone(), call.clone())
                 .await
                 .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
             let Some(mut entity) = self.decode(out.item)? else {
@@ -195,10 +202,11 @@ impl<E: Entity> Get<E> {
         deadline: &crate::retry::Deadline,
     ) -> Result<Option<E>, Error> {
         let request = self.request().map_err(|e| e.during("GetItem"))?;
+        let call = self.call(self.consistent)?;
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match request.clone().send().await {
+            match send!(request.clone(), call.clone()).await {
                 Ok(out) => return self.decode(out.item),
                 Err(e)
                     if crate::retry::is_retryable(&e)

@@ -3,6 +3,7 @@ use super::{
     FailureContext, PreparedWrite, absent_or_entity, and, condition_failed, is_entity, item_absent,
     next_version, render, user_condition, version_is,
 };
+use crate::call::{Call, Operation};
 use crate::expr::Placeholders;
 use crate::request::{Customize, customizable, input};
 use crate::{Condition, Db, Entity, Error, Item, Key};
@@ -371,8 +372,16 @@ impl<E: Entity> ReadyPut<E> {
             crate::keytext::raw_key_of(&<E::Table as crate::Table>::SCHEMA, item)
                 .map(|key| key.to_item(&<E::Table as crate::Table>::SCHEMA))
         });
+        let call = Call::write(
+            Operation::PutItem,
+            &<E::Table as crate::Table>::SCHEMA,
+            db.table_arc().clone(),
+            E::ENTITY_TYPE,
+            request.get_item().as_ref(),
+            request.get_return_values().as_ref(),
+        );
         let (ambiguous, sent) = match watch {
-            None => super::ambiguous::send_watched!(request, E::__WRITES_TOKEN),
+            None => super::ambiguous::send_watched!(request, call, E::__WRITES_TOKEN),
             Some((ambiguous, timeout)) => {
                 let timeouts = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
                     .operation_timeout(timeout)
@@ -385,6 +394,7 @@ impl<E: Entity> ReadyPut<E> {
                 let sent = request
                     .customize()
                     .interceptor(ambiguous.clone())
+                    .interceptor(call.attach())
                     .config_override(config.timeout_config(timeouts))
                     .send()
                     .await;

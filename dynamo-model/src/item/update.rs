@@ -3,6 +3,7 @@ use super::{
     PreparedWrite, VersionCheck, absent_or_entity, and, condition_failed, is_entity, item_absent,
     item_exists, user_condition, version_guard, version_is,
 };
+use crate::call::{Call, Operation};
 use crate::codec::{AttrValue, Operand};
 use crate::expr::{AttrPath, Placeholders, SettablePath, UpdatablePath, ValueError};
 use crate::request::{Customize, customizable, input};
@@ -532,7 +533,15 @@ impl<E: Entity> Update<E> {
             .map_err(|e| e.during("UpdateItem"))?;
         // The key as sent (a `customize` hook may have changed it), for the settling read.
         let key_item = request.get_key().clone();
-        let (ambiguous, result) = super::ambiguous::send_watched!(request, E::__WRITES_TOKEN);
+        let call = Call::write(
+            Operation::UpdateItem,
+            &<E::Table as crate::Table>::SCHEMA,
+            db.table_arc().clone(),
+            E::ENTITY_TYPE,
+            key_item.as_ref(),
+            request.get_return_values().as_ref(),
+        );
+        let (ambiguous, result) = super::ambiguous::send_watched!(request, call, E::__WRITES_TOKEN);
         // The token is the crate's bookkeeping, not a value the caller asked for.
         let without_token = |mut item: Item| {
             item.remove(token_attr);

@@ -9,7 +9,7 @@ use super::{
 use crate::cursor::{self, Fingerprint, Position};
 use crate::expr::{Node, Placeholders, UpdateClauses};
 use crate::read::pager::{Pacer, PageRequest, PageSource, pace, spend};
-use crate::read::source::{Expressions, QueryOp, Request, ScanOp};
+use crate::read::source::{Expressions, QueryOp, Reads, Request, ScanOp};
 use crate::trace::Instrument;
 use crate::{Db, Entity, Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
@@ -221,6 +221,7 @@ impl<E: Entity> Job<E> {
                 db,
                 Expressions::default(),
                 ScanOp::default(),
+                Reads::of(E::ENTITY_TYPE),
             )));
         };
         let schema = &<E::Table as Table>::SCHEMA;
@@ -234,10 +235,15 @@ impl<E: Entity> Job<E> {
             values,
             ..Expressions::default()
         };
+        let reads = Reads {
+            partition: Some(pk.to_owned()),
+            ..Reads::of(E::ENTITY_TYPE)
+        };
         Ok(Box::new(Self::read_request(
             db,
             expressions,
             QueryOp::of_table(),
+            reads,
         )))
     }
 
@@ -246,12 +252,14 @@ impl<E: Entity> Job<E> {
         db: &Db<E::Table>,
         expressions: Expressions,
         operation: O,
+        reads: Reads,
     ) -> Request<E::Table, O> {
         Request {
             db: db.clone(),
             expressions,
             consistent: false,
             operation,
+            reads,
         }
     }
 }

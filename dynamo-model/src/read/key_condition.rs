@@ -62,6 +62,23 @@ pub enum PartitionValue {
     Attributes(Vec<(&'static str, AttributeValue)>),
 }
 
+impl PartitionValue {
+    /// The partition key as text: the rendered value, or each attribute's (a string,
+    /// or a number's digits) joined with ` | `.
+    pub(crate) fn text(&self) -> Option<String> {
+        match self {
+            PartitionValue::Rendered(text) => Some(text.clone()),
+            PartitionValue::Attributes(values) => {
+                let parts: Option<Vec<String>> = values
+                    .iter()
+                    .map(|(_, v)| crate::call::text(Some(v)))
+                    .collect();
+                Some(parts?.join(" | "))
+            }
+        }
+    }
+}
+
 /// The sort-key part of a query's key condition. Part of the query planner, not of the
 /// API: built by the sort-key chains only.
 #[doc(hidden)]

@@ -333,6 +333,12 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
                     index: self.index.map(|i| i.name),
                     customize: self.customize.clone(),
                 },
+                reads: crate::read::source::Reads {
+                    entity: (!T::IS_COLLECTION)
+                        .then(|| T::ENTITY_TYPES.first().copied())
+                        .flatten(),
+                    partition: None,
+                },
             },
             fingerprint,
             cursor_names: keys.cursor,

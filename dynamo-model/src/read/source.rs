@@ -4,6 +4,8 @@
 //! partitions, migrations and the sweep of orphan chunks.
 
 use super::pager::{PageRequest, PageSource, RawPage};
+use crate::call::shape::shape_key;
+use crate::call::{Call, Operation as CallOperation};
 use crate::request::BoxFuture;
 use crate::request::Customize;
 use crate::{Db, Error, Table};
@@ -13,7 +15,7 @@ use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::query::{QueryError, QueryOutput};
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::operation::scan::{ScanError, ScanOutput};
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 use std::collections::HashMap;
 
 /// The expressions every page of a read sends, rendered once.
@@ -76,9 +78,12 @@ pub(crate) trait Operation: Send + Sync + 'static {
     fn build<X: Table>(&self, request: &Request<X, Self>, page: PageRequest) -> Self::Builder
     where
         Self: Sized;
-    /// Sends a built request.
+    /// The record of one page's call, as `builder` will send it.
+    fn call(builder: &Self::Builder, reads: &Reads) -> Call;
+    /// Sends a built request with the record of its call attached.
     fn send(
         builder: Self::Builder,
+        call: Call,
     ) -> impl std::future::Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>>
     + Send
     + 'static;
@@ -98,6 +103,27 @@ pub(crate) struct Request<X: Table, O> {
     pub(crate) expressions: Expressions,
     pub(crate) consistent: bool,
     pub(crate) operation: O,
+    /// What the record of each page's call says of the read (`crate::call`).
+    pub(crate) reads: Reads,
+}
+
+/// What a read knows of the items it reads, for the record of its calls.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Reads {
+    /// The entity type read, when one entity's items are read.
+    pub(crate) entity: Option<&'static str>,
+    /// The partition key a query reads, as text (several attributes joined with ` | `).
+    pub(crate) partition: Option<String>,
+}
+
+impl Reads {
+    /// A read of entity type `entity`'s items.
+    pub(crate) fn of(entity: &'static str) -> Reads {
+        Reads {
+            entity: Some(entity),
+            partition: None,
+        }
+    }
 }
 
 impl<X: Table, O: Operation> Request<X, O> {
@@ -118,7 +144,9 @@ where
         if let Some(limit) = page.limit {
             crate::trace::record(&span, "aws.dynamodb.limit", limit);
         }
-        let sent = O::send(self.builder(page));
+        let builder = self.builder(page);
+        let call = O::call(&builder, &self.reads);
+        let sent = O::send(builder, call);
         Box::pin(
             async move {
                 let out: RawPageParts = sent
@@ -149,12 +177,29 @@ impl QueryOp {
     }
 }
 
+/// The key condition of an input being built (a scan has none), for a read's shape.
+trait KeyConditionOf {
+    fn key_condition_of(&self) -> Option<&str>;
+}
+
+impl KeyConditionOf for aws_sdk_dynamodb::operation::query::builders::QueryInputBuilder {
+    fn key_condition_of(&self) -> Option<&str> {
+        self.get_key_condition_expression().as_deref()
+    }
+}
+
+impl KeyConditionOf for aws_sdk_dynamodb::operation::scan::builders::ScanInputBuilder {
+    fn key_condition_of(&self) -> Option<&str> {
+        None
+    }
+}
+
 /// Implements [`Operation`] for `$op`, sent with `client.$method()`: first what every
 /// read sends (the table, the expressions, the consistency, the page's `Limit` and start,
 /// capacity reporting), then what `$extra` adds to builder `$b` for this operation (with
 /// the page's `$segment` of a parallel scan); the caller's hooks last.
 macro_rules! operation {
-    ($op:ty, $name:literal, $method:ident, $builder:ty, $output:ty, $error:ty,
+    ($op:ty, $name:literal, $method:ident, $call_op:ident, $builder:ty, $output:ty, $error:ty,
      |$this:ident, $request:ident, $segment:ident, $b:ident| $extra:expr) => {
         impl Operation for $op {
             const NAME: &'static str = $name;
@@ -183,12 +228,41 @@ macro_rules! operation {
                 self.customize.apply($extra)
             }
 
+            fn call(builder: &$builder, reads: &Reads) -> Call {
+                let input = builder.as_input();
+                let (index, projection) =
+                    (input.get_index_name(), input.get_projection_expression());
+                let select = input.get_select().as_ref();
+                let shape = shape_key(&[
+                    Some($name),
+                    input.get_table_name().as_deref(),
+                    index.as_deref(),
+                    input.key_condition_of(),
+                    input.get_filter_expression().as_deref(),
+                    projection.as_deref(),
+                ]);
+                let table = input.get_table_name().as_deref().unwrap_or_default();
+                Call {
+                    index: index.clone().map(std::borrow::Cow::Owned),
+                    entity: reads.entity,
+                    partition: reads.partition.clone(),
+                    shape: Some(shape),
+                    consistent: input.get_consistent_read() == &Some(true),
+                    projected: projection.is_some()
+                        || input.get_attributes_to_get().is_some()
+                        || matches!(select, Some(Select::Count | Select::SpecificAttributes)),
+                    whole_items: projection.is_none() && select.is_none(),
+                    ..Call::new(CallOperation::$call_op, std::sync::Arc::from(table))
+                }
+            }
+
             fn send(
                 builder: $builder,
+                call: Call,
             ) -> impl std::future::Future<Output = Result<$output, SdkError<$error, HttpResponse>>>
             + Send
             + 'static {
-                builder.send()
+                crate::request::send!(builder, call.attach())
             }
         }
 
@@ -209,6 +283,7 @@ operation!(
     QueryOp,
     "Query",
     query,
+    Query,
     QueryFluentBuilder,
     QueryOutput,
     QueryError,
@@ -222,6 +297,7 @@ operation!(
     ScanOp,
     "Scan",
     scan,
+    Scan,
     ScanFluentBuilder,
     ScanOutput,
     ScanError,

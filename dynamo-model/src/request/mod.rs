@@ -78,6 +78,15 @@ pub(crate) fn observations<T: crate::Table>(
         .map(|insight| insight as &dyn crate::insight::explain::Observations)
 }
 
+/// Sends an SDK fluent builder with the record of its call attached, for the `Db`'s
+/// observers (`crate::call`): `send!(request, call.attach())`.
+macro_rules! send {
+    ($request:expr, $attach:expr) => {
+        $request.customize().interceptor($attach).send()
+    };
+}
+pub(crate) use send;
+
 /// Adds `customize()` to a builder with a `customize: Customize<$fluent>` field:
 /// `customizable!(impl[E: Entity] Get<E>, GetItemFluentBuilder,
 /// "before it is sent", "guarantees sentence")`; a single-item write says

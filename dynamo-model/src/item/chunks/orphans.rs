@@ -194,6 +194,7 @@ impl<T: Table> Db<T> {
             },
             consistent,
             operation: ScanOp::default(),
+            reads: crate::read::source::Reads::of(CHUNK_TYPE),
         };
         Ok(merged_pages(Arc::new(request), 1, None, None))
     }

@@ -8,7 +8,7 @@ use crate::key::sort::KeySpace;
 use crate::keytext::KeyError;
 use crate::read::key_condition::PartitionValue;
 use crate::read::pager::{self, PageRequest, PageSource, RawPage};
-use crate::read::source::{QueryOp, Request};
+use crate::read::source::{QueryOp, Reads, Request};
 use crate::{Error, Table};
 use aws_sdk_dynamodb::operation::query::QueryInput;
 
@@ -33,6 +33,12 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                     index: self.index.map(|i| i.name),
                     forward: !self.reverse,
                     customize: self.customize.clone(),
+                },
+                reads: Reads {
+                    entity: (!T::IS_COLLECTION)
+                        .then(|| T::ENTITY_TYPES.first().copied())
+                        .flatten(),
+                    partition: pk.as_ref().ok().and_then(PartitionValue::text),
                 },
             },
             prepared,
