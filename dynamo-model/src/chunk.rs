@@ -127,6 +127,16 @@ pub const MAX_CHUNKS: u64 = 100_000;
 
 /// The entity type of chunk items.
 pub const CHUNK_TYPE: &str = "_chunk";
+
+/// The attribute of a chunk that holds its parent item's partition key.
+pub const PARENT_PK: &str = "_ppk";
+/// The attribute of a chunk that holds its parent item's sort key (tables with one).
+pub const PARENT_SK: &str = "_psk";
+/// The attribute of a chunk that names the parent's chunked field it belongs to.
+pub const FIELD: &str = "_field";
+/// The attribute of a chunk that holds when it was written (epoch milliseconds): the
+/// orphan sweep's measure of its age.
+pub const CREATED: &str = "_ct";
 /// The partition-key prefix of chunk items. Their keys are the crate's own format, not
 /// rendered from a template, so whatever delimiter the table's entities use they are
 /// written and split at `#`; no encoded key value contains `#` under any delimiter (see

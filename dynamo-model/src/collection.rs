@@ -4,6 +4,14 @@
 use crate::error::DecodeError;
 use crate::{Entity, Item, RawKey, Table};
 
+/// The entity type a read of `T` reads, when `T` is one entity (not a collection).
+pub(crate) fn single_entity<T: Target>() -> Option<&'static str> {
+    match T::ENTITY_TYPES {
+        [only] if !T::IS_COLLECTION => Some(only),
+        _ => None,
+    }
+}
+
 /// The result type of a query or scan: an [`Entity`], or a [`Collection`] of them.
 pub trait Target: Sized + Send + 'static {
     /// The table the items live in.

@@ -10,11 +10,12 @@
 //! entity, key and reason, with the current item when a condition failed.
 
 use crate::UnknownEntity;
+use crate::call::{Action, Attach, Call, Operation as CallOperation, Target as CallTarget};
 use crate::collection::{Includes, Target};
 use crate::expr::Placeholders;
 use crate::item::{Delete, PreparedWrite, Put, Update, and, is_entity, item_exists};
-use crate::request::Customize;
 use crate::request::page::decode_target;
+use crate::request::{Customize, send};
 use crate::retry::{Deadline, RetryPolicy, is_retryable};
 use crate::trace::Instrument;
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
@@ -212,6 +213,29 @@ impl<T: Table> TransactWrite<T> {
     }
 
     /// The request of one attempt, rendered into the SDK's builder and customized.
+    /// The record of the transaction's call (`crate::call`).
+    fn call(&self, ops: &[&Operation]) -> Attach {
+        let (schema, table) = (&T::SCHEMA, self.db.table_arc());
+        let target = |op: &&Operation| {
+            let p = &op.prepared;
+            let by_key =
+                |action| CallTarget::by_key(schema, table.clone(), action, Some(&p.key_item));
+            let target = match (&op.kind, &p.item) {
+                (Kind::Put, Some(item)) => CallTarget::put(schema, table.clone(), item),
+                (Kind::Put, None) => by_key(Action::Put),
+                (Kind::Update, _) => by_key(Action::Update),
+                (Kind::Delete, _) => by_key(Action::Delete),
+                (Kind::Check, _) => by_key(Action::Check),
+            };
+            target.of(p.entity)
+        };
+        Call {
+            targets: ops.iter().map(target).collect(),
+            ..Call::new(CallOperation::TransactWriteItems, table.clone())
+        }
+        .attach()
+    }
+
     fn request(
         &self,
         items: Vec<TransactWriteItem>,
@@ -328,7 +352,7 @@ impl<T: Table> TransactWrite<T> {
             let span = crate::trace::request(OP, attempt);
             crate::trace::record_current("dynamo_model.requests", u64::from(attempt));
             crate::trace::record_current("dynamo_model.retries", u64::from(attempt - 1));
-            let request = self.request(items, &token).send();
+            let request = send!(self.request(items, &token), self.call(&ops));
             let Ok(result) = deadline.run(request).instrument(span.clone()).await else {
                 // Cut off in flight: applied or not, nobody knows. The token lets the
                 // caller resend it safely (DynamoDB applies a token at most once within
@@ -435,7 +459,7 @@ impl<X: Target> TransactGet<X> {
     /// The `TransactGetItems` input this read would send, instead of sending it (like
     /// ElectroDB's `.params()`).
     pub fn params(mut self) -> Result<TransactGetItemsInput, Error> {
-        let request = self.request()?;
+        let (request, _) = self.request()?;
         crate::request::input("TransactGetItems", request.as_input().clone().build())
     }
 
@@ -447,9 +471,8 @@ impl<X: Target> TransactGet<X> {
 
     async fn send_untraced(mut self) -> Result<Vec<Option<X>>, Error> {
         const OP: &str = "TransactGetItems";
-        let out = self
-            .request()?
-            .send()
+        let (request, call) = self.request()?;
+        let out = send!(request, call)
             .await
             .map_err(|e| Error::service(OP, self.db.table_name(), e))?;
         let mut results = Vec::new();
@@ -464,8 +487,9 @@ impl<X: Target> TransactGet<X> {
         Ok(results)
     }
 
-    /// The request, checked, rendered into the SDK's builder and customized.
-    fn request(&mut self) -> Result<TransactGetItemsFluentBuilder, Error> {
+    /// The request, checked, rendered into the SDK's builder and customized, and the record
+    /// of its call (`crate::call`).
+    fn request(&mut self) -> Result<(TransactGetItemsFluentBuilder, Attach), Error> {
         const OP: &str = "TransactGetItems";
         if self.keys.len() > MAX_TRANSACTION_ITEMS {
             return Err(Error::invalid_request(
@@ -495,6 +519,21 @@ impl<X: Target> TransactGet<X> {
             }
             keys.push(key);
         }
+        let (schema, table) = (&<X::Table as Table>::SCHEMA, self.db.table_arc());
+        let entity = crate::collection::single_entity::<X>();
+        let target = |key: &Item| {
+            let target = CallTarget::by_key(schema, table.clone(), Action::Get, Some(key));
+            match entity {
+                Some(entity) => target.of(entity),
+                None => target,
+            }
+        };
+        let call = Call {
+            targets: keys.iter().map(target).collect(),
+            keys: keys.len(),
+            consistent: true,
+            ..Call::new(CallOperation::TransactGetItems, table.clone())
+        };
         let mut items = Vec::with_capacity(keys.len());
         for key in keys {
             let get = Get::builder()
@@ -509,7 +548,7 @@ impl<X: Target> TransactGet<X> {
             .client()
             .transact_get_items()
             .set_transact_items(Some(items));
-        Ok(self.customize.apply(request))
+        Ok((self.customize.apply(request), call.attach()))
     }
 }
 

@@ -2,11 +2,12 @@
 //! keys retried until the deadline; found, missing and unread keys reported.
 
 use super::{Attempt, Attempts, MAX_BATCH_GET};
+use crate::call::{Action, Attach, Call, Operation, Target as CallTarget};
 use crate::collection::{Includes, Target};
 use crate::keytext::raw_key_of;
-use crate::request::Customize;
 use crate::request::page::UnknownEntity;
 use crate::request::page::decode_target;
+use crate::request::{Customize, send};
 use crate::retry::{Deadline, RetryPolicy};
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
@@ -188,6 +189,7 @@ impl<T: Target> BatchGet<T> {
         crate::trace::record_current("dynamo_model.items", unique.len() as u64);
         let mut read = read_keys(
             &self.db,
+            crate::collection::single_entity::<T>(),
             &self.customize,
             unique,
             self.consistent,
@@ -244,6 +246,7 @@ pub(crate) struct KeysRead {
 /// unprocessed keys and transient errors retried until the policy's deadline.
 pub(crate) async fn read_keys<X: Table>(
     db: &Db<X>,
+    entity: Option<&'static str>,
     customize: &Customize<BatchGetItemFluentBuilder>,
     unique: Vec<RawKey>,
     consistent: bool,
@@ -260,14 +263,17 @@ pub(crate) async fn read_keys<X: Table>(
         (!chunk.is_empty()).then_some(chunk)
     })
     .collect();
-    let results: Vec<Result<GetChunk, Error>> = stream::iter(chunks)
-        .map(|chunk| {
-            let deadline = Arc::clone(&deadline);
-            async move { get_chunk(db, customize, chunk, consistent, &policy, &deadline).await }
-        })
-        .buffer_unordered(concurrency.max(1))
-        .collect()
-        .await;
+    let results: Vec<Result<GetChunk, Error>> =
+        stream::iter(chunks)
+            .map(|chunk| {
+                let deadline = Arc::clone(&deadline);
+                async move {
+                    get_chunk(db, entity, customize, chunk, consistent, &policy, &deadline).await
+                }
+            })
+            .buffer_unordered(concurrency.max(1))
+            .collect()
+            .await;
     let mut read = KeysRead {
         found: Vec::with_capacity(total),
         ..KeysRead::default()
@@ -391,8 +397,29 @@ fn get_request<'k, X: Table>(
     Ok(batch_request!(db, customize, batch_get_item, request))
 }
 
+/// The record of a `BatchGetItem` of `keys` (`crate::call`).
+fn get_call<X: Table>(
+    db: &Db<X>,
+    entity: Option<&'static str>,
+    keys: &[(usize, RawKey)],
+    consistent: bool,
+) -> Attach {
+    let table = db.table_arc();
+    let targets = keys
+        .iter()
+        .map(|(_, key)| CallTarget::key(table.clone(), Action::Get, entity, key));
+    Call {
+        targets: targets.collect(),
+        keys: keys.len(),
+        consistent,
+        ..Call::new(Operation::BatchGetItem, table.clone())
+    }
+    .attach()
+}
+
 async fn get_chunk<X: Table>(
     db: &Db<X>,
+    entity: Option<&'static str>,
     customize: &Customize<BatchGetItemFluentBuilder>,
     mut keys: Vec<(usize, RawKey)>,
     consistent: bool,
@@ -403,8 +430,11 @@ async fn get_chunk<X: Table>(
     let mut out = GetChunk::default();
     let mut attempts = Attempts::new("BatchGetItem", db.table_name(), policy, deadline);
     while !keys.is_empty() {
-        let request =
-            || Ok(get_request(db, customize, keys.iter().map(|(_, k)| k), consistent)?.send());
+        let request = || {
+            let call = get_call(db, entity, &keys, consistent);
+            let request = get_request(db, customize, keys.iter().map(|(_, k)| k), consistent)?;
+            Ok(send!(request, call))
+        };
         match attempts.next(keys.len(), request).await? {
             // Not started before the deadline, or cut off by it: these keys were not read.
             Attempt::Stopped => {

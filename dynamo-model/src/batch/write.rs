@@ -2,8 +2,9 @@
 //! written with bounded concurrency, the unprocessed items retried until the deadline and reported.
 
 use super::{Attempt, Attempts, MAX_BATCH_WRITE};
+use crate::call::{Action, Attach, Call, Operation, Target};
 use crate::keytext::raw_key_of;
-use crate::request::Customize;
+use crate::request::{Customize, send};
 use crate::retry::{Deadline, RetryPolicy};
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
@@ -40,6 +41,18 @@ impl WriteOp {
     pub fn key(&self) -> &RawKey {
         match self {
             WriteOp::Put { key, .. } | WriteOp::Delete { key, .. } => key,
+        }
+    }
+
+    /// What the operation writes, for the record of its call (`crate::call`).
+    fn target(&self, schema: &crate::TableSchema, table: &std::sync::Arc<str>) -> Target {
+        match self {
+            WriteOp::Put { entity, item, .. } => {
+                Target::put(schema, table.clone(), item).of(entity)
+            }
+            WriteOp::Delete { entity, key } => {
+                Target::key(table.clone(), Action::Delete, Some(*entity), key)
+            }
         }
     }
 
@@ -422,6 +435,16 @@ fn write_request<X: Table>(
     Ok(batch_request!(db, customize, batch_write_item, requests))
 }
 
+/// The record of a `BatchWriteItem` of `ops` (`crate::call`).
+fn write_call<X: Table>(db: &Db<X>, ops: &[WriteOp]) -> Attach {
+    let table = db.table_arc();
+    Call {
+        targets: ops.iter().map(|op| op.target(&X::SCHEMA, table)).collect(),
+        ..Call::new(Operation::BatchWriteItem, table.clone())
+    }
+    .attach()
+}
+
 async fn write_chunk<X: Table>(
     db: &Db<X>,
     customize: &Customize<BatchWriteItemFluentBuilder>,
@@ -439,7 +462,12 @@ async fn write_chunk<X: Table>(
     };
     let mut attempts = Attempts::new("BatchWriteItem", db.table_name(), policy, deadline);
     while !ops.is_empty() {
-        let request = || Ok(write_request(db, customize, &ops)?.send());
+        let request = || {
+            Ok(send!(
+                write_request(db, customize, &ops)?,
+                write_call(db, &ops)
+            ))
+        };
         match attempts.next(ops.len(), request).await? {
             // Not started before the deadline, or cut off by it in flight: DynamoDB may
             // have applied any of these writes, or none. Not confirmed, so not counted as

@@ -157,18 +157,18 @@ impl Target {
         }
     }
 
-    /// An item of entity type `entity` addressed by its key.
+    /// An item addressed by its key, of entity type `entity` when the operation knows it.
     pub(crate) fn key(
         table: Arc<str>,
         action: Action,
-        entity: &'static str,
+        entity: Option<&'static str>,
         key: &RawKey,
     ) -> Target {
         Target {
             table,
             action,
             key: Some(key.clone()),
-            entity: Some(Arc::from(entity)),
+            entity: entity.map(Arc::from),
             size: None,
             global: Vec::new(),
             local: 0,

@@ -201,3 +201,79 @@ async fn a_raw_call_is_recorded_from_its_request() -> Result<(), Box<dyn std::er
     assert_eq!(key, Some("USER#u-1"));
     Ok(())
 }
+
+fn key(id: &str) -> crate::Key<Order> {
+    Order::key(OrderKey { user: "u-1", id })
+}
+
+#[tokio::test]
+async fn batches_and_transactions_attach_their_record() -> Result<(), crate::Error> {
+    let recorder = Recorder::default();
+    let db = db(&recorder);
+
+    db.batch_get::<Order>()
+        .key(key("o-1"))
+        .key(key("o-2"))
+        .await?;
+    let get = one(&recorder, Operation::BatchGetItem);
+    assert_eq!(get.keys, 2);
+    assert!(get.targets.iter().all(|t| t.action == Action::Get));
+    assert!(
+        get.targets
+            .iter()
+            .all(|t| t.entity.as_deref() == Some("Order"))
+    );
+
+    db.batch_write().put(&order()).delete(key("o-2")).await?;
+    let write = one(&recorder, Operation::BatchWriteItem);
+    let actions: Vec<Action> = write.targets.iter().map(|t| t.action).collect();
+    assert_eq!(actions, [Action::Put, Action::Delete]);
+    assert!(
+        write
+            .targets
+            .iter()
+            .all(|t| t.entity.as_deref() == Some("Order"))
+    );
+    assert_eq!(
+        write.targets[0].global,
+        vec![("GSI1", "STATUS#open".to_owned())]
+    );
+
+    db.transact_write()
+        .put(db.put(&order()))
+        .delete(db.delete(key("o-2")))
+        .await?;
+    let transaction = one(&recorder, Operation::TransactWriteItems);
+    let actions: Vec<Action> = transaction.targets.iter().map(|t| t.action).collect();
+    assert_eq!(actions, [Action::Put, Action::Delete]);
+    assert!(
+        transaction
+            .targets
+            .iter()
+            .all(|t| t.entity.as_deref() == Some("Order"))
+    );
+
+    db.transact_get::<Order>().key(key("o-1")).await?;
+    let read = one(&recorder, Operation::TransactGetItems);
+    assert_eq!(read.keys, 1);
+    assert!(read.consistent);
+    assert_eq!(read.targets[0].entity.as_deref(), Some("Order"));
+    Ok(())
+}
+
+/// The crate's own strongly consistent read (settlement of a lost response, history,
+/// chunk manifests, the orphan sweep) attaches its record too.
+#[tokio::test]
+async fn the_crates_own_reads_attach_their_record() -> Result<(), crate::Error> {
+    let recorder = Recorder::default();
+    let db = db(&recorder);
+    let item = key("o-1").to_item()?;
+    crate::item::consistent::ConsistentGet::new(&db, item)
+        .send()
+        .await?;
+    let get = one(&recorder, Operation::GetItem);
+    assert!(get.consistent);
+    let pk = get.targets[0].key.as_ref().map(|k| k.pk.as_str());
+    assert_eq!(pk, Some("USER#u-1"));
+    Ok(())
+}

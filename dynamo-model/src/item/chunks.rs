@@ -3,6 +3,7 @@
 //! chunks; a get loads them; the sweep removes chunks no item names (see
 //! [`chunk`](crate::chunk) for the stored format).
 
+use crate::call::{Call, Operation};
 use crate::chunk::*;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::expr::Node;
@@ -79,15 +80,15 @@ pub(super) fn chunk_items<E: Entity>(
             schema.entity_type.to_owned(),
             AttributeValue::S(CHUNK_TYPE.to_owned()),
         );
-        item.insert("_ppk".to_owned(), AttributeValue::S(parent.pk.clone()));
+        item.insert(PARENT_PK.to_owned(), AttributeValue::S(parent.pk.clone()));
         if let Some(sk) = &parent.sk {
-            item.insert("_psk".to_owned(), AttributeValue::S(sk.clone()));
+            item.insert(PARENT_SK.to_owned(), AttributeValue::S(sk.clone()));
         }
         item.insert(
-            "_field".to_owned(),
+            FIELD.to_owned(),
             AttributeValue::S(pending.field.attribute.to_owned()),
         );
-        item.insert("_ct".to_owned(), AttributeValue::N(now.to_string()));
+        item.insert(CREATED.to_owned(), AttributeValue::N(now.to_string()));
         item.insert("_d".to_owned(), AttributeValue::B(Blob::new(data.to_vec())));
         out.push(crate::batch::WriteOp::Put {
             entity: CHUNK_TYPE,
@@ -202,30 +203,38 @@ async fn delete_chunk_if_owned<T: Table>(
     let schema = &T::SCHEMA;
     let text = |v: &str| AttributeValue::S(v.to_owned());
     let owner_sk = match &parent.sk {
-        Some(sk) => Node::equals("_psk", text(sk)),
-        None => Node::absent("_psk"),
+        Some(sk) => Node::equals(PARENT_SK, text(sk)),
+        None => Node::absent(PARENT_SK),
     };
     let owned = Node::all(
         Node::equals(schema.entity_type, text(CHUNK_TYPE)),
         [
-            Node::equals("_ppk", text(&parent.pk)),
-            Node::equals("_field", text(field)),
+            Node::equals(PARENT_PK, text(&parent.pk)),
+            Node::equals(FIELD, text(field)),
             owner_sk,
         ],
     );
     let mut p = crate::expr::Placeholders::default();
     let condition = crate::expr::guard::render_for(CHUNK_TYPE, &mut p, &owned)?;
     let (names, values) = p.finish();
-    let sent = db
+    let key = chunk.to_item(schema);
+    let call = Call::write(
+        Operation::DeleteItem,
+        schema,
+        db.table_arc().clone(),
+        CHUNK_TYPE,
+        Some(&key),
+        None,
+    );
+    let request = db
         .client()
         .delete_item()
         .table_name(db.table_name())
-        .set_key(Some(chunk.to_item(schema)))
+        .set_key(Some(key))
         .condition_expression(condition)
         .set_expression_attribute_names(names)
-        .set_expression_attribute_values(values)
-        .send()
-        .await;
+        .set_expression_attribute_values(values);
+    let sent = crate::request::send!(request, call.attach()).await;
     match sent {
         Ok(_) => Ok(true),
         Err(e) => match e.into_service_error() {
@@ -314,6 +323,7 @@ pub(crate) async fn load<E: Entity>(db: &Db<E::Table>, entities: &mut [E]) -> Re
     let read_chunks = |keys, consistent| {
         crate::batch::read_keys(
             db,
+            Some(CHUNK_TYPE),
             &plain,
             keys,
             consistent,

@@ -6,6 +6,7 @@
 //! that sends it, or, for a read that is an operation of its own
 //! ([`ConsistentGet::send_as_operation`]), the operation span with the entity and key.
 
+use crate::call::{Action, Call, Operation, Target};
 use crate::request::BoxFuture;
 use crate::trace::Instrument;
 use crate::{Db, Error, Item, Table};
@@ -86,8 +87,15 @@ impl<'a, T: Table> ConsistentGet<'a, T> {
                 .projection_expression(expression)
                 .set_expression_attribute_names(names);
         }
-        let out = request
-            .send()
+        let (schema, table) = (&T::SCHEMA, self.db.table_arc().clone());
+        let target = Target::by_key(schema, table, Action::Get, request.get_key().as_ref());
+        let call = Call {
+            consistent: true,
+            projected: request.get_projection_expression().is_some(),
+            whole_items: request.get_projection_expression().is_none(),
+            ..Call::single(Operation::GetItem, target)
+        };
+        let out = crate::request::send!(request, call.attach())
             .await
             .map_err(|e| Error::service(OP, self.db.table_name(), e))?;
         Ok(out.item.filter(|item| !item.is_empty()))

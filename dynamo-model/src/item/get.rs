@@ -67,7 +67,7 @@ impl<E: Entity> Get<E> {
     /// The record of the call, for the `Db`'s observers.
     fn call(&self, consistent: bool) -> Result<Attach, Error> {
         let table = self.db.table_arc().clone();
-        let target = Target::key(table, Action::Get, E::ENTITY_TYPE, self.key.raw()?);
+        let target = Target::key(table, Action::Get, Some(E::ENTITY_TYPE), self.key.raw()?);
         let call = Call::single(Operation::GetItem, target);
         Ok(Call { consistent, ..call }.attach())
     }

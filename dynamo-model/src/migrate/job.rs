@@ -357,7 +357,15 @@ impl<E: Entity> Job<E> {
         };
         let (names, values) = p.finish();
         let span = crate::trace::request("UpdateItem", 1);
-        let sent = db
+        let call = crate::call::Call::write(
+            crate::call::Operation::UpdateItem,
+            &<E::Table as Table>::SCHEMA,
+            db.table_arc().clone(),
+            E::ENTITY_TYPE,
+            Some(&key),
+            None,
+        );
+        let request = db
             .client()
             .update_item()
             .table_name(db.table_name())
@@ -367,8 +375,8 @@ impl<E: Entity> Job<E> {
             .set_expression_attribute_names(names)
             .set_expression_attribute_values(values)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let sent = crate::request::send!(request, call.attach())
             .instrument(span.clone())
             .await;
         match sent {

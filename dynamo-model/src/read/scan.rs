@@ -334,9 +334,7 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
                     customize: self.customize.clone(),
                 },
                 reads: crate::read::source::Reads {
-                    entity: (!T::IS_COLLECTION)
-                        .then(|| T::ENTITY_TYPES.first().copied())
-                        .flatten(),
+                    entity: crate::collection::single_entity::<T>(),
                     partition: None,
                 },
             },

@@ -2,7 +2,10 @@
 //! their write (a put that failed or crashed after writing them) are deleted.
 
 use super::{delete_if_owned, now_millis};
-use crate::chunk::{CHUNK_PREFIX, CHUNK_TYPE, MAX_FLIP_DELAY, MIN_ORPHAN_AGE, Orphans};
+use crate::chunk::{
+    CHUNK_PREFIX, CHUNK_TYPE, CREATED, FIELD, MAX_FLIP_DELAY, MIN_ORPHAN_AGE, Orphans, PARENT_PK,
+    PARENT_SK,
+};
 use crate::expr::{CompareOp, Node};
 use crate::read::pager::{RawPage, merged_pages};
 use crate::read::source::{Expressions, Request, ScanOp};
@@ -34,13 +37,13 @@ fn write_of(schema: &crate::TableSchema, item: &Item) -> Option<(Write, RawKey)>
         .next()?
         .to_owned();
     let parent = RawKey {
-        pk: text("_ppk")?,
-        sk: schema.sk.and_then(|_| text("_psk")),
+        pk: text(PARENT_PK)?,
+        sk: schema.sk.and_then(|_| text(PARENT_SK)),
     };
     Some((
         Write {
             parent,
-            field: text("_field")?,
+            field: text(FIELD)?,
             token,
         },
         key,
@@ -88,12 +91,12 @@ impl<T: Table> Db<T> {
         let old_chunks = Node::all(
             Node::equals(schema.entity_type, AttributeValue::S(CHUNK_TYPE.to_owned())),
             [Node::compare(
-                "_ct",
+                CREATED,
                 CompareOp::Le,
                 AttributeValue::N(cutoff.to_string()),
             )],
         );
-        let mut wanted = vec![schema.pk.name, "_ppk", "_psk", "_field"];
+        let mut wanted = vec![schema.pk.name, PARENT_PK, PARENT_SK, FIELD];
         wanted.extend(schema.sk.map(|a| a.name));
         // Every old chunk, grouped by the write it belongs to.
         let mut writes: HashMap<Write, Vec<RawKey>> = HashMap::new();

@@ -35,9 +35,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                     customize: self.customize.clone(),
                 },
                 reads: Reads {
-                    entity: (!T::IS_COLLECTION)
-                        .then(|| T::ENTITY_TYPES.first().copied())
-                        .flatten(),
+                    entity: crate::collection::single_entity::<T>(),
                     partition: pk.as_ref().ok().and_then(PartitionValue::text),
                 },
             },
