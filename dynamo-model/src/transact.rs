@@ -14,10 +14,10 @@ use crate::call::{Action, Attach, Call, Operation as CallOperation, Target as Ca
 use crate::collection::{Includes, Target};
 use crate::expr::Placeholders;
 use crate::item::{Delete, PreparedWrite, Put, Update, and, is_entity, item_exists};
+use crate::request::exec::{Attempt, Attempts};
 use crate::request::page::decode_target;
 use crate::request::{Customize, send};
-use crate::retry::{Deadline, RetryPolicy, is_retryable};
-use crate::trace::Instrument;
+use crate::retry::{Deadline, RetryPolicy};
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
 use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsInput;
 use aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsFluentBuilder;
@@ -337,43 +337,37 @@ impl<T: Table> TransactWrite<T> {
         // again from the operations (the SDK's request owns what it sends), so a
         // transaction that succeeds at once copies each item into the request only once.
         let mut first = Some(items);
-        let mut attempt = 0;
-        // Whether an attempt so far may have been applied (a 5xx, a timeout, a lost
-        // connection): then giving up must hand back the token, as a cut-off does. It
-        // stays set: a later attempt's throttling or conflict says nothing of the earlier
-        // one, so "cancelled, nothing applied" would be wrong.
-        let mut ambiguous = false;
+        let mut attempts = Attempts::new(OP, &self.policy, &deadline);
+        // The error of the last attempt that failed, for when the deadline stops the next.
+        let mut last = None;
+        let cut_off = |token: String| Error::DeadlineExceeded {
+            operation: OP,
+            table: self.db.table_name().to_owned(),
+            client_request_token: Some(token),
+        };
         loop {
-            attempt += 1;
             let items = match first.take() {
                 Some(items) => items,
                 None => self.request_items(&ops)?,
             };
-            let span = crate::trace::request(OP, attempt);
-            crate::trace::record_current("dynamo_model.requests", u64::from(attempt));
-            crate::trace::record_current("dynamo_model.retries", u64::from(attempt - 1));
-            let request = send!(self.request(items, &token), self.call(&ops));
-            let Ok(result) = deadline.run(request).instrument(span.clone()).await else {
+            let request = || Ok(send!(self.request(items, &token), self.call(&ops)));
+            let attempt = attempts.next(None, request).await?;
+            let sent = u64::from(attempts.sent());
+            crate::trace::record_current("dynamo_model.requests", sent);
+            crate::trace::record_current("dynamo_model.retries", sent.saturating_sub(1));
+            let error = match attempt {
+                Attempt::Answered(..) => return Ok(()),
                 // Cut off in flight: applied or not, nobody knows. The token lets the
                 // caller resend it safely (DynamoDB applies a token at most once within
-                // 10 minutes).
-                return Err(Error::DeadlineExceeded {
-                    operation: OP,
-                    table: self.db.table_name().to_owned(),
-                    client_request_token: Some(token),
-                });
-            };
-            if let Err(e) = &result {
-                use aws_sdk_dynamodb::error::ProvideErrorMetadata;
-                crate::trace::record(&span, "error.type", e.code().unwrap_or("Unknown"));
-            }
-            let error = match result {
-                Ok(_) => return Ok(()),
-                Err(e) if is_retryable(&e) => {
-                    ambiguous |= crate::retry::may_have_applied(&e);
-                    Error::service(OP, self.db.table_name(), e)
-                }
-                Err(e) => match e.into_service_error() {
+                // 10 minutes). So does giving up after an attempt that may have been
+                // applied (a 5xx, a timeout, a lost connection).
+                Attempt::CutOff => return Err(cut_off(token)),
+                Attempt::NotSent => match last {
+                    Some(error) if !attempts.ambiguous() => return Err(error),
+                    _ => return Err(cut_off(token)),
+                },
+                Attempt::Retry(e) => Error::service(OP, self.db.table_name(), e),
+                Attempt::Refused(e) => match e.into_service_error() {
                     TransactWriteItemsError::TransactionCanceledException(cancelled) => {
                         let operations = cancellations(&ops, cancelled.cancellation_reasons());
                         let transient = !operations.is_empty()
@@ -387,16 +381,7 @@ impl<T: Table> TransactWrite<T> {
                     other => return Err(Error::service(OP, self.db.table_name(), other)),
                 },
             };
-            if !deadline.backoff(&self.policy, attempt).await {
-                if ambiguous {
-                    return Err(Error::DeadlineExceeded {
-                        operation: OP,
-                        table: self.db.table_name().to_owned(),
-                        client_request_token: Some(token),
-                    });
-                }
-                return Err(error);
-            }
+            last = Some(error);
         }
     }
 }

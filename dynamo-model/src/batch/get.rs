@@ -1,10 +1,11 @@
 //! Batch gets: keys chunked by 100, de-duplicated, read with bounded concurrency, the unprocessed
 //! keys retried until the deadline; found, missing and unread keys reported.
 
-use super::{Attempt, Attempts, MAX_BATCH_GET};
+use super::MAX_BATCH_GET;
 use crate::call::{Action, Attach, Call, Operation, Target as CallTarget};
 use crate::collection::{Includes, Target};
 use crate::keytext::raw_key_of;
+use crate::request::exec::{Attempt, Attempts};
 use crate::request::page::UnknownEntity;
 use crate::request::page::decode_target;
 use crate::request::{Customize, send};
@@ -428,16 +429,16 @@ async fn get_chunk<X: Table>(
 ) -> Result<GetChunk, Error> {
     let unpositioned = |keys: Vec<(usize, RawKey)>| keys.into_iter().map(|(_, k)| k).collect();
     let mut out = GetChunk::default();
-    let mut attempts = Attempts::new("BatchGetItem", db.table_name(), policy, deadline);
+    let mut attempts = Attempts::new("BatchGetItem", policy, deadline);
     while !keys.is_empty() {
         let request = || {
             let call = get_call(db, entity, &keys, consistent);
             let request = get_request(db, customize, keys.iter().map(|(_, k)| k), consistent)?;
             Ok(send!(request, call))
         };
-        match attempts.next(keys.len(), request).await? {
+        match attempts.next(Some(keys.len()), request).await? {
             // Not started before the deadline, or cut off by it: these keys were not read.
-            Attempt::Stopped => {
+            Attempt::NotSent | Attempt::CutOff => {
                 out.unprocessed = unpositioned(keys);
                 break;
             }
@@ -458,15 +459,16 @@ async fn get_chunk<X: Table>(
                 keys = settled.unprocessed;
             }
             // The whole chunk again.
-            Attempt::Retry => {}
+            Attempt::Retry(_) => {}
             // Reported with its keys; the other chunks go on.
-            Attempt::Failed(e) => {
+            Attempt::Refused(e) => {
+                let e = Error::service("BatchGetItem", db.table_name(), e);
                 out.failed = Some((unpositioned(keys), e));
                 break;
             }
         }
     }
-    (out.attempts, out.consumed) = (attempts.sent, attempts.consumed);
+    (out.attempts, out.consumed) = (attempts.sent(), attempts.consumed());
     Ok(out)
 }
 

@@ -1,9 +1,10 @@
 //! Batch writes: puts and deletes checked for duplicates and foreign key spaces, chunked by 25,
 //! written with bounded concurrency, the unprocessed items retried until the deadline and reported.
 
-use super::{Attempt, Attempts, MAX_BATCH_WRITE};
+use super::MAX_BATCH_WRITE;
 use crate::call::{Action, Attach, Call, Operation, Target};
 use crate::keytext::raw_key_of;
+use crate::request::exec::{Attempt, Attempts};
 use crate::request::{Customize, send};
 use crate::retry::{Deadline, RetryPolicy};
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
@@ -460,7 +461,7 @@ async fn write_chunk<X: Table>(
         failed: None,
         consumed: 0.0,
     };
-    let mut attempts = Attempts::new("BatchWriteItem", db.table_name(), policy, deadline);
+    let mut attempts = Attempts::new("BatchWriteItem", policy, deadline);
     while !ops.is_empty() {
         let request = || {
             Ok(send!(
@@ -468,13 +469,13 @@ async fn write_chunk<X: Table>(
                 write_call(db, &ops)
             ))
         };
-        match attempts.next(ops.len(), request).await? {
+        match attempts.next(Some(ops.len()), request).await? {
             // Not started before the deadline, or cut off by it in flight: DynamoDB may
             // have applied any of these writes, or none. Not confirmed, so not counted as
             // written; returned as unprocessed (a put or delete applied twice leaves the
             // same item, unless another writer changed it in between: see
             // `BatchWriteOutput::unprocessed`).
-            Attempt::Stopped => {
+            Attempt::NotSent | Attempt::CutOff => {
                 out.unprocessed = ops;
                 break;
             }
@@ -499,15 +500,16 @@ async fn write_chunk<X: Table>(
                 out.written += before - ops.len();
             }
             // The whole chunk again: puts and deletes are idempotent.
-            Attempt::Retry => {}
+            Attempt::Retry(_) => {}
             // Reported with its operations; the other chunks go on.
-            Attempt::Failed(e) => {
+            Attempt::Refused(e) => {
+                let e = Error::service("BatchWriteItem", db.table_name(), e);
                 out.failed = Some((ops, e));
                 break;
             }
         }
     }
-    (out.attempts, out.consumed) = (attempts.sent, attempts.consumed);
+    (out.attempts, out.consumed) = (attempts.sent(), attempts.consumed());
     Ok(out)
 }
 

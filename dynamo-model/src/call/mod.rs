@@ -238,6 +238,7 @@ pub(crate) struct Call {
     /// when they are of a table whose schema is known).
     pub(crate) keys: usize,
     /// A write whose keys are not known (a PartiQL statement that is not a `SELECT`).
+    #[cfg_attr(not(feature = "cache"), allow(dead_code))]
     pub(crate) writes_unknown_keys: bool,
 }
 

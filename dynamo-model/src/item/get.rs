@@ -203,15 +203,25 @@ impl<E: Entity> Get<E> {
     ) -> Result<Option<E>, Error> {
         let request = self.request().map_err(|e| e.during("GetItem"))?;
         let call = self.call(self.consistent)?;
-        let mut attempt = 0;
+        let mut attempts = crate::request::exec::Attempts::new("GetItem", policy, deadline);
+        let mut last = None;
         loop {
-            attempt += 1;
-            match send!(request.clone(), call.clone()).await {
-                Ok(out) => return self.decode(out.item),
-                Err(e)
-                    if crate::retry::is_retryable(&e)
-                        && deadline.backoff(policy, attempt).await => {}
-                Err(e) => return Err(Error::service("GetItem", self.db.table_name(), e)),
+            use crate::request::exec::Attempt;
+            let send = || Ok(send!(request.clone(), call.clone()));
+            let service = |e| Error::service("GetItem", self.db.table_name(), e);
+            match attempts.next(None, send).await? {
+                Attempt::Answered(out, _) => return self.decode(out.item),
+                Attempt::Retry(e) => last = Some(service(e)),
+                Attempt::Refused(e) => return Err(service(e)),
+                // The deadline bounds the whole read-modify-write: the last failure, or
+                // the deadline itself when it cut the first attempt off.
+                Attempt::NotSent | Attempt::CutOff => {
+                    return Err(last.unwrap_or_else(|| Error::DeadlineExceeded {
+                        operation: "GetItem",
+                        table: self.db.table_name().to_owned(),
+                        client_request_token: None,
+                    }));
+                }
             }
         }
     }

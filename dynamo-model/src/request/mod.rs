@@ -10,6 +10,7 @@
 //! adjusted, before either. So what `params()` shows is exactly what would be sent, hook
 //! included.
 
+pub(crate) mod exec;
 pub(crate) mod page;
 
 use crate::Error;
