@@ -10,6 +10,8 @@
 mod args;
 mod checks;
 mod codec;
+#[cfg(test)]
+mod expansion_size;
 mod index_key;
 mod index_query;
 mod key;
