@@ -1,7 +1,8 @@
 //! Integer literals take the field's type wherever the field's type is taken: conditions,
 //! filters, key conditions (template and multi-attribute keys) and updates
 //! (`f.item_count.ge(1)` on a `u32`, as `subtract(f.item_count, 1)` always did). A
-//! literal that does not fit is a compile error (`tests/ui/condition_literal_out_of_range.rs`).
+//! literal that does not fit is a compile error
+//! (`dynamo-model-derive/tests/ui/condition_literal_out_of_range.rs`).
 
 use crate::common::*;
 use dynamo_model::{local, Entity, Table};

@@ -3,7 +3,7 @@
 //!
 //! ```sh
 //! scripts/soak.sh                                  # 30 minutes, release build
-//! cargo run -p reliability --bin soak -- --seconds 60   # what .ci/run runs
+//! cargo run -p reliability --bin soak -- --seconds 30   # what .ci/run runs
 //! ```
 //!
 //! Options: `--seconds N` (default 1800), `--seed S` (default 1), `--concurrency C`
