@@ -109,6 +109,7 @@ pub mod history;
 pub mod insight;
 pub mod item;
 pub mod key;
+mod item_map;
 mod keytext;
 #[cfg(feature = "local")]
 pub mod local;
@@ -148,6 +149,7 @@ pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::CompressedPath;
 pub use expr::{AttrPath, Condition, KeyPath, MapPath, Path, SettablePath, UpdatablePath};
 pub use item::Numeric;
+pub use item_map::Item;
 pub use key::chain::{AttributeField, SortKeyField};
 pub use key::sharded::ShardedPartition;
 #[doc(hidden)]
@@ -498,9 +500,6 @@ pub mod __private {
     pub use crate::sealed::Versioned as VersionedSeal;
     pub use inventory;
 }
-
-/// An item as DynamoDB represents it: attribute name → value.
-pub type Item = std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>;
 
 /// Re-export of the SDK crate this crate is built on, so users can name its types
 /// without a version mismatch.
