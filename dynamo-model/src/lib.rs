@@ -132,6 +132,7 @@ mod size;
 pub mod stored_format;
 pub mod stream;
 mod text;
+mod token;
 pub mod trace;
 pub mod transact;
 

@@ -21,7 +21,7 @@ pub type Delete<E> = crate::item::Delete<E>;
 #[deprecated(note = "moved: `dynamo_model::item::DeleteReturningOld`")]
 pub type DeleteReturningOld<E> = crate::item::DeleteReturningOld<E>;
 /// The old path of [`item::WriteToken`](crate::item::WriteToken).
-#[deprecated(note = "moved: `dynamo_model::item::WriteToken` (also `error::WriteToken`)")]
+#[deprecated(note = "moved: `dynamo_model::item::WriteToken`")]
 pub type WriteToken = crate::item::WriteToken;
 /// The old path of [`read::Query`](crate::read::Query).
 #[deprecated(note = "moved: `dynamo_model::read::Query` (or `dynamo_model::prelude::*`)")]

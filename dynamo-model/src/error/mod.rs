@@ -23,13 +23,12 @@ mod decode;
 mod decompress;
 mod key;
 mod stream;
-mod token;
 
 pub use decode::{DecodeError, DecodeErrorKind};
 pub use decompress::DecompressError;
 pub use key::KeyError;
 pub use stream::{EventName, ImageKind, StreamError, ViewType};
-pub use token::WriteToken;
+use crate::token::WriteToken;
 
 use crate::Item;
 use std::fmt;

@@ -22,7 +22,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub use crate::error::WriteToken;
+pub use crate::token::WriteToken;
 
 /// `attribute_not_exists(token) OR token <> :this`: the stored item was not written
 /// by this call. DynamoDB evaluates `<>` on a missing attribute as false, hence the

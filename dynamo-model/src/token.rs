@@ -1,5 +1,5 @@
 //! The token of a single-item write, by which the crate recognises the call's own write
-//! after its response was lost, and which [`Error::OutcomeUnknown`](super::Error::OutcomeUnknown)
+//! after its response was lost, and which [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown)
 //! hands back to resend the same write.
 
 use crate::Item;
