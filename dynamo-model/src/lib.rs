@@ -108,8 +108,8 @@ pub mod guide;
 pub mod history;
 pub mod insight;
 pub mod item;
-pub mod key;
 mod item_map;
+pub mod key;
 mod keytext;
 #[cfg(feature = "local")]
 pub mod local;

@@ -29,29 +29,27 @@ use std::sync::Arc;
 /// Asks for `ConsumedCapacity` with its per-index breakdown, unless the request chose a
 /// level.
 pub(super) fn ask_capacity(input: &mut Input) {
-    let level = if let Some(i) = input.downcast_mut::<GetItemInput>() {
-        &mut i.return_consumed_capacity
-    } else if let Some(i) = input.downcast_mut::<PutItemInput>() {
-        &mut i.return_consumed_capacity
-    } else if let Some(i) = input.downcast_mut::<UpdateItemInput>() {
-        &mut i.return_consumed_capacity
-    } else if let Some(i) = input.downcast_mut::<DeleteItemInput>() {
-        &mut i.return_consumed_capacity
-    } else if let Some(i) = input.downcast_mut::<QueryInput>() {
-        &mut i.return_consumed_capacity
-    } else if let Some(i) = input.downcast_mut::<ScanInput>() {
-        &mut i.return_consumed_capacity
-    } else if let Some(i) = input.downcast_mut::<BatchGetItemInput>() {
-        &mut i.return_consumed_capacity
-    } else if let Some(i) = input.downcast_mut::<BatchWriteItemInput>() {
-        &mut i.return_consumed_capacity
-    } else if let Some(i) = input.downcast_mut::<TransactGetItemsInput>() {
-        &mut i.return_consumed_capacity
-    } else if let Some(i) = input.downcast_mut::<TransactWriteItemsInput>() {
-        &mut i.return_consumed_capacity
-    } else {
-        return;
-    };
+    macro_rules! level {
+        ($($input:ty),*) => {
+            $(if let Some(i) = input.downcast_mut::<$input>() {
+                &mut i.return_consumed_capacity
+            } else)* {
+                return;
+            }
+        };
+    }
+    let level = level!(
+        GetItemInput,
+        PutItemInput,
+        UpdateItemInput,
+        DeleteItemInput,
+        QueryInput,
+        ScanInput,
+        BatchGetItemInput,
+        BatchWriteItemInput,
+        TransactGetItemsInput,
+        TransactWriteItemsInput
+    );
     if level.is_none() {
         *level = Some(ReturnConsumedCapacity::Indexes);
     }

@@ -24,11 +24,11 @@ mod decompress;
 mod key;
 mod stream;
 
+use crate::token::WriteToken;
 pub use decode::{DecodeError, DecodeErrorKind};
 pub use decompress::DecompressError;
 pub use key::KeyError;
 pub use stream::{EventName, ImageKind, StreamError, ViewType};
-use crate::token::WriteToken;
 
 use crate::Item;
 use std::fmt;
