@@ -8,8 +8,8 @@ use super::{
 };
 use crate::cursor::{self, Fingerprint, Position};
 use crate::expr::{Node, Placeholders, UpdateClauses};
+use crate::read::dynamodb::{Expressions, QueryOp, Reads, Request, ScanOp};
 use crate::read::pager::{Pacer, PageRequest, PageSource, pace, spend};
-use crate::read::source::{Expressions, QueryOp, Reads, Request, ScanOp};
 use crate::trace::Instrument;
 use crate::{Db, Entity, Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;

@@ -9,6 +9,7 @@
 //! next), `stream()` (items as they arrive) or, for a query, `one()`. Reads of one item by
 //! its key are in [`item`](dynamo_model::item) ([`Get`](dynamo_model::item::Get)).
 
+pub(crate) mod dynamodb;
 mod key_condition;
 mod merge;
 pub(crate) mod pager;
@@ -16,7 +17,6 @@ pub(crate) mod projection;
 mod query;
 mod scan;
 mod scatter;
-pub(crate) mod source;
 
 pub use key_condition::{IntoPartition, IntoSortKey, PartitionValue, SortCondition};
 pub use query::Query;

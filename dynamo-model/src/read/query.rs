@@ -160,7 +160,7 @@ pub struct Query<T: Target, K: KeySpace = Primary> {
 /// One rendered request, reused for every page.
 pub(super) struct Prepared {
     /// What every page sends (moved into the page source).
-    pub(super) expressions: super::source::Expressions,
+    pub(super) expressions: super::dynamodb::Expressions,
     pub(super) fingerprint: Fingerprint,
     pub(super) cursor_names: Vec<&'static str>,
     /// The partition's attributes and values: a cursor must stay inside it.
@@ -467,7 +467,7 @@ impl<E: Entity, K: KeySpace> Query<Key<E>, K> {
 
 /// A prepared query against DynamoDB: the page source behind `all`, `page` and `stream`.
 pub(super) struct QuerySource<X: Table> {
-    request: super::source::Request<X, super::source::QueryOp>,
+    request: super::dynamodb::Request<X, super::dynamodb::QueryOp>,
     pub(super) prepared: Prepared,
 }
 
@@ -515,7 +515,7 @@ mod explain;
 mod plan;
 use plan::latest_only;
 mod read;
-mod source;
+mod request;
 
 pub(super) use read::hydrate_page;
 

@@ -6,9 +6,9 @@
 //! it into segments for large tables, and give it a budget so it cannot starve the
 //! application's own reads.
 
+use super::dynamodb::{Expressions, Request, ScanOp};
 use super::pager::{self, PageRequest};
 use super::projection::{self, KeyNames};
-use super::source::{Expressions, Request, ScanOp};
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::guard::and_opt;
@@ -333,7 +333,7 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
                     index: self.index.map(|i| i.name),
                     customize: self.customize.clone(),
                 },
-                reads: crate::read::source::Reads {
+                reads: crate::read::dynamodb::Reads {
                     entity: crate::collection::single_entity::<T>(),
                     partition: None,
                 },

@@ -7,8 +7,8 @@ use crate::chunk::{
     PARENT_SK,
 };
 use crate::expr::{CompareOp, Node};
+use crate::read::dynamodb::{Expressions, Request, ScanOp};
 use crate::read::pager::{RawPage, merged_pages};
-use crate::read::source::{Expressions, Request, ScanOp};
 use crate::{Db, Error, Item, RawKey, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures_util::StreamExt;
@@ -197,7 +197,7 @@ impl<T: Table> Db<T> {
             },
             consistent,
             operation: ScanOp::default(),
-            reads: crate::read::source::Reads::of(CHUNK_TYPE),
+            reads: crate::read::dynamodb::Reads::of(CHUNK_TYPE),
         };
         Ok(merged_pages(Arc::new(request), 1, None, None))
     }

@@ -8,11 +8,11 @@ use crate::cursor::Fingerprint;
 use crate::expr::{Node, Placeholders};
 use crate::key::sort::{KeySpace, SortKeyOp, SortKeyRange};
 use crate::keytext::KeyError;
+use crate::read::dynamodb::Expressions;
 use crate::read::key_condition::{
     PartitionValue, SortCondition, attribute_clause, attribute_range_fits, sort_key_clause,
 };
 use crate::read::projection::{self, KeyNames};
-use crate::read::source::Expressions;
 use crate::{Error, Item};
 use aws_sdk_dynamodb::types::AttributeValue;
 

@@ -1,7 +1,7 @@
-//! The one page source towards DynamoDB: a `Query` or `Scan` whose expressions are
-//! rendered once, sent page by page under a request span. Every paged read of the crate
-//! sends its pages through it: typed queries and scans, reads merged from many
-//! partitions, migrations and the sweep of orphan chunks.
+//! DynamoDB as the page source: a `Query` or `Scan` whose expressions are rendered once,
+//! sent page by page under a request span. Every paged read of the crate sends its pages
+//! through it: typed queries and scans, reads merged from many partitions, migrations and
+//! the sweep of orphan chunks (the pager's other sources are the fakes of its tests).
 
 use super::pager::{PageRequest, PageSource, RawPage};
 use crate::call::shape::shape_key;

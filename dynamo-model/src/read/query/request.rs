@@ -1,4 +1,5 @@
-//! A query's page source: the prepared request every page sends, and its first page's input
+//! A query's request: the DynamoDB request prepared once that every page of the query
+//! sends (its page source, wrapping `read::dynamodb`'s), and the input of its first page
 //! (`params`).
 
 use super::{Query, QuerySource};
@@ -6,9 +7,9 @@ use crate::BoxFuture;
 use crate::collection::Target;
 use crate::key::sort::KeySpace;
 use crate::keytext::KeyError;
+use crate::read::dynamodb::{QueryOp, Reads, Request};
 use crate::read::key_condition::PartitionValue;
 use crate::read::pager::{self, PageRequest, PageSource, RawPage};
-use crate::read::source::{QueryOp, Reads, Request};
 use crate::{Error, Table};
 use aws_sdk_dynamodb::operation::query::QueryInput;
 
