@@ -58,8 +58,8 @@ LAYERS = [
     # insight into hot partitions and read shapes.
     ("handle", ["call", "cache", "capacity", "insight", "db"]),
     # Requests: what every request shares; batches; reads of many items (queries, scans,
-    # scatter queries: one page source, one merge); operations on one item (get, put,
-    # update, delete, settlement of ambiguous outcomes, the chunk protocol); transactions.
+    # scatter queries: one source towards DynamoDB, one merge); operations on one item (get,
+    # put, update, delete, settlement of ambiguous outcomes, the chunk protocol); transactions.
     ("operations", ["request", "batch", "read", "item", "transact"]),
     # Features built on the operations.
     ("features", ["history", "period", "stream", "export", "migrate"]),

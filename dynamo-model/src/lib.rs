@@ -267,7 +267,7 @@ pub use dynamo_model_derive::Table;
 ///   Queries and scans then cannot filter such items by type on the server: items of the
 ///   partition without the attribute are read and the ones no template of the entity
 ///   renders are dropped on the client (they still cost read capacity and count towards a
-///   page's `limit`). A key that the templates of two such entities both render is
+///   request's `Limit`). A key that the templates of two such entities both render is
 ///   refused ([`KeyError::AmbiguousEntity`](key::KeyError::AmbiguousEntity)), and an
 ///   untyped item under such a key does not decode
 ///   ([`DecodeErrorKind::AmbiguousEntity`]). Templates without any literal text cannot

@@ -47,11 +47,11 @@
 //!   from the fields whatever the stored ones hold: keys of a template that changed
 //!   since, or left by a field that is now absent, are replaced or removed (they do not
 //!   stop the decode).
-//! - **Resumable.** After every page the position of every segment and the counts so far
-//!   are saved in a [`CheckpointStore`] under the migration's name; a run started again
-//!   with the same name and store continues from there, after a crash or a cancelled
-//!   future. The checkpoint is bound to the table, the entity, the name and the number of
-//!   segments (a checkpoint of another migration is refused).
+//! - **Resumable.** After the items of each request, the position of every segment and the
+//!   counts so far are saved in a [`CheckpointStore`] under the migration's name; a run
+//!   started again with the same name and store continues from there, after a crash or a
+//!   cancelled future. The checkpoint is bound to the table, the entity, the name and the
+//!   number of segments (a checkpoint of another migration is refused).
 //! - **Exactly once.** Items written after the last checkpoint are read again by the
 //!   resumed run. A change that gives the same result when applied again (a rewrite, a
 //!   rename, a default) finds nothing left to do. For a [`map`](Migration::map), whose

@@ -351,7 +351,7 @@ impl<T: Table> PeriodTables<T> {
         crate::schema::enable_ttl(client, &table.name, attribute).await
     }
 
-    /// Every table of these periods that exists, oldest first (`ListTables`, every page).
+    /// Every table of these periods that exists, oldest first (`ListTables`, every response).
     pub async fn list(&self) -> Result<Vec<PeriodTable>, Error> {
         let mut tables = Vec::new();
         let mut start: Option<String> = None;

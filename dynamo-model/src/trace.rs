@@ -1,6 +1,6 @@
 //! Tracing spans (feature `tracing`, on by default): one span per operation (a get, put,
 //! update, delete, query, scan, scatter read, batch or transaction), one child span per
-//! DynamoDB request inside queries and scans (each page), scatter-gather reads, batches
+//! DynamoDB request inside queries and scans (each response), scatter-gather reads, batches
 //! and transactions. A migration's requests are request spans inside the caller's span;
 //! table management (`create_table`, `delete_table`, period tables) and
 //! `collect_orphans` are not traced.

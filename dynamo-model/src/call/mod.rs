@@ -340,8 +340,8 @@ pub(crate) struct Answer<'a> {
 pub(crate) enum Returned<'a> {
     /// A `GetItem`'s item; the attributes a put, an update or a delete returned.
     One(Option<&'a Item>),
-    /// A page of a query or a scan: its items, what it evaluated and what matched.
-    Page {
+    /// A `Query`'s or a `Scan`'s response: its items, what it evaluated and what matched.
+    Items {
         items: &'a [Item],
         scanned: u64,
         count: u64,

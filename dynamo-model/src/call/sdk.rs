@@ -76,7 +76,7 @@ fn may_write(statement: &str) -> bool {
 /// watches (table management).
 pub(super) fn call(schema: &TableSchema, input: &Input) -> Option<Call> {
     single(schema, input)
-        .or_else(|| paged(schema, input))
+        .or_else(|| query_or_scan(schema, input))
         .or_else(|| many(schema, input))
         .or_else(|| statement(input))
 }
@@ -139,7 +139,7 @@ fn single(schema: &TableSchema, input: &Input) -> Option<Call> {
 }
 
 /// A `Query` or a `Scan`.
-fn paged(schema: &TableSchema, input: &Input) -> Option<Call> {
+fn query_or_scan(schema: &TableSchema, input: &Input) -> Option<Call> {
     if let Some(i) = input.downcast_ref::<QueryInput>() {
         return Some(Call {
             index: i.index_name.clone().map(Cow::Owned),
@@ -346,8 +346,8 @@ fn one<'a>(consumed: &'a Option<ConsumedCapacity>, item: Option<&'a Item>) -> An
     }
 }
 
-/// The answer of a page of a query or a scan.
-fn page<'a>(
+/// The answer of a query or a scan: one response, its items and DynamoDB's counts.
+fn items<'a>(
     consumed: &'a Option<ConsumedCapacity>,
     items: &'a Option<Vec<Item>>,
     scanned: i32,
@@ -355,7 +355,7 @@ fn page<'a>(
 ) -> Answer<'a> {
     Answer {
         consumed: consumed.as_ref().map(std::slice::from_ref),
-        returned: Returned::Page {
+        returned: Returned::Items {
             items: items.as_deref().unwrap_or_default(),
             // DynamoDB's counts are never negative; a negative one would be malformed.
             scanned: u64::try_from(scanned).unwrap_or(0),
@@ -374,9 +374,9 @@ fn answer(out: &Output) -> Answer<'_> {
     } else if let Some(o) = out.downcast_ref::<DeleteItemOutput>() {
         one(&o.consumed_capacity, o.attributes.as_ref())
     } else if let Some(o) = out.downcast_ref::<QueryOutput>() {
-        page(&o.consumed_capacity, &o.items, o.scanned_count, o.count)
+        items(&o.consumed_capacity, &o.items, o.scanned_count, o.count)
     } else if let Some(o) = out.downcast_ref::<ScanOutput>() {
-        page(&o.consumed_capacity, &o.items, o.scanned_count, o.count)
+        items(&o.consumed_capacity, &o.items, o.scanned_count, o.count)
     } else {
         answer_many(out)
     }

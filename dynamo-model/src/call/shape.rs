@@ -21,7 +21,8 @@ impl Fnv {
     }
 }
 
-/// A read shape's key: the hash of what every page and partition of one read sends alike.
+/// A read shape's key: the hash of what every request of one read, on every partition, sends
+/// alike.
 pub(crate) fn shape_key(parts: &[Option<&str>]) -> u64 {
     let mut h = Fnv::new();
     for part in parts {

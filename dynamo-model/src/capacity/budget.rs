@@ -134,7 +134,7 @@ impl Budget {
         Budget::default()
     }
 
-    /// At most `calls` DynamoDB calls, failed ones included (a page of a query is one; a
+    /// At most `calls` DynamoDB calls, failed ones included (a request of a query is one; a
     /// batch of 1,000 keys is at least ten `BatchGetItem` calls).
     pub fn requests(mut self, calls: u64) -> Self {
         self.requests = Some(calls);

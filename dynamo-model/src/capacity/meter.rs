@@ -290,7 +290,7 @@ fn estimate(call: &Call, answer: &Answer<'_>) -> Option<f64> {
         }
         // No item returned with ALL_OLD: there was none, which costs one unit.
         (Returned::One(item), _) => call.returns_item.then(|| write_units(size(*item))),
-        (Returned::Page { items, .. }, _) => {
+        (Returned::Items { items, .. }, _) => {
             let bytes = items.iter().map(item_size).sum();
             Some(read_units(bytes, call.consistent))
         }
@@ -326,7 +326,7 @@ fn items(call: &Call, answer: &Answer<'_>) -> (Option<u64>, Option<u64>) {
         Returned::One(item) if call.operation == Operation::GetItem => {
             (1, u64::from(item.is_some()))
         }
-        Returned::Page { scanned, count, .. } => (*scanned, *count),
+        Returned::Items { scanned, count, .. } => (*scanned, *count),
         Returned::Found { items, unprocessed } => (
             call.keys.saturating_sub(*unprocessed) as u64,
             items.len() as u64,

@@ -347,9 +347,9 @@ pub enum Error {
     /// A migration stopped because DynamoDB refused its writes of `refusals` items in a
     /// row for one same reason (`last`, e.g. a `ValidationException` every item's write
     /// meets): going on would only report every remaining item as failed. The checkpoint
-    /// saved holds every page finished before the stop, so a run after the cause is fixed
-    /// resumes there (items of the unfinished page are read again; those already changed
-    /// are left as they are). See
+    /// saved holds the items of every request finished before the stop, so a run after the
+    /// cause is fixed resumes there (the items of the unfinished request are read again;
+    /// those already changed are left as they are). See
     /// [`Migration::stop_after_refusals`](dynamo_model::migrate::Migration::stop_after_refusals).
     #[error("migration {migration} stopped after {refusals} items in a row were refused: {last}")]
     #[non_exhaustive]

@@ -336,7 +336,7 @@ impl<E: Versioned> History<E> {
     /// `v0`, `v1`, …, `v10` layout needs): then `v9` comes before `v10`, both ways and
     /// across cursors, at a price. DynamoDB cannot return unpadded numbers in order, so
     /// every request (`all()`, each `page()`, a `stream()`) reads the item's whole
-    /// history, every page of it, and sorts it here: its read capacity is that of the
+    /// history, every response of it, and sorts it here: its read capacity is that of the
     /// whole history (reported in [`Page::consumed_capacity`](crate::Page::consumed_capacity)) whatever the
     /// `limit`; `max_pages` is not applied, and `page()` without a `limit` returns the
     /// whole history. Prune an item that keeps many revisions, or use a padded layout.

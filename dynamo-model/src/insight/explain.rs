@@ -33,8 +33,8 @@ pub const FILTER_KEEPS_AT_LEAST: f64 = 0.5;
 /// that fan out over segments or shards belong off the request path.
 pub const FREQUENT_READS_PER_MINUTE: f64 = 10.0;
 
-/// DynamoDB stops a `Query` or `Scan` page at 1 MB of items read.
-const PAGE_BYTES: usize = 1024 * 1024;
+/// DynamoDB stops a `Query`'s or `Scan`'s response at 1 MB of items read.
+const RESPONSE_BYTES: usize = 1024 * 1024;
 
 /// The requests a read sends, exactly as the builder's `params()` returns them.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,7 +43,7 @@ pub enum Requests {
     /// One `GetItem`.
     Get(GetItemInput),
     /// The first `Query` of each partition: one for a query, one per shard of a scatter
-    /// query. Later pages send the same input with `ExclusiveStartKey` set.
+    /// query. Later requests send the same input with `ExclusiveStartKey` set.
     Query(Vec<QueryInput>),
     /// The first `Scan` of each segment (one without segments).
     Scan(Vec<ScanInput>),
@@ -121,7 +121,7 @@ pub struct Estimate {
     /// The fewest read units the page can cost (a request costs at least one unit, half
     /// eventually consistent; a batch get at least that per key).
     pub min_read_units: f64,
-    /// The most read units the page can cost (a query or scan page stops at 1 MB; an
+    /// The most read units the page can cost (a query's or scan's response stops at 1 MB; an
     /// item is at most 400 KB).
     pub max_read_units: f64,
 }
@@ -389,7 +389,7 @@ impl Explain {
 
     /// The plan of a query or a scan, read off the first of its `inputs` (one a partition
     /// or segment) and what was `seen` of its shape.
-    fn paged<I: PageInput>(
+    fn paged<I: PagedInput>(
         reading: Reading,
         inputs: Vec<I>,
         fanout: Fanout,
@@ -486,9 +486,8 @@ fn mean(sizes: SizeBasis) -> Option<usize> {
     }
 }
 
-/// What the estimate and warnings of a query or scan depend on.
 /// What the plan of a query or a scan reads off its requests.
-trait PageInput: Sized {
+trait PagedInput: Sized {
     const OPERATION: &'static str;
     fn table(&self) -> Option<&str>;
     fn index(&self) -> Option<&str>;
@@ -505,9 +504,9 @@ trait PageInput: Sized {
 }
 
 /// The accessors both inputs share; `$key_condition` is the query's own.
-macro_rules! page_input {
+macro_rules! paged_input {
     ($ty:ty, $operation:literal, $requests:path, $key_condition:expr) => {
-        impl PageInput for $ty {
+        impl PagedInput for $ty {
             const OPERATION: &'static str = $operation;
             fn table(&self) -> Option<&str> {
                 self.table_name()
@@ -547,10 +546,11 @@ macro_rules! page_input {
     };
 }
 
-page_input!(QueryInput, "Query", Requests::Query, |i| i
+paged_input!(QueryInput, "Query", Requests::Query, |i| i
     .key_condition_expression());
-page_input!(ScanInput, "Scan", Requests::Scan, |_| None);
+paged_input!(ScanInput, "Scan", Requests::Scan, |_| None);
 
+/// What the estimate and warnings of a query or scan depend on.
 struct Paged {
     /// The `Limit` of each request.
     limit: Option<i32>,
@@ -571,11 +571,11 @@ impl Paged {
             (None, _) => None,
         };
         let requests = self.requests.max(1) as f64;
-        // A page sums its items' sizes and rounds once (`crate::capacity`).
+        // A response sums its items' sizes and rounds once (`crate::capacity`).
         let read_units = match (per_request, mean(sizes)) {
             (Some(items), Some(bytes)) => {
-                let page = (items as usize).saturating_mul(bytes).min(PAGE_BYTES);
-                Some(crate::capacity::read_units(page, self.consistent) * requests)
+                let response = (items as usize).saturating_mul(bytes).min(RESPONSE_BYTES);
+                Some(crate::capacity::read_units(response, self.consistent) * requests)
             }
             _ => None,
         };
@@ -584,7 +584,7 @@ impl Paged {
             sizes,
             read_units,
             min_read_units: crate::capacity::read_units(0, self.consistent) * requests,
-            max_read_units: crate::capacity::read_units(PAGE_BYTES, self.consistent) * requests,
+            max_read_units: crate::capacity::read_units(RESPONSE_BYTES, self.consistent) * requests,
         }
     }
 

@@ -1,4 +1,5 @@
-//! Checkpoints: where a migration stands, saved after every page, and the stores that keep them.
+//! Checkpoints: where a migration stands, saved after the items of each request, and the stores
+//! that keep them.
 
 use super::{BoxFuture, Progress};
 use crate::cursor::{Cursor, Fingerprint};
@@ -236,7 +237,7 @@ impl CheckpointStore for FileCheckpoints {
     ) -> BoxFuture<'a, Result<(), Error>> {
         Box::pin(async move {
             let path = self.path(migration);
-            // One short line per page: blocking file calls are cheaper than a thread.
+            // One short line per save: blocking file calls are cheaper than a thread.
             std::fs::create_dir_all(&self.dir).map_err(|e| io_error(&self.dir, e))?;
             // A temporary file of this save's own (two runs sharing the directory never
             // write one file), synced before it replaces the checkpoint: a crash leaves

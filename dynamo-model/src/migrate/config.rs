@@ -135,8 +135,8 @@ impl<E: Entity> Migration<E> {
         /// accept) is a fault of the migration, not of the items. Refusals by the crate
         /// before sending (a value it can tell is invalid) are reported per item and do not
         /// count. Any item changed in between starts the count
-        /// again. The checkpoint keeps every page finished before the stop. `u32::MAX` never
-        /// stops; `run` refuses 0.
+        /// again. The checkpoint keeps the items of every request finished before the stop.
+        /// `u32::MAX` never stops; `run` refuses 0.
         stop_after_refusals(items: u32) => stop_after = items;
         /// Reads and applies the changes without writing anything (items or checkpoints).
         dry_run() => dry_run = true;
@@ -150,7 +150,7 @@ impl<E: Entity> Migration<E> {
         checkpoints(store: impl CheckpointStore + 'static) => store = Arc::new(store);
     }
 
-    /// Called with the counts so far after every page.
+    /// Called with the counts so far after the items of each request.
     pub fn on_progress(mut self, f: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(f));
         self

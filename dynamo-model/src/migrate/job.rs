@@ -1,5 +1,5 @@
-//! The job of a running migration: each segment's pages read, each item migrated and written back
-//! under its condition, the positions checkpointed.
+//! The job of a running migration: each segment read response by response, each item migrated and
+//! written back under its condition, the positions checkpointed.
 
 use super::change::{Changes, diff, is_ours, plan};
 use super::{
@@ -9,7 +9,7 @@ use super::{
 use crate::cursor::{self, Fingerprint, Position};
 use crate::expr::{Node, Placeholders, UpdateClauses};
 use crate::read::dynamodb::{Expressions, QueryOp, Reads, Request, ScanOp};
-use crate::read::pager::{Pacer, PageRequest, PageSource, pace, spend};
+use crate::read::pager::{Ask, Pacer, Source, pace, spend};
 use crate::trace::Instrument;
 use crate::{Db, Entity, Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
@@ -20,7 +20,7 @@ use aws_sdk_dynamodb::types::{
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// What `on_progress` calls with the progress after each page.
+/// What `on_progress` calls with the progress after the items of each response.
 pub(super) type ProgressFn = dyn Fn(&Progress) + Send + Sync;
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -44,8 +44,8 @@ pub(super) struct Job<E: Entity> {
     pub(super) name: String,
     pub(super) steps: Vec<Step<E>>,
     pub(super) marker: bool,
-    /// What every page is read with ([`Job::reads`]).
-    pub(super) reads: Box<dyn PageSource>,
+    /// What every request reads with ([`Job::reads`]).
+    pub(super) reads: Box<dyn Source>,
     pub(super) page_size: usize,
     pub(super) dry_run: bool,
     pub(super) store: Arc<dyn CheckpointStore>,
@@ -102,21 +102,21 @@ impl<E: Entity> Job<E> {
         };
         loop {
             pace(shared.reads.as_ref()).await;
-            let (items, last_key, read_units) = self.read_page(index, start.take()).await?;
+            let (items, last_key, read_units) = self.read_response(index, start.take()).await?;
             spend(shared.reads.as_ref(), read_units).await;
-            let mut page = Progress {
+            let mut counts = Progress {
                 scanned: items.len() as u64,
                 read_units,
                 ..Progress::default()
             };
             for item in items {
                 let key = crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, &item);
-                let outcome = self.migrate_item(item, shared, &mut page).await?;
+                let outcome = self.migrate_item(item, shared, &mut counts).await?;
                 let outcome = match outcome {
                     Outcome::Refused(error) => {
                         if lock(&shared.refusals).refused(&error, self.stop_after) {
-                            // The pages finished so far are checkpointed; this one is
-                            // read again by the next run.
+                            // The responses finished so far are checkpointed; this one
+                            // is read again by the next run.
                             return Err(Error::MigrationStopped {
                                 migration: self.name.clone(),
                                 refusals: self.stop_after,
@@ -132,13 +132,13 @@ impl<E: Entity> Job<E> {
                     other => other,
                 };
                 match outcome {
-                    Outcome::Changed => page.changed += 1,
-                    Outcome::Unchanged => page.unchanged += 1,
-                    Outcome::Already => page.already += 1,
-                    Outcome::Other => page.other += 1,
-                    Outcome::Vanished => page.vanished += 1,
+                    Outcome::Changed => counts.changed += 1,
+                    Outcome::Unchanged => counts.unchanged += 1,
+                    Outcome::Already => counts.already += 1,
+                    Outcome::Other => counts.other += 1,
+                    Outcome::Vanished => counts.vanished += 1,
                     Outcome::Failed(error) | Outcome::Refused(error) => {
-                        page.failed += 1;
+                        counts.failed += 1;
                         let mut failures = lock(&shared.failures);
                         if failures.len() < KEEP {
                             failures.push(Failure {
@@ -156,7 +156,7 @@ impl<E: Entity> Job<E> {
                 Some(key) => Position::After(key.clone()),
                 None => Position::Done,
             };
-            self.checkpoint(index, position, &page, shared).await?;
+            self.checkpoint(index, position, &counts, shared).await?;
             match last_key {
                 Some(key) => start = Some(key),
                 None => return Ok(()),
@@ -164,12 +164,13 @@ impl<E: Entity> Job<E> {
         }
     }
 
-    /// Records a page's end: the segment's position and the counts, saved together.
+    /// Records the end of a response's items: the segment's position and their `counts`,
+    /// saved together.
     async fn checkpoint(
         &self,
         index: usize,
         position: Position,
-        page: &Progress,
+        counts: &Progress,
         shared: &Shared,
     ) -> Result<(), Error> {
         let _saving = shared.save.lock().await;
@@ -179,7 +180,7 @@ impl<E: Entity> Job<E> {
                 *slot = position;
             }
             let mut progress = lock(&shared.progress);
-            progress.add(page);
+            progress.add(counts);
             (positions.clone(), *progress)
         };
         if !self.dry_run {
@@ -195,27 +196,29 @@ impl<E: Entity> Job<E> {
         Ok(())
     }
 
-    async fn read_page(
+    /// The next response of segment `index`, from `start`: its items, where it ends and the
+    /// read units it consumed.
+    async fn read_response(
         &self,
         index: usize,
         start: Option<Item>,
     ) -> Result<(Vec<Item>, Option<Item>, f64), Error> {
-        let page = PageRequest {
+        let ask = Ask {
             segment: (self.sources > 1).then_some((index as u32, self.sources as u32)),
             start,
             limit: Some(i32::try_from(self.page_size).unwrap_or(1_000)),
         };
-        let page = self.reads.fetch(page).await?;
-        Ok((page.items, page.last_key, page.consumed))
+        let response = self.reads.fetch(ask).await?;
+        Ok((response.items, response.last_key, response.consumed))
     }
 
-    /// The read every page of a job sends through the crate's one page source, built once
-    /// with its expressions rendered: a query of the one partition `partition` names, or a
-    /// scan of the table (segmented by each page's request).
+    /// The read every request of a job sends through the crate's one source towards
+    /// DynamoDB, built once with its expressions rendered: a query of the one partition
+    /// `partition` names, or a scan of the table (segmented by each request's [`Ask`]).
     pub(super) fn reads(
         db: &Db<E::Table>,
         partition: Option<&str>,
-    ) -> Result<Box<dyn PageSource>, Error> {
+    ) -> Result<Box<dyn Source>, Error> {
         let Some(pk) = partition else {
             return Ok(Box::new(Self::read_request(
                 db,
@@ -278,7 +281,7 @@ impl<E: Entity> Job<E> {
         &self,
         mut item: Item,
         shared: &Shared,
-        page: &mut Progress,
+        counts: &mut Progress,
     ) -> Result<Outcome, Error> {
         for _ in 0..MAX_CONFLICTS_PER_ITEM {
             if !is_ours::<E>(&item) {
@@ -317,7 +320,7 @@ impl<E: Entity> Job<E> {
                 Written::Refused(e) => return Ok(Outcome::Refused(e)),
                 Written::Done(units) => {
                     spend(shared.writes.as_ref(), units).await;
-                    page.write_units += units;
+                    counts.write_units += units;
                     return Ok(Outcome::Changed);
                 }
                 Written::Conflict(now) => {
@@ -327,7 +330,7 @@ impl<E: Entity> Job<E> {
                         // lost (the SDK sent it again and its condition failed).
                         Some(now) if same_item(&now, &changed) => return Ok(Outcome::Changed),
                         Some(now) => {
-                            page.conflicts += 1;
+                            counts.conflicts += 1;
                             item = now;
                         }
                     }

@@ -1,9 +1,10 @@
-//! DynamoDB as the page source: a `Query` or `Scan` whose expressions are rendered once,
-//! sent page by page under a request span. Every paged read of the crate sends its pages
-//! through it: typed queries and scans, reads merged from many partitions, migrations and
-//! the sweep of orphan chunks (the pager's other sources are the fakes of its tests).
+//! DynamoDB as the pager's [`Source`]: a `Query` or `Scan` whose expressions are rendered
+//! once, sent once per response under a request span. Every paged read of the crate sends
+//! its requests through it: typed queries and scans, reads merged from many partitions,
+//! migrations and the sweep of orphan chunks (the pager's other sources are the fakes of
+//! its tests).
 
-use super::pager::{PageRequest, PageSource, RawPage};
+use super::pager::{Ask, Response, Source};
 use crate::call::shape::shape_key;
 use crate::call::{Call, Operation as CallOperation};
 use crate::request::BoxFuture;
@@ -18,7 +19,7 @@ use aws_sdk_dynamodb::operation::scan::{ScanError, ScanOutput};
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 use std::collections::HashMap;
 
-/// The expressions every page of a read sends, rendered once.
+/// The expressions every request of a read sends, rendered once.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Expressions {
     /// `KeyConditionExpression` (a query's; a scan has none).
@@ -71,14 +72,14 @@ pub(crate) trait Operation: Send + Sync + 'static {
     /// The SDK's fluent builder of the operation.
     type Builder;
     /// What DynamoDB answers.
-    type Output: Into<RawPageParts>;
+    type Output: Into<OutputParts>;
     /// The SDK's error of the operation.
     type Error;
-    /// One page's request rendered into the SDK's builder, customized.
-    fn build<X: Table>(&self, request: &Request<X, Self>, page: PageRequest) -> Self::Builder
+    /// The request of one `ask` rendered into the SDK's builder, customized.
+    fn build<X: Table>(&self, request: &Request<X, Self>, ask: Ask) -> Self::Builder
     where
         Self: Sized;
-    /// The record of one page's call, as `builder` will send it.
+    /// The record of one request's call, as `builder` will send it.
     fn call(builder: &Self::Builder, reads: &Reads) -> Call;
     /// Sends a built request with the record of its call attached.
     fn send(
@@ -89,21 +90,21 @@ pub(crate) trait Operation: Send + Sync + 'static {
     + 'static;
 }
 
-/// The members of a `QueryOutput` or `ScanOutput` a page is made of.
-pub(crate) struct RawPageParts {
+/// The members of a `QueryOutput` or `ScanOutput` a [`Response`] is made of.
+pub(crate) struct OutputParts {
     items: Option<Vec<crate::Item>>,
     last_key: Option<crate::Item>,
     consumed: Option<aws_sdk_dynamodb::types::ConsumedCapacity>,
     scanned: i32,
 }
 
-/// A read prepared once and sent page by page.
+/// A read prepared once and sent once per response.
 pub(crate) struct Request<X: Table, O> {
     pub(crate) db: Db<X>,
     pub(crate) expressions: Expressions,
     pub(crate) consistent: bool,
     pub(crate) operation: O,
-    /// What the record of each page's call says of the read (`crate::call`).
+    /// What the record of each request's call says of the read (`crate::call`).
     pub(crate) reads: Reads,
 }
 
@@ -127,33 +128,33 @@ impl Reads {
 }
 
 impl<X: Table, O: Operation> Request<X, O> {
-    /// One page's request as the SDK's builder (what `params()` shows).
-    pub(crate) fn builder(&self, page: PageRequest) -> O::Builder {
-        self.operation.build(self, page)
+    /// The request of one `ask` as the SDK's builder (what `params()` shows).
+    pub(crate) fn builder(&self, ask: Ask) -> O::Builder {
+        self.operation.build(self, ask)
     }
 }
 
-impl<X: Table, O: Operation> PageSource for Request<X, O>
+impl<X: Table, O: Operation> Source for Request<X, O>
 where
     SdkError<O::Error, HttpResponse>: Into<aws_sdk_dynamodb::Error>,
 {
-    fn fetch(&self, page: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>> {
+    fn fetch(&self, ask: Ask) -> BoxFuture<'_, Result<Response, Error>> {
         use crate::trace::Instrument;
         let (operation, table, consistent) = (O::NAME, self.db.table_name(), self.consistent);
         let span = crate::trace::request(operation, 1);
-        if let Some(limit) = page.limit {
+        if let Some(limit) = ask.limit {
             crate::trace::record(&span, "aws.dynamodb.limit", limit);
         }
-        let builder = self.builder(page);
+        let builder = self.builder(ask);
         let call = O::call(&builder, &self.reads);
         let sent = O::send(builder, call);
         Box::pin(
             async move {
-                let out: RawPageParts = sent
+                let out: OutputParts = sent
                     .await
                     .map_err(|e| crate::trace::request_failed(Error::service(operation, table, e)))?
                     .into();
-                Ok(RawPage::from_output(
+                Ok(Response::from_output(
                     out.items,
                     out.last_key,
                     out.consumed.as_ref(),
@@ -195,9 +196,9 @@ impl KeyConditionOf for aws_sdk_dynamodb::operation::scan::builders::ScanInputBu
 }
 
 /// Implements [`Operation`] for `$op`, sent with `client.$method()`: first what every
-/// read sends (the table, the expressions, the consistency, the page's `Limit` and start,
+/// read sends (the table, the expressions, the consistency, the ask's `Limit` and start,
 /// capacity reporting), then what `$extra` adds to builder `$b` for this operation (with
-/// the page's `$segment` of a parallel scan); the caller's hooks last.
+/// the ask's `$segment` of a parallel scan); the caller's hooks last.
 macro_rules! operation {
     ($op:ty, $name:literal, $method:ident, $call_op:ident, $builder:ty, $output:ty, $error:ty,
      |$this:ident, $request:ident, $segment:ident, $b:ident| $extra:expr) => {
@@ -207,10 +208,10 @@ macro_rules! operation {
             type Output = $output;
             type Error = $error;
 
-            fn build<X: Table>(&self, request: &Request<X, Self>, page: PageRequest) -> $builder {
+            fn build<X: Table>(&self, request: &Request<X, Self>, ask: Ask) -> $builder {
                 let e = &request.expressions;
                 // The segment first: the start key moves into the builder.
-                let segment = page.segment;
+                let segment = ask.segment;
                 let $b = request
                     .db
                     .client()
@@ -221,8 +222,8 @@ macro_rules! operation {
                     .set_expression_attribute_names(e.names.clone())
                     .set_expression_attribute_values(e.values.clone())
                     .consistent_read(request.consistent)
-                    .set_limit(page.limit)
-                    .set_exclusive_start_key(page.start)
+                    .set_limit(ask.limit)
+                    .set_exclusive_start_key(ask.start)
                     .return_consumed_capacity(ReturnConsumedCapacity::Total);
                 let ($this, $request, $segment) = (self, request, segment);
                 self.customize.apply($extra)
@@ -266,9 +267,9 @@ macro_rules! operation {
             }
         }
 
-        impl From<$output> for RawPageParts {
+        impl From<$output> for OutputParts {
             fn from(out: $output) -> Self {
-                RawPageParts {
+                OutputParts {
                     items: out.items,
                     last_key: out.last_evaluated_key,
                     consumed: out.consumed_capacity,

@@ -158,7 +158,7 @@ pub(crate) fn attribute_clause(attr: &'static str, op: &AttributeOp) -> Node {
 }
 
 /// The clause of a sort-key condition on `attr`, or `None` for [`SortKeyOp::Any`] (and
-/// [`SortKeyOp::Nothing`], never sent: its pages are answered without a request).
+/// [`SortKeyOp::Nothing`], never sent: its responses are empty, without a request).
 pub(crate) fn sort_key_clause(attr: &'static str, op: &SortKeyOp) -> Option<Node> {
     let text = |s: &String| AttributeValue::S(s.clone());
     Some(match op {

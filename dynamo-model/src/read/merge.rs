@@ -1,7 +1,7 @@
 //! One read merged from many sorted sources: the partitions of a sharded key (a
 //! `ScatterQuery`), and in the same way the tables of a time series
-//! queried over a range of periods. Each source is read page by page through a
-//! [`PageSource`], concurrently and no further than the merge needs, and the items of all
+//! queried over a range of periods. Each source is read response by response through a
+//! [`Source`], concurrently and no further than the merge needs, and the items of all
 //! of them come out in one order: the order DynamoDB gives the items of one partition.
 //!
 //! # The order
@@ -24,10 +24,10 @@
 //!
 //! # What is read
 //!
-//! A source is read when it must be, and ahead of time (so its next page is there when
+//! A source is read when it must be, and ahead of time (so its next response is there when
 //! the merge reaches it) while:
-//! - no request of it is in flight, and its buffer holds items of its latest page only (so
-//!   a source buffers at most two pages);
+//! - no request of it is in flight, and its buffer holds items of its latest response only
+//!   (so a source buffers at most two responses);
 //! - with a limit of `n` more items: fewer than `n` items are known to come before its
 //!   next unread item (its own buffered items, and the other sources' buffered items that
 //!   come before its bound). Otherwise nothing it has not read yet can be among the `n`
@@ -45,7 +45,7 @@
 //! request starts. A cursor of those positions continues the merged sequence exactly:
 //! items read but not returned are read again.
 
-use super::pager::{PageRequest, PageSource, RawPage};
+use super::pager::{Ask, Response, Source};
 use crate::cursor::Position;
 use crate::{Error, Item};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -58,7 +58,7 @@ use tokio::task::JoinSet;
 pub(crate) struct Settings {
     /// The target, for errors.
     pub(crate) target: &'static str,
-    /// The DynamoDB operation behind the pages, for errors.
+    /// The DynamoDB operation behind the responses, for errors.
     pub(crate) operation: &'static str,
     /// The sort key's attributes in key order (none: every item ties).
     pub(crate) sort_names: Vec<&'static str>,
@@ -228,14 +228,14 @@ struct Entry<T> {
     sort: SortValue,
     /// Its `LastEvaluatedKey`-shaped key: where its source continues once it is returned.
     key: Item,
-    /// The number of the page it came in (counted per source, from 1).
-    page: u64,
+    /// The number of the response it came in (counted per source, from 1).
+    response: u64,
     value: Result<T, Error>,
 }
 
-/// One source's state.
-struct Source<T> {
-    pages: Arc<dyn PageSource>,
+/// One source's state in the merge.
+struct SourceState<T> {
+    source: Arc<dyn Source>,
     buffer: VecDeque<Entry<T>>,
     /// The position right before the buffer's first item.
     before_head: Position,
@@ -245,12 +245,12 @@ struct Source<T> {
     /// read's direction); `None` while unknown.
     bound: Option<SortValue>,
     in_flight: bool,
-    /// Pages arrived.
+    /// Responses arrived.
     arrived: u64,
     requests: usize,
     /// The `Limit` of the last request.
     last_limit: Option<usize>,
-    /// A larger `Limit`, after a filter dropped items of a page.
+    /// A larger `Limit`, after a filter dropped items of a response.
     grown: Option<usize>,
     /// Nothing the source has not read can be among the items still wanted (a limit).
     out_of_reach: bool,
@@ -259,15 +259,15 @@ struct Source<T> {
 /// A read merged from many sources; see the [module docs](self).
 pub(crate) struct Merge<T> {
     settings: Settings,
-    sources: Vec<Source<T>>,
-    tasks: JoinSet<(usize, Result<RawPage, Error>)>,
+    sources: Vec<SourceState<T>>,
+    tasks: JoinSet<(usize, Result<Response, Error>)>,
     runtime: tokio::runtime::Handle,
     keep: Keep<T>,
     /// A failure to report before anything else.
     failed: Option<Error>,
     /// Whether a request may be startable (something changed since the last look).
     dirty: bool,
-    /// What the pages that arrived cost, and DynamoDB's counts of them.
+    /// What the responses that arrived cost, and DynamoDB's counts of them.
     pub(crate) tally: super::pager::Tally,
 }
 
@@ -286,7 +286,7 @@ impl<T> Merge<T> {
     ///
     /// Its requests run as tasks of the current Tokio runtime (the SDK's default
     /// client needs one too): outside one, this is refused.
-    pub(crate) fn new<S: PageSource>(
+    pub(crate) fn new<S: Source>(
         sources: impl IntoIterator<Item = Arc<S>>,
         positions: Vec<Position>,
         mut settings: Settings,
@@ -303,8 +303,8 @@ impl<T> Merge<T> {
         let sources = sources
             .into_iter()
             .zip(positions)
-            .map(|(pages, position)| Source {
-                pages: pages as Arc<dyn PageSource>,
+            .map(|(source, position)| SourceState {
+                source: source as Arc<dyn Source>,
                 buffer: VecDeque::new(),
                 bound: match &position {
                     Position::After(key) => SortValue::of(key, &settings.sort_names),
@@ -464,7 +464,7 @@ impl<T> Merge<T> {
             return;
         }
         let cap = self.settings.requests_per_source;
-        let startable = |s: &Source<T>| {
+        let startable = |s: &SourceState<T>| {
             !s.in_flight
                 && !s.out_of_reach
                 && s.next != Position::Done
@@ -484,7 +484,8 @@ impl<T> Merge<T> {
             let ahead: Vec<usize> = (0..self.sources.len())
                 .filter(|i| {
                     let s = &self.sources[*i];
-                    !candidates.contains(i) && s.buffer.front().is_none_or(|e| e.page == s.arrived)
+                    !candidates.contains(i)
+                        && s.buffer.front().is_none_or(|e| e.response == s.arrived)
                 })
                 .collect();
             candidates.extend(ahead);
@@ -529,23 +530,23 @@ impl<T> Merge<T> {
         s.in_flight = true;
         s.requests += 1;
         s.last_limit = limit;
-        let pages = Arc::clone(&s.pages);
-        let request = PageRequest {
+        let source = Arc::clone(&s.source);
+        let ask = Ask {
             segment: None,
             start,
             limit: limit.map(|l| l.clamp(1, i32::MAX as usize) as i32),
         };
         // The request's span is a child of the operation's, whichever thread runs it.
-        let task = async move { (i, pages.fetch(request).await) };
+        let task = async move { (i, source.fetch(ask).await) };
         self.tasks.spawn_on(
             crate::trace::Instrument::instrument(task, crate::trace::current()),
             &self.runtime,
         );
     }
 
-    fn arrive(&mut self, done: Result<(usize, Result<RawPage, Error>), tokio::task::JoinError>) {
+    fn arrive(&mut self, done: Result<(usize, Result<Response, Error>), tokio::task::JoinError>) {
         self.dirty = true;
-        let (i, page) = match done {
+        let (i, response) = match done {
             Ok(done) => done,
             // A request's task panicked: the panic is the caller's, as if it had run here.
             Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
@@ -562,20 +563,20 @@ impl<T> Merge<T> {
         } = self;
         let s = &mut sources[i];
         s.in_flight = false;
-        let page = match page {
-            Ok(page) => page,
+        let response = match response {
+            Ok(response) => response,
             Err(e) => {
                 *failed = Some(e);
                 return;
             }
         };
-        page.count_in(tally);
+        response.count_in(tally);
         if s.buffer.is_empty() {
             s.before_head = s.next.clone();
         }
         s.arrived += 1;
-        let returned = page.items.len();
-        for item in page.items {
+        let returned = response.items.len();
+        for item in response.items {
             let Some(sort) = SortValue::of(&item, &settings.sort_names) else {
                 *failed = Some(Error::UnexpectedResponse {
                     entity: settings.target,
@@ -597,11 +598,11 @@ impl<T> Merge<T> {
             s.buffer.push_back(Entry {
                 sort,
                 key,
-                page: s.arrived,
+                response: s.arrived,
                 value,
             });
         }
-        match page.last_key {
+        match response.last_key {
             Some(last) => {
                 if let Some(sort) = SortValue::of(&last, &settings.sort_names) {
                     s.bound = Some(sort);
@@ -611,7 +612,7 @@ impl<T> Merge<T> {
             None => s.next = Position::Done,
         }
         // A filter dropped items: ask for more per request next time, up to 1,000.
-        if returned < page.evaluated {
+        if returned < response.evaluated {
             s.grown = s.last_limit.map(|l| (l * 2).min(1000));
         }
     }
@@ -619,8 +620,11 @@ impl<T> Merge<T> {
     fn pop(&mut self, i: usize) -> Option<Result<T, Error>> {
         let s = &mut self.sources[i];
         let entry = s.buffer.pop_front()?;
-        // The source's buffer now holds its latest page only, or nothing: it may read.
-        if s.buffer.front().is_none_or(|next| next.page != entry.page) {
+        // The source's buffer now holds its latest response only, or nothing: it may read.
+        if s.buffer
+            .front()
+            .is_none_or(|next| next.response != entry.response)
+        {
             self.dirty = true;
         }
         s.before_head = Position::After(entry.key);

@@ -1,7 +1,7 @@
 //! Reads of many items: [`Query`] (one partition, of the table or an index),
 //! [`ScatterQuery`] (many partitions merged in key order), [`Scan`] (the whole table, in
 //! parallel segments), their key conditions ([`IntoPartition`], [`IntoSortKey`]), and the
-//! page source and merge they share.
+//! source towards DynamoDB, pager and merge they share.
 //!
 //! Each is a builder from [`Db`](crate::Db) ([`Db::query`](crate::Db::query),
 //! [`Db::scan`](crate::Db::scan), [`Db::scatter_query`](crate::Db::scatter_query)) that ends in

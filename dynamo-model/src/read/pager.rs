@@ -1,9 +1,13 @@
 //! The one pager behind every paged read (query, scan, and reads spread over many
-//! partitions): it asks a [`PageSource`] for pages, keeps the items a read wants, knows
+//! partitions): it asks a [`Source`] for responses, keeps the items a read wants, knows
 //! where to continue, and, for parallel reads, merges segments under a capacity budget.
 //!
-//! [`PageSource`] is the seam: DynamoDB in production (`Query`, `Scan`), a fake in unit
+//! [`Source`] is the seam: DynamoDB in production (`Query`, `Scan`), a fake in unit
 //! tests, so the paging rules are tested without a network.
+//!
+//! In its terms, a [`Response`] is what DynamoDB returns to one `Query` or `Scan` request,
+//! an [`Ask`] is what the pager asks a source for to get the next one, and a page is only
+//! ever what a read returns to its caller ([`Page`](crate::Page)).
 
 use crate::request::BoxFuture;
 use crate::{Error, Item};
@@ -15,19 +19,19 @@ use tokio::time::Instant;
 
 /// One response of a Query or Scan, before decoding.
 #[derive(Debug, Default)]
-pub(crate) struct RawPage {
+pub(crate) struct Response {
     pub(crate) items: Vec<Item>,
     /// `LastEvaluatedKey`: where the next request starts; `None` at the end.
     pub(crate) last_key: Option<Item>,
     pub(crate) consumed: f64,
-    /// What the page's items cost by DynamoDB's rules (`crate::capacity`).
+    /// What the response's items cost by DynamoDB's rules (`crate::capacity`).
     pub(crate) estimated: f64,
-    /// Items DynamoDB read for this page, before its filter (`ScannedCount`).
+    /// Items DynamoDB read for this response, before its filter (`ScannedCount`).
     pub(crate) evaluated: usize,
 }
 
-impl RawPage {
-    /// Adds this page's figures to `tally`.
+impl Response {
+    /// Adds this response's figures to `tally`.
     pub(crate) fn count_in(&self, tally: &mut Tally) {
         tally.add(
             self.items.len(),
@@ -37,7 +41,7 @@ impl RawPage {
         );
     }
 
-    /// A page from the members of a `QueryOutput` or `ScanOutput`, its item count and
+    /// A response from the members of a `QueryOutput` or `ScanOutput`, its item count and
     /// capacity recorded in the current span (the request's).
     pub(crate) fn from_output(
         items: Option<Vec<Item>>,
@@ -54,7 +58,7 @@ impl RawPage {
             .unwrap_or(0.0);
         crate::trace::record_current("dynamo_model.items", items.len() as u64);
         crate::trace::record_current("aws.dynamodb.consumed_capacity", consumed);
-        RawPage {
+        Response {
             estimated: crate::capacity::read_units(bytes, consistent),
             consumed,
             evaluated: scanned_count.max(0) as usize,
@@ -66,29 +70,29 @@ impl RawPage {
 
 /// What the pager asks a source for.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct PageRequest {
+pub(crate) struct Ask {
     /// `(segment, total segments)` of a parallel scan.
     pub(crate) segment: Option<(u32, u32)>,
     /// `ExclusiveStartKey`.
     pub(crate) start: Option<Item>,
-    /// `Limit`: items DynamoDB reads (before its filter) for this page.
+    /// `Limit`: items DynamoDB reads (before its filter) for this response.
     pub(crate) limit: Option<i32>,
 }
 
-/// Where pages come from: DynamoDB, or a fake in tests.
-pub(crate) trait PageSource: Send + Sync + 'static {
-    fn fetch(&self, request: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>>;
+/// Where responses come from: DynamoDB, or a fake in tests.
+pub(crate) trait Source: Send + Sync + 'static {
+    fn fetch(&self, ask: Ask) -> BoxFuture<'_, Result<Response, Error>>;
 }
 
-/// How a read proceeds from page to page.
+/// How a read proceeds from response to response.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Reading<'a> {
     /// A fixed `Limit` per request; without one the pager asks for what it still wants.
     pub(crate) page_size: Option<usize>,
     /// At most this many requests per call.
-    pub(crate) max_pages: Option<usize>,
+    pub(crate) max_requests: Option<usize>,
     /// The attributes of `LastEvaluatedKey`, to continue after an item in the middle of a
-    /// page.
+    /// response.
     pub(crate) cursor_names: &'a [&'static str],
 }
 
@@ -129,19 +133,19 @@ pub(crate) fn first_limit(page_size: Option<usize>, want: Option<usize>) -> Opti
     page_size.or(want).map(clamp)
 }
 
-/// Reads pages of one segment from `start` until `want` items were kept (or the results
-/// end, or `max_pages` requests were made); `single_page` stops after the first page
-/// when nothing in particular is wanted. `keep` decides what becomes of each item read:
-/// `Ok(None)` leaves it out (not counted towards `want`).
+/// Reads responses of one segment from `start` until `want` items were kept (or the
+/// results end, or `max_requests` requests were made); `one_request` stops after the
+/// first response when nothing in particular is wanted. `keep` decides what becomes of
+/// each item read: `Ok(None)` leaves it out (not counted towards `want`).
 ///
-/// When `want` is reached in the middle of a page, the read continues after the last
-/// item kept, never after the page: the items left in the page are not lost.
-pub(crate) async fn collect<S: PageSource + ?Sized, T>(
+/// When `want` is reached in the middle of a response, the read continues after the last
+/// item kept, never after the response: the items left in it are not lost.
+pub(crate) async fn collect<S: Source + ?Sized, T>(
     source: &S,
     reading: Reading<'_>,
     mut start: Option<Item>,
     want: Option<usize>,
-    single_page: bool,
+    one_request: bool,
     mut keep: impl FnMut(Item) -> Result<Option<T>, Error>,
 ) -> Result<Collected<T>, Error> {
     let mut items = Vec::new();
@@ -154,16 +158,16 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
             (None, Some(r), Some(l)) => Some(l.max(r)),
             (None, _, l) => l,
         };
-        let page = source
-            .fetch(PageRequest {
+        let response = source
+            .fetch(Ask {
                 segment: None,
                 start: start.take(),
                 limit: limit.map(clamp),
             })
             .await?;
-        page.count_in(&mut tally);
-        let returned = page.items.len();
-        let mut iter = page.items.into_iter();
+        response.count_in(&mut tally);
+        let returned = response.items.len();
+        let mut iter = response.items.into_iter();
         let mut stopped_at: Option<Item> = None;
         while want.is_none_or(|w| items.len() < w) {
             let Some(item) = iter.next() else { break };
@@ -175,26 +179,26 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
                 stopped_at = key.or(stopped_at);
             }
         }
-        let more_in_page = iter.len() > 0;
+        let more_in_response = iter.len() > 0;
         if want.is_some_and(|w| items.len() >= w) {
-            // Continue after the last kept item if this page had more, else after the page.
-            let next = if more_in_page {
-                stopped_at.or(page.last_key)
+            // Continue after the last kept item if this response had more, else after it.
+            let next = if more_in_response {
+                stopped_at.or(response.last_key)
             } else {
-                page.last_key
+                response.last_key
             };
             return Ok(Collected { items, next, tally });
         }
-        let Some(last) = page.last_key else {
+        let Some(last) = response.last_key else {
             return Ok(Collected {
                 items,
                 next: None,
                 tally,
             });
         };
-        if (single_page && want.is_none())
+        if (one_request && want.is_none())
             || reading
-                .max_pages
+                .max_requests
                 .is_some_and(|m| tally.counts.requests >= m)
         {
             return Ok(Collected {
@@ -205,7 +209,7 @@ pub(crate) async fn collect<S: PageSource + ?Sized, T>(
         }
         start = Some(last);
         // A filter dropped items: read more per request next time, up to 1,000.
-        if returned < page.evaluated {
+        if returned < response.evaluated {
             grown_limit = grown_limit.map(|l| (l * 2).min(1000));
         }
     }
@@ -273,29 +277,29 @@ pub(crate) async fn spend(pacer: Option<&Mutex<Pacer>>, units: f64) {
     }
 }
 
-/// One segment's pages, one after the other, paced.
-fn segment_pages<S: PageSource>(
+/// One segment's responses, one after the other, paced.
+fn segment_responses<S: Source>(
     source: Arc<S>,
     segment: Option<(u32, u32)>,
     page_size: Option<usize>,
     pacer: Option<Arc<Mutex<Pacer>>>,
-) -> impl Stream<Item = Result<RawPage, Error>> + Send {
+) -> impl Stream<Item = Result<Response, Error>> + Send {
     // State: the key to start from; `None` once the segment is exhausted.
     stream::unfold(Some(None::<Item>), move |state| {
         let (source, pacer) = (Arc::clone(&source), pacer.clone());
         async move {
             let start = state?;
             pace(pacer.as_deref()).await;
-            let request = PageRequest {
+            let ask = Ask {
                 segment,
                 start,
                 limit: page_size.map(clamp),
             };
-            match source.fetch(request).await {
-                Ok(page) => {
-                    spend(pacer.as_deref(), page.consumed).await;
-                    let next = page.last_key.clone().map(Some);
-                    Some((Ok(page), next))
+            match source.fetch(ask).await {
+                Ok(response) => {
+                    spend(pacer.as_deref(), response.consumed).await;
+                    let next = response.last_key.clone().map(Some);
+                    Some((Ok(response), next))
                 }
                 Err(e) => Some((Err(e), None)),
             }
@@ -303,18 +307,18 @@ fn segment_pages<S: PageSource>(
     })
 }
 
-/// All segments' pages, read concurrently and merged in the order they arrive, keeping
+/// All segments' responses, read concurrently and merged in the order they arrive, keeping
 /// consumed capacity under `budget` read units per second across all of them.
-pub(crate) fn merged_pages<S: PageSource>(
+pub(crate) fn merged_responses<S: Source>(
     source: Arc<S>,
     segments: u32,
     page_size: Option<usize>,
     budget: Option<f64>,
-) -> impl Stream<Item = Result<RawPage, Error>> + Send {
+) -> impl Stream<Item = Result<Response, Error>> + Send {
     let pacer = budget.map(|b| Arc::new(Mutex::new(Pacer::new(b))));
     let streams = (0..segments).map(|i| {
         let segment = (segments > 1).then_some((i, segments));
-        segment_pages(Arc::clone(&source), segment, page_size, pacer.clone()).boxed()
+        segment_responses(Arc::clone(&source), segment, page_size, pacer.clone()).boxed()
     });
     stream::select_all(streams)
 }
@@ -326,11 +330,11 @@ mod tests {
     use std::sync::Mutex as StdMutex;
 
     /// A sorted partition of `n` items numbered from 0, of which those for which `matches`
-    /// holds pass the (server-side) filter; pages hold up to `Limit` items read.
+    /// holds pass the (server-side) filter; responses hold up to `Limit` items read.
     struct Partition {
         n: usize,
         matches: fn(usize) -> bool,
-        requests: StdMutex<Vec<PageRequest>>,
+        asks: StdMutex<Vec<Ask>>,
     }
 
     fn item(i: usize) -> Item {
@@ -344,14 +348,14 @@ mod tests {
             .unwrap_or(usize::MAX)
     }
 
-    impl PageSource for Partition {
-        fn fetch(&self, request: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>> {
-            self.requests
+    impl Source for Partition {
+        fn fetch(&self, ask: Ask) -> BoxFuture<'_, Result<Response, Error>> {
+            self.asks
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .push(request.clone());
-            let from = request.start.as_ref().map_or(0, |k| number(k) + 1);
-            let limit = request.limit.map_or(usize::MAX, |l| l as usize);
+                .push(ask.clone());
+            let from = ask.start.as_ref().map_or(0, |k| number(k) + 1);
+            let limit = ask.limit.map_or(usize::MAX, |l| l as usize);
             let to = from.saturating_add(limit).min(self.n);
             let items = (from..to)
                 .filter(|&i| (self.matches)(i))
@@ -359,7 +363,7 @@ mod tests {
                 .collect();
             let last_key = (to < self.n).then(|| item(to - 1));
             Box::pin(async move {
-                Ok(RawPage {
+                Ok(Response {
                     items,
                     last_key,
                     consumed: 0.5,
@@ -374,7 +378,7 @@ mod tests {
         Partition {
             n,
             matches,
-            requests: StdMutex::new(Vec::new()),
+            asks: StdMutex::new(Vec::new()),
         }
     }
 
@@ -385,13 +389,13 @@ mod tests {
         reading: Reading<'_>,
         start: Option<Item>,
         want: Option<usize>,
-        single_page: bool,
+        one_request: bool,
     ) -> Collected<usize> {
-        collect(source, reading, start, want, single_page, |i| {
+        collect(source, reading, start, want, one_request, |i| {
             Ok(Some(number(&i)))
         })
         .await
-        .expect("a fake page")
+        .expect("a fake response")
     }
 
     fn reading() -> Reading<'static> {
@@ -408,13 +412,13 @@ mod tests {
         let first = read(&source, reading(), None, Some(5), true).await;
         assert_eq!(first.items, [0, 3, 6, 9, 12]);
         let next = first.next.expect("more to read");
-        // The page that filled the request read up to 14; 13 and 14 do not match.
+        // The response that filled the request read up to 14; 13 and 14 do not match.
         assert_eq!(number(&next), 14, "continues after what was read");
         let second = read(&source, reading(), Some(next), Some(5), true).await;
         assert_eq!(second.items, [15, 18, 21, 24, 27]);
         // The filter dropped items, so later requests ask DynamoDB for more.
         let limits: Vec<Option<i32>> = source
-            .requests
+            .asks
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
@@ -425,7 +429,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_request_filled_in_the_middle_of_a_page_continues_after_its_last_item() {
+    async fn a_request_filled_in_the_middle_of_a_response_continues_after_its_last_item() {
         let source = partition(100, |_| true);
         let reading = Reading {
             page_size: Some(8),
@@ -486,7 +490,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn without_a_limit_a_single_page_is_one_request_and_max_pages_bounds_the_rest() {
+    async fn without_a_limit_one_request_reads_once_and_max_requests_bounds_the_rest() {
         let source = partition(30, |_| true);
         let one = read(
             &source,
@@ -504,7 +508,7 @@ mod tests {
             &source,
             Reading {
                 page_size: Some(4),
-                max_pages: Some(2),
+                max_requests: Some(2),
                 ..reading()
             },
             None,
@@ -529,7 +533,7 @@ mod tests {
             Ok((n % 2 == 1).then_some(n))
         })
         .await
-        .expect("a fake page");
+        .expect("a fake response");
         assert_eq!(odd.items, [1, 3, 5]);
     }
 
@@ -558,19 +562,19 @@ mod tests {
         use aws_sdk_dynamodb::types::AttributeValue;
         use std::sync::atomic::{AtomicUsize, Ordering};
 
-        /// A table of `per_segment × segments` numbered items, served in pages of `page`,
-        /// each page costing `cost` read units.
+        /// A table of `per_segment × segments` numbered items, served in responses of
+        /// `per_response`, each costing `cost` read units.
         struct Fake {
             segments: u32,
             per_segment: usize,
-            page: usize,
+            per_response: usize,
             cost: f64,
             requests: AtomicUsize,
         }
 
-        impl PageSource for Fake {
-            fn fetch(&self, request: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>> {
-                let (segment, start) = (request.segment, request.start);
+        impl Source for Fake {
+            fn fetch(&self, ask: Ask) -> BoxFuture<'_, Result<Response, Error>> {
+                let (segment, start) = (ask.segment, ask.start);
                 self.requests.fetch_add(1, Ordering::SeqCst);
                 let seg = segment.map(|s| s.0).unwrap_or(0) as usize;
                 assert_eq!(segment.map(|s| s.1).unwrap_or(1), self.segments);
@@ -582,7 +586,7 @@ mod tests {
                     })
                     .map(|i| i + 1)
                     .unwrap_or(seg * self.per_segment);
-                let end = ((seg + 1) * self.per_segment).min(from + self.page);
+                let end = ((seg + 1) * self.per_segment).min(from + self.per_response);
                 let items: Vec<Item> = (from..end)
                     .map(|i| Item::from([("i".to_string(), AttributeValue::N(i.to_string()))]))
                     .collect();
@@ -591,7 +595,7 @@ mod tests {
                     .flatten();
                 let cost = self.cost;
                 Box::pin(async move {
-                    Ok(RawPage {
+                    Ok(Response {
                         evaluated: items.len(),
                         items,
                         last_key,
@@ -604,8 +608,8 @@ mod tests {
 
         async fn read_all(fake: Arc<Fake>, budget: Option<f64>) -> Vec<usize> {
             let segments = fake.segments;
-            let mut seen: Vec<usize> = merged_pages(fake, segments, None, budget)
-                .map(|p| p.unwrap().items)
+            let mut seen: Vec<usize> = merged_responses(fake, segments, None, budget)
+                .map(|r| r.unwrap().items)
                 .flat_map(stream::iter)
                 .map(|i| i["i"].as_n().unwrap().parse::<usize>().unwrap())
                 .collect()
@@ -619,24 +623,25 @@ mod tests {
             let fake = Arc::new(Fake {
                 segments: 4,
                 per_segment: 23,
-                page: 5,
+                per_response: 5,
                 cost: 0.0,
                 requests: AtomicUsize::new(0),
             });
             let seen = read_all(Arc::clone(&fake), None).await;
             assert_eq!(seen, (0..92).collect::<Vec<_>>());
-            assert_eq!(fake.requests.load(Ordering::SeqCst), 4 * 5); // ceil(23 / 5) pages per segment
+            // ceil(23 / 5) responses per segment.
+            assert_eq!(fake.requests.load(Ordering::SeqCst), 4 * 5);
         }
 
         #[tokio::test(start_paused = true)]
         async fn a_budget_paces_consumed_capacity_across_segments() {
-            // 3 segments × 10 pages × 2.5 RCU = 75 RCU at 10 RCU/s, on tokio's paused clock. A
-            // page's cost is known only from its response, so each segment's last page may run
-            // ahead of the budget: at least (75 - 3 × 2.5) / 10 = 6.75 s.
+            // 3 segments × 10 responses × 2.5 RCU = 75 RCU at 10 RCU/s, on tokio's paused
+            // clock. A request's cost is known only from its response, so each segment's last
+            // request may run ahead of the budget: at least (75 - 3 × 2.5) / 10 = 6.75 s.
             let fake = Arc::new(Fake {
                 segments: 3,
                 per_segment: 50,
-                page: 5,
+                per_response: 5,
                 cost: 2.5,
                 requests: AtomicUsize::new(0),
             });
@@ -653,7 +658,7 @@ mod tests {
             let fake = Arc::new(Fake {
                 segments: 2,
                 per_segment: 50,
-                page: 5,
+                per_response: 5,
                 cost: 100.0,
                 requests: AtomicUsize::new(0),
             });

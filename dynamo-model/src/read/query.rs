@@ -157,9 +157,9 @@ pub struct Query<T: Target, K: KeySpace = Primary> {
     pub(crate) by_slot: Option<&'static crate::schema::history::HistoryLayout>,
 }
 
-/// One rendered request, reused for every page.
+/// One rendered request, reused for every request the query sends.
 pub(super) struct Prepared {
-    /// What every page sends (moved into the page source).
+    /// What every request sends (moved into the query's source).
     pub(super) expressions: super::dynamodb::Expressions,
     pub(super) fingerprint: Fingerprint,
     pub(super) cursor_names: Vec<&'static str>,
@@ -167,7 +167,7 @@ pub(super) struct Prepared {
     pub(super) pk_check: Vec<(&'static str, AttributeValue)>,
     sk_attr: Option<&'static str>,
     sk_range: Option<SortKeyRange>,
-    /// No item can match: pages are empty and nothing is sent.
+    /// No item can match: responses are empty and nothing is sent.
     nothing: bool,
 }
 
@@ -313,10 +313,10 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         /// Descending sort-key order (`ScanIndexForward=false`), e.g. newest first or top-N.
         reverse() => reverse = true;
         /// Return at most `n` items *that match* (DynamoDB's own `Limit` counts items read
-        /// before filtering; this keeps reading pages until `n` items matched or the results
+        /// before filtering; this keeps sending requests until `n` items matched or the results
         /// end, or [`max_pages`](Query::max_pages) requests were made).
         limit(n: usize) => limit = Some(n);
-        /// Items read per request (DynamoDB `Limit`); DynamoDB also stops a page at 1 MB.
+        /// Items read per request (DynamoDB `Limit`); DynamoDB also stops a response at 1 MB.
         page_size(n: usize) => page_size = Some(n.max(1));
         /// At most `n` requests for one `all()` or `page()` call; the returned cursor
         /// continues where it stopped.
@@ -465,7 +465,8 @@ impl<E: Entity, K: KeySpace> Query<Key<E>, K> {
     }
 }
 
-/// A prepared query against DynamoDB: the page source behind `all`, `page` and `stream`.
+/// A prepared query against DynamoDB: the [`Source`](super::pager::Source) behind `all`,
+/// `page` and `stream`.
 pub(super) struct QuerySource<X: Table> {
     request: super::dynamodb::Request<X, super::dynamodb::QueryOp>,
     pub(super) prepared: Prepared,
@@ -507,7 +508,7 @@ impl<T: Table> Db<T> {
 crate::request::customizable!(
     impl[T: Target, K: KeySpace] Query<T, K>,
     QueryFluentBuilder,
-    "of every page before it is sent",
+    "of every request before it is sent",
     "A hook that changes the key condition, filter, projection, placeholders, limit or start key takes the query out of the crate's guarantees (typed results, cursors)."
 );
 

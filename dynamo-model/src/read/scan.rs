@@ -2,12 +2,12 @@
 //! indexes, in parallel segments, optionally paced to a read-capacity budget.
 //!
 //! Scans read the whole table and cost capacity for every item read, filtered or not:
-//! prefer queries. When a scan is needed (exports, migrations), keep pages small, split
+//! prefer queries. When a scan is needed (exports, migrations), keep `page_size` small, split
 //! it into segments for large tables, and give it a budget so it cannot starve the
 //! application's own reads.
 
 use super::dynamodb::{Expressions, Request, ScanOp};
-use super::pager::{self, PageRequest};
+use super::pager::{self, Ask};
 use super::projection::{self, KeyNames};
 use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
@@ -68,7 +68,7 @@ pub struct Scan<T: Target, K: KeySpace = Primary> {
     exclude_expired: bool,
 }
 
-/// The prepared Scan request of every page, and the fingerprint its cursors are bound to.
+/// The prepared Scan request of every request, and the fingerprint its cursors are bound to.
 struct ScanSource<X: crate::Table> {
     request: Request<X, ScanOp>,
     fingerprint: Fingerprint,
@@ -158,16 +158,16 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
     }
 
     crate::setters::setters! {
-        /// Items read per request (DynamoDB `Limit`; a page also stops at 1 MB). Small pages
-        /// keep each request's capacity burst small.
+        /// Items read per request (DynamoDB `Limit`; a response also stops at 1 MB). A small
+        /// page size keeps each request's capacity burst small.
         page_size(n: usize) => page_size = Some(n.max(1));
         /// Splits the scan into `n` segments read concurrently (parallel scan; DynamoDB
         /// allows 1 to 1,000,000). Results arrive in no particular order.
         segments(n: u32) => segments = n.clamp(1, 1_000_000);
         /// Paces requests, across all segments, so that consumed read capacity stays under
-        /// `units` per second on average. The cost of a page is what DynamoDB reports in its
-        /// response, so at most one page per segment can run ahead of the budget: keep pages
-        /// small (`page_size`) for a tight bound.
+        /// `units` per second on average. The cost of a request is what DynamoDB reports in
+        /// its response, so at most one request per segment can run ahead of the budget: keep
+        /// `page_size` small for a tight bound.
         max_read_units_per_second(units: f64) => budget = (units.is_finite() && units > 0.0).then_some(units);
         /// Leaves out items whose TTL has passed (DynamoDB deletes them only eventually).
         exclude_expired() => exclude_expired = true;
@@ -275,7 +275,7 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         }
     }
 
-    /// What every page sends, after the checks of what the table or index can answer.
+    /// What every request sends, after the checks of what the table or index can answer.
     fn source(&self) -> Result<ScanSource<T::Table>, Error> {
         self.prepare().map_err(|e| e.during("Scan"))
     }
@@ -343,9 +343,9 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         })
     }
 
-    /// The `Scan` inputs of the first page of each segment (one input without segments)
+    /// The `Scan` inputs of the first request of each segment (one input without segments)
     /// as [`all`](Self::all) and [`stream`](Self::stream) send them, instead of sending
-    /// them (like ElectroDB's `.params()`). Later pages send the same input with
+    /// them (like ElectroDB's `.params()`). Later requests send the same input with
     /// `ExclusiveStartKey` set; [`page`](Self::page) also caps `Limit` at the `limit`.
     ///
     /// ```
@@ -386,7 +386,7 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         let source = self.source()?;
         (0..self.segments)
             .map(|i| {
-                let request = source.request.builder(PageRequest {
+                let request = source.request.builder(Ask {
                     segment: (self.segments > 1).then_some((i, self.segments)),
                     start: None,
                     limit: pager::first_limit(self.page_size, None),
@@ -413,7 +413,7 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
     }
 
     async fn all_untraced(self) -> Result<Page<T>, Error> {
-        let mut pages = pager::merged_pages(
+        let mut responses = pager::merged_responses(
             Arc::new(self.source()?.request),
             self.segments,
             self.page_size,
@@ -421,10 +421,10 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         );
         let mut items = Vec::new();
         let mut tally = pager::Tally::default();
-        while let Some(page) = pages.next().await {
-            let page = page?;
-            page.count_in(&mut tally);
-            for item in page.items {
+        while let Some(response) = responses.next().await {
+            let response = response?;
+            response.count_in(&mut tally);
+            for item in response.items {
                 if self.limit.is_some_and(|l| items.len() >= l) {
                     break;
                 }
@@ -480,7 +480,7 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         };
         let reading = pager::Reading {
             page_size,
-            max_pages: Some(1),
+            max_requests: Some(1),
             cursor_names: &source.cursor_names,
         };
         let unknown = self.unknown;
@@ -491,21 +491,21 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         Ok(collected.into_page(fingerprint, self.db.cursor_secret()))
     }
 
-    /// Every matching item as a stream, fetching pages (from all segments) as it is polled.
+    /// Every matching item as a stream, sending requests (to all segments) as it is polled.
     pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
         let (unknown, limit) = (self.unknown, self.limit.unwrap_or(usize::MAX));
         let span = self.span();
         let items = match self.source() {
             Err(e) => stream::once(async move { Err(e) }).left_stream(),
-            Ok(source) => pager::merged_pages(
+            Ok(source) => pager::merged_responses(
                 Arc::new(source.request),
                 self.segments,
                 self.page_size,
                 self.budget,
             )
-            .flat_map(move |page| {
-                let decoded: Vec<Result<T, Error>> = match page {
-                    Ok(page) => page
+            .flat_map(move |response| {
+                let decoded: Vec<Result<T, Error>> = match response {
+                    Ok(response) => response
                         .items
                         .into_iter()
                         .filter_map(|item| decode_target(item, unknown).transpose())
@@ -532,6 +532,6 @@ impl<T: crate::Table> Db<T> {
 crate::request::customizable!(
     impl[T: Target, K: KeySpace] Scan<T, K>,
     ScanFluentBuilder,
-    "of every page before it is sent",
+    "of every request before it is sent",
     "A hook that changes the filter, placeholders, segments or start key takes the scan out of the crate's guarantees (typed results, cursors)."
 );

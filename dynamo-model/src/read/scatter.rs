@@ -23,10 +23,10 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 /// How many requests a [`ScatterQuery`] has in flight at once unless told otherwise
-/// ([`ScatterQuery::concurrency`]): 16, so the first pages of up to 16 partitions (a
-/// common shard count) are read in one round trip. DynamoDB serves each partition on its
-/// own, so more requests at once cost no more capacity, only connections and memory (a
-/// partition buffers at most two pages, 1 MB each at most).
+/// ([`ScatterQuery::concurrency`]): 16, so the first requests to up to 16 partitions (a
+/// common shard count) are answered in one round trip. DynamoDB serves each partition on
+/// its own, so more requests at once cost no more capacity, only connections and memory (a
+/// partition buffers at most two responses, 1 MB each at most).
 pub const DEFAULT_SCATTER_CONCURRENCY: usize = 16;
 
 /// A query of many partitions of one entity (or collection) merged into one read: the
@@ -43,7 +43,7 @@ pub const DEFAULT_SCATTER_CONCURRENCY: usize = 16;
 /// - **Limit**: [`limit(n)`](Self::limit) returns the first `n` matching items overall. A
 ///   partition is read only while its next item can still be among them, and each
 ///   request asks for no more items than could still be needed from its partition, so a
-///   small limit reads a page or so of each partition, not all of them.
+///   small limit reads a response or so of each partition, not all of them.
 /// - **Pages and cursors**: [`page`](Self::page) returns items and one cursor holding every
 ///   partition's position (after the last item returned from it, or exhausted), bound to
 ///   this query (table, index, target, every partition in order, their number, the key
@@ -53,8 +53,8 @@ pub const DEFAULT_SCATTER_CONCURRENCY: usize = 16;
 ///   merged sequence. Without a limit, a page reads each partition at most once.
 /// - **Stream**: [`stream`](Self::stream) yields each item as soon as it is known to be
 ///   next, reading ahead while the caller works.
-/// - **Reading ahead**: a partition's next page is asked for while its current one is
-///   being merged (so a partition buffers at most two pages); with a limit, only once
+/// - **Reading ahead**: a partition's next response is asked for while its current one is
+///   being merged (so a partition buffers at most two responses); with a limit, only once
 ///   every partition has answered once, and only for partitions whose next item can
 ///   still be among the first `limit`. Items read but not returned by a page are read
 ///   again by the next one.
@@ -462,7 +462,7 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
             .collect()
     }
 
-    /// All matching items (the first `limit` of them), reading as many pages of each
+    /// All matching items (the first `limit` of them), sending as many requests to each
     /// partition as needed; the cursor continues after them when more may follow.
     pub async fn all(self) -> Result<Page<T>, Error> {
         crate::request::page::traced_page(self.query.span(), self.all_untraced()).await

@@ -20,7 +20,7 @@ use std::sync::Arc;
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 /// A caller's adjustment of an SDK request builder `B`, applied every time the operation
-/// builds the request (each page of a query, each chunk and retry of a batch).
+/// builds the request (each request of a query, each chunk and retry of a batch).
 pub(crate) struct Customize<B>(Option<Arc<dyn Fn(B) -> B + Send + Sync>>);
 
 impl<B> Default for Customize<B> {

@@ -202,8 +202,8 @@ pub(crate) fn decode_target<T: Target>(
     }
 }
 
-/// What the requests behind a page cost and counted, summed over the pages of a read:
-/// every loop that reads pages keeps one.
+/// What the requests behind a page cost and counted, summed over their responses: every
+/// loop that reads responses keeps one.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Tally {
     /// Read capacity consumed, as DynamoDB reported it.

@@ -5,7 +5,7 @@
 use aws_sdk_dynamodb::operation::query::QueryInput;
 use aws_sdk_dynamodb::operation::scan::ScanInput;
 
-/// What was observed of one read shape (every page and partition of one read).
+/// What was observed of one read shape (every request of one read, on every partition).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Seen {
     /// Requests of the shape.

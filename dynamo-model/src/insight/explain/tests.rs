@@ -96,7 +96,7 @@ fn a_query_shows_its_params_with_placeholders_resolved() -> Result<(), crate::Er
     assert_eq!(plan.estimate.items, Some(20));
     assert_eq!(plan.estimate.sizes, SizeBasis::Unknown);
     assert_eq!(plan.estimate.read_units, None);
-    // Eventually consistent: half a unit at least, a 1 MB page at most.
+    // Eventually consistent: half a unit at least, a 1 MB response at most.
     assert_eq!(plan.estimate.min_read_units, 0.5);
     assert_eq!(plan.estimate.max_read_units, 128.0);
     assert!(plan.warnings.is_empty());

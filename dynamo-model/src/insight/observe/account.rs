@@ -17,7 +17,7 @@ impl Observing {
         match call.operation {
             Operation::GetItem if self.ours(&call.table) => self.account_get(call, answer, seen),
             Operation::Query | Operation::Scan if self.ours(&call.table) => {
-                self.account_page(call, answer, seen)
+                self.account_items(call, answer, seen)
             }
             Operation::BatchGetItem | Operation::TransactGetItems => {
                 self.account_get_many(call, answer, seen)
@@ -136,8 +136,8 @@ impl Observing {
         })
     }
 
-    fn account_page(&self, call: &Call, answer: &Answer<'_>, seen: &mut Seen) {
-        let Returned::Page {
+    fn account_items(&self, call: &Call, answer: &Answer<'_>, seen: &mut Seen) {
+        let Returned::Items {
             items,
             scanned,
             count,

@@ -8,7 +8,7 @@ use crate::chunk::{
 };
 use crate::expr::{CompareOp, Node};
 use crate::read::dynamodb::{Expressions, Request, ScanOp};
-use crate::read::pager::{RawPage, merged_pages};
+use crate::read::pager::{Response, merged_responses};
 use crate::{Db, Error, Item, RawKey, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures_util::StreamExt;
@@ -101,9 +101,9 @@ impl<T: Table> Db<T> {
         // Every old chunk, grouped by the write it belongs to.
         let mut writes: HashMap<Write, Vec<RawKey>> = HashMap::new();
         let mut report = Orphans::default();
-        let mut pages = self.scan_raw(&old_chunks, Some(&wanted), false)?;
-        while let Some(page) = pages.next().await {
-            for item in page?.items {
+        let mut responses = self.scan_raw(&old_chunks, Some(&wanted), false)?;
+        while let Some(response) = responses.next().await {
+            for item in response?.items {
                 if let Some((write, key)) = write_of(schema, &item) {
                     report.examined += 1;
                     writes.entry(write).or_default().push(key);
@@ -157,9 +157,9 @@ impl<T: Table> Db<T> {
             Node::compare(ty, CompareOp::Ne, AttributeValue::S(CHUNK_TYPE.to_owned())),
         );
         let mut named = std::collections::HashSet::new();
-        let mut pages = self.scan_raw(&not_chunks, None, true)?;
-        while let Some(page) = pages.next().await {
-            for item in page?.items {
+        let mut responses = self.scan_raw(&not_chunks, None, true)?;
+        while let Some(response) = responses.next().await {
+            for item in response?.items {
                 for value in item.values() {
                     if let AttributeValue::M(map) = value
                         && let Some(AttributeValue::S(t)) = map.get("t")
@@ -173,14 +173,15 @@ impl<T: Table> Db<T> {
         Ok(named)
     }
 
-    /// The pages of a scan of the whole table through the crate's one page source
-    /// (request spans, the SDK's retries), filtered by `filter`, projected to `attributes`.
+    /// The responses of a scan of the whole table through the crate's one source towards
+    /// DynamoDB (request spans, the SDK's retries), filtered by `filter`, projected to
+    /// `attributes`.
     fn scan_raw(
         &self,
         filter: &Node,
         attributes: Option<&[&'static str]>,
         consistent: bool,
-    ) -> Result<impl futures_util::Stream<Item = Result<RawPage, Error>> + Send + use<T>, Error>
+    ) -> Result<impl futures_util::Stream<Item = Result<Response, Error>> + Send + use<T>, Error>
     {
         let mut p = crate::expr::Placeholders::default();
         let filter = crate::expr::guard::render_for(CHUNK_TYPE, &mut p, filter)?;
@@ -199,7 +200,7 @@ impl<T: Table> Db<T> {
             operation: ScanOp::default(),
             reads: crate::read::dynamodb::Reads::of(CHUNK_TYPE),
         };
-        Ok(merged_pages(Arc::new(request), 1, None, None))
+        Ok(merged_responses(Arc::new(request), 1, None, None))
     }
 
     /// Whether the item `write.parent` names the chunks of `write` now.

@@ -35,7 +35,7 @@ fn reference_key(shape: Shape, (n, s): &RefKey) -> RefKey {
 }
 
 /// A sorted partition: its items (by reference key), which pass the server-side
-/// filter, at most `max_page` items read per request (DynamoDB's 1 MB), and a delay
+/// filter, at most `max_per_request` items read per request (DynamoDB's 1 MB), and a delay
 /// per request so that responses arrive in shuffled order.
 struct Fake {
     id: usize,
@@ -43,7 +43,7 @@ struct Fake {
     keys: Vec<RefKey>,
     passes: Vec<bool>,
     reverse: bool,
-    max_page: usize,
+    max_per_request: usize,
     delays: Vec<u64>,
     /// Each request's `Limit` and how many items the source had read before it.
     requests: Mutex<Vec<(Option<i32>, usize)>>,
@@ -77,10 +77,10 @@ impl Fake {
     }
 }
 
-impl PageSource for Fake {
-    fn fetch(&self, request: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>> {
+impl Source for Fake {
+    fn fetch(&self, ask: Ask) -> BoxFuture<'_, Result<Response, Error>> {
         let order = self.order();
-        let from = match &request.start {
+        let from = match &ask.start {
             None => 0,
             Some(key) => {
                 let at: usize = key["I"].as_n().unwrap().parse().unwrap();
@@ -89,12 +89,12 @@ impl PageSource for Fake {
         };
         let number = {
             let mut requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
-            requests.push((request.limit, from));
+            requests.push((ask.limit, from));
             requests.len()
         };
-        let limit = request.limit.map_or(usize::MAX, |l| l as usize);
+        let limit = ask.limit.map_or(usize::MAX, |l| l as usize);
         let to = from
-            .saturating_add(limit.min(self.max_page))
+            .saturating_add(limit.min(self.max_per_request))
             .min(order.len());
         let read = &order[from..to];
         let items = read
@@ -120,7 +120,7 @@ impl PageSource for Fake {
                     message: "injected".into(),
                 });
             }
-            Ok(RawPage {
+            Ok(Response {
                 evaluated,
                 items,
                 last_key,
@@ -139,7 +139,7 @@ struct Case {
     sources: Vec<Vec<(RefKey, bool)>>,
     reverse: bool,
     page_size: Option<usize>,
-    max_page: usize,
+    max_per_request: usize,
     concurrency: usize,
     delays: Vec<u64>,
     /// Items whose index is a multiple of this are dropped client-side (`keep`).
@@ -158,7 +158,7 @@ impl Case {
                     keys: items.iter().map(|(k, _)| k.clone()).collect(),
                     passes: items.iter().map(|(_, p)| *p).collect(),
                     reverse: self.reverse,
-                    max_page: self.max_page,
+                    max_per_request: self.max_per_request,
                     delays: self
                         .delays
                         .iter()
@@ -254,7 +254,16 @@ fn case() -> impl Strategy<Value = Case> {
         2usize..6,
     )
         .prop_map(
-            |(shape, mut sources, reverse, page_size, max_page, concurrency, delays, drop)| {
+            |(
+                shape,
+                mut sources,
+                reverse,
+                page_size,
+                max_per_request,
+                concurrency,
+                delays,
+                drop,
+            )| {
                 for items in &mut sources {
                     items.sort_by(|a, b| {
                         reference_key(shape, &a.0).cmp(&reference_key(shape, &b.0))
@@ -272,7 +281,7 @@ fn case() -> impl Strategy<Value = Case> {
                     sources,
                     reverse,
                     page_size,
-                    max_page,
+                    max_per_request,
                     concurrency,
                     delays,
                     client_drop: drop,
@@ -392,7 +401,7 @@ fn skewed() -> Case {
         sources,
         reverse: false,
         page_size: Some(5),
-        max_page: usize::MAX,
+        max_per_request: usize::MAX,
         concurrency: 16,
         delays: vec![1],
         client_drop: usize::MAX,
@@ -412,14 +421,14 @@ fn a_source_whose_next_item_cannot_be_among_the_limit_is_not_read_again() {
         .iter()
         .map(|f| f.requests.lock().unwrap().len())
         .collect();
-    // Source 0: the four pages of 5 that hold the 20 items; every other source: its
-    // first page only (its items come after 35 others already read).
+    // Source 0: the four responses of 5 that hold the 20 items; every other source: its
+    // first response only (its items come after 35 others already read).
     assert_eq!(requests, [4, 1, 1, 1, 1, 1, 1, 1]);
 }
 
 #[test]
 fn without_a_limit_each_source_reads_ahead_while_the_merge_returns_items() {
-    // 8 sources of 3 pages each.
+    // 8 sources of 3 responses each.
     let mut case = skewed();
     case.sources.truncate(8);
     for items in &mut case.sources {

@@ -1,4 +1,4 @@
-//! The key-condition plan of a query: the request rendered once for every page (key
+//! The key-condition plan of a query: the request rendered once for every request (key
 //! condition, filter, projection, placeholders, cursor fingerprint), after the checks of
 //! what the table or index read can answer ([`projection`](crate::read::projection)).
 

@@ -1,5 +1,5 @@
-//! Reading a query: its pages collected through the pager (or, for a history in revision order,
-//! sorted by slot), and `one`, `all`, `page`, `stream` and `hydrate`.
+//! Reading a query: its responses collected through the pager (or, for a history in revision
+//! order, sorted by slot), and `one`, `all`, `page`, `stream` and `hydrate`.
 
 use super::{Prepared, Query, QuerySource};
 use crate::collection::Target;
@@ -42,25 +42,25 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 
     /// Reads until `want` items matched (or the results end, or `max_pages`), starting at
-    /// `start`, through the one pager. `single_page` stops after one request when no
+    /// `start`, through the one pager. `one_request` stops after one request when no
     /// `want` is given.
     async fn collect(
         &self,
         source: &QuerySource<T::Table>,
         start: Option<Item>,
         want: Option<usize>,
-        single_page: bool,
+        one_request: bool,
     ) -> Result<Collected<T>, Error> {
         if let Some(layout) = self.by_slot {
             return self.collect_by_slot(layout, source, start, want).await;
         }
         let reading = pager::Reading {
             page_size: self.page_size,
-            max_pages: self.max_pages,
+            max_requests: self.max_pages,
             cursor_names: &source.prepared.cursor_names,
         };
         let unknown = self.unknown;
-        pager::collect(source, reading, start, want, single_page, |item| {
+        pager::collect(source, reading, start, want, one_request, |item| {
             if !source.prepared.admits(&item) {
                 return Ok(None);
             }
@@ -70,7 +70,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 
     /// A history in revision order under an unpadded layout (`v9` before `v10`, which
-    /// the key order does not give): reads every revision of the item (all pages; a
+    /// the key order does not give): reads every revision of the item (every response; a
     /// `max_pages` is not applied), sorts them by slot (descending with `reverse()`),
     /// starts after the revision of `start` (a cursor's key) and returns up to `want`,
     /// with the key of the last one returned as where to continue when more follow.
@@ -100,7 +100,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         };
         let reading = pager::Reading {
             page_size: self.page_size,
-            max_pages: None,
+            max_requests: None,
             cursor_names: &source.prepared.cursor_names,
         };
         let unknown = self.unknown;
@@ -179,7 +179,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         let mut keys = Vec::with_capacity(2);
         let reading = pager::Reading {
             page_size: self.page_size,
-            max_pages: None,
+            max_requests: None,
             cursor_names: &source.prepared.cursor_names,
         };
         let unknown = self.unknown;
@@ -225,7 +225,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         span
     }
 
-    /// All matching items (at most `limit`), reading as many pages as needed.
+    /// All matching items (at most `limit`), sending as many requests as needed.
     pub async fn all(self) -> Result<Page<T>, Error> {
         crate::request::page::traced_page(self.span(), self.all_untraced()).await
     }
@@ -239,7 +239,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         Ok(self.make_page(collected, &source.prepared))
     }
 
-    /// One page: up to `limit` matching items (or one DynamoDB page without a limit),
+    /// One page: up to `limit` matching items (without a limit, those of one DynamoDB response),
     /// starting after `cursor` (from a previous page of the *same* query).
     pub async fn page(self, cursor: Option<&Cursor>) -> Result<Page<T>, Error> {
         crate::request::page::traced_page(self.span(), self.page_untraced(cursor)).await
@@ -258,7 +258,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         Ok(self.make_page(collected, prepared))
     }
 
-    /// Every matching item (at most `limit`) as a stream, fetching pages as it is polled.
+    /// Every matching item (at most `limit`) as a stream, sending requests as it is polled.
     pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send + 'static
     where
         T: Send,

@@ -1,6 +1,6 @@
-//! A query's request: the DynamoDB request prepared once that every page of the query
-//! sends (its page source, wrapping `read::dynamodb`'s), and the input of its first page
-//! (`params`).
+//! A query's request: the DynamoDB request prepared once that every request of the query
+//! sends (its [`Source`], around the `Request` of `read::dynamodb`), and the input of the
+//! first (`params`).
 
 use super::{Query, QuerySource};
 use crate::BoxFuture;
@@ -9,17 +9,17 @@ use crate::key::sort::KeySpace;
 use crate::keytext::KeyError;
 use crate::read::dynamodb::{QueryOp, Reads, Request};
 use crate::read::key_condition::PartitionValue;
-use crate::read::pager::{self, PageRequest, PageSource, RawPage};
+use crate::read::pager::{self, Ask, Response, Source};
 use crate::{Error, Table};
 use aws_sdk_dynamodb::operation::query::QueryInput;
 
 impl<T: Target, K: KeySpace> Query<T, K> {
-    /// The prepared request as a page source: what every page of this query sends.
+    /// The prepared request as a [`Source`]: what every request of this query sends.
     pub(super) fn source(&self) -> Result<QuerySource<T::Table>, Error> {
         self.source_with(&self.pk)
     }
 
-    /// What every page of this query on partition `pk` sends.
+    /// What every request of this query on partition `pk` sends.
     pub(in crate::read) fn source_with(
         &self,
         pk: &Result<PartitionValue, KeyError>,
@@ -44,8 +44,8 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         })
     }
 
-    /// The `Query` input of the first page, instead of sending it (like ElectroDB's
-    /// `.params()`). Later pages send the same input with `ExclusiveStartKey` set (and,
+    /// The `Query` input of the first request, instead of sending it (like ElectroDB's
+    /// `.params()`). Later requests send the same input with `ExclusiveStartKey` set (and,
     /// after a filter dropped items, a larger `Limit`).
     ///
     /// A query that sends nothing (no item can match, e.g. `between("b", "a")`, or
@@ -70,7 +70,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         self.params_of(&source)
     }
 
-    /// The input of the first page `source` (this query on one partition) sends.
+    /// The input of the first request `source` (this query on one partition) sends.
     pub(in crate::read) fn params_of(
         &self,
         source: &QuerySource<T::Table>,
@@ -91,7 +91,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             )
             .during("Query"));
         }
-        let request = source.request.builder(PageRequest {
+        let request = source.request.builder(Ask {
             segment: None,
             start: None,
             limit: pager::first_limit(self.page_size, self.limit),
@@ -100,12 +100,12 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 }
 
-impl<X: Table> PageSource for QuerySource<X> {
-    fn fetch(&self, r: PageRequest) -> BoxFuture<'_, Result<RawPage, Error>> {
+impl<X: Table> Source for QuerySource<X> {
+    fn fetch(&self, ask: Ask) -> BoxFuture<'_, Result<Response, Error>> {
         // No sort key can match, and DynamoDB would refuse every way to say so.
         if self.prepared.nothing {
-            return Box::pin(async { Ok(RawPage::default()) });
+            return Box::pin(async { Ok(Response::default()) });
         }
-        self.request.fetch(r)
+        self.request.fetch(ask)
     }
 }
