@@ -72,9 +72,9 @@ struct Doc {
 
 /// Versioned: its revisions share its partition (`crate::history`).
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Shop, pk = "PAGE#{page}", sk = "PAGE", versioned)]
-struct Page {
-    page: String,
+#[dynamo(table = Shop, pk = "ARTICLE#{article}", sk = "ARTICLE", versioned)]
+struct Article {
+    article: String,
     text: String,
     #[dynamo(version)]
     version: u64,
@@ -439,7 +439,7 @@ fn keys_only_records_are_attributed_by_key_templates() {
 /// (by its key templates) and with an image (by its entity type and sort key).
 #[test]
 fn revisions_are_not_the_entity() {
-    let latest = Page::key("p-1").into_raw().unwrap();
+    let latest = Article::key("a-1").into_raw().unwrap();
     let latest_sk = latest.sk.clone().unwrap();
     assert!(
         latest_sk.starts_with("v00000000000000000000#"),
@@ -453,29 +453,29 @@ fn revisions_are_not_the_entity() {
         ])
     };
     let removed = |sk| StreamRecord::new(EventName::Remove, keys(sk));
-    assert!(removed(&latest_sk).decode::<Page>().unwrap().is_some());
-    assert!(removed(&revision_sk).decode::<Page>().unwrap().is_none());
+    assert!(removed(&latest_sk).decode::<Article>().unwrap().is_some());
+    assert!(removed(&revision_sk).decode::<Article>().unwrap().is_none());
 
-    let page = Page {
-        page: "p-1".into(),
+    let article = Article {
+        article: "a-1".into(),
         text: "t".into(),
         version: 3,
     };
-    let mut revision = page.to_item().unwrap();
+    let mut revision = article.to_item().unwrap();
     revision.insert("SK".into(), AttributeValue::S(revision_sk.clone()));
     let inserted =
         StreamRecord::new(EventName::Insert, keys(&revision_sk)).with_new_image(revision);
-    assert!(inserted.decode::<Page>().unwrap().is_none());
+    assert!(inserted.decode::<Article>().unwrap().is_none());
     let inserted = StreamRecord::new(EventName::Insert, keys(&latest_sk))
-        .with_new_image(page.to_item().unwrap());
+        .with_new_image(article.to_item().unwrap());
     assert_eq!(
         inserted
-            .decode::<Page>()
+            .decode::<Article>()
             .unwrap()
             .unwrap()
             .new_image()
             .unwrap(),
-        Some(&page)
+        Some(&article)
     );
 }
 
