@@ -1,7 +1,7 @@
 //! Semantic checks: builds the validated model of each derive's input from its attributes,
 //! collecting every error in the `Ctxt`. Checks that need the table's declaration (index
 //! names, key attributes) cannot run here, because another derive owns it; they are
-//! emitted as `const` assertions instead (see `expand::entity::checks`), which the
+//! emitted as `const` assertions instead (see `expand::entity::assertions`), which the
 //! compiler evaluates with a span on the attribute.
 
 mod attribute;

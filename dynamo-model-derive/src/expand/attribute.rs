@@ -4,7 +4,7 @@
 
 use crate::check::{self, AttributeModel, Field, Shape, Variant, VariantKind};
 use crate::ctxt::Ctxt;
-use crate::expand::entity::{codec_check, compression, field_default};
+use crate::expand::entity::{codec_assertion, compression, field_default};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -83,7 +83,7 @@ fn generate(m: &AttributeModel) -> TokenStream {
         || quote!(impl #impl_generics #dm::MapAttribute for #ident #ty_generics #where_clause {}),
     );
     // Fields of the struct and of struct variants naming a codec whose feature is off.
-    let codec_checks = match &m.shape {
+    let codec_assertions = match &m.shape {
         Shape::Struct { fields, .. } => fields.iter().collect::<Vec<_>>(),
         Shape::Enum(variants) => variants
             .iter()
@@ -95,10 +95,15 @@ fn generate(m: &AttributeModel) -> TokenStream {
         Shape::Newtype(_) => Vec::new(),
     }
     .into_iter()
-    .filter_map(|f| f.attrs.compress.as_ref().map(|c| codec_check(&f.ident, c)))
+    .filter_map(|f| {
+        f.attrs
+            .compress
+            .as_ref()
+            .map(|c| codec_assertion(&f.ident, c))
+    })
     .collect::<Vec<_>>();
-    let codec_checks =
-        (!codec_checks.is_empty()).then(|| quote!(const _: () = { #(#codec_checks)* };));
+    let codec_assertions =
+        (!codec_assertions.is_empty()).then(|| quote!(const _: () = { #(#codec_assertions)* };));
     // The stored type, for the schema exports: a map for a struct, a string for a unit
     // variant, a map for any other variant.
     let stored_type = match &m.shape {
@@ -119,7 +124,7 @@ fn generate(m: &AttributeModel) -> TokenStream {
         }
     };
     // The entity derive's names for the runtime, which the shared helpers
-    // (`compression`, `codec_check`) emit.
+    // (`compression`, `codec_assertion`) emit.
     let runtime_names = crate::expand::entity::runtime_names();
     quote! {
         const _: () = {
@@ -130,7 +135,7 @@ fn generate(m: &AttributeModel) -> TokenStream {
                 #body
             }
             #map_marker
-            #codec_checks
+            #codec_assertions
         };
     }
 }

@@ -59,7 +59,7 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
         const _: () = {
             fn __same_table<E: #dm::Entity<Table = T>, T: #dm::Table>() {}
             #[allow(dead_code)]
-            fn __check() { #(#same_table)* }
+            fn __assert_same_table() { #(#same_table)* }
             const __TYPES: [&str; #n] = [#(#types),*];
             const _: () = {
                 let mut i = 0;

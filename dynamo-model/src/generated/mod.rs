@@ -6,7 +6,7 @@
 //! the key, re-rendering an index key in an update), instead of repeating the template's
 //! parts in each of them.
 
-pub mod check;
+pub mod assert;
 mod template;
 
 pub use template::KeyTemplate;

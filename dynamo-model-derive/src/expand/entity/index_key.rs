@@ -87,7 +87,7 @@ pub(super) fn template_consts(m: &EntityModel) -> TokenStream {
 pub(super) struct IndexCode {
     /// The entity's hidden constants holding each index's position in the table.
     pub positions: Vec<TokenStream>,
-    /// `__INDEX_{n}`: each index's schema, for the checks.
+    /// `__INDEX_{n}`: each index's schema, for the assertions.
     pub consts: Vec<TokenStream>,
     /// `__render_index_key`'s match arms.
     pub renders: Vec<TokenStream>,
@@ -124,7 +124,7 @@ pub(super) fn index_code(m: &EntityModel) -> IndexCode {
 }
 
 /// The index's position, resolved once (a missing index fails here, with the message):
-/// its key space type and the checks both use it; and its schema constant.
+/// its key space type and the assertions both use it; and its schema constant.
 fn index_position(m: &EntityModel, n: usize, index: &IndexModel) -> (TokenStream, TokenStream) {
     let (ident, table) = (&m.ident, &m.table);
     let dm = dm();
@@ -188,7 +188,7 @@ fn template_attributes(m: &EntityModel, n: usize, index: &IndexModel) -> IndexAt
     let (own_pk, own_sk) = own_keys(m, index, &idx);
     // Written unless the template repeats the table's own key: `own` is then a const
     // expression, else `false`. (`None` from the index when the table declares no such
-    // key attribute: the checks report it, nothing else fails.)
+    // key attribute: the assertions report it, nothing else fails.)
     let attribute = |present: bool, own: &TokenStream, name: Ident| {
         if !present {
             quote!(None)

@@ -171,7 +171,7 @@ fn attribute_index_query(
     let doc = format!(
         "The partition of index `{index_name}` (a multi-attribute key) holding [`{ident}`] items.{see}"
     );
-    // No sort-key fields: sorted by the table's own sort key (the derive's checks allow it
+    // No sort-key fields: sorted by the table's own sort key (the derive's assertions allow it
     // only then), so the conditions are those of the entity's sort-key template.
     let table_sorted = match (&m.sk, sk_ix.is_empty()) {
         (Some((t, lit)), true) => Some(sort_key_chain(

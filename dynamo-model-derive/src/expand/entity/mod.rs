@@ -1,14 +1,14 @@
 //! `#[derive(Entity)]`: `impl Entity`, the typed key constructor, typed field paths, and
-//! compile-time checks against the table declaration.
+//! compile-time assertions against the table declaration.
 //!
-//! One module per concern: `checks` (const assertions against the table), `key` (key
+//! One module per concern: `assertions` (const assertions against the table), `key` (key
 //! rendering and constructors), `index_key` (index keys written with the item), `codec`
 //! (item encoding and decoding), `paths` (typed attribute paths), `sort_chain` and
 //! `index_query` (typed queries), `registration` (the entity's runtime registration),
 //! `args` (constructor arguments). This module assembles them.
 
 mod args;
-mod checks;
+mod assertions;
 mod codec;
 #[cfg(test)]
 mod expansion_size;
@@ -165,14 +165,14 @@ impl Items {
     }
 }
 
-/// The trait impls, with the checks against the table and the registration (the table's
+/// The trait impls, with the assertions against the table and the registration (the table's
 /// schema and the index schemas are local constants of the entity's `const` block).
 fn impls(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
     let table = &m.table;
     let dm = dm();
     let consts = &index.consts;
     let template_consts = index_key::template_consts(m);
-    let checks = checks::checks(m);
+    let assertions = assertions::assertions(m);
     let registration = registration::registration(m);
     let entity_impl = entity_impl(m, index);
     let internals_impl = internals_impl(m, index);
@@ -180,7 +180,7 @@ fn impls(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
     // The index schemas are `&'static` borrows of it.
     let schema_ref =
         (!m.indexes.is_empty()).then(|| quote!(static __SCHEMA_REF: #dm::TableSchema = __SCHEMA;));
-    // The TTL attribute, for a TTL field and the checks of aliases and history.
+    // The TTL attribute, for a TTL field and the assertions of aliases and history.
     let uses_ttl = m.versioned.is_some()
         || m.fields
             .iter()
@@ -200,8 +200,8 @@ fn impls(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
         #(#consts)*
         #template_consts
         const _: () = {
-            use __dm::generated::check as __check;
-            #(#checks)*
+            use __dm::generated::assert as __assert;
+            #(#assertions)*
         };
         // For the registration's type probes.
         #[allow(unused_imports)]
@@ -475,7 +475,7 @@ pub(crate) fn compression(c: &crate::attr::Compress) -> TokenStream {
 
 /// A statement failing compilation, at the codec's name, when the codec's feature of
 /// dynamo-model is off.
-pub(crate) fn codec_check(field: &Ident, c: &crate::attr::Compress) -> TokenStream {
+pub(crate) fn codec_assertion(field: &Ident, c: &crate::attr::Compress) -> TokenStream {
     let private = private();
     let name = c.codec.name();
     let available = match c.codec {

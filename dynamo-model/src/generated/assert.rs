@@ -1,8 +1,8 @@
-//! The compile-time checks of an entity against its table's declaration: `const fn`s the
-//! generated code calls in a `const` item, one call per attribute the user would change.
+//! The compile-time assertions of an entity against its table's declaration: `const fn`s
+//! the generated code calls in a `const` item, one call per attribute the user would change.
 //!
-//! Each is `#[track_caller]`: a failing check's error points at the call, which the derive
-//! spans on the attribute to change, and reads as the message built here.
+//! Each is `#[track_caller]`: a failing assertion's error points at the call, which the
+//! derive spans on the attribute to change, and reads as the message built here.
 
 use crate::key::Delimiter;
 use crate::schema::{IndexKind, IndexSchema, ScalarType, TableSchema, const_str_eq};
@@ -202,7 +202,7 @@ pub const fn template_index(
             "` does not match its declaration (a template exactly when the index has one sort key attribute)",
         ])
     }
-    // Each key attribute a template writes (the index's declaration was checked above:
+    // Each key attribute a template writes (the index's declaration is asserted above:
     // one attribute exactly where there is a template).
     let pk_own = has_pk && repeats_pk && const_str_eq(index.pk[0].name, schema.pk.name);
     let sk_own = has_sk

@@ -1,7 +1,9 @@
-//! Compile-time checks of an entity against its table's declaration, which only the
-//! compiler knows: `const` assertions panicking with a message at the attribute to change.
+//! Compile-time assertions of an entity against its table's declaration, which only the
+//! compiler knows: `const` items calling the runtime's `generated::assert`, or panicking
+//! themselves, with a message at the attribute to change. The derive's own checks of the
+//! input, which need no table, are `crate::check`'s.
 
-use super::{codec_check, const_panic, dm, formatted_attr_type, table_name};
+use super::{codec_assertion, const_panic, dm, formatted_attr_type, table_name};
 use crate::check::{EntityModel, IndexModel};
 use crate::template::{Segment, Template};
 use proc_macro2::TokenStream;
@@ -11,22 +13,22 @@ use syn::{Ident, LitStr};
 
 /// Every const assertion of the entity, in the order they are evaluated: the primary key,
 /// the fields, the identification by keys, the history, then each index.
-pub(super) fn checks(m: &EntityModel) -> Vec<TokenStream> {
-    let mut checks = key_checks(m);
-    checks.extend(field_checks(m));
-    checks.extend(identify_check(m));
-    checks.extend(footprint_checks(m));
-    checks.extend(versioned_check(m));
+pub(super) fn assertions(m: &EntityModel) -> Vec<TokenStream> {
+    let mut assertions = key_assertions(m);
+    assertions.extend(field_assertions(m));
+    assertions.extend(identify_assertion(m));
+    assertions.extend(footprint_assertions(m));
+    assertions.extend(versioned_assertion(m));
     for (n, index) in m.indexes.iter().enumerate() {
-        checks.extend(index_checks(m, n, index));
+        assertions.extend(index_assertions(m, n, index));
     }
-    checks
+    assertions
 }
 
-/// A check that a template which declares no delimiter, and so takes the table's, follows
-/// its placeholders with the table's delimiter (the table's declaration is only known to
-/// the compiler).
-fn table_delimiter_check(
+/// An assertion that a template which declares no delimiter, and so takes the table's,
+/// follows its placeholders with the table's delimiter (the table's declaration is only
+/// known to the compiler).
+fn table_delimiter_assertion(
     declared: Option<char>,
     template: &Template,
     lit: &LitStr,
@@ -40,25 +42,25 @@ fn table_delimiter_check(
     let (follower, literal) = (follower as u8, format!("{:?}", lit.value()));
     Some(quote_spanned! {lit.span()=>
         // Declaring none, the entity's delimiter (`__DELIMITER`) is the table's.
-        __check::delimiter(__DELIMITER, #follower, #which, #literal, #table_name);
+        __assert::delimiter(__DELIMITER, #follower, #which, #literal, #table_name);
     })
 }
 
 /// The sort key against the table's, and each template's delimiter against the table's.
-fn key_checks(m: &EntityModel) -> Vec<TokenStream> {
+fn key_assertions(m: &EntityModel) -> Vec<TokenStream> {
     let (table, table_name) = (&m.table, table_name(m));
     let dm = dm();
     let _ = (&table, &dm);
-    let mut checks = Vec::new();
+    let mut assertions = Vec::new();
     let (pk_lit, sk_lit) = (&m.pk.1, m.sk.as_ref().map(|s| &s.1));
     let span = sk_lit.unwrap_or(pk_lit).span();
     let (has_sk, versioned) = (sk_lit.is_some(), m.versioned.is_some());
-    checks.push(quote_spanned! {span=>
-        __check::sort_key(&__SCHEMA, #table_name, #has_sk, #versioned);
+    assertions.push(quote_spanned! {span=>
+        __assert::sort_key(&__SCHEMA, #table_name, #has_sk, #versioned);
     });
     let primary_templates = std::iter::once(("pk", &m.pk)).chain(m.sk.as_ref().map(|s| ("sk", s)));
     for (which, (t, lit)) in primary_templates {
-        checks.extend(table_delimiter_check(
+        assertions.extend(table_delimiter_assertion(
             m.delimiter,
             t,
             lit,
@@ -70,7 +72,7 @@ fn key_checks(m: &EntityModel) -> Vec<TokenStream> {
     for index in &m.indexes {
         let templates = index.pk.iter().map(|t| ("index pk", t));
         for (which, (t, lit)) in templates.chain(index.sk.iter().map(|t| ("index sk", t))) {
-            checks.extend(table_delimiter_check(
+            assertions.extend(table_delimiter_assertion(
                 index.delimiter,
                 t,
                 lit,
@@ -80,16 +82,16 @@ fn key_checks(m: &EntityModel) -> Vec<TokenStream> {
             ));
         }
     }
-    checks
+    assertions
 }
 
 /// Each field against the attributes the table reserves: the TTL, the codec's feature,
 /// the keys, the entity type and the write token, and its aliases.
-fn field_checks(m: &EntityModel) -> Vec<TokenStream> {
+fn field_assertions(m: &EntityModel) -> Vec<TokenStream> {
     let (table, table_name) = (&m.table, table_name(m));
     let dm = dm();
     let _ = (&table, &dm);
-    let mut checks = Vec::new();
+    let mut assertions = Vec::new();
     for f in m.fields.iter().filter(|f| f.attrs.ttl) {
         let p = const_panic(
             f.ident.span(),
@@ -98,11 +100,11 @@ fn field_checks(m: &EntityModel) -> Vec<TokenStream> {
                 f.ident
             ),
         );
-        checks.push(quote!(if __SCHEMA.ttl.is_none() { #p }));
+        assertions.push(quote!(if __SCHEMA.ttl.is_none() { #p }));
     }
     for f in &m.fields {
         if let Some(c) = &f.attrs.compress {
-            checks.push(codec_check(&f.ident, c));
+            assertions.push(codec_assertion(&f.ident, c));
         }
     }
     for f in m.fields.iter().filter(|f| m.stores(f) && !f.attrs.ttl) {
@@ -110,8 +112,8 @@ fn field_checks(m: &EntityModel) -> Vec<TokenStream> {
         // Point at the rename when there is one: that is what to change.
         let span = f.attrs.rename.as_ref().map_or(f.ident.span(), LitStr::span);
         let field = f.ident.to_string();
-        checks.push(quote_spanned! {span=>
-            __check::stored_field(&__SCHEMA, #table_name, #field, #name);
+        assertions.push(quote_spanned! {span=>
+            __assert::stored_field(&__SCHEMA, #table_name, #field, #name);
         });
     }
     // An older name is read when the field's attribute is missing, and removed by updates
@@ -126,7 +128,7 @@ fn field_checks(m: &EntityModel) -> Vec<TokenStream> {
                     f.ident
                 ),
             );
-            checks.push(quote! {
+            assertions.push(quote! {
                 if __SCHEMA.is_reserved_attribute(#alias)
                     || __SCHEMA.is_index_key_attribute(#alias)
                     || #dm::schema::const_str_eq(__SCHEMA.write_token, #alias)
@@ -135,12 +137,12 @@ fn field_checks(m: &EntityModel) -> Vec<TokenStream> {
             });
         }
     }
-    checks
+    assertions
 }
 
 /// A table whose entities are all identified by their keys: each needs literal text in
 /// its templates (an entity declaring it is checked when its templates are read).
-fn identify_check(m: &EntityModel) -> Option<TokenStream> {
+fn identify_assertion(m: &EntityModel) -> Option<TokenStream> {
     let table_name = table_name(m);
     let literal = |t: &Template| t.segments.iter().any(|s| matches!(s, Segment::Lit(_)));
     if !literal(&m.pk.0) && !m.sk.as_ref().is_some_and(|s| literal(&s.0)) {
@@ -156,24 +158,24 @@ fn identify_check(m: &EntityModel) -> Option<TokenStream> {
 /// What the table's declaration says of the attributes the crate writes besides the
 /// entity's: an entity without the entity-type attribute must be identified by its keys
 /// (on the entity or its table).
-fn footprint_checks(m: &EntityModel) -> Vec<TokenStream> {
+fn footprint_assertions(m: &EntityModel) -> Vec<TokenStream> {
     let table_name = table_name(m);
-    let mut checks = Vec::new();
+    let mut assertions = Vec::new();
     if let (Some(lit), false) = (&m.no_write_type, m.identify_by_keys) {
         let p = const_panic(
             lit.span(),
             format!("items written without the entity-type attribute (`write_type = false`) are identified by their keys: add `identify = \"keys\"` to the entity or to table `{table_name}`"),
         );
-        checks.push(quote!(if !__SCHEMA.identify_by_keys { #p }));
+        assertions.push(quote!(if !__SCHEMA.identify_by_keys { #p }));
     }
-    checks
+    assertions
 }
 
 /// Every write of a versioned entity stores the revision's time under its time
 /// attribute, on the latest copy and on the revision: it must be no attribute the
 /// table gives another role (a key, the entity type, the write token, the TTL, an
 /// index key), or the time would overwrite it.
-fn versioned_check(m: &EntityModel) -> Option<TokenStream> {
+fn versioned_assertion(m: &EntityModel) -> Option<TokenStream> {
     let table_name = table_name(m);
     let dm = dm();
     let v = m.versioned.as_ref()?;
@@ -200,20 +202,20 @@ fn versioned_check(m: &EntityModel) -> Option<TokenStream> {
 
 /// An index the entity uses against the table's declaration of it: its kind and key
 /// attributes, and what the entity's templates write there.
-fn index_checks(m: &EntityModel, n: usize, index: &IndexModel) -> Vec<TokenStream> {
+fn index_assertions(m: &EntityModel, n: usize, index: &IndexModel) -> Vec<TokenStream> {
     let idx = format_ident!("__INDEX_{}", n);
     if let Some((pk_ix, sk_ix)) = &index.attributes {
-        return vec![attribute_index_check(m, index, &idx, pk_ix, sk_ix)];
+        return vec![attribute_index_assertion(m, index, &idx, pk_ix, sk_ix)];
     }
     if index.inverted {
-        return vec![inverted_index_check(index, &idx)];
+        return vec![inverted_index_assertion(index, &idx)];
     }
-    template_index_checks(m, index, &idx)
+    template_index_assertions(m, index, &idx)
 }
 
 /// A multi-attribute index key: its key attributes are the listed fields', in order and
 /// of their types.
-fn attribute_index_check(
+fn attribute_index_assertion(
     m: &EntityModel,
     index: &IndexModel,
     idx: &Ident,
@@ -223,7 +225,7 @@ fn attribute_index_check(
     let dm = dm();
     let index_name = index.index.to_string();
     let span = index.index.span();
-    let mut checks = Vec::new();
+    let mut assertions = Vec::new();
     let count = const_panic(span, format!(
         "index `{index_name}` has another number of key attributes than the {} + {} fields listed", pk_ix.len(), sk_ix.len()
     ));
@@ -257,23 +259,23 @@ fn attribute_index_check(
                 None => false,
             }
     };
-    checks.push(quote! {
+    assertions.push(quote! {
         if #idx.pk.len() != #npk || (#idx.sk.len() != #nsk && !(#table_sk)) { #count }
         #(#per_field)*
     });
-    quote!(#(#checks)*)
+    quote!(#(#assertions)*)
 }
 
 /// An index used without templates: the table's keys swapped.
-fn inverted_index_check(index: &IndexModel, idx: &Ident) -> TokenStream {
+fn inverted_index_assertion(index: &IndexModel, idx: &Ident) -> TokenStream {
     let dm = dm();
     let index_name = index.index.to_string();
     let span = index.index.span();
-    let mut checks = Vec::new();
+    let mut assertions = Vec::new();
     let not_inverted = const_panic(span, format!(
         "index `{index_name}` is used without templates, so its keys must be the table's keys swapped (pk = the table's sort key, sk = its partition key): an inverted index"
     ));
-    checks.push(quote! {
+    assertions.push(quote! {
         let __inverted = match (#idx.pk, #idx.sk, __SCHEMA.sk) {
             ([pk], [sk], Some(table_sk)) => {
                 #dm::schema::const_str_eq(pk.name, table_sk.name)
@@ -283,12 +285,12 @@ fn inverted_index_check(index: &IndexModel, idx: &Ident) -> TokenStream {
         };
         if !__inverted { #not_inverted }
     });
-    quote!(#(#checks)*)
+    quote!(#(#assertions)*)
 }
 
 /// An index with key templates: its kind and number of key attributes, and the
 /// attributes its templates write.
-fn template_index_checks(m: &EntityModel, index: &IndexModel, idx: &Ident) -> Vec<TokenStream> {
+fn template_index_assertions(m: &EntityModel, index: &IndexModel, idx: &Ident) -> Vec<TokenStream> {
     let table_name = table_name(m);
     let entity = m.ident.to_string();
     let repeats = |index_t: Option<&(Template, LitStr)>, own: Option<&(Template, LitStr)>| {
@@ -300,7 +302,7 @@ fn template_index_checks(m: &EntityModel, index: &IndexModel, idx: &Ident) -> Ve
     let repeats_sk = repeats(index.sk.as_ref(), m.sk.as_ref());
     let stored = m.fields.iter().filter(|f| m.stores(f)).map(|f| &f.name);
     vec![quote_spanned! {index.index.span()=>
-        __check::template_index(
+        __assert::template_index(
             &__SCHEMA, #idx, #table_name, #entity, (#has_pk, #has_sk), (#repeats_pk, #repeats_sk),
             &[#(#stored),*]);
     }]
