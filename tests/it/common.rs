@@ -64,6 +64,20 @@ pub fn each<E>(
     }
 }
 
+/// Runs `migration` until its first progress report (a page done and its checkpoint
+/// saved) and drops the run there; a run that finishes first is let finish.
+pub async fn run_until_first_page<E: dynamo_model::Entity>(
+    migration: dynamo_model::migrate::Migration<E>,
+) {
+    let kill = std::sync::Arc::new(tokio::sync::Notify::new());
+    let signal = std::sync::Arc::clone(&kill);
+    let run = migration.on_progress(move |_| signal.notify_one()).run();
+    tokio::select! {
+        _ = run => {}
+        () = kill.notified() => {}
+    }
+}
+
 /// What a test compares of a read: its items, each mapped.
 pub trait Mapped<T> {
     /// `f` of every item, in the read's order.

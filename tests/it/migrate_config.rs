@@ -497,19 +497,13 @@ async fn a_dry_run_then_a_real_run_with_file_checkpoints() -> TestResult {
 #[tokio::test]
 async fn a_checkpoint_of_other_changes_under_the_same_name_is_refused() -> TestResult {
     let (db, store) = tallies_and_store(6).await?;
-    let kill = Arc::new(tokio::sync::Notify::new());
-    let signal = Arc::clone(&kill);
-    let first = db
-        .migration::<Tally>("v2")
-        .set_default("colour", s("red"))
-        .page_size(2)
-        .checkpoints(store.clone())
-        .on_progress(move |_| signal.notify_one())
-        .run();
-    tokio::select! {
-        _ = first => {}
-        () = kill.notified() => {}
-    }
+    run_until_first_page(
+        db.migration::<Tally>("v2")
+            .set_default("colour", s("red"))
+            .page_size(2)
+            .checkpoints(store.clone()),
+    )
+    .await;
     assert!(store.get("v2").is_some());
     let outcome = db
         .migration::<Tally>("v2")
