@@ -78,6 +78,24 @@ pub async fn run_until_first_page<E: dynamo_model::Entity>(
     }
 }
 
+/// A migration's map that changes every item by `change`; the first time it meets an item
+/// `when` holds for, it first runs `interfere`: another writer's write between the
+/// migration's read of the item and its write.
+pub fn interfered_once<E>(
+    when: impl Fn(&E) -> bool + Send + Sync + 'static,
+    interfere: impl Fn() + Send + Sync + 'static,
+    change: impl Fn(&mut E) + Send + Sync + 'static,
+) -> impl Fn(E) -> Option<E> + Send + Sync + 'static {
+    let done = std::sync::atomic::AtomicBool::new(false);
+    move |mut item| {
+        if when(&item) && !done.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            interfere();
+        }
+        change(&mut item);
+        Some(item)
+    }
+}
+
 /// What a test compares of a read: its items, each mapped.
 pub trait Mapped<T> {
     /// `f` of every item, in the read's order.
