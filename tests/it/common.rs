@@ -48,6 +48,17 @@ pub fn runtime_and_table<T: Table>(
     Ok((runtime, db))
 }
 
+/// A fresh table holding `items`, put one by one in their order.
+pub async fn table_with<E: Entity>(
+    items: impl IntoIterator<Item = E>,
+) -> Res<dynamo_model::local::TempTable<E::Table>> {
+    let db = dynamo_model::local::fresh_table::<E::Table>().await?;
+    for item in items {
+        db.put(&item).await?;
+    }
+    Ok(db)
+}
+
 /// Runs `f` to completion from inside a synchronous closure (a migration's map) on a
 /// multi-thread runtime.
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
