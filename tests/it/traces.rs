@@ -5,7 +5,7 @@
 //! (dropped midway, failing, scatter-gather), of a migration's requests, of cache hits
 //! and misses and of history reads and writes.
 
-use crate::cache::keeps_hot;
+use crate::cache::hot_cached;
 use crate::common::mixed::{hot, Doc, Hot, Mixed};
 use crate::common::spans::{capture, field, number, Capture, Captured, Scope};
 use crate::common::*;
@@ -723,9 +723,7 @@ async fn a_migrations_request_spans_record_items_and_capacity() -> TestResult {
 #[tokio::test]
 async fn a_cache_hit_has_a_span_and_records_keys_only_when_asked() -> TestResult {
     let (cap, _guard) = capture();
-    let db = local::fresh_table::<Mixed>().await?;
-    let cache = keeps_hot();
-    let cached = db.with_cache(&cache);
+    let (_db, cache, cached) = hot_cached().await?;
     cached.put(&hot("tr-SECRETKEY", "v")).await?;
     cap.clear();
     cached.get(Hot::key("tr-SECRETKEY")).await?;
@@ -759,9 +757,7 @@ async fn a_cache_hit_has_a_span_and_records_keys_only_when_asked() -> TestResult
 #[tokio::test]
 async fn a_cache_miss_span_reports_the_consistent_read_it_sent() -> TestResult {
     let (cap, _guard) = capture();
-    let db = local::fresh_table::<Mixed>().await?;
-    let cache = keeps_hot();
-    let cached = db.with_cache(&cache);
+    let (_db, cache, cached) = hot_cached().await?;
     cached.put(&hot("cm", "v")).await?;
     cap.clear();
     cached.get(Hot::key("cm")).await?;
