@@ -5,7 +5,6 @@
 
 use crate::common::*;
 use dynamo_model::migrate::{MemoryCheckpoints, Report};
-
 use dynamo_model::{local, Db, Entity, Error, Item, Table};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -4,7 +4,6 @@
 use crate::common::mixed::{hot, Big, Doc, Hot, Mixed};
 use crate::common::*;
 use dynamo_model::cache::{Cache, CacheBuilder};
-
 use dynamo_model::capacity::Meter;
 use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::migrate::Report;

@@ -10,7 +10,6 @@ use dynamo_model::aws_sdk_dynamodb::primitives::Blob;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::migrate::{Report, MIGRATIONS_ATTRIBUTE};
 use dynamo_model::{local, Db, Entity, Item, Table};
-
 use rust_decimal::Decimal;
 use std::collections::{BTreeSet, HashMap};
 use std::str::FromStr;
@@ -86,6 +85,11 @@ async fn add_after_a_write<F: std::future::Future<Output = ()>>(
         .await?;
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     Ok(report)
+}
+
+/// A fresh table holding bags `0..count`, each tagged `a`.
+pub async fn with_bags(count: u32) -> Res<local::TempTable<Bags>> {
+    table_with((0..count).map(|id| bag(id, &["a"]))).await
 }
 
 /// Runs the migration `name` that rewrites every item of `E`, and asserts that no item
@@ -299,10 +303,7 @@ async fn a_sparse_item_of_a_wide_entity_migrates() -> TestResult {
 /// on with the others; it never aborts the whole run.
 #[tokio::test]
 async fn an_item_with_many_foreign_attributes_never_aborts_the_run() -> TestResult {
-    let db = local::fresh_table::<Bags>().await?;
-    for id in 0..3 {
-        db.put(&bag(id, &["a"])).await?;
-    }
+    let db = with_bags(3).await?;
     let names: Vec<String> = (0..180).map(|i| format!("x{i:03}")).collect();
     for chunk in names.chunks(60) {
         let attrs: Vec<(&str, AttributeValue)> =
@@ -370,7 +371,6 @@ async fn a_set_stored_in_another_order_is_rewritten_once() -> TestResult {
 #[tokio::test]
 async fn a_rename_onto_the_same_set_in_another_order_is_no_conflict() -> TestResult {
     let db = with_bag_a(&[("old", ss(&["b", "a", "c"])), ("new", ss(&["a", "b", "c"]))]).await?;
-
     let stored = raw_get(&db, "BAG#1", "BAG").await?;
     let same_order = stored.get("old") == stored.get("new");
     let report = db
@@ -622,7 +622,6 @@ async fn a_rewrite_writes_missing_index_keys() -> TestResult {
         email: Some("c@x".into()),
     }])
     .await?;
-
     db.client()
         .update_item()
         .table_name(db.table_name())
@@ -861,7 +860,6 @@ async fn a_rewrite_keeps_the_entitys_own_multi_attribute_key() -> TestResult {
         ("G1SK", s("STALE")),
     ];
     let db = with_rows::<Shops>([raw_row("STORE#1", "STORE", &store)]).await?;
-
     let report = rewrite_cleanly::<Store>(&db, "stores").await?;
     // Nothing of the entity's to change: the stale keys are not the entity's.
     assert_eq!(report.progress.unchanged, 1, "{:?}", report.progress);

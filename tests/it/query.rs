@@ -553,7 +553,6 @@ async fn comparing_with_none_means_absent_or_present() -> TestResult {
     assert_eq!(names(absent.items), ["a"]);
     let present = db.scan::<Thing>().filter(f.data.ne(None)).all().await?;
     assert_eq!(names(present.items), ["b"]);
-
     refused(
         db.scan::<Thing>().filter(f.data.lt(None)).all(),
         dynamo_model::ValidationReason::InvalidValue,
