@@ -192,6 +192,24 @@ pub fn revision_numbers<E>(revisions: &[dynamo_model::history::Revision<E>]) -> 
     revisions.iter().map(|r| r.revision).collect()
 }
 
+/// The operations whose cancellation refused a transaction with `err`; panics on any other
+/// error.
+#[track_caller]
+pub fn cancelled(err: &dynamo_model::Error) -> &[dynamo_model::transact::CancelledOperation] {
+    match err {
+        dynamo_model::Error::TransactionCanceled { operations, .. } => operations,
+        other => panic!("expected TransactionCanceled, got {other:?}"),
+    }
+}
+
+/// The one operation whose cancellation refused a transaction with `err`.
+#[track_caller]
+pub fn the_one_cancelled(err: &dynamo_model::Error) -> &dynamo_model::transact::CancelledOperation {
+    let operations = cancelled(err);
+    assert_eq!(operations.len(), 1, "{operations:?}");
+    &operations[0]
+}
+
 /// Asserts that `err` is a refusal before sending for exactly `reason`.
 #[track_caller]
 pub fn assert_refused(err: &dynamo_model::Error, reason: dynamo_model::ValidationReason) {

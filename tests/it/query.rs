@@ -535,19 +535,16 @@ async fn limited_pages_never_skip_items_and_limit_zero_reads_nothing() -> TestRe
 
 #[tokio::test]
 async fn comparing_with_none_means_absent_or_present() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
+    let things = [("a", None), ("b", Some("x".to_string()))].map(|(name, data)| Thing {
+        name: name.into(),
+        status: "s".into(),
+        data,
+        ttl: None,
+        r#type: "t".into(),
+        size: 0,
+    });
+    let db = table_with(things).await?;
     let f = Thing::fields();
-    for (name, data) in [("a", None), ("b", Some("x".to_string()))] {
-        db.put(&Thing {
-            name: name.into(),
-            status: "s".into(),
-            data,
-            ttl: None,
-            r#type: "t".into(),
-            size: 0,
-        })
-        .await?;
-    }
     let names = |things: Vec<Thing>| things.into_iter().map(|t| t.name).collect::<Vec<_>>();
     let absent = db.scan::<Thing>().filter(f.data.eq(None)).all().await?;
     assert_eq!(names(absent.items), ["a"]);
