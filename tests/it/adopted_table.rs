@@ -196,8 +196,7 @@ async fn a_rewrite_of_adopted_rows_keeps_foreign_attributes() -> TestResult {
     assert_eq!(r.progress.changed, 3, "{:?}", r.progress);
     let rows = raw_table(&db).await?;
     let a = &rows[&("K#7".to_owned(), "AT#2020-04-24T14:40:00.250Z".to_owned())];
-    assert_eq!(a.get("_type"), Some(&s("Crate")));
-    assert_eq!(a.get("label"), Some(&s("old")));
+    assert_holds(a, &[("_type", s("Crate")), ("label", s("old"))]);
     assert_eq!(a.get("lbl"), None);
     assert_eq!(a.get("weight"), Some(&n(0)));
     assert_eq!(
@@ -207,8 +206,7 @@ async fn a_rewrite_of_adopted_rows_keeps_foreign_attributes() -> TestResult {
     );
     assert!(!a.contains_key("id") && !a.contains_key("at"), "{a:?}");
     let b = &rows[&("K#7".to_owned(), "AT#1969-12-31T23:59:59.999Z".to_owned())];
-    assert_eq!(b.get("Owner"), Some(&s("ann")));
-    assert_eq!(b.get("weight"), Some(&n(3)));
+    assert_holds(b, &[("Owner", s("ann")), ("weight", n(3))]);
     // The pallet sharing the partition is untouched.
     let p = &rows[&("K#7".to_owned(), "P#0007".to_owned())];
     assert_eq!(p.get("_type"), None);

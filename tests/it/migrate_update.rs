@@ -292,8 +292,7 @@ async fn a_sparse_item_of_a_wide_entity_migrates() -> TestResult {
     );
     assert_eq!(report.progress.changed, 1, "{:?}", report.progress);
     let item = raw_get(&db, "WIDE#1", "WIDE").await?;
-    assert_eq!(item.get("added"), Some(&n(0)));
-    assert_eq!(item.get("f007"), Some(&s("seven")));
+    assert_holds(&item, &[("added", n(0)), ("f007", s("seven"))]);
     Ok(())
 }
 
@@ -633,9 +632,14 @@ async fn a_rewrite_writes_missing_index_keys() -> TestResult {
     let report = rewrite_cleanly::<Account>(&db, "index").await?;
     assert_eq!(report.progress.changed, 1, "{:?}", report.progress);
     let three = raw_get(&db, "ACC#3", "ACC").await?;
-    assert_eq!(three.get("G1PK"), Some(&s("EMAIL#c@x")));
-    assert_eq!(three.get("G1SK"), Some(&s("ACC")));
-    assert_eq!(three.get("extra_attr"), Some(&s("o")));
+    assert_holds(
+        &three,
+        &[
+            ("G1PK", s("EMAIL#c@x")),
+            ("G1SK", s("ACC")),
+            ("extra_attr", s("o")),
+        ],
+    );
     Ok(())
 }
 
@@ -688,9 +692,7 @@ async fn empty_strings_pass_a_migrations_condition() -> TestResult {
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     assert_eq!(report.progress.changed, 1, "{:?}", report.progress);
     let item = raw_get(&db, "BAG#1", "BAG").await?;
-    assert_eq!(item.get("note"), Some(&s("")));
-    assert_eq!(item.get("blank"), Some(&s("")));
-    assert_eq!(item.get("n"), Some(&n(5)));
+    assert_holds(&item, &[("note", s("")), ("blank", s("")), ("n", n(5))]);
     Ok(())
 }
 

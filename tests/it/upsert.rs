@@ -205,9 +205,14 @@ async fn a_transaction_upsert_creates_the_item_with_its_key_fields_and_type() ->
         );
     }
     let stored = raw_get(&db, "p#9", "likecount").await?;
-    assert_eq!(stored.get("_type"), Some(&s("LikeCount")));
-    assert_eq!(stored.get("post_id"), Some(&s("9")));
-    assert_eq!(stored.get("GSI1SK"), Some(&s("p#9")));
+    assert_holds(
+        &stored,
+        &[
+            ("_type", s("LikeCount")),
+            ("post_id", s("9")),
+            ("GSI1SK", s("p#9")),
+        ],
+    );
     Ok(())
 }
 
