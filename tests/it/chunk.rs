@@ -324,6 +324,13 @@ pub(crate) async fn sweep_aged(
         .await?)
 }
 
+/// Asserts that the chunk items present are exactly those the stored items name.
+pub(crate) async fn assert_no_orphan_chunks(db: &Db<App>) -> TestResult {
+    let (named, present) = named_and_present(db).await?;
+    assert_eq!(named, present);
+    Ok(())
+}
+
 /// The chunk keys the stored item names, and the chunk items present.
 pub(crate) async fn named_and_present(
     db: &Db<App>,
@@ -445,8 +452,7 @@ async fn the_sweep_spares_recent_chunks_and_named_ones() -> TestResult {
     let report = sweep_aged(&db).await?;
     assert_eq!(report.deleted, present.len() - named.len());
     assert_eq!(report.kept, named.len());
-    let (named, present) = named_and_present(&db).await?;
-    assert_eq!(named, present);
+    assert_no_orphan_chunks(&db).await?;
     Ok(())
 }
 
@@ -640,7 +646,6 @@ async fn putting_back_a_listed_item_keeps_its_chunks() -> TestResult {
     assert!(matches!(err, Error::ChunksNotLoaded { .. }), "{err:?}");
     let back = db.get(key()).await?.ok_or("missing")?;
     assert_eq!(back.body.get().map(String::len), Some(6000));
-    let (named, present) = named_and_present(&db).await?;
-    assert_eq!(named, present);
+    assert_no_orphan_chunks(&db).await?;
     Ok(())
 }
