@@ -106,6 +106,22 @@ async fn get_raw(db: &Db<Store>, pk: &str, sk: &str) -> Res<Option<Item>> {
 /// not widgets: no `#` in the sort key, a zero-padded id, a 3-digit `n`.
 const FOREIGN: [(&str, &str); 3] = [("W#1", "NOTE"), ("W#01", "A#0001"), ("W#1", "A#001")];
 
+/// A fresh table holding the foreign rows of [`seed_foreign`].
+async fn with_foreign_rows() -> Res<local::TempTable<Store>> {
+    let db = local::fresh_table::<Store>().await?;
+    seed_foreign(&db).await?;
+    Ok(db)
+}
+
+/// A fresh table holding the foreign rows, an untyped widget row (`W#1` / `A#0007`, the
+/// other program's) and the typed widget `widget(id, "B", 2)`.
+async fn with_untyped_and_typed_widgets(id: u64) -> Res<local::TempTable<Store>> {
+    let db = with_foreign_rows().await?;
+    put_raw(&db, row("W#1", "A#0007", &[])).await?;
+    db.put(&widget(id, "B", 2)).await?;
+    Ok(db)
+}
+
 async fn seed_foreign(db: &Db<Store>) -> TestResult {
     for (i, (pk, sk)) in FOREIGN.iter().enumerate() {
         let gsk = format!("{i:04}");
@@ -124,20 +140,29 @@ async fn foreign_rows_intact(db: &Db<Store>) -> TestResult {
     Ok(())
 }
 
+/// A scatter query of widget partitions 1 and 2.
+fn widgets_1_and_2(db: &Db<Store>) -> dynamo_model::read::ScatterQuery<Widget> {
+    db.scatter_query([Widget::partition(1u64), Widget::partition(2u64)])
+}
+
+/// A fresh table holding the foreign rows, and in bob's `GPK` index partition an untyped
+/// widget row (`W#1` / `A#0007`, the other program's) with `attrs` besides.
+async fn with_bobs_untyped_widget(attrs: &[(&str, &str)]) -> Res<local::TempTable<Store>> {
+    let db = with_foreign_rows().await?;
+    let mut attrs = attrs.to_vec();
+    attrs.extend([("GPK", "O#bob"), ("GSK", "0007")]);
+    put_raw(&db, row("W#1", "A#0007", &attrs)).await?;
+    Ok(db)
+}
+
 /// A keys-only index holds no entity type, so the keys it gives must be checked against
 /// the templates: a foreign row in the same index partition is not a widget, and its key
 /// must never become a `Key<Widget>` (a delete by it passes the widget's condition
 /// `_type = Widget OR attribute_not_exists(_type)` and removes the other program's row).
 #[tokio::test]
 async fn keys_from_a_keys_only_index_are_only_the_entitys() -> TestResult {
-    let db = local::fresh_table::<Store>().await?;
-    seed_foreign(&db).await?;
     // One real widget in bob's index partition, written by the other program.
-    put_raw(
-        &db,
-        row("W#1", "A#0007", &[("GPK", "O#bob"), ("GSK", "0007")]),
-    )
-    .await?;
+    let db = with_bobs_untyped_widget(&[]).await?;
     let keys = items_of(db.query(Widget::by_owner_partition("bob")).keys_only()).await?;
     // Whatever the read returns, deleting by it must not remove a foreign row.
     for key in &keys {
@@ -152,10 +177,7 @@ async fn keys_from_a_keys_only_index_are_only_the_entitys() -> TestResult {
 /// keys of widgets too: `keys_only()` must not filter them out with `_type = Widget`.
 #[tokio::test]
 async fn keys_only_on_the_table_finds_untyped_rows() -> TestResult {
-    let db = local::fresh_table::<Store>().await?;
-    seed_foreign(&db).await?;
-    put_raw(&db, row("W#1", "A#0007", &[])).await?;
-    db.put(&widget(1, "B", 2)).await?;
+    let db = with_untyped_and_typed_widgets(1).await?;
     let items = items_of(db.query(Widget::partition(1u64))).await?;
     assert_eq!(items, vec![widget(1, "A", 7), widget(1, "B", 2)]);
     let keys = items_of(db.query(Widget::partition(1u64)).keys_only()).await?;
@@ -193,8 +215,7 @@ async fn updates_render_index_keys_from_key_fields_read_back() -> TestResult {
         .await?;
     let raw = get_raw(&db, "W#3", "BOLT#0042").await?.ok_or("row gone")?;
     assert!(!raw.contains_key("GPK") && !raw.contains_key("GSK"));
-    assert_eq!(raw.get("PK"), Some(&s("W#3")));
-    assert_eq!(raw.get("SK"), Some(&s("BOLT#0042")));
+    assert_holds(&raw, &[("PK", s("W#3")), ("SK", s("BOLT#0042"))]);
     Ok(())
 }
 
@@ -220,8 +241,10 @@ async fn formatted_optional_fields_in_sparse_index_templates() -> TestResult {
         .set(Widget::fields().at, Some(at))
         .await?;
     let raw = get_raw(&db, "W#5", "NUT#0001").await?.ok_or("row gone")?;
-    assert_eq!(raw.get("TPK"), Some(&s("T#red")));
-    assert_eq!(raw.get("TSK"), Some(&s("1969-07-20T20:17:40.250Z")));
+    assert_holds(
+        &raw,
+        &[("TPK", s("T#red")), ("TSK", s("1969-07-20T20:17:40.250Z"))],
+    );
     let found = items_of(
         db.query(Widget::by_tag_partition("red"))
             .sk(Widget::by_tag_sk()
@@ -814,15 +837,8 @@ async fn ambiguous_keys_are_refused_in_batches_and_transactions() -> TestResult 
 /// foreign ones.
 #[tokio::test]
 async fn scatter_reads_find_untyped_rows_and_skip_foreign_ones() -> TestResult {
-    let db = local::fresh_table::<Store>().await?;
-    seed_foreign(&db).await?;
-    put_raw(&db, row("W#1", "A#0007", &[])).await?;
-    db.put(&widget(2, "B", 2)).await?;
-    let items = db
-        .scatter_query([Widget::partition(1u64), Widget::partition(2u64)])
-        .all()
-        .await?
-        .items;
+    let db = with_untyped_and_typed_widgets(2).await?;
+    let items = widgets_1_and_2(&db).all().await?.items;
     assert_eq!(items, vec![widget(1, "A", 7), widget(2, "B", 2)]);
     Ok(())
 }
@@ -830,16 +846,8 @@ async fn scatter_reads_find_untyped_rows_and_skip_foreign_ones() -> TestResult {
 /// The same read as keys: every widget's key, the untyped one's too.
 #[tokio::test]
 async fn scatter_keys_find_untyped_rows() -> TestResult {
-    let db = local::fresh_table::<Store>().await?;
-    seed_foreign(&db).await?;
-    put_raw(&db, row("W#1", "A#0007", &[])).await?;
-    db.put(&widget(2, "B", 2)).await?;
-    let keys = db
-        .scatter_query([Widget::partition(1u64), Widget::partition(2u64)])
-        .keys_only()
-        .all()
-        .await?
-        .items;
+    let db = with_untyped_and_typed_widgets(2).await?;
+    let keys = widgets_1_and_2(&db).keys_only().all().await?.items;
     assert_eq!(keys, vec![wkey(1, "A", 7), wkey(2, "B", 2)]);
     Ok(())
 }
@@ -900,23 +908,12 @@ async fn untyped_revisions_are_history_not_items() -> TestResult {
         latest.map(|d| (d.body, d.version)),
         Some(("three".into(), 3))
     );
-    let scanned = db
-        .scan::<Doc>()
-        .all()
-        .await
-        .map_err(|e| format!("scan: {e}"))?
-        .items;
     assert_eq!(
-        scanned.iter().map(|d| d.body.as_str()).collect::<Vec<_>>(),
+        scanned_bodies(&db).await?,
         ["three"],
         "a scan sees the latest copy only"
     );
-    let queried = db
-        .query(Doc::partition(1u64))
-        .all()
-        .await
-        .map_err(|e| format!("query: {e}"))?
-        .items;
+    let queried = queried_docs(&db, 1).await?;
     assert_eq!(queried.len(), 1, "a query sees the latest copy only");
     let history = versions.revisions(Doc::key(1u64)).all().await?.items;
     assert_eq!(history.len(), revisions, "the same revisions");
@@ -946,24 +943,30 @@ async fn revising_an_untyped_latest_copy_keeps_reads_working() -> TestResult {
     versions
         .revise(Doc::key(2u64), |d| d.body = "two".into())
         .await?;
+    assert_eq!(scanned_bodies(&db).await?, ["two"]);
+    let queried = queried_docs(&db, 2).await?;
+    assert_eq!(queried.len(), 1);
+    Ok(())
+}
+
+/// The bodies of the docs a scan reads.
+async fn scanned_bodies(db: &Db<Store>) -> Res<Vec<String>> {
     let scanned = db
         .scan::<Doc>()
         .all()
         .await
-        .map_err(|e| format!("scan: {e}"))?
-        .items;
-    assert_eq!(
-        scanned.iter().map(|d| d.body.as_str()).collect::<Vec<_>>(),
-        ["two"]
-    );
+        .map_err(|e| format!("scan: {e}"))?;
+    Ok(scanned.mapped(|d| d.body))
+}
+
+/// The docs a query of doc `id`'s partition reads.
+async fn queried_docs(db: &Db<Store>, id: u64) -> Res<Vec<Doc>> {
     let queried = db
-        .query(Doc::partition(2u64))
+        .query(Doc::partition(id))
         .all()
         .await
-        .map_err(|e| format!("query: {e}"))?
-        .items;
-    assert_eq!(queried.len(), 1);
-    Ok(())
+        .map_err(|e| format!("query: {e}"))?;
+    Ok(queried.items)
 }
 
 /// A table whose index is sorted by the table's own sort key (a template GSI repeating
@@ -1127,17 +1130,7 @@ async fn values_a_format_cannot_hold_are_refused_on_every_path() -> TestResult {
 /// fails the read).
 #[tokio::test]
 async fn hydrating_a_keys_only_index_gives_widgets_only() -> TestResult {
-    let db = local::fresh_table::<Store>().await?;
-    seed_foreign(&db).await?;
-    put_raw(
-        &db,
-        row(
-            "W#1",
-            "A#0007",
-            &[("owner", "bob"), ("GPK", "O#bob"), ("GSK", "0007")],
-        ),
-    )
-    .await?;
+    let db = with_bobs_untyped_widget(&[("owner", "bob")]).await?;
     let mut items = Vec::new();
     let mut cursor = None;
     for _ in 0..10 {
@@ -1185,6 +1178,13 @@ fn old_named_key() -> Key<crate::adopt::DeviceStatus> {
     })
 }
 
+/// An update of the row [`old_named_row`] holds.
+fn update_old_named(
+    db: &Db<crate::adopt::Devices>,
+) -> dynamo_model::item::Update<crate::adopt::DeviceStatus> {
+    db.update(old_named_key())
+}
+
 /// After an update of an aliased field, a read gives the value just written, not the
 /// value still stored under the old name.
 #[tokio::test]
@@ -1193,7 +1193,7 @@ async fn an_update_of_an_aliased_field_wins_over_the_old_name() -> TestResult {
     let db = old_named_row().await?;
     let got = db.get(old_named_key()).consistent().await?;
     assert_eq!(got.and_then(|d| d.reading), Some(3));
-    db.update(old_named_key())
+    update_old_named(&db)
         .set(DeviceStatus::fields().reading, Some(8))
         .await?;
     let got = db.get(old_named_key()).consistent().await?;
@@ -1207,8 +1207,7 @@ async fn an_update_of_an_aliased_field_wins_over_the_old_name() -> TestResult {
 async fn an_increment_of_an_aliased_field_starts_from_the_old_value() -> TestResult {
     use crate::adopt::DeviceStatus;
     let db = old_named_row().await?;
-    let result = db
-        .update(old_named_key())
+    let result = update_old_named(&db)
         .add(DeviceStatus::fields().reading, 1)
         .await;
     match result {
@@ -1227,8 +1226,7 @@ async fn an_increment_of_an_aliased_field_starts_from_the_old_value() -> TestRes
 async fn updates_that_cannot_see_the_old_name_are_refused() -> TestResult {
     use crate::adopt::DeviceStatus;
     let db = old_named_row().await?;
-    let refused = db
-        .update(old_named_key())
+    let refused = update_old_named(&db)
         .set_if_absent(DeviceStatus::fields().reading, Some(9))
         .await
         .err()
@@ -1241,7 +1239,7 @@ async fn updates_that_cannot_see_the_old_name_are_refused() -> TestResult {
     .await?;
     assert!(found.is_empty(), "filters name the current attribute only");
     // Once the field is written, the older name is gone and the filter finds the row.
-    db.update(old_named_key())
+    update_old_named(&db)
         .add(DeviceStatus::fields().reading, 0)
         .await?;
     let key = Item::from([
@@ -1268,10 +1266,10 @@ async fn updates_that_cannot_see_the_old_name_are_refused() -> TestResult {
 async fn clearing_an_aliased_field_does_not_bring_back_the_old_value() -> TestResult {
     use crate::adopt::DeviceStatus;
     let db = old_named_row().await?;
-    db.update(old_named_key())
+    update_old_named(&db)
         .set(DeviceStatus::fields().reading, Some(8))
         .await?;
-    db.update(old_named_key())
+    update_old_named(&db)
         .set(DeviceStatus::fields().reading, None)
         .await?;
     let got = db.get(old_named_key()).consistent().await?;

@@ -4,7 +4,7 @@
 //! raw SDK as another program would; migrations run against DynamoDB Local.
 
 use crate::common::*;
-use dynamo_model::migrate::MemoryCheckpoints;
+use dynamo_model::migrate::{MemoryCheckpoints, Report};
 use dynamo_model::{local, Db, Entity, Error, Item, Table};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -108,31 +108,26 @@ fn near_misses() -> Vec<Item> {
     .collect()
 }
 
-/// The rows of `Crate`, `Pallet` and `Event` that are exactly their declared formats.
-async fn seed_good(db: &Db<Yard>) -> TestResult {
-    put_raw(
-        db,
+/// A fresh table holding the rows of `Crate`, `Pallet` and `Event` that are exactly their
+/// declared formats.
+async fn with_good_rows() -> Res<local::TempTable<Yard>> {
+    with_rows::<Yard>([
         raw_row(
             "K#7",
             "AT#2020-04-24T14:40:00.250Z",
             &[("lbl", s("old")), ("vendor", s("v7"))],
         ),
-    )
-    .await?;
-    put_raw(
-        db,
         raw_row(
             "K#7",
             "AT#1969-12-31T23:59:59.999Z",
             &[("Owner", s("ann")), ("weight", n(3))],
         ),
-    )
-    .await?;
-    put_raw(db, raw_row("K#0", "AT#0000-01-01T00:00:00.000Z", &[])).await?;
-    put_raw(db, raw_row("K#7", "P#0007", &[("kind", s("euro"))])).await?;
-    put_raw(db, raw_row("E#-1", "-1", &[("what", s("before"))])).await?;
-    put_raw(db, raw_row("E#1", "1587739200", &[("what", s("after"))])).await?;
-    Ok(())
+        raw_row("K#0", "AT#0000-01-01T00:00:00.000Z", &[]),
+        raw_row("K#7", "P#0007", &[("kind", s("euro"))]),
+        raw_row("E#-1", "-1", &[("what", s("before"))]),
+        raw_row("E#1", "1587739200", &[("what", s("after"))]),
+    ])
+    .await
 }
 
 // ------------------------------------------------------------------------ key formats
@@ -141,8 +136,7 @@ async fn seed_good(db: &Db<Yard>) -> TestResult {
 /// touched by a migration of any of the entities, counted as another's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn near_misses_of_the_formats_are_nobodys_on_every_path() -> TestResult {
-    let db = local::fresh_table::<Yard>().await?;
-    seed_good(&db).await?;
+    let db = with_good_rows().await?;
     let misses = near_misses();
     for item in &misses {
         put_raw(&db, item.clone()).await?;
@@ -197,14 +191,12 @@ async fn near_misses_of_the_formats_are_nobodys_on_every_path() -> TestResult {
 /// and writes no key-field attribute for key-only fields.
 #[tokio::test]
 async fn a_rewrite_of_adopted_rows_keeps_foreign_attributes() -> TestResult {
-    let db = local::fresh_table::<Yard>().await?;
-    seed_good(&db).await?;
+    let db = with_good_rows().await?;
     let r = db.migration::<Crate>("rewrite").rewrite().run().await?;
     assert_eq!(r.progress.changed, 3, "{:?}", r.progress);
     let rows = raw_table(&db).await?;
     let a = &rows[&("K#7".to_owned(), "AT#2020-04-24T14:40:00.250Z".to_owned())];
-    assert_eq!(a.get("_type"), Some(&s("Crate")));
-    assert_eq!(a.get("label"), Some(&s("old")));
+    assert_holds(a, &[("_type", s("Crate")), ("label", s("old"))]);
     assert_eq!(a.get("lbl"), None);
     assert_eq!(a.get("weight"), Some(&n(0)));
     assert_eq!(
@@ -214,8 +206,7 @@ async fn a_rewrite_of_adopted_rows_keeps_foreign_attributes() -> TestResult {
     );
     assert!(!a.contains_key("id") && !a.contains_key("at"), "{a:?}");
     let b = &rows[&("K#7".to_owned(), "AT#1969-12-31T23:59:59.999Z".to_owned())];
-    assert_eq!(b.get("Owner"), Some(&s("ann")));
-    assert_eq!(b.get("weight"), Some(&n(3)));
+    assert_holds(b, &[("Owner", s("ann")), ("weight", n(3))]);
     // The pallet sharing the partition is untouched.
     let p = &rows[&("K#7".to_owned(), "P#0007".to_owned())];
     assert_eq!(p.get("_type"), None);
@@ -238,15 +229,11 @@ async fn a_rewrite_of_adopted_rows_keeps_foreign_attributes() -> TestResult {
 /// rewrite keeps the new name's value (documenting which one wins).
 #[tokio::test]
 async fn an_item_holding_both_names_keeps_the_new_names_value() -> TestResult {
-    let db = local::fresh_table::<Yard>().await?;
-    put_raw(
-        &db,
-        raw_row(
-            "K#9",
-            "AT#2020-04-24T14:40:00.000Z",
-            &[("lbl", s("old")), ("label", s("new"))],
-        ),
-    )
+    let db = with_rows::<Yard>([raw_row(
+        "K#9",
+        "AT#2020-04-24T14:40:00.000Z",
+        &[("lbl", s("old")), ("label", s("new"))],
+    )])
     .await?;
     let got = db
         .get(Crate::key(CrateKey {
@@ -266,7 +253,9 @@ async fn an_item_holding_both_names_keeps_the_new_names_value() -> TestResult {
 
 // ------------------------------------------------------------------------ concurrency
 
-async fn tallies(db: &Db<Yard>, count: u32) -> TestResult {
+/// A fresh table holding tallies `0..count`, each at 0.
+async fn with_tallies(count: u32) -> Res<local::TempTable<Yard>> {
+    let db = local::fresh_table::<Yard>().await?;
     for id in 0..count {
         db.put(&Tally {
             id,
@@ -275,7 +264,42 @@ async fn tallies(db: &Db<Yard>, count: u32) -> TestResult {
         })
         .await?;
     }
-    Ok(())
+    Ok(db)
+}
+
+/// Runs the migration `name` that increments every tally; the first time it meets tally
+/// `id`, `write` (the application's, through `db`'s client) changes it first, between the
+/// migration's read and its write; `write` failing panics with `what`.
+async fn increment_after_a_write<T, F>(
+    db: &Db<Yard>,
+    name: &str,
+    id: u32,
+    what: &'static str,
+    write: impl Fn(Db<Yard>) -> F + Send + Sync + 'static,
+) -> Result<Report, Error>
+where
+    F: std::future::Future<Output = Result<T, Error>>,
+{
+    let app = db.clone();
+    db.migration::<Tally>(name)
+        .map(interfered_once(
+            move |t: &Tally| t.id == id,
+            move || {
+                block_on(write(app.clone())).expect(what);
+            },
+            |t| t.n += 1,
+        ))
+        .run()
+        .await
+}
+
+/// Tally `id`, read strongly consistent.
+async fn tally(db: &Db<Yard>, id: u32) -> Res<Tally> {
+    Ok(db
+        .get(Tally::key(id))
+        .consistent()
+        .await?
+        .ok_or_else(|| format!("tally {id}"))?)
 }
 
 /// The adopted table's other program keeps writing while the migration runs. It adds an
@@ -283,22 +307,19 @@ async fn tallies(db: &Db<Yard>, count: u32) -> TestResult {
 /// migration's write must not drop it ("Nothing lost").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_foreign_write_adding_an_attribute_mid_migration_survives() -> TestResult {
-    let db = local::fresh_table::<Yard>().await?;
-    put_raw(&db, raw_row("K#1", "AT#2020-04-24T14:40:00.000Z", &[])).await?;
+    let db = with_rows::<Yard>([raw_row("K#1", "AT#2020-04-24T14:40:00.000Z", &[])]).await?;
     let other = db.clone();
-    let once = Arc::new(AtomicUsize::new(0));
-    let seen = Arc::clone(&once);
     let report = db
         .migration::<Crate>("foreign-add")
-        .map(move |mut c| {
-            if seen.fetch_add(1, Ordering::SeqCst) == 0 {
+        .map(interfered_once(
+            |_| true,
+            move || {
                 let at = "AT#2020-04-24T14:40:00.000Z";
                 block_on(raw_set(&other, "K#1", at, &[("vendor", s("acme"))]))
                     .expect("the other program's write");
-            }
-            c.weight += 1;
-            Some(c)
-        })
+            },
+            |c: &mut Crate| c.weight += 1,
+        ))
         .run()
         .await?;
     assert_eq!(report.progress.changed, 1, "{:?}", report.progress);
@@ -316,38 +337,20 @@ async fn a_foreign_write_adding_an_attribute_mid_migration_survives() -> TestRes
 /// absent field between the migration's read and write goes unseen by its condition.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transactional_update_setting_an_absent_field_mid_migration_survives() -> TestResult {
-    let db = local::fresh_table::<Yard>().await?;
-    tallies(&db, 3).await?;
-    let app = db.clone();
-    let once = Arc::new(AtomicUsize::new(0));
-    let seen = Arc::clone(&once);
-    let report = db
-        .migration::<Tally>("tx-add")
-        .map(move |mut t| {
-            if t.id == 1 && seen.fetch_add(1, Ordering::SeqCst) == 0 {
-                let app = app.clone();
-                block_on(async move {
-                    app.transact_write()
-                        .update(
-                            app.update(Tally::key(1u32))
-                                .set(Tally::fields().note, Some("tx".to_owned())),
-                        )
-                        .send()
-                        .await
-                })
-                .expect("the application's transaction");
-            }
-            t.n += 1;
-            Some(t)
-        })
-        .run()
-        .await?;
+    let db = with_tallies(3).await?;
+    let tx = |app: Db<Yard>| async move {
+        app.transact_write()
+            .update(
+                app.update(Tally::key(1u32))
+                    .set(Tally::fields().note, Some("tx".to_owned())),
+            )
+            .send()
+            .await
+    };
+    let report =
+        increment_after_a_write(&db, "tx-add", 1, "the application's transaction", tx).await?;
     assert_eq!(report.progress.changed, 3, "{:?}", report.progress);
-    let one = db
-        .get(Tally::key(1u32))
-        .consistent()
-        .await?
-        .ok_or("tally 1")?;
+    let one = tally(&db, 1).await?;
     assert_eq!(one.n, 1);
     assert_eq!(
         one.note.as_deref(),
@@ -370,33 +373,16 @@ async fn a_batch_put_adding_a_field_mid_migration_survives() -> TestResult {
         })
         .collect();
     db.batch_write().puts(&all).send().await?;
-    let app = db.clone();
-    let once = Arc::new(AtomicUsize::new(0));
-    let seen = Arc::clone(&once);
-    db.migration::<Tally>("batch-add")
-        .map(move |mut t| {
-            if t.id == 2 && seen.fetch_add(1, Ordering::SeqCst) == 0 {
-                let app = app.clone();
-                block_on(async move {
-                    let changed = Tally {
-                        id: 2,
-                        n: 0,
-                        note: Some("batch".into()),
-                    };
-                    app.batch_write().put(&changed).send().await
-                })
-                .expect("the application's batch");
-            }
-            t.n += 1;
-            Some(t)
-        })
-        .run()
-        .await?;
-    let two = db
-        .get(Tally::key(2u32))
-        .consistent()
-        .await?
-        .ok_or("tally 2")?;
+    let batch = |app: Db<Yard>| async move {
+        let changed = Tally {
+            id: 2,
+            n: 0,
+            note: Some("batch".into()),
+        };
+        app.batch_write().put(&changed).send().await
+    };
+    increment_after_a_write(&db, "batch-add", 2, "the application's batch", batch).await?;
+    let two = tally(&db, 2).await?;
     assert_eq!(
         two.note.as_deref(),
         Some("batch"),
@@ -409,34 +395,16 @@ async fn a_batch_put_adding_a_field_mid_migration_survives() -> TestResult {
 /// top of it. The guarantee that holds.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_single_update_setting_an_absent_field_mid_migration_survives() -> TestResult {
-    let db = local::fresh_table::<Yard>().await?;
-    tallies(&db, 2).await?;
-    let app = db.clone();
-    let once = Arc::new(AtomicUsize::new(0));
-    let seen = Arc::clone(&once);
-    let report = db
-        .migration::<Tally>("single-add")
-        .map(move |mut t| {
-            if t.id == 0 && seen.fetch_add(1, Ordering::SeqCst) == 0 {
-                let app = app.clone();
-                block_on(async move {
-                    app.update(Tally::key(0u32))
-                        .set(Tally::fields().note, Some("app".to_owned()))
-                        .await
-                })
-                .expect("the application's update");
-            }
-            t.n += 1;
-            Some(t)
-        })
-        .run()
-        .await?;
+    let db = with_tallies(2).await?;
+    let update = |app: Db<Yard>| async move {
+        app.update(Tally::key(0u32))
+            .set(Tally::fields().note, Some("app".to_owned()))
+            .await
+    };
+    let report =
+        increment_after_a_write(&db, "single-add", 0, "the application's update", update).await?;
     assert_eq!(report.progress.conflicts, 1, "{:?}", report.progress);
-    let zero = db
-        .get(Tally::key(0u32))
-        .consistent()
-        .await?
-        .ok_or("tally 0")?;
+    let zero = tally(&db, 0).await?;
     assert_eq!((zero.n, zero.note.as_deref()), (1, Some("app")));
     Ok(())
 }
@@ -444,8 +412,7 @@ async fn a_single_update_setting_an_absent_field_mid_migration_survives() -> Tes
 /// A delete mid-migration stays a delete: the migration does not bring the item back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_foreign_delete_mid_migration_stays_deleted() -> TestResult {
-    let db = local::fresh_table::<Yard>().await?;
-    put_raw(&db, raw_row("K#3", "AT#2020-04-24T14:40:00.000Z", &[])).await?;
+    let db = with_rows::<Yard>([raw_row("K#3", "AT#2020-04-24T14:40:00.000Z", &[])]).await?;
     let other = db.clone();
     let report = db
         .migration::<Crate>("foreign-delete")
@@ -467,8 +434,7 @@ async fn a_foreign_delete_mid_migration_stays_deleted() -> TestResult {
 /// item of the partition of another entity is never changed by a partition migration.
 #[tokio::test]
 async fn a_partition_migration_changes_only_its_entitys_rows() -> TestResult {
-    let db = local::fresh_table::<Yard>().await?;
-    seed_good(&db).await?;
+    let db = with_good_rows().await?;
     put_raw_rows(&db, near_misses()).await?;
     let before = raw_table(&db).await?;
     let report = db
@@ -510,8 +476,7 @@ async fn a_partition_migration_changes_only_its_entitys_rows() -> TestResult {
 /// A map over an entity whose key parts use the epoch format, including negative counts.
 #[tokio::test]
 async fn epoch_keys_before_1970_migrate_in_place() -> TestResult {
-    let db = local::fresh_table::<Yard>().await?;
-    seed_good(&db).await?;
+    let db = with_good_rows().await?;
     let report = db
         .migration::<Event>("events")
         .map(each(|e: &mut Event| e.what.push('!')))
@@ -537,46 +502,31 @@ async fn epoch_keys_before_1970_migrate_in_place() -> TestResult {
 /// size 1 and a crash after the first pages.
 #[tokio::test]
 async fn a_resumed_map_over_untyped_rows_applies_once() -> TestResult {
-    let db = local::fresh_table::<Yard>().await?;
-    for id in 0..6u64 {
-        put_raw(
-            &db,
-            raw_row(
-                &format!("K#{id}"),
-                "AT#2020-04-24T14:40:00.000Z",
-                &[("weight", n(0))],
-            ),
+    let crates = (0..6u64).map(|id| {
+        raw_row(
+            &format!("K#{id}"),
+            "AT#2020-04-24T14:40:00.000Z",
+            &[("weight", n(0))],
         )
-        .await?;
-    }
-    put_raw_rows(&db, near_misses()).await?;
+    });
+    let db = with_rows::<Yard>(crates.chain(near_misses())).await?;
     let store = MemoryCheckpoints::new();
     let calls = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&calls);
-    let run = db
-        .migration::<Crate>("resume")
-        .map(move |mut c| {
-            counted.fetch_add(1, Ordering::SeqCst);
-            c.weight += 1;
-            Some(c)
-        })
-        .page_size(1)
-        .checkpoints(store.clone());
+    let resume = || {
+        let counted = Arc::clone(&calls);
+        db.migration::<Crate>("resume")
+            .map(move |mut c| {
+                counted.fetch_add(1, Ordering::SeqCst);
+                c.weight += 1;
+                Some(c)
+            })
+            .page_size(1)
+            .checkpoints(store.clone())
+    };
     // Cut the first run short wherever it stands (a cancelled future).
-    let cut = tokio::time::timeout(std::time::Duration::from_millis(1), run.run()).await;
+    let cut = tokio::time::timeout(std::time::Duration::from_millis(1), resume().run()).await;
     drop(cut);
-    let counted = Arc::clone(&calls);
-    let report = db
-        .migration::<Crate>("resume")
-        .map(move |mut c| {
-            counted.fetch_add(1, Ordering::SeqCst);
-            c.weight += 1;
-            Some(c)
-        })
-        .page_size(1)
-        .checkpoints(store.clone())
-        .run()
-        .await?;
+    let report = resume().run().await?;
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     let crates = db.scan::<Crate>().consistent().all().await?.items;
     assert_eq!(crates.len(), 6);
@@ -685,9 +635,11 @@ pub struct Tag {
 /// reports it (ambiguous) and writes nothing; a row only one renders is migrated.
 #[tokio::test]
 async fn ambiguous_untyped_rows_are_never_migrated() -> TestResult {
-    let db = local::fresh_table::<Shared>().await?;
-    put_raw(&db, raw_row("S#1", "AT#2020-04-24T14:40:00.000Z", &[])).await?;
-    put_raw(&db, raw_row("S#1", "AT#blue", &[])).await?;
+    let db = with_rows::<Shared>([
+        raw_row("S#1", "AT#2020-04-24T14:40:00.000Z", &[]),
+        raw_row("S#1", "AT#blue", &[]),
+    ])
+    .await?;
     for (name, report) in [
         ("stamp", db.migration::<Stamp>("m").rewrite().run().await?),
         ("tag", db.migration::<Tag>("m").rewrite().run().await?),

@@ -3,9 +3,10 @@
 
 use crate::common::mixed::{hot, Big, Doc, Hot, Mixed};
 use crate::common::*;
-use dynamo_model::cache::Cache;
+use dynamo_model::cache::{Cache, CacheBuilder};
 use dynamo_model::capacity::Meter;
 use dynamo_model::local::faults::{FaultKind, Faults};
+use dynamo_model::migrate::Report;
 use dynamo_model::period::{Period, PeriodTables};
 use dynamo_model::{local, Db, Entity};
 use std::time::Duration;
@@ -19,6 +20,41 @@ fn user(id: &str, name: &str) -> User {
         login_count: 0,
         labels: vec![],
     }
+}
+
+/// A fresh table, a cache of users configured by `configure`, and a client of the table
+/// through that cache.
+async fn users_cached(
+    configure: impl FnOnce(CacheBuilder) -> CacheBuilder,
+) -> Res<(local::TempTable<App>, Cache, Db<App>)> {
+    let db = local::fresh_table::<App>().await?;
+    let cache = configure(Cache::builder().entity::<User>()).build();
+    let cached = db.with_cache(&cache);
+    Ok((db, cache, cached))
+}
+
+/// The display name of user `id`, read through `db`.
+async fn display_name(db: &Db<App>, id: &str) -> Res<String> {
+    Ok(db.get(User::key(id)).await?.ok_or("missing")?.display_name)
+}
+
+/// Asserts that at most `max` items stay in `cache` once its evictions settle (they are
+/// asynchronous in moka), reading user `id` through `cached` while waiting.
+async fn assert_at_most_once_settled(
+    cache: &Cache,
+    cached: &Db<App>,
+    max: u64,
+    id: &str,
+) -> TestResult {
+    for _ in 0..50 {
+        if cache.stats().items <= max {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        cached.get(User::key(id)).await?;
+    }
+    assert!(cache.stats().items <= max, "{:?}", cache.stats());
+    Ok(())
 }
 
 fn gets(faults: &Faults) -> usize {
@@ -82,9 +118,7 @@ fn order_for(user: &str) -> Order {
 /// the write reads what the write left.
 #[tokio::test]
 async fn own_writes_invalidate_on_every_path() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let cache = Cache::builder().entity::<User>().build();
-    let cached = db.with_cache(&cache);
+    let (_db, cache, cached) = users_cached(|b| b).await?;
     let name = |db: Db<App>| async move {
         Ok::<_, dynamo_model::Error>(db.get(User::key("u")).await?.map(|u| u.display_name))
     };
@@ -124,39 +158,13 @@ async fn own_writes_invalidate_on_every_path() -> TestResult {
 /// A write by another client is seen once the cached item expires, not before.
 #[tokio::test]
 async fn others_writes_show_after_the_time_to_live() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let cache = Cache::builder()
-        .entity::<User>()
-        .time_to_live(Duration::from_millis(300))
-        .build();
-    let cached = db.with_cache(&cache);
+    let (db, _cache, cached) = users_cached(|b| b.time_to_live(Duration::from_millis(300))).await?;
     db.put(&user("u", "old")).await?;
-    assert_eq!(
-        cached
-            .get(User::key("u"))
-            .await?
-            .ok_or("missing")?
-            .display_name,
-        "old"
-    );
+    assert_eq!(display_name(&cached, "u").await?, "old");
     db.put(&user("u", "new")).await?; // not through the cache
-    assert_eq!(
-        cached
-            .get(User::key("u"))
-            .await?
-            .ok_or("missing")?
-            .display_name,
-        "old"
-    );
+    assert_eq!(display_name(&cached, "u").await?, "old");
     tokio::time::sleep(Duration::from_millis(400)).await;
-    assert_eq!(
-        cached
-            .get(User::key("u"))
-            .await?
-            .ok_or("missing")?
-            .display_name,
-        "new"
-    );
+    assert_eq!(display_name(&cached, "u").await?, "new");
     Ok(())
 }
 
@@ -192,23 +200,12 @@ async fn a_get_racing_an_own_write_never_caches_the_old_item() -> TestResult {
 /// Bounded: at most `max_items` items stay.
 #[tokio::test]
 async fn the_cache_is_bounded() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let cache = Cache::builder().entity::<User>().max_items(10).build();
-    let cached = db.with_cache(&cache);
+    let (db, cache, cached) = users_cached(|b| b.max_items(10)).await?;
     for i in 0..50 {
         db.put(&user(&format!("u{i}"), "x")).await?;
         cached.get(User::key(format!("u{i}"))).await?;
     }
-    // Eviction is asynchronous in moka: let it settle, then count.
-    for _ in 0..50 {
-        if cache.stats().items <= 10 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        cached.get(User::key("u0")).await?;
-    }
-    assert!(cache.stats().items <= 10, "{:?}", cache.stats());
-    Ok(())
+    assert_at_most_once_settled(&cache, &cached, 10, "u0").await
 }
 
 /// Misses are filled by strongly consistent reads; a consistent get reads DynamoDB and
@@ -265,28 +262,15 @@ async fn fills_are_consistent_and_others_writes_can_be_announced() -> TestResult
 /// A byte bound weighs items by their size.
 #[tokio::test]
 async fn a_byte_bound_weighs_items() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let cache = Cache::builder()
-        .entity::<User>()
-        .max_bytes(64 * 1024)
-        .build();
-    let cached = db.with_cache(&cache);
+    let (db, cache, cached) = users_cached(|b| b.max_bytes(64 * 1024)).await?;
     for i in 0..20 {
         let mut u = user(&format!("big{i}"), &"n".repeat(16 * 1024));
         u.labels = vec![];
         db.put(&u).await?;
         cached.get(User::key(format!("big{i}"))).await?;
     }
-    for _ in 0..50 {
-        if cache.stats().items <= 4 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        cached.get(User::key("big0")).await?;
-    }
     // 16 KB items in 64 KB: at most 4 stay.
-    assert!(cache.stats().items <= 4, "{:?}", cache.stats());
-    Ok(())
+    assert_at_most_once_settled(&cache, &cached, 4, "big0").await
 }
 
 // ------------------------------------------------- the cache against every write path
@@ -299,17 +283,40 @@ async fn fetch(db: &Db<Mixed>, id: &str) -> Res<Option<String>> {
     Ok(name_of(db.get(Hot::key(id)).await?))
 }
 
+/// Puts `hot(id, v)` through `db` and asserts that a get through it reads `v` back.
+async fn put_and_read_back(db: &Db<Mixed>, id: &str, v: &str) -> TestResult {
+    db.put(&hot(id, v)).await?;
+    assert_eq!(fetch(db, id).await?.as_deref(), Some(v));
+    Ok(())
+}
+
+/// Runs the migration `name` through `db` that sets every hot item's value to `v`.
+async fn set_every_v(db: &Db<Mixed>, name: &str, v: &'static str) -> Res<Report> {
+    Ok(db
+        .migration::<Hot>(name)
+        .map(each(move |h: &mut Hot| h.v = v.into()))
+        .run()
+        .await?)
+}
+
 pub(crate) fn keeps_hot() -> Cache {
     Cache::builder().entity::<Hot>().entity::<Doc>().build()
+}
+
+/// A fresh table, a cache that [`keeps_hot`], and a client of the table through that
+/// cache.
+pub(crate) async fn hot_cached() -> Res<(local::TempTable<Mixed>, Cache, Db<Mixed>)> {
+    let db = local::fresh_table::<Mixed>().await?;
+    let cache = keeps_hot();
+    let cached = db.with_cache(&cache);
+    Ok((db, cache, cached))
 }
 
 /// A migration sent through a `Db` sharing the cache (its raw `UpdateItem`s) removes the
 /// items it changes: a get right after reads the migrated item.
 #[tokio::test]
 async fn a_migration_through_the_cache_invalidates_what_it_changes() -> TestResult {
-    let db = local::fresh_table::<Mixed>().await?;
-    let cache = keeps_hot();
-    let cached = db.with_cache(&cache);
+    let (_db, cache, cached) = hot_cached().await?;
     for i in 0..5 {
         cached.put(&hot(&format!("m{i}"), "before")).await?;
         assert_eq!(
@@ -319,11 +326,7 @@ async fn a_migration_through_the_cache_invalidates_what_it_changes() -> TestResu
     }
     assert_eq!(fetch(&cached, "m0").await?.as_deref(), Some("before"));
     assert!(cache.stats().hits >= 1);
-    let report = cached
-        .migration::<Hot>("r18-upper")
-        .map(each(|h: &mut Hot| h.v = "after".into()))
-        .run()
-        .await?;
+    let report = set_every_v(&cached, "r18-upper", "after").await?;
     assert_eq!(report.progress.changed, 5, "{report:?}");
     for i in 0..5 {
         assert_eq!(
@@ -368,11 +371,7 @@ async fn a_get_racing_a_migration_write_never_caches_the_old_item() -> TestResul
         async move { slow.get(Hot::key("race")).await }
     });
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let report = migrator
-        .migration::<Hot>("r18-race")
-        .map(each(|h: &mut Hot| h.v = "new".into()))
-        .run()
-        .await?;
+    let report = set_every_v(&migrator, "r18-race", "new").await?;
     assert_eq!(report.progress.changed, 1, "{report:?}");
     let raced = get.await??.ok_or("missing")?;
     assert_eq!(raced.v, "old", "the get read before the migration");
@@ -384,9 +383,7 @@ async fn a_get_racing_a_migration_write_never_caches_the_old_item() -> TestResul
 /// leave no stale latest copy behind.
 #[tokio::test]
 async fn history_writes_invalidate_the_latest_copy() -> TestResult {
-    let db = local::fresh_table::<Mixed>().await?;
-    let cache = keeps_hot();
-    let cached = db.with_cache(&cache);
+    let (_db, cache, cached) = hot_cached().await?;
     let versions = cached.history::<Doc>();
     let title = |db: Db<Mixed>| async move {
         Ok::<_, dynamo_model::Error>(db.get(Doc::key("d")).await?.map(|d| d.title))
@@ -425,11 +422,8 @@ async fn history_writes_invalidate_the_latest_copy() -> TestResult {
 /// and a metered `Db` made from a cached one (or the reverse) all invalidate.
 #[tokio::test]
 async fn bulk_loads_return_old_deletes_raw_and_metered_writes_invalidate() -> TestResult {
-    let db = local::fresh_table::<Mixed>().await?;
-    let cache = keeps_hot();
-    let cached = db.with_cache(&cache);
-    cached.put(&hot("b", "v1")).await?;
-    assert_eq!(fetch(&cached, "b").await?.as_deref(), Some("v1"));
+    let (db, cache, cached) = hot_cached().await?;
+    put_and_read_back(&cached, "b", "v1").await?;
     cached.bulk_load().put(&hot("b", "v2")).send().await?;
     assert_eq!(
         fetch(&cached, "b").await?.as_deref(),
@@ -441,8 +435,7 @@ async fn bulk_loads_return_old_deletes_raw_and_metered_writes_invalidate() -> Te
     assert_eq!(name_of(old).as_deref(), Some("v2"));
     assert_eq!(fetch(&cached, "b").await?, None, "delete returning old");
 
-    cached.put(&hot("b", "v3")).await?;
-    assert_eq!(fetch(&cached, "b").await?.as_deref(), Some("v3"));
+    put_and_read_back(&cached, "b", "v3").await?;
     raw_set(&cached, "HOT#b", "HOT", &[("v", s("raw"))]).await?;
     assert_eq!(
         fetch(&cached, "b").await?.as_deref(),
@@ -470,11 +463,8 @@ async fn bulk_loads_return_old_deletes_raw_and_metered_writes_invalidate() -> Te
 /// sent through the cached client are writes of this client too.
 #[tokio::test]
 async fn partiql_writes_through_the_cached_client_invalidate() -> TestResult {
-    let db = local::fresh_table::<Mixed>().await?;
-    let cache = keeps_hot();
-    let cached = db.with_cache(&cache);
-    cached.put(&hot("p", "v1")).await?;
-    assert_eq!(fetch(&cached, "p").await?.as_deref(), Some("v1"));
+    let (_db, _cache, cached) = hot_cached().await?;
+    put_and_read_back(&cached, "p", "v1").await?;
     cached
         .client()
         .execute_statement()
@@ -568,9 +558,7 @@ async fn an_entity_with_chunked_fields_is_never_served_from_the_cache() -> TestR
 /// interleaved by partition) and a transaction over several keys invalidate every key.
 #[tokio::test]
 async fn multi_request_bulk_loads_and_multi_key_transactions_invalidate_every_key() -> TestResult {
-    let db = local::fresh_table::<Mixed>().await?;
-    let cache = keeps_hot();
-    let cached = db.with_cache(&cache);
+    let (_db, _cache, cached) = hot_cached().await?;
     let ids: Vec<String> = (0..60).map(|i| format!("bulk-{i}")).collect();
     let first: Vec<Hot> = ids.iter().map(|id| hot(id, "v1")).collect();
     cached.bulk_load().puts(&first).send().await?;

@@ -2,7 +2,7 @@
 
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::local::faults::Faults;
+use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::{local, Chunked, Db, Entity, Error, ValidationReason};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -29,6 +29,21 @@ pub(crate) fn message(id: &str, body: String, attachment: Vec<u8>) -> Message {
 }
 
 /// The key of message `id` of `ann` (see [`message`]).
+/// A fresh table holding message `m` with `body` and `attachment`.
+async fn with_m(body: String, attachment: Vec<u8>) -> Res<local::TempTable<App>> {
+    table_with([message("m", body, attachment)]).await
+}
+
+/// A client of `db`'s table on which every `PutItem` fails with `kind` (by the seed
+/// `seed`).
+async fn failing_puts(db: &Db<App>, seed: u64, kind: FaultKind) -> Res<Db<App>> {
+    let faults = Faults::new(seed)
+        .rate(1.0)
+        .kinds([kind])
+        .operations(["PutItem"]);
+    faulty(db, &faults).await
+}
+
 pub(crate) fn message_key(id: &str) -> dynamo_model::Key<Message> {
     Message::key(MessageKey {
         owner: "ann",
@@ -99,9 +114,7 @@ async fn a_fifty_megabyte_value_round_trips() -> TestResult {
 
 #[tokio::test]
 async fn the_item_keeps_a_manifest_and_each_chunk_has_its_own_partition() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    db.put(&message("m", "y".repeat(5000), bytes(3000, 1)))
-        .await?;
+    let db = with_m("y".repeat(5000), bytes(3000, 1)).await?;
     let items = raw_items(&db).await?;
     let parent = items
         .iter()
@@ -178,10 +191,8 @@ async fn listing_reads_no_chunks_and_load_chunks_is_one_call() -> TestResult {
 
 #[tokio::test]
 async fn overwriting_and_deleting_remove_the_old_chunks() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
+    let db = with_m("a".repeat(5000), bytes(5000, 1)).await?;
     let key = || message_key("m");
-    db.put(&message("m", "a".repeat(5000), bytes(5000, 1)))
-        .await?;
     assert_eq!(chunk_count(&raw_items(&db).await?), 1 + 5);
     db.put(&message("m", "b".repeat(9000), bytes(100, 2)))
         .await?;
@@ -210,9 +221,7 @@ async fn overwriting_and_deleting_remove_the_old_chunks() -> TestResult {
 
 #[tokio::test]
 async fn concurrent_writers_never_mix_their_chunks() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    db.put(&message("m", "0".repeat(3000), bytes(3000, 0)))
-        .await?;
+    let db = with_m("0".repeat(3000), bytes(3000, 0)).await?;
     let writers: Vec<_> = (1..=8u8)
         .map(|w| {
             let db = db.clone();
@@ -324,6 +333,13 @@ pub(crate) async fn sweep_aged(
         .await?)
 }
 
+/// Asserts that the chunk items present are exactly those the stored items name.
+pub(crate) async fn assert_no_orphan_chunks(db: &Db<App>) -> TestResult {
+    let (named, present) = named_and_present(db).await?;
+    assert_eq!(named, present);
+    Ok(())
+}
+
 /// The chunk keys the stored item names, and the chunk items present.
 pub(crate) async fn named_and_present(
     db: &Db<App>,
@@ -415,16 +431,10 @@ async fn interrupted_writes_leave_a_whole_value_and_the_sweep_removes_the_orphan
 
 #[tokio::test]
 async fn the_sweep_spares_recent_chunks_and_named_ones() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    db.put(&message("m", "f".repeat(5000), bytes(5000, 6)))
-        .await?;
+    let db = with_m("f".repeat(5000), bytes(5000, 6)).await?;
     // Orphans of a failed write: chunks written, the item write lost (an HTTP 500 that
     // may or may not have been applied, so the chunks must stay).
-    let faults = Faults::new(1)
-        .rate(1.0)
-        .kinds([dynamo_model::local::faults::FaultKind::ServerError])
-        .operations(["PutItem"]);
-    let faulty_db = faulty(&db, &faults).await?;
+    let faulty_db = failing_puts(&db, 1, FaultKind::ServerError).await?;
     assert!(faulty_db
         .put(&message("m", "g".repeat(9000), bytes(9000, 7)))
         .await
@@ -445,8 +455,7 @@ async fn the_sweep_spares_recent_chunks_and_named_ones() -> TestResult {
     let report = sweep_aged(&db).await?;
     assert_eq!(report.deleted, present.len() - named.len());
     assert_eq!(report.kept, named.len());
-    let (named, present) = named_and_present(&db).await?;
-    assert_eq!(named, present);
+    assert_no_orphan_chunks(&db).await?;
     Ok(())
 }
 
@@ -455,9 +464,7 @@ async fn the_sweep_spares_recent_chunks_and_named_ones() -> TestResult {
 /// written.
 #[tokio::test]
 async fn a_refused_put_leaves_no_chunks() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    db.put(&message("m", "f".repeat(5000), bytes(5000, 6)))
-        .await?;
+    let db = with_m("f".repeat(5000), bytes(5000, 6)).await?;
     let before = raw_items(&db).await?;
     // The subject alone is over 400 KB: refused before any request.
     let faults = Faults::new(2).record();
@@ -471,11 +478,7 @@ async fn a_refused_put_leaves_no_chunks() -> TestResult {
         "no chunk was written: {calls:?}"
     );
     // Refused by DynamoDB after the chunks were written: they are deleted again.
-    let faults = Faults::new(3)
-        .rate(1.0)
-        .kinds([dynamo_model::local::faults::FaultKind::Reject])
-        .operations(["PutItem"]);
-    let rejecting = faulty(&db, &faults).await?;
+    let rejecting = failing_puts(&db, 3, FaultKind::Reject).await?;
     assert!(rejecting
         .put(&message("m", "h".repeat(9000), bytes(9000, 8)))
         .await
@@ -613,10 +616,8 @@ async fn string_and_bytes_compressed_and_not_round_trip_at_every_size() -> TestR
 /// chunks that were replaced or that another item owns.
 #[tokio::test]
 async fn putting_back_a_listed_item_keeps_its_chunks() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
+    let db = with_m("h".repeat(5000), bytes(5000, 8)).await?;
     let key = || message_key("m");
-    db.put(&message("m", "h".repeat(5000), bytes(5000, 8)))
-        .await?;
     let listed = items_of(db.query(Message::partition("ann"))).await?;
     let mut m = listed.into_iter().next().ok_or("listed")?;
     assert!(!m.body.is_loaded());
@@ -640,7 +641,6 @@ async fn putting_back_a_listed_item_keeps_its_chunks() -> TestResult {
     assert!(matches!(err, Error::ChunksNotLoaded { .. }), "{err:?}");
     let back = db.get(key()).await?.ok_or("missing")?;
     assert_eq!(back.body.get().map(String::len), Some(6000));
-    let (named, present) = named_and_present(&db).await?;
-    assert_eq!(named, present);
+    assert_no_orphan_chunks(&db).await?;
     Ok(())
 }

@@ -2,7 +2,9 @@
 //! crate call on another item deletes it, whatever that item's stored manifests name
 //! (an item copied to a new key by another program names its original's chunks).
 
-use crate::chunk::{bytes, chunk_count, named_and_present, sweep_aged, Message};
+use crate::chunk::{
+    assert_no_orphan_chunks, bytes, chunk_count, named_and_present, sweep_aged, Message,
+};
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::{local, Db, Error, Item};
@@ -38,20 +40,29 @@ async fn read(db: &Db<App>, owner: &str) -> Res<Option<Message>> {
     Ok(db.get(key(owner)).await?)
 }
 
-#[tokio::test]
-async fn a_put_over_a_copy_keeps_the_originals_chunks() -> TestResult {
+/// A fresh table holding `a`'s message (large values: five chunks) and, at `b`'s key, a
+/// raw copy of it (see [`copy_raw`]); with `a`'s message.
+async fn with_a_copied_to_b() -> Res<(local::TempTable<App>, Message)> {
     let db = local::fresh_table::<App>().await?;
     let a = msg("a", "A".repeat(5000), bytes(5000, 1));
     db.put(&a).await?;
     copy_raw(&db, "a", "b").await?;
+    Ok((db, a))
+}
+
+/// Asserts that `a`'s message still reads back whole, with its chunks, after `what`.
+async fn assert_a_whole(db: &Db<App>, a: &Message, what: &str) -> TestResult {
+    assert_eq!(read(db, "a").await?.as_ref(), Some(a), "A after {what}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_put_over_a_copy_keeps_the_originals_chunks() -> TestResult {
+    let (db, a) = with_a_copied_to_b().await?;
     // Large values again, then small ones: each put replaces the copy's manifests.
     let b = msg("b", "B".repeat(6000), bytes(3000, 2));
     db.put(&b).await?;
-    assert_eq!(
-        read(&db, "a").await?.as_ref(),
-        Some(&a),
-        "A after a put over B"
-    );
+    assert_a_whole(&db, &a, "a put over B").await?;
     assert_eq!(read(&db, "b").await?.as_ref(), Some(&b));
     // The copy's put wrote chunks of its own: A's and B's, nothing else.
     assert_eq!(chunk_count(&raw_items(&db).await?), (1 + 5) + (1 + 3));
@@ -59,45 +70,25 @@ async fn a_put_over_a_copy_keeps_the_originals_chunks() -> TestResult {
     // Planted over B again (B's own chunks are orphans now), then small values.
     copy_raw(&db, "a", "b").await?;
     db.put(&msg("b", "small".into(), vec![1])).await?;
-    assert_eq!(
-        read(&db, "a").await?.as_ref(),
-        Some(&a),
-        "A after a small put"
-    );
+    assert_a_whole(&db, &a, "a small put").await?;
     assert_eq!(chunk_count(&raw_items(&db).await?), (1 + 5) + (1 + 3));
     // The sweep removes B's orphans, and only them.
     let report = sweep_aged(&db).await?;
     assert_eq!((report.deleted, report.kept), (1 + 3, 1 + 5), "{report:?}");
-    assert_eq!(
-        read(&db, "a").await?.as_ref(),
-        Some(&a),
-        "A after the sweep"
-    );
-    let (named, present) = named_and_present(&db).await?;
-    assert_eq!(named, present);
+    assert_a_whole(&db, &a, "the sweep").await?;
+    assert_no_orphan_chunks(&db).await?;
     Ok(())
 }
 
 #[tokio::test]
 async fn a_delete_of_a_copy_keeps_the_originals_chunks() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let a = msg("a", "A".repeat(5000), bytes(5000, 1));
-    db.put(&a).await?;
-    copy_raw(&db, "a", "b").await?;
+    let (db, a) = with_a_copied_to_b().await?;
     db.delete(key("b")).await?;
-    assert_eq!(
-        read(&db, "a").await?.as_ref(),
-        Some(&a),
-        "A after a delete of B"
-    );
+    assert_a_whole(&db, &a, "a delete of B").await?;
     copy_raw(&db, "a", "b").await?;
     let old = db.delete(key("b")).return_old().await?;
     assert!(old.is_some());
-    assert_eq!(
-        read(&db, "a").await?.as_ref(),
-        Some(&a),
-        "A after return_old"
-    );
+    assert_a_whole(&db, &a, "return_old").await?;
     assert_eq!(chunk_count(&raw_items(&db).await?), 1 + 5);
     // The owner's own delete still takes its chunks.
     db.delete(key("a")).await?;
@@ -110,10 +101,7 @@ async fn a_delete_of_a_copy_keeps_the_originals_chunks() -> TestResult {
 /// Once no item names them, the sweep removes them.
 #[tokio::test]
 async fn the_sweep_keeps_chunks_a_copy_still_names() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let a = msg("a", "A".repeat(5000), bytes(5000, 1));
-    db.put(&a).await?;
-    copy_raw(&db, "a", "b").await?;
+    let (db, a) = with_a_copied_to_b().await?;
     raw_delete(&db, "INBOX#a", "MSG#m").await?;
     let report = sweep_aged(&db).await?;
     assert_eq!(report.deleted, 0, "{report:?}");
@@ -127,8 +115,7 @@ async fn the_sweep_keeps_chunks_a_copy_still_names() -> TestResult {
     assert_eq!(chunk_count(&raw_items(&db).await?), 1 + 5);
     let report = sweep_aged(&db).await?;
     assert_eq!((report.deleted, report.named_by_others), (1 + 5, 0));
-    let (named, present) = named_and_present(&db).await?;
-    assert_eq!(named, present);
+    assert_no_orphan_chunks(&db).await?;
     Ok(())
 }
 
@@ -329,12 +316,9 @@ async fn case(
                 .await
                 .map(|_| ()),
             Call::PutListedBack => {
-                let listed = db
-                    .query(Message::partition(&b_id))
-                    .all()
+                let listed = items_of(db.query(Message::partition(&b_id)))
                     .await
-                    .map_err(fail)?
-                    .items;
+                    .map_err(fail)?;
                 match listed.into_iter().next() {
                     Some(mut b) => {
                         b.subject = format!("listed {i}");
@@ -344,12 +328,9 @@ async fn case(
                 }
             }
             Call::PutListedAAsB => {
-                let listed = db
-                    .query(Message::partition(&a_id))
-                    .all()
+                let listed = items_of(db.query(Message::partition(&a_id)))
                     .await
-                    .map_err(fail)?
-                    .items;
+                    .map_err(fail)?;
                 let mut moved = listed.into_iter().next().ok_or_else(|| fail("A listed"))?;
                 moved.owner = b_id.clone();
                 db.put(&moved).await

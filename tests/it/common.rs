@@ -48,6 +48,17 @@ pub fn runtime_and_table<T: Table>(
     Ok((runtime, db))
 }
 
+/// A fresh table holding `items`, put one by one in their order.
+pub async fn table_with<E: Entity>(
+    items: impl IntoIterator<Item = E>,
+) -> Res<dynamo_model::local::TempTable<E::Table>> {
+    let db = dynamo_model::local::fresh_table::<E::Table>().await?;
+    for item in items {
+        db.put(&item).await?;
+    }
+    Ok(db)
+}
+
 /// Runs `f` to completion from inside a synchronous closure (a migration's map) on a
 /// multi-thread runtime.
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
@@ -59,6 +70,38 @@ pub fn each<E>(
     change: impl Fn(&mut E) + Send + Sync + 'static,
 ) -> impl Fn(E) -> Option<E> + Send + Sync + 'static {
     move |mut item| {
+        change(&mut item);
+        Some(item)
+    }
+}
+
+/// Runs `migration` until its first progress report (a page done and its checkpoint
+/// saved) and drops the run there; a run that finishes first is let finish.
+pub async fn run_until_first_page<E: dynamo_model::Entity>(
+    migration: dynamo_model::migrate::Migration<E>,
+) {
+    let kill = std::sync::Arc::new(tokio::sync::Notify::new());
+    let signal = std::sync::Arc::clone(&kill);
+    let run = migration.on_progress(move |_| signal.notify_one()).run();
+    tokio::select! {
+        _ = run => {}
+        () = kill.notified() => {}
+    }
+}
+
+/// A migration's map that changes every item by `change`; the first time it meets an item
+/// `when` holds for, it first runs `interfere`: another writer's write between the
+/// migration's read of the item and its write.
+pub fn interfered_once<E>(
+    when: impl Fn(&E) -> bool + Send + Sync + 'static,
+    interfere: impl Fn() + Send + Sync + 'static,
+    change: impl Fn(&mut E) + Send + Sync + 'static,
+) -> impl Fn(E) -> Option<E> + Send + Sync + 'static {
+    let done = std::sync::atomic::AtomicBool::new(false);
+    move |mut item| {
+        if when(&item) && !done.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            interfere();
+        }
         change(&mut item);
         Some(item)
     }
@@ -147,6 +190,24 @@ pub async fn all_revisions<E: dynamo_model::history::Versioned>(
 /// The numbers of `revisions`, in their order.
 pub fn revision_numbers<E>(revisions: &[dynamo_model::history::Revision<E>]) -> Vec<u64> {
     revisions.iter().map(|r| r.revision).collect()
+}
+
+/// The operations whose cancellation refused a transaction with `err`; panics on any other
+/// error.
+#[track_caller]
+pub fn cancelled(err: &dynamo_model::Error) -> &[dynamo_model::transact::CancelledOperation] {
+    match err {
+        dynamo_model::Error::TransactionCanceled { operations, .. } => operations,
+        other => panic!("expected TransactionCanceled, got {other:?}"),
+    }
+}
+
+/// The one operation whose cancellation refused a transaction with `err`.
+#[track_caller]
+pub fn the_one_cancelled(err: &dynamo_model::Error) -> &dynamo_model::transact::CancelledOperation {
+    let operations = cancelled(err);
+    assert_eq!(operations.len(), 1, "{operations:?}");
+    &operations[0]
 }
 
 /// Asserts that `err` is a refusal before sending for exactly `reason`.

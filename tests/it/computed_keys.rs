@@ -203,7 +203,6 @@ async fn querying_every_shard_returns_exactly_what_was_written() -> TestResult {
 /// is refused.
 #[tokio::test]
 async fn an_update_recomputes_the_index_shard_from_the_new_value() -> TestResult {
-    let db = local::fresh_table::<Sharded>().await?;
     let ticket = Ticket {
         ticket_id: "t-1".into(),
         queue: "ops".into(),
@@ -211,7 +210,7 @@ async fn an_update_recomputes_the_index_shard_from_the_new_value() -> TestResult
         opened_at: datetime!(2024-02-29 23:30 UTC),
         title: "disk full".into(),
     };
-    db.put(&ticket).await?;
+    let db = table_with([ticket.clone()]).await?;
     let before = raw_item(&db, Ticket::key("t-1"))
         .await?
         .ok_or("not stored")?;

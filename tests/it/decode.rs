@@ -153,6 +153,20 @@ fn forged_order_item() -> Result<Item, dynamo_model::Error> {
     Ok(item)
 }
 
+/// A fresh table holding the victim's order.
+async fn with_victim() -> Res<(local::TempTable<App>, Order)> {
+    let victim = victim_order();
+    Ok((table_with([victim.clone()]).await?, victim))
+}
+
+/// A fresh table holding the victim's order and, under the attacker's key, the forged
+/// copy ([`forged_order_item`]).
+async fn with_victim_and_forgery() -> Res<(local::TempTable<App>, Order)> {
+    let (db, victim) = with_victim().await?;
+    put_raw(&db, forged_order_item()?).await?;
+    Ok((db, victim))
+}
+
 /// The key the forged item is really stored under.
 fn forged_key() -> dynamo_model::Key<Order> {
     let order = victim_order();
@@ -175,10 +189,7 @@ fn assert_key_mismatch(err: Error, attribute: &str) {
 
 #[tokio::test]
 async fn an_item_whose_fields_claim_another_key_is_refused_on_every_read() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let victim = victim_order();
-    db.put(&victim).await?;
-    put_raw(&db, forged_order_item()?).await?;
+    let (db, victim) = with_victim_and_forgery().await?;
 
     // get
     let err = db.get(forged_key()).await.unwrap_err();
@@ -231,10 +242,7 @@ async fn an_item_whose_fields_claim_another_key_is_refused_on_every_read() -> Te
 
 #[tokio::test]
 async fn deleting_through_a_forged_item_cannot_reach_the_victims_item() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let victim = victim_order();
-    db.put(&victim).await?;
-    put_raw(&db, forged_order_item()?).await?;
+    let (db, victim) = with_victim_and_forgery().await?;
 
     // What an application does with an order it read from the attacker's partition:
     // delete it by its own key. The forged item must never name the victim's key.
@@ -261,9 +269,7 @@ async fn deleting_through_a_forged_item_cannot_reach_the_victims_item() -> TestR
 
 #[tokio::test]
 async fn forged_index_keys_are_refused_and_absent_ones_accepted() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let order = victim_order();
-    db.put(&order).await?;
+    let (db, order) = with_victim().await?;
     let stored = raw_get(
         &db,
         "USER#victim",

@@ -205,13 +205,14 @@ async fn the_seeds_layouts_are_written_read_batched_and_updated() -> TestResult 
     // `-` sorts below `.`: escaped, so that `o` < `o-1` holds with components after it.
     assert_eq!(raw.sk.as_deref(), Some("o/2D1"));
     db.put(&first).await?;
-    let got = db
-        .get(ShardedOrder::key(ShardedOrderKey {
+    let o_1 = || {
+        ShardedOrder::key(ShardedOrderKey {
             day,
             shard: 1u8,
             order_id: "o-1",
-        }))
-        .await?;
+        })
+    };
+    let got = db.get(o_1()).await?;
     assert_eq!(got, Some(first.clone()));
 
     // A batch write checks that each key is one the entity's templates render, which
@@ -220,24 +221,17 @@ async fn the_seeds_layouts_are_written_read_batched_and_updated() -> TestResult 
         .map(|i| order(day, i % 3, &format!("b.{i:02}"), "PENDING"))
         .collect();
     db.batch_write().puts(&batch).await?;
-    let shard_two = db
-        .query(ShardedOrder::partition(ShardedOrderPartition {
+    let shard = |shard: u8| {
+        db.query(ShardedOrder::partition(ShardedOrderPartition {
             day,
-            shard: 2u8,
+            shard,
         }))
-        .all()
-        .await?;
-    assert_eq!(shard_two.items.len(), 10);
-    assert!(shard_two.items.iter().all(|o| o.shard == 2));
+    };
+    let shard_two = items_of(shard(2)).await?;
+    assert_eq!(shard_two.len(), 10);
+    assert!(shard_two.iter().all(|o| o.shard == 2));
     // `o-1` and the `b.NN` ids, in the order of the ids (`.` is written `/2E`).
-    let ids: Vec<String> = db
-        .query(ShardedOrder::partition(ShardedOrderPartition {
-            day,
-            shard: 1u8,
-        }))
-        .all()
-        .await?
-        .mapped(|o| o.order_id);
+    let ids: Vec<String> = shard(1).all().await?.mapped(|o| o.order_id);
     let mut expected: Vec<String> = (0..30)
         .filter(|i| i % 3 == 1)
         .map(|i| format!("b.{i:02}"))
@@ -253,42 +247,22 @@ async fn the_seeds_layouts_are_written_read_batched_and_updated() -> TestResult 
         item["GSI1PK"].as_s().map_err(|_| "not a string")?,
         "`50`45`4E`44`49`4E`47_2014-07-09"
     );
-    let pending = db
-        .query(ShardedOrder::gsi1_partition(ShardedOrderGsi1Partition {
-            status: "PENDING",
+    let with_status = |status: &'static str| {
+        db.query(ShardedOrder::gsi1_partition(ShardedOrderGsi1Partition {
+            status,
             day,
         }))
-        .all()
-        .await?;
-    assert_eq!(pending.items.len(), 31);
+    };
+    assert_eq!(items_of(with_status("PENDING")).await?.len(), 31);
 
     // An update of the status rewrites the index key: the day is read back from the
     // `.`-delimited table key and written `_`-delimited.
     let f = ShardedOrder::fields();
-    db.update(ShardedOrder::key(ShardedOrderKey {
-        day,
-        shard: 1u8,
-        order_id: "o-1",
-    }))
-    .set(f.status, "SHIPPED")
-    .await?;
-    let shipped = db
-        .query(ShardedOrder::gsi1_partition(ShardedOrderGsi1Partition {
-            status: "SHIPPED",
-            day,
-        }))
-        .all()
-        .await?;
-    assert_eq!(shipped.items.len(), 1);
-    assert_eq!(shipped.items[0].order_id, "o-1");
-    let pending = db
-        .query(ShardedOrder::gsi1_partition(ShardedOrderGsi1Partition {
-            status: "PENDING",
-            day,
-        }))
-        .all()
-        .await?;
-    assert_eq!(pending.items.len(), 30);
+    db.update(o_1()).set(f.status, "SHIPPED").await?;
+    let shipped = items_of(with_status("SHIPPED")).await?;
+    assert_eq!(shipped.len(), 1);
+    assert_eq!(shipped[0].order_id, "o-1");
+    assert_eq!(items_of(with_status("PENDING")).await?.len(), 30);
     Ok(())
 }
 

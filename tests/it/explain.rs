@@ -33,6 +33,13 @@ impl Recorder {
         })
     }
 
+    /// A new recorder, and a `Db` on `db`'s table whose client records into it.
+    fn attached(db: &Db<App>) -> (Recorder, Db<App>) {
+        let recorder = Recorder::default();
+        let recording = recorder.on(db);
+        (recorder, recording)
+    }
+
     /// Records `request` if it is a read.
     fn record(&self, request: &Request<'_>) {
         let input = request.input();
@@ -108,6 +115,13 @@ fn check(plan: &Explain, params: Requests, sent: &Requests) {
     );
 }
 
+/// `explain` shows what `params` returns and what `recorder` recorded since it was last
+/// taken.
+fn check_recorded(plan: &Explain, params: Requests, recorder: &Recorder) -> TestResult {
+    check(plan, params, &joined(recorder.take())?);
+    Ok(())
+}
+
 fn order(user: &str, i: u128, status: &str) -> Order {
     Order {
         user_id: user.into(),
@@ -121,31 +135,21 @@ fn order(user: &str, i: u128, status: &str) -> Order {
 
 #[tokio::test]
 async fn a_get_explains_the_request_it_sends() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
-    table.put(&User::sample("ada")).await?;
-    let recorder = Recorder::default();
-    let db = recorder.on(&table);
+    let table = table_with([User::sample("ada")]).await?;
+    let (recorder, db) = Recorder::attached(&table);
     let get = || db.get(User::key("ada")).consistent();
     let plan = get().explain()?;
     assert!(get().send().await?.is_some());
-    check(
-        &plan,
-        Requests::Get(get().params()?),
-        &joined(recorder.take())?,
-    );
+    check_recorded(&plan, Requests::Get(get().params()?), &recorder)?;
     assert_eq!(plan.keys, [r#"PK = "USER#ada" AND SK = "PROFILE""#]);
     Ok(())
 }
 
 #[tokio::test]
 async fn a_query_and_a_collection_explain_the_requests_they_send() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
-    for i in 0..5 {
-        table.put(&order("ada", i, "open")).await?;
-    }
+    let table = table_with((0..5).map(|i| order("ada", i, "open"))).await?;
     seed_purchase(&table, "p1").await?;
-    let recorder = Recorder::default();
-    let db = recorder.on(&table);
+    let (recorder, db) = Recorder::attached(&table);
 
     let query = || {
         db.query(Order::partition("ada"))
@@ -155,11 +159,7 @@ async fn a_query_and_a_collection_explain_the_requests_they_send() -> TestResult
     };
     let plan = query().explain()?;
     assert_eq!(query().all().await?.items.len(), 3);
-    check(
-        &plan,
-        Requests::Query(vec![query().params()?]),
-        &joined(recorder.take())?,
-    );
+    check_recorded(&plan, Requests::Query(vec![query().params()?]), &recorder)?;
     let key = plan.key_condition.as_ref().map(|k| k.resolved.as_str());
     assert_eq!(
         key,
@@ -172,11 +172,11 @@ async fn a_query_and_a_collection_explain_the_requests_they_send() -> TestResult
     };
     let plan = collection().explain()?;
     assert_eq!(collection().all().await?.items.len(), 5);
-    check(
+    check_recorded(
         &plan,
         Requests::Query(vec![collection().params()?]),
-        &joined(recorder.take())?,
-    );
+        &recorder,
+    )?;
     assert_eq!(plan.entity_types, ["Purchase", "PurchaseItem", "Invoice"]);
     Ok(())
 }
@@ -185,16 +185,11 @@ async fn a_query_and_a_collection_explain_the_requests_they_send() -> TestResult
 async fn a_history_explains_the_request_it_sends() -> TestResult {
     let table = local::fresh_table::<App>().await?;
     article_revised_once(&table, "a").await?;
-    let recorder = Recorder::default();
-    let db = recorder.on(&table);
+    let (recorder, db) = Recorder::attached(&table);
     let history = || db.history::<Article>().revisions(Article::key("a"));
     let plan = history().explain()?;
     assert_eq!(history().all().await?.items.len(), 2);
-    check(
-        &plan,
-        Requests::Query(vec![history().params()?]),
-        &joined(recorder.take())?,
-    );
+    check_recorded(&plan, Requests::Query(vec![history().params()?]), &recorder)?;
     Ok(())
 }
 
@@ -205,48 +200,31 @@ async fn a_scatter_query_explains_one_request_per_shard() -> TestResult {
     for (i, user) in users.iter().enumerate() {
         table.put(&order(user, i as u128, "open")).await?;
     }
-    let recorder = Recorder::default();
-    let db = recorder.on(&table);
+    let (recorder, db) = Recorder::attached(&table);
     let scatter = || db.scatter_query(users.map(Order::partition)).limit(10);
     let plan = scatter().explain()?;
     assert_eq!(plan.fanout, Fanout::Shards(4));
     assert_eq!(scatter().all().await?.items.len(), 4);
-    check(
-        &plan,
-        Requests::Query(scatter().params()?),
-        &joined(recorder.take())?,
-    );
+    check_recorded(&plan, Requests::Query(scatter().params()?), &recorder)?;
     Ok(())
 }
 
 #[tokio::test]
 async fn a_parallel_scan_explains_one_request_per_segment() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
-    for i in 0..6 {
-        table.put(&User::sample(&format!("u{i}"))).await?;
-    }
-    let recorder = Recorder::default();
-    let db = recorder.on(&table);
+    let table = table_with((0..6).map(|i| User::sample(&format!("u{i}")))).await?;
+    let (recorder, db) = Recorder::attached(&table);
     let scan = || db.scan::<User>().segments(3).page_size(100);
     let plan = scan().explain()?;
     assert_eq!(plan.fanout, Fanout::Segments(3));
     assert_eq!(scan().all().await?.items.len(), 6);
-    check(
-        &plan,
-        Requests::Scan(scan().params()?),
-        &joined(recorder.take())?,
-    );
+    check_recorded(&plan, Requests::Scan(scan().params()?), &recorder)?;
     Ok(())
 }
 
 #[tokio::test]
 async fn a_batch_get_of_more_than_100_keys_explains_every_chunk() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
-    for i in 0..3 {
-        table.put(&User::sample(&format!("u{i}"))).await?;
-    }
-    let recorder = Recorder::default();
-    let db = recorder.on(&table);
+    let table = table_with((0..3).map(|i| User::sample(&format!("u{i}")))).await?;
+    let (recorder, db) = Recorder::attached(&table);
     let batch = || {
         db.batch_get::<User>()
             .keys((0..150).map(|i| User::key(format!("u{i}"))))
@@ -260,22 +238,14 @@ async fn a_batch_get_of_more_than_100_keys_explains_every_chunk() -> TestResult 
         }
     );
     assert_eq!(batch().send().await?.items.len(), 3);
-    check(
-        &plan,
-        Requests::BatchGet(batch().params()?),
-        &joined(recorder.take())?,
-    );
+    check_recorded(&plan, Requests::BatchGet(batch().params()?), &recorder)?;
     Ok(())
 }
 
 #[tokio::test]
 async fn an_index_projecting_keys_explains_the_query_and_its_hydrate() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
-    for i in 0..4 {
-        table.put(&order("ada", i, "open")).await?;
-    }
-    let recorder = Recorder::default();
-    let db = recorder.on(&table);
+    let table = table_with((0..4).map(|i| order("ada", i, "open"))).await?;
+    let (recorder, db) = Recorder::attached(&table);
     let keys = || db.query(Order::gsi2_partition("open")).keys_only();
     let plan = keys().explain()?;
     assert_eq!(plan.index.as_deref(), Some("GSI2"));
@@ -297,11 +267,7 @@ async fn an_index_projecting_keys_explains_the_query_and_its_hydrate() -> TestRe
     let view = || db.query(OrderTotal::gsi3_partition()).limit(2);
     let plan = view().explain()?;
     assert_eq!(view().all().await?.items.len(), 2);
-    check(
-        &plan,
-        Requests::Query(vec![view().params()?]),
-        &joined(recorder.take())?,
-    );
+    check_recorded(&plan, Requests::Query(vec![view().params()?]), &recorder)?;
     assert!(plan.warnings.is_empty());
     Ok(())
 }

@@ -53,6 +53,14 @@ pub(crate) fn machine(id: &str, state: &str, latest: u64) -> Machine {
     }
 }
 
+/// The rows of machine `id` after the application wrote the states `s1` to `s{count}`:
+/// `v0` at `count` first, then `v1` to `v{count}`.
+fn app_rows(id: &str, count: u64) -> Vec<Item> {
+    let mut rows = vec![app_row(id, 0, &format!("s{count}"), Some(count))];
+    rows.extend((1..=count).map(|k| app_row(id, k, &format!("s{k}"), None)));
+    rows
+}
+
 /// A row as the sample writes it: `v0` with `Latest`, a revision without.
 pub(crate) fn app_row(id: &str, slot: u64, state: &str, latest: Option<u64>) -> Item {
     let mut item = Item::from([
@@ -149,43 +157,65 @@ fn latest_values(latest: u64, state: &str) -> Item {
     ])
 }
 
+/// The sample's update of `v0` from `latest` to the next version, on the counter, made
+/// on `builder`: an `UpdateItem` or a transaction's `Update` (the same setters).
+macro_rules! counter_update {
+    ($builder:expr, $db:expr, $id:expr, $latest:expr, $state:expr) => {
+        $builder
+            .table_name($db.table_name())
+            .set_key(Some(raw_key(&pk($id), "v0")))
+            .condition_expression(ON_THE_COUNTER)
+            .update_expression(SET_LATEST)
+            .set_expression_attribute_names(Some(latest_names()))
+            .set_expression_attribute_values(Some(latest_values($latest, $state)))
+    };
+}
+
+/// The sample's loop around a write on the counter: `write(latest)` makes the write of
+/// the version after `latest` (read from `v0`), sent again 3 ms later whenever `raced`
+/// says another writer moved the counter first. The version written.
+async fn retried_on_the_counter<T, E, F>(
+    db: &Db<Equipment>,
+    id: &str,
+    write: impl Fn(u64) -> Res<F>,
+    raced: impl Fn(&E) -> bool,
+) -> Res<u64>
+where
+    F: std::future::Future<Output = Result<T, E>>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    loop {
+        let latest = app_latest(db, id).await?;
+        match write(latest)?.await {
+            Ok(_) => return Ok(latest + 1),
+            Err(e) if raced(&e) => tokio::time::sleep(Duration::from_millis(3)).await,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 /// The sample's write: read `Latest` from `v0`, then one transaction that updates `v0`
 /// on the counter (`attribute_not_exists(Latest) OR Latest = :latest`) and puts
 /// `v{Latest + 1}`; again on a cancelled transaction. Returns the version written.
 async fn app_write_transaction(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64> {
-    loop {
-        let latest = app_latest(db, id).await?;
-        let next = latest + 1;
-        let update = Update::builder()
-            .table_name(db.table_name())
-            .set_key(Some(raw_key(&pk(id), "v0")))
-            .condition_expression(ON_THE_COUNTER)
-            .update_expression(SET_LATEST)
-            .set_expression_attribute_names(Some(latest_names()))
-            .set_expression_attribute_values(Some(latest_values(latest, state)))
-            .build()?;
+    let write = |latest: u64| -> Res<_> {
+        let update = counter_update!(Update::builder(), db, id, latest, state).build()?;
         let put = Put::builder()
             .table_name(db.table_name())
-            .set_item(Some(app_row(id, next, state, None)))
+            .set_item(Some(app_row(id, latest + 1, state, None)))
             .build()?;
-        let sent = db
+        Ok(db
             .client()
             .transact_write_items()
             .transact_items(TransactWriteItem::builder().update(update).build())
             .transact_items(TransactWriteItem::builder().put(put).build())
-            .send()
-            .await;
-        match sent {
-            Ok(_) => return Ok(next),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_transaction_canceled_exception()) =>
-            {
-                tokio::time::sleep(Duration::from_millis(3)).await;
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
+            .send())
+    };
+    retried_on_the_counter(db, id, write, |e| {
+        e.as_service_error()
+            .is_some_and(|e| e.is_transaction_canceled_exception())
+    })
+    .await
 }
 
 /// The sample's atomic-counter write: `ADD Latest :1` on `v0` (setting the item's
@@ -216,42 +246,21 @@ async fn app_write_atomic(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64>
 /// The stream-driven variant's write: only `v0` changes (on the counter, as in the
 /// transaction); the stream consumer writes the revision.
 async fn app_write_latest_only(db: &Db<Equipment>, id: &str, state: &str) -> Res<u64> {
-    loop {
-        let latest = app_latest(db, id).await?;
-        let next = latest + 1;
-        let sent = db
-            .client()
-            .update_item()
-            .table_name(db.table_name())
-            .set_key(Some(raw_key(&pk(id), "v0")))
-            .condition_expression(ON_THE_COUNTER)
-            .update_expression(SET_LATEST)
-            .set_expression_attribute_names(Some(latest_names()))
-            .set_expression_attribute_values(Some(latest_values(latest, state)))
-            .send()
-            .await;
-        match sent {
-            Ok(_) => return Ok(next),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                tokio::time::sleep(Duration::from_millis(3)).await;
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
+    let write = |latest: u64| -> Res<_> {
+        Ok(counter_update!(db.client().update_item(), db, id, latest, state).send())
+    };
+    retried_on_the_counter(db, id, write, |e| {
+        e.as_service_error()
+            .is_some_and(|e| e.is_conditional_check_failed_exception())
+    })
+    .await
 }
 
 #[tokio::test]
 async fn the_aws_layout_written_by_the_app_is_read_and_continued_with_no_migration() -> TestResult {
-    let db = local::fresh_table::<Equipment>().await?;
     let id = "1";
     // The application's rows: v0 at 12, v1..v12 (v10 sorts before v2 as text).
-    put_raw(&db, app_row(id, 0, "s12", Some(12))).await?;
-    for k in 1..=12 {
-        put_raw(&db, app_row(id, k, &format!("s{k}"), None)).await?;
-    }
+    let db = with_rows::<Equipment>(app_rows(id, 12)).await?;
     let before = raw_table(&db).await?;
     let versions = db.history::<Machine>();
     let key = || Machine::key(id);
@@ -502,12 +511,8 @@ async fn check_after_race(db: &Db<Equipment>, id: &str, seeded: u64, told: &Told
 
 #[tokio::test]
 async fn crate_writers_race_the_apps_transaction_and_atomic_counter_writers() -> TestResult {
-    let db = local::fresh_table::<Equipment>().await?;
     let id = "race";
-    put_raw(&db, app_row(id, 0, "s3", Some(3))).await?;
-    for k in 1..=3 {
-        put_raw(&db, app_row(id, k, &format!("s{k}"), None)).await?;
-    }
+    let db = with_rows::<Equipment>(app_rows(id, 3)).await?;
     let app = [
         AppWay::Transaction,
         AppWay::Transaction,

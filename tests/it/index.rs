@@ -310,34 +310,20 @@ async fn a_keys_only_index_gives_typed_keys_and_hydrates_in_one_call() -> TestRe
     let orders = seed_orders(&db).await?;
     let open: Vec<&Order> = orders.iter().filter(|o| o.status == "open").collect();
 
-    let keys = items_of(db.query(Order::gsi2_partition("open")).keys_only()).await?;
+    let open_index = || db.query(Order::gsi2_partition("open"));
+    let keys = items_of(open_index().keys_only()).await?;
     let expected: Vec<dynamo_model::Key<Order>> = open.iter().map(|o| o.primary_key()).collect();
     assert_eq!(keys, expected, "sorted by created_at");
 
     // Whole entities cannot come from a KEYS_ONLY index: refused with a hint.
-    let err = db
-        .query(Order::gsi2_partition("open"))
-        .all()
-        .await
-        .unwrap_err();
+    let err = open_index().all().await.unwrap_err();
     assert!(err.to_string().contains("keys_only"), "{err}");
 
     // Hydrate: newest two open orders, whole, in index order; the cursor continues.
-    let first = db
-        .query(Order::gsi2_partition("open"))
-        .keys_only()
-        .reverse()
-        .limit(2)
-        .hydrate(None)
-        .await?;
+    let newest_two = || open_index().keys_only().reverse().limit(2);
+    let first = newest_two().hydrate(None).await?;
     assert_eq!(first.items.iter().collect::<Vec<_>>(), [open[3], open[2]]);
-    let rest = db
-        .query(Order::gsi2_partition("open"))
-        .keys_only()
-        .reverse()
-        .limit(2)
-        .hydrate(first.cursor.as_ref())
-        .await?;
+    let rest = newest_two().hydrate(first.cursor.as_ref()).await?;
     assert_eq!(rest.items.iter().collect::<Vec<_>>(), [open[1], open[0]]);
     Ok(())
 }

@@ -97,15 +97,14 @@ async fn payments() -> Res<local::TempTable<Payments>> {
 async fn an_index_without_the_entity_type_is_read_through_a_view_of_an_entity_identified_by_its_keys(
 ) -> TestResult {
     let db = payments().await?;
-    let due = db
-        .query(Subscription::gsi1_partition(DUE))
-        .project::<SubscriptionDue>()
-        .all()
-        .await?;
+    let due = items_of(
+        db.query(Subscription::gsi1_partition(DUE))
+            .project::<SubscriptionDue>(),
+    )
+    .await?;
     // The two subscriptions due that day, decoded from the index; the invoice in the same
     // index partition is not a subscription (its keys are not a subscription's).
     let found: BTreeSet<(String, String, u64)> = due
-        .items
         .into_iter()
         .map(|s| (s.account, s.due_date, s.amount))
         .collect();

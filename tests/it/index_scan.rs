@@ -177,37 +177,19 @@ async fn an_index_scan_resumes_from_its_cursor() -> TestResult {
 async fn an_index_scan_is_refused_where_the_projection_lacks_what_decoding_needs() -> TestResult {
     let db = desk().await?;
     // KEYS_ONLY: whole complaints refused before sending, their keys read.
-    let err = db
-        .scan::<Complaint>()
-        .index::<DeskByAgent>()
-        .all()
-        .await
-        .unwrap_err();
+    let by_agent = || db.scan::<Complaint>().index::<DeskByAgent>();
+    let err = by_agent().all().await.unwrap_err();
     assert_refused(&err, ValidationReason::IndexProjection);
     assert!(err.to_string().contains("ByAgent"), "{err}");
-    let keys = db
-        .scan::<Complaint>()
-        .index::<DeskByAgent>()
-        .keys_only()
-        .all()
-        .await?;
+    let keys = by_agent().keys_only().all().await?;
     assert_eq!(keys.items.len(), 40);
 
     // INCLUDE: the whole entity is refused (naming what is missing), a view is read.
-    let err = db
-        .scan::<Complaint>()
-        .index::<DeskSummary>()
-        .all()
-        .await
-        .unwrap_err();
+    let summary = || db.scan::<Complaint>().index::<DeskSummary>();
+    let err = summary().all().await.unwrap_err();
     assert_refused(&err, ValidationReason::IndexProjection);
     assert!(err.to_string().contains("`text`"), "{err}");
-    let severities = db
-        .scan::<Complaint>()
-        .index::<DeskSummary>()
-        .project::<ComplaintSeverity>()
-        .all()
-        .await?;
+    let severities = summary().project::<ComplaintSeverity>().all().await?;
     assert_eq!(severities.items.len(), 40);
     assert!(severities
         .items

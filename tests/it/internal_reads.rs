@@ -4,15 +4,14 @@
 //! history is a `GetItem` operation of the entity with its request inside.
 
 use crate::common::mixed::{Doc, Mixed};
-use crate::common::spans::{capture, field};
+use crate::common::spans::{captured, field};
 use crate::common::*;
 use dynamo_model::local;
 use dynamo_model::local::faults::{FaultKind, Faults};
 
 #[tokio::test]
 async fn a_settlement_read_is_a_request_of_the_write_it_settles() -> TestResult {
-    let (cap, _guard) = capture();
-    let db = local::fresh_table::<App>().await?;
+    let (cap, _guard, db) = captured(local::fresh_table::<App>()).await?;
     // Every put is applied and then answered with HTTP 500, and the SDK does not retry:
     // the put settles its outcome with one consistent read.
     let faults = Faults::new(37)
@@ -44,8 +43,7 @@ async fn a_settlement_read_is_a_request_of_the_write_it_settles() -> TestResult 
 
 #[tokio::test]
 async fn a_revision_read_is_an_operation_of_its_entity() -> TestResult {
-    let (cap, _guard) = capture();
-    let table = local::fresh_table::<Mixed>().await?;
+    let (cap, _guard, table) = captured(local::fresh_table::<Mixed>()).await?;
     let db = (*table).clone().trace_keys(true);
     let history = db.history::<Doc>();
     let doc = Doc {

@@ -5,7 +5,7 @@
 
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::migrate::{Checkpoint, MemoryCheckpoints, MIGRATIONS_ATTRIBUTE};
+use dynamo_model::migrate::{Checkpoint, Failure, MemoryCheckpoints, Report, MIGRATIONS_ATTRIBUTE};
 use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, Table, ValidationReason};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -62,6 +62,13 @@ pub fn truck_row(id: u64, model: &str, km: Option<u64>) -> Item {
     row
 }
 
+/// A fresh table holding what [`seed`] puts.
+async fn seeded(count: u64) -> Res<local::TempTable<Fleet>> {
+    let db = local::fresh_table::<Fleet>().await?;
+    seed(&db, count).await?;
+    Ok(db)
+}
+
 /// `count` trucks as the other program writes them, a driver and a foreign row.
 async fn seed(db: &Db<Fleet>, count: u64) -> TestResult {
     for id in 1..=count {
@@ -92,14 +99,49 @@ async fn seed(db: &Db<Fleet>, count: u64) -> TestResult {
     Ok(())
 }
 
+/// A fresh table holding counters `0..count`, each at 0.
+async fn with_counters(count: u32) -> Res<local::TempTable<Fleet>> {
+    let db = local::fresh_table::<Fleet>().await?;
+    for id in 0..count {
+        db.put(&Counter {
+            id,
+            n: 0,
+            note: None,
+        })
+        .await?;
+    }
+    Ok(db)
+}
+
+/// Asserts that every counter was incremented once from 0.
+async fn assert_each_counter_once(db: &Db<Fleet>) -> TestResult {
+    let counters = db.scan::<Counter>().consistent().all().await?.items;
+    assert!(counters.iter().all(|c| c.n == 1), "{counters:?}");
+    Ok(())
+}
+
+/// The failure `report` holds for the item of partition key `pk`.
+fn failure_at<'r>(report: &'r Report, pk: &str) -> Option<&'r Failure> {
+    report.failures.iter().find(|f| f.key.pk == pk)
+}
+
+/// The one failure of `report` (else `missing`): asserts that it is `T#2`'s, refused as a
+/// renamed field holding two values.
+fn only_t2_refused_as_renamed<'r>(report: &'r Report, missing: &'static str) -> Res<&'r Failure> {
+    let failure = report.failures.first().ok_or(missing)?;
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    assert_eq!(failure.key.pk, "T#2");
+    assert_refused(&failure.error, ValidationReason::RenamedField);
+    Ok(failure)
+}
+
 fn is_truck(key: &(String, String)) -> bool {
     key.0.starts_with("T#")
 }
 
 #[tokio::test]
 async fn a_rewrite_types_the_rows_backfills_the_index_and_moves_renamed_attributes() -> TestResult {
-    let db = local::fresh_table::<Fleet>().await?;
-    seed(&db, 12).await?;
+    let db = seeded(12).await?;
     let before = raw_table(&db).await?;
     // Readable as they are, but not in the new index yet.
     assert_eq!(db.scan::<Truck>().all().await?.items.len(), 12);
@@ -163,8 +205,7 @@ async fn a_rewrite_types_the_rows_backfills_the_index_and_moves_renamed_attribut
 
 #[tokio::test]
 async fn a_dry_run_reports_what_it_would_change_and_writes_nothing() -> TestResult {
-    let db = local::fresh_table::<Fleet>().await?;
-    seed(&db, 7).await?;
+    let db = seeded(7).await?;
     let before = raw_table(&db).await?;
     let store = MemoryCheckpoints::new();
     let report = db
@@ -284,15 +325,7 @@ async fn a_killed_migration_resumes_with_exactly_once_effects() -> TestResult {
 /// write's condition fails, the item is read again and the change applied on top.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_concurrent_write_survives_and_the_change_applies_on_top() -> TestResult {
-    let db = local::fresh_table::<Fleet>().await?;
-    for id in 0..6u32 {
-        db.put(&Counter {
-            id,
-            n: 0,
-            note: None,
-        })
-        .await?;
-    }
+    let db = with_counters(6).await?;
     let app = db.clone();
     let interfered = Arc::new(AtomicUsize::new(0));
     let seen = Arc::clone(&interfered);
@@ -338,8 +371,7 @@ async fn a_concurrent_write_survives_and_the_change_applies_on_top() -> TestResu
 
 #[tokio::test]
 async fn raw_changes_rename_and_default_only_the_entitys_items() -> TestResult {
-    let db = local::fresh_table::<Fleet>().await?;
-    seed(&db, 6).await?;
+    let db = seeded(6).await?;
     let before = raw_table(&db).await?;
     let report = db
         .migration::<Truck>("raw")
@@ -363,36 +395,36 @@ async fn raw_changes_rename_and_default_only_the_entitys_items() -> TestResult {
     assert!(trucks.iter().all(|t| t.trips == 5), "{trucks:?}");
     // Key, index key and crate attributes are refused before anything is read.
     for attribute in ["PK", "GSI1PK", "_type", "_wt", MIGRATIONS_ATTRIBUTE] {
-        let err = db
-            .migration::<Truck>("bad")
-            .set_default(attribute, s("x"))
-            .run()
-            .await
-            .err()
-            .ok_or("refused")?;
-        assert_refused(&err, ValidationReason::InvalidOption);
+        refused(
+            db.migration::<Truck>("bad")
+                .set_default(attribute, s("x"))
+                .run(),
+            ValidationReason::InvalidOption,
+        )
+        .await;
     }
-    let err = db
-        .migration::<Truck>("none")
-        .run()
-        .await
-        .err()
-        .ok_or("refused")?;
-    assert_refused(&err, ValidationReason::NoOperations);
+    refused(
+        db.migration::<Truck>("none").run(),
+        ValidationReason::NoOperations,
+    )
+    .await;
     Ok(())
 }
 
-/// Trucks as another program wrote them: `T#1` with only the older name `km`, `T#2` with
-/// both names holding different values, `T#3` with both names holding one value.
-async fn put_trucks_with_km_and_mileage(db: &Db<Fleet>) -> TestResult {
+/// A fresh table holding trucks as another program wrote them: `T#1` with only the older
+/// name `km`, `T#2` with both names holding different values, `T#3` with both names
+/// holding one value.
+async fn trucks_with_km_and_mileage() -> Res<local::TempTable<Fleet>> {
+    let db = local::fresh_table::<Fleet>().await?;
     let truck = |id: u64, extra: &[(&str, AttributeValue)]| {
         let mut rest = vec![("model", s("volvo"))];
         rest.extend(extra.iter().cloned());
         raw_row(&format!("T#{id}"), "TRUCK", &rest)
     };
-    put_raw(db, truck(1, &[("km", n(100))])).await?;
-    put_raw(db, truck(2, &[("km", n(200)), ("mileage", n(250))])).await?;
-    put_raw(db, truck(3, &[("km", n(300)), ("mileage", n(300))])).await
+    put_raw(&db, truck(1, &[("km", n(100))])).await?;
+    put_raw(&db, truck(2, &[("km", n(200)), ("mileage", n(250))])).await?;
+    put_raw(&db, truck(3, &[("km", n(300)), ("mileage", n(300))])).await?;
+    Ok(db)
 }
 
 /// A rename never loses a value: an item holding both names with different values is
@@ -401,8 +433,7 @@ async fn put_trucks_with_km_and_mileage(db: &Db<Fleet>) -> TestResult {
 /// dry run.
 #[tokio::test]
 async fn a_rename_onto_an_existing_attribute_loses_nothing() -> TestResult {
-    let db = local::fresh_table::<Fleet>().await?;
-    put_trucks_with_km_and_mileage(&db).await?;
+    let db = trucks_with_km_and_mileage().await?;
     let before = raw_table(&db).await?;
 
     let dry = db
@@ -424,13 +455,7 @@ async fn a_rename_onto_an_existing_attribute_loses_nothing() -> TestResult {
             migration.without_marker()
         };
         let report = migration.run().await?;
-        let failure = report
-            .failures
-            .first()
-            .ok_or("the conflicting row is reported")?;
-        assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
-        assert_eq!(failure.key.pk, "T#2");
-        assert_refused(&failure.error, ValidationReason::RenamedField);
+        only_t2_refused_as_renamed(&report, "the conflicting row is reported")?;
         let after = raw_table(&db).await?;
         let row = |id: u64| &after[&(format!("T#{id}"), "TRUCK".to_owned())];
         // The conflicting row keeps both of its values, untouched.
@@ -440,14 +465,13 @@ async fn a_rename_onto_an_existing_attribute_loses_nothing() -> TestResult {
             assert!(!row(id).contains_key("km"), "{:?}", row(id));
         }
     }
-    let err = db
-        .migration::<Truck>("self")
-        .rename_attribute("km", "km")
-        .run()
-        .await
-        .err()
-        .ok_or("refused")?;
-    assert_refused(&err, ValidationReason::InvalidOption);
+    refused(
+        db.migration::<Truck>("self")
+            .rename_attribute("km", "km")
+            .run(),
+        ValidationReason::InvalidOption,
+    )
+    .await;
     Ok(())
 }
 
@@ -458,8 +482,7 @@ async fn a_rename_onto_an_existing_attribute_loses_nothing() -> TestResult {
 /// rewritten to the current name only; `map` refuses the same way.
 #[tokio::test]
 async fn a_rewrite_reports_a_renamed_field_holding_two_values_and_leaves_it() -> TestResult {
-    let db = local::fresh_table::<Fleet>().await?;
-    put_trucks_with_km_and_mileage(&db).await?;
+    let db = trucks_with_km_and_mileage().await?;
     let before = raw_table(&db).await?;
     let key = |id: u64| (format!("T#{id}"), "TRUCK".to_owned());
 
@@ -481,13 +504,7 @@ async fn a_rewrite_reports_a_renamed_field_holding_two_values_and_leaves_it() ->
     assert_refused(&mapped.failures[0].error, ValidationReason::RenamedField);
 
     let report = db.migration::<Truck>("rewrite").rewrite().run().await?;
-    let failure = report
-        .failures
-        .first()
-        .ok_or("the two-valued row is reported")?;
-    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
-    assert_eq!(failure.key.pk, "T#2");
-    assert_refused(&failure.error, ValidationReason::RenamedField);
+    let failure = only_t2_refused_as_renamed(&report, "the two-valued row is reported")?;
     assert!(
         failure.error.to_string().contains("`km`"),
         "{}",
@@ -512,8 +529,7 @@ async fn a_rewrite_reports_a_renamed_field_holding_two_values_and_leaves_it() ->
 /// The checkpoint it leaves holds the pages finished before the stop and resumes.
 #[tokio::test]
 async fn a_run_of_identical_refusals_stops_the_migration_with_a_valid_checkpoint() -> TestResult {
-    let db = local::fresh_table::<Fleet>().await?;
-    seed(&db, 40).await?;
+    let db = seeded(40).await?;
     let store = MemoryCheckpoints::new();
     let migration = || {
         db.migration::<Truck>("empty-set")
@@ -570,13 +586,11 @@ async fn a_run_of_identical_refusals_stops_the_migration_with_a_valid_checkpoint
     );
     assert_eq!(report.progress.scanned, 42, "{:?}", report.progress);
     // 0 would stop before any write.
-    let err = migration()
-        .stop_after_refusals(0)
-        .run()
-        .await
-        .err()
-        .ok_or("refused")?;
-    assert_refused(&err, ValidationReason::InvalidOption);
+    refused(
+        migration().stop_after_refusals(0).run(),
+        ValidationReason::InvalidOption,
+    )
+    .await;
     Ok(())
 }
 
@@ -594,6 +608,15 @@ pub struct Ledger {
     pub version: u64,
 }
 
+/// Ledger 1, read strongly consistent.
+async fn ledger(db: &Db<Fleet>) -> Res<Ledger> {
+    Ok(db
+        .get(Ledger::key(1u32))
+        .consistent()
+        .await?
+        .ok_or("ledger")?)
+}
+
 #[tokio::test]
 async fn a_map_moves_a_versioned_items_version_on() -> TestResult {
     let db = local::fresh_table::<Fleet>().await?;
@@ -604,18 +627,10 @@ async fn a_map_moves_a_versioned_items_version_on() -> TestResult {
         version: 0,
     })
     .await?;
-    let before = db
-        .get(Ledger::key(1u32))
-        .consistent()
-        .await?
-        .ok_or("ledger")?;
+    let before = ledger(&db).await?;
     assert_eq!(before.version, 1);
     db.migration::<Ledger>("rewrite").rewrite().run().await?;
-    let rewritten = db
-        .get(Ledger::key(1u32))
-        .consistent()
-        .await?
-        .ok_or("ledger")?;
+    let rewritten = ledger(&db).await?;
     assert_eq!(rewritten.version, 1, "a rewrite keeps the version");
     let report = db
         .migration::<Ledger>("interest")
@@ -623,11 +638,7 @@ async fn a_map_moves_a_versioned_items_version_on() -> TestResult {
         .run()
         .await?;
     assert_eq!(report.progress.changed, 1);
-    let after = db
-        .get(Ledger::key(1u32))
-        .consistent()
-        .await?
-        .ok_or("ledger")?;
+    let after = ledger(&db).await?;
     assert_eq!((after.balance, after.version), (11, 2));
     // The application's copy from before the migration: its put conflicts.
     let stale = Ledger {
@@ -636,11 +647,7 @@ async fn a_map_moves_a_versioned_items_version_on() -> TestResult {
     };
     let err = db.put(&stale).await.err().ok_or("a stale put conflicts")?;
     assert!(matches!(err, Error::VersionConflict { .. }), "{err:?}");
-    let kept = db
-        .get(Ledger::key(1u32))
-        .consistent()
-        .await?
-        .ok_or("ledger")?;
+    let kept = ledger(&db).await?;
     assert_eq!(kept.balance, 11);
     Ok(())
 }
@@ -649,15 +656,7 @@ async fn a_map_moves_a_versioned_items_version_on() -> TestResult {
 /// and still changed once.
 #[tokio::test]
 async fn segments_that_overlap_still_change_each_item_once() -> TestResult {
-    let db = local::fresh_table::<Fleet>().await?;
-    for id in 0..20u32 {
-        db.put(&Counter {
-            id,
-            n: 0,
-            note: None,
-        })
-        .await?;
-    }
+    let db = with_counters(20).await?;
     let report = db
         .migration::<Counter>("segments")
         .map(each(|c: &mut Counter| c.n += 1))
@@ -670,15 +669,13 @@ async fn segments_that_overlap_still_change_each_item_once() -> TestResult {
     // Whether or not the segments overlap, every read is a change or finds it made.
     assert!(p.scanned == 20 || p.scanned == 60, "{p:?}");
     assert_eq!(p.changed + p.already, p.scanned, "{p:?}");
-    let counters = db.scan::<Counter>().consistent().all().await?.items;
-    assert!(counters.iter().all(|c| c.n == 1), "{counters:?}");
+    assert_each_counter_once(&db).await?;
     Ok(())
 }
 
 #[tokio::test]
 async fn a_malformed_item_is_reported_and_the_rest_migrated() -> TestResult {
-    let db = local::fresh_table::<Fleet>().await?;
-    seed(&db, 4).await?;
+    let db = seeded(4).await?;
     // A truck row whose model is a number.
     put_raw(
         &db,
@@ -701,21 +698,13 @@ async fn a_malformed_item_is_reported_and_the_rest_migrated() -> TestResult {
     put_raw(&db, wide).await?;
     let report = db.migration::<Truck>("malformed").rewrite().run().await?;
     assert_eq!((report.progress.changed, report.progress.failed), (4, 2));
-    let wide = report
-        .failures
-        .iter()
-        .find(|f| f.key.pk == "T#98")
-        .ok_or("the wide row is reported")?;
+    let wide = failure_at(&report, "T#98").ok_or("the wide row is reported")?;
     assert!(
         matches!(wide.error, Error::Validation { .. }),
         "{:?}",
         wide.error
     );
-    let failure = report
-        .failures
-        .iter()
-        .find(|f| f.key.pk == "T#99")
-        .ok_or("the malformed row is reported")?;
+    let failure = failure_at(&report, "T#99").ok_or("the malformed row is reported")?;
     assert_eq!(failure.key.pk, "T#99");
     match &failure.error {
         Error::Decode(e) => {
@@ -730,15 +719,7 @@ async fn a_malformed_item_is_reported_and_the_rest_migrated() -> TestResult {
 /// The write budget paces the writes by the capacity DynamoDB reports.
 #[tokio::test]
 async fn the_write_budget_is_honoured() -> TestResult {
-    let db = local::fresh_table::<Fleet>().await?;
-    for id in 0..30u32 {
-        db.put(&Counter {
-            id,
-            n: 0,
-            note: None,
-        })
-        .await?;
-    }
+    let db = with_counters(30).await?;
     let started = std::time::Instant::now();
     let report = db
         .migration::<Counter>("paced")
@@ -761,33 +742,17 @@ async fn the_write_budget_is_honoured() -> TestResult {
 /// A checkpoint is bound to its migration: another segment count is refused.
 #[tokio::test]
 async fn a_checkpoint_of_another_shape_is_refused() -> TestResult {
-    let db = local::fresh_table::<Fleet>().await?;
-    seed(&db, 3).await?;
+    let db = seeded(3).await?;
     let store = MemoryCheckpoints::new();
-    let kill = Arc::new(tokio::sync::Notify::new());
-    let signal = Arc::clone(&kill);
-    let run = db
-        .migration::<Truck>("shape")
-        .rewrite()
-        .page_size(1)
-        .segments(2)
-        .checkpoints(store.clone())
-        .on_progress(move |_| signal.notify_one())
-        .run();
-    tokio::select! {
-        _ = run => {}
-        () = kill.notified() => {}
-    }
+    let in_segments = |segments| {
+        db.migration::<Truck>("shape")
+            .rewrite()
+            .segments(segments)
+            .checkpoints(store.clone())
+    };
+    run_until_first_page(in_segments(2).page_size(1)).await;
     assert!(store.get("shape").is_some());
-    let err = db
-        .migration::<Truck>("shape")
-        .rewrite()
-        .segments(3)
-        .checkpoints(store.clone())
-        .run()
-        .await
-        .err()
-        .ok_or("refused")?;
+    let err = in_segments(3).run().await.err().ok_or("refused")?;
     assert!(matches!(err, Error::Cursor { .. }), "{err:?}");
     Ok(())
 }
@@ -797,15 +762,7 @@ async fn a_checkpoint_of_another_shape_is_refused() -> TestResult {
 /// counter is still incremented exactly once, and counted as changed.
 #[tokio::test]
 async fn lost_responses_change_each_item_once() -> TestResult {
-    let db = local::fresh_table::<Fleet>().await?;
-    for id in 0..30u32 {
-        db.put(&Counter {
-            id,
-            n: 0,
-            note: None,
-        })
-        .await?;
-    }
+    let db = with_counters(30).await?;
     let (lossy, faults) = lossy(&db, 7, 0.4, "UpdateItem", "migration-lost-responses").await?;
     let report = lossy
         .migration::<Counter>("lossy")
@@ -818,7 +775,6 @@ async fn lost_responses_change_each_item_once() -> TestResult {
     );
     assert_eq!(report.progress.changed, 30, "{report:?}");
     assert_eq!(report.progress.conflicts, 0, "{report:?}");
-    let counters = db.scan::<Counter>().consistent().all().await?.items;
-    assert!(counters.iter().all(|c| c.n == 1), "{counters:?}");
+    assert_each_counter_once(&db).await?;
     Ok(())
 }

@@ -8,7 +8,8 @@
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::migrate::{
-    Checkpoint, CheckpointStore, FileCheckpoints, MemoryCheckpoints, Progress, MIGRATIONS_ATTRIBUTE,
+    Checkpoint, CheckpointStore, FileCheckpoints, MemoryCheckpoints, Migration, Progress,
+    MIGRATIONS_ATTRIBUTE,
 };
 use dynamo_model::{local, Db, Entity, Error, Table};
 use std::path::{Path, PathBuf};
@@ -38,11 +39,23 @@ pub struct Note {
     pub text: String,
 }
 
-async fn tallies(db: &Db<Counters>, count: u32) -> TestResult {
+/// A fresh table holding tallies `0..count`, each at 0.
+async fn with_tallies(count: u32) -> Res<local::TempTable<Counters>> {
+    let db = local::fresh_table::<Counters>().await?;
     for id in 0..count {
         db.put(&Tally { id, n: 0 }).await?;
     }
-    Ok(())
+    Ok(db)
+}
+
+/// A fresh table holding tallies `0..count`, and an empty in-memory checkpoint store.
+async fn tallies_and_store(count: u32) -> Res<(local::TempTable<Counters>, MemoryCheckpoints)> {
+    Ok((with_tallies(count).await?, MemoryCheckpoints::new()))
+}
+
+/// A fresh table holding tallies `0..count`, and a temporary directory for checkpoints.
+async fn tallies_and_dir(count: u32, tag: &str) -> Res<(local::TempTable<Counters>, TempDir)> {
+    Ok((with_tallies(count).await?, TempDir::new(tag)))
 }
 
 /// Every tally's `n`, by id.
@@ -59,9 +72,21 @@ async fn counts(
     Ok(all)
 }
 
+/// Asserts that every tally's `n` is `n`.
+async fn assert_every_count(db: &Db<Counters>, n: u64) -> TestResult {
+    let counts = counts(db).await?;
+    assert!(counts.iter().all(|(_, got)| *got == n), "{counts:?}");
+    Ok(())
+}
+
 fn increment(mut t: Tally) -> Option<Tally> {
     t.n += 1;
     Some(t)
+}
+
+/// The migration `name` that increments every tally.
+fn increments(db: &Db<Counters>, name: impl Into<String>) -> Migration<Tally> {
+    db.migration::<Tally>(name).map(increment)
 }
 
 /// scanned = changed + unchanged + already + other + vanished + failed.
@@ -124,9 +149,8 @@ async fn budget_finishes(
     read: bool,
     budget: f64,
 ) -> Result<Option<Result<(), Error>>, Box<dyn std::error::Error + Send + Sync>> {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 3).await?;
-    let migration = db.migration::<Tally>("budget").map(increment).page_size(1);
+    let db = with_tallies(3).await?;
+    let migration = increments(&db, "budget").page_size(1);
     let migration = if read {
         migration.max_read_units_per_second(budget)
     } else {
@@ -136,52 +160,45 @@ async fn budget_finishes(
     Ok(outcome.ok().map(|r| r.map(|_| ())))
 }
 
-/// The budgets of 0, NaN and -1 (of reads if `read`, else of writes) that hung the run.
-async fn budgets_that_hang(read: bool) -> Res<Vec<f64>> {
+/// Asserts that no budget of 0, NaN or -1 (of reads if `read`, else of writes) hangs the
+/// run.
+async fn assert_no_budget_hangs(read: bool) -> TestResult {
     let mut hung = Vec::new();
     for budget in [0.0, f64::NAN, -1.0] {
         if budget_finishes(read, budget).await?.is_none() {
             hung.push(budget);
         }
     }
-    Ok(hung)
+    let kind = if read { "read" } else { "write" };
+    assert!(
+        hung.is_empty(),
+        "{kind} budgets that hung the migration for 5 s: {hung:?}"
+    );
+    Ok(())
 }
 
 #[tokio::test]
 async fn a_read_budget_of_zero_nan_or_below_zero_does_not_hang() -> TestResult {
-    let hung = budgets_that_hang(true).await?;
-    assert!(
-        hung.is_empty(),
-        "read budgets that hung the migration for 5 s: {hung:?}"
-    );
-    Ok(())
+    assert_no_budget_hangs(true).await
 }
 
 #[tokio::test]
 async fn a_write_budget_of_zero_nan_or_below_zero_does_not_hang() -> TestResult {
-    let hung = budgets_that_hang(false).await?;
-    assert!(
-        hung.is_empty(),
-        "write budgets that hung the migration for 5 s: {hung:?}"
-    );
-    Ok(())
+    assert_no_budget_hangs(false).await
 }
 
 /// An infinite budget is no limit at all.
 #[tokio::test]
 async fn an_infinite_budget_paces_nothing() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 5).await?;
-    let run = db
-        .migration::<Tally>("inf")
-        .map(increment)
+    let db = with_tallies(5).await?;
+    let run = increments(&db, "inf")
         .page_size(1)
         .max_read_units_per_second(f64::INFINITY)
         .max_write_units_per_second(f64::INFINITY)
         .run();
     let report = tokio::time::timeout(Duration::from_secs(20), run).await??;
     assert_eq!(report.progress.changed, 5, "{report:?}");
-    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 1));
+    assert_every_count(&db, 1).await?;
     Ok(())
 }
 
@@ -191,13 +208,10 @@ async fn an_infinite_budget_paces_nothing() -> TestResult {
 /// every item changed once.
 #[tokio::test]
 async fn page_sizes_of_zero_and_usize_max_are_clamped() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 4).await?;
+    let db = with_tallies(4).await?;
     let pages = Arc::new(AtomicUsize::new(0));
     let seen = Arc::clone(&pages);
-    let report = db
-        .migration::<Tally>("zero")
-        .map(increment)
+    let report = increments(&db, "zero")
         .page_size(0)
         .on_progress(move |_| {
             seen.fetch_add(1, Ordering::SeqCst);
@@ -207,14 +221,9 @@ async fn page_sizes_of_zero_and_usize_max_are_clamped() -> TestResult {
     assert_eq!(report.progress.changed, 4);
     // One item a page: 4 pages, and one more that finds the end.
     assert!(pages.load(Ordering::SeqCst) >= 4, "{pages:?}");
-    let report = db
-        .migration::<Tally>("max")
-        .map(increment)
-        .page_size(usize::MAX)
-        .run()
-        .await?;
+    let report = increments(&db, "max").page_size(usize::MAX).run().await?;
     assert_eq!(report.progress.changed, 4);
-    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 2));
+    assert_every_count(&db, 2).await?;
     Ok(())
 }
 
@@ -223,8 +232,7 @@ async fn page_sizes_of_zero_and_usize_max_are_clamped() -> TestResult {
 /// whole table is refused rather than resumed as done.
 #[tokio::test]
 async fn an_empty_partition_migrates_nothing_and_binds_its_checkpoint() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 3).await?;
+    let db = with_tallies(3).await?;
     db.put(&Note {
         id: 1,
         text: "x".into(),
@@ -232,25 +240,21 @@ async fn an_empty_partition_migrates_nothing_and_binds_its_checkpoint() -> TestR
     .await?;
     let store = MemoryCheckpoints::new();
     // "C#99" holds nothing.
-    let report = db
-        .migration::<Tally>("empty")
-        .map(increment)
+    let report = increments(&db, "empty")
         .partition(Tally::partition(99))
         .checkpoints(store.clone())
         .run()
         .await?;
     assert_eq!(report.progress, Progress::default(), "{report:?}");
     assert!(store.get("empty").is_some());
-    let err = db
-        .migration::<Tally>("empty")
-        .map(increment)
+    let err = increments(&db, "empty")
         .checkpoints(store.clone())
         .run()
         .await
         .err()
         .ok_or("the partition's checkpoint was taken for the whole table's")?;
     assert!(matches!(err, Error::Cursor { .. }), "{err:?}");
-    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 0));
+    assert_every_count(&db, 0).await?;
     Ok(())
 }
 
@@ -258,11 +262,8 @@ async fn an_empty_partition_migrates_nothing_and_binds_its_checkpoint() -> TestR
 /// DynamoDB Local every segment reads the whole table).
 #[tokio::test]
 async fn more_segments_than_items_change_each_item_once() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 3).await?;
-    let report = db
-        .migration::<Tally>("many-segments")
-        .map(increment)
+    let db = with_tallies(3).await?;
+    let report = increments(&db, "many-segments")
         .segments(16)
         .page_size(2)
         .run()
@@ -279,9 +280,7 @@ async fn more_segments_than_items_change_each_item_once() -> TestResult {
 /// checkpoints in the store's directory, each in a file of its own, and resume from it.
 #[tokio::test]
 async fn file_checkpoints_stay_in_their_directory_whatever_the_name() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 2).await?;
-    let outer = TempDir::new("paths");
+    let (db, outer) = tallies_and_dir(2, "paths").await?;
     let dir = outer.path().join("store");
     let names = [
         "../escape",
@@ -294,13 +293,14 @@ async fn file_checkpoints_stay_in_their_directory_whatever_the_name() -> TestRes
         "nul\0byte",
         "ünïcödé ✓",
     ];
-    for name in names {
-        let report = db
-            .migration::<Tally>(name)
+    let rewrite = |name| {
+        db.migration::<Tally>(name)
             .rewrite()
             .checkpoints(FileCheckpoints::new(&dir))
             .run()
-            .await?;
+    };
+    for name in names {
+        let report = rewrite(name).await?;
         assert!(!report.resumed, "{name:?}: {report:?}");
     }
     let files = files_under(outer.path());
@@ -311,12 +311,7 @@ async fn file_checkpoints_stay_in_their_directory_whatever_the_name() -> TestRes
     );
     // Each name finds its own checkpoint again.
     for name in names {
-        let report = db
-            .migration::<Tally>(name)
-            .rewrite()
-            .checkpoints(FileCheckpoints::new(&dir))
-            .run()
-            .await?;
+        let report = rewrite(name).await?;
         assert!(report.resumed, "{name:?}: {report:?}");
     }
     Ok(())
@@ -326,13 +321,9 @@ async fn file_checkpoints_stay_in_their_directory_whatever_the_name() -> TestRes
 /// file system's limit (255 bytes on most).
 #[tokio::test]
 async fn file_checkpoints_take_a_long_migration_name() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 2).await?;
-    let dir = TempDir::new("long");
+    let (db, dir) = tallies_and_dir(2, "long").await?;
     let name = format!("2026-11-{}", "backfill-the-tallies-".repeat(15));
-    let report = db
-        .migration::<Tally>(name.as_str())
-        .map(increment)
+    let report = increments(&db, name.as_str())
         .checkpoints(FileCheckpoints::new(dir.path()))
         .run()
         .await?;
@@ -344,9 +335,7 @@ async fn file_checkpoints_take_a_long_migration_name() -> TestResult {
 /// is refused (no panic, nothing written) and left as it is.
 #[tokio::test]
 async fn corrupt_or_foreign_checkpoint_files_are_refused_and_left_alone() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 3).await?;
-    let dir = TempDir::new("corrupt");
+    let (db, dir) = tallies_and_dir(3, "corrupt").await?;
     // The checkpoints of two migrations, to find the file and a foreign checkpoint.
     for name in ["mine", "theirs"] {
         db.migration::<Tally>(name)
@@ -382,26 +371,21 @@ async fn corrupt_or_foreign_checkpoint_files_are_refused_and_left_alone() -> Tes
         // Bytes that are not UTF-8.
         String::from_utf8_lossy(&[0xff, 0xfe, 0x00]).into_owned(),
     ];
-    for text in &corrupt {
-        std::fs::write(&mine, text)?;
-        let outcome = db
-            .migration::<Tally>("mine")
-            .map(increment)
+    let resume_mine = || {
+        increments(&db, "mine")
             .checkpoints(FileCheckpoints::new(dir.path()))
             .run()
-            .await;
+    };
+    for text in &corrupt {
+        std::fs::write(&mine, text)?;
+        let outcome = resume_mine().await;
         assert!(outcome.is_err(), "{text:?} was taken: {outcome:?}");
         assert_eq!(&std::fs::read_to_string(&mine)?, text, "{text:?} replaced");
     }
     std::fs::write(&mine, [0xffu8, 0x00, 0x80])?;
-    let outcome = db
-        .migration::<Tally>("mine")
-        .map(increment)
-        .checkpoints(FileCheckpoints::new(dir.path()))
-        .run()
-        .await;
+    let outcome = resume_mine().await;
     assert!(outcome.is_err(), "binary bytes were taken: {outcome:?}");
-    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 0));
+    assert_every_count(&db, 0).await?;
     Ok(())
 }
 
@@ -409,14 +393,10 @@ async fn corrupt_or_foreign_checkpoint_files_are_refused_and_left_alone() -> Tes
 /// with an Io error on the first save, before any item is counted as migrated twice.
 #[tokio::test]
 async fn a_checkpoint_directory_that_is_a_file_fails_with_an_io_error() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 2).await?;
-    let dir = TempDir::new("file");
+    let (db, dir) = tallies_and_dir(2, "file").await?;
     let blocked = dir.path().join("store");
     std::fs::write(&blocked, "not a directory")?;
-    let err = db
-        .migration::<Tally>("blocked")
-        .map(increment)
+    let err = increments(&db, "blocked")
         .checkpoints(FileCheckpoints::new(&blocked))
         .run()
         .await
@@ -430,9 +410,7 @@ async fn a_checkpoint_directory_that_is_a_file_fails_with_an_io_error() -> TestR
 /// sharing the directory): every save succeeds and the file always holds a checkpoint.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_saves_of_one_file_checkpoint_all_succeed() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 1).await?;
-    let memory = MemoryCheckpoints::new();
+    let (db, memory) = tallies_and_store(1).await?;
     db.migration::<Tally>("shared")
         .rewrite()
         .checkpoints(memory.clone())
@@ -478,12 +456,8 @@ async fn concurrent_saves_of_one_file_checkpoint_all_succeed() -> TestResult {
 /// it changes everything once.
 #[tokio::test]
 async fn a_dry_run_then_a_real_run_with_file_checkpoints() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 5).await?;
-    let dir = TempDir::new("dry");
-    let report = db
-        .migration::<Tally>("dry-then-real")
-        .map(increment)
+    let (db, dir) = tallies_and_dir(5, "dry").await?;
+    let report = increments(&db, "dry-then-real")
         .page_size(2)
         .dry_run()
         .checkpoints(FileCheckpoints::new(dir.path()))
@@ -496,9 +470,7 @@ async fn a_dry_run_then_a_real_run_with_file_checkpoints() -> TestResult {
         "{:?}",
         files_under(dir.path())
     );
-    let report = db
-        .migration::<Tally>("dry-then-real")
-        .map(increment)
+    let report = increments(&db, "dry-then-real")
         .page_size(2)
         .checkpoints(FileCheckpoints::new(dir.path()))
         .run()
@@ -507,15 +479,13 @@ async fn a_dry_run_then_a_real_run_with_file_checkpoints() -> TestResult {
     assert_eq!(report.progress.changed, 5, "{report:?}");
     // A dry run after it plans again from the start (it reads no checkpoint), and sees
     // every item marked.
-    let report = db
-        .migration::<Tally>("dry-then-real")
-        .map(increment)
+    let report = increments(&db, "dry-then-real")
         .dry_run()
         .checkpoints(FileCheckpoints::new(dir.path()))
         .run()
         .await?;
     assert_eq!(report.progress.already, 5, "{report:?}");
-    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 1));
+    assert_every_count(&db, 1).await?;
     Ok(())
 }
 
@@ -526,22 +496,14 @@ async fn a_dry_run_then_a_real_run_with_file_checkpoints() -> TestResult {
 /// the checkpoint.
 #[tokio::test]
 async fn a_checkpoint_of_other_changes_under_the_same_name_is_refused() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 6).await?;
-    let store = MemoryCheckpoints::new();
-    let kill = Arc::new(tokio::sync::Notify::new());
-    let signal = Arc::clone(&kill);
-    let first = db
-        .migration::<Tally>("v2")
-        .set_default("colour", s("red"))
-        .page_size(2)
-        .checkpoints(store.clone())
-        .on_progress(move |_| signal.notify_one())
-        .run();
-    tokio::select! {
-        _ = first => {}
-        () = kill.notified() => {}
-    }
+    let (db, store) = tallies_and_store(6).await?;
+    run_until_first_page(
+        db.migration::<Tally>("v2")
+            .set_default("colour", s("red"))
+            .page_size(2)
+            .checkpoints(store.clone()),
+    )
+    .await;
     assert!(store.get("v2").is_some());
     let outcome = db
         .migration::<Tally>("v2")
@@ -574,8 +536,7 @@ async fn a_checkpoint_of_other_changes_under_the_same_name_is_refused() -> TestR
 /// the migration must not replace it silently.
 #[tokio::test]
 async fn a_foreign_migrations_attribute_is_not_overwritten() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 1).await?;
+    let db = with_tallies(1).await?;
     let legacy = AttributeValue::L(vec![s("2019-import"), s("2020-fixup")]);
     db.client()
         .update_item()
@@ -586,7 +547,7 @@ async fn a_foreign_migrations_attribute_is_not_overwritten() -> TestResult {
         .expression_attribute_values(":m", legacy.clone())
         .send()
         .await?;
-    let report = db.migration::<Tally>("marked").map(increment).run().await?;
+    let report = increments(&db, "marked").run().await?;
     let item = raw_get(&db, "C#0", "COUNTER").await?;
     let kept = item.get(MIGRATIONS_ATTRIBUTE) == Some(&legacy);
     let reported = report.progress.failed == 1;
@@ -603,8 +564,7 @@ async fn a_foreign_migrations_attribute_is_not_overwritten() -> TestResult {
 /// one) are stored and recognised exactly.
 #[tokio::test]
 async fn marker_names_of_any_text_are_kept_and_recognised() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 2).await?;
+    let db = with_tallies(2).await?;
     let names = [
         "a, b".to_owned(),
         "\"quoted\" 'name'".to_owned(),
@@ -613,18 +573,10 @@ async fn marker_names_of_any_text_are_kept_and_recognised() -> TestResult {
         "x".repeat(5_000),
     ];
     for name in &names {
-        let report = db
-            .migration::<Tally>(name.as_str())
-            .map(increment)
-            .run()
-            .await?;
+        let report = increments(&db, name.as_str()).run().await?;
         assert_eq!(report.progress.changed, 2, "{report:?}");
         // Run again (a fresh in-memory store): the marker stops a second increment.
-        let report = db
-            .migration::<Tally>(name.as_str())
-            .map(increment)
-            .run()
-            .await?;
+        let report = increments(&db, name.as_str()).run().await?;
         assert_eq!(report.progress.already, 2, "{report:?}");
     }
     let item = raw_get(&db, "C#0", "COUNTER").await?;
@@ -646,14 +598,10 @@ async fn marker_names_of_any_text_are_kept_and_recognised() -> TestResult {
 /// saved: the resumed run goes on from there and increments every counter once.
 #[tokio::test]
 async fn a_panicking_progress_callback_then_a_resume_changes_each_item_once() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 9).await?;
-    let store = MemoryCheckpoints::new();
+    let (db, store) = tallies_and_store(9).await?;
     let calls = Arc::new(AtomicUsize::new(0));
     let seen = Arc::clone(&calls);
-    let run = db
-        .migration::<Tally>("panics")
-        .map(increment)
+    let run = increments(&db, "panics")
         .page_size(2)
         .checkpoints(store.clone())
         .on_progress(move |_| {
@@ -666,9 +614,7 @@ async fn a_panicking_progress_callback_then_a_resume_changes_each_item_once() ->
     assert!(joined.as_ref().is_err_and(|e| e.is_panic()), "{joined:?}");
     let saved = store.get("panics").ok_or("no checkpoint")?;
     assert_eq!(saved.progress.scanned, 4, "{saved:?}");
-    let report = db
-        .migration::<Tally>("panics")
-        .map(increment)
+    let report = increments(&db, "panics")
         .page_size(2)
         .checkpoints(store.clone())
         .run()
@@ -681,7 +627,7 @@ async fn a_panicking_progress_callback_then_a_resume_changes_each_item_once() ->
         "{report:?}"
     );
     assert_eq!(counts(&db).await?.len(), 9);
-    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 1));
+    assert_every_count(&db, 1).await?;
     Ok(())
 }
 
@@ -690,8 +636,7 @@ async fn a_panicking_progress_callback_then_a_resume_changes_each_item_once() ->
 /// all the runs add up.
 #[tokio::test]
 async fn runs_cancelled_at_arbitrary_points_resume_exactly_once() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 24).await?;
+    let db = with_tallies(24).await?;
     for id in 0..3 {
         db.put(&Note {
             id,
@@ -703,9 +648,7 @@ async fn runs_cancelled_at_arbitrary_points_resume_exactly_once() -> TestResult 
     let mut cancelled = 0;
     let mut report = None;
     for attempt in 0..400u64 {
-        let run = db
-            .migration::<Tally>("cancelled")
-            .map(increment)
+        let run = increments(&db, "cancelled")
             .page_size(3)
             .segments(2)
             .checkpoints(store.clone())
@@ -732,11 +675,7 @@ async fn runs_cancelled_at_arbitrary_points_resume_exactly_once() -> TestResult 
         "{report:?}"
     );
     assert!(report.failures.is_empty(), "{:?}", report.failures);
-    assert!(
-        counts(&db).await?.iter().all(|(_, n)| *n == 1),
-        "{:?}",
-        counts(&db).await?
-    );
+    assert_every_count(&db, 1).await?;
     Ok(())
 }
 
@@ -744,22 +683,11 @@ async fn runs_cancelled_at_arbitrary_points_resume_exactly_once() -> TestResult 
 /// does nothing (items written since are not touched) and says it resumed.
 #[tokio::test]
 async fn a_finished_migration_run_again_does_nothing() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 3).await?;
-    let store = MemoryCheckpoints::new();
-    let first = db
-        .migration::<Tally>("once")
-        .map(increment)
-        .checkpoints(store.clone())
-        .run()
-        .await?;
+    let (db, store) = tallies_and_store(3).await?;
+    let once = || increments(&db, "once").checkpoints(store.clone()).run();
+    let first = once().await?;
     db.put(&Tally { id: 7, n: 0 }).await?;
-    let again = db
-        .migration::<Tally>("once")
-        .map(increment)
-        .checkpoints(store.clone())
-        .run()
-        .await?;
+    let again = once().await?;
     assert!(again.resumed);
     assert_eq!(again.progress, first.progress);
     assert_eq!(counts(&db).await?, vec![(0, 1), (1, 1), (2, 1), (7, 0)]);
@@ -770,13 +698,10 @@ async fn a_finished_migration_run_again_does_nothing() -> TestResult {
 /// segments saving their pages concurrently.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_snapshots_grow_and_add_up() -> TestResult {
-    let db = local::fresh_table::<Counters>().await?;
-    tallies(&db, 10).await?;
+    let db = with_tallies(10).await?;
     let seen: Arc<std::sync::Mutex<Vec<Progress>>> = Arc::default();
     let sink = Arc::clone(&seen);
-    let report = db
-        .migration::<Tally>("snapshots")
-        .map(increment)
+    let report = increments(&db, "snapshots")
         .segments(3)
         .page_size(1)
         .on_progress(move |p| sink.lock().expect("lock").push(*p))
@@ -792,6 +717,6 @@ async fn progress_snapshots_grow_and_add_up() -> TestResult {
         assert_counts_add_up(p);
     }
     assert_eq!(seen.last(), Some(&report.progress));
-    assert!(counts(&db).await?.iter().all(|(_, n)| *n == 1));
+    assert_every_count(&db, 1).await?;
     Ok(())
 }

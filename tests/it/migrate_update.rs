@@ -8,13 +8,11 @@
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::primitives::Blob;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_model::migrate::MIGRATIONS_ATTRIBUTE;
-use dynamo_model::{local, Entity, Item, Table};
+use dynamo_model::migrate::{Report, MIGRATIONS_ATTRIBUTE};
+use dynamo_model::{local, Db, Entity, Item, Table};
 use rust_decimal::Decimal;
 use std::collections::{BTreeSet, HashMap};
 use std::str::FromStr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 #[derive(Table)]
 #[dynamo(pk = "PK", sk = "SK", gsi(name = "Gs1", pk = "G1PK", sk = "G1SK"))]
@@ -53,6 +51,53 @@ pub fn bag(id: u32, tags: &[&str]) -> Bag {
         n: 0,
         note: None,
     }
+}
+
+/// A fresh table holding bag 1, tagged `a`, with the attributes `attrs` (if any) another
+/// program set on it.
+async fn with_bag_a(attrs: &[(&str, AttributeValue)]) -> Res<local::TempTable<Bags>> {
+    let db = local::fresh_table::<Bags>().await?;
+    db.put(&bag(1, &["a"])).await?;
+    if !attrs.is_empty() {
+        raw_set(&db, "BAG#1", "BAG", attrs).await?;
+    }
+    Ok(db)
+}
+
+/// Runs the migration `name` that adds `by` to every bag's `n`; the first time, `write`
+/// (another writer's, given a client of the table) runs first, between the migration's
+/// read and its write. Asserts that no item failed.
+async fn add_after_a_write<F: std::future::Future<Output = ()>>(
+    db: &Db<Bags>,
+    name: &str,
+    by: u64,
+    write: impl Fn(Db<Bags>) -> F + Send + Sync + 'static,
+) -> Res<Report> {
+    let inner = db.clone();
+    let report = db
+        .migration::<Bag>(name)
+        .map(interfered_once(
+            |_| true,
+            move || block_on(write(inner.clone())),
+            move |b: &mut Bag| b.n += by,
+        ))
+        .run()
+        .await?;
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    Ok(report)
+}
+
+/// A fresh table holding bags `0..count`, each tagged `a`.
+pub async fn with_bags(count: u32) -> Res<local::TempTable<Bags>> {
+    table_with((0..count).map(|id| bag(id, &["a"]))).await
+}
+
+/// Runs the migration `name` that rewrites every item of `E`, and asserts that no item
+/// failed.
+async fn rewrite_cleanly<E: Entity>(db: &Db<E::Table>, name: &str) -> Res<Report> {
+    let report = db.migration::<E>(name).rewrite().run().await?;
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    Ok(report)
 }
 
 /// A set compared as a set (DynamoDB's sets have no order).
@@ -233,17 +278,11 @@ pub struct Wide {
 /// migrate.
 #[tokio::test]
 async fn a_sparse_item_of_a_wide_entity_migrates() -> TestResult {
-    let db = local::fresh_table::<Bags>().await?;
-    put_raw(
-        &db,
-        Item::from([
-            ("PK".to_owned(), s("WIDE#1")),
-            ("SK".to_owned(), s("WIDE")),
-            ("_type".to_owned(), s("Wide")),
-            ("id".to_owned(), n(1)),
-            ("f007".to_owned(), s("seven")),
-        ]),
-    )
+    let db = with_rows::<Bags>([raw_row(
+        "WIDE#1",
+        "WIDE",
+        &[("_type", s("Wide")), ("id", n(1)), ("f007", s("seven"))],
+    )])
     .await?;
     let report = db.migration::<Wide>("wide").rewrite().run().await?;
     assert!(
@@ -253,8 +292,7 @@ async fn a_sparse_item_of_a_wide_entity_migrates() -> TestResult {
     );
     assert_eq!(report.progress.changed, 1, "{:?}", report.progress);
     let item = raw_get(&db, "WIDE#1", "WIDE").await?;
-    assert_eq!(item.get("added"), Some(&n(0)));
-    assert_eq!(item.get("f007"), Some(&s("seven")));
+    assert_holds(&item, &[("added", n(0)), ("f007", s("seven"))]);
     Ok(())
 }
 
@@ -264,10 +302,7 @@ async fn a_sparse_item_of_a_wide_entity_migrates() -> TestResult {
 /// on with the others; it never aborts the whole run.
 #[tokio::test]
 async fn an_item_with_many_foreign_attributes_never_aborts_the_run() -> TestResult {
-    let db = local::fresh_table::<Bags>().await?;
-    for id in 0..3 {
-        db.put(&bag(id, &["a"])).await?;
-    }
+    let db = with_bags(3).await?;
     let names: Vec<String> = (0..180).map(|i| format!("x{i:03}")).collect();
     for chunk in names.chunks(60) {
         let attrs: Vec<(&str, AttributeValue)> =
@@ -307,15 +342,7 @@ async fn an_item_with_many_foreign_attributes_never_aborts_the_run() -> TestResu
 /// (as a set), and a second rewrite finds nothing left to do.
 #[tokio::test]
 async fn a_set_stored_in_another_order_is_rewritten_once() -> TestResult {
-    let db = local::fresh_table::<Bags>().await?;
-    db.put(&bag(1, &["a"])).await?;
-    raw_set(
-        &db,
-        "BAG#1",
-        "BAG",
-        &[("tags", ss(&["zulu", "alpha", "mike"]))],
-    )
-    .await?;
+    let db = with_bag_a(&[("tags", ss(&["zulu", "alpha", "mike"]))]).await?;
     let first = db
         .migration::<Bag>("order-1")
         .rewrite()
@@ -342,15 +369,7 @@ async fn a_set_stored_in_another_order_is_rewritten_once() -> TestResult {
 /// so the older name goes (no failure).
 #[tokio::test]
 async fn a_rename_onto_the_same_set_in_another_order_is_no_conflict() -> TestResult {
-    let db = local::fresh_table::<Bags>().await?;
-    db.put(&bag(1, &["a"])).await?;
-    raw_set(
-        &db,
-        "BAG#1",
-        "BAG",
-        &[("old", ss(&["b", "a", "c"])), ("new", ss(&["a", "b", "c"]))],
-    )
-    .await?;
+    let db = with_bag_a(&[("old", ss(&["b", "a", "c"])), ("new", ss(&["a", "b", "c"]))]).await?;
     let stored = raw_get(&db, "BAG#1", "BAG").await?;
     let same_order = stored.get("old") == stored.get("new");
     let report = db
@@ -377,8 +396,7 @@ async fn a_rename_onto_the_same_set_in_another_order_is_no_conflict() -> TestRes
 /// strings, numbers written with trailing zeros.
 #[tokio::test]
 async fn foreign_values_of_every_type_survive_and_pass_the_condition() -> TestResult {
-    let db = local::fresh_table::<Bags>().await?;
-    db.put(&bag(1, &["a"])).await?;
+    let db = with_bag_a(&[]).await?;
     let map = AttributeValue::M(HashMap::from([
         ("k1".to_owned(), s("v")),
         (
@@ -431,8 +449,7 @@ async fn foreign_values_of_every_type_survive_and_pass_the_condition() -> TestRe
 /// Attribute names that need placeholders or look like expression syntax.
 #[tokio::test]
 async fn awkward_attribute_names_survive_and_rename() -> TestResult {
-    let db = local::fresh_table::<Bags>().await?;
-    db.put(&bag(1, &["a"])).await?;
+    let db = with_bag_a(&[]).await?;
     let names = [
         "a.b",
         "with space",
@@ -508,28 +525,14 @@ async fn lost_responses_on_items_with_sets_apply_once_and_count_as_changed() -> 
 /// write: the write's condition fails, the change is applied to the new item.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_item_deleted_and_written_again_gets_the_change_on_its_new_content() -> TestResult {
-    let db = local::fresh_table::<Bags>().await?;
-    db.put(&bag(1, &["a"])).await?;
-    let calls = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&calls);
-    let inner = db.clone();
-    let report = db
-        .migration::<Bag>("reappear")
-        .map(move |mut b| {
-            if counted.fetch_add(1, Ordering::SeqCst) == 0 {
-                block_on(async {
-                    raw_delete(&inner, "BAG#1", "BAG").await.unwrap();
-                    let mut again = bag(1, &["b"]);
-                    again.note = Some("recreated".into());
-                    inner.put(&again).await.unwrap();
-                });
-            }
-            b.n += 10;
-            Some(b)
-        })
-        .run()
-        .await?;
-    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    let db = with_bag_a(&[]).await?;
+    let report = add_after_a_write(&db, "reappear", 10, |inner| async move {
+        raw_delete(&inner, "BAG#1", "BAG").await.unwrap();
+        let mut again = bag(1, &["b"]);
+        again.note = Some("recreated".into());
+        inner.put(&again).await.unwrap();
+    })
+    .await?;
     assert_eq!(report.progress.conflicts, 1, "{:?}", report.progress);
     let got = db.get(Bag::key(1u32)).await?.ok_or("bag")?;
     assert_eq!(got.note.as_deref(), Some("recreated"));
@@ -543,27 +546,13 @@ async fn an_item_deleted_and_written_again_gets_the_change_on_its_new_content() 
 /// write must not drop it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_item_rewritten_with_a_new_optional_field_mid_migration_keeps_it() -> TestResult {
-    let db = local::fresh_table::<Bags>().await?;
-    db.put(&bag(1, &["a"])).await?;
-    let calls = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&calls);
-    let inner = db.clone();
-    let report = db
-        .migration::<Bag>("note")
-        .map(move |mut b| {
-            if counted.fetch_add(1, Ordering::SeqCst) == 0 {
-                block_on(async {
-                    raw_set(&inner, "BAG#1", "BAG", &[("note", s("mid"))])
-                        .await
-                        .unwrap();
-                });
-            }
-            b.n += 1;
-            Some(b)
-        })
-        .run()
-        .await?;
-    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    let db = with_bag_a(&[]).await?;
+    add_after_a_write(&db, "note", 1, |inner| async move {
+        raw_set(&inner, "BAG#1", "BAG", &[("note", s("mid"))])
+            .await
+            .unwrap();
+    })
+    .await?;
     let got = db.get(Bag::key(1u32)).await?.ok_or("bag")?;
     assert_eq!((got.note.as_deref(), got.n), (Some("mid"), 1));
     Ok(())
@@ -627,11 +616,10 @@ async fn a_map_that_changes_nothing_writes_nothing() -> TestResult {
 /// leaving another program's attributes alone.
 #[tokio::test]
 async fn a_rewrite_writes_missing_index_keys() -> TestResult {
-    let db = local::fresh_table::<Bags>().await?;
-    db.put(&Account {
+    let db = table_with([Account {
         id: 3,
         email: Some("c@x".into()),
-    })
+    }])
     .await?;
     db.client()
         .update_item()
@@ -641,13 +629,17 @@ async fn a_rewrite_writes_missing_index_keys() -> TestResult {
         .expression_attribute_values(":o", s("o"))
         .send()
         .await?;
-    let report = db.migration::<Account>("index").rewrite().run().await?;
-    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    let report = rewrite_cleanly::<Account>(&db, "index").await?;
     assert_eq!(report.progress.changed, 1, "{:?}", report.progress);
     let three = raw_get(&db, "ACC#3", "ACC").await?;
-    assert_eq!(three.get("G1PK"), Some(&s("EMAIL#c@x")));
-    assert_eq!(three.get("G1SK"), Some(&s("ACC")));
-    assert_eq!(three.get("extra_attr"), Some(&s("o")));
+    assert_holds(
+        &three,
+        &[
+            ("G1PK", s("EMAIL#c@x")),
+            ("G1SK", s("ACC")),
+            ("extra_attr", s("o")),
+        ],
+    );
     Ok(())
 }
 
@@ -672,8 +664,7 @@ async fn a_rewrite_corrects_index_keys_of_a_changed_template() -> TestResult {
         &[("G1PK", s("EMAIL#gone")), ("G1SK", s("ACC"))],
     )
     .await?;
-    let report = db.migration::<Account>("index").rewrite().run().await?;
-    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    let report = rewrite_cleanly::<Account>(&db, "index").await?;
     assert_eq!(report.progress.changed, 2, "{:?}", report.progress);
     let one = raw_get(&db, "ACC#1", "ACC").await?;
     assert_eq!(one.get("G1PK"), Some(&s("EMAIL#a@x")));
@@ -701,9 +692,7 @@ async fn empty_strings_pass_a_migrations_condition() -> TestResult {
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     assert_eq!(report.progress.changed, 1, "{:?}", report.progress);
     let item = raw_get(&db, "BAG#1", "BAG").await?;
-    assert_eq!(item.get("note"), Some(&s("")));
-    assert_eq!(item.get("blank"), Some(&s("")));
-    assert_eq!(item.get("n"), Some(&n(5)));
+    assert_holds(&item, &[("note", s("")), ("blank", s("")), ("n", n(5))]);
     Ok(())
 }
 
@@ -774,9 +763,7 @@ pub fn member_item(id: u32, extra: usize) -> Item {
 /// whole. Neither aborts the run.
 #[tokio::test]
 async fn the_operator_limit_is_counted_as_dynamodb_counts_it() -> TestResult {
-    let db = local::fresh_table::<Shops>().await?;
-    put_raw(&db, member_item(1, 142)).await?;
-    put_raw(&db, member_item(2, 143)).await?;
+    let db = with_rows::<Shops>([member_item(1, 142), member_item(2, 143)]).await?;
     let report = db.migration::<Member>("limits").rewrite().run().await?;
     assert_eq!(
         (report.progress.changed, report.progress.failed),
@@ -846,12 +833,10 @@ async fn a_number_in_another_notation_is_no_change() -> TestResult {
 /// table counts as declared.
 #[tokio::test]
 async fn a_rewrite_keeps_another_entitys_plain_index_attribute() -> TestResult {
-    let db = local::fresh_table::<Shops>().await?;
     let mut item = member_item(1, 0);
     item.insert("region".to_owned(), s("eu"));
-    put_raw(&db, item).await?;
-    let report = db.migration::<Member>("visits").rewrite().run().await?;
-    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    let db = with_rows::<Shops>([item]).await?;
+    let report = rewrite_cleanly::<Member>(&db, "visits").await?;
     assert_eq!(report.progress.changed, 1, "{:?}", report.progress);
     let stored = raw_get(&db, "MEMBER#1", "MEMBER").await?;
     assert_eq!(stored.get("visits"), Some(&n(0)));
@@ -869,22 +854,15 @@ async fn a_rewrite_keeps_another_entitys_plain_index_attribute() -> TestResult {
 /// every attribute it does not declare, and go with `remove_attribute`.
 #[tokio::test]
 async fn a_rewrite_keeps_the_entitys_own_multi_attribute_key() -> TestResult {
-    let db = local::fresh_table::<Shops>().await?;
-    put_raw(
-        &db,
-        Item::from([
-            ("PK".to_owned(), s("STORE#1")),
-            ("SK".to_owned(), s("STORE")),
-            ("_type".to_owned(), s("Store")),
-            ("id".to_owned(), n(1)),
-            ("region".to_owned(), s("eu")),
-            ("G1PK".to_owned(), s("STALE")),
-            ("G1SK".to_owned(), s("STALE")),
-        ]),
-    )
-    .await?;
-    let report = db.migration::<Store>("stores").rewrite().run().await?;
-    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    let store = [
+        ("_type", s("Store")),
+        ("id", n(1)),
+        ("region", s("eu")),
+        ("G1PK", s("STALE")),
+        ("G1SK", s("STALE")),
+    ];
+    let db = with_rows::<Shops>([raw_row("STORE#1", "STORE", &store)]).await?;
+    let report = rewrite_cleanly::<Store>(&db, "stores").await?;
     // Nothing of the entity's to change: the stale keys are not the entity's.
     assert_eq!(report.progress.unchanged, 1, "{:?}", report.progress);
     let stored = raw_get(&db, "STORE#1", "STORE").await?;

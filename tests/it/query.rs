@@ -33,6 +33,21 @@ fn ids(lines: &[Line]) -> Vec<(String, u16)> {
     lines.iter().map(|l| (l.order_no.clone(), l.line)).collect()
 }
 
+/// The line numbers of `lines`, in their order.
+fn line_nos(lines: &[Line]) -> Vec<u16> {
+    lines.iter().map(|l| l.line).collect()
+}
+
+/// A fresh table holding lines `0..count` of order `order_no` of shop `shop`, each of
+/// its line number as quantity.
+async fn with_lines(shop: &str, order_no: &str, count: u16) -> Res<local::TempTable<App>> {
+    let db = local::fresh_table::<App>().await?;
+    for l in 0..count {
+        db.put(&line(shop, order_no, l, u32::from(l))).await?;
+    }
+    Ok(db)
+}
+
 #[tokio::test]
 async fn whole_component_prefixes_never_match_longer_values() -> TestResult {
     let db = local::fresh_table::<App>().await?;
@@ -77,42 +92,19 @@ async fn every_sort_key_operator() -> TestResult {
         ]
     );
 
-    let eq = q()
-        .sk(Line::sk().order_no().eq("10").line().eq(1u16))
-        .all()
-        .await?
-        .items;
+    let eq = items_of(q().sk(Line::sk().order_no().eq("10").line().eq(1u16))).await?;
     assert_eq!(ids(&eq), [("10".into(), 1)]);
 
-    let lt = q()
-        .sk(Line::sk().order_no().eq("10").line().lt(2u16))
-        .all()
-        .await?
-        .items;
+    let lt = items_of(q().sk(Line::sk().order_no().eq("10").line().lt(2u16))).await?;
     assert_eq!(ids(&lt), [("10".into(), 0), ("10".into(), 1)]);
-    let le = q()
-        .sk(Line::sk().order_no().eq("10").line().le(1u16))
-        .all()
-        .await?
-        .items;
+    let le = items_of(q().sk(Line::sk().order_no().eq("10").line().le(1u16))).await?;
     assert_eq!(ids(&le), [("10".into(), 0), ("10".into(), 1)]);
-    let gt = q()
-        .sk(Line::sk().order_no().eq("10").line().gt(0u16))
-        .all()
-        .await?
-        .items;
+    let gt = items_of(q().sk(Line::sk().order_no().eq("10").line().gt(0u16))).await?;
     assert_eq!(ids(&gt), [("10".into(), 1), ("10".into(), 2)]);
-    let ge = q()
-        .sk(Line::sk().order_no().eq("10").line().ge(2u16))
-        .all()
-        .await?
-        .items;
+    let ge = items_of(q().sk(Line::sk().order_no().eq("10").line().ge(2u16))).await?;
     assert_eq!(ids(&ge), [("10".into(), 2)]);
-    let between = q()
-        .sk(Line::sk().order_no().eq("10").line().between(1u16, 2u16))
-        .all()
-        .await?
-        .items;
+    let between =
+        items_of(q().sk(Line::sk().order_no().eq("10").line().between(1u16, 2u16))).await?;
     assert_eq!(ids(&between), [("10".into(), 1), ("10".into(), 2)]);
 
     // Ranges on a component followed by more components include every suffix of the bound.
@@ -218,50 +210,22 @@ async fn hierarchical_keys_at_every_level() -> TestResult {
     }
     let cities = |stores: Vec<Store>| stores.into_iter().map(|s| s.city).collect::<Vec<_>>();
     let q = || db.query(Store::partition());
+    let us_west = || Store::sk().country().eq("US").region().eq("West");
     assert_eq!(cities(q().all().await?.items).len(), 6);
     assert_eq!(
         cities(q().sk(Store::sk().country().eq("US")).all().await?.items),
         ["New York", "Portland", "Seattle", "Spokane"]
     );
     assert_eq!(
-        cities(
-            q().sk(Store::sk().country().eq("US").region().eq("West"))
-                .all()
-                .await?
-                .items
-        ),
+        cities(items_of(q().sk(us_west())).await?),
         ["Portland", "Seattle", "Spokane"]
     );
     assert_eq!(
-        cities(
-            q().sk(Store::sk()
-                .country()
-                .eq("US")
-                .region()
-                .eq("West")
-                .state()
-                .eq("WA"))
-                .all()
-                .await?
-                .items
-        ),
+        cities(items_of(q().sk(us_west().state().eq("WA"))).await?),
         ["Seattle", "Spokane"]
     );
     assert_eq!(
-        cities(
-            q().sk(Store::sk()
-                .country()
-                .eq("US")
-                .region()
-                .eq("West")
-                .state()
-                .eq("WA")
-                .city()
-                .eq("Seattle"))
-                .all()
-                .await?
-                .items
-        ),
+        cities(items_of(q().sk(us_west().state().eq("WA").city().eq("Seattle"))).await?),
         ["Seattle"]
     );
     Ok(())
@@ -269,23 +233,14 @@ async fn hierarchical_keys_at_every_level() -> TestResult {
 
 #[tokio::test]
 async fn limit_counts_matching_items_with_and_without_filters() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    for l in 0..40u16 {
-        db.put(&line("s", "7", l, u32::from(l))).await?;
-    }
+    let db = with_lines("s", "7", 40).await?;
     let f = Line::fields();
     let q = || db.query(Line::partition("s"));
 
     let first = q().limit(5).all().await?;
-    assert_eq!(
-        first.items.iter().map(|l| l.line).collect::<Vec<_>>(),
-        [0, 1, 2, 3, 4]
-    );
+    assert_eq!(line_nos(&first.items), [0, 1, 2, 3, 4]);
     let last = q().reverse().limit(3).all().await?;
-    assert_eq!(
-        last.items.iter().map(|l| l.line).collect::<Vec<_>>(),
-        [39, 38, 37]
-    );
+    assert_eq!(line_nos(&last.items), [39, 38, 37]);
 
     // Only every fifth line matches: DynamoDB's own Limit would return fewer items.
     let filtered = q()
@@ -294,20 +249,14 @@ async fn limit_counts_matching_items_with_and_without_filters() -> TestResult {
         .limit(4)
         .all()
         .await?;
-    assert_eq!(
-        filtered.items.iter().map(|l| l.line).collect::<Vec<_>>(),
-        [11, 13, 15, 17]
-    );
+    assert_eq!(line_nos(&filtered.items), [11, 13, 15, 17]);
     let sparse = q()
         .filter(f.qty.gt(34u32))
         .limit(3)
         .page_size(2)
         .all()
         .await?;
-    assert_eq!(
-        sparse.items.iter().map(|l| l.line).collect::<Vec<_>>(),
-        [35, 36, 37]
-    );
+    assert_eq!(line_nos(&sparse.items), [35, 36, 37]);
 
     // Continuing from the cursor of a limited page resumes right after its last item.
     let next = q()
@@ -315,10 +264,7 @@ async fn limit_counts_matching_items_with_and_without_filters() -> TestResult {
         .limit(4)
         .page(filtered_cursor(&db).await?.as_ref())
         .await?;
-    assert_eq!(
-        next.items.iter().map(|l| l.line).collect::<Vec<_>>(),
-        [9, 11, 13, 15]
-    );
+    assert_eq!(line_nos(&next.items), [9, 11, 13, 15]);
     Ok(())
 }
 
@@ -332,19 +278,13 @@ async fn filtered_cursor(
         .limit(4)
         .page(None)
         .await?;
-    assert_eq!(
-        page.items.iter().map(|l| l.line).collect::<Vec<_>>(),
-        [1, 3, 5, 7]
-    );
+    assert_eq!(line_nos(&page.items), [1, 3, 5, 7]);
     Ok(page.cursor)
 }
 
 #[tokio::test]
 async fn pagination_across_many_pages_and_streaming() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    for l in 0..250u16 {
-        db.put(&line("p", "1", l, u32::from(l))).await?;
-    }
+    let db = with_lines("p", "1", 250).await?;
     let mut seen = Vec::new();
     let mut cursor: Option<Cursor> = None;
     let mut pages = 0;
@@ -412,33 +352,17 @@ async fn cursors_are_bound_to_their_query() -> TestResult {
     };
     use dynamo_model::cursor::CursorError;
     // Another partition, another direction, another key condition, another table.
-    assert_eq!(
-        refused(
-            db.query(Line::partition("b"))
-                .limit(2)
-                .page(Some(&cursor))
-                .await
-        ),
-        CursorError::WrongQuery
-    );
-    assert_eq!(
-        refused(
-            db.query(Line::partition("a"))
-                .reverse()
-                .page(Some(&cursor))
-                .await
-        ),
-        CursorError::WrongQuery
-    );
-    assert_eq!(
-        refused(
-            db.query(Line::partition("a"))
-                .sk(Line::sk().order_no().eq("1"))
-                .page(Some(&cursor))
-                .await
-        ),
-        CursorError::WrongQuery
-    );
+    for other in [
+        db.query(Line::partition("b")).limit(2),
+        db.query(Line::partition("a")).reverse(),
+        db.query(Line::partition("a"))
+            .sk(Line::sk().order_no().eq("1")),
+    ] {
+        assert_eq!(
+            refused(other.page(Some(&cursor)).await),
+            CursorError::WrongQuery
+        );
+    }
     let other_table = local::fresh_table::<App>().await?;
     assert_eq!(
         refused(
@@ -474,10 +398,7 @@ async fn cursors_are_bound_to_their_query() -> TestResult {
     );
     // The right query continues.
     let rest = db.query(Line::partition("a")).page(Some(&cursor)).await?;
-    assert_eq!(
-        rest.items.iter().map(|l| l.line).collect::<Vec<_>>(),
-        [2, 3, 4]
-    );
+    assert_eq!(line_nos(&rest.items), [2, 3, 4]);
     Ok(())
 }
 
@@ -576,10 +497,7 @@ async fn collections_dispatch_on_entity_type() -> TestResult {
 
 #[tokio::test]
 async fn limited_pages_never_skip_items_and_limit_zero_reads_nothing() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    for l in 0..30u16 {
-        db.put(&line("z", "1", l, u32::from(l))).await?;
-    }
+    let db = with_lines("z", "1", 30).await?;
     // Scan pages with a limit continue right after the last returned item.
     let mut seen = Vec::new();
     let mut cursor: Option<Cursor> = None;
@@ -608,10 +526,7 @@ async fn limited_pages_never_skip_items_and_limit_zero_reads_nothing() -> TestRe
         .limit(2)
         .page(zero.cursor.as_ref())
         .await?;
-    assert_eq!(
-        next.items.iter().map(|l| l.line).collect::<Vec<_>>(),
-        [2, 3]
-    );
+    assert_eq!(line_nos(&next.items), [2, 3]);
     assert!(items_of(db.query(Line::partition("z")).limit(0))
         .await?
         .is_empty());
@@ -620,39 +535,21 @@ async fn limited_pages_never_skip_items_and_limit_zero_reads_nothing() -> TestRe
 
 #[tokio::test]
 async fn comparing_with_none_means_absent_or_present() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
+    let things = [("a", None), ("b", Some("x".to_string()))].map(|(name, data)| Thing {
+        name: name.into(),
+        status: "s".into(),
+        data,
+        ttl: None,
+        r#type: "t".into(),
+        size: 0,
+    });
+    let db = table_with(things).await?;
     let f = Thing::fields();
-    for (name, data) in [("a", None), ("b", Some("x".to_string()))] {
-        db.put(&Thing {
-            name: name.into(),
-            status: "s".into(),
-            data,
-            ttl: None,
-            r#type: "t".into(),
-            size: 0,
-        })
-        .await?;
-    }
-    let absent = db
-        .scan::<Thing>()
-        .filter(f.data.eq(None))
-        .all()
-        .await?
-        .items;
-    assert_eq!(
-        absent.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
-        ["a"]
-    );
-    let present = db
-        .scan::<Thing>()
-        .filter(f.data.ne(None))
-        .all()
-        .await?
-        .items;
-    assert_eq!(
-        present.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
-        ["b"]
-    );
+    let names = |things: Vec<Thing>| things.into_iter().map(|t| t.name).collect::<Vec<_>>();
+    let absent = db.scan::<Thing>().filter(f.data.eq(None)).all().await?;
+    assert_eq!(names(absent.items), ["a"]);
+    let present = db.scan::<Thing>().filter(f.data.ne(None)).all().await?;
+    assert_eq!(names(present.items), ["b"]);
     refused(
         db.scan::<Thing>().filter(f.data.lt(None)).all(),
         dynamo_model::ValidationReason::InvalidValue,

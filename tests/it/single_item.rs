@@ -133,9 +133,9 @@ async fn delete_plain_missing_and_must_exist() -> TestResult {
 async fn delete_with_a_condition_and_returning_the_old_item() -> TestResult {
     let (db, user) = with_user("u-1").await?;
     let f = User::fields();
+    let delete = || db.delete(User::key("u-1"));
 
-    let err = db
-        .delete(User::key("u-1"))
+    let err = delete()
         .condition(f.login_count.gt(0u32))
         .await
         .unwrap_err();
@@ -145,13 +145,12 @@ async fn delete_with_a_condition_and_returning_the_old_item() -> TestResult {
         "a failed delete removed the item"
     );
 
-    let old = db
-        .delete(User::key("u-1"))
+    let old = delete()
         .condition(f.login_count.eq(0u32))
         .return_old()
         .await?;
     assert_eq!(old, Some(user));
-    assert_eq!(db.delete(User::key("u-1")).return_old().await?, None);
+    assert_eq!(delete().return_old().await?, None);
     Ok(())
 }
 
@@ -264,9 +263,8 @@ async fn update_with_a_failing_condition_changes_nothing() -> TestResult {
 
 #[tokio::test]
 async fn update_refuses_what_it_cannot_do_safely_before_sending() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
+    let (db, _) = with_user("u-1").await?;
     let f = User::fields();
-    db.put(&User::sample("u-1")).await?;
 
     // `email` is the only field of the GSI1 templates: the update recomputes the index key.
     db.update(User::key("u-1"))
@@ -361,17 +359,16 @@ async fn create_table_enables_ttl() -> TestResult {
 
 #[tokio::test]
 async fn update_expressions_for_counters_lists_sets_and_defaults() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let f = Profile::fields();
-    let key = || Profile::key("p");
-    db.put(&Profile {
+    let db = table_with([Profile {
         id: "p".into(),
         credits: 10,
         tags: vec!["m".into()],
         roles: Default::default(),
         nickname: None,
-    })
+    }])
     .await?;
+    let f = Profile::fields();
+    let key = || Profile::key("p");
 
     let p = db
         .update(key())

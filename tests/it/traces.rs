@@ -5,11 +5,11 @@
 //! (dropped midway, failing, scatter-gather), of a migration's requests, of cache hits
 //! and misses and of history reads and writes.
 
-use crate::cache::keeps_hot;
+use crate::cache::hot_cached;
 use crate::common::mixed::{hot, Doc, Hot, Mixed};
-use crate::common::spans::{capture, field, number, Capture, Captured, Scope};
+use crate::common::spans::{capture, captured, field, id_named, number, Capture, Captured, Scope};
 use crate::common::*;
-use crate::migrate_update::{bag, member_item, Bag, Bags, Member, Shops};
+use crate::migrate_update::{member_item, with_bags, Bag, Member, Shops};
 use dynamo_model::local;
 use dynamo_model::local::faults::{FaultKind, Faults};
 use futures_util::{StreamExt, TryStreamExt};
@@ -128,11 +128,7 @@ async fn operations_and_requests_have_spans_with_no_values() -> TestResult {
     assert_eq!(capture.children(*tx_id).len(), 1);
 
     // No attribute value and no key anywhere.
-    let leaked: Vec<String> = capture
-        .everything()
-        .into_iter()
-        .filter(|v| v.contains(MARKER))
-        .collect();
+    let leaked = capture.containing(MARKER);
     assert!(leaked.is_empty(), "recorded: {leaked:?}");
     Ok(())
 }
@@ -154,11 +150,7 @@ async fn keys_are_recorded_only_when_opted_in() -> TestResult {
         assert!(key.contains(MARKER) && key.contains("USER#"), "{span:?}");
     }
     // The key, never the attribute values.
-    let values: Vec<String> = capture
-        .everything()
-        .into_iter()
-        .filter(|v| v.contains("name "))
-        .collect();
+    let values = capture.containing("name ");
     assert!(values.is_empty(), "{values:?}");
     Ok(())
 }
@@ -168,12 +160,18 @@ async fn keys_are_recorded_only_when_opted_in() -> TestResult {
 const SECRET: &str = "Qx9-SECRET-IN-TRACES";
 
 fn assert_no_secret(cap: &Capture, what: &str) {
-    let leaked: Vec<String> = cap
-        .everything()
-        .into_iter()
-        .filter(|v| v.contains(SECRET))
-        .collect();
+    let leaked = cap.containing(SECRET);
     assert!(leaked.is_empty(), "{what}: recorded {leaked:?}");
+}
+
+/// What a batch get of every user of `users` reads through `db`.
+async fn batch_get_all(db: &dynamo_model::Db<App>, users: &[User]) -> Res<Vec<User>> {
+    let got = db
+        .batch_get::<User>()
+        .keys(users.iter().map(|u| User::key(u.user_id.as_str())))
+        .send()
+        .await?;
+    Ok(got.items)
 }
 
 fn secret_user(id: &str) -> User {
@@ -240,12 +238,7 @@ async fn no_value_and_no_key_leaks_on_any_path() -> TestResult {
     let flaky = faulty(&db, &faults).await?;
     let out = flaky.batch_write().puts(&users).await?;
     assert_eq!(out.written, 30);
-    let got = flaky
-        .batch_get::<User>()
-        .keys(users.iter().map(|u| User::key(u.user_id.as_str())))
-        .send()
-        .await?;
-    assert_eq!(got.items.len(), 30);
+    assert_eq!(batch_get_all(&flaky, &users).await?.len(), 30);
     // A transaction cancelled by a condition, returning the current item.
     let err = db
         .transact_write()
@@ -309,10 +302,7 @@ async fn trace_keys_records_keys_but_never_values() -> TestResult {
 /// and its request span is a child of it.
 #[tokio::test]
 async fn query_one_has_an_operation_span() -> TestResult {
-    let (cap, _guard) = capture();
-    let db = local::fresh_table::<App>().await?;
-    db.put(&User::sample("one-1")).await?;
-    cap.clear();
+    let (cap, _guard, db) = captured(table_with([User::sample("one-1")])).await?;
     let found = db.query(User::partition("one-1")).one().await?;
     assert!(found.is_some());
     let requests = cap.requests("Query");
@@ -334,10 +324,7 @@ async fn query_one_has_an_operation_span() -> TestResult {
 /// belong to an operation span.
 #[tokio::test]
 async fn streamed_reads_have_operation_spans() -> TestResult {
-    let (cap, _guard) = capture();
-    let db = local::fresh_table::<App>().await?;
-    db.put(&User::sample("st-1")).await?;
-    cap.clear();
+    let (cap, _guard, db) = captured(table_with([User::sample("st-1")])).await?;
     let items: Vec<User> = db
         .query(User::partition("st-1"))
         .stream()
@@ -362,36 +349,39 @@ async fn streamed_reads_have_operation_spans() -> TestResult {
     Ok(())
 }
 
-async fn two_users_by_email(
-    db: &dynamo_model::Db<App>,
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    for (i, email) in ["a@x", "b@x"].iter().enumerate() {
+/// A fresh table holding users `sc-0` and `sc-1`, with the emails `a@x` and `b@x`.
+async fn two_users_by_email() -> Res<local::TempTable<App>> {
+    table_with(["a@x", "b@x"].iter().enumerate().map(|(i, email)| {
         let mut u = User::sample(&format!("sc-{i}"));
         u.email = Some((*email).to_owned());
-        db.put(&u).await?;
-    }
-    Ok(())
+        u
+    }))
+    .await
+}
+
+/// Reads both users of [`two_users_by_email`] by one scatter-gather query of `partitions`
+/// (the capture cleared first), and returns the Query operation spans it left.
+async fn scatter_both<K: dynamo_model::KeySpace, P: dynamo_model::read::IntoPartition<User, K>>(
+    cap: &Capture,
+    db: &dynamo_model::Db<App>,
+    partitions: [P; 2],
+) -> Res<Vec<(u64, Captured)>> {
+    cap.clear();
+    let page = db.scatter_query(partitions).all().await?;
+    assert_eq!(page.items.len(), 2);
+    Ok(cap.operations("Query"))
 }
 
 /// A scatter-gather read sends a request per partition, each a child of the operation
 /// span (as a query's, a batch's and a transaction's requests are).
 #[tokio::test]
 async fn scatter_requests_are_children_of_the_operation() -> TestResult {
-    let (cap, _guard) = capture();
-    let db = local::fresh_table::<App>().await?;
-    two_users_by_email(&db).await?;
+    let (cap, _guard, db) = captured(two_users_by_email()).await?;
     // Control: a query's request is a child of its operation span in this capture.
-    cap.clear();
     db.query(User::partition("sc-0")).all().await?;
     let (id, _) = cap.operations("Query").pop().ok_or("a Query span")?;
     assert_eq!(cap.children(id).len(), 1);
-    cap.clear();
-    let page = db
-        .scatter_query(["sc-0", "sc-1"].map(User::partition))
-        .all()
-        .await?;
-    assert_eq!(page.items.len(), 2);
-    let queries = cap.operations("Query");
+    let queries = scatter_both(&cap, &db, ["sc-0", "sc-1"].map(User::partition)).await?;
     let (id, _) = queries.first().ok_or("a Query span")?;
     let requests = cap.requests("Query");
     assert_eq!(requests.len(), 2, "a request per partition");
@@ -405,10 +395,7 @@ async fn scatter_requests_are_children_of_the_operation() -> TestResult {
 /// query of one partition of it does.
 #[tokio::test]
 async fn scatter_over_an_index_names_it() -> TestResult {
-    let (cap, _guard) = capture();
-    let db = local::fresh_table::<App>().await?;
-    two_users_by_email(&db).await?;
-    cap.clear();
+    let (cap, _guard, db) = captured(two_users_by_email()).await?;
     // The single-partition query names the index…
     let one = db.query(User::gsi1_partition("a@x")).all().await?;
     assert_eq!(one.items.len(), 1);
@@ -418,14 +405,8 @@ async fn scatter_over_an_index_names_it() -> TestResult {
         field(&queries[0].1, "aws.dynamodb.consistent_read"),
         "false"
     );
-    cap.clear();
     // …and so should the scatter-gather read of several of its partitions.
-    let page = db
-        .scatter_query(["a@x", "b@x"].map(User::gsi1_partition))
-        .all()
-        .await?;
-    assert_eq!(page.items.len(), 2);
-    let queries = cap.operations("Query");
+    let queries = scatter_both(&cap, &db, ["a@x", "b@x"].map(User::gsi1_partition)).await?;
     let (_, span) = queries.first().ok_or("a Query span")?;
     assert_eq!(field(span, "aws.dynamodb.index_name"), "GSI1", "{span:?}");
     assert_eq!(
@@ -448,12 +429,7 @@ async fn batch_get_records_requests_and_retries() -> TestResult {
     let faults = Faults::new(3).rate(1.0).kinds([FaultKind::PartialBatch]);
     let flaky = faulty(&db, &faults).await?;
     cap.clear();
-    let got = flaky
-        .batch_get::<User>()
-        .keys(users.iter().map(|u| User::key(u.user_id.as_str())))
-        .send()
-        .await?;
-    assert_eq!(got.items.len(), 40);
+    assert_eq!(batch_get_all(&flaky, &users).await?.len(), 40);
     assert!(faults.stats().partial_batches > 0);
     let batches = cap.operations("BatchGetItem");
     let (id, span) = batches.first().ok_or("a BatchGetItem span")?;
@@ -481,8 +457,7 @@ async fn batch_get_records_requests_and_retries() -> TestResult {
 #[tokio::test]
 async fn the_limit_field_is_the_limit_sent() -> TestResult {
     let (cap, _guard) = capture();
-    let db = local::fresh_table::<App>().await?;
-    db.put(&User::sample("lim-1")).await?;
+    let db = table_with([User::sample("lim-1")]).await?;
     let params = db.query(User::partition("lim-1")).page_size(7).params()?;
     assert_eq!(params.limit, Some(7), "Limit sent");
     cap.clear();
@@ -538,8 +513,7 @@ async fn transaction_conflicts_are_retried_request_by_request() -> TestResult {
 #[tokio::test]
 async fn single_item_spans_count_items() -> TestResult {
     let (cap, _guard) = capture();
-    let db = local::fresh_table::<App>().await?;
-    db.put(&User::sample("c-1")).await?;
+    let db = table_with([User::sample("c-1")]).await?;
     assert!(db.get(User::key("c-1")).await?.is_some());
     assert!(db.get(User::key("nobody")).await?.is_none());
     db.update(User::key("c-1"))
@@ -558,15 +532,20 @@ async fn single_item_spans_count_items() -> TestResult {
 
 // ---------------------------------------------------------------------------- streams
 
+/// The one Scan operation span `cap` holds.
+#[track_caller]
+fn the_one_scan(cap: &Capture) -> Captured {
+    let mut spans = cap.operations("Scan");
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    spans.remove(0).1
+}
+
 /// A scan stream dropped after 3 of its 6 items (`take(3)`, the ordinary way to read a
 /// few): its operation span says how many items it yielded.
 #[tokio::test]
 async fn a_stream_dropped_midway_records_its_items() -> TestResult {
     let (cap, _guard) = capture();
-    let db = local::fresh_table::<Bags>().await?;
-    for id in 0..6 {
-        db.put(&bag(id, &["a"])).await?;
-    }
+    let db = with_bags(6).await?;
     let got: Vec<Bag> = db
         .scan::<Bag>()
         .page_size(2)
@@ -575,9 +554,8 @@ async fn a_stream_dropped_midway_records_its_items() -> TestResult {
         .try_collect()
         .await?;
     assert_eq!(got.len(), 3);
-    let spans = cap.operations("Scan");
-    assert_eq!(spans.len(), 1, "{spans:?}");
-    assert_eq!(field(&spans[0].1, "dynamo_model.items"), "3", "{spans:?}");
+    let scan = the_one_scan(&cap);
+    assert_eq!(field(&scan, "dynamo_model.items"), "3", "{scan:?}");
     Ok(())
 }
 
@@ -586,25 +564,20 @@ async fn a_stream_dropped_midway_records_its_items() -> TestResult {
 #[tokio::test]
 async fn a_stream_that_errors_records_the_error() -> TestResult {
     let (cap, _guard) = capture();
-    let db = local::fresh_table::<Bags>().await?;
-    for id in 0..4 {
-        db.put(&bag(id, &["a"])).await?;
-    }
+    let db = with_bags(4).await?;
     let all: Vec<Bag> = db.scan::<Bag>().page_size(3).stream().try_collect().await?;
     assert_eq!(all.len(), 4);
-    let spans = cap.operations("Scan");
-    assert_eq!(spans.len(), 1, "{spans:?}");
-    assert_eq!(field(&spans[0].1, "dynamo_model.items"), "4", "{spans:?}");
-    assert_eq!(field(&spans[0].1, "error.type"), "<absent>", "{spans:?}");
+    let scan = the_one_scan(&cap);
+    assert_eq!(field(&scan, "dynamo_model.items"), "4", "{scan:?}");
+    assert_eq!(field(&scan, "error.type"), "<absent>", "{scan:?}");
     cap.clear();
     raw_set(&db, "BAG#2", "BAG", &[("n", s("not a number"))]).await?;
     let results: Vec<Result<Bag, dynamo_model::Error>> =
         db.scan::<Bag>().page_size(3).stream().collect().await;
     let errors = results.iter().filter(|r| r.is_err()).count();
     assert!(errors >= 1, "{results:?}");
-    let spans = cap.operations("Scan");
-    assert_eq!(spans.len(), 1, "{spans:?}");
-    assert_ne!(field(&spans[0].1, "error.type"), "<absent>", "{spans:?}");
+    let scan = the_one_scan(&cap);
+    assert_ne!(field(&scan, "error.type"), "<absent>", "{scan:?}");
     Ok(())
 }
 
@@ -613,12 +586,7 @@ async fn a_stream_that_errors_records_the_error() -> TestResult {
 /// tasks carry it), and the items it yielded are recorded when it ends.
 #[tokio::test]
 async fn a_scatter_stream_nests_under_the_callers_span() -> TestResult {
-    let (cap, _guard) = capture();
-    let db = local::fresh_table::<Bags>().await?;
-    for id in 0..5 {
-        db.put(&bag(id, &["a"])).await?;
-    }
-    cap.clear();
+    let (cap, _guard, db) = captured(with_bags(5)).await?;
     let outer = tracing::info_span!(target: "dynamo_model::tests", "outer");
     let got: Vec<Bag> = {
         let _in = outer.enter();
@@ -629,14 +597,11 @@ async fn a_scatter_stream_nests_under_the_callers_span() -> TestResult {
     };
     assert_eq!(got.len(), 5);
     let spans = cap.spans();
-    let (outer_id, _) = spans
-        .iter()
-        .find(|(_, s)| s.name == "outer")
-        .ok_or("outer span")?;
+    let outer_id = id_named(&spans, "outer").ok_or("outer span")?;
     let operations = cap.operations("Query");
     assert_eq!(operations.len(), 1, "{operations:?}");
     let (op_id, op) = &operations[0];
-    assert_eq!(op.parent, Some(*outer_id), "{op:?}");
+    assert_eq!(op.parent, Some(outer_id), "{op:?}");
     assert_eq!(field(op, "dynamo_model.items"), "5", "{op:?}");
     let requests: Vec<&Captured> = spans
         .iter()
@@ -657,11 +622,8 @@ async fn a_scatter_stream_nests_under_the_callers_span() -> TestResult {
 /// are children of that span.
 #[tokio::test]
 async fn a_migrations_requests_nest_under_the_callers_span() -> TestResult {
-    let (cap, _guard) = capture();
-    let db = local::fresh_table::<Shops>().await?;
-    put_raw(&db, member_item(1, 0)).await?;
-    put_raw(&db, member_item(2, 0)).await?;
-    cap.clear();
+    let members = [member_item(1, 0), member_item(2, 0)];
+    let (cap, _guard, db) = captured(with_rows::<Shops>(members)).await?;
     let outer = tracing::info_span!(target: "dynamo_model::tests", "outer");
     let report = db
         .migration::<Member>("spans")
@@ -671,16 +633,13 @@ async fn a_migrations_requests_nest_under_the_callers_span() -> TestResult {
         .await?;
     assert_eq!(report.progress.changed, 2, "{:?}", report.progress);
     let spans = cap.spans();
-    let (outer_id, _) = spans
-        .iter()
-        .find(|(_, s)| s.name == "outer")
-        .ok_or("outer span")?;
+    let outer_id = id_named(&spans, "outer").ok_or("outer span")?;
     let scans = cap.requests("Scan");
     let updates = cap.requests("UpdateItem");
     assert!(!scans.is_empty(), "{spans:?}");
     assert_eq!(updates.len(), 2, "{spans:?}");
     for (_, request) in scans.iter().chain(&updates) {
-        assert_eq!(request.parent, Some(*outer_id), "{request:?}");
+        assert_eq!(request.parent, Some(outer_id), "{request:?}");
     }
     Ok(())
 }
@@ -691,10 +650,7 @@ async fn a_migrations_requests_nest_under_the_callers_span() -> TestResult {
 /// neither, nor the error of an UpdateItem whose condition failed.
 #[tokio::test]
 async fn a_migrations_request_spans_record_items_and_capacity() -> TestResult {
-    let (cap, _guard) = capture();
-    let db = local::fresh_table::<Shops>().await?;
-    put_raw(&db, member_item(1, 0)).await?;
-    cap.clear();
+    let (cap, _guard, db) = captured(with_rows::<Shops>([member_item(1, 0)])).await?;
     let report = db.migration::<Member>("fields").rewrite().run().await?;
     assert_eq!(report.progress.changed, 1, "{:?}", report.progress);
     let scans = cap.requests("Scan");
@@ -718,16 +674,25 @@ async fn a_migrations_request_spans_record_items_and_capacity() -> TestResult {
 
 // ------------------------------------------------------------------ cache and history
 
+/// A fresh table, a cache and a client through it (see [`hot_cached`]), holding
+/// `hot(id, "v")` put through that client.
+async fn hot_cached_with(
+    id: &str,
+) -> Res<(
+    local::TempTable<Mixed>,
+    dynamo_model::cache::Cache,
+    dynamo_model::Db<Mixed>,
+)> {
+    let (db, cache, cached) = hot_cached().await?;
+    cached.put(&hot(id, "v")).await?;
+    Ok((db, cache, cached))
+}
+
 /// A cache hit is still an operation with its span, counting the item, and records the
 /// key only with `trace_keys`; it sends no request.
 #[tokio::test]
 async fn a_cache_hit_has_a_span_and_records_keys_only_when_asked() -> TestResult {
-    let (cap, _guard) = capture();
-    let db = local::fresh_table::<Mixed>().await?;
-    let cache = keeps_hot();
-    let cached = db.with_cache(&cache);
-    cached.put(&hot("tr-SECRETKEY", "v")).await?;
-    cap.clear();
+    let (cap, _guard, (_db, cache, cached)) = captured(hot_cached_with("tr-SECRETKEY")).await?;
     cached.get(Hot::key("tr-SECRETKEY")).await?;
     cached.get(Hot::key("tr-SECRETKEY")).await?;
     assert_eq!(cache.stats().hits, 1);
@@ -758,12 +723,7 @@ async fn a_cache_hit_has_a_span_and_records_keys_only_when_asked() -> TestResult
 /// an eventually consistent read, or capacity in traces looks doubled for no reason.
 #[tokio::test]
 async fn a_cache_miss_span_reports_the_consistent_read_it_sent() -> TestResult {
-    let (cap, _guard) = capture();
-    let db = local::fresh_table::<Mixed>().await?;
-    let cache = keeps_hot();
-    let cached = db.with_cache(&cache);
-    cached.put(&hot("cm", "v")).await?;
-    cap.clear();
+    let (cap, _guard, (_db, cache, cached)) = captured(hot_cached_with("cm")).await?;
     cached.get(Hot::key("cm")).await?;
     let ops = cap.operations("GetItem");
     let (_, span) = ops.first().ok_or("no span")?;
@@ -779,8 +739,7 @@ async fn a_cache_miss_span_reports_the_consistent_read_it_sent() -> TestResult {
 /// History operations have spans that never record keys or values without trace_keys.
 #[tokio::test]
 async fn history_spans_record_no_keys_without_trace_keys() -> TestResult {
-    let (cap, _guard) = capture();
-    let db = local::fresh_table::<Mixed>().await?;
+    let (cap, _guard, db) = captured(local::fresh_table::<Mixed>()).await?;
     let versions = db.history::<Doc>();
     versions
         .create(&Doc {
@@ -795,11 +754,7 @@ async fn history_spans_record_no_keys_without_trace_keys() -> TestResult {
     let _ = versions.revision(Doc::key("SECRETDOC"), 1).await?;
     versions.delete_all(Doc::key("SECRETDOC")).await?;
     assert!(!cap.spans().is_empty(), "history writes are traced");
-    let leaked: Vec<String> = cap
-        .everything()
-        .into_iter()
-        .filter(|v| v.contains("SECRET"))
-        .collect();
+    let leaked = cap.containing("SECRET");
     assert!(leaked.is_empty(), "{leaked:?}");
     Ok(())
 }

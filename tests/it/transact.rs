@@ -1,10 +1,9 @@
 //! Transactions: all or nothing, cancellation reasons per operation, idempotent retries.
 
 use crate::common::*;
-use dynamo_model::aws_sdk_dynamodb::config::retry::RetryConfig;
-use dynamo_model::local::faults::{client_with_faults, FaultKind, Faults};
+use dynamo_model::local::faults::{FaultKind, Faults};
 use dynamo_model::transact::CancelReason;
-use dynamo_model::{local, Db, Error};
+use dynamo_model::{local, Error};
 
 #[tokio::test]
 async fn a_transaction_applies_everything_or_nothing() -> TestResult {
@@ -14,37 +13,23 @@ async fn a_transaction_applies_everything_or_nothing() -> TestResult {
 
     // Not enough money: the condition on operation 0 fails and nothing is applied.
     let err = transfer(&db, "a0", "a1", 50).await.unwrap_err();
-    match &err {
-        Error::TransactionCanceled { operations, .. } => {
-            assert_eq!(operations.len(), 1, "{operations:?}");
-            let op = &operations[0];
-            assert_eq!(
-                (op.index, op.entity, op.reason.clone()),
-                (0, "Account", CancelReason::ConditionalCheckFailed)
-            );
-            assert_eq!(op.key, "PK=ACCOUNT#a0, SK=ACCOUNT");
-            let current: Account = op.current().ok_or("no current item")??;
-            assert_eq!(current.balance, 40);
-        }
-        other => panic!("expected TransactionCanceled, got {other:?}"),
-    }
+    let op = the_one_cancelled(&err);
+    assert_eq!(
+        (op.index, op.entity, op.reason.clone()),
+        (0, "Account", CancelReason::ConditionalCheckFailed)
+    );
+    assert_eq!(op.key, "PK=ACCOUNT#a0, SK=ACCOUNT");
+    let current: Account = op.current().ok_or("no current item")??;
+    assert_eq!(current.balance, 40);
     assert_eq!(balances(&db).await?, (40, 60));
 
     // An update of a missing item fails too, its reason saying so (no item).
     let err = transfer(&db, "a0", "nobody", 10).await.unwrap_err();
-    match err {
-        Error::TransactionCanceled { operations, .. } => {
-            assert_eq!(
-                (
-                    operations[0].index,
-                    operations[0].current.is_none(),
-                    operations[0].reason.clone()
-                ),
-                (1, true, CancelReason::NotFound)
-            );
-        }
-        other => panic!("expected TransactionCanceled, got {other:?}"),
-    }
+    let op = &cancelled(&err)[0];
+    assert_eq!(
+        (op.index, op.current.is_none(), op.reason.clone()),
+        (1, true, CancelReason::NotFound)
+    );
     assert_eq!(balance(&db, "a0").await?, 40);
     Ok(())
 }
@@ -137,8 +122,6 @@ async fn the_same_token_applies_a_transaction_once() -> TestResult {
 
 #[tokio::test]
 async fn conflicts_and_ambiguous_failures_are_retried_exactly_once() -> TestResult {
-    let db = with_accounts(&[1_000, 0]).await?;
-    let endpoint = tokio::task::spawn_blocking(local::shared_endpoint).await??;
     let faults = Faults::new(9)
         .rate(0.5)
         .kinds([
@@ -147,10 +130,8 @@ async fn conflicts_and_ambiguous_failures_are_retried_exactly_once() -> TestResu
             FaultKind::ServerError,
         ])
         .operations(["TransactWriteItems"]);
-    let flaky: Db<App> = Db::new(
-        client_with_faults(&endpoint, &faults, RetryConfig::disabled()),
-        db.table_name(),
-    );
+    let db = with_accounts(&[1_000, 0]).await?;
+    let flaky = faulty(&db, &faults).await?;
     for _ in 0..20 {
         transfer(&flaky, "a0", "a1", 10).await?;
     }

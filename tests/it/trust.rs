@@ -18,6 +18,14 @@ async fn rejecting<T: Table>(table: &Db<T>, operation: &'static str) -> Result<D
     faulty(table, &faults).await
 }
 
+/// A fresh table, and a client of it that rejects every `operation` call (see
+/// [`rejecting`]).
+async fn rejecting_table<T: Table>(operation: &'static str) -> Res<(local::TempTable<T>, Db<T>)> {
+    let db = local::fresh_table::<T>().await?;
+    let refusing = rejecting(&db, operation).await?;
+    Ok((db, refusing))
+}
+
 fn order(user: &str, n: u32, status: &str) -> Order {
     Order {
         user_id: user.into(),
@@ -137,12 +145,11 @@ pub struct ShopOrder {
 
 #[tokio::test]
 async fn a_query_of_an_index_that_does_not_project_what_decoding_needs_is_refused() -> TestResult {
-    let db = local::fresh_table::<Shop>().await?;
-    db.put(&ShopOrder {
+    let db = table_with([ShopOrder {
         order_id: "o".into(),
         total_cents: 5,
         note: "n".into(),
-    })
+    }])
     .await?;
     // Nothing is sent: the same query through a client that refuses every Query still
     // fails with the refusal, not with the service error.
@@ -166,8 +173,7 @@ async fn a_query_of_an_index_that_does_not_project_what_decoding_needs_is_refuse
 
 #[tokio::test]
 async fn a_partition_value_over_2048_bytes_is_refused_before_sending() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let refusing = rejecting(&db, "Query").await?;
+    let (db, refusing) = rejecting_table::<App>("Query").await?;
     refused(
         refusing.query(Order::partition("x".repeat(2100))).all(),
         ValidationReason::KeyTooLong,
@@ -175,18 +181,14 @@ async fn a_partition_value_over_2048_bytes_is_refused_before_sending() -> TestRe
     .await;
     // At the limit it is sent (and finds nothing).
     let prefix_len = Order::partition("").value()?.len();
-    let fits = db
-        .query(Order::partition("x".repeat(2048 - prefix_len)))
-        .all()
-        .await?;
-    assert!(fits.items.is_empty());
+    let fits = items_of(db.query(Order::partition("x".repeat(2048 - prefix_len)))).await?;
+    assert!(fits.is_empty());
     Ok(())
 }
 
 #[tokio::test]
 async fn floats_outside_the_number_range_are_refused_before_sending() -> TestResult {
-    let db = local::fresh_table::<Shop>().await?;
-    let refusing = rejecting(&db, "PutItem").await?;
+    let (db, refusing) = rejecting_table::<Shop>("PutItem").await?;
     for bad in [
         f64::MAX,
         1e126,
@@ -312,8 +314,7 @@ async fn a_refused_transaction_operation_keeps_its_reason_and_source() -> TestRe
 
 #[tokio::test]
 async fn a_sort_key_bound_over_1024_bytes_is_refused_before_sending() -> TestResult {
-    let db = local::fresh_table::<App>().await?;
-    let refusing = rejecting(&db, "Query").await?;
+    let (db, refusing) = rejecting_table::<App>("Query").await?;
     refused(
         refusing
             .query(Store::partition())
@@ -323,12 +324,9 @@ async fn a_sort_key_bound_over_1024_bytes_is_refused_before_sending() -> TestRes
     )
     .await;
     // Within the limit the query is sent (and finds nothing).
-    let none = db
-        .query(Store::partition())
-        .sk(Store::sk().country().ge("x".repeat(1000)))
-        .all()
-        .await?;
-    assert!(none.items.is_empty());
+    let within = Store::sk().country().ge("x".repeat(1000));
+    let none = items_of(db.query(Store::partition()).sk(within)).await?;
+    assert!(none.is_empty());
     Ok(())
 }
 

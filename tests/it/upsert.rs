@@ -5,8 +5,9 @@
 //! in single-item updates and transactions, and under lost responses.
 
 use crate::common::*;
+use dynamo_model::item::Update;
 use dynamo_model::transact::CancelReason;
-use dynamo_model::{local, Entity, Error, Table, ValidationReason};
+use dynamo_model::{local, Db, Entity, Error, Table, ValidationReason};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -53,6 +54,13 @@ pub struct Draft {
     pub version: u64,
 }
 
+/// An upsert of post `post`'s like count that adds one like.
+fn like(db: &Db<Social>, post: &str) -> Update<LikeCount> {
+    db.update(LikeCount::key(post))
+        .upsert()
+        .add(LikeCount::fields().likes, 1)
+}
+
 fn names(item: &dynamo_model::Item) -> BTreeSet<&str> {
     item.keys().map(String::as_str).collect()
 }
@@ -62,12 +70,7 @@ async fn an_upsert_creates_the_missing_item_with_its_key_fields_type_and_index_k
 {
     let db = local::fresh_table::<Social>().await?;
     let f = LikeCount::fields();
-    let first = db
-        .update(LikeCount::key("12345"))
-        .upsert()
-        .add(f.likes, 1)
-        .send()
-        .await?;
+    let first = like(&db, "12345").send().await?;
     assert_eq!(
         first,
         LikeCount {
@@ -82,15 +85,17 @@ async fn an_upsert_creates_the_missing_item_with_its_key_fields_type_and_index_k
     );
     assert_eq!(
         stored,
-        dynamo_model::Item::from([
-            ("PK".to_owned(), s("p#12345")),
-            ("SK".to_owned(), s("likecount")),
-            ("GSI1PK".to_owned(), s("LIKECOUNTS")),
-            ("GSI1SK".to_owned(), s("p#12345")),
-            ("_type".to_owned(), s("LikeCount")),
-            ("post_id".to_owned(), s("12345")),
-            ("like#".to_owned(), n(1)),
-        ])
+        raw_row(
+            "p#12345",
+            "likecount",
+            &[
+                ("GSI1PK", s("LIKECOUNTS")),
+                ("GSI1SK", s("p#12345")),
+                ("_type", s("LikeCount")),
+                ("post_id", s("12345")),
+                ("like#", n(1)),
+            ]
+        )
     );
     // The item it made is the one a put makes.
     let put = LikeCount {
@@ -103,12 +108,7 @@ async fn an_upsert_creates_the_missing_item_with_its_key_fields_type_and_index_k
     assert_eq!(names(&put_item), names(&stored));
 
     // The next like counts on the item there, and a plain update works on it.
-    let second = db
-        .update(LikeCount::key("12345"))
-        .upsert()
-        .add(f.likes, 1)
-        .send_returning_updated()
-        .await?;
+    let second = like(&db, "12345").send_returning_updated().await?;
     assert_eq!(second.get("like#"), Some(&n(2)));
     let third = db.update(LikeCount::key("12345")).add(f.likes, 1).await?;
     assert_eq!(third.likes, 3);
@@ -120,19 +120,12 @@ async fn an_upsert_creates_the_missing_item_with_its_key_fields_type_and_index_k
 
 #[tokio::test]
 async fn an_upsert_never_takes_over_an_item_of_another_entity_type() -> TestResult {
-    let db = local::fresh_table::<Social>().await?;
-    db.put(&Squatter {
+    let db = table_with([Squatter {
         post_id: "1".into(),
-    })
+    }])
     .await?;
     let before = raw_get(&db, "p#1", "likecount").await?;
-    let f = LikeCount::fields();
-    let err = db
-        .update(LikeCount::key("1"))
-        .upsert()
-        .add(f.likes, 1)
-        .await
-        .unwrap_err();
+    let err = like(&db, "1").await.unwrap_err();
     match &err {
         Error::ConditionFailed {
             current: Some(current),
@@ -145,17 +138,12 @@ async fn an_upsert_never_takes_over_an_item_of_another_entity_type() -> TestResu
     // In a transaction too.
     let err = db
         .transact_write()
-        .update(db.update(LikeCount::key("1")).upsert().add(f.likes, 1))
+        .update(like(&db, "1"))
         .await
         .unwrap_err();
-    match &err {
-        Error::TransactionCanceled { operations, .. } => {
-            assert_eq!(operations.len(), 1, "{operations:?}");
-            assert_eq!(operations[0].reason, CancelReason::ConditionalCheckFailed);
-            assert!(operations[0].current.is_some());
-        }
-        other => panic!("expected TransactionCanceled, got {other:?}"),
-    }
+    let op = the_one_cancelled(&err);
+    assert_eq!(op.reason, CancelReason::ConditionalCheckFailed);
+    assert!(op.current.is_some());
     assert_eq!(raw_get(&db, "p#1", "likecount").await?, before);
     Ok(())
 }
@@ -164,27 +152,19 @@ async fn an_upsert_never_takes_over_an_item_of_another_entity_type() -> TestResu
 async fn an_update_of_a_missing_item_says_it_is_missing() -> TestResult {
     let db = local::fresh_table::<Social>().await?;
     let f = LikeCount::fields();
-    let err = db
-        .update(LikeCount::key("404"))
-        .add(f.likes, 1)
-        .await
-        .unwrap_err();
+    let like_missing = || db.update(LikeCount::key("404")).add(f.likes, 1);
+    let err = like_missing().await.unwrap_err();
     assert!(matches!(err, Error::NotFound { .. }), "{err:?}");
 
     // In a transaction, the operation's reason says the item is missing.
     let err = db
         .transact_write()
-        .update(db.update(LikeCount::key("404")).add(f.likes, 1))
+        .update(like_missing())
         .await
         .unwrap_err();
-    match &err {
-        Error::TransactionCanceled { operations, .. } => {
-            assert_eq!(operations.len(), 1, "{operations:?}");
-            assert_eq!(operations[0].reason, CancelReason::NotFound);
-            assert_eq!(operations[0].key, "PK=p#404, SK=likecount");
-        }
-        other => panic!("expected TransactionCanceled, got {other:?}"),
-    }
+    let op = the_one_cancelled(&err);
+    assert_eq!(op.reason, CancelReason::NotFound);
+    assert_eq!(op.key, "PK=p#404, SK=likecount");
     // A condition that fails on an item that is there stays a failed condition.
     db.put(&LikeCount {
         post_id: "1".into(),
@@ -200,12 +180,10 @@ async fn an_update_of_a_missing_item_says_it_is_missing() -> TestResult {
         )
         .await
         .unwrap_err();
-    match &err {
-        Error::TransactionCanceled { operations, .. } => {
-            assert_eq!(operations[0].reason, CancelReason::ConditionalCheckFailed);
-        }
-        other => panic!("expected TransactionCanceled, got {other:?}"),
-    }
+    assert_eq!(
+        cancelled(&err)[0].reason,
+        CancelReason::ConditionalCheckFailed
+    );
     assert!(raw_find(&db, raw_key("p#404", "likecount"))
         .await?
         .is_none());
@@ -215,11 +193,8 @@ async fn an_update_of_a_missing_item_says_it_is_missing() -> TestResult {
 #[tokio::test]
 async fn a_transaction_upsert_creates_the_item_with_its_key_fields_and_type() -> TestResult {
     let db = local::fresh_table::<Social>().await?;
-    let f = LikeCount::fields();
     for expected in 1..=2u64 {
-        db.transact_write()
-            .update(db.update(LikeCount::key("9")).upsert().add(f.likes, 1))
-            .await?;
+        db.transact_write().update(like(&db, "9")).await?;
         let counter = db.get(LikeCount::key("9")).consistent().await?;
         assert_eq!(
             counter,
@@ -230,9 +205,14 @@ async fn a_transaction_upsert_creates_the_item_with_its_key_fields_and_type() ->
         );
     }
     let stored = raw_get(&db, "p#9", "likecount").await?;
-    assert_eq!(stored.get("_type"), Some(&s("LikeCount")));
-    assert_eq!(stored.get("post_id"), Some(&s("9")));
-    assert_eq!(stored.get("GSI1SK"), Some(&s("p#9")));
+    assert_holds(
+        &stored,
+        &[
+            ("_type", s("LikeCount")),
+            ("post_id", s("9")),
+            ("GSI1SK", s("p#9")),
+        ],
+    );
     Ok(())
 }
 
@@ -240,37 +220,25 @@ async fn a_transaction_upsert_creates_the_item_with_its_key_fields_and_type() ->
 async fn an_upsert_of_a_versioned_entity_starts_at_version_one() -> TestResult {
     let db = local::fresh_table::<Social>().await?;
     let f = Counts::fields();
+    // An upsert of `user`'s counts adding a follower, at `version` (any if `None`).
+    let follow = |user: &str, version: Option<u64>| {
+        let upsert = db.update(Counts::key(user)).upsert();
+        let upsert = match version {
+            Some(v) => upsert.if_version(v),
+            None => upsert.any_version(),
+        };
+        upsert.add(f.followers, 1)
+    };
     // Any version: made at version 1, then incremented.
-    let made = db
-        .update(Counts::key("a"))
-        .upsert()
-        .any_version()
-        .add(f.followers, 1)
-        .await?;
+    let made = follow("a", None).await?;
     assert_eq!((made.followers, made.version), (1, 1));
-    let again = db
-        .update(Counts::key("a"))
-        .upsert()
-        .any_version()
-        .add(f.followers, 1)
-        .await?;
+    let again = follow("a", None).await?;
     assert_eq!((again.followers, again.version), (2, 2));
 
     // Version 0: only while there is no item.
-    let made = db
-        .update(Counts::key("b"))
-        .upsert()
-        .if_version(0)
-        .add(f.followers, 1)
-        .await?;
+    let made = follow("b", Some(0)).await?;
     assert_eq!(made.version, 1);
-    let err = db
-        .update(Counts::key("b"))
-        .upsert()
-        .if_version(0)
-        .add(f.followers, 1)
-        .await
-        .unwrap_err();
+    let err = follow("b", Some(0)).await.unwrap_err();
     match err {
         Error::VersionConflict {
             expected: 0,
@@ -280,20 +248,9 @@ async fn an_upsert_of_a_versioned_entity_starts_at_version_one() -> TestResult {
         other => panic!("expected VersionConflict, got {other:?}"),
     }
     // A version above 0 needs the item at that version, as a plain update does.
-    let next = db
-        .update(Counts::key("b"))
-        .upsert()
-        .if_version(1)
-        .add(f.followers, 1)
-        .await?;
+    let next = follow("b", Some(1)).await?;
     assert_eq!((next.followers, next.version), (2, 2));
-    let err = db
-        .update(Counts::key("c"))
-        .upsert()
-        .if_version(3)
-        .add(f.followers, 1)
-        .await
-        .unwrap_err();
+    let err = follow("c", Some(3)).await.unwrap_err();
     assert!(
         matches!(
             err,
@@ -307,13 +264,11 @@ async fn an_upsert_of_a_versioned_entity_starts_at_version_one() -> TestResult {
     );
     assert!(raw_find(&db, raw_key("u#c", "count")).await?.is_none());
     // Still a choice to make: no version check is refused.
-    let err = db
-        .update(Counts::key("d"))
-        .upsert()
-        .add(f.followers, 1)
-        .await
-        .unwrap_err();
-    assert_refused(&err, ValidationReason::VersionCheckRequired);
+    refused(
+        db.update(Counts::key("d")).upsert().add(f.followers, 1),
+        ValidationReason::VersionCheckRequired,
+    )
+    .await;
     Ok(())
 }
 
@@ -321,24 +276,15 @@ async fn an_upsert_of_a_versioned_entity_starts_at_version_one() -> TestResult {
 async fn an_upsert_of_an_entity_with_history_is_refused() -> TestResult {
     let db = local::fresh_table::<Social>().await?;
     let f = Draft::fields();
-    let err = db
-        .update(Draft::key("x"))
-        .upsert()
-        .any_version()
-        .set(f.body, "text")
-        .await
-        .unwrap_err();
+    let upsert = || {
+        db.update(Draft::key("x"))
+            .upsert()
+            .any_version()
+            .set(f.body, "text")
+    };
+    let err = upsert().await.unwrap_err();
     assert_refused(&err, ValidationReason::KeepsHistory);
-    let err = db
-        .transact_write()
-        .update(
-            db.update(Draft::key("x"))
-                .upsert()
-                .any_version()
-                .set(f.body, "text"),
-        )
-        .await
-        .unwrap_err();
+    let err = db.transact_write().update(upsert()).await.unwrap_err();
     assert_refused(&err, ValidationReason::KeepsHistory);
     assert!(raw_find(&db, raw_key("d#x", "DOC")).await?.is_none());
     Ok(())
@@ -348,10 +294,9 @@ async fn an_upsert_of_an_entity_with_history_is_refused() -> TestResult {
 async fn upserts_whose_every_response_is_lost_count_each_like_once() -> TestResult {
     let db = local::fresh_table::<Social>().await?;
     let lossy = every_response_lost(&db, 29, "UpdateItem", "upserts").await?;
-    let f = LikeCount::fields();
     for call in 1..=12u64 {
         // The first call creates the counter; the token settles each call.
-        let update = lossy.update(LikeCount::key("1")).upsert().add(f.likes, 1);
+        let update = like(&lossy, "1");
         match call % 3 {
             0 => assert_eq!(update.send().await?.likes, call),
             1 => {

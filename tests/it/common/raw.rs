@@ -157,6 +157,26 @@ pub async fn put_raw_rows<T: Table>(
     Ok(())
 }
 
+/// Asserts that `item` holds every attribute of `expected` with its value.
+#[track_caller]
+pub fn assert_holds(
+    item: &dynamo_model::Item,
+    expected: &[(&str, dynamo_model::aws_sdk_dynamodb::types::AttributeValue)],
+) {
+    for (name, value) in expected {
+        assert_eq!(item.get(*name), Some(value), "{name} in {item:?}");
+    }
+}
+
+/// A fresh table of `T` holding `rows`, written with the raw SDK as another program would.
+pub async fn with_rows<T: Table>(
+    rows: impl IntoIterator<Item = dynamo_model::Item>,
+) -> Res<dynamo_model::local::TempTable<T>> {
+    let db = dynamo_model::local::fresh_table::<T>().await?;
+    put_raw_rows(&db, rows).await?;
+    Ok(db)
+}
+
 /// The key `PK` = `pk`, `SK` = `sk`.
 pub fn raw_key(
     pk: &str,

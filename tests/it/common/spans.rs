@@ -110,6 +110,14 @@ impl Capture {
             .chain(state.events.iter().flat_map(|e| e.values().cloned()))
             .collect()
     }
+
+    /// Every recorded value, of spans and events, that contains `needle`.
+    pub(crate) fn containing(&self, needle: &str) -> Vec<String> {
+        self.everything()
+            .into_iter()
+            .filter(|v| v.contains(needle))
+            .collect()
+    }
 }
 
 impl Capture {
@@ -287,6 +295,25 @@ impl Scope {
 pub(crate) fn capture() -> (Capture, Scope) {
     let scope = Scope::begin();
     (scope.capture.clone(), scope)
+}
+
+/// Captures the crate's spans on this thread (see [`capture`]) from before `setup` runs,
+/// and forgets what `setup` did; with what it made.
+pub(crate) async fn captured<T>(
+    setup: impl std::future::Future<Output = crate::common::Res<T>>,
+) -> crate::common::Res<(Capture, Scope, T)> {
+    let (cap, scope) = capture();
+    let made = setup.await?;
+    cap.clear();
+    Ok((cap, scope, made))
+}
+
+/// The id of the span named `name` among `spans`.
+pub(crate) fn id_named(spans: &[(u64, Captured)], name: &str) -> Option<u64> {
+    spans
+        .iter()
+        .find(|(_, s)| s.name == name)
+        .map(|(id, _)| *id)
 }
 
 /// The value `span` recorded for `name`, or `<absent>`.
