@@ -369,10 +369,6 @@ impl Invalidate {
 }
 
 impl Observer for Invalidate {
-    fn name(&self) -> &'static str {
-        "dynamo_model::cache::Cache"
-    }
-
     fn before(&self, call: &Call) {
         self.invalidate(call);
     }

@@ -29,6 +29,9 @@ pub struct Db<T> {
     cache: Option<crate::cache::Cache>,
     /// The insight observing its calls (`Db::observed`).
     insight: Option<crate::insight::Insight>,
+    /// Whether the client has an observer reading the records of calls
+    /// (`crate::call::Observing`): without one, no record is built.
+    observers: bool,
     _table: PhantomData<fn() -> T>,
 }
 
@@ -42,6 +45,7 @@ impl<T> Clone for Db<T> {
             #[cfg(feature = "cache")]
             cache: self.cache.clone(),
             insight: self.insight.clone(),
+            observers: self.observers,
             _table: PhantomData,
         }
     }
@@ -59,6 +63,7 @@ impl<T: Table> Db<T> {
     /// Binds `client` to the table named `table_name`.
     pub fn new(client: Client, table_name: impl Into<Arc<str>>) -> Self {
         Db {
+            observers: crate::call::observed(&client),
             client,
             table_name: table_name.into(),
             cursor_secret: Arc::from(Vec::new()),
@@ -121,6 +126,7 @@ impl<T: Table> Db<T> {
     /// This `Db` with another client (same table, cursor secret and cache).
     pub(crate) fn with_client(&self, client: Client) -> Db<T> {
         Db {
+            observers: crate::call::observed(&client),
             client,
             ..self.clone()
         }
@@ -211,6 +217,11 @@ impl<T: Table> Db<T> {
             insight: Some(insight.clone()),
             ..self.with_client(Client::from_conf(config))
         }
+    }
+
+    /// Whether the client has an observer reading the records of calls.
+    pub(crate) fn has_observers(&self) -> bool {
+        self.observers
     }
 
     /// The insight observing this `Db`'s calls, if any.

@@ -99,6 +99,11 @@ impl Deadline {
         Deadline(Instant::now().checked_add(d))
     }
 
+    /// No deadline: a request bounded by the SDK's own timeouts only.
+    pub(crate) fn unbounded() -> Self {
+        Deadline(None)
+    }
+
     /// Whether the deadline has passed.
     pub(crate) fn passed(&self) -> bool {
         self.remaining().is_some_and(|left| left.is_zero())

@@ -208,18 +208,6 @@ impl<S> Drop for TracedStream<S> {
     }
 }
 
-/// Records `e`'s kind in the current span (a request's) and passes it on.
-#[cfg(feature = "tracing")]
-pub(crate) fn request_failed(e: Error) -> Error {
-    failed(&Span::current(), e)
-}
-
-/// Records `e`'s kind in `span` and passes it on.
-pub(crate) fn failed(span: &Span, e: Error) -> Error {
-    record(span, "error.type", e.kind());
-    e
-}
-
 /// Records the key (`describe` renders it) when the caller opted in to keys in traces.
 #[cfg(feature = "tracing")]
 pub(crate) fn key(span: &Span, opted_in: bool, describe: impl FnOnce() -> Option<String>) {
@@ -306,11 +294,6 @@ pub(crate) fn record<V: off::Value>(_span: &Span, _field: &'static str, _value: 
 
 #[cfg(not(feature = "tracing"))]
 pub(crate) fn record_current<V: off::Value>(_field: &'static str, _value: V) {}
-
-#[cfg(not(feature = "tracing"))]
-pub(crate) fn request_failed(e: Error) -> Error {
-    e
-}
 
 #[cfg(not(feature = "tracing"))]
 pub(crate) fn key(_span: &Span, _opted_in: bool, _describe: impl FnOnce() -> Option<String>) {}

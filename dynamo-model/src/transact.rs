@@ -10,13 +10,14 @@
 //! entity, key and reason, with the current item when a condition failed.
 
 use crate::UnknownEntity;
-use crate::call::{Action, Attach, Call, Operation as CallOperation, Target as CallTarget};
+use crate::call::{Action, Call, Operation as CallOperation, Policy, Target as CallTarget};
 use crate::collection::{Includes, Target};
 use crate::expr::Placeholders;
 use crate::item::{Delete, PreparedWrite, Put, Update, and, is_entity, item_exists};
+use crate::request::Customize;
 use crate::request::exec::{Attempt, Attempts};
+use crate::request::exec::{Sending, exec};
 use crate::request::page::decode_target;
-use crate::request::{Customize, send};
 use crate::retry::{Deadline, RetryPolicy};
 use crate::{Condition, Db, Entity, Error, Item, Key, Table};
 use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsInput;
@@ -213,8 +214,16 @@ impl<T: Table> TransactWrite<T> {
     }
 
     /// The request of one attempt, rendered into the SDK's builder and customized.
-    /// The record of the transaction's call (`crate::call`).
-    fn call(&self, ops: &[&Operation]) -> Attach {
+    /// How the transaction is sent, with the record of its call (`crate::call`).
+    fn sending(&self, ops: &[&Operation]) -> Sending {
+        let policy = Policy::TRANSACTION;
+        Sending::new(&self.db, CallOperation::TransactWriteItems, policy, || {
+            self.call(ops)
+        })
+    }
+
+    /// The record of the transaction's call.
+    fn call(&self, ops: &[&Operation]) -> Call {
         let (schema, table) = (&T::SCHEMA, self.db.table_arc());
         let target = |op: &&Operation| {
             let p = &op.prepared;
@@ -233,7 +242,6 @@ impl<T: Table> TransactWrite<T> {
             targets: ops.iter().map(target).collect(),
             ..Call::new(CallOperation::TransactWriteItems, table.clone())
         }
-        .attach()
     }
 
     fn request(
@@ -337,7 +345,8 @@ impl<T: Table> TransactWrite<T> {
         // again from the operations (the SDK's request owns what it sends), so a
         // transaction that succeeds at once copies each item into the request only once.
         let mut first = Some(items);
-        let mut attempts = Attempts::new(OP, &self.policy, &deadline);
+        let mut attempts =
+            Attempts::new(CallOperation::TransactWriteItems, &self.policy, &deadline);
         // The error of the last attempt that failed, for when the deadline stops the next.
         let mut last = None;
         let cut_off = |token: String| Error::DeadlineExceeded {
@@ -350,7 +359,7 @@ impl<T: Table> TransactWrite<T> {
                 Some(items) => items,
                 None => self.request_items(&ops)?,
             };
-            let request = || Ok(send!(self.request(items, &token), self.call(&ops)));
+            let request = || Ok(exec!(self.sending(&ops), self.request(items, &token)));
             let attempt = attempts.next(None, request).await?;
             let sent = u64::from(attempts.sent());
             crate::trace::record_current("dynamo_model.requests", sent);
@@ -456,8 +465,9 @@ impl<X: Target> TransactGet<X> {
 
     async fn send_untraced(mut self) -> Result<Vec<Option<X>>, Error> {
         const OP: &str = "TransactGetItems";
-        let (request, call) = self.request()?;
-        let out = send!(request, call)
+        let (request, sending) = self.request()?;
+        let out = sending
+            .send(exec!(sending, request))
             .await
             .map_err(|e| Error::service(OP, self.db.table_name(), e))?;
         let mut results = Vec::new();
@@ -474,7 +484,7 @@ impl<X: Target> TransactGet<X> {
 
     /// The request, checked, rendered into the SDK's builder and customized, and the record
     /// of its call (`crate::call`).
-    fn request(&mut self) -> Result<(TransactGetItemsFluentBuilder, Attach), Error> {
+    fn request(&mut self) -> Result<(TransactGetItemsFluentBuilder, Sending), Error> {
         const OP: &str = "TransactGetItems";
         if self.keys.len() > MAX_TRANSACTION_ITEMS {
             return Err(Error::invalid_request(
@@ -513,12 +523,17 @@ impl<X: Target> TransactGet<X> {
                 None => target,
             }
         };
-        let call = Call {
-            targets: keys.iter().map(target).collect(),
-            keys: keys.len(),
-            consistent: true,
-            ..Call::new(CallOperation::TransactGetItems, table.clone())
-        };
+        let sending = Sending::new(
+            &self.db,
+            CallOperation::TransactGetItems,
+            Policy::READ,
+            || Call {
+                targets: keys.iter().map(target).collect(),
+                keys: keys.len(),
+                consistent: true,
+                ..Call::new(CallOperation::TransactGetItems, table.clone())
+            },
+        );
         let mut items = Vec::with_capacity(keys.len());
         for key in keys {
             let get = Get::builder()
@@ -533,7 +548,7 @@ impl<X: Target> TransactGet<X> {
             .client()
             .transact_get_items()
             .set_transact_items(Some(items));
-        Ok((self.customize.apply(request), call.attach()))
+        Ok((self.customize.apply(request), sending))
     }
 }
 

@@ -2,13 +2,14 @@
 //! keys retried until the deadline; found, missing and unread keys reported.
 
 use super::MAX_BATCH_GET;
-use crate::call::{Action, Attach, Call, Operation, Target as CallTarget};
+use crate::call::{Action, Call, Operation, Policy, Target as CallTarget};
 use crate::collection::{Includes, Target};
 use crate::keytext::raw_key_of;
+use crate::request::Customize;
 use crate::request::exec::{Attempt, Attempts};
+use crate::request::exec::{Sending, exec};
 use crate::request::page::UnknownEntity;
 use crate::request::page::decode_target;
-use crate::request::{Customize, send};
 use crate::retry::{Deadline, RetryPolicy};
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
@@ -398,24 +399,25 @@ fn get_request<'k, X: Table>(
     Ok(batch_request!(db, customize, batch_get_item, request))
 }
 
-/// The record of a `BatchGetItem` of `keys` (`crate::call`).
-fn get_call<X: Table>(
+/// How a `BatchGetItem` of `keys` is sent, with the record of its call (`crate::call`).
+fn get_sending<X: Table>(
     db: &Db<X>,
     entity: Option<&'static str>,
     keys: &[(usize, RawKey)],
     consistent: bool,
-) -> Attach {
-    let table = db.table_arc();
-    let targets = keys
-        .iter()
-        .map(|(_, key)| CallTarget::key(table.clone(), Action::Get, entity, key));
-    Call {
-        targets: targets.collect(),
-        keys: keys.len(),
-        consistent,
-        ..Call::new(Operation::BatchGetItem, table.clone())
-    }
-    .attach()
+) -> Sending {
+    Sending::new(db, Operation::BatchGetItem, Policy::BATCH, || {
+        let table = db.table_arc();
+        let targets = keys
+            .iter()
+            .map(|(_, key)| CallTarget::key(table.clone(), Action::Get, entity, key));
+        Call {
+            targets: targets.collect(),
+            keys: keys.len(),
+            consistent,
+            ..Call::new(Operation::BatchGetItem, table.clone())
+        }
+    })
 }
 
 async fn get_chunk<X: Table>(
@@ -429,12 +431,12 @@ async fn get_chunk<X: Table>(
 ) -> Result<GetChunk, Error> {
     let unpositioned = |keys: Vec<(usize, RawKey)>| keys.into_iter().map(|(_, k)| k).collect();
     let mut out = GetChunk::default();
-    let mut attempts = Attempts::new("BatchGetItem", policy, deadline);
+    let mut attempts = Attempts::new(Operation::BatchGetItem, policy, deadline);
     while !keys.is_empty() {
         let request = || {
-            let call = get_call(db, entity, &keys, consistent);
+            let sending = get_sending(db, entity, &keys, consistent);
             let request = get_request(db, customize, keys.iter().map(|(_, k)| k), consistent)?;
-            Ok(send!(request, call))
+            Ok(exec!(sending, request))
         };
         match attempts.next(Some(keys.len()), request).await? {
             // Not started before the deadline, or cut off by it: these keys were not read.

@@ -2,10 +2,11 @@
 //! written with bounded concurrency, the unprocessed items retried until the deadline and reported.
 
 use super::MAX_BATCH_WRITE;
-use crate::call::{Action, Attach, Call, Operation, Target};
+use crate::call::{Action, Call, Operation, Policy, Target};
 use crate::keytext::raw_key_of;
+use crate::request::Customize;
 use crate::request::exec::{Attempt, Attempts};
-use crate::request::{Customize, send};
+use crate::request::exec::{Sending, exec};
 use crate::retry::{Deadline, RetryPolicy};
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
@@ -437,13 +438,14 @@ fn write_request<X: Table>(
 }
 
 /// The record of a `BatchWriteItem` of `ops` (`crate::call`).
-fn write_call<X: Table>(db: &Db<X>, ops: &[WriteOp]) -> Attach {
-    let table = db.table_arc();
-    Call {
-        targets: ops.iter().map(|op| op.target(&X::SCHEMA, table)).collect(),
-        ..Call::new(Operation::BatchWriteItem, table.clone())
-    }
-    .attach()
+fn write_sending<X: Table>(db: &Db<X>, ops: &[WriteOp]) -> Sending {
+    Sending::new(db, Operation::BatchWriteItem, Policy::BATCH, || {
+        let table = db.table_arc();
+        Call {
+            targets: ops.iter().map(|op| op.target(&X::SCHEMA, table)).collect(),
+            ..Call::new(Operation::BatchWriteItem, table.clone())
+        }
+    })
 }
 
 async fn write_chunk<X: Table>(
@@ -461,12 +463,12 @@ async fn write_chunk<X: Table>(
         failed: None,
         consumed: 0.0,
     };
-    let mut attempts = Attempts::new("BatchWriteItem", policy, deadline);
+    let mut attempts = Attempts::new(Operation::BatchWriteItem, policy, deadline);
     while !ops.is_empty() {
         let request = || {
-            Ok(send!(
-                write_request(db, customize, &ops)?,
-                write_call(db, &ops)
+            Ok(exec!(
+                write_sending(db, &ops),
+                write_request(db, customize, &ops)?
             ))
         };
         match attempts.next(Some(ops.len()), request).await? {

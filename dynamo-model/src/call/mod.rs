@@ -17,8 +17,7 @@ mod tests;
 
 use crate::{Item, RawKey, TableSchema};
 use aws_sdk_dynamodb::config::interceptors::{
-    BeforeSerializationInterceptorContextMut, BeforeSerializationInterceptorContextRef,
-    FinalizerInterceptorContextRef,
+    BeforeSerializationInterceptorContextMut, FinalizerInterceptorContextRef,
 };
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
@@ -207,10 +206,98 @@ pub(crate) fn key_text(schema: &TableSchema, item: &Item) -> Option<RawKey> {
     Some(RawKey { pk, sk })
 }
 
+/// How the send path retries a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Retry {
+    /// The SDK's retries: a read, or a write whose retry is recognised (its write token,
+    /// or a condition that fails against its own write and is read again).
+    Sdk,
+    /// The SDK's retries, never of an attempt that may have been applied: a write that
+    /// stores no token, whose retry could apply it twice.
+    SdkUnlessApplied,
+    /// The crate's own attempts, with backoff under the operation's deadline (batches,
+    /// transactions, the reads of a read-modify-write), each with the SDK's retries.
+    Crate,
+}
+
+/// What settles a request whose answer was lost (an attempt that may have been applied).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Settle {
+    /// Nothing to settle: a read, which changes nothing.
+    Nothing,
+    /// A single-item write: its token on the item, or a strongly consistent read of it.
+    ReadItem,
+    /// A conditional write of the crate's own protocols (a migration's update, a chunk's
+    /// delete): its condition holds only once, and a failed one is read again.
+    Condition,
+    /// A transaction: sent again with its `ClientRequestToken`.
+    Token,
+    /// A batch of idempotent writes or reads: what is unconfirmed is sent again or
+    /// reported unprocessed.
+    Resend,
+}
+
+/// How a request is sent: its retries and what settles a lost answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Policy {
+    pub(crate) retry: Retry,
+    pub(crate) settle: Settle,
+}
+
+impl Policy {
+    /// A read: the SDK's retries, nothing to settle.
+    pub(crate) const READ: Policy = Policy {
+        retry: Retry::Sdk,
+        settle: Settle::Nothing,
+    };
+
+    /// A read the crate retries itself (a read-modify-write's read).
+    pub(crate) const RETRIED_READ: Policy = Policy {
+        retry: Retry::Crate,
+        settle: Settle::Nothing,
+    };
+
+    /// A batch chunk: the crate's attempts, the unconfirmed part sent again.
+    pub(crate) const BATCH: Policy = Policy {
+        retry: Retry::Crate,
+        settle: Settle::Resend,
+    };
+
+    /// A transaction: the crate's attempts, each with the same token.
+    pub(crate) const TRANSACTION: Policy = Policy {
+        retry: Retry::Crate,
+        settle: Settle::Token,
+    };
+
+    /// A conditional write of the crate's own protocols (a chunk's delete, a migration's
+    /// update): its condition holds once, a failed one is read again.
+    pub(crate) const CONDITIONAL: Policy = Policy {
+        retry: Retry::Sdk,
+        settle: Settle::Condition,
+    };
+
+    /// A single-item write of a user: settled by its token or a read of the item.
+    /// `token`: the write stores a token, so the SDK may retry an ambiguous attempt.
+    pub(crate) fn write(token: bool) -> Policy {
+        Policy {
+            retry: if token {
+                Retry::Sdk
+            } else {
+                Retry::SdkUnlessApplied
+            },
+            settle: Settle::ReadItem,
+        }
+    }
+}
+
 /// What a call asked, as the operation that sent it knew it.
 #[derive(Debug, Clone)]
 pub(crate) struct Call {
     pub(crate) operation: Operation,
+    /// How it is sent (set by the send path of the request layer): what a reader of
+    /// the record learns of its retries and settlement.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) policy: Policy,
     /// The table of a single-item call, a query or a scan; the `Db`'s table for a batch or
     /// a transaction (its items name their own, in [`targets`](Self::targets)).
     pub(crate) table: Arc<str>,
@@ -247,6 +334,7 @@ impl Call {
     pub(crate) fn new(operation: Operation, table: Arc<str>) -> Call {
         Call {
             operation,
+            policy: Policy::READ,
             table,
             index: None,
             entity: None,
@@ -292,12 +380,6 @@ impl Call {
             ..Call::single(operation, target.of(entity))
         }
     }
-
-    /// The interceptor that attaches this record to one request (through the fluent
-    /// builder's `customize().interceptor(..)`).
-    pub(crate) fn attach(self) -> Attach {
-        Attach(Arc::new(self))
-    }
 }
 
 /// The record in the config bag.
@@ -306,25 +388,6 @@ pub(crate) struct Recorded(pub(crate) Arc<Call>);
 
 impl Storable for Recorded {
     type Storer = StoreReplace<Recorded>;
-}
-
-/// Puts a [`Call`] into the request's config bag, before any observer reads it.
-#[derive(Debug, Clone)]
-pub(crate) struct Attach(Arc<Call>);
-
-impl Intercept for Attach {
-    fn name(&self) -> &'static str {
-        "dynamo_model::call::Attach"
-    }
-
-    fn read_before_execution(
-        &self,
-        _context: &BeforeSerializationInterceptorContextRef<'_>,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        cfg.interceptor_state().store_put(Recorded(self.0.clone()));
-        Ok(())
-    }
 }
 
 /// What DynamoDB answered.
@@ -372,9 +435,6 @@ pub(crate) enum Outcome<'a> {
 
 /// Something that watches the calls of a `Db`: reads its [`Call`] records.
 pub(crate) trait Observer: std::fmt::Debug + Send + Sync + 'static {
-    /// The interceptor's name.
-    fn name(&self) -> &'static str;
-
     /// Whether the observer needs DynamoDB's `ConsumedCapacity` with its per-index
     /// breakdown (asked for on calls that did not choose a level).
     fn wants_capacity(&self) -> bool {
@@ -402,9 +462,20 @@ impl<O: Observer> Observing<O> {
     }
 }
 
+/// The name of every [`Observing`] interceptor.
+const OBSERVING: &str = "dynamo_model::call::Observing";
+
+/// Whether `client` has an observer of calls: a `Db` on it builds their records.
+pub(crate) fn observed(client: &aws_sdk_dynamodb::Client) -> bool {
+    client
+        .config()
+        .interceptors()
+        .any(|i| i.name() == OBSERVING)
+}
+
 impl<O: Observer> Intercept for Observing<O> {
     fn name(&self) -> &'static str {
-        self.observer.name()
+        OBSERVING
     }
 
     fn modify_before_serialization(

@@ -45,10 +45,6 @@ impl HttpConnector for Empty {
 struct Recorder(Arc<Mutex<Vec<Call>>>);
 
 impl Observer for Recorder {
-    fn name(&self) -> &'static str {
-        "recorder"
-    }
-
     fn after(&self, call: &Call, _outcome: &Outcome<'_>) {
         if let Ok(mut calls) = self.0.lock() {
             calls.push(call.clone());

@@ -239,10 +239,6 @@ fn reported(capacity: Option<&[ConsumedCapacity]>) -> Reported {
 }
 
 impl Observer for Metering {
-    fn name(&self) -> &'static str {
-        "dynamo_model::capacity::Meter"
-    }
-
     fn wants_capacity(&self) -> bool {
         true
     }

@@ -46,10 +46,6 @@ pub(super) struct Touched {
 }
 
 impl Observer for Observing {
-    fn name(&self) -> &'static str {
-        "dynamo_model::insight::Insight"
-    }
-
     fn wants_capacity(&self) -> bool {
         self.insight.settings().exact
     }

@@ -7,20 +7,15 @@
 //! - [`WriteToken`]: puts and updates store a token unique to the call; the current item
 //!   DynamoDB returns with a failed condition (`ReturnValuesOnConditionCheckFailure=ALL_OLD`)
 //!   carries it exactly when this call's write was applied.
-//! - [`AmbiguousAttempts`]: an SDK interceptor that records whether an attempt of the call
-//!   ended without a definite answer; a delete leaves no item to carry a token.
+//! - the send path's watch (`crate::request::exec`) records whether an attempt of the
+//!   call ended without a definite answer; a delete leaves no item to carry a token.
 //! - [`settle`]: when the SDK gives up after such an attempt, one strongly consistent read
 //!   of the item says whether the call's write is there (its token, or for a delete, no
 //!   item); otherwise the call fails with [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown).
 
 use crate::expr::{AttrPath, CompareOp, Node};
 use crate::{Db, Error, Item, Table};
-use aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef;
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::types::AttributeValue;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use crate::token::WriteToken;
 
@@ -32,62 +27,6 @@ pub(crate) fn not_written(token: &WriteToken, attribute: &'static str) -> Node {
         Node::absent(attribute),
         Node::compare(attribute, CompareOp::Ne, token.value()),
     )
-}
-
-/// An SDK interceptor, added to one call, that records whether any attempt of that call
-/// ended without a definite answer: DynamoDB may or may not have applied it.
-///
-/// Ambiguous: an HTTP 5xx response (DynamoDB: "a 500 on a write may have been applied"),
-/// a timeout, a connection or I/O error, or a response that could not be read. Not
-/// ambiguous: a 4xx response (throttling, a failed condition, a validation error: the
-/// write was not applied) and a success. A connection error before the request left the
-/// machine also counts as ambiguous: the connector does not always say when it failed.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct AmbiguousAttempts(Arc<AtomicBool>);
-
-impl AmbiguousAttempts {
-    /// Whether an attempt of the call ended ambiguously.
-    pub(crate) fn seen(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
-    }
-}
-
-impl Intercept for AmbiguousAttempts {
-    fn name(&self) -> &'static str {
-        "dynamo_model::AmbiguousAttempts"
-    }
-
-    fn read_after_attempt(
-        &self,
-        context: &FinalizerInterceptorContextRef<'_>,
-        _runtime_components: &RuntimeComponents,
-        _cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        if may_have_been_applied(context.inner()) {
-            self.0.store(true, Ordering::SeqCst);
-        }
-        Ok(())
-    }
-}
-
-/// Whether the attempt in `context` ended without a definite answer (see
-/// [`AmbiguousAttempts`]): an HTTP 5xx, a timeout, an unreadable response, or a connection
-/// error the caller did not cause.
-fn may_have_been_applied(
-    context: &aws_sdk_dynamodb::config::interceptors::InterceptorContext,
-) -> bool {
-    let server_error = context
-        .response()
-        .is_some_and(|response| response.status().is_server_error());
-    let transport = match context.output_or_error() {
-        Some(Err(e)) => {
-            e.is_timeout_error()
-                || e.is_response_error()
-                || e.as_connector_error().is_some_and(|c| !c.is_user())
-        }
-        _ => false,
-    };
-    server_error || transport
 }
 
 /// What a strongly consistent read of the item says about a write the SDK gave up on
@@ -123,11 +62,11 @@ pub(crate) async fn read_consistent<T: Table>(
 /// ambiguously (`ambiguous`), or its last error is one a write may follow (a 5xx, a
 /// timeout, a lost connection; see [`crate::retry`]).
 pub(crate) fn outcome_open<E: aws_sdk_dynamodb::error::ProvideErrorMetadata>(
-    ambiguous: &AmbiguousAttempts,
+    ambiguous: bool,
     error: &aws_sdk_dynamodb::error::SdkError<E, aws_sdk_dynamodb::config::http::HttpResponse>,
 ) -> bool {
     use aws_sdk_dynamodb::error::SdkError;
-    ambiguous.seen()
+    ambiguous
         // Refused while being built: nothing was sent.
         || (!matches!(error, SdkError::ConstructionFailure(_))
             && crate::retry::may_have_applied(error))
@@ -172,62 +111,6 @@ fn insert_at(out: &mut Item, segments: &[&str], value: AttributeValue) {
         }
     }
 }
-
-/// A retry classifier that forbids the SDK to retry an attempt that may have been
-/// applied (a 5xx, a timeout, a lost connection; the cases [`AmbiguousAttempts`] records):
-/// for a write that stores no write token (`write_token = false`), whose retry could
-/// apply it twice (an `add`) or fail its condition against its own write, with nothing
-/// to tell. Errors that say the write was not applied (throttling) are left to the
-/// SDK's other classifiers.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct NoAmbiguousRetry;
-
-impl aws_sdk_dynamodb::config::retry::ClassifyRetry for NoAmbiguousRetry {
-    fn classify_retry(
-        &self,
-        ctx: &aws_sdk_dynamodb::config::interceptors::InterceptorContext,
-    ) -> aws_sdk_dynamodb::config::retry::RetryAction {
-        use aws_sdk_dynamodb::config::retry::RetryAction;
-        if may_have_been_applied(ctx) {
-            RetryAction::RetryForbidden
-        } else {
-            RetryAction::NoActionIndicated
-        }
-    }
-
-    fn name(&self) -> &'static str {
-        "dynamo_model::NoAmbiguousRetry"
-    }
-}
-
-/// The configuration a write without a write token is sent with: no retry of an attempt
-/// that may have been applied ([`NoAmbiguousRetry`]).
-pub(crate) fn tokenless() -> aws_sdk_dynamodb::config::Builder {
-    aws_sdk_dynamodb::Config::builder().retry_classifier(NoAmbiguousRetry)
-}
-
-/// Sends an SDK request builder with a fresh [`AmbiguousAttempts`] watching its attempts
-/// and the record of its call attached (`crate::call`): `(attempts, result)`. With
-/// `retry_ambiguous` false (a write that stores no token), an attempt that may have been
-/// applied is not retried ([`tokenless`]).
-macro_rules! send_watched {
-    ($request:expr, $call:expr) => {
-        $crate::item::ambiguous::send_watched!($request, $call, true)
-    };
-    ($request:expr, $call:expr, $retry_ambiguous:expr) => {{
-        let attempts = $crate::item::ambiguous::AmbiguousAttempts::default();
-        let mut operation = $request
-            .customize()
-            .interceptor(attempts.clone())
-            .interceptor($call.attach());
-        if !$retry_ambiguous {
-            operation = operation.config_override($crate::item::ambiguous::tokenless());
-        }
-        let result = operation.send().await;
-        (attempts, result)
-    }};
-}
-pub(crate) use send_watched;
 
 #[cfg(test)]
 mod tests {

@@ -3,10 +3,11 @@
 //! chunks; a get loads them; the sweep removes chunks no item names (see
 //! [`chunk`](crate::chunk) for the stored format).
 
-use crate::call::{Call, Operation};
+use crate::call::{Call, Operation, Policy};
 use crate::chunk::*;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::expr::Node;
+use crate::request::exec::{Sending, exec};
 use crate::{Db, Entity, Error, Item, RawKey, Table};
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -218,14 +219,17 @@ async fn delete_chunk_if_owned<T: Table>(
     let condition = crate::expr::guard::render_for(CHUNK_TYPE, &mut p, &owned)?;
     let (names, values) = p.finish();
     let key = chunk.to_item(schema);
-    let call = Call::write(
-        Operation::DeleteItem,
-        schema,
-        db.table_arc().clone(),
-        CHUNK_TYPE,
-        Some(&key),
-        None,
-    );
+    let sending = Sending::new(db, Operation::DeleteItem, Policy::CONDITIONAL, || {
+        let table = db.table_arc().clone();
+        Call::write(
+            Operation::DeleteItem,
+            schema,
+            table,
+            CHUNK_TYPE,
+            Some(&key),
+            None,
+        )
+    });
     let request = db
         .client()
         .delete_item()
@@ -234,7 +238,7 @@ async fn delete_chunk_if_owned<T: Table>(
         .condition_expression(condition)
         .set_expression_attribute_names(names)
         .set_expression_attribute_values(values);
-    let sent = crate::request::send!(request, call.attach()).await;
+    let sent = sending.send(exec!(sending, request)).await;
     match sent {
         Ok(_) => Ok(true),
         Err(e) => match e.into_service_error() {

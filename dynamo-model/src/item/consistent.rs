@@ -6,9 +6,9 @@
 //! that sends it, or, for a read that is an operation of its own
 //! ([`ConsistentGet::send_as_operation`]), the operation span with the entity and key.
 
-use crate::call::{Action, Call, Operation, Target};
+use crate::call::{Action, Call, Operation, Policy, Target};
 use crate::request::BoxFuture;
-use crate::trace::Instrument;
+use crate::request::exec::{Sending, exec};
 use crate::{Db, Error, Item, Table};
 use std::collections::HashMap;
 
@@ -48,17 +48,7 @@ impl<'a, T: Table> ConsistentGet<'a, T> {
     /// async functions hold, and the SDK's future nested one level deeper there would
     /// exceed the compiler's query depth when it lays out such a function.
     pub(crate) fn send(self) -> BoxFuture<'a, Result<Option<Item>, Error>> {
-        Box::pin(async move {
-            let span = crate::trace::request(OP, 1);
-            let result = self.send_untraced().instrument(span.clone()).await;
-            match &result {
-                Ok(item) => {
-                    crate::trace::record(&span, "dynamo_model.items", u64::from(item.is_some()))
-                }
-                Err(e) => crate::trace::record(&span, "error.type", e.kind()),
-            }
-            result
-        })
+        Box::pin(self.send_untraced())
     }
 
     /// Sends the read as an operation of its own on `entity`'s item: its span carries the
@@ -87,15 +77,18 @@ impl<'a, T: Table> ConsistentGet<'a, T> {
                 .projection_expression(expression)
                 .set_expression_attribute_names(names);
         }
-        let (schema, table) = (&T::SCHEMA, self.db.table_arc().clone());
-        let target = Target::by_key(schema, table, Action::Get, request.get_key().as_ref());
-        let call = Call {
-            consistent: true,
-            projected: request.get_projection_expression().is_some(),
-            whole_items: request.get_projection_expression().is_none(),
-            ..Call::single(Operation::GetItem, target)
-        };
-        let out = crate::request::send!(request, call.attach())
+        let sending = Sending::new(self.db, Operation::GetItem, Policy::READ, || {
+            let (schema, table) = (&T::SCHEMA, self.db.table_arc().clone());
+            let target = Target::by_key(schema, table, Action::Get, request.get_key().as_ref());
+            Call {
+                consistent: true,
+                projected: request.get_projection_expression().is_some(),
+                whole_items: request.get_projection_expression().is_none(),
+                ..Call::single(Operation::GetItem, target)
+            }
+        });
+        let out = sending
+            .send(exec!(sending, request))
             .await
             .map_err(|e| Error::service(OP, self.db.table_name(), e))?;
         Ok(out.item.filter(|item| !item.is_empty()))

@@ -3,8 +3,9 @@ use super::{
     FailureContext, PreparedWrite, VersionCheck, absent_or_entity, and, condition_failed,
     is_entity, item_exists, user_condition, version_guard, version_is,
 };
-use crate::call::{Call, Operation};
+use crate::call::Operation;
 use crate::expr::Placeholders;
+use crate::request::exec::exec;
 use crate::request::{Customize, customizable, input};
 use crate::{Condition, Db, Entity, Error, Key};
 use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
@@ -176,15 +177,15 @@ impl<E: Entity> Delete<E> {
             .map_err(|e| e.during("DeleteItem"))?;
         // The key as sent (a `customize` hook may have changed it), for the settling read.
         let key_item = request.get_key().clone();
-        let call = Call::write(
+        let sending = super::write_sending::<E>(
+            &db,
             Operation::DeleteItem,
-            &<E::Table as crate::Table>::SCHEMA,
-            db.table_arc().clone(),
-            E::ENTITY_TYPE,
+            true,
             key_item.as_ref(),
             request.get_return_values().as_ref(),
         );
-        let (ambiguous, result) = super::ambiguous::send_watched!(request, call);
+        let result = sending.send(exec!(sending, request)).await;
+        let ambiguous = sending.ambiguous();
         let values_lost = |key: String| Error::ReturnValuesLost {
             entity: E::ENTITY_TYPE,
             operation: "DeleteItem",
@@ -214,16 +215,16 @@ impl<E: Entity> Delete<E> {
                     // Nothing deleted now, but an earlier attempt may have deleted the item
                     // and taken it away with its response: "there was no item" would be a
                     // guess.
-                    _ if return_old && ambiguous.seen() => Err(values_lost(p.key)),
+                    _ if return_old && ambiguous => Err(values_lost(p.key)),
                     _ => Ok(None),
                 };
             }
             Err(e) => e,
         };
-        let open = outcome_open(&ambiguous, &e);
+        let open = outcome_open(ambiguous, &e);
         let error = match e.into_service_error() {
             DeleteItemError::ConditionalCheckFailedException(failed)
-                if failed.item.as_ref().is_none_or(|item| item.is_empty()) && ambiguous.seen() =>
+                if failed.item.as_ref().is_none_or(|item| item.is_empty()) && ambiguous =>
             {
                 return gone(p.key);
             }

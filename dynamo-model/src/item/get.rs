@@ -1,7 +1,8 @@
 #[cfg(feature = "cache")]
 use crate::Item;
-use crate::call::{Action, Attach, Call, Operation, Target};
-use crate::request::{Customize, customizable, input, send};
+use crate::call::{Action, Call, Operation, Policy, Target};
+use crate::request::exec::{Sending, exec};
+use crate::request::{Customize, customizable, input};
 use crate::{Db, Entity, Error, Key};
 use aws_sdk_dynamodb::operation::get_item::GetItemInput;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
@@ -64,12 +65,17 @@ impl<E: Entity> Get<E> {
         exclude_expired() => exclude_expired = true;
     }
 
-    /// The record of the call, for the `Db`'s observers.
-    fn call(&self, consistent: bool) -> Result<Attach, Error> {
-        let table = self.db.table_arc().clone();
-        let target = Target::key(table, Action::Get, Some(E::ENTITY_TYPE), self.key.raw()?);
-        let call = Call::single(Operation::GetItem, target);
-        Ok(Call { consistent, ..call }.attach())
+    /// How the read is sent, with the record of its call for the `Db`'s observers.
+    fn sending(&self, consistent: bool, policy: Policy) -> Result<Sending, Error> {
+        let key = self.key.raw()?;
+        Ok(Sending::new(&self.db, Operation::GetItem, policy, || {
+            let table = self.db.table_arc().clone();
+            let target = Target::key(table, Action::Get, Some(E::ENTITY_TYPE), key);
+            Call {
+                consistent,
+                ..Call::single(Operation::GetItem, target)
+            }
+        }))
     }
 
     fn request(&self) -> Result<GetItemFluentBuilder, Error> {
@@ -148,7 +154,9 @@ impl<E: Entity> Get<E> {
             let request = self
                 .request_consistent(true)
                 .map_err(|e| e.during("GetItem"))?;
-            let out = send!(request, self.call(true)?)
+            let sending = self.sending(true, Policy::READ)?;
+            let out = sending
+                .send(exec!(sending, request))
                 .await
                 .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
             if let Some(item) = &out.item {
@@ -157,9 +165,10 @@ impl<E: Entity> Get<E> {
             return self.decode(out.item);
         }
         let request = self.request().map_err(|e| e.during("GetItem"))?;
-        let call = self.call(self.consistent)?;
+        let sending = self.sending(self.consistent, Policy::READ)?;
         if E::__CHUNKED.is_empty() {
-            let out = send!(request, call)
+            let out = sending
+                .send(exec!(sending, request))
                 .await
                 .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
             return self.decode(out.item);
@@ -170,7 +179,8 @@ impl<E: Entity> Get<E> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let out = send!(request.clone(), call.clone())
+            let out = sending
+                .send(exec!(sending, request.clone()))
                 .await
                 .map_err(|e| Error::service("GetItem", self.db.table_name(), e))?;
             let Some(mut entity) = self.decode(out.item)? else {
@@ -202,12 +212,13 @@ impl<E: Entity> Get<E> {
         deadline: &crate::retry::Deadline,
     ) -> Result<Option<E>, Error> {
         let request = self.request().map_err(|e| e.during("GetItem"))?;
-        let call = self.call(self.consistent)?;
-        let mut attempts = crate::request::exec::Attempts::new("GetItem", policy, deadline);
+        let sending = self.sending(self.consistent, Policy::RETRIED_READ)?;
+        let mut attempts =
+            crate::request::exec::Attempts::new(Operation::GetItem, policy, deadline);
         let mut last = None;
         loop {
             use crate::request::exec::Attempt;
-            let send = || Ok(send!(request.clone(), call.clone()));
+            let send = || Ok(exec!(sending, request.clone()));
             let service = |e| Error::service("GetItem", self.db.table_name(), e);
             match attempts.next(None, send).await? {
                 Attempt::Answered(out, _) => return self.decode(out.item),
@@ -216,11 +227,7 @@ impl<E: Entity> Get<E> {
                 // The deadline bounds the whole read-modify-write: the last failure, or
                 // the deadline itself when it cut the first attempt off.
                 Attempt::NotSent | Attempt::CutOff => {
-                    return Err(last.unwrap_or_else(|| Error::DeadlineExceeded {
-                        operation: "GetItem",
-                        table: self.db.table_name().to_owned(),
-                        client_request_token: None,
-                    }));
+                    return Err(attempts.deadline_error(self.db.table_name(), last));
                 }
             }
         }

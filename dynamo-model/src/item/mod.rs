@@ -122,6 +122,29 @@ pub(crate) enum VersionCheck {
 }
 
 /// The key attributes of an encoded item of `E`.
+/// How a user's put, update or delete of an `E` is sent: settled by its token or a read of
+/// its item, its record taken from the request (`item`: the item a put writes, the key of
+/// an update or a delete; `returned`: its `ReturnValues`). `token`: the write stores one.
+pub(crate) fn write_sending<E: Entity>(
+    db: &crate::Db<E::Table>,
+    operation: crate::call::Operation,
+    token: bool,
+    item: Option<&Item>,
+    returned: Option<&aws_sdk_dynamodb::types::ReturnValue>,
+) -> crate::request::exec::Sending {
+    let policy = crate::call::Policy::write(token);
+    crate::request::exec::Sending::new(db, operation, policy, || {
+        crate::call::Call::write(
+            operation,
+            &<E::Table as Table>::SCHEMA,
+            db.table_arc().clone(),
+            E::ENTITY_TYPE,
+            item,
+            returned,
+        )
+    })
+}
+
 pub(crate) fn key_of_item<E: Entity>(item: &Item) -> Result<crate::RawKey, Error> {
     crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, item).ok_or_else(|| {
         Error::invalid(

@@ -1,14 +1,15 @@
-use super::ambiguous::{AmbiguousAttempts, Settled, WriteToken, outcome_open, settle};
+use super::ambiguous::{Settled, WriteToken, outcome_open, settle};
 use super::{
     FailureContext, PreparedWrite, absent_or_entity, and, condition_failed, is_entity, item_absent,
     next_version, render, user_condition, version_is,
 };
-use crate::call::{Call, Operation};
+use crate::call::Operation;
 use crate::expr::Placeholders;
+use crate::request::exec::{SdkError, Sending, exec};
 use crate::request::{Customize, customizable, input};
 use crate::{Condition, Db, Entity, Error, Item, Key};
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
-use aws_sdk_dynamodb::operation::put_item::{PutItemError, PutItemInput};
+use aws_sdk_dynamodb::operation::put_item::{PutItemError, PutItemInput, PutItemOutput};
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 
@@ -313,7 +314,7 @@ impl<E: Entity> Put<E> {
             token,
             request,
             failure,
-            watch: None,
+            timeout: None,
             _entity: std::marker::PhantomData,
         })
     }
@@ -336,19 +337,14 @@ pub(crate) struct ReadyPut<E: Entity> {
     token: WriteToken,
     request: PutItemFluentBuilder,
     failure: FailureContext,
-    watch: Option<(AmbiguousAttempts, std::time::Duration)>,
+    timeout: Option<std::time::Duration>,
     _entity: std::marker::PhantomData<fn() -> E>,
 }
 
 impl<E: Entity> ReadyPut<E> {
-    /// Records in `ambiguous` whether an attempt ended without a definite answer, and
-    /// gives the call (retries included) at most `timeout`.
-    pub(crate) fn watched(
-        mut self,
-        ambiguous: AmbiguousAttempts,
-        timeout: std::time::Duration,
-    ) -> Self {
-        self.watch = Some((ambiguous, timeout));
+    /// Gives the call (retries included) at most `timeout`.
+    pub(crate) fn within(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout = Some(timeout);
         self
     }
 
@@ -359,12 +355,17 @@ impl<E: Entity> ReadyPut<E> {
     /// write: success ([`Sent::Found`], with that item). A read that does not is
     /// [`Error::OutcomeUnknown`].
     pub(crate) async fn send(self) -> Result<Sent, Error> {
+        self.send_watched().await.0
+    }
+
+    /// [`send`](Self::send), and whether an attempt ended without a definite answer.
+    pub(crate) async fn send_watched(self) -> (Result<Sent, Error>, bool) {
         let ReadyPut {
             db,
             token,
             request,
             failure,
-            watch,
+            timeout,
             ..
         } = self;
         // The key as sent (a `customize` hook may have changed it), for the settling read.
@@ -372,40 +373,35 @@ impl<E: Entity> ReadyPut<E> {
             crate::keytext::raw_key_of(&<E::Table as crate::Table>::SCHEMA, item)
                 .map(|key| key.to_item(&<E::Table as crate::Table>::SCHEMA))
         });
-        let call = Call::write(
+        let mut sending = super::write_sending::<E>(
+            &db,
             Operation::PutItem,
-            &<E::Table as crate::Table>::SCHEMA,
-            db.table_arc().clone(),
-            E::ENTITY_TYPE,
+            E::__WRITES_TOKEN,
             request.get_item().as_ref(),
             request.get_return_values().as_ref(),
         );
-        let (ambiguous, sent) = match watch {
-            None => super::ambiguous::send_watched!(request, call, E::__WRITES_TOKEN),
-            Some((ambiguous, timeout)) => {
-                let timeouts = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
-                    .operation_timeout(timeout)
-                    .build();
-                let config = if E::__WRITES_TOKEN {
-                    aws_sdk_dynamodb::Config::builder()
-                } else {
-                    super::ambiguous::tokenless()
-                };
-                let sent = request
-                    .customize()
-                    .interceptor(ambiguous.clone())
-                    .interceptor(call.attach())
-                    .config_override(config.timeout_config(timeouts))
-                    .send()
-                    .await;
-                (ambiguous, sent)
-            }
-        };
+        if let Some(timeout) = timeout {
+            sending = sending.timeout(timeout);
+        }
+        let sent = sending.send(exec!(sending, request)).await;
+        let result = Self::answer(db, token, failure, key_item, &sending, sent).await;
+        (result, sending.ambiguous())
+    }
+
+    /// What the answer `sent` of the put means; an ambiguous failure is settled by a read.
+    async fn answer(
+        db: Db<E::Table>,
+        token: WriteToken,
+        failure: FailureContext,
+        key_item: Option<Item>,
+        sending: &Sending,
+        sent: Result<PutItemOutput, SdkError<PutItemError>>,
+    ) -> Result<Sent, Error> {
         let attribute = <E::Table as crate::Table>::SCHEMA.write_token;
         match sent {
             Ok(_) => Ok(Sent::Written),
             Err(e) => {
-                let open = outcome_open(&ambiguous, &e);
+                let open = outcome_open(sending.ambiguous(), &e);
                 match e.into_service_error() {
                     PutItemError::ConditionalCheckFailedException(failed) => {
                         if let Some(item) = failed

@@ -3,9 +3,10 @@ use super::{
     PreparedWrite, VersionCheck, absent_or_entity, and, condition_failed, is_entity, item_absent,
     item_exists, user_condition, version_guard, version_is,
 };
-use crate::call::{Call, Operation};
+use crate::call::Operation;
 use crate::codec::{AttrValue, Operand};
 use crate::expr::{AttrPath, Placeholders, SettablePath, UpdatablePath, ValueError};
+use crate::request::exec::exec;
 use crate::request::{Customize, customizable, input};
 use crate::{Condition, Db, Entity, Error, Item, Key};
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
@@ -533,15 +534,15 @@ impl<E: Entity> Update<E> {
             .map_err(|e| e.during("UpdateItem"))?;
         // The key as sent (a `customize` hook may have changed it), for the settling read.
         let key_item = request.get_key().clone();
-        let call = Call::write(
+        let sending = super::write_sending::<E>(
+            &db,
             Operation::UpdateItem,
-            &<E::Table as crate::Table>::SCHEMA,
-            db.table_arc().clone(),
-            E::ENTITY_TYPE,
+            E::__WRITES_TOKEN,
             key_item.as_ref(),
             request.get_return_values().as_ref(),
         );
-        let (ambiguous, result) = super::ambiguous::send_watched!(request, call, E::__WRITES_TOKEN);
+        let result = sending.send(exec!(sending, request)).await;
+        let ambiguous = sending.ambiguous();
         // The token is the crate's bookkeeping, not a value the caller asked for.
         let without_token = |mut item: Item| {
             item.remove(token_attr);
@@ -564,7 +565,7 @@ impl<E: Entity> Update<E> {
             Ok(out) => return Ok(out.attributes.map(without_token)),
             Err(e) => e,
         };
-        let open = outcome_open(&ambiguous, &e);
+        let open = outcome_open(ambiguous, &e);
         let error = match e.into_service_error() {
             UpdateItemError::ConditionalCheckFailedException(failed) => {
                 return match failed.item {

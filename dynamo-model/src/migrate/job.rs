@@ -6,11 +6,12 @@ use super::{
     Checkpoint, CheckpointStore, Failure, KEEP, MAX_CONFLICTS_PER_ITEM, MAX_EXPRESSION_BYTES,
     MAX_OPERATORS, MIGRATIONS_ATTRIBUTE, PlannedChange, Progress, Step, expression_fits, same_item,
 };
+use crate::call::Policy;
 use crate::cursor::{self, Fingerprint, Position};
 use crate::expr::{Node, Placeholders, UpdateClauses};
 use crate::read::dynamodb::{Expressions, QueryOp, Reads, Request, ScanOp};
 use crate::read::pager::{Ask, Pacer, Source, pace, spend};
-use crate::trace::Instrument;
+use crate::request::exec::{Reported, Sending, exec};
 use crate::{Db, Entity, Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
@@ -359,15 +360,11 @@ impl<E: Entity> Job<E> {
             Err(too_large) => return Ok(Written::TooLarge(too_large)),
         };
         let (names, values) = p.finish();
-        let span = crate::trace::request("UpdateItem", 1);
-        let call = crate::call::Call::write(
-            crate::call::Operation::UpdateItem,
-            &<E::Table as Table>::SCHEMA,
-            db.table_arc().clone(),
-            E::ENTITY_TYPE,
-            Some(&key),
-            None,
-        );
+        let operation = crate::call::Operation::UpdateItem;
+        let sending = Sending::new(db, operation, Policy::CONDITIONAL, || {
+            let (schema, table) = (&<E::Table as Table>::SCHEMA, db.table_arc().clone());
+            crate::call::Call::write(operation, schema, table, E::ENTITY_TYPE, Some(&key), None)
+        });
         let request = db
             .client()
             .update_item()
@@ -379,21 +376,11 @@ impl<E: Entity> Job<E> {
             .set_expression_attribute_values(values)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-        let sent = crate::request::send!(request, call.attach())
-            .instrument(span.clone())
-            .await;
+        let sent = sending.send(exec!(sending, request)).await;
         match sent {
-            Ok(out) => {
-                let units = out
-                    .consumed_capacity
-                    .and_then(|c| c.capacity_units)
-                    .unwrap_or(0.0);
-                crate::trace::record(&span, "aws.dynamodb.consumed_capacity", units);
-                Ok(Written::Done(units))
-            }
+            Ok(out) => Ok(Written::Done(out.consumed_units())),
             Err(e) => match e.into_service_error() {
                 UpdateItemError::ConditionalCheckFailedException(failed) => {
-                    crate::trace::record(&span, "error.type", "ConditionalCheckFailedException");
                     let now = match failed.item {
                         Some(item) if !item.is_empty() => Some(item),
                         // Not returned (DynamoDB Local may leave it out): read it.
@@ -403,16 +390,10 @@ impl<E: Entity> Job<E> {
                 }
                 // DynamoDB refused this item's request (its size, an expression
                 // limit): the item is reported and the migration goes on.
-                other if other.code() == Some("ValidationException") => {
-                    Ok(Written::Refused(crate::trace::failed(
-                        &span,
-                        Error::service("UpdateItem", db.table_name(), other),
-                    )))
-                }
-                other => Err(crate::trace::failed(
-                    &span,
+                other if other.code() == Some("ValidationException") => Ok(Written::Refused(
                     Error::service("UpdateItem", db.table_name(), other),
                 )),
+                other => Err(Error::service("UpdateItem", db.table_name(), other)),
             },
         }
     }

@@ -6,9 +6,10 @@
 
 use super::pager::{Ask, Response, Source};
 use crate::call::shape::shape_key;
-use crate::call::{Call, Operation as CallOperation};
+use crate::call::{Call, Operation as CallOperation, Policy};
 use crate::request::BoxFuture;
 use crate::request::Customize;
+use crate::request::exec::{Sending, exec};
 use crate::{Db, Error, Table};
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::SdkError;
@@ -72,19 +73,21 @@ pub(crate) trait Operation: Send + Sync + 'static {
     /// The SDK's fluent builder of the operation.
     type Builder;
     /// What DynamoDB answers.
-    type Output: Into<OutputParts>;
+    type Output: Into<OutputParts> + crate::request::exec::Reported;
     /// The SDK's error of the operation.
-    type Error;
+    type Error: aws_sdk_dynamodb::error::ProvideErrorMetadata;
     /// The request of one `ask` rendered into the SDK's builder, customized.
     fn build<X: Table>(&self, request: &Request<X, Self>, ask: Ask) -> Self::Builder
     where
         Self: Sized;
+    /// The operation in a call's record.
+    const CALL: CallOperation;
     /// The record of one request's call, as `builder` will send it.
     fn call(builder: &Self::Builder, reads: &Reads) -> Call;
-    /// Sends a built request with the record of its call attached.
+    /// Sends a built request as `sending` says (`crate::request::exec`).
     fn send(
         builder: Self::Builder,
-        call: Call,
+        sending: &Sending,
     ) -> impl std::future::Future<Output = Result<Self::Output, SdkError<Self::Error, HttpResponse>>>
     + Send
     + 'static;
@@ -139,31 +142,28 @@ where
     SdkError<O::Error, HttpResponse>: Into<aws_sdk_dynamodb::Error>,
 {
     fn fetch(&self, ask: Ask) -> BoxFuture<'_, Result<Response, Error>> {
-        use crate::trace::Instrument;
         let (operation, table, consistent) = (O::NAME, self.db.table_name(), self.consistent);
-        let span = crate::trace::request(operation, 1);
-        if let Some(limit) = ask.limit {
-            crate::trace::record(&span, "aws.dynamodb.limit", limit);
-        }
+        let limit = ask.limit;
         let builder = self.builder(ask);
-        let call = O::call(&builder, &self.reads);
-        let sent = O::send(builder, call);
-        Box::pin(
-            async move {
-                let out: OutputParts = sent
-                    .await
-                    .map_err(|e| crate::trace::request_failed(Error::service(operation, table, e)))?
-                    .into();
-                Ok(Response::from_output(
-                    out.items,
-                    out.last_key,
-                    out.consumed.as_ref(),
-                    out.scanned,
-                    consistent,
-                ))
-            }
-            .instrument(span),
-        )
+        let sending = Sending::new(&self.db, O::CALL, Policy::READ, || {
+            O::call(&builder, &self.reads)
+        })
+        .limit(limit);
+        let sent = O::send(builder, &sending);
+        Box::pin(async move {
+            let out: OutputParts = sending
+                .send(sent)
+                .await
+                .map_err(|e| Error::service(operation, table, e))?
+                .into();
+            Ok(Response::from_output(
+                out.items,
+                out.last_key,
+                out.consumed.as_ref(),
+                out.scanned,
+                consistent,
+            ))
+        })
     }
 }
 
@@ -204,6 +204,7 @@ macro_rules! operation {
      |$this:ident, $request:ident, $segment:ident, $b:ident| $extra:expr) => {
         impl Operation for $op {
             const NAME: &'static str = $name;
+            const CALL: CallOperation = CallOperation::$call_op;
             type Builder = $builder;
             type Output = $output;
             type Error = $error;
@@ -259,11 +260,11 @@ macro_rules! operation {
 
             fn send(
                 builder: $builder,
-                call: Call,
+                sending: &Sending,
             ) -> impl std::future::Future<Output = Result<$output, SdkError<$error, HttpResponse>>>
             + Send
             + 'static {
-                crate::request::send!(builder, call.attach())
+                exec!(sending, builder)
             }
         }
 

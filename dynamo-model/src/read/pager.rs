@@ -41,8 +41,8 @@ impl Response {
         );
     }
 
-    /// A response from the members of a `QueryOutput` or `ScanOutput`, its item count and
-    /// capacity recorded in the current span (the request's).
+    /// A response from the members of a `QueryOutput` or `ScanOutput` (its request span
+    /// has its item count and capacity: `crate::request::exec`).
     pub(crate) fn from_output(
         items: Option<Vec<Item>>,
         last_evaluated_key: Option<Item>,
@@ -56,8 +56,6 @@ impl Response {
         let consumed = consumed_capacity
             .and_then(|c| c.capacity_units)
             .unwrap_or(0.0);
-        crate::trace::record_current("dynamo_model.items", items.len() as u64);
-        crate::trace::record_current("aws.dynamodb.consumed_capacity", consumed);
         Response {
             estimated: crate::capacity::read_units(bytes, consistent),
             consumed,

@@ -12,6 +12,7 @@
 
 pub(crate) mod exec;
 pub(crate) mod page;
+mod watch;
 
 use crate::Error;
 use std::sync::Arc;
@@ -78,15 +79,6 @@ pub(crate) fn observations<T: crate::Table>(
     db.insight()
         .map(|insight| insight as &dyn crate::insight::explain::Observations)
 }
-
-/// Sends an SDK fluent builder with the record of its call attached, for the `Db`'s
-/// observers (`crate::call`): `send!(request, call.attach())`.
-macro_rules! send {
-    ($request:expr, $attach:expr) => {
-        $request.customize().interceptor($attach).send()
-    };
-}
-pub(crate) use send;
 
 /// Adds `customize()` to a builder with a `customize: Customize<$fluent>` field:
 /// `customizable!(impl[E: Entity] Get<E>, GetItemFluentBuilder,

@@ -42,12 +42,11 @@ pub(super) async fn put<E: Entity>(mut put: Put<E>) -> Result<(), Error> {
     // entity was read without (kept as they are).
     let named = manifests_in::<E>(&item);
     let conditions = manifest_conditions::<E>(&key, exists, &stored, &named, &written)?;
-    let ambiguous = crate::item::ambiguous::AmbiguousAttempts::default();
     let request = put
         .restore_item(item)
         .chunk_conditions(conditions)
         .ready()?
-        .watched(ambiguous.clone(), SEND_WINDOW);
+        .within(SEND_WINDOW);
 
     // 2. The new chunks.
     if let Err(e) = write_chunks(&db, ops).await {
@@ -68,7 +67,8 @@ pub(super) async fn put<E: Entity>(mut put: Put<E>) -> Result<(), Error> {
             client_request_token: None,
         });
     }
-    match request.send().await {
+    let (sent, ambiguous) = request.send_watched().await;
+    match sent {
         Ok(sent) => {
             // 4. The chunks the item no longer names (never those it names still), of
             // those it owns: a stored manifest may name another item's chunks (the item
@@ -79,7 +79,7 @@ pub(super) async fn put<E: Entity>(mut put: Put<E>) -> Result<(), Error> {
             Ok(())
         }
         Err(e) => {
-            delete_unnamed_after_failure::<E>(&db, &key, &e, ambiguous.seen(), written).await;
+            delete_unnamed_after_failure::<E>(&db, &key, &e, ambiguous, written).await;
             Err(e)
         }
     }
