@@ -245,48 +245,35 @@ pub(crate) struct Policy {
 }
 
 impl Policy {
+    const fn new(retry: Retry, settle: Settle) -> Policy {
+        Policy { retry, settle }
+    }
+
     /// A read: the SDK's retries, nothing to settle.
-    pub(crate) const READ: Policy = Policy {
-        retry: Retry::Sdk,
-        settle: Settle::Nothing,
-    };
+    pub(crate) const READ: Policy = Policy::new(Retry::Sdk, Settle::Nothing);
 
     /// A read the crate retries itself (a read-modify-write's read).
-    pub(crate) const RETRIED_READ: Policy = Policy {
-        retry: Retry::Crate,
-        settle: Settle::Nothing,
-    };
+    pub(crate) const RETRIED_READ: Policy = Policy::new(Retry::Crate, Settle::Nothing);
 
     /// A batch chunk: the crate's attempts, the unconfirmed part sent again.
-    pub(crate) const BATCH: Policy = Policy {
-        retry: Retry::Crate,
-        settle: Settle::Resend,
-    };
+    pub(crate) const BATCH: Policy = Policy::new(Retry::Crate, Settle::Resend);
 
     /// A transaction: the crate's attempts, each with the same token.
-    pub(crate) const TRANSACTION: Policy = Policy {
-        retry: Retry::Crate,
-        settle: Settle::Token,
-    };
+    pub(crate) const TRANSACTION: Policy = Policy::new(Retry::Crate, Settle::Token);
 
     /// A conditional write of the crate's own protocols (a chunk's delete, a migration's
     /// update): its condition holds once, a failed one is read again.
-    pub(crate) const CONDITIONAL: Policy = Policy {
-        retry: Retry::Sdk,
-        settle: Settle::Condition,
-    };
+    pub(crate) const CONDITIONAL: Policy = Policy::new(Retry::Sdk, Settle::Condition);
 
     /// A single-item write of a user: settled by its token or a read of the item.
     /// `token`: the write stores a token, so the SDK may retry an ambiguous attempt.
     pub(crate) fn write(token: bool) -> Policy {
-        Policy {
-            retry: if token {
-                Retry::Sdk
-            } else {
-                Retry::SdkUnlessApplied
-            },
-            settle: Settle::ReadItem,
-        }
+        let retry = if token {
+            Retry::Sdk
+        } else {
+            Retry::SdkUnlessApplied
+        };
+        Policy::new(retry, Settle::ReadItem)
     }
 }
 

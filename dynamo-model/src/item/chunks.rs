@@ -3,7 +3,7 @@
 //! chunks; a get loads them; the sweep removes chunks no item names (see
 //! [`chunk`](crate::chunk) for the stored format).
 
-use crate::call::{Call, Operation, Policy};
+use crate::call::Operation;
 use crate::chunk::*;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::expr::Node;
@@ -219,17 +219,7 @@ async fn delete_chunk_if_owned<T: Table>(
     let condition = crate::expr::guard::render_for(CHUNK_TYPE, &mut p, &owned)?;
     let (names, values) = p.finish();
     let key = chunk.to_item(schema);
-    let sending = Sending::new(db, Operation::DeleteItem, Policy::CONDITIONAL, || {
-        let table = db.table_arc().clone();
-        Call::write(
-            Operation::DeleteItem,
-            schema,
-            table,
-            CHUNK_TYPE,
-            Some(&key),
-            None,
-        )
-    });
+    let sending = Sending::own_write(db, Operation::DeleteItem, CHUNK_TYPE, &key);
     let request = db
         .client()
         .delete_item()

@@ -6,7 +6,6 @@ use super::{
     Checkpoint, CheckpointStore, Failure, KEEP, MAX_CONFLICTS_PER_ITEM, MAX_EXPRESSION_BYTES,
     MAX_OPERATORS, MIGRATIONS_ATTRIBUTE, PlannedChange, Progress, Step, expression_fits, same_item,
 };
-use crate::call::Policy;
 use crate::cursor::{self, Fingerprint, Position};
 use crate::expr::{Node, Placeholders, UpdateClauses};
 use crate::read::dynamodb::{Expressions, QueryOp, Reads, Request, ScanOp};
@@ -361,10 +360,7 @@ impl<E: Entity> Job<E> {
         };
         let (names, values) = p.finish();
         let operation = crate::call::Operation::UpdateItem;
-        let sending = Sending::new(db, operation, Policy::CONDITIONAL, || {
-            let (schema, table) = (&<E::Table as Table>::SCHEMA, db.table_arc().clone());
-            crate::call::Call::write(operation, schema, table, E::ENTITY_TYPE, Some(&key), None)
-        });
+        let sending = Sending::own_write(db, operation, E::ENTITY_TYPE, &key);
         let request = db
             .client()
             .update_item()

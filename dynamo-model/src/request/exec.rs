@@ -157,6 +157,20 @@ impl Sending {
         self
     }
 
+    /// A conditional write of the crate's own protocols (a chunk's delete, a migration's
+    /// update) of the item of entity type `entity` under `key`.
+    pub(crate) fn own_write<T: crate::Table>(
+        db: &crate::Db<T>,
+        operation: Operation,
+        entity: &'static str,
+        key: &crate::Item,
+    ) -> Sending {
+        Sending::new(db, operation, Policy::CONDITIONAL, || {
+            let table = db.table_arc().clone();
+            Call::write(operation, &T::SCHEMA, table, entity, Some(key), None)
+        })
+    }
+
     /// Gives each send of the request (the SDK's retries included) at most `timeout`.
     pub(crate) fn timeout(mut self, timeout: std::time::Duration) -> Sending {
         let timeouts = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()

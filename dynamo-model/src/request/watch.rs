@@ -5,7 +5,7 @@
 
 use crate::call::{Call, Recorded};
 use aws_sdk_dynamodb::config::interceptors::{
-    BeforeSerializationInterceptorContextRef, FinalizerInterceptorContextRef, InterceptorContext,
+    BeforeSerializationInterceptorContextRef, FinalizerInterceptorContextMut, InterceptorContext,
 };
 use aws_sdk_dynamodb::config::retry::{ClassifyRetry, RetryAction};
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
@@ -59,9 +59,9 @@ impl Intercept for Watch {
         Ok(())
     }
 
-    fn read_after_attempt(
+    fn modify_before_attempt_completion(
         &self,
-        context: &FinalizerInterceptorContextRef<'_>,
+        context: &mut FinalizerInterceptorContextMut<'_>,
         _runtime_components: &RuntimeComponents,
         _cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {

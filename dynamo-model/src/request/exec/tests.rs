@@ -272,6 +272,12 @@ fn ok() -> (u16, serde_json::Value) {
     (200, serde_json::json!({}))
 }
 
+/// A query's or a scan's answer holding `item` alone.
+fn one_item(item: &serde_json::Value) -> (u16, serde_json::Value) {
+    let answer = serde_json::json!({ "Items": [item], "Count": 1, "ScannedCount": 1 });
+    (200, answer)
+}
+
 /// The request of `operation` sent `nth` (from 0) among those seen, with its span checked:
 /// a request span of that operation.
 fn request(seen: &[Seen], operation: Operation, nth: usize) -> Seen {
@@ -405,10 +411,7 @@ async fn the_orphan_sweep_scans_and_checks_parents_as_requests() {
         crate::chunk::CREATED: {"N": "1"},
     });
     let f = fixture(move |operation, _| match operation {
-        "Scan" => (
-            200,
-            serde_json::json!({ "Items": [chunk.clone()], "Count": 1, "ScannedCount": 1 }),
-        ),
+        "Scan" => one_item(&chunk),
         _ => ok(),
     });
     let swept = f.db.collect_orphans(crate::chunk::MIN_ORPHAN_AGE).await;
@@ -428,10 +431,7 @@ async fn a_migration_update_is_a_conditional_request() {
         "PK": {"S": "USER#u1"}, "SK": {"S": "USER"}, "_type": {"S": "User"}, "id": {"S": "u1"},
     });
     let f = fixture(move |operation, _| match operation {
-        "Scan" | "Query" => (
-            200,
-            serde_json::json!({ "Items": [user.clone()], "Count": 1, "ScannedCount": 1 }),
-        ),
+        "Scan" | "Query" => one_item(&user),
         _ => ok(),
     });
     let report =
