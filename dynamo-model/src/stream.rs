@@ -148,34 +148,18 @@ impl StreamRecord {
         }
     }
 
-    /// With the item before the change.
-    pub fn with_old_image(mut self, item: Item) -> Self {
-        self.old_image = Some(item);
-        self
-    }
-
-    /// With the item after the change.
-    pub fn with_new_image(mut self, item: Item) -> Self {
-        self.new_image = Some(item);
-        self
-    }
-
-    /// With the stream's view type.
-    pub fn with_view_type(mut self, view_type: ViewType) -> Self {
-        self.view_type = Some(view_type);
-        self
-    }
-
-    /// With the record's sequence number.
-    pub fn with_sequence_number(mut self, sequence_number: impl Into<String>) -> Self {
-        self.sequence_number = Some(sequence_number.into());
-        self
-    }
-
-    /// With the record's event id.
-    pub fn with_event_id(mut self, event_id: impl Into<String>) -> Self {
-        self.event_id = Some(event_id.into());
-        self
+    crate::setters::setters! {
+        /// With the item before the change.
+        with_old_image(item: Item) => old_image = Some(item);
+        /// With the item after the change.
+        with_new_image(item: Item) => new_image = Some(item);
+        /// With the stream's view type.
+        with_view_type(view_type: ViewType) => view_type = Some(view_type);
+        /// With the record's sequence number.
+        with_sequence_number(sequence_number: impl Into<String>) =>
+            sequence_number = Some(sequence_number.into());
+        /// With the record's event id.
+        with_event_id(event_id: impl Into<String>) => event_id = Some(event_id.into());
     }
 
     /// The value of the table's entity-type attribute in the record's new image, or else

@@ -43,48 +43,41 @@ use std::task::Poll;
 #[cfg(feature = "tracing")]
 pub(crate) use tracing::{Instrument, Span};
 
-/// A hot partition's warning (see `dynamo_model::insight`): a `WARN` event with target
-/// `dynamo_model::insight`.
+/// A hot partition's warning (see `dynamo_model::insight`), as [`hot_partition`] emits it.
+// Without the `tracing` feature nothing reads the fields.
+#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+pub(crate) struct HotPartitionEvent<'a> {
+    pub(crate) table: &'a str,
+    pub(crate) index: Option<&'a str>,
+    pub(crate) entity: Option<&'a str>,
+    pub(crate) template: Option<&'a str>,
+    pub(crate) units: &'static str,
+    pub(crate) rate: f64,
+    pub(crate) shards: u32,
+    pub(crate) message: &'a dyn std::fmt::Display,
+}
+
+/// A hot partition's warning: a `WARN` event with target `dynamo_model::insight`.
 #[cfg(feature = "tracing")]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn hot_partition(
-    table: &str,
-    index: Option<&str>,
-    entity: Option<&str>,
-    template: Option<&str>,
-    units: &'static str,
-    rate: f64,
-    shards: u32,
-    message: &dyn std::fmt::Display,
-) {
+pub(crate) fn hot_partition(event: &HotPartitionEvent<'_>) {
     tracing::event!(
         target: "dynamo_model::insight",
         tracing::Level::WARN,
-        aws.dynamodb.table_names = table,
-        aws.dynamodb.index_name = index,
-        dynamo_model.entity = entity,
-        dynamo_model.template = template,
-        dynamo_model.units = units,
-        dynamo_model.rate = rate,
-        dynamo_model.shards = shards,
-        "{message}"
+        aws.dynamodb.table_names = event.table,
+        aws.dynamodb.index_name = event.index,
+        dynamo_model.entity = event.entity,
+        dynamo_model.template = event.template,
+        dynamo_model.units = event.units,
+        dynamo_model.rate = event.rate,
+        dynamo_model.shards = event.shards,
+        "{}",
+        event.message
     );
 }
 
 /// A hot partition's warning: nothing without the `tracing` feature.
 #[cfg(not(feature = "tracing"))]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn hot_partition(
-    _table: &str,
-    _index: Option<&str>,
-    _entity: Option<&str>,
-    _template: Option<&str>,
-    _units: &'static str,
-    _rate: f64,
-    _shards: u32,
-    _message: &dyn std::fmt::Display,
-) {
-}
+pub(crate) fn hot_partition(_event: &HotPartitionEvent<'_>) {}
 
 /// An operation span: `db.operation.name` `operation` on `table` for `entity`.
 #[cfg(feature = "tracing")]

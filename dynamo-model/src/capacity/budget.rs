@@ -134,41 +134,24 @@ impl Budget {
         Budget::default()
     }
 
-    /// At most `calls` DynamoDB calls, failed ones included (a request of a query is one; a
-    /// batch of 1,000 keys is at least ten `BatchGetItem` calls).
-    pub fn requests(mut self, calls: u64) -> Self {
-        self.requests = Some(calls);
-        self
-    }
-
-    /// At most `units` read capacity units in all (`GetItem`, `Query`, `Scan`,
-    /// `BatchGetItem`, `TransactGetItems`), indexes included. A `NaN` limit is never met.
-    pub fn read_units(mut self, units: f64) -> Self {
-        self.read_units = Some(units);
-        self
-    }
-
-    /// At most `units` write capacity units in all (`PutItem`, `UpdateItem`,
-    /// `DeleteItem`, `BatchWriteItem`, `TransactWriteItems`), the writes of indexes
-    /// included. A `NaN` limit is never met.
-    pub fn write_units(mut self, units: f64) -> Self {
-        self.write_units = Some(units);
-        self
-    }
-
-    /// At most `items` items read by DynamoDB ([`Charge::items_read`]): what a query
-    /// or a scan evaluated before its filter, the keys a get asked for.
-    pub fn items_read(mut self, items: u64) -> Self {
-        self.items_read = Some(items);
-        self
-    }
-
-    /// At most `items` items read but not returned, summed call by call: items a
-    /// query's or a scan's filter dropped, keys without an item. `0` pins a read that
-    /// pays only for what it returns.
-    pub fn items_discarded(mut self, items: u64) -> Self {
-        self.items_discarded = Some(items);
-        self
+    crate::setters::setters! {
+        /// At most `calls` DynamoDB calls, failed ones included (a request of a query is
+        /// one; a batch of 1,000 keys is at least ten `BatchGetItem` calls).
+        requests(calls: u64) => requests = Some(calls);
+        /// At most `units` read capacity units in all (`GetItem`, `Query`, `Scan`,
+        /// `BatchGetItem`, `TransactGetItems`), indexes included. A `NaN` limit is never met.
+        read_units(units: f64) => read_units = Some(units);
+        /// At most `units` write capacity units in all (`PutItem`, `UpdateItem`,
+        /// `DeleteItem`, `BatchWriteItem`, `TransactWriteItems`), the writes of indexes
+        /// included. A `NaN` limit is never met.
+        write_units(units: f64) => write_units = Some(units);
+        /// At most `items` items read by DynamoDB ([`Charge::items_read`]): what a query
+        /// or a scan evaluated before its filter, the keys a get asked for.
+        items_read(items: u64) => items_read = Some(items);
+        /// At most `items` items read but not returned, summed call by call: items a
+        /// query's or a scan's filter dropped, keys without an item. `0` pins a read that
+        /// pays only for what it returns.
+        items_discarded(items: u64) => items_discarded = Some(items);
     }
 
     /// The limits `usage` goes over, in the order of the builder's methods.

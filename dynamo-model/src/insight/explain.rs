@@ -343,21 +343,20 @@ impl Explain {
             input.expression_attribute_names(),
             None,
         );
-        Explain {
-            operation: "GetItem",
-            index: None,
-            fanout: Fanout::One,
+        let read = KeyRead {
             consistent,
             keys,
-            key_condition: None,
-            filter: None,
             projection,
-            entity_types: reading.entity_types.to_vec(),
             estimate,
-            warnings: reading.warnings(),
-            requests: Requests::Get(input),
+        };
+        Self::of_keys(
+            &reading,
+            "GetItem",
             table,
-        }
+            Fanout::One,
+            read,
+            Requests::Get(input),
+        )
     }
 
     /// The plan of a query (`Fanout::One`) or scatter query (`Fanout::Shards`): the first
@@ -457,25 +456,62 @@ impl Explain {
             min_read_units: crate::capacity::batch_get_units([], n, consistent),
             max_read_units: units(crate::size::MAX_ITEM_BYTES),
         };
-        Explain {
-            operation: "BatchGetItem",
-            table: table.to_owned(),
-            index: None,
-            fanout: Fanout::Batches {
-                requests: inputs.len(),
-                keys: n,
-            },
+        let fanout = Fanout::Batches {
+            requests: inputs.len(),
+            keys: n,
+        };
+        let read = KeyRead {
             consistent,
             keys,
+            projection,
+            estimate,
+        };
+        let requests = Requests::BatchGet(inputs);
+        Self::of_keys(
+            &reading,
+            "BatchGetItem",
+            table.to_owned(),
+            fanout,
+            read,
+            requests,
+        )
+    }
+
+    /// The plan of a read by keys (a get or a batch get): no index, key condition or
+    /// filter, and only the static warnings (nothing is filtered away).
+    fn of_keys(
+        reading: &Reading,
+        operation: &'static str,
+        table: String,
+        fanout: Fanout,
+        read: KeyRead,
+        requests: Requests,
+    ) -> Self {
+        Explain {
+            operation,
+            table,
+            index: None,
+            requests,
+            fanout,
+            consistent: read.consistent,
+            keys: read.keys,
             key_condition: None,
             filter: None,
-            projection,
+            projection: read.projection,
             entity_types: reading.entity_types.to_vec(),
-            estimate,
+            estimate: read.estimate,
             warnings: reading.warnings(),
-            requests: Requests::BatchGet(inputs),
         }
     }
+}
+
+/// What the plan of a read by keys takes from its inputs.
+struct KeyRead {
+    consistent: bool,
+    /// The keys, rendered.
+    keys: Vec<String>,
+    projection: Option<Expression>,
+    estimate: Estimate,
 }
 
 /// The observed mean item size, rounded up to whole bytes.

@@ -119,16 +119,16 @@ impl Observing {
         });
         for warning in warnings {
             let p = &warning.hot.partition;
-            crate::trace::hot_partition(
-                &p.table,
-                p.index.as_deref(),
-                p.entity_type.as_deref(),
-                p.template,
-                super::hot::units_name(warning.hot.units),
-                warning.hot.rate,
-                warning.hot.shards,
-                &warning,
-            );
+            crate::trace::hot_partition(&crate::trace::HotPartitionEvent {
+                table: &p.table,
+                index: p.index.as_deref(),
+                entity: p.entity_type.as_deref(),
+                template: p.template,
+                units: super::hot::units_name(warning.hot.units),
+                rate: warning.hot.rate,
+                shards: warning.hot.shards,
+                message: &warning,
+            });
         }
     }
 

@@ -32,22 +32,14 @@ fn the_declared_capacity_and_stream_are_in_the_schema_and_the_layout() {
         Billing::Provisioned(Throughput { read: 4, write: 2 })
     );
     assert_eq!(schema.stream, Some(StreamView::NewAndOldImages));
+    let declared: Vec<_> = schema.indexes.iter().map(|i| i.throughput).collect();
     assert_eq!(
-        schema
-            .indexes
-            .iter()
-            .map(|i| i.throughput)
-            .collect::<Vec<_>>(),
+        declared,
         vec![Some(Throughput { read: 3, write: 1 }), None, None]
     );
-    let layout = super::layout(schema);
     // A GSI without its own units takes the table's; an LSI has none.
     assert_eq!(
-        layout
-            .indexes
-            .iter()
-            .map(|i| i.throughput)
-            .collect::<Vec<_>>(),
+        laid_out_throughputs(schema),
         vec![
             Some(Throughput { read: 3, write: 1 }),
             Some(Throughput { read: 4, write: 2 }),
@@ -58,11 +50,16 @@ fn the_declared_capacity_and_stream_are_in_the_schema_and_the_layout() {
     assert_eq!(App::SCHEMA.billing, Billing::OnDemand);
     assert_eq!(App::SCHEMA.stream, None);
     assert!(
-        super::layout(&App::SCHEMA)
-            .indexes
+        laid_out_throughputs(&App::SCHEMA)
             .iter()
-            .all(|i| i.throughput.is_none())
+            .all(Option::is_none)
     );
+}
+
+/// The throughput of each index as the table's layout creates it.
+fn laid_out_throughputs(schema: &super::TableSchema) -> Vec<Option<super::Throughput>> {
+    let layout = super::layout(schema);
+    layout.indexes.iter().map(|i| i.throughput).collect()
 }
 
 #[test]

@@ -1,28 +1,16 @@
 use super::*;
 use proptest::prelude::*;
 
-fn read(
+/// A call that succeeded with these figures, without items.
+fn call(
     operation: &'static str,
+    units: Units,
     consumed: Option<f64>,
-    estimated: f64,
-    items: (u64, u64),
+    estimated: Option<f64>,
 ) -> Charge {
     Charge {
         operation,
-        units: Units::Read,
-        estimated: Some(estimated),
-        succeeded: true,
-        consumed,
-        consumed_by_table: consumed,
-        items_read: Some(items.0),
-        items_returned: Some(items.1),
-    }
-}
-
-fn write(operation: &'static str, consumed: Option<f64>, estimated: Option<f64>) -> Charge {
-    Charge {
-        operation,
-        units: Units::Write,
+        units,
         estimated,
         succeeded: true,
         consumed,
@@ -32,16 +20,29 @@ fn write(operation: &'static str, consumed: Option<f64>, estimated: Option<f64>)
     }
 }
 
+/// A read that DynamoDB read `items.0` items for and returned `items.1` of.
+fn read(
+    operation: &'static str,
+    consumed: Option<f64>,
+    estimated: f64,
+    items: (u64, u64),
+) -> Charge {
+    Charge {
+        items_read: Some(items.0),
+        items_returned: Some(items.1),
+        ..call(operation, Units::Read, consumed, Some(estimated))
+    }
+}
+
+fn write(operation: &'static str, consumed: Option<f64>, estimated: Option<f64>) -> Charge {
+    call(operation, Units::Write, consumed, estimated)
+}
+
+/// A failed call: no figures.
 fn failed(operation: &'static str, units: Units) -> Charge {
     Charge {
         succeeded: false,
-        consumed: None,
-        consumed_by_table: None,
-        estimated: None,
-        items_read: None,
-        items_returned: None,
-        operation,
-        units,
+        ..call(operation, units, None, None)
     }
 }
 
@@ -93,33 +94,14 @@ fn a_budget_the_calls_meet_passes() {
 #[test]
 fn each_limit_exceeded_fails_and_is_named() {
     let cases = [
-        (
-            Budget::new().requests(4),
-            Limit::Requests,
-            "requests 5 (budget 4)",
-        ),
-        (
-            Budget::new().read_units(1.5),
-            Limit::ReadUnits,
-            "read units 2 (budget 1.5)",
-        ),
-        (
-            Budget::new().write_units(4.0),
-            Limit::WriteUnits,
-            "write units 5 (budget 4)",
-        ),
-        (
-            Budget::new().items_read(10),
-            Limit::ItemsRead,
-            "items read 11 (budget 10)",
-        ),
-        (
-            Budget::new().items_discarded(0),
-            Limit::ItemsDiscarded,
-            "items discarded 9 (budget 0)",
-        ),
+        (Limit::Requests, 4.0, "requests 5 (budget 4)"),
+        (Limit::ReadUnits, 1.5, "read units 2 (budget 1.5)"),
+        (Limit::WriteUnits, 4.0, "write units 5 (budget 4)"),
+        (Limit::ItemsRead, 10.0, "items read 11 (budget 10)"),
+        (Limit::ItemsDiscarded, 0.0, "items discarded 9 (budget 0)"),
     ];
-    for (budget, limit, named) in cases {
+    for (limit, allowed, named) in cases {
+        let budget = only(limit, allowed);
         let Err(exceeded) = budget.check_charges(&calls()) else {
             panic!("{limit:?}: the calls went over, the check passed");
         };
@@ -144,6 +126,19 @@ fn each_limit_exceeded_fails_and_is_named() {
             );
         }
         assert_eq!(exceeded.charges(), calls().as_slice());
+    }
+}
+
+/// A budget of one limit: `allowed` of `limit` (a whole number for a count).
+fn only(limit: Limit, allowed: f64) -> Budget {
+    let count = allowed as u64;
+    let budget = Budget::new();
+    match limit {
+        Limit::Requests => budget.requests(count),
+        Limit::ReadUnits => budget.read_units(allowed),
+        Limit::WriteUnits => budget.write_units(allowed),
+        Limit::ItemsRead => budget.items_read(count),
+        Limit::ItemsDiscarded => budget.items_discarded(count),
     }
 }
 

@@ -9,6 +9,15 @@ fn settings(warn_at: f64) -> Settings {
     }
 }
 
+/// A tracker keeping `top` partitions, warning at `warn_at` once per `cooldown`.
+fn tracker(top: usize, warn_at: f64, cooldown: Duration) -> Tracker {
+    Tracker::new(Settings {
+        top,
+        cooldown,
+        ..settings(warn_at)
+    })
+}
+
 fn partition(key: &str) -> Arc<PartitionId> {
     Arc::new(PartitionId {
         table: Arc::from("t"),
@@ -135,6 +144,117 @@ fn a_million_distinct_partitions_stay_within_the_bound() {
     // 105 KB at the default `top`, whatever the number of keys.
     assert!(sizes[0] < 112 * 1024, "{sizes:?}");
     assert!(tracker.peaks().len() <= 64);
+}
+
+// Attacks on the tracker: which partitions `hot_partitions` keeps, the cooldown, odd
+// unit values.
+
+/// Records `consumed` units of `units` on `key` at `at`: whether it warned.
+fn record(t: &mut Tracker, at: Instant, units: Units, key: &str, consumed: f64) -> bool {
+    t.record(at, units, key_hash(key), consumed, || partition(key), None)
+        .is_some()
+}
+
+/// A tracker keeping `top` partitions after `calls` (units, key, units consumed), all
+/// made at the same instant.
+fn after_calls_at_once(top: usize, calls: &[(Units, &str, f64)]) -> Tracker {
+    let mut t = tracker(top, 0.8, Duration::from_secs(60));
+    let now = Instant::now();
+    for &(units, key, consumed) in calls {
+        record(&mut t, now, units, key, consumed);
+    }
+    t
+}
+
+/// With `top(2)`, a third partition far lighter than the two kept must not push out the
+/// busier of them: `hot_partitions` is "the busiest partitions seen".
+#[test]
+fn a_light_partition_does_not_evict_a_busier_peak() {
+    let calls = [
+        (Units::Write, "A", 100.0),
+        (Units::Write, "B", 50.0),
+        (Units::Write, "C", 1.0),
+    ];
+    let peaks = after_calls_at_once(2, &calls).peaks();
+    let keys: Vec<&PartitionKey> = peaks.iter().map(|h| &h.partition.key).collect();
+    assert_eq!(
+        keys,
+        [
+            &PartitionKey::Hashed(key_hash("A")),
+            &PartitionKey::Hashed(key_hash("B"))
+        ],
+        "{peaks:?}"
+    );
+}
+
+/// Peaks are ranked by share of their limit (the doc: "highest share of its limit
+/// first"), so a write partition at 6 % of its limit outranks a read one at 3 %.
+#[test]
+fn peaks_compare_shares_of_the_limit_not_raw_units() {
+    let calls = [(Units::Write, "W", 60.0), (Units::Read, "R", 100.0)];
+    let peaks = after_calls_at_once(1, &calls).peaks();
+    assert_eq!(peaks.len(), 1);
+    assert_eq!(peaks[0].units, Units::Write, "{peaks:?}");
+}
+
+/// The cooldown holds whatever the number of hot partitions.
+#[test]
+fn the_cooldown_holds_with_more_hot_partitions_than_top() {
+    let mut t = tracker(2, 0.001, Duration::from_secs(3_600));
+    let start = Instant::now();
+    let mut warned = 0;
+    for round in 0..5u32 {
+        let at = start + Duration::from_millis(u64::from(round));
+        for key in ["A", "B", "C"] {
+            warned += usize::from(record(&mut t, at, Units::Write, key, 10.0));
+        }
+    }
+    assert_eq!(warned, 3, "one warning per partition per cooldown");
+}
+
+/// A regression test of the cooldown itself: one warning per partition per period, again
+/// once it passed.
+#[test]
+fn the_cooldown_limits_warnings_per_partition() {
+    let mut t = tracker(64, 0.001, Duration::from_millis(500));
+    let start = Instant::now();
+    let mut at_times = Vec::new();
+    for ms in (0..1_200u64).step_by(50) {
+        if record(
+            &mut t,
+            start + Duration::from_millis(ms),
+            Units::Write,
+            "A",
+            5.0,
+        ) {
+            at_times.push(ms);
+        }
+    }
+    assert_eq!(at_times, vec![0, 500, 1_000]);
+    assert_eq!(t.warnings().len(), 3);
+}
+
+/// Odd values never make a rate, a share or a template total negative or not a number.
+#[test]
+fn odd_units_leave_every_figure_finite_and_non_negative() {
+    let mut t = tracker(4, 0.8, Duration::from_secs(60));
+    let now = Instant::now();
+    for consumed in [f64::NAN, -5.0, -0.0, 0.0, 1e-9, 0.24, 0.25, 0.5, 3.0] {
+        let _ = record(&mut t, now, Units::Read, "A", consumed);
+        let _ = record(&mut t, now, Units::Write, "A", consumed);
+    }
+    for h in t.peaks().into_iter().chain(t.current(now)) {
+        assert!(h.rate.is_finite() && h.rate >= 0.0, "{h:?}");
+        assert!(
+            h.share.is_finite() && (0.0..=1.0).contains(&h.share),
+            "{h:?}"
+        );
+        assert!(h.shards >= 1);
+    }
+    for l in t.templates() {
+        assert!(l.read_units.is_finite() && l.read_units >= 0.0, "{l:?}");
+        assert!(l.write_units.is_finite() && l.write_units >= 0.0, "{l:?}");
+    }
 }
 
 proptest! {
