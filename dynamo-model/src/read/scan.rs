@@ -413,30 +413,19 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
     }
 
     async fn all_untraced(self) -> Result<Page<T>, Error> {
-        let mut responses = pager::merged_responses(
+        let responses = pager::Merged::new(pager::merged_responses(
             Arc::new(self.source()?.request),
             self.segments,
             self.page_size,
             self.budget,
-        );
-        let mut items = Vec::new();
-        let mut tally = pager::Tally::default();
-        while let Some(response) = responses.next().await {
-            let response = response?;
-            response.count_in(&mut tally);
-            for item in response.items {
-                if self.limit.is_some_and(|l| items.len() >= l) {
-                    break;
-                }
-                if let Some(t) = decode_target(item, self.unknown)? {
-                    items.push(t);
-                }
-            }
-            if self.limit.is_some_and(|l| items.len() >= l) {
-                break;
-            }
-        }
-        Ok(Page::read(items, None, tally))
+        ));
+        let unknown = self.unknown;
+        let reading = pager::Reading::default();
+        let collected = pager::read(responses, reading, self.limit, false, |item| {
+            decode_target(item, unknown)
+        })
+        .await?;
+        Ok(Page::read(collected.items, None, collected.tally))
     }
 
     /// One page of a single-segment scan, starting after `cursor`: one request reading at
