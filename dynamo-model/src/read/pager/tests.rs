@@ -234,8 +234,8 @@ mod segments {
     use super::super::*;
     use aws_sdk_dynamodb::types::AttributeValue;
     use futures_util::stream::{self, StreamExt};
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
     use tokio::time::Instant;
 
