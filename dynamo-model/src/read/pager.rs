@@ -209,7 +209,14 @@ impl<St> Merged<St> {
     }
 }
 
-impl<St: Stream<Item = Result<Response, Error>> + Unpin + Send> Responses for Merged<St> {
+impl<St> Merged<St> {
+    /// Whether every segment is read to its end.
+    pub(crate) fn is_over(&self) -> bool {
+        self.over
+    }
+}
+
+impl<St: Stream<Item = Result<Response, Error>> + Unpin + Send> Responses for &mut Merged<St> {
     async fn next(&mut self, _limit: Option<i32>) -> Option<Result<Response, Error>> {
         let next = self.responses.next().await;
         self.over = next.is_none();

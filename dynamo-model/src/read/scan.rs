@@ -412,16 +412,25 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         crate::request::page::traced_page(self.span(), self.all_untraced()).await
     }
 
-    async fn all_untraced(self) -> Result<Page<T>, Error> {
-        let responses = pager::Merged::new(pager::merged_responses(
-            Arc::new(self.source()?.request),
+    /// The responses of every segment, read in parallel under the scan's budget.
+    fn responses(
+        &self,
+        source: ScanSource<T::Table>,
+    ) -> pager::Merged<impl Stream<Item = Result<pager::Response, Error>> + Send + Unpin + use<T, K>>
+    {
+        pager::Merged::new(pager::merged_responses(
+            Arc::new(source.request),
             self.segments,
             self.page_size,
             self.budget,
-        ));
+        ))
+    }
+
+    async fn all_untraced(self) -> Result<Page<T>, Error> {
+        let mut responses = self.responses(self.source()?);
         let unknown = self.unknown;
         let reading = pager::Reading::default();
-        let collected = pager::read(responses, reading, self.limit, false, |item| {
+        let collected = pager::read(&mut responses, reading, self.limit, false, |item| {
             decode_target(item, unknown)
         })
         .await?;
@@ -486,25 +495,29 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         let span = self.span();
         let items = match self.source() {
             Err(e) => stream::once(async move { Err(e) }).left_stream(),
-            Ok(source) => pager::merged_responses(
-                Arc::new(source.request),
-                self.segments,
-                self.page_size,
-                self.budget,
-            )
-            .flat_map(move |response| {
-                let decoded: Vec<Result<T, Error>> = match response {
-                    Ok(response) => response
-                        .items
-                        .into_iter()
-                        .filter_map(|item| decode_target(item, unknown).transpose())
-                        .collect(),
-                    Err(e) => vec![Err(e)],
-                };
-                stream::iter(decoded)
-            })
-            .take(limit)
-            .right_stream(),
+            Ok(source) => {
+                let responses = self.responses(source);
+                // The read loop one response at a time; an item that does not decode, or
+                // a request that fails, is an error in the stream's place, and the read
+                // goes on.
+                stream::unfold(responses, move |mut responses| async move {
+                    if responses.is_over() {
+                        return None;
+                    }
+                    let reading = pager::Reading::default();
+                    let read = pager::read(&mut responses, reading, None, true, |item| {
+                        Ok(decode_target(item, unknown).transpose())
+                    });
+                    let items = match read.await {
+                        Ok(collected) => collected.items,
+                        Err(e) => vec![Err(e)],
+                    };
+                    Some((stream::iter(items), responses))
+                })
+                .flatten()
+                .take(limit)
+                .right_stream()
+            }
         };
         crate::trace::stream(span, items)
     }
