@@ -2,6 +2,21 @@
 //! partitions): it asks a [`Source`] for responses, keeps the items a read wants, knows
 //! where to continue, and, for parallel reads, merges segments under a capacity budget.
 //!
+//! Two loops, one inside the other:
+//! - [`Segment::next`] is how every read asks for a response: from where a segment (or
+//!   partition) stands, paced when the read has a capacity budget, the response's
+//!   `LastEvaluatedKey` becoming the segment's position. Queries and pages of a scan
+//!   read one segment ([`Paged`]); a scan's `all` and `stream` read its segments in
+//!   parallel ([`merged_responses`], [`Merged`]); a migration reads each of its segments,
+//!   paced by its budget; a scatter query's merge reads each partition through it.
+//! - [`read`] is the one loop over responses: it owns the counts and the capacity
+//!   ([`Tally`]), the number of items wanted, the `Limit` of each request (growing when a
+//!   filter drops items) and where the read continues. `all`, `page` and `one` of a query
+//!   or scan, a query's and a scan's `stream`, a history in revision order and the orphan
+//!   sweep are views over it ([`collect`] for one segment). A scatter query's items go
+//!   through the sorted merge of `merge` instead, which decides item by item which
+//!   partition to read next.
+//!
 //! [`Source`] is the seam: DynamoDB in production (`Query`, `Scan`), a fake in unit
 //! tests, so the paging rules are tested without a network.
 //!
