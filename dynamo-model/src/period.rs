@@ -438,7 +438,8 @@ impl<T: Table> PeriodTables<T> {
     /// a scatter query's [`stream`](crate::read::Query::stream)): condition the sort key
     /// on the range, newest first within the table too
     /// ([`reverse`](crate::read::Query::reverse) on a time-ordered sort key), and the
-    /// stream is newest first overall, since periods do not overlap. The tables are
+    /// stream is newest first overall: the periods' reads merged in order, which, since
+    /// periods do not overlap, is each period's read after the newer one's. The tables are
     /// named from the range (no `ListTables`); one that does not exist (never created, or
     /// dropped) is skipped. Each table is read only once the stream reaches it, so taking
     /// the first items reads only the newest tables. A range over more than

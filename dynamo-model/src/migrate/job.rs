@@ -9,7 +9,7 @@ use super::{
 use crate::cursor::{self, Fingerprint, Position};
 use crate::expr::{Node, Placeholders, UpdateClauses};
 use crate::read::dynamodb::{Expressions, QueryOp, Reads, Request, ScanOp};
-use crate::read::pager::{Ask, Pacer, Source, pace, spend};
+use crate::read::pager::{Pacer, Segment, Source, pace, spend};
 use crate::request::exec::{Reported, Sending, exec};
 use crate::{Db, Entity, Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
@@ -95,15 +95,15 @@ impl<E: Entity> Job<E> {
         start: Position,
         shared: &Shared,
     ) -> Result<(), Error> {
-        let mut start = match start {
-            Position::Done => return Ok(()),
-            Position::Start => None,
-            Position::After(key) => Some(key),
-        };
-        loop {
-            pace(shared.reads.as_ref()).await;
-            let (items, last_key, read_units) = self.read_response(index, start.take()).await?;
-            spend(shared.reads.as_ref(), read_units).await;
+        // The crate's one way to read a segment, paced by the migration's read budget.
+        let mut segment = Segment::of(index as u32, self.sources as u32, start);
+        let limit = Some(i32::try_from(self.page_size).unwrap_or(1_000));
+        while let Some(response) = segment
+            .next(&*self.reads, limit, shared.reads.as_ref())
+            .await
+        {
+            let response = response?;
+            let (items, read_units) = (response.items, response.consumed);
             let mut counts = Progress {
                 scanned: items.len() as u64,
                 read_units,
@@ -152,16 +152,10 @@ impl<E: Entity> Job<E> {
                     }
                 }
             }
-            let position = match &last_key {
-                Some(key) => Position::After(key.clone()),
-                None => Position::Done,
-            };
+            let position = segment.position().clone();
             self.checkpoint(index, position, &counts, shared).await?;
-            match last_key {
-                Some(key) => start = Some(key),
-                None => return Ok(()),
-            }
         }
+        Ok(())
     }
 
     /// Records the end of a response's items: the segment's position and their `counts`,
@@ -196,25 +190,9 @@ impl<E: Entity> Job<E> {
         Ok(())
     }
 
-    /// The next response of segment `index`, from `start`: its items, where it ends and the
-    /// read units it consumed.
-    async fn read_response(
-        &self,
-        index: usize,
-        start: Option<Item>,
-    ) -> Result<(Vec<Item>, Option<Item>, f64), Error> {
-        let ask = Ask {
-            segment: (self.sources > 1).then_some((index as u32, self.sources as u32)),
-            start,
-            limit: Some(i32::try_from(self.page_size).unwrap_or(1_000)),
-        };
-        let response = self.reads.fetch(ask).await?;
-        Ok((response.items, response.last_key, response.consumed))
-    }
-
     /// The read every request of a job sends through the crate's one source towards
     /// DynamoDB, built once with its expressions rendered: a query of the one partition
-    /// `partition` names, or a scan of the table (segmented by each request's [`Ask`]).
+    /// `partition` names, or a scan of the table (segmented by each request's [`Ask`](crate::read::pager::Ask)).
     pub(super) fn reads(
         db: &Db<E::Table>,
         partition: Option<&str>,

@@ -1,8 +1,14 @@
 //! One read merged from many sorted sources: the partitions of a sharded key (a
-//! `ScatterQuery`), and in the same way the tables of a time series
-//! queried over a range of periods. Each source is read response by response through a
-//! [`Source`], concurrently and no further than the merge needs, and the items of all
-//! of them come out in one order: the order DynamoDB gives the items of one partition.
+//! `ScatterQuery`). Each source is read response by response through a [`Source`] (from
+//! where it stands, as every read of the crate asks for a response: `pager::Segment`),
+//! concurrently and no further than the merge needs, and the items of all of them come
+//! out in one order: the order DynamoDB gives the items of one partition.
+//!
+//! The tables of a time series read over a range of periods (`PeriodTables`, feature
+//! `time`) are merged in order too, with nothing to interleave: periods do not overlap,
+//! so in the read's order (newest period first) every item of one table comes before
+//! every item of the next, and their merge is one table's read after the other's, each
+//! table read only once the merge reaches it.
 //!
 //! # The order
 //!
@@ -45,7 +51,7 @@
 //! request starts. A cursor of those positions continues the merged sequence exactly:
 //! items read but not returned are read again.
 
-use super::pager::{Ask, Response, Source};
+use super::pager::{Response, Segment, Source};
 use crate::cursor::Position;
 use crate::{Error, Item};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -256,11 +262,15 @@ struct SourceState<T> {
     out_of_reach: bool,
 }
 
+/// What a request's task hands back: its source, the source's position after the
+/// response, and the response.
+type Arrival = (usize, Position, Result<Response, Error>);
+
 /// A read merged from many sources; see the [module docs](self).
 pub(crate) struct Merge<T> {
     settings: Settings,
     sources: Vec<SourceState<T>>,
-    tasks: JoinSet<(usize, Result<Response, Error>)>,
+    tasks: JoinSet<Arrival>,
     runtime: tokio::runtime::Handle,
     keep: Keep<T>,
     /// A failure to report before anything else.
@@ -523,30 +533,30 @@ impl<T> Merge<T> {
             (None, Some(n)) => Some(n.max(s.grown.unwrap_or(0))),
             (None, None) => None,
         };
-        let start = match &s.next {
-            Position::After(key) => Some(key.clone()),
-            Position::Start | Position::Done => None,
-        };
+        // The crate's one way to read a source from where it stands; the task hands the
+        // source's new position back with the response.
+        let mut segment = Segment::new(None, s.next.clone());
         s.in_flight = true;
         s.requests += 1;
         s.last_limit = limit;
         let source = Arc::clone(&s.source);
-        let ask = Ask {
-            segment: None,
-            start,
-            limit: limit.map(|l| l.clamp(1, i32::MAX as usize) as i32),
-        };
+        let limit = limit.map(|l| l.clamp(1, i32::MAX as usize) as i32);
         // The request's span is a child of the operation's, whichever thread runs it.
-        let task = async move { (i, source.fetch(ask).await) };
+        let task = async move {
+            let response = segment.next(&*source, limit, None).await;
+            // A source read to its end is never fetched: nothing more to read.
+            let response = response.unwrap_or_else(|| Ok(Response::default()));
+            (i, segment.into_position(), response)
+        };
         self.tasks.spawn_on(
             crate::trace::Instrument::instrument(task, crate::trace::current()),
             &self.runtime,
         );
     }
 
-    fn arrive(&mut self, done: Result<(usize, Result<Response, Error>), tokio::task::JoinError>) {
+    fn arrive(&mut self, done: Result<Arrival, tokio::task::JoinError>) {
         self.dirty = true;
-        let (i, response) = match done {
+        let (i, position, response) = match done {
             Ok(done) => done,
             // A request's task panicked: the panic is the caller's, as if it had run here.
             Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
@@ -602,15 +612,12 @@ impl<T> Merge<T> {
                 value,
             });
         }
-        match response.last_key {
-            Some(last) => {
-                if let Some(sort) = SortValue::of(&last, &settings.sort_names) {
-                    s.bound = Some(sort);
-                }
-                s.next = Position::After(last);
-            }
-            None => s.next = Position::Done,
+        if let Position::After(last) = &position
+            && let Some(sort) = SortValue::of(last, &settings.sort_names)
+        {
+            s.bound = Some(sort);
         }
+        s.next = position;
         // A filter dropped items: ask for more per request next time, up to 1,000.
         if returned < response.evaluated {
             s.grown = s.last_limit.map(|l| (l * 2).min(1000));

@@ -412,31 +412,29 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         crate::request::page::traced_page(self.span(), self.all_untraced()).await
     }
 
-    async fn all_untraced(self) -> Result<Page<T>, Error> {
-        let mut responses = pager::merged_responses(
-            Arc::new(self.source()?.request),
+    /// The responses of every segment, read in parallel under the scan's budget.
+    fn responses(
+        &self,
+        source: ScanSource<T::Table>,
+    ) -> pager::Merged<impl Stream<Item = Result<pager::Response, Error>> + Send + Unpin + use<T, K>>
+    {
+        pager::Merged::new(pager::merged_responses(
+            Arc::new(source.request),
             self.segments,
             self.page_size,
             self.budget,
-        );
-        let mut items = Vec::new();
-        let mut tally = pager::Tally::default();
-        while let Some(response) = responses.next().await {
-            let response = response?;
-            response.count_in(&mut tally);
-            for item in response.items {
-                if self.limit.is_some_and(|l| items.len() >= l) {
-                    break;
-                }
-                if let Some(t) = decode_target(item, self.unknown)? {
-                    items.push(t);
-                }
-            }
-            if self.limit.is_some_and(|l| items.len() >= l) {
-                break;
-            }
-        }
-        Ok(Page::read(items, None, tally))
+        ))
+    }
+
+    async fn all_untraced(self) -> Result<Page<T>, Error> {
+        let mut responses = self.responses(self.source()?);
+        let unknown = self.unknown;
+        let reading = pager::Reading::default();
+        let collected = pager::read(&mut responses, reading, self.limit, false, |item| {
+            decode_target(item, unknown)
+        })
+        .await?;
+        Ok(Page::read(collected.items, None, collected.tally))
     }
 
     /// One page of a single-segment scan, starting after `cursor`: one request reading at
@@ -497,25 +495,29 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         let span = self.span();
         let items = match self.source() {
             Err(e) => stream::once(async move { Err(e) }).left_stream(),
-            Ok(source) => pager::merged_responses(
-                Arc::new(source.request),
-                self.segments,
-                self.page_size,
-                self.budget,
-            )
-            .flat_map(move |response| {
-                let decoded: Vec<Result<T, Error>> = match response {
-                    Ok(response) => response
-                        .items
-                        .into_iter()
-                        .filter_map(|item| decode_target(item, unknown).transpose())
-                        .collect(),
-                    Err(e) => vec![Err(e)],
-                };
-                stream::iter(decoded)
-            })
-            .take(limit)
-            .right_stream(),
+            Ok(source) => {
+                let responses = self.responses(source);
+                // The read loop one response at a time; an item that does not decode, or
+                // a request that fails, is an error in the stream's place, and the read
+                // goes on.
+                stream::unfold(responses, move |mut responses| async move {
+                    if responses.is_over() {
+                        return None;
+                    }
+                    let reading = pager::Reading::default();
+                    let read = pager::read(&mut responses, reading, None, true, |item| {
+                        Ok(decode_target(item, unknown).transpose())
+                    });
+                    let items = match read.await {
+                        Ok(collected) => collected.items,
+                        Err(e) => vec![Err(e)],
+                    };
+                    Some((stream::iter(items), responses))
+                })
+                .flatten()
+                .take(limit)
+                .right_stream()
+            }
         };
         crate::trace::stream(span, items)
     }

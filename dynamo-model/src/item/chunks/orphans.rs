@@ -8,12 +8,10 @@ use crate::chunk::{
 };
 use crate::expr::{CompareOp, Node};
 use crate::read::dynamodb::{Expressions, Request, ScanOp};
-use crate::read::pager::{Response, merged_responses};
+use crate::read::pager::{self, Reading};
 use crate::{Db, Error, Item, RawKey, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
-use futures_util::StreamExt;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// One write's chunks, as a sweep finds them.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -101,15 +99,15 @@ impl<T: Table> Db<T> {
         // Every old chunk, grouped by the write it belongs to.
         let mut writes: HashMap<Write, Vec<RawKey>> = HashMap::new();
         let mut report = Orphans::default();
-        let mut responses = self.scan_raw(&old_chunks, Some(&wanted), false)?;
-        while let Some(response) = responses.next().await {
-            for item in response?.items {
-                if let Some((write, key)) = write_of(schema, &item) {
-                    report.examined += 1;
-                    writes.entry(write).or_default().push(key);
-                }
+        let scan = self.scan_raw(&old_chunks, Some(&wanted), false)?;
+        pager::collect(&scan, Reading::default(), None, None, false, |item| {
+            if let Some((write, key)) = write_of(schema, &item) {
+                report.examined += 1;
+                writes.entry(write).or_default().push(key);
             }
-        }
+            Ok(None::<()>)
+        })
+        .await?;
         // A write's chunks are orphans unless its item names its token now...
         let mut unnamed = Vec::new();
         for (write, keys) in writes {
@@ -157,32 +155,31 @@ impl<T: Table> Db<T> {
             Node::compare(ty, CompareOp::Ne, AttributeValue::S(CHUNK_TYPE.to_owned())),
         );
         let mut named = std::collections::HashSet::new();
-        let mut responses = self.scan_raw(&not_chunks, None, true)?;
-        while let Some(response) = responses.next().await {
-            for item in response?.items {
-                for value in item.values() {
-                    if let AttributeValue::M(map) = value
-                        && let Some(AttributeValue::S(t)) = map.get("t")
-                        && tokens.contains(t.as_str())
-                    {
-                        named.insert(t.clone());
-                    }
+        let scan = self.scan_raw(&not_chunks, None, true)?;
+        pager::collect(&scan, Reading::default(), None, None, false, |item| {
+            for value in item.values() {
+                if let AttributeValue::M(map) = value
+                    && let Some(AttributeValue::S(t)) = map.get("t")
+                    && tokens.contains(t.as_str())
+                {
+                    named.insert(t.clone());
                 }
             }
-        }
+            Ok(None::<()>)
+        })
+        .await?;
         Ok(named)
     }
 
-    /// The responses of a scan of the whole table through the crate's one source towards
-    /// DynamoDB (request spans, the SDK's retries), filtered by `filter`, projected to
-    /// `attributes`.
+    /// A scan of the whole table through the crate's one source towards DynamoDB (request
+    /// spans, the SDK's retries), filtered by `filter`, projected to `attributes`: read
+    /// with the crate's one read loop.
     fn scan_raw(
         &self,
         filter: &Node,
         attributes: Option<&[&'static str]>,
         consistent: bool,
-    ) -> Result<impl futures_util::Stream<Item = Result<Response, Error>> + Send + use<T>, Error>
-    {
+    ) -> Result<Request<T, ScanOp>, Error> {
         let mut p = crate::expr::Placeholders::default();
         let filter = crate::expr::guard::render_for(CHUNK_TYPE, &mut p, filter)?;
         let projection = attributes.map(|names| p.projection(names.iter().copied()));
@@ -200,7 +197,7 @@ impl<T: Table> Db<T> {
             operation: ScanOp::default(),
             reads: crate::read::dynamodb::Reads::of(CHUNK_TYPE),
         };
-        Ok(merged_responses(Arc::new(request), 1, None, None))
+        Ok(request)
     }
 
     /// Whether the item `write.parent` names the chunks of `write` now.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::read::pager::Ask;
 use crate::request::BoxFuture;
 use proptest::prelude::*;
 use std::sync::Mutex;

@@ -41,6 +41,19 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         Ok(Some(key))
     }
 
+    /// How the read loop reads `source`: at most `max_requests` requests.
+    fn loop_reading<'a>(
+        &self,
+        source: &'a QuerySource<T::Table>,
+        max_requests: Option<usize>,
+    ) -> pager::Reading<'a> {
+        pager::Reading {
+            page_size: self.page_size,
+            max_requests,
+            cursor_names: &source.prepared.cursor_names,
+        }
+    }
+
     /// Reads until `want` items matched (or the results end, or `max_pages`), starting at
     /// `start`, through the one pager. `one_request` stops after one request when no
     /// `want` is given.
@@ -54,11 +67,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         if let Some(layout) = self.by_slot {
             return self.collect_by_slot(layout, source, start, want).await;
         }
-        let reading = pager::Reading {
-            page_size: self.page_size,
-            max_requests: self.max_pages,
-            cursor_names: &source.prepared.cursor_names,
-        };
+        let reading = self.loop_reading(source, self.max_pages);
         let unknown = self.unknown;
         pager::collect(source, reading, start, want, one_request, |item| {
             if !source.prepared.admits(&item) {
@@ -98,11 +107,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             })?),
             None => None,
         };
-        let reading = pager::Reading {
-            page_size: self.page_size,
-            max_requests: None,
-            cursor_names: &source.prepared.cursor_names,
-        };
+        let reading = self.loop_reading(source, None);
         let unknown = self.unknown;
         let names = &source.prepared.cursor_names;
         let read = pager::collect(source, reading, None, None, false, |item| {
@@ -177,11 +182,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         let source = self.source()?;
         let schema = &<T::Table as Table>::SCHEMA;
         let mut keys = Vec::with_capacity(2);
-        let reading = pager::Reading {
-            page_size: self.page_size,
-            max_requests: None,
-            cursor_names: &source.prepared.cursor_names,
-        };
+        let reading = self.loop_reading(&source, None);
         let unknown = self.unknown;
         let collected = pager::collect(&source, reading, None, Some(2), false, |item| {
             if !source.prepared.admits(&item) {
