@@ -20,10 +20,9 @@ use aws_sdk_dynamodb::operation::{
     transact_write_items::{TransactWriteItemsInput, TransactWriteItemsOutput},
     update_item::{UpdateItemError, UpdateItemInput, UpdateItemOutput},
 };
-use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity, Select};
+use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity};
 use aws_smithy_runtime_api::client::interceptors::context::{Error, Input, Output};
 use aws_smithy_runtime_api::client::orchestrator::OrchestratorError;
-use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Asks for `ConsumedCapacity` with its per-index breakdown, unless the request chose a
@@ -57,11 +56,6 @@ pub(super) fn ask_capacity(input: &mut Input) {
 
 fn table(name: Option<&str>) -> Arc<str> {
     Arc::from(name.unwrap_or_default())
-}
-
-/// A `Select` that reads part of each item (`COUNT`, `SPECIFIC_ATTRIBUTES`).
-fn partial(select: Option<&Select>) -> bool {
-    matches!(select, Some(Select::Count | Select::SpecificAttributes))
 }
 
 /// Whether PartiQL `statement` may write (anything but a `SELECT`).
@@ -142,28 +136,12 @@ fn single(schema: &TableSchema, input: &Input) -> Option<Call> {
 fn query_or_scan(schema: &TableSchema, input: &Input) -> Option<Call> {
     if let Some(i) = input.downcast_ref::<QueryInput>() {
         return Some(Call {
-            index: i.index_name.clone().map(Cow::Owned),
             partition: partition_of_query(schema, i).map(|(_, pk)| pk),
-            shape: Some(shape::query_shape(i)),
-            consistent: i.consistent_read == Some(true),
-            projected: i.projection_expression.is_some()
-                || i.attributes_to_get.is_some()
-                || partial(i.select.as_ref()),
-            whole_items: i.projection_expression.is_none() && i.select.is_none(),
-            ..Call::new(Operation::Query, table(i.table_name()))
+            ..shape::query_asked(i).call()
         });
     }
     let i = input.downcast_ref::<ScanInput>()?;
-    Some(Call {
-        index: i.index_name.clone().map(Cow::Owned),
-        shape: Some(shape::scan_shape(i)),
-        consistent: i.consistent_read == Some(true),
-        projected: i.projection_expression.is_some()
-            || i.attributes_to_get.is_some()
-            || partial(i.select.as_ref()),
-        whole_items: i.projection_expression.is_none() && i.select.is_none(),
-        ..Call::new(Operation::Scan, table(i.table_name()))
-    })
+    Some(shape::scan_asked(i).call())
 }
 
 /// A batch or a transaction: its items, each in its table.

@@ -5,7 +5,7 @@
 //! its tests).
 
 use super::pager::{Ask, Response, Source};
-use crate::call::shape::shape_key;
+use crate::call::shape::ReadAsked;
 use crate::call::{Call, Operation as CallOperation, Policy};
 use crate::request::BoxFuture;
 use crate::request::Customize;
@@ -17,7 +17,7 @@ use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::query::{QueryError, QueryOutput};
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::operation::scan::{ScanError, ScanOutput};
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use std::collections::HashMap;
 
 /// The expressions every request of a read sends, rendered once.
@@ -232,29 +232,21 @@ macro_rules! operation {
 
             fn call(builder: &$builder, reads: &Reads) -> Call {
                 let input = builder.as_input();
-                let (index, projection) =
-                    (input.get_index_name(), input.get_projection_expression());
-                let select = input.get_select().as_ref();
-                let shape = shape_key(&[
-                    Some($name),
-                    input.get_table_name().as_deref(),
-                    index.as_deref(),
-                    input.key_condition_of(),
-                    input.get_filter_expression().as_deref(),
-                    projection.as_deref(),
-                ]);
-                let table = input.get_table_name().as_deref().unwrap_or_default();
+                let asked = ReadAsked {
+                    operation: CallOperation::$call_op,
+                    table: input.get_table_name().as_deref(),
+                    index: input.get_index_name().as_deref(),
+                    key_condition: input.key_condition_of(),
+                    filter: input.get_filter_expression().as_deref(),
+                    projection: input.get_projection_expression().as_deref(),
+                    attributes_to_get: input.get_attributes_to_get().is_some(),
+                    select: input.get_select().as_ref(),
+                    consistent: input.get_consistent_read() == &Some(true),
+                };
                 Call {
-                    index: index.clone().map(std::borrow::Cow::Owned),
                     entity: reads.entity,
                     partition: reads.partition.clone(),
-                    shape: Some(shape),
-                    consistent: input.get_consistent_read() == &Some(true),
-                    projected: projection.is_some()
-                        || input.get_attributes_to_get().is_some()
-                        || matches!(select, Some(Select::Count | Select::SpecificAttributes)),
-                    whole_items: projection.is_none() && select.is_none(),
-                    ..Call::new(CallOperation::$call_op, std::sync::Arc::from(table))
+                    ..asked.call()
                 }
             }
 
