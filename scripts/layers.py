@@ -43,8 +43,10 @@ import sys
 # The layer map, bottom first. Inside a layer, a module may use the ones listed before it.
 LAYERS = [
     # The item (attribute map), builder setters, text helpers, seals, the write token, the
-    # error types of every layer, retry policy, span names.
-    ("foundation", ["item_map", "setters", "text", "sealed", "token", "error", "retry", "trace"]),
+    # names of stream records (below `error`, whose stream error names them), the error
+    # types of every layer, retry policy, span names.
+    ("foundation", ["item_map", "setters", "text", "sealed", "token", "stream_names", "error",
+                    "retry", "trace"]),
     # What is stored and how: attribute codecs, the table schema, the text of keys,
     # compression, chunk manifests, the entity registry, entities and their typed keys,
     # key conditions, collections, item sizes, cursors.

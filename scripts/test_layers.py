@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Tests of the layer and cycle check (`scripts/layers.py`): each spelling of a use of a
-higher module is caught, a cycle inside a module is caught, and a clean crate passes.
+higher module is caught, a cycle inside a module is caught, and a clean crate passes; a
+layer map names every module and no other, orders the modules inside a layer, and the
+crate's own map names each module once.
 
     python3 scripts/test_layers.py
 """
@@ -127,6 +129,23 @@ class Names(unittest.TestCase):
     def test_layer_map_names_every_module(self):
         errors = Fixture({}).errors([("bottom", ["low"])])
         self.assertIn("modules missing from the layer map: high", errors)
+
+    def test_layer_map_names_no_other_module(self):
+        errors = Fixture({}).errors([("bottom", ["low", "gone"]), ("top", ["high"])])
+        self.assertIn("layer map names modules that do not exist: gone", errors)
+
+    def test_order_inside_a_layer(self):
+        # Inside a layer, a module uses only the ones listed before it.
+        self.assertEqual(Fixture({}).errors([("one", ["low", "high"])]), [])
+        errors = Fixture({}).errors([("one", ["high", "low"])])
+        self.assertTrue(any("`high` (one) uses `low` (one), which is above it" in e
+                            for e in errors), errors)
+
+    def test_crate_layer_map_names_each_module_once(self):
+        # A module listed twice would silently take its last place.
+        names = [m for _, mods in layers.LAYERS for m in mods]
+        self.assertEqual(sorted(m for m in set(names) if names.count(m) > 1), [])
+        self.assertTrue(all(mods for _, mods in layers.LAYERS), layers.LAYERS)
 
 
 class Cycles(unittest.TestCase):

@@ -131,6 +131,7 @@ mod setters;
 mod size;
 pub mod stored_format;
 pub mod stream;
+mod stream_names;
 mod text;
 mod token;
 pub mod trace;

@@ -94,9 +94,10 @@
 //! applied event id in the same transaction as the aggregate's update.
 
 use crate::collection::{Decoded, Target};
+pub use crate::error::StreamError;
 use crate::error::{DecodeError, DecodeErrorKind};
-pub use crate::error::{EventName, ImageKind, StreamError, ViewType};
 use crate::history::{Revision, Versioned};
+pub use crate::stream_names::{EventName, ImageKind, ViewType};
 use crate::{Entity, Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::time::SystemTime;

@@ -28,7 +28,11 @@ use crate::token::WriteToken;
 pub use decode::{DecodeError, DecodeErrorKind};
 pub use decompress::DecompressError;
 pub use key::KeyError;
-pub use stream::{EventName, ImageKind, StreamError, ViewType};
+pub use stream::StreamError;
+// The names `StreamError` speaks of, at the path they have always had here: defined in
+// `stream_names` (below `error`), at home in `dynamo_model::stream`.
+#[doc(no_inline)]
+pub use crate::stream_names::{EventName, ImageKind, ViewType};
 
 use crate::Item;
 use std::fmt;

@@ -959,3 +959,35 @@ fn untyped_images_are_identified_by_their_keys() {
     assert_eq!(change.entity_type.as_deref(), Some("Reading"));
     assert!(removed.decode::<Device>().unwrap().is_none());
 }
+
+#[test]
+fn the_record_names_keep_their_paths_and_spellings() {
+    // Defined below `error`, reachable at both public paths as the same types.
+    let events: [dynamo_model::error::EventName; 3] =
+        [EventName::Insert, EventName::Modify, EventName::Remove];
+    let views: [dynamo_model::error::ViewType; 4] = [
+        ViewType::KeysOnly,
+        ViewType::NewImage,
+        ViewType::OldImage,
+        ViewType::NewAndOldImages,
+    ];
+    let images: [dynamo_model::error::ImageKind; 2] = [ImageKind::Old, ImageKind::New];
+    let names = |names: &[String]| names.join(" ");
+    assert_eq!(
+        names(&events.map(|e| e.to_string())),
+        "INSERT MODIFY REMOVE"
+    );
+    assert_eq!(
+        names(&views.map(|v| v.to_string())),
+        "KEYS_ONLY NEW_IMAGE OLD_IMAGE NEW_AND_OLD_IMAGES"
+    );
+    assert_eq!(names(&images.map(|i| i.to_string())), "old new");
+    for event in events {
+        assert_eq!(EventName::parse(event.as_str()), Some(event));
+    }
+    for view in views {
+        assert_eq!(ViewType::parse(view.as_str()), Some(view));
+    }
+    assert_eq!(EventName::parse("insert"), None);
+    assert_eq!(ViewType::parse("NEW_AND_OLD"), None);
+}
