@@ -6,7 +6,7 @@ use crate::entity::__private::{
     FieldError, IndexKeySource, KeySource, put_key_field, take_key_field,
 };
 use crate::key::Delimiter;
-use crate::key::template::{Reencode, TemplateField};
+use crate::key::template::{EncodeTouch, Reencode, TemplateField};
 use crate::keytext::KeyError;
 pub use crate::keytext::template::KeyTemplate;
 use crate::{AttrValue, DecodeError, Entity, Error, Item};
@@ -74,6 +74,16 @@ impl KeyTemplate {
             segments: self.parts,
             delimiter: self.delimiter,
             ordinal,
+        }
+    }
+
+    /// How an update takes a stored index key field that placeholder `ordinal` of this
+    /// (index) template names: from the value the update gives its attribute, encoded by
+    /// `encode`.
+    pub const fn stored_field(self, ordinal: usize, encode: EncodeTouch) -> TemplateField {
+        TemplateField::Stored {
+            attribute: self.placeholders[ordinal].name,
+            encode,
         }
     }
 

@@ -321,7 +321,9 @@ fn update_template(
             template_fields.push(f);
         }
     }
-    let descriptors = template_fields.iter().map(|f| template_field(m, f));
+    let descriptors = template_fields
+        .iter()
+        .map(|f| template_field(m, (n, index), f));
     let template = |t: Option<&(Template, LitStr)>, sort| match t {
         Some(_) => {
             let name = index_template_const(n, sort);
@@ -345,9 +347,9 @@ fn update_template(
 
 /// How an update finds the value of one field of an index template: from its own
 /// attribute among the update's values, or (a primary-key field) from the key.
-fn template_field(m: &EntityModel, f: &Field) -> TokenStream {
+fn template_field(m: &EntityModel, (n, index): (usize, &IndexModel), f: &Field) -> TokenStream {
     let private = private();
-    let (ty, attr) = (&f.ty, &f.name);
+    let ty = &f.ty;
     if !f.in_primary_key {
         let encode = match &f.attrs.key_format {
             Some(format) => {
@@ -357,9 +359,25 @@ fn template_field(m: &EntityModel, f: &Field) -> TokenStream {
             }
             None => quote_spanned!(ty.span()=> #private::encode_touch::<#ty>),
         };
-        return quote_spanned! {ty.span()=>
-            #private::TemplateField::Stored { attribute: #attr, encode: #encode }
-        };
+        // The first placeholder holding the field names it (its attribute).
+        let (sort, ordinal) = [(false, &index.pk), (true, &index.sk)]
+            .into_iter()
+            .find_map(|(sort, t)| {
+                let t = &t.as_ref()?.0;
+                let ordinal = t
+                    .segments
+                    .iter()
+                    .filter(|s| !matches!(s, Segment::Lit(_)))
+                    .position(|s| match s {
+                        Segment::Field(name) => f.ident == name,
+                        Segment::Computed(c) => f.ident == c.field,
+                        Segment::Lit(_) => false,
+                    })?;
+                Some((sort, ordinal))
+            })
+            .unwrap_or((false, 0));
+        let template = index_template_const(n, sort);
+        return quote_spanned! {ty.span()=> #template.stored_field(#ordinal, #encode) };
     }
     // Read back from where the primary key holds the field as it is, or as a
     // random shard (its value too); `check` refuses an index that needs a field
