@@ -34,51 +34,27 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// Whether a key component is exactly the encoding of some value of a placeholder's
-/// type under the template's delimiter (for a field, its
-/// [`KeyPart::decode_key_with`](crate::KeyPart::decode_key_with) accepts it: the
-/// field's `KeyPart::__accepts`; for a computed part, it is a shard or bucket of the
-/// template).
 #[doc(hidden)]
-pub type Accepts = fn(&str, Delimiter) -> bool;
+pub use crate::keytext::template::Accepts;
 
-/// A registered key template: the template the entity renders, and a check per
-/// placeholder, in order.
+/// A registered key template: the template the entity renders, whose placeholders each
+/// carry the check of their component.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct RegisteredKey {
     /// The template.
     pub template: KeyTemplate,
-    /// The check of each placeholder's component.
-    pub accepts: &'static [Accepts],
 }
 
 impl RegisteredKey {
-    /// The recogniser of `template`'s keys, with a check per placeholder.
-    pub const fn new(template: KeyTemplate, accepts: &'static [Accepts]) -> Self {
-        RegisteredKey { template, accepts }
+    /// The recogniser of `template`'s keys.
+    pub const fn new(template: KeyTemplate) -> Self {
+        RegisteredKey { template }
     }
 
     /// Whether `value` is a rendering of the template.
     fn follows(&self, value: &str) -> bool {
-        let mut rest = value;
-        let mut accepts = self.accepts.iter();
-        for part in self.template.parts {
-            match part {
-                Some(literal) => match rest.strip_prefix(literal) {
-                    Some(tail) => rest = tail,
-                    None => return false,
-                },
-                None => {
-                    let (component, tail) = self.template.delimiter.split_component(rest);
-                    match accepts.next() {
-                        Some(valid) if valid(component, self.template.delimiter) => rest = tail,
-                        _ => return false,
-                    }
-                }
-            }
-        }
-        rest.is_empty()
+        self.template.recognises(value)
     }
 }
 

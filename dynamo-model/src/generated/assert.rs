@@ -90,7 +90,7 @@ pub const fn sort_key(schema: &TableSchema, table: &str, has_sk: bool, versioned
 
 /// A template that declares no delimiter, and so takes the table's (`delimiter`), follows
 /// its placeholders with `follower`: they must be the same. `which` names the template
-/// (`pk`, `sk`, `index pk`, `index sk`), `template` is it as a Rust string literal.
+/// (`pk`, `sk`, `index pk`, `index sk`), `template` is its text.
 #[track_caller]
 pub const fn delimiter(
     delimiter: Delimiter,
@@ -108,9 +108,9 @@ pub const fn delimiter(
     let message = [
         "the ",
         which,
-        " template ",
+        " template \"",
         template,
-        " separates its fields with `",
+        "\" separates its fields with `",
         f,
         "`, which is not the delimiter of table `",
         table,
@@ -305,7 +305,7 @@ mod tests {
     #[test]
     fn a_delimiter_names_its_ascii_text() {
         assert_eq!(ascii(b"#"), "#");
-        delimiter(Delimiter::HASH, b'#', "sk", "\"A#{a}\"", "App");
+        delimiter(Delimiter::HASH, b'#', "sk", "A#{a}", "App");
     }
 
     #[test]
@@ -313,7 +313,7 @@ mod tests {
         expected = "the index sk template \"{a}.{b}\" separates its fields with `.`, which is not the delimiter of table `App`: declare `delimiter = \".\"` in the index (or #[dynamo(delimiter = \".\")] on the entity or the table)"
     )]
     fn an_index_template_with_another_delimiter_fails() {
-        delimiter(Delimiter::HASH, b'.', "index sk", "\"{a}.{b}\"", "App");
+        delimiter(Delimiter::HASH, b'.', "index sk", "{a}.{b}", "App");
     }
 
     #[test]
@@ -321,6 +321,6 @@ mod tests {
         expected = "the sk template \"{a}.{b}\" separates its fields with `.`, which is not the delimiter of table `App`: declare #[dynamo(delimiter = \".\")] on the entity (or on the table)"
     )]
     fn a_key_template_with_another_delimiter_fails() {
-        delimiter(Delimiter::HASH, b'.', "sk", "\"{a}.{b}\"", "App");
+        delimiter(Delimiter::HASH, b'.', "sk", "{a}.{b}", "App");
     }
 }

@@ -1,11 +1,56 @@
 //! The descriptors derived from a [`KeyTemplate`] (defined with the text of keys, in
-//! `keytext::template`): where a field is read back from a rendered key.
+//! `keytext::template`): where a field is read back from a rendered key, and the key
+//! fields read back through the template's placeholders, which name them.
 
-use crate::entity::__private::{IndexKeySource, KeySource};
-use crate::key::template::{Reencode, TemplateField};
+use crate::entity::__private::{
+    FieldError, IndexKeySource, KeySource, put_key_field, take_key_field,
+};
+use crate::key::Delimiter;
+use crate::key::template::{EncodeTouch, Reencode, TemplateField};
+use crate::keytext::KeyError;
 pub use crate::keytext::template::KeyTemplate;
+use crate::{AttrValue, DecodeError, Entity, Error, Item};
+use aws_sdk_dynamodb::types::AttributeValue;
+
+/// Decodes a key field from its component of a rendered key (the field's
+/// `KeyPart::decode_key_with`).
+pub type Decode<T> = fn(&str, Delimiter) -> Result<T, KeyError>;
 
 impl KeyTemplate {
+    /// The attribute of the field placeholder `ordinal` names.
+    #[inline]
+    fn name(self, ordinal: usize) -> &'static str {
+        self.placeholders.get(ordinal).map_or("", |p| p.name)
+    }
+
+    /// Takes the key field of placeholder `ordinal` of this (primary-key) template out of
+    /// `item`: its plain attribute when the item has one, else its component of the key,
+    /// decoded by `decode` (see `take_key_field`).
+    #[inline]
+    pub fn take<E: Entity, T: AttrValue>(
+        self,
+        item: &mut Item,
+        ordinal: usize,
+        decode: Decode<T>,
+    ) -> Result<T, FieldError<DecodeError>> {
+        let source = self.key_source(ordinal);
+        take_key_field::<E, T>(item, self.name(ordinal), &[], source, decode)
+    }
+
+    /// Appends the attribute of the key field of placeholder `ordinal` of this
+    /// (primary-key) template, decoded by `decode` from the rendered key `key` (see
+    /// `put_key_field`).
+    pub fn put<E: Entity, T: AttrValue>(
+        self,
+        out: &mut Vec<(&'static str, AttributeValue)>,
+        key: &Item,
+        ordinal: usize,
+        decode: Decode<T>,
+    ) -> Result<(), Error> {
+        let source = self.key_source(ordinal);
+        put_key_field::<E, T>(out, key, self.name(ordinal), source, decode)
+    }
+
     /// Where a primary-key field is read back from: the component of placeholder
     /// `ordinal` of this (primary-key) template.
     pub const fn key_source(self, ordinal: usize) -> KeySource {
@@ -32,11 +77,22 @@ impl KeyTemplate {
         }
     }
 
+    /// How an update takes a stored index key field that placeholder `ordinal` of this
+    /// (index) template names: from the value the update gives its attribute, encoded by
+    /// `encode`.
+    pub const fn stored_field(self, ordinal: usize, encode: EncodeTouch) -> TemplateField {
+        TemplateField::Stored {
+            attribute: self.placeholders[ordinal].name,
+            encode,
+        }
+    }
+
     /// How an update re-renders an index key field that placeholder `ordinal` of this
     /// (primary-key) template holds: read back from the item's key, decoded and encoded
-    /// again by `reencode`.
+    /// again by `reencode`. The field is the one the placeholder names.
     pub const fn template_field(self, ordinal: usize, reencode: Reencode) -> TemplateField {
         TemplateField::Key {
+            name: self.placeholders[ordinal].name,
             sort: self.sort,
             segments: self.parts,
             delimiter: self.delimiter,
@@ -50,10 +106,20 @@ impl KeyTemplate {
 mod tests {
     use super::*;
     use crate::key::Delimiter;
+    use crate::keytext::template::Placeholder;
 
-    const SK: KeyTemplate = KeyTemplate::new(
+    fn accepts(_: &str, _: Delimiter) -> bool {
+        true
+    }
+
+    const SK: KeyTemplate = KeyTemplate::of(
         true,
+        "ORDER#{at}#{id}",
         &[Some("ORDER#"), None, Some("#"), None],
+        &[
+            Placeholder::key("at", accepts),
+            Placeholder::key("id", accepts),
+        ],
         Delimiter::HASH,
     );
 
@@ -92,12 +158,14 @@ mod tests {
         }
         match SK.template_field(1, reencode) {
             TemplateField::Key {
+                name,
                 sort,
                 segments,
                 delimiter,
                 ordinal,
                 ..
             } => {
+                assert_eq!(name, "id");
                 assert!(sort);
                 assert_eq!(segments, SK.parts);
                 assert_eq!(delimiter, Delimiter::HASH);

@@ -2,9 +2,9 @@
 //! renders from its fields.
 //!
 //! `#[derive(Entity)]` describes each key template once, as a `const` [`KeyTemplate`]
-//! (its literal text and placeholders), which renders the entity's keys and recognises
-//! them. For updates, an [`IndexTemplate`] adds what each placeholder of an index's
-//! templates takes and where each field's value comes from in an update, and
+//! (its text, literal parts and named placeholders), which renders the entity's keys and
+//! recognises them. For updates, an [`IndexTemplate`] adds where each field an index's
+//! templates name comes from in an update, and
 //! [`index_updates`] does the rest, so the generated code is a table, not a procedure.
 //!
 //! An update changes attributes, not the entity: an index key attribute rendered from a
@@ -19,23 +19,58 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{Delimiter, OptionalKeyPart};
 
-/// What one placeholder of an index template takes: the field at this position of
-/// [`IndexTemplate::fields`], or a part computed from such a field. The template's
-/// literal text is its [`KeyTemplate`]'s.
+/// Whether a key component is exactly the encoding of some value of a placeholder's
+/// type under the template's delimiter (for a field, its
+/// [`KeyPart::decode_key_with`](crate::KeyPart::decode_key_with) accepts it: the
+/// field's `KeyPart::__accepts`; for a computed part, it is a shard or bucket of the
+/// template).
+pub type Accepts = fn(&str, Delimiter) -> bool;
+
+/// One placeholder of a [`KeyTemplate`]: the attribute of the field it holds (or computes
+/// a part from), and its kind: how a rendered key's component is recognised (primary-key
+/// templates, which the registry recognises keys with) and, for a computed part of an
+/// index template, how an update computes it from the field.
 #[derive(Debug, Clone, Copy)]
-pub enum Placeholder {
-    /// A field, by its position in [`IndexTemplate::fields`].
-    Field(usize),
-    /// A part computed from a field (by its position in [`IndexTemplate::fields`]): the
-    /// update's value of the field is encoded as for [`Placeholder::Field`], then turned
-    /// into the part, so an update that changes the field recomputes it (see
+pub struct Placeholder {
+    /// The attribute of the field the placeholder holds or computes a part from.
+    pub name: &'static str,
+    /// The check of the placeholder's component (primary-key templates).
+    pub accepts: Option<Accepts>,
+    /// What an update computes from the field (a computed part of an index template;
+    /// `None`: the field as it is).
+    pub computed: Option<ComputedPart>,
+}
+
+impl Placeholder {
+    /// A placeholder of a primary-key template, its component checked by `accepts`.
+    pub const fn key(name: &'static str, accepts: Accepts) -> Self {
+        Placeholder {
+            name,
+            accepts: Some(accepts),
+            computed: None,
+        }
+    }
+
+    /// Field `name` as it is, in an index template.
+    pub const fn field(name: &'static str) -> Self {
+        Placeholder {
+            name,
+            accepts: None,
+            computed: None,
+        }
+    }
+
+    /// A part computed from field `name`, in an index template: the update's value of the
+    /// field is encoded as for [`Placeholder::field`], then turned into the part, so an
+    /// update that changes the field recomputes it (see
     /// [`computed`](dynamo_model::key::computed)).
-    Computed {
-        /// The source field, by its position in [`IndexTemplate::fields`].
-        field: usize,
-        /// What is computed from it.
-        part: ComputedPart,
-    },
+    pub const fn computed(name: &'static str, part: ComputedPart) -> Self {
+        Placeholder {
+            name,
+            accepts: None,
+            computed: Some(part),
+        }
+    }
 }
 
 /// What a computed index-template placeholder renders from its field's encoded component.
@@ -85,6 +120,8 @@ pub enum TemplateField {
     /// A field of the primary key: it never changes, so its component is read back from
     /// the rendered key.
     Key {
+        /// The field's attribute (its placeholder's name).
+        name: &'static str,
         /// Whether the field is in the sort key (else the partition key).
         sort: bool,
         /// The key template: `Some(literal)` or `None` for a field.
@@ -98,14 +135,20 @@ pub enum TemplateField {
     },
 }
 
-/// One key template of an entity as the runtime reads rendered keys back: its literal
-/// parts in order (`Some(literal)`, and `None` for each placeholder), its delimiter, and
-/// whether it renders a sort key. A `const` of the generated code, from which the
-/// descriptors of the template's fields are derived.
+/// One key template of an entity, described once: its text as written (for exports and
+/// messages), its literal parts in order (`Some(literal)`, and `None` for each
+/// placeholder), each placeholder's name and kind, its delimiter, and whether it renders a
+/// sort key. A `const` of the generated code, which renders the entity's keys, recognises
+/// them, re-renders index keys in updates and is exported; the descriptors of the
+/// template's fields are derived from it.
 #[derive(Debug, Clone, Copy)]
 pub struct KeyTemplate {
+    /// The template as written.
+    pub text: &'static str,
     /// The template: `Some(literal)`, or `None` for a placeholder.
     pub parts: &'static [Option<&'static str>],
+    /// The placeholders, in order (one per `None` of `parts`).
+    pub placeholders: &'static [Placeholder],
     /// The delimiter that ends a placeholder's component.
     pub delimiter: Delimiter,
     /// Whether the template renders a sort key (else a partition key).
@@ -113,14 +156,30 @@ pub struct KeyTemplate {
 }
 
 impl KeyTemplate {
-    /// The template with these parts and delimiter; `sort`: it renders a sort key.
+    /// The template with these parts and delimiter, without text or placeholder
+    /// descriptions (what rendering and reading keys back need); `sort`: it renders a
+    /// sort key.
     pub const fn new(
         sort: bool,
         parts: &'static [Option<&'static str>],
         delimiter: Delimiter,
     ) -> Self {
+        KeyTemplate::of(sort, "", parts, &[], delimiter)
+    }
+
+    /// Template `text`, with these parts, placeholders and delimiter; `sort`: it renders
+    /// a sort key.
+    pub const fn of(
+        sort: bool,
+        text: &'static str,
+        parts: &'static [Option<&'static str>],
+        placeholders: &'static [Placeholder],
+        delimiter: Delimiter,
+    ) -> Self {
         KeyTemplate {
+            text,
             parts,
+            placeholders,
             delimiter,
             sort,
         }
@@ -136,6 +195,30 @@ impl KeyTemplate {
             i += 1;
         }
         n
+    }
+
+    /// Whether `value` is a rendering of the template: its literals match and every
+    /// placeholder's check accepts its component (a placeholder without one accepts
+    /// nothing).
+    pub fn recognises(&self, value: &str) -> bool {
+        let mut rest = value;
+        let mut placeholders = self.placeholders.iter();
+        for part in self.parts {
+            match part {
+                Some(literal) => match rest.strip_prefix(literal) {
+                    Some(tail) => rest = tail,
+                    None => return false,
+                },
+                None => {
+                    let (component, tail) = self.delimiter.split_component(rest);
+                    match placeholders.next().and_then(|p| p.accepts) {
+                        Some(valid) if valid(component, self.delimiter) => rest = tail,
+                        _ => return false,
+                    }
+                }
+            }
+        }
+        rest.is_empty()
     }
 }
 
@@ -163,21 +246,17 @@ impl IndexKeyAttributes {
     }
 }
 
-/// One key template of an index, as an update re-renders it: the template (the same
-/// constant the entity renders and recognises its keys with) and what each of its
-/// placeholders takes, in order.
-pub type IndexKeyTemplate = (&'static KeyTemplate, &'static [Placeholder]);
-
 /// An index whose key attributes an entity renders from templates.
 #[derive(Debug, Clone, Copy)]
 pub struct IndexTemplate {
     /// The index's name and the key attributes its templates write.
     pub keys: IndexKeyAttributes,
-    /// The `pk` template (`None` without one).
-    pub pk: Option<IndexKeyTemplate>,
+    /// The `pk` template (`None` without one): the same constant the entity renders and
+    /// recognises its keys with, whose placeholders name their fields.
+    pub pk: Option<&'static KeyTemplate>,
     /// The `sk` template (`None` without one).
-    pub sk: Option<IndexKeyTemplate>,
-    /// The templates' fields, each once.
+    pub sk: Option<&'static KeyTemplate>,
+    /// The templates' fields, each once, found by the name of each placeholder.
     pub fields: &'static [TemplateField],
 }
 
@@ -359,11 +438,11 @@ fn render(
     key: &RawKey,
     changes: &IndexChanges<'_>,
     template: &IndexTemplate,
-    (key_template, placeholders): IndexKeyTemplate,
+    key_template: &KeyTemplate,
     value: &mut String,
 ) -> Result<bool, Error> {
     let mut present = true;
-    let mut placeholders = placeholders.iter();
+    let mut placeholders = key_template.placeholders.iter();
     for part in key_template.parts {
         if let Some(literal) = part {
             value.push_str(literal);
@@ -372,8 +451,18 @@ fn render(
         let Some(placeholder) = placeholders.next() else {
             return Err(descriptor_error(entity, "a placeholder without its field"));
         };
-        match *placeholder {
-            Placeholder::Field(at) => {
+        let Some(at) = template
+            .fields
+            .iter()
+            .position(|f| f.name() == placeholder.name)
+        else {
+            return Err(descriptor_error(
+                entity,
+                "a template names a field it does not list",
+            ));
+        };
+        match placeholder.computed {
+            None => {
                 present &= field_component(
                     entity,
                     key,
@@ -384,7 +473,7 @@ fn render(
                     value,
                 )?;
             }
-            Placeholder::Computed { field, part } => {
+            Some(part) => {
                 let mut component = String::new();
                 // Computed from the field's `#` encoding (the shard hash's input), whatever
                 // the template's delimiter.
@@ -393,7 +482,7 @@ fn render(
                     key,
                     changes,
                     template,
-                    field,
+                    at,
                     Delimiter::HASH,
                     &mut component,
                 )? {
@@ -406,6 +495,16 @@ fn render(
         }
     }
     Ok(present)
+}
+
+impl TemplateField {
+    /// The field's attribute, which the placeholders holding it name.
+    fn name(&self) -> &'static str {
+        match *self {
+            TemplateField::Stored { attribute, .. } => attribute,
+            TemplateField::Key { name, .. } => name,
+        }
+    }
 }
 
 /// Appends the encoded component of field `at`; `Ok(false)` if the update makes it absent.
@@ -434,6 +533,7 @@ fn field_component(
             delimiter,
             ordinal,
             reencode,
+            ..
         } => {
             let rendered = if sort {
                 key.sk.as_deref()

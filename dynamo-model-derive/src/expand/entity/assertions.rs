@@ -3,6 +3,8 @@
 //! themselves, with a message at the attribute to change. The derive's own checks of the
 //! input, which need no table, are `crate::check`'s.
 
+use super::index_key::index_template_const;
+use super::key::key_template_const;
 use super::{codec_assertion, const_panic, dm, formatted_attr_type, table_name};
 use crate::check::{EntityModel, IndexModel};
 use crate::template::{Segment, Template};
@@ -30,27 +32,23 @@ pub(super) fn assertions(m: &EntityModel) -> Vec<TokenStream> {
 /// known to the compiler).
 fn table_delimiter_assertion(
     declared: Option<char>,
-    template: &Template,
-    lit: &LitStr,
-    which: &str,
-    _table: &syn::Path,
+    (template, lit): &(Template, LitStr),
+    (which, name): (&str, Ident),
     table_name: &str,
 ) -> Option<TokenStream> {
     let (None, Some(follower)) = (declared, template.delimiter) else {
         return None;
     };
-    let (follower, literal) = (follower as u8, format!("{:?}", lit.value()));
+    let follower = follower as u8;
     Some(quote_spanned! {lit.span()=>
         // Declaring none, the entity's delimiter (`__DELIMITER`) is the table's.
-        __assert::delimiter(__DELIMITER, #follower, #which, #literal, #table_name);
+        __assert::delimiter(__DELIMITER, #follower, #which, #name.text, #table_name);
     })
 }
 
 /// The sort key against the table's, and each template's delimiter against the table's.
 fn key_assertions(m: &EntityModel) -> Vec<TokenStream> {
-    let (table, table_name) = (&m.table, table_name(m));
-    let dm = dm();
-    let _ = (&table, &dm);
+    let table_name = table_name(m);
     let mut assertions = Vec::new();
     let (pk_lit, sk_lit) = (&m.pk.1, m.sk.as_ref().map(|s| &s.1));
     let span = sk_lit.unwrap_or(pk_lit).span();
@@ -58,26 +56,25 @@ fn key_assertions(m: &EntityModel) -> Vec<TokenStream> {
     assertions.push(quote_spanned! {span=>
         __assert::sort_key(&__SCHEMA, #table_name, #has_sk, #versioned);
     });
-    let primary_templates = std::iter::once(("pk", &m.pk)).chain(m.sk.as_ref().map(|s| ("sk", s)));
-    for (which, (t, lit)) in primary_templates {
+    let primary_templates =
+        std::iter::once(("pk", &m.pk, false)).chain(m.sk.as_ref().map(|s| ("sk", s, true)));
+    for (which, t, sort) in primary_templates {
+        let name = key_template_const(sort);
         assertions.extend(table_delimiter_assertion(
             m.delimiter,
             t,
-            lit,
-            which,
-            table,
+            (which, name),
             &table_name,
         ));
     }
-    for index in &m.indexes {
-        let templates = index.pk.iter().map(|t| ("index pk", t));
-        for (which, (t, lit)) in templates.chain(index.sk.iter().map(|t| ("index sk", t))) {
+    for (n, index) in m.indexes.iter().enumerate() {
+        let templates = index.pk.iter().map(|t| ("index pk", t, false));
+        for (which, t, sort) in templates.chain(index.sk.iter().map(|t| ("index sk", t, true))) {
+            let name = index_template_const(n, sort);
             assertions.extend(table_delimiter_assertion(
                 index.delimiter,
                 t,
-                lit,
-                which,
-                table,
+                (which, name),
                 &table_name,
             ));
         }

@@ -283,21 +283,29 @@ fn decode_key_field(f: &Field, sort: bool, template: &Template) -> TokenStream {
     let aliases = f.attrs.aliases.iter();
     let template_const = key_template_const(sort);
     let ordinal = placeholder_ordinal(f, template);
-    let key_source = quote! {
-        #template_const.key_source(#ordinal)
-    };
     // A key field is never an `Option`: with a key format, the attribute type is
     // `Formatted`, which is also the key part, and the field takes its value out of it.
     let formatted = formatted_attr_type(f);
     let part = formatted.clone().unwrap_or_else(|| quote!(#ty));
-    let take = quote_spanned! {ty.span()=>
-        #private::take_key_field::<Self, #part>(
-            &mut item,
-            #name,
-            &[#(#aliases),*],
-            #key_source,
-            <#part as #private::KeyPart>::decode_key_with,
-        )?
+    // The placeholder names the field (its attribute).
+    let take = if f.attrs.aliases.is_empty() {
+        quote_spanned! {ty.span()=>
+            #template_const.take::<Self, #part>(
+                &mut item,
+                #ordinal,
+                <#part as #private::KeyPart>::decode_key_with,
+            )?
+        }
+    } else {
+        quote_spanned! {ty.span()=>
+            #private::take_key_field::<Self, #part>(
+                &mut item,
+                #name,
+                &[#(#aliases),*],
+                #template_const.key_source(#ordinal),
+                <#part as #private::KeyPart>::decode_key_with,
+            )?
+        }
     };
     match formatted {
         Some(attr_ty) => quote_spanned! {ty.span()=>
@@ -326,18 +334,17 @@ pub(super) fn key_field_items(m: &EntityModel) -> Option<TokenStream> {
         .into_iter()
         .filter_map(|f| {
             let (sort, template) = m.key_source(f)?;
-            let (ty, name) = (&f.ty, &f.name);
+            let ty = &f.ty;
             let template_const = key_template_const(sort);
             let ordinal = placeholder_ordinal(f, template);
             // The type `to_item` encodes the field as (its key format's, if it has one),
-            // which is also its key part.
+            // which is also its key part; the placeholder names the field.
             let part = formatted_attr_type(f).unwrap_or_else(|| quote!(#ty));
             Some(quote_spanned! {ty.span()=>
-                #private::put_key_field::<Self, #part>(
+                #template_const.put::<Self, #part>(
                     &mut item,
                     key,
-                    #name,
-                    #template_const.key_source(#ordinal),
+                    #ordinal,
                     <#part as #private::KeyPart>::decode_key_with,
                 )?;
             })

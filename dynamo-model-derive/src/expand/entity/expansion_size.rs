@@ -7,10 +7,10 @@
 
 use proc_macro2::{TokenStream, TokenTree};
 
-/// Tokens of the reference entity's expansion, at most: 3,871 when the budget was set
-/// (475 lines by `scripts/expansion.sh`). Lower it with every change that shrinks the
-/// expansion.
-const BUDGET: usize = 3_871;
+/// Tokens of the reference entity's expansion, at most: 3,814 when the budget was last
+/// lowered (467 lines by `scripts/expansion.sh`; 3,871 and 475 before each key template
+/// became one descriptor). Lower it with every change that shrinks the expansion.
+const BUDGET: usize = 3_814;
 
 fn tokens(stream: TokenStream) -> usize {
     stream

@@ -47,14 +47,16 @@ pub(super) fn index_delimiter(m: &EntityModel, index: &IndexModel) -> TokenStrea
 }
 
 /// Every key template as a runtime `KeyTemplate`, each defined once in the entity's const
-/// block (`__PK_TEMPLATE`, `__SK_TEMPLATE`, `__INDEX_{n}_PK_TEMPLATE`, ..), and the
-/// delimiter of its primary-key templates (`__DELIMITER`).
+/// block (`__PK_TEMPLATE`, `__SK_TEMPLATE`, `__INDEX_{n}_PK_TEMPLATE`, ..): its text, its
+/// literal parts, each placeholder's name and kind; and the delimiter of its primary-key
+/// templates (`__DELIMITER`). Rendering, recognising, updates and exports all read it.
 pub(super) fn template_consts(m: &EntityModel) -> TokenStream {
     let key = quote!(__DELIMITER);
-    let primary = std::iter::once((key_template_const(false), false, &m.pk.0, key.clone())).chain(
-        m.sk.as_ref()
-            .map(|s| (key_template_const(true), true, &s.0, key.clone())),
-    );
+    let primary = std::iter::once((key_template_const(false), false, &m.pk, key.clone(), true))
+        .chain(
+            m.sk.as_ref()
+                .map(|s| (key_template_const(true), true, s, key.clone(), true)),
+        );
     let indexes = m
         .indexes
         .iter()
@@ -64,22 +66,78 @@ pub(super) fn template_consts(m: &EntityModel) -> TokenStream {
             let d = index_delimiter(m, i);
             let pk =
                 i.pk.as_ref()
-                    .map(|t| (index_template_const(n, false), false, &t.0, d.clone()));
+                    .map(|t| (index_template_const(n, false), false, t, d.clone(), false));
             pk.into_iter().chain(
                 i.sk.as_ref()
-                    .map(|t| (index_template_const(n, true), true, &t.0, d.clone())),
+                    .map(|t| (index_template_const(n, true), true, t, d.clone(), false)),
             )
         });
     let template = quote!(__p::KeyTemplate);
-    let consts = primary.chain(indexes).map(|(name, sort, t, delimiter)| {
-        let parts = literal_parts(t);
-        quote!(const #name: #template = #template::new(#sort, #parts, #delimiter);)
-    });
+    let consts = primary
+        .chain(indexes)
+        .map(|(name, sort, (t, lit), delimiter, primary)| {
+            let parts = literal_parts(t);
+            let placeholders = placeholders(m, t, primary);
+            quote!(const #name: #template = #template::of(#sort, #lit, #parts, &[#(#placeholders),*], #delimiter);)
+        });
     let delimiter = delimiter_expr(m.delimiter, &m.table);
     quote! {
         const __DELIMITER: __dm::key::Delimiter = #delimiter;
         #(#consts)*
     }
+}
+
+/// Each placeholder of a template, named by its field's attribute: in a primary-key
+/// template, with the check of its component (which recognises the entity's keys); in an
+/// index template, with what an update computes from its field.
+fn placeholders(m: &EntityModel, t: &Template, primary: bool) -> Vec<TokenStream> {
+    let private = private();
+    let placeholder = quote!(#private::TemplatePlaceholder);
+    t.segments
+        .iter()
+        .filter_map(|segment| {
+            let (source, function) = match segment {
+                Segment::Lit(_) => return None,
+                Segment::Field(name) => (field(m, name), None),
+                Segment::Computed(c) => (field(m, &c.field), Some(c.function)),
+            };
+            let name = &source.name;
+            let ty = &source.ty;
+            Some(match (primary, function) {
+                (true, None) => {
+                    let kty = key_type(source, false);
+                    // The same trait path as the key rendering, so a field type that is
+                    // not a `KeyPart` is reported once.
+                    quote_spanned!(ty.span()=> #placeholder::key(#name, <#kty as #private::KeyPart>::__accepts))
+                }
+                // Any shard or bucket: which one the item's fields give is checked when
+                // the item is decoded (`verify_keys`).
+                (true, Some(Function::Shard(n) | Function::Random(n))) => {
+                    quote!(#placeholder::key(#name, #private::accepts_shard::<#n>))
+                }
+                (true, Some(Function::Bucket(b))) => {
+                    let bucket = bucket_type(b);
+                    quote!(#placeholder::key(#name, #private::accepts_bucket::<#bucket>))
+                }
+                (false, None) => quote!(#placeholder::field(#name)),
+                (false, Some(function)) => {
+                    let part = match function {
+                        Function::Shard(n) => quote!(#private::ComputedPart::Shard(#n)),
+                        Function::Random(n) => quote!(#private::ComputedPart::Random(#n)),
+                        Function::Bucket(b) => {
+                            let bucket = bucket_type(b);
+                            quote_spanned! {ty.span()=>
+                                #private::ComputedPart::Bucket(
+                                    #private::bucket_from_component::<<#ty as #private::OptionalKeyPart>::Part, #bucket>
+                                )
+                            }
+                        }
+                    };
+                    quote!(#placeholder::computed(#name, #part))
+                }
+            })
+        })
+        .collect()
 }
 
 /// The code for every index the entity declares.
@@ -263,9 +321,20 @@ fn update_template(
             template_fields.push(f);
         }
     }
-    let descriptors = template_fields.iter().map(|f| template_field(m, f));
-    let pk = template_placeholders(m, &template_fields, (n, false), index.pk.as_ref());
-    let sk = template_placeholders(m, &template_fields, (n, true), index.sk.as_ref());
+    let descriptors = template_fields
+        .iter()
+        .map(|f| template_field(m, (n, index), f));
+    let template = |t: Option<&(Template, LitStr)>, sort| match t {
+        Some(_) => {
+            let name = index_template_const(n, sort);
+            quote!(Some(&#name))
+        }
+        None => quote!(None),
+    };
+    let (pk, sk) = (
+        template(index.pk.as_ref(), false),
+        template(index.sk.as_ref(), true),
+    );
     Some(quote! {
         #private::IndexTemplate {
             keys: Self::__INDEX_KEYS[#position],
@@ -278,9 +347,9 @@ fn update_template(
 
 /// How an update finds the value of one field of an index template: from its own
 /// attribute among the update's values, or (a primary-key field) from the key.
-fn template_field(m: &EntityModel, f: &Field) -> TokenStream {
+fn template_field(m: &EntityModel, (n, index): (usize, &IndexModel), f: &Field) -> TokenStream {
     let private = private();
-    let (ty, attr) = (&f.ty, &f.name);
+    let ty = &f.ty;
     if !f.in_primary_key {
         let encode = match &f.attrs.key_format {
             Some(format) => {
@@ -290,9 +359,25 @@ fn template_field(m: &EntityModel, f: &Field) -> TokenStream {
             }
             None => quote_spanned!(ty.span()=> #private::encode_touch::<#ty>),
         };
-        return quote_spanned! {ty.span()=>
-            #private::TemplateField::Stored { attribute: #attr, encode: #encode }
-        };
+        // The first placeholder holding the field names it (its attribute).
+        let (sort, ordinal) = [(false, &index.pk), (true, &index.sk)]
+            .into_iter()
+            .find_map(|(sort, t)| {
+                let t = &t.as_ref()?.0;
+                let ordinal = t
+                    .segments
+                    .iter()
+                    .filter(|s| !matches!(s, Segment::Lit(_)))
+                    .position(|s| match s {
+                        Segment::Field(name) => f.ident == name,
+                        Segment::Computed(c) => f.ident == c.field,
+                        Segment::Lit(_) => false,
+                    })?;
+                Some((sort, ordinal))
+            })
+            .unwrap_or((false, 0));
+        let template = index_template_const(n, sort);
+        return quote_spanned! {ty.span()=> #template.stored_field(#ordinal, #encode) };
     }
     // Read back from where the primary key holds the field as it is, or as a
     // random shard (its value too); `check` refuses an index that needs a field
@@ -326,51 +411,4 @@ fn template_field(m: &EntityModel, f: &Field) -> TokenStream {
         }
     };
     quote_spanned! {ty.span()=> #template_const.template_field(#ordinal, #reencode) }
-}
-
-/// An index template for updates: its `KeyTemplate` constant (`template`: the index's
-/// position and whether it is the sort key) and what each placeholder takes, naming its
-/// field by its position among `template_fields`; `None` without the template.
-fn template_placeholders(
-    m: &EntityModel,
-    template_fields: &[&Field],
-    (n, sort): (usize, bool),
-    t: Option<&(Template, LitStr)>,
-) -> TokenStream {
-    let private = private();
-    let Some((t, _)) = t else {
-        return quote!(None);
-    };
-    let position = |name: &str| {
-        template_fields
-            .iter()
-            .position(|f| f.ident == name)
-            .unwrap_or(0)
-    };
-    let placeholders = t.segments.iter().filter_map(|s| match s {
-        Segment::Lit(_) => None,
-        Segment::Field(name) => {
-            let at = position(name);
-            Some(quote!(#private::TemplatePlaceholder::Field(#at)))
-        }
-        Segment::Computed(c) => {
-            let at = position(&c.field);
-            let part = match c.function {
-                Function::Shard(n) => quote!(#private::ComputedPart::Shard(#n)),
-                Function::Random(n) => quote!(#private::ComputedPart::Random(#n)),
-                Function::Bucket(b) => {
-                    let bucket = bucket_type(b);
-                    let ty = &field(m, &c.field).ty;
-                    quote_spanned! {ty.span()=>
-                        #private::ComputedPart::Bucket(
-                            #private::bucket_from_component::<<#ty as #private::OptionalKeyPart>::Part, #bucket>
-                        )
-                    }
-                }
-            };
-            Some(quote!(#private::TemplatePlaceholder::Computed { field: #at, part: #part }))
-        }
-    });
-    let name = index_template_const(n, sort);
-    quote!(Some((&#name, &[#(#placeholders),*])))
 }

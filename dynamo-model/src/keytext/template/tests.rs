@@ -12,21 +12,23 @@ const GSI1: IndexTemplate = gsi1!("REGION#", "#", Delimiter::HASH);
 macro_rules! gsi1 {
     ($region:literal, $sep:literal, $delimiter:expr) => {
         IndexTemplate {
-            pk: Some((
-                &KeyTemplate::new(false, &[Some($region), None], $delimiter),
-                &[Placeholder::Field(0)],
+            pk: Some(&KeyTemplate::of(
+                false,
+                "",
+                &[Some($region), None],
+                &[Placeholder::field("region")],
+                $delimiter,
             )),
-            sk: Some((
-                &KeyTemplate::new(
-                    true,
-                    &[None, Some($sep), None, Some($sep), None],
-                    $delimiter,
-                ),
+            sk: Some(&KeyTemplate::of(
+                true,
+                "",
+                &[None, Some($sep), None, Some($sep), None],
                 &[
-                    Placeholder::Field(1),
-                    Placeholder::Field(2),
-                    Placeholder::Field(3),
+                    Placeholder::field("placed"),
+                    Placeholder::field("id"),
+                    Placeholder::field("status"),
                 ],
+                $delimiter,
             )),
             ..GSI1_FIELDS
         }
@@ -45,6 +47,7 @@ const GSI1_FIELDS: IndexTemplate = IndexTemplate {
             encode: encode_touch::<Option<String>>,
         },
         TemplateField::Key {
+            name: "placed",
             sort: true,
             segments: SK,
             delimiter: Delimiter::HASH,
@@ -52,6 +55,7 @@ const GSI1_FIELDS: IndexTemplate = IndexTemplate {
             reencode: reencode::<u32>,
         },
         TemplateField::Key {
+            name: "id",
             sort: true,
             segments: SK,
             delimiter: Delimiter::HASH,
