@@ -6,9 +6,11 @@
 //! - [`Segment::next`] is how every read asks for a response: from where a segment (or
 //!   partition) stands, paced when the read has a capacity budget, the response's
 //!   `LastEvaluatedKey` becoming the segment's position. Queries and pages of a scan
-//!   read one segment ([`Paged`]); a scan's `all` and `stream` read its segments in
-//!   parallel ([`merged_responses`], [`Merged`]); a migration reads each of its segments,
-//!   paced by its budget; a scatter query's merge reads each partition through it.
+//!   read one segment ([`Paged`]). Segments read in parallel under one budget are read
+//!   one way, [`parallel`]: a scan's `all` and `stream` take its responses as they arrive
+//!   ([`Merged`]), a migration migrates each segment's responses in turn. A scatter
+//!   query's merge reads each partition through [`Segment::next`] too, one request at a
+//!   time as its sorted merge asks for them.
 //! - [`read`] is the one loop over responses: it owns the counts and the capacity
 //!   ([`Tally`]), the number of items wanted, the `Limit` of each request (growing when a
 //!   filter drops items) and where the read continues. `all`, `page` and `one` of a query
@@ -206,7 +208,7 @@ impl<S: Source + ?Sized> Responses for Paged<'_, S> {
     }
 }
 
-/// Responses of segments read in parallel ([`merged_responses`]), in the order they
+/// Responses of segments read in parallel ([`parallel`]), in the order they
 /// arrive: a read of them has no one place to continue from.
 pub(crate) struct Merged<St> {
     responses: St,
@@ -351,7 +353,7 @@ pub(super) fn key_of(item: &Item, names: &[&'static str]) -> Item {
 
 mod segments;
 
-pub(crate) use segments::{Pacer, Segment, merged_responses, pace, spend};
+pub(crate) use segments::{Pacer, Segment, pace, parallel, spend};
 
 #[cfg(test)]
 mod tests;
