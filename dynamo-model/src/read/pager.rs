@@ -153,6 +153,11 @@ pub(crate) trait Responses: Send {
         &mut self,
         limit: Option<i32>,
     ) -> impl std::future::Future<Output = Option<Result<Response, Error>>> + Send;
+    /// Adds what `response` (one of this reader's) cost and counted to `tally`: one
+    /// request's figures, unless the reader made several requests for it.
+    fn count(&self, response: &Response, tally: &mut Tally) {
+        response.count_in(tally);
+    }
     /// Whether nothing is left to read.
     fn done(&self) -> bool;
     /// Continues after `key` (the item a read stopped at in the middle of a response)
@@ -302,7 +307,7 @@ pub(crate) async fn read<R: Responses, T>(
             });
         };
         let response = response?;
-        response.count_in(&mut tally);
+        responses.count(&response, &mut tally);
         let returned = response.items.len();
         let mut iter = response.items.into_iter();
         let mut stopped_at: Option<Item> = None;
