@@ -9,13 +9,16 @@
 //!   read one segment ([`Paged`]). Segments read in parallel under one budget are read
 //!   one way, [`parallel`]: a scan's `all` and `stream` take its responses as they arrive
 //!   ([`Merged`]), a migration migrates each segment's responses in turn. A scatter
-//!   query's merge reads each partition through [`Segment::next`] too, one request at a
-//!   time as its sorted merge asks for them.
+//!   query's merge reads each partition through [`Segment::next`] too, but one request
+//!   at a time, each with the `Limit` its sorted merge needs then, rather than each
+//!   partition to its end: it keeps its own scheduling.
 //! - [`read`] is the one loop over responses: it owns the counts and the capacity
 //!   ([`Tally`]), the number of items wanted, the `Limit` of each request (growing when a
 //!   filter drops items) and where the read continues. `all`, `page` and `one` of a query
-//!   or scan, a query's and a scan's `stream`, a history in revision order and the orphan
-//!   sweep are views over it ([`collect`] for one segment). A scatter query's items go
+//!   or scan, a query's and a scan's `stream` and the orphan sweep are views over it
+//!   ([`collect`] for one segment); what it reads is a [`Responses`]: one segment
+//!   ([`Paged`]), segments in parallel ([`Merged`]), or a history in revision order (a
+//!   query's `SlotOrder`, every revision sorted by slot). A scatter query's items go
 //!   through the sorted merge of `merge` instead, which decides item by item which
 //!   partition to read next.
 //!
