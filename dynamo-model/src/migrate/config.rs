@@ -7,9 +7,10 @@ use super::{
     MemoryCheckpoints, Progress, Report, Step, renders_index_key,
 };
 use crate::cursor::{self, Fingerprint, Position};
-use crate::read::pager::Pacer;
+use crate::read::pager::{self, Pacer};
 use crate::{Db, Entity, Error, Table, ValidationReason};
 use aws_sdk_dynamodb::types::AttributeValue;
+use futures_util::StreamExt;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
@@ -323,9 +324,6 @@ impl<E: Entity> Migration<E> {
             sample: Mutex::new(Vec::new()),
             refusals: Mutex::new(Refusals::default()),
             save: tokio::sync::Mutex::new(()),
-            reads: self
-                .read_budget
-                .map(|b| tokio::sync::Mutex::new(Pacer::new(b))),
             writes: self
                 .write_budget
                 .map(|b| tokio::sync::Mutex::new(Pacer::new(b))),
@@ -336,21 +334,29 @@ impl<E: Entity> Migration<E> {
             name: self.name.clone(),
             steps: self.steps.clone(),
             marker: self.uses_marker(),
-            reads,
-            page_size: self.page_size,
             dry_run: self.dry_run,
             store: Arc::clone(&self.store),
             on_progress: self.progress.clone(),
             fingerprint,
             secret,
-            sources,
             stop_after: self.stop_after,
         });
-        let runs = positions.into_iter().enumerate().map(|(i, start)| {
-            let (job, shared) = (Arc::clone(&job), Arc::clone(&shared));
-            async move { job.segment(i, start, &shared).await }
-        });
-        futures_util::future::try_join_all(runs).await?;
+        // Each segment's responses migrated in turn, the segments concurrently; the first
+        // failure ends the run.
+        let migrate = |i, position: &Position, response| {
+            let (job, shared, position) = (Arc::clone(&job), Arc::clone(&shared), position.clone());
+            async move { job.response(i, position, response, &shared).await }
+        };
+        let mut segments = pager::parallel(
+            reads,
+            positions,
+            Some(self.page_size),
+            self.read_budget,
+            migrate,
+        );
+        while let Some(migrated) = segments.next().await {
+            migrated?;
+        }
         let progress = *lock(&shared.progress);
         let failures = std::mem::take(&mut *lock(&shared.failures));
         let sample = std::mem::take(&mut *lock(&shared.sample));

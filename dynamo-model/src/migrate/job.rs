@@ -9,7 +9,7 @@ use super::{
 use crate::cursor::{self, Fingerprint, Position};
 use crate::expr::{Node, Placeholders, UpdateClauses};
 use crate::read::dynamodb::{Expressions, QueryOp, Reads, Request, ScanOp};
-use crate::read::pager::{Pacer, Segment, Source, pace, spend};
+use crate::read::pager::{Pacer, Response, Source, pace, spend};
 use crate::request::exec::{Reported, Sending, exec};
 use crate::{Db, Entity, Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
@@ -35,7 +35,6 @@ pub(super) struct Shared {
     pub(super) refusals: Mutex<Refusals>,
     /// Saves one at a time, so a later checkpoint never lands before an earlier one.
     pub(super) save: tokio::sync::Mutex<()>,
-    pub(super) reads: Option<tokio::sync::Mutex<Pacer>>,
     pub(super) writes: Option<tokio::sync::Mutex<Pacer>>,
 }
 
@@ -44,15 +43,11 @@ pub(super) struct Job<E: Entity> {
     pub(super) name: String,
     pub(super) steps: Vec<Step<E>>,
     pub(super) marker: bool,
-    /// What every request reads with ([`Job::reads`]).
-    pub(super) reads: Box<dyn Source>,
-    pub(super) page_size: usize,
     pub(super) dry_run: bool,
     pub(super) store: Arc<dyn CheckpointStore>,
     pub(super) on_progress: Option<Arc<ProgressFn>>,
     pub(super) fingerprint: Fingerprint,
     pub(super) secret: Vec<u8>,
-    pub(super) sources: usize,
     pub(super) stop_after: u32,
 }
 
@@ -89,73 +84,67 @@ enum Outcome {
 }
 
 impl<E: Entity> Job<E> {
-    pub(super) async fn segment(
+    /// Migrates the items of one response of segment `index`, then checkpoints the
+    /// segment at `position` (where it stands after the response) with their counts. The
+    /// segments are read in parallel the crate's one way (`pager::parallel`), paced by the
+    /// migration's read budget; each segment's responses come here in turn.
+    pub(super) async fn response(
         &self,
         index: usize,
-        start: Position,
+        position: Position,
+        response: Response,
         shared: &Shared,
     ) -> Result<(), Error> {
-        // The crate's one way to read a segment, paced by the migration's read budget.
-        let mut segment = Segment::of(index as u32, self.sources as u32, start);
-        let limit = Some(i32::try_from(self.page_size).unwrap_or(1_000));
-        while let Some(response) = segment
-            .next(&*self.reads, limit, shared.reads.as_ref())
-            .await
-        {
-            let response = response?;
-            let (items, read_units) = (response.items, response.consumed);
-            let mut counts = Progress {
-                scanned: items.len() as u64,
-                read_units,
-                ..Progress::default()
+        let (items, read_units) = (response.items, response.consumed);
+        let mut counts = Progress {
+            scanned: items.len() as u64,
+            read_units,
+            ..Progress::default()
+        };
+        for item in items {
+            let key = crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, &item);
+            let outcome = self.migrate_item(item, shared, &mut counts).await?;
+            let outcome = match outcome {
+                Outcome::Refused(error) => {
+                    if lock(&shared.refusals).refused(&error, self.stop_after) {
+                        // The responses finished so far are checkpointed; this one
+                        // is read again by the next run.
+                        return Err(Error::MigrationStopped {
+                            migration: self.name.clone(),
+                            refusals: self.stop_after,
+                            last: Box::new(error),
+                        });
+                    }
+                    Outcome::Failed(error)
+                }
+                Outcome::Changed => {
+                    lock(&shared.refusals).count = 0;
+                    Outcome::Changed
+                }
+                other => other,
             };
-            for item in items {
-                let key = crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, &item);
-                let outcome = self.migrate_item(item, shared, &mut counts).await?;
-                let outcome = match outcome {
-                    Outcome::Refused(error) => {
-                        if lock(&shared.refusals).refused(&error, self.stop_after) {
-                            // The responses finished so far are checkpointed; this one
-                            // is read again by the next run.
-                            return Err(Error::MigrationStopped {
-                                migration: self.name.clone(),
-                                refusals: self.stop_after,
-                                last: Box::new(error),
-                            });
-                        }
-                        Outcome::Failed(error)
-                    }
-                    Outcome::Changed => {
-                        lock(&shared.refusals).count = 0;
-                        Outcome::Changed
-                    }
-                    other => other,
-                };
-                match outcome {
-                    Outcome::Changed => counts.changed += 1,
-                    Outcome::Unchanged => counts.unchanged += 1,
-                    Outcome::Already => counts.already += 1,
-                    Outcome::Other => counts.other += 1,
-                    Outcome::Vanished => counts.vanished += 1,
-                    Outcome::Failed(error) | Outcome::Refused(error) => {
-                        counts.failed += 1;
-                        let mut failures = lock(&shared.failures);
-                        if failures.len() < KEEP {
-                            failures.push(Failure {
-                                key: key.unwrap_or_else(|| RawKey {
-                                    pk: String::new(),
-                                    sk: None,
-                                }),
-                                error,
-                            });
-                        }
+            match outcome {
+                Outcome::Changed => counts.changed += 1,
+                Outcome::Unchanged => counts.unchanged += 1,
+                Outcome::Already => counts.already += 1,
+                Outcome::Other => counts.other += 1,
+                Outcome::Vanished => counts.vanished += 1,
+                Outcome::Failed(error) | Outcome::Refused(error) => {
+                    counts.failed += 1;
+                    let mut failures = lock(&shared.failures);
+                    if failures.len() < KEEP {
+                        failures.push(Failure {
+                            key: key.unwrap_or_else(|| RawKey {
+                                pk: String::new(),
+                                sk: None,
+                            }),
+                            error,
+                        });
                     }
                 }
             }
-            let position = segment.position().clone();
-            self.checkpoint(index, position, &counts, shared).await?;
         }
-        Ok(())
+        self.checkpoint(index, position, &counts, shared).await
     }
 
     /// Records the end of a response's items: the segment's position and their `counts`,
@@ -196,9 +185,9 @@ impl<E: Entity> Job<E> {
     pub(super) fn reads(
         db: &Db<E::Table>,
         partition: Option<&str>,
-    ) -> Result<Box<dyn Source>, Error> {
+    ) -> Result<Arc<dyn Source>, Error> {
         let Some(pk) = partition else {
-            return Ok(Box::new(Self::read_request(
+            return Ok(Arc::new(Self::read_request(
                 db,
                 Expressions::default(),
                 ScanOp::default(),
@@ -220,7 +209,7 @@ impl<E: Entity> Job<E> {
             partition: Some(pk.to_owned()),
             ..Reads::of(E::ENTITY_TYPE)
         };
-        Ok(Box::new(Self::read_request(
+        Ok(Arc::new(Self::read_request(
             db,
             expressions,
             QueryOp::of_table(),

@@ -6,14 +6,19 @@
 //! - [`Segment::next`] is how every read asks for a response: from where a segment (or
 //!   partition) stands, paced when the read has a capacity budget, the response's
 //!   `LastEvaluatedKey` becoming the segment's position. Queries and pages of a scan
-//!   read one segment ([`Paged`]); a scan's `all` and `stream` read its segments in
-//!   parallel ([`merged_responses`], [`Merged`]); a migration reads each of its segments,
-//!   paced by its budget; a scatter query's merge reads each partition through it.
+//!   read one segment ([`Paged`]). Segments read in parallel under one budget are read
+//!   one way, [`parallel`]: a scan's `all` and `stream` take its responses as they arrive
+//!   ([`Merged`]), a migration migrates each segment's responses in turn. A scatter
+//!   query's merge reads each partition through [`Segment::next`] too, but one request
+//!   at a time, each with the `Limit` its sorted merge needs then, rather than each
+//!   partition to its end: it keeps its own scheduling.
 //! - [`read`] is the one loop over responses: it owns the counts and the capacity
 //!   ([`Tally`]), the number of items wanted, the `Limit` of each request (growing when a
 //!   filter drops items) and where the read continues. `all`, `page` and `one` of a query
-//!   or scan, a query's and a scan's `stream`, a history in revision order and the orphan
-//!   sweep are views over it ([`collect`] for one segment). A scatter query's items go
+//!   or scan, a query's and a scan's `stream` and the orphan sweep are views over it
+//!   ([`collect`] for one segment); what it reads is a [`Responses`]: one segment
+//!   ([`Paged`]), segments in parallel ([`Merged`]), or a history in revision order (a
+//!   query's `SlotOrder`, every revision sorted by slot). A scatter query's items go
 //!   through the sorted merge of `merge` instead, which decides item by item which
 //!   partition to read next.
 //!
@@ -151,6 +156,11 @@ pub(crate) trait Responses: Send {
         &mut self,
         limit: Option<i32>,
     ) -> impl std::future::Future<Output = Option<Result<Response, Error>>> + Send;
+    /// Adds what `response` (one of this reader's) cost and counted to `tally`: one
+    /// request's figures, unless the reader made several requests for it.
+    fn count(&self, response: &Response, tally: &mut Tally) {
+        response.count_in(tally);
+    }
     /// Whether nothing is left to read.
     fn done(&self) -> bool;
     /// Continues after `key` (the item a read stopped at in the middle of a response)
@@ -206,7 +216,7 @@ impl<S: Source + ?Sized> Responses for Paged<'_, S> {
     }
 }
 
-/// Responses of segments read in parallel ([`merged_responses`]), in the order they
+/// Responses of segments read in parallel ([`parallel`]), in the order they
 /// arrive: a read of them has no one place to continue from.
 pub(crate) struct Merged<St> {
     responses: St,
@@ -300,7 +310,7 @@ pub(crate) async fn read<R: Responses, T>(
             });
         };
         let response = response?;
-        response.count_in(&mut tally);
+        responses.count(&response, &mut tally);
         let returned = response.items.len();
         let mut iter = response.items.into_iter();
         let mut stopped_at: Option<Item> = None;
@@ -351,7 +361,7 @@ pub(super) fn key_of(item: &Item, names: &[&'static str]) -> Item {
 
 mod segments;
 
-pub(crate) use segments::{Pacer, Segment, merged_responses, pace, spend};
+pub(crate) use segments::{Pacer, Segment, pace, parallel, spend};
 
 #[cfg(test)]
 mod tests;

@@ -517,6 +517,7 @@ mod plan;
 use plan::latest_only;
 mod read;
 mod request;
+mod slots;
 
 pub(super) use read::hydrate_page;
 

@@ -418,11 +418,13 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         source: ScanSource<T::Table>,
     ) -> pager::Merged<impl Stream<Item = Result<pager::Response, Error>> + Send + Unpin + use<T, K>>
     {
-        pager::Merged::new(pager::merged_responses(
+        let starts = vec![crate::cursor::Position::Start; self.segments as usize];
+        pager::Merged::new(pager::parallel(
             Arc::new(source.request),
-            self.segments,
+            starts,
             self.page_size,
             self.budget,
+            |_, _, response| std::future::ready(Ok(response)),
         ))
     }
 

@@ -1,13 +1,12 @@
 //! Reading segments: the one way a read asks a source for a segment's next response,
 //! paced under a read-capacity budget shared by every segment ([`Segment::next`]), and
-//! segments read in parallel, their responses merged as they arrive
-//! ([`merged_responses`]). A migration reads its segments in parallel the same way, each
-//! segment's responses handled in turn.
+//! the one way segments are read in parallel under such a budget ([`parallel`]): a scan's
+//! responses merged as they arrive, a migration's segments each migrated in turn.
 
 use super::{Ask, Response, Source};
 use crate::cursor::Position;
 use crate::{Error, Item};
-use futures_util::stream::{self, Stream, StreamExt};
+use futures_util::stream::{self, Stream};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Mutex;
@@ -141,35 +140,45 @@ impl Segment {
     }
 }
 
-/// One segment's responses, one after the other, paced.
-fn segment_responses<S: Source>(
+/// The one way segments are read in parallel: each segment of `starts` (segment `i` of
+/// `starts.len()`, from its position there) read response by response through
+/// [`Segment::next`], asking for `page_size` items, all of them paced under one budget of
+/// `budget` read units per second (none: nothing waits). Each response goes through
+/// `then` (with its segment and the segment's position after it) before that segment asks
+/// for its next one, so a segment never reads ahead of what is done with its responses;
+/// the segments' results come out in the order they are ready.
+///
+/// A scan's `all` and `stream` take its responses as they are (`then` hands them on); a
+/// migration migrates and checkpoints each segment's responses in `then`, its segments
+/// doing that concurrently. After a failed request a segment reads nothing more.
+pub(crate) fn parallel<S, F, Fut, X>(
     source: Arc<S>,
-    segment: Segment,
-    page_size: Option<usize>,
-    pacer: Option<Arc<Mutex<Pacer>>>,
-) -> impl Stream<Item = Result<Response, Error>> + Send {
-    let limit = page_size.map(super::clamp);
-    stream::unfold(segment, move |mut segment| {
-        let (source, pacer) = (Arc::clone(&source), pacer.clone());
-        async move {
-            let response = segment.next(&*source, limit, pacer.as_deref()).await?;
-            Some((response, segment))
-        }
-    })
-}
-
-/// All segments' responses, read concurrently and merged in the order they arrive, keeping
-/// consumed capacity under `budget` read units per second across all of them.
-pub(crate) fn merged_responses<S: Source>(
-    source: Arc<S>,
-    segments: u32,
+    starts: Vec<Position>,
     page_size: Option<usize>,
     budget: Option<f64>,
-) -> impl Stream<Item = Result<Response, Error>> + Send + Unpin {
+    then: F,
+) -> impl Stream<Item = Result<X, Error>> + Unpin
+where
+    S: Source + ?Sized,
+    F: Fn(usize, &Position, Response) -> Fut + Clone,
+    Fut: Future<Output = Result<X, Error>>,
+{
     let pacer = budget.map(|b| Arc::new(Mutex::new(Pacer::new(b))));
-    let streams = (0..segments).map(|i| {
-        let segment = Segment::of(i, segments, Position::Start);
-        segment_responses(Arc::clone(&source), segment, page_size, pacer.clone()).boxed()
+    let limit = page_size.map(super::clamp);
+    let total = u32::try_from(starts.len()).unwrap_or(u32::MAX);
+    let segments = starts.into_iter().enumerate().map(move |(i, at)| {
+        let segment = Segment::of(i as u32, total, at);
+        let (source, pacer, then) = (Arc::clone(&source), pacer.clone(), then.clone());
+        Box::pin(stream::unfold(segment, move |mut segment| {
+            let (source, pacer, then) = (Arc::clone(&source), pacer.clone(), then.clone());
+            async move {
+                let step = match segment.next(&*source, limit, pacer.as_deref()).await? {
+                    Ok(response) => then(i, segment.position(), response).await,
+                    Err(e) => Err(e),
+                };
+                Some((step, segment))
+            }
+        }))
     });
-    stream::select_all(streams)
+    stream::select_all(segments)
 }

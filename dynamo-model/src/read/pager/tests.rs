@@ -232,6 +232,7 @@ async fn an_error_of_keep_stops_the_read() {
 
 mod segments {
     use super::super::*;
+    use crate::cursor::Position;
     use aws_sdk_dynamodb::types::AttributeValue;
     use futures_util::stream::{self, StreamExt};
     use std::sync::Arc;
@@ -285,12 +286,18 @@ mod segments {
 
     async fn read_all(fake: Arc<Fake>, budget: Option<f64>) -> Vec<usize> {
         let segments = fake.segments;
-        let mut seen: Vec<usize> = merged_responses(fake, segments, None, budget)
-            .map(|r| r.unwrap().items)
-            .flat_map(stream::iter)
-            .map(|i| i["i"].as_n().unwrap().parse::<usize>().unwrap())
-            .collect()
-            .await;
+        let mut seen: Vec<usize> = parallel(
+            fake,
+            vec![Position::Start; segments as usize],
+            None,
+            budget,
+            |_, _, response| std::future::ready(Ok(response)),
+        )
+        .map(|r| r.unwrap().items)
+        .flat_map(stream::iter)
+        .map(|i| i["i"].as_n().unwrap().parse::<usize>().unwrap())
+        .collect()
+        .await;
         seen.sort_unstable();
         seen
     }
@@ -342,5 +349,49 @@ mod segments {
         let started = Instant::now();
         read_all(fake, None).await;
         assert_eq!(started.elapsed(), Duration::ZERO);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn each_segment_waits_for_its_responses_to_be_handled_the_segments_concurrently() {
+        // 3 segments × 2 responses, each handled in 1 s: 2 s in all, the segments side by
+        // side, and a segment asks for its next response only once its last is handled.
+        let fake = Arc::new(Fake {
+            segments: 3,
+            per_segment: 10,
+            per_response: 5,
+            cost: 0.0,
+            requests: AtomicUsize::new(0),
+        });
+        let handled = Arc::new(AtomicUsize::new(0));
+        let then = {
+            let (fake, handled) = (Arc::clone(&fake), Arc::clone(&handled));
+            move |_, position: &Position, response: Response| {
+                let (fake, handled) = (Arc::clone(&fake), Arc::clone(&handled));
+                let last = *position == Position::Done;
+                async move {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    // Never more requests than responses handled and one in flight per
+                    // segment.
+                    let before = handled.fetch_add(1, Ordering::SeqCst);
+                    assert!(fake.requests.load(Ordering::SeqCst) <= before + 3);
+                    Ok((response.items.len(), last))
+                }
+            }
+        };
+        let started = Instant::now();
+        let steps: Vec<(usize, bool)> = parallel(
+            Arc::clone(&fake),
+            vec![Position::Start; 3],
+            None,
+            None,
+            then,
+        )
+        .map(|step| step.unwrap())
+        .collect()
+        .await;
+        assert_eq!(started.elapsed(), Duration::from_secs(2));
+        assert_eq!(steps.len(), 6);
+        assert_eq!(steps.iter().map(|s| s.0).sum::<usize>(), 30);
+        assert_eq!(steps.iter().filter(|s| s.1).count(), 3);
     }
 }

@@ -1,6 +1,8 @@
-//! Reading a query: its responses collected through the pager (or, for a history in revision
-//! order, sorted by slot), and `one`, `all`, `page`, `stream` and `hydrate`.
+//! Reading a query: its responses collected through the read loop (a history in revision
+//! order from its own source, sorted by slot), and `one`, `all`, `page`, `stream` and
+//! `hydrate`.
 
+use super::slots::SlotOrder;
 use super::{Prepared, Query, QuerySource};
 use crate::collection::Target;
 use crate::cursor::{self, Cursor};
@@ -55,8 +57,9 @@ impl<T: Target, K: KeySpace> Query<T, K> {
     }
 
     /// Reads until `want` items matched (or the results end, or `max_pages`), starting at
-    /// `start`, through the one pager. `one_request` stops after one request when no
-    /// `want` is given.
+    /// `start`, through the one read loop. `one_request` stops after one request when no
+    /// `want` is given. A history in revision order is read from its own source, every
+    /// revision sorted by slot ([`SlotOrder`]).
     async fn collect(
         &self,
         source: &QuerySource<T::Table>,
@@ -64,89 +67,32 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         want: Option<usize>,
         one_request: bool,
     ) -> Result<Collected<T>, Error> {
-        if let Some(layout) = self.by_slot {
-            return self.collect_by_slot(layout, source, start, want).await;
-        }
-        let reading = self.loop_reading(source, self.max_pages);
         let unknown = self.unknown;
-        pager::collect(source, reading, start, want, one_request, |item| {
+        let keep = |item: Item| {
             if !source.prepared.admits(&item) {
                 return Ok(None);
             }
             decode_target(item, unknown)
-        })
-        .await
-    }
-
-    /// A history in revision order under an unpadded layout (`v9` before `v10`, which
-    /// the key order does not give): reads every revision of the item (every response; a
-    /// `max_pages` is not applied), sorts them by slot (descending with `reverse()`),
-    /// starts after the revision of `start` (a cursor's key) and returns up to `want`,
-    /// with the key of the last one returned as where to continue when more follow.
-    async fn collect_by_slot(
-        &self,
-        layout: &'static crate::schema::history::HistoryLayout,
-        source: &QuerySource<T::Table>,
-        start: Option<Item>,
-        want: Option<usize>,
-    ) -> Result<Collected<T>, Error> {
-        let sk_attr = <T::Table as Table>::SCHEMA.sk.map(|a| a.name);
-        // Where a revision sorts: by slot, then (should the key condition admit another
-        // rest's revisions) by sort key, so no two items share a position and a cursor
-        // resumes after exactly one.
-        let position_of = |item: &Item| {
-            let sk = sk_attr
-                .and_then(|a| item.get(a))
-                .and_then(|v| v.as_s().ok())?;
-            layout.parse(sk).map(|(slot, _)| (slot, sk.clone()))
         };
-        let after = match &start {
-            Some(key) => Some(position_of(key).ok_or(Error::Cursor {
-                target: T::NAME,
-                source: cursor::CursorError::WrongQuery,
-            })?),
-            None => None,
+        let Some(layout) = self.by_slot else {
+            let reading = self.loop_reading(source, self.max_pages);
+            return pager::collect(source, reading, start, want, one_request, keep).await;
         };
+        let sk = <T::Table as Table>::SCHEMA.sk.map(|a| a.name);
+        let sorted = SlotOrder::after(
+            source,
+            &source.prepared,
+            (layout, sk),
+            self.page_size,
+            self.reverse,
+            start,
+        )
+        .ok_or(Error::Cursor {
+            target: T::NAME,
+            source: cursor::CursorError::WrongQuery,
+        })?;
         let reading = self.loop_reading(source, None);
-        let unknown = self.unknown;
-        let names = &source.prepared.cursor_names;
-        let read = pager::collect(source, reading, None, None, false, |item| {
-            if !source.prepared.admits(&item) {
-                return Ok(None);
-            }
-            // A decoded revision's key parses (its decoding checks it).
-            let Some(position) = position_of(&item) else {
-                return Ok(None);
-            };
-            let key = pager::key_of(&item, names);
-            Ok(decode_target(item, unknown)?.map(|t| (position, key, t)))
-        })
-        .await?;
-        let mut sorted = read.items;
-        sorted.sort_by(|(a, _, _), (b, _, _)| a.cmp(b));
-        if self.reverse {
-            sorted.reverse();
-        }
-        let reverse = self.reverse;
-        sorted.retain(|(position, _, _)| match &after {
-            Some(a) if reverse => position < a,
-            Some(a) => position > a,
-            None => true,
-        });
-        let more = want.is_some_and(|w| sorted.len() > w);
-        if let Some(w) = want {
-            sorted.truncate(w);
-        }
-        let next = if more {
-            sorted.last().map(|(_, key, _)| key.clone())
-        } else {
-            None
-        };
-        Ok(Collected {
-            items: sorted.into_iter().map(|(_, _, t)| t).collect(),
-            next,
-            tally: read.tally,
-        })
+        pager::read(sorted, reading, want, one_request, keep).await
     }
 
     fn make_page(&self, collected: Collected<T>, prepared: &Prepared) -> Page<T> {
