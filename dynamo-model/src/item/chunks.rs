@@ -4,6 +4,7 @@
 //! [`chunk`](crate::chunk) for the stored format).
 
 use crate::call::Operation;
+use crate::call::Policy;
 use crate::chunk::*;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::expr::Node;
@@ -219,7 +220,14 @@ async fn delete_chunk_if_owned<T: Table>(
     let condition = crate::expr::guard::render_for(CHUNK_TYPE, &mut p, &owned)?;
     let (names, values) = p.finish();
     let key = chunk.to_item(schema);
-    let sending = Sending::own_write(db, Operation::DeleteItem, CHUNK_TYPE, &key);
+    let sending = Sending::write(
+        db,
+        Operation::DeleteItem,
+        Policy::CONDITIONAL,
+        CHUNK_TYPE,
+        Some(&key),
+        None,
+    );
     let request = db
         .client()
         .delete_item()

@@ -121,10 +121,10 @@ pub(crate) enum VersionCheck {
     Any,
 }
 
-/// The key attributes of an encoded item of `E`.
 /// How a user's put, update or delete of an `E` is sent: settled by its token or a read of
-/// its item, its record taken from the request (`item`: the item a put writes, the key of
-/// an update or a delete; `returned`: its `ReturnValues`). `token`: the write stores one.
+/// its item (`token`: the write stores one); see [`Sending::write`].
+///
+/// [`Sending::write`]: crate::request::exec::Sending::write
 pub(crate) fn write_sending<E: Entity>(
     db: &crate::Db<E::Table>,
     operation: crate::call::Operation,
@@ -133,18 +133,10 @@ pub(crate) fn write_sending<E: Entity>(
     returned: Option<&aws_sdk_dynamodb::types::ReturnValue>,
 ) -> crate::request::exec::Sending {
     let policy = crate::call::Policy::write(token);
-    crate::request::exec::Sending::new(db, operation, policy, || {
-        crate::call::Call::write(
-            operation,
-            &<E::Table as Table>::SCHEMA,
-            db.table_arc().clone(),
-            E::ENTITY_TYPE,
-            item,
-            returned,
-        )
-    })
+    crate::request::exec::Sending::write(db, operation, policy, E::ENTITY_TYPE, item, returned)
 }
 
+/// The key attributes of an encoded item of `E`.
 pub(crate) fn key_of_item<E: Entity>(item: &Item) -> Result<crate::RawKey, Error> {
     crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, item).ok_or_else(|| {
         Error::invalid(

@@ -6,6 +6,7 @@ use super::{
     Checkpoint, CheckpointStore, Failure, KEEP, MAX_CONFLICTS_PER_ITEM, MAX_EXPRESSION_BYTES,
     MAX_OPERATORS, MIGRATIONS_ATTRIBUTE, PlannedChange, Progress, Step, expression_fits, same_item,
 };
+use crate::call::Policy;
 use crate::cursor::{self, Fingerprint, Position};
 use crate::expr::{Node, Placeholders, UpdateClauses};
 use crate::read::dynamodb::{Expressions, QueryOp, Reads, Request, ScanOp};
@@ -327,7 +328,14 @@ impl<E: Entity> Job<E> {
         };
         let (names, values) = p.finish();
         let operation = crate::call::Operation::UpdateItem;
-        let sending = Sending::own_write(db, operation, E::ENTITY_TYPE, &key);
+        let sending = Sending::write(
+            db,
+            operation,
+            Policy::CONDITIONAL,
+            E::ENTITY_TYPE,
+            Some(&key),
+            None,
+        );
         let request = db
             .client()
             .update_item()

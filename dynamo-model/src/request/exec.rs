@@ -157,17 +157,20 @@ impl Sending {
         self
     }
 
-    /// A conditional write of the crate's own protocols (a chunk's delete, a migration's
-    /// update) of the item of entity type `entity` under `key`.
-    pub(crate) fn own_write<T: crate::Table>(
+    /// A put, an update or a delete of the item of entity type `entity`, sent under
+    /// `policy`, its record taken from the request: `item` is the item a put writes or the
+    /// key of an update or a delete, `returned` its `ReturnValues`.
+    pub(crate) fn write<T: crate::Table>(
         db: &crate::Db<T>,
         operation: Operation,
+        policy: Policy,
         entity: &'static str,
-        key: &crate::Item,
+        item: Option<&crate::Item>,
+        returned: Option<&aws_sdk_dynamodb::types::ReturnValue>,
     ) -> Sending {
-        Sending::new(db, operation, Policy::CONDITIONAL, || {
+        Sending::new(db, operation, policy, || {
             let table = db.table_arc().clone();
-            Call::write(operation, &T::SCHEMA, table, entity, Some(key), None)
+            Call::write(operation, &T::SCHEMA, table, entity, item, returned)
         })
     }
 
