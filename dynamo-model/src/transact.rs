@@ -279,13 +279,13 @@ impl<T: Table> TransactWrite<T> {
                 "a transaction needs at least one operation",
             ));
         }
-        if ops.len() > MAX_TRANSACTION_ITEMS {
+        let count = ops.len();
+        if count > MAX_TRANSACTION_ITEMS {
             return Err(Error::invalid_request(
                 OP,
                 crate::ValidationReason::TooManyOperations,
                 format!(
-                    "{} operations; DynamoDB allows at most {MAX_TRANSACTION_ITEMS} per transaction",
-                    ops.len()
+                    "{count} operations; DynamoDB allows at most {MAX_TRANSACTION_ITEMS} per transaction"
                 ),
             ));
         }
@@ -298,12 +298,12 @@ impl<T: Table> TransactWrite<T> {
                 .iter()
                 .any(|earlier| earlier.prepared.key_item == op.prepared.key_item)
             {
+                let key = &op.prepared.key;
                 return Err(Error::invalid(
                     op.prepared.entity,
                     crate::ValidationReason::DuplicateKey,
                     format!(
-                        "two operations of one transaction target {}; DynamoDB rejects that",
-                        op.prepared.key
+                        "two operations of one transaction target {key}; DynamoDB rejects that"
                     ),
                 ));
             }
@@ -311,13 +311,11 @@ impl<T: Table> TransactWrite<T> {
         let token = match &self.token {
             Some(t) if (1..=36).contains(&t.len()) => t.clone(),
             Some(t) => {
+                let length = t.len();
                 return Err(Error::invalid_request(
                     OP,
                     crate::ValidationReason::InvalidOption,
-                    format!(
-                        "a ClientRequestToken has 1 to 36 characters, not {}",
-                        t.len()
-                    ),
+                    format!("a ClientRequestToken has 1 to 36 characters, not {length}"),
                 ));
             }
             None => format!("{:032x}", fastrand::u128(..)),

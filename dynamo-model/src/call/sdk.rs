@@ -109,27 +109,25 @@ fn single(schema: &TableSchema, input: &Input) -> Option<Call> {
             ..Call::new(Operation::PutItem, table)
         });
     }
+    // An update and a delete: the same record from two input types.
+    macro_rules! keyed {
+        ($i:ident, $operation:ident, $action:ident) => {
+            Some(Call {
+                returns_item: super::returns_whole($i.return_values.as_ref()),
+                ..by_key(
+                    Operation::$operation,
+                    Action::$action,
+                    $i.table_name(),
+                    $i.key.as_ref(),
+                )
+            })
+        };
+    }
     if let Some(i) = input.downcast_ref::<UpdateItemInput>() {
-        return Some(Call {
-            returns_item: super::returns_whole(i.return_values.as_ref()),
-            ..by_key(
-                Operation::UpdateItem,
-                Action::Update,
-                i.table_name(),
-                i.key.as_ref(),
-            )
-        });
+        return keyed!(i, UpdateItem, Update);
     }
     let i = input.downcast_ref::<DeleteItemInput>()?;
-    Some(Call {
-        returns_item: super::returns_whole(i.return_values.as_ref()),
-        ..by_key(
-            Operation::DeleteItem,
-            Action::Delete,
-            i.table_name(),
-            i.key.as_ref(),
-        )
-    })
+    keyed!(i, DeleteItem, Delete)
 }
 
 /// A `Query` or a `Scan`.

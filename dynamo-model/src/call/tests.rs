@@ -90,6 +90,13 @@ fn one(recorder: &Recorder, operation: Operation) -> Call {
     call
 }
 
+/// The actions of a call's targets, each of which names the entity `Order`.
+fn order_actions(call: &Call) -> Vec<Action> {
+    let entity = |t: &super::Target| t.entity.as_deref() == Some("Order");
+    assert!(call.targets.iter().all(entity), "{call:?}");
+    call.targets.iter().map(|t| t.action).collect()
+}
+
 fn target_entity(call: &Call) -> Option<&str> {
     call.targets.first().and_then(|t| t.entity.as_deref())
 }
@@ -213,23 +220,11 @@ async fn batches_and_transactions_attach_their_record() -> Result<(), crate::Err
         .await?;
     let get = one(&recorder, Operation::BatchGetItem);
     assert_eq!(get.keys, 2);
-    assert!(get.targets.iter().all(|t| t.action == Action::Get));
-    assert!(
-        get.targets
-            .iter()
-            .all(|t| t.entity.as_deref() == Some("Order"))
-    );
+    assert_eq!(order_actions(&get), [Action::Get, Action::Get]);
 
     db.batch_write().put(&order()).delete(key("o-2")).await?;
     let write = one(&recorder, Operation::BatchWriteItem);
-    let actions: Vec<Action> = write.targets.iter().map(|t| t.action).collect();
-    assert_eq!(actions, [Action::Put, Action::Delete]);
-    assert!(
-        write
-            .targets
-            .iter()
-            .all(|t| t.entity.as_deref() == Some("Order"))
-    );
+    assert_eq!(order_actions(&write), [Action::Put, Action::Delete]);
     assert_eq!(
         write.targets[0].global,
         vec![("GSI1", "STATUS#open".to_owned())]
@@ -240,14 +235,7 @@ async fn batches_and_transactions_attach_their_record() -> Result<(), crate::Err
         .delete(db.delete(key("o-2")))
         .await?;
     let transaction = one(&recorder, Operation::TransactWriteItems);
-    let actions: Vec<Action> = transaction.targets.iter().map(|t| t.action).collect();
-    assert_eq!(actions, [Action::Put, Action::Delete]);
-    assert!(
-        transaction
-            .targets
-            .iter()
-            .all(|t| t.entity.as_deref() == Some("Order"))
-    );
+    assert_eq!(order_actions(&transaction), [Action::Put, Action::Delete]);
 
     db.transact_get::<Order>().key(key("o-1")).await?;
     let read = one(&recorder, Operation::TransactGetItems);

@@ -214,13 +214,13 @@ impl<E: Versioned> History<E> {
     /// [`Error::VersionConflict`] (expected 0, the version found, the current item) when
     /// the item exists. `value`'s version field must be 0.
     pub async fn create(&self, value: &E) -> Result<u64, Error> {
-        if value.version() != 0 {
+        let version = value.version();
+        if version != 0 {
             return Err(Error::invalid(
                 E::ENTITY_TYPE,
                 crate::ValidationReason::InvalidValue,
                 format!(
-                    "create writes revision 1 of a new item; the value is at version {} (add revisions with add or revise)",
-                    value.version()
+                    "create writes revision 1 of a new item; the value is at version {version} (add revisions with add or revise)"
                 ),
             ));
         }

@@ -158,18 +158,9 @@ mod tests {
 
     #[test]
     fn projection_keeps_exactly_the_updated_paths() {
-        let s = |v: &str| AttributeValue::S(v.to_owned());
-        let item = Item::from([
-            ("a".to_owned(), s("1")),
-            ("b".to_owned(), s("2")),
-            (
-                "m".to_owned(),
-                AttributeValue::M(Item::from([
-                    ("x".to_owned(), s("3")),
-                    ("y".to_owned(), s("4")),
-                ])),
-            ),
-        ]);
+        let mut item = crate::item_map::strings(&[("a", "1"), ("b", "2")]);
+        let map = crate::item_map::strings(&[("x", "3"), ("y", "4")]);
+        item.insert("m".to_owned(), AttributeValue::M(map));
         let nested = |parts: &[&'static str]| {
             AttrPath::Nested(parts.iter().map(|p| (*p).into()).collect::<Vec<_>>().into())
         };
@@ -183,13 +174,9 @@ mod tests {
                 nested(&["a", "not-a-map"]),
             ],
         );
-        let expected = Item::from([
-            ("a".to_owned(), s("1")),
-            (
-                "m".to_owned(),
-                AttributeValue::M(Item::from([("y".to_owned(), s("4"))])),
-            ),
-        ]);
+        let mut expected = crate::item_map::strings(&[("a", "1")]);
+        let map = crate::item_map::strings(&[("y", "4")]);
+        expected.insert("m".to_owned(), AttributeValue::M(map));
         assert_eq!(got, expected);
     }
 }

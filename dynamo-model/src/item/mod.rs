@@ -178,12 +178,12 @@ use version_setters;
 /// copy without the revision that must go with it (see [`dynamo_model::history`]).
 pub(crate) fn refuse_history<E: Entity>(operation: &str) -> Result<(), Error> {
     if E::__HISTORY.is_some() {
+        let entity = E::ENTITY_TYPE;
         return Err(Error::invalid(
-            E::ENTITY_TYPE,
+            entity,
             crate::ValidationReason::KeepsHistory,
             format!(
-                "a {operation} would change the latest copy of a #[dynamo(history)] entity without writing its revision; use db.history::<{}>() (create, add, revise, restore, delete_all)",
-                E::ENTITY_TYPE
+                "a {operation} would change the latest copy of a #[dynamo(history)] entity without writing its revision; use db.history::<{entity}>() (create, add, revise, restore, delete_all)"
             ),
         ));
     }

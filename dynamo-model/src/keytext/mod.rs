@@ -125,14 +125,12 @@ pub(crate) fn check_key_value(
             format!("the {which} key value is empty; DynamoDB requires at least one byte"),
         ));
     }
-    if value.len() > max {
+    let bytes = value.len();
+    if bytes > max {
         return Err(Error::invalid(
             entity,
             crate::ValidationReason::KeyTooLong,
-            format!(
-                "the {which} key value is {} bytes; DynamoDB allows at most {max}",
-                value.len()
-            ),
+            format!("the {which} key value is {bytes} bytes; DynamoDB allows at most {max}"),
         ));
     }
     Ok(())

@@ -97,17 +97,8 @@ fn other_text_is_not_a_checkpoint() {
 
 #[test]
 fn a_plan_names_what_changes() {
-    let s = |v: &str| AttributeValue::S(v.to_owned());
-    let before = Item::from([
-        ("a".into(), s("1")),
-        ("b".into(), s("2")),
-        ("c".into(), s("3")),
-    ]);
-    let after = Item::from([
-        ("a".into(), s("1")),
-        ("b".into(), s("x")),
-        ("d".into(), s("4")),
-    ]);
+    let before = crate::item_map::strings(&[("a", "1"), ("b", "2"), ("c", "3")]);
+    let after = crate::item_map::strings(&[("a", "1"), ("b", "x"), ("d", "4")]);
     let key = RawKey {
         pk: "P".into(),
         sk: None,

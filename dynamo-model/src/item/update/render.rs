@@ -35,13 +35,13 @@ impl<E: Entity> Update<E> {
                 _ => 0,
             })
             .sum();
-        if set_bytes > crate::MAX_ITEM_BYTES {
+        let max = crate::MAX_ITEM_BYTES;
+        if set_bytes > max {
             return Err(Error::invalid(
                 E::ENTITY_TYPE,
                 crate::ValidationReason::ItemTooLarge,
                 format!(
-                    "the update sets {set_bytes} bytes of attributes; DynamoDB allows at most {} per item",
-                    crate::MAX_ITEM_BYTES
+                    "the update sets {set_bytes} bytes of attributes; DynamoDB allows at most {max} per item"
                 ),
             ));
         }
@@ -67,13 +67,11 @@ impl<E: Entity> Update<E> {
             // DynamoDB rejects two actions on one path, or on a path and a path inside
             // it ("Two document paths overlap").
             if let Some(other) = self.actions[..i].iter().find(|a| a.path().overlaps(path)) {
+                let other = other.path();
                 return Err(Error::invalid(
                     E::ENTITY_TYPE,
                     crate::ValidationReason::OverlappingPaths,
-                    format!(
-                        "the update changes `{path}` and `{}`, which overlap",
-                        other.path()
-                    ),
+                    format!("the update changes `{path}` and `{other}`, which overlap"),
                 ));
             }
         }

@@ -39,12 +39,8 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         let key_error = |e: &KeyError| Error::key(T::NAME, e.clone());
         let pk_value = pk.as_ref().map_err(key_error)?.clone();
         if let PartitionValue::Rendered(value) = &pk_value {
-            crate::keytext::check_key_value(
-                T::NAME,
-                "partition",
-                value,
-                crate::keytext::MAX_PARTITION_KEY_BYTES,
-            )?;
+            let max = crate::keytext::MAX_PARTITION_KEY_BYTES;
+            crate::keytext::check_key_value(T::NAME, "partition", value, max)?;
         }
         let sk = self.sk.as_ref().map_err(key_error)?;
         // The empty sort key of a complete template (`sk = ""`, or one field encoded
@@ -162,12 +158,8 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             };
             // DynamoDB refuses a key condition value longer than a sort key can be.
             for value in values {
-                crate::keytext::check_key_value(
-                    T::NAME,
-                    "sort-key condition",
-                    value,
-                    crate::keytext::MAX_SORT_KEY_BYTES,
-                )?;
+                let max = crate::keytext::MAX_SORT_KEY_BYTES;
+                crate::keytext::check_key_value(T::NAME, "sort-key condition", value, max)?;
             }
         }
         Ok(())

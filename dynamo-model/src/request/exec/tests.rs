@@ -301,6 +301,14 @@ fn request(seen: &[Seen], operation: Operation, nth: usize) -> Seen {
     found
 }
 
+/// The `nth` request of `operation`, sent with `policy` for an item of `entity`.
+fn sent(seen: &[Seen], operation: Operation, nth: usize, policy: Policy, entity: &str) -> Seen {
+    let found = request(seen, operation, nth);
+    assert_eq!(found.call.policy, policy, "{operation:?} #{nth}");
+    assert_eq!(entity_of(&found), Some(entity), "{operation:?} #{nth}");
+    found
+}
+
 fn entity_of(seen: &Seen) -> Option<&str> {
     seen.call.targets.first().and_then(|t| t.entity.as_deref())
 }
@@ -322,9 +330,7 @@ async fn a_settlement_read_is_a_consistent_read_sent_as_a_request() {
         "{result:?}"
     );
     let seen = f.recorder.take();
-    let put = request(&seen, Operation::PutItem, 0);
-    assert_eq!(put.call.policy, Policy::write(true));
-    assert_eq!(entity_of(&put), Some("User"));
+    let put = sent(&seen, Operation::PutItem, 0, Policy::write(true), "User");
     let read = request(&seen, Operation::GetItem, 0);
     assert_eq!(read.call.policy, Policy::READ);
     assert!(read.call.consistent);
@@ -390,13 +396,22 @@ async fn chunk_reads_writes_and_deletes_are_requests_with_their_policies() {
         .await
         .ok();
     let seen = deleting.recorder.take();
-    let delete = request(&seen, Operation::DeleteItem, 0);
-    assert_eq!(delete.call.policy, Policy::write(true));
-    assert_eq!(entity_of(&delete), Some("Message"));
-    let chunk = request(&seen, Operation::DeleteItem, 1);
-    assert_eq!(chunk.call.policy, Policy::CONDITIONAL);
+    sent(
+        &seen,
+        Operation::DeleteItem,
+        0,
+        Policy::write(true),
+        "Message",
+    );
+    let chunk_type = crate::chunk::CHUNK_TYPE;
+    let chunk = sent(
+        &seen,
+        Operation::DeleteItem,
+        1,
+        Policy::CONDITIONAL,
+        chunk_type,
+    );
     assert_eq!(chunk.call.policy.settle, Settle::Condition);
-    assert_eq!(entity_of(&chunk), Some(crate::chunk::CHUNK_TYPE));
 }
 
 #[tokio::test]
@@ -444,7 +459,5 @@ async fn a_migration_update_is_a_conditional_request() {
             .await;
     assert!(report.is_ok(), "{report:?}");
     let seen = f.recorder.take();
-    let update = request(&seen, Operation::UpdateItem, 0);
-    assert_eq!(update.call.policy, Policy::CONDITIONAL);
-    assert_eq!(entity_of(&update), Some("User"));
+    sent(&seen, Operation::UpdateItem, 0, Policy::CONDITIONAL, "User");
 }
