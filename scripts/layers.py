@@ -47,10 +47,11 @@ LAYERS = [
     # types of every layer, retry policy, span names.
     ("foundation", ["item_map", "setters", "text", "sealed", "token", "stream_names", "error",
                     "retry", "trace"]),
-    # What is stored and how: attribute codecs, the table schema, the text of keys,
+    # What is stored and how: attribute codecs, the text of keys (with their delimiter),
+    # the table schema (and the key attributes of items it names),
     # compression, chunk manifests, the entity registry, entities and their typed keys,
     # key conditions, collections, item sizes, cursors.
-    ("model", ["codec", "extra_types", "attribute", "schema", "keytext",
+    ("model", ["codec", "extra_types", "attribute", "keytext", "schema",
                "compress", "chunk", "registry", "entity", "size", "key", "generated", "collection",
                "cursor"]),
     # Every expression: conditions, updates, key conditions, guards.

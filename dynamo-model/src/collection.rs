@@ -98,7 +98,7 @@ impl<E: Entity> Target for crate::Key<E> {
 
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError> {
         let schema = &<E::Table as Table>::SCHEMA;
-        match crate::keytext::raw_key_of(schema, &item) {
+        match crate::schema::raw_key_of(schema, &item) {
             // The key of a revision (an index without the entity-type attribute holds
             // them too): history, not a key of the entity.
             Some(RawKey { sk: Some(sk), .. })
@@ -110,7 +110,7 @@ impl<E: Entity> Target for crate::Key<E> {
                 Ok(()) => Ok(Decoded::Item(crate::Key::from_raw(raw))),
                 Err(Some(kind)) => Err(DecodeError {
                     entity: E::ENTITY_TYPE,
-                    key: crate::keytext::describe_item_key(schema, &item),
+                    key: crate::schema::describe_item_key(schema, &item),
                     attribute: None,
                     kind,
                 }),
@@ -211,7 +211,7 @@ pub mod __private {
     /// Whether an item's keys are rendered by `E`'s templates (whoever else's: an item
     /// several entities identified by their keys could own is refused when decoded).
     pub fn identified_as<E: Entity>(item: &Item) -> bool {
-        crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, item).is_some_and(|key| {
+        crate::schema::raw_key_of(&<E::Table as Table>::SCHEMA, item).is_some_and(|key| {
             crate::registry::identified_by_key::<E::Table>(&key).contains(&E::ENTITY_TYPE)
         })
     }

@@ -25,9 +25,9 @@
 //! Entity types with the same entity-type name (a partial view and its entity) are one
 //! type: writing through either may replace the other's item, as a single put may.
 
-use crate::keytext::raw_key_of;
+use crate::keytext::Delimiter;
 use crate::keytext::template::KeyTemplate;
-use crate::schema::Delimiter;
+use crate::schema::raw_key_of;
 use crate::{Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::any::TypeId;
@@ -264,7 +264,7 @@ pub(crate) fn is_revision<T: Table>(item: &Item) -> bool {
         // No entity type: a revision of a versioned entity identified by its keys when its
         // templates render the key (another deployment may write that layout untyped).
         None => {
-            let Some(key) = crate::keytext::raw_key_of(schema, item) else {
+            let Some(key) = crate::schema::raw_key_of(schema, item) else {
                 return false;
             };
             entities

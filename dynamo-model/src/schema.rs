@@ -36,6 +36,8 @@
 //! assert_eq!(prod.index_throughput_of("GSI1"), Some(Throughput { read: 40, write: 50 }));
 //! ```
 
+use crate::keytext::Delimiter;
+use crate::keytext::format::{AttributeForm, Formatted, FormattedOption, KeyFormat};
 use crate::{Error, ValidationReason};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
@@ -46,15 +48,15 @@ use aws_sdk_dynamodb::types::{
 use std::time::Duration;
 
 mod check;
+mod item_key;
+pub(crate) use item_key::{check_index_attributes, describe_item_key, raw_key_of};
 #[doc(hidden)]
-pub mod delimiter;
 #[doc(hidden)]
 pub mod history;
 pub use check::TableDifference;
 #[cfg(feature = "time")]
 pub(crate) use check::ttl_on;
 pub(crate) use check::{check_table, describe_table, enable_ttl};
-pub use delimiter::Delimiter;
 
 /// A table declaration. Implemented by `#[derive(Table)]`.
 ///
@@ -350,6 +352,22 @@ impl<T: KeyAttrType> KeyAttrType for Option<T> {
     const TYPE: ScalarType = T::TYPE;
 }
 impl<T: KeyAttrType> crate::sealed::KeyAttrType for Option<T> {}
+
+/// The type of the attribute a key format gives ([`AttributeForm`](dynamo_model::key::format::AttributeForm)).
+impl<T: KeyAttrType, F: KeyFormat<T>> KeyAttrType for Formatted<T, F> {
+    const TYPE: ScalarType = match F::ATTRIBUTE {
+        AttributeForm::Own => T::TYPE,
+        AttributeForm::Text => ScalarType::S,
+        AttributeForm::Number => ScalarType::N,
+    };
+}
+impl<T: KeyAttrType, F: KeyFormat<T>> crate::sealed::KeyAttrType for Formatted<T, F> {}
+
+/// The type of the attribute a key format gives, as for [`Formatted`].
+impl<T: KeyAttrType, F: KeyFormat<T>> KeyAttrType for FormattedOption<T, F> {
+    const TYPE: ScalarType = <Formatted<T, F> as KeyAttrType>::TYPE;
+}
+impl<T: KeyAttrType, F: KeyFormat<T>> crate::sealed::KeyAttrType for FormattedOption<T, F> {}
 
 /// `const` equality of scalar types.
 #[doc(hidden)]

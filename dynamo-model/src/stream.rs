@@ -350,7 +350,7 @@ fn decode_image<T: Target>(item: Item, key: &RawKey) -> Result<Image<T>, Error> 
     // An image is the item under the record's key: one under another key would make
     // `Change::key` name an item other than the one decoded.
     let schema = &<T::Table as Table>::SCHEMA;
-    if let Some(stored) = crate::keytext::raw_key_of(schema, &item)
+    if let Some(stored) = crate::schema::raw_key_of(schema, &item)
         && stored != *key
     {
         let (attribute, expected, found) = if stored.pk != key.pk {
@@ -365,7 +365,7 @@ fn decode_image<T: Target>(item: Item, key: &RawKey) -> Result<Image<T>, Error> 
         };
         return Err(Error::Decode(DecodeError {
             entity: T::NAME,
-            key: crate::keytext::describe_item_key(schema, &item),
+            key: crate::schema::describe_item_key(schema, &item),
             attribute: Some(attribute.to_owned()),
             kind: DecodeErrorKind::KeyMismatch {
                 expected: Some(expected),

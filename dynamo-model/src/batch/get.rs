@@ -4,13 +4,13 @@
 use super::MAX_BATCH_GET;
 use crate::call::{Action, Call, Operation, Policy, Target as CallTarget};
 use crate::collection::{Includes, Target};
-use crate::keytext::raw_key_of;
 use crate::request::Customize;
 use crate::request::exec::{Attempt, Attempts};
 use crate::request::exec::{Sending, exec};
 use crate::request::page::UnknownEntity;
 use crate::request::page::decode_target;
 use crate::retry::{Deadline, RetryPolicy};
+use crate::schema::raw_key_of;
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
 use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;

@@ -3,11 +3,11 @@
 
 use super::MAX_BATCH_WRITE;
 use crate::call::{Action, Call, Operation, Policy, Target};
-use crate::keytext::raw_key_of;
 use crate::request::Customize;
 use crate::request::exec::{Attempt, Attempts};
 use crate::request::exec::{Sending, exec};
 use crate::retry::{Deadline, RetryPolicy};
+use crate::schema::raw_key_of;
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
 use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;

@@ -255,6 +255,6 @@ pub fn finish_item<E: Entity>(item: Item) -> Result<Item, Error> {
 }
 
 fn finish_owned_item(item: Item, owner: Owner) -> Result<Item, Error> {
-    crate::keytext::check_index_attributes(owner.entity, owner.schema, |name| item.get(name))?;
+    crate::schema::check_index_attributes(owner.entity, owner.schema, |name| item.get(name))?;
     Ok(item)
 }

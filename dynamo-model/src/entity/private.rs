@@ -169,7 +169,7 @@ pub struct KeySource {
     /// The template's segments.
     pub segments: &'static [Option<&'static str>],
     /// The template's delimiter.
-    pub delimiter: crate::schema::Delimiter,
+    pub delimiter: crate::keytext::Delimiter,
     /// The field's ordinal among the template's placeholders.
     pub ordinal: usize,
 }
@@ -183,7 +183,7 @@ pub fn take_key_field<E: Entity, T: AttrValue>(
     name: &'static str,
     aliases: &[&'static str],
     source: KeySource,
-    decode: fn(&str, crate::schema::Delimiter) -> Result<T, crate::keytext::KeyError>,
+    decode: fn(&str, crate::keytext::Delimiter) -> Result<T, crate::keytext::KeyError>,
 ) -> Result<T, FieldError<DecodeError>> {
     let owner = Owner::of::<E>();
     rename_alias(item, name, aliases);
@@ -205,7 +205,7 @@ pub fn put_key_field<E: Entity, T: AttrValue>(
     key: &Item,
     name: &'static str,
     source: KeySource,
-    decode: fn(&str, crate::schema::Delimiter) -> Result<T, crate::keytext::KeyError>,
+    decode: fn(&str, crate::keytext::Delimiter) -> Result<T, crate::keytext::KeyError>,
 ) -> Result<(), Error> {
     let owner = Owner::of::<E>();
     let (attribute, component) = key_field_component(owner, key, &source);
@@ -249,7 +249,7 @@ fn component<'k>(
     owner: Owner,
     rendered: Option<&'k str>,
     segments: &[Option<&str>],
-    delimiter: crate::schema::Delimiter,
+    delimiter: crate::keytext::Delimiter,
     ordinal: usize,
 ) -> Result<&'k str, DecodeErrorKind> {
     crate::keytext::template::key_component(owner.entity, rendered, segments, delimiter, ordinal)
@@ -259,9 +259,9 @@ fn component<'k>(
 /// A key component decoded as the field's type.
 #[inline]
 fn decode_component<T>(
-    decode: fn(&str, crate::schema::Delimiter) -> Result<T, crate::keytext::KeyError>,
+    decode: fn(&str, crate::keytext::Delimiter) -> Result<T, crate::keytext::KeyError>,
     component: &str,
-    delimiter: crate::schema::Delimiter,
+    delimiter: crate::keytext::Delimiter,
 ) -> Result<T, DecodeErrorKind> {
     decode(component, delimiter).map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
 }
@@ -277,7 +277,7 @@ pub struct IndexKeySource {
     /// The template's segments.
     pub segments: &'static [Option<&'static str>],
     /// The template's delimiter.
-    pub delimiter: crate::schema::Delimiter,
+    pub delimiter: crate::keytext::Delimiter,
     /// The field's ordinal among the template's placeholders.
     pub ordinal: usize,
 }
@@ -298,7 +298,7 @@ pub fn take_index_key_field<E: Entity, T: AttrValue>(
     aliases: &[&'static str],
     key_only: bool,
     sources: &[IndexKeySource],
-    decode: fn(&str, crate::schema::Delimiter) -> Result<T, crate::keytext::KeyError>,
+    decode: fn(&str, crate::keytext::Delimiter) -> Result<T, crate::keytext::KeyError>,
     default: Option<fn() -> T>,
 ) -> Result<T, FieldError<DecodeError>> {
     rename_alias(item, name, aliases);
@@ -492,7 +492,7 @@ fn check_owned_type(
 /// owner's templates and no other entity identified by its keys.
 #[cold]
 fn identify_by_keys(item: &Item, owner: Owner, table: std::any::TypeId) -> Result<(), DecodeError> {
-    let owners = match crate::keytext::raw_key_of(owner.schema, item) {
+    let owners = match crate::schema::raw_key_of(owner.schema, item) {
         Some(key) => crate::registry::identified_by_key_in(table, &key),
         None => Vec::new(),
     };
@@ -532,7 +532,7 @@ impl Owner {
         let (path, kind) = kind.into_path();
         DecodeError {
             entity: self.entity,
-            key: crate::keytext::describe_item_key(self.schema, item),
+            key: crate::schema::describe_item_key(self.schema, item),
             attribute: match attribute {
                 Some(a) => Some(format!("{a}{path}")),
                 None => (!path.is_empty()).then_some(path),

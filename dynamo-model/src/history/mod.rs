@@ -513,7 +513,7 @@ impl<E: Entity> Target for Revision<E> {
         let schema = &<E::Table as Table>::SCHEMA;
         let fail = |item: &Item, attribute: Option<&str>, kind| DecodeError {
             entity: E::ENTITY_TYPE,
-            key: crate::keytext::describe_item_key(schema, item),
+            key: crate::schema::describe_item_key(schema, item),
             attribute: attribute.map(str::to_owned),
             kind,
         };

@@ -286,7 +286,7 @@ pub(super) async fn read_manifests<E: Entity>(
 /// that it owns (a copy made by another program names chunks it does not own; they stay).
 pub(crate) async fn after_delete<E: Entity>(db: &Db<E::Table>, old: &Item) -> Result<(), Error> {
     let schema = &<E::Table as Table>::SCHEMA;
-    let Some(key) = crate::keytext::raw_key_of(schema, old) else {
+    let Some(key) = crate::schema::raw_key_of(schema, old) else {
         return Ok(());
     };
     delete_owned(db, &key, &manifests_in::<E>(old))

@@ -138,7 +138,7 @@ pub(crate) fn write_sending<E: Entity>(
 
 /// The key attributes of an encoded item of `E`.
 pub(crate) fn key_of_item<E: Entity>(item: &Item) -> Result<crate::RawKey, Error> {
-    crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, item).ok_or_else(|| {
+    crate::schema::raw_key_of(&<E::Table as Table>::SCHEMA, item).ok_or_else(|| {
         Error::invalid(
             E::ENTITY_TYPE,
             crate::ValidationReason::KeyEncoding,

@@ -286,7 +286,7 @@ impl<E: Entity> Put<E> {
         let span = crate::trace::operation("PutItem", self.db.table_name(), E::ENTITY_TYPE);
         crate::trace::key(&span, self.db.traces_keys(), || {
             let item = self.item.as_ref().ok()?;
-            crate::keytext::describe_item_key(&<E::Table as crate::Table>::SCHEMA, item)
+            crate::schema::describe_item_key(&<E::Table as crate::Table>::SCHEMA, item)
         });
         crate::trace::traced_write(span, async move {
             if !E::__CHUNKED.is_empty() && self.chunk_conditions.is_none() {
@@ -370,7 +370,7 @@ impl<E: Entity> ReadyPut<E> {
         } = self;
         // The key as sent (a `customize` hook may have changed it), for the settling read.
         let key_item = request.get_item().as_ref().and_then(|item| {
-            crate::keytext::raw_key_of(&<E::Table as crate::Table>::SCHEMA, item)
+            crate::schema::raw_key_of(&<E::Table as crate::Table>::SCHEMA, item)
                 .map(|key| key.to_item(&<E::Table as crate::Table>::SCHEMA))
         });
         let mut sending = super::write_sending::<E>(

@@ -20,5 +20,4 @@ pub use crate::keytext::{
     DELIMITER, KeyArg, KeyError, KeyPart, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES,
     OptionalKeyPart, RawKey, computed, escape_str, format, split_components,
 };
-pub use crate::schema::delimiter;
-pub use delimiter::Delimiter;
+pub use crate::keytext::{Delimiter, delimiter};

@@ -139,7 +139,6 @@ use super::delimiter::Delimiter;
 use super::encode::{KeyArg, KeyPart};
 use crate::codec::{AttrValue, EncodeError};
 use crate::error::{DecodeErrorKind, KeyError};
-use crate::schema::{KeyAttrType, ScalarType};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::fmt;
 use std::marker::PhantomData;

@@ -21,7 +21,7 @@ pub(super) struct Changes<'a, E: Entity> {
 /// chunk item), by its entity type or, for an entity identified by its keys, its keys.
 pub(super) fn is_ours<E: Entity>(item: &Item) -> bool {
     let schema = &<E::Table as Table>::SCHEMA;
-    let Some(key) = crate::keytext::raw_key_of(schema, item) else {
+    let Some(key) = crate::schema::raw_key_of(schema, item) else {
         return false;
     };
     if crate::chunk::is_chunk_key(&key) || crate::registry::is_revision::<E::Table>(item) {
@@ -136,8 +136,8 @@ fn rewrite<E: Entity>(current: &Item, step: &Step<E>) -> Result<Option<Item>, Er
     // The entity's key is where the item is: a change of a key field would write another
     // item and leave this one behind.
     let (before, after) = (
-        crate::keytext::raw_key_of(schema, current),
-        crate::keytext::raw_key_of(schema, &written),
+        crate::schema::raw_key_of(schema, current),
+        crate::schema::raw_key_of(schema, &written),
     );
     if before != after {
         return Err(Error::invalid(
@@ -175,7 +175,7 @@ fn decode<E: Entity>(current: &Item) -> Result<E, Error> {
         Ok(Decoded::Item(value)) => Ok(value),
         Ok(Decoded::Unknown(found)) => Err(Error::Decode(DecodeError {
             entity: E::ENTITY_TYPE,
-            key: crate::keytext::describe_item_key(schema, current),
+            key: crate::schema::describe_item_key(schema, current),
             attribute: None,
             kind: crate::DecodeErrorKind::WrongEntityType {
                 expected: E::ENTITY_TYPE,

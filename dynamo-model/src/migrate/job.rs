@@ -103,7 +103,7 @@ impl<E: Entity> Job<E> {
             ..Progress::default()
         };
         for item in items {
-            let key = crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, &item);
+            let key = crate::schema::raw_key_of(&<E::Table as Table>::SCHEMA, &item);
             let outcome = self.migrate_item(item, shared, &mut counts).await?;
             let outcome = match outcome {
                 Outcome::Refused(error) => {
@@ -268,7 +268,7 @@ impl<E: Entity> Job<E> {
                 let mut sample = lock(&shared.sample);
                 if sample.len() < KEEP
                     && let Some(key) =
-                        crate::keytext::raw_key_of(&<E::Table as Table>::SCHEMA, &item)
+                        crate::schema::raw_key_of(&<E::Table as Table>::SCHEMA, &item)
                 {
                     sample.push(plan(key, &item, &changed));
                 }

@@ -27,7 +27,7 @@ fn write_of(schema: &crate::TableSchema, item: &Item) -> Option<(Write, RawKey)>
         Some(AttributeValue::S(s)) => Some(s.clone()),
         _ => None,
     };
-    let key = crate::keytext::raw_key_of(schema, item)?;
+    let key = crate::schema::raw_key_of(schema, item)?;
     let token = key
         .pk
         .strip_prefix(CHUNK_PREFIX)?

@@ -47,7 +47,7 @@ impl<E: Entity> Update<E> {
         }
         // An empty value set into an index key attribute (a multi-attribute index key is
         // the entity's own fields) is refused by DynamoDB with the whole request.
-        crate::keytext::check_index_attributes(
+        crate::schema::check_index_attributes(
             E::ENTITY_TYPE,
             &<E::Table as crate::Table>::SCHEMA,
             |name| {

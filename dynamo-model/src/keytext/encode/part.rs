@@ -4,7 +4,7 @@
 //! [`RenderPart`] and makes the parts of computed placeholders.
 
 use super::{KeyError, KeyPart, OptionalKeyPart};
-use crate::schema::Delimiter;
+use crate::keytext::Delimiter;
 
 /// The value of one placeholder, as a template renders it.
 pub trait RenderPart {

@@ -50,17 +50,6 @@ impl<T: AttrValue, F: KeyFormat<T>> AttrValue for Formatted<T, F> {
     }
 }
 
-impl<T: KeyAttrType, F: KeyFormat<T>> crate::sealed::KeyAttrType for Formatted<T, F> {}
-
-/// The type of the attribute [`AttributeForm`] gives.
-impl<T: KeyAttrType, F: KeyFormat<T>> KeyAttrType for Formatted<T, F> {
-    const TYPE: ScalarType = match F::ATTRIBUTE {
-        AttributeForm::Own => T::TYPE,
-        AttributeForm::Text => ScalarType::S,
-        AttributeForm::Number => ScalarType::N,
-    };
-}
-
 fn attribute<T: AttrValue, F: KeyFormat<T>>(value: &T) -> Result<AttributeValue, EncodeError> {
     let form = F::ATTRIBUTE;
     if form == AttributeForm::Own {
@@ -172,13 +161,6 @@ impl<T: AttrValue, F: KeyFormat<T>> AttrValue for FormattedOption<T, F> {
     fn from_missing() -> Result<Self, DecodeErrorKind> {
         Ok(FormattedOption::new(None))
     }
-}
-
-impl<T: KeyAttrType, F: KeyFormat<T>> crate::sealed::KeyAttrType for FormattedOption<T, F> {}
-
-/// The type of the attribute [`AttributeForm`] gives.
-impl<T: KeyAttrType, F: KeyFormat<T>> KeyAttrType for FormattedOption<T, F> {
-    const TYPE: ScalarType = <Formatted<T, F> as KeyAttrType>::TYPE;
 }
 
 impl<T: AttrValue, F: KeyFormat<T>> FormattedAttr for FormattedOption<T, F> {

@@ -134,7 +134,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             if !source.prepared.admits(&item) {
                 return Ok(None);
             }
-            let key = crate::keytext::describe_item_key(schema, &item);
+            let key = crate::schema::describe_item_key(schema, &item);
             let decoded = decode_target(item, unknown)?;
             if decoded.is_some() {
                 keys.push(key.unwrap_or_default());
