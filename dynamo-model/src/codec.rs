@@ -675,7 +675,12 @@ impl VersionValue for u64 {
     }
 }
 
-#[cfg(any(feature = "time", feature = "chrono", feature = "uuid"))]
+#[cfg(any(
+    feature = "time",
+    feature = "chrono",
+    feature = "uuid",
+    feature = "ulid"
+))]
 mod dates;
 mod number;
 mod operand;

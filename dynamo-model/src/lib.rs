@@ -53,10 +53,10 @@
 //! [`ScatterQuery`](read::ScatterQuery), [`Scan`](read::Scan)), then [`batch`] and
 //! [`transact`].
 //!
-//! Features: `time`, `chrono` and `uuid` add key encodings and codecs for
+//! Features: `time`, `chrono`, `uuid` and `ulid` add key encodings and codecs for
 //! `time::OffsetDateTime`, `time::Date` and `time::PrimitiveDateTime`, for
-//! `chrono::NaiveDate`, `chrono::NaiveDateTime` and `chrono::DateTime<Utc>`, and for
-//! `uuid::Uuid`; `aws-config` adds [`Db::from_env`]; `local` adds [`local`], which
+//! `chrono::NaiveDate`, `chrono::NaiveDateTime` and `chrono::DateTime<Utc>`, for
+//! `uuid::Uuid` and for `ulid::Ulid`; `aws-config` adds [`Db::from_env`]; `local` adds [`local`], which
 //! finds or starts DynamoDB Local and creates throw-away tables for tests; `lambda` and
 //! `streams` read DynamoDB Streams records as AWS Lambda delivers them and as the
 //! Streams API returns them ([`stream`]); `tracing` (the only default feature) gives

@@ -347,6 +347,8 @@ key_attr_type!(ScalarType::S => time::OffsetDateTime, time::Date, time::Primitiv
 key_attr_type!(ScalarType::S => chrono::NaiveDate, chrono::NaiveDateTime, chrono::DateTime<chrono::Utc>);
 #[cfg(feature = "uuid")]
 key_attr_type!(ScalarType::S => uuid::Uuid);
+#[cfg(feature = "ulid")]
+key_attr_type!(ScalarType::S => ulid::Ulid);
 
 impl<T: KeyAttrType> KeyAttrType for Option<T> {
     const TYPE: ScalarType = T::TYPE;

@@ -1,5 +1,5 @@
-//! Dates, times and UUIDs as attributes: RFC 3339 text (UTC, nanoseconds), calendar
-//! dates, and lowercase hyphenated UUIDs.
+//! Dates, times and identifiers as attributes: RFC 3339 text (UTC, nanoseconds), calendar
+//! dates, lowercase hyphenated UUIDs, uppercase ULIDs.
 
 use super::*;
 
@@ -101,6 +101,24 @@ impl AttrValue for uuid::Uuid {
         match value {
             AttributeValue::S(s) => uuid::Uuid::parse_str(&s)
                 .map_err(|e| DecodeErrorKind::Invalid(format!("{s:?} is not a UUID: {e}"))),
+            other => Err(wrong_type("S", &other)),
+        }
+    }
+}
+
+/// A ULID as a string attribute in the form of its key encoding (26 uppercase characters),
+/// so the attribute sorts by time and can be an index key; any form the `ulid` crate
+/// parses (lowercase included) reads back.
+#[cfg(feature = "ulid")]
+impl AttrValue for ulid::Ulid {
+    const __DYNAMO_TYPE: Option<&'static str> = Some("S");
+    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+        Ok(AttributeValue::S(self.to_string()))
+    }
+    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+        match value {
+            AttributeValue::S(s) => ulid::Ulid::from_string(&s)
+                .map_err(|e| DecodeErrorKind::Invalid(format!("{s:?} is not a ULID: {e}"))),
             other => Err(wrong_type("S", &other)),
         }
     }

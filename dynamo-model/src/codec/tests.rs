@@ -214,3 +214,14 @@ proptest! {
         prop_assert_eq!(v.to_attr().is_ok(), nested.is_ok(), "{:e}", v);
     }
 }
+
+#[cfg(feature = "ulid")]
+proptest! {
+    #[test]
+    fn ulids_are_stored_as_their_key_text(u in crate::keytext::testing::ulids()) {
+        check_date_attr(&u)?;
+        // Another program's lowercase ULID reads as the same value.
+        let lower = AttributeValue::S(u.to_string().to_lowercase());
+        prop_assert_eq!(ulid::Ulid::from_attr(lower).ok(), Some(u));
+    }
+}

@@ -29,6 +29,7 @@
 //! | `chrono::NaiveDateTime` (feature `chrono`) | `YYYY-MM-DDTHH:MM:SS.nnnnnnnnn` (no offset); a leap second as second `60` |
 //! | `chrono::DateTime<chrono::Utc>` (feature `chrono`) | `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`; a leap second as second `60` |
 //! | `uuid::Uuid` (feature `uuid`) | lowercase hyphenated |
+//! | `ulid::Ulid` (feature `ulid`) | 26 characters of uppercase Crockford base32 |
 //!
 //! `u128` and `i128` values with more than 38 significant digits are refused
 //! ([`KeyError::OutOfRange`]): key fields are also stored as number attributes, and a
@@ -652,7 +653,12 @@ impl KeyPart for bool {
     prefix_free_delimited!("bool");
 }
 
-#[cfg(any(feature = "time", feature = "chrono", feature = "uuid"))]
+#[cfg(any(
+    feature = "time",
+    feature = "chrono",
+    feature = "uuid",
+    feature = "ulid"
+))]
 mod dates;
 pub(super) mod part;
 

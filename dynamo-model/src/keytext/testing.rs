@@ -154,6 +154,17 @@ pub fn uuids() -> impl Strategy<Value = uuid::Uuid> {
     ]
 }
 
+/// ULIDs: uniform, nil, max, and ones of one millisecond told apart by their randomness.
+#[cfg(feature = "ulid")]
+pub fn ulids() -> impl Strategy<Value = ulid::Ulid> {
+    prop_oneof![
+        4 => any::<u128>().prop_map(ulid::Ulid),
+        1 => Just(ulid::Ulid::nil()),
+        1 => Just(ulid::Ulid::max()),
+        2 => (0u64..=3, any::<u128>()).prop_map(|(ms, r)| ulid::Ulid::from_parts(ms, r)),
+    ]
+}
+
 #[cfg(feature = "time")]
 pub mod datetime_values {
     use proptest::prelude::*;

@@ -74,6 +74,8 @@ subjects!(
 );
 #[cfg(feature = "uuid")]
 impl Subject for uuid::Uuid {}
+#[cfg(feature = "ulid")]
+impl Subject for ulid::Ulid {}
 
 #[derive(Debug, Clone)]
 enum Op<T> {
@@ -335,4 +337,9 @@ range_property! {
 #[cfg(feature = "uuid")]
 range_property! {
     uuid_ranges: uuid::Uuid = uuids();
+}
+
+#[cfg(feature = "ulid")]
+range_property! {
+    ulid_ranges: ulid::Ulid = ulids();
 }

@@ -286,6 +286,10 @@ properties!(prop_uuid, uuid::Uuid, uuids(), |a, b| a
     .as_bytes()
     .cmp(b.as_bytes()));
 
+// A ULID's order is its timestamp's, then its randomness's: its value as a `u128`.
+#[cfg(feature = "ulid")]
+properties!(prop_ulid, ulid::Ulid, ulids(), Ord::cmp);
+
 /// A type implementing only the `#` methods, as a user's string-like type would (it
 /// delegates to `escape_str`): the default `_with` methods must keep every rule under
 /// every delimiter.
@@ -1323,6 +1327,38 @@ fn datetime_rejects_malformed() {
     ] {
         assert_malformed::<OffsetDateTime>(input);
     }
+}
+
+#[cfg(feature = "ulid")]
+#[test]
+fn ulid_examples() {
+    use ulid::Ulid;
+    let v = Ulid::from_parts(1_469_918_176_385, 0x0123_4567_89ab_cdef_0123);
+    let text = enc(&v);
+    assert_eq!(text, v.to_string());
+    assert_eq!(text.len(), 26);
+    assert_eq!(Ulid::decode_key(&text), Ok(v));
+    assert_eq!(enc(&Ulid::nil()), "00000000000000000000000000");
+    assert_eq!(enc(&Ulid::max()), "7ZZZZZZZZZZZZZZZZZZZZZZZZZ");
+    // One ULID, one key: the forms the crate never writes are refused, though the `ulid`
+    // crate reads them (lowercase, and the letters Crockford reads as digits).
+    let lower = text.to_lowercase();
+    for input in [
+        lower.as_str(),
+        "01ARZ3NDEKTSV4RRFFQ69G5FAV ",
+        "01ARZ3NDEKTSV4RRFFQ69G5FA",
+        "01ARZ3NDEKTSV4RRFFQ69G5FAVV",
+        "0IARZ3NDEKTSV4RRFFQ69G5FAV",
+        "0LARZ3NDEKTSV4RRFFQ69G5FAV",
+        "8ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+        "01ARZ3NDEKTSV4RRFFQ69G5FA#",
+    ] {
+        assert_malformed::<Ulid>(input);
+    }
+    // Made one after the other, ULIDs of later milliseconds sort after as keys.
+    let earlier = Ulid::from_parts(1_000, u128::MAX >> 48);
+    let later = Ulid::from_parts(1_001, 0);
+    assert!(enc(&earlier) < enc(&later));
 }
 
 #[cfg(feature = "uuid")]
