@@ -72,6 +72,8 @@
 pub const DELIMITER: char = '#';
 
 use super::delimiter::Delimiter;
+use crate::codec::{AttrValue, EncodeError};
+use aws_sdk_dynamodb::types::AttributeValue;
 
 pub use crate::error::KeyError;
 use crate::text::push_padded_u64;
@@ -191,6 +193,21 @@ pub trait KeyPart: Sized {
     #[doc(hidden)]
     fn __accepts(component: &str, delimiter: Delimiter) -> bool {
         Self::decode_key_with(component, delimiter).is_ok()
+    }
+
+    /// Decodes `component` as [`decode_key_with`](KeyPart::decode_key_with) does and
+    /// encodes the value as the attribute of a key field the item also stores (what an
+    /// update that creates its item writes, having no entity to encode).
+    #[doc(hidden)]
+    #[allow(clippy::type_complexity)]
+    fn __key_attribute(
+        component: &str,
+        delimiter: Delimiter,
+    ) -> Result<Result<Option<AttributeValue>, EncodeError>, KeyError>
+    where
+        Self: AttrValue,
+    {
+        Self::decode_key_with(component, delimiter).map(|value| value.to_attr_opt())
     }
 
     /// The value as a key template's placeholder renders it (the generated code's entry
