@@ -73,7 +73,8 @@ pub const DELIMITER: char = '#';
 
 use super::delimiter::Delimiter;
 use crate::codec::{AttrValue, EncodeError};
-use aws_sdk_dynamodb::types::AttributeValue;
+/// An attribute as a field's encoding gives it (`None`: the field writes none).
+type Encoded = Result<Option<aws_sdk_dynamodb::types::AttributeValue>, EncodeError>;
 
 pub use crate::error::KeyError;
 use crate::text::push_padded_u64;
@@ -195,15 +196,10 @@ pub trait KeyPart: Sized {
         Self::decode_key_with(component, delimiter).is_ok()
     }
 
-    /// Decodes `component` as [`decode_key_with`](KeyPart::decode_key_with) does and
-    /// encodes the value as the attribute of a key field the item also stores (what an
-    /// update that creates its item writes, having no entity to encode).
+    /// Decodes `component` and encodes the value as a stored key field's attribute (what
+    /// an update that creates its item writes, having no entity to encode).
     #[doc(hidden)]
-    #[allow(clippy::type_complexity)]
-    fn __key_attribute(
-        component: &str,
-        delimiter: Delimiter,
-    ) -> Result<Result<Option<AttributeValue>, EncodeError>, KeyError>
+    fn __key_attribute(component: &str, delimiter: Delimiter) -> Result<Encoded, KeyError>
     where
         Self: AttrValue,
     {
