@@ -501,6 +501,15 @@ pub mod __private {
     pub use crate::schema::Sealed;
     pub use crate::sealed::Versioned as VersionedSeal;
     pub use inventory;
+
+    /// What a derive's `const` block imports at once (`use ...::names::*`): `core`'s
+    /// `Some`, `None` and `Ok`, which a user's items of those names cannot shadow there,
+    /// and the traits of the registration's type probes.
+    pub mod names {
+        pub use crate::registry::{HasType as _, NoType as _};
+        pub use ::core::option::Option::{None, Some};
+        pub use ::core::result::Result::Ok;
+    }
 }
 
 /// Re-export of the SDK crate this crate is built on, so users can name its types

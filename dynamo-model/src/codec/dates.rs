@@ -91,35 +91,33 @@ civil_attr_value! {
     });
 }
 
-#[cfg(feature = "uuid")]
-impl AttrValue for uuid::Uuid {
-    const __DYNAMO_TYPE: Option<&'static str> = Some("S");
-    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-        Ok(AttributeValue::S(self.hyphenated().to_string()))
-    }
-    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
-        match value {
-            AttributeValue::S(s) => uuid::Uuid::parse_str(&s)
-                .map_err(|e| DecodeErrorKind::Invalid(format!("{s:?} is not a UUID: {e}"))),
-            other => Err(wrong_type("S", &other)),
+/// Identifiers as string attributes in the form of their key encoding, so the attribute
+/// sorts as the key does and can be an index key: a UUID lowercase hyphenated, a ULID in
+/// its 26 uppercase characters (sorting by time). Reading accepts any form the type's
+/// crate parses (another program's uppercase UUID or lowercase ULID).
+macro_rules! id_attr {
+    ($($(#[$cfg:meta])* $t:ty => $what:literal, $text:expr, $parse:path;)*) => {$(
+        $(#[$cfg])*
+        impl AttrValue for $t {
+            const __DYNAMO_TYPE: Option<&'static str> = Some("S");
+            fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
+                let text: fn(&$t) -> String = $text;
+                Ok(AttributeValue::S(text(self)))
+            }
+            fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
+                let invalid = |s: &str, e| DecodeErrorKind::Invalid(format!("{s:?} is not {}: {e}", $what));
+                match value {
+                    AttributeValue::S(s) => $parse(&s).map_err(|e| invalid(&s, e)),
+                    other => Err(wrong_type("S", &other)),
+                }
+            }
         }
-    }
+    )*};
 }
 
-/// A ULID as a string attribute in the form of its key encoding (26 uppercase characters),
-/// so the attribute sorts by time and can be an index key; any form the `ulid` crate
-/// parses (lowercase included) reads back.
-#[cfg(feature = "ulid")]
-impl AttrValue for ulid::Ulid {
-    const __DYNAMO_TYPE: Option<&'static str> = Some("S");
-    fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-        Ok(AttributeValue::S(self.to_string()))
-    }
-    fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
-        match value {
-            AttributeValue::S(s) => ulid::Ulid::from_string(&s)
-                .map_err(|e| DecodeErrorKind::Invalid(format!("{s:?} is not a ULID: {e}"))),
-            other => Err(wrong_type("S", &other)),
-        }
-    }
+id_attr! {
+    #[cfg(feature = "uuid")]
+    uuid::Uuid => "a UUID", |u| u.hyphenated().to_string(), uuid::Uuid::parse_str;
+    #[cfg(feature = "ulid")]
+    ulid::Ulid => "a ULID", |u| u.to_string(), ulid::Ulid::from_string;
 }

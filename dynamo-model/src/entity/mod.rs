@@ -143,10 +143,21 @@ pub trait EntityInternals: Sized {
     /// that creates its item (`upsert`) writes besides its own actions.
     fn __key_fields(
         key: &Item,
-    ) -> Result<Vec<(&'static str, aws_sdk_dynamodb::types::AttributeValue)>, Error> {
-        let _ = key;
-        Ok(Vec::new())
+    ) -> Result<Vec<(&'static str, aws_sdk_dynamodb::types::AttributeValue)>, Error>
+    where
+        Self: Entity,
+    {
+        let owner = owner::Owner::of::<Self>();
+        let mut out = Vec::with_capacity(Self::__STORED_KEY_FIELDS.len());
+        for field in Self::__STORED_KEY_FIELDS {
+            __private::put_stored_key_field(owner, &mut out, key, field)?;
+        }
+        Ok(out)
     }
+
+    /// The key fields the entity also stores in attributes of their own, each read back
+    /// from the key by [`EntityInternals::__key_fields`].
+    const __STORED_KEY_FIELDS: &'static [__private::StoredKeyField] = &[];
 
     /// The index templates an update must keep current (see
     /// [`index_updates`](dynamo_model::key::template::index_updates)).

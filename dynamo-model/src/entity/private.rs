@@ -197,24 +197,47 @@ pub fn take_key_field<E: Entity, T: AttrValue>(
     }
 }
 
-/// Inserts the attribute of a key field as a write of the whole entity stores it, decoded
-/// from the rendered key `key` (the key attributes): what an update that creates its item
-/// (`upsert`) writes, having no entity to encode.
-pub fn put_key_field<E: Entity, T: AttrValue>(
+/// Decodes a key field's component of a rendered key and encodes the value as the
+/// field's attribute (the field's `KeyPart::__key_attribute`).
+pub type KeyAttribute = fn(
+    &str,
+    crate::keytext::Delimiter,
+) -> Result<
+    Result<Option<AttributeValue>, crate::codec::EncodeError>,
+    crate::keytext::KeyError,
+>;
+
+/// A key field the item also stores in its own attribute: its attribute (the name of its
+/// placeholder), where it is read back from in the key, and how it is encoded again.
+/// The generated code lists them (`__STORED_KEY_FIELDS`), and the trait's
+/// `__key_fields` writes them for an update that creates its item.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredKeyField {
+    /// The field's attribute.
+    pub name: &'static str,
+    /// Its component of the primary key.
+    pub source: KeySource,
+    /// Decodes the component as the field's key part and encodes it as `to_item` does.
+    pub attribute: KeyAttribute,
+}
+
+/// Appends the attribute of `field`, decoded from the rendered key `key` (the key
+/// attributes) and encoded as a write of the whole entity stores it: what an update that
+/// creates its item (`upsert`) writes, having no entity to encode.
+pub(super) fn put_stored_key_field(
+    owner: Owner,
     out: &mut Vec<(&'static str, AttributeValue)>,
     key: &Item,
-    name: &'static str,
-    source: KeySource,
-    decode: fn(&str, crate::keytext::Delimiter) -> Result<T, crate::keytext::KeyError>,
+    field: &StoredKeyField,
 ) -> Result<(), Error> {
-    let owner = Owner::of::<E>();
+    let (source, name) = (field.source, field.name);
     let (attribute, component) = key_field_component(owner, key, &source);
-    let value = component
-        .and_then(|c| decode_component(decode, c, source.delimiter))
+    let encoded = component
+        .and_then(|c| decode_component(field.attribute, c, source.delimiter))
         .map_err(|kind| Error::from(owner.decode_error(key, attribute, kind)))?;
-    let mut encoded = Item::new();
-    put_field::<E, T>(&mut encoded, name, &value)?;
-    out.extend(encoded.remove(name).map(|v| (name, v)));
+    let mut item = Item::new();
+    put_attribute(&mut item, name, encoded, owner.entity)?;
+    out.extend(item.remove(name).map(|v| (name, v)));
     Ok(())
 }
 

@@ -3,14 +3,13 @@
 //! fields read back through the template's placeholders, which name them.
 
 use crate::entity::__private::{
-    FieldError, IndexKeySource, KeySource, put_key_field, take_key_field,
+    FieldError, IndexKeySource, KeyAttribute, KeySource, StoredKeyField, take_key_field,
 };
 use crate::key::Delimiter;
 use crate::key::template::{EncodeTouch, Reencode, TemplateField};
 use crate::keytext::KeyError;
 pub use crate::keytext::template::KeyTemplate;
-use crate::{AttrValue, DecodeError, Entity, Error, Item};
-use aws_sdk_dynamodb::types::AttributeValue;
+use crate::{AttrValue, DecodeError, Entity, Item};
 
 /// Decodes a key field from its component of a rendered key (the field's
 /// `KeyPart::decode_key_with`).
@@ -37,18 +36,15 @@ impl KeyTemplate {
         take_key_field::<E, T>(item, self.name(ordinal), &[], source, decode)
     }
 
-    /// Appends the attribute of the key field of placeholder `ordinal` of this
-    /// (primary-key) template, decoded by `decode` from the rendered key `key` (see
-    /// `put_key_field`).
-    pub fn put<E: Entity, T: AttrValue>(
-        self,
-        out: &mut Vec<(&'static str, AttributeValue)>,
-        key: &Item,
-        ordinal: usize,
-        decode: Decode<T>,
-    ) -> Result<(), Error> {
-        let source = self.key_source(ordinal);
-        put_key_field::<E, T>(out, key, self.name(ordinal), source, decode)
+    /// The key field of placeholder `ordinal` of this (primary-key) template, stored in
+    /// its own attribute as `attribute` encodes it (its key part's `__key_attribute`):
+    /// what an update that creates its item writes.
+    pub const fn key_field(self, ordinal: usize, attribute: KeyAttribute) -> StoredKeyField {
+        StoredKeyField {
+            name: self.placeholders[ordinal].name,
+            source: self.key_source(ordinal),
+            attribute,
+        }
     }
 
     /// Where a primary-key field is read back from: the component of placeholder

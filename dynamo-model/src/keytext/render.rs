@@ -24,6 +24,22 @@ impl KeyTemplate {
     /// a value is absent (what is appended is then meaningless).
     pub fn render(&self, values: &[&dyn RenderPart], out: &mut String) -> Result<bool, KeyError> {
         let mut values = values.iter();
+        let rendered = self.render_next(&mut values, out)?;
+        debug_assert!(
+            !rendered || values.next().is_none(),
+            "a value without its placeholder"
+        );
+        Ok(rendered)
+    }
+
+    /// Appends the template to `out` with the next values of `values`, one per
+    /// placeholder; `Ok(false)` when a value is absent.
+    #[inline]
+    fn render_next(
+        &self,
+        values: &mut std::slice::Iter<'_, &dyn RenderPart>,
+        out: &mut String,
+    ) -> Result<bool, KeyError> {
         for part in self.parts {
             match part {
                 Some(literal) => out.push_str(literal),
@@ -38,8 +54,27 @@ impl KeyTemplate {
                 }
             }
         }
-        debug_assert!(values.next().is_none(), "a value without its placeholder");
         Ok(true)
+    }
+
+    /// Appends a primary key: this (partition-key) template to `pk` and the sort-key
+    /// template `sk` (when the entity has one) to `sk_out`, with `values` in their
+    /// placeholders, the partition key's first (values that are always present: the
+    /// item's key fields, a key constructor's arguments).
+    pub fn render_primary(
+        &self,
+        sk: Option<&KeyTemplate>,
+        values: &[&dyn RenderPart],
+        pk: &mut String,
+        sk_out: &mut String,
+    ) -> Result<(), KeyError> {
+        let mut values = values.iter();
+        self.render_next(&mut values, pk)?;
+        if let Some(sk) = sk {
+            sk.render_next(&mut values, sk_out)?;
+        }
+        debug_assert!(values.next().is_none(), "a value without its placeholder");
+        Ok(())
     }
 
     /// Appends the template to `out` with values that are always present (a primary key,

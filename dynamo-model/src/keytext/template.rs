@@ -260,6 +260,24 @@ pub struct IndexTemplate {
     pub fields: &'static [TemplateField],
 }
 
+impl IndexTemplate {
+    /// The templates `pk` and `sk` of the index whose key attributes are `keys`, with
+    /// their fields.
+    pub const fn new(
+        keys: IndexKeyAttributes,
+        pk: Option<&'static KeyTemplate>,
+        sk: Option<&'static KeyTemplate>,
+        fields: &'static [TemplateField],
+    ) -> Self {
+        IndexTemplate {
+            keys,
+            pk,
+            sk,
+            fields,
+        }
+    }
+}
+
 /// [`EncodeTouch`] for a field of type `T`.
 pub fn encode_touch<T: AttrValue + OptionalKeyPart>(
     entity: &'static str,

@@ -326,11 +326,12 @@ fn placeholder_ordinal(f: &Field, template: &Template) -> usize {
         .unwrap_or(0)
 }
 
-/// `__key_fields`: the attributes of the stored key fields, decoded from the key (what an
-/// update that creates its item writes); the trait's default when none is stored.
+/// `__STORED_KEY_FIELDS`: the stored key fields, which the trait's `__key_fields` decodes
+/// from the key (what an update that creates its item writes); the trait's default when
+/// none is stored.
 pub(super) fn key_field_items(m: &EntityModel) -> Option<TokenStream> {
-    let (dm, private) = (dm(), private());
-    let puts: Vec<TokenStream> = stored(m)
+    let private = private();
+    let fields: Vec<TokenStream> = stored(m)
         .into_iter()
         .filter_map(|f| {
             let (sort, template) = m.key_source(f)?;
@@ -341,27 +342,13 @@ pub(super) fn key_field_items(m: &EntityModel) -> Option<TokenStream> {
             // which is also its key part; the placeholder names the field.
             let part = formatted_attr_type(f).unwrap_or_else(|| quote!(#ty));
             Some(quote_spanned! {ty.span()=>
-                #template_const.put::<Self, #part>(
-                    &mut item,
-                    key,
-                    #ordinal,
-                    <#part as #private::KeyPart>::decode_key_with,
-                )?;
+                #template_const.key_field(#ordinal, <#part as #private::KeyPart>::__key_attribute)
             })
         })
         .collect();
-    (!puts.is_empty()).then(|| {
+    (!fields.is_empty()).then(|| {
         quote! {
-            fn __key_fields(
-                key: &#dm::Item,
-            ) -> ::core::result::Result<
-                ::std::vec::Vec<(&'static str, #private::Av)>,
-                #dm::Error,
-            > {
-                let mut item = ::std::vec::Vec::new();
-                #(#puts)*
-                Ok(item)
-            }
+            const __STORED_KEY_FIELDS: &'static [#private::StoredKeyField] = &[#(#fields),*];
         }
     })
 }

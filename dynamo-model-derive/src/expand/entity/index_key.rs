@@ -336,12 +336,7 @@ fn update_template(
         template(index.sk.as_ref(), true),
     );
     Some(quote! {
-        #private::IndexTemplate {
-            keys: Self::__INDEX_KEYS[#position],
-            pk: #pk,
-            sk: #sk,
-            fields: &[#(#descriptors),*],
-        }
+        #private::IndexTemplate::new(Self::__INDEX_KEYS[#position], #pk, #sk, &[#(#descriptors),*])
     })
 }
 

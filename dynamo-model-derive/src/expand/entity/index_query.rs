@@ -275,14 +275,13 @@ fn attribute_sort_chain(
         body: quote! {
             #(#levels)*
 
+            // Generic, so compiled where used without `#[inline]`.
             impl<const N: usize> #private::AttributeChain for #chain<N> {
                 type Entity = #ident;
                 type Space = #space;
-                #[inline]
                 fn __from_prefix(prefix: #private::AttributePrefix<#ident, #space>) -> Self {
                     #chain(prefix)
                 }
-                #[inline]
                 fn __into_prefix(self) -> #private::AttributePrefix<#ident, #space> {
                     self.0
                 }

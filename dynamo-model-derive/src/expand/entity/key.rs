@@ -207,22 +207,28 @@ pub(super) fn key_outs() -> (Ident, Ident) {
     (format_ident!("__pk"), format_ident!("__sk"))
 }
 
+/// `__PK_TEMPLATE.render_primary(sk, &[values], __pk, __sk)`: the primary key rendered
+/// by the runtime from both templates' constants, with one value per placeholder (the
+/// partition key's first) from `source` (the item's fields or a key constructor's
+/// arguments).
+fn render_primary(m: &EntityModel, source: Source) -> TokenStream {
+    let (pk_out, sk_out) = key_outs();
+    let pk = key_template_const(false);
+    let mut values = values(m, &m.pk.0.segments, source);
+    let sk = match &m.sk {
+        Some((t, _)) => {
+            values.extend(self::values(m, &t.segments, source));
+            let sk = key_template_const(true);
+            quote!(Some(&#sk))
+        }
+        None => quote!(None),
+    };
+    quote!(#pk.render_primary(#sk, &[#(#values),*], #pk_out, #sk_out))
+}
+
 /// The body of `__render_primary_key`: both templates rendered from the item's fields.
 pub(super) fn render_primary_key(m: &EntityModel) -> TokenStream {
-    let (pk_out, sk_out) = key_outs();
-    let pk = render_call(
-        m,
-        (&key_template_const(false), &m.pk.0),
-        Source::Item,
-        &pk_out,
-    );
-    match &m.sk {
-        Some((t, _)) => {
-            let sk = render_call(m, (&key_template_const(true), t), Source::Item, &sk_out);
-            quote!(#pk?; #sk)
-        }
-        None => quote!(let _ = #sk_out; #pk),
-    }
+    render_primary(m, Source::Item)
 }
 
 /// The key and partition constructors: the structs naming their arguments (outside the
@@ -255,15 +261,7 @@ fn key_constructor(m: &EntityModel) -> (TokenStream, TokenStream, TokenStream) {
     let dm = dm();
     let has_sk = m.sk.is_some();
     let (pk_out, sk_out) = key_outs();
-    let args = Source::Args { index: false };
-    let pk_args = render_call(m, (&key_template_const(false), &m.pk.0), args, &pk_out);
-    let sk_args = match &m.sk {
-        Some((t, _)) => {
-            let sk = render_call(m, (&key_template_const(true), t), args, &sk_out);
-            quote!(#pk_args?; #sk)
-        }
-        None => quote!(let _ = #sk_out; #pk_args),
-    };
+    let render = render_primary(m, Source::Args { index: false });
     let key_templates = std::iter::once(template_doc("pk", &m.pk.1))
         .chain(m.sk.as_ref().map(|s| template_doc("sk", &s.1)))
         .collect::<Vec<_>>()
@@ -321,7 +319,7 @@ fn key_constructor(m: &EntityModel) -> (TokenStream, TokenStream, TokenStream) {
         #[doc = #key_doc]
         #vis fn key #generics (#params) -> #dm::Key<#ident> {
             #bind
-            #dm::Key::__build(#has_sk, |#pk_out, #sk_out| { #sk_args })
+            #dm::Key::__build(#has_sk, |#pk_out, #sk_out| #render)
         }
     };
     (definition, quote!(#key_from), key_fn)

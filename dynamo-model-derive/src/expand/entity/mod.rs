@@ -111,15 +111,16 @@ fn generate(m: &EntityModel) -> TokenStream {
 
 /// The names the code in a derive's `const` block uses (serde_derive's habit: short
 /// names in a scope users never see): `__dm` for the runtime, `__p` for its `__private`
-/// module, and `core`'s `Some`, `None` and `Ok`, which a user's items of those names
-/// cannot shadow there (not `Option` or `Result`: an entity may have either name). The
-/// types users name are defined outside the block, with full paths.
+/// module, and (`__private::names`) `core`'s `Some`, `None` and `Ok`, which a user's
+/// items of those names cannot shadow there (not `Option` or `Result`: an entity may have
+/// either name), with the traits of the registration's type probes. The types users name
+/// are defined outside the block, with full paths.
 pub(crate) fn runtime_names() -> TokenStream {
     quote! {
         #[allow(unused_imports)]
         use ::dynamo_model::{self as __dm, __private as __p};
         #[allow(unused_imports)]
-        use ::core::{option::Option::{None, Some}, result::Result::Ok};
+        use ::dynamo_model::__private::names::*;
     }
 }
 
@@ -203,9 +204,6 @@ fn impls(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream {
             use __dm::generated::assert as __assert;
             #(#assertions)*
         };
-        // For the registration's type probes.
-        #[allow(unused_imports)]
-        use __p::{HasType as _, NoType as _};
 
         #registration
 

@@ -57,14 +57,13 @@ pub(super) fn sort_key_chain(
 
         #(#levels)*
 
+        // Generic, so compiled where used without `#[inline]`.
         impl<const N: usize> #private::SortKeyChain for #chain<N> {
             type Entity = #ident;
             type Space = #space;
-            #[inline]
             fn __from_prefix(prefix: #private::SortKeyPrefix<#ident, Self::Space>) -> Self {
                 #chain(prefix)
             }
-            #[inline]
             fn __into_prefix(self) -> #private::SortKeyPrefix<#ident, Self::Space> {
                 self.0
             }
