@@ -172,39 +172,15 @@ where
 
 /// Every item's history, as written, the items read at once.
 async fn every_history(db: &Db<Plant>) -> TestResult {
+    let press = own_history(db, Press::key("p"), |v| v.body.clone(), "press", 12, true);
+    let gauge = own_history(db, Gauge::key("p"), |v| v.body.clone(), "gauge", 11, true);
+    let valve = own_history(db, Valve::key("p"), |v| v.body.clone(), "valve", 12, false);
+    let pump = own_history(db, Pump::key("p"), |v| v.body.clone(), "pump", 11, true);
     tokio::try_join!(
-        Box::pin(own_history(
-            db,
-            Press::key("p"),
-            |v| v.body.clone(),
-            "press",
-            12,
-            true
-        )),
-        Box::pin(own_history(
-            db,
-            Gauge::key("p"),
-            |v| v.body.clone(),
-            "gauge",
-            11,
-            true
-        )),
-        Box::pin(own_history(
-            db,
-            Valve::key("p"),
-            |v| v.body.clone(),
-            "valve",
-            12,
-            false
-        )),
-        Box::pin(own_history(
-            db,
-            Pump::key("p"),
-            |v| v.body.clone(),
-            "pump",
-            11,
-            true
-        )),
+        Box::pin(press),
+        Box::pin(gauge),
+        Box::pin(valve),
+        Box::pin(pump)
     )?;
     Ok(())
 }
