@@ -252,8 +252,7 @@ fn attribute_sort_chain(
         quote! {
             impl #chain<#level> {
                 #[doc = #doc]
-                #[inline]
-                #vis fn #fi(self) -> #dm::AttributeField<#ty, #chain<#next>> {
+                                #vis fn #fi(self) -> #dm::AttributeField<#ty, #chain<#next>> {
                     #dm::AttributeField::__new(self, #name)
                 }
             }
@@ -267,8 +266,7 @@ fn attribute_sort_chain(
         },
         methods: quote! {
             #[doc = #sk_doc]
-            #[inline]
-            #vis fn #sk_fn() -> #chain<0> {
+                        #vis fn #sk_fn() -> #chain<0> {
                 #chain(#private::AttributePrefix::__root())
             }
         },

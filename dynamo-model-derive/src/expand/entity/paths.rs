@@ -75,7 +75,6 @@ pub(super) fn paths(m: &EntityModel) -> (TokenStream, TokenStream) {
         },
         quote! {
             /// Typed attribute paths of this entity's fields.
-            #[inline]
             #vis const fn fields() -> #fields_ident {
                 #fields_ident { #(#path_inits)* }
             }

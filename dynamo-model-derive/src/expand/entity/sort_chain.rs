@@ -71,7 +71,6 @@ pub(super) fn sort_key_chain(
     };
     let methods = quote! {
         #[doc = #sk_doc]
-        #[inline]
         #vis fn #root_fn() -> #chain<0> {
             #chain(#private::SortKeyPrefix::__root(#root, #fixed, #delimiter))
         }
@@ -124,7 +123,6 @@ fn sort_levels(m: &EntityModel, t: &Template, chain: &Ident, index: bool) -> Vec
             quote! {
                 impl #chain<#level> {
                     #[doc = #doc]
-                    #[inline]
                     #vis fn #fi(self) -> #dm::SortKeyField<#ty, #chain<#next>> {
                         #dm::SortKeyField::__new(self, #following, #complete)
                     }
