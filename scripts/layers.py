@@ -4,8 +4,8 @@
 The runtime crate's layer check: each module of `dynamo-model/src` uses only modules below it
 in the layer map (and, inside a layer, only modules listed before it), so the top-level
 module graph has no cycle and a reader sees the design from the bottom up. The cycle check,
-for both crates: inside every module, the graph of its file-level submodules (`keytext::encode`,
-`keytext::render`, ...) has no cycle either.
+for both crates: inside every module, the graph of its file-level submodules (`key::encode`,
+`key::render`, ...) has no cycle either.
 
     python3 scripts/layers.py                 # runtime crate: layers and cycles; exit 1 on any
     python3 scripts/layers.py --graph         # also prints every top-level module's uses
@@ -47,13 +47,14 @@ LAYERS = [
     # types of every layer, retry policy, span names.
     ("foundation", ["item_map", "setters", "text", "sealed", "token", "stream_names", "error",
                     "retry", "trace"]),
-    # What is stored and how: attribute codecs, the text of keys (with their delimiter),
-    # the table schema (and the key attributes of items it names),
-    # compression, chunk manifests, the entity registry, entities and their typed keys,
-    # key conditions, collections, item sizes, cursors.
-    ("model", ["codec", "extra_types", "attribute", "keytext", "schema",
-               "compress", "chunk", "registry", "entity", "size", "key", "generated", "collection",
-               "cursor"]),
+    # What is stored and how: attribute codecs, the text of keys (encoding, formats,
+    # computed parts, delimiters, templates, limits), the table schema (and the key
+    # attributes of items it names), compression, chunk manifests, the entity registry,
+    # entities and their typed keys, item sizes, key spaces (partitions, sort-key ranges and
+    # chains, sharded partitions), the descriptors the derive generates, collections, cursors.
+    ("model", ["codec", "extra_types", "attribute", "key", "schema",
+               "compress", "chunk", "registry", "entity", "size", "keyspace", "generated",
+               "collection", "cursor"]),
     # Every expression: conditions, updates, key conditions, guards.
     ("expr", ["expr"]),
     # The table handle and what it may carry: the record of each call its observers read,

@@ -140,7 +140,7 @@ pub const CREATED: &str = "_ct";
 /// The partition-key prefix of chunk items. Their keys are the crate's own format, not
 /// rendered from a template, so whatever delimiter the table's entities use they are
 /// written and split at `#`; no encoded key value contains `#` under any delimiter (see
-/// [`Delimiter`](crate::keytext::Delimiter)), so no entity's key part can forge this prefix
+/// [`Delimiter`](crate::key::Delimiter)), so no entity's key part can forge this prefix
 /// after a delimiter.
 pub const CHUNK_PREFIX: &str = "_CHUNK#";
 /// The sort key of chunk items, in tables with a sort key.

@@ -110,7 +110,7 @@ pub mod insight;
 pub mod item;
 mod item_map;
 pub mod key;
-mod keytext;
+pub mod keyspace;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod migrate;
@@ -152,14 +152,14 @@ pub use expr::CompressedPath;
 pub use expr::{AttrPath, Condition, KeyPath, MapPath, Path, SettablePath, UpdatablePath};
 pub use item::Numeric;
 pub use item_map::Item;
-pub use key::chain::{AttributeField, SortKeyField};
-pub use key::sharded::ShardedPartition;
+pub use key::{KeyPart, RawKey};
+pub use keyspace::chain::{AttributeField, SortKeyField};
+pub use keyspace::sharded::ShardedPartition;
 #[doc(hidden)]
-pub use key::sort::SortKeyRange;
-pub use key::sort::{
+pub use keyspace::sort::SortKeyRange;
+pub use keyspace::sort::{
     AttributeCondition, InIndex, KeySpace, MultiPartition, Partition, Primary, SortKeyCondition,
 };
-pub use keytext::{KeyPart, RawKey};
 #[doc(hidden)]
 pub use read::SortCondition;
 pub use request::BoxFuture;
@@ -473,26 +473,26 @@ pub mod __private {
     pub use crate::entity::compressed::*;
     pub use crate::entity::{EntityInternals, IndexChanges, IndexKeyAttributes, Touch};
     pub use crate::expr::{KeyField, Mutable};
-    pub use crate::key::chain::{AttributeChain, SortKeyChain};
     pub use crate::key::computed::__private::*;
     pub use crate::key::computed::{
         BucketArg, BucketTime, DayBucket, HourBucket, MonthBucket, OptionalBucketTime, ShardValue,
         random_shard,
     };
-    pub use crate::key::sort::{
-        AttributeOp, AttributePrefix, Compare, SortKeyOp, SortKeyPrefix, attribute_op,
-        attribute_value, encode_arg,
+    pub use crate::key::render::{
+        Part, RenderPart, Shard, arg, bucket, bucket_of, field, formatted_present, present,
+        present_bucket, random,
     };
-    pub use crate::key::sort::{DeclaresIndex, IndexName, IndexNameEnd, TableIndex};
+    pub use crate::key::template::KeyTemplate;
     pub use crate::key::template::{
         ComputedPart, IndexTemplate, Placeholder as TemplatePlaceholder, TemplateField,
         encode_touch, encode_touch_formatted, reencode,
     };
-    pub use crate::keytext::render::{
-        Part, RenderPart, Shard, arg, bucket, bucket_of, field, formatted_present, present,
-        present_bucket, random,
+    pub use crate::keyspace::chain::{AttributeChain, SortKeyChain};
+    pub use crate::keyspace::sort::{
+        AttributeOp, AttributePrefix, Compare, SortKeyOp, SortKeyPrefix, attribute_op,
+        attribute_value, encode_arg,
     };
-    pub use crate::keytext::template::KeyTemplate;
+    pub use crate::keyspace::sort::{DeclaresIndex, IndexName, IndexNameEnd, TableIndex};
     pub use crate::read::IntoSortKey;
     pub use crate::registry::{
         EntityRegistration, HasType, IndexTemplates, NoType, RegisteredKey, TypeProbe,

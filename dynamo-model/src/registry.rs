@@ -25,8 +25,8 @@
 //! Entity types with the same entity-type name (a partial view and its entity) are one
 //! type: writing through either may replace the other's item, as a single put may.
 
-use crate::keytext::Delimiter;
-use crate::keytext::template::KeyTemplate;
+use crate::key::Delimiter;
+use crate::key::template::KeyTemplate;
 use crate::schema::raw_key_of;
 use crate::{Error, Item, RawKey, Table, ValidationReason};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -35,7 +35,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 #[doc(hidden)]
-pub use crate::keytext::template::Accepts;
+pub use crate::key::template::Accepts;
 
 /// A registered key template: the template the entity renders, whose placeholders each
 /// carry the check of their component.
@@ -62,15 +62,12 @@ impl RegisteredKey {
 /// (which one the item's fields give is checked when the item is decoded).
 #[doc(hidden)]
 pub fn accepts_shard<const COUNT: u16>(component: &str, _: Delimiter) -> bool {
-    crate::keytext::computed::parse_shard(component, COUNT).is_some()
+    crate::key::computed::parse_shard(component, COUNT).is_some()
 }
 
 /// [`Accepts`] of a `date`, `hour` or `month` part: any bucket of type `B`.
 #[doc(hidden)]
-pub fn accepts_bucket<B: crate::keytext::computed::TimeBucket>(
-    component: &str,
-    _: Delimiter,
-) -> bool {
+pub fn accepts_bucket<B: crate::key::computed::TimeBucket>(component: &str, _: Delimiter) -> bool {
     B::decode_key(component).is_ok()
 }
 

@@ -36,8 +36,8 @@
 //! assert_eq!(prod.index_throughput_of("GSI1"), Some(Throughput { read: 40, write: 50 }));
 //! ```
 
-use crate::keytext::Delimiter;
-use crate::keytext::format::{AttributeForm, Formatted, FormattedOption, KeyFormat};
+use crate::key::Delimiter;
+use crate::key::format::{AttributeForm, Formatted, FormattedOption, KeyFormat};
 use crate::{Error, ValidationReason};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
@@ -355,7 +355,7 @@ impl<T: KeyAttrType> KeyAttrType for Option<T> {
 }
 impl<T: KeyAttrType> crate::sealed::KeyAttrType for Option<T> {}
 
-/// The type of the attribute a key format gives ([`AttributeForm`](dynamo_model::key::format::AttributeForm)).
+/// The type of the attribute a key format gives ([`AttributeForm`]).
 impl<T: KeyAttrType, F: KeyFormat<T>> KeyAttrType for Formatted<T, F> {
     const TYPE: ScalarType = match F::ATTRIBUTE {
         AttributeForm::Own => T::TYPE,

@@ -48,8 +48,8 @@ fn check_date_attr<T: AttrValue + crate::KeyPart + PartialEq + std::fmt::Debug>(
 proptest! {
     #[test]
     fn time_dates_are_stored_as_their_key_text(
-        d in crate::keytext::testing::time_values::dates(),
-        t in crate::keytext::testing::time_values::date_times(),
+        d in crate::key::testing::time_values::dates(),
+        t in crate::key::testing::time_values::date_times(),
     ) {
         check_date_attr(&d)?;
         check_date_attr(&t)?;
@@ -60,8 +60,8 @@ proptest! {
 proptest! {
     #[test]
     fn chrono_dates_are_stored_as_their_key_text(
-        d in crate::keytext::testing::chrono_values::dates(),
-        t in crate::keytext::testing::chrono_values::date_times(),
+        d in crate::key::testing::chrono_values::dates(),
+        t in crate::key::testing::chrono_values::date_times(),
     ) {
         check_date_attr(&d)?;
         check_date_attr(&t)?;
@@ -218,7 +218,7 @@ proptest! {
 #[cfg(feature = "ulid")]
 proptest! {
     #[test]
-    fn ulids_are_stored_as_their_key_text(u in crate::keytext::testing::ulids()) {
+    fn ulids_are_stored_as_their_key_text(u in crate::key::testing::ulids()) {
         check_date_attr(&u)?;
         // Another program's lowercase ULID reads as the same value.
         let lower = AttributeValue::S(u.to_string().to_lowercase());

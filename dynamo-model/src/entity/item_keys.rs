@@ -38,17 +38,17 @@ struct Rendered<'a> {
 
 /// [`EntityInternals`]' key rendering, object-safe.
 trait RenderKeys {
-    fn primary(&self, pk: &mut String, sk: &mut String) -> Result<(), crate::keytext::KeyError>;
+    fn primary(&self, pk: &mut String, sk: &mut String) -> Result<(), crate::key::KeyError>;
     fn index(
         &self,
         position: usize,
         pk: &mut String,
         sk: &mut String,
-    ) -> Result<bool, crate::keytext::KeyError>;
+    ) -> Result<bool, crate::key::KeyError>;
 }
 
 impl<E: Entity> RenderKeys for E {
-    fn primary(&self, pk: &mut String, sk: &mut String) -> Result<(), crate::keytext::KeyError> {
+    fn primary(&self, pk: &mut String, sk: &mut String) -> Result<(), crate::key::KeyError> {
         self.__render_primary_key(pk, sk)
     }
     fn index(
@@ -56,7 +56,7 @@ impl<E: Entity> RenderKeys for E {
         position: usize,
         pk: &mut String,
         sk: &mut String,
-    ) -> Result<bool, crate::keytext::KeyError> {
+    ) -> Result<bool, crate::key::KeyError> {
         self.__render_index_key(position, pk, sk)
     }
 }
@@ -171,7 +171,7 @@ fn unrenderable(
     owner: Owner,
     item: &Item,
     attribute: &str,
-    e: crate::keytext::KeyError,
+    e: crate::key::KeyError,
 ) -> DecodeError {
     owner.decode_error(
         item,
@@ -239,7 +239,7 @@ fn put_rendered_indexes(item: &mut Item, entity: &Rendered<'_>) -> Result<(), Er
         }
         for (attribute, value, partition) in [(index.pk, pk, true), (index.sk, sk, false)] {
             if let Some(attribute) = attribute {
-                crate::keytext::check_index_key(owner.entity, attribute, &value, partition)?;
+                crate::key::check_index_key(owner.entity, attribute, &value, partition)?;
                 item.insert(attribute.to_owned(), AttributeValue::S(value));
             }
         }

@@ -1,8 +1,6 @@
 //! [`Key`]: the primary key of one item of an entity, typed by the entity.
 
-use crate::keytext::{
-    KeyError, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, RawKey, check_key_value,
-};
+use crate::key::{KeyError, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, RawKey, check_key_value};
 use crate::{Entity, Error, Item, Table};
 use std::any::TypeId;
 use std::fmt;

@@ -101,7 +101,7 @@ pub trait EntityInternals: Sized {
         &self,
         pk: &mut String,
         sk: &mut String,
-    ) -> Result<(), crate::keytext::KeyError>;
+    ) -> Result<(), crate::key::KeyError>;
 
     /// Appends the rendered key of template index `index` (a position in
     /// [`EntityInternals::__INDEX_KEYS`]) to `pk` and `sk`; `Ok(false)` when a template
@@ -111,7 +111,7 @@ pub trait EntityInternals: Sized {
         index: usize,
         pk: &mut String,
         sk: &mut String,
-    ) -> Result<bool, crate::keytext::KeyError> {
+    ) -> Result<bool, crate::key::KeyError> {
         let _ = (index, pk, sk);
         Ok(false)
     }
@@ -161,7 +161,7 @@ pub trait EntityInternals: Sized {
 
     /// The index templates an update must keep current (see
     /// [`index_updates`](dynamo_model::key::template::index_updates)).
-    const __INDEX_TEMPLATES: &'static [crate::keytext::template::IndexTemplate] = &[];
+    const __INDEX_TEMPLATES: &'static [crate::key::template::IndexTemplate] = &[];
 
     /// The index key attributes an update must also change so no index key goes stale:
     /// for every index whose template fields the update touches, the recomputed values
@@ -174,7 +174,7 @@ pub trait EntityInternals: Sized {
     where
         Self: Entity,
     {
-        crate::keytext::template::index_updates(
+        crate::key::template::index_updates(
             Self::ENTITY_TYPE,
             key,
             changes,
@@ -183,7 +183,7 @@ pub trait EntityInternals: Sized {
     }
 }
 
-pub use crate::keytext::template::{IndexChanges, IndexKeyAttributes, IndexUpdates, Touch};
+pub use crate::key::template::{IndexChanges, IndexKeyAttributes, IndexUpdates, Touch};
 
 /// Reading the item a failed write found: needs [`Entity`], so it lives here, above
 /// `error` in the layering.

@@ -6,8 +6,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 pub use super::item_keys::{finish_item, new_item, verify_keys};
 pub use super::owner::Owner;
 pub use super::registration::registration;
-pub use crate::keytext::format::FormattedAttr;
-pub use crate::keytext::{KeyArg, KeyPart, OptionalKeyPart};
+pub use crate::key::format::FormattedAttr;
+pub use crate::key::{KeyArg, KeyPart, OptionalKeyPart};
 pub use aws_sdk_dynamodb::types::AttributeValue as Av;
 pub use std::collections::HashMap;
 
@@ -84,7 +84,7 @@ fn put_attribute(
 /// Inserts the attribute of a field with a key format, in the format's attribute form
 /// (`A` is `Formatted<T, F>`, or `FormattedOption<T, F>`).
 #[inline]
-pub fn put_formatted_field<E: Entity, A: crate::keytext::format::FormattedAttr>(
+pub fn put_formatted_field<E: Entity, A: crate::key::format::FormattedAttr>(
     item: &mut Item,
     name: &'static str,
     value: &A::Plain,
@@ -169,7 +169,7 @@ pub struct KeySource {
     /// The template's segments.
     pub segments: &'static [Option<&'static str>],
     /// The template's delimiter.
-    pub delimiter: crate::keytext::Delimiter,
+    pub delimiter: crate::key::Delimiter,
     /// The field's ordinal among the template's placeholders.
     pub ordinal: usize,
 }
@@ -183,7 +183,7 @@ pub fn take_key_field<E: Entity, T: AttrValue>(
     name: &'static str,
     aliases: &[&'static str],
     source: KeySource,
-    decode: fn(&str, crate::keytext::Delimiter) -> Result<T, crate::keytext::KeyError>,
+    decode: fn(&str, crate::key::Delimiter) -> Result<T, crate::key::KeyError>,
 ) -> Result<T, FieldError<DecodeError>> {
     let owner = Owner::of::<E>();
     rename_alias(item, name, aliases);
@@ -199,13 +199,12 @@ pub fn take_key_field<E: Entity, T: AttrValue>(
 
 /// Decodes a key field's component of a rendered key and encodes the value as the
 /// field's attribute (the field's `KeyPart::__key_attribute`).
-pub type KeyAttribute = fn(
-    &str,
-    crate::keytext::Delimiter,
-) -> Result<
-    Result<Option<AttributeValue>, crate::codec::EncodeError>,
-    crate::keytext::KeyError,
->;
+pub type KeyAttribute =
+    fn(
+        &str,
+        crate::key::Delimiter,
+    )
+        -> Result<Result<Option<AttributeValue>, crate::codec::EncodeError>, crate::key::KeyError>;
 
 /// A key field the item also stores in its own attribute: its attribute (the name of its
 /// placeholder), where it is read back from in the key, and how it is encoded again.
@@ -267,24 +266,24 @@ fn key_field_component<'i>(
 }
 
 /// The component of placeholder `ordinal` in a rendered key (see
-/// [`key_component`](crate::keytext::template::key_component)).
+/// [`key_component`](crate::key::template::key_component)).
 fn component<'k>(
     owner: Owner,
     rendered: Option<&'k str>,
     segments: &[Option<&str>],
-    delimiter: crate::keytext::Delimiter,
+    delimiter: crate::key::Delimiter,
     ordinal: usize,
 ) -> Result<&'k str, DecodeErrorKind> {
-    crate::keytext::template::key_component(owner.entity, rendered, segments, delimiter, ordinal)
+    crate::key::template::key_component(owner.entity, rendered, segments, delimiter, ordinal)
         .map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
 }
 
 /// A key component decoded as the field's type.
 #[inline]
 fn decode_component<T>(
-    decode: fn(&str, crate::keytext::Delimiter) -> Result<T, crate::keytext::KeyError>,
+    decode: fn(&str, crate::key::Delimiter) -> Result<T, crate::key::KeyError>,
     component: &str,
-    delimiter: crate::keytext::Delimiter,
+    delimiter: crate::key::Delimiter,
 ) -> Result<T, DecodeErrorKind> {
     decode(component, delimiter).map_err(|e| DecodeErrorKind::Invalid(e.to_string()))
 }
@@ -300,7 +299,7 @@ pub struct IndexKeySource {
     /// The template's segments.
     pub segments: &'static [Option<&'static str>],
     /// The template's delimiter.
-    pub delimiter: crate::keytext::Delimiter,
+    pub delimiter: crate::key::Delimiter,
     /// The field's ordinal among the template's placeholders.
     pub ordinal: usize,
 }
@@ -321,7 +320,7 @@ pub fn take_index_key_field<E: Entity, T: AttrValue>(
     aliases: &[&'static str],
     key_only: bool,
     sources: &[IndexKeySource],
-    decode: fn(&str, crate::keytext::Delimiter) -> Result<T, crate::keytext::KeyError>,
+    decode: fn(&str, crate::key::Delimiter) -> Result<T, crate::key::KeyError>,
     default: Option<fn() -> T>,
 ) -> Result<T, FieldError<DecodeError>> {
     rename_alias(item, name, aliases);

@@ -2,7 +2,7 @@
 //! `#[derive(Entity)]` generates: it gives only what its traits do not.
 
 use super::{Entity, EntityInternals};
-use crate::keytext::template::KeyTemplate;
+use crate::key::template::KeyTemplate;
 use crate::registry::{AttributeTypes, EntityRegistration, IndexTemplates, RegisteredKey};
 
 /// The registration of entity `E` (Rust name `type_name`): its primary-key templates

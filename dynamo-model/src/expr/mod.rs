@@ -18,7 +18,7 @@ pub(crate) use placeholders::Placeholders;
 pub(crate) use update::UpdateClauses;
 
 use crate::codec::{AttrValue, EncodeError, Operand};
-use crate::keytext::format::{Formatted, FormattedOption, KeyFormat};
+use crate::key::format::{Formatted, FormattedOption, KeyFormat};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::marker::PhantomData;
 

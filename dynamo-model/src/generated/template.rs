@@ -1,14 +1,14 @@
 //! The descriptors derived from a [`KeyTemplate`] (defined with the text of keys, in
-//! `keytext::template`): where a field is read back from a rendered key, and the key
+//! `key::template`): where a field is read back from a rendered key, and the key
 //! fields read back through the template's placeholders, which name them.
 
 use crate::entity::__private::{
     FieldError, IndexKeySource, KeyAttribute, KeySource, StoredKeyField, take_key_field,
 };
 use crate::key::Delimiter;
+use crate::key::KeyError;
+pub use crate::key::template::KeyTemplate;
 use crate::key::template::{EncodeTouch, Reencode, TemplateField};
-use crate::keytext::KeyError;
-pub use crate::keytext::template::KeyTemplate;
 use crate::{AttrValue, DecodeError, Entity, Item};
 
 /// Decodes a key field from its component of a rendered key (the field's
@@ -102,7 +102,7 @@ impl KeyTemplate {
 mod tests {
     use super::*;
     use crate::key::Delimiter;
-    use crate::keytext::template::Placeholder;
+    use crate::key::template::Placeholder;
 
     fn accepts(_: &str, _: Delimiter) -> bool {
         true

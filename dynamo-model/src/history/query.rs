@@ -2,7 +2,7 @@
 
 use super::Revision;
 use crate::collection::Target;
-use crate::key::sort::{KeySpace, Primary, SortKeyOp, SortKeyRange};
+use crate::keyspace::sort::{KeySpace, Primary, SortKeyOp, SortKeyRange};
 use crate::read::{PartitionValue, Query, SortCondition};
 use crate::{Db, Entity, Error};
 

@@ -448,7 +448,7 @@ impl<E: Entity> Update<E> {
             ));
         }
         created.extend(E::__key_fields(&raw.to_item(schema))?);
-        created.extend(crate::keytext::template::key_field_index_keys(
+        created.extend(crate::key::template::key_field_index_keys(
             E::ENTITY_TYPE,
             raw,
             E::__INDEX_TEMPLATES,

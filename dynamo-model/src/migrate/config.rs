@@ -21,7 +21,7 @@ pub struct Migration<E: Entity> {
     name: String,
     steps: Vec<Step<E>>,
     marker: Option<bool>,
-    partition: Option<Result<String, crate::keytext::KeyError>>,
+    partition: Option<Result<String, crate::key::KeyError>>,
     segments: u32,
     page_size: usize,
     read_budget: Option<f64>,

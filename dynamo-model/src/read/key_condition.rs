@@ -4,12 +4,12 @@
 use crate::Entity;
 use crate::collection::Includes;
 use crate::expr::{CompareOp, Node};
-use crate::key::chain::SortKeyChain;
-use crate::key::sort::{
+use crate::key::KeyError;
+use crate::keyspace::chain::SortKeyChain;
+use crate::keyspace::sort::{
     AttributeCondition, AttributeOp, AttributePrefix, AttributeRange, MultiPartition, Partition,
     SortKeyCondition, SortKeyOp, SortKeyPrefix, SortKeyRange,
 };
-use crate::keytext::KeyError;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// Something that can be turned into a sort-key condition for target `T`: the generated

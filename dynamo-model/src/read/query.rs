@@ -5,8 +5,8 @@ use super::key_condition::{IntoPartition, IntoSortKey, PartitionValue, SortCondi
 use crate::collection::{Includes, Target};
 use crate::cursor::{Cursor, Fingerprint};
 use crate::expr::Node;
-use crate::key::sort::{KeySpace, Primary, SortKeyRange};
-use crate::keytext::KeyError;
+use crate::key::KeyError;
+use crate::keyspace::sort::{KeySpace, Primary, SortKeyRange};
 use crate::request::Customize;
 use crate::request::page::{Page, UnknownEntity};
 use crate::schema::IndexSchema;

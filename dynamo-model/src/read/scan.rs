@@ -13,7 +13,7 @@ use crate::collection::{Includes, Target};
 use crate::cursor::{self, Cursor, Fingerprint};
 use crate::expr::guard::and_opt;
 use crate::expr::{Node, Placeholders};
-use crate::key::sort::{InIndex, KeySpace, Primary};
+use crate::keyspace::sort::{InIndex, KeySpace, Primary};
 use crate::request::Customize;
 use crate::request::page::{Page, UnknownEntity, decode_target};
 use crate::schema::IndexSchema;

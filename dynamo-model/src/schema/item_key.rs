@@ -3,7 +3,7 @@
 //! before an item is written.
 
 use super::TableSchema;
-use crate::keytext::RawKey;
+use crate::key::RawKey;
 use crate::{Error, Item};
 use aws_sdk_dynamodb::types::AttributeValue;
 

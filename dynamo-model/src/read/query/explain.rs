@@ -5,7 +5,7 @@ use crate::Error;
 use crate::collection::Target;
 use crate::insight::explain::Reading;
 use crate::insight::{Explain, Fanout};
-use crate::key::sort::KeySpace;
+use crate::keyspace::sort::KeySpace;
 
 impl<T: Target, K: KeySpace> Query<T, K> {
     /// What this query will send and what a page may cost, without sending anything: the

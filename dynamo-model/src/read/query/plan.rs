@@ -6,8 +6,8 @@ use super::{Prepared, Query};
 use crate::collection::Target;
 use crate::cursor::Fingerprint;
 use crate::expr::{Node, Placeholders};
-use crate::key::sort::{KeySpace, SortKeyOp, SortKeyRange};
-use crate::keytext::KeyError;
+use crate::key::KeyError;
+use crate::keyspace::sort::{KeySpace, SortKeyOp, SortKeyRange};
 use crate::read::dynamodb::Expressions;
 use crate::read::key_condition::{
     PartitionValue, SortCondition, attribute_clause, attribute_range_fits, sort_key_clause,
@@ -39,8 +39,8 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         let key_error = |e: &KeyError| Error::key(T::NAME, e.clone());
         let pk_value = pk.as_ref().map_err(key_error)?.clone();
         if let PartitionValue::Rendered(value) = &pk_value {
-            let max = crate::keytext::MAX_PARTITION_KEY_BYTES;
-            crate::keytext::check_key_value(T::NAME, "partition", value, max)?;
+            let max = crate::key::MAX_PARTITION_KEY_BYTES;
+            crate::key::check_key_value(T::NAME, "partition", value, max)?;
         }
         let sk = self.sk.as_ref().map_err(key_error)?;
         // The empty sort key of a complete template (`sk = ""`, or one field encoded
@@ -158,8 +158,8 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             };
             // DynamoDB refuses a key condition value longer than a sort key can be.
             for value in values {
-                let max = crate::keytext::MAX_SORT_KEY_BYTES;
-                crate::keytext::check_key_value(T::NAME, "sort-key condition", value, max)?;
+                let max = crate::key::MAX_SORT_KEY_BYTES;
+                crate::key::check_key_value(T::NAME, "sort-key condition", value, max)?;
             }
         }
         Ok(())

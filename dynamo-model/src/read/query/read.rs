@@ -6,7 +6,7 @@ use super::slots::SlotOrder;
 use super::{Prepared, Query, QuerySource};
 use crate::collection::Target;
 use crate::cursor::{self, Cursor};
-use crate::key::sort::KeySpace;
+use crate::keyspace::sort::KeySpace;
 use crate::read::pager::{self, Collected};
 use crate::request::page::{Page, decode_target};
 use crate::{Db, Entity, Error, Item, Key, Table};

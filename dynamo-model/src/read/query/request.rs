@@ -5,8 +5,8 @@
 use super::{Query, QuerySource};
 use crate::BoxFuture;
 use crate::collection::Target;
-use crate::key::sort::KeySpace;
-use crate::keytext::KeyError;
+use crate::key::KeyError;
+use crate::keyspace::sort::KeySpace;
 use crate::read::dynamodb::{QueryOp, Reads, Request};
 use crate::read::key_condition::PartitionValue;
 use crate::read::pager::{self, Ask, Response, Source};

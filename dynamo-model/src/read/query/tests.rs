@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 fn condition_bytes_tell_every_condition_apart() {
     use super::plan::condition_bytes;
     use super::{PartitionValue, SortCondition};
-    use crate::key::sort::{AttributeRange, SortKeyOp, SortKeyRange};
+    use crate::keyspace::sort::{AttributeRange, SortKeyOp, SortKeyRange};
     use aws_sdk_dynamodb::types::AttributeValue;
     let s = |x: &str| x.to_owned();
     let range = |op: SortKeyOp, exclude: Option<&str>, prefix: Option<&str>| {

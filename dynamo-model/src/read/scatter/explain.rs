@@ -4,7 +4,7 @@ use super::ScatterQuery;
 use crate::Error;
 use crate::collection::Target;
 use crate::insight::{Explain, Fanout};
-use crate::key::sort::KeySpace;
+use crate::keyspace::sort::KeySpace;
 
 impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
     /// What this scatter query will send and what a page may cost, without sending

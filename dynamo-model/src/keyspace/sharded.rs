@@ -9,10 +9,10 @@
 //! shards. It is deliberately not a partition itself: a query of one shard only would read
 //! `1/N` of the items, so naming one shard is explicit ([`ShardedPartition::shard`]).
 
-use super::computed::push_shard_number;
 use super::sort::{KeySpace, Partition, Primary};
 use crate::Entity;
 use crate::error::KeyError;
+use crate::key::computed::push_shard_number;
 use std::fmt;
 
 /// Every shard's partition of a sharded partition-key template, for entity `E` in key

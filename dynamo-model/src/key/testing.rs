@@ -98,7 +98,7 @@ macro_rules! integer_values {
             1 => (<$t>::MAX - 20)..=<$t>::MAX,
             $(1 => $more,)*
         ]
-        .prop_map(|v: $t| $crate::keytext::testing::storable(v, |v| v / 10))
+        .prop_map(|v: $t| $crate::key::testing::storable(v, |v| v / 10))
     };
 }
 pub(crate) use integer_values;
@@ -116,7 +116,7 @@ pub fn storable<T: Copy + std::fmt::Display>(value: T, shrink: fn(T) -> T) -> T 
 /// Signed integers of type `$t`: small magnitudes of both signs too.
 macro_rules! signed_values {
     ($t:ty) => {
-        $crate::keytext::testing::integer_values!(
+        $crate::key::testing::integer_values!(
             $t,
             Just(0 as $t),
             Just(-1 as $t),

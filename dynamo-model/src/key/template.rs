@@ -81,13 +81,13 @@ pub enum ComputedPart {
     /// `random(N)`: the shard number the (`u16`) component holds.
     Random(u16),
     /// `date`, `hour` or `month`: decodes the component and renders its bucket.
-    Bucket(fn(&str, &mut String) -> Result<(), crate::keytext::KeyError>),
+    Bucket(fn(&str, &mut String) -> Result<(), crate::key::KeyError>),
 }
 
 impl ComputedPart {
     /// Appends the part computed from `component`, the field's encoding.
-    fn render(self, component: &str, out: &mut String) -> Result<(), crate::keytext::KeyError> {
-        use crate::keytext::computed::__private::{random_from_component, shard_from_component};
+    fn render(self, component: &str, out: &mut String) -> Result<(), crate::key::KeyError> {
+        use crate::key::computed::__private::{random_from_component, shard_from_component};
         match self {
             ComputedPart::Shard(count) => shard_from_component(component, count, out),
             ComputedPart::Random(count) => random_from_component(component, count, out),
@@ -399,7 +399,7 @@ pub fn index_updates(
         for (position, (attribute, value)) in attributes.into_iter().zip(rendered).enumerate() {
             if let Some(attribute) = attribute {
                 let value = if present {
-                    crate::keytext::check_index_key(entity, attribute, &value, position == 0)?;
+                    crate::key::check_index_key(entity, attribute, &value, position == 0)?;
                     Some(AttributeValue::S(value))
                 } else {
                     None
@@ -441,7 +441,7 @@ pub fn key_field_index_keys(
             };
             let mut value = String::new();
             if render(entity, key, &changes, template, key_template, &mut value)? {
-                crate::keytext::check_index_key(entity, attribute, &value, position == 0)?;
+                crate::key::check_index_key(entity, attribute, &value, position == 0)?;
                 out.push((attribute, AttributeValue::S(value)));
             }
         }

@@ -1,6 +1,6 @@
 use super::*;
-use crate::keytext::testing::*;
-use crate::keytext::testing::{integer_values, signed_values};
+use crate::key::testing::*;
+use crate::key::testing::{integer_values, signed_values};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use std::collections::BTreeMap;

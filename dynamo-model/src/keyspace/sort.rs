@@ -16,7 +16,7 @@
 //! Every condition returns exactly the items whose component satisfies it, for every
 //! value: the keys whose component equals `v` are exactly those in `[v#, v$]`, because no
 //! encoded value contains `#` and, when one encoding extends another, the next byte sorts
-//! above `#` (see [Composite keys](super::KeyPart#composite-keys)); so `v#` and `v$` bound
+//! above `#` (see [Composite keys](crate::key::KeyPart#composite-keys)); so `v#` and `v$` bound
 //! the component however many components follow it. With another
 //! [`Delimiter`] `d` the bounds are `v d` and `v` followed by the
 //! character after `d` (`[v., v/]` for `.`), for the same reasons. Bounds are inclusive in DynamoDB
@@ -32,8 +32,8 @@
 //! A multi-attribute index key has a partition of one value per key attribute
 //! ([`MultiPartition`]) and conditions of its own ([`AttributeCondition`]).
 
-use super::{Delimiter, KeyPart};
 use crate::error::KeyError;
+use crate::key::{Delimiter, KeyPart};
 use crate::schema::IndexSchema;
 use crate::{Entity, Table};
 use std::marker::PhantomData;
@@ -588,7 +588,7 @@ impl<E, K> From<SortKeyPrefix<E, K>> for SortKeyCondition<E, K> {
 /// Encodes a key argument under `delimiter` (helper for generated code).
 #[doc(hidden)]
 pub fn encode_arg<T: KeyPart>(
-    arg: impl super::KeyArg<T>,
+    arg: impl crate::key::KeyArg<T>,
     delimiter: Delimiter,
 ) -> impl FnOnce(&mut String) -> Result<(), KeyError> {
     move |out| arg.encode_key_arg(delimiter, out)

@@ -15,9 +15,9 @@
 use super::sort::{
     AttributeCondition, AttributeOp, AttributePrefix, KeySpace, SortKeyCondition, SortKeyPrefix,
 };
-use super::{KeyArg, KeyPart};
 use crate::codec::Operand;
-use crate::keytext::format::{Formatted, KeyFormat};
+use crate::key::format::{Formatted, KeyFormat};
+use crate::key::{KeyArg, KeyPart};
 use crate::{AttrValue, Entity};
 use std::marker::PhantomData;
 
@@ -113,7 +113,7 @@ impl<T: KeyPart, Next: SortKeyChain> SortKeyField<T, Next> {
     fn unordered(operator: &'static str) -> Option<SortKeyCondition<Next::Entity, Next::Space>> {
         (!T::KEEPS_ORDER).then(|| {
             SortKeyCondition::refused(crate::error::KeyError::Unordered {
-                type_name: crate::keytext::short_type_name::<T>(),
+                type_name: crate::key::short_type_name::<T>(),
                 operator,
             })
         })
@@ -224,7 +224,7 @@ impl<T: AttrValue, Next: AttributeChain> AttributeField<T, Next> {
             return Ok(());
         }
         Err(crate::error::KeyError::Unordered {
-            type_name: crate::keytext::short_type_name::<T>(),
+            type_name: crate::key::short_type_name::<T>(),
             operator,
         })
     }
@@ -320,7 +320,7 @@ impl<C: SortKeyChain> From<C> for SortKeyCondition<C::Entity, C::Space> {
 mod tests {
     use super::*;
     use crate::Table;
-    use crate::key::sort::{Primary, SortKeyOp};
+    use crate::keyspace::sort::{Primary, SortKeyOp};
 
     #[derive(Table)]
     #[dynamo(pk = "PK", sk = "SK")]

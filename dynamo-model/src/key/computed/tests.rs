@@ -1,7 +1,7 @@
 use super::__private::*;
 use super::*;
-use crate::keytext::Delimiter;
-use crate::keytext::render::{RenderPart, Shard, arg, field, present};
+use crate::key::Delimiter;
+use crate::key::render::{RenderPart, Shard, arg, field, present};
 
 /// `{field:shard(N)}` of a field of the item, as the derive renders it.
 fn push_shard<T: KeyPart>(value: &T, count: u16, out: &mut String) -> Result<(), KeyError> {

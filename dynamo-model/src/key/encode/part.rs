@@ -1,10 +1,10 @@
 //! One placeholder's value, as a key template renders it: the [`Part`] that
 //! [`KeyPart::__field`] and [`OptionalKeyPart::__present`] return to the generated code.
-//! It lives with those traits, below the renderer (`keytext::render`), which takes any
+//! It lives with those traits, below the renderer (`key::render`), which takes any
 //! [`RenderPart`] and makes the parts of computed placeholders.
 
 use super::{KeyError, KeyPart, OptionalKeyPart};
-use crate::keytext::Delimiter;
+use crate::key::Delimiter;
 
 /// The value of one placeholder, as a template renders it.
 pub trait RenderPart {
@@ -18,9 +18,9 @@ pub trait RenderPart {
 /// renderer's `formatted_present`, `arg`, `random`, `bucket`, `bucket_of` and
 /// `present_bucket`).
 pub struct Part<'a, T: ?Sized> {
-    pub(in crate::keytext) value: &'a T,
-    pub(in crate::keytext) count: u16,
-    pub(in crate::keytext) render: fn(&T, u16, Delimiter, &mut String) -> Result<bool, KeyError>,
+    pub(in crate::key) value: &'a T,
+    pub(in crate::key) count: u16,
+    pub(in crate::key) render: fn(&T, u16, Delimiter, &mut String) -> Result<bool, KeyError>,
 }
 
 impl<T: ?Sized> RenderPart for Part<'_, T> {
@@ -30,7 +30,7 @@ impl<T: ?Sized> RenderPart for Part<'_, T> {
 }
 
 /// A part rendered by `render` (a function of the value alone).
-pub(in crate::keytext) fn part<T: ?Sized>(
+pub(in crate::key) fn part<T: ?Sized>(
     value: &T,
     render: fn(&T, u16, Delimiter, &mut String) -> Result<bool, KeyError>,
 ) -> Part<'_, T> {

@@ -1,6 +1,6 @@
 use super::*;
-use crate::keytext::testing::*;
-use crate::keytext::testing::{integer_values, signed_values};
+use crate::key::testing::*;
+use crate::key::testing::{integer_values, signed_values};
 use proptest::prelude::*;
 use std::cmp::Ordering;
 use std::fmt::Debug;
@@ -548,7 +548,7 @@ proptest! {
 /// splits a rendered key exactly, whatever the string values hold.
 mod key_component_split {
     use super::*;
-    use crate::keytext::template::key_component;
+    use crate::key::template::key_component;
     use crate::{Entity, Table};
 
     #[derive(Table)]

@@ -139,9 +139,9 @@ fn malformed(type_name: &'static str, input: &str, reason: &'static str) -> KeyE
 ///   integer starts with `-`, a non-negative one with a digit, so neither is
 ///   a prefix of the other), and `false` / `true` are no prefix of each other.
 ///
-/// The sort-key conditions of [`sort`](dynamo_model::key::sort) rely on it: the keys whose
-/// component equals `v` are exactly those in `[v#, v$]` (with delimiter `d`, in
-/// `[v d, v d']`, `d'` the character after `d`).
+/// The sort-key conditions of [`keyspace::sort`](dynamo_model::keyspace::sort) rely on it:
+/// the keys whose component equals `v` are exactly those in `[v#, v$]` (with delimiter `d`,
+/// in `[v d, v d']`, `d'` the character after `d`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used in a key template",
     label = "this field is used in a key template",

@@ -653,8 +653,8 @@ pub mod __private {
     pub fn reencode_random_shard<const COUNT: u16>(
         entity: &'static str,
         component: &str,
-        _from: crate::keytext::Delimiter,
-        to: crate::keytext::Delimiter,
+        _from: crate::key::Delimiter,
+        to: crate::key::Delimiter,
         out: &mut String,
     ) -> Result<(), crate::Error> {
         // A shard number is digits: the same under every delimiter.

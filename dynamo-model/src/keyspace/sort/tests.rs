@@ -1,5 +1,5 @@
 use super::*;
-use crate::keytext::escape_str;
+use crate::key::escape_str;
 
 struct E;
 

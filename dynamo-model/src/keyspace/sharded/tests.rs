@@ -2,7 +2,7 @@
 //! only, every shard's partition, decoding that refuses a forged shard, index keys an
 //! update recomputes, and key isolation from plain entities.
 use crate::entity::{IndexChanges, Touch};
-use crate::keytext::computed::{DayBucket, HourBucket, shard_of};
+use crate::key::computed::{DayBucket, HourBucket, shard_of};
 use crate::{DecodeErrorKind, Entity, Item, Key, Table, ValidationReason, registry};
 use aws_sdk_dynamodb::types::AttributeValue;
 use proptest::prelude::*;
@@ -373,7 +373,7 @@ fn bucket_levels_of_a_sort_key_take_buckets() {
     };
     assert_eq!(
         range.op,
-        crate::key::sort::SortKeyOp::BeginsWith("2014-07-09T10#".into())
+        crate::keyspace::sort::SortKeyOp::BeginsWith("2014-07-09T10#".into())
     );
     let key = Log::key(LogKey {
         source: "s",

@@ -177,7 +177,7 @@ impl RenderPart for Shard<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keytext::KeyPart;
+    use crate::key::KeyPart;
     use proptest::prelude::*;
 
     const SK: KeyTemplate = KeyTemplate::new(
@@ -230,7 +230,7 @@ mod tests {
     #[cfg(feature = "time")]
     #[test]
     fn a_bucket_renders_the_period_holding_the_time() {
-        use crate::keytext::computed::{DayBucket, TimeBucket};
+        use crate::key::computed::{DayBucket, TimeBucket};
         let t = KeyTemplate::new(false, &[Some("DAY#"), None], Delimiter::HASH);
         let at = time::macros::datetime!(2014-07-10 23:59:59 UTC);
         assert_eq!(
