@@ -136,6 +136,7 @@ mod text;
 mod token;
 pub mod trace;
 pub mod transact;
+pub mod validate;
 
 #[allow(deprecated)]
 pub use batch::Progress;
@@ -306,6 +307,8 @@ pub use dynamo_model_derive::Table;
 ///   `separator = ""`, `counter_on_latest`, `numeric_order`, `time_attribute = false`
 ///   unless given, and `sk = ""` unless given).
 ///   `versioned` is its former spelling.
+/// - `validate = path`: a function over the whole value (`fn(&Self) -> Result<(), M>`,
+///   `M: Display`) checked before every write of it; see [`validate`].
 ///
 /// Field options:
 /// - `rename = ".."`: the attribute name (1 byte or more; not the table's key,
@@ -347,7 +350,12 @@ pub use dynamo_model_derive::Table;
 ///   (`set_if_absent`, list appends, set operations, nested paths) is refused
 ///   ([`ValidationReason::RenamedField`]). Conditions and filters name the current
 ///   attribute only: a row still holding the value under an older name does not match
-///   them until it is rewritten.
+///   them until it is rewritten;
+/// - `validate(..)`: rules checked before every write that sets the field, a broken one
+///   refused as [`Error::Rule`] with nothing written: `length(min = N, max = N)`,
+///   `range(min = v, max = v)`, `pattern = ".."`, `one_of(a, b, ..)`, `with = path`
+///   (`fn(&T) -> Result<(), M>`); a rule the field's type cannot meet is a compile error.
+///   See [`validate`].
 ///
 /// The same options in `#[serde(..)]` (`rename`, `rename_all`, `default`, `skip`,
 /// `skip_serializing_if`) are honoured too, so a serde-annotated struct keeps its

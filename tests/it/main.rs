@@ -69,3 +69,4 @@ mod traces;
 mod transact;
 mod trust;
 mod upsert;
+mod validation;

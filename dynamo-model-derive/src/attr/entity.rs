@@ -60,6 +60,8 @@ pub struct EntityAttrs {
     pub no_write_type: Option<syn::LitBool>,
     /// `write_token = false`: single-item writes of the entity store no write token.
     pub no_write_token: Option<syn::LitBool>,
+    /// `validate = path`: a function over the whole value, checked before writes.
+    pub validate: Option<Path>,
     pub naming: Naming,
 }
 
@@ -218,6 +220,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
         store_key_fields: None,
         no_write_type: None,
         no_write_token: None,
+        validate: None,
         naming: Naming::default(),
     };
     let mut naming = NamingSaid::default();
@@ -239,6 +242,8 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                     set_once(&mut out.delimiter, delimiter(&meta)?, &meta, "delimiter")?;
                 } else if meta.path == INDEX {
                     out.indexes.push(index_template(&meta)?);
+                } else if meta.path == VALIDATE {
+                    set_once(&mut out.validate, meta.value()?.parse()?, &meta, "validate")?;
                 } else if meta.path == IDENTIFY {
                     let lit: LitStr = meta.value()?.parse()?;
                     match lit.value().as_str() {
@@ -282,7 +287,7 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                     out.versioned = Some(versioned(&meta)?);
                 } else if !naming_option(&meta, &mut naming, Derive::Entity, Source::Dynamo)? {
                     return Err(meta.error(
-                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `delimiter`, `entity_type`, `identify`, `store_key_fields`, `write_type`, `write_token`, `key_struct`, `history`, `rename_all` or `default`",
+                        "unknown entity option; expected `table`, `pk`, `sk`, `index(..)`, `delimiter`, `entity_type`, `identify`, `store_key_fields`, `write_type`, `write_token`, `key_struct`, `history`, `validate`, `rename_all` or `default`",
                     ));
                 }
                 Ok(())

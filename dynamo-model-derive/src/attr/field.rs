@@ -194,6 +194,8 @@ pub struct FieldAttrs {
     pub aliases: Vec<LitStr>,
     /// `#[dynamo(key_only)]`: a key field read from the keys and not stored on its own.
     pub key_only: Option<Path>,
+    /// `#[dynamo(validate(..))]`: the field's rules, checked before writes.
+    pub rules: Vec<FieldRule>,
 }
 
 /// `#[dynamo(key_format = "..")]` on a field: the format marker of
@@ -324,6 +326,7 @@ impl FieldAttrs {
             || self.key_format.is_some()
             || !self.aliases.is_empty()
             || self.key_only.is_some()
+            || !self.rules.is_empty()
     }
 }
 
@@ -396,6 +399,7 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
         key_format: None,
         aliases: Vec::new(),
         key_only: None,
+        rules: Vec::new(),
     };
     let mut said = FieldSaid::default();
     let mut skips = Skips::default();
@@ -460,6 +464,8 @@ fn dynamo_field_option(
             return Err(syn::Error::new(lit.span(), "an alias cannot be empty"));
         }
         out.aliases.push(lit);
+    } else if meta.path == VALIDATE && derive == Derive::Entity {
+        field_rules(meta, &mut out.rules)?;
     } else if meta.path == CHUNKED && derive == Derive::Entity {
         if out.chunked.is_some() {
             return Err(meta.error("`chunked` is given twice"));
@@ -482,7 +488,7 @@ fn dynamo_field_option(
 fn field_options(derive: Derive) -> &'static str {
     match derive {
         Derive::Entity => {
-            "`rename`, `alias`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl`, `chunked`, `key_format` or `key_only`"
+            "`rename`, `alias`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl`, `chunked`, `key_format`, `key_only` or `validate`"
         }
         Derive::Attribute => {
             "`rename`, `default`, `skip`, `skip_serializing_if`, `serde` or `compress`"

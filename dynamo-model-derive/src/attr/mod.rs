@@ -7,6 +7,7 @@ mod index_name;
 mod naming;
 mod rename;
 mod table;
+mod validate;
 
 pub use entity::*;
 pub use field::*;
@@ -14,3 +15,4 @@ pub use index_name::IndexName;
 pub use naming::*;
 pub use rename::*;
 pub use table::*;
+pub use validate::*;

@@ -80,8 +80,10 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
         identify_by_keys: attrs.identify_by_keys.is_some(),
         no_write_type: attrs.no_write_type.clone(),
         no_write_token: attrs.no_write_token.clone(),
+        validate: attrs.validate.clone(),
     };
     check_key_storage(cx, &mut model, attrs.store_key_fields.as_ref());
+    check_rules(cx, &model);
     Some(model)
 }
 
@@ -370,5 +372,27 @@ fn check_identified_by_keys(
             lit,
             "an entity identified by its keys needs literal text in its key templates (e.g. `pk = \"DEVICE#{id}\"`): templates of placeholders only match the keys of every entity of the table, so they cannot tell its items apart",
         );
+    }
+}
+
+/// Rules only where a write sets the value: not on a field the crate writes itself (the
+/// version, the TTL), stores elsewhere (chunked) or does not store (skipped).
+fn check_rules(cx: &mut Ctxt, m: &EntityModel) {
+    for f in &m.fields {
+        let Some(rule) = f.attrs.rules.first() else {
+            continue;
+        };
+        let why = if f.attrs.skip {
+            "a skipped field is not written, so it has nothing to validate"
+        } else if f.attrs.version {
+            "the version field is set by the crate, not by writes: it takes no rules"
+        } else if f.attrs.ttl {
+            "a TTL field takes no rules: check the time in a `validate = path` function of the entity"
+        } else if f.attrs.chunked.is_some() {
+            "a chunked field takes no rules: check the value in a `validate = path` function of the entity"
+        } else {
+            continue;
+        };
+        cx.syn_error(syn::Error::new(rule.span(), why));
     }
 }

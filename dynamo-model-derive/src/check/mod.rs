@@ -67,6 +67,8 @@ pub struct EntityModel {
     pub no_write_type: Option<syn::LitBool>,
     /// `write_token = false`: single-item writes store no write token.
     pub no_write_token: Option<syn::LitBool>,
+    /// `validate = path`: a function over the whole value, checked before writes.
+    pub validate: Option<syn::Path>,
 }
 
 impl EntityModel {

@@ -173,7 +173,7 @@ impl<T: Table> BatchWrite<T> {
                 "a batch write cannot check the version of a #[dynamo(version)] entity; use put or transact_write",
             ));
         }
-        let item = match entity.to_item() {
+        let item = match crate::entity::write_item(entity) {
             Ok(item) => item,
             Err(e) => return self.fail(e),
         };

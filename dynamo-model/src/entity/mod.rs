@@ -77,6 +77,14 @@ pub trait Entity: EntityInternals + Send + Sync + 'static {
 /// What `#[derive(Entity)]` generates for the runtime besides [`Entity`] itself: key
 /// rendering into caller buffers and the index keys an update must recompute.
 ///
+/// The item a write of `value` stores: its rules checked (`validate`), then
+/// encoded. Every write of a whole value (put, batch put, transaction put, history write,
+/// migration write) takes its item here.
+pub(crate) fn write_item<E: Entity>(value: &E) -> Result<Item, Error> {
+    value.__validate()?;
+    value.to_item()
+}
+
 /// A hidden supertrait of [`Entity`], so the derive's contract with the runtime is not
 /// part of the visible trait and can change; implementing it (and so `Entity`) by hand is
 /// not supported.
@@ -130,6 +138,22 @@ pub trait EntityInternals: Sized {
     fn __chunk_slot_mut(&mut self, i: usize) -> Option<&mut dyn crate::chunk::ChunkSlot> {
         let _ = i;
         None
+    }
+
+    /// The attributes of the fields with rules (`#[dynamo(validate(..))]`).
+    const __RULED: &'static [&'static str] = &[];
+
+    /// Checks the rules of the field stored as `attribute` on `value` (the field's value;
+    /// another attribute passes), before a write that sets it.
+    fn __validate_attribute(attribute: &str, value: &dyn std::any::Any) -> Result<(), Error> {
+        let _ = (attribute, value);
+        Ok(())
+    }
+
+    /// Checks every rule of the value (its fields' and the entity's own), before a write
+    /// of the whole value.
+    fn __validate(&self) -> Result<(), Error> {
+        Ok(())
     }
 
     /// Sets the `#[dynamo(version)]` field (entities without one ignore it): what a

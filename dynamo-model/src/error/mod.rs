@@ -22,12 +22,16 @@ pub(crate) use path_steps;
 mod decode;
 mod decompress;
 mod key;
+mod reason;
+mod rule;
 mod stream;
 
 use crate::token::WriteToken;
 pub use decode::{DecodeError, DecodeErrorKind};
 pub use decompress::DecompressError;
 pub use key::KeyError;
+pub use reason::ValidationReason;
+pub use rule::{Rule, RuleViolation};
 pub use stream::StreamError;
 // The names `StreamError` speaks of, at the path they have always had here: defined in
 // `stream_names` (below `error`), at home in `dynamo_model::stream`.
@@ -35,7 +39,6 @@ pub use stream::StreamError;
 pub use crate::stream_names::{EventName, ImageKind, ViewType};
 
 use crate::Item;
-use std::fmt;
 
 /// Everything that can go wrong in a `dynamo-model` call.
 ///
@@ -136,6 +139,20 @@ pub enum Error {
     /// An item read from DynamoDB could not be turned into the entity.
     #[error(transparent)]
     Decode(#[from] DecodeError),
+
+    /// A value breaks a rule its entity declares (`#[dynamo(validate(..))]`), found
+    /// before anything was sent: nothing is written. The violation names the entity,
+    /// field, rule and value.
+    ///
+    /// ```
+    /// # fn demo(err: dynamo_model::Error) {
+    /// if let dynamo_model::Error::Rule(violation) = &err {
+    ///     println!("{} is not valid: {}", violation.field_name().unwrap_or("the value"), violation.rule());
+    /// }
+    /// # }
+    /// ```
+    #[error(transparent)]
+    Rule(Box<RuleViolation>),
 
     /// A DynamoDB Streams record that cannot be used (an unknown event name, no keys, an
     /// attribute type this build does not know), or an image asked of a record whose
@@ -394,6 +411,7 @@ impl Error {
             Error::ChunksNotLoaded { .. } => "ChunksNotLoaded",
             Error::NotUnique { .. } => "NotUnique",
             Error::Decode(_) => "Decode",
+            Error::Rule(_) => "Rule",
             Error::Stream(_) => "Stream",
             Error::Validation { .. } => "Validation",
             Error::Incomplete { .. } => "Incomplete",
@@ -521,81 +539,6 @@ impl Error {
             table: table.to_owned(),
             source: Box::new(source.into()),
         }
-    }
-}
-
-/// Why a request was refused before it was sent ([`Error::Validation`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ValidationReason {
-    /// A key value cannot be encoded (see the [`KeyError`] source).
-    KeyEncoding,
-    /// A key attribute value would be empty; DynamoDB requires at least one byte.
-    EmptyKeyValue,
-    /// A key attribute value is over DynamoDB's limit (2048 bytes for a partition key,
-    /// 1024 for a sort key).
-    KeyTooLong,
-    /// The item is over DynamoDB's 400 KB limit.
-    ItemTooLarge,
-    /// A number outside DynamoDB's range (38 significant digits, magnitude between
-    /// 1e-130 and 1e126) or not finite.
-    InvalidNumber,
-    /// A value cannot be stored (its encoding failed).
-    InvalidValue,
-    /// Two operations of one request target the same item.
-    DuplicateKey,
-    /// More operations than one request can carry.
-    TooManyOperations,
-    /// A request with nothing to do (no operation, no update action).
-    NoOperations,
-    /// Two update actions change overlapping attribute paths.
-    OverlappingPaths,
-    /// An update changes some, but not all, fields an index key is built from, or
-    /// changes them in a way whose result is unknown before the request.
-    IncompleteIndexTemplate,
-    /// The version counter cannot be incremented any further.
-    VersionOverflow,
-    /// A versioned entity's update or delete must say which version it expects.
-    VersionCheckRequired,
-    /// A version check on an entity without a version field.
-    NotVersioned,
-    /// The operation is not possible in a batch (e.g. a version check).
-    NotSupportedInBatch,
-    /// A write that cannot check the stored item's entity type (a batch write or bulk
-    /// load: `BatchWriteItem` takes no condition) has a key that another entity type of
-    /// the table can also own, or one its own entity's templates do not render, so it
-    /// could replace or remove an item of another type. The message names that type; see
-    /// [`dynamo_model::registry`].
-    ForeignKeySpace,
-    /// The index queried does not project an attribute the request needs.
-    IndexProjection,
-    /// A strongly consistent read of a global secondary index.
-    ConsistentIndexRead,
-    /// A partition or sort-key condition built for another table or index.
-    WrongKeySpace,
-    /// A builder option that does not apply to this call.
-    InvalidOption,
-    /// The SDK refused to build the request.
-    RequestBuild,
-    /// A plain put, update or delete of a `#[dynamo(history)]` entity, which would
-    /// change its latest copy without writing a revision: write it through
-    /// [`Db::history`](crate::Db::history).
-    KeepsHistory,
-    /// An update that reads the value of a renamed field (`#[dynamo(alias = "..")]`)
-    /// it cannot find under the field's older names (appending to a list, a set
-    /// operation, a nested path, `if_not_exists`): migrate the attribute first
-    /// (rewrite the items) or set the whole field. Also a migration's
-    /// [`rename_attribute`](dynamo_model::migrate::Migration::rename_attribute) that finds
-    /// different values under both names of an item (the item is left as it is).
-    RenamedField,
-    /// A range or `starts_with` condition on a sort-key part whose encoding does not keep
-    /// the values' order (see [`KeyError::Unordered`]).
-    UnorderedKeyPart,
-}
-
-impl fmt::Display for ValidationReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self, f)
     }
 }
 

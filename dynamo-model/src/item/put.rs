@@ -71,7 +71,7 @@ impl<E: Entity> Put<E> {
     pub(crate) fn new(db: &Db<E::Table>, entity: &E) -> Self {
         Put {
             db: db.clone(),
-            item: entity.to_item(),
+            item: crate::entity::write_item(entity),
             version: E::VERSION.map_or(0, |_| entity.version()),
             if_absent: false,
             condition: None,

@@ -167,6 +167,8 @@ pub struct Update<E: Entity> {
     token: Option<WriteToken>,
     /// Create the item when there is none ([`Update::upsert`]).
     upsert: bool,
+    /// The first rule a value it sets breaks ([`crate::validate`]), reported when sent.
+    refused: Option<Error>,
 }
 
 impl<E: Entity> Update<E> {
@@ -180,6 +182,7 @@ impl<E: Entity> Update<E> {
             customize: Customize::default(),
             token: None,
             upsert: false,
+            refused: None,
         }
     }
 
@@ -249,17 +252,22 @@ impl<E: Entity> Update<E> {
 
     /// `SET path = value`. Setting `None` (or an empty set) removes the attribute. A
     /// compressed field's value is compressed exactly as a put stores it.
-    pub fn set<V>(mut self, path: impl SettablePath<E, V>, value: impl Operand<V>) -> Self {
+    pub fn set<V: 'static>(
+        mut self,
+        path: impl SettablePath<E, V>,
+        value: impl Operand<V>,
+    ) -> Self {
         let name = path.attribute();
-        self.actions
-            .push(match path.__encode(&value.into_operand()) {
-                Ok(Some(av)) => Action::Set(name, Ok(av)),
-                Ok(None) => Action::Remove(name),
-                Err(source) => {
-                    let path = name.to_string();
-                    Action::Set(name, Err(ValueError { path, source }))
-                }
-            });
+        let value = value.into_operand();
+        self.check_rules(&name, &value);
+        self.actions.push(match path.__encode(&value) {
+            Ok(Some(av)) => Action::Set(name, Ok(av)),
+            Ok(None) => Action::Remove(name),
+            Err(source) => {
+                let path = name.to_string();
+                Action::Set(name, Err(ValueError { path, source }))
+            }
+        });
         self
     }
 
@@ -306,14 +314,14 @@ impl<E: Entity> Update<E> {
     }
 
     /// `SET path = if_not_exists(path, value)`: set only when the attribute is absent.
-    pub fn set_if_absent<V: AttrValue>(
-        self,
+    pub fn set_if_absent<V: AttrValue + 'static>(
+        mut self,
         path: impl UpdatablePath<E, V>,
         value: impl Operand<V>,
     ) -> Self {
-        self.push_value(path.attribute(), &value.into_operand(), |p, v| {
-            Action::SetFn(p, SetFn::IfNotExists, v)
-        })
+        let (path, value) = (path.attribute(), value.into_operand());
+        self.check_rules(&path, &value);
+        self.push_value(path, &value, |p, v| Action::SetFn(p, SetFn::IfNotExists, v))
     }
 
     /// Appends elements to a list attribute (an absent list counts as empty).
@@ -382,6 +390,7 @@ impl<E: Entity> Update<E> {
         token: Option<&WriteToken>,
     ) -> Result<(PreparedWrite, Vec<AttrPath>), Error> {
         super::refuse_history::<E>("update")?;
+        self.check_ruled_changes()?;
         self.validate()?;
         let expected_version = version_guard::<E>(self.version, "update")?;
         if let Some(attr) = E::VERSION {
@@ -664,6 +673,7 @@ impl<T: crate::Table> crate::Db<T> {
 }
 
 mod render;
+mod rules;
 
 #[cfg(test)]
 mod tests;

@@ -18,6 +18,7 @@ mod key;
 mod paths;
 mod registration;
 mod sort_chain;
+mod validate;
 
 use crate::check::{self, EntityModel, Field};
 use crate::ctxt::Ctxt;
@@ -271,6 +272,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
     let (history_items, _) = codec::history_items(m);
     let chunk_items = codec::chunk_items(m);
     let key_field_items = codec::key_field_items(m);
+    let validate_items = validate::validate_items(m);
     let (index_keys, index_renders, index_updates) = (&index.keys, &index.renders, &index.updates);
     let (pk_out, sk_out) = key::key_outs();
     let (ipk, isk) = index_key::index_outs();
@@ -306,6 +308,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
             #chunk_items
             #key_field_items
             #index_items
+            #validate_items
 
             #[inline]
             fn __render_primary_key(
