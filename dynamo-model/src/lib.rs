@@ -85,6 +85,7 @@
 extern crate self as dynamo_model;
 
 mod attribute;
+pub mod auto;
 pub mod batch;
 #[cfg(feature = "cache")]
 pub mod cache;
@@ -355,7 +356,14 @@ pub use dynamo_model_derive::Table;
 ///   refused as [`Error::Rule`] with nothing written: `length(min = N, max = N)`,
 ///   `range(min = v, max = v)`, `pattern = ".."`, `one_of(a, b, ..)`, `with = path`
 ///   (`fn(&T) -> Result<(), M>`); a rule the field's type cannot meet is a compile error.
-///   See [`validate`].
+///   See [`validate`];
+/// - `generate = "ulid"` / `"uuid_v7"` / `"uuid_v4"`: an id [`Db::create`] makes when the
+///   field is unset (nil, or an empty `String`), once, before the request (a resent
+///   request keeps it); ULIDs and UUIDv7 sort in creation order as key parts. See
+///   [`auto`];
+/// - `created`, `updated`: times the crate sets ([`auto::Timestamp`] fields, in the field's
+///   format): `create` sets both, every put and update sets `updated`, an upsert that
+///   creates the item sets `created` (`if_not_exists`). See [`auto`].
 ///
 /// The same options in `#[serde(..)]` (`rename`, `rename_all`, `default`, `skip`,
 /// `skip_serializing_if`) are honoured too, so a serde-annotated struct keeps its

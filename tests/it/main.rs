@@ -5,6 +5,7 @@ mod adopt;
 mod adopt_attack;
 mod adopted_table;
 mod ambiguous;
+mod auto_fields;
 mod batch;
 mod budget;
 mod cache;

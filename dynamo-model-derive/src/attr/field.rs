@@ -196,6 +196,12 @@ pub struct FieldAttrs {
     pub key_only: Option<Path>,
     /// `#[dynamo(validate(..))]`: the field's rules, checked before writes.
     pub rules: Vec<FieldRule>,
+    /// `#[dynamo(created)]` / `#[dynamo(updated)]`: a time the crate sets.
+    pub created: Option<Path>,
+    pub updated: Option<Path>,
+    /// `#[dynamo(generate = "ulid")]`: an id made on create (`"ulid"`, `"uuid_v7"`,
+    /// `"uuid_v4"`).
+    pub generate: Option<LitStr>,
 }
 
 /// `#[dynamo(key_format = "..")]` on a field: the format marker of
@@ -327,6 +333,9 @@ impl FieldAttrs {
             || !self.aliases.is_empty()
             || self.key_only.is_some()
             || !self.rules.is_empty()
+            || self.created.is_some()
+            || self.updated.is_some()
+            || self.generate.is_some()
     }
 }
 
@@ -400,6 +409,9 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
         aliases: Vec::new(),
         key_only: None,
         rules: Vec::new(),
+        created: None,
+        updated: None,
+        generate: None,
     };
     let mut said = FieldSaid::default();
     let mut skips = Skips::default();
@@ -464,6 +476,19 @@ fn dynamo_field_option(
             return Err(syn::Error::new(lit.span(), "an alias cannot be empty"));
         }
         out.aliases.push(lit);
+    } else if meta.path == CREATED && derive == Derive::Entity {
+        set_once(&mut out.created, meta.path.clone(), meta, "created")?;
+    } else if meta.path == UPDATED && derive == Derive::Entity {
+        set_once(&mut out.updated, meta.path.clone(), meta, "updated")?;
+    } else if meta.path == GENERATE && derive == Derive::Entity {
+        let lit: LitStr = meta.value()?.parse()?;
+        if !["ulid", "uuid_v7", "uuid_v4"].contains(&lit.value().as_str()) {
+            return Err(syn::Error::new(
+                lit.span(),
+                "`generate` makes `\"ulid\"`, `\"uuid_v7\"` (both time-ordered) or `\"uuid_v4\"` (random)",
+            ));
+        }
+        set_once(&mut out.generate, lit, meta, "generate")?;
     } else if meta.path == VALIDATE && derive == Derive::Entity {
         field_rules(meta, &mut out.rules)?;
     } else if meta.path == CHUNKED && derive == Derive::Entity {
@@ -488,7 +513,7 @@ fn dynamo_field_option(
 fn field_options(derive: Derive) -> &'static str {
     match derive {
         Derive::Entity => {
-            "`rename`, `alias`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl`, `chunked`, `key_format`, `key_only` or `validate`"
+            "`rename`, `alias`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl`, `chunked`, `key_format`, `key_only`, `validate`, `created`, `updated` or `generate`"
         }
         Derive::Attribute => {
             "`rename`, `default`, `skip`, `skip_serializing_if`, `serde` or `compress`"

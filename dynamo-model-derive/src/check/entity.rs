@@ -84,6 +84,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
     };
     check_key_storage(cx, &mut model, attrs.store_key_fields.as_ref());
     check_rules(cx, &model);
+    check_auto_fields(cx, &model);
     Some(model)
 }
 
@@ -394,5 +395,42 @@ fn check_rules(cx: &mut Ctxt, m: &EntityModel) {
             continue;
         };
         cx.syn_error(syn::Error::new(rule.span(), why));
+    }
+}
+
+/// The fields the crate sets: one `created` and one `updated` at most, each on a field a
+/// write stores as it is, and an `updated` time in no key (a put could not keep the key
+/// current with the time it sets).
+fn check_auto_fields(cx: &mut Ctxt, m: &EntityModel) {
+    let mut seen: [Option<&Ident>; 2] = [None, None];
+    for f in &m.fields {
+        let a = &f.attrs;
+        let marks = [(&a.created, "created", 0), (&a.updated, "updated", 1)];
+        for (word, name, slot) in marks {
+            let Some(word) = word else { continue };
+            if let Some(first) = seen[slot] {
+                let message = format!("`{name}` is already field `{first}`: an entity has one");
+                cx.error_spanned_by(word, message);
+            }
+            seen[slot] = Some(&f.ident);
+        }
+        let word: Option<&dyn quote::ToTokens> = match (&a.created, &a.updated, &a.generate) {
+            (Some(w), _, _) | (_, Some(w), _) => Some(w),
+            (_, _, Some(lit)) => Some(lit),
+            _ => None,
+        };
+        let Some(word) = word else { continue };
+        let why = if a.created.is_some() && a.updated.is_some() {
+            "a field is `created` or `updated`, not both"
+        } else if a.generate.is_some() && (a.created.is_some() || a.updated.is_some()) {
+            "a generated id is not a time"
+        } else if a.skip || a.version || a.ttl || a.chunked.is_some() || a.serde_codec {
+            "a field the crate sets is stored as it is: not `skip`, `version`, `ttl`, `chunked` or `serde`"
+        } else if a.updated.is_some() && (f.in_primary_key || f.in_index_key) {
+            "an `updated` time is in no key: a put sets it without re-rendering the keys, and an update cannot move the item"
+        } else {
+            continue;
+        };
+        cx.error_spanned_by(word, why);
     }
 }

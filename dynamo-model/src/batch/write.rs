@@ -173,7 +173,7 @@ impl<T: Table> BatchWrite<T> {
                 "a batch write cannot check the version of a #[dynamo(version)] entity; use put or transact_write",
             ));
         }
-        let item = match crate::entity::write_item(entity) {
+        let item = match crate::entity::write_item(entity, Some(std::time::SystemTime::now())) {
             Ok(item) => item,
             Err(e) => return self.fail(e),
         };

@@ -77,12 +77,23 @@ pub trait Entity: EntityInternals + Send + Sync + 'static {
 /// What `#[derive(Entity)]` generates for the runtime besides [`Entity`] itself: key
 /// rendering into caller buffers and the index keys an update must recompute.
 ///
-/// The item a write of `value` stores: its rules checked (`validate`), then
-/// encoded. Every write of a whole value (put, batch put, transaction put, history write,
-/// migration write) takes its item here.
-pub(crate) fn write_item<E: Entity>(value: &E) -> Result<Item, Error> {
+/// The item a write of `value` stores: its rules checked (`validate`), its generated
+/// ids set, encoded, and its `updated` time set to `stamp` (`None`: left as the value
+/// holds it). Every write of a whole value (put, batch put, transaction put, history
+/// write, migration write) takes its item here.
+pub(crate) fn write_item<E: Entity>(
+    value: &E,
+    stamp: Option<std::time::SystemTime>,
+) -> Result<Item, Error> {
     value.__validate()?;
-    value.to_item()
+    if let Some(field) = value.__unset_id() {
+        return Err(crate::auto::unset_id(E::ENTITY_TYPE, field));
+    }
+    let mut item = value.to_item()?;
+    if let (Some(at), Some(_)) = (stamp, E::__STAMPS.updated) {
+        item.extend(E::__stamp_values(at, false)?);
+    }
+    Ok(item)
 }
 
 /// A hidden supertrait of [`Entity`], so the derive's contract with the runtime is not
@@ -154,6 +165,30 @@ pub trait EntityInternals: Sized {
     /// of the whole value.
     fn __validate(&self) -> Result<(), Error> {
         Ok(())
+    }
+
+    /// The attributes of the `#[dynamo(created)]` and `#[dynamo(updated)]` fields.
+    const __STAMPS: crate::auto::Stamps = crate::auto::Stamps {
+        created: None,
+        updated: None,
+    };
+
+    /// Sets the times (`created` only when `creating`) to `at`, and, when `creating`,
+    /// fills the unset generated ids.
+    fn __stamp(&mut self, at: std::time::SystemTime, creating: bool) {
+        let _ = (at, creating);
+    }
+
+    /// The attributes of the times at `at`, encoded as the fields are: `updated`, and
+    /// `created` too when `creating`.
+    fn __stamp_values(at: std::time::SystemTime, creating: bool) -> Result<Item, Error> {
+        let _ = (at, creating);
+        Ok(Item::new())
+    }
+
+    /// The first generated field (`#[dynamo(generate = "..")]`) that is unset.
+    fn __unset_id(&self) -> Option<&'static str> {
+        None
     }
 
     /// Sets the `#[dynamo(version)]` field (entities without one ignore it): what a

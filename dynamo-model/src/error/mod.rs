@@ -31,6 +31,8 @@ pub use decode::{DecodeError, DecodeErrorKind};
 pub use decompress::DecompressError;
 pub use key::KeyError;
 pub use reason::ValidationReason;
+#[cfg(test)]
+pub(crate) use reason::refusal;
 pub use rule::{Rule, RuleViolation};
 pub use stream::StreamError;
 // The names `StreamError` speaks of, at the path they have always had here: defined in

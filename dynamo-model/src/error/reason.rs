@@ -72,6 +72,10 @@ pub enum ValidationReason {
     /// a set operation, a member of it), so its rules cannot be checked: set the whole
     /// value (see [`validate`](dynamo_model::validate)).
     RuledField,
+    /// A write other than [`Db::create`](crate::Db::create) of a value whose generated id
+    /// (`#[dynamo(generate = "..")]`) is unset: it would store the nil id (see
+    /// [`auto`](dynamo_model::auto)).
+    UnsetGeneratedId,
     /// A range or `starts_with` condition on a sort-key part whose encoding does not keep
     /// the values' order (see [`KeyError::Unordered`](super::KeyError::Unordered)).
     UnorderedKeyPart,
@@ -80,5 +84,18 @@ pub enum ValidationReason {
 impl fmt::Display for ValidationReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self, f)
+    }
+}
+
+/// The reason and message of a refusal, for tests; panics on anything else.
+#[cfg(test)]
+pub(crate) fn refusal<T: fmt::Debug>(
+    result: Result<T, super::Error>,
+) -> (ValidationReason, String) {
+    match result {
+        Err(super::Error::Validation {
+            reason, message, ..
+        }) => (reason, message),
+        other => panic!("expected a refusal, got {other:?}"),
     }
 }

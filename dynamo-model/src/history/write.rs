@@ -99,7 +99,7 @@ impl<E: Versioned> History<E> {
         token: &WriteToken,
     ) -> Result<Item, Error> {
         let schema = &<E::Table as Table>::SCHEMA;
-        let mut latest = crate::entity::write_item(value)?;
+        let mut latest = crate::entity::write_item(value, Some(std::time::SystemTime::now()))?;
         latest.insert(version_attr.to_owned(), AttributeValue::N(next.to_string()));
         if let Some(time) = layout.time_attribute {
             latest.insert(time.to_owned(), AttributeValue::N(now_millis().to_string()));

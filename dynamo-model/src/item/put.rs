@@ -69,9 +69,14 @@ pub struct Put<E: Entity> {
 
 impl<E: Entity> Put<E> {
     pub(crate) fn new(db: &Db<E::Table>, entity: &E) -> Self {
+        Self::stamped(db, entity, Some(std::time::SystemTime::now()))
+    }
+
+    /// A put of `entity` whose `updated` time is set to `stamp` (`None`: as it holds it).
+    fn stamped(db: &Db<E::Table>, entity: &E, stamp: Option<std::time::SystemTime>) -> Self {
         Put {
             db: db.clone(),
-            item: crate::entity::write_item(entity),
+            item: crate::entity::write_item(entity, stamp),
             version: E::VERSION.map_or(0, |_| entity.version()),
             if_absent: false,
             condition: None,
@@ -458,6 +463,18 @@ impl<T: crate::Table> crate::Db<T> {
     /// Writes a whole entity, replacing any item of the same entity type under its key.
     pub fn put<E: Entity<Table = T>>(&self, entity: &E) -> Put<E> {
         Put::new(self, entity)
+    }
+
+    /// Creates the item of `value`: first its unset generated ids are made and its
+    /// `created` and `updated` times set to now, in `value` itself (see
+    /// [`auto`](crate::auto)), then it is put [`if_absent`](Put::if_absent): an item
+    /// already under the key is [`Error::ConditionFailed`]. `value` holds what was
+    /// written; resending it (with [`write_token`](Put::write_token) after
+    /// [`Error::OutcomeUnknown`]) keeps its ids.
+    pub fn create<E: Entity<Table = T>>(&self, value: &mut E) -> Put<E> {
+        let now = std::time::SystemTime::now();
+        crate::entity::EntityInternals::__stamp(value, now, true);
+        Put::stamped(self, value, None).if_absent()
     }
 }
 

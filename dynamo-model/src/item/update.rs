@@ -407,6 +407,7 @@ impl<E: Entity> Update<E> {
         if creates {
             self.creation_actions()?;
         }
+        self.stamp_actions(creates)?;
         let index = self.index_actions()?;
         let updated: Vec<AttrPath> = self
             .actions
@@ -674,6 +675,7 @@ impl<T: crate::Table> crate::Db<T> {
 
 mod render;
 mod rules;
+mod stamps;
 
 #[cfg(test)]
 mod tests;

@@ -167,6 +167,11 @@ pub trait KeyFormat<T>: 'static {
     /// How the field's own attribute holds the value, when the field is also stored as a
     /// plain attribute (see [`AttributeForm`]).
     const ATTRIBUTE: AttributeForm;
+    /// The smallest step of time the format holds, in nanoseconds (1 for a format of
+    /// anything else): a time the crate sets itself (`#[dynamo(created)]`,
+    /// `#[dynamo(updated)]`) is cut to it, since [`encode`](KeyFormat::encode) refuses
+    /// what the format cannot hold.
+    const RESOLUTION_NANOS: u64 = 1;
 
     /// Appends the text of `value`, or refuses a value the format cannot hold.
     fn encode(value: &T, out: &mut String) -> Result<(), KeyError>;

@@ -119,7 +119,8 @@ fn rewrite<E: Entity>(current: &Item, step: &Step<E>) -> Result<Option<Item>, Er
         _ => decoded,
     };
     let schema = &<E::Table as Table>::SCHEMA;
-    let mut written = crate::entity::write_item(&value)?;
+    // A migration rewrites what is stored: the update time stays the value's.
+    let mut written = crate::entity::write_item(&value, None)?;
     // Attributes the entity does not declare stay as they are: those another program
     // writes, the write token (so an application's retried update still recognises its
     // write) and the migrations already applied. The entity's own attributes (older names

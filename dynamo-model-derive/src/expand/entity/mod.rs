@@ -9,6 +9,7 @@
 
 mod args;
 mod assertions;
+mod auto;
 mod codec;
 #[cfg(test)]
 mod expansion_size;
@@ -273,6 +274,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
     let chunk_items = codec::chunk_items(m);
     let key_field_items = codec::key_field_items(m);
     let validate_items = validate::validate_items(m);
+    let auto_items = auto::auto_items(m);
     let (index_keys, index_renders, index_updates) = (&index.keys, &index.renders, &index.updates);
     let (pk_out, sk_out) = key::key_outs();
     let (ipk, isk) = index_key::index_outs();
@@ -309,6 +311,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
             #key_field_items
             #index_items
             #validate_items
+            #auto_items
 
             #[inline]
             fn __render_primary_key(

@@ -86,10 +86,14 @@ pub trait FormattedAttr: AttrValue {
     fn unformat(self) -> Self::Plain;
     /// The attribute type's value.
     fn from_plain(plain: Self::Plain) -> Self;
+    /// The format's [`KeyFormat::RESOLUTION_NANOS`].
+    #[doc(hidden)]
+    const RESOLUTION_NANOS: u64;
 }
 
 impl<T: AttrValue, F: KeyFormat<T>> FormattedAttr for Formatted<T, F> {
     type Plain = T;
+    const RESOLUTION_NANOS: u64 = F::RESOLUTION_NANOS;
     fn put_plain(plain: &T) -> Result<Option<AttributeValue>, EncodeError> {
         attribute_opt::<T, F>(plain)
     }
@@ -165,6 +169,7 @@ impl<T: AttrValue, F: KeyFormat<T>> AttrValue for FormattedOption<T, F> {
 
 impl<T: AttrValue, F: KeyFormat<T>> FormattedAttr for FormattedOption<T, F> {
     type Plain = Option<T>;
+    const RESOLUTION_NANOS: u64 = F::RESOLUTION_NANOS;
     fn put_plain(plain: &Option<T>) -> Result<Option<AttributeValue>, EncodeError> {
         match plain {
             Some(value) => attribute_opt::<T, F>(value),

@@ -94,6 +94,7 @@ impl<T: Timestamp + 'static, const DIGITS: u8, const Z: bool> KeyFormat<T> for R
     };
     const ORDERED: bool = true;
     const ATTRIBUTE: AttributeForm = AttributeForm::Text;
+    const RESOLUTION_NANOS: u64 = 10u64.pow(9 - DIGITS as u32);
 
     fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
         let out_of_range = |reason| KeyError::OutOfRange {
@@ -153,6 +154,7 @@ macro_rules! epoch_formats {
             // milliseconds), where ranges are exact; see the module docs for instants outside.
             const ORDERED: bool = true;
             const ATTRIBUTE: AttributeForm = AttributeForm::Number;
+            const RESOLUTION_NANOS: u64 = $unit;
 
             fn encode(value: &T, out: &mut String) -> Result<(), KeyError> {
                 epoch_encode(value, $unit, out)

@@ -1,0 +1,48 @@
+use dynamo_model::{Entity, Table};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK", gsi(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct App;
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "A#{id}", sk = "A")]
+struct TwoCreated {
+    id: String,
+    #[dynamo(created)]
+    first: time::OffsetDateTime,
+    #[dynamo(created)]
+    second: time::OffsetDateTime,
+}
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "B#{id}", sk = "B")]
+struct Both {
+    id: String,
+    #[dynamo(created, updated)]
+    at: time::OffsetDateTime,
+}
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "C#{id}", sk = "C", index(GSI1, pk = "RECENT", sk = "{at}"))]
+struct UpdatedInIndex {
+    id: String,
+    #[dynamo(updated)]
+    at: time::OffsetDateTime,
+}
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "D#{id}", sk = "D")]
+struct UnknownKind {
+    #[dynamo(generate = "snowflake")]
+    id: String,
+}
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "E#{id}", sk = "E")]
+struct SkippedTime {
+    id: String,
+    #[dynamo(skip, updated)]
+    at: Option<time::OffsetDateTime>,
+}
+
+fn main() {}

@@ -1,0 +1,209 @@
+//! Values the crate sets (`#[dynamo(generate)]`, `#[dynamo(created)]`,
+//! `#[dynamo(updated)]`): ids made once by `create`, in creation order as sort keys, under
+//! lost responses too; creation and update times as each write path stores them, in the
+//! fields' formats, and the values returned equal to the values stored.
+
+use crate::common::*;
+use dynamo_model::{local, Entity, Error, Table, ValidationReason};
+use std::time::Duration;
+use time::OffsetDateTime;
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+pub struct Social;
+
+/// A post: its id a ULID made on create (its sort key), its times in two formats.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Social, pk = "USER#{user_id}", sk = "POST#{post_id}")]
+pub struct Post {
+    pub user_id: String,
+    #[dynamo(generate = "ulid")]
+    pub post_id: ulid::Ulid,
+    pub body: String,
+    #[dynamo(created, key_format = "rfc3339(3)")]
+    pub created_at: OffsetDateTime,
+    #[dynamo(updated, key_format = "epoch_millis")]
+    pub updated_at: OffsetDateTime,
+}
+
+/// A comment whose id is a UUIDv7 in a `String`, with optional times.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = Social, pk = "POST#{post}", sk = "COMMENT#{comment_id}")]
+pub struct Comment {
+    pub post: String,
+    #[dynamo(generate = "uuid_v7")]
+    pub comment_id: String,
+    pub text: String,
+    #[dynamo(created)]
+    pub created: Option<OffsetDateTime>,
+    #[dynamo(updated)]
+    pub updated: Option<OffsetDateTime>,
+}
+
+fn post(user: &str, body: &str) -> Post {
+    Post {
+        user_id: user.into(),
+        post_id: ulid::Ulid::nil(),
+        body: body.into(),
+        created_at: OffsetDateTime::UNIX_EPOCH,
+        updated_at: OffsetDateTime::UNIX_EPOCH,
+    }
+}
+
+/// The post stored under `key`, read consistently.
+async fn stored(db: &dynamo_model::Db<Social>, key: dynamo_model::Key<Post>) -> Res<Post> {
+    Ok(db.get(key).consistent().await?.ok_or("missing")?)
+}
+
+fn comment(post: &str, text: &str) -> Comment {
+    Comment {
+        post: post.into(),
+        comment_id: String::new(),
+        text: text.into(),
+        created: None,
+        updated: None,
+    }
+}
+
+#[tokio::test]
+async fn create_stores_the_value_it_leaves_and_ids_sort_in_creation_order() -> TestResult {
+    let db = local::fresh_table::<Social>().await?;
+    let mut made = Vec::new();
+    for i in 0..30 {
+        let mut p = post("ada", &format!("post {i}"));
+        db.create(&mut p).await?;
+        let stored = db.get(p.primary_key()).consistent().await?;
+        assert_eq!(
+            stored.as_ref(),
+            Some(&p),
+            "the value left is the value stored"
+        );
+        assert_eq!(p.created_at, p.updated_at);
+        made.push(p);
+    }
+    let listed: Vec<Post> = db.query(Post::partition("ada")).all().await?.items;
+    assert_eq!(listed, made, "sort-key order is creation order");
+
+    let mut again = made[0].clone();
+    match db.create(&mut again).await {
+        Err(Error::ConditionFailed { .. }) => {}
+        other => panic!("a second create of one id: {other:?}"),
+    }
+    let mut c = comment("p1", "first");
+    db.create(&mut c).await?;
+    assert_eq!(c.comment_id.len(), 36);
+    assert!(c.created.is_some() && c.created == c.updated);
+    assert_eq!(db.get(c.primary_key()).await?, Some(c));
+    Ok(())
+}
+
+#[tokio::test]
+async fn updates_and_puts_set_the_update_time_and_keep_the_creation_time() -> TestResult {
+    let db = local::fresh_table::<Social>().await?;
+    let mut p = post("bob", "draft");
+    db.create(&mut p).await?;
+    tokio::time::sleep(Duration::from_millis(5)).await;
+
+    let edited = db
+        .update(p.primary_key())
+        .set(Post::fields().body, "edited")
+        .send()
+        .await?;
+    assert_eq!(
+        edited.created_at, p.created_at,
+        "an update keeps the creation time"
+    );
+    assert!(edited.updated_at > p.updated_at, "and sets the update time");
+    assert_eq!(
+        db.get(p.primary_key()).consistent().await?,
+        Some(edited.clone())
+    );
+
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    db.put(&edited).await?;
+    let put = stored(&db, p.primary_key()).await?;
+    assert_eq!(
+        put.created_at, p.created_at,
+        "a put writes the creation time it holds"
+    );
+    assert!(put.updated_at > edited.updated_at);
+
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let mut second = post("bob", "second");
+    second.post_id = ulid::Ulid::from_parts(1, 2);
+    second.created_at = put.created_at;
+    db.batch_write().put(&second).send().await?;
+    let batched = db.get(second.primary_key()).await?.ok_or("missing")?;
+    assert!(
+        batched.updated_at > put.updated_at,
+        "a batch put sets it too"
+    );
+
+    db.transact_write()
+        .update(
+            db.update(p.primary_key())
+                .set(Post::fields().body, "in a transaction"),
+        )
+        .send()
+        .await?;
+    let txed = stored(&db, p.primary_key()).await?;
+    assert!(
+        txed.updated_at > put.updated_at,
+        "a transaction's update sets it"
+    );
+
+    // A put of a post whose id was never made is refused: it would store the nil id.
+    match db.put(&post("bob", "no id")).await {
+        Err(Error::Validation { reason, .. }) => {
+            assert_eq!(reason, ValidationReason::UnsetGeneratedId)
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_upsert_sets_the_creation_time_once() -> TestResult {
+    let db = local::fresh_table::<Social>().await?;
+    let key = Comment::key(CommentKey {
+        post: "p",
+        comment_id: "c-1",
+    });
+    let first = db
+        .update(key.clone())
+        .upsert()
+        .set(Comment::fields().text, "hi")
+        .send()
+        .await?;
+    let created = first.created.ok_or("no creation time")?;
+    assert_eq!(first.created, first.updated);
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let second = db
+        .update(key)
+        .upsert()
+        .set(Comment::fields().text, "hello")
+        .send()
+        .await?;
+    assert_eq!(second.created, Some(created), "kept by if_not_exists");
+    assert!(second.updated > first.updated);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_create_whose_responses_are_lost_makes_one_id_and_one_item() -> TestResult {
+    let db = local::fresh_table::<Social>().await?;
+    let (lossy, faults) = lossy(&db, 7, 0.6, "PutItem", "auto-fields-lossy").await?;
+    let mut made = Vec::new();
+    for i in 0..12 {
+        let mut p = post("eve", &format!("{i}"));
+        lossy.create(&mut p).await?;
+        made.push(p);
+    }
+    assert!(
+        faults.stats().server_errors_after_apply > 0,
+        "nothing was lost"
+    );
+    let stored = db.query(Post::partition("eve")).all().await?.items;
+    assert_eq!(stored, made, "each create stored once, with the id it left");
+    Ok(())
+}
