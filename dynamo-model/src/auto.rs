@@ -44,12 +44,20 @@
 //!
 //! **Times** (`#[dynamo(created)]`, `#[dynamo(updated)]`, on a [`Timestamp`] field, in
 //! any key or attribute format the field declares): `create` sets both to one instant;
-//! every put, batch put, transaction put and history write sets `updated` in the item it
-//! writes; every update sets `updated` in the same request, and an
+//! every put, transaction put and history write sets `updated` in the item it writes;
+//! every update sets `updated` in the same request, and an
 //! [`upsert`](dynamo_model::item::Update::upsert) that creates the item sets `created` with
 //! `if_not_exists` (an item there keeps its own). The values `create` and updates return
-//! are the values stored. A put writes the `created` its value holds (the one read, in a
-//! read-modify-write); migrations change neither time.
+//! are the values stored. A put keeps the creation time stored: its condition holds only
+//! where none is stored or the stored one is the value's (one request in a
+//! read-modify-write), and a put that fails on that alone is sent again with the stored
+//! time; a put of a value whose creation time is unset (`None`, or the Unix epoch) on a
+//! key with no item writes the time of the put, and a set one is written as given (an
+//! import). A transaction's put cannot be sent again: it fails instead of changing the
+//! stored time. A batch write takes no condition, so batch puts of an entity with a
+//! `created` field are refused
+//! ([`ValidationReason::NotSupportedInBatch`](crate::ValidationReason::NotSupportedInBatch)).
+//! Migrations change neither time.
 
 use crate::Error;
 use std::time::SystemTime;
@@ -63,11 +71,17 @@ use std::time::SystemTime;
 pub trait Timestamp: Sized {
     /// The time `at`.
     fn at(at: SystemTime) -> Self;
+    /// Whether the value holds no time yet (`None`, or the Unix epoch): a put of a value
+    /// whose creation time is unset writes the time of the put.
+    fn is_unset(&self) -> bool;
 }
 
 impl<T: Timestamp> Timestamp for Option<T> {
     fn at(at: SystemTime) -> Self {
         Some(T::at(at))
+    }
+    fn is_unset(&self) -> bool {
+        self.as_ref().is_none_or(T::is_unset)
     }
 }
 
@@ -79,12 +93,18 @@ impl Timestamp for crate::Epoch {
         };
         crate::Epoch(seconds)
     }
+    fn is_unset(&self) -> bool {
+        self.0 == 0
+    }
 }
 
 #[cfg(feature = "time")]
 impl Timestamp for time::OffsetDateTime {
     fn at(at: SystemTime) -> Self {
         time::OffsetDateTime::from(at)
+    }
+    fn is_unset(&self) -> bool {
+        *self == time::OffsetDateTime::UNIX_EPOCH
     }
 }
 
@@ -105,6 +125,9 @@ impl Timestamp for chrono::DateTime<chrono::Utc> {
             .ok()
             .and_then(|s| chrono::DateTime::from_timestamp(s, fraction as u32))
             .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC)
+    }
+    fn is_unset(&self) -> bool {
+        *self == chrono::DateTime::<chrono::Utc>::UNIX_EPOCH
     }
 }
 

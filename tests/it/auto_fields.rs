@@ -128,15 +128,11 @@ async fn updates_and_puts_set_the_update_time_and_keep_the_creation_time() -> Te
     );
     assert!(put.updated_at > edited.updated_at);
 
-    tokio::time::sleep(Duration::from_millis(5)).await;
-    let mut second = post("bob", "second");
-    second.post_id = ulid::Ulid::from_parts(1, 2);
-    second.created_at = put.created_at;
-    db.batch_write().put(&second).send().await?;
-    let batched = db.get(second.primary_key()).await?.ok_or("missing")?;
+    // A batch write takes no condition: it could not keep the creation time.
+    let batch = db.batch_write().put(&put).send().await;
     assert!(
-        batched.updated_at > put.updated_at,
-        "a batch put sets it too"
+        matches!(&batch, Err(Error::Validation { reason, .. }) if *reason == ValidationReason::NotSupportedInBatch),
+        "{batch:?}"
     );
 
     db.transact_write()
@@ -205,5 +201,58 @@ async fn a_create_whose_responses_are_lost_makes_one_id_and_one_item() -> TestRe
     );
     let stored = db.query(Post::partition("eve")).all().await?.items;
     assert_eq!(stored, made, "each create stored once, with the id it left");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_blind_put_keeps_the_creation_time_stored() -> TestResult {
+    let db = local::fresh_table::<Social>().await?;
+    let mut first = post("cy", "first");
+    first.post_id = ulid::Ulid::from_parts(9, 9);
+    // No item yet and no creation time in the value: the put's own time.
+    db.put(&first).await?;
+    let original = stored(&db, first.primary_key()).await?;
+    assert!(original.created_at > OffsetDateTime::UNIX_EPOCH);
+
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    for created_at in [
+        OffsetDateTime::UNIX_EPOCH,
+        OffsetDateTime::UNIX_EPOCH + Duration::from_secs(86_400),
+        original.created_at,
+    ] {
+        let blind = Post {
+            body: format!("overwritten, holding {created_at}"),
+            created_at,
+            ..first.clone()
+        };
+        db.put(&blind).await?;
+        let after = stored(&db, first.primary_key()).await?;
+        assert_eq!(after.body, blind.body, "the put is written");
+        assert_eq!(
+            after.created_at, original.created_at,
+            "and the creation time kept"
+        );
+        assert!(after.updated_at > original.updated_at);
+    }
+
+    // A transaction's put cannot be sent again: it fails rather than change the time.
+    let other = Post {
+        created_at: OffsetDateTime::UNIX_EPOCH + Duration::from_secs(60),
+        ..first.clone()
+    };
+    let before = stored(&db, first.primary_key()).await?;
+    let tx = db.transact_write().put(db.put(&other)).send().await;
+    assert!(
+        matches!(tx, Err(Error::TransactionCanceled { .. })),
+        "{tx:?}"
+    );
+    assert_eq!(stored(&db, first.primary_key()).await?, before);
+
+    // An import: a set creation time on a key with no item is written as given.
+    let mut imported = other.clone();
+    imported.post_id = ulid::Ulid::from_parts(9, 10);
+    db.put(&imported).await?;
+    let stored_import = stored(&db, imported.primary_key()).await?;
+    assert_eq!(stored_import.created_at, imported.created_at);
     Ok(())
 }

@@ -69,9 +69,10 @@ fn create_fills_unset_ids_and_sets_both_times_to_one_instant() -> Result<(), Err
 
 #[test]
 fn a_write_that_does_not_create_refuses_an_unset_generated_id() {
+    let db = db();
     for refused in [
-        db().put(&post()).params().map(drop),
-        db().batch_write().put(&post()).params().map(drop),
+        db.put(&post()).params().map(drop),
+        db.transact_write().put(db.put(&post())).params().map(drop),
     ] {
         let (reason, message) = crate::error::refusal(refused);
         assert_eq!(reason, ValidationReason::UnsetGeneratedId);
@@ -97,11 +98,35 @@ fn puts_and_updates_set_the_update_time() -> Result<(), Error> {
         millis >= floor.as_millis() as i128,
         "stamped now, not the value's 1970"
     );
-    assert_eq!(
-        input.item().expect("item")["created_at"],
-        AttributeValue::S("1970-01-01T00:00:00.000000000Z".into()),
-        "a put writes the creation time the value holds"
+    let created = &input.item().expect("item")["created_at"];
+    assert_ne!(
+        created,
+        &AttributeValue::S("1970-01-01T00:00:00.000000000Z".into()),
+        "an unset creation time is the put's"
     );
+    let guard = input.condition_expression().expect("condition");
+    assert!(guard.ends_with("AND (attribute_not_exists(#created) OR #created = :created)"));
+    assert_eq!(
+        input.expression_attribute_values().expect("values")[":created"],
+        *created
+    );
+    // A set one is written as given, and guarded: the stored one wins on an overwrite.
+    p.created_at = time::OffsetDateTime::UNIX_EPOCH + Duration::from_secs(86_400);
+    let given = db().put(&p).params()?;
+    let day = AttributeValue::S("1970-01-02T00:00:00.000000000Z".into());
+    assert_eq!(given.item().expect("item")["created_at"], day);
+    assert_eq!(
+        given.expression_attribute_values().expect("values")[":created"],
+        day
+    );
+    let created_only = db().create(&mut post()).params()?;
+    assert_eq!(
+        created_only.condition_expression(),
+        Some("attribute_not_exists(#n0)"),
+        "a create needs no guard"
+    );
+    let (reason, _) = crate::error::refusal(db().batch_write().put(&p).params());
+    assert_eq!(reason, ValidationReason::NotSupportedInBatch);
 
     let key = Post::key(PostKey {
         user_id: "ada",

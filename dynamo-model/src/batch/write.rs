@@ -173,6 +173,13 @@ impl<T: Table> BatchWrite<T> {
                 "a batch write cannot check the version of a #[dynamo(version)] entity; use put or transact_write",
             ));
         }
+        if E::__STAMPS.created.is_some() {
+            return self.fail(Error::invalid(
+                E::ENTITY_TYPE,
+                crate::ValidationReason::NotSupportedInBatch,
+                "a batch write cannot keep the creation time an item already holds (it takes no condition); put an entity with a #[dynamo(created)] field with put, create or transact_write",
+            ));
+        }
         let item = match crate::entity::write_item(entity, Some(std::time::SystemTime::now())) {
             Ok(item) => item,
             Err(e) => return self.fail(e),

@@ -90,8 +90,13 @@ pub(crate) fn write_item<E: Entity>(
         return Err(crate::auto::unset_id(E::ENTITY_TYPE, field));
     }
     let mut item = value.to_item()?;
-    if let (Some(at), Some(_)) = (stamp, E::__STAMPS.updated) {
-        item.extend(E::__stamp_values(at, false)?);
+    if let Some(at) = stamp {
+        // An unset creation time is the time of this write (kept by a put where an item
+        // already holds one).
+        let creating = value.__created_unset();
+        if creating || E::__STAMPS.updated.is_some() {
+            item.extend(E::__stamp_values(at, creating)?);
+        }
     }
     Ok(item)
 }
@@ -184,6 +189,11 @@ pub trait EntityInternals: Sized {
     fn __stamp_values(at: std::time::SystemTime, creating: bool) -> Result<Item, Error> {
         let _ = (at, creating);
         Ok(Item::new())
+    }
+
+    /// Whether the `#[dynamo(created)]` field holds no time yet (`false` without one).
+    fn __created_unset(&self) -> bool {
+        false
     }
 
     /// The first generated field (`#[dynamo(generate = "..")]`) that is unset.

@@ -101,6 +101,7 @@ impl PreparedWrite {
 }
 
 /// What reading a failed conditional write needs from its request.
+#[derive(Clone)]
 pub(crate) struct FailureContext {
     /// The key as `PK=..., SK=...`, for errors.
     pub(crate) key: String,

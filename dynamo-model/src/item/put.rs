@@ -138,6 +138,7 @@ impl<E: Entity> Put<E> {
     /// The put, storing `token` in the write-token attribute when there is one.
     fn prepare_with(self, token: Option<&WriteToken>) -> Result<PreparedWrite, Error> {
         super::refuse_history::<E>("put")?;
+        let kept_created = self.kept_created();
         // Chunked fields are written by `send` alone (chunks, then the item, then the old
         // chunks): a transaction or `params` would store or show an incomplete item.
         if self.chunk_conditions.is_none() {
@@ -191,6 +192,16 @@ impl<E: Entity> Put<E> {
                 (condition, names, values)
             }
         };
+        let (mut condition, mut names, mut values) = (condition, names, values);
+        if let Some(attribute) = kept_created {
+            created::guard(
+                attribute,
+                item.get(attribute),
+                &mut condition,
+                &mut names,
+                &mut values,
+            );
+        }
         Ok(PreparedWrite {
             entity: E::ENTITY_TYPE,
             key: key.to_string(),
@@ -304,7 +315,7 @@ impl<E: Entity> Put<E> {
 
     /// Sends the `PutItem` request.
     pub(crate) async fn send_item(self) -> Result<(), Error> {
-        self.ready()?.send().await.map(|_| ())
+        self.ready()?.send_keeping_created().await.map(|_| ())
     }
 
     /// The `PutItem` request, validated and rendered (nothing sent yet): the chunk
@@ -313,6 +324,7 @@ impl<E: Entity> Put<E> {
     pub(crate) fn ready(mut self) -> Result<ReadyPut<E>, Error> {
         let token = self.token.take().unwrap_or_else(WriteToken::new);
         let db = self.db.clone();
+        let kept_created = self.kept_created();
         let (request, failure) = self.request(&token).map_err(|e| e.during("PutItem"))?;
         Ok(ReadyPut {
             db,
@@ -320,6 +332,7 @@ impl<E: Entity> Put<E> {
             request,
             failure,
             timeout: None,
+            kept_created,
             _entity: std::marker::PhantomData,
         })
     }
@@ -343,6 +356,8 @@ pub(crate) struct ReadyPut<E: Entity> {
     request: PutItemFluentBuilder,
     failure: FailureContext,
     timeout: Option<std::time::Duration>,
+    /// The creation-time attribute the put keeps ([`created`]).
+    kept_created: Option<&'static str>,
     _entity: std::marker::PhantomData<fn() -> E>,
 }
 
@@ -479,6 +494,7 @@ impl<T: crate::Table> crate::Db<T> {
 }
 
 mod chunked;
+mod created;
 
 #[cfg(test)]
 mod tests {

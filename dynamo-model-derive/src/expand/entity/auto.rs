@@ -47,6 +47,15 @@ pub(super) fn auto_items(m: &EntityModel) -> Option<TokenStream> {
         quote!(if creating { #put })
     });
     let updated_value = updated.map(put_time);
+    let created_unset = created.map(|f| {
+        let (fi, ty) = (&f.ident, &f.ty);
+        let time = quote_spanned!(ty.span()=> <#ty as #dm::auto::Timestamp>);
+        quote! {
+            fn __created_unset(&self) -> bool {
+                #time::is_unset(&self.#fi)
+            }
+        }
+    });
     let unset = generated.iter().map(|f| {
         let (fi, ty, kind, name) = (&f.ident, &f.ty, kind(f), &f.name);
         let id =
@@ -88,6 +97,8 @@ pub(super) fn auto_items(m: &EntityModel) -> Option<TokenStream> {
             let _ = (at, creating);
             Ok(item)
         }
+
+        #created_unset
 
         fn __unset_id(&self) -> ::core::option::Option<&'static str> {
             #(#unset)*
