@@ -36,6 +36,10 @@
 //! 19. [Index projections](p19_index_projections)
 //! 20. [Hot items: a read-through cache](p20_hot_item_cache)
 //!
+//! ## Values the crate keeps right
+//! 21. [Rules on values](p21_validation)
+//! 22. [Generated ids and timestamps](p22_generated_values)
+//!
 //! ## Running it
 //! - [Using an existing table](existing_table)
 //! - [Testing your service with DynamoDB Local](testing)
@@ -118,4 +122,10 @@ pub mod testing {
 }
 pub mod production {
     #![doc = include_str!("production.md")]
+}
+pub mod p21_validation {
+    #![doc = include_str!("p21_validation.md")]
+}
+pub mod p22_generated_values {
+    #![doc = include_str!("p22_generated_values.md")]
 }
