@@ -57,7 +57,11 @@
 //! stored time. A batch write takes no condition, so batch puts of an entity with a
 //! `created` field are refused
 //! ([`ValidationReason::NotSupportedInBatch`](crate::ValidationReason::NotSupportedInBatch)).
-//! Migrations change neither time.
+//! An update that sets or removes `created` itself is refused
+//! ([`ValidationReason::CreationTime`](crate::ValidationReason::CreationTime)); neither time
+//! may be in a key template, and entities with chunked fields take no `created` field
+//! (compile errors). History revisions after the first keep the creation time their
+//! value holds. Migrations change neither time.
 
 use crate::Error;
 use std::time::SystemTime;

@@ -309,7 +309,8 @@ pub use dynamo_model_derive::Table;
 ///   unless given, and `sk = ""` unless given).
 ///   `versioned` is its former spelling.
 /// - `validate = path`: a function over the whole value (`fn(&Self) -> Result<(), M>`,
-///   `M: Display`) checked before every write of it; see [`validate`].
+///   `M: Display`) checked before every write of the whole value (not updates); see
+///   [`validate`].
 ///
 /// Field options:
 /// - `rename = ".."`: the attribute name (1 byte or more; not the table's key,

@@ -60,9 +60,16 @@
 //! ruled field in a way whose result is unknown before it is applied (`add`, `subtract`,
 //! `append`, `prepend`, set operations, a member of it) is refused with
 //! [`ValidationReason::RuledField`](crate::ValidationReason::RuledField): set the whole
-//! value instead. A broken rule is [`Error::Rule`], naming the entity,
-//! field, rule and value; nothing is written. Reads do not check rules (an item stored
-//! before a rule was added still reads): [`check`] a value read when you want to.
+//! value instead. The entity's own rule (`validate = path`) is a function of the whole
+//! value, so it is checked on writes of the whole value (puts, batches, transaction puts,
+//! history, migrations), not on updates, which do not hold it. A broken rule is
+//! [`Error::Rule`], naming the entity, field, rule and value; nothing is written. Reads do
+//! not check rules (an item stored before a rule was added still reads): [`check`] a value
+//! read when you want to. Not checked: the raw items of
+//! [`BatchWrite::ops`](dynamo_model::batch::BatchWrite::ops), a migration's raw steps
+//! (`set_default`, `rename_attribute`), and the key fields an upsert writes from its key.
+//! Fields the crate sets (`created`, `updated`, `generate`), `serde` and `key_format`
+//! fields take no rules (a compile error).
 
 use crate::Error;
 use crate::error::{Rule, RuleViolation};

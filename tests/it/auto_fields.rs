@@ -40,6 +40,20 @@ pub struct Comment {
     pub updated: Option<OffsetDateTime>,
 }
 
+/// A document with history and times: revisions keep the first creation time.
+#[derive(Entity, Debug, Clone, PartialEq, Default)]
+#[dynamo(table = Social, pk = "DOC#{doc_id}", sk = "DOC", history)]
+pub struct Doc {
+    pub doc_id: String,
+    pub text: String,
+    #[dynamo(version)]
+    pub version: u64,
+    #[dynamo(created)]
+    pub created: Option<OffsetDateTime>,
+    #[dynamo(updated)]
+    pub updated: Option<OffsetDateTime>,
+}
+
 fn post(user: &str, body: &str) -> Post {
     Post {
         user_id: user.into(),
@@ -255,4 +269,31 @@ async fn a_blind_put_keeps_the_creation_time_stored() -> TestResult {
     let stored_import = stored(&db, imported.primary_key()).await?;
     assert_eq!(stored_import.created_at, imported.created_at);
     Ok(())
+}
+
+#[tokio::test]
+async fn revisions_keep_the_first_creation_time() -> TestResult {
+    let db = local::fresh_table::<Social>().await?;
+    let history = db.history::<Doc>();
+    history.create(&first_draft()).await?;
+    let first = db.get(Doc::key("d")).await?.ok_or("missing")?;
+    let created = first.created.ok_or("no creation time")?;
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let revised = history
+        .revise(Doc::key("d"), |d| d.text = "v2".into())
+        .await?;
+    assert_eq!(revised.value.created, Some(created));
+    let latest = db.get(Doc::key("d")).await?.ok_or("missing")?;
+    assert_eq!(latest.created, Some(created), "kept by the revision");
+    assert!(latest.updated > first.updated, "which sets the update time");
+    Ok(())
+}
+
+/// Document `d`'s first text: no version, no times yet.
+fn first_draft() -> Doc {
+    Doc {
+        doc_id: "d".into(),
+        text: "v1".into(),
+        ..Doc::default()
+    }
 }

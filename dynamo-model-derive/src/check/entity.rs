@@ -391,6 +391,13 @@ fn check_rules(cx: &mut Ctxt, m: &EntityModel) {
             "a TTL field takes no rules: check the time in a `validate = path` function of the entity"
         } else if f.attrs.chunked.is_some() {
             "a chunked field takes no rules: check the value in a `validate = path` function of the entity"
+        } else if f.attrs.created.is_some()
+            || f.attrs.updated.is_some()
+            || f.attrs.generate.is_some()
+        {
+            "a field the crate sets (`created`, `updated`, `generate`) takes no rules: its value is the crate's"
+        } else if f.attrs.serde_codec || f.attrs.key_format.is_some() {
+            "a `serde` or `key_format` field takes no rules: an update gives it in its stored form; check it in a `validate = path` function of the entity"
         } else {
             continue;
         };
@@ -426,8 +433,14 @@ fn check_auto_fields(cx: &mut Ctxt, m: &EntityModel) {
             "a generated id is not a time"
         } else if a.skip || a.version || a.ttl || a.chunked.is_some() || a.serde_codec {
             "a field the crate sets is stored as it is: not `skip`, `version`, `ttl`, `chunked` or `serde`"
-        } else if a.updated.is_some() && (f.in_primary_key || f.in_index_key) {
-            "an `updated` time is in no key: a put sets it without re-rendering the keys, and an update cannot move the item"
+        } else if (a.updated.is_some() || a.created.is_some())
+            && (f.in_primary_key || f.in_index_key)
+        {
+            "a time the crate sets is in no key: a put sets it in the item without rendering the keys again, and an update cannot move the item"
+        } else if a.created.is_some() && m.fields.iter().any(|f| f.attrs.chunked.is_some()) {
+            "an entity with chunked fields takes no `created` field: the chunk protocol cannot send its put again with the stored creation time"
+        } else if a.generate.is_some() && m.versioned.is_some() {
+            "an entity with history takes no generated id: its items are written by `db.history()`, which does not create them with `db.create`"
         } else {
             continue;
         };

@@ -45,4 +45,31 @@ struct SkippedTime {
     at: Option<time::OffsetDateTime>,
 }
 
+#[derive(Entity)]
+#[dynamo(table = App, pk = "F#{id}", sk = "F#{at}")]
+struct CreatedInKey {
+    id: String,
+    #[dynamo(created)]
+    at: time::OffsetDateTime,
+}
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "G#{id}", sk = "G")]
+struct CreatedAndChunked {
+    id: String,
+    #[dynamo(chunked)]
+    body: String,
+    #[dynamo(created)]
+    at: time::OffsetDateTime,
+}
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "H#{id}", sk = "H", history)]
+struct GeneratedWithHistory {
+    #[dynamo(generate = "uuid_v4")]
+    id: String,
+    #[dynamo(version)]
+    version: u64,
+}
+
 fn main() {}

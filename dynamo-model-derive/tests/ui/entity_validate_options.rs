@@ -64,4 +64,18 @@ struct ManagedFields {
     expires: i64,
 }
 
+#[derive(Entity)]
+#[dynamo(table = App, pk = "H#{id}", sk = "H")]
+struct RulesOnManagedValues {
+    id: String,
+    #[dynamo(created, validate(with = recent))]
+    at: time::OffsetDateTime,
+    #[dynamo(key_format = "verbatim", validate(length(max = 3)))]
+    code: String,
+}
+
+fn recent(_: &time::OffsetDateTime) -> Result<(), String> {
+    Ok(())
+}
+
 fn main() {}

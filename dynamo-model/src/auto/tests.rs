@@ -139,6 +139,13 @@ fn puts_and_updates_set_the_update_time() -> Result<(), Error> {
     let names = update.expression_attribute_names().expect("names");
     assert!(names.values().any(|n| n == "updated_at"), "{names:?}");
     assert!(!names.values().any(|n| n == "created_at"), "{names:?}");
+    let set_created = db()
+        .update(key.clone())
+        .set(Post::fields().created_at, time::OffsetDateTime::now_utc())
+        .params();
+    let (reason, message) = crate::error::refusal(set_created);
+    assert_eq!(reason, ValidationReason::CreationTime);
+    assert!(message.contains("`created_at`"), "{message}");
     let upsert = db()
         .update(key)
         .upsert()

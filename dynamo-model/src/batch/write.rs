@@ -180,7 +180,7 @@ impl<T: Table> BatchWrite<T> {
                 "a batch write cannot keep the creation time an item already holds (it takes no condition); put an entity with a #[dynamo(created)] field with put, create or transact_write",
             ));
         }
-        let item = match crate::entity::write_item(entity, Some(std::time::SystemTime::now())) {
+        let item = match crate::entity::write_item(entity, Some(crate::entity::Stamp::now())) {
             Ok(item) => item,
             Err(e) => return self.fail(e),
         };

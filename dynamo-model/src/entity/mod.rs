@@ -77,23 +77,38 @@ pub trait Entity: EntityInternals + Send + Sync + 'static {
 /// What `#[derive(Entity)]` generates for the runtime besides [`Entity`] itself: key
 /// rendering into caller buffers and the index keys an update must recompute.
 ///
+/// The times a write sets ([`auto`](dynamo_model::auto)): `updated` at `at`, and an unset
+/// `created` too when the write may be the item's first (`first`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stamp {
+    pub(crate) at: std::time::SystemTime,
+    pub(crate) first: bool,
+}
+
+impl Stamp {
+    /// Now, for a write that may be the item's first.
+    pub(crate) fn now() -> Self {
+        Stamp {
+            at: std::time::SystemTime::now(),
+            first: true,
+        }
+    }
+}
+
 /// The item a write of `value` stores: its rules checked (`validate`), its generated
-/// ids set, encoded, and its `updated` time set to `stamp` (`None`: left as the value
-/// holds it). Every write of a whole value (put, batch put, transaction put, history
-/// write, migration write) takes its item here.
-pub(crate) fn write_item<E: Entity>(
-    value: &E,
-    stamp: Option<std::time::SystemTime>,
-) -> Result<Item, Error> {
+/// ids set, encoded, and its times set by `stamp` (`None`: left as the value holds
+/// them). Every write of a whole value (put, batch put, transaction put, history write,
+/// migration write) takes its item here.
+pub(crate) fn write_item<E: Entity>(value: &E, stamp: Option<Stamp>) -> Result<Item, Error> {
     value.__validate()?;
     if let Some(field) = value.__unset_id() {
         return Err(crate::auto::unset_id(E::ENTITY_TYPE, field));
     }
     let mut item = value.to_item()?;
-    if let Some(at) = stamp {
-        // An unset creation time is the time of this write (kept by a put where an item
-        // already holds one).
-        let creating = value.__created_unset();
+    if let Some(Stamp { at, first }) = stamp {
+        // An unset creation time on what may be the item's first write is the time of
+        // this write (a put keeps one an item already holds).
+        let creating = first && value.__created_unset();
         if creating || E::__STAMPS.updated.is_some() {
             item.extend(E::__stamp_values(at, creating)?);
         }

@@ -76,6 +76,9 @@ pub enum ValidationReason {
     /// (`#[dynamo(generate = "..")]`) is unset: it would store the nil id (see
     /// [`auto`](dynamo_model::auto)).
     UnsetGeneratedId,
+    /// An update that sets or removes the `#[dynamo(created)]` field, the creation time
+    /// the crate keeps (see [`auto`](dynamo_model::auto)).
+    CreationTime,
     /// A range or `starts_with` condition on a sort-key part whose encoding does not keep
     /// the values' order (see [`KeyError::Unordered`](super::KeyError::Unordered)).
     UnorderedKeyPart,

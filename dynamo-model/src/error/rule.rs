@@ -66,9 +66,9 @@ fn bounds(f: &mut fmt::Formatter<'_>, min: Option<String>, max: Option<String>) 
 /// What [`Error::Rule`](crate::Error::Rule) holds: the entity, the field (none for a rule
 /// on the whole value), the rule and the value that breaks it. Nothing was written.
 ///
-/// Its `Display` names the entity, field and rule but not the value, which can hold
-/// personal data (as keys in traces): read it with [`value`](RuleViolation::value).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Its `Display` and `Debug` name the entity, field and rule but not the value, which can
+/// hold personal data (as keys in traces): read it with [`value`](RuleViolation::value).
+#[derive(Clone, PartialEq, Eq)]
 pub struct RuleViolation {
     entity: &'static str,
     field: Option<&'static str>,
@@ -148,6 +148,19 @@ impl fmt::Display for RuleViolation {
     }
 }
 
+/// Like `Display`, the value is left out (an `unwrap` or a `{:?}` in a log would carry it).
+impl fmt::Debug for RuleViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RuleViolation")
+            .field("entity", &self.entity)
+            .field("field", &self.field)
+            .field("rule", &self.rule)
+            .field("value", &self.value.as_ref().map(|_| "(hidden)"))
+            .field("reason", &self.reason)
+            .finish()
+    }
+}
+
 impl std::error::Error for RuleViolation {}
 
 #[cfg(test)]
@@ -170,6 +183,10 @@ mod tests {
             "field `email` of User breaks its rule: length from 3 to 64"
         );
         assert_eq!(v.value(), Some("\"a@\""));
+        assert!(
+            !format!("{v:?}").contains("a@"),
+            "the value stays out of Debug too"
+        );
         let r = Rule::Range {
             min: None,
             max: Some("100"),

@@ -99,7 +99,12 @@ impl<E: Versioned> History<E> {
         token: &WriteToken,
     ) -> Result<Item, Error> {
         let schema = &<E::Table as Table>::SCHEMA;
-        let mut latest = crate::entity::write_item(value, Some(std::time::SystemTime::now()))?;
+        // A revision after the first keeps the creation time its value holds.
+        let stamp = crate::entity::Stamp {
+            first: next == 1,
+            ..crate::entity::Stamp::now()
+        };
+        let mut latest = crate::entity::write_item(value, Some(stamp))?;
         latest.insert(version_attr.to_owned(), AttributeValue::N(next.to_string()));
         if let Some(time) = layout.time_attribute {
             latest.insert(time.to_owned(), AttributeValue::N(now_millis().to_string()));

@@ -69,11 +69,11 @@ pub struct Put<E: Entity> {
 
 impl<E: Entity> Put<E> {
     pub(crate) fn new(db: &Db<E::Table>, entity: &E) -> Self {
-        Self::stamped(db, entity, Some(std::time::SystemTime::now()))
+        Self::stamped(db, entity, Some(crate::entity::Stamp::now()))
     }
 
     /// A put of `entity` whose `updated` time is set to `stamp` (`None`: as it holds it).
-    fn stamped(db: &Db<E::Table>, entity: &E, stamp: Option<std::time::SystemTime>) -> Self {
+    fn stamped(db: &Db<E::Table>, entity: &E, stamp: Option<crate::entity::Stamp>) -> Self {
         Put {
             db: db.clone(),
             item: crate::entity::write_item(entity, stamp),

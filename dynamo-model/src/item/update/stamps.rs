@@ -1,6 +1,6 @@
-//! The times an update sets itself ([`crate::auto`]): `updated` on every update,
-//! `created` with `if_not_exists` when an upsert may create the item. A time the update
-//! sets itself is left as given.
+//! The times an update sets itself ([`crate::auto`]): `updated` on every update (unless
+//! the update sets it), `created` with `if_not_exists` when an upsert may create the item;
+//! an update that changes `created` itself is refused.
 
 use super::{Action, SetFn, Update};
 use crate::expr::AttrPath;
@@ -11,6 +11,18 @@ impl<E: Entity> Update<E> {
     /// the item.
     pub(super) fn stamp_actions(&mut self, creates: bool) -> Result<(), Error> {
         let stamps = E::__STAMPS;
+        if let Some(created) = stamps.created
+            && self.actions.iter().any(|a| a.path().top() == created)
+        {
+            let message = format!(
+                "the update changes `{created}`, the creation time the crate keeps: it is set when the item is created and never changed"
+            );
+            return Err(Error::invalid(
+                E::ENTITY_TYPE,
+                crate::ValidationReason::CreationTime,
+                message,
+            ));
+        }
         if stamps.updated.is_none() && !(creates && stamps.created.is_some()) {
             return Ok(());
         }
