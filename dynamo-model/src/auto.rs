@@ -89,13 +89,23 @@ impl<T: Timestamp> Timestamp for Option<T> {
     }
 }
 
+/// Nanoseconds from the Unix epoch to `at`, negative before it.
+fn epoch_nanos(at: SystemTime) -> i128 {
+    match at.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(after) => i128::try_from(after.as_nanos()).unwrap_or(i128::MAX),
+        Err(before) => -i128::try_from(before.duration().as_nanos()).unwrap_or(i128::MAX),
+    }
+}
+
 impl Timestamp for crate::Epoch {
     fn at(at: SystemTime) -> Self {
-        let seconds = match at.duration_since(SystemTime::UNIX_EPOCH) {
-            Ok(after) => i64::try_from(after.as_secs()).unwrap_or(i64::MAX),
-            Err(before) => i64::try_from(before.duration().as_secs()).map_or(i64::MIN, |s| -s),
-        };
-        crate::Epoch(seconds)
+        // Whole seconds, towards the epoch.
+        let seconds = epoch_nanos(at) / 1_000_000_000;
+        crate::Epoch(i64::try_from(seconds).unwrap_or(if seconds < 0 {
+            i64::MIN
+        } else {
+            i64::MAX
+        }))
     }
     fn is_unset(&self) -> bool {
         self.0 == 0
@@ -117,10 +127,7 @@ impl Timestamp for chrono::DateTime<chrono::Utc> {
     fn at(at: SystemTime) -> Self {
         // Whole seconds towards the past and the nanoseconds after them, so an instant
         // before 1970 keeps its fraction.
-        let nanos: i128 = match at.duration_since(SystemTime::UNIX_EPOCH) {
-            Ok(after) => i128::try_from(after.as_nanos()).unwrap_or(i128::MAX),
-            Err(before) => -i128::try_from(before.duration().as_nanos()).unwrap_or(i128::MAX),
-        };
+        let nanos = epoch_nanos(at);
         let (seconds, fraction) = (
             nanos.div_euclid(1_000_000_000),
             nanos.rem_euclid(1_000_000_000),
@@ -207,21 +214,14 @@ ids! {
 /// field's format), towards the past.
 #[doc(hidden)]
 pub fn cut(at: SystemTime, resolution: u64) -> SystemTime {
-    let step = resolution.max(1);
-    let cut = |d: std::time::Duration| {
-        let nanos = d.as_nanos() - d.as_nanos() % u128::from(step);
-        std::time::Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
-    };
-    match at.duration_since(SystemTime::UNIX_EPOCH) {
-        Ok(after) => SystemTime::UNIX_EPOCH + cut(after),
-        Err(before) => {
-            let d = before.duration();
-            let mut back = cut(d);
-            if back < d {
-                back += std::time::Duration::from_nanos(step);
-            }
-            SystemTime::UNIX_EPOCH - back
-        }
+    let nanos = epoch_nanos(at);
+    let cut = nanos - nanos.rem_euclid(i128::from(resolution.max(1)));
+    let whole =
+        std::time::Duration::from_nanos(u64::try_from(cut.unsigned_abs()).unwrap_or(u64::MAX));
+    if cut < 0 {
+        SystemTime::UNIX_EPOCH - whole
+    } else {
+        SystemTime::UNIX_EPOCH + whole
     }
 }
 

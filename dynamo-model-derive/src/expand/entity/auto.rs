@@ -145,13 +145,11 @@ fn put_time(f: &Field) -> TokenStream {
 /// more precision than it holds.
 fn at_of(f: &Field) -> TokenStream {
     let dm = dm();
-    match formatted_attr_type(f) {
-        Some(_) => {
-            let step = resolution(f);
-            quote!(#dm::auto::cut(at, #step))
-        }
-        None => quote!(at),
+    if f.attrs.key_format.is_none() {
+        return quote!(at);
     }
+    let step = resolution(f);
+    quote!(#dm::auto::cut(at, #step))
 }
 
 /// The step of field `f`'s format in nanoseconds (`1` without a format).
