@@ -22,6 +22,7 @@ pub const DEFAULT: Symbol = Symbol("default");
 pub const DELIMITER: Symbol = Symbol("delimiter");
 pub const DESERIALIZE_WITH: Symbol = Symbol("deserialize_with");
 pub const DYNAMO: Symbol = Symbol("dynamo");
+pub const ENCRYPT: Symbol = Symbol("encrypt");
 pub const ENTITY_TYPE: Symbol = Symbol("entity_type");
 pub const FLATTEN: Symbol = Symbol("flatten");
 pub const FROM: Symbol = Symbol("from");

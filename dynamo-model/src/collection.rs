@@ -51,8 +51,43 @@ pub trait Target: Sized + Send + 'static {
     /// index does not project them.
     const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] = &[];
 
+    /// The encrypted attributes of each member entity, in the order of
+    /// [`Target::ENTITY_TYPES`] (see [`crate::encrypt`]).
+    #[doc(hidden)]
+    const ENCRYPTED_MEMBERS: &'static [&'static [&'static str]] = &[];
+
     /// Decodes an item, or reports that its entity type is not part of the target.
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError>;
+}
+
+/// Decrypts the encrypted attributes of `item` with `keys`, as the member entity of `T`
+/// it is (by its entity type, else by its keys) stores them (see [`crate::encrypt`]).
+/// Every read decrypts here before decoding; an item of no member is left as it is.
+pub(crate) fn open<T: Target>(
+    keys: Option<&dyn crate::encrypt::KeyProvider>,
+    item: &mut Item,
+) -> Result<(), DecodeError> {
+    if T::ENCRYPTED_MEMBERS.iter().all(|m| m.is_empty()) {
+        return Ok(());
+    }
+    let schema = &<T::Table as Table>::SCHEMA;
+    let member = match __private::entity_type_of_table::<T::Table>(item) {
+        Some(found) => T::ENTITY_TYPES.iter().position(|t| *t == found),
+        None if T::ENTITY_TYPES.len() == 1 => Some(0),
+        None => crate::schema::raw_key_of(schema, item).and_then(|key| {
+            let owners = crate::registry::entity_types_of_key::<T::Table>(&key);
+            T::ENTITY_TYPES.iter().position(|t| owners.contains(t))
+        }),
+    };
+    let Some(i) = member else {
+        return Ok(());
+    };
+    match (T::ENTITY_TYPES.get(i), T::ENCRYPTED_MEMBERS.get(i)) {
+        (Some(entity), Some(attributes)) if !attributes.is_empty() => {
+            crate::encrypt::open_item(keys, schema, entity, attributes, item)
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The outcome of decoding one item into a [`Target`].
@@ -72,6 +107,7 @@ impl<E: Entity> Target for E {
     const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] = &[E::ATTRIBUTES];
     const HISTORY: Option<&'static crate::schema::history::HistoryLayout> = E::__HISTORY;
     const IDENTIFIED_BY_KEYS: bool = E::__IDENTIFY_BY_KEYS;
+    const ENCRYPTED_MEMBERS: &'static [&'static [&'static str]] = &[E::__ENCRYPTED];
 
     fn decode(item: Item) -> Result<Decoded<Self>, DecodeError> {
         // An untyped item whose keys are not this entity's (another program's item, or an

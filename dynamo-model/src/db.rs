@@ -32,6 +32,8 @@ pub struct Db<T> {
     /// Whether the client has an observer reading the records of calls
     /// (`crate::call::Observing`): without one, no record is built.
     observers: bool,
+    /// The keys of encrypted fields (`Db::with_keys`).
+    keys: Option<Arc<dyn crate::encrypt::KeyProvider>>,
     _table: PhantomData<fn() -> T>,
 }
 
@@ -46,6 +48,7 @@ impl<T> Clone for Db<T> {
             cache: self.cache.clone(),
             insight: self.insight.clone(),
             observers: self.observers,
+            keys: self.keys.clone(),
             _table: PhantomData,
         }
     }
@@ -71,6 +74,7 @@ impl<T: Table> Db<T> {
             #[cfg(feature = "cache")]
             cache: None,
             insight: None,
+            keys: None,
             _table: PhantomData,
         }
     }
@@ -176,6 +180,33 @@ impl<T: Table> Db<T> {
     pub fn with_cursor_secret(mut self, secret: impl AsRef<[u8]>) -> Self {
         self.cursor_secret = Arc::from(secret.as_ref());
         self
+    }
+
+    /// Encrypts and decrypts the entities' `#[dynamo(encrypt)]` fields with `keys` (see
+    /// [`encrypt`](crate::encrypt)): the current key seals every value written, any key
+    /// it holds opens what it sealed.
+    pub fn with_keys(mut self, keys: impl crate::encrypt::KeyProvider) -> Self {
+        self.keys = Some(Arc::new(keys));
+        self
+    }
+
+    /// The keys of encrypted fields, if any.
+    pub(crate) fn keys(&self) -> Option<&dyn crate::encrypt::KeyProvider> {
+        self.keys.as_deref()
+    }
+
+    /// `item` decoded as `E`, its encrypted fields (`#[dynamo(encrypt)]`) decrypted first
+    /// with this `Db`'s keys: what every read of one whole entity returns. For items read
+    /// otherwise (the current item an [`Error`] carries, a stream image, an item read with
+    /// the SDK), which [`Entity::from_item`](crate::Entity::from_item) cannot decrypt.
+    pub fn decode<E: crate::Entity<Table = T>>(&self, mut item: crate::Item) -> Result<E, Error> {
+        crate::collection::open::<E>(self.keys(), &mut item)?;
+        Ok(E::from_item(item)?)
+    }
+
+    /// The keys of encrypted fields, shared (for readers that outlive the borrow).
+    pub(crate) fn shared_keys(&self) -> Option<Arc<dyn crate::encrypt::KeyProvider>> {
+        self.keys.clone()
     }
 
     /// Records the key of each single-item operation in its tracing span

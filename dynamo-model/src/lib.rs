@@ -97,6 +97,7 @@ pub mod collection;
 pub mod compress;
 pub mod cursor;
 mod db;
+pub mod encrypt;
 pub mod entity;
 pub mod error;
 #[cfg(feature = "export")]
@@ -151,6 +152,7 @@ pub use entity::Entity;
 pub use entity::Key;
 pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::CompressedPath;
+pub use expr::EncryptedPath;
 pub use expr::{AttrPath, Condition, KeyPath, MapPath, Path, SettablePath, UpdatablePath};
 pub use item::Numeric;
 pub use item_map::Item;

@@ -239,7 +239,27 @@ impl StreamRecord {
     }
 
     /// [`StreamRecord::decode`], moving the images out of the record.
+    ///
+    /// An image of an entity with encrypted fields (`#[dynamo(encrypt)]`) fails with
+    /// [`EncryptionError::NoKeys`](crate::encrypt::EncryptionError::NoKeys) here: decode
+    /// it with [`StreamRecord::decode_with_keys`].
     pub fn into_change<T: Target>(self) -> Result<Option<Change<T>>, Error> {
+        self.into_change_with(None)
+    }
+
+    /// [`StreamRecord::decode`], decrypting the encrypted fields of the images with
+    /// `keys` (see [`encrypt`](crate::encrypt)).
+    pub fn decode_with_keys<T: Target>(
+        &self,
+        keys: &dyn crate::encrypt::KeyProvider,
+    ) -> Result<Option<Change<T>>, Error> {
+        self.clone().into_change_with(Some(keys))
+    }
+
+    fn into_change_with<T: Target>(
+        self,
+        keys: Option<&dyn crate::encrypt::KeyProvider>,
+    ) -> Result<Option<Change<T>>, Error> {
         let raw_key = self.raw_key::<T>()?;
         // Chunk items of chunked attributes are the crate's own, never an entity's.
         if crate::chunk::is_chunk_key(&raw_key) {
@@ -270,7 +290,7 @@ impl StreamRecord {
             match item {
                 _ if !in_event => Ok(Image::Absent),
                 None => Ok(Image::NotInView),
-                Some(item) => decode_image::<T>(item, &raw_key),
+                Some(item) => decode_image::<T>(item, &raw_key, keys),
             }
         };
         let old = image(self.old_image, event.has_old())?;
@@ -346,7 +366,11 @@ fn entity_type_in<T: Table>(item: &Item) -> Option<&str> {
 }
 
 /// Decodes one image into `T`, or tells whose it is.
-fn decode_image<T: Target>(item: Item, key: &RawKey) -> Result<Image<T>, Error> {
+fn decode_image<T: Target>(
+    mut item: Item,
+    key: &RawKey,
+    keys: Option<&dyn crate::encrypt::KeyProvider>,
+) -> Result<Image<T>, Error> {
     // An image is the item under the record's key: one under another key would make
     // `Change::key` name an item other than the one decoded.
     let schema = &<T::Table as Table>::SCHEMA;
@@ -394,6 +418,7 @@ fn decode_image<T: Target>(item: Item, key: &RawKey) -> Result<Image<T>, Error> 
     if revision != T::READS_REVISIONS {
         return Ok(Image::OtherEntity(None));
     }
+    crate::collection::open::<T>(keys, &mut item)?;
     match T::decode(item)? {
         Decoded::Item(value) => Ok(Image::Present(value)),
         Decoded::Unknown(found) => Ok(Image::OtherEntity(found)),

@@ -37,11 +37,13 @@ pub use crate::error::{CancelReason, CancelledOperation};
 pub const MAX_TRANSACTION_ITEMS: usize = 100;
 
 impl CancelledOperation {
-    /// Decodes the current item, when there is one.
+    /// Decodes the current item, when there is one. An entity with encrypted fields
+    /// fails with [`EncryptionError::NoKeys`](crate::encrypt::EncryptionError::NoKeys)
+    /// here: decode the item with [`Db::decode`](crate::Db::decode).
     pub fn current<E: Entity>(&self) -> Option<Result<E, Error>> {
         self.current
             .as_ref()
-            .map(|item| E::from_item(item.as_ref().clone()).map_err(Error::from))
+            .map(|item| crate::entity::decode_keyless::<E>(item.as_ref().clone()))
     }
 }
 
@@ -471,7 +473,9 @@ impl<X: Target> TransactGet<X> {
         let mut results = Vec::new();
         for response in out.responses.unwrap_or_default() {
             match response.item {
-                Some(item) if !item.is_empty() => results.push(decode_target(item, self.unknown)?),
+                Some(item) if !item.is_empty() => {
+                    results.push(decode_target(item, self.unknown, self.db.keys())?)
+                }
                 _ => results.push(None),
             }
         }

@@ -20,6 +20,7 @@ mod deadlines;
 mod decode;
 mod delimiters;
 mod duplicates;
+mod encrypted_fields;
 mod explain;
 mod export;
 mod extra_types;

@@ -202,6 +202,8 @@ pub struct FieldAttrs {
     /// `#[dynamo(generate = "ulid")]`: an id made on create (`"ulid"`, `"uuid_v7"`,
     /// `"uuid_v4"`).
     pub generate: Option<LitStr>,
+    /// `#[dynamo(encrypt)]`: stored as a ciphertext (`dynamo_model::encrypt`).
+    pub encrypt: Option<Path>,
 }
 
 /// `#[dynamo(key_format = "..")]` on a field: the format marker of
@@ -336,6 +338,7 @@ impl FieldAttrs {
             || self.created.is_some()
             || self.updated.is_some()
             || self.generate.is_some()
+            || self.encrypt.is_some()
     }
 }
 
@@ -412,6 +415,7 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
         created: None,
         updated: None,
         generate: None,
+        encrypt: None,
     };
     let mut said = FieldSaid::default();
     let mut skips = Skips::default();
@@ -489,6 +493,12 @@ fn dynamo_field_option(
             ));
         }
         set_once(&mut out.generate, lit, meta, "generate")?;
+    } else if meta.path == ENCRYPT && derive == Derive::Entity {
+        set_once(&mut out.encrypt, meta.path.clone(), meta, "encrypt")?;
+    } else if meta.path == ENCRYPT {
+        return Err(meta.error(
+            "`encrypt` applies to the fields of an Entity: encrypt the whole field that holds this value",
+        ));
     } else if meta.path == VALIDATE && derive == Derive::Entity {
         field_rules(meta, &mut out.rules)?;
     } else if meta.path == CHUNKED && derive == Derive::Entity {
@@ -513,7 +523,7 @@ fn dynamo_field_option(
 fn field_options(derive: Derive) -> &'static str {
     match derive {
         Derive::Entity => {
-            "`rename`, `alias`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl`, `chunked`, `key_format`, `key_only`, `validate`, `created`, `updated` or `generate`"
+            "`rename`, `alias`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl`, `chunked`, `key_format`, `key_only`, `validate`, `created`, `updated`, `generate` or `encrypt`"
         }
         Derive::Attribute => {
             "`rename`, `default`, `skip`, `skip_serializing_if`, `serde` or `compress`"

@@ -1,6 +1,7 @@
 //! `#[derive(Entity)]`: the entity's fields, key templates, indexes and history, checked
 //! against each other.
 
+mod encrypted;
 mod keys;
 mod versioned;
 
@@ -85,6 +86,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
     check_key_storage(cx, &mut model, attrs.store_key_fields.as_ref());
     check_rules(cx, &model);
     check_auto_fields(cx, &model);
+    encrypted::check_encrypted_fields(cx, &model);
     Some(model)
 }
 

@@ -83,6 +83,8 @@ pub fn expand(input: &DeriveInput) -> Result<TokenStream, Vec<syn::Error>> {
                 const IDENTIFIED_BY_KEYS: bool = false #(|| <#member_types as ::dynamo_model::Entity>::__IDENTIFY_BY_KEYS)*;
                 const MEMBER_ATTRIBUTES: &'static [&'static [&'static str]] =
                     &[#(<#member_types as #dm::Entity>::ATTRIBUTES),*];
+                const ENCRYPTED_MEMBERS: &'static [&'static [&'static str]] =
+                    &[#(<#member_types as #private::EntityInternals>::__ENCRYPTED),*];
 
                 fn decode(item: #dm::Item) -> ::core::result::Result<#private::Decoded<Self>, #dm::DecodeError> {
                     let which = match #private::entity_type_of::<Self>(&item) {

@@ -212,7 +212,7 @@ impl<T: Target> BatchGet<T> {
         );
         let mut items = Vec::with_capacity(read.found.len());
         for (_, item) in read.found {
-            if let Some(t) = decode_target(item, self.unknown)? {
+            if let Some(t) = decode_target(item, self.unknown, self.db.keys())? {
                 items.push(t);
             }
         }

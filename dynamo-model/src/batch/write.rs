@@ -180,7 +180,11 @@ impl<T: Table> BatchWrite<T> {
                 "a batch write cannot keep the creation time an item already holds (it takes no condition); put an entity with a #[dynamo(created)] field with put, create or transact_write",
             ));
         }
-        let item = match crate::entity::write_item(entity, Some(crate::entity::Stamp::now())) {
+        let item = match crate::entity::write_item(
+            entity,
+            Some(crate::entity::Stamp::now()),
+            self.db.keys(),
+        ) {
             Ok(item) => item,
             Err(e) => return self.fail(e),
         };

@@ -99,8 +99,15 @@ impl Stamp {
 /// ids set, encoded, and its times set by `stamp` (`None`: left as the value holds
 /// them). Every write of a whole value (put, batch put, transaction put, history write,
 /// migration write) takes its item here.
-pub(crate) fn write_item<E: Entity>(value: &E, stamp: Option<Stamp>) -> Result<Item, Error> {
-    value.__validate()?;
+///
+/// Its encrypted fields are sealed last with the current key of `keys` (see
+/// [`crate::encrypt`]), bound to the item's key: the item returned is what is stored.
+pub(crate) fn write_item<E: Entity>(
+    value: &E,
+    stamp: Option<Stamp>,
+    keys: Option<&dyn crate::encrypt::KeyProvider>,
+) -> Result<Item, Error> {
+    value.__validate().map_err(redact::<E>)?;
     if let Some(field) = value.__unset_id() {
         return Err(crate::auto::unset_id(E::ENTITY_TYPE, field));
     }
@@ -113,7 +120,35 @@ pub(crate) fn write_item<E: Entity>(value: &E, stamp: Option<Stamp>) -> Result<I
             item.extend(E::__stamp_values(at, creating)?);
         }
     }
+    seal::<E>(keys, &mut item)?;
     Ok(item)
+}
+
+/// Seals the encrypted fields `item` holds (see [`crate::encrypt`]).
+pub(crate) fn seal<E: Entity>(
+    keys: Option<&dyn crate::encrypt::KeyProvider>,
+    item: &mut Item,
+) -> Result<(), Error> {
+    if E::__ENCRYPTED.is_empty() {
+        return Ok(());
+    }
+    let schema = &<E::Table as Table>::SCHEMA;
+    crate::encrypt::seal_item(keys, schema, E::ENTITY_TYPE, E::__ENCRYPTED, item)
+}
+
+/// A broken rule of an encrypted field, without the value (which would otherwise leave
+/// the process in plain text through [`RuleViolation::value`](crate::error::RuleViolation::value)).
+pub(crate) fn redact<E: Entity>(error: Error) -> Error {
+    match error {
+        Error::Rule(violation)
+            if violation
+                .field_name()
+                .is_some_and(|f| E::__ENCRYPTED.contains(&f)) =>
+        {
+            Error::Rule(violation.redacted())
+        }
+        other => other,
+    }
 }
 
 /// A hidden supertrait of [`Entity`], so the derive's contract with the runtime is not
@@ -170,6 +205,10 @@ pub trait EntityInternals: Sized {
         let _ = i;
         None
     }
+
+    /// The attributes of the encrypted fields (`#[dynamo(encrypt)]`, see
+    /// [`crate::encrypt`]): sealed after encoding, opened before decoding.
+    const __ENCRYPTED: &'static [&'static str] = &[];
 
     /// The attributes of the fields with rules (`#[dynamo(validate(..))]`).
     const __RULED: &'static [&'static str] = &[];
@@ -274,7 +313,9 @@ pub use crate::key::template::{IndexChanges, IndexKeyAttributes, IndexUpdates, T
 impl Error {
     /// Decodes the current item carried by a [`Error::ConditionFailed`],
     /// [`Error::VersionConflict`], [`Error::ReturnValuesLost`] or
-    /// [`Error::OutcomeUnknown`], if there is one.
+    /// [`Error::OutcomeUnknown`], if there is one. An entity with encrypted fields fails
+    /// with [`EncryptionError::NoKeys`](crate::error::EncryptionError::NoKeys) here:
+    /// decode the item with [`Db::decode`](crate::Db::decode).
     ///
     /// Returns `None` for other variants or when no item exists under the key.
     pub fn current<E: crate::Entity>(&self) -> Option<Result<E, Error>> {
@@ -294,10 +335,19 @@ impl Error {
             | Error::OutcomeUnknown {
                 current: Some(item),
                 ..
-            } => Some(E::from_item(item.as_ref().clone()).map_err(Error::from)),
+            } => Some(decode_keyless::<E>(item.as_ref().clone())),
             _ => None,
         }
     }
+}
+
+/// `item` decoded where no keys are at hand: an encrypted field it holds is
+/// [`EncryptionError::NoKeys`](crate::error::EncryptionError::NoKeys), never a value
+/// misread as plain.
+pub(crate) fn decode_keyless<E: Entity>(mut item: Item) -> Result<E, Error> {
+    let schema = &<E::Table as Table>::SCHEMA;
+    crate::encrypt::open_item(None, schema, E::ENTITY_TYPE, E::__ENCRYPTED, &mut item)?;
+    Ok(E::from_item(item)?)
 }
 
 #[doc(hidden)]

@@ -90,6 +90,12 @@ pub enum DecodeErrorKind {
         /// The variant names the type reads.
         expected: &'static [&'static str],
     },
+    /// An encrypted attribute (`#[dynamo(encrypt)]`) could not be decrypted: no key
+    /// provider, an unknown key, a ciphertext that does not authenticate (moved from
+    /// another item or attribute, or altered) or a value that is not a ciphertext. See
+    /// [`dynamo_model::encrypt`].
+    #[error("encrypted value: {0}")]
+    Encryption(super::EncryptionError),
 }
 
 impl From<super::DecompressError> for DecodeErrorKind {

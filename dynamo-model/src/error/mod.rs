@@ -21,6 +21,7 @@ pub(crate) use path_steps;
 
 mod decode;
 mod decompress;
+mod encrypt;
 mod key;
 mod reason;
 mod rule;
@@ -29,6 +30,7 @@ mod stream;
 use crate::token::WriteToken;
 pub use decode::{DecodeError, DecodeErrorKind};
 pub use decompress::DecompressError;
+pub use encrypt::EncryptionError;
 pub use key::KeyError;
 pub use reason::ValidationReason;
 #[cfg(test)]

@@ -82,6 +82,14 @@ pub enum ValidationReason {
     /// A range or `starts_with` condition on a sort-key part whose encoding does not keep
     /// the values' order (see [`KeyError::Unordered`](super::KeyError::Unordered)).
     UnorderedKeyPart,
+    /// A write of an entity with encrypted fields (`#[dynamo(encrypt)]`) on a `Db`
+    /// without a key provider, or whose provider has no usable current key: nothing is
+    /// written (see [`encrypt`](dynamo_model::encrypt)).
+    EncryptionKeys,
+    /// An update that changes an encrypted field other than by setting or removing it
+    /// whole (`add`, `append`, a set operation, a member of it): DynamoDB cannot compute
+    /// on a ciphertext (see [`encrypt`](dynamo_model::encrypt)).
+    EncryptedField,
 }
 
 impl fmt::Display for ValidationReason {

@@ -122,9 +122,16 @@ impl RuleViolation {
     }
 
     /// The value that breaks a declarative rule, as its `Debug` text (`None` for a
-    /// function rule, which says why in [`reason`](RuleViolation::reason)).
+    /// function rule, which says why in [`reason`](RuleViolation::reason), and for an
+    /// encrypted field, whose value never leaves the write in plain text).
     pub fn value(&self) -> Option<&str> {
         self.value.as_deref()
+    }
+
+    /// This violation without the value (a field stored encrypted).
+    pub(crate) fn redacted(mut self: Box<Self>) -> Box<Self> {
+        self.value = None;
+        self
     }
 
     /// What a function rule said.

@@ -9,11 +9,13 @@
 
 mod build;
 mod compressed;
+mod encrypted;
 pub(crate) mod guard;
 mod placeholders;
 mod update;
 
 pub use compressed::{CompressedComparison, CompressedPath};
+pub use encrypted::{EncryptedComparison, EncryptedPath};
 pub(crate) use placeholders::Placeholders;
 pub(crate) use update::UpdateClauses;
 
@@ -138,9 +140,9 @@ impl<E, V, M> std::fmt::Debug for Path<E, V, M> {
 /// A path an update may change: every field's path except those of primary-key fields
 /// and of the `#[dynamo(version)]` field. Sealed: implemented by the crate only.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is the path of a primary-key, version or compressed field, which this update cannot change",
+    message = "`{Self}` is the path of a primary-key, version, compressed or encrypted field, which this update cannot change",
     label = "a key field, the #[dynamo(version)] field, or a #[dynamo(compress)] field",
-    note = "changing a key field moves the item to another key: delete the old item and put the new one (atomically, in a transaction); the version is managed by the crate (use if_version / any_version); a compressed field holds compressed bytes, which only `set` and `remove` replace"
+    note = "changing a key field moves the item to another key: delete the old item and put the new one (atomically, in a transaction); the version is managed by the crate (use if_version / any_version); a compressed field holds compressed bytes and an encrypted field a ciphertext, which only `set` and `remove` replace"
 )]
 pub trait UpdatablePath<E, V>: crate::sealed::UpdatablePath {
     /// Where the attribute is.

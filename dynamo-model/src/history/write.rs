@@ -104,7 +104,7 @@ impl<E: Versioned> History<E> {
             first: next == 1,
             ..crate::entity::Stamp::now()
         };
-        let mut latest = crate::entity::write_item(value, Some(stamp))?;
+        let mut latest = crate::entity::write_item(value, Some(stamp), None)?;
         latest.insert(version_attr.to_owned(), AttributeValue::N(next.to_string()));
         if let Some(time) = layout.time_attribute {
             latest.insert(time.to_owned(), AttributeValue::N(now_millis().to_string()));

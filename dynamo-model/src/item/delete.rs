@@ -211,7 +211,7 @@ impl<E: Entity> Delete<E> {
         let e = match result {
             Ok(out) => {
                 return match out.attributes {
-                    Some(item) if return_old && !item.is_empty() => Ok(Some(E::from_item(item)?)),
+                    Some(item) if return_old && !item.is_empty() => Ok(Some(db.decode(item)?)),
                     // Nothing deleted now, but an earlier attempt may have deleted the item
                     // and taken it away with its response: "there was no item" would be a
                     // guess.

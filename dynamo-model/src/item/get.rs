@@ -197,7 +197,7 @@ impl<E: Entity> Get<E> {
     fn decode(&self, item: Option<crate::Item>) -> Result<Option<E>, Error> {
         match item {
             Some(item) if self.exclude_expired && super::is_expired::<E::Table>(&item) => Ok(None),
-            Some(item) => Ok(Some(E::from_item(item)?)),
+            Some(item) => Ok(Some(self.db.decode(item)?)),
             None => Ok(None),
         }
     }

@@ -76,7 +76,7 @@ impl<E: Entity> Put<E> {
     fn stamped(db: &Db<E::Table>, entity: &E, stamp: Option<crate::entity::Stamp>) -> Self {
         Put {
             db: db.clone(),
-            item: crate::entity::write_item(entity, stamp),
+            item: crate::entity::write_item(entity, stamp, db.keys()),
             version: E::VERSION.map_or(0, |_| entity.version()),
             if_absent: false,
             condition: None,

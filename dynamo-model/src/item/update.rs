@@ -391,6 +391,7 @@ impl<E: Entity> Update<E> {
     ) -> Result<(PreparedWrite, Vec<AttrPath>), Error> {
         super::refuse_history::<E>("update")?;
         self.check_ruled_changes()?;
+        self.seal_encrypted()?;
         self.validate()?;
         let expected_version = version_guard::<E>(self.version, "update")?;
         if let Some(attr) = E::VERSION {
@@ -632,8 +633,9 @@ impl<E: Entity> Update<E> {
 
     /// [`run`](Self::run) for a whole item (`ReturnValues` `values`), decoded.
     async fn run_entity(self, returning: Returning, values: &str) -> Result<E, Error> {
+        let db = self.db.clone();
         match self.run(returning).await? {
-            Some(item) => Ok(E::from_item(item)?),
+            Some(item) => db.decode(item),
             None => Err(Error::UnexpectedResponse {
                 entity: E::ENTITY_TYPE,
                 operation: "UpdateItem",
@@ -673,6 +675,7 @@ impl<T: crate::Table> crate::Db<T> {
     }
 }
 
+mod encrypted;
 mod render;
 mod rules;
 mod stamps;

@@ -120,7 +120,7 @@ fn rewrite<E: Entity>(current: &Item, step: &Step<E>) -> Result<Option<Item>, Er
     };
     let schema = &<E::Table as Table>::SCHEMA;
     // A migration rewrites what is stored: the update time stays the value's.
-    let mut written = crate::entity::write_item(&value, None)?;
+    let mut written = crate::entity::write_item(&value, None, None)?;
     // Attributes the entity does not declare stay as they are: those another program
     // writes, the write token (so an application's retried update still recognises its
     // write) and the migrations already applied. The entity's own attributes (older names
@@ -157,6 +157,9 @@ fn decode<E: Entity>(current: &Item) -> Result<E, Error> {
     // stop the decode.
     let schema = &<E::Table as Table>::SCHEMA;
     let mut readable = current.clone();
+    // A migration has no keys: an entity with encrypted fields is refused (NoKeys), never
+    // rewritten with its ciphertexts read as values.
+    crate::encrypt::open_item(None, schema, E::ENTITY_TYPE, E::__ENCRYPTED, &mut readable)?;
     readable.retain(|name, _| {
         !schema.is_index_key_attribute(name)
             || E::ATTRIBUTES.contains(&name.as_str())

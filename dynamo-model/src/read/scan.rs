@@ -433,7 +433,7 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         let unknown = self.unknown;
         let reading = pager::Reading::default();
         let collected = pager::read(&mut responses, reading, self.limit, false, |item| {
-            decode_target(item, unknown)
+            decode_target(item, unknown, self.db.keys())
         })
         .await?;
         Ok(Page::read(collected.items, None, collected.tally))
@@ -485,7 +485,7 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
         };
         let unknown = self.unknown;
         let collected = pager::collect(&source.request, reading, start, self.limit, true, |item| {
-            decode_target(item, unknown)
+            decode_target(item, unknown, self.db.keys())
         })
         .await?;
         Ok(collected.into_page(fingerprint, self.db.cursor_secret()))
@@ -494,6 +494,7 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
     /// Every matching item as a stream, sending requests (to all segments) as it is polled.
     pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
         let (unknown, limit) = (self.unknown, self.limit.unwrap_or(usize::MAX));
+        let keys = self.db.shared_keys();
         let span = self.span();
         let items = match self.source() {
             Err(e) => stream::once(async move { Err(e) }).left_stream(),
@@ -502,19 +503,22 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
                 // The read loop one response at a time; an item that does not decode, or
                 // a request that fails, is an error in the stream's place, and the read
                 // goes on.
-                stream::unfold(responses, move |mut responses| async move {
-                    if responses.is_over() {
-                        return None;
+                stream::unfold(responses, move |mut responses| {
+                    let keys = keys.clone();
+                    async move {
+                        if responses.is_over() {
+                            return None;
+                        }
+                        let reading = pager::Reading::default();
+                        let read = pager::read(&mut responses, reading, None, true, |item| {
+                            Ok(decode_target(item, unknown, keys.as_deref()).transpose())
+                        });
+                        let items = match read.await {
+                            Ok(collected) => collected.items,
+                            Err(e) => vec![Err(e)],
+                        };
+                        Some((stream::iter(items), responses))
                     }
-                    let reading = pager::Reading::default();
-                    let read = pager::read(&mut responses, reading, None, true, |item| {
-                        Ok(decode_target(item, unknown).transpose())
-                    });
-                    let items = match read.await {
-                        Ok(collected) => collected.items,
-                        Err(e) => vec![Err(e)],
-                    };
-                    Some((stream::iter(items), responses))
                 })
                 .flatten()
                 .take(limit)

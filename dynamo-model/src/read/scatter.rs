@@ -390,11 +390,12 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
         let admission = first.map(|p| p.admission());
         let cursor_names = first.map(|p| p.cursor_names.clone()).unwrap_or_default();
         let unknown = self.query.unknown;
+        let keys = self.query.db.shared_keys();
         let keep: Keep<T> = Box::new(move |item: Item| {
             if admission.as_ref().is_some_and(|admits| !admits(&item)) {
                 return Ok(None);
             }
-            decode_target::<T>(item, unknown)
+            decode_target::<T>(item, unknown, keys.as_deref())
         });
         let settings = Settings {
             target: T::NAME,

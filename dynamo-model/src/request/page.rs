@@ -172,8 +172,9 @@ fn typed_filter<T: Target>(path: &'static str) -> Node {
 
 /// Decodes an item into the target, applying the unknown-entity policy.
 pub(crate) fn decode_target<T: Target>(
-    item: Item,
+    mut item: Item,
     unknown: UnknownEntity,
+    keys: Option<&dyn crate::encrypt::KeyProvider>,
 ) -> Result<Option<T>, Error> {
     // A revision of a versioned entity is history, not an item of its own: reads other
     // than the history's see the latest copy only (a collection over the partition, a
@@ -185,6 +186,7 @@ pub(crate) fn decode_target<T: Target>(
     {
         return Ok(None);
     }
+    crate::collection::open::<T>(keys, &mut item)?;
     match T::decode(item)? {
         Decoded::Item(t) => Ok(Some(t)),
         Decoded::Unknown(found) if unknown == UnknownEntity::Error => {

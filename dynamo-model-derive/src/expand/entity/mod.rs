@@ -275,6 +275,15 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
     let key_field_items = codec::key_field_items(m);
     let validate_items = validate::validate_items(m);
     let auto_items = auto::auto_items(m);
+    // The attributes the runtime seals after encoding and opens before decoding.
+    let encrypted: Vec<&String> = m
+        .fields
+        .iter()
+        .filter(|f| f.attrs.encrypt.is_some())
+        .map(|f| &f.name)
+        .collect();
+    let encrypted_items = (!encrypted.is_empty())
+        .then(|| quote!(const __ENCRYPTED: &'static [&'static str] = &[#(#encrypted),*];));
     let (index_keys, index_renders, index_updates) = (&index.keys, &index.renders, &index.updates);
     let (pk_out, sk_out) = key::key_outs();
     let (ipk, isk) = index_key::index_outs();
@@ -312,6 +321,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
             #index_items
             #validate_items
             #auto_items
+            #encrypted_items
 
             #[inline]
             fn __render_primary_key(

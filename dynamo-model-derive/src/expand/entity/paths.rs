@@ -32,6 +32,13 @@ pub(super) fn paths(m: &EntityModel) -> (TokenStream, TokenStream) {
         } else {
             quote!(#ty)
         };
+        if f.attrs.encrypt.is_some() {
+            let doc = format!(
+                "Path of attribute `{}`, stored encrypted: `exists`/`not_exists` in conditions, `set`/`remove` in updates.",
+                f.name
+            );
+            return quote!(#[doc = #doc] pub #fi: #dm::EncryptedPath<#ident, #value>,);
+        }
         if f.attrs.compress.is_some() {
             let doc = format!(
                 "Path of attribute `{}`, stored compressed: `exists`/`not_exists` in conditions, `set`/`remove` in updates.",
@@ -53,6 +60,9 @@ pub(super) fn paths(m: &EntityModel) -> (TokenStream, TokenStream) {
                 Some(ttl) => ttl,
                 None => #name,
             }),);
+        }
+        if f.attrs.encrypt.is_some() {
+            return quote!(#fi: #rt::EncryptedPath::__new(#name),);
         }
         if let Some(c) = &f.attrs.compress {
             let c = compression(c);

@@ -18,7 +18,7 @@ impl<E: Entity> Update<E> {
             AttrPath::Nested(_) => Err(unchecked::<E>(path.top(), "a member of it")),
         };
         if let Err(e) = checked {
-            self.refused = Some(e);
+            self.refused = Some(crate::entity::redact::<E>(e));
         }
     }
 

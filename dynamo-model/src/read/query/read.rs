@@ -72,7 +72,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             if !source.prepared.admits(&item) {
                 return Ok(None);
             }
-            decode_target(item, unknown)
+            decode_target(item, unknown, self.db.keys())
         };
         let Some(layout) = self.by_slot else {
             let reading = self.loop_reading(source, self.max_pages);
@@ -135,7 +135,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
                 return Ok(None);
             }
             let key = crate::schema::describe_item_key(schema, &item);
-            let decoded = decode_target(item, unknown)?;
+            let decoded = decode_target(item, unknown, self.db.keys())?;
             if decoded.is_some() {
                 keys.push(key.unwrap_or_default());
             }
