@@ -5,6 +5,7 @@
 use crate::common::*;
 use dynamo_model::aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_model::encrypt::{DataKey, EncryptionError, LocalKeys};
+use dynamo_model::stream::{EventName, StreamRecord};
 use dynamo_model::{local, Db, DecodeErrorKind, Entity, Error, Item, ValidationReason};
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +28,22 @@ pub struct Patient {
     pub notes: Option<Vec<String>>,
     #[dynamo(encrypt, validate(length(max = 11)))]
     pub pin: String,
+}
+
+/// A second member of the patient's partition, with an encrypted field of its own.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "PATIENT#{id}", sk = "VISIT#{n}")]
+pub struct Visit {
+    pub id: String,
+    pub n: u32,
+    #[dynamo(encrypt)]
+    pub diagnosis: String,
+}
+
+#[derive(dynamo_model::Collection, Debug, Clone, PartialEq)]
+pub enum Chart {
+    Patient(Patient),
+    Visit(Visit),
 }
 
 fn patient(id: &str) -> Patient {
@@ -216,5 +233,58 @@ async fn rotated_keys_read_old_values_and_a_db_without_keys_writes_nothing() -> 
     assert!(keyless.get(Patient::key("3")).await?.is_none());
     let err = keyless.batch_write().put(&patient("3")).await.unwrap_err();
     assert_refused(&err, ValidationReason::EncryptionKeys);
+    Ok(())
+}
+
+#[tokio::test]
+async fn collections_streams_and_carried_items_decrypt_with_the_keys() -> TestResult {
+    let table = local::fresh_table::<App>().await?;
+    let db = keyed(&table);
+    let (p, v) = (
+        patient("1"),
+        Visit {
+            id: "1".into(),
+            n: 1,
+            diagnosis: "flu".into(),
+        },
+    );
+    db.put(&p).await?;
+    db.put(&v).await?;
+    // A collection opens each member's own fields.
+    let chart = items_of(db.query(Patient::partition("1")).collection::<Chart>()).await?;
+    assert_eq!(chart, [Chart::Patient(p.clone()), Chart::Visit(v.clone())]);
+    let scanned = db.scan::<Chart>().all().await?.items;
+    assert_eq!(scanned.len(), 2);
+
+    // A stream record's image: refused without keys, decoded with them.
+    let raw = stored(&db, "1").await?;
+    let key = Item::from([
+        ("PK".to_owned(), s("PATIENT#1")),
+        ("SK".to_owned(), s("RECORD")),
+    ]);
+    let record = StreamRecord::new(EventName::Insert, key).with_new_image(raw);
+    let err = record.decode::<Patient>().unwrap_err();
+    assert_eq!(
+        encryption_error(&err),
+        Some(&EncryptionError::NoKeys),
+        "{err}"
+    );
+    let change = record
+        .decode_with_keys::<Chart>(&keys())?
+        .expect("a patient's record");
+    assert_eq!(change.new_image()?, Some(&Chart::Patient(p.clone())));
+
+    // The current item a failed write carries: Db::decode opens it.
+    let err = db.put(&p).if_absent().await.unwrap_err();
+    let Error::ConditionFailed {
+        current: Some(item),
+        ..
+    } = &err
+    else {
+        panic!("{err}")
+    };
+    let keyless = err.current::<Patient>().expect("an item");
+    assert!(keyless.is_err());
+    assert_eq!(db.decode::<Patient>(item.as_ref().clone())?, p);
     Ok(())
 }

@@ -2,7 +2,7 @@
 
 /// Why the stored value of an encrypted field could not be decrypted (see
 /// [`dynamo_model::encrypt`]); carried by
-/// [`DecodeErrorKind::Encryption`](super::DecodeErrorKind::Encryption).
+/// [`DecodeErrorKind::Encryption`](dynamo_model::DecodeErrorKind::Encryption).
 ///
 /// None of them shows the value or the key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

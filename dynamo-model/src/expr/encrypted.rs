@@ -104,7 +104,7 @@ no_comparison!(
 impl<E, V> crate::sealed::SettablePath for EncryptedPath<E, V> {}
 
 /// The plain value: the update seals it with the item's key and the `Db`'s current key
-/// when it is sent (see `crate::item::update`).
+/// when it is sent.
 impl<E, V: AttrValue> crate::expr::SettablePath<E, V> for EncryptedPath<E, V> {
     fn attribute(&self) -> AttrPath {
         AttrPath::Top(self.name)
