@@ -84,7 +84,12 @@ pub(crate) fn open<T: Target>(
     };
     match (T::ENTITY_TYPES.get(i), T::ENCRYPTED_MEMBERS.get(i)) {
         (Some(entity), Some(attributes)) if !attributes.is_empty() => {
-            crate::encrypt::open_item(keys, schema, entity, attributes, item)
+            let fields = crate::encrypt::Fields {
+                schema,
+                entity,
+                attributes,
+            };
+            crate::encrypt::open_item(keys, fields, item)
         }
         _ => Ok(()),
     }

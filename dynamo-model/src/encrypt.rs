@@ -46,7 +46,7 @@ mod envelope;
 mod tests;
 
 pub use envelope::{ENVELOPE_OVERHEAD, FORMAT_VERSION};
-pub(crate) use envelope::{open_item, seal_item, seal_value};
+pub(crate) use envelope::{Fields, open_item, seal_item, seal_value};
 
 pub use crate::error::EncryptionError;
 

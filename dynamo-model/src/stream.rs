@@ -559,4 +559,4 @@ mod lambda;
 mod sdk;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

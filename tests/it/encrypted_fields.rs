@@ -64,9 +64,15 @@ fn keys() -> LocalKeys {
     LocalKeys::new("k1", DataKey::new([1; 32]))
 }
 
-/// The table's `Db` with the test keys (the table lives as long as `table`).
-fn keyed(table: &Db<App>) -> Db<App> {
-    table.clone().with_keys(keys())
+/// A fresh table (dropped with the first value) and its `Db` with the test keys, holding
+/// the patients `ids`.
+async fn seeded(ids: &[&str]) -> Res<(local::TempTable<App>, Db<App>)> {
+    let table = local::fresh_table::<App>().await?;
+    let db = table.clone().with_keys(keys());
+    for id in ids {
+        db.put(&patient(id)).await?;
+    }
+    Ok((table, db))
 }
 
 async fn stored(db: &Db<App>, id: &str) -> Res<Item> {
@@ -86,10 +92,8 @@ fn encryption_error(err: &Error) -> Option<&EncryptionError> {
 
 #[tokio::test]
 async fn the_stored_item_holds_no_plaintext_and_every_path_reads_it_back() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
-    let db = keyed(&table);
+    let (_table, db) = seeded(&["1"]).await?;
     let p = patient("1");
-    db.put(&p).await?;
     let item = stored(&db, "1").await?;
     let text = format!("{item:?}");
     for secret in ["123-45-1", "4111111111111111", "penicillin", "1234"] {
@@ -103,11 +107,9 @@ async fn the_stored_item_holds_no_plaintext_and_every_path_reads_it_back() -> Te
 
     // get, query, scan.
     assert_eq!(db.get(Patient::key("1")).await?, Some(p.clone()));
-    assert_eq!(
-        items_of(db.query(Patient::partition("1"))).await?,
-        [p.clone()]
-    );
-    assert_eq!(db.scan::<Patient>().all().await?.items, [p.clone()]);
+    let queried = items_of(db.query(Patient::partition("1"))).await?;
+    assert_eq!(queried, std::slice::from_ref(&p));
+    assert_eq!(db.scan::<Patient>().all().await?.items, [p]);
     // Batch write and batch get.
     let (a, b) = (patient("2"), patient("3"));
     db.batch_write().put(&a).put(&b).await?;
@@ -129,9 +131,7 @@ async fn the_stored_item_holds_no_plaintext_and_every_path_reads_it_back() -> Te
 
 #[tokio::test]
 async fn an_update_seals_what_it_sets_and_refuses_computing_on_a_ciphertext() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
-    let db = keyed(&table);
-    db.put(&patient("1")).await?;
+    let (_table, db) = seeded(&["1"]).await?;
     let f = Patient::fields();
     let updated = db
         .update(Patient::key("1"))
@@ -174,20 +174,12 @@ async fn an_update_seals_what_it_sets_and_refuses_computing_on_a_ciphertext() ->
 
 #[tokio::test]
 async fn a_ciphertext_moved_to_another_item_does_not_decrypt() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
-    let db = keyed(&table);
-    db.put(&patient("1")).await?;
-    db.put(&patient("2")).await?;
+    let (_table, db) = seeded(&["1", "2"]).await?;
     // Copy item 1's ssn ciphertext into item 2 with the raw SDK.
     let one = stored(&db, "1").await?;
     let mut two = stored(&db, "2").await?;
     two.insert("ssn".into(), one["ssn"].clone());
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(two.clone()))
-        .send()
-        .await?;
+    put_raw(&db, two.clone()).await?;
     let err = db.get(Patient::key("2")).await.unwrap_err();
     assert_eq!(
         encryption_error(&err),
@@ -196,12 +188,7 @@ async fn a_ciphertext_moved_to_another_item_does_not_decrypt() -> TestResult {
     );
     // A plain value where the ciphertext belongs is refused as well.
     two.insert("ssn".into(), s("123-45-6789"));
-    db.client()
-        .put_item()
-        .table_name(db.table_name())
-        .set_item(Some(two))
-        .send()
-        .await?;
+    put_raw(&db, two).await?;
     let err = db.scan::<Patient>().all().await.unwrap_err();
     assert!(
         matches!(encryption_error(&err), Some(EncryptionError::Malformed(_))),
@@ -212,9 +199,7 @@ async fn a_ciphertext_moved_to_another_item_does_not_decrypt() -> TestResult {
 
 #[tokio::test]
 async fn rotated_keys_read_old_values_and_a_db_without_keys_writes_nothing() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
-    let db = keyed(&table);
-    db.put(&patient("1")).await?;
+    let (_table, db) = seeded(&["1"]).await?;
     let rotated = db
         .clone()
         .with_keys(keys().rotate("k2", DataKey::new([2; 32])));
@@ -238,8 +223,7 @@ async fn rotated_keys_read_old_values_and_a_db_without_keys_writes_nothing() -> 
 
 #[tokio::test]
 async fn collections_streams_and_carried_items_decrypt_with_the_keys() -> TestResult {
-    let table = local::fresh_table::<App>().await?;
-    let db = keyed(&table);
+    let (_table, db) = seeded(&["1"]).await?;
     let (p, v) = (
         patient("1"),
         Visit {
@@ -248,7 +232,6 @@ async fn collections_streams_and_carried_items_decrypt_with_the_keys() -> TestRe
             diagnosis: "flu".into(),
         },
     );
-    db.put(&p).await?;
     db.put(&v).await?;
     // A collection opens each member's own fields.
     let chart = items_of(db.query(Patient::partition("1")).collection::<Chart>()).await?;
@@ -258,11 +241,8 @@ async fn collections_streams_and_carried_items_decrypt_with_the_keys() -> TestRe
 
     // A stream record's image: refused without keys, decoded with them.
     let raw = stored(&db, "1").await?;
-    let key = Item::from([
-        ("PK".to_owned(), s("PATIENT#1")),
-        ("SK".to_owned(), s("RECORD")),
-    ]);
-    let record = StreamRecord::new(EventName::Insert, key).with_new_image(raw);
+    let record =
+        StreamRecord::new(EventName::Insert, raw_key("PATIENT#1", "RECORD")).with_new_image(raw);
     let err = record.decode::<Patient>().unwrap_err();
     assert_eq!(
         encryption_error(&err),

@@ -64,18 +64,27 @@ fn binding<'a>(entity: &'a str, attribute: &'a str, key: &'a RawKey) -> Binding<
     }
 }
 
-/// Seals the `attributes` `item` holds, in place, with the provider's current key; the
-/// item's own key attributes bind them. Every write of a whole entity passes here.
+/// The encrypted attributes of one entity type, in the table of `schema`.
+#[derive(Clone, Copy)]
+pub(crate) struct Fields<'a> {
+    pub(crate) schema: &'a TableSchema,
+    pub(crate) entity: &'static str,
+    pub(crate) attributes: &'a [&'static str],
+}
+
+/// Seals the encrypted attributes `item` holds, in place, with the provider's current
+/// key; the item's own key attributes bind them. Every write of a whole entity passes
+/// here.
 pub(crate) fn seal_item(
     keys: Option<&dyn KeyProvider>,
-    schema: &TableSchema,
-    entity: &'static str,
-    attributes: &[&'static str],
+    f: Fields,
     item: &mut Item,
 ) -> Result<(), Error> {
-    if !attributes.iter().any(|a| item.contains_key(*a)) {
-        return Ok(());
-    }
+    let Fields {
+        schema,
+        entity,
+        attributes,
+    } = f;
     // An item without its key (keys are rendered templates, so strings) cannot be
     // written anyway: the put reports it.
     let Some(key) = crate::schema::raw_key_of(schema, item) else {
@@ -141,24 +150,20 @@ pub(crate) fn seal_value(
     Ok(AttributeValue::B(Blob::new(out)))
 }
 
-/// Opens, in place, the `attributes` `item` holds: each must be an envelope that
+/// Opens, in place, the encrypted attributes `item` holds: each must be an envelope that
 /// authenticates for this item, attribute and entity type. What every read passes
 /// through before decoding.
 pub(crate) fn open_item(
     keys: Option<&dyn KeyProvider>,
-    schema: &TableSchema,
-    entity: &'static str,
-    attributes: &[&'static str],
+    f: Fields,
     item: &mut Item,
 ) -> Result<(), DecodeError> {
-    if !attributes.iter().any(|a| item.contains_key(*a)) {
-        return Ok(());
-    }
-    let key = crate::schema::raw_key_of(schema, item);
-    for attribute in attributes {
+    let (schema, entity) = (f.schema, f.entity);
+    for attribute in f.attributes {
         let Some(stored) = item.get(*attribute) else {
             continue;
         };
+        let key = crate::schema::raw_key_of(schema, item);
         let opened = match &key {
             Some(key) => open_value(keys, &binding(entity, attribute, key), stored),
             None => Err(EncryptionError::Malformed("the item has no primary key")),

@@ -1,32 +1,23 @@
 use super::envelope::{Reader, serialise};
 use super::*;
 use crate::error::{DecodeErrorKind, EncryptionError};
-use crate::schema::{KeyAttribute, ScalarType, TableSchema};
+use crate::stream::tests::value;
 use crate::{Item, RawKey};
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use proptest::prelude::*;
 
-const SCHEMA: TableSchema = TableSchema {
-    type_name: "App",
-    pk: KeyAttribute {
-        name: "PK",
-        ty: ScalarType::S,
-    },
-    sk: Some(KeyAttribute {
-        name: "SK",
-        ty: ScalarType::S,
-    }),
-    indexes: &[],
-    ttl: None,
-    entity_type: "_type",
-    write_token: "_wt",
-    identify_by_keys: false,
-    writes_entity_type: true,
-    writes_token: true,
-    billing: crate::schema::Billing::OnDemand,
-    stream: None,
-};
+#[derive(crate::Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+struct App;
+
+fn fields(entity: &'static str, attributes: &'static [&'static str]) -> Fields<'static> {
+    Fields {
+        schema: &<App as crate::Table>::SCHEMA,
+        entity,
+        attributes,
+    }
+}
 
 fn keys() -> LocalKeys {
     LocalKeys::new("k1", DataKey::new([1; 32]))
@@ -42,38 +33,18 @@ fn item(pk: &str, sk: &str, secret: AttributeValue) -> Item {
 
 fn sealed(keys: &dyn KeyProvider, pk: &str, secret: AttributeValue) -> Item {
     let mut item = item(pk, "S", secret);
-    seal_item(Some(keys), &SCHEMA, "User", &["ssn"], &mut item).unwrap();
+    seal_item(Some(keys), fields("User", &["ssn"]), &mut item).unwrap();
     item
 }
 
 fn opened(keys: Option<&dyn KeyProvider>, mut item: Item) -> Result<Item, EncryptionError> {
-    match open_item(keys, &SCHEMA, "User", &["ssn"], &mut item) {
+    match open_item(keys, fields("User", &["ssn"]), &mut item) {
         Ok(()) => Ok(item),
         Err(e) => match e.kind {
             DecodeErrorKind::Encryption(e) => Ok(Err(e)?),
             other => panic!("unexpected {other:?}"),
         },
     }
-}
-
-fn value() -> impl Strategy<Value = AttributeValue> {
-    let leaf = prop_oneof![
-        ".{0,12}".prop_map(AttributeValue::S),
-        "-?[0-9]{1,10}".prop_map(AttributeValue::N),
-        proptest::collection::vec(any::<u8>(), 0..16).prop_map(|b| AttributeValue::B(Blob::new(b))),
-        any::<bool>().prop_map(AttributeValue::Bool),
-        Just(AttributeValue::Null(true)),
-        proptest::collection::vec(".{1,6}", 1..4).prop_map(AttributeValue::Ss),
-        proptest::collection::vec("[0-9]{1,4}", 1..4).prop_map(AttributeValue::Ns),
-        proptest::collection::vec(proptest::collection::vec(any::<u8>(), 1..4), 1..3)
-            .prop_map(|v| AttributeValue::Bs(v.into_iter().map(Blob::new).collect())),
-    ];
-    leaf.prop_recursive(3, 24, 4, |inner| {
-        prop_oneof![
-            proptest::collection::vec(inner.clone(), 0..4).prop_map(AttributeValue::L),
-            proptest::collection::hash_map(".{0,6}", inner, 0..4).prop_map(AttributeValue::M),
-        ]
-    })
 }
 
 proptest! {
@@ -137,14 +108,14 @@ fn a_ciphertext_moved_to_another_item_attribute_or_entity_is_refused() {
     let mut other = item("U#1", "S", AttributeValue::Null(true));
     other.insert("pin".into(), envelope.clone());
     let mut other2 = other.clone();
-    let e = open_item(Some(&keys), &SCHEMA, "User", &["pin"], &mut other).unwrap_err();
+    let e = open_item(Some(&keys), fields("User", &["pin"]), &mut other).unwrap_err();
     assert_eq!(e.attribute.as_deref(), Some("pin"));
     assert!(matches!(
         e.kind,
         DecodeErrorKind::Encryption(EncryptionError::Rejected)
     ));
     // Another entity type.
-    let e = open_item(Some(&keys), &SCHEMA, "Admin", &["pin"], &mut other2).unwrap_err();
+    let e = open_item(Some(&keys), fields("Admin", &["pin"]), &mut other2).unwrap_err();
     assert!(matches!(
         e.kind,
         DecodeErrorKind::Encryption(EncryptionError::Rejected)
@@ -213,10 +184,10 @@ fn plain_values_where_a_ciphertext_belongs_are_refused() {
 #[test]
 fn writes_without_a_key_are_refused() {
     let mut plain = item("U#1", "S", AttributeValue::S("123".into()));
-    let e = seal_item(None, &SCHEMA, "User", &["ssn"], &mut plain).unwrap_err();
+    let e = seal_item(None, fields("User", &["ssn"]), &mut plain).unwrap_err();
     assert!(e.to_string().contains("no key provider"), "{e}");
     let bad_id = LocalKeys::new("", DataKey::new([1; 32]));
-    let e = seal_item(Some(&bad_id), &SCHEMA, "User", &["ssn"], &mut plain).unwrap_err();
+    let e = seal_item(Some(&bad_id), fields("User", &["ssn"]), &mut plain).unwrap_err();
     assert!(matches!(
         e,
         crate::Error::Validation {

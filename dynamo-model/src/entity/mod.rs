@@ -132,8 +132,16 @@ pub(crate) fn seal<E: Entity>(
     if E::__ENCRYPTED.is_empty() {
         return Ok(());
     }
-    let schema = &<E::Table as Table>::SCHEMA;
-    crate::encrypt::seal_item(keys, schema, E::ENTITY_TYPE, E::__ENCRYPTED, item)
+    crate::encrypt::seal_item(keys, fields::<E>(), item)
+}
+
+/// The encrypted fields of `E` (see [`crate::encrypt`]).
+pub(crate) fn fields<E: Entity>() -> crate::encrypt::Fields<'static> {
+    crate::encrypt::Fields {
+        schema: &<E::Table as Table>::SCHEMA,
+        entity: E::ENTITY_TYPE,
+        attributes: E::__ENCRYPTED,
+    }
 }
 
 /// A broken rule of an encrypted field, without the value (which would otherwise leave
@@ -345,8 +353,7 @@ impl Error {
 /// [`EncryptionError::NoKeys`](crate::error::EncryptionError::NoKeys), never a value
 /// misread as plain.
 pub(crate) fn decode_keyless<E: Entity>(mut item: Item) -> Result<E, Error> {
-    let schema = &<E::Table as Table>::SCHEMA;
-    crate::encrypt::open_item(None, schema, E::ENTITY_TYPE, E::__ENCRYPTED, &mut item)?;
+    crate::encrypt::open_item(None, fields::<E>(), &mut item)?;
     Ok(E::from_item(item)?)
 }
 

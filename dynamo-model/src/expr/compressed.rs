@@ -1,10 +1,7 @@
 //! Typed paths of compressed fields: set and removed in updates, tested for existence in
 //! conditions, never compared (the stored bytes are not the value).
 
-use crate::codec::EncodeError;
 use crate::compress::{Compressible, Compression, to_attr};
-use crate::expr::{AttrPath, Condition};
-use aws_sdk_dynamodb::types::AttributeValue;
 use std::marker::PhantomData;
 
 /// The typed path of a compressed field (`Post::fields().body`): `V` is the field's type.
@@ -18,14 +15,6 @@ pub struct CompressedPath<E, V> {
     compression: Compression,
     _marker: PhantomData<fn() -> (E, V)>,
 }
-
-impl<E, V> Clone for CompressedPath<E, V> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<E, V> Copy for CompressedPath<E, V> {}
 
 impl<E, V> std::fmt::Debug for CompressedPath<E, V> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -52,16 +41,6 @@ impl<E, V> CompressedPath<E, V> {
     pub const fn compression(&self) -> Compression {
         self.compression
     }
-
-    /// `attribute_exists(path)`
-    pub fn exists(self) -> Condition<E> {
-        Condition::function("attribute_exists", AttrPath::Top(self.name))
-    }
-
-    /// `attribute_not_exists(path)`
-    pub fn not_exists(self) -> Condition<E> {
-        Condition::function("attribute_not_exists", AttrPath::Top(self.name))
-    }
 }
 
 /// Comparisons a compressed field does not have: stored bytes are not the value, so
@@ -78,44 +57,8 @@ pub trait CompressedComparison {
     fn __never(self) -> std::convert::Infallible;
 }
 
-macro_rules! no_comparison {
-    ($($name:ident($($arg:ident),*)),*) => {
-        impl<E, V> CompressedPath<E, V> {
-            $(
-                #[doc(hidden)]
-                #[allow(unreachable_code)]
-                pub fn $name<T>(self, $($arg: T),*) -> Condition<E>
-                where
-                    Self: CompressedComparison,
-                {
-                    let _ = ($($arg),*);
-                    match self.__never() {}
-                }
-            )*
-        }
-    };
-}
-no_comparison!(
-    eq(value),
-    ne(value),
-    lt(value),
-    le(value),
-    gt(value),
-    ge(value),
-    between(low, high),
-    is_in(values),
-    begins_with(prefix),
-    contains(value)
+super::opaque::opaque_path!(
+    CompressedPath: CompressedComparison,
+    V: Compressible,
+    |path, value| to_attr(value, &path.compression)
 );
-
-impl<E, V> crate::sealed::SettablePath for CompressedPath<E, V> {}
-
-impl<E, V: Compressible> crate::expr::SettablePath<E, V> for CompressedPath<E, V> {
-    fn attribute(&self) -> AttrPath {
-        AttrPath::Top(self.name)
-    }
-
-    fn __encode(&self, value: &V) -> Result<Option<AttributeValue>, EncodeError> {
-        to_attr(value, &self.compression)
-    }
-}

@@ -11,6 +11,7 @@ mod build;
 mod compressed;
 mod encrypted;
 pub(crate) mod guard;
+mod opaque;
 mod placeholders;
 mod update;
 

@@ -159,7 +159,7 @@ fn decode<E: Entity>(current: &Item) -> Result<E, Error> {
     let mut readable = current.clone();
     // A migration has no keys: an entity with encrypted fields is refused (NoKeys), never
     // rewritten with its ciphertexts read as values.
-    crate::encrypt::open_item(None, schema, E::ENTITY_TYPE, E::__ENCRYPTED, &mut readable)?;
+    crate::encrypt::open_item(None, crate::entity::fields::<E>(), &mut readable)?;
     readable.retain(|name, _| {
         !schema.is_index_key_attribute(name)
             || E::ATTRIBUTES.contains(&name.as_str())

@@ -640,7 +640,8 @@ fn number() -> impl Strategy<Value = String> {
     ]
 }
 
-fn value() -> impl Strategy<Value = AttributeValue> {
+/// Any attribute value, nested up to three levels (also the encryption tests').
+pub(crate) fn value() -> impl Strategy<Value = AttributeValue> {
     use aws_sdk_dynamodb::primitives::Blob;
     let leaf = prop_oneof![
         "\\PC{0,8}".prop_map(AttributeValue::S),
