@@ -85,10 +85,17 @@ pub(crate) fn seal_item(
         entity,
         attributes,
     } = f;
-    // An item without its key (keys are rendered templates, so strings) cannot be
-    // written anyway: the put reports it.
     let Some(key) = crate::schema::raw_key_of(schema, item) else {
-        return Ok(());
+        // Never stored in plain text: an item without its key (keys are rendered
+        // templates, so strings) has nothing to bind a ciphertext to.
+        return match attributes.iter().find(|a| item.contains_key(**a)) {
+            Some(attribute) => Err(Error::invalid(
+                entity,
+                ValidationReason::InvalidValue,
+                format!("cannot encrypt attribute `{attribute}`: the item has no primary key"),
+            )),
+            None => Ok(()),
+        };
     };
     for attribute in attributes {
         if let Some(value) = item.get_mut(*attribute) {
