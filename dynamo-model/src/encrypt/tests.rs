@@ -218,3 +218,18 @@ fn keys_never_show_in_debug() {
     assert!(DataKey::from_slice(&[0; 31]).is_none());
     assert!(DataKey::generate().is_some());
 }
+
+/// Stored bytes are a contract: an envelope this format wrote (key `k1` = 32 bytes of 1,
+/// item `PK=U#1, SK=S`, attribute `ssn` of `User`) opens to its value in every later build.
+const GOLDEN: &str = "01026b3153d1ef51fffa7d6a455e71cfbc6740d1ae08d69da8e13d6a515bed21de064ab6a62c89ec4e49347bbe2fd6bb";
+
+#[test]
+fn an_envelope_an_earlier_build_wrote_still_opens() {
+    let bytes: Vec<u8> = (0..GOLDEN.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&GOLDEN[i..i + 2], 16).unwrap())
+        .collect();
+    let stored = item("U#1", "S", AttributeValue::B(Blob::new(bytes)));
+    let back = opened(Some(&keys()), stored).unwrap();
+    assert_eq!(back["ssn"], AttributeValue::S("123-45-6789".into()));
+}
