@@ -364,6 +364,11 @@ pub(crate) fn check_unconditional_write<T: Table>(
             "the key {key:?} is in the key space of chunk items, which only the crate writes"
         )));
     }
+    if crate::unique::is_sentinel_key(key) {
+        return Err(refuse(format!(
+            "the key {key:?} is in the key space of unique values' sentinel items, which only the crate writes"
+        )));
+    }
     let shown = || {
         let schema = &T::SCHEMA;
         let mut shown = format!("{}={}", schema.pk.name, key.pk);

@@ -202,6 +202,9 @@ pub struct FieldAttrs {
     /// `#[dynamo(generate = "ulid")]`: an id made on create (`"ulid"`, `"uuid_v7"`,
     /// `"uuid_v4"`).
     pub generate: Option<LitStr>,
+    /// `#[dynamo(unique)]` / `#[dynamo(unique = "name")]`: the word (for errors) and the
+    /// constraint's name, when given (fields sharing one form a group).
+    pub unique: Option<(Path, Option<LitStr>)>,
 }
 
 /// `#[dynamo(key_format = "..")]` on a field: the format marker of
@@ -412,6 +415,7 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
         created: None,
         updated: None,
         generate: None,
+        unique: None,
     };
     let mut said = FieldSaid::default();
     let mut skips = Skips::default();
@@ -489,6 +493,20 @@ fn dynamo_field_option(
             ));
         }
         set_once(&mut out.generate, lit, meta, "generate")?;
+    } else if meta.path == UNIQUE && derive == Derive::Entity {
+        let name = if meta.input.peek(Token![=]) {
+            let lit: LitStr = meta.value()?.parse()?;
+            if lit.value().is_empty() {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    "a unique constraint's name cannot be empty",
+                ));
+            }
+            Some(lit)
+        } else {
+            None
+        };
+        set_once(&mut out.unique, (meta.path.clone(), name), meta, "unique")?;
     } else if meta.path == VALIDATE && derive == Derive::Entity {
         field_rules(meta, &mut out.rules)?;
     } else if meta.path == CHUNKED && derive == Derive::Entity {
@@ -513,7 +531,7 @@ fn dynamo_field_option(
 fn field_options(derive: Derive) -> &'static str {
     match derive {
         Derive::Entity => {
-            "`rename`, `alias`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl`, `chunked`, `key_format`, `key_only`, `validate`, `created`, `updated` or `generate`"
+            "`rename`, `alias`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl`, `chunked`, `key_format`, `key_only`, `validate`, `created`, `updated`, `generate` or `unique`"
         }
         Derive::Attribute => {
             "`rename`, `default`, `skip`, `skip_serializing_if`, `serde` or `compress`"

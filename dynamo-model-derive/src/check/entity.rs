@@ -85,6 +85,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
     check_key_storage(cx, &mut model, attrs.store_key_fields.as_ref());
     check_rules(cx, &model);
     check_auto_fields(cx, &model);
+    check_unique_fields(cx, &model);
     Some(model)
 }
 
@@ -441,6 +442,29 @@ fn check_auto_fields(cx: &mut Ctxt, m: &EntityModel) {
             "an entity with chunked fields takes no `created` field: the chunk protocol cannot send its put again with the stored creation time"
         } else if a.generate.is_some() && m.versioned.is_some() {
             "an entity with history takes no generated id: its items are written by `db.history()`, which does not create them with `db.create`"
+        } else {
+            continue;
+        };
+        cx.error_spanned_by(word, why);
+    }
+}
+
+/// `#[dynamo(unique)]`: on a field stored as it is, of an entity whose writes can keep
+/// sentinels (not one with history or chunked fields).
+fn check_unique_fields(cx: &mut Ctxt, m: &EntityModel) {
+    for f in &m.fields {
+        let a = &f.attrs;
+        let Some((word, _)) = &a.unique else { continue };
+        let why = if a.skip || a.serde_codec || a.compress.is_some() || a.chunked.is_some() {
+            "a unique value is stored as it is: not `skip`, `serde`, `compress` or `chunked`"
+        } else if a.version || a.ttl || a.created.is_some() || a.updated.is_some() {
+            "a value the crate sets (`version`, `ttl`, `created`, `updated`) is not a unique value"
+        } else if a.key_format.is_some() || f.not_stored {
+            "a unique field is stored in an attribute of its own, in its type's own form: not `key_format` or `key_only`"
+        } else if m.versioned.is_some() {
+            "an entity with history takes no unique values: its items are written by `db.history()`, which does not keep sentinels"
+        } else if m.fields.iter().any(|f| f.attrs.chunked.is_some()) {
+            "an entity with chunked fields takes no unique values: the chunk protocol's put is not a transaction"
         } else {
             continue;
         };

@@ -82,6 +82,12 @@ pub enum ValidationReason {
     /// A range or `starts_with` condition on a sort-key part whose encoding does not keep
     /// the values' order (see [`KeyError::Unordered`](super::KeyError::Unordered)).
     UnorderedKeyPart,
+    /// A write the unique values of an entity (`#[dynamo(unique)]`, see
+    /// [`unique`](dynamo_model::unique)) cannot keep: a value with no text (a list, a map),
+    /// a sentinel key over DynamoDB's limit, a change DynamoDB computes (`add`, `append`,
+    /// ...), a batch write or a write inside another transaction (the crate's own puts,
+    /// updates and deletes send the transaction that keeps the sentinels).
+    UniqueValue,
 }
 
 impl fmt::Display for ValidationReason {

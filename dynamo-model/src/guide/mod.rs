@@ -39,6 +39,7 @@
 //! ## Values the crate keeps right
 //! 21. [Rules on values](p21_validation)
 //! 22. [Generated ids and timestamps](p22_generated_values)
+//! 23. [Unique values other than the key](p23_unique_values)
 //!
 //! ## Running it
 //! - [Using an existing table](existing_table)
@@ -128,4 +129,7 @@ pub mod p21_validation {
 }
 pub mod p22_generated_values {
     #![doc = include_str!("p22_generated_values.md")]
+}
+pub mod p23_unique_values {
+    #![doc = include_str!("p23_unique_values.md")]
 }

@@ -24,7 +24,10 @@ pub(super) fn is_ours<E: Entity>(item: &Item) -> bool {
     let Some(key) = crate::schema::raw_key_of(schema, item) else {
         return false;
     };
-    if crate::chunk::is_chunk_key(&key) || crate::registry::is_revision::<E::Table>(item) {
+    if crate::chunk::is_chunk_key(&key)
+        || crate::unique::is_sentinel_key(&key)
+        || crate::registry::is_revision::<E::Table>(item)
+    {
         return false;
     }
     match item.get(schema.entity_type) {
