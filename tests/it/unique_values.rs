@@ -294,6 +294,59 @@ async fn batches_and_other_transactions_are_refused() -> TestResult {
     Ok(())
 }
 
+/// A user item as another program wrote it: no sentinel.
+fn unclaimed(id: &str, email: &str) -> Item {
+    [
+        ("PK", s(&format!("USER#{id}"))),
+        ("SK", s("PROFILE")),
+        ("_type", s("User")),
+        ("id", s(id)),
+        ("email", s(email)),
+        ("name", s("imported")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
+}
+
+#[tokio::test]
+async fn a_backfill_claims_held_values_and_reports_values_held_twice() -> TestResult {
+    let db = local::fresh_table::<Site>().await?;
+    for (id, email) in [("1", "a@x"), ("2", "b@x"), ("3", "a@x")] {
+        put_raw(&db, unclaimed(id, email)).await?;
+    }
+    let report = db.backfill_unique::<User>().await?;
+    assert_eq!((report.items, report.claimed, report.changed), (3, 2, 0));
+    let [conflict] = report.conflicts.as_slice() else {
+        panic!("one value held twice: {report:?}");
+    };
+    assert_eq!(
+        (conflict.constraint, conflict.value.as_str()),
+        ("email", "a@x")
+    );
+    assert_ne!(conflict.holder, conflict.item);
+    // Resolved by hand, then the backfill is clean and the sentinels are the values'.
+    let loser = if conflict.item.contains("USER#3") {
+        "3"
+    } else {
+        "1"
+    };
+    db.put(&user(loser, "c@x")).await?;
+    let again = db.backfill_unique::<User>().await?;
+    assert!(again.conflicts.is_empty(), "{again:?}");
+    assert_sentinels_match_users(&db).await?;
+    // A migration cannot change a unique value: it writes no sentinel.
+    let lowered = db
+        .migration::<User>("shout")
+        .map(each(|u: &mut User| u.email = u.email.to_uppercase()))
+        .run()
+        .await?;
+    assert_eq!(lowered.failures.len(), 3);
+    let refused = lowered.failures[0].error.validation_reason();
+    assert_eq!(refused, Some(ValidationReason::UniqueValue));
+    assert_sentinels_match_users(&db).await
+}
+
 /// One step of a writer in the property test.
 #[derive(Debug, Clone)]
 enum Step {

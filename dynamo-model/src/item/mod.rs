@@ -38,7 +38,7 @@ mod delete;
 mod get;
 mod put;
 mod transaction;
-mod unique;
+pub(crate) mod unique;
 mod update;
 
 pub use ambiguous::WriteToken;

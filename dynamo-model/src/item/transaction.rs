@@ -73,6 +73,12 @@ impl<T: Table> TransactWrite<T> {
         self.push(Kind::Update, Ok(prepared))
     }
 
+    /// Adds a condition check the crate prepared itself (an item's unique value, claimed
+    /// by a backfill).
+    pub(crate) fn prepared_check(self, prepared: PreparedWrite) -> Self {
+        self.push(Kind::Check, Ok(prepared))
+    }
+
     /// Adds a delete the crate prepared itself (a revision of a versioned entity).
     pub(crate) fn prepared_delete(self, prepared: PreparedWrite) -> Self {
         self.push(Kind::Delete, Ok(prepared))

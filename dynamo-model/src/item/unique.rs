@@ -244,7 +244,7 @@ fn is_condition(op: &crate::error::CancelledOperation) -> bool {
 
 /// The item still holds what was read (`stored`) of the constraints' attributes and the
 /// pinned ones; no item when none was read.
-fn still_holds<E: Entity>(
+pub(crate) fn still_holds<E: Entity>(
     touched: &[&'static Constraint],
     pinned: Option<&'static str>,
     stored: Option<&Item>,
@@ -298,7 +298,7 @@ fn and_condition<E: Entity>(write: &mut PreparedWrite, node: &Node) -> Result<()
 
 /// A put (`item`) or delete (`None`) of the sentinel under `key`, on condition that it is
 /// not there or names `owner`.
-fn sentinel_write<T: Table>(
+pub(crate) fn sentinel_write<T: Table>(
     key: RawKey,
     item: Option<Item>,
     owner: &RawKey,
