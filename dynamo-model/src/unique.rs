@@ -171,7 +171,7 @@ pub(crate) fn value_text(
         let part = match item.get(*attribute) {
             None | Some(AttributeValue::Null(_)) => return Ok(None),
             Some(AttributeValue::S(s)) => std::borrow::Cow::Borrowed(s.as_str()),
-            Some(AttributeValue::N(n)) => std::borrow::Cow::Borrowed(n.as_str()),
+            Some(AttributeValue::N(n)) => std::borrow::Cow::Owned(canonical_number(n)),
             Some(AttributeValue::Bool(b)) => {
                 std::borrow::Cow::Borrowed(if *b { "true" } else { "false" })
             }
@@ -195,6 +195,19 @@ pub(crate) fn value_text(
             .map_err(|e| Error::invalid(entity, ValidationReason::UniqueValue, e.to_string()))?;
     }
     Ok(Some(text))
+}
+
+/// A number as one text whatever its spelling (DynamoDB stores `1.50` as `1.5`, `-0` as
+/// `0`): its sign, significant digits and the power of ten of the first (`0` for zero);
+/// a text that is no number is kept as it is.
+fn canonical_number(n: &str) -> String {
+    match crate::codec::number_value(n) {
+        Some((_, digits, _)) if digits.is_empty() => "0".to_owned(),
+        Some((negative, digits, magnitude)) => {
+            format!("{}{digits}E{magnitude}", if negative { "-" } else { "" })
+        }
+        None => n.to_owned(),
+    }
 }
 
 /// The key of the sentinel of value `text` of `constraint` on `entity`'s items; refused

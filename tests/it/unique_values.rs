@@ -290,6 +290,36 @@ async fn batches_and_other_transactions_are_refused() -> TestResult {
         raw.err().as_ref().and_then(reason),
         Some(ValidationReason::ForeignKeySpace)
     );
+    // Nor write the entity's own items around the protocol.
+    let item = u.to_item()?;
+    let key = u.primary_key().raw()?.clone();
+    let put = dynamo_model::WriteOp::Put {
+        entity: "User",
+        key,
+        item,
+    };
+    let raw = db.batch_write().ops([put]).await;
+    assert_eq!(
+        raw.err().as_ref().and_then(reason),
+        Some(ValidationReason::UniqueValue)
+    );
+    // A single request rendered for the caller would skip the sentinels, and hooks made
+    // for one do not fit the transaction.
+    let params = db.put(&u).params();
+    assert_eq!(
+        params.err().as_ref().and_then(reason),
+        Some(ValidationReason::UniqueValue)
+    );
+    let params = db.delete(User::key("1")).params();
+    assert_eq!(
+        params.err().as_ref().and_then(reason),
+        Some(ValidationReason::UniqueValue)
+    );
+    let hooked = db.put(&u).customize(|b| b).await;
+    assert_eq!(
+        hooked.err().as_ref().and_then(reason),
+        Some(ValidationReason::UniqueValue)
+    );
     assert_eq!(raw_items(&db).await?.len(), 0, "nothing written");
     Ok(())
 }

@@ -64,4 +64,41 @@ struct Twice {
     email: String,
 }
 
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "H#{id}", sk = "H")]
+struct Aliased {
+    id: String,
+    #[dynamo(unique, alias = "mail")]
+    email: String,
+}
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "I#{id}", sk = "I")]
+struct Expiring {
+    id: String,
+    #[dynamo(unique)]
+    email: String,
+    #[dynamo(ttl)]
+    expires: u64,
+}
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "J#{id}", sk = "J")]
+struct GroupNamedLikeAField {
+    id: String,
+    #[dynamo(unique)]
+    email: String,
+    #[dynamo(unique = "email")]
+    backup: String,
+}
+
+#[derive(Entity)]
+#[dynamo(table = App, pk = "K#{id}", sk = "K")]
+struct GroupNotSnake {
+    id: String,
+    #[dynamo(unique = "userEmail")]
+    email: String,
+}
+
 fn main() {}

@@ -140,9 +140,9 @@ pub enum Error {
 
     /// A write would give an item a unique value (`#[dynamo(unique)]`, see
     /// [`unique`](dynamo_model::unique)) that another item holds: nothing was written.
-    #[error(
-        "{entity}: the value {value:?} of unique `{constraint}` is held by another item ({owner})"
-    )]
+    /// Its message names neither the value nor the holder (an email, an account's key):
+    /// read them from the fields.
+    #[error("{entity}: the value of unique `{constraint}` is held by another item")]
     #[non_exhaustive]
     UniqueValueTaken {
         /// The entity written.

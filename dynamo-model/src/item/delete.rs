@@ -118,6 +118,7 @@ impl<E: Entity> Delete<E> {
         mut self,
         return_old: bool,
     ) -> Result<(DeleteItemFluentBuilder, FailureContext), Error> {
+        crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "single DeleteItem request")?;
         let db = self.db.clone();
         let customize = std::mem::take(&mut self.customize);
         let p = self.prepare()?;

@@ -222,6 +222,7 @@ impl<E: Entity> Put<E> {
         mut self,
         token: &WriteToken,
     ) -> Result<(PutItemFluentBuilder, FailureContext), Error> {
+        crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "single PutItem request")?;
         let db = self.db.clone();
         let customize = std::mem::take(&mut self.customize);
         let p = self.prepare_with(Some(token))?;

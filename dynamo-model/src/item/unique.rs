@@ -190,10 +190,12 @@ impl<E: Entity> UniqueWrite<'_, E> {
         let after = self.after.item(stored);
         let mut roles = Vec::new();
         for constraint in touched {
-            let old = match stored {
-                Some(item) => value_text(E::ENTITY_TYPE, constraint, item)?,
-                None => None,
-            };
+            // An old value that can have no sentinel (a list, a text too long for a key:
+            // stored before the constraint existed) has none to release.
+            let old = stored.and_then(|item| value_text(E::ENTITY_TYPE, constraint, item).ok());
+            let old = old
+                .flatten()
+                .filter(|old| sentinel_key(schema, E::ENTITY_TYPE, constraint, old).is_ok());
             let new = match &after {
                 Some(item) => value_text(E::ENTITY_TYPE, constraint, item)?,
                 None => None,
@@ -320,6 +322,20 @@ pub(crate) fn sentinel_write<T: Table>(
         &node,
     )?;
     Ok(PreparedWrite { item, ..write })
+}
+
+/// Refuses a write of `E` with `customize` hooks: they were made for a single request,
+/// not for the transaction a write of unique values sends.
+pub(crate) fn refuse_hooks<E: Entity>(hooked: bool) -> Result<(), Error> {
+    if !hooked {
+        return Ok(());
+    }
+    let message = "a write of an entity's unique values is a transaction, which the hooks of a single request do not fit: customize it through db.transact_write() instead, or leave the hooks out";
+    Err(Error::invalid(
+        E::ENTITY_TYPE,
+        crate::ValidationReason::UniqueValue,
+        message,
+    ))
 }
 
 /// The refusal of a write of `E` that would return values (`instead`: what to do): a

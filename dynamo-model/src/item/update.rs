@@ -440,6 +440,9 @@ impl<E: Entity> Update<E> {
         token: &WriteToken,
         returning: Returning,
     ) -> Result<(UpdateItemFluentBuilder, PreparedWrite, Vec<AttrPath>), Error> {
+        if !self.unique_changes()?.is_empty() {
+            crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "single UpdateItem request")?;
+        }
         let db = self.db.clone();
         let customize = std::mem::take(&mut self.customize);
         let (mut p, updated) = self.prepare_with(Some(token))?;

@@ -41,13 +41,26 @@ fn a_value_is_its_escaped_text_and_an_absent_part_holds_none() {
     let pair = item(&[("room", s("r#1")), ("at", AttributeValue::N("5".into()))]);
     assert_eq!(
         value_text("Booking", &PAIR, &pair).unwrap().as_deref(),
-        Some("r%231#5")
+        Some("r%231#5E0")
     );
     let half = item(&[("room", s("r"))]);
     assert_eq!(value_text("Booking", &PAIR, &half).unwrap(), None);
     let list = item(&[("email", AttributeValue::L(vec![]))]);
     let err = value_text("User", &EMAIL, &list).unwrap_err();
     assert_eq!(err.validation_reason(), Some(ValidationReason::UniqueValue));
+}
+
+#[test]
+fn a_number_has_one_text_whatever_its_spelling() {
+    let text = |n: &str| {
+        let item = item(&[("room", s("r")), ("at", AttributeValue::N(n.into()))]);
+        value_text("Booking", &PAIR, &item).unwrap().unwrap()
+    };
+    assert_eq!(text("1.50"), text("1.5"));
+    assert_eq!(text("15E-1"), text("1.5"));
+    assert_eq!(text("-0"), text("0.0"));
+    assert_ne!(text("1.5"), text("-1.5"));
+    assert_ne!(text("1.5"), text("15"));
 }
 
 #[test]

@@ -10,18 +10,20 @@ use syn::spanned::Spanned;
 
 /// The entity's constraints, in the order of their first field: a field's own (named
 /// after its attribute) or a group's (fields sharing a name).
-fn constraints(m: &EntityModel) -> Vec<(String, Vec<&Field>)> {
-    let mut out: Vec<(String, Vec<&Field>)> = Vec::new();
+/// Each with the suffix of its lookup: the field's name, or the group's.
+fn constraints(m: &EntityModel) -> Vec<(String, String, Vec<&Field>)> {
+    let mut out: Vec<(String, String, Vec<&Field>)> = Vec::new();
     for f in &m.fields {
-        let Some((_, name)) = &f.attrs.unique else {
+        let Some((_, group)) = &f.attrs.unique else {
             continue;
         };
-        let name = name
-            .as_ref()
-            .map_or_else(|| f.name.clone(), |lit| lit.value());
-        match out.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, fields)) => fields.push(f),
-            None => out.push((name, vec![f])),
+        let (name, suffix) = match group {
+            Some(lit) => (lit.value(), lit.value()),
+            None => (f.name.clone(), f.ident.to_string()),
+        };
+        match out.iter_mut().find(|(n, ..)| *n == name && group.is_some()) {
+            Some((.., fields)) => fields.push(f),
+            None => out.push((name, suffix, vec![f])),
         }
     }
     out
@@ -34,12 +36,12 @@ pub(super) fn unique_items(m: &EntityModel) -> (Option<TokenStream>, TokenStream
         return (None, TokenStream::new());
     }
     let (dm, private) = (dm(), private());
-    let consts = constraints.iter().map(|(name, fields)| {
+    let consts = constraints.iter().map(|(name, _, fields)| {
         let attributes = fields.iter().map(|f| &f.name);
         quote!(#dm::unique::Constraint { name: #name, attributes: &[#(#attributes),*] })
     });
-    let lookups = constraints.iter().enumerate().map(|(i, (name, fields))| {
-        let method = format_ident!("by_{}", snake(name));
+    let lookups = constraints.iter().enumerate().map(|(i, (name, suffix, fields))| {
+        let method = format_ident!("by_{}", suffix.trim_start_matches("r#"));
         let params = fields.iter().map(|f| {
             let (fi, ty) = (&f.ident, present_type(&f.ty));
             quote_spanned!(ty.span()=> #fi: &#ty)
@@ -64,22 +66,4 @@ pub(super) fn unique_items(m: &EntityModel) -> (Option<TokenStream>, TokenStream
         Some(quote!(const __UNIQUE: &'static [#dm::unique::Constraint] = &[#(#consts),*];)),
         quote!(#(#lookups)*),
     )
-}
-
-/// A constraint's name as a method suffix: lowercase, other characters `_`.
-fn snake(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 && !out.ends_with('_') {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else if c.is_ascii_alphanumeric() {
-            out.push(c);
-        } else if !out.ends_with('_') {
-            out.push('_');
-        }
-    }
-    out
 }

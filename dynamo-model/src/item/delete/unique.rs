@@ -12,6 +12,7 @@ impl<E: Entity> Delete<E> {
             let instead = "read the item first, then delete it on a condition or its version";
             return Err(crate::item::unique::returns_no_values::<E>(instead));
         }
+        crate::item::unique::refuse_hooks::<E>(self.customize.is_set())?;
         let db = self.db.clone();
         let owner = self.key.raw()?.clone();
         let write = self.prepare()?;

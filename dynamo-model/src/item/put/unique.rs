@@ -9,6 +9,7 @@ use crate::{Entity, Error, Item};
 impl<E: Entity> Put<E> {
     /// Sends the put with its claims and releases.
     pub(super) async fn send_unique(self) -> Result<(), Error> {
+        crate::item::unique::refuse_hooks::<E>(self.customize.is_set())?;
         let db = self.db.clone();
         // A put that only creates needs no read: there is no item to release values of.
         let creates = self.if_absent || (E::VERSION.is_some() && self.version == 0);

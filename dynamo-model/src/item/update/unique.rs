@@ -57,6 +57,7 @@ impl<E: Entity> Update<E> {
             let instead = "send it with send, send_returning_updated or send_returning_nothing";
             return Err(crate::item::unique::returns_no_values::<E>(instead));
         }
+        crate::item::unique::refuse_hooks::<E>(self.customize.is_set())?;
         let db = self.db.clone();
         let owner = self.key.raw()?.clone();
         let (write, updated) = self.prepare_with(None)?;
