@@ -53,7 +53,7 @@ LAYERS = [
     # entities and their typed keys, item sizes, key spaces (partitions, sort-key ranges and
     # chains, sharded partitions), the descriptors the derive generates, collections, cursors.
     ("model", ["codec", "extra_types", "attribute", "key", "schema", "encrypt",
-               "compress", "chunk", "registry", "auto", "entity", "validate", "size", "keyspace", "generated",
+               "compress", "chunk", "unique", "registry", "auto", "entity", "validate", "size", "keyspace", "generated",
                "collection", "cursor"]),
     # Every expression: conditions, updates, key conditions, guards.
     ("expr", ["expr"]),

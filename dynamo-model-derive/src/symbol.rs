@@ -79,6 +79,7 @@ pub const TRY_FROM: Symbol = Symbol("try_from");
 pub const TTL: Symbol = Symbol("ttl");
 pub const UNTAGGED: Symbol = Symbol("untagged");
 pub const UPDATED: Symbol = Symbol("updated");
+pub const UNIQUE: Symbol = Symbol("unique");
 pub const VALIDATE: Symbol = Symbol("validate");
 pub const VERSION: Symbol = Symbol("version");
 /// The former spelling of [`HISTORY`], still accepted.

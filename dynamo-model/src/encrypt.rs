@@ -38,7 +38,7 @@
 //! operations): all compile errors. An update [`set`](dynamo_model::item::Update::set) seals the
 //! new value with the item's key as a put does.
 //!
-//! See the [guide chapter](dynamo_model::guide::p23_encrypted_fields) for the design and how to
+//! See the [guide chapter](dynamo_model::guide::p24_encrypted_fields) for the design and how to
 //! plug in AWS KMS.
 
 mod envelope;
@@ -92,7 +92,7 @@ impl std::fmt::Debug for DataKey {
 /// and every key that may have sealed a stored value, by id.
 ///
 /// Implement it to fetch keys from your secret store or from AWS KMS (see the
-/// [guide](dynamo_model::guide::p23_encrypted_fields)); [`LocalKeys`] holds them in memory. The
+/// [guide](dynamo_model::guide::p24_encrypted_fields)); [`LocalKeys`] holds them in memory. The
 /// calls are synchronous and on every write and read of an encrypted field: resolve keys
 /// ahead (e.g. decrypt data keys with KMS at start-up), do not call a service here.
 pub trait KeyProvider: Send + Sync + 'static {

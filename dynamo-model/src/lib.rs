@@ -138,6 +138,7 @@ mod text;
 mod token;
 pub mod trace;
 pub mod transact;
+pub mod unique;
 pub mod validate;
 
 #[allow(deprecated)]

@@ -400,9 +400,11 @@ mod change;
 mod checkpoint;
 mod config;
 mod job;
+mod unique;
 
 pub use checkpoint::{Checkpoint, CheckpointStore, FileCheckpoints, MemoryCheckpoints};
 pub use config::Migration;
+pub use unique::{UniqueBackfill, UniqueConflict};
 
 #[cfg(test)]
 mod tests;

@@ -87,6 +87,9 @@ pub struct EntityRegistration {
     pub sk: Option<RegisteredKey>,
     /// Whether the entity has a `#[dynamo(version)]` field: a batch write cannot check it.
     pub versioned: bool,
+    /// Whether the entity has unique values (`#[dynamo(unique)]`): a batch write cannot
+    /// keep their sentinels.
+    pub unique: bool,
     /// Where a `#[dynamo(history)]` entity's sort key holds the revision number: its
     /// stored sort keys are the template's rendering inside this layout.
     pub history: Option<&'static crate::schema::history::HistoryLayout>,
@@ -364,6 +367,11 @@ pub(crate) fn check_unconditional_write<T: Table>(
             "the key {key:?} is in the key space of chunk items, which only the crate writes"
         )));
     }
+    if crate::unique::is_sentinel_key(key) {
+        return Err(refuse(format!(
+            "the key {key:?} is in the key space of unique values' sentinel items, which only the crate writes"
+        )));
+    }
     let shown = || {
         let schema = &T::SCHEMA;
         let mut shown = format!("{}={}", schema.pk.name, key.pk);
@@ -389,15 +397,22 @@ pub(crate) fn check_unconditional_write<T: Table>(
             continue;
         }
         if registration.entity_type == entity {
-            if registration.versioned {
-                return Err(Error::invalid(
-                    entity,
+            let refused = match (registration.unique, registration.versioned) {
+                (true, _) => Some((
+                    ValidationReason::UniqueValue,
+                    "has unique values, whose sentinel items a batch write cannot keep at",
+                    "use put, update or delete",
+                )),
+                (false, true) => Some((
                     ValidationReason::NotSupportedInBatch,
-                    format!(
-                        "{entity} is versioned: a batch write cannot check the stored version of {}, so it could overwrite or remove a newer one; use put/delete with if_version, or a transaction",
-                        shown()
-                    ),
-                ));
+                    "is versioned: a batch write cannot check the stored version at",
+                    "it could overwrite or remove a newer one; use put/delete with if_version, or a transaction",
+                )),
+                (false, false) => None,
+            };
+            if let Some((reason, why, instead)) = refused {
+                let message = format!("{entity} {why} {}; {instead}", shown());
+                return Err(Error::invalid(entity, reason, message));
             }
             own = true;
         } else {

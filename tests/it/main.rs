@@ -70,5 +70,6 @@ mod table_capacity;
 mod traces;
 mod transact;
 mod trust;
+mod unique_values;
 mod upsert;
 mod validation;

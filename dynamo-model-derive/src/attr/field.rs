@@ -204,6 +204,9 @@ pub struct FieldAttrs {
     pub generate: Option<LitStr>,
     /// `#[dynamo(encrypt)]`: stored as a ciphertext (`dynamo_model::encrypt`).
     pub encrypt: Option<Path>,
+    /// `#[dynamo(unique)]` / `#[dynamo(unique = "name")]`: the word (for errors) and the
+    /// constraint's name, when given (fields sharing one form a group).
+    pub unique: Option<(Path, Option<LitStr>)>,
 }
 
 /// `#[dynamo(key_format = "..")]` on a field: the format marker of
@@ -416,6 +419,7 @@ pub fn field_attrs(cx: &mut Ctxt, attrs: &[Attribute], derive: Derive) -> FieldA
         updated: None,
         generate: None,
         encrypt: None,
+        unique: None,
     };
     let mut said = FieldSaid::default();
     let mut skips = Skips::default();
@@ -499,6 +503,20 @@ fn dynamo_field_option(
         return Err(meta.error(
             "`encrypt` applies to the fields of an Entity: encrypt the whole field that holds this value",
         ));
+    } else if meta.path == UNIQUE && derive == Derive::Entity {
+        let name = if meta.input.peek(Token![=]) {
+            let lit: LitStr = meta.value()?.parse()?;
+            if lit.value().is_empty() {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    "a unique constraint's name cannot be empty",
+                ));
+            }
+            Some(lit)
+        } else {
+            None
+        };
+        set_once(&mut out.unique, (meta.path.clone(), name), meta, "unique")?;
     } else if meta.path == VALIDATE && derive == Derive::Entity {
         field_rules(meta, &mut out.rules)?;
     } else if meta.path == CHUNKED && derive == Derive::Entity {
@@ -523,7 +541,7 @@ fn dynamo_field_option(
 fn field_options(derive: Derive) -> &'static str {
     match derive {
         Derive::Entity => {
-            "`rename`, `alias`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl`, `chunked`, `key_format`, `key_only`, `validate`, `created`, `updated`, `generate` or `encrypt`"
+            "`rename`, `alias`, `default`, `skip`, `skip_serializing_if`, `serde`, `compress`, `version`, `ttl`, `chunked`, `key_format`, `key_only`, `validate`, `created`, `updated`, `generate`, `unique` or `encrypt`"
         }
         Derive::Attribute => {
             "`rename`, `default`, `skip`, `skip_serializing_if`, `serde` or `compress`"

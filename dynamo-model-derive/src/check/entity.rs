@@ -87,6 +87,7 @@ pub fn entity(cx: &mut Ctxt, input: &DeriveInput) -> Option<EntityModel> {
     check_rules(cx, &model);
     check_auto_fields(cx, &model);
     encrypted::check_encrypted_fields(cx, &model);
+    check_unique_fields(cx, &model);
     Some(model)
 }
 
@@ -447,5 +448,64 @@ fn check_auto_fields(cx: &mut Ctxt, m: &EntityModel) {
             continue;
         };
         cx.error_spanned_by(word, why);
+    }
+}
+
+/// `#[dynamo(unique)]`: on a field stored as it is, of an entity whose writes can keep
+/// sentinels (not one with history or chunked fields).
+fn check_unique_fields(cx: &mut Ctxt, m: &EntityModel) {
+    for f in &m.fields {
+        let a = &f.attrs;
+        let Some((word, _)) = &a.unique else { continue };
+        let why = if a.encrypt.is_some() {
+            "an encrypted value is not a unique value: its sentinel's key would hold it in plain text"
+        } else if a.skip || a.serde_codec || a.compress.is_some() || a.chunked.is_some() {
+            "a unique value is stored as it is: not `skip`, `serde`, `compress` or `chunked`"
+        } else if a.version || a.ttl || a.created.is_some() || a.updated.is_some() {
+            "a value the crate sets (`version`, `ttl`, `created`, `updated`) is not a unique value"
+        } else if a.key_format.is_some() || f.not_stored || !a.aliases.is_empty() {
+            "a unique field is stored in an attribute of its own, under one name, in its type's own form: not `key_format`, `key_only` or `alias`"
+        } else if m.fields.iter().any(|f| f.attrs.ttl) {
+            "an entity with a `ttl` field takes no unique values: DynamoDB deletes expired items without their sentinels, which would keep the values taken"
+        } else if m.versioned.is_some() {
+            "an entity with history takes no unique values: its items are written by `db.history()`, which does not keep sentinels"
+        } else if m.fields.iter().any(|f| f.attrs.chunked.is_some()) {
+            "an entity with chunked fields takes no unique values: the chunk protocol's put is not a transaction"
+        } else {
+            continue;
+        };
+        cx.error_spanned_by(word, why);
+    }
+    check_unique_names(cx, m);
+}
+
+/// A group's name (`unique = "name"`) is lower snake case (it names the lookup
+/// `by_<name>`) and no single field's constraint (named after its attribute, looked up by
+/// `by_<field>`).
+fn check_unique_names(cx: &mut Ctxt, m: &EntityModel) {
+    let singles: Vec<(&Ident, &str)> = m
+        .fields
+        .iter()
+        .filter(|f| matches!(&f.attrs.unique, Some((_, None))))
+        .map(|f| (&f.ident, f.name.as_str()))
+        .collect();
+    for f in &m.fields {
+        let Some((_, Some(lit))) = &f.attrs.unique else {
+            continue;
+        };
+        let name = lit.value();
+        let snake = name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !snake {
+            cx.error_spanned_by(lit, "a unique group's name is lower snake case (`[a-z][a-z0-9_]*`): it names the lookup `by_<name>`");
+        } else if let Some((field, _)) = singles
+            .iter()
+            .find(|(ident, attribute)| *ident == name.as_str() || *attribute == name)
+        {
+            let message = format!("`{name}` is already the unique constraint of field `{field}`; give the group another name");
+            cx.error_spanned_by(lit, message);
+        }
     }
 }

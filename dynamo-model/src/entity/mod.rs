@@ -218,6 +218,11 @@ pub trait EntityInternals: Sized {
     /// [`crate::encrypt`]): sealed after encoding, opened before decoding.
     const __ENCRYPTED: &'static [&'static str] = &[];
 
+    /// The entity's unique constraints (`#[dynamo(unique)]`, see
+    /// [`unique`](dynamo_model::unique)): its puts, updates and deletes keep their
+    /// sentinel items.
+    const __UNIQUE: &'static [crate::unique::Constraint] = &[];
+
     /// The attributes of the fields with rules (`#[dynamo(validate(..))]`).
     const __RULED: &'static [&'static str] = &[];
 

@@ -31,6 +31,7 @@ pub const fn registration<E: Entity>(
             None => None,
         },
         versioned: E::VERSION.is_some(),
+        unique: !<E as EntityInternals>::__UNIQUE.is_empty(),
         history: <E as EntityInternals>::__HISTORY,
         identify_by_keys: E::__IDENTIFY_BY_KEYS,
         pk_template,

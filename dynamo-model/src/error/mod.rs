@@ -140,6 +140,23 @@ pub enum Error {
         second: String,
     },
 
+    /// A write would give an item a unique value (`#[dynamo(unique)]`, see
+    /// [`unique`](dynamo_model::unique)) that another item holds: nothing was written.
+    /// Its message names neither the value nor the holder (an email, an account's key):
+    /// read them from the fields.
+    #[error("{entity}: the value of unique `{constraint}` is held by another item")]
+    #[non_exhaustive]
+    UniqueValueTaken {
+        /// The entity written.
+        entity: &'static str,
+        /// The unique constraint: the field's attribute, or the name of a group of fields.
+        constraint: &'static str,
+        /// The value as its sentinel's key holds it (parts escaped as key parts).
+        value: String,
+        /// The key of the item holding it, rendered as `PK=..., SK=...`.
+        owner: String,
+    },
+
     /// An item read from DynamoDB could not be turned into the entity.
     #[error(transparent)]
     Decode(#[from] DecodeError),
@@ -414,6 +431,7 @@ impl Error {
             Error::NotFound { .. } => "NotFound",
             Error::ChunksNotLoaded { .. } => "ChunksNotLoaded",
             Error::NotUnique { .. } => "NotUnique",
+            Error::UniqueValueTaken { .. } => "UniqueValueTaken",
             Error::Decode(_) => "Decode",
             Error::Rule(_) => "Rule",
             Error::Stream(_) => "Stream",

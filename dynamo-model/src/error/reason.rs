@@ -90,6 +90,12 @@ pub enum ValidationReason {
     /// whole (`add`, `append`, a set operation, a member of it): DynamoDB cannot compute
     /// on a ciphertext (see [`encrypt`](dynamo_model::encrypt)).
     EncryptedField,
+    /// A write the unique values of an entity (`#[dynamo(unique)]`, see
+    /// [`unique`](dynamo_model::unique)) cannot keep: a value with no text (a list, a map),
+    /// a sentinel key over DynamoDB's limit, a change DynamoDB computes (`add`, `append`,
+    /// ...), a batch write or a write inside another transaction (the crate's own puts,
+    /// updates and deletes send the transaction that keeps the sentinels).
+    UniqueValue,
 }
 
 impl fmt::Display for ValidationReason {

@@ -42,6 +42,27 @@ impl Node {
     }
 
     /// `first AND b AND …`, rendered without parentheses.
+    /// The crate's own item of type `kind` (in the entity-type attribute `type_attr`)
+    /// that names `owner` in `owner_pk` and `owner_sk` (absent for a key without a sort
+    /// key), and satisfies `more`: a chunk of an item's field, a sentinel of its value.
+    pub(crate) fn owned_by(
+        (type_attr, kind): (&'static str, &'static str),
+        (owner_pk, owner_sk): (&'static str, &'static str),
+        owner: &crate::key::RawKey,
+        more: impl IntoIterator<Item = Node>,
+    ) -> Node {
+        let text = |v: &str| AttributeValue::S(v.to_owned());
+        let sk = match &owner.sk {
+            Some(sk) => Node::equals(owner_sk, text(sk)),
+            None => Node::absent(owner_sk),
+        };
+        let owned = [Node::equals(owner_pk, text(&owner.pk)), sk];
+        Node::all(
+            Node::equals(type_attr, text(kind)),
+            owned.into_iter().chain(more),
+        )
+    }
+
     pub(crate) fn all(first: Node, rest: impl IntoIterator<Item = Node>) -> Node {
         rest.into_iter()
             .fold(first, |a, b| Node::And(Box::new(a), Box::new(b)))

@@ -15,6 +15,30 @@ pub(crate) struct Placeholders {
 }
 
 impl Placeholders {
+    /// The placeholders of a rendered request, `names` and `values` as [`finish`]
+    /// returned them, to render more into it: new names and values get placeholders of
+    /// their own, and an attribute it already names keeps its placeholder.
+    ///
+    /// [`finish`]: Placeholders::finish
+    pub(crate) fn resume(
+        names: Option<HashMap<String, String>>,
+        values: Option<HashMap<String, AttributeValue>>,
+    ) -> Self {
+        let names = names.unwrap_or_default();
+        let by_attribute = names
+            .iter()
+            .filter_map(|(placeholder, attribute)| {
+                let n = placeholder.strip_prefix("#n")?.parse::<usize>().ok()?;
+                Some((attribute.clone(), n))
+            })
+            .collect();
+        Placeholders {
+            names,
+            by_attribute,
+            values: values.unwrap_or_default(),
+        }
+    }
+
     /// The placeholder for an attribute name.
     pub(crate) fn name(&mut self, attribute: &str) -> String {
         let next = self.by_attribute.len();
@@ -167,6 +191,30 @@ impl Placeholders {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rendering more into resumed placeholders never reuses one for something else.
+    #[test]
+    fn resumed_placeholders_continue_where_the_rendered_ones_ended() {
+        let mut first = Placeholders::default();
+        assert_eq!(first.name("a"), "#n0");
+        assert_eq!(first.name("b"), "#n1");
+        assert_eq!(first.value(AttributeValue::Bool(true)), ":v0");
+        let (mut names, mut values) = first.finish();
+        // A placeholder of the crate's own, written beside the renderer's.
+        names
+            .get_or_insert_with(HashMap::new)
+            .insert("#created".into(), "c".into());
+        values
+            .get_or_insert_with(HashMap::new)
+            .insert(":created".into(), AttributeValue::Null(true));
+        let mut resumed = Placeholders::resume(names, values);
+        assert_eq!(resumed.name("b"), "#n1");
+        assert_eq!(resumed.name("c2"), "#n2");
+        assert_eq!(resumed.value(AttributeValue::Bool(false)), ":v2");
+        let (names, values) = resumed.finish();
+        assert_eq!(names.map(|n| n.len()), Some(4));
+        assert_eq!(values.map(|v| v.len()), Some(3));
+    }
     use crate::expr::{AttrPath, CompareOp};
 
     /// A condition tree over boolean atoms (`Compare` on path `aK`, `Between` on `bK`).

@@ -39,7 +39,8 @@
 //! ## Values the crate keeps right
 //! 21. [Rules on values](p21_validation)
 //! 22. [Generated ids and timestamps](p22_generated_values)
-//! 23. [Encrypted fields](p23_encrypted_fields)
+//! 23. [Unique values other than the key](p23_unique_values)
+//! 24. [Encrypted fields](p24_encrypted_fields)
 //!
 //! ## Running it
 //! - [Using an existing table](existing_table)
@@ -130,6 +131,9 @@ pub mod p21_validation {
 pub mod p22_generated_values {
     #![doc = include_str!("p22_generated_values.md")]
 }
-pub mod p23_encrypted_fields {
-    #![doc = include_str!("p23_encrypted_fields.md")]
+pub mod p23_unique_values {
+    #![doc = include_str!("p23_unique_values.md")]
+}
+pub mod p24_encrypted_fields {
+    #![doc = include_str!("p24_encrypted_fields.md")]
 }

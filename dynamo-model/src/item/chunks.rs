@@ -73,19 +73,7 @@ pub(super) fn chunk_items<E: Entity>(
     let mut count = 0u32;
     for (seq, data) in pending.bytes.chunks(size).enumerate() {
         let key = chunk_key(schema, &token, seq as u32);
-        let mut item = Item::with_capacity(9);
-        item.insert(schema.pk.name.to_owned(), AttributeValue::S(key.pk.clone()));
-        if let (Some(attr), Some(sk)) = (schema.sk, &key.sk) {
-            item.insert(attr.name.to_owned(), AttributeValue::S(sk.clone()));
-        }
-        item.insert(
-            schema.entity_type.to_owned(),
-            AttributeValue::S(CHUNK_TYPE.to_owned()),
-        );
-        item.insert(PARENT_PK.to_owned(), AttributeValue::S(parent.pk.clone()));
-        if let Some(sk) = &parent.sk {
-            item.insert(PARENT_SK.to_owned(), AttributeValue::S(sk.clone()));
-        }
+        let mut item = key.owned_item(schema, CHUNK_TYPE, (PARENT_PK, PARENT_SK), parent);
         item.insert(
             FIELD.to_owned(),
             AttributeValue::S(pending.field.attribute.to_owned()),
@@ -203,18 +191,11 @@ async fn delete_chunk_if_owned<T: Table>(
     use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
     const OP: &str = "DeleteItem";
     let schema = &T::SCHEMA;
-    let text = |v: &str| AttributeValue::S(v.to_owned());
-    let owner_sk = match &parent.sk {
-        Some(sk) => Node::equals(PARENT_SK, text(sk)),
-        None => Node::absent(PARENT_SK),
-    };
-    let owned = Node::all(
-        Node::equals(schema.entity_type, text(CHUNK_TYPE)),
-        [
-            Node::equals(PARENT_PK, text(&parent.pk)),
-            Node::equals(FIELD, text(field)),
-            owner_sk,
-        ],
+    let owned = Node::owned_by(
+        (schema.entity_type, CHUNK_TYPE),
+        (PARENT_PK, PARENT_SK),
+        parent,
+        [Node::equals(FIELD, AttributeValue::S(field.to_owned()))],
     );
     let mut p = crate::expr::Placeholders::default();
     let condition = crate::expr::guard::render_for(CHUNK_TYPE, &mut p, &owned)?;

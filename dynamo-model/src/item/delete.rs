@@ -118,6 +118,7 @@ impl<E: Entity> Delete<E> {
         mut self,
         return_old: bool,
     ) -> Result<(DeleteItemFluentBuilder, FailureContext), Error> {
+        crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "single DeleteItem request")?;
         let db = self.db.clone();
         let customize = std::mem::take(&mut self.customize);
         let p = self.prepare()?;
@@ -165,6 +166,9 @@ impl<E: Entity> Delete<E> {
     async fn run(self, return_old: bool) -> Result<Option<E>, Error> {
         let span = crate::trace::operation("DeleteItem", self.db.table_name(), E::ENTITY_TYPE);
         crate::trace::key(&span, self.db.traces_keys(), || Some(self.key.to_string()));
+        if !E::__UNIQUE.is_empty() {
+            return crate::trace::traced_write(span, self.run_unique(return_old)).await;
+        }
         crate::trace::traced_write(span, self.run_untraced(return_old)).await
     }
 
@@ -298,9 +302,22 @@ impl<E: Entity> DeleteReturningOld<E> {
 customizable!(impl[E: Entity] Delete<E>, DeleteItemFluentBuilder, write -> ());
 crate::request::into_future!(impl[E: Entity] DeleteReturningOld<E>, Option<E>);
 
+impl<T: crate::Table> super::TransactWrite<T> {
+    /// Adds a delete, with its conditions. Its `customize` hooks and its `Db` do not
+    /// apply, as for [`put`](super::TransactWrite::put).
+    pub fn delete<E: Entity<Table = T>>(self, delete: Delete<E>) -> Self {
+        let prepared = crate::chunk::refuse(E::ENTITY_TYPE, E::__CHUNKED, "transaction")
+            .and_then(|()| crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "transaction"))
+            .and_then(|()| delete.prepare());
+        self.push(super::transaction::Kind::Delete, prepared)
+    }
+}
+
 impl<T: crate::Table> crate::Db<T> {
     /// Deletes one item.
     pub fn delete<E: Entity<Table = T>>(&self, key: impl Into<crate::Key<E>>) -> Delete<E> {
         Delete::new(self, key.into())
     }
 }
+
+mod unique;

@@ -37,12 +37,15 @@ pub(crate) mod consistent;
 mod delete;
 mod get;
 mod put;
+mod transaction;
+pub(crate) mod unique;
 mod update;
 
 pub use ambiguous::WriteToken;
 pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
 pub use put::Put;
+pub use transaction::{MAX_TRANSACTION_ITEMS, TransactWrite};
 pub use update::{Numeric, StringSet, Update};
 
 pub(crate) use crate::expr::guard::{
@@ -54,6 +57,7 @@ use crate::{Condition, Entity, Error, Item, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// A single-item write rendered once, for its own request or as a transaction item.
+#[derive(Clone)]
 pub(crate) struct PreparedWrite {
     pub(crate) entity: &'static str,
     /// The key as `PK=..., SK=...`, for errors.
@@ -79,14 +83,25 @@ impl PreparedWrite {
     /// item, no update expression, and reads a failed condition with no item as a failed
     /// condition: set those members for a put, an update, a must-exist write.
     pub(crate) fn guarded<E: Entity>(
+        key: (String, Item),
+        p: Placeholders,
+        guard: &Node,
+    ) -> Result<Self, Error> {
+        Self::guarded_for(E::ENTITY_TYPE, key, p, guard)
+    }
+
+    /// [`guarded`](Self::guarded) for a write of the crate's own items named `entity`
+    /// (sentinels of unique values).
+    pub(crate) fn guarded_for(
+        entity: &'static str,
         (key, key_item): (String, Item),
         mut p: Placeholders,
         guard: &Node,
     ) -> Result<Self, Error> {
-        let condition = render::<E>(&mut p, guard)?;
+        let condition = crate::expr::guard::render_for(entity, &mut p, guard)?;
         let (names, values) = p.finish();
         Ok(PreparedWrite {
-            entity: E::ENTITY_TYPE,
+            entity,
             key,
             key_item,
             item: None,

@@ -222,6 +222,7 @@ impl<E: Entity> Put<E> {
         mut self,
         token: &WriteToken,
     ) -> Result<(PutItemFluentBuilder, FailureContext), Error> {
+        crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "single PutItem request")?;
         let db = self.db.clone();
         let customize = std::mem::take(&mut self.customize);
         let p = self.prepare_with(Some(token))?;
@@ -307,6 +308,9 @@ impl<E: Entity> Put<E> {
         crate::trace::traced_write(span, async move {
             if !E::__CHUNKED.is_empty() && self.chunk_conditions.is_none() {
                 return chunked::put(self).await;
+            }
+            if !E::__UNIQUE.is_empty() {
+                return self.send_unique().await;
             }
             self.send_item().await
         })
@@ -474,6 +478,18 @@ impl<E: Entity> ReadyPut<E> {
 
 customizable!(impl[E: Entity] Put<E>, PutItemFluentBuilder, write -> ());
 
+impl<T: crate::Table> super::TransactWrite<T> {
+    /// Adds a put, with its conditions (`if_absent`, `condition`). What the put owns for
+    /// a request of its own does not apply: its [`customize`](Put::customize) hooks (made
+    /// for a `PutItem`; customize the transaction with [`TransactWrite::customize`](super::TransactWrite::customize)) and its
+    /// `Db` (the transaction writes to its own table).
+    pub fn put<E: Entity<Table = T>>(self, put: Put<E>) -> Self {
+        let prepared = crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "transaction")
+            .and_then(|()| put.prepare());
+        self.push(super::transaction::Kind::Put, prepared)
+    }
+}
+
 impl<T: crate::Table> crate::Db<T> {
     /// Writes a whole entity, replacing any item of the same entity type under its key.
     pub fn put<E: Entity<Table = T>>(&self, entity: &E) -> Put<E> {
@@ -495,6 +511,7 @@ impl<T: crate::Table> crate::Db<T> {
 
 mod chunked;
 mod created;
+mod unique;
 
 #[cfg(test)]
 mod tests {

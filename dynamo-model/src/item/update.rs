@@ -324,52 +324,6 @@ impl<E: Entity> Update<E> {
         self.push_value(path, &value, |p, v| Action::SetFn(p, SetFn::IfNotExists, v))
     }
 
-    /// Appends elements to a list attribute (an absent list counts as empty).
-    pub fn append<T: AttrValue>(
-        self,
-        path: impl UpdatablePath<E, Vec<T>>,
-        elements: Vec<T>,
-    ) -> Self {
-        self.push_value(path.attribute(), &elements, |p, v| {
-            Action::SetFn(p, SetFn::Append, v)
-        })
-    }
-
-    /// Prepends elements to a list attribute (an absent list counts as empty).
-    pub fn prepend<T: AttrValue>(
-        self,
-        path: impl UpdatablePath<E, Vec<T>>,
-        elements: Vec<T>,
-    ) -> Self {
-        self.push_value(path.attribute(), &elements, |p, v| {
-            Action::SetFn(p, SetFn::Prepend, v)
-        })
-    }
-
-    /// `ADD path :elements` on a string-set field: adds the elements (creating the set).
-    /// DynamoDB's ADD works on top-level attributes only.
-    pub fn add_to_set<S: StringSet>(
-        self,
-        path: crate::Path<E, S, crate::expr::Mutable>,
-        elements: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        let set: std::collections::BTreeSet<String> =
-            elements.into_iter().map(Into::into).collect();
-        self.push_value(path.attribute(), &set, Action::Add)
-    }
-
-    /// `DELETE path :elements` on a string-set field: removes the elements (DynamoDB
-    /// drops an emptied set). DynamoDB's DELETE works on top-level attributes only.
-    pub fn delete_from_set<S: StringSet>(
-        self,
-        path: crate::Path<E, S, crate::expr::Mutable>,
-        elements: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        let set: std::collections::BTreeSet<String> =
-            elements.into_iter().map(Into::into).collect();
-        self.push_value(path.attribute(), &set, Action::Delete)
-    }
-
     /// Only update if `condition` holds on the stored item.
     pub fn condition(mut self, condition: Condition<E>) -> Self {
         self.condition = Some(super::and_condition(self.condition.take(), condition));
@@ -379,6 +333,9 @@ impl<E: Entity> Update<E> {
     /// The update as a transaction item: no write token (a transaction is made idempotent
     /// by its `ClientRequestToken`).
     pub(crate) fn prepare(self) -> Result<PreparedWrite, Error> {
+        if !self.unique_changes()?.is_empty() {
+            crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "transaction")?;
+        }
         self.prepare_with(None).map(|(prepared, _)| prepared)
     }
 
@@ -484,6 +441,9 @@ impl<E: Entity> Update<E> {
         token: &WriteToken,
         returning: Returning,
     ) -> Result<(UpdateItemFluentBuilder, PreparedWrite, Vec<AttrPath>), Error> {
+        if !self.unique_changes()?.is_empty() {
+            crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "single UpdateItem request")?;
+        }
         let db = self.db.clone();
         let customize = std::mem::take(&mut self.customize);
         let (mut p, updated) = self.prepare_with(Some(token))?;
@@ -533,6 +493,12 @@ impl<E: Entity> Update<E> {
     async fn run(self, returning: Returning) -> Result<Option<Item>, Error> {
         let span = crate::trace::operation("UpdateItem", self.db.table_name(), E::ENTITY_TYPE);
         crate::trace::key(&span, self.db.traces_keys(), || Some(self.key.to_string()));
+        if !E::__UNIQUE.is_empty() {
+            let changes = self.unique_changes()?;
+            if !changes.is_empty() {
+                return crate::trace::traced_write(span, self.run_unique(changes, returning)).await;
+            }
+        }
         crate::trace::traced_write(span, self.run_untraced(returning)).await
     }
 
@@ -668,6 +634,17 @@ fn aliases_of<E: Entity>(path: &AttrPath) -> &'static [&'static str] {
         .map_or(&[], |(_, aliases)| aliases)
 }
 
+impl<T: crate::Table> super::TransactWrite<T> {
+    /// Adds an update, with its changes and conditions: the item must exist (otherwise the
+    /// operation's reason is [`CancelReason::NotFound`](crate::error::CancelReason::NotFound)) unless the update is an
+    /// [`upsert`](Update::upsert), which creates it. Its `customize` hooks and its `Db` do
+    /// not apply, as for [`put`](super::TransactWrite::put).
+    pub fn update<E: Entity<Table = T>>(self, update: Update<E>) -> Self {
+        let prepared = update.prepare();
+        self.push(super::transaction::Kind::Update, prepared)
+    }
+}
+
 impl<T: crate::Table> crate::Db<T> {
     /// Changes some attributes of an existing item and returns the updated entity.
     pub fn update<E: Entity<Table = T>>(&self, key: impl Into<crate::Key<E>>) -> Update<E> {
@@ -675,10 +652,12 @@ impl<T: crate::Table> crate::Db<T> {
     }
 }
 
+mod collections;
 mod encrypted;
 mod render;
 mod rules;
 mod stamps;
+mod unique;
 
 #[cfg(test)]
 mod tests;

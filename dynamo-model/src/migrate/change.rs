@@ -24,7 +24,10 @@ pub(super) fn is_ours<E: Entity>(item: &Item) -> bool {
     let Some(key) = crate::schema::raw_key_of(schema, item) else {
         return false;
     };
-    if crate::chunk::is_chunk_key(&key) || crate::registry::is_revision::<E::Table>(item) {
+    if crate::chunk::is_chunk_key(&key)
+        || crate::unique::is_sentinel_key(&key)
+        || crate::registry::is_revision::<E::Table>(item)
+    {
         return false;
     }
     match item.get(schema.entity_type) {
@@ -68,6 +71,7 @@ impl<E: Entity> Changes<'_, E> {
         if same_item(&current, item) {
             return Ok(None);
         }
+        keeps_unique_values::<E>(item, &current)?;
         if mapped {
             next_version::<E>(item, &mut current)?;
         }
@@ -101,6 +105,25 @@ impl<E: Entity> Changes<'_, E> {
         current.insert(MIGRATIONS_ATTRIBUTE.to_owned(), AttributeValue::Ss(names));
         Ok(())
     }
+}
+
+/// Refuses a change of a unique value (`#[dynamo(unique)]`): a migration writes the item
+/// alone, without the sentinels that keep the value unique.
+fn keeps_unique_values<E: Entity>(before: &Item, after: &Item) -> Result<(), Error> {
+    for constraint in E::__UNIQUE {
+        let text = |item| crate::unique::value_text(E::ENTITY_TYPE, constraint, item);
+        if text(before)? != text(after)? {
+            return Err(Error::invalid(
+                E::ENTITY_TYPE,
+                ValidationReason::UniqueValue,
+                format!(
+                    "the change alters the value of unique `{}`, whose sentinel a migration does not move; change it with db.put or db.update",
+                    constraint.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The item as a rewrite or a map leaves it: decoded as the entity, mapped, and written

@@ -21,6 +21,26 @@ impl RawKey {
         }
         item
     }
+
+    /// The item of the crate's own kind `kind` under this key (its key and entity-type
+    /// attributes) that names the item under `owner` in the attributes `owner_pk` and
+    /// `owner_sk`: a chunk of an item's field, a sentinel of its unique value.
+    pub(crate) fn owned_item(
+        &self,
+        schema: &TableSchema,
+        kind: &'static str,
+        (owner_pk, owner_sk): (&'static str, &'static str),
+        owner: &RawKey,
+    ) -> Item {
+        let mut item = self.to_item(schema);
+        let text = |v: &str| AttributeValue::S(v.to_owned());
+        item.insert(schema.entity_type.to_owned(), text(kind));
+        item.insert(owner_pk.to_owned(), text(&owner.pk));
+        if let Some(sk) = &owner.sk {
+            item.insert(owner_sk.to_owned(), text(sk));
+        }
+        item
+    }
 }
 
 /// Refuses an empty string or binary value in an attribute that is a key attribute of one

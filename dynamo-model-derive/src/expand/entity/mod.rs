@@ -19,6 +19,7 @@ mod key;
 mod paths;
 mod registration;
 mod sort_chain;
+mod unique;
 mod validate;
 
 use crate::check::{self, EntityModel, Field};
@@ -83,6 +84,7 @@ fn generate(m: &EntityModel) -> TokenStream {
     let query_methods = queries.iter().map(|i| &i.methods);
     let query_bodies = queries.iter().map(|i| &i.body);
     let impls = impls(m, &index);
+    let (_, unique_lookups) = unique::unique_items(m);
     let runtime_names = runtime_names();
     quote! {
         #fields_struct
@@ -101,6 +103,7 @@ fn generate(m: &EntityModel) -> TokenStream {
                 #fields_fn
                 #partition_fn
                 #random_fns
+                #unique_lookups
                 #(#query_methods)*
             }
 
@@ -284,6 +287,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
         .collect();
     let encrypted_items = (!encrypted.is_empty())
         .then(|| quote!(const __ENCRYPTED: &'static [&'static str] = &[#(#encrypted),*];));
+    let (unique_items, _) = unique::unique_items(m);
     let (index_keys, index_renders, index_updates) = (&index.keys, &index.renders, &index.updates);
     let (pk_out, sk_out) = key::key_outs();
     let (ipk, isk) = index_key::index_outs();
@@ -322,6 +326,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
             #validate_items
             #auto_items
             #encrypted_items
+            #unique_items
 
             #[inline]
             fn __render_primary_key(

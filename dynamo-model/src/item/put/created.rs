@@ -46,6 +46,14 @@ pub(super) fn guard(
         .insert(VALUE.to_owned(), ours);
 }
 
+/// Sets the creation time the guard of a prepared put compares with (a put of an entity
+/// with unique values takes the stored one before it sends its transaction).
+pub(super) fn set_guard_value(write: &mut crate::item::PreparedWrite, time: AttributeValue) {
+    if let Some(values) = write.values.as_mut().filter(|v| v.contains_key(VALUE)) {
+        values.insert(VALUE.to_owned(), time);
+    }
+}
+
 impl<E: Entity> ReadyPut<E> {
     /// Sends the put; one that failed only because the item under its key holds another
     /// creation time is sent again with that time.
