@@ -163,9 +163,9 @@ impl<T: Table> BatchWrite<T> {
     /// a batch write cannot carry the version check (DynamoDB rule), so it could overwrite
     /// a newer version; put them with [`Db::put`] or in a transaction.
     pub fn put<E: Entity<Table = T>>(mut self, entity: &E) -> Self {
-        if let Err(e) = crate::chunk::refuse(E::ENTITY_TYPE, E::__CHUNKED, "batch write")
-            .and_then(|()| crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "batch write"))
-        {
+        // Entities with unique values are refused with every batch operation, typed or
+        // raw, through their registration (`registry::check_unconditional_write`).
+        if let Err(e) = crate::chunk::refuse(E::ENTITY_TYPE, E::__CHUNKED, "batch write") {
             return self.fail(e);
         }
         if E::VERSION.is_some() {
@@ -217,9 +217,9 @@ impl<T: Table> BatchWrite<T> {
     /// a batch write cannot check the stored version; delete those with
     /// [`Db::delete`](crate::Db::delete) and `if_version`, or in a transaction.
     pub fn delete<E: Entity<Table = T>>(mut self, key: Key<E>) -> Self {
-        if let Err(e) = crate::chunk::refuse(E::ENTITY_TYPE, E::__CHUNKED, "batch write")
-            .and_then(|()| crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "batch write"))
-        {
+        // Entities with unique values are refused with every batch operation, typed or
+        // raw, through their registration (`registry::check_unconditional_write`).
+        if let Err(e) = crate::chunk::refuse(E::ENTITY_TYPE, E::__CHUNKED, "batch write") {
             return self.fail(e);
         }
         match key.raw() {

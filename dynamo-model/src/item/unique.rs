@@ -102,9 +102,17 @@ fn role<'r>(roles: &'r [Role], op: &crate::error::CancelledOperation) -> Option<
     op.index.checked_sub(1).and_then(|i| roles.get(i))
 }
 
-/// A write's transaction, the roles of its sentinel operations, and the item's write as
-/// sent.
-type Transaction<T> = (crate::item::TransactWrite<T>, Vec<Role>, PreparedWrite);
+/// A write's transaction, the roles of its sentinel operations, and what an error of the
+/// item's own write reports (see [`Failed`]).
+type Transaction<T> = (crate::item::TransactWrite<T>, Vec<Role>, Failed);
+
+/// What the item's write reports when its own conditions fail: its key, whether it needs
+/// the item, the version it expected.
+struct Failed {
+    key: String,
+    needs_item: bool,
+    expected_version: Option<(&'static str, u64)>,
+}
 
 impl<E: Entity> UniqueWrite<'_, E> {
     /// Sends the write; see the module documentation.
@@ -120,7 +128,7 @@ impl<E: Entity> UniqueWrite<'_, E> {
                 Some(stored) => stored,
                 None => self.read(&touched).await?,
             };
-            let (tx, roles, write) = self.transaction(&touched, stored.as_ref(), &foreign)?;
+            let (tx, roles, failed) = self.transaction(&touched, stored.as_ref(), &foreign)?;
             let operations = match tx.send().await {
                 Ok(()) => return Ok(()),
                 Err(Error::TransactionCanceled { operations }) => operations,
@@ -144,10 +152,10 @@ impl<E: Entity> UniqueWrite<'_, E> {
                         if holds_as_read(&touched, self.pinned, stored.as_ref(), current) {
                             // The item is as read: the write's own conditions failed.
                             return Err(super::condition_failed::<E>(
-                                write.key,
+                                failed.key,
                                 current.cloned(),
-                                write.needs_item,
-                                write.expected_version,
+                                failed.needs_item,
+                                failed.expected_version,
                             ));
                         }
                         self.stored = Some(current.cloned());
@@ -168,7 +176,7 @@ impl<E: Entity> UniqueWrite<'_, E> {
     }
 
     /// The transaction for the item as `stored` holds it; its sentinel operations' roles
-    /// (in order, after the item's write); the item's write as sent.
+    /// (in order, after the item's write); what its own write's failure reports.
     fn transaction(
         &self,
         touched: &[&'static Constraint],
@@ -181,11 +189,16 @@ impl<E: Entity> UniqueWrite<'_, E> {
             keep(&mut write, stored);
         }
         and_condition::<E>(&mut write, &still_holds::<E>(touched, self.pinned, stored))?;
+        let failed = Failed {
+            key: write.key.clone(),
+            needs_item: write.needs_item,
+            expected_version: write.expected_version,
+        };
         let mut tx = self.db.transact_write();
         tx = match self.kind {
-            ItemWrite::Put => tx.prepared_put(write.clone()),
-            ItemWrite::Update => tx.prepared_update(write.clone()),
-            ItemWrite::Delete => tx.prepared_delete(write.clone()),
+            ItemWrite::Put => tx.prepared_put(write),
+            ItemWrite::Update => tx.prepared_update(write),
+            ItemWrite::Delete => tx.prepared_delete(write),
         };
         let after = self.after.item(stored);
         let mut roles = Vec::new();
@@ -215,7 +228,7 @@ impl<E: Entity> UniqueWrite<'_, E> {
                 }
             }
         }
-        Ok((tx, roles, write))
+        Ok((tx, roles, failed))
     }
 
     /// What the item holds now of the constraints' attributes and the pinned ones

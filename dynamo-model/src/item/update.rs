@@ -493,11 +493,9 @@ impl<E: Entity> Update<E> {
     async fn run(self, returning: Returning) -> Result<Option<Item>, Error> {
         let span = crate::trace::operation("UpdateItem", self.db.table_name(), E::ENTITY_TYPE);
         crate::trace::key(&span, self.db.traces_keys(), || Some(self.key.to_string()));
-        if !E::__UNIQUE.is_empty() {
-            let changes = self.unique_changes()?;
-            if !changes.is_empty() {
-                return crate::trace::traced_write(span, self.run_unique(changes, returning)).await;
-            }
+        let changes = self.unique_changes()?;
+        if !changes.is_empty() {
+            return crate::trace::traced_write(span, self.run_unique(changes, returning)).await;
         }
         crate::trace::traced_write(span, self.run_untraced(returning)).await
     }

@@ -84,7 +84,7 @@ fn generate(m: &EntityModel) -> TokenStream {
     let query_methods = queries.iter().map(|i| &i.methods);
     let query_bodies = queries.iter().map(|i| &i.body);
     let impls = impls(m, &index);
-    let (_, unique_lookups) = unique::unique_items(m);
+    let unique_lookups = unique::unique_lookups(m);
     let runtime_names = runtime_names();
     quote! {
         #fields_struct
@@ -287,7 +287,7 @@ fn internals_impl(m: &EntityModel, index: &index_key::IndexCode) -> TokenStream 
         .collect();
     let encrypted_items = (!encrypted.is_empty())
         .then(|| quote!(const __ENCRYPTED: &'static [&'static str] = &[#(#encrypted),*];));
-    let (unique_items, _) = unique::unique_items(m);
+    let unique_items = unique::unique_const(m);
     let (index_keys, index_renders, index_updates) = (&index.keys, &index.renders, &index.updates);
     let (pk_out, sk_out) = key::key_outs();
     let (ipk, isk) = index_key::index_outs();

@@ -29,17 +29,24 @@ fn constraints(m: &EntityModel) -> Vec<(String, String, Vec<&Field>)> {
     out
 }
 
-/// `__UNIQUE` for the internals impl, and the lookups for the entity's inherent impl.
-pub(super) fn unique_items(m: &EntityModel) -> (Option<TokenStream>, TokenStream) {
+/// `__UNIQUE` for the internals impl (`None`: no unique values).
+pub(super) fn unique_const(m: &EntityModel) -> Option<TokenStream> {
     let constraints = constraints(m);
     if constraints.is_empty() {
-        return (None, TokenStream::new());
+        return None;
     }
-    let (dm, private) = (dm(), private());
+    let dm = dm();
     let consts = constraints.iter().map(|(name, _, fields)| {
         let attributes = fields.iter().map(|f| &f.name);
         quote!(#dm::unique::Constraint { name: #name, attributes: &[#(#attributes),*] })
     });
+    Some(quote!(const __UNIQUE: &'static [#dm::unique::Constraint] = &[#(#consts),*];))
+}
+
+/// The lookups by unique values, for the entity's inherent impl.
+pub(super) fn unique_lookups(m: &EntityModel) -> TokenStream {
+    let constraints = constraints(m);
+    let (dm, private) = (dm(), private());
     let lookups = constraints.iter().enumerate().map(|(i, (name, suffix, fields))| {
         let method = format_ident!("by_{}", suffix.trim_start_matches("r#"));
         let params = fields.iter().map(|f| {
@@ -62,8 +69,5 @@ pub(super) fn unique_items(m: &EntityModel) -> (Option<TokenStream>, TokenStream
             }
         }
     });
-    (
-        Some(quote!(const __UNIQUE: &'static [#dm::unique::Constraint] = &[#(#consts),*];)),
-        quote!(#(#lookups)*),
-    )
+    quote!(#(#lookups)*)
 }

@@ -17,6 +17,9 @@ impl<E: Entity> Update<E> {
     /// before it is applied, so its sentinel cannot be claimed.
     pub(super) fn unique_changes(&self) -> Result<Changes, Error> {
         let mut changes = Changes::new();
+        if E::__UNIQUE.is_empty() {
+            return Ok(changes);
+        }
         for action in &self.actions {
             let top = action.path().top();
             let Some(attribute) = E::__UNIQUE
