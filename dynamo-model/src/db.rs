@@ -34,6 +34,8 @@ pub struct Db<T> {
     observers: bool,
     /// The keys of encrypted fields (`Db::with_keys`).
     keys: Option<Arc<dyn crate::encrypt::KeyProvider>>,
+    /// The retry policy of the calls the crate retries itself (`Db::with_retry`).
+    retry: Option<crate::RetryPolicy>,
     _table: PhantomData<fn() -> T>,
 }
 
@@ -49,6 +51,7 @@ impl<T> Clone for Db<T> {
             insight: self.insight.clone(),
             observers: self.observers,
             keys: self.keys.clone(),
+            retry: self.retry,
             _table: PhantomData,
         }
     }
@@ -75,6 +78,7 @@ impl<T: Table> Db<T> {
             cache: None,
             insight: None,
             keys: None,
+            retry: None,
             _table: PhantomData,
         }
     }
@@ -188,6 +192,32 @@ impl<T: Table> Db<T> {
     pub fn with_keys(mut self, keys: impl crate::encrypt::KeyProvider) -> Self {
         self.keys = Some(Arc::new(keys));
         self
+    }
+
+    /// Retries with `policy` every call the crate retries itself, instead of each call's
+    /// default: batch gets and writes (unprocessed items, throttling), transactions
+    /// (conflicts; 10 s by default), history writes and the reads of chunked values. A
+    /// call's own `.retry(..)` still takes precedence. The SDK's retries of each request
+    /// are the client's (its `RetryConfig`).
+    ///
+    /// ```
+    /// # use dynamo_model::{Db, RetryPolicy, Table};
+    /// # #[derive(Table)] #[dynamo(pk = "PK", sk = "SK")] struct App;
+    /// use std::time::Duration;
+    ///
+    /// // A request handler that must answer within 2 s gives up on throttled batches sooner.
+    /// let db = Db::<App>::offline("app").with_retry(RetryPolicy::default().deadline(Duration::from_secs(2)));
+    /// # let _ = db;
+    /// ```
+    pub fn with_retry(mut self, policy: crate::RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
+    /// The retry policy of a call the crate retries itself: this `Db`'s
+    /// ([`with_retry`](Self::with_retry)), else the call's `default`.
+    pub(crate) fn retry_policy_or(&self, default: crate::RetryPolicy) -> crate::RetryPolicy {
+        self.retry.unwrap_or(default)
     }
 
     /// The keys of encrypted fields, if any.

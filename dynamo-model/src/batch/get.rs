@@ -501,7 +501,7 @@ impl<T: Table> Db<T> {
             error: None,
             consistent: false,
             concurrency: 4,
-            policy: RetryPolicy::default(),
+            policy: self.retry_policy_or(RetryPolicy::default()),
             keep_order: false,
             unknown: UnknownEntity::Skip,
         }

@@ -556,7 +556,7 @@ impl<T: Table> Db<T> {
             ops: Vec::new(),
             error: None,
             concurrency: 4,
-            policy: RetryPolicy::default(),
+            policy: self.retry_policy_or(RetryPolicy::default()),
             progress: None,
             interleave: false,
             chunks: false,

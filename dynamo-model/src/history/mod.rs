@@ -163,7 +163,7 @@ impl<T: Table> Db<T> {
     pub fn history<E: Versioned<Table = T>>(&self) -> History<E> {
         History {
             db: self.clone(),
-            policy: RetryPolicy::default(),
+            policy: self.retry_policy_or(RetryPolicy::default()),
         }
     }
 

@@ -310,7 +310,7 @@ pub(crate) async fn load<E: Entity>(db: &Db<E::Table>, entities: &mut [E]) -> Re
             &plain,
             keys,
             consistent,
-            crate::RetryPolicy::default(),
+            db.retry_policy_or(crate::RetryPolicy::default()),
             8,
         )
     };

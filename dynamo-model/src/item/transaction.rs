@@ -113,8 +113,9 @@ impl<T: Table> TransactWrite<T> {
         self
     }
 
-    /// Backoff and deadline for retrying conflicts and transient errors (default: 10 s
-    /// in all). The deadline also bounds a request in flight.
+    /// Backoff and deadline for retrying conflicts and transient errors (default: the
+    /// `Db`'s, [`Db::with_retry`](crate::Db::with_retry), else 10 s in all). The deadline
+    /// also bounds a request in flight.
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.policy = policy;
         self
@@ -430,10 +431,10 @@ impl<T: Table> Db<T> {
             customize: Customize::default(),
             operations: Vec::new(),
             token: None,
-            policy: RetryPolicy {
+            policy: self.retry_policy_or(RetryPolicy {
                 deadline: std::time::Duration::from_secs(10),
                 ..RetryPolicy::default()
-            },
+            }),
         }
     }
 }
