@@ -67,8 +67,9 @@ LAYERS = [
     ("operations", ["request", "batch", "read", "item", "transact"]),
     # Features built on the operations.
     ("features", ["history", "period", "stream", "export", "migrate"]),
-    # DynamoDB Local for tests, and the documentation modules (guide, stored format).
-    ("tools", ["local", "guide", "stored_format"]),
+    # DynamoDB Local for tests, the test double, and the documentation modules (guide,
+    # stored format).
+    ("tools", ["local", "double", "guide", "stored_format"]),
     # What a user imports: the prelude, and the deprecated paths of moved items.
     ("paths", ["prelude", "ops"]),
 ]

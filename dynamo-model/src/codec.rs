@@ -682,6 +682,8 @@ impl VersionValue for u64 {
     feature = "ulid"
 ))]
 mod dates;
+#[cfg(any(feature = "export", feature = "double"))]
+pub(crate) mod json;
 mod number;
 mod operand;
 use number::check_numbers;

@@ -97,6 +97,8 @@ pub mod collection;
 pub mod compress;
 pub mod cursor;
 mod db;
+#[cfg(feature = "double")]
+pub mod double;
 pub mod encrypt;
 pub mod entity;
 pub mod error;

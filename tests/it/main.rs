@@ -67,6 +67,7 @@ mod stored_format;
 mod stream;
 mod stream_revisions;
 mod table_capacity;
+mod test_double;
 mod traces;
 mod transact;
 mod trust;

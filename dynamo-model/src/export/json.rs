@@ -5,36 +5,9 @@ use super::*;
 
 pub(super) use crate::codec::dynamodb_type;
 
-/// A value in DynamoDB JSON (`{"S": ".."}`, binary in base64), as Workbench stores
-/// `TableData`. A value of a type this crate does not know is `{"NULL": true}`.
-pub(super) fn value_json(value: &AttributeValue) -> Value {
-    match value {
-        AttributeValue::S(s) => json!({"S": s}),
-        AttributeValue::N(n) => json!({"N": n}),
-        AttributeValue::B(b) => json!({"B": BASE64.encode(b.as_ref())}),
-        AttributeValue::Bool(b) => json!({"BOOL": b}),
-        AttributeValue::L(list) => json!({"L": list.iter().map(value_json).collect::<Vec<_>>()}),
-        AttributeValue::M(map) => json!({"M": item_json(map)}),
-        AttributeValue::Ss(set) => json!({"SS": set}),
-        AttributeValue::Ns(set) => json!({"NS": set}),
-        AttributeValue::Bs(set) => {
-            json!({"BS": set.iter().map(|b| BASE64.encode(b.as_ref())).collect::<Vec<_>>()})
-        }
-        _ => json!({"NULL": true}),
-    }
-}
-
-/// An item in DynamoDB JSON, its attributes in name order.
-pub(super) fn item_json(item: &Item) -> Value {
-    let mut names: Vec<&String> = item.keys().collect();
-    names.sort();
-    Value::Object(
-        names
-            .into_iter()
-            .filter_map(|name| item.get(name).map(|v| (name.clone(), value_json(v))))
-            .collect(),
-    )
-}
+pub(super) use crate::codec::json::item_json;
+#[cfg(test)]
+pub(super) use crate::codec::json::value_json;
 
 pub(super) fn json_error(message: String) -> Error {
     Error::invalid_request("Workbench", ValidationReason::InvalidValue, message)
