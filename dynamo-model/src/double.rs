@@ -60,7 +60,7 @@
 //! assert_eq!(puts.len(), 2);
 //! assert_eq!(puts[0].table(), Some("app"));
 //! assert_eq!(puts[0].items::<User>(), vec![ann.clone()]);
-//! assert_eq!(puts[1].key(), Some(&User::key("u-1").raw()?));
+//! assert_eq!(puts[1].key(), Some(User::key("u-1").raw()?));
 //! double.assert_done(); // every scripted answer was used
 //! # Ok(()) }
 //! ```

@@ -1,4 +1,7 @@
-//! What every example shares: where its table lives.
+//! What every example shares: where its table lives; and a service tested on the test
+//! double ([`signup`]).
+
+pub mod signup;
 
 use dynamo_model::local::{self, BoxError, TempTable};
 use dynamo_model::{Db, Table};

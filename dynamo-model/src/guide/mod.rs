@@ -42,6 +42,9 @@
 //! 23. [Unique values other than the key](p23_unique_values)
 //! 24. [Encrypted fields](p24_encrypted_fields)
 //!
+//! ## Testing your service
+//! 25. [Unit tests without a server: the test double](p25_test_double)
+//!
 //! ## Running it
 //! - [Using an existing table](existing_table)
 //! - [Testing your service with DynamoDB Local](testing)
@@ -136,4 +139,13 @@ pub mod p23_unique_values {
 }
 pub mod p24_encrypted_fields {
     #![doc = include_str!("p24_encrypted_fields.md")]
+}
+pub mod p25_test_double {
+    // Its examples use `dynamo_model::double`, which only exists with feature `double`.
+    #![cfg_attr(feature = "double", doc = include_str!("p25_test_double.md"))]
+    #![cfg_attr(
+        not(feature = "double"),
+        doc = "# Unit tests without a server: the test double\n\nThis chapter describes \
+               `dynamo_model::double`: build the documentation with feature `double` to read it."
+    )]
 }
