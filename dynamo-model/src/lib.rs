@@ -57,7 +57,9 @@
 //! `time::OffsetDateTime`, `time::Date` and `time::PrimitiveDateTime`, for
 //! `chrono::NaiveDate`, `chrono::NaiveDateTime` and `chrono::DateTime<Utc>`, for
 //! `uuid::Uuid` and for `ulid::Ulid`; `aws-config` adds [`Db::from_env`]; `local` adds [`local`], which
-//! finds or starts DynamoDB Local and creates throw-away tables for tests; `lambda` and
+//! finds or starts DynamoDB Local and creates throw-away tables for tests; `double` adds
+//! [`double`], an in-process stand-in for DynamoDB for unit tests (scripted answers,
+//! recorded requests, no server); `lambda` and
 //! `streams` read DynamoDB Streams records as AWS Lambda delivers them and as the
 //! Streams API returns them ([`stream`]); `tracing` (the only default feature) gives
 //! every item operation, read, batch and transaction a span with OpenTelemetry's field
@@ -77,7 +79,8 @@
 //! pattern (one table for many types, key templates, overloaded and sparse indexes,
 //! adjacency lists, revision history, large items, write sharding, bulk loads, batches
 //! and transactions, TTL, period tables, capacity, scans, projections, caching), then
-//! adopting an existing table, testing with DynamoDB Local and going to production.
+//! adopting an existing table, testing with DynamoDB Local or the test double and going to
+//! production.
 
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
