@@ -102,88 +102,60 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-/// A DynamoDB API operation, as a script and the recorded calls name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Operation {
-    /// `GetItem`: [`Db::get`].
-    GetItem,
-    /// `PutItem`: [`Db::put`], [`Db::create`].
-    PutItem,
-    /// `UpdateItem`: [`Db::update`].
-    UpdateItem,
-    /// `DeleteItem`: [`Db::delete`].
-    DeleteItem,
-    /// `Query`: [`Db::query`] and the reads built on it.
-    Query,
-    /// `Scan`: [`Db::scan`].
-    Scan,
-    /// `BatchGetItem`: [`Db::batch_get`].
-    BatchGetItem,
-    /// `BatchWriteItem`: [`Db::batch_write`].
-    BatchWriteItem,
-    /// `TransactGetItems`: [`Db::transact_get`].
-    TransactGetItems,
-    /// `TransactWriteItems`: [`Db::transact_write`], and single-item writes of entities
-    /// with unique values or history.
-    TransactWriteItems,
-    /// `ExecuteStatement` (PartiQL).
-    ExecuteStatement,
-    /// `BatchExecuteStatement` (PartiQL).
-    BatchExecuteStatement,
-    /// `ExecuteTransaction` (PartiQL).
-    ExecuteTransaction,
-    /// `CreateTable`: [`Db::create_table`].
-    CreateTable,
-    /// `DeleteTable`: [`Db::delete_table`].
-    DeleteTable,
-    /// `DescribeTable`: [`Db::check_table`], and the wait of [`Db::create_table`].
-    DescribeTable,
-    /// `UpdateTimeToLive`: [`Db::create_table`] of a table with a TTL attribute.
-    UpdateTimeToLive,
-    /// `DescribeTimeToLive`: [`Db::check_table`].
-    DescribeTimeToLive,
-    /// Any other operation ([`Call::operation_name`] names it).
-    Other,
+/// The [`Operation`] enum and its names, from one list: each variant with the API name
+/// and what sends it.
+macro_rules! operations {
+    ($($op:ident: $doc:literal,)*) => {
+        /// A DynamoDB API operation, as a script and the recorded calls name it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Operation {
+            $(#[doc = concat!("`", stringify!($op), "`", $doc)] $op,)*
+            /// Any other operation ([`Call::operation_name`] names it).
+            Other,
+        }
+
+        impl Operation {
+            /// The API name, e.g. `PutItem` (`Other` for an operation this enum does not
+            /// list).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Operation::$op => stringify!($op),)*
+                    Operation::Other => "Other",
+                }
+            }
+
+            /// The operation of an API name (`Other` when this enum does not list it).
+            pub fn from_name(name: &str) -> Operation {
+                match name {
+                    $(stringify!($op) => Operation::$op,)*
+                    _ => Operation::Other,
+                }
+            }
+        }
+    };
 }
 
-impl Operation {
-    const NAMED: [(Operation, &'static str); 18] = [
-        (Operation::GetItem, "GetItem"),
-        (Operation::PutItem, "PutItem"),
-        (Operation::UpdateItem, "UpdateItem"),
-        (Operation::DeleteItem, "DeleteItem"),
-        (Operation::Query, "Query"),
-        (Operation::Scan, "Scan"),
-        (Operation::BatchGetItem, "BatchGetItem"),
-        (Operation::BatchWriteItem, "BatchWriteItem"),
-        (Operation::TransactGetItems, "TransactGetItems"),
-        (Operation::TransactWriteItems, "TransactWriteItems"),
-        (Operation::ExecuteStatement, "ExecuteStatement"),
-        (Operation::BatchExecuteStatement, "BatchExecuteStatement"),
-        (Operation::ExecuteTransaction, "ExecuteTransaction"),
-        (Operation::CreateTable, "CreateTable"),
-        (Operation::DeleteTable, "DeleteTable"),
-        (Operation::DescribeTable, "DescribeTable"),
-        (Operation::UpdateTimeToLive, "UpdateTimeToLive"),
-        (Operation::DescribeTimeToLive, "DescribeTimeToLive"),
-    ];
-
-    /// The API name, e.g. `PutItem` (`Other` for an operation this enum does not list).
-    pub fn name(self) -> &'static str {
-        Operation::NAMED
-            .iter()
-            .find(|(op, _)| *op == self)
-            .map_or("Other", |(_, name)| name)
-    }
-
-    /// The operation of an API name (`Other` when this enum does not list it).
-    pub fn from_name(name: &str) -> Operation {
-        Operation::NAMED
-            .iter()
-            .find(|(_, n)| *n == name)
-            .map_or(Operation::Other, |(op, _)| *op)
-    }
+operations! {
+    GetItem: ": [`Db::get`].",
+    PutItem: ": [`Db::put`], [`Db::create`].",
+    UpdateItem: ": [`Db::update`].",
+    DeleteItem: ": [`Db::delete`].",
+    Query: ": [`Db::query`] and the reads built on it.",
+    Scan: ": [`Db::scan`].",
+    BatchGetItem: ": [`Db::batch_get`].",
+    BatchWriteItem: ": [`Db::batch_write`].",
+    TransactGetItems: ": [`Db::transact_get`].",
+    TransactWriteItems: ": [`Db::transact_write`], and single-item writes of entities \
+        with unique values or history.",
+    ExecuteStatement: " (PartiQL).",
+    BatchExecuteStatement: " (PartiQL).",
+    ExecuteTransaction: " (PartiQL).",
+    CreateTable: ": [`Db::create_table`].",
+    DeleteTable: ": [`Db::delete_table`].",
+    DescribeTable: ": [`Db::check_table`], and the wait of [`Db::create_table`].",
+    UpdateTimeToLive: ": [`Db::create_table`] of a table with a TTL attribute.",
+    DescribeTimeToLive: ": [`Db::check_table`].",
 }
 
 impl std::fmt::Display for Operation {
@@ -263,9 +235,8 @@ impl Double {
                     .build(),
             )
             .http_client(connector::client(self.clone()))
-            // The crate's record of each call (entity, keys), then the input captured with it.
-            .interceptor(crate::call::Observing::new(record::Quiet, &T::SCHEMA))
-            .interceptor(record::Capture)
+            // The crate's record of each call (entity, keys) and its input, on each attempt.
+            .interceptor(crate::call::Observing::new(record::Recording, &T::SCHEMA))
     }
 
     /// Scripts the answers to `operation`.

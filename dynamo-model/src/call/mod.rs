@@ -8,7 +8,10 @@
 //! reads it. A request the crate did not build (a raw call on `Db::client()`) has no record:
 //! the one interceptor that observes ([`Observing`]) writes one from its input, in
 //! `call::sdk`, the only module that reads SDK inputs and outputs. Observers implement
-//! [`Observer`] and never see an SDK type but DynamoDB's `ConsumedCapacity`.
+//! [`Observer`] and never see an SDK type but DynamoDB's `ConsumedCapacity`. For an
+//! observer that asks for them ([`Observer::wants_inputs`]), each attempt's HTTP request
+//! carries a copy of its SDK input and its record ([`Sent`]), for the client's connector:
+//! the test double's record of what was sent.
 
 mod sdk;
 pub(crate) mod shape;
@@ -17,12 +20,15 @@ mod tests;
 
 use crate::{Item, RawKey, TableSchema};
 use aws_sdk_dynamodb::config::interceptors::{
-    BeforeSerializationInterceptorContextMut, FinalizerInterceptorContextRef,
+    BeforeSerializationInterceptorContextMut, BeforeTransmitInterceptorContextMut,
+    FinalizerInterceptorContextRef,
 };
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::types::{AttributeValue, ConsumedCapacity};
+use aws_smithy_runtime_api::client::retries::RequestAttempts;
 use aws_smithy_types::config_bag::{Storable, StoreReplace};
+use std::any::Any;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -377,6 +383,23 @@ impl Storable for Recorded {
     type Storer = StoreReplace<Recorded>;
 }
 
+/// One attempt of a call as sent, on its HTTP request (for an observer that
+/// [wants the inputs](Observer::wants_inputs)).
+#[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "double"), allow(dead_code))]
+pub(crate) struct Sent {
+    /// The record of the call (`None` for calls no observer watches: table management).
+    pub(crate) call: Option<Arc<Call>>,
+    /// A copy of the SDK input (`()` for a call that is not an item operation or PartiQL).
+    pub(crate) input: Arc<dyn Any + Send + Sync>,
+    /// Which attempt of the request (1, then the SDK's retries).
+    pub(crate) attempt: u32,
+}
+
+impl Storable for Sent {
+    type Storer = StoreReplace<Sent>;
+}
+
 /// What DynamoDB answered.
 #[derive(Debug)]
 pub(crate) struct Answer<'a> {
@@ -428,6 +451,12 @@ pub(crate) trait Observer: std::fmt::Debug + Send + Sync + 'static {
         false
     }
 
+    /// Whether each attempt's HTTP request must carry a copy of its SDK input and its
+    /// record ([`Sent`]), for the client's connector to read.
+    fn wants_inputs(&self) -> bool {
+        false
+    }
+
     /// Before the request is sent.
     fn before(&self, _call: &Call) {}
 
@@ -474,6 +503,16 @@ impl<O: Observer> Intercept for Observing<O> {
         if self.observer.wants_capacity() {
             sdk::ask_capacity(context.input_mut());
         }
+        if self.observer.wants_inputs() {
+            // Copied now: the SDK serializes the input away before the attempts.
+            let input = sdk::copy_input(context.input_mut());
+            let sent = Sent {
+                call: None,
+                input,
+                attempt: 1,
+            };
+            cfg.interceptor_state().store_put(sent);
+        }
         let call = match cfg.load::<Recorded>() {
             Some(recorded) => recorded.0.clone(),
             None => {
@@ -488,6 +527,23 @@ impl<O: Observer> Intercept for Observing<O> {
             }
         };
         self.observer.before(&call);
+        Ok(())
+    }
+
+    fn modify_before_transmit(
+        &self,
+        context: &mut BeforeTransmitInterceptorContextMut<'_>,
+        _runtime_components: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if let Some(sent) = cfg.load::<Sent>() {
+            let sent = Sent {
+                call: cfg.load::<Recorded>().map(|r| r.0.clone()),
+                attempt: cfg.load::<RequestAttempts>().map_or(1, |a| a.attempts()),
+                input: sent.input.clone(),
+            };
+            context.request_mut().add_extension(sent);
+        }
         Ok(())
     }
 

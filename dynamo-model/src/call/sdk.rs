@@ -23,7 +23,27 @@ use aws_sdk_dynamodb::operation::{
 use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity};
 use aws_smithy_runtime_api::client::interceptors::context::{Error, Input, Output};
 use aws_smithy_runtime_api::client::orchestrator::OrchestratorError;
+use std::any::Any;
 use std::sync::Arc;
+
+/// Calls `$then!` with the SDK input types of DynamoDB's item operations (the ones that
+/// consume capacity), listed once.
+macro_rules! item_inputs {
+    ($then:ident) => {
+        $then!(
+            GetItemInput,
+            PutItemInput,
+            UpdateItemInput,
+            DeleteItemInput,
+            QueryInput,
+            ScanInput,
+            BatchGetItemInput,
+            BatchWriteItemInput,
+            TransactGetItemsInput,
+            TransactWriteItemsInput
+        )
+    };
+}
 
 /// Asks for `ConsumedCapacity` with its per-index breakdown, unless the request chose a
 /// level.
@@ -37,21 +57,28 @@ pub(super) fn ask_capacity(input: &mut Input) {
             }
         };
     }
-    let level = level!(
-        GetItemInput,
-        PutItemInput,
-        UpdateItemInput,
-        DeleteItemInput,
-        QueryInput,
-        ScanInput,
-        BatchGetItemInput,
-        BatchWriteItemInput,
-        TransactGetItemsInput,
-        TransactWriteItemsInput
-    );
+    let level = item_inputs!(level);
     if level.is_none() {
         *level = Some(ReturnConsumedCapacity::Indexes);
     }
+}
+
+/// A copy of the SDK input of an item operation or a PartiQL call (`()` for any other).
+pub(super) fn copy_input(input: &Input) -> Arc<dyn Any + Send + Sync> {
+    macro_rules! copy_of {
+        ($($input:ty),*) => {
+            $(if let Some(i) = input.downcast_ref::<$input>() {
+                return Arc::new(i.clone());
+            })*
+        };
+    }
+    item_inputs!(copy_of);
+    copy_of!(
+        ExecuteStatementInput,
+        BatchExecuteStatementInput,
+        ExecuteTransactionInput
+    );
+    Arc::new(())
 }
 
 fn table(name: Option<&str>) -> Arc<str> {

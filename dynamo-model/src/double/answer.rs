@@ -308,8 +308,8 @@ fn request_items(request: &Value) -> impl Iterator<Item = (&String, &Value)> {
         .flatten()
 }
 
-/// Splits a batch's entries (over all its tables, in order) into the processed ones and
-/// the last `unprocessed`: the index from which entries are unprocessed.
+/// The position, over all of a batch's tables in order, from which its last `unprocessed`
+/// of `total` entries are left unprocessed.
 fn first_unprocessed(total: usize, unprocessed: usize) -> usize {
     total.saturating_sub(unprocessed)
 }
@@ -325,15 +325,10 @@ fn batch_write(request: &Value, unprocessed: usize) -> Value {
     let mut left = Map::new();
     for (table, writes) in request_items(request) {
         let writes = writes.as_array().map(Vec::as_slice).unwrap_or_default();
-        let kept: Vec<Value> = writes
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| position + i >= from)
-            .map(|(_, write)| write.clone())
-            .collect();
+        let (_, kept) = writes.split_at(from.saturating_sub(position).min(writes.len()));
         position += writes.len();
         if !kept.is_empty() {
-            left.insert(table.clone(), Value::Array(kept));
+            left.insert(table.clone(), Value::Array(kept.to_vec()));
         }
     }
     json!({"UnprocessedItems": left})
@@ -353,22 +348,18 @@ fn batch_get(request: &Value, items: &[Item], unprocessed: usize) -> Value {
     let (mut responses, mut left) = (Map::new(), Map::new());
     for (table, asked) in request_items(request) {
         let keys = keys(asked).unwrap_or_default();
-        let (done, undone): (Vec<(usize, Value)>, Vec<(usize, Value)>) = keys
-            .into_iter()
-            .enumerate()
-            .partition(|(i, _)| position + i < from);
-        position += done.len() + undone.len();
+        let (done, undone) = keys.split_at(from.saturating_sub(position).min(keys.len()));
+        position += keys.len();
         let found = items
             .iter()
-            .filter(|item| done.iter().any(|(_, key)| has_key(item, key)))
+            .filter(|item| done.iter().any(|key| has_key(item, key)))
             .cloned();
         responses.insert(table.clone(), Value::Array(found.collect()));
         if !undone.is_empty() {
             // The same projection and consistency as asked, as DynamoDB returns them.
             let mut again = asked.clone();
-            let undone = undone.into_iter().map(|(_, key)| key).collect();
             if let Some(again) = again.as_object_mut() {
-                again.insert("Keys".to_owned(), Value::Array(undone));
+                again.insert("Keys".to_owned(), Value::Array(undone.to_vec()));
             }
             left.insert(table.clone(), again);
         }
@@ -435,3 +426,6 @@ fn reason_message(code: &str) -> &str {
         other => other,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,7 +1,6 @@
 //! The HTTP client the SDK is handed: it sends nothing, and answers each request with the
 //! double's scripted answer in DynamoDB's wire format.
 
-use super::record::Captured;
 use super::{Call, Double};
 use aws_smithy_runtime_api::client::http::{
     HttpConnector, HttpConnectorFuture, SharedHttpClient, SharedHttpConnector, http_client_fn,
@@ -37,7 +36,7 @@ impl Double {
         let target = request.headers().get("x-amz-target").unwrap_or_default();
         let name = target.rsplit('.').next().unwrap_or_default();
         let body = request.body().bytes().unwrap_or_default();
-        let call = Call::new(name, request.extension::<Captured>(), body);
+        let call = Call::new(name, request.extension::<crate::call::Sent>(), body);
         let Some(answer) = self.answer_for(call.clone()) else {
             panic!("{}", unscripted(&call));
         };

@@ -1,27 +1,14 @@
-//! What a double records of each call: the SDK input, captured before it is serialized,
-//! and the crate's record of the call (entity type, keys), with the attempt it was.
+//! What a double records of each call: the SDK input and the crate's record of the call
+//! (entity type, keys), with the attempt it was, as each attempt's request carries them
+//! ([`Sent`]).
 
 use super::Operation;
-use crate::call::{Observer, Outcome, Recorded};
+use crate::call::{Observer, Outcome, Sent};
 use crate::{Entity, Item, RawKey, Table};
-use aws_sdk_dynamodb::config::interceptors::{
-    BeforeSerializationInterceptorContextRef, BeforeTransmitInterceptorContextMut,
-};
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::operation::{
-    batch_execute_statement::BatchExecuteStatementInput, batch_get_item::BatchGetItemInput,
-    batch_write_item::BatchWriteItemInput, create_table::CreateTableInput,
-    delete_item::DeleteItemInput, delete_table::DeleteTableInput,
-    describe_table::DescribeTableInput, describe_time_to_live::DescribeTimeToLiveInput,
-    execute_statement::ExecuteStatementInput, execute_transaction::ExecuteTransactionInput,
-    get_item::GetItemInput, put_item::PutItemInput, query::QueryInput, scan::ScanInput,
-    transact_get_items::TransactGetItemsInput, transact_write_items::TransactWriteItemsInput,
-    update_item::UpdateItemInput, update_time_to_live::UpdateTimeToLiveInput,
+    batch_write_item::BatchWriteItemInput, put_item::PutItemInput,
+    transact_write_items::TransactWriteItemsInput,
 };
-use aws_smithy_runtime_api::client::interceptors::context::Input;
-use aws_smithy_runtime_api::client::retries::RequestAttempts;
-use aws_smithy_types::config_bag::{Storable, StoreReplace};
 use std::any::Any;
 use std::sync::Arc;
 
@@ -116,7 +103,8 @@ impl Call {
 
     /// The SDK input of the request, when it is an `I`, e.g.
     /// `call.input::<PutItemInput>()` for a `PutItem`: its expressions, their names and
-    /// values, its return values.
+    /// values, its return values. Kept for item operations and PartiQL calls (for table
+    /// management, read the [`body`](Self::body)).
     pub fn input<I: Any>(&self) -> Option<&I> {
         self.input.downcast_ref::<I>()
     }
@@ -181,8 +169,8 @@ impl Call {
     }
 
     /// The call of `name`, with what the interceptor captured and the body as sent.
-    pub(super) fn new(name: &str, captured: Option<&Captured>, body: &[u8]) -> Call {
-        let record = captured.and_then(|c| c.record.clone());
+    pub(super) fn new(name: &str, sent: Option<&Sent>, body: &[u8]) -> Call {
+        let record = sent.and_then(|s| s.call.clone());
         let body: Arc<str> = Arc::from(String::from_utf8_lossy(body));
         let table = match &record {
             Some(record) => Some(record.table.clone()),
@@ -195,8 +183,8 @@ impl Call {
         Call {
             operation: Operation::from_name(name),
             name: Arc::from(name),
-            attempt: captured.map_or(1, |c| c.attempt),
-            input: captured.map_or(nothing, |c| c.input.clone()),
+            attempt: sent.map_or(1, |s| s.attempt),
+            input: sent.map_or(nothing, |s| s.input.clone()),
             record,
             table,
             body,
@@ -205,99 +193,15 @@ impl Call {
 }
 
 /// The observer that makes a `Db` build the record of each call (the crate builds one
-/// only for a client that has an observer): it watches nothing itself.
+/// only for a client that has an observer), and each attempt's request carry its input
+/// and record to the double's connector: it watches nothing itself.
 #[derive(Debug)]
-pub(super) struct Quiet;
+pub(super) struct Recording;
 
-impl Observer for Quiet {
+impl Observer for Recording {
+    fn wants_inputs(&self) -> bool {
+        true
+    }
+
     fn after(&self, _call: &crate::call::Call, _outcome: &Outcome<'_>) {}
-}
-
-/// What the interceptor keeps of a request, handed to the connector with each attempt.
-#[derive(Debug, Clone)]
-pub(super) struct Captured {
-    input: Arc<dyn Any + Send + Sync>,
-    record: Option<Arc<crate::call::Call>>,
-    attempt: u32,
-}
-
-impl Storable for Captured {
-    type Storer = StoreReplace<Captured>;
-}
-
-/// The interceptor that captures each request's input and record before the SDK
-/// serializes it (the input is gone by the time it is sent), and hands them to the
-/// connector with each attempt.
-#[derive(Debug)]
-pub(super) struct Capture;
-
-impl Intercept for Capture {
-    fn name(&self) -> &'static str {
-        "dynamo_model::double::Capture"
-    }
-
-    fn read_before_serialization(
-        &self,
-        context: &BeforeSerializationInterceptorContextRef<'_>,
-        _runtime_components: &RuntimeComponents,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let captured = Captured {
-            input: clone_input(context.input()),
-            record: cfg.load::<Recorded>().map(|r| r.0.clone()),
-            attempt: 1,
-        };
-        cfg.interceptor_state().store_put(captured);
-        Ok(())
-    }
-
-    fn modify_before_transmit(
-        &self,
-        context: &mut BeforeTransmitInterceptorContextMut<'_>,
-        _runtime_components: &RuntimeComponents,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        if let Some(captured) = cfg.load::<Captured>() {
-            let attempt = cfg.load::<RequestAttempts>().map_or(1, |a| a.attempts());
-            let captured = Captured {
-                attempt,
-                ..captured.clone()
-            };
-            context.request_mut().add_extension(captured);
-        }
-        Ok(())
-    }
-}
-
-/// A copy of the SDK input, when it is one of the operations the double names (`()`
-/// otherwise).
-fn clone_input(input: &Input) -> Arc<dyn Any + Send + Sync> {
-    macro_rules! clone_of {
-        ($($input:ty),*) => {
-            $(if let Some(i) = input.downcast_ref::<$input>() {
-                return Arc::new(i.clone());
-            })*
-        };
-    }
-    clone_of!(
-        GetItemInput,
-        PutItemInput,
-        UpdateItemInput,
-        DeleteItemInput,
-        QueryInput,
-        ScanInput,
-        BatchGetItemInput,
-        BatchWriteItemInput,
-        TransactGetItemsInput,
-        TransactWriteItemsInput,
-        ExecuteStatementInput,
-        BatchExecuteStatementInput,
-        ExecuteTransactionInput,
-        CreateTableInput,
-        DeleteTableInput,
-        DescribeTableInput,
-        UpdateTimeToLiveInput,
-        DescribeTimeToLiveInput
-    );
-    Arc::new(())
 }
