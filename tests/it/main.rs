@@ -59,6 +59,7 @@ mod published_complaints;
 mod published_payments;
 mod query;
 mod ranges;
+mod readme;
 mod requests;
 mod scan;
 mod scatter;
