@@ -69,8 +69,8 @@ LAYERS = [
     ("features", ["history", "period", "stream", "export", "migrate"]),
     # DynamoDB Local for tests, and the documentation modules (guide, stored format).
     ("tools", ["local", "guide", "stored_format"]),
-    # What a user imports: the prelude, and the deprecated paths of moved items.
-    ("paths", ["prelude", "ops"]),
+    # What a user imports: the prelude.
+    ("paths", ["prelude"]),
 ]
 
 HERE = os.path.dirname(os.path.abspath(__file__))

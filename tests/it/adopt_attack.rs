@@ -854,7 +854,7 @@ async fn scatter_keys_find_untyped_rows() -> TestResult {
 
 /// A versioned entity identified by its keys: `D#1` / `v…0#DOC` and its revisions.
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Store, identify = "keys", pk = "D#{id}", sk = "DOC", versioned)]
+#[dynamo(table = Store, identify = "keys", pk = "D#{id}", sk = "DOC", history)]
 pub struct Doc {
     #[dynamo(key_format = "unpadded")]
     pub id: u64,

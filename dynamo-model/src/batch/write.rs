@@ -101,10 +101,6 @@ pub struct BatchWriteOutput {
     pub consumed_capacity: f64,
 }
 
-/// The old name of [`LoadProgress`].
-#[deprecated(note = "renamed `LoadProgress` (`migrate::Progress` is a migration's)")]
-pub type Progress = LoadProgress;
-
 /// Progress of a bulk load, reported after each `BatchWriteItem` call completes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
