@@ -21,6 +21,7 @@ mod decode;
 mod delimiters;
 mod duplicates;
 mod encrypted_fields;
+mod error_messages;
 mod explain;
 mod export;
 mod extra_types;

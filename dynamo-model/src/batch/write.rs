@@ -276,13 +276,16 @@ impl<T: Table> BatchWrite<T> {
                     entity,
                     crate::ValidationReason::DuplicateKey,
                     format!(
-                        "two operations of one batch write target the same key (PK={}{}); DynamoDB rejects that, and their order would be undefined",
-                        op.key().pk,
-                        op.key()
-                            .sk
-                            .as_deref()
-                            .map(|s| format!(", SK={s}"))
-                            .unwrap_or_default()
+                        "two operations of one batch write target the same key ({}); DynamoDB rejects that, and their order would be undefined",
+                        crate::error::key_text(&format_args!(
+                            "PK={}{}",
+                            op.key().pk,
+                            op.key()
+                                .sk
+                                .as_deref()
+                                .map(|s| format!(", SK={s}"))
+                                .unwrap_or_default()
+                        )),
                     ),
                 ));
             }

@@ -517,7 +517,8 @@ impl<E: Entity> Target for Revision<E> {
                 &item,
                 Some(sk_attr.name),
                 DecodeErrorKind::Invalid(format!(
-                    "the sort key {sk:?} does not follow the entity's history layout"
+                    "the sort key {} does not follow the entity's history layout",
+                    crate::error::key_text(&format_args!("{sk:?}"))
                 )),
             ));
         };
