@@ -14,7 +14,7 @@ pub enum CancelReason {
     /// [`upsert`](dynamo_model::item::Update::upsert), a condition check, a delete with
     /// `must_exist`) and there is none under its key: DynamoDB's code is
     /// `ConditionalCheckFailed`, with no current item. The transaction counterpart of
-    /// [`Error::NotFound`].
+    /// [`Error::NotFound`](super::Error::NotFound).
     NotFound,
     /// Another transaction was in progress on the item.
     TransactionConflict,
