@@ -70,8 +70,8 @@ LAYERS = [
     # DynamoDB Local for tests, the test double, and the documentation modules (guide,
     # stored format).
     ("tools", ["local", "double", "guide", "stored_format"]),
-    # What a user imports: the prelude, and the deprecated paths of moved items.
-    ("paths", ["prelude", "ops"]),
+    # What a user imports: the prelude.
+    ("paths", ["prelude"]),
 ]
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -82,8 +82,6 @@ pub const UPDATED: Symbol = Symbol("updated");
 pub const UNIQUE: Symbol = Symbol("unique");
 pub const VALIDATE: Symbol = Symbol("validate");
 pub const VERSION: Symbol = Symbol("version");
-/// The former spelling of [`HISTORY`], still accepted.
-pub const VERSIONED: Symbol = Symbol("versioned");
 pub const WIDTH: Symbol = Symbol("width");
 pub const WITH: Symbol = Symbol("with");
 pub const WRITE: Symbol = Symbol("write");

@@ -318,7 +318,7 @@ mod tests {
     fn nested(path: &str, kind: DecodeErrorKind) -> DecodeErrorKind {
         DecodeErrorKind::Nested {
             path: path.to_owned(),
-            source: Box::new(kind),
+            error: Box::new(kind),
         }
     }
 

@@ -31,8 +31,6 @@ mod write;
 
 pub(crate) use get::read_keys;
 pub use get::{BatchGet, BatchGetOutput};
-#[allow(deprecated)]
-pub use write::Progress;
 pub use write::{BatchWrite, BatchWriteOutput, LoadProgress, WriteOp};
 
 #[cfg(test)]

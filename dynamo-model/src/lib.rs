@@ -121,10 +121,6 @@ pub mod keyspace;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod migrate;
-#[deprecated(
-    note = "split: `dynamo_model::item` (get, put, update, delete) and `dynamo_model::read` (query, scan, scatter query)"
-)]
-pub mod ops;
 #[cfg(feature = "time")]
 pub mod period;
 pub mod prelude;
@@ -146,8 +142,6 @@ pub mod transact;
 pub mod unique;
 pub mod validate;
 
-#[allow(deprecated)]
-pub use batch::Progress;
 pub use batch::{BatchGetOutput, BatchWriteOutput, LoadProgress, WriteOp};
 pub use chunk::Chunked;
 pub use codec::{AttrValue, Binary, Epoch, MapAttribute, Operand, Serde, TtlValue, VersionValue};
@@ -315,7 +309,6 @@ pub use dynamo_model_derive::Table;
 ///   number-based layout (`v0` the latest copy, `v1`, `v2`, …; `width = 0`,
 ///   `separator = ""`, `counter_on_latest`, `numeric_order`, `time_attribute = false`
 ///   unless given, and `sk = ""` unless given).
-///   `versioned` is its former spelling.
 /// - `validate = path`: a function over the whole value (`fn(&Self) -> Result<(), M>`,
 ///   `M: Display`) checked before every write of the whole value (not updates); see
 ///   [`validate`].

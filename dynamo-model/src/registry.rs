@@ -364,12 +364,14 @@ pub(crate) fn check_unconditional_write<T: Table>(
     // Chunk items of chunked attributes are the crate's own (`crate::chunk`).
     if crate::chunk::is_chunk_key(key) {
         return Err(refuse(format!(
-            "the key {key:?} is in the key space of chunk items, which only the crate writes"
+            "the key {} is in the key space of chunk items, which only the crate writes",
+            crate::error::key_text(&format_args!("{key:?}"))
         )));
     }
     if crate::unique::is_sentinel_key(key) {
         return Err(refuse(format!(
-            "the key {key:?} is in the key space of unique values' sentinel items, which only the crate writes"
+            "the key {} is in the key space of unique values' sentinel items, which only the crate writes",
+            crate::error::key_text(&format_args!("{key:?}"))
         )));
     }
     let shown = || {
@@ -378,7 +380,7 @@ pub(crate) fn check_unconditional_write<T: Table>(
         if let (Some(attr), Some(sk)) = (schema.sk, &key.sk) {
             shown.push_str(&format!(", {}={sk}", attr.name));
         }
-        shown
+        crate::error::key_text(&shown)
     };
     if let Some(item) = item {
         let schema = &T::SCHEMA;

@@ -13,6 +13,8 @@ mod computed;
 mod date_keys;
 #[path = "derive_accepts/delimiters.rs"]
 mod delimiters;
+#[path = "derive_accepts/history.rs"]
+mod history;
 #[path = "derive_accepts/named_keys.rs"]
 mod named_keys;
 #[path = "derive_accepts/no_serde.rs"]
@@ -21,8 +23,6 @@ mod no_serde;
 mod serde_compat;
 #[path = "derive_accepts/time_uuid_keys.rs"]
 mod time_uuid_keys;
-#[path = "derive_accepts/versioned.rs"]
-mod versioned;
 #[path = "derive_accepts/write_footprint.rs"]
 mod write_footprint;
 
@@ -57,8 +57,8 @@ fn entities_and_nested_attributes_without_serde() {
 }
 
 #[test]
-fn versioned_layouts_with_ttl_and_index() {
-    versioned::run();
+fn history_layouts_with_ttl_and_index() {
+    history::run();
 }
 
 #[test]

@@ -339,7 +339,7 @@ async fn a_typed_row_of_another_entity_is_never_read_as_this_one() -> TestResult
         reading: None,
     };
     let err = db.put(&status).await.expect_err("another entity's row");
-    assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
+    assert!(matches!(err, Error::OtherEntityStored { .. }), "{err:?}");
     // And the queries leave it out.
     assert!(items_of(db.query(DeviceStatus::partition(1u64)))
         .await?

@@ -311,8 +311,8 @@ async fn a_typed_item_under_a_widget_key_survives_every_path() -> TestResult {
         other => panic!("read as a widget: {other:?}"),
     }
     let failed = |r: Result<(), Error>, what: &str| match r {
-        Err(Error::ConditionFailed { .. }) => {}
-        other => panic!("{what}: expected a failed condition, got {other:?}"),
+        Err(Error::OtherEntityStored { .. }) => {}
+        other => panic!("{what}: expected the stored type's refusal, got {other:?}"),
     };
     failed(db.put(&w).await, "put");
     failed(db.put(&w).if_absent().await, "put if_absent");
@@ -325,7 +325,7 @@ async fn a_typed_item_under_a_widget_key_survives_every_path() -> TestResult {
     );
     failed(db.delete(key.clone()).await, "delete");
     match db.delete(key.clone()).return_old().await {
-        Err(Error::ConditionFailed { .. }) => {}
+        Err(Error::OtherEntityStored { .. }) => {}
         other => panic!("delete return_old: {other:?}"),
     }
     let err = db.batch_write().put(&w).await.expect_err("batch put");
@@ -854,7 +854,7 @@ async fn scatter_keys_find_untyped_rows() -> TestResult {
 
 /// A versioned entity identified by its keys: `D#1` / `v…0#DOC` and its revisions.
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Store, identify = "keys", pk = "D#{id}", sk = "DOC", versioned)]
+#[dynamo(table = Store, identify = "keys", pk = "D#{id}", sk = "DOC", history)]
 pub struct Doc {
     #[dynamo(key_format = "unpadded")]
     pub id: u64,

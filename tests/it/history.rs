@@ -1,11 +1,11 @@
-//! Version-prefix history (`#[dynamo(versioned)]`): the latest copy and its revisions.
+//! Version-prefix history (`#[dynamo(history)]`): the latest copy and its revisions.
 
 use crate::common::*;
 use dynamo_model::history::Keep;
 use dynamo_model::{local, Entity, Error, ValidationReason};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = App, pk = "ARTICLE#{article_id}", sk = "ARTICLE", versioned,
+#[dynamo(table = App, pk = "ARTICLE#{article_id}", sk = "ARTICLE", history,
          index(GSI1, pk = "AUTHOR#{author}", sk = "ARTICLE#{article_id}"))]
 pub struct Article {
     pub article_id: String,
@@ -119,7 +119,7 @@ async fn create_revise_read_and_list() -> TestResult {
 /// Revisions let into GSI1 (`revisions_in`): the index holds them, typed reads of the
 /// entity still see the latest copies, and `.revisions()` reads the revisions.
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = App, pk = "NOTE#{note_id}", sk = "NOTE", versioned(revisions_in(GSI1)),
+#[dynamo(table = App, pk = "NOTE#{note_id}", sk = "NOTE", history(revisions_in(GSI1)),
          index(GSI1, pk = "OWNER#{owner}", sk = "NOTE#{note_id}"))]
 pub struct Note {
     pub note_id: String,

@@ -29,7 +29,7 @@ pub struct Equipment;
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = Equipment, identify = "keys", store_key_fields = false,
          pk = "Equipment#{id}", sk = "",
-         versioned(width = 0, separator = "", counter_on_latest, numeric_order))]
+         history(width = 0, separator = "", counter_on_latest, numeric_order))]
 pub struct Machine {
     pub id: String,
     #[dynamo(rename = "Name")]

@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use time::OffsetDateTime;
 
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = App, pk = "NOTEBOOK#{id}", sk = "NOTE", versioned)]
+#[dynamo(table = App, pk = "NOTEBOOK#{id}", sk = "NOTE", history)]
 pub struct Note {
     pub id: String,
     pub body: String,
@@ -27,7 +27,7 @@ pub struct Note {
 
 /// Another versioned entity type in the notes' partitions.
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = App, pk = "NOTEBOOK#{id}", sk = "META", versioned)]
+#[dynamo(table = App, pk = "NOTEBOOK#{id}", sk = "META", history)]
 pub struct NoteMeta {
     pub id: String,
     pub info: String,
@@ -45,7 +45,7 @@ pub struct NoteTag {
 
 /// The layout of AWS's guide, unpadded: `v0_Audit`, `v1_Audit`, …, `v10_Audit`.
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = App, pk = "AUDIT#{id}", sk = "Audit", versioned(width = 0, separator = "_"))]
+#[dynamo(table = App, pk = "AUDIT#{id}", sk = "Audit", history(width = 0, separator = "_"))]
 pub struct Audit {
     pub id: String,
     pub action: String,
@@ -62,7 +62,7 @@ pub struct AuditOther {
 
 /// TTL on a versioned entity (`App`'s TTL attribute is `expires_at`).
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = App, pk = "LEASE#{id}", sk = "LEASE", versioned)]
+#[dynamo(table = App, pk = "LEASE#{id}", sk = "LEASE", history)]
 pub struct Lease {
     pub id: String,
     pub holder: String,

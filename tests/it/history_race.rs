@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[dynamo(table = App, pk = "RACE#{id}", sk = "RACE", versioned)]
+#[dynamo(table = App, pk = "RACE#{id}", sk = "RACE", history)]
 pub struct RaceDoc {
     pub id: String,
     /// The marker of the writer step that wrote this revision.

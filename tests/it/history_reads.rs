@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 pub struct Shelf;
 
 #[derive(Entity, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[dynamo(table = Shelf, pk = "BOOK#{book_id}", sk = "BOOK", versioned,
+#[dynamo(table = Shelf, pk = "BOOK#{book_id}", sk = "BOOK", history,
          index(GSI1, pk = "OWNER#{owner}", sk = "BOOK#{book_id}"),
          index(Inverted),
          index(InvertedKeys),

@@ -18,7 +18,7 @@ pub struct Plant;
 /// AWS's number-based layout: `v0`, `v1`, …, nothing after the number.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = Plant, store_key_fields = false, pk = "PLANT#{id}", sk = "",
-         versioned(width = 0, separator = "", counter_on_latest, numeric_order))]
+         history(width = 0, separator = "", counter_on_latest, numeric_order))]
 pub struct Press {
     pub id: String,
     #[dynamo(rename = "Body")]
@@ -30,7 +30,7 @@ pub struct Press {
 /// The same layout with a rest after the number: `v0GAUGE`, `v1GAUGE`, ….
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = Plant, store_key_fields = false, pk = "PLANT#{id}", sk = "GAUGE",
-         versioned(width = 0, separator = "", counter_on_latest, numeric_order))]
+         history(width = 0, separator = "", counter_on_latest, numeric_order))]
 pub struct Gauge {
     pub id: String,
     #[dynamo(rename = "Body")]
@@ -42,7 +42,7 @@ pub struct Gauge {
 /// The unpadded layout with `_`, read in key (text) order: `v0_VALVE`, `v1_VALVE`, ….
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = Plant, store_key_fields = false, pk = "PLANT#{id}", sk = "VALVE",
-         versioned(width = 0, separator = "_"))]
+         history(width = 0, separator = "_"))]
 pub struct Valve {
     pub id: String,
     #[dynamo(rename = "Body")]
@@ -54,7 +54,7 @@ pub struct Valve {
 /// The same layout read in revision order: `v0_PUMP`, `v1_PUMP`, ….
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = Plant, store_key_fields = false, pk = "PLANT#{id}", sk = "PUMP",
-         versioned(width = 0, separator = "_", numeric_order))]
+         history(width = 0, separator = "_", numeric_order))]
 pub struct Pump {
     pub id: String,
     #[dynamo(rename = "Body")]

@@ -229,7 +229,9 @@ async fn write<A: Writer>(db: &Db<Iso>, a: &A, path: &str) -> Result<(), Error> 
 fn is_refusal(err: &Error) -> bool {
     match err {
         Error::Validation { reason, .. } => *reason == ValidationReason::ForeignKeySpace,
-        Error::ConditionFailed { .. } | Error::NotFound { .. } => true,
+        Error::OtherEntityStored { .. }
+        | Error::ConditionFailed { .. }
+        | Error::NotFound { .. } => true,
         Error::TransactionCanceled { operations, .. } => operations
             .iter()
             .all(|o| o.reason == CancelReason::ConditionalCheckFailed),

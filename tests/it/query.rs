@@ -347,7 +347,7 @@ async fn cursors_are_bound_to_their_query() -> TestResult {
     let page = db.query(Line::partition("a")).limit(2).page(None).await?;
     let cursor = page.cursor.ok_or("expected a cursor")?;
     let refused = |r: Result<_, Error>| match r {
-        Err(Error::Cursor { source, .. }) => source,
+        Err(Error::Cursor { reason, .. }) => reason,
         other => panic!("expected a cursor error, got {other:?}"),
     };
     use dynamo_model::cursor::CursorError;

@@ -462,7 +462,7 @@ async fn a_cursor_is_refused_by_every_other_read() -> TestResult {
     assert_eq!(q().limit(3).page(Some(&cursor)).await?.items.len(), 3);
 
     let wrong_query = |what: &str, err: Error| match err {
-        Error::Cursor { source, .. } => assert_eq!(source, CursorError::WrongQuery, "{what}"),
+        Error::Cursor { reason, .. } => assert_eq!(reason, CursorError::WrongQuery, "{what}"),
         other => panic!("{what}: expected a cursor of another query, got {other:?}"),
     };
     let others: Vec<(&str, ScatterQuery<Ev>)> = vec![
@@ -537,7 +537,7 @@ async fn a_cursor_is_refused_by_every_other_read() -> TestResult {
         matches!(
             err,
             Error::Cursor {
-                source: CursorError::Tampered,
+                reason: CursorError::Tampered,
                 ..
             }
         ),

@@ -101,7 +101,7 @@ async fn put_never_overwrites_another_entity_type_under_the_same_key() -> TestRe
     assert!(
         matches!(
             err,
-            Error::ConditionFailed {
+            Error::OtherEntityStored {
                 entity: "Impostor",
                 ..
             }
@@ -159,7 +159,7 @@ async fn delete_never_removes_another_entity_type() -> TestResult {
     let db = local::fresh_table::<App>().await?;
     db.put(&User::sample("u-1")).await?;
     let err = twin(&db).delete(Impostor::key("u-1")).await.unwrap_err();
-    assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
+    assert!(matches!(err, Error::OtherEntityStored { .. }), "{err:?}");
     assert!(db.get(User::key("u-1")).await?.is_some());
     Ok(())
 }

@@ -1392,7 +1392,7 @@ pub struct Archive;
 
 /// The default layout: `v` + 20 digits + `#` + the template's sort key.
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Archive, pk = "ARTICLE#{article_id}", sk = "ARTICLE", versioned,
+#[dynamo(table = Archive, pk = "ARTICLE#{article_id}", sk = "ARTICLE", history,
          index(GSI1, pk = "AUTHOR#{author}", sk = "ARTICLE#{article_id}"))]
 pub struct Article {
     pub article_id: String,
@@ -1404,7 +1404,7 @@ pub struct Article {
 
 /// Revisions let into GSI1.
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Archive, pk = "MEMO#{memo_id}", sk = "MEMO", versioned(revisions_in(GSI1)),
+#[dynamo(table = Archive, pk = "MEMO#{memo_id}", sk = "MEMO", history(revisions_in(GSI1)),
          index(GSI1, pk = "OWNER#{owner}", sk = "MEMO#{memo_id}"))]
 pub struct Memo {
     pub memo_id: String,

@@ -288,7 +288,7 @@ async fn a_refused_transaction_operation_keeps_its_reason_and_source() -> TestRe
         }
         other => panic!("expected a refusal, got {other:?}"),
     }
-    // A key that cannot be encoded keeps the KeyError as its source.
+    // A key that cannot be encoded keeps the KeyError as its cause.
     let far = time::macros::datetime!(9999-12-31 23:30 -01:00); // year 10000 in UTC
     let err = db
         .transact_write()
@@ -300,12 +300,18 @@ async fn a_refused_transaction_operation_keeps_its_reason_and_source() -> TestRe
         .await
         .unwrap_err();
     assert_refused(&err, ValidationReason::KeyEncoding);
-    let source = std::error::Error::source(&err).map(|s| s.to_string());
+    let cause = match &err {
+        Error::Validation { cause, message, .. } => {
+            assert!(message.contains("cannot be encoded in a key"), "{message}");
+            cause.as_ref().map(|c| c.to_string())
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    };
     assert!(
-        source
+        cause
             .as_deref()
             .is_some_and(|s| s.contains("cannot be encoded in a key")),
-        "{source:?}"
+        "{cause:?}"
     );
     // Nothing was written.
     assert!(db.get(User::key("ok")).consistent().await?.is_none());

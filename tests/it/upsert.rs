@@ -127,11 +127,15 @@ async fn an_upsert_never_takes_over_an_item_of_another_entity_type() -> TestResu
     let before = raw_get(&db, "p#1", "likecount").await?;
     let err = like(&db, "1").await.unwrap_err();
     match &err {
-        Error::ConditionFailed {
+        Error::OtherEntityStored {
+            stored: Some(stored),
             current: Some(current),
             ..
-        } => assert_eq!(current.get("_type"), Some(&s("Squatter"))),
-        other => panic!("expected ConditionFailed with the squatter, got {other:?}"),
+        } => {
+            assert_eq!(stored, "Squatter");
+            assert_eq!(current.get("_type"), Some(&s("Squatter")));
+        }
+        other => panic!("expected OtherEntityStored with the squatter, got {other:?}"),
     }
     assert_eq!(raw_get(&db, "p#1", "likecount").await?, before);
 

@@ -278,10 +278,10 @@ pub fn entity_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> EntityAttrs {
                             "the write token's attribute is named on the table (`write_token = \"..\"` there); an entity only turns the token off: `write_token = false`",
                         )),
                     }
-                } else if meta.path == HISTORY || meta.path == VERSIONED {
+                } else if meta.path == HISTORY {
                     if out.versioned.is_some() {
                         return Err(meta.error(
-                            "`history` is given twice (`versioned` is its former spelling)",
+                            "`history` is given twice",
                         ));
                     }
                     out.versioned = Some(versioned(&meta)?);

@@ -122,7 +122,7 @@ impl EntityModel {
     }
 }
 
-/// A checked `#[dynamo(versioned(..))]`.
+/// A checked `#[dynamo(history(..))]`.
 pub struct VersionedModel {
     /// Names of the indexes whose keys revisions keep.
     pub revisions_in: Vec<String>,

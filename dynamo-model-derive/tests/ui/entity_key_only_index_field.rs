@@ -6,7 +6,7 @@ struct App;
 
 /// A key-only field only an index key holds: revisions do not carry every index key.
 #[derive(Entity)]
-#[dynamo(table = App, pk = "DOC#{id}", sk = "DOC", versioned,
+#[dynamo(table = App, pk = "DOC#{id}", sk = "DOC", history,
          index(GSI1, pk = "OWNER#{owner}", sk = "DOC#{id}"))]
 struct Doc {
     id: String,

@@ -101,10 +101,6 @@ pub struct BatchWriteOutput {
     pub consumed_capacity: f64,
 }
 
-/// The old name of [`LoadProgress`].
-#[deprecated(note = "renamed `LoadProgress` (`migrate::Progress` is a migration's)")]
-pub type Progress = LoadProgress;
-
 /// Progress of a bulk load, reported after each `BatchWriteItem` call completes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -280,13 +276,16 @@ impl<T: Table> BatchWrite<T> {
                     entity,
                     crate::ValidationReason::DuplicateKey,
                     format!(
-                        "two operations of one batch write target the same key (PK={}{}); DynamoDB rejects that, and their order would be undefined",
-                        op.key().pk,
-                        op.key()
-                            .sk
-                            .as_deref()
-                            .map(|s| format!(", SK={s}"))
-                            .unwrap_or_default()
+                        "two operations of one batch write target the same key ({}); DynamoDB rejects that, and their order would be undefined",
+                        crate::error::key_text(&format_args!(
+                            "PK={}{}",
+                            op.key().pk,
+                            op.key()
+                                .sk
+                                .as_deref()
+                                .map(|s| format!(", SK={s}"))
+                                .unwrap_or_default()
+                        )),
                     ),
                 ));
             }

@@ -135,7 +135,8 @@ fn checked<'k>(
                 entity,
                 crate::ValidationReason::WrongKeySpace,
                 format!(
-                    "the sort key {sk:?} is not the latest copy of a #[dynamo(history)] item; read revisions with db.history().revision(key, k) or .revisions(key)"
+                    "the sort key {} is not the latest copy of a #[dynamo(history)] item; read revisions with db.history().revision(key, k) or .revisions(key)",
+                    crate::error::key_text(&format_args!("{sk:?}"))
                 ),
             ));
         }

@@ -65,15 +65,15 @@ pub enum DecodeErrorKind {
     },
     /// A value inside an attribute (a member of a map, an element of a list, the value of
     /// an enum variant) could not be decoded: `path` says where, e.g. `.address.city` or
-    /// `[2].sku`, and `source` what is wrong there. Decoding an entity moves the path into
+    /// `[2].sku`, and `error` what is wrong there. Decoding an entity moves the path into
     /// [`DecodeError::attribute`] (`lines[2].sku`), leaving `kind` the innermost error.
-    #[error("at {path}: {source}")]
+    #[error("at {path}: {error}")]
     #[non_exhaustive]
     Nested {
         /// Where in the attribute: `.member` and `[index]` steps.
         path: String,
         /// What is wrong at that place (never itself `Nested`).
-        source: Box<DecodeErrorKind>,
+        error: Box<DecodeErrorKind>,
     },
     /// A compressed attribute (`#[dynamo(compress)]`) could not be read: an unknown tag,
     /// a corrupt or truncated payload, a value over the field's `max_size`, a codec this
@@ -110,13 +110,13 @@ impl DecodeErrorKind {
     #[cold]
     pub fn at(self, step: impl std::fmt::Display) -> Self {
         match self {
-            DecodeErrorKind::Nested { path, source } => DecodeErrorKind::Nested {
+            DecodeErrorKind::Nested { path, error } => DecodeErrorKind::Nested {
                 path: format!("{step}{path}"),
-                source,
+                error,
             },
             other => DecodeErrorKind::Nested {
                 path: step.to_string(),
-                source: Box::new(other),
+                error: Box::new(other),
             },
         }
     }
@@ -126,13 +126,20 @@ impl DecodeErrorKind {
     /// Splits off the path of a nested error: `("", self)` when it is not nested.
     pub(crate) fn into_path(self) -> (String, DecodeErrorKind) {
         match self {
-            DecodeErrorKind::Nested { path, source } => (path, *source),
+            DecodeErrorKind::Nested { path, error } => (path, *error),
             other => (String::new(), other),
         }
     }
 }
 
 fn describe_key_mismatch(expected: Option<&str>, found: &str) -> String {
+    if !super::Error::shows_keys() {
+        return match expected {
+            Some(_) => "the key attribute does not hold what the item's fields render: the item is not stored under its own key",
+            None => "the key attribute is set but the item's fields leave it out of this sparse index",
+        }
+        .to_owned();
+    }
     match expected {
         Some(expected) => format!(
             "the key attribute holds {found:?} but the item's fields render {expected:?}: the item is not stored under its own key"
@@ -147,7 +154,7 @@ impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "cannot decode {}", self.entity)?;
         if let Some(key) = &self.key {
-            write!(f, " {key}")?;
+            write!(f, "{}", super::shown::key(key))?;
         }
         if let Some(attribute) = &self.attribute {
             write!(f, ", attribute `{attribute}`")?;
@@ -156,8 +163,5 @@ impl fmt::Display for DecodeError {
     }
 }
 
-impl std::error::Error for DecodeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.kind)
-    }
-}
+/// `kind` is part of the message, so it is not the error's `source()`.
+impl std::error::Error for DecodeError {}

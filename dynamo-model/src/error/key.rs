@@ -8,7 +8,10 @@ pub enum KeyError {
     ///
     /// The built-in encodings accept every character (delimiters are escaped);
     /// this variant is available to custom [`KeyPart`](crate::KeyPart) implementations.
-    #[error("character {ch:?} is not allowed in a key value (in {value:?})")]
+    #[error(
+        "character {ch:?} is not allowed in a key value{}",
+        super::shown::debug_suffix(" in ", value)
+    )]
     ForbiddenChar {
         /// The rejected character.
         ch: char,
@@ -30,7 +33,8 @@ pub enum KeyError {
     /// there without the entity-type attribute could be either, so the crate neither
     /// writes nor reads it as one of them.
     #[error(
-        "the key {key:?} matches the key templates of {entity} and of {other}, which are both identified by their keys"
+        "the key {} matches the key templates of {entity} and of {other}, which are both identified by their keys",
+        super::key_text(&format_args!("{key:?}"))
     )]
     AmbiguousEntity {
         /// The entity the key was built for.
@@ -55,7 +59,10 @@ pub enum KeyError {
         operator: &'static str,
     },
     /// A key component is not a valid encoding of the expected type.
-    #[error("malformed {type_name} key component {input:?}: {reason}")]
+    #[error(
+        "malformed {type_name} key component{}: {reason}",
+        super::shown::debug_suffix(" ", input)
+    )]
     Malformed {
         /// The Rust type that was expected.
         type_name: &'static str,

@@ -19,15 +19,21 @@ macro_rules! path_steps {
 }
 pub(crate) use path_steps;
 
+mod cancel;
+mod construct;
 mod decode;
 mod decompress;
 mod encrypt;
 mod key;
 mod reason;
 mod rule;
+mod service;
+mod shown;
 mod stream;
 
 use crate::token::WriteToken;
+use cancel::describe_cancellations;
+pub use cancel::{CancelReason, CancelledOperation};
 pub use decode::{DecodeError, DecodeErrorKind};
 pub use decompress::DecompressError;
 pub use encrypt::EncryptionError;
@@ -36,6 +42,7 @@ pub use reason::ValidationReason;
 #[cfg(test)]
 pub(crate) use reason::refusal;
 pub use rule::{Rule, RuleViolation};
+pub(crate) use shown::key_text;
 pub use stream::StreamError;
 // The names `StreamError` speaks of, at the path they have always had here: defined in
 // `stream_names` (below `error`), at home in `dynamo_model::stream`.
@@ -64,7 +71,7 @@ pub enum Error {
     /// updates) was false. `current` holds the item as it is now, when DynamoDB returned
     /// it (the crate always asks for it: `ReturnValuesOnConditionCheckFailure=ALL_OLD`,
     /// which consumes no read capacity). Decode it with [`Error::current`].
-    #[error("condition failed for {entity} {key}")]
+    #[error("condition failed for {entity}{}", shown::key(key))]
     #[non_exhaustive]
     ConditionFailed {
         /// Entity type the request was for.
@@ -75,9 +82,26 @@ pub enum Error {
         current: Option<Box<Item>>,
     },
 
+    /// A write through a key of `entity` found an item of another entity type stored
+    /// under that key (or an item without an entity type, where the type is what tells
+    /// items apart): the crate's entity-type guard refused the write, and nothing was
+    /// written. `stored` names the type found; `current` is that item.
+    #[error("{entity}{}: the key holds {}, which this write may not replace or change", shown::key(key), shown::stored(stored.as_deref()))]
+    #[non_exhaustive]
+    OtherEntityStored {
+        /// Entity type the request was for.
+        entity: &'static str,
+        /// The item's key, rendered as `PK=..., SK=...`.
+        key: String,
+        /// The entity type of the stored item (`None`: it has no entity-type attribute).
+        stored: Option<String>,
+        /// The item as stored.
+        current: Option<Box<Item>>,
+    },
+
     /// Optimistic locking: the stored item's version is not the one the write expected
     /// (someone else wrote it meanwhile). `current` is the item as stored now.
-    #[error("version conflict on {entity} {key}: expected version {expected}, found {found:?}")]
+    #[error("version conflict on {entity}{}: expected version {expected}, found {}", shown::key(key), shown::version(*found))]
     #[non_exhaustive]
     VersionConflict {
         /// Entity type the request was for.
@@ -94,7 +118,7 @@ pub enum Error {
 
     /// The operation needs an existing item (an update, or a delete with
     /// `must_exist`) and there is none under that key.
-    #[error("{entity} {key} not found")]
+    #[error("{entity}{} not found", shown::key(key))]
     #[non_exhaustive]
     NotFound {
         /// Entity type the request was for.
@@ -114,7 +138,8 @@ pub enum Error {
     /// (When an item is stored under the key but names other chunks, the value was
     /// replaced since the entity was read: that is a [`Error::ConditionFailed`].)
     #[error(
-        "cannot put {entity} {key}: the value of chunked field `{attribute}` was not loaded (the entity was read by a query, scan or batch get) and no item stored under this key holds it; load it (db.load_chunks) or set it first"
+        "cannot put {entity}{}: the value of chunked field `{attribute}` was not loaded (the entity was read by a query, scan or batch get) and no item stored under this key holds it; load it (db.load_chunks) or set it first",
+        shown::key(key)
     )]
     #[non_exhaustive]
     ChunksNotLoaded {
@@ -129,7 +154,10 @@ pub enum Error {
     /// A read of one item ([`Query::one`](dynamo_model::read::Query::one), e.g. a user by a
     /// unique email through an index) found more than one: the data breaks the
     /// uniqueness the read relies on.
-    #[error("{target}: more than one item matches a read of one (keys {first} and {second})")]
+    #[error(
+        "{target}: more than one item matches a read of one{}",
+        shown::keys(first, second)
+    )]
     #[non_exhaustive]
     NotUnique {
         /// The entity or view read.
@@ -204,17 +232,18 @@ pub enum Error {
         operation: Option<&'static str>,
         /// Why the request was refused, for matching.
         reason: ValidationReason,
-        /// What is wrong, in words.
+        /// What is wrong, in words (the cause's own words included).
         message: String,
-        /// The underlying cause, when there is one (e.g. a [`KeyError`]).
-        #[source]
-        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+        /// The error that caused the refusal, when there is one (e.g. a [`KeyError`]),
+        /// to match on; `message` already says what it says, so it is not the error's
+        /// `source()`.
+        cause: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
 
     /// A call made of several requests (a batch get behind `hydrate`, for example) could
     /// not read or write everything: `missing` items are not in the result. Nothing is
     /// silently dropped: this error replaces a short result.
-    #[error("{operation} for {entity}: {missing} item(s) could not be processed{}", source.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
+    #[error("{operation} for {entity}: {missing} item(s) could not be processed")]
     #[non_exhaustive]
     Incomplete {
         /// Entity type (or collection) the call was for.
@@ -255,7 +284,8 @@ pub enum Error {
     /// write is done: sending it again would apply it twice. `current` is the item as
     /// stored now (none after a delete).
     #[error(
-        "{operation} for {entity} {key} was applied, but the values it was to return were lost with its response"
+        "{operation} for {entity}{} was applied, but the values it was to return were lost with its response",
+        shown::key(key)
     )]
     #[non_exhaustive]
     ReturnValuesLost {
@@ -311,7 +341,8 @@ pub enum Error {
     /// # Ok(()) }
     /// ```
     #[error(
-        "{operation} for {entity} {key}: every attempt ended without an answer, and the write may or may not have been applied"
+        "{operation} for {entity}{}: every attempt ended without an answer, and the write may or may not have been applied",
+        shown::key(key)
     )]
     #[non_exhaustive]
     OutcomeUnknown {
@@ -332,8 +363,9 @@ pub enum Error {
     },
 
     /// A transaction was cancelled: nothing was applied. Lists each failed operation
-    /// with its position, entity, key and reason (and the current item when a condition
-    /// failed).
+    /// with its position, entity, key, reason and DynamoDB's message (and the current
+    /// item when a condition failed). The message names keys only when
+    /// [`Error::show_keys`] allows it.
     #[error("transaction cancelled: {}", describe_cancellations(operations))]
     #[non_exhaustive]
     TransactionCanceled {
@@ -342,14 +374,13 @@ pub enum Error {
     },
 
     /// A pagination cursor was refused: altered, malformed, or from another query.
-    #[error("invalid cursor for {target}: {source}")]
+    #[error("invalid cursor for {target}: {reason}")]
     #[non_exhaustive]
     Cursor {
         /// The entity or collection queried.
         target: &'static str,
         /// Why the cursor was refused.
-        #[source]
-        source: CursorError,
+        reason: CursorError,
     },
 
     /// The call's retry deadline ([`RetryPolicy::deadline`](crate::RetryPolicy)) passed
@@ -376,14 +407,13 @@ pub enum Error {
 
     /// A file the crate reads or writes for the caller (a migration's checkpoint, see
     /// [`dynamo_model::migrate::FileCheckpoints`]) could not be read or written.
-    #[error("{context}: {source}")]
+    #[error("{context}: {error}")]
     #[non_exhaustive]
     Io {
         /// What was being read or written.
         context: String,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
+        /// The I/O error (its kind to match on; the message says what it says).
+        error: std::io::Error,
     },
 
     /// A migration stopped because DynamoDB refused its writes of `refusals` items in a
@@ -393,7 +423,7 @@ pub enum Error {
     /// cause is fixed resumes there (the items of the unfinished request are read again;
     /// those already changed are left as they are). See
     /// [`Migration::stop_after_refusals`](dynamo_model::migrate::Migration::stop_after_refusals).
-    #[error("migration {migration} stopped after {refusals} items in a row were refused: {last}")]
+    #[error("migration {migration} stopped after {refusals} items in a row were refused")]
     #[non_exhaustive]
     MigrationStopped {
         /// The migration's name.
@@ -405,8 +435,10 @@ pub enum Error {
         last: Box<Error>,
     },
 
-    /// DynamoDB (or the transport to it) answered with an error.
-    #[error("{operation} on table {table} failed: {source}")]
+    /// DynamoDB answered with an error, or the SDK could not send the request or read
+    /// its answer (a timeout, a refused connection, no credentials, no region). The
+    /// message names which, in words; `source` is the SDK's error, with its own chain.
+    #[error("{operation} on table {table} failed: {}", service::describe(source))]
     #[non_exhaustive]
     Service {
         /// The DynamoDB API call, e.g. `PutItem`.
@@ -427,6 +459,7 @@ impl Error {
         use aws_sdk_dynamodb::error::ProvideErrorMetadata;
         match self {
             Error::ConditionFailed { .. } => "ConditionFailed",
+            Error::OtherEntityStored { .. } => "OtherEntityStored",
             Error::VersionConflict { .. } => "VersionConflict",
             Error::NotFound { .. } => "NotFound",
             Error::ChunksNotLoaded { .. } => "ChunksNotLoaded",
@@ -446,21 +479,6 @@ impl Error {
             Error::Io { .. } => "Io",
             Error::MigrationStopped { .. } => "MigrationStopped",
             Error::Service { source, .. } => source.code().unwrap_or("Service"),
-        }
-    }
-
-    /// A refusal before sending, for `entity`, with its reason and message.
-    pub(crate) fn invalid(
-        entity: &'static str,
-        reason: ValidationReason,
-        message: impl Into<String>,
-    ) -> Self {
-        Error::Validation {
-            entity: Some(entity),
-            operation: None,
-            reason,
-            message: message.into(),
-            source: None,
         }
     }
 
@@ -489,17 +507,17 @@ impl Error {
             operation: Some(operation),
             reason,
             message: message.into(),
-            source: None,
+            cause: None,
         }
     }
 
-    /// Attaches the cause of a refusal (kept as its `source()`).
+    /// Attaches the cause of a refusal, whose words the message already says.
     pub(crate) fn caused_by(
         mut self,
-        cause: impl std::error::Error + Send + Sync + 'static,
+        error: impl std::error::Error + Send + Sync + 'static,
     ) -> Self {
-        if let Error::Validation { source, .. } = &mut self {
-            *source = Some(Box::new(cause));
+        if let Error::Validation { cause, .. } = &mut self {
+            *cause = Some(Box::new(error));
         }
         self
     }
@@ -523,6 +541,33 @@ impl Error {
             *message = format!("operation {index}: {message}");
         }
         self
+    }
+
+    /// Whether DynamoDB throttled the request: a service error of provisioned throughput,
+    /// request limits or throttling, or a transaction every failed operation of which was
+    /// throttled.
+    pub fn is_throttling(&self) -> bool {
+        match self {
+            Error::Service { source, .. } => matches!(
+                service::code(source).as_deref(),
+                Some(
+                    "ProvisionedThroughputExceededException"
+                        | "ThrottlingException"
+                        | "RequestLimitExceeded"
+                )
+            ),
+            Error::TransactionCanceled { operations } => {
+                !operations.is_empty()
+                    && operations.iter().all(|o| {
+                        matches!(
+                            o.reason,
+                            CancelReason::ProvisionedThroughputExceeded
+                                | CancelReason::ThrottlingError
+                        )
+                    })
+            }
+            _ => false,
+        }
     }
 
     /// The reason of a [`Error::Validation`], if this is one.
@@ -550,30 +595,6 @@ impl Error {
         )
         .caused_by(source)
     }
-
-    pub(crate) fn service(
-        operation: &'static str,
-        table: &str,
-        source: impl Into<aws_sdk_dynamodb::Error>,
-    ) -> Self {
-        Error::Service {
-            operation,
-            table: table.to_owned(),
-            source: Box::new(source.into()),
-        }
-    }
-}
-
-fn describe_cancellations(ops: &[CancelledOperation]) -> String {
-    let parts: Vec<String> = ops
-        .iter()
-        .map(|o| format!("#{} {} {}: {:?}", o.index, o.entity, o.key, o.reason))
-        .collect();
-    if parts.is_empty() {
-        "no reason given".to_owned()
-    } else {
-        parts.join("; ")
-    }
 }
 
 /// Why a cursor was refused.
@@ -593,70 +614,5 @@ pub enum CursorError {
     WrongQuery,
 }
 
-/// Why one operation of a cancelled transaction failed (DynamoDB's cancellation codes).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CancelReason {
-    /// Its condition (or the crate's entity-type or version guard) was false.
-    ConditionalCheckFailed,
-    /// The operation needs an existing item (an update that is not an
-    /// [`upsert`](dynamo_model::item::Update::upsert), a condition check, a delete with
-    /// `must_exist`) and there is none under its key: DynamoDB's code is
-    /// `ConditionalCheckFailed`, with no current item. The transaction counterpart of
-    /// [`Error::NotFound`].
-    NotFound,
-    /// Another transaction was in progress on the item.
-    TransactionConflict,
-    /// Provisioned throughput exceeded.
-    ProvisionedThroughputExceeded,
-    /// On-demand or GSI throttling.
-    ThrottlingError,
-    /// An LSI item collection would exceed 10 GB.
-    ItemCollectionSizeLimitExceeded,
-    /// The operation is invalid (size, types, ...).
-    ValidationError,
-    /// Any other code DynamoDB returns.
-    Other(String),
-}
-
-impl CancelReason {
-    pub(crate) fn from_code(code: &str) -> Self {
-        match code {
-            "ConditionalCheckFailed" => CancelReason::ConditionalCheckFailed,
-            "TransactionConflict" => CancelReason::TransactionConflict,
-            "ProvisionedThroughputExceeded" => CancelReason::ProvisionedThroughputExceeded,
-            "ThrottlingError" => CancelReason::ThrottlingError,
-            "ItemCollectionSizeLimitExceeded" => CancelReason::ItemCollectionSizeLimitExceeded,
-            "ValidationError" => CancelReason::ValidationError,
-            other => CancelReason::Other(other.to_owned()),
-        }
-    }
-
-    /// Worth retrying the same transaction for.
-    pub(crate) fn transient(&self) -> bool {
-        matches!(
-            self,
-            CancelReason::TransactionConflict
-                | CancelReason::ProvisionedThroughputExceeded
-                | CancelReason::ThrottlingError
-        )
-    }
-}
-
-/// One failed operation of a cancelled transaction.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct CancelledOperation {
-    /// Position of the operation in the transaction (0-based, in the order added).
-    pub index: usize,
-    /// Entity type of the operation.
-    pub entity: &'static str,
-    /// The item's key, as `PK=..., SK=...`.
-    pub key: String,
-    /// Why it failed.
-    pub reason: CancelReason,
-    /// DynamoDB's message, when it gave one.
-    pub message: Option<String>,
-    /// The item as stored, when a condition failed and there was one.
-    pub current: Option<Box<Item>>,
-}
+#[cfg(test)]
+mod tests;

@@ -98,9 +98,48 @@ pub enum ValidationReason {
     UniqueValue,
 }
 
+impl ValidationReason {
+    /// The reason in words, as its `Display` writes it.
+    pub fn describe(self) -> &'static str {
+        use ValidationReason::*;
+        match self {
+            KeyEncoding => "a key value cannot be encoded",
+            EmptyKeyValue => "a key attribute would be empty",
+            KeyTooLong => "a key attribute is over DynamoDB's length limit",
+            ItemTooLarge => "the item is over DynamoDB's 400 KB limit",
+            InvalidNumber => "a number is outside DynamoDB's range",
+            InvalidValue => "a value cannot be stored",
+            DuplicateKey => "two operations target the same item",
+            TooManyOperations => "more operations than one request can carry",
+            NoOperations => "the request has nothing to do",
+            OverlappingPaths => "two update actions change overlapping paths",
+            IncompleteIndexTemplate => "an index key would be left out of date",
+            VersionOverflow => "the version cannot be incremented further",
+            VersionCheckRequired => "a versioned entity's write must name the version it expects",
+            NotVersioned => "a version check on an entity without a version",
+            NotSupportedInBatch => "not possible in a batch",
+            ForeignKeySpace => "the key can belong to another entity type",
+            IndexProjection => "the index does not project an attribute the request needs",
+            ConsistentIndexRead => "a global secondary index cannot be read consistently",
+            WrongKeySpace => "a key condition built for another table or index",
+            InvalidOption => "an option that does not apply to this call",
+            RequestBuild => "the SDK refused to build the request",
+            KeepsHistory => "the entity keeps a history: write it through Db::history",
+            RenamedField => "a renamed field's older attribute cannot be read here",
+            RuledField => "a change whose result its field's rules cannot check",
+            UnsetGeneratedId => "a generated id is unset",
+            CreationTime => "the creation time is the crate's to set",
+            UnorderedKeyPart => "a range condition on a key part that does not keep order",
+            EncryptionKeys => "no key to encrypt with",
+            EncryptedField => "an encrypted field can only be set or removed whole",
+            UniqueValue => "a write its unique values cannot be kept through",
+        }
+    }
+}
+
 impl fmt::Display for ValidationReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self, f)
+        f.write_str(self.describe())
     }
 }
 

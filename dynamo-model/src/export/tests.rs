@@ -24,7 +24,7 @@ struct Store {
 }
 
 #[derive(Entity)]
-#[dynamo(table = Shop, pk = "ITEM#{sku}", sk = "ITEM", versioned)]
+#[dynamo(table = Shop, pk = "ITEM#{sku}", sk = "ITEM", history)]
 struct Item {
     sku: String,
     #[dynamo(version)]

@@ -143,10 +143,6 @@ pub struct History<E: Entity> {
     policy: RetryPolicy,
 }
 
-/// The old name of [`History`].
-#[deprecated(note = "renamed `History` (returned by `db.history::<E>()`)")]
-pub type Versions<E> = History<E>;
-
 impl<E: Entity> Clone for History<E> {
     fn clone(&self) -> Self {
         History {
@@ -166,12 +162,6 @@ impl<T: Table> Db<T> {
             policy: self.retry_policy_or(RetryPolicy::default()),
         }
     }
-
-    /// The old name of [`Db::history`].
-    #[deprecated(note = "renamed `db.history::<E>()`")]
-    pub fn versions<E: Versioned<Table = T>>(&self) -> History<E> {
-        self.history()
-    }
 }
 
 /// Why the current time cannot be stored (a clock before 1970).
@@ -187,12 +177,6 @@ impl<E: Versioned> History<E> {
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.policy = policy;
         self
-    }
-
-    /// The old name of [`revisions`](Self::revisions).
-    #[deprecated(note = "renamed `revisions(key)`")]
-    pub fn history(&self, key: impl Into<Key<E>>) -> Query<Revision<E>> {
-        self.revisions(key)
     }
 
     fn layout() -> Result<&'static HistoryLayout, Error> {
@@ -533,7 +517,8 @@ impl<E: Entity> Target for Revision<E> {
                 &item,
                 Some(sk_attr.name),
                 DecodeErrorKind::Invalid(format!(
-                    "the sort key {sk:?} does not follow the entity's history layout"
+                    "the sort key {} does not follow the entity's history layout",
+                    crate::error::key_text(&format_args!("{sk:?}"))
                 )),
             ));
         };

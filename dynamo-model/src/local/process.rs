@@ -123,7 +123,13 @@ pub enum LocalError {
         source: io::Error,
     },
 
-    /// No working `java` was found and installing one did not work either.
+    /// No working `java` was found, and none was installed: the user did not opt in with
+    /// [`INSTALL_JAVA_VAR`], or this machine has no apt-get. Its message (also its `Debug`,
+    /// which `main` and tests print) gives the command to run.
+    #[error("{0}")]
+    JavaNotFound(JavaNotFound),
+
+    /// No working `java` was found and installing one (on opt-in) did not work.
     #[error("java is not available and could not be installed: {detail}")]
     JavaMissing {
         /// Why the installation failed (the command and the end of its output).
@@ -174,6 +180,7 @@ impl LocalError {
                     None => io::Error::new(source.kind(), source.to_string()),
                 },
             },
+            LocalError::JavaNotFound(reason) => LocalError::JavaNotFound(*reason),
             LocalError::JavaMissing { detail } => LocalError::JavaMissing {
                 detail: detail.clone(),
             },
@@ -266,8 +273,9 @@ pub struct LocalInstance {
 }
 
 impl LocalInstance {
-    /// Installs DynamoDB Local and java if needed, starts DynamoDB Local (in memory, one
-    /// shared database) on a free loopback port and waits until it answers HTTP.
+    /// Installs DynamoDB Local if needed, finds java ([`ensure_java`]: installed only on
+    /// opt-in), starts DynamoDB Local (in memory, one shared database) on a free loopback
+    /// port and waits until it answers HTTP.
     pub fn start() -> Result<Self, LocalError> {
         let dir = install()?;
         let java = ensure_java()?;
@@ -511,7 +519,7 @@ pub fn shared_endpoint() -> Result<String, LocalError> {
 mod install;
 mod java;
 use install::*;
-pub use java::ensure_java;
+pub use java::{INSTALL_JAVA_VAR, JavaNotFound, ensure_java};
 
 fn free_port() -> Result<u16, LocalError> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))

@@ -207,7 +207,7 @@ fn process_running(pid: u32) -> Option<bool> {
 fn io_error(path: &std::path::Path, e: std::io::Error) -> Error {
     Error::Io {
         context: format!("migration checkpoint {}", path.display()),
-        source: e,
+        error: e,
     }
 }
 

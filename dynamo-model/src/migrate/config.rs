@@ -311,7 +311,7 @@ impl<E: Entity> Migration<E> {
                     cursor::decode_positions(&checkpoint.positions, fingerprint, sources, &secret)
                         .map_err(|source| Error::Cursor {
                             target: E::ENTITY_TYPE,
-                            source,
+                            reason: source,
                         })?;
                 (positions, checkpoint.progress, true)
             }

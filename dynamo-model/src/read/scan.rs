@@ -462,7 +462,7 @@ impl<T: Target, K: KeySpace> Scan<T, K> {
                 cursor::decode(c, fingerprint, self.db.cursor_secret()).map_err(|e| {
                     Error::Cursor {
                         target: T::NAME,
-                        source: e,
+                        reason: e,
                     }
                 })?,
             ),

@@ -337,7 +337,7 @@ impl<T: Target, K: KeySpace> ScatterQuery<T, K> {
         )
         .map_err(|e| Error::Cursor {
             target: T::NAME,
-            source: e,
+            reason: e,
         })?;
         // The cursor leaves out the partition's own key attributes (the partition list
         // gives them): a position can never leave its partition.

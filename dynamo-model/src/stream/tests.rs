@@ -72,7 +72,7 @@ struct Doc {
 
 /// Versioned: its revisions share its partition (`crate::history`).
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Shop, pk = "ARTICLE#{article}", sk = "ARTICLE", versioned)]
+#[dynamo(table = Shop, pk = "ARTICLE#{article}", sk = "ARTICLE", history)]
 struct Article {
     article: String,
     text: String,

@@ -31,7 +31,7 @@ pub fn hot(id: &str, v: &str) -> Hot {
 }
 
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = Mixed, pk = "DOC#{id}", sk = "DOC", versioned)]
+#[dynamo(table = Mixed, pk = "DOC#{id}", sk = "DOC", history)]
 pub struct Doc {
     pub id: String,
     pub title: String,

@@ -1242,15 +1242,15 @@ fn error_messages() {
     };
     assert_eq!(
         forbidden.to_string(),
-        "character '\\u{1}' is not allowed in a key value (in \"a\\u{1}\")"
+        "character '\\u{1}' is not allowed in a key value"
     );
     assert_eq!(
         u8::decode_key("25").unwrap_err().to_string(),
-        "malformed u8 key component \"25\": wrong number of digits"
+        "malformed u8 key component: wrong number of digits"
     );
     assert_eq!(
         String::decode_key("a#b").unwrap_err().to_string(),
-        "malformed String key component \"a#b\": contains an unescaped `#`"
+        "malformed String key component: contains an unescaped `#`"
     );
 }
 

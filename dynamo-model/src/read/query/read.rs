@@ -26,7 +26,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
             cursor::decode(cursor, prepared.fingerprint, self.db.cursor_secret()).map_err(|e| {
                 Error::Cursor {
                     target: T::NAME,
-                    source: e,
+                    reason: e,
                 }
             })?;
         // Even a well-formed cursor must stay in the queried partition.
@@ -37,7 +37,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         {
             return Err(Error::Cursor {
                 target: T::NAME,
-                source: cursor::CursorError::WrongQuery,
+                reason: cursor::CursorError::WrongQuery,
             });
         }
         Ok(Some(key))
@@ -89,7 +89,7 @@ impl<T: Target, K: KeySpace> Query<T, K> {
         )
         .ok_or(Error::Cursor {
             target: T::NAME,
-            source: cursor::CursorError::WrongQuery,
+            reason: cursor::CursorError::WrongQuery,
         })?;
         let reading = self.loop_reading(source, None);
         pager::read(sorted, reading, want, one_request, keep).await

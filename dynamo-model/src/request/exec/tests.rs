@@ -26,7 +26,7 @@ use tracing::{Event, Metadata, Subscriber};
 struct App;
 
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[dynamo(table = App, pk = "DOC#{id}", sk = "DOC", versioned)]
+#[dynamo(table = App, pk = "DOC#{id}", sk = "DOC", history)]
 struct Doc {
     id: String,
     title: String,

@@ -1,0 +1,24 @@
+use dynamo_model::{Entity, Table};
+use serde::{Deserialize, Serialize};
+
+#[derive(Table)]
+#[dynamo(pk = "PK", sk = "SK")]
+struct App;
+
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = App, pk = "DOC#{id}", sk = "DOC", history(separator = ""))]
+struct Doc {
+    id: String,
+    #[dynamo(version)]
+    version: u64,
+}
+
+fn main() {}
+
+#[derive(Entity, Serialize, Deserialize)]
+#[dynamo(table = App, pk = "NOTE#{id}", sk = "NOTE", history(separator = "0#"))]
+struct Note {
+    id: String,
+    #[dynamo(version)]
+    version: u64,
+}

@@ -1,0 +1,88 @@
+//! What errors' messages show of keys: nothing unless the program opted in with
+//! [`Error::show_keys`], as traces show keys only with `Db::trace_keys`. A key can hold
+//! personal data (an email in `USER#{email}`), and an error's message ends up in logs;
+//! the key stays in the error's fields for code that needs it.
+
+use super::Error;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static SHOW_KEYS: AtomicBool = AtomicBool::new(false);
+
+impl Error {
+    /// Whether the messages of errors (their `Display`) name the keys of the items
+    /// involved, for the whole process; off by default. The keys are in the errors'
+    /// fields either way (`key`, `first`, `owner`, ...).
+    ///
+    /// ```
+    /// dynamo_model::Error::show_keys(cfg!(debug_assertions)); // keys in messages in debug builds
+    /// ```
+    pub fn show_keys(show: bool) {
+        SHOW_KEYS.store(show, Ordering::Relaxed);
+    }
+
+    /// Whether messages name keys (see [`Error::show_keys`]).
+    pub fn shows_keys() -> bool {
+        SHOW_KEYS.load(Ordering::Relaxed)
+    }
+}
+
+/// ` PK=..., SK=...` after the entity's name when keys are shown, else nothing.
+pub(super) fn key(key: &str) -> impl fmt::Display + '_ {
+    Key(key)
+}
+
+struct Key<'a>(&'a str);
+
+impl fmt::Display for Key<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if Error::shows_keys() {
+            write!(f, " {}", self.0)?;
+        }
+        Ok(())
+    }
+}
+
+/// ` (keys ... and ...)` when keys are shown, else nothing.
+pub(super) fn keys(first: &str, second: &str) -> String {
+    if Error::shows_keys() {
+        format!(" (keys {first} and {second})")
+    } else {
+        String::new()
+    }
+}
+
+/// A key inside a message written before it is shown: the key, or words saying it is
+/// not shown.
+pub(crate) fn key_text(key: &impl fmt::Display) -> String {
+    if Error::shows_keys() {
+        key.to_string()
+    } else {
+        "(key not shown)".to_owned()
+    }
+}
+
+/// `before` and a key's value in `Debug` form when keys are shown, else nothing.
+pub(super) fn debug_suffix(before: &str, value: &str) -> String {
+    if Error::shows_keys() {
+        format!("{before}{value:?}")
+    } else {
+        String::new()
+    }
+}
+
+/// A stored version, in words.
+pub(super) fn version(found: Option<u64>) -> String {
+    match found {
+        Some(version) => format!("version {version}"),
+        None => "no version".to_owned(),
+    }
+}
+
+/// The entity type an item stored under a key has, in words.
+pub(super) fn stored(stored: Option<&str>) -> String {
+    match stored {
+        Some(entity) => format!("an item of entity type {entity}"),
+        None => "an item without an entity type".to_owned(),
+    }
+}
