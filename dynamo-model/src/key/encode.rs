@@ -284,8 +284,16 @@ pub trait OptionalKeyPart: crate::sealed::OptionalKeyPart {
     /// Appends the encoding (in a key whose components `delimiter` separates) to `out`
     /// and returns `true` if the value is present; returns `false` and leaves `out`
     /// unchanged if it is absent.
-    fn encode_optional_key(&self, delimiter: Delimiter, out: &mut String)
-    -> Result<bool, KeyError>;
+    fn encode_optional_key(
+        &self,
+        delimiter: Delimiter,
+        out: &mut String,
+    ) -> Result<bool, KeyError> {
+        match self.present() {
+            Some(value) => value.encode_key_with(delimiter, out).map(|()| true),
+            None => Ok(false),
+        }
+    }
 
     /// The value when present.
     fn present(&self) -> Option<&Self::Part>;
@@ -321,14 +329,6 @@ impl<T: KeyPart> crate::sealed::OptionalKeyPart for Option<T> {}
 impl<T: KeyPart> OptionalKeyPart for T {
     type Part = T;
 
-    fn encode_optional_key(
-        &self,
-        delimiter: Delimiter,
-        out: &mut String,
-    ) -> Result<bool, KeyError> {
-        self.encode_key_with(delimiter, out).map(|()| true)
-    }
-
     fn present(&self) -> Option<&T> {
         Some(self)
     }
@@ -340,17 +340,6 @@ impl<T: KeyPart> OptionalKeyPart for T {
 
 impl<T: KeyPart> OptionalKeyPart for Option<T> {
     type Part = T;
-
-    fn encode_optional_key(
-        &self,
-        delimiter: Delimiter,
-        out: &mut String,
-    ) -> Result<bool, KeyError> {
-        match self {
-            Some(value) => value.encode_key_with(delimiter, out).map(|()| true),
-            None => Ok(false),
-        }
-    }
 
     fn present(&self) -> Option<&T> {
         self.as_ref()

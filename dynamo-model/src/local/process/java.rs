@@ -93,8 +93,13 @@ fn opted_in(value: Option<&std::ffi::OsStr>) -> bool {
 
 /// Whether `apt-get` runs here.
 fn has_apt_get() -> bool {
-    Command::new("apt-get")
-        .arg("--version")
+    runs("apt-get".as_ref(), "--version")
+}
+
+/// Whether `program arg` runs and succeeds (its output discarded).
+fn runs(program: &std::path::Path, arg: &str) -> bool {
+    Command::new(program)
+        .arg(arg)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -167,15 +172,7 @@ fn find_java() -> Option<PathBuf> {
         }
     }
     candidates.push(PathBuf::from("java"));
-    candidates.into_iter().find(|java| {
-        Command::new(java)
-            .arg("-version")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success())
-    })
+    candidates.into_iter().find(|java| runs(java, "-version"))
 }
 
 /// Installs OpenJDK 17's headless runtime with apt-get, through `sudo -n` when not root.
