@@ -188,7 +188,7 @@ impl<T, S: Stream<Item = Result<T, Error>>> Stream for TracedStream<S> {
         let next = this.inner.as_mut().poll_next(cx);
         match &next {
             Poll::Ready(Some(Ok(_))) => this.items += 1,
-            Poll::Ready(Some(Err(e))) => record(&this.span, "error.type", e.kind()),
+            Poll::Ready(Some(Err(e))) => record(&this.span, "error.type", &*e.kind()),
             Poll::Ready(None) | Poll::Pending => {}
         }
         next
@@ -239,7 +239,7 @@ pub(crate) fn finish<T>(span: &Span, result: Result<T, Error>) -> Result<T, Erro
     if let Err(e) = &result
         && !span.is_disabled()
     {
-        span.record("error.type", e.kind());
+        span.record("error.type", &*e.kind());
     }
     result
 }

@@ -145,3 +145,29 @@ async fn a_write_refused_by_the_entity_type_guard_names_the_type_stored() -> Tes
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn no_region_and_no_credentials_are_named_in_the_message() -> TestResult {
+    use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+    let get_with = |config: aws_sdk_dynamodb::config::Builder| async move {
+        let client = aws_sdk_dynamodb::Client::from_conf(config.build());
+        let db = dynamo_model::Db::<App>::new(client, "app");
+        match db.get(User::key("u-1")).await {
+            Err(e) => e.to_string(),
+            Ok(found) => format!("answered: {found:?}"),
+        }
+    };
+    let base = aws_sdk_dynamodb::Config::builder().behavior_version(BehaviorVersion::latest());
+    let no_region = base
+        .clone()
+        .credentials_provider(Credentials::new("a", "b", None, None, "test"));
+    let message = get_with(no_region).await;
+    assert!(message.contains("region"), "{message}");
+    let no_credentials = base
+        .region(Region::new("us-east-1"))
+        .endpoint_url("http://127.0.0.1:9");
+    let message = get_with(no_credentials).await;
+    assert!(message.contains("credentials"), "{message}");
+    assert!(!message.contains("unhandled"), "{message}");
+    Ok(())
+}

@@ -232,9 +232,12 @@ fn is_refusal(err: &Error) -> bool {
         Error::OtherEntityStored { .. }
         | Error::ConditionFailed { .. }
         | Error::NotFound { .. } => true,
-        Error::TransactionCanceled { operations, .. } => operations
-            .iter()
-            .all(|o| o.reason == CancelReason::ConditionalCheckFailed),
+        Error::TransactionCanceled { operations, .. } => operations.iter().all(|o| {
+            matches!(
+                o.reason,
+                CancelReason::ConditionalCheckFailed | CancelReason::OtherEntityStored(_)
+            )
+        }),
         _ => false,
     }
 }

@@ -146,7 +146,10 @@ async fn an_upsert_never_takes_over_an_item_of_another_entity_type() -> TestResu
         .await
         .unwrap_err();
     let op = the_one_cancelled(&err);
-    assert_eq!(op.reason, CancelReason::ConditionalCheckFailed);
+    assert_eq!(
+        op.reason,
+        CancelReason::OtherEntityStored("Squatter".into())
+    );
     assert!(op.current.is_some());
     assert_eq!(raw_get(&db, "p#1", "likecount").await?, before);
     Ok(())

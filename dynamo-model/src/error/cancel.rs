@@ -16,6 +16,10 @@ pub enum CancelReason {
     /// `ConditionalCheckFailed`, with no current item. The transaction counterpart of
     /// [`Error::NotFound`](super::Error::NotFound).
     NotFound,
+    /// An item of another entity type (named) is stored under the operation's key: the
+    /// crate's entity-type guard refused it. The transaction counterpart of
+    /// [`Error::OtherEntityStored`](super::Error::OtherEntityStored).
+    OtherEntityStored(String),
     /// Another transaction was in progress on the item.
     TransactionConflict,
     /// Provisioned throughput exceeded.
@@ -77,6 +81,9 @@ impl std::fmt::Display for CancelReason {
         f.write_str(match self {
             CancelReason::ConditionalCheckFailed => "its condition failed",
             CancelReason::NotFound => "no item under its key",
+            CancelReason::OtherEntityStored(stored) => {
+                return write!(f, "an item of entity type {stored} is stored under its key");
+            }
             CancelReason::TransactionConflict => "another transaction was in progress on the item",
             CancelReason::ProvisionedThroughputExceeded => "provisioned throughput exceeded",
             CancelReason::ThrottlingError => "throttled",

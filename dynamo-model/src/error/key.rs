@@ -19,7 +19,10 @@ pub enum KeyError {
         value: String,
     },
     /// The value is valid for its type but outside the range keys can encode.
-    #[error("{type_name} value {value} cannot be encoded in a key: {reason}")]
+    #[error(
+        "{type_name} value{} cannot be encoded in a key: {reason}",
+        super::shown::display_suffix(" ", value)
+    )]
     OutOfRange {
         /// The Rust type of the value.
         type_name: &'static str,

@@ -85,7 +85,10 @@ pub enum Error {
     /// A write through a key of `entity` found an item of another entity type stored
     /// under that key (or an item without an entity type, where the type is what tells
     /// items apart): the crate's entity-type guard refused the write, and nothing was
-    /// written. `stored` names the type found; `current` is that item.
+    /// written. `stored` names the type found; `current` is that item. Reported in place
+    /// of [`Error::ConditionFailed`] and [`Error::VersionConflict`] whenever the item
+    /// found is of another type (an `if_absent` put or a version-0 write that finds one
+    /// included).
     #[error("{entity}{}: the key holds {}, which this write may not replace or change", shown::key(key), shown::stored(stored.as_deref()))]
     #[non_exhaustive]
     OtherEntityStored {
@@ -455,9 +458,8 @@ impl Error {
     /// A short name of the error for traces: the DynamoDB error code of a service error,
     /// else the variant's name.
     #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
-    pub(crate) fn kind(&self) -> &str {
-        use aws_sdk_dynamodb::error::ProvideErrorMetadata;
-        match self {
+    pub(crate) fn kind(&self) -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed(match self {
             Error::ConditionFailed { .. } => "ConditionFailed",
             Error::OtherEntityStored { .. } => "OtherEntityStored",
             Error::VersionConflict { .. } => "VersionConflict",
@@ -478,8 +480,12 @@ impl Error {
             Error::DeadlineExceeded { .. } => "DeadlineExceeded",
             Error::Io { .. } => "Io",
             Error::MigrationStopped { .. } => "MigrationStopped",
-            Error::Service { source, .. } => source.code().unwrap_or("Service"),
-        }
+            Error::Service { source, .. } => {
+                return std::borrow::Cow::Owned(
+                    service::code(source).unwrap_or_else(|| "Service".to_owned()),
+                );
+            }
+        })
     }
 
     /// The SDK refused to build `operation`'s request (a required member missing).

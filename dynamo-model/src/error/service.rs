@@ -46,20 +46,45 @@ fn known(e: &(dyn StdError + 'static)) -> Option<&'static str> {
     if let Some(io) = e.downcast_ref::<std::io::Error>() {
         return Some(io_words(io.kind()));
     }
-    if let Some(connector) = e.downcast_ref::<ConnectorError>()
-        && connector.is_timeout()
-    {
-        return Some("the connection timed out");
+    if let Some(connector) = e.downcast_ref::<ConnectorError>() {
+        if connector.is_timeout() {
+            return Some("the connection timed out");
+        }
+        // An I/O failure of the connection with no `io::Error` below it: a connection
+        // dropped mid-request (the request may have been received).
+        if connector.is_io() && !chain_has_io(e) {
+            return Some("the connection failed before an answer was received");
+        }
     }
     if e.downcast_ref::<aws_credential_types::provider::error::CredentialsError>()
         .is_some()
     {
         return Some("no credentials could be loaded (see the AWS SDK's credential providers)");
     }
-    if e.downcast_ref::<ResolveEndpointError>().is_some() {
+    if e.downcast_ref::<ResolveEndpointError>().is_some()
+        || e.downcast_ref::<aws_smithy_http::endpoint::ResolveEndpointError>()
+            .is_some()
+    {
         return Some("no endpoint could be resolved (is a region or an endpoint URL set?)");
     }
+    // The SDK's own (private) error when no credentials provider is configured at all.
+    if e.to_string()
+        .contains("there was no identity resolver for it")
+    {
+        return Some("no credentials provider is configured");
+    }
     None
+}
+
+fn chain_has_io(e: &(dyn StdError + 'static)) -> bool {
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        if c.downcast_ref::<std::io::Error>().is_some() {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
 }
 
 fn io_words(kind: std::io::ErrorKind) -> &'static str {
@@ -77,8 +102,9 @@ fn io_words(kind: std::io::ErrorKind) -> &'static str {
 fn phase_of(text: &str) -> Option<&'static str> {
     Some(match text {
         "request has timed out" => "the request timed out (the SDK's operation timeout)",
-        "dispatch failure" => "the request could not be sent",
+        "dispatch failure" => "no answer was received (the request may not have been sent)",
         "response error" => "DynamoDB's response could not be read",
+        "service error" => "DynamoDB answered with an error that names no code",
         "failed to construct request" => "the request could not be built",
         _ => return None,
     })
@@ -111,7 +137,9 @@ mod tests {
             describe(&timeout)
         );
 
-        let endpoint = ResolveEndpointError::message("Invalid Configuration: Missing Region");
+        let endpoint = aws_smithy_http::endpoint::ResolveEndpointError::message(
+            "Invalid Configuration: Missing Region",
+        );
         let e = unhandled(SdkError::dispatch_failure(ConnectorError::other(
             endpoint.into(),
             None,

@@ -23,8 +23,28 @@ impl Error {
 
     /// Whether messages name keys (see [`Error::show_keys`]).
     pub fn shows_keys() -> bool {
+        #[cfg(test)]
+        if SHOWN_HERE.with(std::cell::Cell::get) {
+            return true;
+        }
         SHOW_KEYS.load(Ordering::Relaxed)
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Keys shown on this thread only: unit tests turn it on without changing what the
+    /// tests running beside them see.
+    static SHOWN_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with keys shown on this thread.
+#[cfg(test)]
+pub(super) fn with_keys_shown<R>(f: impl FnOnce() -> R) -> R {
+    SHOWN_HERE.with(|shown| shown.set(true));
+    let out = f();
+    SHOWN_HERE.with(|shown| shown.set(false));
+    out
 }
 
 /// ` PK=..., SK=...` after the entity's name when keys are shown, else nothing.
@@ -66,6 +86,15 @@ pub(crate) fn key_text(key: &impl fmt::Display) -> String {
 pub(super) fn debug_suffix(before: &str, value: &str) -> String {
     if Error::shows_keys() {
         format!("{before}{value:?}")
+    } else {
+        String::new()
+    }
+}
+
+/// `before` and a key's value as it displays when keys are shown, else nothing.
+pub(super) fn display_suffix(before: &str, value: &impl fmt::Display) -> String {
+    if Error::shows_keys() {
+        format!("{before}{value}")
     } else {
         String::new()
     }

@@ -293,7 +293,7 @@ impl<E: Versioned> History<E> {
         if k == 0 || k > layout.max_slot() {
             return Ok(None);
         }
-        let raw = revision_key(layout, key.raw()?, k)?;
+        let raw = revision_key(E::ENTITY_TYPE, layout, key.raw()?, k)?;
         let schema = &<E::Table as Table>::SCHEMA;
         let found = ConsistentGet::new(&self.db, raw.to_item(schema))
             .send_as_operation(E::ENTITY_TYPE, || Some(describe(schema, &raw)))
@@ -327,7 +327,7 @@ impl<E: Versioned> History<E> {
     pub fn revisions(&self, key: impl Into<Key<E>>) -> Query<Revision<E>> {
         let key = key.into();
         let (layout, pk, rest) = match (Self::layout(), key.raw()) {
-            (Ok(layout), Ok(raw)) => match rest_of(layout, raw) {
+            (Ok(layout), Ok(raw)) => match rest_of(E::ENTITY_TYPE, layout, raw) {
                 Ok(rest) => (layout, raw.pk.clone(), rest.to_owned()),
                 Err(e) => return Query::refused(&self.db, e),
             },

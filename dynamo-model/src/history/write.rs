@@ -53,7 +53,7 @@ impl<E: Versioned> History<E> {
         let token = WriteToken::new();
         let mut latest = Self::latest_item(value, layout, version_attr, next, &token)?;
         let latest_key = crate::item::key_of_item::<E>(&latest)?;
-        let revision_key = revision_key(layout, &latest_key, next)?;
+        let revision_key = revision_key(E::ENTITY_TYPE, layout, &latest_key, next)?;
         let revision = Self::revision_item(layout, version_attr, &mut latest, &revision_key);
         crate::size::check_item_size::<E>(&latest)?;
         crate::size::check_item_size::<E>(&revision)?;
@@ -206,20 +206,38 @@ impl<E: Versioned> History<E> {
                     o.reason,
                     crate::error::CancelReason::ConditionalCheckFailed
                         | crate::error::CancelReason::NotFound
+                        | crate::error::CancelReason::OtherEntityStored(_)
                 )
         });
         if latest_failed {
-            let found = current
-                .as_ref()
-                .and_then(|item| item.get(version_attr))
-                .and_then(|v| v.as_n().ok())
-                .and_then(|n| n.parse::<u64>().ok());
-            return Err(Error::VersionConflict {
-                entity: E::ENTITY_TYPE,
-                key: latest_described,
-                expected,
-                found,
-                current,
+            // Another entity type's item, or the stored version: the version check of
+            // an expected 0 is the item's absence, so any item stored is a conflict.
+            let error = crate::item::condition_failed::<E>(
+                latest_described,
+                current.map(|item| *item),
+                false,
+                Some((version_attr, expected)),
+            );
+            return Err(match error {
+                Error::ConditionFailed {
+                    entity,
+                    key,
+                    current,
+                } => {
+                    let found = current
+                        .as_ref()
+                        .and_then(|item| item.get(version_attr))
+                        .and_then(|v| v.as_n().ok())
+                        .and_then(|n| n.parse::<u64>().ok());
+                    Error::VersionConflict {
+                        entity,
+                        key,
+                        expected,
+                        found,
+                        current,
+                    }
+                }
+                other => other,
             });
         }
         Err(Error::TransactionCanceled { operations })
@@ -239,7 +257,7 @@ impl<E: Versioned> History<E> {
         for chunk in revisions.chunks(MAX_TRANSACTION_ITEMS) {
             let mut transaction = self.db.transact_write().retry(self.policy);
             for &k in chunk {
-                let raw = revision_key(layout, latest, k)?;
+                let raw = revision_key(E::ENTITY_TYPE, layout, latest, k)?;
                 let p = Placeholders::default();
                 // Gone already (an interrupted prune run again), or this very revision
                 // (which, with the counter on the latest copy only, may hold no number:
@@ -266,15 +284,19 @@ impl<E: Versioned> History<E> {
 }
 
 /// The rest of a latest copy's sort key (what the entity's template renders).
-pub(super) fn rest_of<'a>(layout: &HistoryLayout, latest: &'a RawKey) -> Result<&'a str, Error> {
+pub(super) fn rest_of<'a>(
+    entity: &'static str,
+    layout: &HistoryLayout,
+    latest: &'a RawKey,
+) -> Result<&'a str, Error> {
     match latest.sk.as_deref().and_then(|sk| layout.parse(sk)) {
         Some((0, rest)) => Ok(rest),
         _ => Err(Error::invalid(
-            "",
+            entity,
             crate::ValidationReason::WrongKeySpace,
             format!(
-                "the key's sort key {:?} is not the latest copy of an item with history",
-                latest.sk
+                "the key's sort key {} is not the latest copy of an item with history",
+                crate::error::key_text(&format_args!("{:?}", latest.sk))
             ),
         )),
     }
@@ -282,11 +304,12 @@ pub(super) fn rest_of<'a>(layout: &HistoryLayout, latest: &'a RawKey) -> Result<
 
 /// The key of revision `k` of the item whose latest copy is under `latest`.
 pub(super) fn revision_key(
+    entity: &'static str,
     layout: &HistoryLayout,
     latest: &RawKey,
     k: u64,
 ) -> Result<RawKey, Error> {
-    let rest = rest_of(layout, latest)?;
+    let rest = rest_of(entity, layout, latest)?;
     Ok(RawKey {
         pk: latest.pk.clone(),
         sk: Some(layout.key(k, rest)),

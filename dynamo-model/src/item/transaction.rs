@@ -353,7 +353,11 @@ impl<T: Table> TransactWrite<T> {
                 Attempt::Retry(e) => Error::service(OP, self.db.table_name(), e),
                 Attempt::Refused(e) => match e.into_service_error() {
                     TransactWriteItemsError::TransactionCanceledException(cancelled) => {
-                        let operations = cancellations(&ops, cancelled.cancellation_reasons());
+                        let operations = cancellations(
+                            T::SCHEMA.entity_type,
+                            &ops,
+                            cancelled.cancellation_reasons(),
+                        );
                         let transient = !operations.is_empty()
                             && operations.iter().all(|o| o.reason.transient());
                         let error = Error::TransactionCanceled { operations };
@@ -370,7 +374,10 @@ impl<T: Table> TransactWrite<T> {
     }
 }
 
+/// The failed operations of a cancelled transaction; `type_attribute` is the table's
+/// entity-type attribute, which tells an item of another type stored under a key.
 fn cancellations(
+    type_attribute: &str,
     ops: &[&Operation],
     reasons: &[aws_sdk_dynamodb::types::CancellationReason],
 ) -> Vec<CancelledOperation> {
@@ -390,6 +397,17 @@ fn cancellations(
                     if current.is_none() && op.prepared.needs_item =>
                 {
                     CancelReason::NotFound
+                }
+                // The entity-type guard failed on another type's item.
+                CancelReason::ConditionalCheckFailed => {
+                    match current.as_ref().and_then(|item| item.get(type_attribute)) {
+                        Some(aws_sdk_dynamodb::types::AttributeValue::S(stored))
+                            if stored != op.prepared.entity =>
+                        {
+                            CancelReason::OtherEntityStored(stored.clone())
+                        }
+                        _ => CancelReason::ConditionalCheckFailed,
+                    }
                 }
                 reason => reason,
             };

@@ -253,7 +253,9 @@ fn is_condition(op: &crate::error::CancelledOperation) -> bool {
     use crate::error::CancelReason;
     matches!(
         op.reason,
-        CancelReason::ConditionalCheckFailed | CancelReason::NotFound
+        CancelReason::ConditionalCheckFailed
+            | CancelReason::NotFound
+            | CancelReason::OtherEntityStored(_)
     )
 }
 

@@ -589,7 +589,10 @@ pub fn key_component<'k>(
         Error::invalid(
             entity,
             crate::ValidationReason::KeyEncoding,
-            format!("cannot read a key field back from the key {rendered:?}: {why}"),
+            format!(
+                "cannot read a key field back from the key {}: {why}",
+                crate::error::key_text(&format_args!("{rendered:?}"))
+            ),
         )
     };
     let mut rest = rendered.ok_or_else(|| fail("no sort key"))?;

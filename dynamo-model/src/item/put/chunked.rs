@@ -214,7 +214,9 @@ async fn delete_unnamed_after_failure<E: Entity>(
     // replaced it); otherwise they stay, and the sweep judges them later.
     let condition_failed = matches!(
         e,
-        Error::ConditionFailed { .. } | Error::VersionConflict { .. }
+        Error::ConditionFailed { .. }
+            | Error::VersionConflict { .. }
+            | Error::OtherEntityStored { .. }
     );
     let refused = condition_failed || not_applied(e);
     if refused && !ambiguous {
