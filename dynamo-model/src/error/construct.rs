@@ -151,6 +151,27 @@ impl Error {
         }
     }
 
+    /// [`Error::ReturnValuesLost`]: `operation` was applied at `key`, its return values
+    /// lost.
+    pub fn return_values_lost(
+        entity: &'static str,
+        operation: &'static str,
+        key: impl Into<String>,
+    ) -> Self {
+        let key = key.into();
+        Error::ReturnValuesLost {
+            entity,
+            operation,
+            key,
+            current: None,
+        }
+    }
+
+    /// [`Error::Cursor`]: a cursor of `target` refused for `reason`.
+    pub fn cursor(target: &'static str, reason: super::CursorError) -> Self {
+        Error::Cursor { target, reason }
+    }
+
     /// [`Error::TransactionCanceled`] with the failed `operations`.
     pub fn transaction_canceled(operations: Vec<CancelledOperation>) -> Self {
         Error::TransactionCanceled { operations }

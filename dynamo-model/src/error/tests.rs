@@ -71,12 +71,7 @@ fn every_variant() -> Vec<Error> {
             operation: "PutItem",
             message: "no attributes".to_owned(),
         },
-        Error::ReturnValuesLost {
-            entity: "User",
-            operation: "UpdateItem",
-            key: key(),
-            current: Some(Box::new(item())),
-        },
+        Error::return_values_lost("User", "UpdateItem", key()).with_current(item()),
         Error::outcome_unknown(
             "User",
             "PutItem",
@@ -89,10 +84,7 @@ fn every_variant() -> Vec<Error> {
                 .with_message("The conditional request failed")
                 .with_current(item()),
         ]),
-        Error::Cursor {
-            target: "User",
-            reason: CursorError::Tampered,
-        },
+        Error::cursor("User", CursorError::Tampered),
         Error::deadline_exceeded("TransactWriteItems", "app"),
         Error::Io {
             context: "migration checkpoint /tmp/x".to_owned(),
