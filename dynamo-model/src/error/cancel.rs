@@ -104,7 +104,7 @@ pub(super) fn describe_cancellations(ops: &[CancelledOperation]) -> String {
                 "operation {} ({}{}): {}",
                 o.index,
                 o.entity,
-                shown::key(&o.key),
+                shown::suffix(" ", &o.key),
                 o.reason
             );
             if let Some(message) = &o.message {

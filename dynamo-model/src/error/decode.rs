@@ -154,7 +154,7 @@ impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "cannot decode {}", self.entity)?;
         if let Some(key) = &self.key {
-            write!(f, "{}", super::shown::key(key))?;
+            write!(f, "{}", super::shown::suffix(" ", key))?;
         }
         if let Some(attribute) = &self.attribute {
             write!(f, ", attribute `{attribute}`")?;

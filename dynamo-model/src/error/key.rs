@@ -10,7 +10,7 @@ pub enum KeyError {
     /// this variant is available to custom [`KeyPart`](crate::KeyPart) implementations.
     #[error(
         "character {ch:?} is not allowed in a key value{}",
-        super::shown::debug_suffix(" in ", value)
+        super::shown::suffix(" in ", format_args!("{value:?}"))
     )]
     ForbiddenChar {
         /// The rejected character.
@@ -21,7 +21,7 @@ pub enum KeyError {
     /// The value is valid for its type but outside the range keys can encode.
     #[error(
         "{type_name} value{} cannot be encoded in a key: {reason}",
-        super::shown::display_suffix(" ", value)
+        super::shown::suffix(" ", value)
     )]
     OutOfRange {
         /// The Rust type of the value.
@@ -64,7 +64,7 @@ pub enum KeyError {
     /// A key component is not a valid encoding of the expected type.
     #[error(
         "malformed {type_name} key component{}: {reason}",
-        super::shown::debug_suffix(" ", input)
+        super::shown::suffix(" ", format_args!("{input:?}"))
     )]
     Malformed {
         /// The Rust type that was expected.

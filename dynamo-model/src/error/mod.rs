@@ -71,7 +71,7 @@ pub enum Error {
     /// updates) was false. `current` holds the item as it is now, when DynamoDB returned
     /// it (the crate always asks for it: `ReturnValuesOnConditionCheckFailure=ALL_OLD`,
     /// which consumes no read capacity). Decode it with [`Error::current`].
-    #[error("condition failed for {entity}{}", shown::key(key))]
+    #[error("condition failed for {entity}{}", shown::suffix(" ", key))]
     #[non_exhaustive]
     ConditionFailed {
         /// Entity type the request was for.
@@ -89,7 +89,7 @@ pub enum Error {
     /// of [`Error::ConditionFailed`] and [`Error::VersionConflict`] whenever the item
     /// found is of another type (an `if_absent` put or a version-0 write that finds one
     /// included).
-    #[error("{entity}{}: the key holds {}, which this write may not replace or change", shown::key(key), shown::stored(stored.as_deref()))]
+    #[error("{entity}{}: the key holds {}, which this write may not replace or change", shown::suffix(" ", key), shown::stored(stored.as_deref()))]
     #[non_exhaustive]
     OtherEntityStored {
         /// Entity type the request was for.
@@ -104,7 +104,7 @@ pub enum Error {
 
     /// Optimistic locking: the stored item's version is not the one the write expected
     /// (someone else wrote it meanwhile). `current` is the item as stored now.
-    #[error("version conflict on {entity}{}: expected version {expected}, found {}", shown::key(key), shown::version(*found))]
+    #[error("version conflict on {entity}{}: expected version {expected}, found {}", shown::suffix(" ", key), shown::version(*found))]
     #[non_exhaustive]
     VersionConflict {
         /// Entity type the request was for.
@@ -121,7 +121,7 @@ pub enum Error {
 
     /// The operation needs an existing item (an update, or a delete with
     /// `must_exist`) and there is none under that key.
-    #[error("{entity}{} not found", shown::key(key))]
+    #[error("{entity}{} not found", shown::suffix(" ", key))]
     #[non_exhaustive]
     NotFound {
         /// Entity type the request was for.
@@ -142,7 +142,7 @@ pub enum Error {
     /// replaced since the entity was read: that is a [`Error::ConditionFailed`].)
     #[error(
         "cannot put {entity}{}: the value of chunked field `{attribute}` was not loaded (the entity was read by a query, scan or batch get) and no item stored under this key holds it; load it (db.load_chunks) or set it first",
-        shown::key(key)
+        shown::suffix(" ", key)
     )]
     #[non_exhaustive]
     ChunksNotLoaded {
@@ -159,7 +159,7 @@ pub enum Error {
     /// uniqueness the read relies on.
     #[error(
         "{target}: more than one item matches a read of one{}",
-        shown::keys(first, second)
+        shown::suffix(" (keys ", format_args!("{first} and {second})"))
     )]
     #[non_exhaustive]
     NotUnique {
@@ -288,7 +288,7 @@ pub enum Error {
     /// stored now (none after a delete).
     #[error(
         "{operation} for {entity}{} was applied, but the values it was to return were lost with its response",
-        shown::key(key)
+        shown::suffix(" ", key)
     )]
     #[non_exhaustive]
     ReturnValuesLost {
@@ -345,7 +345,7 @@ pub enum Error {
     /// ```
     #[error(
         "{operation} for {entity}{}: every attempt ended without an answer, and the write may or may not have been applied",
-        shown::key(key)
+        shown::suffix(" ", key)
     )]
     #[non_exhaustive]
     OutcomeUnknown {

@@ -47,26 +47,11 @@ pub(super) fn with_keys_shown<R>(f: impl FnOnce() -> R) -> R {
     out
 }
 
-/// ` PK=..., SK=...` after the entity's name when keys are shown, else nothing.
-pub(super) fn key(key: &str) -> impl fmt::Display + '_ {
-    Key(key)
-}
-
-struct Key<'a>(&'a str);
-
-impl fmt::Display for Key<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if Error::shows_keys() {
-            write!(f, " {}", self.0)?;
-        }
-        Ok(())
-    }
-}
-
-/// ` (keys ... and ...)` when keys are shown, else nothing.
-pub(super) fn keys(first: &str, second: &str) -> String {
+/// `before` and a key (or a key's value) when keys are shown, else nothing: ` PK=...,
+/// SK=...` after an entity's name, ` in "a#b"` after a refused character.
+pub(super) fn suffix(before: &str, key: impl fmt::Display) -> String {
     if Error::shows_keys() {
-        format!(" (keys {first} and {second})")
+        format!("{before}{key}")
     } else {
         String::new()
     }
@@ -79,24 +64,6 @@ pub(crate) fn key_text(key: &impl fmt::Display) -> String {
         key.to_string()
     } else {
         "(key not shown)".to_owned()
-    }
-}
-
-/// `before` and a key's value in `Debug` form when keys are shown, else nothing.
-pub(super) fn debug_suffix(before: &str, value: &str) -> String {
-    if Error::shows_keys() {
-        format!("{before}{value:?}")
-    } else {
-        String::new()
-    }
-}
-
-/// `before` and a key's value as it displays when keys are shown, else nothing.
-pub(super) fn display_suffix(before: &str, value: &impl fmt::Display) -> String {
-    if Error::shows_keys() {
-        format!("{before}{value}")
-    } else {
-        String::new()
     }
 }
 
