@@ -7,7 +7,7 @@
 
 use crate::error::DecodeErrorKind;
 use aws_sdk_dynamodb::types::AttributeValue;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasher;
 
 /// Why a value could not be turned into an attribute.
@@ -124,13 +124,15 @@ impl std::error::Error for EncodeError {}
 /// A Rust value stored as one DynamoDB attribute.
 ///
 /// Implemented for strings, all integer types, floats, `bool`, `Option`, `Vec`, maps
-/// with string keys, string sets, [`Binary`], `time::OffsetDateTime` (feature `time`,
-/// stored as RFC 3339 UTC with nanoseconds so it sorts), `time::Date` and
-/// `time::PrimitiveDateTime` (feature `time`), `chrono::NaiveDate`,
-/// `chrono::NaiveDateTime` and `chrono::DateTime<Utc>` (feature `chrono`) — every date
-/// type in the fixed-width form of its key encoding —, `uuid::Uuid` (feature `uuid`)
-/// and [`Serde`] (anything serde can handle, through `serde_dynamo`). Your own structs
-/// and enums get it from [`derive(Attribute)`](macro@crate::Attribute).
+/// with string keys, sets (a `HashSet` or `BTreeSet` of `String`, of an integer type or
+/// of [`Binary`]: a string, number or binary set, see [`SetElement`]), [`Binary`],
+/// `time::OffsetDateTime` (feature `time`, stored as RFC 3339 UTC with nanoseconds so it
+/// sorts), `time::Date` and `time::PrimitiveDateTime` (feature `time`),
+/// `chrono::NaiveDate`, `chrono::NaiveDateTime` and `chrono::DateTime<Utc>` (feature
+/// `chrono`) — every date type in the fixed-width form of its key encoding —,
+/// `uuid::Uuid` (feature `uuid`) and [`Serde`] (anything serde can handle, through
+/// `serde_dynamo`). Your own structs and enums get it from
+/// [`derive(Attribute)`](macro@crate::Attribute).
 ///
 /// ```
 /// use dynamo_model::AttrValue;
@@ -144,7 +146,7 @@ impl std::error::Error for EncodeError {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be stored as a DynamoDB attribute by dynamo-model",
     label = "unsupported field type",
-    note = "supported: String, integers, floats, bool, Option, Vec, HashMap/BTreeMap<String, _>, string sets, Binary, OffsetDateTime, Date and PrimitiveDateTime (feature `time`), chrono's NaiveDate, NaiveDateTime and DateTime<Utc> (feature `chrono`), Uuid (feature `uuid`), and types with `#[derive(dynamo_model::Attribute)]`: add that derive to your own structs and enums; for a foreign type add `#[dynamo(serde)]` to the field to store it through serde_dynamo; a `Chunked<_>` field needs `#[dynamo(chunked)]`"
+    note = "supported: String, integers, floats, bool, Option, Vec, HashMap/BTreeMap<String, _>, HashSet/BTreeSet of String, of an integer type or of Binary (string, number and binary sets), Binary, OffsetDateTime, Date and PrimitiveDateTime (feature `time`), chrono's NaiveDate, NaiveDateTime and DateTime<Utc> (feature `chrono`), Uuid (feature `uuid`), and types with `#[derive(dynamo_model::Attribute)]`: add that derive to your own structs and enums; for a foreign type add `#[dynamo(serde)]` to the field to store it through serde_dynamo; a `Chunked<_>` field needs `#[dynamo(chunked)]`"
 )]
 pub trait AttrValue: Sized {
     /// The DynamoDB type every value of the type is stored as (`"S"`, `"N"`, `"M"`, ...),
@@ -433,62 +435,6 @@ map_attr! {
     impl [S: BuildHasher + Default] for HashMap<String, T, S>;
 }
 
-#[inline]
-fn string_set<'a>(items: impl ExactSizeIterator<Item = &'a String>) -> Option<AttributeValue> {
-    // DynamoDB rejects empty sets: an empty set is stored as no attribute at all.
-    (items.len() > 0).then(|| AttributeValue::Ss(items.cloned().collect()))
-}
-
-/// A string set: `SS` as the crate writes it, or a list of strings, as serde_dynamo
-/// writes a `HashSet<String>` (without its `string_set` helper), so data written through
-/// `#[dynamo(serde)]` reads back.
-#[inline]
-fn decode_string_set<C: FromIterator<String>>(value: AttributeValue) -> Result<C, DecodeErrorKind> {
-    match value {
-        AttributeValue::Ss(set) => Ok(set.into_iter().collect()),
-        AttributeValue::L(list) => list
-            .into_iter()
-            .map(|v| match v {
-                AttributeValue::S(s) => Ok(s),
-                other => Err(wrong_type("S (a member of a string set)", &other)),
-            })
-            .collect(),
-        other => Err(wrong_type("SS", &other)),
-    }
-}
-
-/// `HashSet<String>` and `BTreeSet<String>`: a string set (`SS`); an empty set is no
-/// attribute (DynamoDB stores no empty set) and a missing attribute reads as empty.
-macro_rules! string_set_attr {
-    ($(impl [$($generics:tt)*] for $t:ty;)*) => {$(
-        impl<$($generics)*> AttrValue for $t {
-            const __DYNAMO_TYPE: Option<&'static str> = Some("SS");
-            #[inline]
-            fn to_attr(&self) -> Result<AttributeValue, EncodeError> {
-                string_set(self.iter())
-                    .ok_or_else(|| EncodeError::new("an empty set cannot be stored"))
-            }
-            #[inline]
-            fn to_attr_opt(&self) -> Result<Option<AttributeValue>, EncodeError> {
-                Ok(string_set(self.iter()))
-            }
-            #[inline]
-            fn from_attr(value: AttributeValue) -> Result<Self, DecodeErrorKind> {
-                decode_string_set(value)
-            }
-            #[inline]
-            fn from_missing() -> Result<Self, DecodeErrorKind> {
-                Ok(Self::default())
-            }
-        }
-    )*};
-}
-
-string_set_attr! {
-    impl [S: BuildHasher + Default] for HashSet<String, S>;
-    impl [] for BTreeSet<String>;
-}
-
 /// Bytes stored as a DynamoDB binary (`B`) attribute (a plain `Vec<u8>` is a list of numbers).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Binary(pub Vec<u8>);
@@ -686,9 +632,11 @@ mod dates;
 pub(crate) mod json;
 mod number;
 mod operand;
+mod sets;
 use number::check_numbers;
 pub(crate) use number::{check_number, number_value, same_number};
 pub use operand::Operand;
+pub use sets::SetElement;
 
 #[cfg(test)]
 mod tests;

@@ -144,7 +144,9 @@ pub mod validate;
 
 pub use batch::{BatchGetOutput, BatchWriteOutput, LoadProgress, WriteOp};
 pub use chunk::Chunked;
-pub use codec::{AttrValue, Binary, Epoch, MapAttribute, Operand, Serde, TtlValue, VersionValue};
+pub use codec::{
+    AttrValue, Binary, Epoch, MapAttribute, Operand, Serde, SetElement, TtlValue, VersionValue,
+};
 pub use collection::{Collection, Target};
 pub use cursor::Cursor;
 pub use db::Db;

@@ -6,6 +6,8 @@
 pub trait Numeric {}
 /// For [`StringSet`](dynamo_model::item::StringSet).
 pub trait StringSet {}
+/// For [`SetElement`](dynamo_model::codec::SetElement).
+pub trait SetElement {}
 /// For [`UpdatablePath`](crate::UpdatablePath).
 pub trait UpdatablePath {}
 /// For [`SettablePath`](dynamo_model::expr::SettablePath).

@@ -111,26 +111,6 @@ fn chrono_instants_read_any_rfc_3339() {
     );
 }
 
-proptest! {
-    /// A string set serde_dynamo wrote (a list of strings) reads back as the same set.
-    #[test]
-    fn string_sets_serde_dynamo_wrote_read_back(set in proptest::collection::btree_set(".{0,8}", 0..6)) {
-        let written = serde_dynamo::to_attribute_value::<_, AttributeValue>(&set).expect("serde_dynamo");
-        prop_assert_eq!(BTreeSet::<String>::from_attr(written.clone()).expect("read"), set.clone());
-        let hashed: HashSet<String> = HashSet::from_attr(written).expect("read");
-        prop_assert_eq!(hashed.into_iter().collect::<BTreeSet<_>>(), set);
-    }
-}
-
-#[test]
-fn a_list_with_a_member_other_than_a_string_is_not_a_string_set() {
-    let list = AttributeValue::L(vec![AttributeValue::N("1".into())]);
-    assert!(matches!(
-        BTreeSet::<String>::from_attr(list),
-        Err(DecodeErrorKind::WrongType { .. })
-    ));
-}
-
 #[test]
 fn numbers_dynamodb_refuses_are_refused_before_sending() {
     for bad in [
