@@ -636,7 +636,7 @@ mod sets;
 use number::check_numbers;
 pub(crate) use number::{check_number, number_value, same_number};
 pub use operand::Operand;
-pub use sets::SetElement;
+pub use sets::{SetAttribute, SetElement};
 
 #[cfg(test)]
 mod tests;

@@ -145,7 +145,8 @@ pub mod validate;
 pub use batch::{BatchGetOutput, BatchWriteOutput, LoadProgress, WriteOp};
 pub use chunk::Chunked;
 pub use codec::{
-    AttrValue, Binary, Epoch, MapAttribute, Operand, Serde, SetElement, TtlValue, VersionValue,
+    AttrValue, Binary, Epoch, MapAttribute, Operand, Serde, SetAttribute, SetElement, TtlValue,
+    VersionValue,
 };
 pub use collection::{Collection, Target};
 pub use cursor::Cursor;

@@ -4,8 +4,8 @@
 
 /// For [`Numeric`](crate::Numeric).
 pub trait Numeric {}
-/// For [`StringSet`](dynamo_model::item::StringSet).
-pub trait StringSet {}
+/// For [`SetAttribute`](dynamo_model::codec::SetAttribute).
+pub trait SetAttribute {}
 /// For [`SetElement`](dynamo_model::codec::SetElement).
 pub trait SetElement {}
 /// For [`UpdatablePath`](crate::UpdatablePath).

@@ -14,8 +14,8 @@ use std::collections::{BTreeSet, HashSet};
 use std::hash::{BuildHasher, Hash};
 
 /// A type whose values a DynamoDB set holds: `String` (a string set, `SS`), every
-/// integer type (a number set, `NS`) and [`Binary`] (a binary set, `BS`): a
-/// `HashSet` or `BTreeSet` of it is stored as such a set. Sealed: implemented by the
+/// integer type (a number set, `NS`) and [`Binary`] (a binary set, `BS`). A
+/// `HashSet` or `BTreeSet` of it is a [`SetAttribute`]. Sealed: implemented by the
 /// crate only.
 pub trait SetElement: AttrValue + Ord + Hash + crate::sealed::SetElement {
     /// The DynamoDB type of a set of these values (`"SS"`, `"NS"`, `"BS"`).
@@ -74,6 +74,22 @@ macro_rules! set_element {
 set_element!(Ss of S, "string": String);
 set_element!(Ns of N, "number": u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 set_element!(Bs of B, "binary": Binary);
+
+/// A set field type: `HashSet<T>` or `BTreeSet<T>` of a [`SetElement`] `T`, or an
+/// `Option` of one; the field types [`Update::add_to_set`] and
+/// [`Update::delete_from_set`] apply to. Sealed: implemented by the crate only.
+///
+/// [`Update::add_to_set`]: dynamo_model::item::Update::add_to_set
+/// [`Update::delete_from_set`]: dynamo_model::item::Update::delete_from_set
+pub trait SetAttribute: AttrValue + crate::sealed::SetAttribute {
+    /// The type of the set's elements.
+    type Element: SetElement;
+}
+
+impl<T: SetAttribute> crate::sealed::SetAttribute for Option<T> {}
+impl<T: SetAttribute> SetAttribute for Option<T> {
+    type Element = T::Element;
+}
 
 /// The set attribute of `elements`, `None` when there are none (DynamoDB stores no empty
 /// set): an element the element type cannot encode (a `u128` past 38 digits) is an error.
@@ -134,6 +150,11 @@ macro_rules! set_attr {
             fn from_missing() -> Result<Self, DecodeErrorKind> {
                 Ok(Self::default())
             }
+        }
+
+        impl<T: SetElement, $($generics)*> crate::sealed::SetAttribute for $t {}
+        impl<T: SetElement, $($generics)*> SetAttribute for $t {
+            type Element = T;
         }
     )*};
 }

@@ -41,12 +41,13 @@ mod transaction;
 pub(crate) mod unique;
 mod update;
 
+pub use crate::codec::SetAttribute;
 pub use ambiguous::WriteToken;
 pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
 pub use put::Put;
 pub use transaction::{MAX_TRANSACTION_ITEMS, TransactWrite};
-pub use update::{Numeric, StringSet, Update};
+pub use update::{Numeric, Update};
 
 pub(crate) use crate::expr::guard::{
     absent_or_entity, absent_or_entity_rendered, and, is_entity, is_expired, item_absent,

@@ -35,18 +35,6 @@ impl<T: Numeric> Numeric for Option<T> {
 }
 impl<T: Numeric> crate::sealed::Numeric for Option<T> {}
 
-/// String-set field types (`HashSet<String>`, `BTreeSet<String>`, or an `Option` of one),
-/// the types `add_to_set` and `delete_from_set` apply to. Sealed: implemented by the
-/// crate only.
-pub trait StringSet: crate::sealed::StringSet {}
-
-impl<S> StringSet for std::collections::HashSet<String, S> {}
-impl StringSet for std::collections::BTreeSet<String> {}
-impl<T: StringSet> StringSet for Option<T> {}
-impl<S> crate::sealed::StringSet for std::collections::HashSet<String, S> {}
-impl crate::sealed::StringSet for std::collections::BTreeSet<String> {}
-impl<T: StringSet> crate::sealed::StringSet for Option<T> {}
-
 /// `SET path = f(path, value)` forms whose result DynamoDB computes.
 #[derive(Debug, Clone, Copy)]
 enum SetFn {

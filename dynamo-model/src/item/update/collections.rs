@@ -1,11 +1,28 @@
-//! The changes of lists and string sets an update makes: elements appended or
-//! prepended, added or deleted.
+//! The changes of lists and sets an update makes: elements appended or prepended, added
+//! or deleted.
 
-use super::{Action, SetFn, StringSet, Update};
-use crate::codec::AttrValue;
-use crate::expr::AttrPath;
-use crate::{Entity, UpdatablePath};
+use super::{Action, SetFn, Update};
+use crate::codec::{AttrValue, Operand, SetAttribute};
+use crate::expr::{AttrPath, Mutable};
+use crate::{Entity, Path, UpdatablePath};
 use std::collections::BTreeSet;
+
+/// The methods `$method` that `$action` (`ADD` or `DELETE`) the set of the elements given
+/// at a set field's path.
+macro_rules! set_changes {
+    ($($(#[doc = $doc:literal])* $method:ident => $action:ident;)*) => {$(
+        $(#[doc = $doc])*
+        pub fn $method<S: SetAttribute>(
+            self,
+            path: Path<E, S, Mutable>,
+            elements: impl IntoIterator<Item = impl Operand<S::Element>>,
+        ) -> Self {
+            let set: BTreeSet<S::Element> =
+                elements.into_iter().map(Operand::into_operand).collect();
+            self.push_value(path.attribute(), &set, Action::$action)
+        }
+    )*};
+}
 
 impl<E: Entity> Update<E> {
     /// Appends elements to a list attribute (an absent list counts as empty).
@@ -30,29 +47,21 @@ impl<E: Entity> Update<E> {
         self.push_value(path, elements, |p, v| Action::SetFn(p, f, v))
     }
 
-    /// `ADD path :elements` on a string-set field: adds the elements (creating the set).
-    /// DynamoDB's ADD works on top-level attributes only.
-    pub fn add_to_set<S: StringSet>(
-        self,
-        path: crate::Path<E, S, crate::expr::Mutable>,
-        elements: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        let set: BTreeSet<String> = elements.into_iter().map(Into::into).collect();
-        self.push_value(path.attribute(), &set, Action::Add)
-    }
-
-    /// `DELETE path :elements` on a string-set field: removes the elements (DynamoDB
-    /// drops an emptied set). DynamoDB's DELETE works on top-level attributes only.
-    pub fn delete_from_set<S: StringSet>(
-        self,
-        path: crate::Path<E, S, crate::expr::Mutable>,
-        elements: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        let removed = elements.into_iter().map(Into::into);
-        self.push_value(
-            path.attribute(),
-            &removed.collect::<BTreeSet<String>>(),
-            Action::Delete,
-        )
+    set_changes! {
+        /// `ADD path :elements` on a set field (a string, number or binary set, see
+        /// [`SetAttribute`]): adds the elements, creating the set when it is absent. The
+        /// elements are of the set's element type: `["a", "b"]` for a string set, `[1, 2]`
+        /// for a number set (the literals take the element type), [`Binary`](crate::Binary)
+        /// values for a binary set. At least one element: DynamoDB has no empty set (the
+        /// update is refused before it is sent). DynamoDB's ADD works on top-level
+        /// attributes only.
+        add_to_set => Add;
+        /// `DELETE path :elements` on a set field (a string, number or binary set, see
+        /// [`SetAttribute`]): removes the elements (elements the set does not hold are
+        /// ignored), and DynamoDB drops the attribute when the set is left empty. The
+        /// elements, at least one, are of the set's element type, as in
+        /// [`add_to_set`](Update::add_to_set). DynamoDB's DELETE works on top-level
+        /// attributes only.
+        delete_from_set => Delete;
     }
 }
