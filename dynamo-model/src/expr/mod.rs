@@ -13,6 +13,7 @@ mod encrypted;
 pub(crate) mod guard;
 mod opaque;
 mod placeholders;
+mod sets;
 mod update;
 
 pub use compressed::{CompressedComparison, CompressedPath};
@@ -443,16 +444,6 @@ macro_rules! conditions {
                 Condition::new(Node::Contains {
                     path: self.attr_path(),
                     value: encode(&self.attr_path(), &element.into_operand()),
-                })
-            }
-        }
-
-        impl<E, S, M> $ty<E, std::collections::HashSet<String, S>, M> {
-            /// `contains(path, element)`: the set holds this string.
-            pub fn contains(self, element: impl Into<String>) -> Condition<E> {
-                Condition::new(Node::Contains {
-                    path: self.attr_path(),
-                    value: Ok(AttributeValue::S(element.into())),
                 })
             }
         }
