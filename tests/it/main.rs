@@ -64,6 +64,7 @@ mod readme;
 mod requests;
 mod scan;
 mod scatter;
+mod sets;
 mod single_item;
 mod stored_format;
 mod stream;
