@@ -688,7 +688,7 @@ mod number;
 mod operand;
 use number::check_numbers;
 pub(crate) use number::{check_number, number_value, same_number};
-pub use operand::Operand;
+pub use operand::{Numeric, Operand};
 
 #[cfg(test)]
 mod tests;

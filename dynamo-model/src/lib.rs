@@ -144,7 +144,9 @@ pub mod validate;
 
 pub use batch::{BatchGetOutput, BatchWriteOutput, LoadProgress, WriteOp};
 pub use chunk::Chunked;
-pub use codec::{AttrValue, Binary, Epoch, MapAttribute, Operand, Serde, TtlValue, VersionValue};
+pub use codec::{
+    AttrValue, Binary, Epoch, MapAttribute, Numeric, Operand, Serde, TtlValue, VersionValue,
+};
 pub use collection::{Collection, Target};
 pub use cursor::Cursor;
 pub use db::Db;
@@ -153,8 +155,8 @@ pub use entity::Key;
 pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::CompressedPath;
 pub use expr::EncryptedPath;
-pub use expr::{AttrPath, Condition, KeyPath, MapPath, Path, SettablePath, UpdatablePath};
-pub use item::Numeric;
+pub use expr::{AttrPath, Condition, KeyPath, NestedPath, Path, SettablePath, UpdatablePath};
+pub use expr::{AttributeType, Comparand, Members};
 pub use item_map::Item;
 pub use key::{KeyPart, RawKey};
 pub use keyspace::chain::{AttributeField, SortKeyField};

@@ -46,7 +46,7 @@ pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
 pub use put::Put;
 pub use transaction::{MAX_TRANSACTION_ITEMS, TransactWrite};
-pub use update::{Numeric, StringSet, Update};
+pub use update::{StringSet, Update};
 
 pub(crate) use crate::expr::guard::{
     absent_or_entity, absent_or_entity_rendered, and, is_entity, is_expired, item_absent,
