@@ -635,7 +635,7 @@ mod operand;
 mod sets;
 use number::check_numbers;
 pub(crate) use number::{check_number, number_value, same_number};
-pub use operand::Operand;
+pub use operand::{Numeric, Operand};
 pub use sets::{SetAttribute, SetElement};
 
 #[cfg(test)]

@@ -145,8 +145,8 @@ pub mod validate;
 pub use batch::{BatchGetOutput, BatchWriteOutput, LoadProgress, WriteOp};
 pub use chunk::Chunked;
 pub use codec::{
-    AttrValue, Binary, Epoch, MapAttribute, Operand, Serde, SetAttribute, SetElement, TtlValue,
-    VersionValue,
+    AttrValue, Binary, Epoch, MapAttribute, Numeric, Operand, Serde, SetAttribute, SetElement,
+    TtlValue, VersionValue,
 };
 pub use collection::{Collection, Target};
 pub use cursor::Cursor;
@@ -156,8 +156,8 @@ pub use entity::Key;
 pub use error::{DecodeError, DecodeErrorKind, Error, ValidationReason};
 pub use expr::CompressedPath;
 pub use expr::EncryptedPath;
-pub use expr::{AttrPath, Condition, KeyPath, MapPath, Path, SettablePath, UpdatablePath};
-pub use item::Numeric;
+pub use expr::{AttrPath, Condition, KeyPath, NestedPath, Path, SettablePath, UpdatablePath};
+pub use expr::{AttributeType, Comparand, Members};
 pub use item_map::Item;
 pub use key::{KeyPart, RawKey};
 pub use keyspace::chain::{AttributeField, SortKeyField};

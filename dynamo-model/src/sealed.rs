@@ -31,3 +31,5 @@ pub trait IntoPartition {}
 pub trait Versioned {}
 /// For `expr::FormattedText`.
 pub trait FormattedText {}
+/// For `expr::SameValue`.
+pub trait SameValue {}

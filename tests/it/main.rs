@@ -24,6 +24,7 @@ mod encrypted_fields;
 mod error_messages;
 mod explain;
 mod export;
+mod expression_grammar;
 mod extra_types;
 mod faults;
 mod footprint_free;

@@ -94,8 +94,8 @@ async fn nested_attribute_types_round_trip_through_put_and_get() -> TestResult {
     let updated = db
         .update(orders[0].primary_key())
         .set(f.status, Status::Paid(700))
-        .set(f.ship_to.field::<String>("streetLine"), "2 Side St")
-        .condition(f.ship_to.field::<String>("streetLine").eq("1 Main St"))
+        .set(f.ship_to.fields().street_line, "2 Side St")
+        .condition(f.ship_to.fields().street_line.eq("1 Main St"))
         .await?;
     assert_eq!(updated.status, Status::Paid(700));
     assert_eq!(updated.ship_to.street_line, "2 Side St");

@@ -7,6 +7,7 @@ use syn::{Data, DeriveInput, Fields, Ident, Type};
 
 pub struct AttributeModel {
     pub ident: Ident,
+    pub vis: syn::Visibility,
     pub generics: syn::Generics,
     pub shape: Shape,
 }
@@ -73,6 +74,7 @@ pub fn attribute(cx: &mut Ctxt, input: &DeriveInput) -> Option<AttributeModel> {
     };
     Some(AttributeModel {
         ident: input.ident.clone(),
+        vis: input.vis.clone(),
         generics: input.generics.clone(),
         shape,
     })

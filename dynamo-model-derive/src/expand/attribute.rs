@@ -82,6 +82,7 @@ fn generate(m: &AttributeModel) -> TokenStream {
     let map_marker = matches!(m.shape, Shape::Struct { .. }).then(
         || quote!(impl #impl_generics #dm::MapAttribute for #ident #ty_generics #where_clause {}),
     );
+    let (members_struct, members_impl) = crate::expand::members::members(m, &generics);
     // Fields of the struct and of struct variants naming a codec whose feature is off.
     let codec_assertions = match &m.shape {
         Shape::Struct { fields, .. } => fields.iter().collect::<Vec<_>>(),
@@ -127,8 +128,10 @@ fn generate(m: &AttributeModel) -> TokenStream {
     // (`compression`, `codec_assertion`) emit.
     let runtime_names = crate::expand::entity::runtime_names();
     quote! {
+        #members_struct
         const _: () = {
             #runtime_names
+            #members_impl
 
             impl #impl_generics #dm::AttrValue for #ident #ty_generics #where_clause {
                 const __DYNAMO_TYPE: ::core::option::Option<&'static str> = #stored_type;

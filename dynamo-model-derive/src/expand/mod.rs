@@ -1,4 +1,5 @@
 pub mod attribute;
 pub mod collection;
 pub mod entity;
+pub mod members;
 pub mod table;

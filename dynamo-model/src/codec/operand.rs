@@ -129,3 +129,25 @@ impl Operand<super::Epoch> for time::OffsetDateTime {
         super::Epoch::from(self)
     }
 }
+
+/// Number types that `ADD` can increment and a sum computes (also through `Option`, since `ADD` on a
+/// missing attribute starts from zero). Sealed: implemented by the crate only.
+pub trait Numeric: super::AttrValue + crate::sealed::Numeric {
+    /// The type of the increment.
+    type Delta: super::AttrValue;
+}
+
+macro_rules! numeric {
+    ($($t:ty),*) => {$(
+        impl Numeric for $t { type Delta = $t; }
+        impl crate::sealed::Numeric for $t {}
+    )*};
+}
+numeric!(
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64
+);
+
+impl<T: Numeric> Numeric for Option<T> {
+    type Delta = T::Delta;
+}
+impl<T: Numeric> crate::sealed::Numeric for Option<T> {}

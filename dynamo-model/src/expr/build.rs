@@ -2,6 +2,7 @@
 //! and token guards), built as the same condition trees users build, so that one
 //! renderer writes every expression.
 
+use super::operand::Term;
 use super::{AttrPath, CompareOp, Node, Placeholders};
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -9,9 +10,38 @@ impl Node {
     /// `path <op> value`.
     pub(crate) fn compare(path: impl Into<AttrPath>, op: CompareOp, value: AttributeValue) -> Node {
         Node::Compare {
-            path: path.into(),
+            left: Term::Path(path.into()),
             op,
-            value: Ok(value),
+            right: value.into(),
+        }
+    }
+
+    /// `path BETWEEN low AND high`.
+    pub(crate) fn between(
+        path: impl Into<AttrPath>,
+        low: AttributeValue,
+        high: AttributeValue,
+    ) -> Node {
+        Node::Between {
+            subject: Term::Path(path.into()),
+            low: low.into(),
+            high: high.into(),
+        }
+    }
+
+    /// `begins_with(path, prefix)`.
+    pub(crate) fn begins_with(path: impl Into<AttrPath>, prefix: AttributeValue) -> Node {
+        Node::BeginsWith {
+            path: path.into(),
+            value: prefix.into(),
+        }
+    }
+
+    /// `path IN (values)`.
+    pub(crate) fn one_of(path: impl Into<AttrPath>, values: Vec<AttributeValue>) -> Node {
+        Node::In {
+            subject: Term::Path(path.into()),
+            values: values.into_iter().map(Term::from).collect(),
         }
     }
 

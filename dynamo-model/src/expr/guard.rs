@@ -42,11 +42,7 @@ pub(crate) fn is_expired<T: crate::Table>(item: &Item) -> bool {
 
 /// `version = :v` on the stored item.
 pub(crate) fn version_is(attr: &'static str, version: u64) -> Node {
-    Node::Compare {
-        path: attr.into(),
-        op: crate::expr::CompareOp::Eq,
-        value: Ok(AttributeValue::N(version.to_string())),
-    }
+    Node::equals(attr, AttributeValue::N(version.to_string()))
 }
 
 /// `attribute_exists(PK)`: the item exists.
@@ -67,7 +63,7 @@ pub(crate) fn manifest_is(attr: &'static str, token: &str) -> Node {
 
 /// `attr.t`: where a chunked field's manifest records its write's token.
 fn manifest_token(attr: &'static str) -> AttrPath {
-    AttrPath::Nested(vec![Cow::Borrowed(attr), Cow::Borrowed("t")].into())
+    AttrPath::Top(attr).child(crate::expr::Segment::Member(Cow::Borrowed("t")))
 }
 
 /// `attribute_not_exists(attr.t)`: the stored chunked field names no chunks (absent or

@@ -1,6 +1,7 @@
 //! Placeholder allocation: every attribute name becomes `#nN` and every value `:vN`.
 
-use super::{Node, ValueError};
+use super::operand::{Term, ValueError};
+use super::{Condition, Node};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -56,8 +57,22 @@ impl Placeholders {
     /// The placeholders of a path: `#n0` or, nested, `#n0.#n1` (every segment aliased, so
     /// map keys may contain any character).
     pub(crate) fn path(&mut self, path: &super::AttrPath) -> String {
-        let segments: Vec<String> = path.segments().iter().map(|s| self.name(s)).collect();
-        segments.join(".")
+        let mut out = String::new();
+        for step in path.steps() {
+            match step {
+                super::Step::Name(name) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    let placeholder = self.name(name);
+                    out.push_str(&placeholder);
+                }
+                super::Step::Index(i) => {
+                    let _ = write!(out, "[{i}]");
+                }
+            }
+        }
+        out
     }
 
     /// A fresh placeholder for a value.
@@ -67,13 +82,19 @@ impl Placeholders {
         placeholder
     }
 
-    fn value_of(
-        &mut self,
-        value: &Result<AttributeValue, ValueError>,
-    ) -> Result<String, ValueError> {
-        match value {
-            Ok(v) => Ok(self.value(v.clone())),
-            Err(e) => Err(e.clone()),
+    /// The placeholder text of an operand: `:v0`, `#n0`, or `size(#n0)`.
+    pub(crate) fn term(&mut self, term: &Term) -> Result<String, ValueError> {
+        match term {
+            Term::Value(Ok(v)) => Ok(self.value(v.clone())),
+            Term::Value(Err(e)) => Err(e.clone()),
+            Term::Path(path) => Ok(self.path(path)),
+            Term::Size(path) => Ok(format!("size({})", self.path(path))),
+            Term::Absent(path) => Err(ValueError {
+                path: path.clone(),
+                source: crate::codec::EncodeError::new(
+                    "an absent value (None, an empty set) can only be compared with eq or ne",
+                ),
+            }),
         }
     }
 
@@ -87,47 +108,51 @@ impl Placeholders {
     fn render_into(&mut self, node: &Node, out: &mut String) -> Result<(), ValueError> {
         // `write!` into a String cannot fail; the results are ignored on purpose.
         match node {
-            Node::Compare { path, op, value } => {
-                let (n, v) = (self.path(path), self.value_of(value)?);
-                let _ = write!(out, "{n} {} {v}", op.symbol());
+            Node::Compare { left, op, right } => {
+                let (l, r) = (self.term(left)?, self.term(right)?);
+                let _ = write!(out, "{l} {} {r}", op.symbol());
             }
-            Node::Between { path, low, high } => {
-                let n = self.path(path);
-                let (lo, hi) = (self.value_of(low)?, self.value_of(high)?);
+            Node::Between { subject, low, high } => {
+                let n = self.term(subject)?;
+                let (lo, hi) = (self.term(low)?, self.term(high)?);
                 let _ = write!(out, "{n} BETWEEN {lo} AND {hi}");
             }
             Node::Function { function, path } => {
                 let n = self.path(path);
                 let _ = write!(out, "{function}({n})");
             }
+            Node::AttributeType { path, kind } => {
+                let n = self.path(path);
+                let v = self.value(AttributeValue::S(kind.code().to_owned()));
+                let _ = write!(out, "attribute_type({n}, {v})");
+            }
             Node::BeginsWith { path, value } => {
-                let (n, v) = (self.path(path), self.value_of(value)?);
+                let (n, v) = (self.path(path), self.term(value)?);
                 let _ = write!(out, "begins_with({n}, {v})");
             }
             Node::Contains { path, value } => {
-                let (n, v) = (self.path(path), self.value_of(value)?);
+                let (n, v) = (self.path(path), self.term(value)?);
                 let _ = write!(out, "contains({n}, {v})");
             }
-            Node::Size { path, op, n } => {
-                let name = self.path(path);
-                let v = self.value(AttributeValue::N(n.to_string()));
-                let _ = write!(out, "size({name}) {} {v}", op.symbol());
-            }
-            Node::In { path, values } => {
+            Node::In { subject, values } => {
                 // DynamoDB: the IN comparator takes at most 100 operands.
                 if values.is_empty() || values.len() > 100 {
+                    let path = match subject {
+                        Term::Path(p) | Term::Size(p) => p.to_string(),
+                        _ => String::new(),
+                    };
                     return Err(ValueError {
-                        path: path.to_string(),
+                        path,
                         source: crate::codec::EncodeError::new(format!(
                             "IN takes 1 to 100 values, got {}",
                             values.len()
                         )),
                     });
                 }
-                let n = self.path(path);
+                let n = self.term(subject)?;
                 let mut list = Vec::with_capacity(values.len());
                 for v in values {
-                    list.push(self.value_of(v)?);
+                    list.push(self.term(v)?);
                 }
                 let _ = write!(out, "{n} IN ({})", list.join(", "));
             }
@@ -188,6 +213,16 @@ impl Placeholders {
     }
 }
 
+impl<E> std::fmt::Debug for Condition<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut p = Placeholders::default();
+        match p.render_condition(&self.node) {
+            Ok(expr) => write!(f, "Condition({expr})"),
+            Err(e) => write!(f, "Condition(<invalid value for {}: {}>)", e.path, e.source),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,6 +250,7 @@ mod tests {
         assert_eq!(names.map(|n| n.len()), Some(4));
         assert_eq!(values.map(|v| v.len()), Some(3));
     }
+    use crate::expr::operand::Term;
     use crate::expr::{AttrPath, CompareOp};
 
     /// A condition tree over boolean atoms (`Compare` on path `aK`, `Between` on `bK`).
@@ -222,17 +258,16 @@ mod tests {
         use proptest::prelude::*;
         let atom = (0usize..4, any::<bool>()).prop_map(|(k, between)| {
             if between {
-                Node::Between {
-                    path: AttrPath::Top(["b0", "b1", "b2", "b3"][k]),
-                    low: Ok(AttributeValue::N("0".into())),
-                    high: Ok(AttributeValue::N("1".into())),
-                }
+                Node::between(
+                    AttrPath::Top(["b0", "b1", "b2", "b3"][k]),
+                    AttributeValue::N("0".into()),
+                    AttributeValue::N("1".into()),
+                )
             } else {
-                Node::Compare {
-                    path: AttrPath::Top(["a0", "a1", "a2", "a3"][k]),
-                    op: CompareOp::Eq,
-                    value: Ok(AttributeValue::N("1".into())),
-                }
+                Node::equals(
+                    AttrPath::Top(["a0", "a1", "a2", "a3"][k]),
+                    AttributeValue::N("1".into()),
+                )
             }
         });
         atom.prop_recursive(4, 24, 2, |inner| {
@@ -252,7 +287,14 @@ mod tests {
             Node::And(a, b) => eval(a, truth) && eval(b, truth),
             Node::Or(a, b) => eval(a, truth) || eval(b, truth),
             Node::Not(a) => !eval(a, truth),
-            Node::Compare { path, .. } | Node::Between { path, .. } => truth(&path.to_string()),
+            Node::Compare {
+                left: Term::Path(path),
+                ..
+            }
+            | Node::Between {
+                subject: Term::Path(path),
+                ..
+            } => truth(&path.to_string()),
             _ => false,
         }
     }
@@ -356,16 +398,8 @@ mod tests {
     #[test]
     fn names_are_deduplicated_and_values_are_not() {
         let mut p = Placeholders::default();
-        let a = Node::Compare {
-            path: "status".into(),
-            op: CompareOp::Eq,
-            value: Ok(AttributeValue::S("open".into())),
-        };
-        let b = Node::Compare {
-            path: "status".into(),
-            op: CompareOp::Ne,
-            value: Ok(AttributeValue::S("open".into())),
-        };
+        let a = Node::equals("status", AttributeValue::S("open".into()));
+        let b = Node::compare("status", CompareOp::Ne, AttributeValue::S("open".into()));
         let expr = p
             .render_condition(&Node::Or(Box::new(a), Box::new(Node::Not(Box::new(b)))))
             .unwrap();
@@ -390,26 +424,22 @@ mod tests {
     }
 
     #[test]
-    fn nested_paths_alias_every_segment_and_detect_overlap() {
-        use crate::expr::AttrPath;
-        let nested = |parts: &[&'static str]| {
-            AttrPath::Nested(
-                parts
-                    .iter()
-                    .map(|p| std::borrow::Cow::Borrowed(*p))
-                    .collect::<Vec<_>>()
-                    .into(),
-            )
-        };
+    fn nested_paths_alias_every_member_and_index_list_elements() {
+        use crate::expr::{AttrPath, Segment};
+        let member = |name: &'static str| Segment::Member(name.into());
+        let settings = AttrPath::Top("settings");
         let mut p = Placeholders::default();
-        assert_eq!(p.path(&nested(&["settings", "a.b"])), "#n0.#n1");
-        assert_eq!(p.path(&AttrPath::Top("settings")), "#n0");
+        assert_eq!(p.path(&settings.child(member("a.b"))), "#n0.#n1");
+        assert_eq!(p.path(&settings), "#n0");
+        let element = settings
+            .child(Segment::Index(3))
+            .child(member("[0]"))
+            .child(Segment::Index(0));
+        assert_eq!(p.path(&element), "#n0[3].#n2[0]");
         let (names, _) = p.finish();
-        assert_eq!(names.unwrap().get("#n1").map(String::as_str), Some("a.b"));
-        assert!(nested(&["a", "b"]).overlaps(&AttrPath::Top("a")));
-        assert!(AttrPath::Top("a").overlaps(&nested(&["a", "b"])));
-        assert!(!nested(&["a", "b"]).overlaps(&nested(&["a", "c"])));
-        assert!(!AttrPath::Top("a").overlaps(&AttrPath::Top("ab")));
+        let names = names.unwrap();
+        assert_eq!(names.get("#n1").map(String::as_str), Some("a.b"));
+        assert_eq!(names.get("#n2").map(String::as_str), Some("[0]"));
     }
 
     #[test]

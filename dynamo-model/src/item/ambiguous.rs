@@ -13,7 +13,7 @@
 //!   of the item says whether the call's write is there (its token, or for a delete, no
 //!   item); otherwise the call fails with [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown).
 
-use crate::expr::{AttrPath, CompareOp, Node};
+use crate::expr::{AttrPath, CompareOp, Node, Step};
 use crate::{Db, Error, Item, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -73,40 +73,61 @@ pub(crate) fn outcome_open<E: aws_sdk_dynamodb::error::ProvideErrorMetadata>(
 }
 
 /// The attributes of `item` at `paths`, nested as in the item: what `ReturnValues=UPDATED_NEW`
-/// returns for an update of those paths (a path the update removed is absent).
+/// returns for an update of those paths (a path the update removed is absent; the
+/// elements of a list it changed are listed in the order of the paths).
 pub(crate) fn project(item: &Item, paths: &[AttrPath]) -> Item {
     let mut out = Item::new();
     for path in paths {
-        let segments = path.segments();
-        let Some((first, rest)) = segments.split_first() else {
+        let steps = path.steps();
+        let Some((Step::Name(first), rest)) = steps.split_first() else {
             continue;
         };
         let mut value = item.get(*first);
-        for segment in rest {
-            value = match value {
-                Some(AttributeValue::M(map)) => map.get(*segment),
+        for step in rest {
+            value = match (value, step) {
+                (Some(AttributeValue::M(map)), Step::Name(name)) => map.get(*name),
+                (Some(AttributeValue::L(list)), Step::Index(i)) => list.get(*i),
                 _ => None,
             };
         }
         if let Some(value) = value {
-            insert_at(&mut out, &segments, value.clone());
+            let mut slot = out
+                .entry((*first).to_owned())
+                .or_insert(AttributeValue::Null(true));
+            for step in rest {
+                slot = child(slot, *step);
+            }
+            *slot = value.clone();
         }
     }
     out
 }
 
-fn insert_at(out: &mut Item, segments: &[&str], value: AttributeValue) {
-    match segments {
-        [] => {}
-        [last] => {
-            out.insert((*last).to_owned(), value);
+/// The place of `step` below `parent`, made a map (for a member) or a list (for an
+/// element, appended) if it is not one yet.
+fn child<'a>(parent: &'a mut AttributeValue, step: Step<'_>) -> &'a mut AttributeValue {
+    let placeholder = AttributeValue::Null(true);
+    match step {
+        Step::Name(name) => {
+            if !parent.is_m() {
+                *parent = AttributeValue::M(Item::new());
+            }
+            match parent {
+                AttributeValue::M(map) => map.entry(name.to_owned()).or_insert(placeholder),
+                other => other,
+            }
         }
-        [first, rest @ ..] => {
-            let entry = out
-                .entry((*first).to_owned())
-                .or_insert_with(|| AttributeValue::M(Item::new()));
-            if let AttributeValue::M(map) = entry {
-                insert_at(map, rest, value);
+        Step::Index(_) => {
+            if !parent.is_l() {
+                *parent = AttributeValue::L(Vec::new());
+            }
+            match parent {
+                AttributeValue::L(list) => {
+                    let at = list.len();
+                    list.push(placeholder);
+                    &mut list[at]
+                }
+                other => other,
             }
         }
     }
@@ -157,12 +178,47 @@ mod tests {
     }
 
     #[test]
+    fn projection_lists_the_updated_elements_of_a_list() {
+        use crate::expr::Segment;
+        let line = |qty: &str| {
+            let mut m = crate::item_map::strings(&[("sku", "a")]);
+            m.insert("qty".into(), AttributeValue::N(qty.into()));
+            AttributeValue::M(m)
+        };
+        let mut item = Item::new();
+        item.insert(
+            "lines".into(),
+            AttributeValue::L(vec![line("1"), line("2"), line("3")]),
+        );
+        let qty = |i| {
+            AttrPath::Top("lines")
+                .child(Segment::Index(i))
+                .child(Segment::Member("qty".into()))
+        };
+        let got = project(&item, &[qty(2), qty(0), qty(7)]);
+        let only_qty = |n: &str| {
+            let mut m = Item::new();
+            m.insert("qty".into(), AttributeValue::N(n.into()));
+            AttributeValue::M(m)
+        };
+        let mut expected = Item::new();
+        expected.insert(
+            "lines".into(),
+            AttributeValue::L(vec![only_qty("3"), only_qty("1")]),
+        );
+        assert_eq!(got, expected);
+    }
+
+    #[test]
     fn projection_keeps_exactly_the_updated_paths() {
         let mut item = crate::item_map::strings(&[("a", "1"), ("b", "2")]);
         let map = crate::item_map::strings(&[("x", "3"), ("y", "4")]);
         item.insert("m".to_owned(), AttributeValue::M(map));
         let nested = |parts: &[&'static str]| {
-            AttrPath::Nested(parts.iter().map(|p| (*p).into()).collect::<Vec<_>>().into())
+            let (top, rest) = parts.split_first().expect("a top-level name");
+            rest.iter().fold(AttrPath::Top(top), |path, part| {
+                path.child(crate::expr::Segment::Member((*part).into()))
+            })
         };
         let got = project(
             &item,

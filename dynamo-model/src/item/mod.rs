@@ -41,13 +41,12 @@ mod transaction;
 pub(crate) mod unique;
 mod update;
 
-pub use crate::codec::SetAttribute;
 pub use ambiguous::WriteToken;
 pub use delete::{Delete, DeleteReturningOld};
 pub use get::Get;
 pub use put::Put;
 pub use transaction::{MAX_TRANSACTION_ITEMS, TransactWrite};
-pub use update::{Numeric, Update};
+pub use update::Update;
 
 pub(crate) use crate::expr::guard::{
     absent_or_entity, absent_or_entity_rendered, and, is_entity, is_expired, item_absent,

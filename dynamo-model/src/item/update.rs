@@ -4,7 +4,7 @@ use super::{
     item_exists, user_condition, version_guard, version_is,
 };
 use crate::call::Operation;
-use crate::codec::{AttrValue, Operand};
+use crate::codec::{AttrValue, Numeric, Operand};
 use crate::expr::{AttrPath, Placeholders, SettablePath, UpdatablePath, ValueError};
 use crate::request::exec::exec;
 use crate::request::{Customize, customizable, input};
@@ -12,28 +12,6 @@ use crate::{Condition, Db, Entity, Error, Item, Key};
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::{UpdateItemError, UpdateItemInput};
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
-
-/// Number types that `ADD` can increment (also through `Option`, since `ADD` on a
-/// missing attribute starts from zero). Sealed: implemented by the crate only.
-pub trait Numeric: AttrValue + crate::sealed::Numeric {
-    /// The type of the increment.
-    type Delta: AttrValue;
-}
-
-macro_rules! numeric {
-    ($($t:ty),*) => {$(
-        impl Numeric for $t { type Delta = $t; }
-        impl crate::sealed::Numeric for $t {}
-    )*};
-}
-numeric!(
-    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64
-);
-
-impl<T: Numeric> Numeric for Option<T> {
-    type Delta = T::Delta;
-}
-impl<T: Numeric> crate::sealed::Numeric for Option<T> {}
 
 /// `SET path = f(path, value)` forms whose result DynamoDB computes.
 #[derive(Debug, Clone, Copy)]
@@ -51,6 +29,8 @@ enum SetFn {
 enum Action {
     Set(AttrPath, Result<AttributeValue, ValueError>),
     SetFn(AttrPath, SetFn, Result<AttributeValue, ValueError>),
+    /// `SET path = <computed>`: a value DynamoDB computes from the item's attributes.
+    Compute(AttrPath, crate::expr::SetNode),
     Remove(AttrPath),
     Add(AttrPath, Result<AttributeValue, ValueError>),
     Delete(AttrPath, Result<AttributeValue, ValueError>),
@@ -61,6 +41,7 @@ impl Action {
         match self {
             Action::Set(p, _)
             | Action::SetFn(p, ..)
+            | Action::Compute(p, _)
             | Action::Remove(p)
             | Action::Add(p, _)
             | Action::Delete(p, _) => p,
@@ -265,8 +246,13 @@ impl<E: Entity> Update<E> {
         self
     }
 
-    /// `REMOVE path` for an entry of a map attribute or a member of a document.
-    pub fn remove_at<V>(mut self, path: crate::expr::MapPath<E, V, crate::expr::Mutable>) -> Self {
+    /// `REMOVE path` for an entry of a map attribute, a member of a document or an element
+    /// of a list (the elements after it move up one place).
+    pub fn remove_at<V>(
+        mut self,
+        path: impl Into<crate::expr::NestedPath<E, V, crate::expr::Mutable>>,
+    ) -> Self {
+        let path = path.into();
         self.actions
             .push(Action::Remove(UpdatablePath::<E, V>::attribute(&path)));
         self
@@ -337,6 +323,7 @@ impl<E: Entity> Update<E> {
         super::refuse_history::<E>("update")?;
         self.check_ruled_changes()?;
         self.seal_encrypted()?;
+        self.check_computed()?;
         self.validate()?;
         let expected_version = version_guard::<E>(self.version, "update")?;
         if let Some(attr) = E::VERSION {
@@ -639,6 +626,7 @@ impl<T: crate::Table> crate::Db<T> {
 }
 
 mod collections;
+mod computed;
 mod encrypted;
 mod render;
 mod rules;

@@ -145,15 +145,8 @@ pub(crate) fn attribute_clause(attr: &'static str, op: &AttributeOp) -> Node {
         AttributeOp::Le(x) => compare(CompareOp::Le, x),
         AttributeOp::Gt(x) => compare(CompareOp::Gt, x),
         AttributeOp::Ge(x) => compare(CompareOp::Ge, x),
-        AttributeOp::Between(a, b) => Node::Between {
-            path: attr.into(),
-            low: Ok(a.clone()),
-            high: Ok(b.clone()),
-        },
-        AttributeOp::BeginsWith(x) => Node::BeginsWith {
-            path: attr.into(),
-            value: Ok(x.clone()),
-        },
+        AttributeOp::Between(a, b) => Node::between(attr, a.clone(), b.clone()),
+        AttributeOp::BeginsWith(x) => Node::begins_with(attr, x.clone()),
     }
 }
 
@@ -164,16 +157,9 @@ pub(crate) fn sort_key_clause(attr: &'static str, op: &SortKeyOp) -> Option<Node
     Some(match op {
         SortKeyOp::Any | SortKeyOp::Nothing => return None,
         SortKeyOp::Eq(s) => Node::equals(attr, text(s)),
-        SortKeyOp::BeginsWith(s) => Node::BeginsWith {
-            path: attr.into(),
-            value: Ok(text(s)),
-        },
+        SortKeyOp::BeginsWith(s) => Node::begins_with(attr, text(s)),
         SortKeyOp::Le(s) => Node::compare(attr, CompareOp::Le, text(s)),
         SortKeyOp::Ge(s) => Node::compare(attr, CompareOp::Ge, text(s)),
-        SortKeyOp::Between(a, b) => Node::Between {
-            path: attr.into(),
-            low: Ok(text(a)),
-            high: Ok(text(b)),
-        },
+        SortKeyOp::Between(a, b) => Node::between(attr, text(a), text(b)),
     })
 }

@@ -155,18 +155,14 @@ pub(crate) fn entity_type_filter<T: Target>() -> Node {
 
 fn typed_filter<T: Target>(path: &'static str) -> Node {
     match T::ENTITY_TYPES {
-        [only] => Node::Compare {
-            path: path.into(),
-            op: crate::expr::CompareOp::Eq,
-            value: Ok(AttributeValue::S((*only).to_owned())),
-        },
-        types => Node::In {
-            path: path.into(),
-            values: types
+        [only] => Node::equals(path, AttributeValue::S((*only).to_owned())),
+        types => Node::one_of(
+            path,
+            types
                 .iter()
-                .map(|t| Ok(AttributeValue::S((*t).to_owned())))
+                .map(|t| AttributeValue::S((*t).to_owned()))
                 .collect(),
-        },
+        ),
     }
 }
 

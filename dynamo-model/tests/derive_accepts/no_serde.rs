@@ -213,6 +213,18 @@ pub fn run() {
     assert!(!item.contains_key("loaded"));
     assert_eq!(Order::from_item(item.clone()).unwrap(), order);
 
+    // Member paths under their stored names (renamed, camelCased; a skipped member has
+    // none), through lists, maps and generic structs.
+    let f = Order::fields();
+    let zip = f.ship_to.fields().postal_code;
+    assert_eq!(zip.path().to_string(), "shipTo.zip");
+    let qty = f.lines.index(1).fields().qty;
+    assert_eq!(qty.path().to_string(), "lines[1].qty");
+    let labelled = f.by_region.at("eu").fields();
+    assert_eq!(labelled.value.path().to_string(), "byRegion.eu.value");
+    let _: dynamo_model::NestedPath<Order, u16> = labelled.value;
+    let _: dynamo_model::NestedPath<Order, Option<String>> = zip;
+
     // Every variant shape round-trips.
     for status in [
         Status::Pending,

@@ -19,7 +19,7 @@ impl<E: Entity> Update<E> {
         for action in &mut self.actions {
             let (top, nested) = match action.path() {
                 AttrPath::Top(name) => (*name, false),
-                path @ AttrPath::Nested(_) => (path.top(), true),
+                path @ AttrPath::Nested(..) => (path.top(), true),
             };
             let Some(field) = E::__ENCRYPTED.iter().find(|a| **a == top) else {
                 continue;
@@ -36,6 +36,7 @@ impl<E: Entity> Update<E> {
                 Action::SetFn(_, SetFn::Append | SetFn::Prepend, _) => "appends to it",
                 Action::SetFn(_, SetFn::Subtract, _) => "subtracts from it",
                 Action::Add(..) => "adds to it",
+                Action::Compute(..) => "computes it from attributes",
                 Action::Delete(..) => "deletes elements of it",
             };
             let message = format!(

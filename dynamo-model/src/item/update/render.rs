@@ -96,18 +96,16 @@ impl<E: Entity> Update<E> {
             }
         }
         let lookup = |attribute: &str| -> Touch<'_> {
-            match self
-                .actions
-                .iter()
-                .find(|a| a.path().segments() == [attribute])
-            {
+            match self.actions.iter().find(|a| a.path().is_top(attribute)) {
                 None => Touch::Untouched,
                 Some(Action::Set(_, Ok(av))) => Touch::Set(av),
                 // An unencodable value is reported by render_actions.
                 Some(Action::Set(_, Err(_))) => Touch::Untouched,
                 Some(Action::Remove(_)) => Touch::Removed,
                 // DynamoDB computes these values: they cannot be rendered into a key here.
-                Some(Action::Add(..) | Action::SetFn(..) | Action::Delete(..)) => Touch::Added,
+                Some(
+                    Action::Add(..) | Action::SetFn(..) | Action::Delete(..) | Action::Compute(..),
+                ) => Touch::Added,
             }
         };
         let changes = IndexChanges { lookup: &lookup };
@@ -206,9 +204,13 @@ impl<E: Entity> Update<E> {
                     clauses.delete(p.path(path), p.value(value));
                 }
                 Action::Remove(path) => clauses.remove(p.path(path)),
+                Action::Compute(path, value) => {
+                    let value = p.set_value(value).map_err(|e| invalid(&e))?;
+                    clauses.set(p.path(path), value);
+                }
                 // ADD works on top-level attributes only: a nested number is incremented
                 // with SET, still atomically.
-                Action::Add(path @ AttrPath::Nested(_), Ok(value @ AttributeValue::N(_))) => {
+                Action::Add(path @ AttrPath::Nested(..), Ok(value @ AttributeValue::N(_))) => {
                     let n = p.path(path);
                     let (zero, v) = (
                         p.value(AttributeValue::N("0".into())),

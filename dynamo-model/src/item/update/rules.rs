@@ -15,7 +15,7 @@ impl<E: Entity> Update<E> {
         }
         let checked = match path {
             AttrPath::Top(name) => E::__validate_attribute(name, value),
-            AttrPath::Nested(_) => Err(unchecked::<E>(path.top(), "a member of it")),
+            AttrPath::Nested(..) => Err(unchecked::<E>(path.top(), "a member of it")),
         };
         if let Err(e) = checked {
             self.refused = Some(crate::entity::redact::<E>(e));
@@ -35,10 +35,11 @@ impl<E: Entity> Update<E> {
             let how = match (action, path) {
                 (Action::Set(..) | Action::SetFn(_, SetFn::IfNotExists, _), _) => continue,
                 (Action::Remove(_), AttrPath::Top(_)) => continue,
-                (Action::Remove(_), AttrPath::Nested(_)) => "removes a member of it",
+                (Action::Remove(_), AttrPath::Nested(..)) => "removes a member of it",
                 (Action::SetFn(_, SetFn::Append | SetFn::Prepend, _), _) => "appends to it",
                 (Action::SetFn(_, SetFn::Subtract, _), _) => "subtracts from it",
                 (Action::Add(..), _) => "adds to it",
+                (Action::Compute(..), _) => "computes it from attributes",
                 (Action::Delete(..), _) => "deletes elements of it",
             };
             return Err(unchecked::<E>(path.top(), how));
