@@ -31,7 +31,7 @@ mod write;
 
 pub(crate) use get::read_keys;
 pub use get::{BatchGet, BatchGetOutput};
-pub use write::{BatchWrite, BatchWriteOutput, LoadProgress, WriteOp};
+pub use write::{BatchWrite, BatchWriteOutput, LoadProgress, TableRef, WriteOp};
 
 #[cfg(test)]
 mod tests;

@@ -505,6 +505,7 @@ mod tests {
         WriteOp::Delete {
             entity: E::ENTITY_TYPE,
             key: key.into_raw().unwrap(),
+            table: None,
         }
     }
 
@@ -542,10 +543,12 @@ mod tests {
     fn batch_operations_into_another_entity_types_key_space_are_refused() {
         let refused = Some(ValidationReason::ForeignKeySpace);
         let check = |op: &WriteOp| match op {
-            WriteOp::Put { entity, key, item } => {
-                check_unconditional_write::<App>(entity, key, Some(item))
+            WriteOp::Put {
+                entity, key, item, ..
+            } => check_unconditional_write::<App>(entity, key, Some(item)),
+            WriteOp::Delete { entity, key, .. } => {
+                check_unconditional_write::<App>(entity, key, None)
             }
-            WriteOp::Delete { entity, key } => check_unconditional_write::<App>(entity, key, None),
         };
         assert_eq!(
             reason(check(&delete(Note::key(NoteKey {
@@ -591,6 +594,7 @@ mod tests {
             entity: "Note",
             key: raw("USER#u", "n"),
             item,
+            table: None,
         };
         assert_eq!(reason(check(&put(item.clone()))), None);
         item.insert("SK".into(), AttributeValue::S("PROFILE".into()));

@@ -156,6 +156,7 @@ async fn a_crafted_batch_delete_never_removes_an_order() -> TestResult {
         db.batch_write().ops([dynamo_model::WriteOp::Delete {
             entity: "Note",
             key: order_key.clone(),
+            table: None,
         }]),
         ValidationReason::ForeignKeySpace,
     )

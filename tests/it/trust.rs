@@ -405,6 +405,7 @@ async fn no_batch_write_path_bypasses_the_version_check() -> TestResult {
         entity: "Doc",
         key: stale.primary_key().into_raw()?,
         item: stale.to_item()?,
+        table: None,
     };
     refused(
         db.batch_write().ops([put]),

@@ -284,6 +284,7 @@ async fn batches_and_other_transactions_are_refused() -> TestResult {
             pk: sentinel("User", "email", "a@x"),
             sk: Some("_UNIQUE".into()),
         },
+        table: None,
     };
     let raw = db.batch_write().ops([forged]).await;
     assert_eq!(
@@ -297,6 +298,7 @@ async fn batches_and_other_transactions_are_refused() -> TestResult {
         entity: "User",
         key,
         item,
+        table: None,
     };
     let raw = db.batch_write().ops([put]).await;
     assert_eq!(

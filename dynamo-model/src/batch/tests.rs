@@ -9,6 +9,7 @@ fn put(pk: &str, sk: &str) -> WriteOp {
             pk: pk.into(),
             sk: Some(sk.into()),
         },
+        table: None,
     }
 }
 
@@ -149,4 +150,72 @@ impl Table for Dummy {
         billing: crate::schema::Billing::OnDemand,
         stream: None,
     };
+}
+
+/// A delete of `pk`/`sk` in `table` (`None`: the batch's own).
+fn delete_in(table: Option<&TableRef>, pk: &str, sk: &str) -> WriteOp {
+    WriteOp::Delete {
+        entity: "E",
+        key: raw(pk, sk),
+        table: table.cloned(),
+    }
+}
+
+#[test]
+fn a_chunk_groups_its_requests_by_table_and_maps_unprocessed_items_back_per_table() {
+    let own = TableRef::of(&crate::Db::<Keyed>::offline("days_01"));
+    let other = TableRef::of(&crate::Db::<Keyed>::offline("days_02"));
+    let mut ops = vec![
+        delete_in(None, "p", "1"),
+        delete_in(Some(&other), "p", "1"),
+        delete_in(Some(&own), "p", "2"),
+        delete_in(Some(&other), "p", "3"),
+    ];
+    let items = write::tables::request_items(&ops, &own).expect("requests");
+    let mut counts: Vec<(&str, usize)> = items.iter().map(|(t, r)| (t.as_str(), r.len())).collect();
+    counts.sort_unstable();
+    assert_eq!(counts, [("days_01", 2), ("days_02", 2)]);
+
+    // DynamoDB hands back the key ("p", "1") of the other table only (and an item of a
+    // table the chunk never wrote, which matches nothing).
+    let back = |key: &RawKey| {
+        aws_sdk_dynamodb::types::WriteRequest::builder()
+            .delete_request(
+                aws_sdk_dynamodb::types::DeleteRequest::builder()
+                    .set_key(Some(key.to_item(&Keyed::SCHEMA)))
+                    .build()
+                    .expect("key set"),
+            )
+            .build()
+    };
+    let unprocessed = std::collections::HashMap::from([
+        ("days_02".to_owned(), vec![back(&raw("p", "1"))]),
+        ("days_03".to_owned(), vec![back(&raw("p", "2"))]),
+    ]);
+    let written = write::tables::keep_unprocessed(&mut ops, unprocessed, &own);
+    assert_eq!(written, 3);
+    assert_eq!(ops, [delete_in(Some(&other), "p", "1")]);
+    assert_eq!(ops[0].table().map(TableRef::name), Some("days_02"));
+}
+
+#[test]
+fn one_key_twice_in_one_table_is_a_duplicate_and_once_in_each_of_two_tables_is_not() {
+    let db = crate::Db::<Keyed>::offline("days_01");
+    let other = TableRef::of(&crate::Db::<Keyed>::offline("days_02"));
+    let reason = |ops: Vec<WriteOp>| {
+        db.batch_write()
+            .ops(ops)
+            .params()
+            .err()
+            .and_then(|e| e.validation_reason())
+    };
+    let duplicate = Some(crate::ValidationReason::DuplicateKey);
+    // The batch's own table, named or not, is one table.
+    let own = TableRef::of(&db);
+    let twice = vec![delete_in(None, "p", "1"), delete_in(Some(&own), "p", "1")];
+    assert_eq!(reason(twice), duplicate);
+    // In two tables: past the duplicate check (then refused by the registry, which knows
+    // no entity "E").
+    let apart = vec![delete_in(None, "p", "1"), delete_in(Some(&other), "p", "1")];
+    assert_ne!(reason(apart), duplicate);
 }

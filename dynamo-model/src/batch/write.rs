@@ -1,85 +1,22 @@
 //! Batch writes: puts and deletes checked for duplicates and foreign key spaces, chunked by 25,
 //! written with bounded concurrency, the unprocessed items retried until the deadline and reported.
 
+pub(super) mod tables;
+
+pub use tables::{TableRef, WriteOp};
+
 use super::MAX_BATCH_WRITE;
-use crate::call::{Action, Call, Operation, Policy, Target};
+use crate::call::{Call, Operation, Policy};
 use crate::request::Customize;
 use crate::request::exec::{Attempt, Attempts};
 use crate::request::exec::{Sending, exec};
 use crate::retry::{Deadline, RetryPolicy};
-use crate::schema::raw_key_of;
-use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
+use crate::{Db, Entity, Error, Key, RawKey, Table};
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
 use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
-use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
 use futures_util::stream::{self, StreamExt};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
-
-/// One put or delete of a batch write.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum WriteOp {
-    /// Put this item.
-    Put {
-        /// Entity type of the item.
-        entity: &'static str,
-        /// The item's key.
-        key: RawKey,
-        /// The whole item.
-        item: Item,
-    },
-    /// Delete the item under this key.
-    Delete {
-        /// Entity type of the key.
-        entity: &'static str,
-        /// The key.
-        key: RawKey,
-    },
-}
-
-impl WriteOp {
-    /// The key the operation writes.
-    pub fn key(&self) -> &RawKey {
-        match self {
-            WriteOp::Put { key, .. } | WriteOp::Delete { key, .. } => key,
-        }
-    }
-
-    /// What the operation writes, for the record of its call (`crate::call`).
-    fn target(&self, schema: &crate::TableSchema, table: &std::sync::Arc<str>) -> Target {
-        match self {
-            WriteOp::Put { entity, item, .. } => {
-                Target::put(schema, table.clone(), item).of(entity)
-            }
-            WriteOp::Delete { entity, key } => {
-                Target::key(table.clone(), Action::Delete, Some(*entity), key)
-            }
-        }
-    }
-
-    fn request(&self, schema: &crate::TableSchema) -> Result<WriteRequest, Error> {
-        const OP: &str = "BatchWriteItem";
-        Ok(match self {
-            WriteOp::Put { item, .. } => WriteRequest::builder()
-                .put_request(
-                    PutRequest::builder()
-                        .set_item(Some(item.clone()))
-                        .build()
-                        .map_err(|e| Error::request_build(OP, e))?,
-                )
-                .build(),
-            WriteOp::Delete { key, .. } => WriteRequest::builder()
-                .delete_request(
-                    DeleteRequest::builder()
-                        .set_key(Some(key.to_item(schema)))
-                        .build()
-                        .map_err(|e| Error::request_build(OP, e))?,
-                )
-                .build(),
-        })
-    }
-}
 
 /// The outcome of a [`BatchWrite`] or bulk load.
 #[derive(Debug, Default)]
@@ -115,9 +52,10 @@ pub struct LoadProgress {
 
 type ProgressFn = Arc<dyn Fn(LoadProgress) + Send + Sync>;
 
-/// A `BatchWriteItem` of any number of puts and deletes across the table's entity types;
-/// see [`Db::batch_write`]. Two operations on the same key are refused before anything is
-/// sent (DynamoDB would reject the call, and their order would be undefined).
+/// A `BatchWriteItem` of any number of puts and deletes across the table's entity types,
+/// and other tables' ([`put_to`](Self::put_to), [`delete_from`](Self::delete_from)); see
+/// [`Db::batch_write`]. Two operations on the same key of one table are refused before
+/// anything is sent (DynamoDB would reject the call, and their order would be undefined).
 ///
 /// # Keys another entity type can own
 ///
@@ -158,7 +96,40 @@ impl<T: Table> BatchWrite<T> {
     /// Adds a put of `entity`. Entities with a `#[dynamo(version)]` field are refused:
     /// a batch write cannot carry the version check (DynamoDB rule), so it could overwrite
     /// a newer version; put them with [`Db::put`] or in a transaction.
-    pub fn put<E: Entity<Table = T>>(mut self, entity: &E) -> Self {
+    pub fn put<E: Entity<Table = T>>(self, entity: &E) -> Self {
+        let db = self.db.clone();
+        self.push_put(entity, db.keys(), None)
+    }
+
+    /// Adds puts.
+    pub fn puts<'e, E: Entity<Table = T>>(self, entities: impl IntoIterator<Item = &'e E>) -> Self {
+        entities.into_iter().fold(self, |b, e| b.put(e))
+    }
+
+    /// Adds a put of `entity` to the table of `db`, of any table type: another table, or
+    /// another table of this batch's type (a [`PeriodTables::db_at`](dynamo_model::period::PeriodTables::db_at)).
+    /// The call is sent with this batch's client; the item is checked as with
+    /// [`put`](Self::put), against the entity types of `db`'s table type, and rendered with
+    /// `db`'s encryption keys.
+    pub fn put_to<E: Entity>(self, db: &Db<E::Table>, entity: &E) -> Self {
+        self.push_put(entity, db.keys(), Some(TableRef::of(db)))
+    }
+
+    /// Adds puts to the table of `db` (see [`put_to`](Self::put_to)).
+    pub fn puts_to<'e, E: Entity>(
+        self,
+        db: &Db<E::Table>,
+        entities: impl IntoIterator<Item = &'e E>,
+    ) -> Self {
+        entities.into_iter().fold(self, |b, e| b.put_to(db, e))
+    }
+
+    fn push_put<E: Entity>(
+        self,
+        entity: &E,
+        keys: Option<&dyn crate::encrypt::KeyProvider>,
+        table: Option<TableRef>,
+    ) -> Self {
         // Entities with unique values are refused with every batch operation, typed or
         // raw, through their registration (`registry::check_unconditional_write`).
         if let Err(e) = crate::chunk::refuse(E::ENTITY_TYPE, E::__CHUNKED, "batch write") {
@@ -178,57 +149,39 @@ impl<T: Table> BatchWrite<T> {
                 "a batch write cannot keep the creation time an item already holds (it takes no condition); put an entity with a #[dynamo(created)] field with put, create or transact_write",
             ));
         }
-        let item = match crate::entity::write_item(
-            entity,
-            Some(crate::entity::Stamp::now()),
-            self.db.keys(),
-        ) {
+        let item = match crate::entity::write_item(entity, Some(crate::entity::Stamp::now()), keys)
+        {
             Ok(item) => item,
             Err(e) => return self.fail(e),
         };
         if let Err(e) = crate::size::check_item_size::<E>(&item) {
             return self.fail(e);
         }
-        match entity.primary_key().raw() {
-            Ok(key) => {
-                let key = key.clone();
-                self.ops.push(WriteOp::Put {
-                    entity: E::ENTITY_TYPE,
-                    key,
-                    item,
-                });
+        let op = entity.primary_key().raw().map(|key| WriteOp::Put {
+            entity: E::ENTITY_TYPE,
+            key: key.clone(),
+            item,
+            table,
+        });
+        self.push(op)
+    }
+
+    fn push(mut self, op: Result<WriteOp, Error>) -> Self {
+        match op {
+            Ok(op) => {
+                self.ops.push(op);
                 self
             }
             Err(e) => self.fail(e),
         }
-    }
-
-    /// Adds puts.
-    pub fn puts<'e, E: Entity<Table = T>>(self, entities: impl IntoIterator<Item = &'e E>) -> Self {
-        entities.into_iter().fold(self, |b, e| b.put(e))
     }
 
     /// Adds a delete. Keys of an entity with a `#[dynamo(version)]` field are refused when
     /// the batch is sent ([`ValidationReason::NotSupportedInBatch`](crate::ValidationReason)):
     /// a batch write cannot check the stored version; delete those with
     /// [`Db::delete`](crate::Db::delete) and `if_version`, or in a transaction.
-    pub fn delete<E: Entity<Table = T>>(mut self, key: Key<E>) -> Self {
-        // Entities with unique values are refused with every batch operation, typed or
-        // raw, through their registration (`registry::check_unconditional_write`).
-        if let Err(e) = crate::chunk::refuse(E::ENTITY_TYPE, E::__CHUNKED, "batch write") {
-            return self.fail(e);
-        }
-        match key.raw() {
-            Ok(raw) => {
-                let key = raw.clone();
-                self.ops.push(WriteOp::Delete {
-                    entity: E::ENTITY_TYPE,
-                    key,
-                });
-                self
-            }
-            Err(e) => self.fail(e),
-        }
+    pub fn delete<E: Entity<Table = T>>(self, key: Key<E>) -> Self {
+        self.push_delete(key, None)
     }
 
     /// Adds deletes.
@@ -236,7 +189,37 @@ impl<T: Table> BatchWrite<T> {
         keys.into_iter().fold(self, |b, k| b.delete(k))
     }
 
-    /// Adds operations as returned in [`BatchWriteOutput::unprocessed`], to resubmit them.
+    /// Adds a delete from the table of `db`, of any table type (see
+    /// [`put_to`](Self::put_to)); checked as with [`delete`](Self::delete).
+    pub fn delete_from<E: Entity>(self, db: &Db<E::Table>, key: Key<E>) -> Self {
+        self.push_delete(key, Some(TableRef::of(db)))
+    }
+
+    /// Adds deletes from the table of `db` (see [`delete_from`](Self::delete_from)).
+    pub fn deletes_from<E: Entity>(
+        self,
+        db: &Db<E::Table>,
+        keys: impl IntoIterator<Item = Key<E>>,
+    ) -> Self {
+        keys.into_iter().fold(self, |b, k| b.delete_from(db, k))
+    }
+
+    fn push_delete<E: Entity>(self, key: Key<E>, table: Option<TableRef>) -> Self {
+        // Entities with unique values are refused with every batch operation, typed or
+        // raw, through their registration (`registry::check_unconditional_write`).
+        if let Err(e) = crate::chunk::refuse(E::ENTITY_TYPE, E::__CHUNKED, "batch write") {
+            return self.fail(e);
+        }
+        let op = key.raw().map(|raw| WriteOp::Delete {
+            entity: E::ENTITY_TYPE,
+            key: raw.clone(),
+            table,
+        });
+        self.push(op)
+    }
+
+    /// Adds operations as returned in [`BatchWriteOutput::unprocessed`], to resubmit them:
+    /// each goes to its own table ([`WriteOp::table`]; this batch's table when `None`).
     /// They are checked like the others when the batch is sent: a put's item must be of
     /// its entity type and under its key, and the key one that no other entity type can
     /// own ([`ValidationReason::ForeignKeySpace`](crate::ValidationReason::ForeignKeySpace)).
@@ -265,18 +248,16 @@ impl<T: Table> BatchWrite<T> {
         interleave_partitions() => interleave = true;
     }
 
-    fn check_duplicates(&self) -> Result<(), Error> {
-        let mut seen: HashMap<&RawKey, &WriteOp> = HashMap::with_capacity(self.ops.len());
+    /// Refuses two operations on one key of one table (the same key in two tables is fine).
+    fn check_duplicates(&self, own: &TableRef) -> Result<(), Error> {
+        let mut seen: HashMap<(&str, &RawKey), &WriteOp> = HashMap::with_capacity(self.ops.len());
         for op in &self.ops {
-            if let Some(first) = seen.insert(op.key(), op) {
-                let entity = match first {
-                    WriteOp::Put { entity, .. } | WriteOp::Delete { entity, .. } => *entity,
-                };
+            if let Some(first) = seen.insert((op.table_or(own).name(), op.key()), op) {
                 return Err(Error::invalid(
-                    entity,
+                    first.entity(),
                     crate::ValidationReason::DuplicateKey,
                     format!(
-                        "two operations of one batch write target the same key ({}); DynamoDB rejects that, and their order would be undefined",
+                        "two operations of one batch write target the same key ({}) of table {}; DynamoDB rejects that, and their order would be undefined",
                         crate::error::key_text(&format_args!(
                             "PK={}{}",
                             op.key().pk,
@@ -286,6 +267,7 @@ impl<T: Table> BatchWrite<T> {
                                 .map(|s| format!(", SK={s}"))
                                 .unwrap_or_default()
                         )),
+                        op.table_or(own).name(),
                     ),
                 ));
             }
@@ -326,18 +308,17 @@ impl<T: Table> BatchWrite<T> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        self.check_duplicates()?;
+        let own = TableRef::of(&self.db);
+        self.check_duplicates(&own)?;
         // BatchWriteItem takes no condition, so nothing checks the stored item's type:
-        // refuse keys another entity type can also own (see `crate::registry`).
+        // refuse keys another entity type of the op's table type can also own (see
+        // `crate::registry`).
         for op in &self.ops {
-            let (entity, key, item) = match op {
-                WriteOp::Put { entity, key, item } => (*entity, key, Some(item)),
-                WriteOp::Delete { entity, key } => (*entity, key, None),
-            };
-            if self.chunks && crate::chunk::is_chunk_key(key) {
+            if self.chunks && crate::chunk::is_chunk_key(op.key()) {
                 continue;
             }
-            crate::registry::check_unconditional_write::<T>(entity, key, item)
+            op.table_or(&own)
+                .check(op)
                 .map_err(|e| e.during("BatchWriteItem"))?;
         }
         let ops = std::mem::take(&mut self.ops);
@@ -346,6 +327,8 @@ impl<T: Table> BatchWrite<T> {
         } else {
             ops
         };
+        // At most 25 requests per call, whatever their tables; each item is at most
+        // 400 KB (checked when added), so a call stays under DynamoDB's 16 MB.
         Ok(ops
             .chunks(MAX_BATCH_WRITE)
             .map(<[WriteOp]>::to_vec)
@@ -438,26 +421,28 @@ struct WriteChunk {
     consumed: f64,
 }
 
-/// One `BatchWriteItem` request, rendered into the SDK's builder and customized.
+/// One `BatchWriteItem` request of `db`'s client, its requests grouped by table,
+/// rendered into the SDK's builder and customized.
 fn write_request<X: Table>(
     db: &Db<X>,
     customize: &Customize<BatchWriteItemFluentBuilder>,
     ops: &[WriteOp],
 ) -> Result<BatchWriteItemFluentBuilder, Error> {
-    let requests = ops
-        .iter()
-        .map(|op| op.request(&X::SCHEMA))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(batch_request!(db, customize, batch_write_item, requests))
+    let request = db
+        .client()
+        .batch_write_item()
+        .set_request_items(Some(tables::request_items(ops, &TableRef::of(db))?))
+        .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total);
+    Ok(customize.apply(request))
 }
 
-/// The record of a `BatchWriteItem` of `ops` (`crate::call`).
+/// The record of a `BatchWriteItem` of `ops` (`crate::call`): each op in its own table.
 fn write_sending<X: Table>(db: &Db<X>, ops: &[WriteOp]) -> Sending {
     Sending::new(db, Operation::BatchWriteItem, Policy::BATCH, || {
-        let table = db.table_arc();
+        let own = TableRef::of(db);
         Call {
-            targets: ops.iter().map(|op| op.target(&X::SCHEMA, table)).collect(),
-            ..Call::new(Operation::BatchWriteItem, table.clone())
+            targets: ops.iter().map(|op| op.target(&own)).collect(),
+            ..Call::new(Operation::BatchWriteItem, db.table_arc().clone())
         }
     })
 }
@@ -469,7 +454,7 @@ async fn write_chunk<X: Table>(
     policy: &RetryPolicy,
     deadline: &Deadline,
 ) -> Result<WriteChunk, Error> {
-    let schema = &X::SCHEMA;
+    let own = TableRef::of(db);
     let mut out = WriteChunk {
         attempts: 0,
         written: 0,
@@ -496,24 +481,9 @@ async fn write_chunk<X: Table>(
                 break;
             }
             Attempt::Answered(resp, span) => {
-                let left: HashSet<RawKey> = resp
-                    .unprocessed_items
-                    .and_then(|mut u| u.remove(db.table_name()))
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|w| {
-                        let item = match (&w.put_request, &w.delete_request) {
-                            (Some(p), _) => &p.item,
-                            (None, Some(d)) => &d.key,
-                            (None, None) => return None,
-                        };
-                        raw_key_of(schema, item)
-                    })
-                    .collect();
-                let before = ops.len();
-                ops.retain(|op| left.contains(op.key()));
+                let left = resp.unprocessed_items.unwrap_or_default();
+                out.written += tables::keep_unprocessed(&mut ops, left, &own);
                 crate::trace::record(&span, "dynamo_model.unprocessed", ops.len() as u64);
-                out.written += before - ops.len();
             }
             // The whole chunk again: puts and deletes are idempotent.
             Attempt::Retry(_) => {}

@@ -84,6 +84,7 @@ pub(super) fn chunk_items<E: Entity>(
             entity: CHUNK_TYPE,
             key,
             item,
+            table: None,
         });
         count += 1;
     }
