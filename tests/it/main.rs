@@ -7,6 +7,7 @@ mod adopted_table;
 mod ambiguous;
 mod auto_fields;
 mod batch;
+mod batch_across_tables;
 mod budget;
 mod cache;
 mod capacity;
