@@ -219,3 +219,23 @@ fn one_key_twice_in_one_table_is_a_duplicate_and_once_in_each_of_two_tables_is_n
     let apart = vec![delete_in(None, "p", "1"), delete_in(Some(&other), "p", "1")];
     assert_ne!(reason(apart), duplicate);
 }
+
+#[test]
+fn the_record_of_a_call_names_each_operations_own_table() {
+    let own = TableRef::of(&crate::Db::<Keyed>::offline("days_01"));
+    let other = TableRef::of(&crate::Db::<Keyed>::offline("days_02"));
+    let table_of = |op: WriteOp| op.target(&own).table.to_string();
+    assert_eq!(table_of(delete_in(None, "p", "1")), "days_01");
+    assert_eq!(table_of(delete_in(Some(&other), "p", "1")), "days_02");
+    let put = WriteOp::Put {
+        entity: "E",
+        key: raw("p", "2"),
+        item: stored(&raw("p", "2"), "v"),
+        table: Some(other.clone()),
+    };
+    let target = put.target(&own);
+    assert_eq!(
+        (&*target.table, target.key),
+        ("days_02", Some(raw("p", "2")))
+    );
+}

@@ -123,7 +123,7 @@ impl WriteOp {
     }
 
     /// What the operation writes, for the record of its call (`crate::call`).
-    pub(super) fn target(&self, own: &TableRef) -> Target {
+    pub(in crate::batch) fn target(&self, own: &TableRef) -> Target {
         let table = self.table_or(own);
         match self {
             WriteOp::Put { entity, item, .. } => {
