@@ -610,11 +610,13 @@ fn aliases_of<E: Entity>(path: &AttrPath) -> &'static [&'static str] {
 impl<T: crate::Table> super::TransactWrite<T> {
     /// Adds an update, with its changes and conditions: the item must exist (otherwise the
     /// operation's reason is [`CancelReason::NotFound`](crate::error::CancelReason::NotFound)) unless the update is an
-    /// [`upsert`](Update::upsert), which creates it. Its `customize` hooks and its `Db` do
-    /// not apply, as for [`put`](super::TransactWrite::put).
-    pub fn update<E: Entity<Table = T>>(self, update: Update<E>) -> Self {
+    /// [`upsert`](Update::upsert), which creates it. It writes the table of the `Db` it was
+    /// built on and its `customize` hooks do not apply, as for
+    /// [`put`](super::TransactWrite::put).
+    pub fn update<E: Entity>(self, update: Update<E>) -> Self {
+        let db = update.db.clone();
         let prepared = update.prepare();
-        self.push(super::transaction::Kind::Update, prepared)
+        self.push_on(&db, super::transaction::Kind::Update, prepared)
     }
 }
 
