@@ -37,6 +37,15 @@ enum Action {
 }
 
 impl Action {
+    /// The action that leaves no value at `path`: `REMOVE`, or `SET path = NULL` for an
+    /// element of a list (which stores `None` as `NULL` and keeps its positions).
+    fn cleared(path: AttrPath) -> Action {
+        match path.steps().last() {
+            Some(crate::expr::Step::Index(_)) => Action::Set(path, Ok(AttributeValue::Null(true))),
+            _ => Action::Remove(path),
+        }
+    }
+
     fn path(&self) -> &AttrPath {
         match self {
             Action::Set(p, _)
@@ -231,7 +240,7 @@ impl<E: Entity> Update<E> {
         self.check_rules(&name, &value);
         self.actions.push(match path.__encode(&value) {
             Ok(Some(av)) => Action::Set(name, Ok(av)),
-            Ok(None) => Action::Remove(name),
+            Ok(None) => Action::cleared(name),
             Err(source) => {
                 let path = name.to_string();
                 Action::Set(name, Err(ValueError { path, source }))
@@ -240,9 +249,10 @@ impl<E: Entity> Update<E> {
         self
     }
 
-    /// `REMOVE path`: clears an optional field.
+    /// `REMOVE path`: clears an optional field (an element of a list is set to `NULL`,
+    /// as a list stores `None`, instead: removing it would move the elements after it).
     pub fn remove<V>(mut self, path: impl SettablePath<E, Option<V>>) -> Self {
-        self.actions.push(Action::Remove(path.attribute()));
+        self.actions.push(Action::cleared(path.attribute()));
         self
     }
 
