@@ -48,6 +48,7 @@ struct Order {
     ship_to: Address,
     log: Vec<String>,
     credit: Option<i64>,
+    marks: Vec<Option<String>>,
 }
 
 fn order(id: &str) -> Order {
@@ -72,6 +73,7 @@ fn order(id: &str) -> Order {
         },
         log: vec!["created".into()],
         credit: None,
+        marks: vec![Some("x".into()), Some("y".into()), Some("z".into())],
     }
 }
 
@@ -351,6 +353,10 @@ async fn unsendable_operands_are_refused_before_sending() -> TestResult {
         (f.credit.gt(none), "an absent value"),
         (f.total.is_in(Vec::<u64>::new()), "no operand"),
         (f.total.is_in(0..101u64), "101 operands"),
+        // DynamoDB wants the operands of a comparison distinct.
+        (f.total.eq(f.total), "an attribute compared with itself"),
+        (f.name.begins_with(f.name), "a prefix of itself"),
+        (f.total.between(f.subtotal, f.total), "a bound of itself"),
     ] {
         let err = db
             .update(Order::key("o"))
@@ -360,7 +366,38 @@ async fn unsendable_operands_are_refused_before_sending() -> TestResult {
             .expect_err(why);
         assert!(matches!(err, Error::Validation { .. }), "{why}: {err:?}");
     }
+    let err = db
+        .update(Order::key("o"))
+        .set_to(f.credit, f.credit.if_not_exists(f.credit))
+        .await
+        .expect_err("if_not_exists of itself");
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
     // Nothing was written.
     assert_eq!(db.get(Order::key("o")).await?.map(|o| o.cap), Some(100));
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_list_keeps_its_positions_when_an_element_is_cleared() -> TestResult {
+    let (f, cleared) = (Order::fields(), None::<String>);
+    let updated = stored_order()
+        .await?
+        .update(Order::key("o"))
+        .set(f.marks.index(0), cleared.clone())
+        .remove(f.marks.index(2))
+        .set_to(f.credit, cleared.map(|_| 1))
+        .await?;
+    // Cleared elements are NULL in place (a list stores `None` so), not removed.
+    assert_eq!(updated.marks, [None, Some("y".into()), None]);
+    assert_eq!(updated.credit, None);
+    let db = stored_order().await?;
+    db.update(Order::key("o"))
+        .remove(f.marks.index(0))
+        .remove(f.marks.index(2))
+        .await?;
+    assert!(holds(&db, "o", f.marks.index(0).eq(None)).await?);
+    assert!(!holds(&db, "o", f.marks.index(1).eq(None)).await?);
+    assert!(holds(&db, "o", f.marks.index(1).ne(None)).await?);
+    assert!(!holds(&db, "o", f.marks.index(2).ne(None)).await?);
     Ok(())
 }

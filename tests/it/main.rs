@@ -75,6 +75,7 @@ mod table_capacity;
 mod test_double;
 mod traces;
 mod transact;
+mod transact_across_tables;
 mod trust;
 mod unique_values;
 mod upsert;

@@ -35,6 +35,8 @@ pub fn members(m: &AttributeModel, generics: &syn::Generics) -> (TokenStream, To
         quote!(#fi: #dm::NestedPath::__member(__parent, #name),)
     });
     let params: Vec<&syn::Ident> = generics.type_params().map(|p| &p.ident).collect();
+    // The type's own parameters with their bounds (a member may be `K::Value`).
+    let bounded = generics.type_params();
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     // A marker only where a parameter could be unused (no member, or the type's own
     // parameters only in skipped members), so that a misspelt member's error lists the
@@ -53,7 +55,7 @@ pub fn members(m: &AttributeModel, generics: &syn::Generics) -> (TokenStream, To
     (
         quote! {
             #[doc = #doc]
-            #vis struct #paths<__E, __M, #(#params),*> {
+            #vis struct #paths<__E, __M, #(#bounded),*> #where_clause {
                 #(#decls)*
                 #marker_decl
             }

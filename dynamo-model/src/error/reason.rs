@@ -25,6 +25,8 @@ pub enum ValidationReason {
     DuplicateKey,
     /// More operations than one request can carry.
     TooManyOperations,
+    /// A request over DynamoDB's size limit for one call (4 MB of items a transaction).
+    RequestTooLarge,
     /// A request with nothing to do (no operation, no update action).
     NoOperations,
     /// Two update actions change overlapping attribute paths.
@@ -111,6 +113,7 @@ impl ValidationReason {
             InvalidValue => "a value cannot be stored",
             DuplicateKey => "two operations target the same item",
             TooManyOperations => "more operations than one request can carry",
+            RequestTooLarge => "the request is over DynamoDB's size limit for one call",
             NoOperations => "the request has nothing to do",
             OverlappingPaths => "two update actions change overlapping paths",
             IncompleteIndexTemplate => "an index key would be left out of date",

@@ -58,6 +58,35 @@ impl Node {
         }
     }
 
+    /// No value at `path`: `attribute_not_exists(path)`, and for a nested path also a
+    /// `NULL` there (how a list, or a map written by another writer, stores `None`).
+    pub(crate) fn absent_value(path: AttrPath) -> Node {
+        match path {
+            AttrPath::Top(_) => Node::absent(path),
+            nested => Node::either(
+                Node::absent(nested.clone()),
+                Node::AttributeType {
+                    path: nested,
+                    kind: super::AttributeType::Null,
+                },
+            ),
+        }
+    }
+
+    /// A value at `path`: the negation of [`absent_value`](Node::absent_value).
+    pub(crate) fn present_value(path: AttrPath) -> Node {
+        match path {
+            AttrPath::Top(_) => Node::exists(path),
+            nested => Node::And(
+                Box::new(Node::exists(nested.clone())),
+                Box::new(Node::Not(Box::new(Node::AttributeType {
+                    path: nested,
+                    kind: super::AttributeType::Null,
+                }))),
+            ),
+        }
+    }
+
     /// `attribute_exists(path)`.
     pub(crate) fn exists(path: impl Into<AttrPath>) -> Node {
         Node::Function {

@@ -45,6 +45,9 @@ impl Placeholders {
         Ok(match node {
             SetNode::Term(term) => self.term(term)?,
             SetNode::IfNotExists(path, then) => {
+                if let SetNode::Term(term) = &**then {
+                    Placeholders::distinct(&Term::Path(path.clone()), [term])?;
+                }
                 let n = self.path(path);
                 format!("if_not_exists({n}, {})", self.set_value(then)?)
             }
@@ -69,24 +72,25 @@ impl Placeholders {
 #[derive(Debug)]
 pub enum ComputedOperand {}
 
-/// Marker of a [`SetValue`] that is a [`Sum`].
+/// Marker of a [`SetValue`] that is a [`Combined`] value.
 #[doc(hidden)]
 #[derive(Debug)]
-pub enum SumOperand {}
+pub enum CombinedOperand {}
 
 /// A `V` that DynamoDB computes when it applies an update: `if_not_exists(path, operand)`
-/// ([`Path::if_not_exists`]) or `list_append(a, b)` ([`list_append`]). It is an operand of
-/// a [`Sum`] and of other computed values, and the value of
+/// ([`Path::if_not_exists`]). It is an operand of a [`Combined`] value and of other
+/// computed values, and the value of
 /// [`Update::set_to`](dynamo_model::item::Update::set_to).
 pub struct Computed<E, V> {
     node: SetNode,
     _marker: PhantomData<fn() -> (E, V)>,
 }
 
-/// `operand + operand` or `operand - operand`: the value of an
-/// [`Update::set_to`](dynamo_model::item::Update::set_to) (DynamoDB allows one `+` or `-` an
-/// action, so a sum is not an operand of another).
-pub struct Sum<E, V> {
+/// A value combined from two operands: `operand + operand`, `operand - operand` or
+/// `list_append(operand, operand)`. It is the whole value of an
+/// [`Update::set_to`](dynamo_model::item::Update::set_to), never an operand: DynamoDB
+/// allows one `+` or `-` an action and no `list_append` inside another function.
+pub struct Combined<E, V> {
     node: SetNode,
     _marker: PhantomData<fn() -> (E, V)>,
 }
@@ -97,9 +101,9 @@ impl<E, V> std::fmt::Debug for Computed<E, V> {
     }
 }
 
-impl<E, V> std::fmt::Debug for Sum<E, V> {
+impl<E, V> std::fmt::Debug for Combined<E, V> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("Sum").field(&self.node).finish()
+        f.debug_tuple("Combined").field(&self.node).finish()
     }
 }
 
@@ -109,7 +113,7 @@ impl<E, V> std::fmt::Debug for Sum<E, V> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a value, a path or a computed value of type `{V}`",
     label = "expected a `{V}`, the path of a `{V}` field of the same entity, or a computed `{V}`",
-    note = "a sum (`plus`, `minus`) is not an operand: DynamoDB allows one `+` or `-` an action"
+    note = "a sum, a difference or a list_append is not an operand: DynamoDB allows one `+` or `-` an action and no list_append inside another function"
 )]
 pub trait SetOperand<E, V, K> {
     /// The operand, for the attribute at `target`.
@@ -118,7 +122,7 @@ pub trait SetOperand<E, V, K> {
 }
 
 /// What [`Update::set_to`](dynamo_model::item::Update::set_to) sets an attribute of type `V` to:
-/// every [`SetOperand`], or a [`Sum`]. Sealed.
+/// every [`SetOperand`], or a [`Combined`] value. Sealed.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a value an update can compute for an attribute of type `{V}`",
     label = "expected a `{V}`, the path of a `{V}` field of the same entity, or a computed `{V}`"
@@ -159,7 +163,7 @@ operand!(impl[E, V, W: SameValue<V>, M] &NestedPath<E, W, M>, PathOperand, |self
 });
 operand!(impl[E, V, W: SameValue<V>] Computed<E, W>, ComputedOperand, |self, _target| self.node);
 
-impl<E, V, W: SameValue<V>> SetValue<E, V, SumOperand> for Sum<E, W> {
+impl<E, V, W: SameValue<V>> SetValue<E, V, CombinedOperand> for Combined<E, W> {
     fn __node(self, _: &AttrPath) -> SetNode {
         self.node
     }
@@ -176,12 +180,12 @@ impl<E, V> Computed<E, V> {
 
 impl<E, V: Numeric> Computed<E, V> {
     /// `self + operand`.
-    pub fn plus<K>(self, operand: impl SetOperand<E, V, K>) -> Sum<E, V> {
+    pub fn plus<K>(self, operand: impl SetOperand<E, V, K>) -> Combined<E, V> {
         sum(self.node, operand, SetNode::Plus)
     }
 
     /// `self - operand`.
-    pub fn minus<K>(self, operand: impl SetOperand<E, V, K>) -> Sum<E, V> {
+    pub fn minus<K>(self, operand: impl SetOperand<E, V, K>) -> Combined<E, V> {
         sum(self.node, operand, SetNode::Minus)
     }
 }
@@ -190,28 +194,31 @@ fn sum<E, V, K>(
     left: SetNode,
     right: impl SetOperand<E, V, K>,
     op: fn(Box<SetNode>, Box<SetNode>) -> SetNode,
-) -> Sum<E, V> {
+) -> Combined<E, V> {
     // A value on the right is encoded as the left side's type; the path names it in an
     // error.
     let at = left.reads().first().map(|p| (*p).clone());
     let right = right.__node(&at.unwrap_or(AttrPath::Top("")));
-    Sum {
+    Combined {
         node: op(Box::new(left), Box::new(right)),
         _marker: PhantomData,
     }
 }
 
 /// `list_append(first, second)`: the elements of `first`, then those of `second`; each a
-/// list value, the path of a list attribute, or a computed list.
+/// list value, the path of a list attribute, or `if_not_exists(..)` of one.
 pub fn list_append<E, T, K, L>(
     first: impl SetOperand<E, Vec<T>, K>,
     second: impl SetOperand<E, Vec<T>, L>,
-) -> Computed<E, Vec<T>> {
+) -> Combined<E, Vec<T>> {
     let here = AttrPath::Top("list_append");
-    Computed::new(SetNode::ListAppend(
-        Box::new(first.__node(&here)),
-        Box::new(second.__node(&here)),
-    ))
+    Combined {
+        node: SetNode::ListAppend(
+            Box::new(first.__node(&here)),
+            Box::new(second.__node(&here)),
+        ),
+        _marker: PhantomData,
+    }
 }
 
 macro_rules! computed_methods {
@@ -228,7 +235,7 @@ macro_rules! computed_methods {
 
         impl<E, V: Numeric, M> $ty<E, V, M> {
             /// `path + operand`, computed by DynamoDB: `SET total = subtotal + tax`.
-            pub fn plus<K>(&self, operand: impl SetOperand<E, V, K>) -> Sum<E, V> {
+            pub fn plus<K>(&self, operand: impl SetOperand<E, V, K>) -> Combined<E, V> {
                 sum(
                     SetNode::Term(Term::Path(self.attr_path())),
                     operand,
@@ -237,7 +244,7 @@ macro_rules! computed_methods {
             }
 
             /// `path - operand`, computed by DynamoDB.
-            pub fn minus<K>(&self, operand: impl SetOperand<E, V, K>) -> Sum<E, V> {
+            pub fn minus<K>(&self, operand: impl SetOperand<E, V, K>) -> Combined<E, V> {
                 sum(
                     SetNode::Term(Term::Path(self.attr_path())),
                     operand,

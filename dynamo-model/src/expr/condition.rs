@@ -33,11 +33,9 @@ macro_rules! conditions {
                 // An absent value (`None`, an empty set) is not stored at all, so equality
                 // with it means the attribute does not exist.
                 let value = match (value.__term(&path), op) {
-                    (Term::Absent(_), CompareOp::Eq) => {
-                        return Condition::function("attribute_not_exists", path);
-                    }
+                    (Term::Absent(_), CompareOp::Eq) => return Condition::new(Node::absent_value(path)),
                     (Term::Absent(_), CompareOp::Ne) => {
-                        return Condition::function("attribute_exists", path);
+                        return Condition::new(Node::present_value(path));
                     }
                     (term, _) => term,
                 };

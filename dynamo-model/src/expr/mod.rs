@@ -24,10 +24,13 @@ mod update;
 pub use attr_path::{AttrPath, Segment, Step};
 pub use compressed::{CompressedComparison, CompressedPath};
 pub(crate) use computed::SetNode;
-pub use computed::{Computed, ComputedOperand, SetOperand, SetValue, Sum, SumOperand, list_append};
+pub use computed::{
+    Combined, CombinedOperand, Computed, ComputedOperand, SetOperand, SetValue, list_append,
+};
 pub(crate) use condition::{CompareOp, Node};
 pub use condition::{Condition, SizeOf};
 pub use encrypted::{EncryptedComparison, EncryptedPath};
+pub(crate) use operand::Term;
 pub use operand::{AttributeType, Comparand, PathOperand, SameValue, ValueError, ValueOperand};
 pub use path::{
     KeyField, KeyPath, Members, Mutable, NestedPath, Path, SettablePath, UpdatablePath,

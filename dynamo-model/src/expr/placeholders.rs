@@ -98,6 +98,29 @@ impl Placeholders {
         }
     }
 
+    /// Refuses an operand that is the subject itself (`a = a`, `begins_with(a, a)`):
+    /// DynamoDB wants the first operand distinct from the others.
+    pub(crate) fn distinct<'a>(
+        subject: &Term,
+        others: impl IntoIterator<Item = &'a Term>,
+    ) -> Result<(), ValueError> {
+        let (Term::Path(a) | Term::Size(a)) = subject else {
+            return Ok(());
+        };
+        match others
+            .into_iter()
+            .find(|t| matches!(t, Term::Path(b) if b == a))
+        {
+            Some(_) => Err(ValueError {
+                path: a.to_string(),
+                source: crate::codec::EncodeError::new(
+                    "an attribute is compared with itself; DynamoDB wants the operands distinct",
+                ),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Renders a condition tree, fully parenthesised so precedence never surprises.
     pub(crate) fn render_condition(&mut self, node: &Node) -> Result<String, ValueError> {
         let mut out = String::new();
@@ -109,10 +132,12 @@ impl Placeholders {
         // `write!` into a String cannot fail; the results are ignored on purpose.
         match node {
             Node::Compare { left, op, right } => {
+                Self::distinct(left, [right])?;
                 let (l, r) = (self.term(left)?, self.term(right)?);
                 let _ = write!(out, "{l} {} {r}", op.symbol());
             }
             Node::Between { subject, low, high } => {
+                Self::distinct(subject, [low, high])?;
                 let n = self.term(subject)?;
                 let (lo, hi) = (self.term(low)?, self.term(high)?);
                 let _ = write!(out, "{n} BETWEEN {lo} AND {hi}");
@@ -127,10 +152,12 @@ impl Placeholders {
                 let _ = write!(out, "attribute_type({n}, {v})");
             }
             Node::BeginsWith { path, value } => {
+                Self::distinct(&Term::Path(path.clone()), [value])?;
                 let (n, v) = (self.path(path), self.term(value)?);
                 let _ = write!(out, "begins_with({n}, {v})");
             }
             Node::Contains { path, value } => {
+                Self::distinct(&Term::Path(path.clone()), [value])?;
                 let (n, v) = (self.path(path), self.term(value)?);
                 let _ = write!(out, "contains({n}, {v})");
             }
@@ -149,6 +176,7 @@ impl Placeholders {
                         )),
                     });
                 }
+                Self::distinct(subject, values)?;
                 let n = self.term(subject)?;
                 let mut list = Vec::with_capacity(values.len());
                 for v in values {

@@ -16,6 +16,7 @@
 use crate::expr::{AttrPath, CompareOp, Node, Step};
 use crate::{Db, Error, Item, Table};
 use aws_sdk_dynamodb::types::AttributeValue;
+use std::collections::BTreeMap;
 
 pub use crate::token::WriteToken;
 
@@ -74,9 +75,10 @@ pub(crate) fn outcome_open<E: aws_sdk_dynamodb::error::ProvideErrorMetadata>(
 
 /// The attributes of `item` at `paths`, nested as in the item: what `ReturnValues=UPDATED_NEW`
 /// returns for an update of those paths (a path the update removed is absent; the
-/// elements of a list it changed are listed in the order of the paths).
+/// elements of a list it changed are listed in the list's order, each once, with every
+/// changed member of it).
 pub(crate) fn project(item: &Item, paths: &[AttrPath]) -> Item {
-    let mut out = Item::new();
+    let mut tree: BTreeMap<String, Projected> = BTreeMap::new();
     for path in paths {
         let steps = path.steps();
         let Some((Step::Name(first), rest)) = steps.split_first() else {
@@ -91,43 +93,57 @@ pub(crate) fn project(item: &Item, paths: &[AttrPath]) -> Item {
             };
         }
         if let Some(value) = value {
-            let mut slot = out
-                .entry((*first).to_owned())
-                .or_insert(AttributeValue::Null(true));
-            for step in rest {
-                slot = child(slot, *step);
-            }
-            *slot = value.clone();
+            let slot = tree.entry((*first).to_owned()).or_insert(Projected::Empty);
+            rest.iter()
+                .fold(slot, |slot, step| slot.child(*step))
+                .set(value.clone());
         }
     }
-    out
+    tree.into_iter().map(|(k, v)| (k, v.into_value())).collect()
 }
 
-/// The place of `step` below `parent`, made a map (for a member) or a list (for an
-/// element, appended) if it is not one yet.
-fn child<'a>(parent: &'a mut AttributeValue, step: Step<'_>) -> &'a mut AttributeValue {
-    let placeholder = AttributeValue::Null(true);
-    match step {
-        Step::Name(name) => {
-            if !parent.is_m() {
-                *parent = AttributeValue::M(Item::new());
-            }
-            match parent {
-                AttributeValue::M(map) => map.entry(name.to_owned()).or_insert(placeholder),
-                other => other,
-            }
+/// A projection under construction: members by name, elements by position.
+enum Projected {
+    Empty,
+    Value(AttributeValue),
+    Map(BTreeMap<String, Projected>),
+    List(BTreeMap<usize, Projected>),
+}
+
+impl Projected {
+    /// The place of `step` below this one, which becomes a map or a list if it is not.
+    fn child(&mut self, step: Step<'_>) -> &mut Projected {
+        match (step, &*self) {
+            (Step::Name(_), Projected::Map(_)) | (Step::Index(_), Projected::List(_)) => {}
+            (Step::Name(_), _) => *self = Projected::Map(BTreeMap::new()),
+            (Step::Index(_), _) => *self = Projected::List(BTreeMap::new()),
         }
-        Step::Index(_) => {
-            if !parent.is_l() {
-                *parent = AttributeValue::L(Vec::new());
+        match (self, step) {
+            (Projected::Map(map), Step::Name(name)) => {
+                map.entry(name.to_owned()).or_insert(Projected::Empty)
             }
-            match parent {
-                AttributeValue::L(list) => {
-                    let at = list.len();
-                    list.push(placeholder);
-                    &mut list[at]
-                }
-                other => other,
+            (Projected::List(list), Step::Index(i)) => list.entry(i).or_insert(Projected::Empty),
+            (other, _) => other,
+        }
+    }
+
+    /// Sets the value here, unless paths below it are already placed (a whole value and a
+    /// member of it are never both updated: their paths would overlap).
+    fn set(&mut self, value: AttributeValue) {
+        if matches!(self, Projected::Empty) {
+            *self = Projected::Value(value);
+        }
+    }
+
+    fn into_value(self) -> AttributeValue {
+        match self {
+            Projected::Empty => AttributeValue::Null(true),
+            Projected::Value(v) => v,
+            Projected::Map(map) => {
+                AttributeValue::M(map.into_iter().map(|(k, v)| (k, v.into_value())).collect())
+            }
+            Projected::List(list) => {
+                AttributeValue::L(list.into_values().map(Projected::into_value).collect())
             }
         }
     }
@@ -195,16 +211,22 @@ mod tests {
                 .child(Segment::Index(i))
                 .child(Segment::Member("qty".into()))
         };
-        let got = project(&item, &[qty(2), qty(0), qty(7)]);
+        let sku = |i| {
+            AttrPath::Top("lines")
+                .child(Segment::Index(i))
+                .child(Segment::Member("sku".into()))
+        };
+        let got = project(&item, &[qty(2), qty(0), qty(7), sku(0)]);
         let only_qty = |n: &str| {
             let mut m = Item::new();
             m.insert("qty".into(), AttributeValue::N(n.into()));
             AttributeValue::M(m)
         };
+        // In the list's order, one element per position with all its changed members.
         let mut expected = Item::new();
         expected.insert(
             "lines".into(),
-            AttributeValue::L(vec![only_qty("3"), only_qty("1")]),
+            AttributeValue::L(vec![line("1"), only_qty("3")]),
         );
         assert_eq!(got, expected);
     }

@@ -303,13 +303,14 @@ customizable!(impl[E: Entity] Delete<E>, DeleteItemFluentBuilder, write -> ());
 crate::request::into_future!(impl[E: Entity] DeleteReturningOld<E>, Option<E>);
 
 impl<T: crate::Table> super::TransactWrite<T> {
-    /// Adds a delete, with its conditions. Its `customize` hooks and its `Db` do not
-    /// apply, as for [`put`](super::TransactWrite::put).
-    pub fn delete<E: Entity<Table = T>>(self, delete: Delete<E>) -> Self {
+    /// Adds a delete, with its conditions. It writes the table of the `Db` it was built on
+    /// and its `customize` hooks do not apply, as for [`put`](super::TransactWrite::put).
+    pub fn delete<E: Entity>(self, delete: Delete<E>) -> Self {
+        let db = delete.db.clone();
         let prepared = crate::chunk::refuse(E::ENTITY_TYPE, E::__CHUNKED, "transaction")
             .and_then(|()| crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "transaction"))
             .and_then(|()| delete.prepare());
-        self.push(super::transaction::Kind::Delete, prepared)
+        self.push_on(&db, super::transaction::Kind::Delete, prepared)
     }
 }
 

@@ -479,14 +479,19 @@ impl<E: Entity> ReadyPut<E> {
 customizable!(impl[E: Entity] Put<E>, PutItemFluentBuilder, write -> ());
 
 impl<T: crate::Table> super::TransactWrite<T> {
-    /// Adds a put, with its conditions (`if_absent`, `condition`). What the put owns for
-    /// a request of its own does not apply: its [`customize`](Put::customize) hooks (made
-    /// for a `PutItem`; customize the transaction with [`TransactWrite::customize`](super::TransactWrite::customize)) and its
-    /// `Db` (the transaction writes to its own table).
-    pub fn put<E: Entity<Table = T>>(self, put: Put<E>) -> Self {
+    /// Adds a put, with its conditions (`if_absent`, `condition`), to the table of the
+    /// `Db` it was built on: this transaction's table, another table, or another of the
+    /// period tables (`PeriodTables::db_at`, feature `period`), in the
+    /// same account and region (another region is refused when the transaction is sent).
+    /// Its [`customize`](Put::customize) hooks do not apply (they are made for a
+    /// `PutItem`; customize the transaction with
+    /// [`TransactWrite::customize`](super::TransactWrite::customize)), nor does its `Db`'s
+    /// client: the transaction is sent through its own.
+    pub fn put<E: Entity>(self, put: Put<E>) -> Self {
+        let db = put.db.clone();
         let prepared = crate::unique::refuse(E::ENTITY_TYPE, E::__UNIQUE, "transaction")
             .and_then(|()| put.prepare());
-        self.push(super::transaction::Kind::Put, prepared)
+        self.push_on(&db, super::transaction::Kind::Put, prepared)
     }
 }
 

@@ -45,6 +45,26 @@ pub(super) enum Kind {
 struct Operation {
     kind: Kind,
     prepared: PreparedWrite,
+    /// The table it writes: the transaction's own, or the table of the `Db` the
+    /// operation was built on.
+    table: Destination,
+}
+
+/// A table a transaction writes to: its name and schema.
+#[derive(Clone)]
+pub(super) struct Destination {
+    name: std::sync::Arc<str>,
+    schema: &'static crate::TableSchema,
+}
+
+impl Destination {
+    /// The table of `db`.
+    pub(super) fn of<X: Table>(db: &Db<X>) -> Self {
+        Destination {
+            name: db.table_arc().clone(),
+            schema: &X::SCHEMA,
+        }
+    }
 }
 
 /// A `TransactWriteItems` request; see [`Db::transact_write`].
@@ -58,9 +78,48 @@ pub struct TransactWrite<T: Table> {
 }
 
 impl<T: Table> TransactWrite<T> {
-    pub(super) fn push(mut self, kind: Kind, prepared: Result<PreparedWrite, Error>) -> Self {
-        self.operations
-            .push(prepared.map(|prepared| Operation { kind, prepared }));
+    /// Adds an operation on the transaction's own table.
+    fn push(self, kind: Kind, prepared: Result<PreparedWrite, Error>) -> Self {
+        let table = Destination::of(&self.db);
+        self.push_to(table, kind, prepared)
+    }
+
+    /// Adds an operation built on `db`, which writes `db`'s table: refused when `db`
+    /// reaches DynamoDB in another region (one transaction, one account and region).
+    pub(super) fn push_on<X: Table>(
+        self,
+        db: &Db<X>,
+        kind: Kind,
+        prepared: Result<PreparedWrite, Error>,
+    ) -> Self {
+        let (ours, theirs) = (self.db.client().config(), db.client().config());
+        let prepared = match (ours.region(), theirs.region()) {
+            (a, b) if a != b => Err(Error::invalid_request(
+                "TransactWriteItems",
+                crate::ValidationReason::InvalidOption,
+                format!(
+                    "an operation on table {} reaches DynamoDB in region {}, the transaction in {}: a transaction writes in one account and region",
+                    db.table_name(),
+                    b.map_or("(none)", |r| r.as_ref()),
+                    a.map_or("(none)", |r| r.as_ref()),
+                ),
+            )),
+            _ => prepared,
+        };
+        self.push_to(Destination::of(db), kind, prepared)
+    }
+
+    fn push_to(
+        mut self,
+        table: Destination,
+        kind: Kind,
+        prepared: Result<PreparedWrite, Error>,
+    ) -> Self {
+        self.operations.push(prepared.map(|prepared| Operation {
+            kind,
+            prepared,
+            table,
+        }));
         self
     }
 
@@ -89,21 +148,20 @@ impl<T: Table> TransactWrite<T> {
     /// Adds a condition on an item the transaction does not write: the item must exist,
     /// be of entity `E`, and satisfy `condition`.
     pub fn check<E: Entity<Table = T>>(self, key: Key<E>, condition: Condition<E>) -> Self {
-        let prepared = (|| {
-            let node = and(
-                and(item_exists::<E>(), Some(is_entity::<E>())),
-                Some(condition.node),
-            );
-            Ok(PreparedWrite {
-                needs_item: true,
-                ..PreparedWrite::guarded::<E>(
-                    (key.to_string(), key.to_item()?),
-                    Placeholders::default(),
-                    &node,
-                )?
-            })
-        })();
+        let prepared = checked_item(key, condition);
         self.push(Kind::Check, prepared)
+    }
+
+    /// [`check`](Self::check) on an item of the table of `db`: another table, or another
+    /// of the period tables of this one.
+    pub fn check_on<X: Table, E: Entity<Table = X>>(
+        self,
+        db: &Db<X>,
+        key: Key<E>,
+        condition: Condition<E>,
+    ) -> Self {
+        let prepared = checked_item(key, condition);
+        self.push_on(db, Kind::Check, prepared)
     }
 
     /// The idempotency token (1 to 36 characters). Without one a random token is made.
@@ -122,14 +180,13 @@ impl<T: Table> TransactWrite<T> {
     }
 
     fn request_items(&self, ops: &[&Operation]) -> Result<Vec<TransactWriteItem>, Error> {
-        let table = self.db.table_name();
         let build = |e| Error::request_build("TransactWriteItems", e);
         let fail = ReturnValuesOnConditionCheckFailure::AllOld;
         // Every kind of operation carries the same table, condition and placeholders.
         macro_rules! conditioned {
-            ($builder:expr, $p:expr) => {
+            ($builder:expr, $p:expr, $table:expr) => {
                 $builder
-                    .table_name(table)
+                    .table_name($table)
                     .condition_expression(&$p.condition)
                     .set_expression_attribute_names($p.names.clone())
                     .set_expression_attribute_values($p.values.clone())
@@ -140,22 +197,30 @@ impl<T: Table> TransactWrite<T> {
         }
         ops.iter()
             .map(|op| {
-                let p = &op.prepared;
+                let (p, table) = (&op.prepared, &*op.table.name);
                 let item = TransactWriteItem::builder();
                 let key = Some(p.key_item.clone());
                 Ok(match op.kind {
-                    Kind::Put => {
-                        item.put(conditioned!(TxPut::builder().set_item(p.item.clone()), p))
-                    }
+                    Kind::Put => item.put(conditioned!(
+                        TxPut::builder().set_item(p.item.clone()),
+                        p,
+                        table
+                    )),
                     Kind::Update => item.update(conditioned!(
                         TxUpdate::builder()
                             .set_key(key)
                             .set_update_expression(p.update.clone()),
-                        p
+                        p,
+                        table
                     )),
-                    Kind::Delete => item.delete(conditioned!(TxDelete::builder().set_key(key), p)),
-                    Kind::Check => item
-                        .condition_check(conditioned!(ConditionCheck::builder().set_key(key), p)),
+                    Kind::Delete => {
+                        item.delete(conditioned!(TxDelete::builder().set_key(key), p, table))
+                    }
+                    Kind::Check => item.condition_check(conditioned!(
+                        ConditionCheck::builder().set_key(key),
+                        p,
+                        table
+                    )),
                 }
                 .build())
             })
@@ -201,9 +266,8 @@ impl<T: Table> TransactWrite<T> {
 
     /// The record of the transaction's call.
     fn call(&self, ops: &[&Operation]) -> Call {
-        let (schema, table) = (&T::SCHEMA, self.db.table_arc());
         let target = |op: &&Operation| {
-            let p = &op.prepared;
+            let (p, schema, table) = (&op.prepared, op.table.schema, &op.table.name);
             let by_key =
                 |action| CallTarget::by_key(schema, table.clone(), action, Some(&p.key_item));
             let target = match (&op.kind, &p.item) {
@@ -217,7 +281,10 @@ impl<T: Table> TransactWrite<T> {
         };
         Call {
             targets: ops.iter().map(target).collect(),
-            ..Call::new(CallOperation::TransactWriteItems, table.clone())
+            ..Call::new(
+                CallOperation::TransactWriteItems,
+                self.db.table_arc().clone(),
+            )
         }
     }
 
@@ -270,11 +337,12 @@ impl<T: Table> TransactWrite<T> {
         // key attribute values themselves: the `PK=…, SK=…` text is for people, and two
         // distinct keys can render to the same text (a value containing ", SK=").
         // At most 100 operations, so comparing every pair costs nothing.
+        // Items of two tables (or of two period tables) may share a key.
         for (i, op) in ops.iter().enumerate() {
-            if ops[..i]
-                .iter()
-                .any(|earlier| earlier.prepared.key_item == op.prepared.key_item)
-            {
+            if ops[..i].iter().any(|earlier| {
+                earlier.prepared.key_item == op.prepared.key_item
+                    && earlier.table.name == op.table.name
+            }) {
                 let key = crate::error::key_text(&op.prepared.key);
                 return Err(Error::invalid(
                     op.prepared.entity,
@@ -285,6 +353,7 @@ impl<T: Table> TransactWrite<T> {
                 ));
             }
         }
+        check_size(&ops)?;
         let token = match &self.token {
             Some(t) if (1..=36).contains(&t.len()) => t.clone(),
             Some(t) => {
@@ -353,11 +422,7 @@ impl<T: Table> TransactWrite<T> {
                 Attempt::Retry(e) => Error::service(OP, self.db.table_name(), e),
                 Attempt::Refused(e) => match e.into_service_error() {
                     TransactWriteItemsError::TransactionCanceledException(cancelled) => {
-                        let operations = cancellations(
-                            T::SCHEMA.entity_type,
-                            &ops,
-                            cancelled.cancellation_reasons(),
-                        );
+                        let operations = cancellations(&ops, cancelled.cancellation_reasons());
                         let transient = !operations.is_empty()
                             && operations.iter().all(|o| o.reason.transient());
                         let error = Error::TransactionCanceled { operations };
@@ -374,10 +439,55 @@ impl<T: Table> TransactWrite<T> {
     }
 }
 
-/// The failed operations of a cancelled transaction; `type_attribute` is the table's
-/// entity-type attribute, which tells an item of another type stored under a key.
+/// DynamoDB: at most 4 MB of items a transaction.
+const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
+
+/// Refuses a transaction whose items are over DynamoDB's 4 MB: the puts' items, the keys
+/// of the other operations and the values an update sets (the size an update leaves is
+/// known only once it is applied: DynamoDB refuses what this cannot foresee).
+fn check_size(ops: &[&Operation]) -> Result<(), Error> {
+    let bytes: usize = ops
+        .iter()
+        .map(|op| {
+            let p = &op.prepared;
+            let values = p.values.iter().flatten().map(|(_, v)| crate::value_size(v));
+            match &p.item {
+                Some(item) => crate::item_size(item),
+                None => crate::item_size(&p.key_item) + values.sum::<usize>(),
+            }
+        })
+        .sum();
+    if bytes > MAX_TRANSACTION_BYTES {
+        return Err(Error::invalid_request(
+            "TransactWriteItems",
+            crate::ValidationReason::RequestTooLarge,
+            format!(
+                "the transaction's items hold {bytes} bytes; DynamoDB allows at most {MAX_TRANSACTION_BYTES} a transaction"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A condition check of the item at `key`: it exists, is an `E`, and meets `condition`.
+fn checked_item<E: Entity>(key: Key<E>, condition: Condition<E>) -> Result<PreparedWrite, Error> {
+    let node = and(
+        and(item_exists::<E>(), Some(is_entity::<E>())),
+        Some(condition.node),
+    );
+    Ok(PreparedWrite {
+        needs_item: true,
+        ..PreparedWrite::guarded::<E>(
+            (key.to_string(), key.to_item()?),
+            Placeholders::default(),
+            &node,
+        )?
+    })
+}
+
+/// The failed operations of a cancelled transaction; each operation's table's entity-type
+/// attribute tells an item of another type stored under its key.
 fn cancellations(
-    type_attribute: &str,
     ops: &[&Operation],
     reasons: &[aws_sdk_dynamodb::types::CancellationReason],
 ) -> Vec<CancelledOperation> {
@@ -400,6 +510,7 @@ fn cancellations(
                 }
                 // The entity-type guard failed on another type's item.
                 CancelReason::ConditionalCheckFailed => {
+                    let type_attribute = op.table.schema.entity_type;
                     match current.as_ref().and_then(|item| item.get(type_attribute)) {
                         Some(aws_sdk_dynamodb::types::AttributeValue::S(stored))
                             if stored != op.prepared.entity =>
@@ -425,7 +536,9 @@ fn cancellations(
 
 impl<T: Table> Db<T> {
     /// A write transaction: puts, updates, deletes and condition checks, all applied or
-    /// none.
+    /// none. Each operation writes the table of the `Db` it was built on, so one
+    /// transaction may span several tables and period tables (up to 100 operations and
+    /// 4 MB of items, in one account and region); each keeps its entity-type guard.
     ///
     /// ```no_run
     /// # use dynamo_model::{Db, Entity, Table};

@@ -37,6 +37,15 @@ enum Action {
 }
 
 impl Action {
+    /// The action that leaves no value at `path`: `REMOVE`, or `SET path = NULL` for an
+    /// element of a list (which stores `None` as `NULL` and keeps its positions).
+    fn cleared(path: AttrPath) -> Action {
+        match path.steps().last() {
+            Some(crate::expr::Step::Index(_)) => Action::Set(path, Ok(AttributeValue::Null(true))),
+            _ => Action::Remove(path),
+        }
+    }
+
     fn path(&self) -> &AttrPath {
         match self {
             Action::Set(p, _)
@@ -231,7 +240,7 @@ impl<E: Entity> Update<E> {
         self.check_rules(&name, &value);
         self.actions.push(match path.__encode(&value) {
             Ok(Some(av)) => Action::Set(name, Ok(av)),
-            Ok(None) => Action::Remove(name),
+            Ok(None) => Action::cleared(name),
             Err(source) => {
                 let path = name.to_string();
                 Action::Set(name, Err(ValueError { path, source }))
@@ -240,9 +249,10 @@ impl<E: Entity> Update<E> {
         self
     }
 
-    /// `REMOVE path`: clears an optional field.
+    /// `REMOVE path`: clears an optional field (an element of a list is set to `NULL`,
+    /// as a list stores `None`, instead: removing it would move the elements after it).
     pub fn remove<V>(mut self, path: impl SettablePath<E, Option<V>>) -> Self {
-        self.actions.push(Action::Remove(path.attribute()));
+        self.actions.push(Action::cleared(path.attribute()));
         self
     }
 
@@ -610,11 +620,13 @@ fn aliases_of<E: Entity>(path: &AttrPath) -> &'static [&'static str] {
 impl<T: crate::Table> super::TransactWrite<T> {
     /// Adds an update, with its changes and conditions: the item must exist (otherwise the
     /// operation's reason is [`CancelReason::NotFound`](crate::error::CancelReason::NotFound)) unless the update is an
-    /// [`upsert`](Update::upsert), which creates it. Its `customize` hooks and its `Db` do
-    /// not apply, as for [`put`](super::TransactWrite::put).
-    pub fn update<E: Entity<Table = T>>(self, update: Update<E>) -> Self {
+    /// [`upsert`](Update::upsert), which creates it. It writes the table of the `Db` it was
+    /// built on and its `customize` hooks do not apply, as for
+    /// [`put`](super::TransactWrite::put).
+    pub fn update<E: Entity>(self, update: Update<E>) -> Self {
+        let db = update.db.clone();
         let prepared = update.prepare();
-        self.push(super::transaction::Kind::Update, prepared)
+        self.push_on(&db, super::transaction::Kind::Update, prepared)
     }
 }
 

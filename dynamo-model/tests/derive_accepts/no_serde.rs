@@ -83,6 +83,23 @@ struct Labelled<T> {
     value: T,
 }
 
+/// A bound a member's type needs: the member paths keep it.
+pub trait Kind {
+    type Value;
+}
+
+impl Kind for u8 {
+    type Value = String;
+}
+
+#[derive(Attribute)]
+struct Tagged<K: Kind>
+where
+    K::Value: AttrValue,
+{
+    value: K::Value,
+}
+
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[dynamo(table = App, pk = "ORDER#{id}", sk = "ORDER", rename_all = "camelCase")]
 struct Order {
@@ -224,6 +241,8 @@ pub fn run() {
     assert_eq!(labelled.value.path().to_string(), "byRegion.eu.value");
     let _: dynamo_model::NestedPath<Order, u16> = labelled.value;
     let _: dynamo_model::NestedPath<Order, Option<String>> = zip;
+    let tagged = dynamo_model::Path::<Order, Tagged<u8>>::__new("tagged").fields();
+    let _: dynamo_model::NestedPath<Order, String> = tagged.value;
 
     // Every variant shape round-trips.
     for status in [

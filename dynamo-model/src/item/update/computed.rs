@@ -3,7 +3,7 @@
 //! [`crate::expr::Computed`]).
 
 use super::{Action, Update};
-use crate::expr::{SetValue, UpdatablePath};
+use crate::expr::{SetNode, SetValue, Term, UpdatablePath};
 use crate::{Entity, Error, ValidationReason};
 
 impl<E: Entity> Update<E> {
@@ -12,7 +12,13 @@ impl<E: Entity> Update<E> {
     /// `+` or `-`, between values, attributes and computed values),
     /// [`if_not_exists`](crate::Path::if_not_exists) or
     /// [`list_append`](crate::expr::list_append). A plain value is set as
-    /// [`set`](Update::set) sets it.
+    /// [`set`](Update::set) sets it (on a field with rules, use `set`).
+    ///
+    /// DynamoDB computes the value without knowing the field's Rust type: a difference of
+    /// unsigned fields that goes below zero, or a sum past an integer type's range, is
+    /// stored and then refused when the item is read. Guard such a change with a
+    /// condition (`f.stock.ge(1)` before `f.stock.minus(1)`). An absent attribute in a sum
+    /// is an error DynamoDB reports, unlike `ADD`: wrap it in `if_not_exists(.., 0)`.
     ///
     /// ```
     /// # use dynamo_model::{Entity, Table, expr::list_append};
@@ -39,8 +45,15 @@ impl<E: Entity> Update<E> {
         value: impl SetValue<E, V, K>,
     ) -> Self {
         let path = path.attribute();
-        let value = value.__node(&path);
-        self.actions.push(Action::Compute(path, value));
+        // A plain value is a plain SET (or the removal of an absent one), checked as `set`
+        // checks it, except on a ruled field, whose rules need the typed value: there it
+        // is refused as a computed value.
+        let ruled = E::__RULED.contains(&path.top());
+        self.actions.push(match value.__node(&path) {
+            SetNode::Term(Term::Value(value)) if !ruled => Action::Set(path, value),
+            SetNode::Term(Term::Absent(_)) if !ruled => Action::cleared(path),
+            node => Action::Compute(path, node),
+        });
         self
     }
 
