@@ -3,6 +3,7 @@
 //! updates and deletes of entities with unique values). Public as
 //! [`dynamo_model::transact::TransactWrite`].
 
+use crate::batch::TableRef;
 use crate::call::{Action, Call, Operation as CallOperation, Policy, Target as CallTarget};
 use crate::error::{CancelReason, CancelledOperation};
 use crate::expr::Placeholders;
@@ -47,24 +48,7 @@ struct Operation {
     prepared: PreparedWrite,
     /// The table it writes: the transaction's own, or the table of the `Db` the
     /// operation was built on.
-    table: Destination,
-}
-
-/// A table a transaction writes to: its name and schema.
-#[derive(Clone)]
-pub(super) struct Destination {
-    name: std::sync::Arc<str>,
-    schema: &'static crate::TableSchema,
-}
-
-impl Destination {
-    /// The table of `db`.
-    pub(super) fn of<X: Table>(db: &Db<X>) -> Self {
-        Destination {
-            name: db.table_arc().clone(),
-            schema: &X::SCHEMA,
-        }
-    }
+    table: TableRef,
 }
 
 /// A `TransactWriteItems` request; see [`Db::transact_write`].
@@ -80,7 +64,7 @@ pub struct TransactWrite<T: Table> {
 impl<T: Table> TransactWrite<T> {
     /// Adds an operation on the transaction's own table.
     fn push(self, kind: Kind, prepared: Result<PreparedWrite, Error>) -> Self {
-        let table = Destination::of(&self.db);
+        let table = TableRef::of(&self.db);
         self.push_to(table, kind, prepared)
     }
 
@@ -106,12 +90,12 @@ impl<T: Table> TransactWrite<T> {
             )),
             _ => prepared,
         };
-        self.push_to(Destination::of(db), kind, prepared)
+        self.push_to(TableRef::of(db), kind, prepared)
     }
 
     fn push_to(
         mut self,
-        table: Destination,
+        table: TableRef,
         kind: Kind,
         prepared: Result<PreparedWrite, Error>,
     ) -> Self {
@@ -197,7 +181,7 @@ impl<T: Table> TransactWrite<T> {
         }
         ops.iter()
             .map(|op| {
-                let (p, table) = (&op.prepared, &*op.table.name);
+                let (p, table) = (&op.prepared, op.table.name());
                 let item = TransactWriteItem::builder();
                 let key = Some(p.key_item.clone());
                 Ok(match op.kind {
@@ -267,7 +251,7 @@ impl<T: Table> TransactWrite<T> {
     /// The record of the transaction's call.
     fn call(&self, ops: &[&Operation]) -> Call {
         let target = |op: &&Operation| {
-            let (p, schema, table) = (&op.prepared, op.table.schema, &op.table.name);
+            let (p, schema, table) = (&op.prepared, op.table.schema(), op.table.arc());
             let by_key =
                 |action| CallTarget::by_key(schema, table.clone(), action, Some(&p.key_item));
             let target = match (&op.kind, &p.item) {
@@ -341,7 +325,7 @@ impl<T: Table> TransactWrite<T> {
         for (i, op) in ops.iter().enumerate() {
             if ops[..i].iter().any(|earlier| {
                 earlier.prepared.key_item == op.prepared.key_item
-                    && earlier.table.name == op.table.name
+                    && earlier.table.name() == op.table.name()
             }) {
                 let key = crate::error::key_text(&op.prepared.key);
                 return Err(Error::invalid(
@@ -510,7 +494,7 @@ fn cancellations(
                 }
                 // The entity-type guard failed on another type's item.
                 CancelReason::ConditionalCheckFailed => {
-                    let type_attribute = op.table.schema.entity_type;
+                    let type_attribute = op.table.schema().entity_type;
                     match current.as_ref().and_then(|item| item.get(type_attribute)) {
                         Some(aws_sdk_dynamodb::types::AttributeValue::S(stored))
                             if stored != op.prepared.entity =>

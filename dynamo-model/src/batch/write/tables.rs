@@ -45,6 +45,11 @@ impl TableRef {
         self.schema
     }
 
+    /// The table's name, shared (for the record of a call).
+    pub(crate) fn arc(&self) -> &Arc<str> {
+        &self.name
+    }
+
     /// Refuses a write whose key another entity type of the table's type can own (see
     /// [`BatchWrite`](crate::batch::BatchWrite)).
     pub(super) fn check(&self, op: &WriteOp) -> Result<(), Error> {
@@ -127,10 +132,10 @@ impl WriteOp {
         let table = self.table_or(own);
         match self {
             WriteOp::Put { entity, item, .. } => {
-                Target::put(table.schema, table.name.clone(), item).of(entity)
+                Target::put(table.schema, table.arc().clone(), item).of(entity)
             }
             WriteOp::Delete { entity, key, .. } => {
-                Target::key(table.name.clone(), Action::Delete, Some(*entity), key)
+                Target::key(table.arc().clone(), Action::Delete, Some(*entity), key)
             }
         }
     }
