@@ -12,25 +12,11 @@ pub const MAX_BATCH_GET: usize = 100;
 /// DynamoDB: at most 25 put or delete requests per `BatchWriteItem`.
 pub const MAX_BATCH_WRITE: usize = 25;
 
-/// `$items` for the table in a batch request of `$db`'s client made with `$method`,
-/// consumed capacity asked for, `$customize`'s hooks applied: the SDK's batch builders
-/// share no trait.
-macro_rules! batch_request {
-    ($db:expr, $customize:expr, $method:ident, $items:expr) => {{
-        let request = $db
-            .client()
-            .$method()
-            .request_items($db.table_name(), $items)
-            .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total);
-        $customize.apply(request)
-    }};
-}
-
 mod get;
 mod write;
 
 pub(crate) use get::read_keys;
-pub use get::{BatchGet, BatchGetOutput};
+pub use get::{BatchGet, BatchGetOutput, BatchGets, Parts};
 pub use write::{BatchWrite, BatchWriteOutput, LoadProgress, TableRef, WriteOp};
 
 #[cfg(test)]

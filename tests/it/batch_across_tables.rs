@@ -1,6 +1,7 @@
 //! One batch write across several tables (`BatchWrite::put_to` / `delete_from`): tables of
 //! two `Table` types, two tables of one type, two period tables; every write in its own
-//! table under faults and after resubmission, duplicates refused per table.
+//! table under faults (period tables included) and after resubmission, duplicates refused
+//! per table.
 
 use crate::common::*;
 use dynamo_model::local::faults::{FaultKind, Faults};
@@ -9,7 +10,6 @@ use dynamo_model::period::{Period, PeriodTables};
 use dynamo_model::{local, Db, Entity, Table, ValidationReason};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::time::Duration;
 use time::macros::datetime;
 
 /// A table type of its own, besides `App`.
@@ -24,7 +24,7 @@ pub struct LedgerEntry {
     pub cents: i64,
 }
 
-fn entries(n: usize) -> Vec<LedgerEntry> {
+pub fn entries(n: usize) -> Vec<LedgerEntry> {
     (0..n)
         .map(|i| LedgerEntry {
             id: format!("e{i:02}"),
@@ -34,13 +34,13 @@ fn entries(n: usize) -> Vec<LedgerEntry> {
 }
 
 /// The users `prefix0`, `prefix1`, ... (`n` of them).
-fn named(prefix: &str, n: usize) -> Vec<User> {
+pub fn named(prefix: &str, n: usize) -> Vec<User> {
     (0..n)
         .map(|i| User::sample(&format!("{prefix}{i}")))
         .collect()
 }
 
-fn ids(users: &[User]) -> BTreeSet<String> {
+pub fn ids(users: &[User]) -> BTreeSet<String> {
     users.iter().map(|u| u.user_id.clone()).collect()
 }
 
@@ -101,6 +101,21 @@ async fn seeded() -> Res<((TempTable<App>, TempTable<App>, TempTable<Ledger>), T
     Ok(((users, twin, ledger), tables))
 }
 
+/// Nothing dropped: each of the `total` operations confirmed or handed back, none twice,
+/// and each handed back naming the batch's own table (`None`) or one of `others`.
+fn each_confirmed_or_handed_back(
+    out: &dynamo_model::batch::BatchWriteOutput,
+    total: usize,
+    others: &[&str],
+) {
+    assert!(out.failed.is_empty(), "{:?}", out.failed);
+    assert_eq!(out.written + out.unprocessed.len(), total);
+    for op in &out.unprocessed {
+        let table = op.table().map(|t| t.name());
+        assert!(table.is_none_or(|t| others.contains(&t)), "{table:?}");
+    }
+}
+
 #[tokio::test]
 async fn sixty_puts_and_deletes_land_each_in_its_own_table() -> TestResult {
     let (_guards, tables) = seeded().await?;
@@ -151,37 +166,18 @@ async fn under_faults_unprocessed_writes_go_back_to_their_own_tables() -> TestRe
         twin: faulty(&tables.twin, &faults).await?,
         ledger: faulty(&tables.ledger, &faults).await?,
     };
-    let quick = dynamo_model::RetryPolicy::default()
-        .base(Duration::from_millis(2))
-        .cap(Duration::from_millis(10))
-        .deadline(Duration::from_millis(600));
-    let out = sixty(&flaky, &fresh, &gone).retry(quick).await?;
+    let out = sixty(&flaky, &fresh, &gone).retry(quick_retry()).await?;
     let stats = faults.stats();
     assert!(
         stats.partial_batches > 0 && stats.throttled > 0 && stats.server_errors_after_apply > 0,
         "{stats:?}"
     );
-    // Nothing dropped: each operation confirmed or handed back, none twice.
-    assert!(out.failed.is_empty(), "{:?}", out.failed);
     assert!(
         !out.unprocessed.is_empty(),
         "the last write of a call is never confirmed"
     );
-    assert_eq!(out.written + out.unprocessed.len(), 60);
-    let named_tables: BTreeSet<Option<&str>> = out
-        .unprocessed
-        .iter()
-        .map(|op| op.table().map(|t| t.name()))
-        .collect();
-    let known = [
-        None,
-        Some(tables.twin.table_name()),
-        Some(tables.ledger.table_name()),
-    ];
-    assert!(
-        named_tables.iter().all(|t| known.contains(t)),
-        "{named_tables:?}"
-    );
+    let others = [tables.twin.table_name(), tables.ledger.table_name()];
+    each_confirmed_or_handed_back(&out, 60, &others);
 
     // Resubmitted with the faults off, to the batch of the first table: each operation
     // goes to its own table.
@@ -193,7 +189,7 @@ async fn under_faults_unprocessed_writes_go_back_to_their_own_tables() -> TestRe
 }
 
 #[tokio::test]
-async fn one_batch_writes_to_two_day_tables() -> TestResult {
+async fn one_batch_writes_to_two_day_tables_under_faults() -> TestResult {
     let client = local::client().await?;
     let prefix = local::unique_table_name("xb").replace('-', "_");
     let tables = PeriodTables::new(&Db::<App>::new(client, prefix.as_str()), Period::Day)?;
@@ -205,16 +201,40 @@ async fn one_batch_writes_to_two_day_tables() -> TestResult {
     let (first, second) = (tables.db_at(monday), tables.db_at(tuesday));
     assert_ne!(first.table_name(), second.table_name());
 
+    // The same day tables through a client whose every call is faulted, the SDK's own
+    // retries off: the crate's loop alone resubmits what each call left.
+    let faults = Faults::new(23).rate(1.0).kinds([
+        FaultKind::PartialBatch,
+        FaultKind::Throttle,
+        FaultKind::ServerErrorAfterApply,
+    ]);
+    let (flaky_first, flaky_second) = (
+        faulty(&first, &faults).await?,
+        faulty(&second, &faults).await?,
+    );
+
     // The same users in both days, and some of each day's own.
     let (both, own) = (named("d", 12), named("only", 6));
-    let out = first
+    let out = flaky_first
         .batch_write()
         .puts(&both)
         .puts(&own[..3])
-        .puts_to(&second, &both)
-        .puts_to(&second, &own[3..])
+        .puts_to(&flaky_second, &both)
+        .puts_to(&flaky_second, &own[3..])
+        .retry(quick_retry())
         .await?;
-    assert_eq!(out.written, 30);
+    let stats = faults.stats();
+    assert!(
+        stats.partial_batches > 0 && stats.throttled > 0 && stats.server_errors_after_apply > 0,
+        "{stats:?}"
+    );
+    each_confirmed_or_handed_back(&out, 30, &[second.table_name()]);
+
+    // Resubmitted with the faults off: each day's table holds its own users, once.
+    faults.set_enabled(false);
+    let left = out.unprocessed.len();
+    let again = flaky_first.batch_write().ops(out.unprocessed).await?;
+    assert_eq!(again.written, left);
     assert_eq!(
         stored_ids(&first).await?,
         ids(&both).union(&ids(&own[..3])).cloned().collect()
@@ -223,6 +243,8 @@ async fn one_batch_writes_to_two_day_tables() -> TestResult {
         stored_ids(&second).await?,
         ids(&both).union(&ids(&own[3..])).cloned().collect()
     );
+    assert_eq!(raw_items(&first).await?.len(), 15);
+    assert_eq!(raw_items(&second).await?.len(), 15);
     tables.drop_before(datetime!(2100-01-01 00:00 UTC)).await?;
     Ok(())
 }

@@ -138,10 +138,9 @@ async fn a_formatted_key_part_keeps_its_format_in_its_attribute() -> TestResult 
 }
 
 #[tokio::test]
-async fn an_attribute_the_crate_wrote_before_formats_governed_attributes_still_reads() -> TestResult
-{
+async fn an_attribute_in_the_types_own_encoding_still_reads() -> TestResult {
     let db = local::fresh_table::<DeviceLog>().await?;
-    // The field type's own encoding, which earlier versions wrote.
+    // The field type's own encoding, as another program writes it.
     let mut row = log_row("1", "OK", "2020-04-24T14:40:00", "Liz");
     row.insert("Date".into(), s("2020-04-24T14:40:00.000000000Z"));
     put_raw(&db, row).await?;

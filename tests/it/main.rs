@@ -8,6 +8,7 @@ mod ambiguous;
 mod auto_fields;
 mod batch;
 mod batch_across_tables;
+mod batch_get_across_tables;
 mod budget;
 mod cache;
 mod capacity;

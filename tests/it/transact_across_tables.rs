@@ -265,18 +265,7 @@ async fn a_transaction_across_period_tables_under_faults_applies_once() -> TestR
 #[tokio::test]
 async fn a_transaction_refuses_an_operation_in_another_region() -> TestResult {
     let app = with_accounts(&[100]).await?;
-    let config = app
-        .client()
-        .config()
-        .to_builder()
-        .region(dynamo_model::aws_sdk_dynamodb::config::Region::new(
-            "eu-west-3",
-        ))
-        .build();
-    let elsewhere = Db::<App>::new(
-        dynamo_model::aws_sdk_dynamodb::Client::from_conf(config),
-        app.table_name(),
-    );
+    let elsewhere: Db<App> = in_another_region(&app, app.table_name());
     let f = Account::fields();
     let err = app
         .transact_write()

@@ -1,23 +1,23 @@
 //! Batch gets: keys chunked by 100, de-duplicated, read with bounded concurrency, the unprocessed
 //! keys retried until the deadline; found, missing and unread keys reported.
 
-use super::MAX_BATCH_GET;
-use crate::call::{Action, Call, Operation, Policy, Target as CallTarget};
 use crate::collection::{Includes, Target};
 use crate::request::Customize;
-use crate::request::exec::{Attempt, Attempts};
-use crate::request::exec::{Sending, exec};
 use crate::request::page::UnknownEntity;
 use crate::request::page::decode_target;
-use crate::retry::{Deadline, RetryPolicy};
-use crate::schema::raw_key_of;
+use crate::retry::RetryPolicy;
 use crate::{Db, Entity, Error, Item, Key, RawKey, Table};
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
 use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
-use aws_sdk_dynamodb::types::KeysAndAttributes;
-use futures_util::stream::{self, StreamExt};
-use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use read::{GetTable, Reading, TablesRead};
+use std::collections::HashSet;
+
+mod read;
+mod together;
+
+#[cfg(test)]
+pub(super) use read::settle;
+pub use together::{BatchGets, Parts};
 
 /// The outcome of a [`BatchGet`]: what was found, what does not exist, and what could not
 /// be read before the deadline or failed.
@@ -166,17 +166,25 @@ impl<T: Target> BatchGet<T> {
 
     /// The input of each chunk of 100 of `keys`.
     fn inputs(&self, keys: &[&RawKey]) -> Result<Vec<BatchGetItemInput>, Error> {
-        keys.chunks(MAX_BATCH_GET)
-            .map(|chunk| {
-                let request = get_request(
-                    &self.db,
-                    &self.customize,
-                    chunk.iter().copied(),
-                    self.consistent,
-                )?;
-                crate::request::input("BatchGetItem", request.as_input().clone().build())
-            })
-            .collect()
+        let tables = [self.table(0..keys.len())];
+        let reading = self.reading(&tables, std::slice::from_ref(&self.customize));
+        reading.inputs(keys.iter().map(|k| (0, *k)))
+    }
+
+    /// How this batch's client reads `tables` (this batch's, or those of the batches
+    /// sent with it), under this batch's retries and concurrency.
+    pub(super) fn reading<'a>(
+        &'a self,
+        tables: &'a [GetTable],
+        customize: &'a [Customize<BatchGetItemFluentBuilder>],
+    ) -> Reading<'a, T::Table> {
+        Reading {
+            db: &self.db,
+            tables,
+            customize,
+            policy: self.policy,
+            concurrency: self.concurrency,
+        }
     }
 
     /// Reads every key: chunks of 100, duplicates removed, unprocessed keys retried.
@@ -189,19 +197,29 @@ impl<T: Target> BatchGet<T> {
     async fn send_untraced(mut self) -> Result<BatchGetOutput<T>, Error> {
         let unique = self.unique_keys()?;
         crate::trace::record_current("dynamo_model.items", unique.len() as u64);
-        let mut read = read_keys(
-            &self.db,
-            crate::collection::single_entity::<T>(),
-            &self.customize,
-            unique,
-            self.consistent,
-            self.policy,
-            self.concurrency,
-        )
-        .await?;
+        let tables = [self.table(0..unique.len())];
+        let reading = self.reading(&tables, std::slice::from_ref(&self.customize));
+        let read = reading.read(unique.into_iter().enumerate()).await?;
         crate::trace::record_current("dynamo_model.requests", read.requests as u64);
         crate::trace::record_current("dynamo_model.retries", read.retries as u64);
-        crate::trace::record_current("aws.dynamodb.consumed_capacity", read.consumed);
+        let mut part = Part::from(read);
+        crate::trace::record_current("aws.dynamodb.consumed_capacity", part.consumed);
+        self.output(&mut part)
+    }
+
+    /// The table this batch reads, its keys at `positions` among the keys read.
+    pub(super) fn table(&self, positions: std::ops::Range<usize>) -> GetTable {
+        GetTable {
+            name: self.db.table_arc().clone(),
+            schema: &T::Table::SCHEMA,
+            entity: crate::collection::single_entity::<T>(),
+            consistent: self.consistent,
+            positions,
+        }
+    }
+
+    /// The output of what was read of this batch's keys, items decoded.
+    pub(super) fn output(&self, read: &mut Part) -> Result<BatchGetOutput<T>, Error> {
         if self.keep_order {
             read.found.sort_by_key(|(position, _)| *position);
         }
@@ -211,41 +229,55 @@ impl<T: Target> BatchGet<T> {
             self.consistent,
         );
         let mut items = Vec::with_capacity(read.found.len());
-        for (_, item) in read.found {
+        for (_, item) in std::mem::take(&mut read.found) {
             if let Some(t) = decode_target(item, self.unknown, self.db.keys())? {
                 items.push(t);
             }
         }
         Ok(BatchGetOutput {
             items,
-            not_found: read.not_found.into_iter().map(|(_, key)| key).collect(),
-            unprocessed: read.unprocessed,
-            failed: read.failed,
+            not_found: std::mem::take(&mut read.not_found)
+                .into_iter()
+                .map(|(_, key)| key)
+                .collect(),
+            unprocessed: std::mem::take(&mut read.unprocessed),
+            failed: std::mem::take(&mut read.failed),
             consumed_capacity: read.consumed,
             estimated_capacity: estimated,
         })
     }
 }
 
-/// What reading a set of keys found, and what became of every key.
+/// What was read of one table's keys.
 #[derive(Debug, Default)]
-pub(crate) struct KeysRead {
-    /// Items, with the position of their requested key (in no particular order).
+pub(crate) struct Part {
+    /// Items, with the position of their requested key.
     pub(crate) found: Vec<(usize, Item)>,
     /// Keys with no item, in the requested keys' order.
     pub(crate) not_found: Vec<(usize, RawKey)>,
-    /// Keys not read before the deadline.
     pub(crate) unprocessed: Vec<RawKey>,
-    /// Chunks refused with a non-retryable error.
     pub(crate) failed: Vec<(Vec<RawKey>, Error)>,
     pub(crate) consumed: f64,
-    /// Requests sent, and how many of them were sent again (unprocessed keys, errors).
-    pub(crate) requests: usize,
-    pub(crate) retries: usize,
 }
 
-/// Reads distinct keys with `BatchGetItem`: chunks of 100, `concurrency` at once,
-/// unprocessed keys and transient errors retried until the policy's deadline.
+impl From<TablesRead> for Part {
+    /// Everything read, as the keys of one table.
+    fn from(read: TablesRead) -> Part {
+        Part {
+            found: read.found,
+            not_found: read.not_found,
+            unprocessed: read.unprocessed.into_iter().map(|(_, k)| k).collect(),
+            failed: read.failed.into_iter().map(|(_, k, e)| (k, e)).collect(),
+            consumed: read.consumed.iter().sum(),
+        }
+    }
+}
+
+/// What reading a set of keys found, and what became of every key.
+pub(crate) type KeysRead = Part;
+
+/// Reads distinct keys of `db`'s table with `BatchGetItem`: chunks of 100, `concurrency`
+/// at once, unprocessed keys and transient errors retried until the policy's deadline.
 pub(crate) async fn read_keys<X: Table>(
     db: &Db<X>,
     entity: Option<&'static str>,
@@ -255,223 +287,23 @@ pub(crate) async fn read_keys<X: Table>(
     policy: RetryPolicy,
     concurrency: usize,
 ) -> Result<KeysRead, Error> {
-    let total = unique.len();
-    let deadline = Arc::new(Deadline::after(policy.deadline));
-    // Each key keeps its position among the requested keys (for `keep_order` and the
-    // order of `not_found`); the keys move into their chunk, not copied.
-    let mut positioned = unique.into_iter().enumerate();
-    let chunks: Vec<Vec<(usize, RawKey)>> = std::iter::from_fn(|| {
-        let chunk: Vec<_> = positioned.by_ref().take(MAX_BATCH_GET).collect();
-        (!chunk.is_empty()).then_some(chunk)
-    })
-    .collect();
-    let results: Vec<Result<GetChunk, Error>> =
-        stream::iter(chunks)
-            .map(|chunk| {
-                let deadline = Arc::clone(&deadline);
-                async move {
-                    get_chunk(db, entity, customize, chunk, consistent, &policy, &deadline).await
-                }
-            })
-            .buffer_unordered(concurrency.max(1))
-            .collect()
-            .await;
-    let mut read = KeysRead {
-        found: Vec::with_capacity(total),
-        ..KeysRead::default()
+    let tables = [GetTable {
+        name: db.table_arc().clone(),
+        schema: &X::SCHEMA,
+        entity,
+        consistent,
+        positions: 0..unique.len(),
+    }];
+    let reading = Reading {
+        db,
+        tables: &tables,
+        customize: std::slice::from_ref(customize),
+        policy,
+        concurrency,
     };
-    for r in results {
-        let r = r?;
-        read.requests += r.attempts as usize;
-        read.retries += (r.attempts as usize).saturating_sub(1);
-        read.consumed += r.consumed;
-        read.failed.extend(r.failed);
-        read.found.extend(r.found);
-        read.not_found.extend(r.not_found);
-        read.unprocessed.extend(r.unprocessed);
-    }
-    // Chunks finish in any order: `not_found` follows the requested keys' order.
-    read.not_found.sort_by_key(|(position, _)| *position);
-    Ok(read)
-}
-
-/// What the requests of one chunk of keys found, and what became of each key.
-#[derive(Debug, Default)]
-struct GetChunk {
-    /// Items returned, with the position of their requested key (`usize::MAX` for an item
-    /// whose key was not asked for, e.g. changed by a `customize` hook).
-    found: Vec<(usize, Item)>,
-    /// Keys DynamoDB answered for without an item.
-    not_found: Vec<(usize, RawKey)>,
-    unprocessed: Vec<RawKey>,
-    failed: Option<(Vec<RawKey>, Error)>,
-    consumed: f64,
-    /// Requests sent for the chunk.
-    attempts: u32,
-}
-
-/// Where one response leaves the keys it answered.
-#[derive(Debug, Default, PartialEq)]
-pub(super) struct Settled {
-    pub(super) found: Vec<(usize, Item)>,
-    pub(super) not_found: Vec<(usize, RawKey)>,
-    /// To be asked again.
-    pub(super) unprocessed: Vec<(usize, RawKey)>,
-}
-
-/// Accounts for every key of one `BatchGetItem` response: each requested key is found
-/// (an item came back under it), unprocessed (DynamoDB handed it back), or else not found
-/// (DynamoDB answers every key it processed). Keys are compared borrowed from the items
-/// and the requested keys: nothing is copied, each key hashed once.
-pub(super) fn settle(
-    schema: &crate::TableSchema,
-    asked: Vec<(usize, RawKey)>,
-    items: Vec<Item>,
-    unprocessed: &[Item],
-) -> Settled {
-    const NOT_FOUND: u8 = 0;
-    const FOUND: u8 = 1;
-    const UNPROCESSED: u8 = 2;
-    let mut state = vec![NOT_FOUND; asked.len()];
-    let mut found = Vec::with_capacity(items.len());
-    let mut strays = Vec::new();
-    {
-        let index: HashMap<(&str, Option<&str>), usize> = asked
-            .iter()
-            .enumerate()
-            .map(|(i, (_, k))| ((k.pk.as_str(), k.sk.as_deref()), i))
-            .collect();
-        let lookup = |item: &Item| {
-            let pk = item.get(schema.pk.name)?.as_s().ok()?;
-            let sk = match schema.sk {
-                Some(attr) => Some(item.get(attr.name)?.as_s().ok()?.as_str()),
-                None => None,
-            };
-            index.get(&(pk.as_str(), sk)).copied()
-        };
-        for item in items {
-            let position = match lookup(&item) {
-                Some(i) => {
-                    state[i] = FOUND;
-                    asked[i].0
-                }
-                None => usize::MAX,
-            };
-            found.push((position, item));
-        }
-        for key in unprocessed {
-            match lookup(key) {
-                Some(i) if state[i] == NOT_FOUND => state[i] = UNPROCESSED,
-                Some(_) => {}
-                // Not a key this request asked for (a `customize` hook changed the keys):
-                // asked again all the same, so it is not dropped.
-                None => strays.extend(raw_key_of(schema, key).map(|k| (usize::MAX, k))),
-            }
-        }
-    }
-    let mut settled = Settled {
-        found,
-        not_found: Vec::new(),
-        unprocessed: strays,
-    };
-    for (key, state) in asked.into_iter().zip(state) {
-        match state {
-            FOUND => {}
-            UNPROCESSED => settled.unprocessed.push(key),
-            _ => settled.not_found.push(key),
-        }
-    }
-    settled
-}
-
-/// One `BatchGetItem` request, rendered into the SDK's builder and customized.
-fn get_request<'k, X: Table>(
-    db: &Db<X>,
-    customize: &Customize<BatchGetItemFluentBuilder>,
-    keys: impl Iterator<Item = &'k RawKey>,
-    consistent: bool,
-) -> Result<BatchGetItemFluentBuilder, Error> {
-    let request = KeysAndAttributes::builder()
-        .set_keys(Some(keys.map(|k| k.to_item(&X::SCHEMA)).collect()))
-        .consistent_read(consistent)
-        .build()
-        .map_err(|e| Error::request_build("BatchGetItem", e))?;
-    Ok(batch_request!(db, customize, batch_get_item, request))
-}
-
-/// How a `BatchGetItem` of `keys` is sent, with the record of its call (`crate::call`).
-fn get_sending<X: Table>(
-    db: &Db<X>,
-    entity: Option<&'static str>,
-    keys: &[(usize, RawKey)],
-    consistent: bool,
-) -> Sending {
-    Sending::new(db, Operation::BatchGetItem, Policy::BATCH, || {
-        let table = db.table_arc();
-        let targets = keys
-            .iter()
-            .map(|(_, key)| CallTarget::key(table.clone(), Action::Get, entity, key));
-        Call {
-            targets: targets.collect(),
-            keys: keys.len(),
-            consistent,
-            ..Call::new(Operation::BatchGetItem, table.clone())
-        }
-    })
-}
-
-async fn get_chunk<X: Table>(
-    db: &Db<X>,
-    entity: Option<&'static str>,
-    customize: &Customize<BatchGetItemFluentBuilder>,
-    mut keys: Vec<(usize, RawKey)>,
-    consistent: bool,
-    policy: &RetryPolicy,
-    deadline: &Deadline,
-) -> Result<GetChunk, Error> {
-    let unpositioned = |keys: Vec<(usize, RawKey)>| keys.into_iter().map(|(_, k)| k).collect();
-    let mut out = GetChunk::default();
-    let mut attempts = Attempts::new(Operation::BatchGetItem, policy, deadline);
-    while !keys.is_empty() {
-        let request = || {
-            let sending = get_sending(db, entity, &keys, consistent);
-            let request = get_request(db, customize, keys.iter().map(|(_, k)| k), consistent)?;
-            Ok(exec!(sending, request))
-        };
-        match attempts.next(Some(keys.len()), request).await? {
-            // Not started before the deadline, or cut off by it: these keys were not read.
-            Attempt::NotSent | Attempt::CutOff => {
-                out.unprocessed = unpositioned(keys);
-                break;
-            }
-            Attempt::Answered(resp, span) => {
-                let items = resp
-                    .responses
-                    .and_then(|mut r| r.remove(db.table_name()))
-                    .unwrap_or_default();
-                let unprocessed = resp
-                    .unprocessed_keys
-                    .and_then(|mut u| u.remove(db.table_name()))
-                    .map(|ka| ka.keys)
-                    .unwrap_or_default();
-                crate::trace::record(&span, "dynamo_model.unprocessed", unprocessed.len() as u64);
-                let settled = settle(&X::SCHEMA, keys, items, &unprocessed);
-                out.found.extend(settled.found);
-                out.not_found.extend(settled.not_found);
-                keys = settled.unprocessed;
-            }
-            // The whole chunk again.
-            Attempt::Retry(_) => {}
-            // Reported with its keys; the other chunks go on.
-            Attempt::Refused(e) => {
-                let e = Error::service("BatchGetItem", db.table_name(), e);
-                out.failed = Some((unpositioned(keys), e));
-                break;
-            }
-        }
-    }
-    (out.attempts, out.consumed) = (attempts.sent(), attempts.consumed());
-    Ok(out)
+    Ok(Part::from(
+        reading.read(unique.into_iter().enumerate()).await?,
+    ))
 }
 
 impl<T: Table> Db<T> {

@@ -393,3 +393,31 @@ pub async fn raw_index_items<T: Table>(
         .await?;
     Ok(out.items.unwrap_or_default())
 }
+
+/// Table `name` through a client like `db`'s that reaches DynamoDB in another region
+/// (`eu-west-3`).
+pub fn in_another_region<T: Table, X: Table>(
+    db: &dynamo_model::Db<T>,
+    name: &str,
+) -> dynamo_model::Db<X> {
+    let config = db
+        .client()
+        .config()
+        .to_builder()
+        .region(dynamo_model::aws_sdk_dynamodb::config::Region::new(
+            "eu-west-3",
+        ))
+        .build();
+    dynamo_model::Db::new(
+        dynamo_model::aws_sdk_dynamodb::Client::from_conf(config),
+        name,
+    )
+}
+
+/// Retries of a few milliseconds, given up after 600 ms: for faults at every call.
+pub fn quick_retry() -> dynamo_model::RetryPolicy {
+    dynamo_model::RetryPolicy::default()
+        .base(std::time::Duration::from_millis(2))
+        .cap(std::time::Duration::from_millis(10))
+        .deadline(std::time::Duration::from_millis(600))
+}

@@ -483,7 +483,7 @@ proptest! {
 proptest! {
     /// A formatted field's attribute holds exactly its key text (`Text`: a string,
     /// `Number`: a number), or the type's own attribute (`Own`), and reads back as the
-    /// same value; the type's own encoding (what earlier versions wrote) reads too.
+    /// same value; the type's own encoding (as another program writes it) reads too.
     #[test]
     fn a_formatted_attribute_is_the_key_text_and_reads_back(
         secs in 0i64..253_402_300_799,
