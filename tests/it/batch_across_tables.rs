@@ -279,3 +279,31 @@ async fn a_key_twice_in_one_table_is_refused_once_in_each_of_two_tables_is_not()
     assert_eq!(stored_ids(&twin).await?, ids(std::slice::from_ref(&user)));
     Ok(())
 }
+
+#[tokio::test]
+async fn a_table_that_refuses_fails_its_own_writes_only() -> TestResult {
+    let users = local::fresh_table::<App>().await?;
+    let fresh = named("u", 20);
+    // A table that does not exist: DynamoDB refuses any call naming it, writing nothing.
+    let nowhere = Db::<Ledger>::new(users.client().clone(), "no_such_table_xb");
+    let out = users
+        .batch_write()
+        .puts(&fresh)
+        .puts_to(&nowhere, &entries(10))
+        .await?;
+    assert_eq!(out.written, 20);
+    assert!(out.unprocessed.is_empty());
+    // Two calls (20 + 5, then 5), each refused: the entries of each failed under their
+    // table's error, the users written.
+    assert_eq!(
+        out.failed.iter().map(|(ops, _)| ops.len()).sum::<usize>(),
+        10
+    );
+    for (ops, err) in &out.failed {
+        let tables: BTreeSet<_> = ops.iter().map(|op| op.table().map(|t| t.name())).collect();
+        assert_eq!(tables, [Some("no_such_table_xb")].into_iter().collect());
+        assert!(err.to_string().contains("no_such_table_xb"), "{err}");
+    }
+    assert_eq!(stored_ids(&users).await?, ids(&fresh));
+    Ok(())
+}

@@ -37,8 +37,9 @@ pub struct BatchGetOutput<T> {
     /// Keys still unprocessed when the deadline passed (including those of a request it
     /// cut off in flight): neither found nor known missing.
     pub unprocessed: Vec<RawKey>,
-    /// Chunks of keys DynamoDB refused with a non-retryable error (the other chunks were
-    /// still read).
+    /// Keys DynamoDB refused with a non-retryable error, each group with its table's error
+    /// (a refused call that spans tables is sent again table by table); the other keys
+    /// were still read.
     pub failed: Vec<(Vec<RawKey>, Error)>,
     /// Read capacity units consumed.
     pub consumed_capacity: f64,

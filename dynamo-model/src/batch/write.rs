@@ -31,8 +31,9 @@ pub struct BatchWriteOutput {
     /// between (batch writes carry no condition), so resubmit only items nobody else
     /// writes meanwhile, or re-read them first.
     pub unprocessed: Vec<WriteOp>,
-    /// Chunks DynamoDB refused with a non-retryable error, with their operations (the
-    /// other chunks were still written).
+    /// Operations DynamoDB refused with a non-retryable error (nothing of a refused call
+    /// is written), each group of one table with that table's error: a refused call that
+    /// spans tables is sent again table by table. The other operations were still written.
     pub failed: Vec<(Vec<WriteOp>, Error)>,
     /// Write capacity units consumed.
     pub consumed_capacity: f64,
@@ -417,7 +418,7 @@ struct WriteChunk {
     attempts: u32,
     written: usize,
     unprocessed: Vec<WriteOp>,
-    failed: Option<(Vec<WriteOp>, Error)>,
+    failed: Vec<(Vec<WriteOp>, Error)>,
     consumed: f64,
 }
 
@@ -450,24 +451,51 @@ fn write_sending<X: Table>(db: &Db<X>, ops: &[WriteOp]) -> Sending {
 async fn write_chunk<X: Table>(
     db: &Db<X>,
     customize: &Customize<BatchWriteItemFluentBuilder>,
-    mut ops: Vec<WriteOp>,
+    ops: Vec<WriteOp>,
     policy: &RetryPolicy,
     deadline: &Deadline,
 ) -> Result<WriteChunk, Error> {
-    let own = TableRef::of(db);
     let mut out = WriteChunk {
         attempts: 0,
         written: 0,
         unprocessed: Vec::new(),
-        failed: None,
+        failed: Vec::new(),
         consumed: 0.0,
     };
     let mut attempts = Attempts::new(Operation::BatchWriteItem, policy, deadline);
+    let mut pending = vec![ops];
+    while let Some(mut ops) = pending.pop() {
+        write_ops(
+            db,
+            customize,
+            &mut ops,
+            &mut attempts,
+            &mut out,
+            &mut pending,
+        )
+        .await?;
+    }
+    (out.attempts, out.consumed) = (attempts.sent(), attempts.consumed());
+    Ok(out)
+}
+
+/// Sends `ops` until each is written, handed back or refused. A call DynamoDB refuses
+/// (nothing of it applied) that spans tables is split by table into `pending`, so that
+/// each table's operations are refused with its own error, or written.
+async fn write_ops<X: Table>(
+    db: &Db<X>,
+    customize: &Customize<BatchWriteItemFluentBuilder>,
+    ops: &mut Vec<WriteOp>,
+    attempts: &mut Attempts<'_>,
+    out: &mut WriteChunk,
+    pending: &mut Vec<Vec<WriteOp>>,
+) -> Result<(), Error> {
+    let own = TableRef::of(db);
     while !ops.is_empty() {
         let request = || {
             Ok(exec!(
-                write_sending(db, &ops),
-                write_request(db, customize, &ops)?
+                write_sending(db, ops),
+                write_request(db, customize, ops)?
             ))
         };
         match attempts.next(Some(ops.len()), request).await? {
@@ -477,26 +505,35 @@ async fn write_chunk<X: Table>(
             // same item, unless another writer changed it in between: see
             // `BatchWriteOutput::unprocessed`).
             Attempt::NotSent | Attempt::CutOff => {
-                out.unprocessed = ops;
+                out.unprocessed.append(ops);
                 break;
             }
             Attempt::Answered(resp, span) => {
                 let left = resp.unprocessed_items.unwrap_or_default();
-                out.written += tables::keep_unprocessed(&mut ops, left, &own);
+                out.written += tables::keep_unprocessed(ops, left, &own);
                 crate::trace::record(&span, "dynamo_model.unprocessed", ops.len() as u64);
             }
             // The whole chunk again: puts and deletes are idempotent.
             Attempt::Retry(_) => {}
-            // Reported with its operations; the other chunks go on.
+            // Reported with its operations, under their table; the other chunks go on.
             Attempt::Refused(e) => {
-                let e = Error::service("BatchWriteItem", db.table_name(), e);
-                out.failed = Some((ops, e));
+                let mut groups = tables::by_table(std::mem::take(ops), &own);
+                if groups.len() > 1 {
+                    pending.append(&mut groups);
+                } else {
+                    let table = groups
+                        .first()
+                        .and_then(|g| g.first())
+                        .map(|op| op.table_or(&own));
+                    let name = table.map_or(db.table_name(), |t| t.name());
+                    let e = Error::service("BatchWriteItem", name, e);
+                    out.failed.push((groups.into_iter().flatten().collect(), e));
+                }
                 break;
             }
         }
     }
-    (out.attempts, out.consumed) = (attempts.sent(), attempts.consumed());
-    Ok(out)
+    Ok(())
 }
 
 impl<T: Table> Db<T> {

@@ -221,3 +221,17 @@ pub(in crate::batch) fn keep_unprocessed(
     });
     before - ops.len()
 }
+
+/// `ops` grouped by the table each writes, tables in the order first named, each
+/// group's operations in their order.
+pub(in crate::batch) fn by_table(ops: Vec<WriteOp>, own: &TableRef) -> Vec<Vec<WriteOp>> {
+    let mut groups: Vec<(Arc<str>, Vec<WriteOp>)> = Vec::new();
+    for op in ops {
+        let name = op.table_or(own).arc().clone();
+        match groups.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, group)) => group.push(op),
+            None => groups.push((name, vec![op])),
+        }
+    }
+    groups.into_iter().map(|(_, group)| group).collect()
+}
