@@ -181,7 +181,7 @@ impl<X: Table> Reading<'_, X> {
     fn settle(
         &self,
         mut resp: BatchGetItemOutput,
-        span: &tracing::Span,
+        span: &crate::trace::Span,
         keys: Vec<(usize, RawKey)>,
         out: &mut TablesRead,
     ) -> Vec<(usize, RawKey)> {
