@@ -361,6 +361,17 @@ pub fn take_index_key_field<E: Entity, T: AttrValue>(
     take_field::<E, T>(item, name, default)
 }
 
+/// [`take_index_key_field`] of a stored field with no alias and no default, decoded as
+/// its type's index key part: what the derive generates for most index key fields.
+#[inline]
+pub fn take_indexed<E: Entity, T: AttrValue + OptionalKeyPart>(
+    item: &mut Item,
+    name: &'static str,
+    sources: &[IndexKeySource],
+) -> Result<T, FieldError<DecodeError>> {
+    take_index_key_field::<E, T>(item, name, &[], false, sources, T::__decode, None)
+}
+
 /// Refuses to write an item whose `key_only` field no written key holds: the field is
 /// stored nowhere else, so the item would decode without it (or not at all). Happens
 /// when every index template holding the field leaves the item out of its sparse

@@ -5,15 +5,10 @@
 use crate::entity::__private::{
     FieldError, IndexKeySource, KeyAttribute, KeySource, StoredKeyField, take_key_field,
 };
-use crate::key::Delimiter;
-use crate::key::KeyError;
+use crate::key::KeyPart;
 pub use crate::key::template::KeyTemplate;
 use crate::key::template::{EncodeTouch, Reencode, TemplateField};
 use crate::{AttrValue, DecodeError, Entity, Item};
-
-/// Decodes a key field from its component of a rendered key (the field's
-/// `KeyPart::decode_key_with`).
-pub type Decode<T> = fn(&str, Delimiter) -> Result<T, KeyError>;
 
 impl KeyTemplate {
     /// The attribute of the field placeholder `ordinal` names.
@@ -24,16 +19,15 @@ impl KeyTemplate {
 
     /// Takes the key field of placeholder `ordinal` of this (primary-key) template out of
     /// `item`: its plain attribute when the item has one, else its component of the key,
-    /// decoded by `decode` (see `take_key_field`).
+    /// decoded as key part `T` (see `take_key_field`).
     #[inline]
-    pub fn take<E: Entity, T: AttrValue>(
+    pub fn take<E: Entity, T: AttrValue + KeyPart>(
         self,
         item: &mut Item,
         ordinal: usize,
-        decode: Decode<T>,
     ) -> Result<T, FieldError<DecodeError>> {
         let source = self.key_source(ordinal);
-        take_key_field::<E, T>(item, self.name(ordinal), &[], source, decode)
+        take_key_field::<E, T>(item, self.name(ordinal), &[], source, T::decode_key_with)
     }
 
     /// The key field of placeholder `ordinal` of this (primary-key) template, stored in

@@ -290,11 +290,7 @@ fn decode_key_field(f: &Field, sort: bool, template: &Template) -> TokenStream {
     // The placeholder names the field (its attribute).
     let take = if f.attrs.aliases.is_empty() {
         quote_spanned! {ty.span()=>
-            #template_const.take::<Self, #part>(
-                &mut item,
-                #ordinal,
-                <#part as #private::KeyPart>::decode_key_with,
-            )?
+            #template_const.take::<Self, #part>(&mut item, #ordinal)?
         }
     } else {
         quote_spanned! {ty.span()=>
@@ -415,6 +411,11 @@ fn decode_index_field(
                 },
                 #default,
             )?),
+        });
+    }
+    if f.attrs.aliases.is_empty() && !key_only && default_path.is_none() {
+        return Some(quote_spanned! {ty.span()=>
+            #fi: #private::take_indexed::<Self, #ty>(&mut item, #name, &[#(#sources),*])?,
         });
     }
     Some(quote_spanned! {ty.span()=>
