@@ -15,6 +15,8 @@ mod date_keys;
 mod delimiters;
 #[path = "derive_accepts/history.rs"]
 mod history;
+#[path = "derive_accepts/member_paths.rs"]
+mod member_paths;
 #[path = "derive_accepts/named_keys.rs"]
 mod named_keys;
 #[path = "derive_accepts/no_serde.rs"]
@@ -49,6 +51,11 @@ fn date_key_fields() {
 #[test]
 fn keys_and_partitions_name_their_fields() {
     named_keys::run();
+}
+
+#[test]
+fn member_paths_are_clone_and_debug_for_any_entity() {
+    member_paths::run();
 }
 
 #[test]

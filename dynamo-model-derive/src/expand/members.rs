@@ -34,6 +34,10 @@ pub fn members(m: &AttributeModel, generics: &syn::Generics) -> (TokenStream, To
         let (fi, name) = (&f.ident, &f.name);
         quote!(#fi: #dm::NestedPath::__member(__parent, #name),)
     });
+    let idents: Vec<&syn::Ident> = pathed.iter().map(|f| &f.ident).collect();
+    let labels = idents
+        .iter()
+        .map(|i| i.to_string().trim_start_matches("r#").to_owned());
     let params: Vec<&syn::Ident> = generics.type_params().map(|p| &p.ident).collect();
     // The type's own parameters with their bounds (a member may be `K::Value`).
     let bounded = generics.type_params();
@@ -52,12 +56,26 @@ pub fn members(m: &AttributeModel, generics: &syn::Generics) -> (TokenStream, To
     let doc = format!(
         "Typed paths of the members of [`{ident}`] (`path.fields()` on a path holding one), for conditions and updates."
     );
+    let name = paths.to_string();
+    // Clone and Debug whatever the entity and the type's parameters are: a path holds
+    // neither, only their types.
+    let bounded: Vec<_> = bounded.collect();
     (
         quote! {
             #[doc = #doc]
             #vis struct #paths<__E, __M, #(#bounded),*> #where_clause {
                 #(#decls)*
                 #marker_decl
+            }
+            impl<__E, __M, #(#bounded),*> ::core::clone::Clone for #paths<__E, __M, #(#params),*> #where_clause {
+                fn clone(&self) -> Self {
+                    #paths { #(#idents: self.#idents.clone(),)* #marker_init }
+                }
+            }
+            impl<__E, __M, #(#bounded),*> ::core::fmt::Debug for #paths<__E, __M, #(#params),*> #where_clause {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.debug_struct(#name) #(.field(#labels, &self.#idents))* .finish()
+                }
             }
         },
         quote! {
