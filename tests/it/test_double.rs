@@ -32,6 +32,14 @@ struct Doc {
     version: u64,
 }
 
+/// Many items in one partition.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[dynamo(table = App, pk = "BOARD#{board}", sk = "NOTE#{n}")]
+struct Note {
+    board: String,
+    n: u32,
+}
+
 fn user(id: &str) -> User {
     User {
         id: id.into(),
@@ -305,4 +313,43 @@ fn assert_done_lists_the_answers_never_used() {
     let double = Double::new();
     double.on(Operation::GetItem).then(Answer::ok());
     double.assert_done();
+}
+
+#[tokio::test]
+async fn a_query_answered_with_items_reads_them_as_pages() -> TestResult {
+    let (double, db) = setup();
+    let all: Vec<Note> = (1..=5)
+        .map(|n| Note {
+            board: "b".into(),
+            n,
+        })
+        .collect();
+    double.on(Operation::Query).always(Answer::items(&all));
+    let notes = || db.query(Note::partition("b"));
+
+    // Two at a time: each page continues after the last item of the one before.
+    let first = notes().limit(2).page(None).await?;
+    assert_eq!(first.items, all[..2]);
+    let cursor = first.cursor.ok_or("items are left after the first page")?;
+    let second = notes().limit(2).page(Some(&cursor)).await?;
+    assert_eq!(second.items, all[2..4]);
+    let cursor = second
+        .cursor
+        .ok_or("an item is left after the second page")?;
+    let last = notes().limit(2).page(Some(&cursor)).await?;
+    assert_eq!(last.items, all[4..]);
+    assert!(last.cursor.is_none(), "no item is left");
+
+    // A read of everything, two items a request: three requests, every item once.
+    double.clear_calls();
+    let read = notes().page_size(2).all().await?;
+    assert_eq!(read.items, all);
+    let calls = double.calls_of(Operation::Query);
+    assert_eq!(calls.len(), 3);
+    assert!(
+        calls.iter().all(|c| c.body().contains(r#""Limit":2"#)),
+        "{:?}",
+        calls.iter().map(|c| c.body()).collect::<Vec<_>>()
+    );
+    Ok(())
 }

@@ -3,7 +3,7 @@
 
 use super::Operation;
 use crate::codec::json::item_json;
-use crate::{Entity, Item};
+use crate::{Entity, Item, TableSchema};
 use serde_json::{Map, Value, json};
 
 /// The error codes' namespace in DynamoDB's JSON protocol (`__type`).
@@ -35,6 +35,9 @@ enum Kind {
     Found {
         items: Vec<Item>,
         unprocessed: usize,
+        /// The schema of the items' table, when known (`Answer::items`): a query or scan
+        /// then pages them as DynamoDB would (`Limit`, `ExclusiveStartKey`).
+        schema: Option<&'static TableSchema>,
     },
     /// `ConditionalCheckFailedException`, with the item as stored.
     ConditionFailed(Option<Item>),
@@ -83,24 +86,36 @@ impl Answer {
         Answer::found(vec![item_of(entity)])
     }
 
-    /// A success that returns `entities`: a page of a query or a scan, or the items a
-    /// batch get or a read transaction found (each where the request asked for its key;
+    /// A success that returns `entities`: the items a query or a scan reads, or the items
+    /// a batch get or a read transaction found (each where the request asked for its key;
     /// the others are left out, as DynamoDB returns only what was asked).
+    ///
+    /// A query or a scan answered with them reads them as pages, as DynamoDB would: after
+    /// the item of the request's `ExclusiveStartKey`, at most its `Limit` items, with a
+    /// `LastEvaluatedKey` (the last item's key, and its index key in a read of an index)
+    /// while items are left. So `.always(Answer::items(&all))` answers every page of a
+    /// paginated read, and a cursor continues where the page before ended.
     ///
     /// # Panics
     ///
     /// If an entity cannot be encoded ([`Entity::to_item`]).
     #[track_caller]
     pub fn items<'a, E: Entity>(entities: impl IntoIterator<Item = &'a E>) -> Answer {
-        Answer::found(entities.into_iter().map(item_of).collect())
+        Answer(Kind::Found {
+            items: entities.into_iter().map(item_of).collect(),
+            unprocessed: 0,
+            schema: Some(&<E::Table as crate::Table>::SCHEMA),
+        })
     }
 
     /// [`items`](Self::items) of items as stored (of several entity types, say, or not
-    /// written by the crate).
+    /// written by the crate). Without their table's schema, a query or a scan returns them
+    /// all as one page, whatever its `Limit`.
     pub fn found(items: Vec<Item>) -> Answer {
         Answer(Kind::Found {
             items,
             unprocessed: 0,
+            schema: None,
         })
     }
 
@@ -116,9 +131,10 @@ impl Answer {
     /// some items ([`items`](Self::items)) and could not read the last keys.
     pub fn with_unprocessed(self, n: usize) -> Answer {
         match self.0 {
-            Kind::Found { items, .. } => Answer(Kind::Found {
+            Kind::Found { items, schema, .. } => Answer(Kind::Found {
                 items,
                 unprocessed: n,
+                schema,
             }),
             other => Answer(other),
         }
@@ -225,10 +241,19 @@ impl Answer {
     /// transaction, which DynamoDB reports as a cancellation).
     pub(super) fn render(&self, operation: Operation, request: &Value) -> (u16, String) {
         match &self.0 {
-            Kind::Found { items, unprocessed } => (
-                200,
-                found(operation, request, items, *unprocessed).to_string(),
-            ),
+            Kind::Found {
+                items,
+                unprocessed,
+                schema,
+            } => {
+                let body = match (operation, schema) {
+                    (Operation::Query | Operation::Scan, Some(schema)) => {
+                        page(request, items, schema)
+                    }
+                    _ => found(operation, request, items, *unprocessed),
+                };
+                (200, body.to_string())
+            }
             Kind::ConditionFailed(item) => {
                 if operation == Operation::TransactWriteItems {
                     panic!(
@@ -289,6 +314,47 @@ fn found(operation: Operation, request: &Value, items: &[Item], unprocessed: usi
         Operation::TransactGetItems => transact_get(request, items),
         _ => json!({}),
     }
+}
+
+/// The page of `items` DynamoDB returns to a query or a scan `request` of a table of
+/// `schema`: after the item of its `ExclusiveStartKey` (from the first item when no item
+/// has that key), at most `Limit` items, and the last one's key while items are left.
+fn page(request: &Value, items: &[Item], schema: &TableSchema) -> Value {
+    let all: Vec<Value> = items.iter().map(item_json).collect();
+    let start = request
+        .get("ExclusiveStartKey")
+        .and_then(|key| all.iter().position(|item| has_key(item, key)))
+        .map_or(0, |p| p + 1);
+    let rest = &all[start..];
+    let limit = request
+        .get("Limit")
+        .and_then(Value::as_u64)
+        .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    let shown = &rest[..rest.len().min(limit)];
+    let mut body = json!({"Items": shown, "Count": shown.len(), "ScannedCount": shown.len()});
+    if let (true, Some(last)) = (shown.len() < rest.len(), shown.last()) {
+        body["LastEvaluatedKey"] = key_of(last, schema, request.get("IndexName"));
+    }
+    body
+}
+
+/// The key attributes of `item` (DynamoDB JSON): the table's, and those of the index named
+/// `index`.
+fn key_of(item: &Value, schema: &TableSchema, index: Option<&Value>) -> Value {
+    let index = index
+        .and_then(Value::as_str)
+        .and_then(|name| schema.indexes.iter().find(|i| i.name == name));
+    let names = std::iter::once(schema.pk.name)
+        .chain(schema.sk.map(|k| k.name))
+        .chain(
+            index
+                .into_iter()
+                .flat_map(|i| i.pk.iter().chain(i.sk).map(|k| k.name)),
+        );
+    let key: Map<String, Value> = names
+        .filter_map(|name| Some((name.to_owned(), item.get(name)?.clone())))
+        .collect();
+    Value::Object(key)
 }
 
 /// Whether the item (DynamoDB JSON) has every attribute of `key` with its value.
