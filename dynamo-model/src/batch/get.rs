@@ -203,9 +203,9 @@ impl<T: Target> BatchGet<T> {
         let read = reading.read(unique.into_iter().enumerate()).await?;
         crate::trace::record_current("dynamo_model.requests", read.requests as u64);
         crate::trace::record_current("dynamo_model.retries", read.retries as u64);
-        let mut part = Part::from(read);
+        let part = Part::from(read);
         crate::trace::record_current("aws.dynamodb.consumed_capacity", part.consumed);
-        self.output(&mut part)
+        self.output(part)
     }
 
     /// The table this batch reads, its keys at `positions` among the keys read.
@@ -220,7 +220,7 @@ impl<T: Target> BatchGet<T> {
     }
 
     /// The output of what was read of this batch's keys, items decoded.
-    pub(super) fn output(&self, read: &mut Part) -> Result<BatchGetOutput<T>, Error> {
+    pub(super) fn output(&self, mut read: Part) -> Result<BatchGetOutput<T>, Error> {
         if self.keep_order {
             read.found.sort_by_key(|(position, _)| *position);
         }
@@ -230,19 +230,16 @@ impl<T: Target> BatchGet<T> {
             self.consistent,
         );
         let mut items = Vec::with_capacity(read.found.len());
-        for (_, item) in std::mem::take(&mut read.found) {
+        for (_, item) in read.found {
             if let Some(t) = decode_target(item, self.unknown, self.db.keys())? {
                 items.push(t);
             }
         }
         Ok(BatchGetOutput {
             items,
-            not_found: std::mem::take(&mut read.not_found)
-                .into_iter()
-                .map(|(_, key)| key)
-                .collect(),
-            unprocessed: std::mem::take(&mut read.unprocessed),
-            failed: std::mem::take(&mut read.failed),
+            not_found: read.not_found.into_iter().map(|(_, key)| key).collect(),
+            unprocessed: read.unprocessed,
+            failed: read.failed,
             consumed_capacity: read.consumed,
             estimated_capacity: estimated,
         })
@@ -274,9 +271,6 @@ impl From<TablesRead> for Part {
     }
 }
 
-/// What reading a set of keys found, and what became of every key.
-pub(crate) type KeysRead = Part;
-
 /// Reads distinct keys of `db`'s table with `BatchGetItem`: chunks of 100, `concurrency`
 /// at once, unprocessed keys and transient errors retried until the policy's deadline.
 pub(crate) async fn read_keys<X: Table>(
@@ -287,7 +281,7 @@ pub(crate) async fn read_keys<X: Table>(
     consistent: bool,
     policy: RetryPolicy,
     concurrency: usize,
-) -> Result<KeysRead, Error> {
+) -> Result<Part, Error> {
     let tables = [GetTable {
         name: db.table_arc().clone(),
         schema: &X::SCHEMA,

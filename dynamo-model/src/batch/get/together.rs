@@ -95,8 +95,7 @@ impl<T: Target> Parts for BatchGet<T> {
     }
 
     fn finish(&self, split: &mut Split) -> Result<BatchGetOutput<T>, Error> {
-        let mut part = split.next_part();
-        self.output(&mut part)
+        self.output(split.next_part())
     }
 }
 
